@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+// The todod package: a todo and reminder daemon (`todod`) and its client (`todoctl`).
+// No package dependencies: only the toolchain's modules and system C libraries.
+import PackageDescription
+
+let package = Package(
+    name: "todod",
+    products: [
+        .executable(name: "todobench", targets: ["todobench"]),
+    ],
+    targets: [
+        // MARK: - C libraries, fenced off behind systemLibrary shims
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+
+        // MARK: - Libraries
+        .target(name: "TodoCore"),
+        .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite"]),
+        .target(name: "TodoTestSupport", dependencies: ["TodoCore"]),
+
+        // MARK: - Executables
+        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore"]),
+
+        // MARK: - Tests
+        .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
+        .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,71 @@
+/// The whole store as `store.export` writes it and `store.import` reads it back.
+///
+/// Ids are not part of it: importing adds every todo as a new one (new ids, appended to the
+/// manual order in the exported order) and reuses categories whose names already exist.
+public struct ExportDocument: Sendable, Equatable {
+    /// The format identifier written into every export.
+    public static let format = "todod-export"
+    /// The version of the format this build writes and reads.
+    public static let version = 1
+
+    public struct Entry: Sendable, Equatable {
+        public var title: String
+        public var notes: String?
+        public var category: String?
+        public var due: Instant?
+        public var remind: Instant?
+        public var reminded: Instant?
+        public var done: Bool
+        public var completed: Instant?
+        public var created: Instant
+        public var updated: Instant
+
+        public init(
+            title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
+            remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
+            completed: Instant? = nil, created: Instant, updated: Instant
+        ) {
+            self.title = title
+            self.notes = notes
+            self.category = category
+            self.due = due
+            self.remind = remind
+            self.reminded = reminded
+            self.done = done
+            self.completed = completed
+            self.created = created
+            self.updated = updated
+        }
+
+        /// The entry a todo exports as.
+        public init(_ todo: Todo) {
+            self.init(
+                title: todo.title, notes: todo.notes, category: todo.category, due: todo.due,
+                remind: todo.remind, reminded: todo.reminded, done: todo.done,
+                completed: todo.completed, created: todo.created, updated: todo.updated)
+        }
+    }
+
+    /// Category names in category order.
+    public var categories: [String]
+    /// Todos in manual order.
+    public var todos: [Entry]
+    public var exported: Instant
+
+    public init(categories: [String], todos: [Entry], exported: Instant) {
+        self.categories = categories
+        self.todos = todos
+        self.exported = exported
+    }
+}
+
+/// What an import added.
+public struct ImportCounts: Sendable, Equatable {
+    public var todos: Int
+    public var categories: Int
+
+    public init(todos: Int, categories: Int) {
+        self.todos = todos
+        self.categories = categories
+    }
+}

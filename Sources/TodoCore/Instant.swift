@@ -1,0 +1,143 @@
+/// A point in time with microsecond precision, stored as microseconds since the Unix epoch (UTC).
+///
+/// Instants cross the wire and the JSON output as RFC 3339 strings in UTC with a `Z`
+/// (`2026-12-01T09:00:00Z`); the store keeps them as 64-bit integers.
+public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Microseconds since 1970-01-01T00:00:00Z.
+    public var usec: Int64
+
+    public init(usec: Int64) { self.usec = usec }
+
+    /// An instant a whole number of seconds after the epoch.
+    public init(seconds: Int64) { self.usec = seconds &* 1_000_000 }
+
+    public static func < (a: Instant, b: Instant) -> Bool { a.usec < b.usec }
+
+    /// The instant `micros` microseconds later (negative for earlier).
+    public func adding(usec micros: Int64) -> Instant { Instant(usec: usec &+ micros) }
+
+    /// Whole seconds since the epoch, rounded toward negative infinity.
+    public var seconds: Int64 { usec >= 0 ? usec / 1_000_000 : -((-usec + 999_999) / 1_000_000) }
+
+    public var description: String { rfc3339() }
+
+    /// Formats as RFC 3339 UTC: `2026-12-01T09:00:00Z`, with `.ffffff` when
+    /// `fractional` is true and the instant is not on a whole second.
+    public func rfc3339(fractional: Bool = false) -> String {
+        let secs = seconds
+        let micros = usec - secs * 1_000_000
+        var days = secs >= 0 ? secs / 86_400 : -((-secs + 86_399) / 86_400)
+        let secOfDay = secs - days * 86_400
+        let (y, m, d) = Instant.civil(fromDays: &days)
+        var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)
+        out += "T" + pad(secOfDay / 3600, 2) + ":" + pad(secOfDay / 60 % 60, 2) + ":" + pad(secOfDay % 60, 2)
+        if fractional && micros != 0 {
+            out += "." + pad(micros, 6)
+        }
+        return out + "Z"
+    }
+
+    /// Parses an RFC 3339 date-time with `Z` or a numeric offset and optional fractional seconds
+    /// (at most microseconds are kept). Returns nil for anything else, including impossible dates.
+    public init?(rfc3339 text: String) {
+        let b = Array(text.utf8)
+        var i = 0
+        func num(_ n: Int) -> Int64? {
+            guard i + n <= b.count else { return nil }
+            var v: Int64 = 0
+            for k in 0..<n {
+                let c = b[i + k]
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int64(c - 48)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let y = num(4), expect(0x2D), let mo = num(2), expect(0x2D), let d = num(2) else { return nil }
+        guard i < b.count, b[i] == 0x54 || b[i] == 0x74 || b[i] == 0x20 else { return nil }
+        i += 1
+        guard let h = num(2), expect(0x3A), let mi = num(2), expect(0x3A), let s = num(2) else { return nil }
+        var micros: Int64 = 0
+        if i < b.count, b[i] == 0x2E {
+            i += 1
+            var digits = 0
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                if digits < 6 { micros = micros * 10 + Int64(b[i] - 48) }
+                digits += 1
+                i += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 6) { micros *= 10 }
+        }
+        var offset: Int64 = 0
+        guard i < b.count else { return nil }
+        if b[i] == 0x5A || b[i] == 0x7A {
+            i += 1
+        } else if b[i] == 0x2B || b[i] == 0x2D {
+            let sign: Int64 = b[i] == 0x2D ? -1 : 1
+            i += 1
+            guard let oh = num(2), expect(0x3A), let om = num(2), oh < 24, om < 60 else { return nil }
+            offset = sign * (oh * 3600 + om * 60)
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        guard let days = Instant.days(year: y, month: mo, day: d), h < 24, mi < 60, s < 60 else { return nil }
+        let total = (days * 86_400 + h * 3600 + mi * 60 + s - offset)
+        self.usec = total * 1_000_000 + micros
+    }
+
+    // MARK: - Civil calendar (proleptic Gregorian), after Howard Hinnant's algorithms
+
+    /// Days since the epoch for a valid calendar date, or nil when the date does not exist.
+    public static func days(year: Int64, month: Int64, day: Int64) -> Int64? {
+        guard year >= 1, year <= 9999, month >= 1, month <= 12, day >= 1 else { return nil }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let lengths: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= lengths[Int(month - 1)] else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays days: inout Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
+
+private func pad(_ v: Int64, _ width: Int) -> String {
+    let s = String(v)
+    return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Instant {
+    /// The current wall-clock time (`CLOCK_REALTIME`).
+    public static func now() -> Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Instant(usec: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000)
+    }
+}

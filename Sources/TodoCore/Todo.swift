@@ -1,0 +1,131 @@
+/// A todo as the store returns it (SPEC §3).
+public struct Todo: Sendable, Equatable {
+    /// Assigned by the store; never reused and never changed, not even by reordering.
+    public var id: Int64
+    public var title: String
+    public var notes: String?
+    /// The name of the todo's category, if any.
+    public var category: String?
+    public var due: Instant?
+    /// When the reminder fires; nil means no reminder.
+    public var remind: Instant?
+    /// When the reminder fired, or nil while it is pending (or there is none).
+    public var reminded: Instant?
+    public var done: Bool
+    public var completed: Instant?
+    /// 1-based rank in the one global manual order; always dense.
+    public var position: Int
+    public var created: Instant
+    /// Changes only when something about the todo really changed.
+    public var updated: Instant
+
+    public init(
+        id: Int64, title: String, notes: String? = nil, category: String? = nil,
+        due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
+        done: Bool = false, completed: Instant? = nil, position: Int,
+        created: Instant, updated: Instant
+    ) {
+        self.id = id
+        self.title = title
+        self.notes = notes
+        self.category = category
+        self.due = due
+        self.remind = remind
+        self.reminded = reminded
+        self.done = done
+        self.completed = completed
+        self.position = position
+        self.created = created
+        self.updated = updated
+    }
+}
+
+/// A category (SPEC §3). It knows its todos through the inverse relationship: `open` and `done`
+/// are counted from the todos that name it, never stored.
+public struct Category: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    /// 1-based rank in the category order; always dense.
+    public var position: Int
+    public var open: Int
+    public var done: Int
+
+    public init(id: Int64, name: String, position: Int, open: Int = 0, done: Int = 0) {
+        self.id = id
+        self.name = name
+        self.position = position
+        self.open = open
+        self.done = done
+    }
+}
+
+/// The fields of a new todo, before the store assigns id, position and timestamps.
+public struct NewTodo: Sendable, Equatable {
+    public var title: String
+    public var notes: String?
+    /// A category name; a category that does not exist yet is created.
+    public var category: String?
+    public var due: Instant?
+    /// When the reminder fires; when nil it defaults to `due` (unless `noReminder`).
+    public var remind: Instant?
+    /// Create the todo without a reminder even though it has a due date.
+    public var noReminder: Bool
+    /// Put the todo first in the manual order instead of last.
+    public var top: Bool
+
+    public init(
+        title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
+        remind: Instant? = nil, noReminder: Bool = false, top: Bool = false
+    ) {
+        self.title = title
+        self.notes = notes
+        self.category = category
+        self.due = due
+        self.remind = remind
+        self.noReminder = noReminder
+        self.top = top
+    }
+}
+
+/// One field of an update: leave it, set it, or clear it.
+public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
+    case keep
+    case set(Value)
+    case clear
+}
+
+/// A change to an existing todo. Fields left at `.keep` are untouched.
+///
+/// Changing `due` without touching `remind` moves the reminder with it (same lead time);
+/// clearing `due` clears the reminder. Any change to `due` or `remind` re-arms the reminder.
+public struct TodoPatch: Sendable, Equatable {
+    public var title: FieldChange<String> = .keep
+    public var notes: FieldChange<String> = .keep
+    public var category: FieldChange<String> = .keep
+    public var due: FieldChange<Instant> = .keep
+    public var remind: FieldChange<Instant> = .keep
+
+    public init(
+        title: FieldChange<String> = .keep, notes: FieldChange<String> = .keep,
+        category: FieldChange<String> = .keep, due: FieldChange<Instant> = .keep,
+        remind: FieldChange<Instant> = .keep
+    ) {
+        self.title = title
+        self.notes = notes
+        self.category = category
+        self.due = due
+        self.remind = remind
+    }
+
+    public var isEmpty: Bool { self == TodoPatch() }
+}
+
+/// Where a moved todo or category goes.
+public enum MoveTarget: Sendable, Equatable {
+    /// To this 1-based position among all items.
+    case position(Int)
+    /// Directly before the todo with this id.
+    case before(Int64)
+    /// Directly after the todo with this id.
+    case after(Int64)
+}

@@ -1,0 +1,71 @@
+import Dispatch
+import TodoCore
+
+/// Owns the one SQLite connection to a todo database and the serial queue it is used on.
+///
+/// Nothing else touches the connection, so there are no locks around it (the model of GRDB's
+/// `DatabaseQueue`). Calling `sync` from inside its own queue is a programmer error and traps.
+final class Database: @unchecked Sendable {
+    // @unchecked: `connection` is only touched on `queue`.
+    let path: String
+    let queue: DispatchQueue
+    private let connection: Connection
+    private let queueKey = DispatchSpecificKey<Void>()
+
+    /// Opens the database at `path`, refusing a file this build cannot safely use, and applies
+    /// pending migrations. A refused file is left byte-for-byte untouched.
+    /// - Throws: `TodoError.storage`.
+    init(path: String, label: String = "todod.store") throws {
+        self.path = path
+        self.queue = DispatchQueue(label: label)
+        self.connection = try Connection(path: path)
+        try Migrator(connection: connection, path: path).migrate()
+        queue.setSpecific(key: queueKey, value: ())
+    }
+
+    /// True on the database queue.
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) != nil }
+
+    /// Runs `body` with the connection on the database queue and waits for it.
+    func sync<T>(_ body: (Connection) throws -> T) throws -> T {
+        precondition(!isOnQueue, "Database.sync called re-entrantly on its own queue")  // programmer error
+        return try queue.sync { try body(connection) }
+    }
+
+    /// Runs `body` with the connection; the caller must already be on the database queue.
+    func onQueue<T>(_ body: (Connection) throws -> T) rethrows -> T {
+        dispatchPrecondition(condition: .onQueue(queue))
+        return try body(connection)
+    }
+}
+
+extension Connection {
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), committing when it returns and
+    /// rolling back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if inTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` in a savepoint inside the open transaction: when it throws, only its own
+    /// changes are undone.
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try execute("SAVEPOINT request")
+        do {
+            let value = try body()
+            try execute("RELEASE request")
+            return value
+        } catch {
+            try? execute("ROLLBACK TO request")
+            try? execute("RELEASE request")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import TodoCore
+
+/// A hand-kept order over the rows of one table, stored as sparse integer keys in its `rank`
+/// column, exposed as dense 1-based positions.
+///
+/// **The choice and its cost.** New rows get the last key plus `gap` (or the first minus `gap`);
+/// a move takes the midpoint of its new neighbours' keys, so it rewrites exactly one row. Only
+/// when two neighbours have no key left between them (after about log2(gap) = 16 moves into the
+/// same spot) is a window around the spot respaced: the window doubles from 16 rows on each side
+/// until its keys are sparse enough, so a respace rewrites O(window) rows and happens rarely
+/// (amortised O(log² n) per move, as in order-maintenance lists). Deleting leaves a gap and
+/// rewrites nothing. The price is on the read side: a position is `1 + count(rank < key)`, a
+/// range count on the `rank` index, linear in the position; a page of results costs one pass up
+/// to its last row's position.
+struct ManualOrder {
+    /// The table, one of our own fixed names (never user text).
+    let table: StaticString
+    let connection: Connection
+
+    /// Key distance between neighbours when rows are appended or respaced.
+    static let gap: Int64 = 1 << 16
+    /// A respaced window must leave at least this distance between neighbours.
+    static let minimumSpacing: Int64 = 1 << 6
+
+    private var name: String { "\(table)" }
+
+    /// The number of rows in the order.
+    func count() throws(TodoError) -> Int {
+        Int(try connection.scalar("SELECT COUNT(*) FROM \(name)"))
+    }
+
+    /// The key for a row appended after every other row.
+    func keyAtEnd() throws(TodoError) -> Int64 {
+        let last = try connection.firstRow("SELECT MAX(rank) FROM \(name)") { $0.optionalInt64(0) } ?? nil
+        return last.map { $0 + ManualOrder.gap } ?? 0
+    }
+
+    /// The key for a row inserted before every other row.
+    func keyAtStart() throws(TodoError) -> Int64 {
+        let first = try connection.firstRow("SELECT MIN(rank) FROM \(name)") { $0.optionalInt64(0) } ?? nil
+        return first.map { $0 - ManualOrder.gap } ?? 0
+    }
+
+    /// The 1-based position of the row with key `rank`.
+    func position(of rank: Int64) throws(TodoError) -> Int {
+        Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE rank < ?", [.integer(rank)])) + 1
+    }
+
+    /// Positions of many keys in one pass up to the largest.
+    func positions(of ranks: [Int64]) throws(TodoError) -> [Int64: Int] {
+        let sorted = Set(ranks).sorted()
+        var result: [Int64: Int] = [:]
+        guard let first = sorted.first else { return result }
+        var position = try self.position(of: first)
+        result[first] = position
+        for (previous, next) in zip(sorted, sorted.dropFirst()) {
+            position += Int(try connection.scalar(
+                "SELECT COUNT(*) FROM \(name) WHERE rank >= ? AND rank < ?", [.integer(previous), .integer(next)]))
+            result[next] = position
+        }
+        return result
+    }
+
+    /// Moves row `id` so that it ends up at 1-based `position` among all rows. Returns whether
+    /// its place changed. Positions past the end are refused.
+    func move(id: Int64, toPosition position: Int) throws(TodoError) -> Bool {
+        let total = try count()
+        guard position >= 1 && position <= total else {
+            throw TodoError.invalid("position", "must be between 1 and \(total)")
+        }
+        // The neighbours are the others at positions position-1 and position (the moved row excluded).
+        let neighbours = try connection.rows(
+            "SELECT rank FROM \(name) WHERE id <> ? ORDER BY rank LIMIT 2 OFFSET ?",
+            [.integer(id), .integer(Int64(max(position - 2, 0)))]) { $0.int64(0) }
+        let lower = position >= 2 ? neighbours.first : nil
+        let upper = position >= 2 ? neighbours.dropFirst().first : neighbours.first
+        return try place(id: id, after: lower, before: upper)
+    }
+
+    /// Moves row `id` directly before (or after) row `anchor`. Returns whether its place changed.
+    func move(id: Int64, next anchor: Int64, before: Bool) throws(TodoError) -> Bool {
+        guard let anchorRank = try rank(of: anchor) else { throw TodoError.notFound("no todo with id \(anchor)") }
+        if anchor == id { return false }
+        if before {
+            let lower = try connection.firstRow(
+                "SELECT rank FROM \(name) WHERE rank < ? AND id <> ? ORDER BY rank DESC LIMIT 1",
+                [.integer(anchorRank), .integer(id)]) { $0.int64(0) }
+            return try place(id: id, after: lower, before: anchorRank)
+        } else {
+            let upper = try connection.firstRow(
+                "SELECT rank FROM \(name) WHERE rank > ? AND id <> ? ORDER BY rank LIMIT 1",
+                [.integer(anchorRank), .integer(id)]) { $0.int64(0) }
+            return try place(id: id, after: anchorRank, before: upper)
+        }
+    }
+
+    func rank(of id: Int64) throws(TodoError) -> Int64? {
+        try connection.firstRow("SELECT rank FROM \(name) WHERE id = ?", [.integer(id)]) { $0.int64(0) }
+    }
+
+    // MARK: - Placing between neighbours
+
+    /// Gives row `id` a key strictly between `lower` and `upper` (nil: no neighbour on that side).
+    private func place(id: Int64, after lower: Int64?, before upper: Int64?) throws(TodoError) -> Bool {
+        guard let current = try rank(of: id) else { throw TodoError.notFound("no row with id \(id)") }
+        if (lower.map { $0 < current } ?? true) && (upper.map { current < $0 } ?? true) {
+            return false  // already there
+        }
+        let key: Int64
+        switch (lower, upper) {
+        case (nil, nil): key = 0
+        case (let l?, nil): key = l + ManualOrder.gap
+        case (nil, let u?): key = u - ManualOrder.gap
+        case (let l?, let u?):
+            if u - l >= 2 {
+                key = l + (u - l) / 2
+            } else {
+                key = try respace(around: l, excluding: id)
+            }
+        }
+        try connection.run("UPDATE \(name) SET rank = ? WHERE id = ?", [.integer(key), .integer(id)])
+        return true
+    }
+
+    /// Spreads out the keys of a window of rows around the full spot just after key `lower`, and
+    /// returns a free key for the row being placed there. Row `excluding` is the row being moved.
+    private func respace(around lower: Int64, excluding id: Int64) throws(TodoError) -> Int64 {
+        var half = 16
+        while true {
+            // `below` ends with the row at `lower`; `above` starts with its successor.
+            let below = try connection.rows(
+                "SELECT id, rank FROM \(name) WHERE rank <= ? AND id <> ? ORDER BY rank DESC LIMIT ?",
+                [.integer(lower), .integer(id), .integer(Int64(half + 1))]) { ($0.int64(0), $0.int64(1)) }
+            let above = try connection.rows(
+                "SELECT id, rank FROM \(name) WHERE rank > ? AND id <> ? ORDER BY rank LIMIT ?",
+                [.integer(lower), .integer(id), .integer(Int64(half + 1))]) { ($0.int64(0), $0.int64(1)) }
+            // The outermost row on each side stays fixed as a fence unless that side reached the end.
+            let openBelow = below.count <= half
+            let openAbove = above.count <= half
+            var window = Array(below.reversed()) + above
+            let slotIndex = below.count  // the new row goes before window[slotIndex] (after fences removed below)
+            var lowFence: Int64
+            var highFence: Int64
+            var slot = slotIndex
+            if openBelow {
+                lowFence = (window.first?.1 ?? 0) - ManualOrder.gap * Int64(window.count + 2)
+            } else {
+                lowFence = window.removeFirst().1
+                slot -= 1
+            }
+            if openAbove {
+                highFence = (window.last?.1 ?? 0) + ManualOrder.gap * Int64(window.count + 2)
+            } else {
+                highFence = window.removeLast().1
+            }
+            if openBelow && openAbove {
+                // The whole order fits in the window: lay it out afresh with the full gap.
+                lowFence = -ManualOrder.gap
+                highFence = ManualOrder.gap * Int64(window.count + 1)
+            }
+            let slots = Int64(window.count + 1)
+            let spacing = (highFence - lowFence) / (slots + 1)
+            if spacing >= ManualOrder.minimumSpacing || (openBelow && openAbove) {
+                var free: Int64 = 0
+                for index in 0...window.count {
+                    let key = lowFence + spacing * Int64(index + 1)
+                    if index == slot {
+                        free = key
+                    } else {
+                        let row = window[index < slot ? index : index - 1]
+                        if row.1 != key {
+                            try connection.run("UPDATE \(name) SET rank = ? WHERE id = ?", [.integer(key), .integer(row.0)])
+                        }
+                    }
+                }
+                return free
+            }
+            half *= 2
+        }
+    }
+}

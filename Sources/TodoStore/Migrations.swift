@@ -1,0 +1,105 @@
+import TodoCore
+
+/// One schema change. Append-only: once shipped, a migration is never edited or removed, and it
+/// uses plain SQL, never the app's types.
+struct Migration {
+    let id: Int
+    let name: String
+    let sql: String
+}
+
+/// Every migration, in order.
+///
+/// The manual order is stored as sparse integer keys (`rank`), not as dense positions; the dense
+/// 1-based `position` of the API is counted from them. See `ManualOrder`.
+let migrations: [Migration] = [
+    Migration(id: 1, name: "todos and categories", sql: """
+        CREATE TABLE categories (
+            id       INTEGER PRIMARY KEY AUTOINCREMENT,
+            name     TEXT    NOT NULL,
+            name_key TEXT    NOT NULL UNIQUE,
+            rank     INTEGER NOT NULL,
+            created  INTEGER NOT NULL
+        );
+        CREATE INDEX categories_rank ON categories(rank);
+
+        CREATE TABLE todos (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            title       TEXT    NOT NULL,
+            title_key   TEXT    NOT NULL,
+            notes       TEXT,
+            search_key  TEXT    NOT NULL,
+            category_id INTEGER REFERENCES categories(id),
+            due         INTEGER,
+            remind      INTEGER,
+            reminded    INTEGER,
+            done        INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)),
+            completed   INTEGER,
+            rank        INTEGER NOT NULL,
+            created     INTEGER NOT NULL,
+            updated     INTEGER NOT NULL
+        );
+        CREATE INDEX todos_rank ON todos(rank);
+        CREATE INDEX todos_done_rank ON todos(done, rank);
+        CREATE INDEX todos_category ON todos(category_id, done, rank);
+        CREATE INDEX todos_due ON todos(due);
+        CREATE INDEX todos_done_title ON todos(done, title_key);
+        CREATE INDEX todos_done_created ON todos(done, created);
+        CREATE INDEX todos_done_updated ON todos(done, updated);
+        CREATE INDEX todos_pending_reminder ON todos(remind)
+            WHERE done = 0 AND remind IS NOT NULL AND reminded IS NULL;
+        """),
+]
+
+/// Brings a database to the newest schema this build knows, or refuses it untouched.
+struct Migrator {
+    let connection: Connection
+    let path: String
+
+    /// - Throws: `TodoError.storage`.
+    func migrate() throws {
+        // Read-only inspection first: nothing below writes until the file is known to be ours.
+        let tables: [String]
+        do {
+            tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(0) }
+        } catch {
+            throw TodoError.storage("cannot use \(path): \(error.message.replacingPrefix("storage failure: "))")
+        }
+        var applied: Set<Int> = []
+        if tables.contains("todod_migrations") {
+            applied = Set(try connection.rows("SELECT id FROM todod_migrations") { $0.int(0) })
+        } else if tables.contains(where: { !$0.hasPrefix("sqlite_") }) {
+            throw TodoError.storage("cannot use \(path): it is a SQLite database of another program (no todod schema)")
+        }
+        let known = Set(migrations.map(\.id))
+        if let newest = applied.subtracting(known).max() {
+            throw TodoError.storage(
+                "cannot use \(path): it was written by a newer todod (schema \(newest); this build knows up to \(known.max() ?? 0)); the file was left untouched")
+        }
+
+        let mode = try connection.firstRow("PRAGMA journal_mode = WAL") { $0.text(0) }
+        guard mode?.lowercased() == "wal" else {
+            throw TodoError.storage("cannot use \(path): could not switch it to WAL mode")
+        }
+        try connection.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+
+        for migration in migrations where !applied.contains(migration.id) {
+            try connection.transaction {
+                try connection.execute("""
+                    CREATE TABLE IF NOT EXISTS todod_migrations (
+                        id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)
+                    """)
+                try connection.execute(migration.sql)
+                try connection.run(
+                    "INSERT INTO todod_migrations (id, name, applied) VALUES (?, ?, ?)",
+                    [.integer(Int64(migration.id)), .text(migration.name), .integer(Instant.now().usec)])
+            }
+        }
+    }
+}
+
+extension String {
+    func replacingPrefix(_ prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+    }
+}

@@ -1,0 +1,188 @@
+import CSQLite
+import TodoCore
+
+// The only file that calls the SQLite C API. Everything else speaks `Connection`, `Statement`,
+// `SQLValue` and `TodoError`. See https://sqlite.org/c3ref/intro.html.
+
+/// A raw SQLite connection handle.
+typealias SQLiteHandle = OpaquePointer
+/// A raw prepared-statement handle.
+typealias SQLiteStatementHandle = OpaquePointer
+
+/// A value bound to a statement parameter. Every value reaches SQL this way, never as text
+/// pasted into a query.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case text(String)
+
+    static func optional(_ v: Int64?) -> SQLValue { v.map(SQLValue.integer) ?? .null }
+    static func optional(_ v: String?) -> SQLValue { v.map(SQLValue.text) ?? .null }
+    static func optional(_ v: Instant?) -> SQLValue { v.map { .integer($0.usec) } ?? .null }
+    static func bool(_ v: Bool) -> SQLValue { .integer(v ? 1 : 0) }
+}
+
+/// One open SQLite connection with a cache of prepared statements keyed by SQL text.
+///
+/// Not thread-safe: `Database` owns it and touches it only on its serial queue.
+final class Connection {
+    private let handle: SQLiteHandle
+    private var cache: [String: Statement] = [:]
+
+    /// Opens (creating if missing) the database file at `path`.
+    /// ([sqlite3_open_v2](https://sqlite.org/c3ref/open.html))
+    init(path: String) throws(TodoError) {
+        var db: SQLiteHandle?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let db { sqlite3_close_v2(db) }
+            throw TodoError.storage("cannot open database \(path): \(message)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit {
+        cache.values.forEach { $0.finalize() }
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters and return no rows we need.
+    func execute(_ sql: String) throws(TodoError) {
+        var errmsg: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
+        if rc != SQLITE_OK {
+            let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_free(errmsg)
+            throw TodoError.storage(describe(rc, message))
+        }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with the given parameters bound.
+    func statement(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Statement {
+        let stmt: Statement
+        if let cached = cache[sql] {
+            stmt = cached
+        } else {
+            var raw: SQLiteStatementHandle?
+            let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+            guard rc == SQLITE_OK, let raw else { throw error(rc) }
+            stmt = Statement(raw, connection: self)
+            cache[sql] = stmt
+        }
+        try stmt.bind(values)
+        return stmt
+    }
+
+    /// Runs a statement for its effect.
+    func run(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) {
+        let stmt = try statement(sql, values)
+        defer { stmt.reset() }
+        while try stmt.step() {}
+    }
+
+    /// All rows of a query, each mapped by `row`.
+    func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> [T] {
+        let stmt = try statement(sql, values)
+        defer { stmt.reset() }
+        var out: [T] = []
+        while try stmt.step() { out.append(try row(stmt)) }
+        return out
+    }
+
+    /// The first row of a query, mapped by `row`, or nil when there is none.
+    func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> T? {
+        let stmt = try statement(sql, values)
+        defer { stmt.reset() }
+        return try stmt.step() ? try row(stmt) : nil
+    }
+
+    /// The integer in the first column of the first row (0 when there is no row or it is NULL).
+    func scalar(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Int64 {
+        try firstRow(sql, values) { $0.int64(0) } ?? 0
+    }
+
+    /// The rowid of the last inserted row.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open.
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    func error(_ rc: Int32) -> TodoError {
+        TodoError.storage(describe(rc, String(cString: sqlite3_errmsg(handle))))
+    }
+
+    private func describe(_ rc: Int32, _ message: String) -> String {
+        switch rc & 0xff {
+        case SQLITE_FULL: return "storage failure: the disk is full (\(message))"
+        case SQLITE_NOTADB: return "storage failure: the file is not a database"
+        case SQLITE_CORRUPT: return "storage failure: the database file is corrupt (\(message))"
+        case SQLITE_READONLY: return "storage failure: the database is read-only (\(message))"
+        case SQLITE_IOERR: return "storage failure: I/O error (\(message))"
+        default: return "storage failure: \(message)"
+        }
+    }
+}
+
+/// A prepared statement. Valid only while its connection is; used only on the database queue.
+final class Statement {
+    private let handle: SQLiteStatementHandle
+    private unowned let connection: Connection
+
+    fileprivate init(_ handle: SQLiteStatementHandle, connection: Connection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    fileprivate func finalize() { sqlite3_finalize(handle) }
+
+    fileprivate func bind(_ values: [SQLValue]) throws(TodoError) {
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, todod_sqlite_transient())
+            }
+            guard rc == SQLITE_OK else { throw connection.error(rc) }
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    func step() throws(TodoError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let err = connection.error(rc)
+            sqlite3_reset(handle)
+            throw err
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    func instant(_ column: Int32) -> Instant { Instant(usec: int64(column)) }
+    func optionalInstant(_ column: Int32) -> Instant? { isNull(column) ? nil : instant(column) }
+
+    func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}

@@ -1,0 +1,259 @@
+import TodoCore
+
+// MARK: - Reading todos
+
+/// The columns every todo read selects, in the order `TodoRow.init(_:)` reads them.
+let todoFields = """
+    t.id, t.title, t.notes, c.name, t.due, t.remind, t.reminded, t.done, t.completed, t.rank,
+    t.created, t.updated
+    """
+/// The join that gives a todo its category's name.
+let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
+/// `todoFields` from all todos with their category names.
+let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
+
+/// A todo as stored: its fields plus the sparse order key its position is counted from.
+struct TodoRow {
+    var todo: Todo
+    var rank: Int64
+
+    init(_ s: Statement) {
+        rank = s.int64(9)
+        todo = Todo(
+            id: s.int64(0), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
+            due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
+            done: s.bool(7), completed: s.optionalInstant(8), position: 0,
+            created: s.instant(10), updated: s.instant(11))
+    }
+}
+
+extension StoreTransaction {
+    /// The todo with `id`.
+    /// - Throws: `.notFound`.
+    public func todo(_ id: Int64) throws(TodoError) -> Todo {
+        try withPositions([row(id)])[0]
+    }
+
+    func row(_ id: Int64) throws(TodoError) -> TodoRow {
+        guard let row = try connection.firstRow("SELECT \(todoColumns) WHERE t.id = ?", [.integer(id)], TodoRow.init) else {
+            throw TodoError.notFound("no todo with id \(id)")
+        }
+        return row
+    }
+
+    /// Fills in the dense positions of `rows`, keeping their order.
+    func withPositions(_ rows: [TodoRow]) throws(TodoError) -> [Todo] {
+        let positions = try todoOrder.positions(of: rows.map(\.rank))
+        return rows.map { row in
+            var todo = row.todo
+            todo.position = positions[row.rank] ?? 0
+            return todo
+        }
+    }
+
+    /// The number of open and of done todos.
+    public func counts() throws(TodoError) -> (open: Int, done: Int) {
+        let open = try connection.scalar("SELECT COUNT(*) FROM todos WHERE done = 0")
+        let done = try connection.scalar("SELECT COUNT(*) FROM todos WHERE done = 1")
+        return (Int(open), Int(done))
+    }
+
+    // MARK: - Adding
+
+    /// Adds a todo at the bottom of the manual order, or at the top with `top`.
+    /// Naming a category that does not exist creates it.
+    public func add(_ new: NewTodo) throws(TodoError) -> Todo {
+        let title = try Validation.title(new.title)
+        let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
+        let categoryID = try new.category.map { (name) throws(TodoError) in try self.categoryID(creating: name) }
+        let remind = new.noReminder ? nil : (new.remind ?? new.due)
+        let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
+        try connection.run("""
+            INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [
+                .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
+                .optional(categoryID), .optional(new.due), .optional(remind), .integer(rank),
+                .integer(now.usec), .integer(now.usec),
+            ])
+        return try todo(connection.lastInsertRowID)
+    }
+
+    func searchKey(_ title: String, _ notes: String?) -> String {
+        TextKey.search(title) + "\n" + TextKey.search(notes ?? "")
+    }
+
+    // MARK: - Updating
+
+    /// Applies `patch` to todo `id`. `updated` changes only when something really changed.
+    ///
+    /// Changing `due` alone keeps the reminder's lead time (a reminder at the due time stays at
+    /// the due time); clearing `due` clears the reminder; setting `due` on a todo that had none
+    /// sets the reminder to it. Any change to `due` or `remind` re-arms the reminder.
+    /// - Throws: `.notFound`, `.invalidField`.
+    public func update(_ id: Int64, _ patch: TodoPatch) throws(TodoError) -> Todo {
+        let old = try row(id).todo
+        var new = old
+        switch patch.title {
+        case .keep: break
+        case .set(let t): new.title = try Validation.title(t)
+        case .clear: throw TodoError.invalid("title", "cannot be cleared")
+        }
+        switch patch.notes {
+        case .keep: break
+        case .set(let n): new.notes = try Validation.notes(n)
+        case .clear: new.notes = nil
+        }
+        var categoryID: Int64? = nil
+        var categoryChanged = false
+        switch patch.category {
+        case .keep: break
+        case .set(let name):
+            categoryID = try self.categoryID(creating: name)
+            new.category = try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.optional(categoryID)]) { $0.text(0) }
+            categoryChanged = true
+        case .clear:
+            new.category = nil
+            categoryChanged = true
+        }
+        switch patch.due {
+        case .keep: break
+        case .set(let d): new.due = d
+        case .clear: new.due = nil
+        }
+        switch patch.remind {
+        case .set(let r): new.remind = r
+        case .clear: new.remind = nil
+        case .keep where new.due != old.due:
+            if let newDue = new.due, let oldDue = old.due {
+                new.remind = old.remind.map { newDue.adding(usec: $0.usec - oldDue.usec) }
+            } else if let newDue = new.due {
+                new.remind = old.remind ?? newDue
+            } else {
+                new.remind = nil
+            }
+        case .keep: break
+        }
+        let remindTouched: Bool = { if case .set = patch.remind { return true } else { return false } }()
+        if new.due != old.due || new.remind != old.remind || remindTouched {
+            new.reminded = nil
+        }
+        guard new != old else { return try todo(id) }
+        try connection.run("""
+            UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?,
+                category_id = CASE WHEN ? THEN ? ELSE category_id END,
+                due = ?, remind = ?, reminded = ?, updated = ?
+            WHERE id = ?
+            """, [
+                .text(new.title), .text(TextKey.sort(new.title)), .optional(new.notes),
+                .text(searchKey(new.title, new.notes)), .bool(categoryChanged), .optional(categoryID),
+                .optional(new.due), .optional(new.remind), .optional(new.reminded), .integer(now.usec),
+                .integer(id),
+            ])
+        return try todo(id)
+    }
+
+    // MARK: - Completing, reopening, deleting many
+
+    /// Marks todos done; already-done todos are left as they are. All or nothing.
+    /// - Throws: `.notFound` naming the first unknown id.
+    public func complete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
+        try setDone(ids, true)
+    }
+
+    /// Marks todos open again. All or nothing.
+    public func reopen(_ ids: [Int64]) throws(TodoError) -> [Todo] {
+        try setDone(ids, false)
+    }
+
+    private func setDone(_ ids: [Int64], _ done: Bool) throws(TodoError) -> [Todo] {
+        let ids = try existing(ids)
+        for id in ids {
+            try connection.run("""
+                UPDATE todos SET done = ?, completed = ?, updated = ? WHERE id = ? AND done <> ?
+                """, [.bool(done), done ? .integer(now.usec) : .null, .integer(now.usec), .integer(id), .bool(done)])
+        }
+        return try withPositions(ids.map { (id) throws(TodoError) in try row(id) })
+    }
+
+    /// Deletes todos and returns them as they were. All or nothing. Their ids are never reused.
+    public func delete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
+        let ids = try existing(ids)
+        let deleted = try withPositions(ids.map { (id) throws(TodoError) in try row(id) })
+        for id in ids {
+            try connection.run("DELETE FROM todos WHERE id = ?", [.integer(id)])
+        }
+        return deleted
+    }
+
+    /// `ids` without repeats, in the given order, after checking each exists.
+    private func existing(_ ids: [Int64]) throws(TodoError) -> [Int64] {
+        guard !ids.isEmpty else { throw TodoError.invalid("ids", "must name at least one todo") }
+        var seen = Set<Int64>()
+        var unique: [Int64] = []
+        for id in ids where seen.insert(id).inserted {
+            guard try connection.firstRow("SELECT 1 FROM todos WHERE id = ?", [.integer(id)], { _ in true }) != nil else {
+                throw TodoError.notFound("no todo with id \(id)")
+            }
+            unique.append(id)
+        }
+        return unique
+    }
+
+    // MARK: - Moving
+
+    /// Moves todo `id` in the manual order. Rewrites one row in the common case.
+    /// - Throws: `.notFound` for an unknown todo or anchor, `.invalidField` for a position out of range.
+    public func move(_ id: Int64, to target: MoveTarget) throws(TodoError) -> Todo {
+        _ = try row(id)
+        let moved: Bool
+        switch target {
+        case .position(let p): moved = try todoOrder.move(id: id, toPosition: p)
+        case .before(let anchor): moved = try todoOrder.move(id: id, next: anchor, before: true)
+        case .after(let anchor): moved = try todoOrder.move(id: id, next: anchor, before: false)
+        }
+        if moved {
+            try connection.run("UPDATE todos SET updated = ? WHERE id = ?", [.integer(now.usec), .integer(id)])
+        }
+        return try todo(id)
+    }
+
+    // MARK: - Reminders
+
+    /// The earliest instant at which a pending reminder fires (open todo, reminder set, not yet
+    /// fired), found through the partial index `todos_pending_reminder` (`INDEXED BY` makes the
+    /// query fail rather than scan should the index ever stop applying).
+    public func nextPendingReminder() throws(TodoError) -> Instant? {
+        try connection.firstRow(Self.nextReminderSQL) { $0.instant(0) }
+    }
+
+    static let nextReminderSQL = """
+        SELECT remind FROM todos INDEXED BY todos_pending_reminder WHERE done = 0 AND remind IS NOT NULL AND reminded IS NULL
+        ORDER BY remind LIMIT 1
+        """
+
+    /// Todos whose pending reminder is due at `instant`, in reminder order.
+    public func dueReminders(at instant: Instant, limit: Int = 1000) throws(TodoError) -> [Todo] {
+        try withPositions(connection.rows("""
+            SELECT \(todoFields) FROM todos t INDEXED BY todos_pending_reminder \(categoryJoin)
+            WHERE t.done = 0 AND t.remind IS NOT NULL AND t.reminded IS NULL AND t.remind <= ?
+            ORDER BY t.remind, t.id LIMIT ?
+            """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
+    }
+
+    /// Records that todo `id`'s reminder fired at `instant`. Not a user change: `updated` stays.
+    public func markReminded(_ id: Int64, at instant: Instant) throws(TodoError) {
+        _ = try row(id)
+        try connection.run("UPDATE todos SET reminded = ? WHERE id = ?", [.integer(instant.usec), .integer(id)])
+    }
+
+    /// Sets a new reminder instant for todo `id` and re-arms it.
+    /// - Throws: `.notFound`; `.conflict` when the todo is done.
+    public func snooze(_ id: Int64, until instant: Instant) throws(TodoError) -> Todo {
+        let old = try row(id).todo
+        guard !old.done else { throw TodoError.conflict("todo \(id) is done; reopen it before snoozing") }
+        try connection.run("UPDATE todos SET remind = ?, reminded = NULL, updated = ? WHERE id = ?",
+                           [.integer(instant.usec), .integer(now.usec), .integer(id)])
+        return try todo(id)
+    }
+}

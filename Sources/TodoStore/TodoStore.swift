@@ -1,0 +1,65 @@
+import Dispatch
+import TodoCore
+
+/// The todo/category store: one SQLite file, one connection, one serial queue.
+///
+/// All work happens in `read` or `write` blocks on the store's queue; a `write` block is one
+/// transaction, committed durably (WAL, `synchronous=FULL`) before the call returns.
+///
+/// ```swift
+/// let store = try TodoStore(path: "/tmp/todos.db")
+/// let todo = try store.write { try $0.add(NewTodo(title: "牛乳を買う")) }
+/// ```
+public final class TodoStore: Sendable {
+    /// The database file.
+    public var path: String { database.path }
+    private let database: Database
+    private let clock: @Sendable () -> Instant
+
+    /// Opens or creates the store at `path`.
+    /// - Parameter clock: the source of `created`/`updated`/`completed` instants.
+    /// - Throws: `.storage` when the file cannot be opened, is not a todod database, or was
+    ///   written by a newer schema (the file is then left untouched).
+    public init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }) throws(TodoError) {
+        do {
+            self.database = try Database(path: path)
+        } catch let error as TodoError {
+            throw error
+        } catch {
+            throw TodoError.storage("cannot open \(path): \(error)")
+        }
+        self.clock = clock
+    }
+
+    /// The queue every store operation runs on.
+    public var queue: DispatchQueue { database.queue }
+
+    /// Runs `body` on the store queue without a write transaction, and waits for it.
+    /// Store operations throw only `TodoError`.
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try database.sync { connection in
+            try body(StoreTransaction(connection: connection, now: clock()))
+        }
+    }
+
+    /// Runs `body` in one durable write transaction on the store queue, and waits for it.
+    /// Nothing of it remains when it throws.
+    public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try database.sync { connection in
+            try connection.transaction {
+                try body(StoreTransaction(connection: connection, now: clock()))
+            }
+        }
+    }
+}
+
+/// The store's operations, valid inside one `read` or `write` block. Every instant a block
+/// records is the same `now`.
+public struct StoreTransaction {
+    let connection: Connection
+    /// The instant this block records as created/updated/completed.
+    public let now: Instant
+
+    var todoOrder: ManualOrder { ManualOrder(table: "todos", connection: connection) }
+    var categoryOrder: ManualOrder { ManualOrder(table: "categories", connection: connection) }
+}

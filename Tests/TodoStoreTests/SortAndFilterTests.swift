@@ -1,0 +1,151 @@
+import Testing
+import TodoCore
+@testable import TodoStore
+import TodoTestSupport
+
+/// Seven todos with known titles, dues, categories and timestamps (see `SortAndFilterTests`).
+private final class Fixture {
+    let dir = TemporaryDirectory("sort")
+    let clock = ManualClock()
+    let store: TodoStore
+    let start: Instant
+
+    init() throws {
+        store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
+        start = clock.now
+        let day: Int64 = 86_400_000_000
+        let specs: [(String, Int64?, String?)] = [
+            ("banana", 2, "Work"),        // 1
+            ("Apple", nil, "Home"),       // 2
+            ("りんご", 1, nil),            // 3
+            ("apple", 3, "home"),         // 4 (same category as 2)
+            ("🍌 emoji", nil, "WORK"),     // 5 (same category as 1)
+            ("Zebra", 1, nil),            // 6
+            ("アップル", 5, "仕事"),         // 7
+        ]
+        for (title, days, category) in specs {
+            let due = days.map { start.adding(usec: $0 * day) }
+            _ = try store.write { try $0.add(NewTodo(title: title, category: category, due: due)) }
+            clock.advance(seconds: 60)
+        }
+        clock.set(start.adding(usec: 10 * 60_000_000))
+        _ = try store.write { try $0.update(3, TodoPatch(notes: .set("甘い"))) }
+        clock.set(start.adding(usec: 11 * 60_000_000))
+        _ = try store.write { try $0.update(1, TodoPatch(notes: .set("yellow"))) }
+        _ = try store.write { try $0.move(7, to: .position(1)) }  // manual order: 7 1 2 3 4 5 6
+        clock.set(start.adding(usec: 2 * day - 60_000_000))
+    }
+
+    func ids(_ configure: (inout TodoQuery) -> Void) throws -> [Int64] {
+        var query = TodoQuery()
+        query.status = .all
+        configure(&query)
+        return try store.read { try $0.list(query) }.todos.map(\.id)
+    }
+
+    func sorted(_ keys: TodoQuery.SortKey...) throws -> [Int64] {
+        try ids { $0.sort = keys }
+    }
+}
+
+@Suite struct SortAndFilterTests {
+    @Test func everySortKeyInBothDirections() throws {
+        let f = try Fixture()
+        typealias K = TodoQuery.SortKey
+        #expect(try f.sorted() == [7, 1, 2, 3, 4, 5, 6])
+        #expect(try f.sorted(K(.id)) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(try f.sorted(K(.id, descending: true)) == [7, 6, 5, 4, 3, 2, 1])
+        // Case-insensitive; "Apple"/"apple" tie and fall back to position; then code point order.
+        #expect(try f.sorted(K(.title)) == [2, 4, 1, 6, 3, 7, 5])
+        #expect(try f.sorted(K(.title, descending: true)) == [5, 7, 3, 6, 1, 2, 4])
+        #expect(try f.sorted(K(.created)) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(try f.sorted(K(.created, descending: true)) == [7, 6, 5, 4, 3, 2, 1])
+        #expect(try f.sorted(K(.updated)) == [2, 4, 5, 6, 3, 7, 1])  // 7 and 1 both changed at minute 11
+        #expect(try f.sorted(K(.updated, descending: true)) == [7, 1, 3, 6, 5, 4, 2])
+        // Todos without a due date come last in both directions; equal dues by position.
+        #expect(try f.sorted(K(.due)) == [3, 6, 1, 4, 7, 2, 5])
+        #expect(try f.sorted(K(.due, descending: true)) == [7, 4, 1, 3, 6, 2, 5])
+        #expect(try f.sorted(K(.position)) == [7, 1, 2, 3, 4, 5, 6])
+        #expect(try f.sorted(K(.position, descending: true)) == [6, 5, 4, 3, 2, 1, 7])
+        // Category order is Work, Home, 仕事; uncategorised last both ways.
+        #expect(try f.sorted(K(.category)) == [1, 5, 2, 4, 7, 3, 6])
+        #expect(try f.sorted(K(.category, descending: true)) == [7, 2, 4, 1, 5, 3, 6])
+        #expect(try f.sorted(K(.category), K(.title, descending: true)) == [5, 1, 2, 4, 7, 3, 6])
+    }
+
+    @Test func filters() throws {
+        let f = try Fixture()
+        _ = try f.store.write { try $0.complete([4]) }
+        #expect(try f.ids { $0.status = .open } == [7, 1, 2, 3, 5, 6])
+        #expect(try f.ids { $0.status = .done } == [4])
+        #expect(try f.ids { $0.category = "work" } == [1, 5])
+        #expect(try f.ids { $0.category = "HOME"; $0.status = .open } == [2])
+        #expect(try f.ids { $0.uncategorized = true } == [3, 6])
+        // Now is a minute before two days after the start: 3 and 6 (due +1d) are overdue, 1 (due +2d) not yet.
+        #expect(try f.ids { $0.overdue = true } == [3, 6])
+        let day: Int64 = 86_400_000_000
+        #expect(try f.ids { $0.dueBefore = f.start.adding(usec: 2 * day) } == [3, 6])
+        #expect(try f.ids { $0.dueAfter = f.start.adding(usec: 2 * day) } == [7, 1, 4])
+        #expect(throws: TodoError.notFound("no category named \"Nowhere\"")) { try f.ids { $0.category = "Nowhere" } }
+    }
+
+    @Test func searchIgnoresCaseAndWidthAndWorksForJapanese() throws {
+        let f = try Fixture()
+        _ = try f.store.write { try $0.add(NewTodo(title: "100% done_ok")) }  // 8
+        #expect(try f.ids { $0.search = "APPLE" } == [2, 4])
+        #expect(try f.ids { $0.search = "ＡＰＰＬＥ" } == [2, 4])
+        #expect(try f.ids { $0.search = "りんご" } == [3])
+        #expect(try f.ids { $0.search = "ｱｯﾌﾟﾙ" } == [7])
+        #expect(try f.ids { $0.search = "甘い" } == [3])  // notes
+        #expect(try f.ids { $0.search = "%" } == [8])
+        #expect(try f.ids { $0.search = "_" } == [8])
+        #expect(try f.ids { $0.search = "' OR 1=1 --" } == [])
+    }
+
+    @Test func pagingKeepsTotalsAndPositions() throws {
+        let f = try Fixture()
+        var query = TodoQuery()
+        query.status = .all
+        query.sort = [TodoQuery.SortKey(.id)]
+        query.limit = 2
+        query.offset = 2
+        let page = try f.store.read { try $0.list(query) }
+        #expect(page.total == 7)
+        #expect(page.todos.map(\.id) == [3, 4])
+        #expect(page.todos.map(\.position) == [4, 5])
+        query.limit = -1
+        #expect(throws: TodoError.invalid("limit", "must be between 0 and \(TodoQuery.maxLimit)")) {
+            try f.store.read { try $0.list(query) }
+        }
+    }
+
+    /// Listing by status, category and due, and the next-reminder lookup, go through indexes.
+    @Test func queriesNeverScanTheTable() throws {
+        let f = try Fixture()
+        var queries: [(String, TodoQuery)] = []
+        for status in TodoQuery.Status.allCases {
+            var q = TodoQuery(); q.status = status; q.limit = 50
+            queries.append(("status \(status)", q))
+        }
+        var q = TodoQuery(); q.category = "Work"; queries.append(("category", q))
+        q = TodoQuery(); q.category = "Work"; q.status = .all; queries.append(("category all", q))
+        q = TodoQuery(); q.overdue = true; queries.append(("overdue", q))
+        q = TodoQuery(); q.status = .all; q.dueBefore = f.start; queries.append(("due before", q))
+        q = TodoQuery(); q.status = .all; q.dueAfter = f.start; queries.append(("due after", q))
+        for field in TodoQuery.SortField.allCases where field != .due && field != .category {
+            q = TodoQuery(); q.sort = [TodoQuery.SortKey(field)]; q.limit = 50
+            queries.append(("sort \(field)", q))
+        }
+        try f.store.read { tx in
+            for (name, query) in queries {
+                let statements = try tx.listStatements(query)
+                for (sql, values) in [(statements.count, statements.values), (statements.page, statements.pageValues)] {
+                    let plan = try tx.queryPlan(sql, values)
+                    #expect(!plan.contains { $0.hasPrefix("SCAN t") && !$0.contains("INDEX") }, "\(name): \(plan)")
+                }
+            }
+            let next = try tx.queryPlan(StoreTransaction.nextReminderSQL, [])
+            #expect(next.contains { $0.contains("todos_pending_reminder") }, "\(next)")
+        }
+    }
+}

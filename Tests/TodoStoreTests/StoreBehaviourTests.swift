@@ -1,0 +1,303 @@
+import Foundation
+import Testing
+import TodoCore
+@testable import TodoStore
+import TodoTestSupport
+
+private func makeStore(_ dir: TemporaryDirectory, clock: ManualClock = ManualClock()) throws -> TodoStore {
+    try TodoStore(path: dir.file("todos.db"), clock: clock.source)
+}
+
+private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
+    var query = TodoQuery()
+    query.status = .all
+    return try store.read { (try $0.list(query).todos, try $0.categories()) }
+}
+
+@Suite struct ValidationAndConflictTests {
+    @Test func invalidInputChangesNothing() throws {
+        let dir = TemporaryDirectory("valid")
+        let store = try makeStore(dir)
+        _ = try store.write { try $0.add(NewTodo(title: "keep me", category: "Home")) }
+        let before = try everything(store)
+        let bad: [(String, (StoreTransaction) throws -> Void)] = [
+            ("empty title", { _ = try $0.add(NewTodo(title: "  \u{3000} ")) }),
+            ("long title", { _ = try $0.add(NewTodo(title: String(repeating: "あ", count: 1001))) }),
+            ("control", { _ = try $0.add(NewTodo(title: "bell\u{7}")) }),
+            ("newline", { _ = try $0.add(NewTodo(title: "two\nlines")) }),
+            ("notes", { _ = try $0.add(NewTodo(title: "ok", notes: String(repeating: "x", count: 64 * 1024 + 1))) }),
+            ("category", { _ = try $0.add(NewTodo(title: "ok", category: String(repeating: "c", count: 201))) }),
+            ("empty category", { _ = try $0.add(NewTodo(title: "ok", category: " ")) }),
+            ("clear title", { _ = try $0.update(1, TodoPatch(title: .clear)) }),
+            ("bad edit", { _ = try $0.update(1, TodoPatch(title: .set(""))) }),
+            ("unknown", { _ = try $0.update(99, TodoPatch(title: .set("x"))) }),
+            ("move range", { _ = try $0.move(1, to: .position(2)) }),
+            ("move anchor", { _ = try $0.move(1, to: .before(42)) }),
+            ("complete some unknown", { _ = try $0.complete([1, 77]) }),
+            ("delete some unknown", { _ = try $0.delete([1, 77]) }),
+            ("empty ids", { _ = try $0.delete([]) }),
+        ]
+        for (name, operation) in bad {
+            #expect(throws: TodoError.self, "\(name)") { try store.write(operation) }
+        }
+        #expect(try everything(store) == before)
+    }
+
+    @Test func errorsNameTheField() throws {
+        let dir = TemporaryDirectory("field")
+        let store = try makeStore(dir)
+        #expect(throws: TodoError.invalid("title", "must not be empty")) { try store.write { try $0.add(NewTodo(title: "")) } }
+        #expect(throws: TodoError.invalid("title", "contains control character U+0000")) {
+            try store.write { try $0.add(NewTodo(title: "a\u{0}b")) }
+        }
+        #expect(throws: TodoError.invalid("title", "longer than 1000 characters")) {
+            try store.write { try $0.add(NewTodo(title: String(repeating: "👨‍👩‍👧", count: 1001))) }
+        }
+        // 1000 characters of a multi-scalar emoji is within the limit: characters, not bytes.
+        _ = try store.write { try $0.add(NewTodo(title: String(repeating: "👨‍👩‍👧", count: 1000))) }
+    }
+
+    @Test func injectionShapedTextIsStoredLiterally() throws {
+        let dir = TemporaryDirectory("inject")
+        let store = try makeStore(dir)
+        let evil = "x'); DROP TABLE todos;--"
+        let todo = try store.write { try $0.add(NewTodo(title: evil, notes: "\" OR 1=1 --", category: evil)) }
+        #expect(todo.title == evil)
+        #expect(todo.category == evil)
+        let again = try store.read { try $0.todo(todo.id) }
+        #expect(again == todo)
+        #expect(try store.read { try $0.categories() }.map(\.name) == [evil])
+        #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "SELECT count(*) FROM todos;") == "1")
+    }
+
+    @Test func categoryNamesAreUniqueUnderCaseFolding() throws {
+        let dir = TemporaryDirectory("fold")
+        let store = try makeStore(dir)
+        _ = try store.write { try $0.addCategory("Home") }
+        #expect(throws: TodoError.conflict("category \"Home\" already exists")) { try store.write { try $0.addCategory("home") } }
+        _ = try store.write { try $0.addCategory("Straße") }
+        #expect(throws: TodoError.self) { try store.write { try $0.addCategory("STRASSE") } }
+        // A todo naming the category in another case joins it.
+        let todo = try store.write { try $0.add(NewTodo(title: "t", category: "HOME")) }
+        #expect(todo.category == "Home")
+        // A change of case alone is a rename; taking another category's name is a conflict.
+        #expect(try store.write { try $0.renameCategory("home", to: "HOME") }.name == "HOME")
+        #expect(throws: TodoError.conflict("category \"Straße\" already exists")) {
+            try store.write { try $0.renameCategory("HOME", to: "strasse") }
+        }
+        #expect(try store.read { try $0.todo(todo.id) }.category == "HOME")
+    }
+
+    @Test func deletingAUsedCategoryNeedsForceAndUnlinks() throws {
+        let dir = TemporaryDirectory("catrm")
+        let clock = ManualClock()
+        let store = try makeStore(dir, clock: clock)
+        let a = try store.write { try $0.add(NewTodo(title: "a", category: "仕事")) }
+        _ = try store.write { try $0.add(NewTodo(title: "b", category: "仕事")) }
+        _ = try store.write { try $0.complete([a.id]) }
+        let counted = try store.read { try $0.categories() }
+        #expect(counted == [Category(id: 1, name: "仕事", position: 1, open: 1, done: 1)])
+        #expect(throws: TodoError.conflict("category \"仕事\" still has 2 todos; force the deletion to unlink them")) {
+            try store.write { try $0.deleteCategory("仕事", force: false) }
+        }
+        clock.advance(seconds: 5)
+        let deleted = try store.write { try $0.deleteCategory("仕事", force: true) }
+        #expect(deleted.open == 1 && deleted.done == 1)
+        let (todos, categories) = try everything(store)
+        #expect(categories.isEmpty)
+        #expect(todos.count == 2)
+        #expect(todos.allSatisfy { $0.category == nil && $0.updated == clock.now })
+    }
+}
+
+@Suite struct OrderTests {
+    @Test func idsAreNeverReusedAndMovesKeepThem() throws {
+        let dir = TemporaryDirectory("ids")
+        let store = try makeStore(dir)
+        for i in 1...5 { _ = try store.write { try $0.add(NewTodo(title: "t\(i)")) } }
+        _ = try store.write { try $0.delete([5]) }
+        let next = try store.write { try $0.add(NewTodo(title: "new", top: true)) }
+        #expect(next.id == 6)
+        #expect(next.position == 1)
+        _ = try store.write { try $0.move(6, to: .after(3)) }
+        let (todos, _) = try everything(store)
+        #expect(todos.map(\.id) == [1, 2, 3, 6, 4])
+        #expect(todos.map(\.position) == [1, 2, 3, 4, 5])
+    }
+
+    /// A move rewrites one row in the common case, even in a long list; repeated moves into the
+    /// same spot trigger occasional local respacing, never a rewrite of the whole list.
+    @Test func aMoveRewritesOneRow() throws {
+        let dir = TemporaryDirectory("rows")
+        let store = try makeStore(dir)
+        try store.write { tx in for i in 1...2000 { _ = try tx.add(NewTodo(title: "t\(i)")) } }
+        let changes = { try store.read { try $0.connection.scalar("SELECT total_changes()") } }
+        var before = try changes()
+        _ = try store.write { try $0.move(1500, to: .position(10)) }
+        #expect(try changes() - before == 2)  // the rank, then `updated`
+        // Move todos one after another between the same two neighbours.
+        before = try changes()
+        for id in 100..<400 { _ = try store.write { try $0.move(Int64(id), to: .after(1)) } }
+        let perMove = Double(try changes() - before) / 300
+        #expect(perMove < 10, "rows written per move: \(perMove)")
+        let (todos, _) = try everything(store)
+        #expect(todos.map(\.position) == Array(1...2000))
+        #expect(Array(todos.map(\.id)[0...2]) == [1, 399, 398])
+    }
+}
+
+@Suite struct PersistenceTests {
+    @Test func closeAndReopenGivesIdenticalState() throws {
+        let dir = TemporaryDirectory("reopen")
+        let clock = ManualClock()
+        var store: TodoStore? = try makeStore(dir, clock: clock)
+        _ = try store!.write { try $0.add(NewTodo(title: "牛乳", notes: "2本", category: "買い物", due: clock.now)) }
+        _ = try store!.write { try $0.add(NewTodo(title: "🍣", top: true)) }
+        _ = try store!.write { try $0.complete([2]) }
+        let before = try everything(store!)
+        store = nil
+        store = try makeStore(dir, clock: clock)
+        #expect(try everything(store!) == before)
+        #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "PRAGMA integrity_check;") == "ok")
+        #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "PRAGMA journal_mode;") == "wal")
+    }
+
+    @Test func aNewerSchemaIsRefusedAndLeftUntouched() throws {
+        let dir = TemporaryDirectory("future")
+        let path = dir.file("todos.db")
+        _ = try makeStore(dir)
+        _ = try ChildProcess.sqlite3(path, "INSERT INTO todod_migrations VALUES (99, 'from the future', 0);")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect {
+            try makeStore(dir)
+        } throws: { error in
+            let error = error as? TodoError
+            return error?.code == .storage && error?.message.contains("newer todod (schema 99") == true
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+    }
+
+    @Test func filesThatAreNotOurDatabaseAreRefusedUntouched() throws {
+        let dir = TemporaryDirectory("notdb")
+        let text = dir.file("notes.txt")
+        try Data("これはデータベースではありません\n".utf8 + [UInt8](repeating: 7, count: 4096)).write(to: URL(fileURLWithPath: text))
+        let foreign = dir.file("other.db")
+        _ = try ChildProcess.sqlite3(foreign, "CREATE TABLE people(name TEXT); INSERT INTO people VALUES ('x');")
+        for path in [text, foreign] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(throws: TodoError.self) { try TodoStore(path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        }
+    }
+}
+
+@Suite struct UpdateTests {
+    @Test func updatedChangesOnlyOnRealChange() throws {
+        let dir = TemporaryDirectory("upd")
+        let clock = ManualClock()
+        let store = try makeStore(dir, clock: clock)
+        let todo = try store.write { try $0.add(NewTodo(title: "same", category: "Home")) }
+        clock.advance(seconds: 60)
+        let same = try store.write { try $0.update(todo.id, TodoPatch(title: .set("same"), category: .set("HOME"))) }
+        #expect(same.updated == todo.updated)
+        let done = try store.write { try $0.complete([todo.id, todo.id]) }
+        #expect(done.count == 1 && done[0].done && done[0].completed == clock.now && done[0].updated == clock.now)
+        clock.advance(seconds: 60)
+        let again = try store.write { try $0.complete([todo.id]) }
+        #expect(again[0].updated == done[0].updated)
+        let reopened = try store.write { try $0.reopen([todo.id]) }
+        #expect(!reopened[0].done && reopened[0].completed == nil && reopened[0].updated == clock.now)
+    }
+
+    @Test func dueAndRemindFollowTheRules() throws {
+        let dir = TemporaryDirectory("remind")
+        let clock = ManualClock()
+        let store = try makeStore(dir, clock: clock)
+        let due = clock.now.adding(usec: 3_600_000_000)
+        let lead: Int64 = 15 * 60_000_000
+        var todo = try store.write { try $0.add(NewTodo(title: "a", due: due)) }
+        #expect(todo.remind == due)  // defaults to due
+        todo = try store.write { try $0.update(todo.id, TodoPatch(remind: .set(due.adding(usec: -lead)))) }
+        #expect(todo.remind == due.adding(usec: -lead))
+        let later = due.adding(usec: 86_400_000_000)
+        todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(later))) }
+        #expect(todo.remind == later.adding(usec: -lead))  // keeps its lead time
+        try store.write { try $0.markReminded(todo.id, at: clock.now) }
+        todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due))) }
+        #expect(todo.reminded == nil)  // re-armed
+        todo = try store.write { try $0.update(todo.id, TodoPatch(due: .clear)) }
+        #expect(todo.due == nil && todo.remind == nil)
+        todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due))) }
+        #expect(todo.remind == due)
+        let silent = try store.write { try $0.add(NewTodo(title: "b", due: due, noReminder: true)) }
+        #expect(silent.remind == nil)
+    }
+}
+
+@Suite struct ReminderQueryTests {
+    @Test func nextBatchMarkAndSnooze() throws {
+        let dir = TemporaryDirectory("rq")
+        let clock = ManualClock()
+        let store = try makeStore(dir, clock: clock)
+        let t0 = clock.now
+        let at = { (seconds: Int64) in t0.adding(usec: seconds * 1_000_000) }
+        #expect(try store.read { try $0.nextPendingReminder() } == nil)
+        _ = try store.write { try $0.add(NewTodo(title: "late", due: at(30))) }   // 1
+        _ = try store.write { try $0.add(NewTodo(title: "soon", due: at(10))) }   // 2
+        _ = try store.write { try $0.add(NewTodo(title: "done", due: at(5))) }    // 3
+        _ = try store.write { try $0.add(NewTodo(title: "none")) }                // 4
+        _ = try store.write { try $0.add(NewTodo(title: "gone", due: at(1))) }    // 5
+        _ = try store.write { try $0.complete([3]) }
+        _ = try store.write { try $0.delete([5]) }
+        #expect(try store.read { try $0.nextPendingReminder() } == at(10))
+        #expect(try store.read { try $0.dueReminders(at: at(9)) }.isEmpty)
+        #expect(try store.read { try $0.dueReminders(at: at(60)) }.map(\.id) == [2, 1])
+        try store.write { try $0.markReminded(2, at: at(10)) }
+        #expect(try store.read { try $0.nextPendingReminder() } == at(30))
+        let snoozed = try store.write { try $0.snooze(2, until: at(100)) }
+        #expect(snoozed.remind == at(100) && snoozed.reminded == nil)
+        #expect(try store.read { try $0.dueReminders(at: at(100)) }.map(\.id) == [1, 2])
+        #expect(throws: TodoError.self) { try store.write { try $0.snooze(3, until: at(100)) } }
+    }
+}
+
+@Suite struct ExportImportTests {
+    @Test func exportThenImportIntoAnEmptyStoreReproducesIt() throws {
+        let a = TemporaryDirectory("exp")
+        let clock = ManualClock()
+        let source = try makeStore(a, clock: clock)
+        _ = try source.write { try $0.addCategory("空") }
+        _ = try source.write { try $0.add(NewTodo(title: "一", category: "仕事", due: clock.now)) }
+        clock.advance(seconds: 9)
+        _ = try source.write { try $0.add(NewTodo(title: "two", notes: "n", top: true)) }
+        _ = try source.write { try $0.complete([1]) }
+        let document = try source.read { try $0.export() }
+        #expect(document.todos.map(\.title) == ["two", "一"])
+        #expect(document.categories == ["空", "仕事"])
+
+        let b = TemporaryDirectory("imp")
+        let target = try makeStore(b, clock: clock)
+        let counts = try target.write { try $0.importDocument(document) }
+        #expect(counts == ImportCounts(todos: 2, categories: 2))
+        // Everything but the ids, which the target assigns afresh.
+        let withoutIDs = { (state: ([Todo], [Category])) in
+            (state.0.map { var t = $0; t.id = 0; return t }, state.1.map { var c = $0; c.id = 0; return c })
+        }
+        let (expected, actual) = (withoutIDs(try everything(source)), withoutIDs(try everything(target)))
+        #expect(actual.0 == expected.0 && actual.1 == expected.1)
+    }
+
+    @Test func anInvalidEntryImportsNothing() throws {
+        let dir = TemporaryDirectory("impbad")
+        let store = try makeStore(dir)
+        let now = Instant.now()
+        let document = ExportDocument(
+            categories: ["新しい"],
+            todos: [.init(title: "fine", created: now, updated: now), .init(title: "  ", created: now, updated: now)],
+            exported: now)
+        #expect(throws: TodoError.invalid("todos[1].title", "must not be empty")) {
+            try store.write { try $0.importDocument(document) }
+        }
+        #expect(try everything(store) == ([], []))
+    }
+}

@@ -1,0 +1,44 @@
+# Shared by scripts/run, scripts/test and scripts/install: install what the build needs and
+# start what the tests need. Sourced, not run.
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        echo "error: need root to run: $*" >&2; return 1; fi
+}
+
+# Installs the given Debian packages when any of them is missing.
+ensure_packages() {
+    local missing=()
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "==> installing ${missing[*]}" >&2
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# What building todod needs beyond the Swift toolchain.
+ensure_build_packages() {
+    command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; return 1; }
+    ensure_packages pkg-config libsqlite3-dev libsystemd-dev
+}
+
+# Starts a private systemd-journald when no journal socket exists (machines whose PID 1 is not
+# systemd have none). Tests read reminders back from it.
+ensure_journald() {
+    [ -S /run/systemd/journal/socket ] && return 0
+    ensure_packages systemd
+    local journald=/lib/systemd/systemd-journald
+    [ -x "$journald" ] || journald=/usr/lib/systemd/systemd-journald
+    echo "==> starting a private systemd-journald" >&2
+    as_root mkdir -p /run/systemd/journal
+    as_root setsid "$journald" </dev/null >/dev/null 2>&1 &
+    for _ in $(seq 50); do
+        [ -S /run/systemd/journal/socket ] && return 0
+        sleep 0.1
+    done
+    echo "error: systemd-journald did not create /run/systemd/journal/socket" >&2
+    return 1
+}
