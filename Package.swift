@@ -24,6 +24,7 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "TodoCore"),
         .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite"]),
+        .target(name: "TodoClient", dependencies: ["TodoCore"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore"]),
 
         // MARK: - Executables
@@ -31,6 +32,7 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
+        .testTarget(name: "TodoClientTests", dependencies: ["TodoCore", "TodoClient", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
