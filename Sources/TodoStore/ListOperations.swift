@@ -53,7 +53,9 @@ extension StoreTransaction {
         guard query.offset >= 0 else { throw TodoError.invalid("offset", "must not be negative") }
 
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let order = (query.sort.flatMap(Self.orderTerms) + ["t.rank"]).joined(separator: ", ")
+        // Ties break by position, unless a unique key (id) already decided.
+        let unique = query.sort.contains { $0.field == .id || $0.field == .position }
+        let order = (query.sort.flatMap(Self.orderTerms) + (unique ? [] : ["t.rank"])).joined(separator: ", ")
         return ListStatements(
             count: "SELECT COUNT(*) FROM todos t \(filter)",
             page: "SELECT \(todoColumns) \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",

@@ -4,18 +4,27 @@ import TodoCore
 /// column, exposed as dense 1-based positions.
 ///
 /// **The choice and its cost.** New rows get the last key plus `gap` (or the first minus `gap`);
-/// a move takes the midpoint of its new neighbours' keys, so it rewrites exactly one row. Only
-/// when two neighbours have no key left between them (after about log2(gap) = 16 moves into the
-/// same spot) is a window around the spot respaced: the window doubles from 16 rows on each side
-/// until its keys are sparse enough, so a respace rewrites O(window) rows and happens rarely
-/// (amortised O(log² n) per move, as in order-maintenance lists). Deleting leaves a gap and
-/// rewrites nothing. The price is on the read side: a position is `1 + count(rank < key)`, a
-/// range count on the `rank` index, linear in the position; a page of results costs one pass up
-/// to its last row's position.
+/// a move takes the midpoint of its new neighbours' keys, so it rewrites exactly one row (plus at
+/// most two rows of the block table below). Only when two neighbours have no key left between
+/// them (after about log2(gap) = 16 moves into the same spot) is a window around the spot
+/// respaced: the window doubles from 16 rows on each side until its keys are sparse enough, so a
+/// respace rewrites O(window) rows and happens rarely (amortised O(log² n) per move, as in
+/// order-maintenance lists). Deleting leaves a gap and rewrites nothing.
+///
+/// A position is `1 + count(rank < key)`. To avoid counting linearly, a table may keep a
+/// `blocks` table — how many rows hold a key in each block of 2^24 keys, maintained by triggers —
+/// so that a position is a sum over the blocks before the key's block (n / 256 rows at most when
+/// keys are evenly spread) plus a range count inside its block (about 256 rows). Categories are
+/// few and count directly.
 struct ManualOrder {
     /// The table, one of our own fixed names (never user text).
     let table: StaticString
+    /// The table counting rows per block of keys, if the table keeps one.
+    let blocks: StaticString?
     let connection: Connection
+
+    /// Keys per block are 2^blockShift; must match the triggers in the migrations.
+    static let blockShift: Int64 = 24
 
     /// Key distance between neighbours when rows are appended or respaced.
     static let gap: Int64 = 1 << 16
@@ -43,20 +52,39 @@ struct ManualOrder {
 
     /// The 1-based position of the row with key `rank`.
     func position(of rank: Int64) throws(TodoError) -> Int {
-        Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE rank < ?", [.integer(rank)])) + 1
+        try positions(of: [rank])[rank] ?? 1
     }
 
-    /// Positions of many keys in one pass up to the largest.
+    /// Positions of many keys: one pass over the block table, then a count inside each key's block.
     func positions(of ranks: [Int64]) throws(TodoError) -> [Int64: Int] {
-        let sorted = Set(ranks).sorted()
         var result: [Int64: Int] = [:]
-        guard let first = sorted.first else { return result }
-        var position = try self.position(of: first)
-        result[first] = position
-        for (previous, next) in zip(sorted, sorted.dropFirst()) {
-            position += Int(try connection.scalar(
-                "SELECT COUNT(*) FROM \(name) WHERE rank >= ? AND rank < ?", [.integer(previous), .integer(next)]))
-            result[next] = position
+        guard let blocks else {
+            for rank in Set(ranks) {
+                result[rank] = Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE rank < ?", [.integer(rank)])) + 1
+            }
+            return result
+        }
+        let shift = ManualOrder.blockShift
+        let wanted = Set(ranks.map { $0 >> shift })
+        guard let last = wanted.max() else { return result }
+        // Rows in blocks before each wanted block.
+        var before: [Int64: Int] = [:]
+        var running = 0
+        let sizes = try connection.rows(
+            "SELECT block, size FROM \(blocks) WHERE block <= ? ORDER BY block", [.integer(last)]) { ($0.int64(0), $0.int(1)) }
+        var index = sizes.startIndex
+        for block in wanted.sorted() {
+            while index < sizes.endIndex, sizes[index].0 < block {
+                running += sizes[index].1
+                index += 1
+            }
+            before[block] = running
+        }
+        for rank in Set(ranks) {
+            let block = rank >> shift
+            let inBlock = try connection.scalar(
+                "SELECT COUNT(*) FROM \(name) WHERE rank >= ? AND rank < ?", [.integer(block << shift), .integer(rank)])
+            result[rank] = (before[block] ?? 0) + Int(inBlock) + 1
         }
         return result
     }

@@ -40,6 +40,7 @@ let migrations: [Migration] = [
             updated     INTEGER NOT NULL
         );
         CREATE INDEX todos_rank ON todos(rank);
+        CREATE INDEX todos_done ON todos(done);
         CREATE INDEX todos_done_rank ON todos(done, rank);
         CREATE INDEX todos_category ON todos(category_id, done, rank);
         CREATE INDEX todos_due ON todos(due);
@@ -48,6 +49,25 @@ let migrations: [Migration] = [
         CREATE INDEX todos_done_updated ON todos(done, updated);
         CREATE INDEX todos_pending_reminder ON todos(remind)
             WHERE done = 0 AND remind IS NOT NULL AND reminded IS NULL;
+
+        -- How many todos hold an order key in each block of 2^24 keys, kept by triggers, so a
+        -- position is a sum over blocks plus a count inside one block (see ManualOrder).
+        CREATE TABLE todo_order_blocks (block INTEGER PRIMARY KEY, size INTEGER NOT NULL);
+        CREATE TRIGGER todos_order_insert AFTER INSERT ON todos BEGIN
+            INSERT INTO todo_order_blocks (block, size) VALUES (NEW.rank >> 24, 1)
+                ON CONFLICT (block) DO UPDATE SET size = size + 1;
+        END;
+        CREATE TRIGGER todos_order_delete AFTER DELETE ON todos BEGIN
+            UPDATE todo_order_blocks SET size = size - 1 WHERE block = OLD.rank >> 24;
+            DELETE FROM todo_order_blocks WHERE block = OLD.rank >> 24 AND size = 0;
+        END;
+        CREATE TRIGGER todos_order_update AFTER UPDATE OF rank ON todos
+            WHEN (NEW.rank >> 24) <> (OLD.rank >> 24) BEGIN
+            UPDATE todo_order_blocks SET size = size - 1 WHERE block = OLD.rank >> 24;
+            DELETE FROM todo_order_blocks WHERE block = OLD.rank >> 24 AND size = 0;
+            INSERT INTO todo_order_blocks (block, size) VALUES (NEW.rank >> 24, 1)
+                ON CONFLICT (block) DO UPDATE SET size = size + 1;
+        END;
         """),
 ]
 

@@ -60,6 +60,6 @@ public struct StoreTransaction {
     /// The instant this block records as created/updated/completed.
     public let now: Instant
 
-    var todoOrder: ManualOrder { ManualOrder(table: "todos", connection: connection) }
-    var categoryOrder: ManualOrder { ManualOrder(table: "categories", connection: connection) }
+    var todoOrder: ManualOrder { ManualOrder(table: "todos", blocks: "todo_order_blocks", connection: connection) }
+    var categoryOrder: ManualOrder { ManualOrder(table: "categories", blocks: nil, connection: connection) }
 }

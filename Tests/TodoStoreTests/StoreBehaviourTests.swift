@@ -134,7 +134,8 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         let changes = { try store.read { try $0.connection.scalar("SELECT total_changes()") } }
         var before = try changes()
         _ = try store.write { try $0.move(1500, to: .position(10)) }
-        #expect(try changes() - before == 2)  // the rank, then `updated`
+        // The rank and `updated` of the moved row, and at most three changes in the block table.
+        #expect(try changes() - before <= 5)
         // Move todos one after another between the same two neighbours.
         before = try changes()
         for id in 100..<400 { _ = try store.write { try $0.move(Int64(id), to: .after(1)) } }

@@ -1,0 +1,73 @@
+import Foundation
+import TodoCore
+import TodoStore
+
+/// The store section: bulk insert, first pages of every sort key, a move, and the next-reminder
+/// lookup, all on a store of `count` todos.
+enum StoreBench {
+    static func run(count: Int, samples: Int) throws {
+        print("== store (\(count) todos, SQLite WAL synchronous=FULL)")
+        let dir = NSTemporaryDirectory() + "todobench-\(getpid())"
+        try? FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A clock that ticks a millisecond per transaction, so created/updated differ as in real use.
+        let base = Instant.now()
+        let ticks = Ticker()
+        let store = try TodoStore(path: dir + "/todos.db", clock: { base.adding(usec: ticks.next() * 1000) })
+        let categories = ["仕事", "Home", "買い物", "Errands", "🏠"]
+        var rng = SystemRandomNumberGenerator()
+
+        let start = Measure.now()
+        for batch in stride(from: 0, to: count, by: 100) {
+          try store.write { tx in
+            for i in batch..<min(batch + 100, count) {
+                let due: Instant? = i % 3 == 0 ? nil : base.adding(usec: Int64.random(in: 1...30 * 86_400, using: &rng) * 1_000_000)
+                _ = try tx.add(NewTodo(
+                    title: i % 2 == 0 ? "todo \(i) 牛乳を買う" : "Task \(i) write report",
+                    category: i % 4 == 0 ? nil : categories[i % categories.count], due: due))
+            }
+          }
+        }
+        let bulk = Measure.now() - start
+        report("bulk insert (100 per transaction)", [bulk], extra: String(format: "%.0f todos/s", Double(count) / bulk))
+
+        for field in TodoQuery.SortField.allCases {
+            for descending in [false, true] {
+                var query = TodoQuery()
+                query.sort = [TodoQuery.SortKey(field, descending: descending)]
+                query.limit = 50
+                let times = try Measure.samples(samples) { _ = try store.read { try $0.list(query) } }
+                report("first page of 50, sort \(descending ? "-" : "")\(field)", times)
+            }
+        }
+        var byCategory = TodoQuery()
+        byCategory.category = "仕事"
+        byCategory.limit = 50
+        report("first page of 50 of one category", try Measure.samples(samples) { _ = try store.read { try $0.list(byCategory) } })
+
+        var id: Int64 = 1
+        let moves = try Measure.samples(samples) {
+            id += 1
+            _ = try store.write { try $0.move(id, to: .position(count / 2)) }
+        }
+        report("move to the middle (durable commit)", moves)
+        let top = try Measure.samples(samples) {
+            id += 1
+            _ = try store.write { try $0.move(id, to: .position(1)) }
+        }
+        report("move to the top (durable commit)", top)
+        let next = try Measure.samples(samples * 10) { _ = try store.read { try $0.nextPendingReminder() } }
+        report("next pending reminder lookup", next)
+        let get = try Measure.samples(samples * 10) { _ = try store.read { try $0.todo(Int64(count / 2)) } }
+        report("get one todo (mid-list position)", get)
+    }
+}
+
+/// A counter safe to call from the store's queue.
+final class Ticker: @unchecked Sendable {
+    // @unchecked: `value` is guarded by `lock`.
+    private let lock = NSLock()
+    private var value: Int64 = 0
+    func next() -> Int64 { lock.withLock { value += 1; return value } }
+}
