@@ -1,0 +1,446 @@
+import Foundation
+import TodoCore
+
+/// A bad WHEN or DURATION value: `message` quotes the value and lists the accepted forms, one line.
+public struct TimeExpressionError: Error, Equatable, Sendable {
+    /// One line for the user, without the `todoctl:` prefix.
+    public let message: String
+
+    /// An error with the given one-line message.
+    public init(message: String) { self.message = message }
+}
+
+/// The WHEN and DURATION grammar of `todoctl` (SPEC §4).
+///
+/// WHEN, case-insensitive, surrounding whitespace ignored:
+/// - RFC 3339: `2026-12-01T09:00:00Z`, `2026-12-01T18:00:00+09:00`.
+/// - Local date and time: `YYYY-MM-DD` (00:00 local), `YYYY-MM-DD HH:MM[:SS]`,
+///   `YYYY-MM-DDTHH:MM[:SS]`; after a space any TIME below is accepted (`2026-12-01 5pm`).
+/// - `now`; `today`, `tomorrow` or a weekday (`monday` or `mon` … `sunday` or `sun`), each optionally
+///   followed by a TIME; without one they mean 00:00 local. A weekday is the next such day, never
+///   today. `today 9am` stays today even when 9am has passed.
+/// - TIME: `17:30`, `17:30:15`, `9am`, `9:30am`, `5:30pm`, `9 am`; `12am` is 00:00 and `12pm` noon.
+/// - Relative: `+` and a DURATION (`+90s`, `+15m`, `+2h`, `+3d`, `+1w`, `+1h30m`; `+0s` is now), or
+///   `in N UNIT` with UNIT one of `s sec secs second seconds`, `m min mins minute minutes`,
+///   `h hr hrs hour hours`, `d day days`, `w week weeks` (`in 2 hours`, `in 90min`), or `in` and a
+///   DURATION (`in 1h30m`).
+/// - `@EPOCHSECONDS` (an integer, may be negative).
+///
+/// Days and weeks in relative forms are calendar days in local time: `+1d` keeps the wall-clock time
+/// across a DST change. Hours, minutes and seconds are exact elapsed time. In a compound value the
+/// days and weeks are applied first, then the exact part (`+1d2h` = same time tomorrow, plus 2 hours).
+///
+/// Local wall-clock times are resolved like this:
+/// - a time that does not exist (in a spring-forward gap) is read with the UTC offset in effect
+///   before the gap, which moves it forward by the gap length (02:30 on 2026-03-08 in New York
+///   becomes 03:30 EDT);
+/// - an ambiguous time (in a fall-back overlap) is the earlier instant, the first time the clock
+///   shows it (01:30 on 2026-11-01 in New York is 01:30 EDT).
+///
+/// DURATION: numbers with the units `w d h m s`, each unit at most once and in that order
+/// (`1h30m`, `1w2d`); `1h1h`, `30m1h` and `0s` are rejected. A day is exactly 24 hours here.
+///
+/// Results must lie in years 0001…9999 (UTC); anything larger, and any number with more than
+/// 15 digits, is an error, never an overflow.
+///
+/// Local conversions use `TimeZone.secondsFromGMT(for:)` and the proleptic Gregorian calendar
+/// of `TodoCore.Instant` rather than `Calendar`, whose Gregorian calendar switches to the Julian one
+/// before 1582 and whose handling of nonexistent local times is not documented.
+public enum TimeExpression {
+    /// Parses WHEN relative to `now` in `timeZone` (callers pass TimeZone.current, which honours TZ).
+    public static func instant(_ text: String, now: Instant, timeZone: TimeZone) throws(TimeExpressionError) -> Instant {
+        guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
+            throw TimeExpressionError(message: "invalid time \(quoted(text)): expected \(whenForms)")
+        }
+        return value
+    }
+
+    /// Parses DURATION: `30s`, `15m`, `2h`, `1d`, `1w`, and sums like `1h30m` (units in the order
+    /// w d h m s, each at most once). Returns microseconds, always > 0.
+    public static func duration(_ text: String) throws(TimeExpressionError) -> Int64 {
+        guard let parts = DurationParts(normalize(text)), let usec = parts.totalUsec, usec > 0 else {
+            throw TimeExpressionError(message: "invalid duration \(quoted(text)): expected \(durationForms)")
+        }
+        return usec
+    }
+
+    /// `--remind DURATION|WHEN`: a DURATION means that long before `due` (error if due is nil:
+    /// "a reminder given as a duration needs a due date"); otherwise a WHEN.
+    public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: TimeZone) throws(TimeExpressionError) -> Instant {
+        if DurationParts(normalize(text)) != nil {
+            let usec = try duration(text)
+            guard let due else {
+                throw TimeExpressionError(message: "a reminder given as a duration needs a due date")
+            }
+            guard let value = checkedAdd(due.usec, -usec) else {
+                throw TimeExpressionError(message: "invalid duration \(quoted(text)): expected \(durationForms)")
+            }
+            return value
+        }
+        guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
+            throw TimeExpressionError(message: "invalid reminder \(quoted(text)): expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(whenForms)")
+        }
+        return value
+    }
+
+    // MARK: - Messages
+
+    static let whenForms = "RFC 3339, YYYY-MM-DD [HH:MM[:SS]], now, today, tomorrow, a weekday [TIME], +N(s|m|h|d|w), in N UNITS or @EPOCH"
+    static let durationForms = "a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m"
+
+    /// The value in double quotes with quotes, backslashes and control characters escaped, cut
+    /// after 60 characters so the message stays one short line.
+    static func quoted(_ text: String) -> String {
+        let cut = text.count > 60 ? String(text.prefix(60)) + "…" : text
+        return cut.debugDescription
+    }
+
+    // MARK: - Range
+
+    /// 0001-01-01T00:00:00Z.
+    static let minUsec: Int64 = -719_162 * 86_400 * 1_000_000
+    /// 9999-12-31T23:59:59.999999Z.
+    static let maxUsec: Int64 = 2_932_897 * 86_400 * 1_000_000 - 1
+
+    static func checked(_ usec: Int64) -> Instant? {
+        usec >= minUsec && usec <= maxUsec ? Instant(usec: usec) : nil
+    }
+
+    /// `a + b` or nil on overflow or outside years 0001…9999.
+    static func checkedAdd(_ a: Int64, _ b: Int64) -> Instant? {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? nil : checked(sum)
+    }
+
+    // MARK: - WHEN
+
+    static func normalize(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    static func parseWhen(_ text: String, now: Instant, timeZone: TimeZone) -> Instant? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else { return nil }
+        if let instant = Instant(rfc3339: trimmed) { return checked(instant.usec) }
+        let lower = trimmed.lowercased()
+        let tokens = lower.split(whereSeparator: { $0.isWhitespace })
+        guard let first = tokens.first else { return nil }
+        let rest = Array(tokens.dropFirst())
+
+        if first == "now" {
+            return rest.isEmpty ? checked(now.usec) : nil
+        }
+        if first.hasPrefix("@") {
+            guard rest.isEmpty else { return nil }
+            return epoch(first.dropFirst())
+        }
+        if first.hasPrefix("+") {
+            guard rest.isEmpty, let parts = DurationParts(String(first.dropFirst())) else { return nil }
+            return relative(parts, now: now, timeZone: timeZone)
+        }
+        if first == "in" {
+            guard let parts = inPhrase(rest) else { return nil }
+            return relative(parts, now: now, timeZone: timeZone)
+        }
+        if first == "today" || first == "tomorrow" || weekdays[String(first)] != nil {
+            guard let secondOfDay = timeOfDay(rest) else { return nil }
+            let today = LocalTime(usec: now.usec, timeZone: timeZone).days
+            let day: Int64
+            if first == "today" {
+                day = today
+            } else if first == "tomorrow" {
+                day = today + 1
+            } else {
+                let target = weekdays[String(first)] ?? 0
+                let delta = (target - weekday(ofDays: today) + 7) % 7
+                day = today + (delta == 0 ? 7 : delta)
+            }
+            return localInstant(days: day, secondOfDay: secondOfDay, micros: 0, timeZone: timeZone)
+        }
+        return localDateTime(first, rest: rest, timeZone: timeZone)
+    }
+
+    /// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS]`, or `YYYY-MM-DD` followed by a TIME.
+    static func localDateTime(_ first: Substring, rest: [Substring], timeZone: TimeZone) -> Instant? {
+        var datePart = first
+        var secondOfDay: Int64 = 0
+        if let t = first.firstIndex(of: "t") {
+            guard rest.isEmpty else { return nil }
+            datePart = first[..<t]
+            guard let time = time24(first[first.index(after: t)...]) else { return nil }
+            secondOfDay = time
+        } else if !rest.isEmpty {
+            guard let time = timeOfDay(rest) else { return nil }
+            secondOfDay = time
+        }
+        guard let days = date(datePart) else { return nil }
+        return localInstant(days: days, secondOfDay: secondOfDay, micros: 0, timeZone: timeZone)
+    }
+
+    /// Days since the epoch for `YYYY-MM-DD` naming a real date.
+    static func date(_ s: Substring) -> Int64? {
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let y = number(parts[0]), let m = number(parts[1]), let d = number(parts[2])
+        else { return nil }
+        return Instant.days(year: y, month: m, day: d)
+    }
+
+    /// The time tokens after a day word: none (00:00), one (`17:30`, `9am`) or a number and
+    /// `am`/`pm` (`9 am`). Returns seconds since local midnight.
+    static func timeOfDay(_ tokens: [Substring]) -> Int64? {
+        switch tokens.count {
+        case 0: return 0
+        case 1: return time(tokens[0])
+        case 2 where tokens[1] == "am" || tokens[1] == "pm": return time(tokens[0] + tokens[1])
+        default: return nil
+        }
+    }
+
+    /// `H:MM`, `HH:MM[:SS]` (24-hour) or `H[:MM[:SS]]am|pm` (12-hour).
+    static func time(_ s: Substring) -> Int64? {
+        for (suffix, base) in [("am", Int64(0)), ("pm", Int64(12))] where s.hasSuffix(suffix) {
+            let fields = s.dropLast(2).split(separator: ":", omittingEmptySubsequences: false)
+            guard (1...3).contains(fields.count), (1...2).contains(fields[0].count),
+                  let hour = number(fields[0]), (1...12).contains(hour),
+                  let rest = minutesSeconds(fields.dropFirst())
+            else { return nil }
+            return ((hour % 12) + base) * 3600 + rest
+        }
+        return time24(s)
+    }
+
+    /// `H:MM` or `HH:MM[:SS]`, hours 0…23.
+    static func time24(_ s: Substring) -> Int64? {
+        let fields = s.split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(fields.count), (1...2).contains(fields[0].count),
+              let hour = number(fields[0]), hour < 24,
+              let rest = minutesSeconds(fields.dropFirst())
+        else { return nil }
+        return hour * 3600 + rest
+    }
+
+    /// `MM[:SS]` fields (two digits each, below 60) as seconds; nothing is 0.
+    static func minutesSeconds(_ fields: ArraySlice<Substring>) -> Int64? {
+        var total: Int64 = 0
+        for (i, field) in fields.enumerated() {
+            guard field.count == 2, let v = number(field), v < 60 else { return nil }
+            total += i == 0 ? v * 60 : v
+        }
+        return total
+    }
+
+    /// `@EPOCHSECONDS`.
+    static func epoch(_ s: Substring) -> Instant? {
+        let negative = s.hasPrefix("-")
+        guard let secs = number(negative ? s.dropFirst() : s) else { return nil }
+        let (usec, overflow) = secs.multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow else { return nil }
+        return checked(negative ? -usec : usec)
+    }
+
+    static let unitWords: [String: Character] = [
+        "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+        "m": "m", "min": "m", "mins": "m", "minute": "m", "minutes": "m",
+        "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+        "d": "d", "day": "d", "days": "d",
+        "w": "w", "week": "w", "weeks": "w",
+    ]
+
+    /// The words after `in`: `N UNIT`, `NUNIT` or a DURATION.
+    static func inPhrase(_ tokens: [Substring]) -> DurationParts? {
+        let joined: Substring
+        switch tokens.count {
+        case 1: joined = tokens[0]
+        case 2 where tokens[0].allSatisfy(\.isASCIIDigit): joined = tokens[0] + tokens[1]
+        default: return nil
+        }
+        let digits = joined.prefix(while: \.isASCIIDigit)
+        let word = joined.dropFirst(digits.count)
+        if let unit = unitWords[String(word)], let n = number(digits) {
+            return DurationParts(count: n, unit: unit)
+        }
+        return tokens.count == 1 ? DurationParts(String(joined)) : nil
+    }
+
+    /// `now` moved by `parts`: calendar days and weeks in local time first, then the exact part.
+    static func relative(_ parts: DurationParts, now: Instant, timeZone: TimeZone) -> Instant? {
+        guard let exact = parts.exactUsec else { return nil }
+        var base = now
+        let days = parts.calendarDays
+        if days != 0 {
+            // More days than fit between the years 1 and 9999 cannot give a valid instant.
+            guard days <= 4_000_000 else { return nil }
+            guard checked(now.usec) != nil else { return nil }
+            let local = LocalTime(usec: now.usec, timeZone: timeZone)
+            let micros = now.usec - LocalTime.floorSeconds(now.usec) * 1_000_000
+            guard let moved = localInstant(days: local.days + days, secondOfDay: local.secondOfDay,
+                                           micros: micros, timeZone: timeZone)
+            else { return nil }
+            base = moved
+        }
+        return checkedAdd(base.usec, exact)
+    }
+
+    static let weekdays: [String: Int64] = [
+        "sunday": 0, "sun": 0, "monday": 1, "mon": 1, "tuesday": 2, "tue": 2, "wednesday": 3, "wed": 3,
+        "thursday": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
+    ]
+
+    /// 0 for Sunday … 6 for Saturday; 1970-01-01 was a Thursday.
+    static func weekday(ofDays days: Int64) -> Int64 {
+        ((days % 7) + 7 + 4) % 7
+    }
+
+    /// A non-negative decimal integer of 1…15 ASCII digits (so products with unit sizes cannot overflow).
+    static func number(_ s: Substring) -> Int64? {
+        guard !s.isEmpty, s.count <= 15 else { return nil }
+        var v: Int64 = 0
+        for c in s {
+            guard let d = c.asciiDigitValue else { return nil }
+            v = v * 10 + d
+        }
+        return v
+    }
+
+    // MARK: - Local time
+
+    /// The UTC offset of `timeZone` at `utcSeconds`, in seconds. Instants outside the years
+    /// 0001…9999 (give or take two days) use the offset at that edge: Foundation traps on
+    /// dates far enough away.
+    static func offset(at utcSeconds: Int64, _ timeZone: TimeZone) -> Int64 {
+        let edge: Int64 = 2 * 86_400
+        let clamped = min(max(utcSeconds, minUsec / 1_000_000 - edge), maxUsec / 1_000_000 + edge)
+        return Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(clamped))))
+    }
+
+    /// The instant a local wall-clock time names, with the gap and overlap rules above.
+    static func localInstant(days: Int64, secondOfDay: Int64, micros: Int64, timeZone: TimeZone) -> Instant? {
+        guard days >= -719_162, days < 2_932_897 else { return nil }
+        let naive = days * 86_400 + secondOfDay
+        // Transitions are far more than a day apart, so the offsets a day either side of the naive
+        // reading (plus the one at it) are the only candidates.
+        let before = offset(at: naive - 86_400, timeZone)
+        let candidates = [before, offset(at: naive, timeZone), offset(at: naive + 86_400, timeZone)]
+        let valid = candidates.map { naive - $0 }.filter { naive - offset(at: $0, timeZone) == $0 }
+        let utc = valid.min() ?? (naive - before)
+        return checked(utc * 1_000_000 + micros)
+    }
+}
+
+extension TimeExpression {
+    /// The local calendar date and time of day of an instant.
+    struct LocalTime {
+        /// Days since 1970-01-01 of the local date.
+        var days: Int64
+        /// Seconds since local midnight (wall clock).
+        var secondOfDay: Int64
+
+        /// The local date and time of the instant `usec` microseconds after the epoch (sub-second
+        /// part dropped). Safe for any value, unlike `Instant.seconds`, which traps on `Int64.min`.
+        init(usec: Int64, timeZone: TimeZone) {
+            self.init(utcSeconds: LocalTime.floorSeconds(usec), timeZone: timeZone)
+        }
+
+        init(utcSeconds: Int64, timeZone: TimeZone) {
+            let local = utcSeconds + TimeExpression.offset(at: utcSeconds, timeZone)
+            days = local >= 0 ? local / 86_400 : -((-local + 86_399) / 86_400)
+            secondOfDay = local - days * 86_400
+        }
+
+        /// Whole seconds in `usec` microseconds, rounded toward negative infinity, without overflow.
+        static func floorSeconds(_ usec: Int64) -> Int64 {
+            usec >= 0 ? usec / 1_000_000 : (usec + 1) / 1_000_000 - 1
+        }
+
+        /// Year, month and day of `days` in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+        static func civil(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+            let z = days + 719_468
+            let era = (z >= 0 ? z : z - 146_096) / 146_097
+            let doe = z - era * 146_097
+            let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+            let mp = (5 * doy + 2) / 153
+            let d = doy - (153 * mp + 2) / 5 + 1
+            let m = mp < 10 ? mp + 3 : mp - 9
+            return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        }
+    }
+
+    /// A parsed DURATION: counts per unit, each at most 15 digits.
+    struct DurationParts: Equatable {
+        var weeks: Int64 = 0
+        var days: Int64 = 0
+        var hours: Int64 = 0
+        var minutes: Int64 = 0
+        var seconds: Int64 = 0
+
+        init(count: Int64, unit: Character) {
+            switch unit {
+            case "w": weeks = count
+            case "d": days = count
+            case "h": hours = count
+            case "m": minutes = count
+            default: seconds = count
+            }
+        }
+
+        /// Parses `1w2d3h4m5s`-style text (already lowercased): units in that order, each at most once.
+        init?(_ text: String) {
+            let order: [Character] = ["w", "d", "h", "m", "s"]
+            var next = 0
+            var rest = Substring(text)
+            guard !rest.isEmpty else { return nil }
+            while !rest.isEmpty {
+                let digits = rest.prefix(while: \.isASCIIDigit)
+                rest = rest.dropFirst(digits.count)
+                guard let n = TimeExpression.number(digits), let unit = rest.first,
+                      let rank = order.firstIndex(of: unit), rank >= next
+                else { return nil }
+                rest = rest.dropFirst()
+                next = rank + 1
+                switch unit {
+                case "w": weeks = n
+                case "d": days = n
+                case "h": hours = n
+                case "m": minutes = n
+                default: seconds = n
+                }
+            }
+        }
+
+        /// Weeks and days as calendar days (at most ~10^16, no overflow).
+        var calendarDays: Int64 { weeks * 7 + days }
+
+        /// Hours, minutes and seconds in microseconds, or nil on overflow.
+        var exactUsec: Int64? {
+            var total: Int64 = 0
+            for (count, size) in [(hours, Int64(3_600_000_000)), (minutes, 60_000_000), (seconds, 1_000_000)] {
+                let (product, o1) = count.multipliedReportingOverflow(by: size)
+                let (sum, o2) = total.addingReportingOverflow(product)
+                guard !o1, !o2 else { return nil }
+                total = sum
+            }
+            return total
+        }
+
+        /// Everything in microseconds with a day of exactly 24 hours, or nil on overflow.
+        var totalUsec: Int64? {
+            guard let exact = exactUsec else { return nil }
+            let (product, o1) = calendarDays.multipliedReportingOverflow(by: 86_400_000_000)
+            let (sum, o2) = exact.addingReportingOverflow(product)
+            return o1 || o2 ? nil : sum
+        }
+    }
+}
+
+fileprivate extension Character {
+    /// True for the ASCII digits 0…9 only (not other scripts' digits or fullwidth ones).
+    var isASCIIDigit: Bool { asciiDigitValue != nil }
+
+    /// The value of an ASCII digit, or nil.
+    var asciiDigitValue: Int64? {
+        guard let a = asciiValue, a >= 48, a <= 57 else { return nil }
+        return Int64(a - 48)
+    }
+}
