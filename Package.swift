@@ -24,7 +24,8 @@ let package = Package(
         // MARK: - Libraries
         .target(name: "TodoCore"),
         .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite"]),
-        .target(name: "TodoClient", dependencies: ["TodoCore"]),
+        .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
+        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore"]),
 
         // MARK: - Executables
@@ -32,6 +33,7 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
+        .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol"]),
         .testTarget(name: "TodoClientTests", dependencies: ["TodoCore", "TodoClient", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
     ],

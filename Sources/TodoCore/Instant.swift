@@ -17,7 +17,10 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     public func adding(usec micros: Int64) -> Instant { Instant(usec: usec &+ micros) }
 
     /// Whole seconds since the epoch, rounded toward negative infinity.
-    public var seconds: Int64 { usec >= 0 ? usec / 1_000_000 : -((-usec + 999_999) / 1_000_000) }
+    public var seconds: Int64 {
+        let (quotient, remainder) = usec.quotientAndRemainder(dividingBy: 1_000_000)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
 
     public var description: String { rfc3339() }
 
@@ -25,8 +28,9 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// `fractional` is true and the instant is not on a whole second.
     public func rfc3339(fractional: Bool = false) -> String {
         let secs = seconds
-        let micros = usec - secs * 1_000_000
-        var days = secs >= 0 ? secs / 86_400 : -((-secs + 86_399) / 86_400)
+        let micros = (usec % 1_000_000 + 1_000_000) % 1_000_000
+        let (q, r) = secs.quotientAndRemainder(dividingBy: 86_400)
+        var days = r < 0 ? q - 1 : q
         let secOfDay = secs - days * 86_400
         let (y, m, d) = Instant.civil(fromDays: &days)
         var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)

@@ -27,6 +27,8 @@ import TodoCore
         #expect(Instant(usec: 1_796_115_600_000_000).rfc3339() == "2026-12-01T09:00:00Z")
         #expect(Instant(usec: 1_796_115_600_123_456).rfc3339(fractional: true) == "2026-12-01T09:00:00.123456Z")
         #expect(Instant(usec: -1).rfc3339(fractional: true) == "1969-12-31T23:59:59.999999Z")
+        _ = Instant(usec: .min).rfc3339(fractional: true)  // must not trap
+        _ = Instant(usec: .max).rfc3339(fractional: true)
         for usec in stride(from: Int64(-5_000_000_000_000_000), to: 200_000_000_000_000_000, by: 7_777_777_777_777) {
             let text = Instant(usec: usec).rfc3339(fractional: true)
             #expect(Instant(rfc3339: text)?.usec == usec, "\(text)")

@@ -1,0 +1,134 @@
+import TodoCore
+
+// The JSON shapes of SPEC §4/§5: todo and category objects, the export document, pages.
+
+extension JSON {
+    /// An instant as RFC 3339 UTC, with microseconds only when it has them.
+    public init(_ instant: Instant?) {
+        self = instant.map { .string($0.rfc3339(fractional: true)) } ?? .null
+    }
+
+    init(_ string: String?) { self = string.map(JSON.string) ?? .null }
+
+    /// The todo object: `id`, `title`, `notes`, `category`, `due`, `remind`, `reminded`, `done`,
+    /// `completed`, `position`, `created`, `updated` (absent values are null).
+    public init(_ todo: Todo) {
+        self = .object([
+            "id": .int(todo.id), "title": .string(todo.title), "notes": JSON(todo.notes),
+            "category": JSON(todo.category), "due": JSON(todo.due), "remind": JSON(todo.remind),
+            "reminded": JSON(todo.reminded), "done": .bool(todo.done), "completed": JSON(todo.completed),
+            "position": .int(Int64(todo.position)), "created": JSON(todo.created), "updated": JSON(todo.updated),
+        ])
+    }
+
+    /// The category object: `id`, `name`, `position`, `open`, `done`.
+    public init(_ category: Category) {
+        self = .object([
+            "id": .int(category.id), "name": .string(category.name), "position": .int(Int64(category.position)),
+            "open": .int(Int64(category.open)), "done": .int(Int64(category.done)),
+        ])
+    }
+
+    /// `{"todos": [...], "total": n}`.
+    public init(_ page: TodoPage) {
+        self = .object(["todos": .array(page.todos.map(JSON.init)), "total": .int(Int64(page.total))])
+    }
+
+    /// The export document (see docs/PROTOCOL.md).
+    public init(_ document: ExportDocument) {
+        let todos: [JSON] = document.todos.map { e in
+            .object([
+                "title": .string(e.title), "notes": JSON(e.notes), "category": JSON(e.category),
+                "due": JSON(e.due), "remind": JSON(e.remind), "reminded": JSON(e.reminded), "done": .bool(e.done),
+                "completed": JSON(e.completed), "created": JSON(e.created), "updated": JSON(e.updated),
+            ])
+        }
+        self = .object([
+            "format": .string(ExportDocument.format), "version": .int(Int64(ExportDocument.version)),
+            "exported": JSON(document.exported),
+            "categories": .array(document.categories.map(JSON.string)), "todos": .array(todos),
+        ])
+    }
+}
+
+/// A value the client could not read from the daemon's answer.
+public struct DecodingError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension Todo {
+    /// Reads a todo object (client side).
+    public init(json: JSON) throws(DecodingError) {
+        guard case .object(let o) = json, let id = o["id"]?.intValue, let title = o["title"]?.stringValue,
+              let done = o["done"]?.boolValue, let position = o["position"]?.intValue,
+              let created = o["created"]?.stringValue.flatMap(Instant.init(rfc3339:)),
+              let updated = o["updated"]?.stringValue.flatMap(Instant.init(rfc3339:))
+        else { throw DecodingError("malformed todo object") }
+        func instant(_ key: String) -> Instant? { o[key]?.stringValue.flatMap(Instant.init(rfc3339:)) }
+        self.init(
+            id: id, title: title, notes: o["notes"]?.stringValue, category: o["category"]?.stringValue,
+            due: instant("due"), remind: instant("remind"), reminded: instant("reminded"), done: done,
+            completed: instant("completed"), position: Int(position), created: created, updated: updated)
+    }
+}
+
+extension Category {
+    /// Reads a category object (client side).
+    public init(json: JSON) throws(DecodingError) {
+        guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue,
+              let position = json["position"]?.intValue, let open = json["open"]?.intValue, let done = json["done"]?.intValue
+        else { throw DecodingError("malformed category object") }
+        self.init(id: id, name: name, position: Int(position), open: Int(open), done: Int(done))
+    }
+}
+
+extension ExportDocument {
+    /// Reads an export document; every problem is a -32602 error naming its place
+    /// (`todos[3].due`). Unknown members are refused.
+    public init(json: JSON) throws(RPCError) {
+        guard case .object(let object) = json else { throw RPCError.invalidParams("document", "must be an object") }
+        var p = Params(object)
+        let format = try p.string("format")
+        guard format == ExportDocument.format else {
+            throw RPCError.invalidParams("format", "must be \"\(ExportDocument.format)\", not \"\(format.prefix(40))\"")
+        }
+        let version = try p.int("version")
+        guard version == Int64(ExportDocument.version) else {
+            throw RPCError.invalidParams("version", "\(version) is not supported (this todod reads version \(ExportDocument.version))")
+        }
+        let exported = try p.optionalInstant("exported") ?? Instant(usec: 0)
+        guard case .array(let names)? = p.raw("categories") else { throw RPCError.invalidParams("categories", "must be an array") }
+        var categories: [String] = []
+        for (i, name) in names.enumerated() {
+            guard case .string(let s) = name else { throw RPCError.invalidParams("categories[\(i)]", "must be a string") }
+            categories.append(s)
+        }
+        guard case .array(let items)? = p.raw("todos") else { throw RPCError.invalidParams("todos", "must be an array") }
+        try p.finish()
+        var todos: [Entry] = []
+        todos.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard case .object(let o) = item else { throw RPCError.invalidParams("todos[\(i)]", "must be an object") }
+            var e = Params(o)
+            do throws(RPCError) {
+                let created = try e.instant("created")
+                todos.append(Entry(
+                    title: try e.string("title"), notes: try e.optionalString("notes"),
+                    category: try e.optionalString("category"), due: try e.optionalInstant("due"),
+                    remind: try e.optionalInstant("remind"), reminded: try e.optionalInstant("reminded"),
+                    done: try e.flag("done"), completed: try e.optionalInstant("completed"),
+                    created: created, updated: try e.optionalInstant("updated") ?? created))
+                _ = e.raw("id")
+                _ = e.raw("position")  // accepted for convenience; the import assigns its own
+                try e.finish()
+            } catch {
+                let field = "todos[\(i)].\(error.field ?? "")"
+                let prefix = "invalid params: \(error.field ?? "")"
+                let reason = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : " " + error.message
+                throw RPCError(code: error.code, message: "invalid params: \(field)\(reason)", field: field)
+            }
+        }
+        self.init(categories: categories, todos: todos, exported: exported)
+    }
+}

@@ -1,0 +1,340 @@
+/// A JSON value. Objects keep their keys in order, so output is stable and reads like the input.
+public enum JSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// An integer that fits in 64 bits (ids, counts, positions).
+    case int(Int64)
+    /// Any other number.
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object(JSONObject)
+
+    public subscript(key: String) -> JSON? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+
+    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var intValue: Int64? { if case .int(let i) = self { return i }; return nil }
+    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
+    public var objectValue: JSONObject? { if case .object(let o) = self { return o }; return nil }
+    public var isNull: Bool { self == .null }
+
+    /// A short name of the value's type, for error messages ("a string", "an object").
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .int, .double: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
+
+/// A JSON object with keys in insertion order.
+public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    public private(set) var pairs: [(key: String, value: JSON)]
+
+    public init() { pairs = [] }
+    public init(dictionaryLiteral elements: (String, JSON)...) { pairs = elements.map { ($0.0, $0.1) } }
+
+    public subscript(key: String) -> JSON? {
+        get { pairs.first { $0.key == key }?.value }
+        set {
+            if let i = pairs.firstIndex(where: { $0.key == key }) {
+                if let newValue { pairs[i].value = newValue } else { pairs.remove(at: i) }
+            } else if let newValue {
+                pairs.append((key, newValue))
+            }
+        }
+    }
+
+    public var keys: [String] { pairs.map(\.key) }
+
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        a.pairs.count == b.pairs.count && zip(a.pairs, b.pairs).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+}
+
+extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        var o = JSONObject()
+        for (k, v) in elements { o[k] = v }
+        self = .object(o)
+    }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+// MARK: - Writing
+
+extension JSON {
+    /// Compact UTF-8 JSON text (no newlines), non-ASCII written as is.
+    public func serialized() -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends compact UTF-8 JSON text to `out`.
+    public func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .double(let d):
+            if d.isFinite {
+                if d == d.rounded(), abs(d) < 1e15 { out.append(contentsOf: String(Int64(d)).utf8) } else { out.append(contentsOf: "\(d)".utf8) }
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        case .string(let s): JSON.writeString(s, to: &out)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                v.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let o):
+            out.append(UInt8(ascii: "{"))
+            for (i, pair) in o.pairs.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSON.writeString(pair.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                pair.value.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20, 0x7F:
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+// MARK: - Reading
+
+/// Why a text is not acceptable JSON; `offset` is the byte where reading stopped.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let reason: String
+    public let offset: Int
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+extension JSON {
+    /// The deepest nesting of arrays and objects accepted.
+    public static let maxDepth = 64
+
+    /// Parses one JSON text (RFC 8259, strict: no trailing commas, comments, NaN, or invalid
+    /// UTF-8; surrounding whitespace allowed; nesting at most `maxDepth`).
+    public static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONParseError) -> JSON where Bytes.Element == UInt8 {
+        var parser = JSONParser(bytes: Array(bytes))
+        parser.skipWhitespace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.fail("unexpected text after the value") }
+        return value
+    }
+
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON { try parse(Array(text.utf8)) }
+}
+
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+
+    func fail(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
+    mutating func value(depth: Int) throws(JSONParseError) -> JSON {
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw fail("unexpected character")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let w = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else {
+            throw fail("unexpected character")
+        }
+        index += w.count
+    }
+
+    mutating func object(depth: Int) throws(JSONParseError) -> JSON {
+        guard depth <= JSON.maxDepth else { throw fail("nesting deeper than \(JSON.maxDepth)") }
+        index += 1
+        var o = JSONObject()
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(o) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            let key = try string()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let v = try value(depth: depth)
+            guard o[key] == nil else { throw fail("duplicate key \"\(key)\"") }
+            o[key] = v
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(o) }
+            throw fail("expected ',' or '}'")
+        }
+    }
+
+    mutating func array(depth: Int) throws(JSONParseError) -> JSON {
+        guard depth <= JSON.maxDepth else { throw fail("nesting deeper than \(JSON.maxDepth)") }
+        index += 1
+        var a: [JSON] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(a) }
+        while true {
+            skipWhitespace()
+            a.append(try value(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(a) }
+            throw fail("expected ',' or ']'")
+        }
+    }
+
+    mutating func string() throws(JSONParseError) -> String {
+        index += 1
+        var out: [UInt8] = []
+        while true {
+            guard index < bytes.count else { throw fail("unterminated string") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { index += 1; break }
+            if byte < 0x20 { throw fail("control character in string") }
+            if byte == UInt8(ascii: "\\") {
+                index += 1
+                guard index < bytes.count else { throw fail("unterminated string") }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw fail("unpaired surrogate")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00..<0xE000).contains(scalar) {
+                        throw fail("unpaired surrogate")
+                    }
+                    guard let u = Unicode.Scalar(scalar) else { throw fail("invalid escape") }
+                    out.append(contentsOf: Array(String(Character(u)).utf8))
+                default: throw fail("invalid escape")
+                }
+                continue
+            }
+            out.append(byte)
+            index += 1
+        }
+        guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+        return s
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw fail("invalid escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let d: UInt32
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - 48)
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - 87)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - 55)
+            default: throw fail("invalid escape")
+            }
+            v = v * 16 + d
+            index += 1
+        }
+        return v
+    }
+
+    mutating func number() throws(JSONParseError) -> JSON {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        var integral = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            integral = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            integral = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if integral, let i = Int64(text) { return .int(i) }
+        guard let d = Double(text), d.isFinite else { throw fail("number out of range") }
+        return .double(d)
+    }
+
+    func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
+}

@@ -1,0 +1,142 @@
+import TodoCore
+
+/// A JSON-RPC 2.0 error: code, one-line message, and the offending field when there is one.
+public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: Int
+    public let message: String
+    public let field: String?
+
+    public init(code: Int, message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    public var description: String { message }
+
+    // MARK: Codes (SPEC §5)
+    public static let parseErrorCode = -32700
+    public static let invalidRequestCode = -32600
+    public static let methodNotFoundCode = -32601
+    public static let invalidParamsCode = -32602
+    public static let internalErrorCode = -32603
+    public static let notFoundCode = -32001
+    public static let conflictCode = -32002
+    public static let permissionDeniedCode = -32003
+    public static let storageCode = -32004
+
+    public static func parseError(_ reason: String) -> RPCError { RPCError(code: parseErrorCode, message: "parse error: \(reason)") }
+    public static func invalidRequest(_ reason: String) -> RPCError { RPCError(code: invalidRequestCode, message: "invalid request: \(reason)") }
+    public static func methodNotFound(_ method: String) -> RPCError {
+        RPCError(code: methodNotFoundCode, message: "method not found: \(method)")
+    }
+    /// -32602 naming the field: "invalid params: title must be a string".
+    public static func invalidParams(_ field: String, _ reason: String) -> RPCError {
+        RPCError(code: invalidParamsCode, message: "invalid params: \(field) \(reason)", field: field)
+    }
+    public static let permissionDenied = RPCError(
+        code: permissionDeniedCode, message: "permission denied: this daemon serves only its owner and root")
+
+    /// The one mapping from the domain's errors to wire codes.
+    public init(_ error: TodoError) {
+        switch error.code {
+        case .notFound: self.init(code: RPCError.notFoundCode, message: error.message)
+        case .conflict: self.init(code: RPCError.conflictCode, message: error.message)
+        case .invalidField: self.init(code: RPCError.invalidParamsCode, message: error.message, field: error.field)
+        case .permissionDenied: self.init(code: RPCError.permissionDeniedCode, message: error.message)
+        case .storage: self.init(code: RPCError.storageCode, message: error.message)
+        }
+    }
+
+    /// The error object of a response: `{"code", "message", "data": {"field"}}`.
+    public var json: JSON {
+        var o: JSONObject = ["code": .int(Int64(code)), "message": .string(message)]
+        if let field { o["data"] = ["field": .string(field)] }
+        return .object(o)
+    }
+
+    /// Reads an error object back (client side).
+    public init?(json: JSON) {
+        guard let code = json["code"]?.intValue, let message = json["message"]?.stringValue else { return nil }
+        self.init(code: Int(code), message: message, field: json["data"]?["field"]?.stringValue)
+    }
+}
+
+/// A decoded request. `id` is nil for a notification, which gets no response.
+public struct RPCRequest: Sendable {
+    public var id: JSON?
+    public var method: String
+    public var params: JSONObject
+
+    public init(id: JSON?, method: String, params: JSONObject = JSONObject()) {
+        self.id = id
+        self.method = method
+        self.params = params
+    }
+
+    /// Decodes one line. On failure returns the id to answer with (null when unknown) and the error.
+    public static func decode(_ line: [UInt8]) -> Result<RPCRequest, RPCFailure> {
+        let value: JSON
+        do throws(JSONParseError) {
+            value = try JSON.parse(line)
+        } catch {
+            return .failure(RPCFailure(id: .null, error: .parseError(error.description)))
+        }
+        guard case .object(let o) = value else {
+            if case .array = value { return .failure(RPCFailure(id: .null, error: .invalidRequest("batches are not supported"))) }
+            return .failure(RPCFailure(id: .null, error: .invalidRequest("a request must be an object")))
+        }
+        let id = o["id"]
+        switch id {
+        case nil, .null?, .string?, .int?: break
+        default: return .failure(RPCFailure(id: .null, error: .invalidRequest("id must be a string, an integer or null")))
+        }
+        let answerID = id ?? .null
+        guard o["jsonrpc"] == .string("2.0") else {
+            return .failure(RPCFailure(id: answerID, error: .invalidRequest("jsonrpc must be \"2.0\"")))
+        }
+        guard case .string(let method)? = o["method"] else {
+            return .failure(RPCFailure(id: answerID, error: .invalidRequest("method must be a string")))
+        }
+        if let unknown = o.keys.first(where: { !["jsonrpc", "method", "params", "id"].contains($0) }) {
+            return .failure(RPCFailure(id: answerID, error: .invalidRequest("unknown member \"\(unknown)\"")))
+        }
+        let params: JSONObject
+        switch o["params"] {
+        case nil: params = JSONObject()
+        case .object(let p)?: params = p
+        default: return .failure(RPCFailure(id: answerID, error: .invalidParams("params", "must be an object")))
+        }
+        return .success(RPCRequest(id: id, method: method, params: params))
+    }
+
+    /// The request as a line of JSON (client side), without the newline.
+    public var json: JSON {
+        var o: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
+        if !params.pairs.isEmpty { o["params"] = .object(params) }
+        if let id { o["id"] = id }
+        return .object(o)
+    }
+}
+
+/// A request that could not be decoded: the id to answer with and the error.
+public struct RPCFailure: Error, Sendable {
+    public var id: JSON
+    public var error: RPCError
+}
+
+/// Builders for what the daemon sends.
+public enum RPCMessage {
+    public static func result(id: JSON, _ result: JSON) -> JSON {
+        .object(["jsonrpc": "2.0", "result": result, "id": id])
+    }
+
+    public static func error(id: JSON, _ error: RPCError) -> JSON {
+        .object(["jsonrpc": "2.0", "error": error.json, "id": id])
+    }
+
+    /// A `watch` notification: `{"jsonrpc":"2.0","method":"event","params":{...}}`.
+    public static func event(_ params: JSON) -> JSON {
+        .object(["jsonrpc": "2.0", "method": "event", "params": params])
+    }
+}
