@@ -6,6 +6,7 @@ import PackageDescription
 let package = Package(
     name: "todod",
     products: [
+        .executable(name: "todoctl", targets: ["todoctl"]),
         .executable(name: "todobench", targets: ["todobench"]),
     ],
     targets: [
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "TodoTestSupport", dependencies: ["TodoCore"]),
 
         // MARK: - Executables
+        .executableTarget(name: "todoctl", dependencies: ["TodoClient"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore"]),
 
         // MARK: - Tests
