@@ -6,6 +6,7 @@ import PackageDescription
 let package = Package(
     name: "todod",
     products: [
+        .executable(name: "todod", targets: ["todod"]),
         .executable(name: "todoctl", targets: ["todoctl"]),
         .executable(name: "todobench", targets: ["todobench"]),
     ],
@@ -22,14 +23,19 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
 
+        .target(name: "CTodoLinux"),
+
         // MARK: - Libraries
         .target(name: "TodoCore"),
         .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite"]),
+        .target(name: "TodoPosix", dependencies: ["CTodoLinux"]),
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
-        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol"]),
+        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
+        .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore"]),
 
         // MARK: - Executables
+        .executableTarget(name: "todod", dependencies: ["TodoDaemon", "TodoProtocol"]),
         .executableTarget(name: "todoctl", dependencies: ["TodoClient"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore"]),
 

@@ -69,15 +69,16 @@ public struct Params {
     /// An RFC 3339 instant that may be absent or null.
     public mutating func optionalInstant(_ key: String) throws(RPCError) -> Instant? {
         guard let text = try optionalString(key) else { return nil }
-        return try Params.instant(text, key)
+        return try Params.instantValue(text, key)
     }
 
     /// A required RFC 3339 instant.
     public mutating func instant(_ key: String) throws(RPCError) -> Instant {
-        try Params.instant(try string(key), key)
+        try Params.instantValue(try string(key), key)
     }
 
-    static func instant(_ text: String, _ key: String) throws(RPCError) -> Instant {
+    /// Reads an RFC 3339 instant, or fails naming `key`.
+    public static func instantValue(_ text: String, _ key: String) throws(RPCError) -> Instant {
         guard let instant = Instant(rfc3339: text) else {
             throw RPCError.invalidParams(key, "must be an RFC 3339 instant like 2026-12-01T09:00:00Z, not \"\(text.prefix(40))\"")
         }

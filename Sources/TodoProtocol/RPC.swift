@@ -123,6 +123,11 @@ public struct RPCRequest: Sendable {
 public struct RPCFailure: Error, Sendable {
     public var id: JSON
     public var error: RPCError
+
+    public init(id: JSON, error: RPCError) {
+        self.id = id
+        self.error = error
+    }
 }
 
 /// Builders for what the daemon sends.

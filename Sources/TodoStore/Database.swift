@@ -9,7 +9,7 @@ final class Database: @unchecked Sendable {
     // @unchecked: `connection` is only touched on `queue`.
     let path: String
     let queue: DispatchQueue
-    private let connection: Connection
+    private var connection: Connection?
     private let queueKey = DispatchSpecificKey<Void>()
 
     /// Opens the database at `path`, refusing a file this build cannot safely use, and applies
@@ -18,8 +18,9 @@ final class Database: @unchecked Sendable {
     init(path: String, label: String = "todod.store") throws {
         self.path = path
         self.queue = DispatchQueue(label: label)
-        self.connection = try Connection(path: path)
+        let connection = try Connection(path: path)
         try Migrator(connection: connection, path: path).migrate()
+        self.connection = connection
         queue.setSpecific(key: queueKey, value: ())
     }
 
@@ -29,13 +30,24 @@ final class Database: @unchecked Sendable {
     /// Runs `body` with the connection on the database queue and waits for it.
     func sync<T>(_ body: (Connection) throws -> T) throws -> T {
         precondition(!isOnQueue, "Database.sync called re-entrantly on its own queue")  // programmer error
-        return try queue.sync { try body(connection) }
+        return try queue.sync { try body(try open()) }
     }
 
     /// Runs `body` with the connection; the caller must already be on the database queue.
-    func onQueue<T>(_ body: (Connection) throws -> T) rethrows -> T {
+    func onQueue<T>(_ body: (Connection) throws -> T) throws -> T {
         dispatchPrecondition(condition: .onQueue(queue))
-        return try body(connection)
+        return try body(try open())
+    }
+
+    private func open() throws(TodoError) -> Connection {
+        guard let connection else { throw TodoError.storage("storage failure: the store is closed") }
+        return connection
+    }
+
+    /// Closes the connection (checkpointing the WAL); must run on the queue.
+    func closeOnQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        connection = nil
     }
 }
 

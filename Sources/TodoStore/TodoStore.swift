@@ -42,6 +42,24 @@ public final class TodoStore: Sendable {
         }
     }
 
+    /// Like `read`, for a caller already running on the store queue.
+    public func readOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try database.onQueue { connection in try body(StoreTransaction(connection: connection, now: clock())) }
+    }
+
+    /// Like `write`, for a caller already running on the store queue: one transaction, durable
+    /// when this returns. Callers batching several requests wrap each in `savepoint`.
+    public func writeOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try database.onQueue { connection in
+            try connection.transaction { try body(StoreTransaction(connection: connection, now: clock())) }
+        }
+    }
+
+    /// Closes the database; later calls fail with `.storage`. Waits for work queued before it.
+    public func close() {
+        queue.sync { database.closeOnQueue() }
+    }
+
     /// Runs `body` in one durable write transaction on the store queue, and waits for it.
     /// Nothing of it remains when it throws.
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
@@ -59,6 +77,12 @@ public struct StoreTransaction {
     let connection: Connection
     /// The instant this block records as created/updated/completed.
     public let now: Instant
+
+    /// Runs `body` in a savepoint of the open write transaction: when it throws, only its own
+    /// changes are undone and the transaction goes on.
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try connection.savepoint(body)
+    }
 
     var todoOrder: ManualOrder { ManualOrder(table: "todos", blocks: "todo_order_blocks", connection: connection) }
     var categoryOrder: ManualOrder { ManualOrder(table: "categories", blocks: nil, connection: connection) }

@@ -1,0 +1,15 @@
+#ifndef TODOD_CTODOLINUX_H
+#define TODOD_CTODOLINUX_H
+#include <stdint.h>
+
+/// Reads the credentials of the process at the other end of a Unix socket (SO_PEERCRED).
+/// `struct ucred` needs _GNU_SOURCE, which Swift's Glibc module does not define.
+/// Returns 0, or -1 with errno set.
+int todod_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid);
+
+/// The terminal width of `fd` in columns (TIOCGWINSZ), or 0 when it is not a terminal.
+int todod_terminal_columns(int fd);
+
+/// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC): accept4 needs _GNU_SOURCE.
+int todod_accept_nonblocking(int fd);
+#endif

@@ -1,0 +1,25 @@
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/ioctl.h>
+#include "CTodoLinux.h"
+
+int todod_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid) {
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    *pid = cred.pid;
+    return 0;
+}
+
+int todod_terminal_columns(int fd) {
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) != 0) return 0;
+    return ws.ws_col;
+}
+
+int todod_accept_nonblocking(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

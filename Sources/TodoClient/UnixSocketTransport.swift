@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoPosix
+import TodoProtocol
+
+/// The real transport: a blocking Unix stream socket to todod, one JSON-RPC message per line.
+///
+/// On connect it checks who runs the daemon (SO_PEERCRED): only the user's own uid or root is
+/// trusted, so a socket planted by another user at a path the client uses is refused.
+public final class UnixSocketTransport: RPCTransport {
+    public let path: String
+    private let fd: Int32
+    private var framer = LineFramer(maxLineLength: 1 << 30)
+    private var nextID: Int64 = 1
+
+    public init(path: String, trustedUIDs: Set<UInt32> = [getuid(), 0]) throws(ClientError) {
+        self.path = path
+        do {
+            fd = try UnixSocket.connect(path: path)
+        } catch {
+            throw ClientError.unreachable(socket: path, reason: error.errno == ENAMETOOLONG ? "socket path too long" : error.reason)
+        }
+        let peer: PeerCredentials
+        do {
+            peer = try UnixSocket.peerCredentials(fd)
+        } catch {
+            Posix.close(fd)
+            throw ClientError.unreachable(socket: path, reason: error.reason)
+        }
+        guard trustedUIDs.contains(peer.uid) else {
+            Posix.close(fd)
+            throw ClientError.untrustedDaemon(socket: path, uid: peer.uid)
+        }
+    }
+
+    deinit { Posix.close(fd) }
+
+    public func call(_ method: String, _ params: JSONObject) throws(ClientError) -> JSON {
+        let id = nextID
+        nextID += 1
+        try send(RPCRequest(id: .int(id), method: method, params: params))
+        while true {
+            let message = try receive()
+            guard message["method"] == nil else { continue }  // a notification, not our answer
+            guard message["id"] == .int(id) else { throw ClientError.badAnswer("todod answered request \(message["id"]?.serialized() ?? "?") instead of \(id)") }
+            if let error = message["error"] {
+                throw ClientError.refused(RPCError(json: error) ?? RPCError(code: RPCError.internalErrorCode, message: "malformed error from todod"))
+            }
+            guard let result = message["result"] else { throw ClientError.badAnswer("todod sent a response without a result") }
+            return result
+        }
+    }
+
+    public func watch(_ params: JSONObject, onEvent: (JSON) -> Bool) throws(ClientError) {
+        _ = try call("watch", params)
+        while true {
+            let message: JSON
+            do {
+                message = try receive()
+            } catch .badAnswer(let reason) where reason == Self.closed {
+                return
+            }
+            guard message["method"] == .string("event"), let params = message["params"] else { continue }
+            if !onEvent(params) { return }
+        }
+    }
+
+    private static let closed = "todod closed the connection"
+
+    private func send(_ request: RPCRequest) throws(ClientError) {
+        var bytes: [UInt8] = []
+        request.json.write(to: &bytes)
+        bytes.append(0x0A)
+        do {
+            try Posix.writeAll(fd, bytes)
+        } catch {
+            throw ClientError.unreachable(socket: path, reason: error.reason)
+        }
+    }
+
+    private func receive() throws(ClientError) -> JSON {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            switch framer.next() {
+            case .line(let line)?:
+                do {
+                    return try JSON.parse(line)
+                } catch {
+                    throw ClientError.badAnswer("todod sent malformed JSON (\(error))")
+                }
+            case .tooLong?:
+                throw ClientError.badAnswer("todod sent an oversized message")
+            case nil:
+                let n: Int?
+                do {
+                    n = try Posix.read(fd, into: &chunk)
+                } catch {
+                    throw ClientError.unreachable(socket: path, reason: error.reason)
+                }
+                guard let n, n > 0 else { throw ClientError.badAnswer(Self.closed) }
+                framer.append(chunk[0..<n])
+            }
+        }
+    }
+}

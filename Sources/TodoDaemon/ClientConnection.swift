@@ -1,0 +1,184 @@
+import Dispatch
+import TodoPosix
+import TodoProtocol
+
+/// One client: a non-blocking socket read and written by Dispatch sources on the I/O queue.
+///
+/// Complete lines are decoded and submitted in order; answers come back in the same order.
+/// Output waits in a bounded buffer: a peer that stops reading while more than `outputLimit`
+/// bytes pile up is cut off, so it never stalls the daemon or other clients.
+final class ClientConnection: @unchecked Sendable {
+    // @unchecked: all state is touched only on `queue`.
+    let fd: Int32
+    let peer: PeerCredentials
+    private let queue: DispatchQueue
+    private let readSource: DispatchSourceRead
+    private let writeSource: DispatchSourceWrite
+    private var writing = false
+    private var framer = LineFramer()
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var inFlight = 0
+    private var readingSuspended = false
+    private var inputClosed = false
+    private(set) var closed = false
+    /// Event types this connection watches (nil: all), once it called `watch`.
+    var subscription: Set<String>?? = nil
+
+    /// Unsent output beyond which a peer is cut off.
+    static let outputLimit = 8 << 20
+    /// Requests a connection may have waiting for answers before reading pauses.
+    static let maxInFlight = 4096
+
+    private let submit: (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void
+    private let onClose: (ClientConnection) -> Void
+
+    init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue,
+         submit: @escaping (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void,
+         onClose: @escaping (ClientConnection) -> Void) {
+        self.fd = fd
+        self.peer = peer
+        self.queue = queue
+        self.submit = submit
+        self.onClose = onClose
+        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+    }
+
+    /// Starts reading. Call once, on the queue.
+    func start() {
+        readSource.setEventHandler { [unowned self] in self.readAvailable() }
+        writeSource.setEventHandler { [unowned self] in self.flush() }
+        // Both sources must be cancelled before the descriptor closes.
+        let group = DispatchGroup()
+        group.enter()
+        group.enter()
+        readSource.setCancelHandler { group.leave() }
+        writeSource.setCancelHandler { group.leave() }
+        let fd = self.fd
+        group.notify(queue: queue) { Posix.close(fd) }
+        readSource.resume()
+    }
+
+    /// A scratch buffer shared by every connection: reads happen one at a time on the I/O queue.
+    nonisolated(unsafe) private static var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+
+    private func readAvailable() {
+        while !closed && !readingSuspended {
+            let n: Int?
+            do {
+                n = try Posix.read(fd, into: &ClientConnection.scratch)
+            } catch {
+                close()
+                return
+            }
+            guard let n else { return }  // would block
+            if n == 0 {
+                inputClosed = true
+                readSource.cancel()
+                closeIfIdle()
+                return
+            }
+            framer.append(ClientConnection.scratch[0..<n])
+            while let frame = framer.next() {
+                switch frame {
+                case .line(let line):
+                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are ignored
+                    inFlight += 1
+                    submit(self, RPCRequest.decode(line))
+                case .tooLong:
+                    // Answer in order after what is already queued, then hang up.
+                    inFlight += 1
+                    submit(self, .failure(RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))))
+                    inputClosed = true
+                    readSource.cancel()
+                    return
+                }
+            }
+            if inFlight >= ClientConnection.maxInFlight {
+                readingSuspended = true
+                readSource.suspend()
+            }
+        }
+    }
+
+    /// Delivers the answer to one request (nil for a notification).
+    func answered(_ response: JSON?) {
+        inFlight -= 1
+        if let response { send(response) }
+        if readingSuspended && inFlight < ClientConnection.maxInFlight / 2 && !closed {
+            readingSuspended = false
+            readSource.resume()
+        }
+        closeIfIdle()
+    }
+
+    /// Queues one message (a response or an event) for sending.
+    func send(_ message: JSON) {
+        var line: [UInt8] = []
+        message.write(to: &line)
+        line.append(0x0A)
+        send(line: line)
+    }
+
+    /// Queues an already serialized line.
+    func send(line: [UInt8]) {
+        guard !closed else { return }
+        if output.count - outputOffset > ClientConnection.outputLimit {
+            close()  // the peer stopped reading
+            return
+        }
+        output.append(contentsOf: line)
+        flush()
+    }
+
+    private func flush() {
+        while outputOffset < output.count {
+            let n: Int?
+            do {
+                n = try Posix.write(fd, output, from: outputOffset)
+            } catch {
+                close()
+                return
+            }
+            guard let n else {
+                if !writing { writing = true; writeSource.resume() }
+                return
+            }
+            outputOffset += n
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        outputOffset = 0
+        if writing { writing = false; writeSource.suspend() }
+        closeIfIdle()
+    }
+
+    /// Whether everything queued has been written.
+    var isFlushed: Bool { outputOffset >= output.count }
+
+    private func closeIfIdle() {
+        if inputClosed && inFlight == 0 && isFlushed && subscription == nil { close() }
+    }
+
+    /// Stops reading new requests (shutdown); answers already queued still go out.
+    func stopReading() {
+        guard !inputClosed else { return }
+        inputClosed = true
+        if readingSuspended { readingSuspended = false; readSource.resume() }
+        readSource.cancel()
+        subscription = nil
+        closeIfIdle()
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        if readingSuspended { readingSuspended = false; readSource.resume() }
+        readSource.cancel()
+        if !writing { writeSource.resume() }
+        writeSource.cancel()
+        output = []
+        outputOffset = 0
+        onClose(self)
+    }
+}

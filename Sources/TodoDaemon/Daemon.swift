@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import TodoCore
+import TodoPosix
+import TodoProtocol
+import TodoStore
+
+/// The daemon's object graph and lifecycle: open the store, listen, serve, stop cleanly.
+///
+/// Start-up order: ignore SIGPIPE, register signal sources, open and migrate the store, listen,
+/// then announce. On SIGTERM or SIGINT: stop accepting and reading, let every request already
+/// received finish and its answer leave, close the store, exit 0.
+public final class Daemon: @unchecked Sendable {
+    // @unchecked: set up once in `start`, then used from the queues it wires together.
+    private let options: DaemonOptions
+    private let log: Log
+    private let ioQueue = DispatchQueue(label: "todod.io")
+    private var store: TodoStore?
+    private var server: Server?
+    private var executor: RequestExecutor?
+    private var signalSources: [DispatchSourceSignal] = []
+    private var createdSocket: String?
+    private var stopping = false
+
+    public init(options: DaemonOptions, environment: [String: String]) {
+        self.options = options
+        self.log = Log(prefixPriority: environment["JOURNAL_STREAM"] != nil)
+    }
+
+    /// Runs the daemon until it is stopped; never returns.
+    public func run() -> Never {
+        do {
+            try start()
+        } catch {
+            log.error("\(error)")
+            exit(1)
+        }
+        dispatchMain()
+    }
+
+    /// A reason the daemon cannot start, in one line.
+    struct StartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func start() throws {
+        Posix.ignoreSIGPIPE()
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: ioQueue)
+            source.setEventHandler { [unowned self] in self.stop(signal: signalNumber) }
+            source.resume()
+            signalSources.append(source)
+        }
+        umask(0o077)
+        raiseFileLimit()
+
+        let database = options.database
+        do {
+            try Files.makeDirectories(Files.directory(of: database), mode: 0o700)
+        } catch {
+            throw StartError(description: "cannot create the directory of \(database): \(error.reason)")
+        }
+        let store: TodoStore
+        do {
+            store = try TodoStore(path: database)
+        } catch {
+            throw StartError(description: error.message)
+        }
+        self.store = store
+
+        let listener = try listen(on: options.socket)
+        let server = Server(listener: listener, queue: ioQueue, allowedUIDs: [getuid(), 0], log: log)
+        let started = Daemon.monotonicSeconds()
+        let router = Router(status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() }))
+        let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
+            ioQueue.async { server.deliver(replies) }
+        }
+        server.submit = { connection, request in executor.submit(.init(connection: connection, request: request)) }
+        self.server = server
+        self.executor = executor
+        ioQueue.sync { server.start() }
+        log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
+    }
+
+    /// Binds the socket: parent directories 0700, socket 0600, a stale socket replaced, a live one refused.
+    private func listen(on path: String) throws -> Int32 {
+        do {
+            try Files.makeDirectories(Files.directory(of: path), mode: 0o700)
+        } catch {
+            throw StartError(description: "cannot create the directory of \(path): \(error.reason)")
+        }
+        switch try? Files.kind(path) {
+        case .socket?:
+            if let fd = try? UnixSocket.connect(path: path) {
+                Posix.close(fd)
+                throw StartError(description: "another todod is already running on \(path)")
+            }
+            try? Files.unlink(path)  // stale: left by a daemon that died
+        case .directory?, .other?:
+            throw StartError(description: "\(path) exists and is not a socket; remove it or choose another --socket")
+        case .missing?, nil:
+            break
+        }
+        let fd: Int32
+        do {
+            fd = try UnixSocket.listen(path: path)
+        } catch where error.errno == EADDRINUSE {
+            throw StartError(description: "another todod is already running on \(path)")
+        } catch {
+            throw StartError(description: "cannot listen on \(path): \(error.errno == ENAMETOOLONG ? "path longer than \(UnixSocket.maxPathLength) bytes" : error.reason)")
+        }
+        createdSocket = path
+        try? Files.chmod(path, 0o600)
+        try Posix.setNonBlocking(fd)
+        return fd
+    }
+
+    private func stop(signal: Int32) {
+        guard !stopping, let server, let executor, let store else { return }
+        stopping = true
+        log.info("stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
+        server.stopAccepting()
+        if let createdSocket { try? Files.unlink(createdSocket) }
+        // Every request received so far runs before the barrier; its answer is then queued here.
+        executor.barrier { [ioQueue] in
+            ioQueue.async {
+                store.close()
+                Daemon.exitWhenFlushed(server, queue: ioQueue, deadline: Daemon.monotonicSeconds() + 5)
+            }
+        }
+    }
+
+    private static func exitWhenFlushed(_ server: Server, queue: DispatchQueue, deadline: Double) {
+        if server.allFlushed || monotonicSeconds() > deadline { exit(0) }
+        queue.asyncAfter(deadline: .now() + .milliseconds(10)) { exitWhenFlushed(server, queue: queue, deadline: deadline) }
+    }
+
+    /// Lets the daemon hold as many connections as the hard limit allows.
+    private func raiseFileLimit() {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import TodoCore
+import TodoProtocol
+import TodoStore
+
+/// Runs requests on the store queue with group commit.
+///
+/// Requests submitted while the store is busy wait in `pending`; the next pass takes them all.
+/// A pass that contains a write runs every request of the pass in one transaction, each in its own
+/// savepoint (a failing request rolls back only itself), and commits once — one fsync for the
+/// whole group. Answers and events leave only after the commit, in submission order, so every
+/// acknowledged change is durable and every connection sees its answers in request order.
+final class RequestExecutor: @unchecked Sendable {
+    // @unchecked: `pending` and `scheduled` are guarded by `lock`; the rest is immutable.
+
+    /// One decoded (or undecodable) request from a connection.
+    struct Job {
+        let connection: ClientConnection
+        let request: Result<RPCRequest, RPCFailure>
+    }
+
+    /// What a job produced, delivered on the I/O queue.
+    struct Reply {
+        let connection: ClientConnection
+        /// The response line to send, or nil for a notification.
+        let response: JSON?
+        let events: [JSON]
+        let subscription: Set<String>??
+    }
+
+    private let store: TodoStore
+    private let router: Router
+    private let ioQueue: DispatchQueue
+    private let deliver: @Sendable ([Reply]) -> Void
+    /// Called on the store queue after each commit that changed something.
+    var afterCommit: (@Sendable () -> Void)?
+
+    private let lock = NSLock()
+    private var pending: [Job] = []
+    private var scheduled = false
+
+    init(store: TodoStore, router: Router, ioQueue: DispatchQueue, deliver: @escaping @Sendable ([Reply]) -> Void) {
+        self.store = store
+        self.router = router
+        self.ioQueue = ioQueue
+        self.deliver = deliver
+    }
+
+    /// Queues a job; called on the I/O queue.
+    func submit(_ job: Job) {
+        let schedule: Bool = lock.withLock {
+            pending.append(job)
+            defer { scheduled = true }
+            return !scheduled
+        }
+        if schedule { store.queue.async { self.drain() } }
+    }
+
+    /// Runs `body` on the store queue after every job submitted so far.
+    func barrier(_ body: @escaping @Sendable () -> Void) {
+        store.queue.async(execute: body)
+    }
+
+    private func drain() {
+        let jobs: [Job] = lock.withLock {
+            defer { pending = []; scheduled = false }
+            return pending
+        }
+        guard !jobs.isEmpty else { return }
+        let writes = jobs.contains { job in
+            if case .success(let r) = job.request { return Router.kind(of: r.method) == .write }
+            return false
+        }
+        var replies: [Reply] = []
+        replies.reserveCapacity(jobs.count)
+        do {
+            if writes {
+                try store.writeOnQueue { tx in
+                    for job in jobs { replies.append(run(job, tx, savepoint: true)) }
+                }
+                afterCommit?()
+            } else {
+                try store.readOnQueue { tx in
+                    for job in jobs { replies.append(run(job, tx, savepoint: false)) }
+                }
+            }
+        } catch {
+            // The transaction could not begin or commit: nothing of it is durable, so every
+            // request of the pass is answered with the storage error and no event leaves.
+            let failure = (error as? TodoError).map(RPCError.init)
+                ?? RPCError(code: RPCError.storageCode, message: "storage failure: \(error)")
+            replies = jobs.map { job in
+                let id: JSON? = switch job.request {
+                case .success(let r): r.id
+                case .failure(let f): f.id
+                }
+                return Reply(connection: job.connection, response: id.map { RPCMessage.error(id: $0, failure) }, events: [], subscription: nil)
+            }
+        }
+        deliver(replies)
+    }
+
+    private func run(_ job: Job, _ tx: StoreTransaction, savepoint: Bool) -> Reply {
+        switch job.request {
+        case .failure(let failure):
+            return Reply(connection: job.connection, response: RPCMessage.error(id: failure.id, failure.error), events: [], subscription: nil)
+        case .success(let request):
+            do {
+                let outcome = try savepoint && Router.kind(of: request.method) == .write
+                    ? tx.savepoint { try router.perform(request, in: tx) }
+                    : router.perform(request, in: tx)
+                return Reply(connection: job.connection, response: request.id.map { RPCMessage.result(id: $0, outcome.result) },
+                             events: outcome.events, subscription: outcome.subscription)
+            } catch {
+                let rpcError = (error as? RPCError) ?? (error as? TodoError).map(RPCError.init)
+                    ?? RPCError(code: RPCError.internalErrorCode, message: "internal error: \(error)")
+                return Reply(connection: job.connection, response: request.id.map { RPCMessage.error(id: $0, rpcError) }, events: [], subscription: nil)
+            }
+        }
+    }
+}

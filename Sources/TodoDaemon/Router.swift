@@ -1,0 +1,239 @@
+import TodoCore
+import TodoProtocol
+import TodoStore
+
+/// Maps each JSON-RPC method to store operations (SPEC §5). Runs on the store queue, inside the
+/// transaction the executor opened; returns the result and the `watch` events the change causes.
+struct Router {
+    /// Whether a method changes the store (and so needs the write transaction and an fsync).
+    enum Kind { case read, write }
+
+    /// What one request produced.
+    struct Outcome {
+        var result: JSON
+        var events: [JSON] = []
+        /// For `watch`: the event types the connection subscribes to (nil: all).
+        var subscription: Set<String>?? = nil
+    }
+
+    let status: StatusSource
+
+    static let methods: [String: Kind] = [
+        "todo.add": .write, "todo.get": .read, "todo.list": .read, "todo.update": .write,
+        "todo.complete": .write, "todo.reopen": .write, "todo.delete": .write, "todo.move": .write,
+        "category.add": .write, "category.list": .read, "category.rename": .write,
+        "category.delete": .write, "category.move": .write,
+        "store.export": .read, "store.import": .write, "daemon.status": .read, "watch": .read,
+    ]
+
+    static func kind(of method: String) -> Kind? { methods[method] }
+
+    /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
+    func perform(_ request: RPCRequest, in tx: StoreTransaction) throws(RPCError) -> Outcome {
+        var p = Params(request.params)
+        do {
+            return try dispatch(request.method, &p, tx)
+        } catch let error as RPCError {
+            throw error
+        } catch let error as TodoError {
+            throw RPCError(error)
+        } catch {
+            throw RPCError(code: RPCError.internalErrorCode, message: "internal error: \(error)")
+        }
+    }
+
+    /// Reads the params (throwing `RPCError`) and calls the store (throwing `TodoError`).
+    private func dispatch(_ method: String, _ p: inout Params, _ tx: StoreTransaction) throws -> Outcome {
+        switch method {
+        case "todo.add":
+            let new = NewTodo(
+                title: try p.string("title"), notes: try p.optionalString("notes"),
+                category: try p.optionalString("category"), due: try p.optionalInstant("due"),
+                remind: try p.optionalInstant("remind"), top: try p.flag("top"))
+            try p.finish()
+            let todo = try tx.add(new)
+            return Outcome(result: JSON(todo), events: [Events.todos("todo.added", [todo])])
+
+        case "todo.get":
+            let id = try p.int("id", in: 1...Int64.max)
+            try p.finish()
+            return Outcome(result: JSON(try tx.todo(id)))
+
+        case "todo.list":
+            let query = try Self.query(&p)
+            try p.finish()
+            return Outcome(result: JSON(try tx.list(query)))
+
+        case "todo.update":
+            let id = try p.int("id", in: 1...Int64.max)
+            let patch = TodoPatch(
+                title: try p.change("title") { $0 }, notes: try p.change("notes") { $0 },
+                category: try p.change("category") { $0 },
+                due: try p.change("due") { (s) throws(RPCError) in try Params.instantValue(s, "due") },
+                remind: try p.change("remind") { (s) throws(RPCError) in try Params.instantValue(s, "remind") })
+            try p.finish()
+            let before = try tx.todo(id)
+            let todo = try tx.update(id, patch)
+            return Outcome(result: JSON(todo), events: todo == before ? [] : [Events.todos("todo.updated", [todo])])
+
+        case "todo.complete", "todo.reopen", "todo.delete":
+            let ids = try p.ids("ids")
+            try p.finish()
+            let todos: [Todo]
+            let type: String
+            switch method {
+            case "todo.complete": todos = try tx.complete(ids); type = "todo.completed"
+            case "todo.reopen": todos = try tx.reopen(ids); type = "todo.reopened"
+            default: todos = try tx.delete(ids); type = "todo.deleted"
+            }
+            return Outcome(result: .array(todos.map(JSON.init)), events: [Events.todos(type, todos)])
+
+        case "todo.move":
+            let id = try p.int("id", in: 1...Int64.max)
+            let given = ["position", "before", "after"].filter { p.has($0) }
+            guard given.count == 1 else {
+                throw RPCError.invalidParams(given.count == 0 ? "position" : given[1],
+                                             "exactly one of position, before and after is required")
+            }
+            let target: MoveTarget
+            switch given[0] {
+            case "position": target = .position(Int(try p.int("position", in: 1...Int64(Int32.max))))
+            case "before": target = .before(try p.int("before", in: 1...Int64.max))
+            default: target = .after(try p.int("after", in: 1...Int64.max))
+            }
+            try p.finish()
+            let before = try tx.todo(id)
+            let todo = try tx.move(id, to: target)
+            return Outcome(result: JSON(todo), events: todo.position == before.position ? [] : [Events.todos("todo.moved", [todo])])
+
+        case "category.add":
+            let name = try p.string("name")
+            try p.finish()
+            let category = try tx.addCategory(name)
+            return Outcome(result: JSON(category), events: [Events.category("category.added", category)])
+
+        case "category.list":
+            try p.finish()
+            return Outcome(result: .array(try tx.categories().map(JSON.init)))
+
+        case "category.rename":
+            let (name, newName) = (try p.string("name"), try p.string("newName"))
+            try p.finish()
+            let old = try tx.category(named: name)
+            let category = try tx.renameCategory(name, to: newName)
+            return Outcome(result: JSON(category),
+                           events: category.name == old.name ? [] : [Events.category("category.renamed", category, oldName: old.name)])
+
+        case "category.delete":
+            let (name, force) = (try p.string("name"), try p.flag("force"))
+            try p.finish()
+            let old = try tx.category(named: name)
+            var unlinked = try tx.list(Self.all(inCategory: old.name)).todos
+            let category = try tx.deleteCategory(name, force: force)
+            var events = [Events.category("category.deleted", category)]
+            if !unlinked.isEmpty {
+                unlinked = try unlinked.map { (t) throws(TodoError) in try tx.todo(t.id) }
+                events.append(Events.todos("todo.updated", unlinked))
+            }
+            return Outcome(result: JSON(category), events: events)
+
+        case "category.move":
+            let (name, position) = (try p.string("name"), try p.int("position", in: 1...Int64(Int32.max)))
+            try p.finish()
+            let before = try tx.category(named: name)
+            let category = try tx.moveCategory(name, to: Int(position))
+            return Outcome(result: JSON(category),
+                           events: category.position == before.position ? [] : [Events.category("category.moved", category)])
+
+        case "store.export":
+            try p.finish()
+            return Outcome(result: JSON(try tx.export()))
+
+        case "store.import":
+            let document = try ExportDocument(json: .object(p.object))
+            p = Params(JSONObject())  // the document was read whole
+            let counts = try tx.importDocument(document)
+            let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
+            return Outcome(result: result, events: [.object(["type": "store.imported", "todos": result["todos"] ?? 0, "categories": result["categories"] ?? 0])])
+
+        case "daemon.status":
+            try p.finish()
+            let counts = try tx.counts()
+            return Outcome(result: .object([
+                "version": .string(TododVersion.string), "pid": .int(Int64(status.pid)),
+                "uptime": .double(status.uptime()), "database": .string(status.database),
+                "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
+                "nextReminder": JSON(try tx.nextPendingReminder()),
+            ]))
+
+        case "watch":
+            let filter = try Self.eventFilter(&p)
+            try p.finish()
+            return Outcome(result: ["subscribed": true], subscription: .some(filter))
+
+        default:
+            throw RPCError.methodNotFound(method)
+        }
+    }
+
+    private static func all(inCategory name: String) -> TodoQuery {
+        var q = TodoQuery()
+        q.status = .all
+        q.category = name
+        return q
+    }
+
+    static func query(_ p: inout Params) throws(RPCError) -> TodoQuery {
+        var q = TodoQuery()
+        if let status = try p.optionalString("status") {
+            guard let s = TodoQuery.Status(rawValue: status) else { throw RPCError.invalidParams("status", "must be open, done or all") }
+            q.status = s
+        }
+        q.category = try p.optionalString("category")
+        q.uncategorized = try p.flag("uncategorized")
+        q.overdue = try p.flag("overdue")
+        q.dueBefore = try p.optionalInstant("dueBefore")
+        q.dueAfter = try p.optionalInstant("dueAfter")
+        q.search = try p.optionalString("search")
+        if let sort = p.raw("sort"), sort != .null {
+            guard case .array(let keys) = sort else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
+            for (i, key) in keys.enumerated() {
+                guard case .object(let o) = key else { throw RPCError.invalidParams("sort[\(i)]", "must be an object") }
+                var k = Params(o)
+                let name = try k.string("key")
+                guard let field = TodoQuery.SortField(rawValue: name) else {
+                    throw RPCError.invalidParams("sort[\(i)].key", "must be one of \(TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                let descending = try k.flag("descending")
+                try k.finish()
+                q.sort.append(TodoQuery.SortKey(field, descending: descending))
+            }
+        }
+        q.limit = try p.optionalInt("limit", in: 0...Int64(TodoQuery.maxLimit)).map(Int.init)
+        q.offset = Int(try p.optionalInt("offset", in: 0...Int64(Int32.max)) ?? 0)
+        return q
+    }
+
+    static func eventFilter(_ p: inout Params) throws(RPCError) -> Set<String>? {
+        guard let events = p.raw("events"), events != .null else { return nil }
+        guard case .array(let names) = events else { throw RPCError.invalidParams("events", "must be an array of event types") }
+        var filter = Set<String>()
+        for (i, name) in names.enumerated() {
+            guard case .string(let s) = name, Events.types.contains(s) else {
+                throw RPCError.invalidParams("events[\(i)]", "must be one of \(Events.types.sorted().joined(separator: ", "))")
+            }
+            filter.insert(s)
+        }
+        return filter
+    }
+}
+
+/// What `daemon.status` reports beyond the store's counts.
+struct StatusSource: Sendable {
+    let pid: Int32
+    let database: String
+    let started: Double
+    let monotonic: @Sendable () -> Double
+
+    func uptime() -> Double { (monotonic() - started).rounded(.down) }
+}

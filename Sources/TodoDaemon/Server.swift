@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import TodoPosix
+import TodoProtocol
+
+/// Accepts connections on the listening socket, checks who they are, and keeps the registry of
+/// open connections and `watch` subscribers. Everything runs on the I/O queue.
+final class Server: @unchecked Sendable {
+    // @unchecked: all mutable state is touched only on `queue`.
+    let queue: DispatchQueue
+    private let listener: Int32
+    private let acceptSource: DispatchSourceRead
+    private let allowedUIDs: Set<UInt32>
+    private let log: Log
+    private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    var submit: ((ClientConnection, Result<RPCRequest, RPCFailure>) -> Void)?
+
+    init(listener: Int32, queue: DispatchQueue, allowedUIDs: Set<UInt32>, log: Log) {
+        self.listener = listener
+        self.queue = queue
+        self.allowedUIDs = allowedUIDs
+        self.log = log
+        acceptSource = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
+    }
+
+    func start() {
+        acceptSource.setEventHandler { [unowned self] in self.acceptAll() }
+        let fd = listener
+        acceptSource.setCancelHandler { Posix.close(fd) }
+        acceptSource.resume()
+    }
+
+    private func acceptAll() {
+        while true {
+            let fd: Int32?
+            do {
+                fd = try UnixSocket.accept(listener)
+            } catch {
+                // EMFILE and friends: say so and try again on the next readiness event.
+                log.warning("cannot accept a connection: \(error)")
+                return
+            }
+            guard let fd else { return }
+            guard let peer = try? UnixSocket.peerCredentials(fd), allowedUIDs.contains(peer.uid) else {
+                refuse(fd)
+                continue
+            }
+            let connection = ClientConnection(
+                fd: fd, peer: peer, queue: queue,
+                submit: { [unowned self] c, r in self.submit?(c, r) },
+                onClose: { [unowned self] c in self.connections[ObjectIdentifier(c)] = nil })
+            connections[ObjectIdentifier(connection)] = connection
+            connection.start()
+        }
+    }
+
+    /// Answers a peer of another uid with -32003 and hangs up.
+    private func refuse(_ fd: Int32) {
+        let uid = (try? UnixSocket.peerCredentials(fd)).map { String($0.uid) } ?? "unknown"
+        log.warning("refused a connection from uid \(uid): this daemon serves only its owner and root")
+        var line: [UInt8] = []
+        RPCMessage.error(id: .null, .permissionDenied).write(to: &line)
+        line.append(0x0A)
+        _ = try? Posix.write(fd, line, from: 0)
+        Posix.close(fd)
+    }
+
+    /// Hands each reply to its connection, registers new subscribers, and fans events out to them.
+    func deliver(_ replies: [RequestExecutor.Reply]) {
+        for reply in replies {
+            if let subscription = reply.subscription { reply.connection.subscription = subscription }
+            reply.connection.answered(reply.response)
+            for event in reply.events { publish(event) }
+        }
+    }
+
+    /// Sends an event to every subscriber that asked for its type.
+    func publish(_ event: JSON) {
+        let type = event["type"]?.stringValue ?? ""
+        var line: [UInt8]?
+        for connection in connections.values {
+            guard case .some(let filter) = connection.subscription, filter?.contains(type) ?? true else { continue }
+            if line == nil {
+                var bytes: [UInt8] = []
+                RPCMessage.event(event).write(to: &bytes)
+                bytes.append(0x0A)
+                line = bytes
+            }
+            connection.send(line: line ?? [])
+        }
+    }
+
+    /// Stops accepting and stops reading from every connection; answers already queued still go out.
+    func stopAccepting() {
+        acceptSource.cancel()
+        for connection in connections.values { connection.stopReading() }
+    }
+
+    /// Whether every connection has written all its output.
+    var allFlushed: Bool { connections.values.allSatisfy(\.isFlushed) }
+
+    var connectionCount: Int { connections.count }
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CTodoLinux
+
+/// A failed system call: the function's name and errno.
+public struct PosixError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let function: String
+    public let errno: Int32
+
+    public init(_ function: String, errno: Int32) {
+        self.function = function
+        self.errno = errno
+    }
+
+    /// The C library's text for errno ("No such file or directory").
+    public var reason: String { String(cString: strerror(errno)) }
+    public var description: String { "\(function): \(reason)" }
+}
+
+/// The one wrapper every system call goes through: retries on EINTR and turns -1 into a
+/// `PosixError` carrying errno and the function's name.
+@discardableResult
+public func syscall<T: BinaryInteger>(_ function: String, _ body: () -> T) throws(PosixError) -> T {
+    while true {
+        let result = body()
+        if result != -1 { return result }
+        let error = errno
+        if error == EINTR { continue }
+        throw PosixError(function, errno: error)
+    }
+}
+
+public enum Posix {
+    /// Writes to a closed peer return EPIPE instead of killing the process.
+    public static func ignoreSIGPIPE() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
+    public static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    public static func setNonBlocking(_ fd: Int32) throws(PosixError) {
+        let flags = try syscall("fcntl") { fcntl(fd, F_GETFL) }
+        try syscall("fcntl") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
+
+    /// Reads into `buffer`; returns the byte count (0 at end of file) or nil when it would block.
+    public static func read(_ fd: Int32, into buffer: inout [UInt8]) throws(PosixError) -> Int? {
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n >= 0 { return n }
+            let error = errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return nil }
+            throw PosixError("read", errno: error)
+        }
+    }
+
+    /// Writes `bytes[offset...]`; returns the byte count written or nil when it would block.
+    public static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int) throws(PosixError) -> Int? {
+        while true {
+            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+            if n >= 0 { return n }
+            let error = errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return nil }
+            throw PosixError("write", errno: error)
+        }
+    }
+
+    /// Writes all of `bytes` to a blocking descriptor.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
+        var offset = 0
+        while offset < bytes.count {
+            guard let n = try write(fd, bytes, from: offset) else { throw PosixError("write", errno: EAGAIN) }
+            offset += n
+        }
+    }
+
+    /// The terminal width of `fd` in columns, or nil when it is not a terminal.
+    public static func terminalColumns(_ fd: Int32) -> Int? {
+        let columns = todod_terminal_columns(fd)
+        return columns > 0 ? Int(columns) : nil
+    }
+
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CTodoLinux
+
+/// Who is at the other end of a Unix socket.
+public struct PeerCredentials: Sendable, Equatable {
+    public var uid: UInt32
+    public var gid: UInt32
+    public var pid: Int32
+}
+
+/// Unix domain stream sockets: listen, accept, connect, and peer credentials.
+public enum UnixSocket {
+    /// `sun_path` holds 108 bytes including the terminating NUL.
+    public static let maxPathLength = 107
+
+    /// A socket bound to `path` and listening. The caller sets the umask (and mode) it wants.
+    public static func listen(path: String, backlog: Int32 = 512) throws(PosixError) -> Int32 {
+        var address = try makeAddress(path)
+        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        do {
+            try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
+                    _ = try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+            }
+            try syscall("listen") { Glibc.listen(fd, backlog) }
+        } catch {
+            Posix.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Accepts one pending connection as a non-blocking descriptor, or nil when none is waiting.
+    public static func accept(_ listener: Int32) throws(PosixError) -> Int32? {
+        do {
+            return try syscall("accept4") { todod_accept_nonblocking(listener) }
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK || error.errno == ECONNABORTED {
+            return nil
+        }
+    }
+
+    /// A blocking socket connected to `path`.
+    public static func connect(path: String) throws(PosixError) -> Int32 {
+        var address = try makeAddress(path)
+        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        do {
+            try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
+                    _ = try syscall("connect") { Glibc.connect(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+            }
+        } catch {
+            Posix.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// The peer's uid, gid and pid (SO_PEERCRED), as the kernel recorded them at connect time.
+    public static func peerCredentials(_ fd: Int32) throws(PosixError) -> PeerCredentials {
+        var credentials = PeerCredentials(uid: 0, gid: 0, pid: 0)
+        try syscall("getsockopt(SO_PEERCRED)") {
+            todod_peer_credentials(fd, &credentials.uid, &credentials.gid, &credentials.pid)
+        }
+        return credentials
+    }
+
+    /// Whether the descriptor is a listening stream socket (for descriptors passed by systemd).
+    public static func isListeningStream(_ fd: Int32) -> Bool {
+        var type: Int32 = 0
+        var accepting: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 else { return false }
+        length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 else { return false }
+        return type == Int32(SOCK_STREAM.rawValue) && accepting == 1
+    }
+
+    private static func makeAddress(_ path: String) throws(PosixError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= maxPathLength else { throw PosixError("socket path", errno: ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+}
