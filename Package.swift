@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
         .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix"]),
-        .target(name: "TodoTestSupport", dependencies: ["TodoCore"]),
+        .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
         .executableTarget(name: "todod", dependencies: ["TodoDaemon", "TodoProtocol"]),
@@ -43,6 +43,8 @@ let package = Package(
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
         .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol"]),
         .testTarget(name: "TodoClientTests", dependencies: ["TodoCore", "TodoClient", "TodoTestSupport"]),
+        .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

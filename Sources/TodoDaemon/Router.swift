@@ -51,8 +51,9 @@ struct Router {
                 category: try p.optionalString("category"), due: try p.optionalInstant("due"),
                 remind: try p.optionalInstant("remind"), top: try p.flag("top"))
             try p.finish()
+            let created = try newCategory(new.category, tx)
             let todo = try tx.add(new)
-            return Outcome(result: JSON(todo), events: [Events.todos("todo.added", [todo])])
+            return Outcome(result: JSON(todo), events: try categoryEvents(created, tx) + [Events.todos("todo.added", [todo])])
 
         case "todo.get":
             let id = try p.int("id", in: 1...Int64.max)
@@ -73,8 +74,10 @@ struct Router {
                 remind: try p.change("remind") { (s) throws(RPCError) in try Params.instantValue(s, "remind") })
             try p.finish()
             let before = try tx.todo(id)
+            let created: String? = if case .set(let name) = patch.category { try newCategory(name, tx) } else { nil }
             let todo = try tx.update(id, patch)
-            return Outcome(result: JSON(todo), events: todo == before ? [] : [Events.todos("todo.updated", [todo])])
+            return Outcome(result: JSON(todo),
+                           events: try categoryEvents(created, tx) + (todo == before ? [] : [Events.todos("todo.updated", [todo])]))
 
         case "todo.complete", "todo.reopen", "todo.delete":
             let ids = try p.ids("ids")
@@ -174,6 +177,23 @@ struct Router {
         default:
             throw RPCError.methodNotFound(method)
         }
+    }
+
+    /// `name` when naming it will create a category (it does not exist yet).
+    private func newCategory(_ name: String?, _ tx: StoreTransaction) throws -> String? {
+        guard let name else { return nil }
+        do {
+            _ = try tx.category(named: name, field: "category")
+            return nil
+        } catch let error as TodoError where error.code == .notFound {
+            return name
+        }
+    }
+
+    /// The `category.added` event for a category a todo change created.
+    private func categoryEvents(_ created: String?, _ tx: StoreTransaction) throws -> [JSON] {
+        guard let created else { return [] }
+        return [Events.category("category.added", try tx.category(named: created))]
     }
 
     private static func all(inCategory name: String) -> TodoQuery {

@@ -62,4 +62,9 @@ public final class LockedBox<Value>: @unchecked Sendable {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
+
+    /// Changes the value atomically (`box.value.append(x)` would read and write separately).
+    public func mutate(_ body: (inout Value) -> Void) {
+        lock.withLock { body(&stored) }
+    }
 }
