@@ -75,6 +75,10 @@ public final class UnixSocketTransport: RPCTransport {
         do {
             try Posix.writeAll(fd, bytes)
         } catch {
+            // The daemon may have refused us and hung up: its error line is still readable.
+            if error.errno == EPIPE, let message = try? receive(), let refusal = message["error"].flatMap(RPCError.init(json:)) {
+                throw ClientError.refused(refusal)
+            }
             throw ClientError.unreachable(socket: path, reason: error.reason)
         }
     }

@@ -280,7 +280,10 @@ extension JSON {
             import socket
             s = socket.socket(socket.AF_UNIX)
             s.connect("\(daemon.socket)")
-            s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"todo.add","params":{"title":"intruder"}}\\n')
+            try:
+                s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"todo.add","params":{"title":"intruder"}}\\n')
+            except BrokenPipeError:
+                pass  # the daemon may already have answered and hung up
             data = b""
             while True:
                 chunk = s.recv(4096)
