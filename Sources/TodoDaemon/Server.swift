@@ -56,7 +56,9 @@ final class Server: @unchecked Sendable {
         }
     }
 
-    /// Answers a peer of another uid with -32003 and hangs up.
+    /// Answers a peer of another uid with -32003 and hangs up. The socket lingers for up to two
+    /// seconds, discarding what the peer sends, because closing a Unix socket with unread input
+    /// resets it and the peer would never read the refusal.
     private func refuse(_ fd: Int32) {
         let uid = (try? UnixSocket.peerCredentials(fd)).map { String($0.uid) } ?? "unknown"
         log.warning("refused a connection from uid \(uid): this daemon serves only its owner and root")
@@ -64,7 +66,24 @@ final class Server: @unchecked Sendable {
         RPCMessage.error(id: .null, .permissionDenied).write(to: &line)
         line.append(0x0A)
         _ = try? Posix.write(fd, line, from: 0)
-        Posix.close(fd)
+        shutdown(fd, Int32(SHUT_WR))
+        let drain = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        var discarded = 0
+        drain.setEventHandler {
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            while true {
+                guard let n = try? Posix.read(fd, into: &scratch) else {
+                    if discarded > 1 << 20 { drain.cancel() }  // a peer that only floods us
+                    return
+                }
+                if n <= 0 { drain.cancel(); return }
+                discarded += n
+            }
+        }
+        drain.setCancelHandler { Posix.close(fd) }
+        drain.resume()
+        nonisolated(unsafe) let lingering = drain  // touched only on `queue`
+        queue.asyncAfter(deadline: .now() + 2) { lingering.cancel() }
     }
 
     /// Hands each reply to its connection, registers new subscribers, and fans events out to them.
