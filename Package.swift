@@ -30,8 +30,9 @@ let package = Package(
         .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite"]),
         .target(name: "TodoPosix", dependencies: ["CTodoLinux"]),
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
+        .target(name: "TodoSystemd", dependencies: ["CSystemd"]),
         .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
-        .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix"]),
+        .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables

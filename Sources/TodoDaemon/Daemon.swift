@@ -21,6 +21,7 @@ public final class Daemon: @unchecked Sendable {
     private var store: TodoStore?
     private var server: Server?
     private var executor: RequestExecutor?
+    private var scheduler: ReminderScheduler?
     private var signalSources: [DispatchSourceSignal] = []
     private var createdSocket: String?
     private var stopping = false
@@ -75,7 +76,9 @@ public final class Daemon: @unchecked Sendable {
         let listener = try listen(on: options.socket)
         let server = Server(listener: listener, queue: ioQueue, allowedUIDs: [getuid(), 0], log: log)
         let started = Daemon.monotonicSeconds()
-        let router = Router(status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() }))
+        let router = Router(
+            status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() }),
+            reminders: ReminderHistory(uid: getuid()))
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
             ioQueue.async { server.deliver(replies) }
         }
@@ -83,6 +86,16 @@ public final class Daemon: @unchecked Sendable {
         self.server = server
         self.executor = executor
         ioQueue.sync { server.start() }
+
+        // One wall-clock timer for the earliest pending reminder; re-armed after every commit.
+        let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: DispatchWallTimer(queue: store.queue) {},
+                                          sink: JournalReminderSink(log: log))
+        scheduler.onFired = { [ioQueue] fired in
+            ioQueue.async { for reminder in fired { server.publish(Events.reminder(reminder)) } }
+        }
+        executor.afterCommit = { scheduler.rearm() }
+        store.queue.sync { scheduler.rearm() }  // also fires what fell due while the daemon was down
+        self.scheduler = scheduler
         log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
     }
 

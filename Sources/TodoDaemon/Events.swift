@@ -7,6 +7,7 @@ enum Events {
     static let types: Set<String> = [
         "todo.added", "todo.updated", "todo.completed", "todo.reopened", "todo.deleted", "todo.moved",
         "category.added", "category.renamed", "category.deleted", "category.moved", "store.imported",
+        "reminder",
     ]
 
     /// `{"type": ..., "todos": [...]}`.
@@ -19,5 +20,10 @@ enum Events {
         var o: JSONObject = ["type": .string(type), "category": JSON(category)]
         if let oldName { o["oldName"] = .string(oldName) }
         return .object(o)
+    }
+
+    /// `{"type": "reminder", "todo": {...}, "fired": ..., "lateUsec": n}`.
+    static func reminder(_ fired: FiredReminder) -> JSON {
+        .object(["type": "reminder", "todo": JSON(fired.todo), "fired": JSON(fired.fired), "lateUsec": .int(fired.lateUsec)])
     }
 }

@@ -6,6 +6,7 @@ struct Log: Sendable {
     var prefixPriority: Bool
 
     func info(_ message: String) { write(6, message) }
+    func notice(_ message: String) { write(5, message) }
     func warning(_ message: String) { write(4, message) }
     func error(_ message: String) { write(3, message) }
 

@@ -17,6 +17,7 @@ struct Router {
     }
 
     let status: StatusSource
+    let reminders: ReminderHistory
 
     static let methods: [String: Kind] = [
         "todo.add": .write, "todo.get": .read, "todo.list": .read, "todo.update": .write,
@@ -24,6 +25,7 @@ struct Router {
         "category.add": .write, "category.list": .read, "category.rename": .write,
         "category.delete": .write, "category.move": .write,
         "store.export": .read, "store.import": .write, "daemon.status": .read, "watch": .read,
+        "todo.snooze": .write, "reminder.list": .read,
     ]
 
     static func kind(of method: String) -> Kind? { methods[method] }
@@ -108,6 +110,19 @@ struct Router {
             let before = try tx.todo(id)
             let todo = try tx.move(id, to: target)
             return Outcome(result: JSON(todo), events: todo.position == before.position ? [] : [Events.todos("todo.moved", [todo])])
+
+        case "todo.snooze":
+            let id = try p.int("id", in: 1...Int64.max)
+            let until = try p.instant("until")
+            try p.finish()
+            let todo = try tx.snooze(id, until: until)
+            return Outcome(result: JSON(todo), events: [Events.todos("todo.updated", [todo])])
+
+        case "reminder.list":
+            let since = try p.optionalInstant("since")
+            let limit = try p.optionalInt("limit", in: 1...10_000) ?? 100
+            try p.finish()
+            return Outcome(result: .array(try reminders.list(since: since, limit: Int(limit))))
 
         case "category.add":
             let name = try p.string("name")

@@ -1,0 +1,77 @@
+import Foundation
+import TodoCore
+import TodoSystemd
+
+/// Writes each fired reminder to the journal as a structured entry (SPEC §6), or, without a
+/// journal, as one line with the same facts on standard error.
+final class JournalReminderSink: ReminderSink {
+    /// The MESSAGE_ID of every reminder entry (generated once with `systemd-id128 new`);
+    /// `systemd/todod.catalog` explains it for `journalctl -x`.
+    static let messageID = "160974618077448c97edd5576474d5b8"
+
+    private let log: Log
+    private let useJournal: Bool
+    private let timeZone: TimeZone
+
+    init(log: Log, useJournal: Bool = Journal.isAvailable, timeZone: TimeZone = .current) {
+        self.log = log
+        self.useJournal = useJournal
+        self.timeZone = timeZone
+        if !useJournal {
+            log.warning("no journal at \(Journal.socketPath): reminders are written to standard error instead")
+        }
+    }
+
+    func deliver(_ reminder: FiredReminder) -> Bool {
+        let fields = Self.fields(reminder, timeZone: timeZone)
+        if useJournal {
+            guard let errno = Journal.send(fields) else { return true }
+            log.warning("the journal refused a reminder (\(String(cString: strerror(errno)))); writing it here instead")
+        }
+        let facts = fields.filter { $0.name != "MESSAGE" && $0.name != "PRIORITY" && $0.name != "SYSLOG_IDENTIFIER" }
+            .map { "\($0.name)=\(Self.quoted($0.value))" }.joined(separator: " ")
+        log.notice("\(fields[0].value) [\(facts)]")
+        return true
+    }
+
+    /// The entry's fields, MESSAGE first.
+    static func fields(_ reminder: FiredReminder, timeZone: TimeZone) -> [(name: String, value: String)] {
+        let todo = reminder.todo
+        var fields: [(name: String, value: String)] = [
+            ("MESSAGE", message(todo, timeZone: timeZone)),
+            ("MESSAGE_ID", messageID),
+            ("PRIORITY", "5"),
+            ("SYSLOG_IDENTIFIER", "todod"),
+            ("TODO_ID", String(todo.id)),
+            ("TODO_TITLE", todo.title),
+        ]
+        if let category = todo.category { fields.append(("TODO_CATEGORY", category)) }
+        if let due = todo.due {
+            fields.append(("TODO_DUE", due.rfc3339(fractional: true)))
+            fields.append(("TODO_DUE_USEC", String(due.usec)))
+        }
+        if let remind = todo.remind { fields.append(("TODO_REMIND_USEC", String(remind.usec))) }
+        fields.append(("TODO_LATE_USEC", String(max(0, reminder.lateUsec))))
+        return fields
+    }
+
+    /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00."
+    static func message(_ todo: Todo, timeZone: TimeZone) -> String {
+        guard let due = todo.due else { return "Reminder for todo \(todo.id) “\(todo.title)”." }
+        return "Todo \(todo.id) “\(todo.title)” is due at \(localTime(due, timeZone: timeZone))."
+    }
+
+    static func localTime(_ instant: Instant, timeZone: TimeZone) -> String {
+        let date = Date(timeIntervalSince1970: Double(instant.seconds))
+        let offset = timeZone.secondsFromGMT(for: date)
+        let local = Instant(seconds: instant.seconds + Int64(offset)).rfc3339()  // "YYYY-MM-DDTHH:MM:SSZ" in local time
+        let sign = offset < 0 ? "-" : "+"
+        let hours = abs(offset) / 3600, minutes = abs(offset) / 60 % 60
+        return String(local.prefix(10)) + " " + String(local.dropFirst(11).prefix(5))
+            + " " + sign + String(format: "%02d:%02d", hours, minutes)
+    }
+
+    private static func quoted(_ value: String) -> String {
+        value.contains(where: { $0 == " " || $0 == "\"" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : value
+    }
+}

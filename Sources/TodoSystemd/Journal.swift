@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystemd
+
+// The only file that calls libsystemd's journal API (sd-journal(3)).
+
+/// Writing structured entries to the systemd journal and reading them back.
+public enum Journal {
+    /// The socket journald listens on for native-protocol entries.
+    public static let socketPath = "/run/systemd/journal/socket"
+
+    /// Whether a journal is there to write to.
+    public static var isAvailable: Bool { access(socketPath, W_OK) == 0 }
+
+    /// Sends one entry. Field names must be uppercase letters, digits and `_`, not starting with
+    /// `_` or a digit: journald silently drops any other field.
+    /// ([sd_journal_sendv](https://www.freedesktop.org/software/systemd/man/sd_journal_sendv.html))
+    /// - Returns: nil on success, else the errno journald reported.
+    public static func send(_ fields: [(name: String, value: String)]) -> Int32? {
+        let entries: [[UInt8]] = fields.map { Array("\($0.name)=\($0.value)".utf8) }
+        var pointers: [UnsafeMutablePointer<UInt8>] = []
+        defer { pointers.forEach { $0.deallocate() } }
+        var vectors: [iovec] = []
+        for entry in entries {
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(entry.count, 1))
+            p.initialize(from: entry, count: entry.count)
+            pointers.append(p)
+            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(p), iov_len: entry.count))
+        }
+        let rc = sd_journal_sendv(vectors, Int32(vectors.count))
+        return rc < 0 ? -rc : nil
+    }
+
+    /// A failure to read the journal, with the errno libsystemd returned.
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        public let function: String
+        public let errno: Int32
+        public var description: String { "\(function): \(String(cString: strerror(errno)))" }
+    }
+
+    /// One entry read back: its fields and when it was written.
+    public struct Entry: Sendable {
+        public var fields: [String: String]
+        /// Realtime timestamp of the entry, microseconds since the epoch.
+        public var realtimeUsec: UInt64
+    }
+
+    /// The newest `limit` entries of the local journal matching every `field=value` of
+    /// `matches` (and written at or after `since`, microseconds since the epoch), oldest first,
+    /// keeping only `fields`. Like `journalctl -n`.
+    public static func read(matching matches: [(String, String)], since: UInt64?, limit: Int,
+                            fields: [String]) throws(ReadError) -> [Entry] {
+        var journal: OpaquePointer?
+        var rc = sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY))
+        guard rc >= 0, let journal else { throw ReadError(function: "sd_journal_open", errno: -rc) }
+        defer { sd_journal_close(journal) }
+        for (field, value) in matches {
+            let match = Array("\(field)=\(value)".utf8)
+            rc = match.withUnsafeBytes { sd_journal_add_match(journal, $0.baseAddress, $0.count) }
+            guard rc >= 0 else { throw ReadError(function: "sd_journal_add_match", errno: -rc) }
+        }
+        rc = sd_journal_seek_tail(journal)
+        guard rc >= 0 else { throw ReadError(function: "sd_journal_seek_tail", errno: -rc) }
+        var entries: [Entry] = []
+        while entries.count < limit {
+            rc = sd_journal_previous(journal)
+            guard rc >= 0 else { throw ReadError(function: "sd_journal_previous", errno: -rc) }
+            if rc == 0 { break }
+            var realtime: UInt64 = 0
+            _ = sd_journal_get_realtime_usec(journal, &realtime)
+            if let since, realtime < since { break }
+            var values: [String: String] = [:]
+            for field in fields {
+                var data: UnsafeRawPointer?
+                var length = 0
+                if sd_journal_get_data(journal, field, &data, &length) >= 0, let data {
+                    let text = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+                    if let eq = text.firstIndex(of: "=") { values[field] = String(text[text.index(after: eq)...]) }
+                }
+            }
+            entries.append(Entry(fields: values, realtimeUsec: realtime))
+        }
+        return entries.reversed()
+    }
+}
