@@ -28,7 +28,7 @@ enum Help {
 
     static let entries: [Entry] = [
         Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]"],
-              summary: "Add a todo. It goes to the bottom of the manual order unless --top is given.",
+              summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top is given.",
               options: [("--category NAME", "put it in category NAME (created if missing)"),
                         ("--due WHEN", "when it is due"),
                         ("--remind DURATION|WHEN", "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time"),

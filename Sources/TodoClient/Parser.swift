@@ -167,10 +167,10 @@ public struct Parser {
     }
 
     func add(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> AddOptions {
-        var options = AddOptions(title: try p.next("TITLE"))
-        if let extra = p.peek() {
-            throw UsageError("unexpected argument \(quote(extra)); quote a title that has spaces", command: "add")
-        }
+        // Several words form one title, as in Taskwarrior: `todoctl add buy milk`.
+        let words = p.rest()
+        guard !words.isEmpty else { throw UsageError("missing TITLE", command: "add") }
+        var options = AddOptions(title: words.joined(separator: " "))
         options.notes = args.value("--notes")
         options.category = args.value("--category")
         options.due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "add") }
