@@ -54,7 +54,8 @@ public struct Parser {
         let tokens = Tokenizer.tokenize(arguments)
         var global = GlobalOptions()
         var args = Arguments()
-        var wantsHelp = false
+        // `--help` anywhere before `--` wins over every other problem on the line.
+        var wantsHelp = tokens.contains { !$0.afterTerminator && $0.kind == .option(name: "--help", value: nil) }
         var wantsVersion = false
         var index = 0
 
@@ -82,6 +83,7 @@ public struct Parser {
                 switch arity {
                 case .flag:
                     if inline != nil {
+                        if wantsHelp { continue }
                         throw UsageError("option \(name) does not take a value", command: args.command)
                     }
                 case .value:
@@ -106,7 +108,7 @@ public struct Parser {
         }
 
         if wantsHelp {
-            let topic = args.command == "help" ? args.positionals.first : args.command
+            let topic = args.command == "help" ? (args.positionals.first ?? "help") : args.command
             return Invocation(global: global, command: .help(topic: topic))
         }
         if wantsVersion { return Invocation(global: global, command: .version) }
