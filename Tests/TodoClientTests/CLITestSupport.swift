@@ -102,8 +102,8 @@ enum Fixtures {
 
     /// Runs todoctl with `arguments` against `transport`.
     static func run(_ arguments: [String], transport: FakeTransport = FakeTransport(),
-                    environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"],
-                    isTerminal: Bool = false, terminalWidth: Int? = nil, timeZone: TimeZone = utc,
+                    isTerminal: Bool = false, terminalWidth: Int? = nil,
+                    environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: TimeZone = utc,
                     connectError: ClientError? = nil, stdin: [UInt8] = []) -> Result {
         var out = ""
         var err = ""
