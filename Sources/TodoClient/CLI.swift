@@ -1,0 +1,159 @@
+import Foundation
+import TodoCore
+import TodoProtocol
+
+/// The todoctl program: tokenize, parse, run, with one exit path.
+public enum CLI {
+    /// Exit status: success.
+    public static let exitOK: Int32 = 0
+    /// Exit status: the daemon refused, or an input file is unreadable or invalid.
+    public static let exitRefused: Int32 = 1
+    /// Exit status: command-line usage error.
+    public static let exitUsage: Int32 = 2
+    /// Exit status: daemon unreachable, untrusted, or not speaking our protocol (EX_UNAVAILABLE).
+    public static let exitUnavailable: Int32 = 69
+
+    /// Runs todoctl and returns its exit status. `connect` opens a transport to a socket path.
+    /// `readStdin` reads standard input to its end (for `import -`).
+    public static func main(arguments: [String], environment: [String: String], uid: UInt32,
+                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: TimeZone,
+                            stdout: (String) -> Void, stderr: (String) -> Void,
+                            connect: (String) throws(ClientError) -> RPCTransport,
+                            readStdin: () -> [UInt8] = CLI.readStandardInput) -> Int32 {
+        var socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: uid)
+        var socketFromFlag = false
+        do throws(CLIFailure) {
+            let invocation: Invocation
+            do {
+                invocation = try Parser(now: now, timeZone: timeZone).parse(arguments)
+            } catch {
+                throw .usage(error)
+            }
+            let global = invocation.global
+            socket = SocketPaths.socket(flag: global.socket, system: global.system, environment: environment, uid: uid)
+            socketFromFlag = global.socket?.isEmpty == false
+
+            switch invocation.command {
+            case .help(let topic):
+                stdout(Help.text(for: topic))
+                return exitOK
+            case .version:
+                stdout("todoctl \(TododVersion.string)\n")
+                return exitOK
+            default:
+                break
+            }
+
+            // Local input first, so a bad file never needs the daemon.
+            var document: JSON?
+            if case .importFile(let path) = invocation.command {
+                document = try readDocument(path, readStdin: readStdin)
+            }
+
+            let transport: RPCTransport
+            do { transport = try connect(socket) } catch { throw .client(error) }
+
+            let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            let colour = isTerminal && !noColor && environment["TERM"] != "dumb"
+            let human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
+                                    maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
+            try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
+                let runner = Runner(transport: transport, json: global.json, human: human, out: out)
+                try runner.run(invocation.command, document: document)
+            }
+            return exitOK
+        } catch {
+            let (status, message) = report(error, socket: socket, socketFromFlag: socketFromFlag)
+            stderr(message)
+            return status
+        }
+    }
+
+    /// Reads standard input to its end.
+    public static func readStandardInput() -> [UInt8] {
+        Array(FileHandle.standardInput.readDataToEndOfFile())
+    }
+
+    /// The exit status and stderr text for a failure.
+    static func report(_ failure: CLIFailure, socket: String, socketFromFlag: Bool) -> (Int32, String) {
+        switch failure {
+        case .usage(let error):
+            return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n\n" + Help.usage(for: error.command))
+        case .input(let message):
+            return (exitRefused, "todoctl: \(Table.oneLine(message))\n")
+        case .client(let error):
+            switch error {
+            case .refused(let rpc):
+                return (exitRefused, "todoctl: \(Table.oneLine(rpc.message))\n")
+            case .unreachable(let path, let reason):
+                let hint: String
+                if path == SocketPaths.system {
+                    hint = "start it with 'systemctl start todod.socket'"
+                } else if socketFromFlag {
+                    hint = "start it with 'todod --socket \(path)'"
+                } else {
+                    hint = "start it with 'systemctl --user start todod.socket' or run 'todod'"
+                }
+                return (exitUnavailable, "todoctl: cannot reach todod at \(Table.oneLine(path)) (\(Table.oneLine(reason))); \(hint)\n")
+            case .badAnswer(let what):
+                return (exitUnavailable, "todoctl: unexpected answer from todod at \(Table.oneLine(socket)): \(Table.oneLine(what))\n")
+            case .untrustedDaemon(let path, let owner):
+                return (exitUnavailable, "todoctl: refusing to talk to todod at \(Table.oneLine(path)): the socket belongs to uid \(owner), not to you or root\n")
+            }
+        }
+    }
+
+    /// The JSON document of `import FILE|-`.
+    static func readDocument(_ path: String, readStdin: () -> [UInt8]) throws(CLIFailure) -> JSON {
+        let name = path == "-" ? "standard input" : path
+        let bytes: [UInt8]
+        if path == "-" {
+            bytes = readStdin()
+        } else {
+            switch readFile(path) {
+            case .success(let data): bytes = data
+            case .failure(let error): throw .input("cannot read \(name): \(error.reason)")
+            }
+        }
+        let document: JSON
+        do {
+            document = try JSON.parse(bytes)
+        } catch {
+            throw .input("\(name) is not valid JSON: \(error.description)")
+        }
+        guard case .object = document else {
+            throw .input("\(name) is not a todod export document: expected a JSON object, found \(document.typeName)")
+        }
+        return document
+    }
+
+    struct FileError: Error { var reason: String }
+
+    /// The whole file at `path`, or the system's reason it could not be read.
+    static func readFile(_ path: String) -> Result<[UInt8], FileError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(FileError(reason: String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileError(reason: String(cString: strerror(errno))))
+            }
+            if n == 0 { return .success(bytes) }
+            bytes.append(contentsOf: buffer[0..<n])
+        }
+    }
+}
+
+/// Why todoctl stops early; mapped to an exit status in one place (`CLI.report`).
+enum CLIFailure: Error {
+    /// Exit 2.
+    case usage(UsageError)
+    /// Exit 1 or 69 depending on the error.
+    case client(ClientError)
+    /// Exit 1: unreadable input, or a request that cannot be made as given.
+    case input(String)
+}

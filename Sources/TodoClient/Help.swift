@@ -1,0 +1,144 @@
+import TodoCore
+import TodoProtocol
+
+/// Usage and help texts of todoctl's commands.
+enum Help {
+    /// One command's help: synopsis lines (after `todoctl `), a summary and its options.
+    struct Entry {
+        var name: String
+        var synopsis: [String]
+        var summary: String
+        var options: [(String, String)] = []
+    }
+
+    static let globalOptions: [(String, String)] = [
+        ("--socket PATH", "talk to the daemon at PATH (default: $TODOD_SOCKET, then $XDG_RUNTIME_DIR/todod/todod.sock)"),
+        ("--system", "talk to the system daemon at \(SocketPaths.system)"),
+        ("--json", "print only JSON on stdout (may also follow the command)"),
+        ("-h, --help", "show help"),
+        ("--version", "show the version"),
+    ]
+
+    static let whenHelp = """
+        WHEN: RFC 3339 (2026-12-01T09:00:00Z); local YYYY-MM-DD [HH:MM[:SS]]; now, today, tomorrow or
+              a weekday, optionally with a time (17:30, 9am, 5:30pm); +90s, +15m, +2h, +3d, +1w;
+              in 2 hours; @EPOCHSECONDS.
+        DURATION: 30s, 15m, 2h, 1d, 1w, or sums like 1h30m.
+        """
+
+    static let entries: [Entry] = [
+        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]"],
+              summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top is given.",
+              options: [("--category NAME", "put it in category NAME (created if missing)"),
+                        ("--due WHEN", "when it is due"),
+                        ("--remind DURATION|WHEN", "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time"),
+                        ("--notes TEXT", "free-form notes"),
+                        ("--top", "put it first in the manual order")]),
+        Entry(name: "list", synopsis: ["list [--open | --done | --all] [--category NAME | --no-category] [--overdue]",
+                                       "     [--due-before WHEN] [--due-after WHEN] [--search TEXT] [--sort KEYS] [--limit N]",
+                                       "     [--by-category]"],
+              summary: "List todos; by default the open ones in manual order.",
+              options: [("--open, --done, --all", "which todos (default: --open)"),
+                        ("--category NAME", "only todos in category NAME"),
+                        ("--no-category", "only todos without a category"),
+                        ("--overdue", "only open todos whose due time has passed"),
+                        ("--due-before WHEN", "only todos due before WHEN"),
+                        ("--due-after WHEN", "only todos due at or after WHEN"),
+                        ("--search TEXT", "only todos whose title or notes contain TEXT"),
+                        ("--sort KEYS", "comma-separated keys from \(sortKeyList); a leading - sorts descending (-updated,title)"),
+                        ("--limit N", "show at most N todos"),
+                        ("--by-category", "group the listing by category, uncategorised last")]),
+        Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo."),
+        Entry(name: "edit", synopsis: ["edit ID [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
+                                       "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]"],
+              summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.",
+              options: [("--title T", "new title"),
+                        ("--notes T, --no-notes", "set or clear the notes"),
+                        ("--category NAME, --no-category", "set or clear the category"),
+                        ("--due WHEN, --no-due", "set or clear the due time (clearing it also clears the reminder)"),
+                        ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder")]),
+        Entry(name: "done", synopsis: ["done ID..."], summary: "Mark todos as done."),
+        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again."),
+        Entry(name: "rm", synopsis: ["rm ID..."], summary: "Delete todos."),
+        Entry(name: "move", synopsis: ["move ID (--to N | --before ID | --after ID | --top | --bottom)"],
+              summary: "Move a todo in the manual order. Give exactly one target.",
+              options: [("--to N", "to position N (1 is first)"),
+                        ("--before ID", "directly before todo ID"),
+                        ("--after ID", "directly after todo ID"),
+                        ("--top", "to the first position"),
+                        ("--bottom", "to the last position")]),
+        Entry(name: "snooze", synopsis: ["snooze ID DURATION|WHEN"],
+              summary: "Postpone a todo's reminder: a DURATION counts from now, a WHEN is a time."),
+        Entry(name: "category", synopsis: ["category list", "category add NAME", "category rename NAME NEWNAME",
+                                           "category rm NAME [--force]", "category move NAME --to N"],
+              summary: "List and manage categories. Removing a category that still has todos needs --force, which leaves those todos uncategorised.",
+              options: [("--force", "rm: remove even if todos use it"),
+                        ("--to N", "move: to position N (1 is first)")]),
+        Entry(name: "reminders", synopsis: ["reminders [--since WHEN] [--limit N]"],
+              summary: "List reminders that have fired, read back from the journal.",
+              options: [("--since WHEN", "only reminders fired at or after WHEN"),
+                        ("--limit N", "at most N reminders")]),
+        Entry(name: "watch", synopsis: ["watch"], summary: "Print live events from the daemon until interrupted."),
+        Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, counts and the next reminder."),
+        Entry(name: "export", synopsis: ["export [--format json]"], summary: "Write the whole store to stdout.",
+              options: [("--format json", "the output format (json is the only one)")]),
+        Entry(name: "import", synopsis: ["import FILE|-"],
+              summary: "Add everything in an export document, atomically; - reads it from stdin."),
+        Entry(name: "help", synopsis: ["help [COMMAND]"], summary: "Show help for todoctl or one of its commands."),
+    ]
+
+    static var sortKeyList: String { TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", ") }
+
+    static func entry(_ name: String) -> Entry? { entries.first { $0.name == name } }
+
+    /// The overview: synopsis of every command.
+    static var overview: String {
+        var lines = ["Usage: todoctl [--socket PATH | --system] [--json] COMMAND ...", "", "Commands:"]
+        for entry in entries {
+            for line in entry.synopsis { lines.append("  " + line) }
+        }
+        lines += ["", "Global options:"]
+        lines += optionLines(globalOptions)
+        lines += ["", whenHelp, "", "Run 'todoctl help COMMAND' for more about a command."]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The full help of a command (or the overview when `name` is nil or unknown).
+    static func text(for name: String?) -> String {
+        guard let name, let entry = entry(name) else { return overview }
+        var lines = usageLines(entry)
+        lines += ["", entry.summary]
+        if !entry.options.isEmpty {
+            lines += ["", "Options:"]
+            lines += optionLines(entry.options)
+        }
+        lines += ["", "Global options:"]
+        lines += optionLines(globalOptions)
+        if ["add", "list", "edit", "snooze", "reminders"].contains(name) {
+            lines += ["", whenHelp]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The short usage printed after a usage error.
+    static func usage(for name: String?) -> String {
+        guard let name, let entry = entry(name) else {
+            return "Usage: todoctl [--socket PATH | --system] [--json] COMMAND ...\n"
+                + "Commands: " + entries.map(\.name).joined(separator: ", ") + "\n"
+                + "Run 'todoctl help' for more.\n"
+        }
+        return (usageLines(entry) + ["Run 'todoctl help \(name)' for more."]).joined(separator: "\n") + "\n"
+    }
+
+    static func usageLines(_ entry: Entry) -> [String] {
+        entry.synopsis.enumerated().map { i, line in
+            (i == 0 ? "Usage: todoctl " : (entry.name == "category" ? "       todoctl " : "               ")) + line
+        }
+    }
+
+    static func optionLines(_ options: [(String, String)]) -> [String] {
+        let width = options.map { TerminalText.width($0.0) }.max() ?? 0
+        return options.map { "  " + TerminalText.pad($0.0, to: width) + "  " + $0.1 }
+    }
+}
+

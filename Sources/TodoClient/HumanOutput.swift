@@ -1,0 +1,260 @@
+import Foundation
+import TodoCore
+import TodoProtocol
+
+/// Human-readable output: tables, confirmations and `Label: value` blocks, coloured only when
+/// `colour` is true.
+struct HumanOutput {
+    var now: Instant
+    var timeZone: TimeZone
+    var colour: Bool
+    /// Lines are cut to this many columns (the terminal's width), or never when nil.
+    var maxWidth: Int?
+
+    // MARK: ANSI
+
+    static let bold = "\u{1B}[1m"
+    static let dim = "\u{1B}[2m"
+    static let red = "\u{1B}[31m"
+    static let yellow = "\u{1B}[33m"
+    static let green = "\u{1B}[32m"
+    static let reset = "\u{1B}[0m"
+
+    /// `text` wrapped in `code` when colour is on.
+    func paint(_ text: String, _ code: String) -> String {
+        colour && !text.isEmpty ? code + text + HumanOutput.reset : text
+    }
+
+    // MARK: Times
+
+    /// "2026-12-01 09:00 (in 2h)".
+    func when(_ instant: Instant) -> String {
+        TerminalText.local(instant, timeZone: timeZone) + " (" + TerminalText.relative(instant, now: now) + ")"
+    }
+
+    /// A duration in seconds as "2d 3h", "3h 12m", "4m 5s" or "12s".
+    static func duration(seconds: Int64) -> String {
+        let s = max(seconds, 0)
+        let units: [(Int64, String)] = [(86_400, "d"), (3600, "h"), (60, "m"), (1, "s")]
+        var parts: [String] = []
+        var rest = s
+        for (size, name) in units where rest >= size || (parts.isEmpty && size == 1) {
+            parts.append("\(rest / size)\(name)")
+            rest %= size
+            if parts.count == 2 { break }
+        }
+        // Only leading non-zero units: "2h 0m" reads fine, but drop a trailing "0s".
+        if parts.count == 2, parts[1].hasPrefix("0") { parts.removeLast() }
+        return parts.joined(separator: " ")
+    }
+
+    // MARK: Todos
+
+    /// The `list` table. With `sections`, rows are grouped under a header line per section and
+    /// the CATEGORY column is left out; columns stay aligned across sections.
+    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil) -> [String] {
+        var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
+                       Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
+        if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
+        columns.append(Table.Column("TITLE", flexible: true))
+        var table = Table(columns: columns)
+        let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
+        for todo in ordered {
+            var row = ["\(todo.id)", "\(todo.position)", todo.done ? "✓" : "",
+                       todo.due.map { TerminalText.local($0, timeZone: timeZone) } ?? "",
+                       todo.due.map { todo.done ? "" : TerminalText.relative($0, now: now) } ?? ""]
+            if sections == nil { row.append(todo.category ?? "") }
+            row.append(todo.title)
+            table.append(row)
+        }
+        let dueColumns: Set<Int> = [3, 4]
+        let lines = table.render(maxWidth: maxWidth, style: colour ? { row, column, text in
+            guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
+            let todo = ordered[row]
+            if todo.done { return HumanOutput.dim + text + HumanOutput.reset }
+            if dueColumns.contains(column), let due = todo.due, due < self.now {
+                return HumanOutput.red + text + HumanOutput.reset
+            }
+            return text
+        } : nil)
+        guard let sections else { return lines }
+        var out = [lines.first ?? ""]
+        var next = 1
+        for (i, section) in sections.enumerated() where !section.todos.isEmpty {
+            if i > 0 && out.count > 1 { out.append("") }
+            out.append(paint(section.title, HumanOutput.bold))
+            for _ in section.todos where next < lines.count {
+                out.append(lines[next])
+                next += 1
+            }
+        }
+        return out
+    }
+
+    /// `show`: aligned `Label: value` lines.
+    func todoDetails(_ todo: Todo) -> [String] {
+        var pairs: [(String, String)] = [("ID", "\(todo.id)"), ("Title", todo.title)]
+        if todo.done {
+            pairs.append(("Status", paint("done", HumanOutput.green) + (todo.completed.map { " since " + TerminalText.local($0, timeZone: timeZone) } ?? "")))
+        } else {
+            pairs.append(("Status", "open"))
+        }
+        pairs.append(("Position", "\(todo.position)"))
+        pairs.append(("Category", todo.category ?? "-"))
+        if let due = todo.due {
+            let text = when(due)
+            pairs.append(("Due", !todo.done && due < now ? paint(text, HumanOutput.red) : text))
+        } else {
+            pairs.append(("Due", "-"))
+        }
+        var remind = todo.remind.map(when) ?? "-"
+        if let reminded = todo.reminded { remind += ", fired " + TerminalText.local(reminded, timeZone: timeZone) }
+        pairs.append(("Remind", remind))
+        pairs.append(("Created", TerminalText.local(todo.created, timeZone: timeZone)))
+        pairs.append(("Updated", TerminalText.local(todo.updated, timeZone: timeZone)))
+        if let notes = todo.notes, !notes.isEmpty { pairs.append(("Notes", notes)) }
+        return labelled(pairs)
+    }
+
+    /// `Label: value` lines with the values aligned; a multi-line value continues under itself.
+    func labelled(_ pairs: [(String, String)], alignRight: Bool = false) -> [String] {
+        let width = (pairs.map { TerminalText.width($0.0) }.max() ?? 0) + 1
+        var lines: [String] = []
+        for (label, value) in pairs {
+            let head = TerminalText.pad(label + ":", to: width, alignRight: alignRight) + " "
+            let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }
+            for (i, line) in valueLines.enumerated() {
+                let text = (i == 0 ? paint(head, HumanOutput.bold) : String(repeating: " ", count: width + 1)) + line
+                lines.append(String(text.reversed().drop(while: { $0 == " " }).reversed()))
+            }
+        }
+        return lines
+    }
+
+    /// "12: 牛乳を買う (due in 2h)".
+    func summary(_ todo: Todo) -> String {
+        var text = "\(todo.id): \(Table.oneLine(todo.title))"
+        if let category = todo.category { text += " [\(Table.oneLine(category))]" }
+        if let due = todo.due, !todo.done { text += " (due \(TerminalText.relative(due, now: now)))" }
+        return text
+    }
+
+    // MARK: Categories
+
+    func categoryTable(_ categories: [Category]) -> [String] {
+        var table = Table(columns: [Table.Column("POS", alignment: .right), Table.Column("NAME", flexible: true),
+                                    Table.Column("OPEN", alignment: .right), Table.Column("DONE", alignment: .right)])
+        for c in categories { table.append(["\(c.position)", c.name, "\(c.open)", "\(c.done)"]) }
+        return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
+            row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
+        } : nil)
+    }
+
+    // MARK: Reminders
+
+    /// One fired reminder as the daemon reports it.
+    struct Reminder {
+        var id: Int64
+        var title: String
+        var category: String?
+        var due: Instant?
+        var fired: Instant?
+        var lateUsec: Int64
+
+        init(json: JSON) throws(DecodingError) {
+            guard let id = json["id"]?.intValue, let title = json["title"]?.stringValue else {
+                throw DecodingError("malformed reminder object")
+            }
+            self.id = id
+            self.title = title
+            category = json["category"]?.stringValue
+            due = json["due"]?.stringValue.flatMap(Instant.init(rfc3339:))
+            fired = json["fired"]?.stringValue.flatMap(Instant.init(rfc3339:))
+            if let late = json["lateUsec"]?.intValue {
+                lateUsec = late
+            } else if case .double(let d)? = json["lateUsec"], d.isFinite, abs(d) < 9e15 {
+                lateUsec = Int64(d)
+            } else {
+                lateUsec = 0
+            }
+        }
+    }
+
+    func reminderTable(_ reminders: [Reminder]) -> [String] {
+        var table = Table(columns: [Table.Column("FIRED"), Table.Column("LATE", alignment: .right),
+                                    Table.Column("ID", alignment: .right), Table.Column("DUE"),
+                                    Table.Column("CATEGORY", flexible: true), Table.Column("TITLE", flexible: true)])
+        for r in reminders {
+            table.append([r.fired.map { TerminalText.local($0, timeZone: timeZone) } ?? "",
+                          HumanOutput.late(r.lateUsec), "\(r.id)",
+                          r.due.map { TerminalText.local($0, timeZone: timeZone) } ?? "", r.category ?? "", r.title])
+        }
+        return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
+            row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
+        } : nil)
+    }
+
+    /// "on time" under a second, else "3m 2s".
+    static func late(_ usec: Int64) -> String {
+        usec < 1_000_000 ? "on time" : duration(seconds: usec / 1_000_000)
+    }
+
+    // MARK: Status
+
+    func status(_ json: JSON) -> [String] {
+        let version = json["version"]?.stringValue ?? "?"
+        var pairs: [(String, String)] = []
+        if let pid = json["pid"]?.intValue { pairs.append(("PID", "\(pid)")) }
+        let uptime: Int64? = json["uptime"]?.intValue ?? {
+            if case .double(let d)? = json["uptime"], d.isFinite, d >= 0, d < 9e15 { return Int64(d) }
+            return nil
+        }()
+        if let uptime {
+            let since = TerminalText.local(now.adding(usec: -uptime.multipliedReportingOverflow(by: 1_000_000).partialValue), timeZone: timeZone)
+            pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
+        }
+        if let database = json["database"]?.stringValue { pairs.append(("Database", database)) }
+        let open = json["open"]?.intValue.map(String.init) ?? "?"
+        let done = json["done"]?.intValue.map(String.init) ?? "?"
+        pairs.append(("Todos", "\(open) open, \(done) done"))
+        if let next = json["nextReminder"]?.stringValue.flatMap(Instant.init(rfc3339:)) {
+            pairs.append(("Next reminder", when(next)))
+        } else {
+            pairs.append(("Next reminder", "none"))
+        }
+        return [paint("●", HumanOutput.green) + " todod \(version)"] + labelled(pairs, alignRight: true).map { "  " + $0 }
+    }
+
+    // MARK: Events
+
+    /// One line for a `watch` event; unknown types are printed generically.
+    func event(_ json: JSON) -> String {
+        let type = json["type"]?.stringValue ?? "event"
+        func todos(_ value: JSON?) -> [Todo] { (value?.arrayValue ?? []).compactMap { try? Todo(json: $0) } }
+        let body: String
+        switch type {
+        case "reminder":
+            if let todo = json["todo"].flatMap({ try? Todo(json: $0) }) {
+                let late = json["lateUsec"]?.intValue ?? 0
+                body = paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
+            } else {
+                body = "reminder " + json.serialized()
+            }
+        case let t where t.hasPrefix("todo.") && json["todos"] != nil:
+            let verb = String(t.dropFirst("todo.".count))
+            let list = todos(json["todos"])
+            body = "\(verb) " + (list.isEmpty ? (json["todos"]?.serialized() ?? "") : list.map(summary).joined(separator: "; "))
+        case "category.renamed":
+            let name = json["category"]?["name"]?.stringValue ?? "?"
+            body = "category renamed: \(json["oldName"]?.stringValue ?? "?") → \(name)"
+        case let t where t.hasPrefix("category."):
+            let verb = String(t.dropFirst("category.".count))
+            body = "category \(verb): " + (json["category"]?["name"]?.stringValue ?? json.serialized())
+        default:
+            var rest = json.objectValue ?? JSONObject()
+            rest["type"] = nil
+            body = "\(type) \(JSON.object(rest).serialized())"
+        }
+        return Table.oneLine(body)
+    }
+}

@@ -1,0 +1,429 @@
+import Foundation
+import TodoCore
+
+/// Stage 2 of todoctl: turns tokens into an `Invocation`. WHEN and DURATION values are resolved
+/// here against `now` and `timeZone`, so a bad one is a usage error.
+public struct Parser {
+    /// The instant relative times count from.
+    public var now: Instant
+    /// The zone local times are read in.
+    public var timeZone: TimeZone
+
+    /// A parser resolving times against `now` in `timeZone`.
+    public init(now: Instant, timeZone: TimeZone) {
+        self.now = now
+        self.timeZone = timeZone
+    }
+
+    /// The command names, in help order.
+    static let commandNames = Help.entries.map(\.name)
+
+    /// Whether an option takes a value (`--due WHEN`) or is a flag (`--top`).
+    enum Arity { case flag, value }
+
+    static let globalSpecs: [String: Arity] = [
+        "--socket": .value, "--system": .flag, "--json": .flag, "--help": .flag, "--version": .flag,
+    ]
+
+    static let commandSpecs: [String: [String: Arity]] = [
+        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag],
+        "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
+                 "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
+                 "--sort": .value, "--limit": .value, "--by-category": .flag],
+        "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
+                 "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag],
+        "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
+        "category": ["--force": .flag, "--to": .value],
+        "reminders": ["--since": .value, "--limit": .value],
+        "export": ["--format": .value],
+    ]
+
+    /// The options and positionals given to one command, in order.
+    struct Arguments {
+        var command: String?
+        var positionals: [String] = []
+        var options: [(name: String, value: String?)] = []
+
+        func has(_ name: String) -> Bool { options.contains { $0.name == name } }
+        /// The last value given for `name` (later ones win, as in git).
+        func value(_ name: String) -> String? { options.last { $0.name == name }?.value }
+    }
+
+    /// Parses `arguments` (without the program name).
+    public func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        let tokens = Tokenizer.tokenize(arguments)
+        var global = GlobalOptions()
+        var args = Arguments()
+        // `--help` anywhere before `--` wins over every other problem on the line.
+        var wantsHelp = tokens.contains { !$0.afterTerminator && $0.kind == .option(name: "--help", value: nil) }
+        var wantsVersion = false
+        var index = 0
+
+        while index < tokens.count {
+            let token = tokens[index]
+            index += 1
+            switch token.kind {
+            case .positional(let text):
+                if args.command == nil {
+                    guard Parser.commandNames.contains(text) else {
+                        throw UsageError("unknown command \(quote(text))", command: nil)
+                    }
+                    args.command = text
+                } else {
+                    args.positionals.append(text)
+                }
+            case .option(let name, let inline):
+                let spec = args.command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+                guard let arity = spec else {
+                    if wantsHelp { continue }
+                    throw UsageError("unknown option \(name)" + (args.command.map { " for '\($0)'" } ?? ""),
+                                     command: args.command)
+                }
+                var value = inline
+                switch arity {
+                case .flag:
+                    if inline != nil {
+                        if wantsHelp { continue }
+                        throw UsageError("option \(name) does not take a value", command: args.command)
+                    }
+                case .value:
+                    if value == nil, index < tokens.count, !tokens[index].afterTerminator, !isKnownOption(tokens[index], args.command) {
+                        value = tokens[index].raw
+                        index += 1
+                    }
+                    guard value != nil else {
+                        if wantsHelp { continue }
+                        throw UsageError("option \(name) needs a value", command: args.command)
+                    }
+                }
+                switch name {
+                case "--socket": global.socket = value
+                case "--system": global.system = true
+                case "--json": global.json = true
+                case "--help": wantsHelp = true
+                case "--version": wantsVersion = true
+                default: args.options.append((name, value))
+                }
+            }
+        }
+
+        if wantsHelp {
+            let topic = args.command == "help" ? (args.positionals.first ?? "help") : args.command
+            return Invocation(global: global, command: .help(topic: topic))
+        }
+        if wantsVersion { return Invocation(global: global, command: .version) }
+        if global.system, global.socket != nil {
+            throw UsageError("--socket and --system cannot be used together", command: args.command)
+        }
+        guard let name = args.command else { throw UsageError("missing command", command: nil) }
+        return Invocation(global: global, command: try command(name, args))
+    }
+
+    /// A following token that is an option this command knows, so that `--due --top` reports a
+    /// missing value instead of reading `--top` as a time.
+    func isKnownOption(_ token: Token, _ command: String?) -> Bool {
+        guard case .option(let name, _) = token.kind, name.hasPrefix("--") else { return false }
+        return Parser.globalSpecs[name] != nil || command.flatMap { Parser.commandSpecs[$0]?[name] } != nil
+    }
+
+    // MARK: - Commands
+
+    func command(_ name: String, _ args: Arguments) throws(UsageError) -> Command {
+        var p = Positionals(args.positionals, command: name)
+        let result: Command
+        switch name {
+        case "add": result = .add(try add(args, &p))
+        case "list": result = .list(try list(args))
+        case "show": result = .show(id: try id(p.next("ID"), "todo id", name))
+        case "edit": result = .edit(try edit(args, &p))
+        case "done": result = .complete(ids: try ids(&p, name))
+        case "reopen": result = .reopen(ids: try ids(&p, name))
+        case "rm": result = .remove(ids: try ids(&p, name))
+        case "move": result = try move(args, &p)
+        case "snooze":
+            let todo = try id(p.next("ID"), "todo id", name)
+            result = .snooze(id: todo, until: try snoozeTime(p.next("DURATION|WHEN")))
+        case "category": result = .category(try category(args, &p))
+        case "reminders":
+            result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
+                                limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+        case "watch": result = .watch
+        case "status": result = .status
+        case "export":
+            if let format = args.value("--format"), format != "json" {
+                throw UsageError("unsupported export format \(quote(format)) for --format; the only format is json", command: name)
+            }
+            result = .export
+        case "import": result = .importFile(path: try p.next("FILE"))
+        case "help":
+            let topic = p.rest().first
+            if let topic, !Parser.commandNames.contains(topic) {
+                throw UsageError("no help for unknown command \(quote(topic))", command: "help")
+            }
+            return .help(topic: topic)
+        default:
+            throw UsageError("unknown command \(quote(name))", command: nil)
+        }
+        try p.finish()
+        return result
+    }
+
+    func add(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> AddOptions {
+        // Several words form one title, as in Taskwarrior: `todoctl add buy milk`.
+        let words = p.rest()
+        guard !words.isEmpty else { throw UsageError("missing TITLE", command: "add") }
+        var options = AddOptions(title: words.joined(separator: " "))
+        options.notes = args.value("--notes")
+        options.category = args.value("--category")
+        options.due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "add") }
+        options.top = args.has("--top")
+        if let text = args.value("--remind") {
+            options.remind = try remind(text, due: options.due, command: "add")
+        }
+        return options
+    }
+
+    func list(_ args: Arguments) throws(UsageError) -> ListOptions {
+        var options = ListOptions()
+        let statuses = ["--open", "--done", "--all"].filter(args.has)
+        if statuses.count > 1 {
+            throw UsageError("\(statuses[0]) and \(statuses[1]) cannot be used together", command: "list")
+        }
+        switch statuses.first {
+        case "--done": options.status = .done
+        case "--all": options.status = .all
+        default: options.status = .open
+        }
+        if args.has("--category") && args.has("--no-category") {
+            throw UsageError("--category and --no-category cannot be used together", command: "list")
+        }
+        options.category = args.value("--category")
+        options.uncategorized = args.has("--no-category")
+        options.overdue = args.has("--overdue")
+        options.dueBefore = try args.value("--due-before").map { v throws(UsageError) in try when(v, "--due-before", "list") }
+        options.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
+        options.search = args.value("--search")
+        if let keys = args.value("--sort") { options.sort = try sortKeys(keys) }
+        options.limit = try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", "list") }
+        options.byCategory = args.has("--by-category")
+        return options
+    }
+
+    func edit(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> EditOptions {
+        var options = EditOptions(id: try id(p.next("ID"), "todo id", "edit"))
+        for (set, clear) in [("--notes", "--no-notes"), ("--category", "--no-category"), ("--due", "--no-due"), ("--remind", "--no-remind")]
+        where args.has(set) && args.has(clear) {
+            throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
+        }
+        options.title = args.value("--title")
+        if let notes = args.value("--notes") { options.notes = .set(notes) } else if args.has("--no-notes") { options.notes = .clear }
+        if let name = args.value("--category") { options.category = .set(name) } else if args.has("--no-category") { options.category = .clear }
+        if let text = args.value("--due") {
+            options.due = .set(try when(text, "--due", "edit"))
+        } else if args.has("--no-due") {
+            options.due = .clear
+        }
+        if let text = args.value("--remind") {
+            if TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+                let usec: Int64
+                do { usec = try TimeExpression.duration(text) } catch {
+                    throw UsageError(Parser.naming("--remind", in: error.message, value: text), command: "edit")
+                }
+                switch options.due {
+                case .set(let due): options.remind = .at(try remind(text, due: due, command: "edit"))
+                case .clear: throw UsageError("--remind \(quote(text)) counts back from the due time, but --no-due clears it", command: "edit")
+                case .keep: options.remind = .beforeCurrentDue(usec)
+                }
+            } else {
+                options.remind = .at(try remind(text, due: nil, command: "edit"))
+            }
+        } else if args.has("--no-remind") {
+            options.remind = .clear
+        }
+        if options.isEmpty {
+            throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind", command: "edit")
+        }
+        return options
+    }
+
+    func move(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> Command {
+        let todo = try id(p.next("ID"), "todo id", "move")
+        let targets = ["--to", "--before", "--after", "--top", "--bottom"].filter(args.has)
+        guard targets.count == 1 else {
+            throw UsageError(targets.isEmpty ? "missing target: give one of --to N, --before ID, --after ID, --top, --bottom"
+                                             : "\(targets[0]) and \(targets[1]) cannot be used together; give exactly one target",
+                             command: "move")
+        }
+        let destination: MoveDestination
+        switch targets[0] {
+        case "--to": destination = .position(try limit(args.value("--to") ?? "", "--to", "move"))
+        case "--before": destination = .before(try id(args.value("--before") ?? "", "todo id for --before", "move"))
+        case "--after": destination = .after(try id(args.value("--after") ?? "", "todo id for --after", "move"))
+        case "--top": destination = .position(1)
+        default: destination = .bottom
+        }
+        return .move(id: todo, to: destination)
+    }
+
+    func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {
+        let sub = try p.next("SUBCOMMAND (list, add, rename, rm or move)")
+        let allowed: [String: Set<String>] = ["list": [], "add": [], "rename": [], "rm": ["--force"], "move": ["--to"]]
+        guard let options = allowed[sub] else {
+            throw UsageError("unknown category subcommand \(quote(sub)); expected list, add, rename, rm or move", command: "category")
+        }
+        if let stray = args.options.first(where: { !options.contains($0.name) }) {
+            throw UsageError("option \(stray.name) is not valid for 'category \(sub)'", command: "category")
+        }
+        switch sub {
+        case "list": return .list
+        case "add": return .add(name: try p.next("NAME"))
+        case "rename": return .rename(name: try p.next("NAME"), newName: try p.next("NEWNAME"))
+        case "rm": return .remove(name: try p.next("NAME"), force: args.has("--force"))
+        default:
+            let name = try p.next("NAME")
+            guard let to = args.value("--to") else {
+                throw UsageError("missing --to N for 'category move'", command: "category")
+            }
+            return .move(name: name, position: try limit(to, "--to", "category"))
+        }
+    }
+
+    // MARK: - Values
+
+    func ids(_ p: inout Positionals, _ command: String) throws(UsageError) -> [Int64] {
+        let first = try p.next("ID")
+        var result = [try id(first, "todo id", command)]
+        for text in p.rest() { result.append(try id(text, "todo id", command)) }
+        return result
+    }
+
+    /// A positive integer id.
+    func id(_ text: String, _ what: String, _ command: String) throws(UsageError) -> Int64 {
+        guard let value = Parser.positiveInteger(text) else {
+            throw UsageError("invalid \(what) \(quote(text)): expected a positive integer", command: command)
+        }
+        return value
+    }
+
+    /// A positive integer for `--limit` or `--to`.
+    func limit(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int64 {
+        guard let value = Parser.positiveInteger(text) else {
+            throw UsageError("invalid value \(quote(text)) for \(option): expected a positive integer", command: command)
+        }
+        return value
+    }
+
+    func limit(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int {
+        let value: Int64 = try limit(text, option, command)
+        guard value <= Int64(TodoQuery.maxLimit) else {
+            throw UsageError("invalid value \(quote(text)) for \(option): at most \(TodoQuery.maxLimit)", command: command)
+        }
+        return Int(value)
+    }
+
+    /// ASCII digits only (no sign, no spaces), 1 … Int64.max.
+    static func positiveInteger(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text), value > 0 else { return nil }
+        return value
+    }
+
+    func when(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Instant {
+        do {
+            return try TimeExpression.instant(text, now: now, timeZone: timeZone)
+        } catch {
+            throw UsageError(Parser.naming(option, in: error.message, value: text), command: command)
+        }
+    }
+
+    func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {
+        if due == nil, TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+            throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
+        }
+        do {
+            return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone)
+        } catch {
+            throw UsageError(Parser.naming("--remind", in: error.message, value: text), command: command)
+        }
+    }
+
+    /// `snooze`'s DURATION (from now) or WHEN.
+    func snoozeTime(_ text: String) throws(UsageError) -> Instant {
+        if TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+            let usec: Int64
+            do { usec = try TimeExpression.duration(text) } catch { throw UsageError(error.message, command: "snooze") }
+            guard let until = TimeExpression.checkedAdd(now.usec, usec) else {
+                throw UsageError("invalid duration \(quote(text)): too far in the future", command: "snooze")
+            }
+            return until
+        }
+        guard let until = try? TimeExpression.instant(text, now: now, timeZone: timeZone) else {
+            throw UsageError("invalid time \(quote(text)): expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))",
+                             command: "snooze")
+        }
+        return until
+    }
+
+    func sortKeys(_ text: String) throws(UsageError) -> [TodoQuery.SortKey] {
+        var keys: [TodoQuery.SortKey] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let descending = part.hasPrefix("-")
+            let name = String(descending ? part.dropFirst() : part)
+            guard let field = TodoQuery.SortField(rawValue: name) else {
+                throw UsageError("unknown sort key \(quote(String(part))) in --sort; valid keys: \(Help.sortKeyList) (a leading - sorts descending)",
+                                 command: "list")
+            }
+            keys.append(TodoQuery.SortKey(field, descending: descending))
+        }
+        return keys
+    }
+
+    func quote(_ text: String) -> String { TimeExpression.quoted(text) }
+
+    /// A TimeExpression message with the option named right after the quoted value:
+    /// `invalid time "xyz" for --due: expected ...`.
+    static func naming(_ option: String, in message: String, value text: String) -> String {
+        let quoted = TimeExpression.quoted(text)
+        for kind in ["time", "duration", "reminder"] {
+            let head = "invalid \(kind) \(quoted)"
+            if message.hasPrefix(head) {
+                return head + " for \(option)" + message.dropFirst(head.count)
+            }
+        }
+        return message + " (\(option))"
+    }
+}
+
+/// The positional arguments of one command, taken in order.
+struct Positionals {
+    private var items: [String]
+    private var index = 0
+    let command: String
+
+    init(_ items: [String], command: String) {
+        self.items = items
+        self.command = command
+    }
+
+    /// The next positional, or a usage error naming `what` is missing.
+    mutating func next(_ what: String) throws(UsageError) -> String {
+        guard index < items.count else { throw UsageError("missing \(what)", command: command) }
+        index += 1
+        return items[index - 1]
+    }
+
+    func peek() -> String? { index < items.count ? items[index] : nil }
+
+    /// All remaining positionals.
+    mutating func rest() -> [String] {
+        let remaining = Array(items[index...])
+        index = items.count
+        return remaining
+    }
+
+    /// A usage error for any positional nobody took.
+    func finish() throws(UsageError) {
+        if let extra = peek() {
+            throw UsageError("unexpected argument \(TimeExpression.quoted(extra))", command: command)
+        }
+    }
+}

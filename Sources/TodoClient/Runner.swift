@@ -1,0 +1,282 @@
+import Foundation
+import TodoCore
+import TodoProtocol
+
+/// Stage 3 of todoctl: runs one command against the daemon and prints its result.
+struct Runner {
+    var transport: RPCTransport
+    /// Print only JSON.
+    var json: Bool
+    var human: HumanOutput
+    var out: (String) -> Void
+
+    // MARK: - Plumbing
+
+    func call(_ method: String, _ params: JSONObject = JSONObject()) throws(CLIFailure) -> JSON {
+        do { return try transport.call(method, params) } catch { throw .client(error) }
+    }
+
+    /// Prints one JSON document and a newline.
+    func emit(_ value: JSON) { out(value.serialized() + "\n") }
+
+    /// Prints lines of human output.
+    func print(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        out(lines.joined(separator: "\n") + "\n")
+    }
+
+    func print(_ line: String) { out(line + "\n") }
+
+    static func bad(_ what: String) -> CLIFailure { .client(.badAnswer(what)) }
+
+    func todo(_ value: JSON) throws(CLIFailure) -> Todo {
+        do { return try Todo(json: value) } catch { throw Runner.bad(error.description) }
+    }
+
+    func todos(_ value: JSON?) throws(CLIFailure) -> [Todo] {
+        guard let items = value?.arrayValue else { throw Runner.bad("expected an array of todos") }
+        var result: [Todo] = []
+        for item in items { result.append(try todo(item)) }
+        return result
+    }
+
+    func category(_ value: JSON) throws(CLIFailure) -> Category {
+        do { return try Category(json: value) } catch { throw Runner.bad(error.description) }
+    }
+
+    static func instant(_ instant: Instant) -> JSON { .string(instant.rfc3339()) }
+
+    static func ids(_ ids: [Int64]) -> JSON { .array(ids.map { .int($0) }) }
+
+    // MARK: - Commands
+
+    func run(_ command: Command, document: JSON?) throws(CLIFailure) {
+        switch command {
+        case .add(let options): try add(options)
+        case .list(let options): try list(options)
+        case .show(let id):
+            let result = try call("todo.get", ["id": .int(id)])
+            if json { emit(result) } else { print(human.todoDetails(try todo(result))) }
+        case .edit(let options): try edit(options)
+        case .complete(let ids): try batch("todo.complete", ids, verb: "Completed")
+        case .reopen(let ids): try batch("todo.reopen", ids, verb: "Reopened")
+        case .remove(let ids): try batch("todo.delete", ids, verb: "Deleted")
+        case .move(let id, let destination): try move(id, destination)
+        case .snooze(let id, let until):
+            let result = try call("todo.snooze", ["id": .int(id), "until": Runner.instant(until)])
+            if json { emit(result) } else {
+                let t = try todo(result)
+                print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
+            }
+        case .category(let sub): try category(sub)
+        case .reminders(let since, let limit): try reminders(since: since, limit: limit)
+        case .watch: try watch()
+        case .status:
+            let result = try call("daemon.status")
+            guard result.objectValue != nil else { throw Runner.bad("daemon.status did not return an object") }
+            if json { emit(result) } else { print(human.status(result)) }
+        case .export:
+            emit(try call("store.export"))
+        case .importFile:
+            guard let params = document?.objectValue else { throw .input("nothing to import") }
+            let result = try call("store.import", params)
+            if json { emit(result) } else {
+                let todos = result["todos"]?.intValue ?? 0
+                let categories = result["categories"]?.intValue ?? 0
+                print("Imported \(todos) \(todos == 1 ? "todo" : "todos") and \(categories) \(categories == 1 ? "category" : "categories").")
+            }
+        case .help, .version:
+            break
+        }
+    }
+
+    func add(_ o: AddOptions) throws(CLIFailure) {
+        var params: JSONObject = ["title": .string(o.title)]
+        if let notes = o.notes { params["notes"] = .string(notes) }
+        if let category = o.category { params["category"] = .string(category) }
+        if let due = o.due { params["due"] = Runner.instant(due) }
+        if let remind = o.remind { params["remind"] = Runner.instant(remind) }
+        if o.top { params["top"] = .bool(true) }
+        let result = try call("todo.add", params)
+        if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
+    }
+
+    /// The `todo.list` params of a listing.
+    static func listParams(_ o: ListOptions) -> JSONObject {
+        var params: JSONObject = ["status": .string(o.status.rawValue)]
+        if let category = o.category { params["category"] = .string(category) }
+        if o.uncategorized { params["uncategorized"] = .bool(true) }
+        if o.overdue { params["overdue"] = .bool(true) }
+        if let before = o.dueBefore { params["dueBefore"] = instant(before) }
+        if let after = o.dueAfter { params["dueAfter"] = instant(after) }
+        if let search = o.search { params["search"] = .string(search) }
+        if !o.sort.isEmpty {
+            params["sort"] = .array(o.sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
+        }
+        if let limit = o.limit { params["limit"] = .int(Int64(limit)) }
+        return params
+    }
+
+    func list(_ o: ListOptions) throws(CLIFailure) {
+        let result = try call("todo.list", Runner.listParams(o))
+        guard let items = result["todos"], items.arrayValue != nil else { throw Runner.bad("todo.list did not return todos") }
+        if json { emit(items); return }
+        let list = try todos(items)
+        if list.isEmpty {
+            let what = o.status == .all ? "todos" : "\(o.status.rawValue) todos"
+            print(o.isFiltered ? "No \(what) match." : "No \(what).")
+            return
+        }
+        if o.byCategory {
+            let categories = try (call("category.list").arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
+            print(human.todoTable(list, sections: Runner.sections(list, categories: categories)))
+        } else {
+            print(human.todoTable(list))
+        }
+        if let total = result["total"]?.intValue, total > list.count {
+            print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
+        }
+    }
+
+    /// Todos grouped by category in category order, then categories the daemon did not list
+    /// (in order of appearance), then the uncategorised ones.
+    static func sections(_ todos: [Todo], categories: [Category]) -> [(title: String, todos: [Todo])] {
+        var groups: [String: [Todo]] = [:]
+        var unknownOrder: [String] = []
+        var none: [Todo] = []
+        let known = Set(categories.map(\.name))
+        for todo in todos {
+            guard let name = todo.category else { none.append(todo); continue }
+            if groups[name] == nil, !known.contains(name) { unknownOrder.append(name) }
+            groups[name, default: []].append(todo)
+        }
+        var result: [(title: String, todos: [Todo])] = []
+        for name in categories.sorted(by: { $0.position < $1.position }).map(\.name) + unknownOrder {
+            if let group = groups[name], !group.isEmpty { result.append((Table.oneLine(name), group)) }
+        }
+        if !none.isEmpty { result.append(("(no category)", none)) }
+        return result
+    }
+
+    func edit(_ o: EditOptions) throws(CLIFailure) {
+        var params: JSONObject = ["id": .int(o.id)]
+        if let title = o.title { params["title"] = .string(title) }
+        params["notes"] = Runner.change(o.notes) { .string($0) }
+        params["category"] = Runner.change(o.category) { .string($0) }
+        params["due"] = Runner.change(o.due) { Runner.instant($0) }
+        switch o.remind {
+        case .keep: break
+        case .clear: params["remind"] = .null
+        case .at(let instant): params["remind"] = Runner.instant(instant)
+        case .beforeCurrentDue(let usec):
+            let current = try todo(try call("todo.get", ["id": .int(o.id)]))
+            guard let due = current.due else {
+                throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
+            }
+            guard let remind = TimeExpression.checkedAdd(due.usec, -usec) else {
+                throw .input("the reminder would fall before the year 1")
+            }
+            params["remind"] = Runner.instant(remind)
+        }
+        let result = try call("todo.update", params)
+        if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
+    }
+
+    /// The JSON of an update field: absent to keep, null to clear.
+    static func change<T>(_ change: FieldChange<T>, _ encode: (T) -> JSON) -> JSON? {
+        switch change {
+        case .keep: return nil
+        case .clear: return .null
+        case .set(let value): return encode(value)
+        }
+    }
+
+    func batch(_ method: String, _ ids: [Int64], verb: String) throws(CLIFailure) {
+        let result = try call(method, ["ids": Runner.ids(ids)])
+        if json { emit(result); return }
+        let list = try todos(result)
+        if list.count == 1, let only = list.first {
+            print("\(verb) \(only.id): \(Table.oneLine(only.title))")
+        } else {
+            print("\(verb) \(list.count) todos.")
+        }
+    }
+
+    func move(_ id: Int64, _ destination: MoveDestination) throws(CLIFailure) {
+        var params: JSONObject = ["id": .int(id)]
+        switch destination {
+        case .position(let n): params["position"] = .int(n)
+        case .before(let other): params["before"] = .int(other)
+        case .after(let other): params["after"] = .int(other)
+        case .bottom:
+            let page = try call("todo.list", ["status": "all", "limit": 0])
+            guard let total = page["total"]?.intValue else { throw Runner.bad("todo.list did not return total") }
+            params["position"] = .int(max(total, 1))
+        }
+        let result = try call("todo.move", params)
+        if json { emit(result) } else {
+            let t = try todo(result)
+            print("Moved \(t.id) to position \(t.position).")
+        }
+    }
+
+    func category(_ sub: CategoryCommand) throws(CLIFailure) {
+        switch sub {
+        case .list:
+            let result = try call("category.list")
+            guard let items = result.arrayValue else { throw Runner.bad("category.list did not return an array") }
+            if json { emit(result); return }
+            let categories = try items.map { value throws(CLIFailure) in try category(value) }
+            print(categories.isEmpty ? ["No categories."] : human.categoryTable(categories))
+            return
+        case .add(let name):
+            let result = try call("category.add", ["name": .string(name)])
+            if json { emit(result) } else { print("Added category \(Table.oneLine(try category(result).name)).") }
+        case .rename(let name, let newName):
+            let result = try call("category.rename", ["name": .string(name), "newName": .string(newName)])
+            if json { emit(result) } else { print("Renamed category \(Table.oneLine(name)) to \(Table.oneLine(try category(result).name)).") }
+        case .remove(let name, let force):
+            let result = try call("category.delete", ["name": .string(name), "force": .bool(force)])
+            if json { emit(result); return }
+            let c = try category(result)
+            let unlinked = c.open + c.done
+            print("Deleted category \(Table.oneLine(c.name))."
+                  + (unlinked > 0 ? " \(unlinked) \(unlinked == 1 ? "todo is" : "todos are") now uncategorised." : ""))
+        case .move(let name, let position):
+            let result = try call("category.move", ["name": .string(name), "position": .int(position)])
+            if json { emit(result) } else {
+                let c = try category(result)
+                print("Moved category \(Table.oneLine(c.name)) to position \(c.position).")
+            }
+        }
+    }
+
+    func reminders(since: Instant?, limit: Int?) throws(CLIFailure) {
+        var params = JSONObject()
+        if let since { params["since"] = Runner.instant(since) }
+        if let limit { params["limit"] = .int(Int64(limit)) }
+        let result = try call("reminder.list", params)
+        guard let items = result.arrayValue else { throw Runner.bad("reminder.list did not return an array") }
+        if json { emit(result); return }
+        if items.isEmpty {
+            print("No reminders have fired" + (since.map { " since " + TerminalText.local($0, timeZone: human.timeZone) } ?? "") + ".")
+            return
+        }
+        var reminders: [HumanOutput.Reminder] = []
+        for item in items {
+            do { reminders.append(try HumanOutput.Reminder(json: item)) } catch { throw Runner.bad(error.description) }
+        }
+        print(human.reminderTable(reminders))
+    }
+
+    func watch() throws(CLIFailure) {
+        do {
+            try transport.watch(JSONObject()) { event in
+                if json { emit(event) } else { print(human.event(event)) }
+                return true
+            }
+        } catch {
+            throw .client(error)
+        }
+    }
+}
