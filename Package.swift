@@ -37,7 +37,7 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(name: "todod", dependencies: ["TodoDaemon", "TodoProtocol"]),
-        .executableTarget(name: "todoctl", dependencies: ["TodoClient"]),
+        .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore"]),
 
         // MARK: - Tests
