@@ -88,7 +88,7 @@ public final class Daemon: @unchecked Sendable {
         ioQueue.sync { server.start() }
 
         // One wall-clock timer for the earliest pending reminder; re-armed after every commit.
-        let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: DispatchWallTimer(queue: store.queue) {},
+        let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: DispatchWallTimer(queue: store.queue),
                                           sink: JournalReminderSink(log: log))
         scheduler.onFired = { [ioQueue] fired in
             ioQueue.async { for reminder in fired { server.publish(Events.reminder(reminder)) } }

@@ -7,6 +7,8 @@ import TodoStore
 
 /// A one-shot timer on the wall clock: armed for an instant, re-armed freely.
 protocol WallClockTimer: AnyObject {
+    /// Called on the timer's queue when it fires.
+    var onFire: (() -> Void)? { get set }
     /// Fires once at `instant` (or as soon as possible when it has passed); replaces any earlier arming.
     func arm(at instant: Instant)
     /// Fires never, until armed again.
@@ -55,6 +57,7 @@ final class ReminderScheduler: @unchecked Sendable {
         self.clock = clock
         self.timer = timer
         self.sink = sink
+        timer.onFire = { [unowned self] in self.timerFired() }
     }
 
     /// Arms the timer for the earliest pending reminder, or fires at once what is already due.
@@ -136,10 +139,11 @@ final class ReminderScheduler: @unchecked Sendable {
 /// docs/REMINDERS.md.
 final class DispatchWallTimer: WallClockTimer {
     private let source: DispatchSourceTimer
+    var onFire: (() -> Void)?
 
-    init(queue: DispatchQueue, handler: @escaping () -> Void) {
+    init(queue: DispatchQueue) {
         source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        source.setEventHandler(handler: handler)
+        source.setEventHandler { [unowned self] in self.onFire?() }
         source.schedule(wallDeadline: .distantFuture)
         source.resume()
     }
