@@ -1,0 +1,189 @@
+import Testing
+import TodoCore
+@testable import TodoDaemon
+import TodoStore
+import TodoTestSupport
+
+private final class FakeTimer: WallClockTimer {
+    var onFire: (() -> Void)?
+    var armed: Instant?
+    var armings = 0
+    func arm(at instant: Instant) { armed = instant; armings += 1 }
+    func disarm() { armed = nil }
+    func fire() { onFire?() }
+}
+
+private final class FakeSink: ReminderSink {
+    var delivered: [FiredReminder] = []
+    var failNext = 0
+    func deliver(_ reminder: FiredReminder) -> Bool {
+        if failNext > 0 { failNext -= 1; return false }
+        delivered.append(reminder)
+        return true
+    }
+}
+
+/// A store, a manual clock, a fake timer and sink, and a scheduler wired as the daemon wires them.
+private final class Harness {
+    let dir = TemporaryDirectory("sched")
+    let clock = ManualClock()
+    let store: TodoStore
+    let timer = FakeTimer()
+    let sink = FakeSink()
+    let scheduler: ReminderScheduler
+    var reported: [FiredReminder] = []
+    let t0: Instant
+
+    init() throws {
+        store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
+        scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink)
+        t0 = clock.now
+        scheduler.onFired = { [unowned self] in self.reported += $0 }
+    }
+
+    func at(_ seconds: Int64) -> Instant { t0.adding(usec: seconds * 1_000_000) }
+
+    /// A write followed by the re-arm the executor does after every commit.
+    @discardableResult
+    func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        let value = try store.write(body)
+        store.queue.sync { scheduler.rearm() }
+        return value
+    }
+
+    /// Moves the clock and lets the timer fire if it is due by then, as the kernel would.
+    func advance(to instant: Instant) {
+        clock.set(instant)
+        if let armed = timer.armed, armed <= instant {
+            timer.armed = nil
+            store.queue.sync { timer.fire() }
+        }
+    }
+
+    func reminded(_ id: Int64) throws -> Instant? { try store.read { try $0.todo(id) }.reminded }
+}
+
+@Suite struct ReminderSchedulerTests {
+    @Test func rearmsOnEveryKindOfChange() throws {
+        let h = try Harness()
+        #expect(h.timer.armed == nil)
+        let a = try h.write { try $0.add(NewTodo(title: "a", due: h.at(60))) }
+        #expect(h.timer.armed == h.at(60))
+        _ = try h.write { try $0.add(NewTodo(title: "b", due: h.at(30))) }
+        #expect(h.timer.armed == h.at(30))
+        _ = try h.write { try $0.update(2, TodoPatch(due: .set(h.at(90)))) }
+        #expect(h.timer.armed == h.at(60))
+        _ = try h.write { try $0.update(a.id, TodoPatch(remind: .set(h.at(10)))) }
+        #expect(h.timer.armed == h.at(10))
+        _ = try h.write { try $0.complete([a.id]) }
+        #expect(h.timer.armed == h.at(90))
+        _ = try h.write { try $0.reopen([a.id]) }
+        #expect(h.timer.armed == h.at(10))
+        _ = try h.write { try $0.delete([a.id]) }
+        #expect(h.timer.armed == h.at(90))
+        _ = try h.write { try $0.update(2, TodoPatch(due: .clear)) }
+        #expect(h.timer.armed == nil)
+        _ = try h.write { try $0.snooze(2, until: h.at(45)) }
+        #expect(h.timer.armed == h.at(45))
+        #expect(h.sink.delivered.isEmpty)
+    }
+
+    @Test func firesOnceInRemindOrderAndRecordsIt() throws {
+        let h = try Harness()
+        _ = try h.write { try $0.add(NewTodo(title: "late", due: h.at(20))) }
+        _ = try h.write { try $0.add(NewTodo(title: "early", due: h.at(10))) }
+        _ = try h.write { try $0.add(NewTodo(title: "done", due: h.at(5))) }
+        _ = try h.write { try $0.complete([3]) }
+        h.advance(to: h.at(10))
+        #expect(h.sink.delivered.map(\.todo.title) == ["early"])
+        #expect(h.sink.delivered[0].lateUsec == 0)
+        #expect(try h.reminded(2) == h.at(10))
+        #expect(h.timer.armed == h.at(20))
+        h.advance(to: h.at(25))
+        #expect(h.sink.delivered.map(\.todo.title) == ["early", "late"])
+        #expect(h.sink.delivered[1].lateUsec == 5_000_000)
+        #expect(h.reported.map(\.todo.id) == [2, 1])
+        // Nothing fires twice, however often the scheduler is asked.
+        h.store.queue.sync { h.scheduler.rearm(); h.scheduler.timerFired() }
+        #expect(h.sink.delivered.count == 2)
+        #expect(h.timer.armed == nil)
+    }
+
+    @Test func aForwardStepOrALongSuspendFiresEverythingDueAtOnce() throws {
+        let h = try Harness()
+        for i in 1...5 { _ = try h.write { try $0.add(NewTodo(title: "t\(i)", due: h.at(Int64(i) * 3600))) } }
+        h.advance(to: h.at(3 * 3600 + 1))  // the wall clock jumps three hours (or the machine slept)
+        #expect(h.sink.delivered.map(\.todo.id) == [1, 2, 3])
+        let late: [Int64] = [7_201_000_000, 3_601_000_000, 1_000_000]
+        #expect(h.sink.delivered.map(\.lateUsec) == late)
+        #expect(h.timer.armed == h.at(4 * 3600))
+    }
+
+    @Test func aBackwardStepFiresNothingEarly() throws {
+        let h = try Harness()
+        _ = try h.write { try $0.add(NewTodo(title: "t", due: h.at(100))) }
+        h.clock.set(h.at(-3600))  // the wall clock steps back an hour
+        h.store.queue.sync { h.timer.fire() }  // even if the timer went off spuriously
+        #expect(h.sink.delivered.isEmpty)
+        #expect(h.timer.armed == h.at(100))
+        h.advance(to: h.at(99))
+        #expect(h.sink.delivered.isEmpty)
+        h.advance(to: h.at(100))
+        #expect(h.sink.delivered.count == 1)
+    }
+
+    @Test func aFailedDeliveryIsRetriedNeverLost() throws {
+        let h = try Harness()
+        _ = try h.write { try $0.add(NewTodo(title: "t", due: h.at(10))) }
+        h.sink.failNext = 1
+        h.advance(to: h.at(10))
+        #expect(h.sink.delivered.isEmpty)
+        #expect(try h.reminded(1) == nil)
+        #expect(h.timer.armed == h.at(10).adding(usec: ReminderScheduler.retryDelayUsec))
+        h.advance(to: h.at(15))
+        #expect(h.sink.delivered.count == 1)
+        #expect(try h.reminded(1) == h.at(15))
+    }
+
+    @Test func aThousandDueInTheSameSecondEachFireOnce() throws {
+        let h = try Harness()
+        try h.store.write { tx in
+            for i in 0..<1000 { _ = try tx.add(NewTodo(title: "t\(i)", due: h.at(60).adding(usec: Int64(i) * 997))) }
+        }
+        h.store.queue.sync { h.scheduler.rearm() }
+        h.advance(to: h.at(61))
+        #expect(h.sink.delivered.count == 1000)
+        #expect(Set(h.sink.delivered.map(\.todo.id)).count == 1000)
+        #expect(h.sink.delivered.map(\.todo.remind!) == h.sink.delivered.map(\.todo.remind!).sorted())
+        #expect(try h.store.read { try $0.nextPendingReminder() } == nil)
+    }
+
+    @Test func missedWhileDownFiresAtStart() throws {
+        let h = try Harness()
+        _ = try h.store.write { try $0.add(NewTodo(title: "t", due: h.at(10))) }  // no re-arm: the daemon is down
+        h.clock.set(h.at(600))
+        h.store.queue.sync { h.scheduler.rearm() }  // start-up
+        #expect(h.sink.delivered.count == 1)
+        #expect(h.sink.delivered[0].lateUsec == 590_000_000)
+    }
+}
+
+@Suite struct JournalEntryTests {
+    @Test func entryHasExactlyTheSpecFields() throws {
+        let due = Instant(rfc3339: "2026-12-01T09:00:00Z")!
+        let todo = Todo(id: 12, title: "牛乳を買う", category: "買い物", due: due, remind: due.adding(usec: -900_000_000),
+                        position: 1, created: due, updated: due)
+        let fields = JournalReminderSink.fields(FiredReminder(todo: todo, fired: due, lateUsec: 1234),
+                                                timeZone: TimeZone(identifier: "Asia/Tokyo")!)
+        #expect(fields.map(\.name) == ["MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER", "TODO_ID", "TODO_TITLE",
+                                       "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_REMIND_USEC", "TODO_LATE_USEC"])
+        #expect(fields[0].value == "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00.")
+        #expect(fields.first { $0.name == "TODO_DUE" }?.value == "2026-12-01T09:00:00Z")
+        #expect(fields.first { $0.name == "TODO_REMIND_USEC" }?.value == String(due.usec - 900_000_000))
+        for (name, _) in fields {
+            #expect(name.allSatisfy { $0.isUppercase || $0.isNumber || $0 == "_" } && !name.hasPrefix("_") && name.count <= 64)
+        }
+    }
+}
+
+import Foundation
