@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoProtocol
+import TodoTestSupport
+
+private func unique(_ label: String) -> String { "\(label) \(UInt32.random(in: 0...UInt32.max)) 通知" }
+
+private func rfc3339(in seconds: Double) -> String {
+    let usec = Int64((Date().timeIntervalSince1970 + seconds) * 1_000_000)
+    return TodoCoreInstant(usec: usec)
+}
+
+/// An RFC 3339 instant `usec` microseconds since the epoch, whole seconds.
+private func TodoCoreInstant(usec: Int64) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    return formatter.string(from: Date(timeIntervalSince1970: Double(usec / 1_000_000)))
+}
+
+/// Reminders against the real systemd-journald that `scripts/test` starts when none runs.
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+struct ReminderJournalTests {
+    @Test func aDueTodoProducesExactlyOneEntryWithEveryField() throws {
+        let dir = TemporaryDirectory("rem")
+        var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
+        let title = unique("milk")
+        let due = rfc3339(in: 2)
+        let todo = try daemon!.client().result("todo.add", ["title": .string(title), "category": "買い物", "due": .string(due)])
+        let entries = try Journalctl.reminders(title: title, atLeast: 1)
+        #expect(entries.count == 1)
+        let entry = try #require(entries.first)
+        #expect(entry["MESSAGE_ID"] == .string(Journalctl.reminderMessageID))
+        #expect(entry["PRIORITY"] == "5")
+        #expect(entry["SYSLOG_IDENTIFIER"] == "todod")
+        #expect(entry["TODO_ID"] == .string(String(todo["id"]?.intValue ?? 0)))
+        #expect(entry["TODO_TITLE"] == .string(title))
+        #expect(entry["TODO_CATEGORY"] == "買い物")
+        #expect(entry["TODO_DUE"] == .string(due))
+        #expect(entry["MESSAGE"]?.stringValue?.contains(title) == true)
+        let dueUsec = Int64(entry["TODO_DUE_USEC"]?.stringValue ?? "") ?? 0
+        #expect(dueUsec > 0 && entry["TODO_REMIND_USEC"] == .string(String(dueUsec)))
+        let late = Int64(entry["TODO_LATE_USEC"]?.stringValue ?? "") ?? -1
+        #expect(late >= 0 && late < 2_000_000)
+        #expect(entry["_PID"] == .string(String(daemon!.pid)))
+        // Recorded: not again after a restart.
+        #expect(daemon!.stop() == 0)
+        daemon = try DaemonProcess(directory: dir)
+        let reminded = try daemon!.client().result("todo.get", ["id": todo["id"] ?? 0])["reminded"]
+        #expect(reminded != .null)
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try Journalctl.reminders(title: title, atLeast: 2, timeout: 1).count == 1)
+    }
+
+    @Test func aReminderMissedWhileStoppedFiresAfterStartWithItsLateness() throws {
+        let dir = TemporaryDirectory("missed")
+        let daemon = try DaemonProcess(directory: dir)
+        let title = unique("missed")
+        _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 1))])
+        _ = try daemon.client().result("todo.add", ["title": .string(title + " done"), "due": .string(rfc3339(in: 1))])
+        _ = try daemon.client().result("todo.complete", ["ids": [2]])
+        #expect(daemon.stop() == 0)
+        let stopped = Date()
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try Journalctl.reminders(title: title, atLeast: 1, timeout: 0.5).isEmpty)
+        let again = try DaemonProcess(directory: dir)
+        let entries = try Journalctl.reminders(title: title, atLeast: 1)
+        #expect(entries.count == 1)
+        let late = Int64(entries.first?["TODO_LATE_USEC"]?.stringValue ?? "") ?? 0
+        #expect(Double(late) / 1e6 >= Date().timeIntervalSince(stopped) - 1.5)
+        #expect(late >= 2_000_000)
+        // The completed one never fires.
+        #expect(try Journalctl.reminders(title: title + " done", atLeast: 1, timeout: 1).isEmpty)
+        _ = again
+    }
+
+    @Test func aThousandDueInTheSameSecondFireExactlyOnceEach() throws {
+        let daemon = try DaemonProcess()
+        let title = unique("batch")
+        let due = rfc3339(in: 3)
+        let client = try daemon.client()
+        var batch: [UInt8] = []
+        for i in 0..<1000 {
+            RPCRequest(id: .int(Int64(i)), method: "todo.add", params: ["title": .string(title), "due": .string(due)]).json.write(to: &batch)
+            batch.append(0x0A)
+        }
+        try client.send(batch)
+        for _ in 0..<1000 { #expect(try client.receive()["result"] != nil) }
+        let entries = try Journalctl.reminders(title: title, atLeast: 1000, timeout: 30)
+        Thread.sleep(forTimeInterval: 1)
+        let all = try Journalctl.reminders(title: title, atLeast: 1001, timeout: 0.2)
+        #expect(entries.count == 1000)
+        #expect(all.count == 1000)
+        #expect(Set(all.compactMap { $0["TODO_ID"]?.stringValue }).count == 1000)
+    }
+
+    @Test func snoozeFiresAgainAndRemindersAndWatchShowIt() throws {
+        let daemon = try DaemonProcess()
+        let watcher = try daemon.client()
+        _ = try watcher.result("watch", ["events": ["reminder"]])
+        let title = unique("snooze")
+        let todo = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 1))])
+        let id = todo["id"] ?? 0
+        let first = try watcher.receive()
+        #expect(first["params"]?["type"] == "reminder")
+        #expect(first["params"]?["todo"]?["id"] == id)
+        let snoozed = try daemon.client().result("todo.snooze", ["id": id, "until": .string(rfc3339(in: 1))])
+        #expect(snoozed["reminded"] == .null)
+        let second = try watcher.receive()
+        #expect(second["params"]?["todo"]?["id"] == id)
+        #expect(try Journalctl.reminders(title: title, atLeast: 2).count == 2)
+
+        let listed = try daemon.todoctl(["--json", "reminders", "--limit", "1000"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let mine = try JSON.parse(listed.stdout).arrayValue?.filter { $0["title"] == .string(title) } ?? []
+        #expect(mine.count == 2)
+        #expect(mine.allSatisfy { $0["id"] == id && $0["lateUsec"]?.intValue != nil && $0["fired"]?.stringValue != nil })
+        let human = try daemon.todoctl(["reminders", "--limit", "1000"])
+        #expect(human.status == 0 && human.stdout.contains(title))
+    }
+}
+
+/// Without a journal socket the daemon keeps working and writes reminders to stderr. Hides the
+/// journal in a private mount namespace, so it needs root and unshare(1).
+@Suite struct NoJournalTests {
+    @Test(.enabled(if: getuid() == 0, "a private mount namespace needs root"))
+    func remindersGoToStandardErrorWithoutAJournal() throws {
+        let dir = TemporaryDirectory("nojournal")
+        let socket = dir.file("todod.sock")
+        let script = "mkdir -p /run/systemd/journal && mount -t tmpfs none /run/systemd/journal && exec \"$0\" --socket \"$1\" --db \"$2\""
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-m", "--propagation", "private", "sh", "-c", script, BuiltProducts.path("todod"), socket, dir.file("todos.db")]
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        var client: RawClient?
+        for _ in 0..<300 where client == nil {
+            client = try? RawClient(path: socket)
+            if client == nil { usleep(10_000) }
+        }
+        let c = try #require(client)
+        let title = unique("stderr")
+        _ = try c.result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 1))])
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try c.result("todo.list")["total"] == 1)  // still serving
+        let listed = try c.call("reminder.list")
+        #expect(listed["error"]?["code"] == -32004)
+        #expect(listed["error"]?["message"]?.stringValue?.contains("no journal") == true)
+        process.terminate()
+        process.waitUntilExit()
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = text.split(separator: "\n")
+        #expect(lines.filter { $0.contains("no journal") }.count == 1)
+        let reminder = lines.filter { $0.contains(title) }
+        #expect(reminder.count == 1)
+        #expect(reminder.first?.contains("TODO_ID=1") == true && reminder.first?.contains("TODO_LATE_USEC=") == true)
+        #expect(try Journalctl.reminders(title: title, atLeast: 1, timeout: 0.5).isEmpty)
+    }
+}
