@@ -90,11 +90,14 @@ final class RequestExecutor: @unchecked Sendable {
             let failure = (error as? TodoError).map(RPCError.init)
                 ?? RPCError(code: RPCError.storageCode, message: "storage failure: \(error)")
             replies = jobs.map { job in
-                let id: JSON? = switch job.request {
-                case .success(let r): r.id
-                case .failure(let f): f.id
+                switch job.request {
+                case .success(let request):
+                    return Reply(connection: job.connection, response: request.id.map { RPCMessage.error(id: $0, failure) },
+                                 events: [], subscription: nil)
+                case .failure(let undecodable):  // keeps its own error
+                    return Reply(connection: job.connection, response: RPCMessage.error(id: undecodable.id, undecodable.error),
+                                 events: [], subscription: nil)
                 }
-                return Reply(connection: job.connection, response: id.map { RPCMessage.error(id: $0, failure) }, events: [], subscription: nil)
             }
         }
         deliver(replies)

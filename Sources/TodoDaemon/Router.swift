@@ -85,20 +85,28 @@ struct Router {
             let ids = try p.ids("ids")
             try p.finish()
             let todos: [Todo]
+            let changed: [Todo]
             let type: String
             switch method {
-            case "todo.complete": todos = try tx.complete(ids); type = "todo.completed"
-            case "todo.reopen": todos = try tx.reopen(ids); type = "todo.reopened"
-            default: todos = try tx.delete(ids); type = "todo.deleted"
+            case "todo.complete", "todo.reopen":
+                let done = method == "todo.complete"
+                let wasDone = Set(try ids.filter { (id) throws in try tx.todo(id).done })
+                todos = done ? try tx.complete(ids) : try tx.reopen(ids)
+                changed = todos.filter { wasDone.contains($0.id) != done }
+                type = done ? "todo.completed" : "todo.reopened"
+            default:
+                todos = try tx.delete(ids)
+                changed = todos
+                type = "todo.deleted"
             }
-            return Outcome(result: .array(todos.map(JSON.init)), events: [Events.todos(type, todos)])
+            return Outcome(result: .array(todos.map(JSON.init)), events: changed.isEmpty ? [] : [Events.todos(type, changed)])
 
         case "todo.move":
             let id = try p.int("id", in: 1...Int64.max)
             let given = ["position", "before", "after"].filter { p.has($0) }
             guard given.count == 1 else {
-                throw RPCError.invalidParams(given.count == 0 ? "position" : given[1],
-                                             "exactly one of position, before and after is required")
+                throw RPCError(code: RPCError.invalidParamsCode, message: "invalid params: give exactly one of position, before and after",
+                               field: given.count == 0 ? "position" : given[1])
             }
             let target: MoveTarget
             switch given[0] {
