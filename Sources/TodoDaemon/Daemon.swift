@@ -7,6 +7,7 @@ import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoStore
+import TodoSystemd
 
 /// The daemon's object graph and lifecycle: open the store, listen, serve, stop cleanly.
 ///
@@ -25,10 +26,13 @@ public final class Daemon: @unchecked Sendable {
     private var signalSources: [DispatchSourceSignal] = []
     private var createdSocket: String?
     private var stopping = false
+    private var watchdog: DispatchSourceTimer?
+    private let environment: [String: String]
 
     public init(options: DaemonOptions, environment: [String: String]) {
         self.options = options
         self.log = Log(prefixPriority: environment["JOURNAL_STREAM"] != nil)
+        self.environment = environment
     }
 
     /// Runs the daemon until it is stopped; never returns.
@@ -73,7 +77,7 @@ public final class Daemon: @unchecked Sendable {
         }
         self.store = store
 
-        let listener = try listen(on: options.socket)
+        let listener = try adoptPassedSocket() ?? listen(on: options.socket)
         let server = Server(listener: listener, queue: ioQueue, allowedUIDs: [getuid(), 0], log: log)
         let started = Daemon.monotonicSeconds()
         let router = Router(
@@ -90,13 +94,59 @@ public final class Daemon: @unchecked Sendable {
         // One wall-clock timer for the earliest pending reminder; re-armed after every commit.
         let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: DispatchWallTimer(queue: store.queue),
                                           sink: JournalReminderSink(log: log))
+        let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil)
         scheduler.onFired = { [ioQueue] fired in
+            status.update()
             ioQueue.async { for reminder in fired { server.publish(Events.reminder(reminder)) } }
         }
-        executor.afterCommit = { scheduler.rearm() }
-        store.queue.sync { scheduler.rearm() }  // also fires what fell due while the daemon was down
+        executor.afterCommit = {
+            scheduler.rearm()
+            status.update()
+        }
+        store.queue.sync {
+            scheduler.rearm()  // also fires what fell due while the daemon was down
+            status.update()
+        }
         self.scheduler = scheduler
+        startWatchdog(on: store.queue)
+        ServiceManager.notify("READY=1")
+        injectFault(into: store.queue)
         log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
+    }
+
+    /// The listening socket systemd passed (socket activation), if any. It is never unlinked.
+    private func adoptPassedSocket() throws -> Int32? {
+        let passed = ServiceManager.listenFDs()
+        guard !passed.isEmpty else { return nil }
+        guard let fd = passed.first(where: UnixSocket.isListeningStream) else {
+            throw StartError(description: "systemd passed \(passed.count) descriptor(s), but none is a listening stream socket")
+        }
+        for other in passed where other != fd { Posix.close(other) }
+        try Posix.setNonBlocking(fd)
+        log.info("using the socket passed by systemd")
+        return fd
+    }
+
+    /// Sends WATCHDOG=1 at half the manager's interval, from the store queue: a hung store stops it.
+    private func startWatchdog(on queue: DispatchQueue) {
+        guard let interval = ServiceManager.watchdogInterval() else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let half = DispatchTimeInterval.microseconds(Int(interval / 2))
+        timer.schedule(deadline: .now(), repeating: half, leeway: .milliseconds(Int(interval / 20_000)))
+        timer.setEventHandler { ServiceManager.notify("WATCHDOG=1") }
+        timer.resume()
+        watchdog = timer
+    }
+
+    /// Test-only fault switch: `TODOD_TEST_FAULT=hang-store-after=SECONDS` hangs the store queue
+    /// that long after start, so tests can watch the watchdog kill and the manager restart us.
+    private func injectFault(into queue: DispatchQueue) {
+        guard let fault = environment["TODOD_TEST_FAULT"], fault.hasPrefix("hang-store-after="),
+              let seconds = Double(fault.dropFirst("hang-store-after=".count)) else { return }
+        log.warning("test fault: the store queue will hang in \(seconds) s")
+        queue.asyncAfter(deadline: .now() + seconds) {
+            while true { sleep(3600) }
+        }
     }
 
     /// Binds the socket: parent directories 0700, socket 0600, a stale socket replaced, a live one refused.
@@ -135,6 +185,7 @@ public final class Daemon: @unchecked Sendable {
     private func stop(signal: Int32) {
         guard !stopping, let server, let executor, let store else { return }
         stopping = true
+        ServiceManager.notify("STOPPING=1")
         log.info("stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
         server.stopAccepting()
         if let createdSocket { try? Files.unlink(createdSocket) }

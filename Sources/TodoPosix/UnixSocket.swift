@@ -91,3 +91,39 @@ public enum UnixSocket {
         return address
     }
 }
+
+/// Unix datagram sockets: what a test uses to stand in for systemd's NOTIFY_SOCKET.
+public enum UnixDatagram {
+    /// A datagram socket bound to `path`.
+    public static func bind(path: String) throws(PosixError) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count <= UnixSocket.maxPathLength else { throw PosixError("socket path", errno: ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        do {
+            try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
+                    _ = try syscall("bind") { Glibc.bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+            }
+        } catch {
+            Posix.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// The next datagram, or nil when none arrives within `timeoutMilliseconds`.
+    public static func receive(_ fd: Int32, timeoutMilliseconds: Int32) -> [UInt8]? {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, timeoutMilliseconds) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return n >= 0 ? Array(buffer[0..<n]) : nil
+    }
+}

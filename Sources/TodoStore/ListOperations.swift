@@ -7,7 +7,13 @@ extension StoreTransaction {
     /// is a bound parameter. `now` decides what is overdue.
     public func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
         let statements = try listStatements(query)
-        let total = try connection.scalar(statements.count, statements.values)
+        let total: Int64
+        if statements.statusOnly {  // a status filter alone: the kept counts answer it
+            let counts = try counts()
+            total = Int64(query.status == .open ? counts.open : query.status == .done ? counts.done : counts.open + counts.done)
+        } else {
+            total = try connection.scalar(statements.count, statements.values)
+        }
         let rows = try connection.rows(statements.page, statements.pageValues, TodoRow.init)
         return TodoPage(todos: try withPositions(rows), total: Int(total))
     }
@@ -52,6 +58,7 @@ extension StoreTransaction {
         }
         guard query.offset >= 0 else { throw TodoError.invalid("offset", "must not be negative") }
 
+        let statusOnly = conditions.count == (query.status == .all ? 0 : 1)
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         // Ties break by position, unless a unique key (id) already decided.
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
@@ -60,6 +67,7 @@ extension StoreTransaction {
             count: "SELECT COUNT(*) FROM todos t \(filter)",
             page: "SELECT \(todoColumns) \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
             values: values,
+            statusOnly: statusOnly,
             pageValues: values + [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))])
     }
 
@@ -68,6 +76,8 @@ extension StoreTransaction {
         var count: String
         var page: String
         var values: [SQLValue]
+        /// Only the status filter applies, so `todo_counts` gives the total.
+        var statusOnly: Bool
         var pageValues: [SQLValue]
     }
 

@@ -69,6 +69,23 @@ let migrations: [Migration] = [
                 ON CONFLICT (block) DO UPDATE SET size = size + 1;
         END;
         """),
+    Migration(id: 2, name: "open and done counts", sql: """
+        -- How many todos are open (done = 0) and done (done = 1), kept by triggers, so counting
+        -- them never scans.
+        CREATE TABLE todo_counts (done INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+        INSERT INTO todo_counts (done, n) SELECT 0, COUNT(*) FROM todos WHERE done = 0;
+        INSERT INTO todo_counts (done, n) SELECT 1, COUNT(*) FROM todos WHERE done = 1;
+        CREATE TRIGGER todos_count_insert AFTER INSERT ON todos BEGIN
+            UPDATE todo_counts SET n = n + 1 WHERE done = NEW.done;
+        END;
+        CREATE TRIGGER todos_count_delete AFTER DELETE ON todos BEGIN
+            UPDATE todo_counts SET n = n - 1 WHERE done = OLD.done;
+        END;
+        CREATE TRIGGER todos_count_update AFTER UPDATE OF done ON todos WHEN NEW.done <> OLD.done BEGIN
+            UPDATE todo_counts SET n = n - 1 WHERE done = OLD.done;
+            UPDATE todo_counts SET n = n + 1 WHERE done = NEW.done;
+        END;
+        """),
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

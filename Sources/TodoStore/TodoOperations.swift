@@ -52,9 +52,10 @@ extension StoreTransaction {
     }
 
     /// The number of open and of done todos.
+    /// Read from `todo_counts`, which triggers keep current: no scan.
     public func counts() throws(TodoError) -> (open: Int, done: Int) {
-        let open = try connection.scalar("SELECT COUNT(*) FROM todos WHERE done = 0")
-        let done = try connection.scalar("SELECT COUNT(*) FROM todos WHERE done = 1")
+        let open = try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
+        let done = try connection.scalar("SELECT n FROM todo_counts WHERE done = 1")
         return (Int(open), Int(done))
     }
 

@@ -302,3 +302,31 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         #expect(try everything(store) == ([], []))
     }
 }
+
+@Suite struct MigrationTests {
+    /// A database written by the first schema (a fixture made from migration 1 alone) migrates
+    /// forward with its data intact, and the counts the new schema keeps are right.
+    @Test func aFirstSchemaDatabaseMigratesForward() throws {
+        let dir = TemporaryDirectory("migrate")
+        let path = dir.file("todos.db")
+        let v1 = migrations[0]
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(v1.sql)
+            INSERT INTO todod_migrations VALUES (1, '\(v1.name)', 0);
+            INSERT INTO categories (name, name_key, rank, created) VALUES ('仕事', '仕事', 0, 0);
+            INSERT INTO todos (title, title_key, search_key, category_id, done, rank, created, updated)
+                VALUES ('a', 'a', 'a', 1, 0, 0, 0, 0), ('b', 'b', 'b', NULL, 1, 65536, 0, 0), ('c', 'c', 'c', 1, 0, 131072, 0, 0);
+            """)
+        let store = try TodoStore(path: path)
+        let counts = try store.read { try $0.counts() }
+        #expect(counts.open == 2 && counts.done == 1)
+        #expect(try store.read { try $0.categories() }.first?.open == 2)
+        _ = try store.write { try $0.complete([1]) }
+        _ = try store.write { try $0.delete([2]) }
+        let after = try store.read { try $0.counts() }
+        #expect(after.open == 1 && after.done == 1)
+        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2")
+    }
+}

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoPosix
+import TodoProtocol
+import TodoTestSupport
+
+/// A datagram socket standing in for systemd's NOTIFY_SOCKET, recording what the daemon says.
+private final class NotifyListener {
+    let path: String
+    let fd: Int32
+    private(set) var messages: [(at: Double, text: String)] = []
+
+    init(_ dir: TemporaryDirectory) throws {
+        path = dir.file("notify.sock")
+        fd = try UnixDatagram.bind(path: path)
+    }
+
+    deinit { Posix.close(fd) }
+
+    /// Waits up to `timeout` seconds for a message satisfying `match`; records everything read.
+    @discardableResult
+    func wait(timeout: Double = 10, for match: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard let bytes = UnixDatagram.receive(fd, timeoutMilliseconds: 50) else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
+            messages.append((Date().timeIntervalSince1970, text))
+            if match(text) { return text }
+        }
+        return nil
+    }
+
+    func times(of text: String) -> [Double] { messages.filter { $0.text == text }.map(\.at) }
+}
+
+@Suite(.serialized) struct SystemdIntegrationTests {
+    @Test func notifiesReadyStatusWatchdogAndStopping() throws {
+        let dir = TemporaryDirectory("notify")
+        let notify = try NotifyListener(dir)
+        let daemon = try DaemonProcess(directory: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
+        // READY=1 comes once the socket listens (DaemonProcess already connected) and reminders are armed.
+        #expect(notify.wait { $0 == "READY=1" } != nil)
+        #expect(notify.messages.contains { $0.text.hasPrefix("STATUS=0 open, 0 done; no reminder pending") })
+        _ = try daemon.client().result("todo.add", ["title": "牛乳", "due": "2030-01-01T00:00:00Z"])
+        let status = notify.wait { $0.hasPrefix("STATUS=1 open") }
+        #expect(status?.contains("next reminder 2030-01-01") == true, "\(status ?? "nothing")")
+        // WATCHDOG=1 at half the interval (200 ms).
+        _ = notify.wait(timeout: 1.5) { _ in false }
+        let beats = notify.times(of: "WATCHDOG=1")
+        #expect(beats.count >= 5, "\(beats.count) heartbeats")
+        let gaps = zip(beats.dropFirst(), beats).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 > 0.1 && $0 < 0.45 }, "\(gaps)")
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        #expect(notify.wait { $0 == "STOPPING=1" } != nil)
+    }
+
+    @Test func aHungStoreStopsTheWatchdog() throws {
+        let dir = TemporaryDirectory("hang")
+        let notify = try NotifyListener(dir)
+        let daemon = try DaemonProcess(directory: dir, environment: [
+            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "TODOD_TEST_FAULT": "hang-store-after=0.5",
+        ])
+        _ = notify.wait(timeout: 2) { _ in false }
+        let beats = notify.times(of: "WATCHDOG=1")
+        #expect(beats.count >= 3)
+        let last = beats.last ?? 0
+        let ready = notify.messages.first { $0.text == "READY=1" }?.at ?? 0
+        #expect(last - ready < 1.0, "heartbeats went on after the store hung")
+        daemon.stop(signal: SIGKILL)
+    }
+
+    @Test func socketActivationThroughSystemdSocketActivate() throws {
+        let dir = TemporaryDirectory("activate")
+        let socket = dir.file("todod.sock")
+        let activator = Process()
+        activator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        activator.arguments = ["systemd-socket-activate", "-l", socket, BuiltProducts.path("todod"), "--db", dir.file("todos.db")]
+        let errors = Pipe()
+        activator.standardError = errors
+        try activator.run()
+        defer { activator.terminate(); activator.waitUntilExit() }
+        var client: RawClient?
+        for _ in 0..<500 where client == nil {
+            client = try? RawClient(path: socket)
+            if client == nil { usleep(10_000) }
+        }
+        let c = try #require(client)
+        // The first request starts the daemon on the passed socket.
+        let todo = try c.result("todo.add", ["title": "activated"])
+        #expect(todo["id"] == 1)
+        #expect(try RawClient(path: socket).result("todo.list")["total"] == 1)
+        let status = try c.result("daemon.status")
+        let pid = Int32(status["pid"]?.intValue ?? 0)
+        #expect(pid > 0)
+        // Stopping the daemon leaves the activator's socket in place (the daemon did not create it).
+        kill(pid, SIGTERM)
+        for _ in 0..<200 where kill(pid, 0) == 0 { usleep(10_000) }
+        #expect(try Files.kind(socket) == .socket)
+        activator.terminate()
+        activator.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("using the socket passed by systemd"), "\(log)")
+    }
+}
