@@ -77,7 +77,11 @@ extension StoreTransaction {
                 .optional(categoryID), .optional(new.due), .optional(remind), .integer(rank),
                 .integer(now.usec), .integer(now.usec),
             ])
-        return try todo(connection.lastInsertRowID)
+        // The new todo is first or last: its position needs no counting.
+        var todo = try row(connection.lastInsertRowID).todo
+        let counts = try counts()
+        todo.position = new.top ? 1 : counts.open + counts.done
+        return todo
     }
 
     func searchKey(_ title: String, _ notes: String?) -> String {
