@@ -38,6 +38,7 @@ let package = Package(
         // MARK: - Executables
         .executableTarget(name: "todod", dependencies: ["TodoDaemon", "TodoProtocol"]),
         .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix"]),
+        .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore"]),
 
         // MARK: - Tests
