@@ -124,7 +124,17 @@ public final class Daemon: @unchecked Sendable {
         for other in passed where other != fd { Posix.close(other) }
         try Posix.setNonBlocking(fd)
         log.info("using the socket passed by systemd")
+        enforcePrivateMode(ofSocketAt: UnixSocket.localPath(fd))
         return fd
+    }
+
+    /// Makes a passed socket file 0600 when it is ours, as when todod binds the socket itself (its
+    /// directory is the unit's `DirectoryMode=`; todod never changes a directory it did not create).
+    /// The uid check on every connection holds either way.
+    private func enforcePrivateMode(ofSocketAt path: String?) {
+        guard let path, let current = try? Files.mode(path), current.uid == getuid(), current.mode != 0o600 else { return }
+        log.warning("\(path) had mode \(String(current.mode, radix: 8)); setting 600")
+        try? Files.chmod(path, 0o600)
     }
 
     /// Sends WATCHDOG=1 at half the manager's interval, from the store queue: a hung store stops it.

@@ -100,6 +100,9 @@ struct Migrator {
         do {
             tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(0) }
         } catch {
+            if connection.isReadOnly {  // a WAL database on a read-only file system cannot even be read
+                throw TodoError.storage("cannot use \(path): the database is read-only (todod must be able to write it and its directory)")
+            }
             throw TodoError.storage("cannot use \(path): \(error.message.replacingPrefix("storage failure: "))")
         }
         var applied: Set<Int> = []
@@ -114,6 +117,10 @@ struct Migrator {
                 "cannot use \(path): it was written by a newer todod (schema \(newest); this build knows up to \(known.max() ?? 0)); the file was left untouched")
         }
 
+        // A store todod cannot write is refused rather than served half-working.
+        guard !connection.isReadOnly else {
+            throw TodoError.storage("cannot use \(path): the database is read-only (todod must be able to write it and its directory)")
+        }
         let mode = try connection.firstRow("PRAGMA journal_mode = WAL") { $0.text(0) }
         guard mode?.lowercased() == "wal" else {
             throw TodoError.storage("cannot use \(path): could not switch it to WAL mode")

@@ -108,6 +108,9 @@ final class Connection {
     /// The rowid of the last inserted row.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Whether SQLite opened the main database read-only (a read-only file system, say).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Whether a transaction is open.
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
