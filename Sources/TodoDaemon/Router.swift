@@ -242,14 +242,18 @@ struct Router {
             guard case .array(let keys) = sort else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
             for (i, key) in keys.enumerated() {
                 guard case .object(let o) = key else { throw RPCError.invalidParams("sort[\(i)]", "must be an object") }
-                var k = Params(o)
-                let name = try k.string("key")
-                guard let field = TodoQuery.SortField(rawValue: name) else {
-                    throw RPCError.invalidParams("sort[\(i)].key", "must be one of \(TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", "))")
+                do throws(RPCError) {
+                    var k = Params(o)
+                    let name = try k.string("key")
+                    guard let field = TodoQuery.SortField(rawValue: name) else {
+                        throw RPCError.invalidParams("key", "must be one of \(TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    let descending = try k.flag("descending")
+                    try k.finish()
+                    q.sort.append(TodoQuery.SortKey(field, descending: descending))
+                } catch {
+                    throw error.nested(under: "sort[\(i)].")
                 }
-                let descending = try k.flag("descending")
-                try k.finish()
-                q.sort.append(TodoQuery.SortKey(field, descending: descending))
             }
         }
         q.limit = try p.optionalInt("limit", in: 0...Int64(TodoQuery.maxLimit)).map(Int.init)

@@ -123,10 +123,7 @@ extension ExportDocument {
                 _ = e.raw("position")  // accepted for convenience; the import assigns its own
                 try e.finish()
             } catch {
-                let field = "todos[\(i)].\(error.field ?? "")"
-                let prefix = "invalid params: \(error.field ?? "")"
-                let reason = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : " " + error.message
-                throw RPCError(code: error.code, message: "invalid params: \(field)\(reason)", field: field)
+                throw error.nested(under: "todos[\(i)].")
             }
         }
         self.init(categories: categories, todos: todos, exported: exported)

@@ -48,6 +48,14 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same -32602 error for a field nested under `prefix` (`title` → `todos[3].title`).
+    public func nested(under prefix: String) -> RPCError {
+        guard code == RPCError.invalidParamsCode, let field else { return self }
+        let old = "invalid params: \(field)"
+        let reason = message.hasPrefix(old) ? String(message.dropFirst(old.count)) : " " + message
+        return RPCError(code: code, message: "invalid params: \(prefix)\(field)\(reason)", field: prefix + field)
+    }
+
     /// The error object of a response: `{"code", "message", "data": {"field"}}`.
     public var json: JSON {
         var o: JSONObject = ["code": .int(Int64(code)), "message": .string(message)]
