@@ -44,36 +44,14 @@ public struct AddOptions: Equatable, Sendable {
     }
 }
 
-/// The filters, sort and limit of `list`.
+/// The filters, sort and limit of `list`, and how to show them.
 public struct ListOptions: Equatable, Sendable {
-    /// `--open` (default), `--done` or `--all`.
-    public var status: TodoQuery.Status = .open
-    /// `--category NAME`.
-    public var category: String?
-    /// `--no-category`.
-    public var uncategorized = false
-    /// `--overdue`.
-    public var overdue = false
-    /// `--due-before WHEN`.
-    public var dueBefore: Instant?
-    /// `--due-after WHEN`.
-    public var dueAfter: Instant?
-    /// `--search TEXT`.
-    public var search: String?
-    /// `--sort KEYS`; empty means manual order.
-    public var sort: [TodoQuery.SortKey] = []
-    /// `--limit N`.
-    public var limit: Int?
+    /// What to ask `todo.list` for; the default is open todos in manual order.
+    public var query = TodoQuery()
     /// `--by-category`.
     public var byCategory = false
 
-    /// Open todos in manual order.
     public init() {}
-
-    /// True when any filter narrows the listing beyond its status.
-    var isFiltered: Bool {
-        category != nil || uncategorized || overdue || dueBefore != nil || dueAfter != nil || search != nil
-    }
 }
 
 /// How `edit` changes the reminder.

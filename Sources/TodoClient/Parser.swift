@@ -190,21 +190,21 @@ public struct Parser {
             throw UsageError("\(statuses[0]) and \(statuses[1]) cannot be used together", command: "list")
         }
         switch statuses.first {
-        case "--done": options.status = .done
-        case "--all": options.status = .all
-        default: options.status = .open
+        case "--done": options.query.status = .done
+        case "--all": options.query.status = .all
+        default: options.query.status = .open
         }
         if args.has("--category") && args.has("--no-category") {
             throw UsageError("--category and --no-category cannot be used together", command: "list")
         }
-        options.category = args.value("--category")
-        options.uncategorized = args.has("--no-category")
-        options.overdue = args.has("--overdue")
-        options.dueBefore = try args.value("--due-before").map { v throws(UsageError) in try when(v, "--due-before", "list") }
-        options.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
-        options.search = args.value("--search")
-        if let keys = args.value("--sort") { options.sort = try sortKeys(keys) }
-        options.limit = try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", "list") }
+        options.query.category = args.value("--category")
+        options.query.uncategorized = args.has("--no-category")
+        options.query.overdue = args.has("--overdue")
+        options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in try when(v, "--due-before", "list") }
+        options.query.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
+        options.query.search = args.value("--search")
+        if let keys = args.value("--sort") { options.query.sort = try sortKeys(keys) }
+        options.query.limit = try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", "list") }
         options.byCategory = args.has("--by-category")
         return options
     }

@@ -101,30 +101,14 @@ struct Runner {
         if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
     }
 
-    /// The `todo.list` params of a listing.
-    static func listParams(_ o: ListOptions) -> JSONObject {
-        var params: JSONObject = ["status": .string(o.status.rawValue)]
-        if let category = o.category { params["category"] = .string(category) }
-        if o.uncategorized { params["uncategorized"] = .bool(true) }
-        if o.overdue { params["overdue"] = .bool(true) }
-        if let before = o.dueBefore { params["dueBefore"] = instant(before) }
-        if let after = o.dueAfter { params["dueAfter"] = instant(after) }
-        if let search = o.search { params["search"] = .string(search) }
-        if !o.sort.isEmpty {
-            params["sort"] = .array(o.sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
-        }
-        if let limit = o.limit { params["limit"] = .int(Int64(limit)) }
-        return params
-    }
-
     func list(_ o: ListOptions) throws(CLIFailure) {
-        let result = try call("todo.list", Runner.listParams(o))
+        let result = try call("todo.list", o.query.params)
         guard let items = result["todos"], items.arrayValue != nil else { throw Runner.bad("todo.list did not return todos") }
         if json { emit(items); return }
         let list = try todos(items)
         if list.isEmpty {
-            let what = o.status == .all ? "todos" : "\(o.status.rawValue) todos"
-            print(o.isFiltered ? "No \(what) match." : "No \(what).")
+            let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
+            print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
             return
         }
         if o.byCategory {

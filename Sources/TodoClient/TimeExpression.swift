@@ -273,7 +273,7 @@ public enum TimeExpression {
             guard days <= 4_000_000 else { return nil }
             guard checked(now.usec) != nil else { return nil }
             let local = LocalTime(usec: now.usec, timeZone: timeZone)
-            let micros = now.usec - LocalTime.floorSeconds(now.usec) * 1_000_000
+            let micros = now.usec - now.seconds * 1_000_000
             guard let moved = localInstant(days: local.days + days, secondOfDay: local.secondOfDay,
                                            micros: micros, timeZone: timeZone)
             else { return nil }
@@ -337,9 +337,9 @@ extension TimeExpression {
         var secondOfDay: Int64
 
         /// The local date and time of the instant `usec` microseconds after the epoch (sub-second
-        /// part dropped). Safe for any value, unlike `Instant.seconds`, which traps on `Int64.min`.
+        /// part dropped).
         init(usec: Int64, timeZone: TimeZone) {
-            self.init(utcSeconds: LocalTime.floorSeconds(usec), timeZone: timeZone)
+            self.init(utcSeconds: Instant(usec: usec).seconds, timeZone: timeZone)
         }
 
         init(utcSeconds: Int64, timeZone: TimeZone) {
@@ -348,23 +348,9 @@ extension TimeExpression {
             secondOfDay = local - days * 86_400
         }
 
-        /// Whole seconds in `usec` microseconds, rounded toward negative infinity, without overflow.
-        static func floorSeconds(_ usec: Int64) -> Int64 {
-            usec >= 0 ? usec / 1_000_000 : (usec + 1) / 1_000_000 - 1
-        }
 
-        /// Year, month and day of `days` in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-        static func civil(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-            let z = days + 719_468
-            let era = (z >= 0 ? z : z - 146_096) / 146_097
-            let doe = z - era * 146_097
-            let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-            let mp = (5 * doy + 2) / 153
-            let d = doy - (153 * mp + 2) / 5 + 1
-            let m = mp < 10 ? mp + 3 : mp - 9
-            return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-        }
+        /// Year, month and day of `days` in the proleptic Gregorian calendar.
+        static func civil(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) { Instant.civil(days: days) }
     }
 
     /// A parsed DURATION: counts per unit, each at most 15 digits.

@@ -30,9 +30,9 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         let secs = seconds
         let micros = (usec % 1_000_000 + 1_000_000) % 1_000_000
         let (q, r) = secs.quotientAndRemainder(dividingBy: 86_400)
-        var days = r < 0 ? q - 1 : q
+        let days = r < 0 ? q - 1 : q
         let secOfDay = secs - days * 86_400
-        let (y, m, d) = Instant.civil(fromDays: &days)
+        let (y, m, d) = Instant.civil(days: days)
         var out = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)
         out += "T" + pad(secOfDay / 3600, 2) + ":" + pad(secOfDay / 60 % 60, 2) + ":" + pad(secOfDay % 60, 2)
         if fractional && micros != 0 {
@@ -113,7 +113,8 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civil(fromDays days: inout Int64) -> (Int64, Int64, Int64) {
+    /// Year, month and day of a count of days since the epoch.
+    public static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

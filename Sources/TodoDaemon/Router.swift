@@ -63,7 +63,7 @@ struct Router {
             return Outcome(result: JSON(try tx.todo(id)))
 
         case "todo.list":
-            let query = try Self.query(&p)
+            let query = try TodoQuery(params: &p)
             try p.finish()
             return Outcome(result: JSON(try tx.list(query)))
 
@@ -223,41 +223,6 @@ struct Router {
         var q = TodoQuery()
         q.status = .all
         q.category = name
-        return q
-    }
-
-    static func query(_ p: inout Params) throws(RPCError) -> TodoQuery {
-        var q = TodoQuery()
-        if let status = try p.optionalString("status") {
-            guard let s = TodoQuery.Status(rawValue: status) else { throw RPCError.invalidParams("status", "must be open, done or all") }
-            q.status = s
-        }
-        q.category = try p.optionalString("category")
-        q.uncategorized = try p.flag("uncategorized")
-        q.overdue = try p.flag("overdue")
-        q.dueBefore = try p.optionalInstant("dueBefore")
-        q.dueAfter = try p.optionalInstant("dueAfter")
-        q.search = try p.optionalString("search")
-        if let sort = p.raw("sort"), sort != .null {
-            guard case .array(let keys) = sort else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
-            for (i, key) in keys.enumerated() {
-                guard case .object(let o) = key else { throw RPCError.invalidParams("sort[\(i)]", "must be an object") }
-                do throws(RPCError) {
-                    var k = Params(o)
-                    let name = try k.string("key")
-                    guard let field = TodoQuery.SortField(rawValue: name) else {
-                        throw RPCError.invalidParams("key", "must be one of \(TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    let descending = try k.flag("descending")
-                    try k.finish()
-                    q.sort.append(TodoQuery.SortKey(field, descending: descending))
-                } catch {
-                    throw error.nested(under: "sort[\(i)].")
-                }
-            }
-        }
-        q.limit = try p.optionalInt("limit", in: 0...Int64(TodoQuery.maxLimit)).map(Int.init)
-        q.offset = Int(try p.optionalInt("offset", in: 0...Int64(Int32.max)) ?? 0)
         return q
     }
 

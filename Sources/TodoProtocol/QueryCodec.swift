@@ -1,0 +1,61 @@
+import TodoCore
+
+/// `todo.list` params, read by the daemon and written by clients from the same definition.
+extension TodoQuery {
+    /// Reads `todo.list` params; each mistake is a -32602 error naming the field.
+    public init(params p: inout Params) throws(RPCError) {
+        self.init()
+        if let status = try p.optionalString("status") {
+            guard let s = Status(rawValue: status) else { throw RPCError.invalidParams("status", "must be open, done or all") }
+            self.status = s
+        }
+        category = try p.optionalString("category")
+        uncategorized = try p.flag("uncategorized")
+        overdue = try p.flag("overdue")
+        dueBefore = try p.optionalInstant("dueBefore")
+        dueAfter = try p.optionalInstant("dueAfter")
+        search = try p.optionalString("search")
+        if let keys = p.raw("sort"), keys != .null {
+            guard case .array(let items) = keys else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
+            for (i, item) in items.enumerated() {
+                guard case .object(let o) = item else { throw RPCError.invalidParams("sort[\(i)]", "must be an object") }
+                do throws(RPCError) {
+                    var k = Params(o)
+                    let name = try k.string("key")
+                    guard let field = SortField(rawValue: name) else {
+                        throw RPCError.invalidParams("key", "must be one of \(SortField.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    let descending = try k.flag("descending")
+                    try k.finish()
+                    sort.append(SortKey(field, descending: descending))
+                } catch {
+                    throw error.nested(under: "sort[\(i)].")
+                }
+            }
+        }
+        limit = try p.optionalInt("limit", in: 0...Int64(TodoQuery.maxLimit)).map(Int.init)
+        offset = Int(try p.optionalInt("offset", in: 0...Int64(Int32.max)) ?? 0)
+    }
+
+    /// The `todo.list` params asking for this query (defaults left out).
+    public var params: JSONObject {
+        var p: JSONObject = ["status": .string(status.rawValue)]
+        if let category { p["category"] = .string(category) }
+        if uncategorized { p["uncategorized"] = .bool(true) }
+        if overdue { p["overdue"] = .bool(true) }
+        if let dueBefore { p["dueBefore"] = JSON(dueBefore) }
+        if let dueAfter { p["dueAfter"] = JSON(dueAfter) }
+        if let search { p["search"] = .string(search) }
+        if !sort.isEmpty {
+            p["sort"] = .array(sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
+        }
+        if let limit { p["limit"] = .int(Int64(limit)) }
+        if offset != 0 { p["offset"] = .int(Int64(offset)) }
+        return p
+    }
+
+    /// Whether any filter narrows the listing beyond its status.
+    public var isFiltered: Bool {
+        category != nil || uncategorized || overdue || dueBefore != nil || dueAfter != nil || search != nil
+    }
+}
