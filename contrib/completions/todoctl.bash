@@ -1,0 +1,155 @@
+# bash completion for todoctl                                    -*- shell-script -*-
+# Installed as .../share/bash-completion/completions/todoctl by scripts/install.
+# Works with or without the bash-completion package. Todo ids and category names are asked from the
+# daemon (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
+# silently: an unreachable daemon just means no suggestions.
+
+# The connection options already on the command line (--socket PATH, --system), one per line.
+_todoctl_connection() {
+    local i w
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        case $w in
+            --system) printf '%s\n' --system ;;
+            --socket=*) printf '%s\n' "$w" ;;
+            --socket)
+                # COMP_WORDBREAKS usually splits --socket=PATH into --socket, =, PATH
+                [[ ${COMP_WORDS[i + 1]-} == "=" ]] && ((i++))
+                ((i + 1 < COMP_CWORD)) && printf '%s\n' "--socket=${COMP_WORDS[i + 1]}" ;;
+        esac
+    done
+}
+
+# Runs todoctl --json ARGS against the same daemon as the command line being completed.
+_todoctl_query() {
+    local prog=${COMP_WORDS[0]} conn
+    [[ $prog == "~/"* ]] && prog=$HOME/${prog#"~/"}
+    mapfile -t conn < <(_todoctl_connection)
+    timeout 2 "$prog" "${conn[@]}" --json "$@" 2>/dev/null </dev/null
+}
+
+_todoctl_ids() {
+    _todoctl_query list --all --limit 200 | grep -o '"id":[0-9]*' | cut -d: -f2
+}
+
+_todoctl_categories() {
+    _todoctl_query category list | grep -o '"name":"\([^"\\]\|\\.\)*"' |
+        sed 's/^"name":"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g'
+}
+
+# Adds the words (one per line on stdin) that start with $cur to COMPREPLY, quoted for the shell.
+_todoctl_add_words() {
+    local w
+    while IFS= read -r w; do
+        [[ -n $w && $w == "$cur"* ]] || continue
+        if [[ $w == *[[:space:]\'\"\\\$\`\&\;\|\<\>\(\)\*\?\[\]\#\!]* ]]; then
+            COMPREPLY+=("$(printf '%q' "$w")")
+        else
+            COMPREPLY+=("$w")
+        fi
+    done
+}
+
+_todoctl() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=""
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+
+    local commands="add list show edit done reopen rm move snooze category reminders watch status export import help"
+    local global_flags="--socket --system --json --help --version"
+    # Options that take a value (the next word, or after =).
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format "
+    local when_words="now today tomorrow monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w"
+
+    # Find the command, the category subcommand and the positionals before the cursor.
+    local i w command="" sub="" npos=0
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        if [[ $w == --* && $w != *=* && $valued == *" $w "* ]]; then
+            [[ ${COMP_WORDS[i + 1]-} == "=" ]] && ((i++))
+            ((i++)); continue
+        fi
+        if [[ $w == "=" ]]; then ((i++)); continue; fi  # --flag = value from a split --flag=value
+        [[ $w == -* ]] && continue
+        if [[ -z $command ]]; then command=$w
+        elif [[ $command == category && -z $sub ]]; then sub=$w
+        else ((npos++))
+        fi
+    done
+
+    # A value of an option: --opt VALUE or --opt=VALUE.
+    local opt="" value_prefix=""
+    if [[ $cur == --*=* ]]; then            # = is not in COMP_WORDBREAKS
+        opt=${cur%%=*}; value_prefix=$opt=; cur=${cur#*=}
+    elif [[ $cur == "=" && $valued == *" $prev "* ]]; then   # --opt=| (split at =)
+        opt=$prev; cur=""
+    elif [[ $prev == "=" ]] && ((COMP_CWORD >= 2)) && [[ $valued == *" ${COMP_WORDS[COMP_CWORD - 2]} "* ]]; then
+        opt=${COMP_WORDS[COMP_CWORD - 2]}
+    elif [[ $valued == *" $prev "* ]]; then
+        opt=$prev
+    fi
+    if [[ -n $opt ]]; then
+        case $opt in
+            --socket) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+            --category) _todoctl_add_words < <(_todoctl_categories) ;;
+            --before | --after) _todoctl_add_words < <(_todoctl_ids) ;;
+            --format) _todoctl_add_words < <(printf '%s\n' json) ;;
+            --sort)
+                # Complete the key after the last comma; a leading - means descending.
+                local head="" last=$cur sign="" k
+                [[ $cur == *,* ]] && { head=${cur%,*},; last=${cur##*,}; }
+                [[ $last == -* ]] && { sign=-; last=${last#-}; }
+                for k in id title created updated due position category; do
+                    [[ $k == "$last"* ]] && COMPREPLY+=("$head$sign$k")
+                done
+                compopt -o nospace 2>/dev/null   # room for a comma and the next key
+                ;;
+            --due | --remind | --due-before | --due-after | --since)
+                _todoctl_add_words < <(printf '%s\n' $when_words) ;;
+        esac
+        if [[ -n $value_prefix ]]; then
+            for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=$value_prefix${COMPREPLY[i]}; done
+        fi
+        return 0
+    fi
+
+    if [[ $cur == -* ]]; then
+        local flags=$global_flags
+        case $command in
+            add) flags+=" --category --due --remind --notes --top" ;;
+            list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category" ;;
+            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind" ;;
+            move) flags+=" --to --before --after --top --bottom" ;;
+            category)
+                case $sub in
+                    rm) flags+=" --force" ;;
+                    move) flags+=" --to" ;;
+                esac ;;
+            reminders) flags+=" --since --limit" ;;
+            export) flags+=" --format" ;;
+            import) flags+=" -" ;;
+        esac
+        mapfile -t COMPREPLY < <(compgen -W "$flags" -- "$cur")
+        return 0
+    fi
+
+    case $command in
+        "") mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur") ;;
+        show | edit | move) ((npos == 0)) && _todoctl_add_words < <(_todoctl_ids) ;;
+        done | reopen | rm) _todoctl_add_words < <(_todoctl_ids) ;;
+        snooze)
+            if ((npos == 0)); then _todoctl_add_words < <(_todoctl_ids)
+            elif ((npos == 1)); then _todoctl_add_words < <(printf '%s\n' 15m 30m 1h 2h 1d 1w tomorrow)
+            fi ;;
+        category)
+            if [[ -z $sub ]]; then mapfile -t COMPREPLY < <(compgen -W "list add rename rm move" -- "$cur")
+            elif [[ $sub == rename || $sub == rm || $sub == move ]] && ((npos == 0)); then
+                _todoctl_add_words < <(_todoctl_categories)
+            fi ;;
+        import) ((npos == 0)) && mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+        help) ((npos == 0)) && mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur") ;;
+    esac
+    return 0
+}
+
+complete -F _todoctl todoctl

@@ -1,0 +1,191 @@
+# fish completion for todoctl. Installed by scripts/install as
+# .../share/fish/vendor_completions.d/todoctl.fish (system) or ~/.config/fish/completions/todoctl.fish (user).
+# Todo ids (with their titles) and category names are asked from the daemon
+# (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
+# silently: an unreachable daemon just means no suggestions.
+
+set -l __todoctl_commands add list show edit done reopen rm move snooze category reminders watch status export import help
+# Options that take a value in the next word.
+set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format
+
+# Prints the command, then the category subcommand (if any), then the positionals, one per line.
+function __todoctl_words
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l skip 0
+    for t in $tokens
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if contains -- $t $__todoctl_valued
+            set skip 1
+            continue
+        end
+        string match -q -- '-*' $t; and continue
+        echo $t
+    end
+end
+
+# True when the command is one of the arguments (or, with no arguments, when there is none yet).
+function __todoctl_command_is
+    set -l words (__todoctl_words)
+    if test (count $argv) -eq 0
+        test (count $words) -eq 0
+        return
+    end
+    test (count $words) -ge 1; and contains -- $words[1] $argv
+end
+
+# True when the command is `category` followed by one of the given subcommands
+# (with no arguments: when no subcommand is there yet).
+function __todoctl_category_sub
+    set -l words (__todoctl_words)
+    test (count $words) -ge 1; and test $words[1] = category; or return 1
+    if test (count $argv) -eq 0
+        test (count $words) -eq 1
+        return
+    end
+    test (count $words) -ge 2; and contains -- $words[2] $argv
+end
+
+# True when the command has exactly N positionals so far: __todoctl_npos N
+function __todoctl_npos
+    set -l words (__todoctl_words)
+    test (count $words) -eq (math $argv[1] + 1)
+end
+
+# The --socket/--system options on the command line, to ask the same daemon.
+function __todoctl_connection
+    set -l tokens (commandline -opc)
+    set -l n (count $tokens)
+    for i in (seq 2 $n)
+        switch $tokens[$i]
+            case --system
+                echo --system
+            case '--socket=*'
+                echo $tokens[$i]
+            case --socket
+                if test $i -lt $n
+                    echo --socket=$tokens[(math $i + 1)]
+                end
+        end
+    end
+end
+
+function __todoctl_query
+    set -l prog (commandline -opc)[1]
+    timeout 2 $prog (__todoctl_connection) --json $argv 2>/dev/null </dev/null
+end
+
+# Todo ids with their titles as descriptions.
+function __todoctl_ids
+    __todoctl_query list --all --limit 200 | string replace -a '},{"id":' \n'{"id":' |
+        string replace -r -f '^\[?\{"id":(\d+),"title":"((?:[^"\\\\]|\\\\.)*)".*' '$1\t$2' |
+        string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
+end
+
+function __todoctl_categories
+    __todoctl_query category list | string match -a -r -g '"name":"((?:[^"\\\\]|\\\\.)*)"' |
+        string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
+end
+
+function __todoctl_sort_keys
+    set -l token (commandline -ct)
+    string match -q -- '--sort=*' $token; and set token (string replace -- '--sort=' '' $token)
+    set -l head (string replace -r '[^,]*$' '' -- $token)
+    for k in id title created updated due position category
+        echo $head$k
+        echo $head-$k
+    end
+end
+
+set -l when now today tomorrow monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w
+
+complete -c todoctl -f
+
+# Global options (accepted before and after the command).
+complete -c todoctl -l socket -r -F -d 'Talk to the daemon at PATH'
+complete -c todoctl -l system -d 'Talk to the system daemon at /run/todod/todod.sock'
+complete -c todoctl -l json -d 'Print only JSON on stdout'
+complete -c todoctl -s h -l help -d 'Show help'
+complete -c todoctl -n '__todoctl_command_is' -l version -d 'Show the version'
+
+# Commands.
+complete -c todoctl -n '__todoctl_command_is' -a add -d 'Add a todo'
+complete -c todoctl -n '__todoctl_command_is' -a list -d 'List todos'
+complete -c todoctl -n '__todoctl_command_is' -a show -d 'Show one todo'
+complete -c todoctl -n '__todoctl_command_is' -a edit -d 'Change a todo'
+complete -c todoctl -n '__todoctl_command_is' -a done -d 'Mark todos as done'
+complete -c todoctl -n '__todoctl_command_is' -a reopen -d 'Mark done todos as open again'
+complete -c todoctl -n '__todoctl_command_is' -a rm -d 'Delete todos'
+complete -c todoctl -n '__todoctl_command_is' -a move -d 'Move a todo in the manual order'
+complete -c todoctl -n '__todoctl_command_is' -a snooze -d 'Postpone a reminder'
+complete -c todoctl -n '__todoctl_command_is' -a category -d 'List and manage categories'
+complete -c todoctl -n '__todoctl_command_is' -a reminders -d 'List reminders that fired'
+complete -c todoctl -n '__todoctl_command_is' -a watch -d 'Print live events'
+complete -c todoctl -n '__todoctl_command_is' -a status -d 'Show the daemon health'
+complete -c todoctl -n '__todoctl_command_is' -a export -d 'Write the whole store to stdout'
+complete -c todoctl -n '__todoctl_command_is' -a import -d 'Add everything in an export document'
+complete -c todoctl -n '__todoctl_command_is' -a help -d 'Show help'
+
+# add
+complete -c todoctl -n '__todoctl_command_is add' -l category -x -a '(__todoctl_categories)' -d 'Put it in category NAME'
+complete -c todoctl -n '__todoctl_command_is add' -l due -x -a "$when" -d 'When it is due'
+complete -c todoctl -n '__todoctl_command_is add' -l remind -x -a "5m 15m 30m 1h 1d $when" -d 'DURATION before --due, or WHEN'
+complete -c todoctl -n '__todoctl_command_is add' -l notes -x -d 'Free-form notes'
+complete -c todoctl -n '__todoctl_command_is add' -l top -d 'Put it first in the manual order'
+
+# list
+complete -c todoctl -n '__todoctl_command_is list' -l open -d 'Open todos (default)'
+complete -c todoctl -n '__todoctl_command_is list' -l done -d 'Done todos'
+complete -c todoctl -n '__todoctl_command_is list' -l all -d 'All todos'
+complete -c todoctl -n '__todoctl_command_is list' -l category -x -a '(__todoctl_categories)' -d 'Only todos in category NAME'
+complete -c todoctl -n '__todoctl_command_is list' -l no-category -d 'Only todos without a category'
+complete -c todoctl -n '__todoctl_command_is list' -l overdue -d 'Only open todos past their due time'
+complete -c todoctl -n '__todoctl_command_is list' -l due-before -x -a "$when" -d 'Only todos due before WHEN'
+complete -c todoctl -n '__todoctl_command_is list' -l due-after -x -a "$when" -d 'Only todos due at or after WHEN'
+complete -c todoctl -n '__todoctl_command_is list' -l search -x -d 'Only todos whose title or notes contain TEXT'
+complete -c todoctl -n '__todoctl_command_is list' -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
+complete -c todoctl -n '__todoctl_command_is list' -l limit -x -d 'Show at most N todos'
+complete -c todoctl -n '__todoctl_command_is list' -l by-category -d 'Group by category'
+
+# show, edit, done, reopen, rm, move, snooze: todo ids
+complete -c todoctl -n '__todoctl_command_is show edit move snooze; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
+complete -c todoctl -n '__todoctl_command_is done reopen rm' -x -a '(__todoctl_ids)'
+complete -c todoctl -n '__todoctl_command_is snooze; and __todoctl_npos 1' -x -a "15m 30m 1h 2h 1d 1w $when"
+
+# edit
+complete -c todoctl -n '__todoctl_command_is edit' -l title -x -d 'New title'
+complete -c todoctl -n '__todoctl_command_is edit' -l notes -x -d 'Set the notes'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-notes -d 'Clear the notes'
+complete -c todoctl -n '__todoctl_command_is edit' -l category -x -a '(__todoctl_categories)' -d 'Set the category'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-category -d 'Clear the category'
+complete -c todoctl -n '__todoctl_command_is edit' -l due -x -a "$when" -d 'Set the due time'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-due -d 'Clear the due time and the reminder'
+complete -c todoctl -n '__todoctl_command_is edit' -l remind -x -a "5m 15m 30m 1h 1d $when" -d 'Set the reminder'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-remind -d 'Clear the reminder'
+
+# move
+complete -c todoctl -n '__todoctl_command_is move' -l to -x -d 'To position N'
+complete -c todoctl -n '__todoctl_command_is move' -l before -x -a '(__todoctl_ids)' -d 'Directly before todo ID'
+complete -c todoctl -n '__todoctl_command_is move' -l after -x -a '(__todoctl_ids)' -d 'Directly after todo ID'
+complete -c todoctl -n '__todoctl_command_is move' -l top -d 'To the first position'
+complete -c todoctl -n '__todoctl_command_is move' -l bottom -d 'To the last position'
+
+# category
+complete -c todoctl -n '__todoctl_category_sub' -a list -d 'List categories'
+complete -c todoctl -n '__todoctl_category_sub' -a add -d 'Add a category'
+complete -c todoctl -n '__todoctl_category_sub' -a rename -d 'Rename a category'
+complete -c todoctl -n '__todoctl_category_sub' -a rm -d 'Remove a category'
+complete -c todoctl -n '__todoctl_category_sub' -a move -d 'Move a category in the category order'
+complete -c todoctl -n '__todoctl_category_sub rename rm move; and __todoctl_npos 1' -x -a '(__todoctl_categories)'
+complete -c todoctl -n '__todoctl_category_sub rm' -l force -d 'Remove even if todos use it'
+complete -c todoctl -n '__todoctl_category_sub move' -l to -x -d 'To position N'
+
+# reminders, export, import, help
+complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -d 'Only reminders fired at or after WHEN'
+complete -c todoctl -n '__todoctl_command_is reminders' -l limit -x -d 'At most N reminders'
+complete -c todoctl -n '__todoctl_command_is export' -l format -x -a json -d 'Output format'
+complete -c todoctl -n '__todoctl_command_is import; and __todoctl_npos 0' -F -a '-' -d 'Export file, - for stdin'
+complete -c todoctl -n '__todoctl_command_is help; and __todoctl_npos 0' -x -a "$__todoctl_commands"
