@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoCore
 import TodoStore
 
 /// Results gathered from client threads.
@@ -36,6 +37,11 @@ enum AddBench {
         let floorBefore = try CommitFloor.rowsPerSecond(path: dir.file("floor.db"), rows: floorRows)
         print("  floor (before): " + formatRate(floorBefore, "commits"))
 
+        // Diagnostic: the same add through TodoStore directly (no daemon, no protocol), one
+        // transaction each, to split the daemon's cost from the store's.
+        let direct = try storeAddRate(path: dir.file("direct.db"), rows: floorRows)
+        print("  TodoStore.write { add } directly: " + formatRate(direct, "adds"))
+
         let daemon = try DaemonRun(dir: dir)
         defer { daemon.stop() }
         _ = try rate(daemon, clients: 1, seconds: min(0.5, seconds))  // warm-up
@@ -50,8 +56,20 @@ enum AddBench {
         let floorText = "SQLite " + formatRate(floor, "commits")
         Summary.ratio("P2 durable todo.add, 16 clients", value: formatRate(sixteen, "adds"), peer: floorText,
                       ratio: sixteen / floor, goal: "≥ 10×", met: sixteen / floor >= 10)
+        Summary.add("P2 (diagnostic) TodoStore add, 1 per transaction", value: formatRate(direct, "adds"), peer: floorText,
+                    ratio: String(format: "%.2f×", direct / floor))
         Summary.ratio("P2 durable todo.add, 1 client", value: formatRate(one, "adds"), peer: floorText,
                       ratio: one / floor, goal: "≈ 1× (no slower than a lone commit)", met: one / floor >= 0.8)
+    }
+
+    /// Durable adds per second through `TodoStore.write`, one todo per transaction.
+    static func storeAddRate(path: String, rows: Int) throws -> Double {
+        let store = try TodoStore(path: path)
+        defer { store.close() }
+        _ = try store.write { try $0.add(NewTodo(title: "warm-up")) }
+        let start = Measure.now()
+        for i in 0..<rows { _ = try store.write { try $0.add(NewTodo(title: "bench add \(i)")) } }
+        return Double(rows) / (Measure.now() - start)
     }
 
     /// Adds per second with `clients` connections, each sending one `todo.add` at a time for `seconds`.

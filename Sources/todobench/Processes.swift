@@ -113,19 +113,20 @@ enum ProcStat {
         return nil
     }
 
-    /// Voluntary plus involuntary context switches summed over every thread of `pid`, and the
-    /// number of threads.
-    static func contextSwitches(_ pid: pid_t) -> (switches: Int, threads: Int) {
+    /// Voluntary plus involuntary context switches of each thread of `pid`, by thread id.
+    static func contextSwitches(_ pid: pid_t) -> [String: Int] {
         let dir = "/proc/\(pid)/task"
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        var total = 0
+        var out: [String: Int] = [:]
         for task in tasks {
             guard let text = try? String(contentsOfFile: "\(dir)/\(task)/status", encoding: .utf8) else { continue }
+            var total = 0
             for line in text.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
                 total += line.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
             }
+            out[task] = total
         }
-        return (total, tasks.count)
+        return out
     }
 }
 

@@ -46,6 +46,11 @@ enum ScaleBench {
         report("todo.list limit 50 round trip", page)
         let categoryPage = try roundTrip("{\"category\":\(jsonString(category)),\"limit\":50}")
         report("todo.list category limit 50 round trip", categoryPage)
+        // Diagnostics: where the time of a page goes (the total alone, and a page without a filter).
+        let categoryTotal = try roundTrip("{\"category\":\(jsonString(category)),\"limit\":0}")
+        report("todo.list category limit 0 (total only)", categoryTotal)
+        let openTotal = try roundTrip(#"{"limit":0}"#)
+        report("todo.list limit 0 (total only)", openTotal)
         let status = try Measure.samples(runs * 10) { _ = try connection.call(Array("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"daemon.status\"}\n".utf8)) }
         report("daemon.status round trip", status)
         let rssAfter = daemon.rss

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// One row of the final table: a figure, what it is compared with, and the goal it is held to.
@@ -62,4 +65,19 @@ func sizeLabel(_ n: Int) -> String {
     if n >= 1_000_000 && n % 1_000_000 == 0 { return "\(n / 1_000_000)M" }
     if n >= 1000 && n % 1000 == 0 { return "\(n / 1000)k" }
     return "\(n)"
+}
+
+/// Writes straight to standard output, unbuffered, so progress shows line by line through a pipe
+/// or `tee` (shadows `Swift.print` in this module).
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    let text = items.map { "\($0)" }.joined(separator: separator) + terminator
+    var bytes = Array(text.utf8)
+    bytes.withUnsafeMutableBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let n = write(1, raw.baseAddress! + offset, raw.count - offset)
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
 }

@@ -70,7 +70,7 @@ for section in sections {
         case "scale":
             try ScaleBench.run(count: quick ? 2_000 : 1_000_000, runs: quick ? 5 : 21)
         case "idle":
-            try IdleBench.run(seconds: quick ? 5 : 60)
+            try IdleBench.run(seconds: quick ? 5 : 60, settleSeconds: quick ? 6 : 10)
         default: break
         }
     } catch {
