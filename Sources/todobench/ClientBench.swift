@@ -36,6 +36,14 @@ enum ClientBench {
             if index == 0 {
                 full = try Measure.samples(runs) { try Spawn.run(todoctl, ["list"], environment: env) }
                 report("todoctl list (all \(label) open), \(label) todos", full!)
+                // Diagnostics: where the time of a long listing goes.
+                let json = try Measure.samples(max(3, runs / 3)) { try Spawn.run(todoctl, ["list", "--json"], environment: env) }
+                report("  todoctl list --json (no table formatting)", json)
+                let connection = try daemon.connect()
+                let request = Array("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"todo.list\",\"params\":{\"status\":\"open\"}}\n".utf8)
+                var bytes = 0
+                let trip = try Measure.samples(max(3, runs / 3)) { bytes = try connection.call(request).count + 1 }
+                report("  todo.list all open, raw round trip", trip, extra: "\(bytes / 1024) KiB response")
             }
             daemon.stop()
 

@@ -100,8 +100,8 @@ enum ReminderBench {
         let s = Stats(result.lateness)
         let r = Stats(result.reported)
         print("  \(label): \(seen.count) of \(count) arrived, \(result.duplicates) duplicates, \(result.missing) missing")
-        print("    at the bench (arrival − remind): p50 \(formatSeconds(s.median))  p99 \(formatSeconds(s.percentile(99)))  max \(formatSeconds(s.max))")
-        print("    daemon's lateUsec:               p50 \(formatSeconds(r.median))  p99 \(formatSeconds(r.percentile(99)))  max \(formatSeconds(r.max))")
+        print("    at the bench (arrival − remind): min \(formatSeconds(s.min))  p50 \(formatSeconds(s.median))  p99 \(formatSeconds(s.percentile(99)))  max \(formatSeconds(s.max))")
+        print("    daemon's lateUsec:               min \(formatSeconds(r.min))  p50 \(formatSeconds(r.median))  p99 \(formatSeconds(r.percentile(99)))  max \(formatSeconds(r.max))")
         return result
     }
 }
