@@ -83,11 +83,11 @@ enum ProtocolBench {
         let noop = Array("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"bench.noop\",\"params\":{}}\n".utf8)
         let noopTimes = try Measure.samples(min(samples, 2_000)) { _ = try connection.call(noop) }
         report("unknown-method round trip (no SQLite)", noopTimes, extra: "p99 " + formatSeconds(Stats(noopTimes).percentile(99)))
-        Summary.add("P1 (diagnostic) unknown-method round trip", value: formatSeconds(Stats(noopTimes).median),
-                    peer: "ping-pong " + formatSeconds(p.median), ratio: String(format: "%.2f×", Stats(noopTimes).median / p.median))
         Summary.ratio("P1 todo.get round trip p50", value: formatSeconds(g.median), peer: "ping-pong " + formatSeconds(p.median),
                       ratio: ratio, goal: "≤ 2.0×", met: ratio <= 2.0)
         Summary.add("P1 todo.get round trip p99", value: formatSeconds(g.percentile(99)), peer: "ping-pong " + formatSeconds(p.percentile(99)),
                     ratio: String(format: "%.2f×", g.percentile(99) / p.percentile(99)))
+        Summary.add("P1 (diagnostic) unknown-method round trip", value: formatSeconds(Stats(noopTimes).median),
+                    peer: "ping-pong " + formatSeconds(p.median), ratio: String(format: "%.2f×", Stats(noopTimes).median / p.median))
     }
 }
