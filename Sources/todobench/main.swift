@@ -11,7 +11,7 @@ import Foundation
 
 #if DEBUG
 let buildConfiguration = "debug"
-let debugWarning = """
+let debugWarning: String? = """
     ************************************************************************************
     WARNING: todobench was built in DEBUG mode. Its figures are meaningless.
              Build and run it in release: scripts/bench, or swift build -c release.
