@@ -1,16 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
-// todobench: measures todod. Run in release: `swift run -c release todobench [--quick]`.
+// todobench: measures todod against the floors and peers measured in the same run, and prints one
+// table. Run in release: `scripts/bench [--quick]`, or `swift build -c release && .build/release/todobench`.
+//
+//   todobench [--quick] [--section NAME]...
+//   sections: store, protocol, add, client, reminders, scale, idle (default: all, in that order)
 
 #if DEBUG
-print("WARNING: todobench was built in debug mode; figures are meaningless. Use `swift run -c release todobench`.")
+let buildConfiguration = "debug"
+let debugWarning: String? = """
+    ************************************************************************************
+    WARNING: todobench was built in DEBUG mode. Its figures are meaningless.
+             Build and run it in release: scripts/bench, or swift build -c release.
+    ************************************************************************************
+    """
+#else
+let buildConfiguration = "release"
+let debugWarning: String? = nil
 #endif
 
-let arguments = CommandLine.arguments.dropFirst()
-let quick = arguments.contains("--quick")
-do {
-    try StoreBench.run(count: quick ? 2_000 : 100_000, samples: quick ? 3 : 15)
-} catch {
-    FileHandle.standardError.write(Data("todobench: \(error)\n".utf8))
+let allSections = ["store", "protocol", "add", "client", "reminders", "scale", "idle"]
+var quick = false
+var chosen: [String] = []
+var argumentList = Array(CommandLine.arguments.dropFirst())
+while !argumentList.isEmpty {
+    let argument = argumentList.removeFirst()
+    switch argument {
+    case "--quick": quick = true
+    case "--section":
+        guard let name = argumentList.first, allSections.contains(name) else {
+            FileHandle.standardError.write(Data("todobench: --section needs one of \(allSections.joined(separator: ", "))\n".utf8))
+            exit(2)
+        }
+        argumentList.removeFirst()
+        chosen.append(name)
+    case "--help", "-h":
+        print("usage: todobench [--quick] [--section NAME]...\nsections: \(allSections.joined(separator: ", "))")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("todobench: unknown argument '\(argument)'\n".utf8))
+        exit(2)
+    }
+}
+let sections = chosen.isEmpty ? allSections : allSections.filter(chosen.contains)
+
+if let debugWarning { print(debugWarning) }
+Machine.printInfo(quick: quick)
+signal(SIGPIPE, SIG_IGN)
+
+var failures: [String] = []
+for section in sections {
+    print("")
+    let started = Measure.now()
+    do {
+        switch section {
+        case "store":
+            try StoreBench.run(count: quick ? 2_000 : 100_000, samples: quick ? 3 : 15)
+        case "protocol":
+            try ProtocolBench.run(samples: quick ? 2_000 : 10_000)
+        case "add":
+            try AddBench.run(seconds: quick ? 1 : 3, floorRows: quick ? 300 : 3_000)
+        case "client":
+            try ClientBench.run(sizes: quick ? [1_000, 5_000] : [10_000, 100_000], runs: quick ? 5 : 21, peerRuns: quick ? 3 : 7, quick: quick)
+        case "reminders":
+            try ReminderBench.run(count: quick ? 100 : 1_000, spreadSeconds: quick ? 2 : 10, leadSeconds: quick ? 2 : 3)
+        case "scale":
+            try ScaleBench.run(count: quick ? 2_000 : 1_000_000, runs: quick ? 5 : 21)
+        case "idle":
+            try IdleBench.run(seconds: quick ? 5 : 60, settleSeconds: quick ? 6 : 10)
+        default: break
+        }
+    } catch {
+        let message = "section \(section) failed: \(error)"
+        print("  ERROR: \(message)")
+        failures.append(message)
+        Summary.add("\(section): failed", value: "\(error)".prefix(60).description)
+    }
+    print(String(format: "  (section %@ took %.1f s)", section, Measure.now() - started))
+}
+
+print("")
+print("== summary (\(quick ? "QUICK mode: small sizes, not the issue's figures" : "full run"); \(buildConfiguration) build)")
+if let debugWarning { print(debugWarning) }
+print(Summary.markdown(), terminator: "")
+for note in Summary.notes { print("- \(note)") }
+if !failures.isEmpty {
+    FileHandle.standardError.write(Data(("todobench: " + failures.joined(separator: "\ntodobench: ") + "\n").utf8))
     exit(1)
 }

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A thread that answers every line it reads with one fixed line: the floor for a request/response
+/// exchange over a Unix stream socket (kernel copies and two thread wake-ups, no work at all).
+final class PingPongServer: @unchecked Sendable {
+    // @unchecked: immutable after init; the thread owns the accepted connection.
+    let path: String
+    private let listener: Int32
+
+    init(path: String, response: [UInt8]) throws {
+        self.path = path
+        listener = try UnixStream.listen(path)
+        let listener = self.listener
+        Thread {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }
+            let connection = LineConnection(fd: fd)
+            do {
+                while true {
+                    try connection.withLine { _ in }
+                    try response.withUnsafeBytes { try UnixStream.writeAll(fd, $0) }
+                }
+            } catch {}  // the client hung up
+        }.start()
+    }
+
+    deinit { close(listener) }
+}
+
+/// P1: `todo.get` round trip against the ping-pong floor with the same request and response sizes.
+enum ProtocolBench {
+    static func run(samples: Int) throws {
+        print("== protocol latency (P1): todo.get round trip vs raw Unix-socket ping-pong")
+        let dir = try TempDir("p1")
+        let daemon = try DaemonRun(dir: dir)
+        defer { daemon.stop() }
+        let connection = try daemon.connect()
+        let added = try connection.rpc("todo.add", #"{"title":"Buy milk 牛乳を買う","category":"Home","due":"2030-12-01T09:00:00Z","notes":"two litres"}"#)
+        guard let id = (added["result"] as? [String: Any])?["id"] as? Int else { throw BenchError("todo.add returned no id") }
+        let request = Array("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"todo.get\",\"params\":{\"id\":\(id)}}\n".utf8)
+        let response = try connection.call(request) + [0x0A]
+        guard String(decoding: response, as: UTF8.self).contains("\"result\"") else {
+            throw BenchError("todo.get failed: \(String(decoding: response, as: UTF8.self))")
+        }
+        print("  exchange: request \(request.count) bytes, response \(response.count) bytes (both counted with their newline)")
+
+        let server = try PingPongServer(path: dir.file("pingpong.sock"), response: response)
+        let floor = try LineConnection(path: server.path)
+
+        func exchange(_ c: LineConnection) throws -> Double {
+            let start = Measure.now()
+            try c.send(request)
+            let size = try c.withLine { $0.count }
+            let elapsed = Measure.now() - start
+            guard size + 1 == response.count else { throw BenchError("unexpected response of \(size + 1) bytes") }
+            return elapsed
+        }
+        // Warm-up, then alternate blocks so both sides see the same noise on a shared machine.
+        for _ in 0..<300 {
+            _ = try exchange(connection)
+            _ = try exchange(floor)
+        }
+        var get: [Double] = []
+        var ping: [Double] = []
+        get.reserveCapacity(samples)
+        ping.reserveCapacity(samples)
+        let block = 250
+        while get.count < samples {
+            for _ in 0..<block { ping.append(try exchange(floor)) }
+            for _ in 0..<block { get.append(try exchange(connection)) }
+        }
+        let g = Stats(get)
+        let p = Stats(ping)
+        report("ping-pong floor (same sizes)", ping, extra: "p99 " + formatSeconds(p.percentile(99)))
+        report("todo.get round trip", get, extra: "p99 " + formatSeconds(g.percentile(99)))
+        let ratio = g.median / p.median
+        print(String(format: "  ratio p50 %.2f×, p99 %.2f×", ratio, g.percentile(99) / p.percentile(99)))
+        // Diagnostic: the daemon's fixed cost without SQLite — a request for an unknown method
+        // travels the same path (decode, store queue, encode) and is answered with -32601.
+        let noop = Array("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"bench.noop\",\"params\":{}}\n".utf8)
+        let noopTimes = try Measure.samples(min(samples, 2_000)) { _ = try connection.call(noop) }
+        report("unknown-method round trip (no SQLite)", noopTimes, extra: "p99 " + formatSeconds(Stats(noopTimes).percentile(99)))
+        Summary.ratio("P1 todo.get round trip p50", value: formatSeconds(g.median), peer: "ping-pong " + formatSeconds(p.median),
+                      ratio: ratio, goal: "≤ 2.0×", met: ratio <= 2.0)
+        Summary.add("P1 todo.get round trip p99", value: formatSeconds(g.percentile(99)), peer: "ping-pong " + formatSeconds(p.percentile(99)),
+                    ratio: String(format: "%.2f×", g.percentile(99) / p.percentile(99)))
+        Summary.add("P1 (diagnostic) unknown-method round trip", value: formatSeconds(Stats(noopTimes).median),
+                    peer: "ping-pong " + formatSeconds(p.median), ratio: String(format: "%.2f×", Stats(noopTimes).median / p.median))
+    }
+}

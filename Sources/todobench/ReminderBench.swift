@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import TodoCore
+
+/// P4: how late reminders reach a `watch` subscriber, for a burst due in the same second and for
+/// the same number spread over a span, and whether each fires exactly once.
+enum ReminderBench {
+    static func run(count: Int, spreadSeconds: Int, leadSeconds: Int) throws {
+        print("== reminder lateness (P4): \(count) due in the same second, \(count) spread over \(spreadSeconds) s")
+        let journal = access("/run/systemd/journal/socket", F_OK) == 0
+        if !journal { Summary.note("no journald socket: reminders went to todod's stderr, not the journal (run scripts/bench, which starts one)") }
+        let dir = try TempDir("p4")
+        let daemon = try DaemonRun(dir: dir)
+        defer { daemon.stop() }
+        let control = try daemon.connect()
+
+        let burst = try round(daemon, control, label: "same second", count: count, lead: leadSeconds) { _ in 0 }
+        let step = Int64(spreadSeconds) * 1_000_000 / Int64(count)
+        let spread = try round(daemon, control, label: "spread over \(spreadSeconds) s", count: count, lead: leadSeconds) { i in Int64(i) * step }
+
+        for (name, r) in [("\(formatCount(count)) due in the same second", burst), ("\(formatCount(count)) spread over \(spreadSeconds) s", spread)] {
+            let s = Stats(r.lateness)
+            let once = r.missing == 0 && r.duplicates == 0
+            Summary.add("P4 lateness p50/p99/max, \(name)",
+                        value: "\(formatSeconds(s.median)) / \(formatSeconds(s.percentile(99))) / \(formatSeconds(s.max))",
+                        peer: "daemon's own p99 " + formatSeconds(Stats(r.reported).percentile(99)),
+                        goal: "p99 ≤ 5 ms, each once", met: s.percentile(99) <= 0.005 && once)
+            if !once { Summary.note("P4 \(name): \(r.missing) missing, \(r.duplicates) duplicated") }
+        }
+    }
+
+    struct Result {
+        var lateness: [Double] = []   // seconds: arrival at the bench − remind
+        var reported: [Double] = []   // seconds: the event's lateUsec
+        var missing = 0
+        var duplicates = 0
+    }
+
+    /// Imports `count` todos whose reminders fall at T + offset(i) (T a whole second, `lead` s away)
+    /// and collects their reminder events from a separate `watch` connection.
+    static func round(_ daemon: DaemonRun, _ control: LineConnection, label: String, count: Int, lead: Int,
+                      offset: (Int) -> Int64) throws -> Result {
+        let watcher = try daemon.connect()
+        _ = try watcher.rpc("watch", #"{"events":["reminder"]}"#)
+        let now = Instant.now()
+        let t = Instant(seconds: now.seconds + Int64(lead) + 1)
+        var remindByTitle: [String: Int64] = [:]
+        var entries: [String] = []
+        let tag = "r\(getpid())-\(now.usec % 1_000_000)"
+        var last = t
+        for i in 0..<count {
+            let remind = t.adding(usec: offset(i))
+            last = max(last, remind)
+            let title = "reminder \(tag) \(i)"
+            remindByTitle[title] = remind.usec
+            let instant = remind.rfc3339(fractional: true)
+            entries.append("{\"title\":\"\(title)\",\"created\":\"\(now.rfc3339(fractional: true))\",\"due\":\"\(instant)\",\"remind\":\"\(instant)\"}")
+        }
+        let document = "{\"format\":\"todod-export\",\"version\":1,\"categories\":[],\"todos\":[" + entries.joined(separator: ",") + "]}"
+        _ = try control.rpc("store.import", document)
+        guard Instant.now() < t else { throw BenchError("importing took longer than the lead time of \(lead) s") }
+
+        // Read events until every reminder came or 10 s after the last was due.
+        var arrivals: [(Int64, [UInt8])] = []
+        arrivals.reserveCapacity(count)
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(watcher.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = last.adding(usec: 10_000_000)
+        while Instant.now() < deadline {
+            do {
+                let line = try watcher.readLine()
+                arrivals.append((Instant.now().usec, line))
+                if arrivals.count >= count {
+                    // Give duplicates a moment to show up.
+                    timeout = timeval(tv_sec: 0, tv_usec: 300_000)
+                    setsockopt(watcher.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    if let extra = try? watcher.readLine() { arrivals.append((Instant.now().usec, extra)) }
+                    break
+                }
+            } catch let error as BenchError where error.description.hasPrefix("timed out") {
+                continue
+            }
+        }
+
+        var result = Result()
+        var seen: [String: Int] = [:]
+        for (arrival, line) in arrivals {
+            guard let message = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                  let params = message["params"] as? [String: Any], params["type"] as? String == "reminder",
+                  let todo = params["todo"] as? [String: Any], let title = todo["title"] as? String,
+                  let remind = remindByTitle[title] else { continue }
+            seen[title, default: 0] += 1
+            if seen[title]! > 1 { result.duplicates += 1; continue }
+            result.lateness.append(Double(arrival - remind) / 1e6)
+            if let late = params["lateUsec"] as? Int { result.reported.append(Double(late) / 1e6) }
+        }
+        result.missing = count - seen.count
+        let s = Stats(result.lateness)
+        let r = Stats(result.reported)
+        print("  \(label): \(seen.count) of \(count) arrived, \(result.duplicates) duplicates, \(result.missing) missing")
+        print("    at the bench (arrival − remind): min \(formatSeconds(s.min))  p50 \(formatSeconds(s.median))  p99 \(formatSeconds(s.percentile(99)))  max \(formatSeconds(s.max))")
+        print("    daemon's lateUsec:               min \(formatSeconds(r.min))  p50 \(formatSeconds(r.median))  p99 \(formatSeconds(r.percentile(99)))  max \(formatSeconds(r.max))")
+        return result
+    }
+}
