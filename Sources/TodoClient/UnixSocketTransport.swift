@@ -73,7 +73,7 @@ public final class UnixSocketTransport: RPCTransport {
         request.json.write(to: &bytes)
         bytes.append(0x0A)
         do {
-            try Posix.writeAll(fd, bytes)
+            try Posix.sendAll(fd, bytes)
         } catch {
             // The daemon may have refused us and hung up: its error line is still readable.
             if error.errno == EPIPE, let message = try? receive(), let refusal = message["error"].flatMap(RPCError.init(json:)) {

@@ -71,6 +71,20 @@ public enum Posix {
         }
     }
 
+    /// Sends all of `bytes` on a blocking socket. A peer that went away gives EPIPE, never SIGPIPE
+    /// (`MSG_NOSIGNAL`), so a client is not killed by a daemon that died.
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PosixError("send", errno: errno)
+            }
+            offset += n
+        }
+    }
+
     /// Writes all of `bytes` to a blocking descriptor.
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
         var offset = 0

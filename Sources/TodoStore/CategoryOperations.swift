@@ -1,12 +1,9 @@
 import TodoCore
 
 extension StoreTransaction {
-    /// The columns a category read selects; counts come from the todos that name it.
+    /// The columns a category read selects; the counts are kept by triggers on the todos that name it.
     private static let categorySelect = """
-        SELECT c.id, c.name, c.rank,
-            (SELECT COUNT(*) FROM todos WHERE category_id = c.id AND done = 0),
-            (SELECT COUNT(*) FROM todos WHERE category_id = c.id AND done = 1)
-        FROM categories c
+        SELECT c.id, c.name, c.rank, c.open_count, c.done_count FROM categories c
         """
 
     /// Every category in category order, with its open and done counts.

@@ -8,8 +8,12 @@ extension StoreTransaction {
     public func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
         let statements = try listStatements(query)
         let total: Int64
-        if statements.statusOnly {  // a status filter alone: the kept counts answer it
-            let counts = try counts()
+        if let kept = statements.keptCounts {  // status and category alone: the kept counts answer it
+            let counts: (open: Int, done: Int)
+            switch kept {
+            case .all: counts = try self.counts()
+            case .category(let id): counts = try categoryCounts(id)
+            }
             total = Int64(query.status == .open ? counts.open : query.status == .done ? counts.done : counts.open + counts.done)
         } else {
             total = try connection.scalar(statements.count, statements.values)
@@ -19,6 +23,7 @@ extension StoreTransaction {
     }
 
     func listStatements(_ query: TodoQuery) throws(TodoError) -> ListStatements {
+        var categoryID: Int64?
         var conditions: [String] = []
         var values: [SQLValue] = []
         switch query.status {
@@ -30,8 +35,10 @@ extension StoreTransaction {
             guard !query.uncategorized else {
                 throw TodoError.invalid("uncategorized", "cannot be combined with category")
             }
+            let id = try category(named: name, field: "category").id
+            categoryID = id
             conditions.append("t.category_id = ?")
-            values.append(.integer(try category(named: name, field: "category").id))
+            values.append(.integer(id))
         } else if query.uncategorized {
             conditions.append("t.category_id IS NULL")
         }
@@ -58,7 +65,9 @@ extension StoreTransaction {
         }
         guard query.offset >= 0 else { throw TodoError.invalid("offset", "must not be negative") }
 
-        let statusOnly = conditions.count == (query.status == .all ? 0 : 1)
+        // Filters beyond status and category? Then the total must be counted.
+        let simple = conditions.count == (query.status == .all ? 0 : 1) + (categoryID == nil ? 0 : 1)
+        let keptCounts: KeptCounts? = simple ? categoryID.map(KeptCounts.category) ?? .all : nil
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         // Ties break by position, unless a unique key (id) already decided.
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
@@ -67,7 +76,7 @@ extension StoreTransaction {
             count: "SELECT COUNT(*) FROM todos t \(filter)",
             page: "SELECT \(todoColumns) \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
             values: values,
-            statusOnly: statusOnly,
+            keptCounts: keptCounts,
             pageValues: values + [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))])
     }
 
@@ -76,9 +85,15 @@ extension StoreTransaction {
         var count: String
         var page: String
         var values: [SQLValue]
-        /// Only the status filter applies, so `todo_counts` gives the total.
-        var statusOnly: Bool
+        /// When only the status and category filters apply: the kept counts that give the total.
+        var keptCounts: KeptCounts?
         var pageValues: [SQLValue]
+    }
+
+    /// Which kept counts answer a listing's total.
+    enum KeptCounts {
+        case all
+        case category(Int64)
     }
 
     /// SQLite's plan for a statement, one line per step (`EXPLAIN QUERY PLAN`), for tests.

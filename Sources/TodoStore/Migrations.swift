@@ -86,6 +86,30 @@ let migrations: [Migration] = [
             UPDATE todo_counts SET n = n + 1 WHERE done = NEW.done;
         END;
         """),
+    Migration(id: 3, name: "open and done counts per category", sql: """
+        -- The inverse relationship's counts, kept by triggers, so a category's counts and the total
+        -- of a category listing never scan its todos.
+        ALTER TABLE categories ADD COLUMN open_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE categories ADD COLUMN done_count INTEGER NOT NULL DEFAULT 0;
+        UPDATE categories SET
+            open_count = (SELECT COUNT(*) FROM todos WHERE category_id = categories.id AND done = 0),
+            done_count = (SELECT COUNT(*) FROM todos WHERE category_id = categories.id AND done = 1);
+        CREATE TRIGGER todos_category_count_insert AFTER INSERT ON todos WHEN NEW.category_id IS NOT NULL BEGIN
+            UPDATE categories SET open_count = open_count + (NEW.done = 0), done_count = done_count + (NEW.done = 1)
+            WHERE id = NEW.category_id;
+        END;
+        CREATE TRIGGER todos_category_count_delete AFTER DELETE ON todos WHEN OLD.category_id IS NOT NULL BEGIN
+            UPDATE categories SET open_count = open_count - (OLD.done = 0), done_count = done_count - (OLD.done = 1)
+            WHERE id = OLD.category_id;
+        END;
+        CREATE TRIGGER todos_category_count_update AFTER UPDATE OF category_id, done ON todos
+            WHEN OLD.category_id IS NOT NEW.category_id OR OLD.done <> NEW.done BEGIN
+            UPDATE categories SET open_count = open_count - (OLD.done = 0), done_count = done_count - (OLD.done = 1)
+            WHERE id = OLD.category_id;
+            UPDATE categories SET open_count = open_count + (NEW.done = 0), done_count = done_count + (NEW.done = 1)
+            WHERE id = NEW.category_id;
+        END;
+        """),
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

@@ -59,6 +59,13 @@ extension StoreTransaction {
         return (Int(open), Int(done))
     }
 
+    /// The open and done counts of one category, kept by triggers.
+    func categoryCounts(_ id: Int64) throws(TodoError) -> (open: Int, done: Int) {
+        try connection.firstRow("SELECT open_count, done_count FROM categories WHERE id = ?", [.integer(id)]) {
+            ($0.int(0), $0.int(1))
+        } ?? (0, 0)
+    }
+
     // MARK: - Adding
 
     /// Adds a todo at the bottom of the manual order, or at the top with `top`.

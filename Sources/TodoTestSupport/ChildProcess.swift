@@ -37,8 +37,8 @@ public struct ChildProcess {
         DispatchQueue.global().async(group: group) { errData.value = err.fileHandleForReading.readDataToEndOfFile() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
+        let status = process.waitForExit()
+        return Result(status: status,
                       stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData.value, as: UTF8.self))
     }

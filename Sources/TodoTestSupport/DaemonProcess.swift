@@ -31,7 +31,7 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning { stop(signal: SIGKILL) }
     }
 
     public var pid: Int32 { process.processIdentifier }
@@ -52,9 +52,9 @@ public final class DaemonProcess: @unchecked Sendable {
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.waitForExit()
     }
+
 
     /// What the daemon wrote on stderr (read after it exited).
     public func stderrText() -> String {

@@ -20,7 +20,7 @@ public final class RawClient {
     deinit { Posix.close(fd) }
 
     /// Sends raw bytes as they are.
-    public func send(_ bytes: [UInt8]) throws { try Posix.writeAll(fd, bytes) }
+    public func send(_ bytes: [UInt8]) throws { try Posix.sendAll(fd, bytes) }
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     /// Sends one request line and returns its id.

@@ -156,7 +156,7 @@ struct FileSystemFailureTests {
         activator.arguments = ["systemd-socket-activate", "-l", socket, BuiltProducts.path("todod"), "--db", dir.file("todos.db")]
         activator.standardError = FileHandle.nullDevice
         try activator.run()
-        defer { activator.terminate(); activator.waitUntilExit() }
+        defer { activator.terminate(); activator.waitForExit() }
         for _ in 0..<500 where (try? Files.kind(socket)) != .socket { usleep(10_000) }
         try Files.chmod(socket, 0o666)
         _ = try RawClient(path: socket).result("todo.list")

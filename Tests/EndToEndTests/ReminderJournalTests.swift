@@ -136,7 +136,7 @@ struct ReminderJournalTests {
         let stderr = Pipe()
         process.standardError = stderr
         try process.run()
-        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        defer { if process.isRunning { process.terminate(); process.waitForExit() } }
         var client: RawClient?
         for _ in 0..<300 where client == nil {
             client = try? RawClient(path: socket)
@@ -151,7 +151,7 @@ struct ReminderJournalTests {
         #expect(listed["error"]?["code"] == -32004)
         #expect(listed["error"]?["message"]?.stringValue?.contains("no journal") == true)
         process.terminate()
-        process.waitUntilExit()
+        process.waitForExit()
         let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let lines = text.split(separator: "\n")
         #expect(lines.filter { $0.contains("no journal") }.count == 1)

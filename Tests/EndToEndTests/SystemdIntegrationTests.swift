@@ -81,7 +81,7 @@ private final class NotifyListener {
         let errors = Pipe()
         activator.standardError = errors
         try activator.run()
-        defer { activator.terminate(); activator.waitUntilExit() }
+        defer { activator.terminate(); activator.waitForExit() }
         var client: RawClient?
         for _ in 0..<500 where client == nil {
             client = try? RawClient(path: socket)
@@ -100,7 +100,7 @@ private final class NotifyListener {
         for _ in 0..<200 where kill(pid, 0) == 0 { usleep(10_000) }
         #expect(try Files.kind(socket) == .socket)
         activator.terminate()
-        activator.waitUntilExit()
+        activator.waitForExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("using the socket passed by systemd"), "\(log)")
     }

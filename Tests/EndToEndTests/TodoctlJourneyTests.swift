@@ -161,7 +161,7 @@ import TodoTestSupport
                              "--socket", dir.file("todod.sock"), "--db", dir.file("todos.db")]
         process.environment = ["HOME": dir.path]
         try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        defer { process.terminate(); process.waitForExit() }
         for _ in 0..<300 where (try? Files.kind(dir.file("todod.sock"))) != .socket { usleep(10_000) }
         var env = ProcessInfo.processInfo.environment
         env["TODOD_SOCKET"] = dir.file("todod.sock")

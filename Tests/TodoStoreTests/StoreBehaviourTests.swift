@@ -327,6 +327,6 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         _ = try store.write { try $0.delete([2]) }
         let after = try store.read { try $0.counts() }
         #expect(after.open == 1 && after.done == 1)
-        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2")
+        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3")
     }
 }
