@@ -126,7 +126,10 @@ struct Generator {
         case ..<5700: return Item(kind: .valid, bytes: validRequest(notification: rng.chance(0.15)).line)
         case ..<6200: return Item(kind: .numbers, bytes: numbersLine())
         case ..<6800: return Item(kind: .strings, bytes: badStringLine())
-        case ..<6950: return Item(kind: .longStrings, bytes: longStringLine())
+        case ..<6950:
+            // Some long strings make a line past 1 MiB (200,000 flags of 8 bytes): those close the connection.
+            let line = longStringLine()
+            return Item(kind: .longStrings, bytes: line, after: line.count - 1 > Self.maxLine ? .expectClose : .keep)
         case ..<7350: return Item(kind: .deepNesting, bytes: deepNestingLine())
         case ..<7850: return Item(kind: .lexical, bytes: lexicalLine())
         case ..<8100: return Item(kind: .blank, bytes: Array(rng.pick(["\n", "   \n", "\t\n", "\r\n", " \t \r\n", "\r\r\n", "\u{0B}\n", "\u{0C}\n", "\u{A0}\n", "\n\n"]).utf8))
