@@ -31,6 +31,34 @@ final class SimpleClient {
         }
     }
 
+    /// Sends all `requests` at once, then reads their answers; returns how many succeeded.
+    func pipeline(_ requests: [(String, JSONObject)]) throws -> Int {
+        var bytes: [UInt8] = []
+        var ids: Set<String> = []
+        for (method, params) in requests {
+            nextID += 1
+            let id = "~check~\(nextID)"
+            ids.insert(id)
+            RPCRequest(id: .string(id), method: method, params: params).json.write(to: &bytes)
+            bytes.append(0x0A)
+        }
+        try Posix.writeAll(fd, bytes)
+        var succeeded = 0
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        while !ids.isEmpty {
+            if case .line(let line)? = framer.next() {
+                let message = try JSON.parse(line)
+                guard let id = message["id"]?.stringValue, ids.remove(id) != nil else { continue }
+                if message["result"] != nil { succeeded += 1 }
+                continue
+            }
+            guard let n = try Posix.read(fd, into: &chunk) else { throw Failure.timeout }
+            if n == 0 { throw Failure.closed }
+            framer.append(chunk[0..<n])
+        }
+        return succeeded
+    }
+
     /// The `result` of `method`, or throws.
     func call(_ method: String, _ params: JSONObject = JSONObject()) throws -> JSON {
         nextID += 1
@@ -150,7 +178,7 @@ final class Monitor: @unchecked Sendable {
                 nextCheck = inputs + batchInputs
                 lastCheck = now()
                 let count = Int((status["open"]?.intValue ?? 0) + (status["done"]?.intValue ?? 0))
-                housekeep(todos: count)
+                startHousekeeping(todos: count)
             }
             if !quiet && now() - lastProgress >= 10 {
                 lastProgress = now()
@@ -205,15 +233,30 @@ final class Monitor: @unchecked Sendable {
         return status
     }
 
+    private var housekeeping = false
+
+    /// Runs `housekeep` on its own thread (never two at once), so the checks go on meanwhile.
+    private func startHousekeeping(todos: Int) {
+        let start: Bool = lock.withLock {
+            guard !housekeeping else { return false }
+            housekeeping = true
+            return true
+        }
+        guard start else { return }
+        Thread { [self] in
+            housekeep(todos: todos)
+            lock.withLock { housekeeping = false }
+        }.start()
+    }
+
     /// Deletes todos (oldest first) and categories when the fuzzing made too many, so `todo.list`
     /// and `store.export` answers stay small. Not part of the input stream.
     private func housekeep(todos: Int) {
-        guard todos > housekeepAbove else { return }
         do {
             let client = try SimpleClient(path: path, timeout: 60)
             var remaining = todos
             var rounds = 0
-            while remaining > housekeepAbove / 2 && rounds < 20 {
+            while remaining > housekeepAbove && rounds < 20 {
                 rounds += 1
                 let page = try client.call("todo.list", ["status": "all", "sort": [["key": "id"]], "limit": 1000])
                 let ids = page["todos"]?.arrayValue?.compactMap { $0["id"] } ?? []
@@ -224,10 +267,7 @@ final class Monitor: @unchecked Sendable {
             }
             let categories = try client.call("category.list").arrayValue ?? []
             if categories.count > 100 {
-                for category in categories {
-                    guard let name = category["name"] else { continue }
-                    _ = try? client.call("category.delete", ["name": name, "force": true])
-                }
+                _ = try client.pipeline(categories.compactMap { c in c["name"].map { ("category.delete", ["name": $0, "force": true]) } })
             }
         } catch SimpleClient.Failure.rpc(-32001, _) {
             // A fuzzing request deleted one of these todos first: try again after the next check.
