@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TodoPosix
 import TodoProtocol
 
@@ -22,6 +23,8 @@ final class ClientConnection: @unchecked Sendable {
     private var readingSuspended = false
     private var inputClosed = false
     private(set) var closed = false
+    /// Set once the connection is closed; read from the store queue to skip its pending reads.
+    let hungUp = Atomic<Bool>(false)
     /// Event types this connection watches (nil: all), once it called `watch`.
     var subscription: Set<String>?? = nil
 
@@ -173,6 +176,7 @@ final class ClientConnection: @unchecked Sendable {
     func close() {
         guard !closed else { return }
         closed = true
+        hungUp.store(true, ordering: .relaxed)
         if readingSuspended { readingSuspended = false; readSource.resume() }
         readSource.cancel()
         if !writing { writeSource.resume() }

@@ -108,6 +108,10 @@ final class RequestExecutor: @unchecked Sendable {
         case .failure(let failure):
             return Reply(connection: job.connection, response: RPCMessage.error(id: failure.id, failure.error), events: [], subscription: nil)
         case .success(let request):
+            // Nobody is left to read the answer of a read: skip the work (writes still apply).
+            if Router.kind(of: request.method) == .read, job.connection.hungUp.load(ordering: .relaxed) {
+                return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
+            }
             do {
                 let outcome = try savepoint && Router.kind(of: request.method) == .write
                     ? tx.savepoint { try router.perform(request, in: tx) }

@@ -40,6 +40,9 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     public private(set) var pairs: [(key: String, value: JSON)]
 
     public init() { pairs = [] }
+
+    /// An object of pairs whose keys are known to be distinct (the parser checked them).
+    init(distinctPairs: [(key: String, value: JSON)]) { pairs = distinctPairs }
     public init(dictionaryLiteral elements: (String, JSON)...) { pairs = elements.map { ($0.0, $0.1) } }
 
     public subscript(key: String) -> JSON? {
@@ -202,9 +205,11 @@ private struct JSONParser {
     mutating func object(depth: Int) throws(JSONParseError) -> JSON {
         guard depth <= JSON.maxDepth else { throw fail("nesting deeper than \(JSON.maxDepth)") }
         index += 1
-        var o = JSONObject()
+        // Pairs are appended and keys checked in a set: linear in the number of keys.
+        var pairs: [(key: String, value: JSON)] = []
+        var keys = Set<String>()
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(o) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject()) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
@@ -214,12 +219,12 @@ private struct JSONParser {
             index += 1
             skipWhitespace()
             let v = try value(depth: depth)
-            guard o[key] == nil else { throw fail("duplicate key \"\(key)\"") }
-            o[key] = v
+            guard keys.insert(key).inserted else { throw fail("duplicate key \"\(key)\"") }
+            pairs.append((key, v))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(o) }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject(distinctPairs: pairs)) }
             throw fail("expected ',' or '}'")
         }
     }

@@ -54,7 +54,7 @@ struct Generator {
     /// client for 20 s in a debug build, so the default stays below what a 5 s check tolerates.
     let wideKeys: Int
 
-    init(seed: UInt64, worker: Int, wideKeys: Int = 2000) {
+    init(seed: UInt64, worker: Int, wideKeys: Int = 50_000) {
         rng = Rng(seed: seed, worker: worker)
         self.worker = worker
         self.wideKeys = wideKeys

@@ -18,7 +18,7 @@ struct Options {
     var hangTimeout = 5.0
     var housekeepAbove = 200
     var quiet = false
-    var wideKeys = 2000
+    var wideKeys = 50_000
     var dump: (worker: Int, from: Int, to: Int)?
 
     static let usage = """
@@ -31,7 +31,7 @@ struct Options {
         always printed). After every B (default 1000) inputs per connection, daemon.status on a
         fresh connection must be answered within the hang timeout (default 5 s); with --pid the
         process must also be alive. --wide-keys caps the keys of the widest generated object
-        (default 2000; see docs/FUZZING.md, finding 1). Exits 0 only with no crash, no hang, no invalid response and a
+        (default 50000; see docs/FUZZING.md, finding 1). Exits 0 only with no crash, no hang, no invalid response and a
         working client round trip at the end.
 
         --dump writes the raw bytes of generated item(s) of one connection (0-based) to standard
@@ -122,7 +122,7 @@ func run() -> Int32 {
     let pid = options.pid.map(DaemonPID.init)
     let c = options.connections
     say("todofuzz: seed \(options.seed), \(options.inputs) inputs over \(c) connections to \(path)")
-    say("todofuzz: replay with: todofuzz --socket \(path) --seed \(options.seed) --inputs \(options.inputs) --connections \(c)\(options.wideKeys == 2000 ? "" : " --wide-keys \(options.wideKeys)")")
+    say("todofuzz: replay with: todofuzz --socket \(path) --seed \(options.seed) --inputs \(options.inputs) --connections \(c)\(options.wideKeys == 50_000 ? "" : " --wide-keys \(options.wideKeys)")")
 
     let stats = Stats()
     let rssBefore = pid?.status("VmRSS")
@@ -187,7 +187,7 @@ func run() -> Int32 {
     let ok = s.crashes.isEmpty && s.hangs.isEmpty && s.invalid == 0 && s.unexpectedCloses == 0 && roundTripFailure == nil
         && (s.errorsByCode[-32603] ?? 0) == 0 && s.canariesAnswered + s.canariesLost == s.canariesSent
     if !ok {
-        say("  last items sent (reproduce one with: todofuzz --seed \(options.seed)\(options.wideKeys == 2000 ? "" : " --wide-keys \(options.wideKeys)") --dump CONNECTION:ITEM > item.bin):")
+        say("  last items sent (reproduce one with: todofuzz --seed \(options.seed)\(options.wideKeys == 50_000 ? "" : " --wide-keys \(options.wideKeys)") --dump CONNECTION:ITEM > item.bin):")
         for worker in workers { for line in worker.recentItems.suffix(s.hangs.isEmpty && s.crashes.isEmpty ? 3 : 12) { say("    \(line)") } }
     }
     say("todofuzz: \(ok ? "PASS" : "FAIL")")
