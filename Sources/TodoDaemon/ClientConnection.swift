@@ -156,6 +156,10 @@ final class ClientConnection: @unchecked Sendable {
         closeIfIdle()
     }
 
+    /// Requests received whose answers have not been handed over yet (this one included, while
+    /// it is being submitted).
+    var waitingAnswers: Int { inFlight }
+
     /// Whether everything queued has been written.
     var isFlushed: Bool { outputOffset >= output.count }
 

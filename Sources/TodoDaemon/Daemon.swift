@@ -86,7 +86,14 @@ public final class Daemon: @unchecked Sendable {
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
             ioQueue.async { server.deliver(replies) }
         }
-        server.submit = { connection, request in executor.submit(.init(connection: connection, request: request)) }
+        server.submit = { connection, request in
+            let job = RequestExecutor.Job(connection: connection, request: request)
+            if let reply = executor.answerInline(job, connectionIdle: connection.waitingAnswers == 1) {
+                server.deliver([reply])
+            } else {
+                executor.submit(job)
+            }
+        }
         self.server = server
         self.executor = executor
         ioQueue.sync { server.start() }

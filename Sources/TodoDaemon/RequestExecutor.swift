@@ -56,6 +56,18 @@ final class RequestExecutor: @unchecked Sendable {
         if schedule { store.queue.async { self.drain() } }
     }
 
+    /// Answers a read at once, on the calling (I/O) thread, when nothing is queued or running
+    /// and the connection waits for no other answer: `DispatchQueue.sync` on an idle queue runs
+    /// the block on the calling thread, so a lone client's read costs no thread hop. Returns nil
+    /// when the job must take the normal, ordered path through `submit`.
+    func answerInline(_ job: Job, connectionIdle: Bool) -> Reply? {
+        guard connectionIdle, case .success(let request) = job.request, request.method != "watch",
+              Router.kind(of: request.method) == .read, lock.withLock({ !scheduled }) else { return nil }
+        return store.queue.sync {
+            try? store.readOnQueue { tx in run(job, tx, savepoint: false) }
+        }
+    }
+
     /// Runs `body` on the store queue after every job submitted so far.
     func barrier(_ body: @escaping @Sendable () -> Void) {
         store.queue.async(execute: body)
