@@ -362,6 +362,10 @@ extension TimeExpression {
         var seconds: Int64 = 0
 
         init(count: Int64, unit: Character) {
+            set(count, unit)
+        }
+
+        private mutating func set(_ count: Int64, _ unit: Character) {
             switch unit {
             case "w": weeks = count
             case "d": days = count
@@ -385,13 +389,7 @@ extension TimeExpression {
                 else { return nil }
                 rest = rest.dropFirst()
                 next = rank + 1
-                switch unit {
-                case "w": weeks = n
-                case "d": days = n
-                case "h": hours = n
-                case "m": minutes = n
-                default: seconds = n
-                }
+                set(n, unit)
             }
         }
 
