@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "todod", dependencies: ["TodoDaemon", "TodoProtocol"]),
         .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
-        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore"]),
+        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import TodoCore
+import TodoProtocol
 import TodoStore
 
 /// Results gathered from client threads.
@@ -97,7 +98,7 @@ enum AddBench {
                 do {
                     while Measure.now() < deadline {
                         n += 1
-                        let line = Array("{\"jsonrpc\":\"2.0\",\"id\":\(n),\"method\":\"todo.add\",\"params\":{\"title\":\"bench add \(client)-\(n)\"}}\n".utf8)
+                        let line = requestLine(id: Int64(n), "todo.add", ["title": .string("bench add \(client)-\(n)")])
                         let t0 = Measure.now()
                         try connection.send(line)
                         let ok = try connection.withLine { bytes in

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoProtocol
 
 /// P3: whole-process time of todoctl against a daemon holding N todos, beside Taskwarrior 2.6
 /// holding the same N tasks, measured in the same run.
@@ -40,7 +41,7 @@ enum ClientBench {
                 let json = try Measure.samples(max(3, runs / 3)) { try Spawn.run(todoctl, ["list", "--json"], environment: env) }
                 report("  todoctl list --json (no table formatting)", json)
                 let connection = try daemon.connect()
-                let request = Array("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"todo.list\",\"params\":{\"status\":\"open\"}}\n".utf8)
+                let request = requestLine(id: 1, "todo.list", ["status": "open"])
                 var bytes = 0
                 let trip = try Measure.samples(max(3, runs / 3)) { bytes = try connection.call(request).count + 1 }
                 report("  todo.list all open, raw round trip", trip, extra: "\(bytes / 1024) KiB response")

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoPosix
 
 // Child processes: the built todod/todoctl found next to todobench itself, a todod on a private
 // socket and database, and whole-process timing of short commands with posix_spawn.
@@ -151,32 +152,28 @@ final class DaemonRun {
         var notifyFD: Int32 = -1
         if notify {
             let notifyPath = dir.file("notify.sock")
-            notifyFD = try UnixStream.datagram(notifyPath)
-            var tv = timeval(tv_sec: 120, tv_usec: 0)
-            setsockopt(notifyFD, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            try? Files.unlink(notifyPath)
+            do { notifyFD = try UnixDatagram.bind(path: notifyPath) } catch { throw BenchError("bind \(notifyPath): \(error.reason)") }
             env["NOTIFY_SOCKET"] = notifyPath
         }
-        defer { if notifyFD >= 0 { close(notifyFD) } }
+        defer { if notifyFD >= 0 { Posix.close(notifyFD) } }
         let todod = try Products.path("todod")
         let start = Measure.now()
         pid = try Spawn.start(todod, ["--socket", socket, "--db", self.database], environment: env, stderr: log)
         if notify {
-            var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = recv(notifyFD, &buffer, buffer.count, 0)
-                if n < 0 {
-                    if errno == EINTR { continue }
+                guard let datagram = UnixDatagram.receive(notifyFD, timeoutMilliseconds: 120_000) else {
                     kill(pid, SIGKILL); Spawn.wait(pid)
                     throw BenchError("todod sent no READY=1: \(DaemonRun.tail(log))")
                 }
-                let message = String(decoding: buffer[0..<n], as: UTF8.self)
+                let message = String(decoding: datagram, as: UTF8.self)
                 if message.split(separator: "\n").contains("READY=1") { break }
             }
             startSeconds = Measure.now() - start
         } else {
             while true {
-                if let fd = try? UnixStream.connect(socket) {
-                    close(fd)
+                if let fd = try? UnixSocket.connect(path: socket) {
+                    Posix.close(fd)
                     break
                 }
                 var status: Int32 = 0

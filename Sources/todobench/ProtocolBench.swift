@@ -1,7 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+import TodoPosix
+import TodoProtocol
 
 /// A thread that answers every line it reads with one fixed line: the floor for a request/response
 /// exchange over a Unix stream socket (kernel copies and two thread wake-ups, no work at all).
@@ -12,22 +11,24 @@ final class PingPongServer: @unchecked Sendable {
 
     init(path: String, response: [UInt8]) throws {
         self.path = path
-        listener = try UnixStream.listen(path)
+        try? Files.unlink(path)
+        do { listener = try UnixSocket.listen(path: path) } catch { throw BenchError("listen \(path): \(error.reason)") }
         let listener = self.listener
         Thread {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }
+            // The listener is blocking, so this waits; the accepted descriptor is non-blocking, so
+            // each line is waited for with poll (no time limit) before it is read.
+            guard let fd = try? UnixSocket.accept(listener) else { return }
             let connection = LineConnection(fd: fd)
             do {
                 while true {
-                    try connection.withLine { _ in }
-                    try response.withUnsafeBytes { try UnixStream.writeAll(fd, $0) }
+                    try connection.withLine(waitMilliseconds: -1) { _ in }
+                    try connection.send(response)
                 }
             } catch {}  // the client hung up
         }.start()
     }
 
-    deinit { close(listener) }
+    deinit { Posix.close(listener) }
 }
 
 /// P1: `todo.get` round trip against the ping-pong floor with the same request and response sizes.
@@ -38,13 +39,14 @@ enum ProtocolBench {
         let daemon = try DaemonRun(dir: dir)
         defer { daemon.stop() }
         let connection = try daemon.connect()
-        let added = try connection.rpc("todo.add", #"{"title":"Buy milk 牛乳を買う","category":"Home","due":"2030-12-01T09:00:00Z","notes":"two litres"}"#)
-        guard let id = (added["result"] as? [String: Any])?["id"] as? Int else { throw BenchError("todo.add returned no id") }
-        let request = Array("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"todo.get\",\"params\":{\"id\":\(id)}}\n".utf8)
-        let response = try connection.call(request) + [0x0A]
-        guard String(decoding: response, as: UTF8.self).contains("\"result\"") else {
-            throw BenchError("todo.get failed: \(String(decoding: response, as: UTF8.self))")
+        let added = try connection.rpc("todo.add", ["title": "Buy milk 牛乳を買う", "category": "Home", "due": "2030-12-01T09:00:00Z", "notes": "two litres"])
+        guard let id = added["result"]?["id"]?.intValue else { throw BenchError("todo.add returned no id") }
+        let request = requestLine(id: 7, "todo.get", ["id": .int(id)])
+        let answer = try connection.call(request)
+        guard try parse(answer, what: "todo.get")["result"] != nil else {
+            throw BenchError("todo.get failed: \(String(decoding: answer, as: UTF8.self))")
         }
+        let response = answer + [0x0A]
         print("  exchange: request \(request.count) bytes, response \(response.count) bytes (both counted with their newline)")
 
         let server = try PingPongServer(path: dir.file("pingpong.sock"), response: response)
@@ -80,7 +82,7 @@ enum ProtocolBench {
         print(String(format: "  ratio p50 %.2f×, p99 %.2f×", ratio, g.percentile(99) / p.percentile(99)))
         // Diagnostic: the daemon's fixed cost without SQLite — a request for an unknown method
         // travels the same path (decode, store queue, encode) and is answered with -32601.
-        let noop = Array("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"bench.noop\",\"params\":{}}\n".utf8)
+        let noop = requestLine(id: 8, "bench.noop")
         let noopTimes = try Measure.samples(min(samples, 2_000)) { _ = try connection.call(noop) }
         report("unknown-method round trip (no SQLite)", noopTimes, extra: "p99 " + formatSeconds(Stats(noopTimes).percentile(99)))
         Summary.ratio("P1 todo.get round trip p50", value: formatSeconds(g.median), peer: "ping-pong " + formatSeconds(p.median),

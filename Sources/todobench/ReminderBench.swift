@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import TodoCore
+import TodoProtocol
 
 /// P4: how late reminders reach a `watch` subscriber, for a burst due in the same second and for
 /// the same number spread over a span, and whether each fires exactly once.
@@ -43,11 +44,11 @@ enum ReminderBench {
     static func round(_ daemon: DaemonRun, _ control: LineConnection, label: String, count: Int, lead: Int,
                       offset: (Int) -> Int64) throws -> Result {
         let watcher = try daemon.connect()
-        _ = try watcher.rpc("watch", #"{"events":["reminder"]}"#)
+        try watcher.rpc("watch", ["events": ["reminder"]])
         let now = Instant.now()
         let t = Instant(seconds: now.seconds + Int64(lead) + 1)
         var remindByTitle: [String: Int64] = [:]
-        var entries: [String] = []
+        var entries: [JSON] = []
         let tag = "r\(getpid())-\(now.usec % 1_000_000)"
         var last = t
         for i in 0..<count {
@@ -56,27 +57,22 @@ enum ReminderBench {
             let title = "reminder \(tag) \(i)"
             remindByTitle[title] = remind.usec
             let instant = remind.rfc3339(fractional: true)
-            entries.append("{\"title\":\"\(title)\",\"created\":\"\(now.rfc3339(fractional: true))\",\"due\":\"\(instant)\",\"remind\":\"\(instant)\"}")
+            entries.append(["title": .string(title), "created": .string(now.rfc3339(fractional: true)), "due": .string(instant), "remind": .string(instant)])
         }
-        let document = "{\"format\":\"todod-export\",\"version\":1,\"categories\":[],\"todos\":[" + entries.joined(separator: ",") + "]}"
-        _ = try control.rpc("store.import", document)
+        try control.rpc("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(entries)])
         guard Instant.now() < t else { throw BenchError("importing took longer than the lead time of \(lead) s") }
 
         // Read events until every reminder came or 10 s after the last was due.
         var arrivals: [(Int64, [UInt8])] = []
         arrivals.reserveCapacity(count)
-        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(watcher.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let deadline = last.adding(usec: 10_000_000)
         while Instant.now() < deadline {
             do {
-                let line = try watcher.readLine()
+                let line = try watcher.readLine(waitMilliseconds: 200)
                 arrivals.append((Instant.now().usec, line))
                 if arrivals.count >= count {
                     // Give duplicates a moment to show up.
-                    timeout = timeval(tv_sec: 0, tv_usec: 300_000)
-                    setsockopt(watcher.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                    if let extra = try? watcher.readLine() { arrivals.append((Instant.now().usec, extra)) }
+                    if let extra = try? watcher.readLine(waitMilliseconds: 300) { arrivals.append((Instant.now().usec, extra)) }
                     break
                 }
             } catch let error as BenchError where error.description.hasPrefix("timed out") {
@@ -87,14 +83,12 @@ enum ReminderBench {
         var result = Result()
         var seen: [String: Int] = [:]
         for (arrival, line) in arrivals {
-            guard let message = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                  let params = message["params"] as? [String: Any], params["type"] as? String == "reminder",
-                  let todo = params["todo"] as? [String: Any], let title = todo["title"] as? String,
-                  let remind = remindByTitle[title] else { continue }
+            guard let params = try parse(line, what: "watch")["params"], params["type"]?.stringValue == "reminder",
+                  let title = params["todo"]?["title"]?.stringValue, let remind = remindByTitle[title] else { continue }
             seen[title, default: 0] += 1
             if seen[title]! > 1 { result.duplicates += 1; continue }
             result.lateness.append(Double(arrival - remind) / 1e6)
-            if let late = params["lateUsec"] as? Int { result.reported.append(Double(late) / 1e6) }
+            if let late = params["lateUsec"]?.intValue { result.reported.append(Double(late) / 1e6) }
         }
         result.missing = count - seen.count
         let s = Stats(result.lateness)

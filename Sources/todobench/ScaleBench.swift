@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import TodoCore
+import TodoProtocol
 
 /// P5: a store of N todos, each with a pending reminder far in the future: start to READY=1,
 /// resident memory, and first pages — beside the same start and memory with only 10 reminders.
@@ -34,24 +35,25 @@ enum ScaleBench {
         report("todoctl list --category \(category) --limit 50", listCategory)
 
         let connection = try daemon.connect()
-        func roundTrip(_ params: String) throws -> [Double] {
-            let request = Array("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"todo.list\",\"params\":\(params)}\n".utf8)
+        func roundTrip(_ params: JSONObject) throws -> [Double] {
+            let request = requestLine(id: 3, "todo.list", params)
             let check = try connection.call(request)
-            guard String(decoding: check, as: UTF8.self).contains("\"result\"") else {
+            guard try parse(check, what: "todo.list")["result"] != nil else {
                 throw BenchError("todo.list failed: \(String(decoding: check.prefix(300), as: UTF8.self))")
             }
             return try Measure.samples(runs * 10) { _ = try connection.call(request) }
         }
-        let page = try roundTrip(#"{"limit":50}"#)
+        let page = try roundTrip(["limit": 50])
         report("todo.list limit 50 round trip", page)
-        let categoryPage = try roundTrip("{\"category\":\(jsonString(category)),\"limit\":50}")
+        let categoryPage = try roundTrip(["category": .string(category), "limit": 50])
         report("todo.list category limit 50 round trip", categoryPage)
         // Diagnostics: where the time of a page goes (the total alone, and a page without a filter).
-        let categoryTotal = try roundTrip("{\"category\":\(jsonString(category)),\"limit\":0}")
+        let categoryTotal = try roundTrip(["category": .string(category), "limit": 0])
         report("todo.list category limit 0 (total only)", categoryTotal)
-        let openTotal = try roundTrip(#"{"limit":0}"#)
+        let openTotal = try roundTrip(["limit": 0])
         report("todo.list limit 0 (total only)", openTotal)
-        let status = try Measure.samples(runs * 10) { _ = try connection.call(Array("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"daemon.status\"}\n".utf8)) }
+        let statusRequest = requestLine(id: 4, "daemon.status")
+        let status = try Measure.samples(runs * 10) { _ = try connection.call(statusRequest) }
         report("daemon.status round trip", status)
         let rssAfter = daemon.rss
         print("  todod RSS after the queries: \(formatMiB(rssAfter))")

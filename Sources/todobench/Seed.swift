@@ -1,5 +1,6 @@
 import Foundation
 import TodoCore
+import TodoProtocol
 import TodoStore
 
 /// Generated todos, the same for todod and for Taskwarrior: varied titles (some Japanese), three
@@ -54,15 +55,15 @@ enum Seed {
         out.reserveCapacity(count * 160)
         for i in 0..<count {
             let created = base.adding(usec: Int64(i - count) * 1000)
-            var fields = [
-                "\"uuid\":\"\(UUID().uuidString.lowercased())\"",
-                "\"description\":\(jsonString(title(i)))",
-                "\"status\":\"pending\"",
-                "\"entry\":\"\(taskwarriorDate(created))\"",
+            var task: JSONObject = [
+                "uuid": .string(UUID().uuidString.lowercased()),
+                "description": .string(title(i)),
+                "status": "pending",
+                "entry": .string(taskwarriorDate(created)),
             ]
-            if let category = category(i) { fields.append("\"project\":\(jsonString(category))") }
-            if let due = due(i, base: base) { fields.append("\"due\":\"\(taskwarriorDate(due))\"") }
-            out += "{" + fields.joined(separator: ",") + "}\n"
+            if let category = category(i) { task["project"] = .string(category) }
+            if let due = due(i, base: base) { task["due"] = .string(taskwarriorDate(due)) }
+            out += JSON.object(task).serialized() + "\n"
         }
         try out.write(toFile: path, atomically: false, encoding: .utf8)
     }

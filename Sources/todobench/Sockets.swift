@@ -1,14 +1,17 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import TodoPosix
+import TodoProtocol
 
-// Blocking Unix-socket plumbing of the bench's own, used for both sides of every comparison: the
-// same `LineConnection` talks to todod and to the ping-pong floor, so client costs cancel out.
+// The bench's line connection, used for both sides of every comparison: the same `LineConnection`
+// talks to todod and to the ping-pong floor, so client costs cancel out. Sockets come from
+// TodoPosix and requests and answers go through TodoProtocol's JSON, as in the product.
 
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+    init(_ error: PosixError) { description = error.description }
 }
 
 /// `errno` as text, for error messages.
@@ -16,129 +19,105 @@ func errnoText(_ what: String) -> BenchError {
     BenchError("\(what): \(String(cString: strerror(errno)))")
 }
 
-enum UnixStream {
-    private static func address(_ path: String) throws -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw BenchError("socket path too long: \(path)") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return address
-    }
-
-    /// A blocking stream socket connected to `path`, with a receive timeout so the bench never hangs.
-    static func connect(_ path: String, timeoutSeconds: Int = 60) throws -> Int32 {
-        var address = try address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw errnoText("socket") }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else { let e = errnoText("connect \(path)"); close(fd); throw e }
-        var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        return fd
-    }
-
-    /// A listening stream socket bound to `path`.
-    static func listen(_ path: String) throws -> Int32 {
-        var address = try address(path)
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw errnoText("socket") }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0, Glibc.listen(fd, 64) == 0 else { let e = errnoText("bind/listen \(path)"); close(fd); throw e }
-        return fd
-    }
-
-    /// A datagram socket bound to `path` (the bench's stand-in for systemd's NOTIFY_SOCKET).
-    static func datagram(_ path: String) throws -> Int32 {
-        var address = try address(path)
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw errnoText("socket") }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else { let e = errnoText("bind \(path)"); close(fd); throw e }
-        return fd
-    }
-
-    /// Writes every byte.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw errnoText("write")
-            }
-            offset += n
-        }
-    }
+/// A request line as the product's clients write it: `RPCRequest(...).json`, then a newline.
+func requestLine(id: Int64, _ method: String, _ params: JSONObject = JSONObject()) -> [UInt8] {
+    var line: [UInt8] = []
+    RPCRequest(id: .int(id), method: method, params: params).json.write(to: &line)
+    line.append(0x0A)
+    return line
 }
 
 /// One blocking connection that sends lines and reads lines, with a reusable receive buffer.
 final class LineConnection {
     let fd: Int32
-    private var buffer: UnsafeMutableRawBufferPointer
+    /// Received bytes; `buffer[start..<end]` is not yet returned as a line.
+    private var buffer = [UInt8](repeating: 0, count: 4 << 20)
+    /// Where a read lands when `buffer` still holds part of a line (`Posix.read` fills from index 0).
+    private var scratch = [UInt8](repeating: 0, count: 256 << 10)
     private var start = 0
     private var end = 0
 
-    init(fd: Int32) {
-        self.fd = fd
-        buffer = .allocate(byteCount: 4 << 20, alignment: 16)
+    init(fd: Int32) { self.fd = fd }
+
+    /// A connection to `path` with a receive timeout, so the bench never hangs on a stuck daemon.
+    convenience init(path: String, timeoutSeconds: Int = 60) throws {
+        let fd: Int32
+        do { fd = try UnixSocket.connect(path: path) } catch { throw BenchError("connect \(path): \(error.reason)") }
+        // TodoPosix has no SO_RCVTIMEO helper; this is the bench's one socket option. An expired
+        // timeout makes `Posix.read` report "would block" (EAGAIN).
+        var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        self.init(fd: fd)
     }
 
-    convenience init(path: String) throws { self.init(fd: try UnixStream.connect(path)) }
+    deinit { Posix.close(fd) }
 
-    deinit {
-        close(fd)
-        buffer.deallocate()
+    func send(_ bytes: [UInt8]) throws {
+        do { try Posix.sendAll(fd, bytes) } catch { throw BenchError(error) }
     }
-
-    func send(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try UnixStream.writeAll(fd, $0) } }
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     /// Reads one line (without its newline) and hands its bytes to `body`, without copying.
+    /// With `waitMilliseconds` the descriptor is polled before each read, and a wait that long
+    /// without data ends in "timed out" (-1: no limit; what a non-blocking descriptor needs).
     @discardableResult
-    func withLine<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+    func withLine<T>(waitMilliseconds: Int32? = nil, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         while true {
-            if end > start, let nl = memchr(buffer.baseAddress! + start, 0x0A, end - start) {
-                let length = nl - (buffer.baseAddress! + start)
-                let line = UnsafeRawBufferPointer(start: buffer.baseAddress! + start, count: length)
-                start += length + 1
-                if start == end { start = 0; end = 0 }
-                return try body(line)
+            if end > start {
+                let lineStart = start
+                let length = buffer.withUnsafeBytes { raw -> Int? in
+                    memchr(raw.baseAddress! + lineStart, 0x0A, end - lineStart).map { UnsafeRawPointer($0) - (raw.baseAddress! + lineStart) }
+                }
+                if let length {
+                    start += length + 1
+                    if start == end { start = 0; end = 0 }
+                    return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[lineStart..<lineStart + length])) }
+                }
             }
-            if start > 0 {  // compact
-                memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start)
-                end -= start
-                start = 0
+            if let waitMilliseconds {
+                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&pfd, 1, waitMilliseconds)
+                if ready < 0 && errno == EINTR { continue }
+                if ready == 0 { throw BenchError("timed out waiting for a line") }
             }
-            if end == buffer.count {
-                let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
-                bigger.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<end]))
-                buffer.deallocate()
-                buffer = bigger
-            }
-            let n = read(fd, buffer.baseAddress! + end, buffer.count - end)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw errno == EAGAIN ? BenchError("timed out waiting for a line") : errnoText("read")
-            }
-            if n == 0 { throw BenchError("connection closed by peer") }
-            end += n
+            // A blocking descriptor would-blocks only when its receive timeout expired.
+            if try !fill() && waitMilliseconds == nil { throw BenchError("timed out waiting for a line") }
         }
     }
 
+    /// One read: straight into `buffer` when it is empty, else through `scratch` after the pending
+    /// bytes. False when the read would block.
+    private func fill() throws -> Bool {
+        let n: Int?
+        do {
+            if start == end {
+                start = 0
+                n = try Posix.read(fd, into: &buffer)
+                if let n { end = n }
+            } else {
+                if start > 0 {  // compact
+                    buffer.withUnsafeMutableBytes { raw in _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start) }
+                    end -= start
+                    start = 0
+                }
+                n = try Posix.read(fd, into: &scratch)
+                if let n, n > 0 {
+                    if end + n > buffer.count { buffer.append(contentsOf: repeatElement(0, count: max(buffer.count, n))) }
+                    buffer.withUnsafeMutableBytes { dst in
+                        scratch.withUnsafeBytes { src in (dst.baseAddress! + end).copyMemory(from: src.baseAddress!, byteCount: n) }
+                    }
+                    end += n
+                }
+            }
+        } catch {
+            throw BenchError(error)
+        }
+        guard let n else { return false }
+        if n == 0 { throw BenchError("connection closed by peer") }
+        return true
+    }
+
     /// Reads one line as bytes.
-    func readLine() throws -> [UInt8] { try withLine { Array($0) } }
+    func readLine(waitMilliseconds: Int32? = nil) throws -> [UInt8] { try withLine(waitMilliseconds: waitMilliseconds) { Array($0) } }
 
     /// Sends a request line and returns the next line (the bench never pipelines on one connection
     /// except where it says so).
@@ -148,28 +127,15 @@ final class LineConnection {
     }
 
     /// Sends a JSON-RPC request and returns the parsed response, failing on an error response.
-    func rpc(_ method: String, _ paramsJSON: String = "{}", id: Int = 1) throws -> [String: Any] {
-        let line = try call(Array("{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"\(method)\",\"params\":\(paramsJSON)}\n".utf8))
-        guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-            throw BenchError("\(method): response is not an object")
-        }
-        if let error = object["error"] { throw BenchError("\(method) failed: \(error)") }
-        return object
+    @discardableResult
+    func rpc(_ method: String, _ params: JSONObject = JSONObject(), id: Int64 = 1) throws -> JSON {
+        let response = try parse(try call(requestLine(id: id, method, params)), what: method)
+        if let error = response["error"] { throw BenchError("\(method) failed: \(error.serialized())") }
+        return response
     }
 }
 
-/// A JSON string literal for `text`.
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-        }
-    }
-    return out + "\""
+/// A line of JSON, parsed.
+func parse(_ line: [UInt8], what: String) throws -> JSON {
+    do { return try JSON.parse(line) } catch { throw BenchError("\(what): unreadable response (\(error))") }
 }

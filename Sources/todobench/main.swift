@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoPosix
 
 // todobench: measures todod against the floors and peers measured in the same run, and prints one
 // table. Run in release: `scripts/bench [--quick]`, or `swift build -c release && .build/release/todobench`.
@@ -49,7 +50,7 @@ let sections = chosen.isEmpty ? allSections : allSections.filter(chosen.contains
 
 if let debugWarning { print(debugWarning) }
 Machine.printInfo(quick: quick)
-signal(SIGPIPE, SIG_IGN)
+Posix.ignoreSIGPIPE()
 
 var failures: [String] = []
 for section in sections {
