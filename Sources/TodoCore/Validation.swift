@@ -7,15 +7,7 @@ public enum Validation {
 
     /// A title: trimmed, non-empty, at most 1000 characters, no control characters.
     public static func title(_ raw: String, field: String = "title") throws(TodoError) -> String {
-        let title = trimmed(raw)
-        guard !title.isEmpty else { throw TodoError.invalid(field, "must not be empty") }
-        guard title.count <= maxTitleCharacters else {
-            throw TodoError.invalid(field, "longer than \(maxTitleCharacters) characters")
-        }
-        if let bad = title.unicodeScalars.first(where: isControl) {
-            throw TodoError.invalid(field, "contains control character \(scalarName(bad))")
-        }
-        return title
+        try singleLine(raw, field: field, maxCharacters: maxTitleCharacters)
     }
 
     /// Notes: at most 64 KiB of UTF-8; tabs and line breaks are allowed, other control
@@ -32,15 +24,20 @@ public enum Validation {
 
     /// A category name: trimmed, non-empty, at most 200 characters, no control characters.
     public static func categoryName(_ raw: String, field: String = "category") throws(TodoError) -> String {
-        let name = trimmed(raw)
-        guard !name.isEmpty else { throw TodoError.invalid(field, "must not be empty") }
-        guard name.count <= maxCategoryCharacters else {
-            throw TodoError.invalid(field, "longer than \(maxCategoryCharacters) characters")
+        try singleLine(raw, field: field, maxCharacters: maxCategoryCharacters)
+    }
+
+    /// Trimmed, non-empty, at most `maxCharacters` characters (grapheme clusters), no control characters.
+    static func singleLine(_ raw: String, field: String, maxCharacters: Int) throws(TodoError) -> String {
+        let text = trimmed(raw)
+        guard !text.isEmpty else { throw TodoError.invalid(field, "must not be empty") }
+        guard text.count <= maxCharacters else {
+            throw TodoError.invalid(field, "longer than \(maxCharacters) characters")
         }
-        if let bad = name.unicodeScalars.first(where: isControl) {
+        if let bad = text.unicodeScalars.first(where: isControl) {
             throw TodoError.invalid(field, "contains control character \(scalarName(bad))")
         }
-        return name
+        return text
     }
 
     /// Removes leading and trailing white space, including the ideographic space U+3000.

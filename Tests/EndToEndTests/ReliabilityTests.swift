@@ -145,21 +145,3 @@ struct FileSystemFailureTests {
         try refuses(dir.file("good.db"), mentioning: "newer todod")
     }
 }
-
-@Suite struct SocketModeTests {
-    /// Socket activation: the passed socket file ends up 0600 even if it was created looser.
-    @Test func aPassedSocketIsMadePrivate() throws {
-        let dir = TemporaryDirectory("amode")
-        let socket = dir.file("todod.sock")
-        let activator = Process()
-        activator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        activator.arguments = ["systemd-socket-activate", "-l", socket, BuiltProducts.path("todod"), "--db", dir.file("todos.db")]
-        activator.standardError = FileHandle.nullDevice
-        try activator.run()
-        defer { activator.terminate(); activator.waitForExit() }
-        for _ in 0..<500 where (try? Files.kind(socket)) != .socket { usleep(10_000) }
-        try Files.chmod(socket, 0o666)
-        _ = try RawClient(path: socket).result("todo.list")
-        #expect(try Files.mode(socket).mode == 0o600)
-    }
-}

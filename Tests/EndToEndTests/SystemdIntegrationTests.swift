@@ -72,15 +72,22 @@ private final class NotifyListener {
         daemon.stop(signal: SIGKILL)
     }
 
+    /// `systemd-socket-activate` listening on a socket in `dir` and starting todod on the first connection.
+    private func activator(_ dir: TemporaryDirectory) throws -> (process: Process, socket: String, errors: Pipe) {
+        let socket = dir.file("todod.sock")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["systemd-socket-activate", "-l", socket, BuiltProducts.path("todod"), "--db", dir.file("todos.db")]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        for _ in 0..<500 where (try? Files.kind(socket)) != .socket { usleep(10_000) }
+        return (process, socket, errors)
+    }
+
     @Test func socketActivationThroughSystemdSocketActivate() throws {
         let dir = TemporaryDirectory("activate")
-        let socket = dir.file("todod.sock")
-        let activator = Process()
-        activator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        activator.arguments = ["systemd-socket-activate", "-l", socket, BuiltProducts.path("todod"), "--db", dir.file("todos.db")]
-        let errors = Pipe()
-        activator.standardError = errors
-        try activator.run()
+        let (activator, socket, errors) = try activator(dir)
         defer { activator.terminate(); activator.waitForExit() }
         var client: RawClient?
         for _ in 0..<500 where client == nil {
@@ -103,5 +110,15 @@ private final class NotifyListener {
         activator.waitForExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("using the socket passed by systemd"), "\(log)")
+    }
+
+    /// Socket activation: the passed socket file ends up 0600 even if it was created looser.
+    @Test func aPassedSocketIsMadePrivate() throws {
+        let dir = TemporaryDirectory("amode")
+        let (activator, socket, _) = try activator(dir)
+        defer { activator.terminate(); activator.waitForExit() }
+        try Files.chmod(socket, 0o666)
+        _ = try RawClient(path: socket).result("todo.list")
+        #expect(try Files.mode(socket).mode == 0o600)
     }
 }
