@@ -92,14 +92,14 @@ struct ManualOrder {
     /// Moves row `id` so that it ends up at 1-based `position` among all rows. Returns whether
     /// its place changed. Positions past the end are refused.
     func move(id: Int64, toPosition position: Int) throws(TodoError) -> Bool {
-        let total = try count()
-        guard position >= 1 && position <= total else {
-            throw TodoError.invalid("position", "must be between 1 and \(total)")
-        }
         // The neighbours are the others at positions position-1 and position (the moved row excluded).
-        let neighbours = try connection.rows(
+        let neighbours = position < 1 ? [] : try connection.rows(
             "SELECT rank FROM \(name) WHERE id <> ? ORDER BY rank LIMIT 2 OFFSET ?",
             [.integer(id), .integer(Int64(max(position - 2, 0)))]) { $0.int64(0) }
+        // Past the end there is no row before the target; only then is the table counted, for the message.
+        guard position >= 1, position == 1 || !neighbours.isEmpty else {
+            throw TodoError.invalid("position", "must be between 1 and \(try count())")
+        }
         let lower = position >= 2 ? neighbours.first : nil
         let upper = position >= 2 ? neighbours.dropFirst().first : neighbours.first
         return try place(id: id, after: lower, before: upper)
