@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite"]),
         .target(name: "TodoPosix", dependencies: ["CTodoLinux"]),
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
-        .target(name: "TodoSystemd", dependencies: ["CSystemd"]),
+        .target(name: "TodoSystemd", dependencies: ["CSystemd", "TodoPosix"]),
         .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),

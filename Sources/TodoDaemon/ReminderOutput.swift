@@ -18,7 +18,7 @@ final class JournalReminderSink: ReminderSink {
         self.useJournal = useJournal
         self.timeZone = timeZone
         if !useJournal {
-            log.warning("no journal at \(Journal.socketPath): reminders are written to standard error instead")
+            log.warning("no journald listening at \(Journal.socketPath): reminders are written to standard error instead")
         }
     }
 

@@ -17,14 +17,8 @@ public enum UnixSocket {
 
     /// A socket bound to `path` and listening. The caller sets the umask (and mode) it wants.
     public static func listen(path: String, backlog: Int32 = 512) throws(PosixError) -> Int32 {
-        var address = try makeAddress(path)
-        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let fd = try attachedSocket(SOCK_STREAM, to: path, "bind", Glibc.bind)
         do {
-            try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
-                    _ = try syscall("bind") { bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                }
-            }
             try syscall("listen") { Glibc.listen(fd, backlog) }
         } catch {
             Posix.close(fd)
@@ -44,19 +38,7 @@ public enum UnixSocket {
 
     /// A blocking socket connected to `path`.
     public static func connect(path: String) throws(PosixError) -> Int32 {
-        var address = try makeAddress(path)
-        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
-        do {
-            try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
-                    _ = try syscall("connect") { Glibc.connect(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                }
-            }
-        } catch {
-            Posix.close(fd)
-            throw error
-        }
-        return fd
+        try attachedSocket(SOCK_STREAM, to: path, "connect", Glibc.connect)
     }
 
     /// The peer's uid, gid and pid (SO_PEERCRED), as the kernel recorded them at connect time.
@@ -92,44 +74,21 @@ public enum UnixSocket {
         }
         return path.isEmpty ? nil : path
     }
-
-    private static func makeAddress(_ path: String) throws(PosixError) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard !bytes.isEmpty, bytes.count <= maxPathLength else { throw PosixError("socket path", errno: ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return address
-    }
 }
 
 /// Unix datagram sockets: what a test uses to stand in for systemd's NOTIFY_SOCKET.
 public enum UnixDatagram {
     /// A datagram socket bound to `path`.
     public static func bind(path: String) throws(PosixError) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count <= UnixSocket.maxPathLength else { throw PosixError("socket path", errno: ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let fd = try syscall("socket") { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
-        do {
-            try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
-                    _ = try syscall("bind") { Glibc.bind(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                }
-            }
-        } catch {
-            Posix.close(fd)
-            throw error
-        }
-        return fd
+        try attachedSocket(SOCK_DGRAM, to: path, "bind", Glibc.bind)
+    }
+
+    /// Whether something receives datagrams at `path`: false when nothing is there, or when the
+    /// socket file is stale (its owner died and left it behind, as on a /run that outlives boots).
+    public static func hasReceiver(path: String) -> Bool {
+        guard let fd = try? attachedSocket(SOCK_DGRAM, to: path, "connect", Glibc.connect) else { return false }
+        Posix.close(fd)
+        return true
     }
 
     /// The next datagram, or nil when none arrives within `timeoutMilliseconds`.
@@ -140,4 +99,29 @@ public enum UnixDatagram {
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         return n >= 0 ? Array(buffer[0..<n]) : nil
     }
+}
+
+/// A new close-on-exec socket of `type`, bound or connected (`attach`, named `name` in errors) to `path`.
+private func attachedSocket(_ type: __socket_type, to path: String, _ name: String,
+                            _ attach: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) throws(PosixError) -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard !bytes.isEmpty, bytes.count <= UnixSocket.maxPathLength else { throw PosixError("socket path", errno: ENAMETOOLONG) }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    let fd = try syscall("socket") { socket(AF_UNIX, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+    do {
+        try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
+                _ = try syscall(name) { attach(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+    } catch {
+        Posix.close(fd)
+        throw error
+    }
+    return fd
 }

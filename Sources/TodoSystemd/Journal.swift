@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystemd
+import TodoPosix
 
 // The only file that calls libsystemd's journal API (sd-journal(3)).
 
@@ -10,8 +11,8 @@ public enum Journal {
     /// The socket journald listens on for native-protocol entries.
     public static let socketPath = "/run/systemd/journal/socket"
 
-    /// Whether a journal is there to write to.
-    public static var isAvailable: Bool { access(socketPath, W_OK) == 0 }
+    /// Whether a journald is there to write to (not just a socket file a dead one left behind).
+    public static var isAvailable: Bool { UnixDatagram.hasReceiver(path: socketPath) }
 
     /// Sends one entry. Field names must be uppercase letters, digits and `_`, not starting with
     /// `_` or a digit: journald silently drops any other field.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoPosix
 
 /// What the figures were measured on, printed at the top of every run.
 enum Machine {
@@ -15,7 +16,7 @@ enum Machine {
             print("  swift:    \(swift)")
         }
         print("  tmp fs:   \(filesystem(of: "/tmp"))")
-        print("  journal:  \(access("/run/systemd/journal/socket", F_OK) == 0 ? "journald socket present" : "none (todod writes reminders to stderr)")")
+        print("  journal:  \(UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") ? "journald socket present" : "none (todod writes reminders to stderr)")")
         print("  products: \(Products.directory)")
         for name in ["todod", "todoctl"] {
             let path = Products.directory + "/" + name

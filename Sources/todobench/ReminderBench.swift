@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoPosix
 import TodoCore
 import TodoProtocol
 
@@ -10,7 +11,7 @@ import TodoProtocol
 enum ReminderBench {
     static func run(count: Int, spreadSeconds: Int, leadSeconds: Int) throws {
         print("== reminder lateness (P4): \(count) due in the same second, \(count) spread over \(spreadSeconds) s")
-        let journal = access("/run/systemd/journal/socket", F_OK) == 0
+        let journal = UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket")
         if !journal { Summary.note("no journald socket: reminders went to todod's stderr, not the journal (run scripts/bench, which starts one)") }
         let dir = try TempDir("p4")
         let daemon = try DaemonRun(dir: dir)

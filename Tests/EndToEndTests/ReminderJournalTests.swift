@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
@@ -21,7 +22,7 @@ private func TodoCoreInstant(usec: Int64) -> String {
 }
 
 /// Reminders against the real systemd-journald that `scripts/test` starts when none runs.
-@Suite(.enabled(if: FileManager.default.fileExists(atPath: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+@Suite(.enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
 struct ReminderJournalTests {
     @Test func aDueTodoProducesExactlyOneEntryWithEveryField() throws {
         let dir = TemporaryDirectory("rem")
@@ -125,14 +126,20 @@ struct ReminderJournalTests {
 /// Without a journal socket the daemon keeps working and writes reminders to stderr. Hides the
 /// journal in a private mount namespace, so it needs root and unshare(1).
 @Suite struct NoJournalTests {
-    @Test(.enabled(if: getuid() == 0, "a private mount namespace needs root"))
-    func remindersGoToStandardErrorWithoutAJournal() throws {
+    /// No journal socket at all, or one a dead journald left behind (a /run that is not a tmpfs
+    /// keeps it): either way the daemon says so once and writes reminders to standard error.
+    @Test(.enabled(if: getuid() == 0, "a private mount namespace needs root"), arguments: [false, true])
+    func remindersGoToStandardErrorWithoutAJournal(staleSocket: Bool) throws {
         let dir = TemporaryDirectory("nojournal")
         let socket = dir.file("todod.sock")
-        let script = "mkdir -p /run/systemd/journal && mount -t tmpfs none /run/systemd/journal && exec \"$0\" --socket \"$1\" --db \"$2\""
+        let stale = dir.file("stale.sock")
+        Posix.close(try UnixDatagram.bind(path: stale))
+        var script = "mkdir -p /run/systemd/journal && mount -t tmpfs none /run/systemd/journal"
+        if staleSocket { script += " && touch /run/systemd/journal/socket && mount --bind \"$3\" /run/systemd/journal/socket" }
+        script += " && exec \"$0\" --socket \"$1\" --db \"$2\""
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-m", "--propagation", "private", "sh", "-c", script, BuiltProducts.path("todod"), socket, dir.file("todos.db")]
+        process.arguments = ["-m", "--propagation", "private", "sh", "-c", script, BuiltProducts.path("todod"), socket, dir.file("todos.db"), stale]
         let stderr = Pipe()
         process.standardError = stderr
         try process.run()

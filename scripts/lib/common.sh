@@ -25,10 +25,12 @@ ensure_build_packages() {
     ensure_packages pkg-config libsqlite3-dev libsystemd-dev
 }
 
-# Starts a private systemd-journald when no journal socket exists (machines whose PID 1 is not
-# systemd have none). Tests read reminders back from it.
+# Starts a private systemd-journald when none is listening (machines whose PID 1 is not systemd
+# have none). A socket file alone proves nothing: where /run outlives the journald that made it,
+# the file stays behind and refuses connections, so ask a live journald with systemd-cat.
+# Tests read reminders back from it.
 ensure_journald() {
-    [ -S /run/systemd/journal/socket ] && return 0
+    journald_listens && return 0
     ensure_packages systemd
     local journald=/lib/systemd/systemd-journald
     [ -x "$journald" ] || journald=/usr/lib/systemd/systemd-journald
@@ -36,9 +38,13 @@ ensure_journald() {
     as_root mkdir -p /run/systemd/journal
     as_root setsid "$journald" </dev/null >/dev/null 2>&1 &
     for _ in $(seq 50); do
-        [ -S /run/systemd/journal/socket ] && return 0
+        journald_listens && return 0
         sleep 0.1
     done
-    echo "error: systemd-journald did not create /run/systemd/journal/socket" >&2
+    echo "error: systemd-journald is not listening on /run/systemd/journal/socket" >&2
     return 1
+}
+
+journald_listens() {
+    [ -S /run/systemd/journal/socket ] && command -v systemd-cat >/dev/null && systemd-cat true 2>/dev/null
 }
