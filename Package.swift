@@ -37,7 +37,10 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(name: "todod", dependencies: ["TodoDaemon", "TodoProtocol"]),
-        .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix"]),
+        // A release todoctl is one fully static file: no dynamic loader work at start (P3 in
+        // docs/PERFORMANCE.md), and it runs wherever it is copied.
+        .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix"],
+                          linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix"]),
 

@@ -1,5 +1,5 @@
-import Foundation
 import TodoCore
+import TodoPosix
 import TodoProtocol
 
 /// The todoctl program: tokenize, parse, run, with one exit path.
@@ -16,10 +16,10 @@ public enum CLI {
     /// Runs todoctl and returns its exit status. `connect` opens a transport to a socket path.
     /// `readStdin` reads standard input to its end (for `import -`).
     public static func main(arguments: [String], environment: [String: String], uid: UInt32,
-                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: TimeZone,
+                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
                             stdout: (String) -> Void, stderr: (String) -> Void,
                             connect: (String) throws(ClientError) -> RPCTransport,
-                            readStdin: () -> [UInt8] = CLI.readStandardInput) -> Int32 {
+                            readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput) -> Int32 {
         var socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: uid)
         var socketFromFlag = false
         do throws(CLIFailure) {
@@ -70,8 +70,8 @@ public enum CLI {
     }
 
     /// Reads standard input to its end.
-    public static func readStandardInput() -> [UInt8] {
-        Array(FileHandle.standardInput.readDataToEndOfFile())
+    public static func readStandardInput() throws(PosixError) -> [UInt8] {
+        try Posix.readToEnd(0)  // standard input
     }
 
     /// The exit status and stderr text for a failure.
@@ -104,16 +104,13 @@ public enum CLI {
     }
 
     /// The JSON document of `import FILE|-`.
-    static func readDocument(_ path: String, readStdin: () -> [UInt8]) throws(CLIFailure) -> JSON {
+    static func readDocument(_ path: String, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure) -> JSON {
         let name = path == "-" ? "standard input" : path
         let bytes: [UInt8]
-        if path == "-" {
-            bytes = readStdin()
-        } else {
-            switch readFile(path) {
-            case .success(let data): bytes = data
-            case .failure(let error): throw .input("cannot read \(name): \(error.reason)")
-            }
+        do {
+            bytes = try path == "-" ? readStdin() : Files.contents(of: path)
+        } catch {
+            throw .input("cannot read \(name): \(error.reason)")
         }
         let document: JSON
         do {
@@ -125,26 +122,6 @@ public enum CLI {
             throw .input("\(name) is not a todod export document: expected a JSON object, found \(document.typeName)")
         }
         return document
-    }
-
-    struct FileError: Error { var reason: String }
-
-    /// The whole file at `path`, or the system's reason it could not be read.
-    static func readFile(_ path: String) -> Result<[UInt8], FileError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(FileError(reason: String(cString: strerror(errno)))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(FileError(reason: String(cString: strerror(errno))))
-            }
-            if n == 0 { return .success(bytes) }
-            bytes.append(contentsOf: buffer[0..<n])
-        }
     }
 }
 

@@ -1,4 +1,3 @@
-import Foundation
 import TodoCore
 import TodoProtocol
 
@@ -6,7 +5,7 @@ import TodoProtocol
 /// `colour` is true.
 struct HumanOutput {
     var now: Instant
-    var timeZone: TimeZone
+    var timeZone: ZoneInfo
     var colour: Bool
     /// Lines are cut to this many columns (the terminal's width), or never when nil.
     var maxWidth: Int?
@@ -125,7 +124,7 @@ struct HumanOutput {
             let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }
             for (i, line) in valueLines.enumerated() {
                 let text = (i == 0 ? paint(head, HumanOutput.bold) : String(repeating: " ", count: width + 1)) + line
-                lines.append(String(text.reversed().drop(while: { $0 == " " }).reversed()))
+                lines.append(TerminalText.droppingTrailingSpaces(text))
             }
         }
         return lines

@@ -1,4 +1,3 @@
-import Foundation
 import TodoCore
 
 /// Stage 2 of todoctl: turns tokens into an `Invocation`. WHEN and DURATION values are resolved
@@ -7,10 +6,10 @@ public struct Parser {
     /// The instant relative times count from.
     public var now: Instant
     /// The zone local times are read in.
-    public var timeZone: TimeZone
+    public var timeZone: ZoneInfo
 
     /// A parser resolving times against `now` in `timeZone`.
-    public init(now: Instant, timeZone: TimeZone) {
+    public init(now: Instant, timeZone: ZoneInfo) {
         self.now = now
         self.timeZone = timeZone
     }

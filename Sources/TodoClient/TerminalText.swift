@@ -1,4 +1,3 @@
-import Foundation
 import TodoCore
 
 /// Display width, truncation, padding and human time formats for terminal output.
@@ -46,6 +45,13 @@ public enum TerminalText {
         return alignRight ? spaces + s : s + spaces
     }
 
+    /// `s` without the spaces at its end.
+    public static func droppingTrailingSpaces(_ s: String) -> String {
+        var end = s.endIndex
+        while end > s.startIndex, s[s.index(before: end)] == " " { end = s.index(before: end) }
+        return String(s[..<end])
+    }
+
     /// A short relative description of `instant` seen from `now`: "in 45s", "in 5m", "in 2h",
     /// "in 3d", "in 2w", "now" (within a second), "5m overdue", "3d overdue" — the largest unit with
     /// a value of at least 1, rounded down. Weeks are the largest unit ("in 60w").
@@ -64,7 +70,7 @@ public enum TerminalText {
     }
 
     /// Local wall-clock time for humans: "2026-12-01 09:00" in `timeZone` (seconds omitted).
-    public static func local(_ instant: Instant, timeZone: TimeZone) -> String {
+    public static func local(_ instant: Instant, timeZone: ZoneInfo) -> String {
         let local = TimeExpression.LocalTime(usec: instant.usec, timeZone: timeZone)
         let (y, m, d) = TimeExpression.LocalTime.civil(local.days)
         return "\(digits(y, 4))-\(digits(m, 2))-\(digits(d, 2)) "

@@ -1,4 +1,3 @@
-import Foundation
 import TodoCore
 
 /// A bad WHEN or DURATION value: `message` quotes the value and lists the accepted forms, one line.
@@ -43,12 +42,12 @@ public struct TimeExpressionError: Error, Equatable, Sendable {
 /// Results must lie in years 0001…9999 (UTC); anything larger, and any number with more than
 /// 15 digits, is an error, never an overflow.
 ///
-/// Local conversions use `TimeZone.secondsFromGMT(for:)` and the proleptic Gregorian calendar
+/// Local conversions use `ZoneInfo.secondsFromUTC(at:)` and the proleptic Gregorian calendar
 /// of `TodoCore.Instant` rather than `Calendar`, whose Gregorian calendar switches to the Julian one
 /// before 1582 and whose handling of nonexistent local times is not documented.
 public enum TimeExpression {
-    /// Parses WHEN relative to `now` in `timeZone` (callers pass TimeZone.current, which honours TZ).
-    public static func instant(_ text: String, now: Instant, timeZone: TimeZone) throws(TimeExpressionError) -> Instant {
+    /// Parses WHEN relative to `now` in `timeZone` (todoctl passes the zone TZ names).
+    public static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
         guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
             throw TimeExpressionError(message: "invalid time \(quoted(text)): expected \(whenForms)")
         }
@@ -66,7 +65,7 @@ public enum TimeExpression {
 
     /// `--remind DURATION|WHEN`: a DURATION means that long before `due` (error if due is nil:
     /// "a reminder given as a duration needs a due date"); otherwise a WHEN.
-    public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: TimeZone) throws(TimeExpressionError) -> Instant {
+    public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
         if DurationParts(normalize(text)) != nil {
             let usec = try duration(text)
             guard let due else {
@@ -115,11 +114,11 @@ public enum TimeExpression {
     // MARK: - WHEN
 
     static func normalize(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        Validation.trimmed(text).lowercased()
     }
 
-    static func parseWhen(_ text: String, now: Instant, timeZone: TimeZone) -> Instant? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    static func parseWhen(_ text: String, now: Instant, timeZone: ZoneInfo) -> Instant? {
+        let trimmed = Validation.trimmed(text)
         guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else { return nil }
         if let instant = Instant(rfc3339: trimmed) { return checked(instant.usec) }
         let lower = trimmed.lowercased()
@@ -161,7 +160,7 @@ public enum TimeExpression {
     }
 
     /// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS]`, or `YYYY-MM-DD` followed by a TIME.
-    static func localDateTime(_ first: Substring, rest: [Substring], timeZone: TimeZone) -> Instant? {
+    static func localDateTime(_ first: Substring, rest: [Substring], timeZone: ZoneInfo) -> Instant? {
         var datePart = first
         var secondOfDay: Int64 = 0
         if let t = first.firstIndex(of: "t") {
@@ -264,7 +263,7 @@ public enum TimeExpression {
     }
 
     /// `now` moved by `parts`: calendar days and weeks in local time first, then the exact part.
-    static func relative(_ parts: DurationParts, now: Instant, timeZone: TimeZone) -> Instant? {
+    static func relative(_ parts: DurationParts, now: Instant, timeZone: ZoneInfo) -> Instant? {
         guard let exact = parts.exactUsec else { return nil }
         var base = now
         let days = parts.calendarDays
@@ -305,17 +304,13 @@ public enum TimeExpression {
 
     // MARK: - Local time
 
-    /// The UTC offset of `timeZone` at `utcSeconds`, in seconds. Instants outside the years
-    /// 0001…9999 (give or take two days) use the offset at that edge: Foundation traps on
-    /// dates far enough away.
-    static func offset(at utcSeconds: Int64, _ timeZone: TimeZone) -> Int64 {
-        let edge: Int64 = 2 * 86_400
-        let clamped = min(max(utcSeconds, minUsec / 1_000_000 - edge), maxUsec / 1_000_000 + edge)
-        return Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(clamped))))
+    /// The UTC offset of `timeZone` at `utcSeconds`, in seconds.
+    static func offset(at utcSeconds: Int64, _ timeZone: ZoneInfo) -> Int64 {
+        timeZone.secondsFromUTC(at: utcSeconds)
     }
 
     /// The instant a local wall-clock time names, with the gap and overlap rules above.
-    static func localInstant(days: Int64, secondOfDay: Int64, micros: Int64, timeZone: TimeZone) -> Instant? {
+    static func localInstant(days: Int64, secondOfDay: Int64, micros: Int64, timeZone: ZoneInfo) -> Instant? {
         guard days >= -719_162, days < 2_932_897 else { return nil }
         let naive = days * 86_400 + secondOfDay
         // Transitions are far more than a day apart, so the offsets a day either side of the naive
@@ -338,11 +333,11 @@ extension TimeExpression {
 
         /// The local date and time of the instant `usec` microseconds after the epoch (sub-second
         /// part dropped).
-        init(usec: Int64, timeZone: TimeZone) {
+        init(usec: Int64, timeZone: ZoneInfo) {
             self.init(utcSeconds: Instant(usec: usec).seconds, timeZone: timeZone)
         }
 
-        init(utcSeconds: Int64, timeZone: TimeZone) {
+        init(utcSeconds: Int64, timeZone: ZoneInfo) {
             let local = utcSeconds + TimeExpression.offset(at: utcSeconds, timeZone)
             days = local >= 0 ? local / 86_400 : -((-local + 86_399) / 86_400)
             secondOfDay = local - days * 86_400

@@ -100,10 +100,7 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Days since the epoch for a valid calendar date, or nil when the date does not exist.
     public static func days(year: Int64, month: Int64, day: Int64) -> Int64? {
-        guard year >= 1, year <= 9999, month >= 1, month <= 12, day >= 1 else { return nil }
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let lengths: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard day <= lengths[Int(month - 1)] else { return nil }
+        guard year >= 1, year <= 9999, month >= 1, month <= 12, day >= 1, day <= monthLength(year: year, month: month) else { return nil }
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -111,6 +108,20 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         let doy = (153 * mp + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
+    }
+
+    /// Whether `year` has a February 29.
+    public static func isLeapYear(_ year: Int64) -> Bool {
+        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    }
+
+    /// The number of days of `month` (1…12) in `year`.
+    public static func monthLength(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: isLeapYear(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Year, month and day of a count of days since the epoch.

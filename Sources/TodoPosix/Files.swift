@@ -2,7 +2,8 @@
 import Glibc
 #endif
 
-/// The few file-system calls the daemon needs: directories with a mode, socket files, modes.
+/// The few file-system calls todod and todoctl need: directories with a mode, socket files,
+/// modes, whole files.
 public enum Files {
     public enum Kind: Sendable, Equatable { case missing, socket, directory, other }
 
@@ -19,6 +20,13 @@ public enum Files {
         case S_IFDIR: return .directory
         default: return .other
         }
+    }
+
+    /// The whole file at `path`; EFBIG when it holds more than `maxBytes`.
+    public static func contents(of path: String, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
+        let fd = try syscall("open") { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { Posix.close(fd) }
+        return try Posix.readToEnd(fd, maxBytes: maxBytes)
     }
 
     /// The permission bits and owner of `path`.

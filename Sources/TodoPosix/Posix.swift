@@ -47,6 +47,17 @@ public enum Posix {
         try syscall("fcntl") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
 
+    /// Everything `fd` delivers until end of file (blocking reads); EFBIG past `maxBytes`.
+    public static func readToEnd(_ fd: Int32, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while let n = try read(fd, into: &buffer), n > 0 {
+            bytes.append(contentsOf: buffer[0..<n])
+            if bytes.count > maxBytes { throw PosixError("read", errno: EFBIG) }
+        }
+        return bytes
+    }
+
     /// Reads into `buffer`; returns the byte count (0 at end of file) or nil when it would block.
     public static func read(_ fd: Int32, into buffer: inout [UInt8]) throws(PosixError) -> Int? {
         while true {

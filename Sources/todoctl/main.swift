@@ -3,7 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+
 import TodoClient
 import TodoCore
 import TodoPosix
@@ -13,7 +13,19 @@ func emit(_ fd: Int32, _ text: String) {
     try? Posix.writeAll(fd, Array(text.utf8))
 }
 
-let environment = ProcessInfo.processInfo.environment
+/// The process environment, for the few variables todoctl reads.
+let environment: [String: String] = {
+    var variables: [String: String] = [:]
+    var entry = environ
+    while let pointer = entry.pointee {
+        let text = String(cString: pointer)
+        if let equals = text.firstIndex(of: "=") {
+            variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        entry += 1
+    }
+    return variables
+}()
 let status = CLI.main(
     arguments: Array(CommandLine.arguments.dropFirst()),
     environment: environment,
@@ -21,7 +33,7 @@ let status = CLI.main(
     isTerminal: Posix.isTerminal(STDOUT_FILENO),
     terminalWidth: Posix.terminalColumns(STDOUT_FILENO) ?? environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
     now: Instant.now(),
-    timeZone: TimeZone.current,
+    timeZone: ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
     stdout: { emit(STDOUT_FILENO, $0) },
     stderr: { emit(STDERR_FILENO, $0) },
     connect: { (path: String) throws(ClientError) -> RPCTransport in try UnixSocketTransport(path: path) }

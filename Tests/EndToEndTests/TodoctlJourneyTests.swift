@@ -40,6 +40,37 @@ import TodoTestSupport
         #expect(missing.status == 1 && missing.stderr.hasPrefix("todoctl: ") && missing.stderr.split(separator: "\n").count == 1)
     }
 
+    /// todoctl reads time zones itself (TZif files and POSIX rules, no Foundation): `TZ` and
+    /// `TZDIR` mean what they mean to every C program.
+    @Test func localTimesFollowTZ() throws {
+        let d = try DaemonProcess()
+        let zones = TemporaryDirectory("tzdir")
+        try FileManager.default.createDirectory(atPath: zones.file("Test"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Kolkata", toPath: zones.file("Test/Zone"))
+        let cases: [(tz: String?, tzdir: String?, when: String, utc: String)] = [
+            ("Asia/Tokyo", nil, "2026-12-01 09:00", "2026-12-01T00:00:00Z"),
+            (":Asia/Tokyo", nil, "2026-12-01 09:00", "2026-12-01T00:00:00Z"),
+            ("JST-9", nil, "2026-12-01 09:00", "2026-12-01T00:00:00Z"),
+            ("America/New_York", nil, "2026-07-04 12:00", "2026-07-04T16:00:00Z"),
+            ("America/New_York", nil, "2026-12-25 12:00", "2026-12-25T17:00:00Z"),
+            ("America/New_York", nil, "2055-07-04 12:00", "2055-07-04T16:00:00Z"),  // past the table: the file's rule
+            ("EST5EDT,M3.2.0,M11.1.0", nil, "2026-03-08 03:30", "2026-03-08T07:30:00Z"),
+            ("/usr/share/zoneinfo/Asia/Kolkata", nil, "2026-12-01 09:00", "2026-12-01T03:30:00Z"),
+            ("Test/Zone", zones.path, "2026-12-01 09:00", "2026-12-01T03:30:00Z"),
+            ("", nil, "2026-12-01 09:00", "2026-12-01T09:00:00Z"),
+            ("No/Such_Zone", nil, "2026-12-01 09:00", "2026-12-01T09:00:00Z"),  // glibc: UTC
+        ]
+        for (index, c) in cases.enumerated() {
+            var environment: [String: String] = [:]
+            if let tz = c.tz { environment["TZ"] = tz }
+            if let tzdir = c.tzdir { environment["TZDIR"] = tzdir }
+            let added = try json(d.todoctl(["--json", "add", "zone \(index)", "--due", c.when], environment: environment))
+            #expect(added["due"] == .string(c.utc), "TZ=\(c.tz ?? "(unset)") \(c.when)")
+            let shown = try d.todoctl(["show", String(added["id"]?.intValue ?? 0)], environment: environment)
+            #expect(shown.stdout.contains(c.when), "TZ=\(c.tz ?? "(unset)"): \(shown.stdout)")
+        }
+    }
+
     @Test func sortingByIdTitleCreatedUpdatedBothWays() throws {
         let d = try DaemonProcess()
         for title in ["banana", "Apple", "cherry"] {

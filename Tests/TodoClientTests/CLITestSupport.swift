@@ -61,7 +61,7 @@ final class FakeTransport: RPCTransport {
 enum Fixtures {
     /// 2026-06-01T12:00:00Z.
     static let now = Instant(rfc3339: "2026-06-01T12:00:00Z") ?? Instant(usec: 0)
-    static let utc = TimeZone(identifier: "UTC") ?? TimeZone.current
+    static let utc = ZoneInfo.utc
 
     static func todo(id: Int64, title: String, category: String? = nil, due: Instant? = nil, done: Bool = false,
                      position: Int? = nil, notes: String? = nil) -> JSON {
@@ -103,7 +103,7 @@ enum Fixtures {
     /// Runs todoctl with `arguments` against `transport`.
     static func run(_ arguments: [String], transport: FakeTransport = FakeTransport(),
                     isTerminal: Bool = false, terminalWidth: Int? = nil,
-                    environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: TimeZone = utc,
+                    environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: ZoneInfo = utc,
                     connectError: ClientError? = nil, stdin: [UInt8] = []) -> Result {
         var out = ""
         var err = ""

@@ -100,7 +100,7 @@ import TodoProtocol
     }
 
     @Test func listHonoursTheTimeZone() {
-        let tokyo = TimeZone(identifier: "Asia/Tokyo") ?? Fixtures.utc
+        let tokyo = ZoneInfo(identifier: "Asia/Tokyo") ?? Fixtures.utc
         let result = Fixtures.run(["list"], transport: Self.listing(), timeZone: tokyo)
         #expect(result.stdoutLines[1].contains("2026-06-01 23:00"))
     }

@@ -4,6 +4,15 @@ import TodoCore
 @testable import TodoClient
 
 @Suite struct TerminalTextTests {
+    @Test func trailingSpacesGoAndNothingElse() {
+        #expect(TerminalText.droppingTrailingSpaces("牛乳を買う   ") == "牛乳を買う")
+        #expect(TerminalText.droppingTrailingSpaces("  a b  ") == "  a b")
+        #expect(TerminalText.droppingTrailingSpaces("   ") == "")
+        #expect(TerminalText.droppingTrailingSpaces("") == "")
+        #expect(TerminalText.droppingTrailingSpaces("x\u{3000}") == "x\u{3000}")  // only U+0020
+        #expect(TerminalText.droppingTrailingSpaces("e \u{301}") == "e \u{301}")  // a space carrying an accent stays
+    }
+
     @Test(arguments: [
         ("", 0), ("abc", 3), ("Buy milk", 8),
         ("牛乳を買う", 10), ("日本語abc", 9), ("한국어", 6), ("\u{1112}\u{1161}\u{11AB}", 2), ("𠮷野家", 6),
@@ -88,8 +97,8 @@ import TodoCore
         #expect(TerminalText.relative(Instant(usec: .max), now: Instant(usec: .min)).hasPrefix("in "))
         #expect(TerminalText.relative(Instant(usec: .min), now: Instant(usec: .max)).hasSuffix(" overdue"))
         #expect(TerminalText.relative(Instant(usec: .min), now: Instant(usec: .min)) == "now")
-        #expect(!TerminalText.local(Instant(usec: .max), timeZone: .current).isEmpty)
-        #expect(!TerminalText.local(Instant(usec: .min), timeZone: .current).isEmpty)
+        #expect(!TerminalText.local(Instant(usec: .max), timeZone: .named(byTZ: "America/New_York")).isEmpty)
+        #expect(!TerminalText.local(Instant(usec: .min), timeZone: .named(byTZ: "America/New_York")).isEmpty)
         for (usec, seconds): (Int64, Int64) in [(-1, -1), (-999_999, -1), (-1_000_000, -1), (-1_000_001, -2), (0, 0), (999_999, 0), (1_000_000, 1)] {
             #expect(Instant(usec: usec).seconds == seconds)
         }
@@ -109,7 +118,7 @@ import TodoCore
         ("2024-02-29T15:00:00Z", "Asia/Tokyo", "2024-03-01 00:00"),
     ])
     func local(instant: String, zone: String, expected: String) throws {
-        let tz = try #require(TimeZone(identifier: zone))
+        let tz = try #require(ZoneInfo(identifier: zone))
         let value = try #require(Instant(rfc3339: instant))
         #expect(TerminalText.local(value, timeZone: tz) == expected)
     }

@@ -16,7 +16,7 @@ import TodoTestSupport
     @Test func neverTraps() throws {
         let seed = SeededRandom.seed(from: "TODOD_FUZZ_SEED")
         var random = SeededRandom(seed: seed)
-        let zones = try ["America/New_York", "Europe/Berlin", "Asia/Tokyo", "UTC"].map { try #require(TimeZone(identifier: $0)) }
+        let zones = try ["America/New_York", "Europe/Berlin", "Asia/Tokyo", "UTC"].map { try #require(ZoneInfo(identifier: $0)) }
         let nows = [Instant(usec: 1_796_115_600_000_000), Instant(usec: 0), Instant(usec: .max), Instant(usec: .min),
                     Instant(usec: 253_402_300_799_000_000)]
         let bounds = TimeExpression.minUsec...TimeExpression.maxUsec

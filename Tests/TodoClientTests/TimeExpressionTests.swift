@@ -5,7 +5,7 @@ import TodoCore
 
 /// Parses `text` as WHEN and formats the result as RFC 3339 UTC (with microseconds when present).
 private func when(_ text: String, now: String, zone: String) throws -> String {
-    let tz = try #require(TimeZone(identifier: zone))
+    let tz = try #require(ZoneInfo(identifier: zone))
     let start = try #require(Instant(rfc3339: now))
     return try TimeExpression.instant(text, now: start, timeZone: tz).rfc3339(fractional: true)
 }
@@ -121,9 +121,9 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
     /// Every weekday name from every day of a week: 1…7 days ahead, on that weekday, never today.
     @Test(arguments: ["UTC", "Asia/Tokyo", "America/New_York"])
     func weekdaysAreTheNextSuchDay(zone: String) throws {
-        let tz = try #require(TimeZone(identifier: zone))
+        let tz = try #require(ZoneInfo(identifier: zone))
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = tz
+        calendar.timeZone = try #require(TimeZone(identifier: zone))
         let names = [["sunday", "sun"], ["monday", "mon"], ["tuesday", "tue"], ["wednesday", "wed"],
                      ["thursday", "thu"], ["friday", "fri"], ["saturday", "sat"]]
         let start = try #require(Instant(rfc3339: "2026-11-29T12:00:00Z"))
@@ -204,9 +204,9 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
     /// except for the second pass through a fall-back overlap, which resolves to the first.
     @Test(arguments: ["America/New_York", "Europe/Berlin", "Asia/Tokyo", "UTC", "Australia/Lord_Howe"])
     func localRoundTrip(zone: String) throws {
-        let tz = try #require(TimeZone(identifier: zone))
+        let tz = try #require(ZoneInfo(identifier: zone))
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = tz
+        calendar.timeZone = try #require(TimeZone(identifier: zone))
         var seconds: Int64 = 946_684_800  // 2000-01-01
         while seconds < 4_102_444_800 {  // 2100-01-01
             let local = TimeExpression.LocalTime(utcSeconds: seconds, timeZone: tz)
@@ -240,13 +240,13 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         "2026-12-01T09:00:00+25:00", "9999-12-31T23:59:59-01:00",
     ])
     func rejects(text: String) throws {
-        let tz = try #require(TimeZone(identifier: "America/New_York"))
+        let tz = try #require(ZoneInfo(identifier: "America/New_York"))
         let now = try #require(Instant(rfc3339: Self.tokyoNow))
         #expect(throws: TimeExpressionError.self) { try TimeExpression.instant(text, now: now, timeZone: tz) }
     }
 
     @Test func absurdClocksGiveErrorsNotTraps() throws {
-        let tz = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let tz = try #require(ZoneInfo(identifier: "Europe/Berlin"))
         for now in [Instant(usec: .max), Instant(usec: .min)] {
             for text in ["now", "today", "tomorrow 9am", "monday", "+1d", "+1s", "in 2 hours"] {
                 #expect(throws: TimeExpressionError.self) { try TimeExpression.instant(text, now: now, timeZone: tz) }
@@ -258,19 +258,19 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
 
     @Test func whenErrorMessageQuotesTheValueAndListsTheForms() throws {
         do {
-            let value = try TimeExpression.instant("tomorow", now: Instant(usec: 0), timeZone: TimeZone(secondsFromGMT: 0) ?? .current)
+            let value = try TimeExpression.instant("tomorow", now: Instant(usec: 0), timeZone: ZoneInfo.utc)
             Issue.record("parsed as \(value)")
         } catch {
             #expect(error.message == "invalid time \"tomorow\": expected RFC 3339, YYYY-MM-DD [HH:MM[:SS]], now, today, tomorrow, a weekday [TIME], +N(s|m|h|d|w), in N UNITS or @EPOCH")
         }
         do {
-            _ = try TimeExpression.instant("a\n\"b\"", now: Instant(usec: 0), timeZone: .current)
+            _ = try TimeExpression.instant("a\n\"b\"", now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
         } catch {
             #expect(error.message.hasPrefix("invalid time \"a\\n\\\"b\\\"\": expected"))
             #expect(!error.message.contains("\n"))
         }
         do {
-            _ = try TimeExpression.instant(String(repeating: "x", count: 500), now: Instant(usec: 0), timeZone: .current)
+            _ = try TimeExpression.instant(String(repeating: "x", count: 500), now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
         } catch {
             #expect(error.message.count < 250)
         }
@@ -304,7 +304,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
     // MARK: - --remind
 
     @Test func remindDurationIsBeforeDue() throws {
-        let tz = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let tz = try #require(ZoneInfo(identifier: "Europe/Berlin"))
         let now = try #require(Instant(rfc3339: "2026-10-24T10:00:00Z"))
         let due = try #require(Instant(rfc3339: "2026-10-25T11:00:00Z"))
         #expect(try TimeExpression.remind("15m", due: due, now: now, timeZone: tz).rfc3339() == "2026-10-25T10:45:00Z")
@@ -320,19 +320,19 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         let now = try #require(Instant(rfc3339: "2026-10-24T10:00:00Z"))
         let due = try #require(Instant(rfc3339: "2026-10-25T11:00:00Z"))
         #expect(throws: TimeExpressionError(message: "a reminder given as a duration needs a due date")) {
-            try TimeExpression.remind("15m", due: nil, now: now, timeZone: .current)
+            try TimeExpression.remind("15m", due: nil, now: now, timeZone: .named(byTZ: "America/New_York"))
         }
         #expect(throws: TimeExpressionError(message: "invalid duration \"0m\": expected a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m")) {
-            try TimeExpression.remind("0m", due: due, now: now, timeZone: .current)
+            try TimeExpression.remind("0m", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
         }
         #expect(throws: TimeExpressionError.self) {
-            try TimeExpression.remind("999999999999999w", due: due, now: now, timeZone: .current)
+            try TimeExpression.remind("999999999999999w", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
         }
         #expect(throws: TimeExpressionError.self) {
-            try TimeExpression.remind("900000000h", due: due, now: now, timeZone: .current)
+            try TimeExpression.remind("900000000h", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
         }
         do {
-            _ = try TimeExpression.remind("soon", due: due, now: now, timeZone: .current)
+            _ = try TimeExpression.remind("soon", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
             Issue.record("accepted soon")
         } catch {
             #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h or 1h30m) or a time: RFC 3339"))

@@ -47,13 +47,4 @@ import TodoCore
         #expect(try Validation.notes("   ") == nil)
         #expect(throws: TodoError.invalid("notes", "contains control character U+001B")) { try Validation.notes("\u{1B}[31m") }
     }
-
-    @Test func textKeysFoldCaseAndWidth() {
-        #expect(TextKey.identity("Home") == TextKey.identity("HOME"))
-        #expect(TextKey.identity("Straße") == TextKey.identity("STRASSE"))
-        #expect(TextKey.identity("e\u{301}") == TextKey.identity("\u{E9}"))
-        #expect(TextKey.identity("仕事") != TextKey.identity("しごと"))
-        #expect(TextKey.search("ｶﾀｶﾅ") == TextKey.search("カタカナ"))
-        #expect(TextKey.search("ＴＯＤＯ") == TextKey.search("todo"))
-    }
 }

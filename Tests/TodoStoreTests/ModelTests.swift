@@ -1,6 +1,6 @@
 import Testing
 import TodoCore
-import TodoStore
+@testable import TodoStore
 import TodoTestSupport
 
 /// A plain in-memory reference of the store's semantics, to compare the real store against.
