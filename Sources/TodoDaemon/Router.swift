@@ -208,7 +208,7 @@ struct Router {
         do {
             _ = try tx.category(named: name, field: "category")
             return nil
-        } catch let error as TodoError where error.code == .notFound {
+        } catch where error.code == .notFound {
             return name
         }
     }

@@ -52,16 +52,17 @@ final class Database: @unchecked Sendable {
 }
 
 extension Connection {
-    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), committing when it returns and
-    /// rolling back when it throws.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+    /// Runs `body` in one transaction — a write transaction (`BEGIN IMMEDIATE`), or a read
+    /// transaction that sees one snapshot and takes the WAL read lock once — committing when it
+    /// returns and rolling back when it throws.
+    func transaction<T>(writing: Bool = true, _ body: () throws -> T) throws -> T {
+        try run(writing ? "BEGIN IMMEDIATE" : "BEGIN")
         do {
             let value = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return value
         } catch {
-            if inTransaction { try? execute("ROLLBACK") }
+            if inTransaction { try? run("ROLLBACK") }
             throw error
         }
     }
@@ -69,14 +70,14 @@ extension Connection {
     /// Runs `body` in a savepoint inside the open transaction: when it throws, only its own
     /// changes are undone.
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT request")
+        try run("SAVEPOINT request")
         do {
             let value = try body()
-            try execute("RELEASE request")
+            try run("RELEASE request")
             return value
         } catch {
-            try? execute("ROLLBACK TO request")
-            try? execute("RELEASE request")
+            try? run("ROLLBACK TO request")
+            try? run("RELEASE request")
             throw error
         }
     }

@@ -65,6 +65,14 @@ struct ManualOrder {
             return result
         }
         let shift = ManualOrder.blockShift
+        if ranks.count == 1, let rank = ranks.first {
+            // One key (showing one todo): both sums in one statement.
+            let block = rank >> shift
+            let before = try connection.scalar(
+                "SELECT (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < ?1) + (SELECT COUNT(*) FROM \(name) WHERE rank >= ?2 AND rank < ?3)",
+                [.integer(block), .integer(block << shift), .integer(rank)])
+            return [rank: Int(before) + 1]
+        }
         let wanted = Set(ranks.map { $0 >> shift })
         guard let last = wanted.max() else { return result }
         // Rows in blocks before each wanted block.

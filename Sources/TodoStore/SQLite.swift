@@ -61,6 +61,14 @@ final class Connection {
         }
     }
 
+    /// Runs one statement of fixed text (BEGIN, COMMIT, SAVEPOINT…) through the statement
+    /// cache, so it is parsed once per connection rather than on every call like `execute`.
+    func run(_ sql: String) throws(TodoError) {
+        let stmt = try statement(sql)
+        defer { stmt.reset() }
+        while try stmt.step() {}
+    }
+
     /// The cached prepared statement for `sql`, reset and with the given parameters bound.
     func statement(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Statement {
         let stmt: Statement

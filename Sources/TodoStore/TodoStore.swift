@@ -34,17 +34,19 @@ public final class TodoStore: Sendable {
     /// The queue every store operation runs on.
     public var queue: DispatchQueue { database.queue }
 
-    /// Runs `body` on the store queue without a write transaction, and waits for it.
+    /// Runs `body` on the store queue in a read transaction (one snapshot), and waits for it.
     /// Store operations throw only `TodoError`.
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         try database.sync { connection in
-            try body(StoreTransaction(connection: connection, now: clock()))
+            try connection.transaction(writing: false) { try body(StoreTransaction(connection: connection, now: clock())) }
         }
     }
 
     /// Like `read`, for a caller already running on the store queue.
     public func readOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try database.onQueue { connection in try body(StoreTransaction(connection: connection, now: clock())) }
+        try database.onQueue { connection in
+            try connection.transaction(writing: false) { try body(StoreTransaction(connection: connection, now: clock())) }
+        }
     }
 
     /// Like `write`, for a caller already running on the store queue: one transaction, durable
