@@ -2,33 +2,61 @@ import Foundation
 import TodoPosix
 import TodoProtocol
 
-/// A thread that answers every line it reads with one fixed line: the floor for a request/response
+/// A server that answers every line it reads with one fixed line: the floor for a request/response
 /// exchange over a Unix stream socket (kernel copies and two thread wake-ups, no work at all).
-final class PingPongServer: @unchecked Sendable {
-    // @unchecked: immutable after init; the thread owns the accepted connection.
-    let path: String
-    private let listener: Int32
-
-    init(path: String, response: [UInt8]) throws {
-        self.path = path
+/// It runs as a thread of the bench, or in a process of its own like todod
+/// (`todobench --serve-ping-pong PATH HEX`), because waking another process costs more here.
+enum PingPong {
+    /// Listens on `path` and answers the first connection until it hangs up.
+    static func serve(path: String, response: [UInt8]) throws -> Int32 {
         try? Files.unlink(path)
-        do { listener = try UnixSocket.listen(path: path) } catch { throw BenchError("listen \(path): \(error.reason)") }
-        let listener = self.listener
-        Thread {
-            // The listener is blocking, so this waits; the accepted descriptor is non-blocking, so
-            // each line is waited for with poll (no time limit) before it is read.
-            guard let fd = try? UnixSocket.accept(listener) else { return }
-            let connection = LineConnection(fd: fd)
-            do {
-                while true {
-                    try connection.withLine(waitMilliseconds: -1) { _ in }
-                    try connection.send(response)
-                }
-            } catch {}  // the client hung up
-        }.start()
+        do { return try UnixSocket.listen(path: path) } catch { throw BenchError("listen \(path): \(error.reason)") }
     }
 
-    deinit { Posix.close(listener) }
+    /// Accepts one connection on the blocking `listener` and answers it until it hangs up.
+    static func answer(listener: Int32, response: [UInt8]) {
+        // The accepted descriptor is non-blocking, so each line is waited for with poll (no time
+        // limit) before it is read.
+        guard let fd = try? UnixSocket.accept(listener) else { return }
+        let connection = LineConnection(fd: fd)
+        do {
+            while true {
+                try connection.withLine(waitMilliseconds: -1) { _ in }
+                try connection.send(response)
+            }
+        } catch {}  // the client hung up
+    }
+
+    /// A server thread in this process.
+    static func startThread(path: String, response: [UInt8]) throws {
+        let listener = try serve(path: path, response: response)
+        Thread { answer(listener: listener, response: response); Posix.close(listener) }.start()
+    }
+
+    /// A server process; returns its pid once it listens.
+    static func startProcess(path: String, response: [UInt8]) throws -> pid_t {
+        try? Files.unlink(path)
+        let hex = response.map { String(format: "%02x", $0) }.joined()
+        let pid = try Spawn.start(CommandLine.arguments[0], ["--serve-ping-pong", path, hex], environment: Spawn.baseEnvironment())
+        let start = Measure.now()
+        while access(path, F_OK) != 0 {
+            if Measure.now() - start > 10 { kill(pid, SIGKILL); Spawn.wait(pid); throw BenchError("the ping-pong process did not listen") }
+            usleep(1000)
+        }
+        return pid
+    }
+
+    /// The entry point of `todobench --serve-ping-pong PATH HEX`.
+    static func processMain(path: String, hex: String) -> Never {
+        var response: [UInt8] = []
+        var digits = hex.utf8.makeIterator()
+        while let high = digits.next(), let low = digits.next() {
+            response.append(UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) ?? 0)
+        }
+        guard let listener = try? serve(path: path, response: response) else { exit(1) }
+        answer(listener: listener, response: response)
+        exit(0)
+    }
 }
 
 /// P1: `todo.get` round trip against the ping-pong floor with the same request and response sizes.
@@ -49,8 +77,11 @@ enum ProtocolBench {
         let response = answer + [0x0A]
         print("  exchange: request \(request.count) bytes, response \(response.count) bytes (both counted with their newline)")
 
-        let server = try PingPongServer(path: dir.file("pingpong.sock"), response: response)
-        let floor = try LineConnection(path: server.path)
+        try PingPong.startThread(path: dir.file("pingpong.sock"), response: response)
+        let floor = try LineConnection(path: dir.file("pingpong.sock"))
+        let otherPID = try PingPong.startProcess(path: dir.file("pingpong-process.sock"), response: response)
+        defer { kill(otherPID, SIGTERM); Spawn.wait(otherPID) }
+        let otherProcess = try LineConnection(path: dir.file("pingpong-process.sock"))
 
         func exchange(_ c: LineConnection) throws -> Double {
             let start = Measure.now()
@@ -64,19 +95,22 @@ enum ProtocolBench {
         for _ in 0..<300 {
             _ = try exchange(connection)
             _ = try exchange(floor)
+            _ = try exchange(otherProcess)
         }
         var get: [Double] = []
         var ping: [Double] = []
-        get.reserveCapacity(samples)
-        ping.reserveCapacity(samples)
+        var pingProcess: [Double] = []
         let block = 250
         while get.count < samples {
             for _ in 0..<block { ping.append(try exchange(floor)) }
             for _ in 0..<block { get.append(try exchange(connection)) }
+            for _ in 0..<block { pingProcess.append(try exchange(otherProcess)) }
         }
         let g = Stats(get)
         let p = Stats(ping)
+        let pp = Stats(pingProcess)
         report("ping-pong floor (same sizes)", ping, extra: "p99 " + formatSeconds(p.percentile(99)))
+        report("ping-pong, server in another process", pingProcess, extra: "p99 " + formatSeconds(pp.percentile(99)))
         report("todo.get round trip", get, extra: "p99 " + formatSeconds(g.percentile(99)))
         let ratio = g.median / p.median
         print(String(format: "  ratio p50 %.2f×, p99 %.2f×", ratio, g.percentile(99) / p.percentile(99)))
@@ -89,6 +123,8 @@ enum ProtocolBench {
                       ratio: ratio, goal: "≤ 2.0×", met: ratio <= 2.0)
         Summary.add("P1 todo.get round trip p99", value: formatSeconds(g.percentile(99)), peer: "ping-pong " + formatSeconds(p.percentile(99)),
                     ratio: String(format: "%.2f×", g.percentile(99) / p.percentile(99)))
+        Summary.add("P1 (diagnostic) ping-pong, server in another process", value: formatSeconds(pp.median),
+                    peer: "ping-pong " + formatSeconds(p.median), ratio: String(format: "%.2f×", pp.median / p.median))
         Summary.add("P1 (diagnostic) unknown-method round trip", value: formatSeconds(Stats(noopTimes).median),
                     peer: "ping-pong " + formatSeconds(p.median), ratio: String(format: "%.2f×", Stats(noopTimes).median / p.median))
     }

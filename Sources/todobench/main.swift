@@ -23,6 +23,10 @@ let buildConfiguration = "release"
 let debugWarning: String? = nil
 #endif
 
+if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--serve-ping-pong" {
+    PingPong.processMain(path: CommandLine.arguments[2], hex: CommandLine.arguments[3])
+}
+
 let allSections = ["store", "protocol", "add", "client", "reminders", "scale", "idle"]
 var quick = false
 var chosen: [String] = []
