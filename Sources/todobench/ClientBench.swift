@@ -10,7 +10,7 @@ enum ClientBench {
     static func run(sizes: [Int], runs: Int, peerRuns: Int, quick: Bool) throws {
         print("== client process time (P3): todoctl vs Taskwarrior, whole process, stdout to /dev/null")
         let todoctl = try Products.path("todoctl")
-        print("  todoctl: Swift runtime \(Products.linksSwiftDynamically(todoctl) ? "dynamic" : "static")")
+        print("  todoctl: \(Products.linkage(todoctl))")
         let task = findTaskwarrior()
         if let task {
             let version = (try? capture(task, ["--version"])) ?? "?"

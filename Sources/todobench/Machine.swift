@@ -21,7 +21,7 @@ enum Machine {
         for name in ["todod", "todoctl"] {
             let path = Products.directory + "/" + name
             if access(path, X_OK) == 0 {
-                print("            \(name): Swift runtime \(Products.linksSwiftDynamically(path) ? "dynamic" : "static (--static-swift-stdlib)")")
+                print("            \(name): \(Products.linkage(path))")
             }
         }
     }

@@ -22,10 +22,12 @@ enum Products {
         return path
     }
 
-    /// Whether the executable links the Swift runtime dynamically (its dynamic section names libswiftCore.so).
-    static func linksSwiftDynamically(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return true }
-        return data.range(of: Data("libswiftCore.so".utf8)) != nil
+    /// How the executable links: "dynamic Swift runtime" when its dynamic section names
+    /// libswiftCore.so, "fully static" without a dynamic loader, else "static Swift runtime".
+    static func linkage(_ path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "unreadable" }
+        if data.range(of: Data("libswiftCore.so".utf8)) != nil { return "dynamic Swift runtime" }
+        return data.range(of: Data("/lib64/ld-linux".utf8)) == nil ? "fully static (no dynamic loader)" : "static Swift runtime (--static-swift-stdlib)"
     }
 }
 
