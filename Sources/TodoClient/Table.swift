@@ -25,6 +25,8 @@ public struct Table: Sendable {
     public private(set) var columns: [Column]
     /// The rows appended so far, each with exactly one cell per column.
     public private(set) var rows: [[String]] = []
+    /// The display width of each cell of `rows`, measured once.
+    private var cellWidths: [[Int]] = []
 
     /// A flexible column never shrinks below this many columns (or its natural width if smaller).
     static let minimumFlexibleWidth = 5
@@ -40,6 +42,7 @@ public struct Table: Sendable {
         var row = cells.prefix(columns.count).map(Table.oneLine)
         while row.count < columns.count { row.append("") }
         rows.append(row)
+        cellWidths.append(row.map(TerminalText.width))
     }
 
     /// Lines of the table: a header line then one line per row, columns separated by two spaces,
@@ -57,9 +60,10 @@ public struct Table: Sendable {
         guard !columns.isEmpty else { return [] }
         let widths = columnWidths(maxWidth: maxWidth)
         var lines: [String] = []
-        lines.append(line(columns.map { Table.oneLine($0.title) }, row: nil, widths: widths, style: style))
+        let titles = columns.map { Table.oneLine($0.title) }
+        lines.append(line(titles, cellWidths: titles.map(TerminalText.width), row: nil, widths: widths, style: style))
         for (index, row) in rows.enumerated() {
-            lines.append(line(row, row: index, widths: widths, style: style))
+            lines.append(line(row, cellWidths: cellWidths[index], row: index, widths: widths, style: style))
         }
         return lines
     }
@@ -69,9 +73,9 @@ public struct Table: Sendable {
     /// The width of each column after shrinking flexible columns to fit `maxWidth`.
     func columnWidths(maxWidth: Int?) -> [Int] {
         var widths = columns.map { TerminalText.width(Table.oneLine($0.title)) }
-        for row in rows {
-            for (i, cell) in row.enumerated() {
-                widths[i] = max(widths[i], TerminalText.width(cell))
+        for row in cellWidths {
+            for (i, width) in row.enumerated() {
+                widths[i] = max(widths[i], width)
             }
         }
         guard let maxWidth else { return widths }
@@ -90,18 +94,25 @@ public struct Table: Sendable {
     }
 
     /// One printed line: cells truncated and padded to `widths`, joined by two spaces.
-    func line(_ cells: [String], row: Int?, widths: [Int], style: ((Int?, Int, String) -> String)?) -> String {
-        let fitted = cells.enumerated().map { TerminalText.truncate($0.element, to: widths[$0.offset]) }
+    /// `cellWidths` are the cells' display widths.
+    func line(_ cells: [String], cellWidths: [Int], row: Int?, widths: [Int], style: ((Int?, Int, String) -> String)?) -> String {
+        var fitted = cells
+        var fittedWidths = cellWidths
+        for i in cells.indices where cellWidths[i] > widths[i] {
+            fitted[i] = TerminalText.truncate(cells[i], to: widths[i])
+            fittedWidths[i] = TerminalText.width(fitted[i])
+        }
         guard let last = fitted.lastIndex(where: { !$0.allSatisfy(\.isWhitespace) }) else { return "" }
         var out = ""
         for i in 0...last {
+            let padding = String(repeating: " ", count: max(0, widths[i] - fittedWidths[i]))
             var text: String
             if columns[i].alignment == .right {
-                text = TerminalText.pad(fitted[i], to: widths[i], alignRight: true)
+                text = padding + fitted[i]
             } else if i == last {
                 text = fitted[i]
             } else {
-                text = TerminalText.pad(fitted[i], to: widths[i])
+                text = fitted[i] + padding
             }
             if i == last {
                 while let c = text.last, c.isWhitespace { text.removeLast() }
@@ -112,12 +123,13 @@ public struct Table: Sendable {
         return out
     }
 
-    /// `text` with control characters replaced by spaces.
+    /// `text` with control characters (general category Cc: U+0000–001F, U+007F–009F) replaced by spaces.
     static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            out.append(scalar.properties.generalCategory == .control ? " " : scalar)
+            out.append(isControl(scalar) ? " " : scalar)
         }
         return String(out)
     }

@@ -13,6 +13,8 @@ public enum TerminalText {
     /// katakana sound marks U+FF9E/FF9F (which extend the cluster) keep their own column. Control
     /// characters count 0. East Asian Ambiguous characters (`…`, `°`, Greek, Cyrillic) count 1.
     public static func width(_ s: String) -> Int {
+        // Printable ASCII, the common case, is one column per byte.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
         var total = 0
         for c in s { total += width(of: c) }
         return total
@@ -81,6 +83,20 @@ public enum TerminalText {
 
     /// Columns of one grapheme cluster: 0, 1 or 2.
     static func width(of c: Character) -> Int {
+        let scalars = c.unicodeScalars
+        if let only = scalars.first, scalars.index(after: scalars.startIndex) == scalars.endIndex {
+            // One scalar below U+231A (the first with emoji presentation), or in the kana, CJK
+            // ideograph or Hangul syllable blocks (which have none): no emoji lookup needed.
+            let v = only.value
+            if v < 0x231A { return width(of: only) }
+            if (0x3041...0x3096).contains(v) || (0x30A1...0x30FA).contains(v) || (0x4E00...0x9FFF).contains(v)
+                || (0xAC00...0xD7A3).contains(v) { return 2 }
+        }
+        return clusterWidth(c)
+    }
+
+    /// `width(of:)` without its shortcuts: the rule for any cluster.
+    static func clusterWidth(_ c: Character) -> Int {
         var total = 0
         var afterEmoji = false
         for scalar in c.unicodeScalars {

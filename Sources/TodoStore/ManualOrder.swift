@@ -55,46 +55,64 @@ struct ManualOrder {
         try positions(of: [rank])[rank] ?? 1
     }
 
-    /// Positions of many keys: one pass over the block table, then a count inside each key's block.
+    /// Positions of many keys. Scattered keys (a page of a listing): one pass over the block
+    /// table, then a count inside each key's block. Many keys close together (a long listing): one
+    /// ordered walk over the keys between the first and the last, which costs one index row per
+    /// todo in that span instead of a count per key.
     func positions(of ranks: [Int64]) throws(TodoError) -> [Int64: Int] {
+        let wanted = Set(ranks).sorted()
+        guard let first = wanted.first, let last = wanted.last else { return [:] }
         var result: [Int64: Int] = [:]
         guard let blocks else {
-            for rank in Set(ranks) {
+            for rank in wanted {
                 result[rank] = Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE rank < ?", [.integer(rank)])) + 1
             }
             return result
         }
         let shift = ManualOrder.blockShift
-        if ranks.count == 1, let rank = ranks.first {
-            // One key (showing one todo): both sums in one statement.
-            let block = rank >> shift
-            let before = try connection.scalar(
-                "SELECT (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < ?1) + (SELECT COUNT(*) FROM \(name) WHERE rank >= ?2 AND rank < ?3)",
-                [.integer(block), .integer(block << shift), .integer(rank)])
-            return [rank: Int(before) + 1]
+        let span = wanted.count == 1 ? 0 : try connection.scalar(
+            "SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block BETWEEN ? AND ?", [.integer(first >> shift), .integer(last >> shift)])
+        if span > 0 && span <= Int64(wanted.count) * 64 {
+            let before = try countBefore(first, blocks: blocks)
+            let between = try connection.rows(
+                "SELECT rank FROM \(name) WHERE rank >= ? AND rank <= ? ORDER BY rank", [.integer(first), .integer(last)]) { $0.int64(0) }
+            var seen = 0
+            for rank in wanted {
+                while seen < between.count, between[seen] < rank { seen += 1 }
+                result[rank] = before + seen + 1
+            }
+            return result
         }
-        let wanted = Set(ranks.map { $0 >> shift })
-        guard let last = wanted.max() else { return result }
-        // Rows in blocks before each wanted block.
+        if wanted.count == 1 { return [first: try countBefore(first, blocks: blocks) + 1] }
+        // One pass over the block table for the rows before each wanted block.
         var before: [Int64: Int] = [:]
         var running = 0
         let sizes = try connection.rows(
-            "SELECT block, size FROM \(blocks) WHERE block <= ? ORDER BY block", [.integer(last)]) { ($0.int64(0), $0.int(1)) }
+            "SELECT block, size FROM \(blocks) WHERE block <= ? ORDER BY block", [.integer(last >> shift)]) { ($0.int64(0), $0.int(1)) }
         var index = sizes.startIndex
-        for block in wanted.sorted() {
+        for block in Set(wanted.map { $0 >> shift }).sorted() {
             while index < sizes.endIndex, sizes[index].0 < block {
                 running += sizes[index].1
                 index += 1
             }
             before[block] = running
         }
-        for rank in Set(ranks) {
+        for rank in wanted {
             let block = rank >> shift
             let inBlock = try connection.scalar(
                 "SELECT COUNT(*) FROM \(name) WHERE rank >= ? AND rank < ?", [.integer(block << shift), .integer(rank)])
             result[rank] = (before[block] ?? 0) + Int(inBlock) + 1
         }
         return result
+    }
+
+    /// How many rows hold a key below `rank`: the sizes of the blocks before its block, plus a
+    /// count inside its block, in one statement.
+    private func countBefore(_ rank: Int64, blocks: StaticString) throws(TodoError) -> Int {
+        let block = rank >> ManualOrder.blockShift
+        return Int(try connection.scalar(
+            "SELECT (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < ?1) + (SELECT COUNT(*) FROM \(name) WHERE rank >= ?2 AND rank < ?3)",
+            [.integer(block), .integer(block << ManualOrder.blockShift), .integer(rank)]))
     }
 
     /// Moves row `id` so that it ends up at 1-based `position` among all rows. Returns whether

@@ -4,6 +4,25 @@ import TodoCore
 @testable import TodoClient
 
 @Suite struct TerminalTextTests {
+    /// The shortcuts for ASCII, kana, ideographs and Hangul agree with the general rule for every
+    /// scalar of planes 0–3 on its own.
+    @Test func shortcutsAgreeWithTheGeneralRule() {
+        var checked = 0
+        for v in UInt32(0)...0x3FFFF {
+            guard let scalar = Unicode.Scalar(v) else { continue }
+            let c = Character(scalar)
+            if TerminalText.width(of: c) != TerminalText.clusterWidth(c) {
+                Issue.record("U+\(String(v, radix: 16, uppercase: true)): \(TerminalText.width(of: c)) vs \(TerminalText.clusterWidth(c))")
+                return
+            }
+            checked += 1
+        }
+        #expect(checked > 250_000)
+        let ascii = "Buy milk at 9:00, then call ~Bob (x2)!"
+        #expect(TerminalText.width(ascii) == ascii.reduce(0) { $0 + TerminalText.clusterWidth($1) })
+        #expect(TerminalText.width("牛乳を買う") == 10 && TerminalText.width("a\tb") == 2)
+    }
+
     @Test func trailingSpacesGoAndNothingElse() {
         #expect(TerminalText.droppingTrailingSpaces("牛乳を買う   ") == "牛乳を買う")
         #expect(TerminalText.droppingTrailingSpaces("  a b  ") == "  a b")
