@@ -52,6 +52,15 @@ struct HumanOutput {
     /// The `list` table. With `sections`, rows are grouped under a header line per section and
     /// the CATEGORY column is left out; columns stay aligned across sections.
     func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil) -> [String] {
+        var widths: [Int]?
+        return todoTable(todos, sections: sections, widths: &widths)
+    }
+
+    /// The `list` table printed in parts: the first call (with `widths` nil) prints the header and
+    /// sets `widths` from its rows, with the ID and POS columns wide enough for `numbersUpTo`;
+    /// later calls print rows only, in those widths.
+    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, widths: inout [Int]?,
+                   numbersUpTo: Int = 0) -> [String] {
         var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
                        Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
         if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
@@ -67,7 +76,13 @@ struct HumanOutput {
             table.append(row)
         }
         let dueColumns: Set<Int> = [3, 4]
-        let lines = table.render(maxWidth: maxWidth, style: colour ? { row, column, text in
+        let header = widths == nil
+        var fitted = widths ?? table.columnWidths(maxWidth: maxWidth)
+        if widths == nil {
+            for column in [0, 1] { fitted[column] = max(fitted[column], String(numbersUpTo).count) }
+        }
+        widths = fitted
+        let lines = table.render(maxWidth: maxWidth, widths: fitted, header: header, style: colour ? { row, column, text in
             guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
             let todo = ordered[row]
             if todo.done { return HumanOutput.dim + text + HumanOutput.reset }

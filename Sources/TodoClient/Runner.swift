@@ -100,22 +100,66 @@ struct Runner {
         if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
     }
 
+    /// Rows per part of a streamed `list` table: the first part decides the column widths.
+    static let streamedRows = 1000
+
     func list(_ o: ListOptions) throws(CLIFailure) {
+        if o.byCategory && !json { return try listByCategory(o) }
+        // The answer is read as it arrives: the first rows are out while the rest is on the wire.
+        var shown = 0
+        var pending = ""
+        var batch: [Todo] = []
+        var widths: [Int]?
+        if json { pending = "[" }
+        let rest: JSONObject
+        do throws(ClientError) {
+            rest = try transport.stream("todo.list", o.query.params, arrayKey: "todos") { item, before throws(ClientError) in
+                shown += 1
+                if json {
+                    pending += (shown > 1 ? "," : "") + item.serialized()
+                    if pending.utf8.count >= 1 << 16 { out(pending); pending = "" }
+                    return
+                }
+                batch.append(try Runner.decode(item))
+                if batch.count == Runner.streamedRows {
+                    // More may follow: leave room for the ids and positions to come.
+                    let last = (before["total"]?.intValue).map { Int($0) + o.query.offset } ?? 0
+                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last))
+                    batch = []
+                }
+            }
+        } catch {
+            out(pending)
+            throw .client(error)
+        }
+        if json { out(pending + "]\n"); return }
+        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths)) }
+        if shown == 0 {
+            let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
+            print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
+            return
+        }
+        if let total = rest["total"]?.intValue, total > shown {
+            print(human.paint("Showing \(shown) of \(total) todos.", HumanOutput.dim))
+        }
+    }
+
+    /// One todo of a streamed answer.
+    private static func decode(_ item: JSON) throws(ClientError) -> Todo {
+        do { return try Todo(json: item) } catch { throw .badAnswer(error.description) }
+    }
+
+    /// `list --by-category`: sections need every todo before the first line.
+    private func listByCategory(_ o: ListOptions) throws(CLIFailure) {
         let result = try call("todo.list", o.query.params)
-        guard let items = result["todos"], items.arrayValue != nil else { throw Runner.bad("todo.list did not return todos") }
-        if json { emit(items); return }
-        let list = try todos(items)
+        let list = try todos(result["todos"])
         if list.isEmpty {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
             return
         }
-        if o.byCategory {
-            let categories = try (call("category.list").arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
-            print(human.todoTable(list, sections: Runner.sections(list, categories: categories)))
-        } else {
-            print(human.todoTable(list))
-        }
+        let categories = try (call("category.list").arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
+        print(human.todoTable(list, sections: Runner.sections(list, categories: categories)))
         if let total = result["total"]?.intValue, total > list.count {
             print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
         }

@@ -56,14 +56,32 @@ public struct Table: Sendable {
     /// five columns (or their natural width); if the table still does not fit it is printed wider
     /// than `maxWidth`. Empty cells at the end of a line are left out and the last printed cell is
     /// not padded on the right, so `style` is not called for them.
-    public func render(maxWidth: Int? = nil, style: ((Int?, Int, String) -> String)? = nil) -> [String] {
+    ///
+    /// A table printed in parts (a streamed listing) passes the first part's `columnWidths` as
+    /// `widths` for the later parts, with `header` false. A later cell wider than its column is cut
+    /// only where the first part was cut to fit `maxWidth` — a flexible column, or the last column
+    /// beyond the space left — and otherwise pushes the rest of its line out of alignment.
+    public func render(maxWidth: Int? = nil, widths fixed: [Int]? = nil, header: Bool = true,
+                       style: ((Int?, Int, String) -> String)? = nil) -> [String] {
         guard !columns.isEmpty else { return [] }
-        let widths = columnWidths(maxWidth: maxWidth)
+        let widths = fixed ?? columnWidths(maxWidth: maxWidth)
+        var limits = widths
+        if fixed != nil {
+            let last = widths.count - 1
+            for i in widths.indices {
+                guard let maxWidth else { limits[i] = .max; continue }
+                if i == last {
+                    limits[i] = max(widths[i], maxWidth - widths[..<i].reduce(2 * i, +))
+                } else if !columns[i].flexible {
+                    limits[i] = .max
+                }
+            }
+        }
         var lines: [String] = []
         let titles = columns.map { Table.oneLine($0.title) }
-        lines.append(line(titles, cellWidths: titles.map(TerminalText.width), row: nil, widths: widths, style: style))
+        if header { lines.append(line(titles, cellWidths: titles.map(TerminalText.width), widths: widths, limits: widths, row: nil, style: style)) }
         for (index, row) in rows.enumerated() {
-            lines.append(line(row, cellWidths: cellWidths[index], row: index, widths: widths, style: style))
+            lines.append(line(row, cellWidths: cellWidths[index], widths: widths, limits: limits, row: index, style: style))
         }
         return lines
     }
@@ -71,7 +89,7 @@ public struct Table: Sendable {
     // MARK: - Layout
 
     /// The width of each column after shrinking flexible columns to fit `maxWidth`.
-    func columnWidths(maxWidth: Int?) -> [Int] {
+    public func columnWidths(maxWidth: Int?) -> [Int] {
         var widths = columns.map { TerminalText.width(Table.oneLine($0.title)) }
         for row in cellWidths {
             for (i, width) in row.enumerated() {
@@ -93,13 +111,14 @@ public struct Table: Sendable {
         return widths
     }
 
-    /// One printed line: cells truncated and padded to `widths`, joined by two spaces.
+    /// One printed line: cells cut to `limits` and padded to `widths`, joined by two spaces.
     /// `cellWidths` are the cells' display widths.
-    func line(_ cells: [String], cellWidths: [Int], row: Int?, widths: [Int], style: ((Int?, Int, String) -> String)?) -> String {
+    func line(_ cells: [String], cellWidths: [Int], widths: [Int], limits: [Int], row: Int?,
+              style: ((Int?, Int, String) -> String)?) -> String {
         var fitted = cells
         var fittedWidths = cellWidths
-        for i in cells.indices where cellWidths[i] > widths[i] {
-            fitted[i] = TerminalText.truncate(cells[i], to: widths[i])
+        for i in cells.indices where cellWidths[i] > limits[i] {
+            fitted[i] = TerminalText.truncate(cells[i], to: limits[i])
             fittedWidths[i] = TerminalText.width(fitted[i])
         }
         guard let last = fitted.lastIndex(where: { !$0.allSatisfy(\.isWhitespace) }) else { return "" }

@@ -37,19 +37,48 @@ public final class UnixSocketTransport: RPCTransport {
     deinit { Posix.close(fd) }
 
     public func call(_ method: String, _ params: JSONObject) throws(ClientError) -> JSON {
-        let id = nextID
-        nextID += 1
-        try send(RPCRequest(id: .int(id), method: method, params: params))
+        let id = try send(method, params)
         while true {
-            let message = try receive()
-            guard message["method"] == nil else { continue }  // a notification, not our answer
-            guard message["id"] == .int(id) else { throw ClientError.badAnswer("todod answered request \(message["id"]?.serialized() ?? "?") instead of \(id)") }
-            if let error = message["error"] {
-                throw ClientError.refused(RPCError(json: error) ?? RPCError(code: RPCError.internalErrorCode, message: "malformed error from todod"))
-            }
-            guard let result = message["result"] else { throw ClientError.badAnswer("todod sent a response without a result") }
-            return result
+            if let result = try answer(to: id, in: try receive()) { return result }
         }
+    }
+
+    /// Reads the answer as it arrives (`JSONStream`): a long listing is printed while the rest
+    /// is still on the wire, and only one element is held at a time.
+    public func stream(_ method: String, _ params: JSONObject, arrayKey: String,
+                       element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
+        let id = try send(method, params)
+        let fd = self.fd
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var reader = JSONStream(buffered: framer.takePending()) {
+            guard let n = try Posix.read(fd, into: &chunk), n > 0 else { return nil }
+            return Array(chunk[0..<n])
+        }
+        defer { framer.append(reader.remainder) }
+        while true {
+            let message: JSONObject
+            do {
+                message = try reader.message(streaming: arrayKey) { item, before in try element(item, before) }
+            } catch let error as ClientError {
+                throw error
+            } catch let error as PosixError {
+                throw ClientError.unreachable(socket: path, reason: error.reason)
+            } catch {
+                throw ClientError.badAnswer("todod sent malformed JSON (\(error))")
+            }
+            if case .object(let rest)? = try answer(to: id, in: .object(message)) { return rest }
+        }
+    }
+
+    /// The `result` of the response to request `id`; nil for a notification (not our answer).
+    private func answer(to id: Int64, in message: JSON) throws(ClientError) -> JSON? {
+        guard message["method"] == nil else { return nil }
+        guard message["id"] == .int(id) else { throw ClientError.badAnswer("todod answered request \(message["id"]?.serialized() ?? "?") instead of \(id)") }
+        if let error = message["error"] {
+            throw ClientError.refused(RPCError(json: error) ?? RPCError(code: RPCError.internalErrorCode, message: "malformed error from todod"))
+        }
+        guard let result = message["result"] else { throw ClientError.badAnswer("todod sent a response without a result") }
+        return result
     }
 
     public func watch(_ params: JSONObject, onEvent: (JSON) -> Bool) throws(ClientError) {
@@ -67,6 +96,14 @@ public final class UnixSocketTransport: RPCTransport {
     }
 
     private static let closed = "todod closed the connection"
+
+    /// Sends a request with the next id and returns that id.
+    private func send(_ method: String, _ params: JSONObject) throws(ClientError) -> Int64 {
+        let id = nextID
+        nextID += 1
+        try send(RPCRequest(id: .int(id), method: method, params: params))
+        return id
+    }
 
     private func send(_ request: RPCRequest) throws(ClientError) {
         var bytes: [UInt8] = []

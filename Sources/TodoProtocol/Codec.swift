@@ -31,7 +31,8 @@ extension JSON {
 
     /// `{"todos": [...], "total": n}`.
     public init(_ page: TodoPage) {
-        self = .object(["todos": .array(page.todos.map(JSON.init)), "total": .int(Int64(page.total))])
+        // `total` first, so a client reading the answer as it arrives knows it before the todos.
+        self = .object(["total": .int(Int64(page.total)), "todos": .array(page.todos.map(JSON.init))])
     }
 
     /// The export document (see docs/PROTOCOL.md).

@@ -26,6 +26,13 @@ public struct LineFramer: Sendable {
     /// Bytes received but not yet returned as a line.
     public var pendingCount: Int { buffer.count - start }
 
+    /// Removes and returns the bytes received but not yet returned as a line (for a reader that
+    /// takes the stream over).
+    public mutating func takePending() -> [UInt8] {
+        defer { buffer = []; start = 0; scanned = 0 }
+        return Array(buffer[start...])
+    }
+
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         guard !overflowed else { return }
         buffer.append(contentsOf: bytes)

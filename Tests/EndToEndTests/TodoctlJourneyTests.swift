@@ -71,6 +71,32 @@ import TodoTestSupport
         }
     }
 
+    /// A listing longer than one part of the table (Runner.streamedRows) is read as it arrives
+    /// and printed whole: one header, every todo once, in order, columns aligned.
+    @Test func aLongListingArrivesWhole() throws {
+        let d = try DaemonProcess()
+        let count = 2_500
+        let todos = (1...count).map { i -> JSON in
+            ["title": .string(i % 2 == 0 ? "牛乳を買う \(i)" : "task \(i)"), "category": i % 3 == 0 ? "買い物" : nil,
+             "created": "2026-11-01T00:00:00Z"]
+        }
+        let document: JSON = ["format": "todod-export", "version": 1, "categories": ["買い物"], "todos": .array(todos)]
+        let imported = try d.todoctl(["import", "-"], input: document.serialized())
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let human = try d.todoctl(["list"])
+        let lines = human.stdout.split(separator: "\n").map(String.init)
+        #expect(human.status == 0 && lines.count == count + 1)
+        #expect(lines.first?.contains("TITLE") == true)
+        let titleColumns = Set(lines.dropFirst().enumerated().compactMap { i, line -> Int? in
+            guard let title = todos[i]["title"]?.stringValue, let range = line.range(of: title) else { return nil }
+            // Display columns: the kana and kanji here are two columns wide.
+            return line[..<range.lowerBound].unicodeScalars.reduce(0) { $0 + ($1.value >= 0x3000 ? 2 : 1) }
+        })
+        #expect(titleColumns.count == 1)
+        let listed = try json(d.todoctl(["--json", "list"]))
+        #expect(listed.arrayValue?.compactMap { $0["title"]?.stringValue } == todos.compactMap { $0["title"]?.stringValue })
+    }
+
     @Test func sortingByIdTitleCreatedUpdatedBothWays() throws {
         let d = try DaemonProcess()
         for title in ["banana", "Apple", "cherry"] {

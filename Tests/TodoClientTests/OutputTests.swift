@@ -6,6 +6,42 @@ import TodoProtocol
 
 /// `--json` shapes and human output.
 @Suite struct OutputTests {
+    /// A listing longer than one part is printed in parts: one header, every row, columns kept
+    /// from the first part. On a terminal a longer category later is cut with … and the title
+    /// column stays put; in a pipe nothing is cut.
+    @Test func aLongListingIsPrintedInParts() throws {
+        let count = Runner.streamedRows * 2 + 345
+        let todos: [JSON] = (1...count).map { i in
+            // Ids and positions gain a digit after the first part; `total` announces it.
+            Fixtures.todo(id: Int64(8999 + i), title: i % 3 == 0 ? "牛乳を買う \(i)" : "task \(i)",
+                          category: i > Runner.streamedRows ? "a much longer category name" : "仕事", position: 8999 + i)
+        }
+        let transport = FakeTransport { method, _ throws(ClientError) in
+            method == "todo.list" ? ["total": 20000, "todos": .array(todos)] : try FakeTransport.canned(method, [:])
+        }
+        for terminalWidth in [nil, 60] {
+            let human = Fixtures.run(["list"], transport: transport, isTerminal: terminalWidth != nil, terminalWidth: terminalWidth,
+                                     environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "NO_COLOR": "1"])
+            #expect(human.status == 0)
+            let lines = human.stdoutLines
+            #expect(lines.count == 1 + count + 1)
+            #expect(lines.filter { $0.contains("TITLE") }.count == 1)
+            #expect(lines.last == "Showing \(count) of 20000 todos.")
+            var titleColumns = Set<Int>()
+            for (i, line) in lines.dropFirst().dropLast().enumerated() {
+                let title = todos[i]["title"]?.stringValue ?? ""
+                guard let range = line.range(of: title, options: .backwards) else { Issue.record("no title in \(line)"); continue }
+                if terminalWidth != nil || i < Runner.streamedRows { titleColumns.insert(TerminalText.width(String(line[..<range.lowerBound]))) }
+                if i >= Runner.streamedRows { #expect(line.contains(terminalWidth == nil ? "a much longer category name" : "…")) }
+            }
+            #expect(titleColumns.count == 1)
+        }
+        let json = Fixtures.run(["--json", "list"], transport: transport)
+        let parsed = try JSON.parse(json.stdout)
+        #expect(parsed.arrayValue?.compactMap { $0["id"]?.intValue } == (1...count).map { Int64(8999 + $0) })
+        #expect(json.stdout.hasSuffix("]\n"))
+    }
+
     static let hour: Int64 = 3_600_000_000
     static let sample: [JSON] = [
         Fixtures.todo(id: 1, title: "Buy milk", category: "Home", due: Fixtures.now.adding(usec: 2 * hour), position: 1),
