@@ -129,7 +129,7 @@ struct Runner {
                 }
             }
         } catch {
-            out(pending)
+            if shown > 0 { out(pending) }  // what arrived before the failure
             throw .client(error)
         }
         if json { out(pending + "]\n"); return }

@@ -56,7 +56,7 @@ public final class UnixSocketTransport: RPCTransport {
         }
         defer { framer.append(reader.remainder) }
         while true {
-            let message: JSONObject
+            let message: (members: JSONObject, streamed: Bool)
             do {
                 message = try reader.message(streaming: arrayKey) { item, before in try element(item, before) }
             } catch let error as ClientError {
@@ -66,7 +66,11 @@ public final class UnixSocketTransport: RPCTransport {
             } catch {
                 throw ClientError.badAnswer("todod sent malformed JSON (\(error))")
             }
-            if case .object(let rest)? = try answer(to: id, in: .object(message)) { return rest }
+            guard let result = try answer(to: id, in: .object(message.members)) else { continue }
+            guard case .object(let rest) = result, message.streamed else {
+                throw ClientError.badAnswer("\(method) did not return \(arrayKey)")
+            }
+            return rest
         }
     }
 

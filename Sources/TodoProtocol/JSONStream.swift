@@ -30,9 +30,11 @@ public struct JSONStream {
     /// Reads one message line: `{ … }` then a newline. Members are parsed whole, except that when
     /// the message has a `result` object holding an array under `arrayKey`, that array's elements
     /// go to `element` one by one, with the members of `result` read before the array, and the
-    /// array is left out of the returned `result`.
-    public mutating func message(streaming arrayKey: String, element: (JSON, JSONObject) throws -> Void) throws -> JSONObject {
+    /// array is left out of the returned `result`; `streamed` says whether there was one.
+    public mutating func message(streaming arrayKey: String,
+                                 element: (JSON, JSONObject) throws -> Void) throws -> (members: JSONObject, streamed: Bool) {
         var members = JSONObject()
+        var streamed = false
         try skipWhitespace(allowingNewline: false)
         try expect(UInt8(ascii: "{"))
         var first = true
@@ -48,6 +50,7 @@ public struct JSONStream {
                 if inner == arrayKey, try peek() == UInt8(ascii: "[") {
                     let before = result
                     try array { try element($0, before) }
+                    streamed = true
                 } else {
                     result[inner] = try value()
                 }
@@ -59,7 +62,7 @@ public struct JSONStream {
         guard try peek() == 0x0A else { throw Failure(description: "expected the end of the line") }
         position += 1
         compact()
-        return members
+        return (members, streamed)
     }
 
     /// The bytes received after the message, for whoever reads the stream next.

@@ -6,6 +6,17 @@ import TodoProtocol
 
 /// `--json` shapes and human output.
 @Suite struct OutputTests {
+    /// A refused listing prints nothing on standard output, not even the opening bracket.
+    @Test func aRefusedListingPrintsNothing() {
+        let transport = FakeTransport { method, _ throws(ClientError) in
+            throw .refused(RPCError(code: RPCError.notFoundCode, message: "no category named \"x\""))
+        }
+        for arguments in [["--json", "list"], ["list"]] {
+            let result = Fixtures.run(arguments, transport: transport)
+            #expect(result.status == 1 && result.stdout.isEmpty && result.stderr == "todoctl: no category named \"x\"\n")
+        }
+    }
+
     /// A listing longer than one part is printed in parts: one header, every row, columns kept
     /// from the first part. On a terminal a longer category later is cut with … and the title
     /// column stays put; in a pipe nothing is cut.

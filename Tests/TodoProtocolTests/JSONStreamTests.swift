@@ -31,12 +31,12 @@ struct JSONStreamTests {
         for size in 1...bytes.count {
             var stream = JSONStream(source: pieces(bytes, size: size))
             var seen: [JSON] = []
-            let members = try stream.message(streaming: "todos") { item, before in
+            let (members, streamed) = try stream.message(streaming: "todos") { item, before in
                 seen.append(item)
                 #expect(before == ["total": 7])  // what came before the array
             }
             #expect(seen == Self.todos, "pieces of \(size)")
-            #expect(members["id"] == 4 && members["jsonrpc"] == "2.0")
+            #expect(streamed && members["id"] == 4 && members["jsonrpc"] == "2.0")
             #expect(members["result"] == ["total": 7, "more": ["x": true]])
             #expect(stream.remainder.count <= bytes.count)
         }
@@ -46,11 +46,12 @@ struct JSONStreamTests {
         let error: JSON = ["jsonrpc": "2.0", "error": ["code": -32001, "message": "no todo with id 9"], "id": 1]
         var stream = JSONStream(source: pieces(Self.line(error), size: 3))
         var calls = 0
-        #expect(try stream.message(streaming: "todos") { _, _ in calls += 1 } == error.objectValue)
+        #expect(try stream.message(streaming: "todos") { _, _ in calls += 1 }.members == error.objectValue)
         #expect(calls == 0)
         let notArray: JSON = ["jsonrpc": "2.0", "result": ["todos": "none"], "id": 1]
         stream = JSONStream(source: pieces(Self.line(notArray), size: 5))
-        #expect(try stream.message(streaming: "todos") { _, _ in calls += 1 } == notArray.objectValue)
+        let read = try stream.message(streaming: "todos") { _, _ in calls += 1 }
+        #expect(read.members == notArray.objectValue && !read.streamed)
         #expect(calls == 0)
     }
 
