@@ -78,7 +78,10 @@ struct Runner {
             emit(try call("store.export"))
         case .importFile:
             guard let params = document?.objectValue else { throw .input("nothing to import") }
-            let result = try call("store.import", params)
+            // A document too long for one request line goes in parts on this connection; the
+            // daemon applies them together with the last one.
+            var result: JSON = .null
+            for part in Runner.importParts(params) { result = try call("store.import", part) }
             if json { emit(result) } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
@@ -87,6 +90,42 @@ struct Runner {
         case .help, .version:
             break
         }
+    }
+
+    /// The most bytes of todos and category names one `store.import` part carries: well inside
+    /// the protocol's 1 MiB line, with room for the rest of the request.
+    static let importPartBytes = 768 * 1024
+
+    /// `document` cut into export documents of at most `importPartBytes` of todos and category
+    /// names each (a single larger todo goes alone), every one but the last marked `"more": true`.
+    /// A small document is one part, sent as it is.
+    static func importParts(_ document: JSONObject) -> [JSONObject] {
+        let categories = document["categories"]?.arrayValue ?? []
+        let todos = document["todos"]?.arrayValue ?? []
+        func size(_ value: JSON) -> Int { value.serialized().utf8.count + 1 }
+        guard (categories + todos).reduce(0, { $0 + size($1) }) > importPartBytes else { return [document] }
+        var parts: [JSONObject] = []
+        var part = document
+        part["categories"] = .array([])
+        part["todos"] = .array([])
+        var current = (categories: [JSON](), todos: [JSON](), bytes: 0)
+        func close() {
+            var next = part
+            next["categories"] = .array(current.categories)
+            next["todos"] = .array(current.todos)
+            next["more"] = true
+            parts.append(next)
+            current = ([], [], 0)
+        }
+        for (isTodo, item) in categories.map({ (false, $0) }) + todos.map({ (true, $0) }) {
+            let bytes = size(item)
+            if current.bytes > 0 && current.bytes + bytes > importPartBytes { close() }
+            if isTodo { current.todos.append(item) } else { current.categories.append(item) }
+            current.bytes += bytes
+        }
+        close()
+        parts[parts.count - 1]["more"] = nil
+        return parts
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TodoCore
 import TodoPosix
 import TodoProtocol
 
@@ -25,6 +26,9 @@ final class ClientConnection: @unchecked Sendable {
     private(set) var closed = false
     /// Set once the connection is closed; read from the store queue to skip its pending reads.
     let hungUp = Atomic<Bool>(false)
+    /// The parts of a `store.import` sent so far in parts (`"more": true`), not yet applied.
+    /// Touched only on the store queue; dropped with the connection.
+    var heldImport: ExportDocument?
     /// Event types this connection watches (nil: all), once it called `watch`.
     var subscription: Set<String>?? = nil
 

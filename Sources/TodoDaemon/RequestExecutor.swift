@@ -125,9 +125,11 @@ final class RequestExecutor: @unchecked Sendable {
                 return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
             }
             do {
+                var held = job.connection.heldImport
+                defer { job.connection.heldImport = held }
                 let outcome = try savepoint && Router.kind(of: request.method) == .write
-                    ? tx.savepoint { try router.perform(request, in: tx) }
-                    : router.perform(request, in: tx)
+                    ? tx.savepoint { try router.perform(request, in: tx, heldImport: &held) }
+                    : router.perform(request, in: tx, heldImport: &held)
                 return Reply(connection: job.connection, response: request.id.map { RPCMessage.result(id: $0, outcome.result) },
                              events: outcome.events, subscription: outcome.subscription)
             } catch {

@@ -31,9 +31,11 @@ struct Router {
     static func kind(of method: String) -> Kind? { methods[method] }
 
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
-    func perform(_ request: RPCRequest, in tx: StoreTransaction) throws(RPCError) -> Outcome {
+    /// `heldImport` is what the connection holds of a `store.import` sent in parts.
+    func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout ExportDocument?) throws(RPCError) -> Outcome {
         var p = Params(request.params)
         do {
+            if request.method == "store.import" { return try importPart(&p, held: &heldImport, tx) }
             return try dispatch(request.method, &p, tx)
         } catch let error as RPCError {
             throw error
@@ -175,12 +177,6 @@ struct Router {
             try p.finish()
             return Outcome(result: JSON(try tx.export()))
 
-        case "store.import":
-            let document = try ExportDocument(json: .object(p.object))
-            p = Params(JSONObject())  // the document was read whole
-            let counts = try tx.importDocument(document)
-            let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
-            return Outcome(result: result, events: [.object(["type": "store.imported", "todos": result["todos"] ?? 0, "categories": result["categories"] ?? 0])])
 
         case "daemon.status":
             try p.finish()
@@ -200,6 +196,39 @@ struct Router {
         default:
             throw RPCError.methodNotFound(method)
         }
+    }
+
+    /// The most todos one import may hold before it is applied.
+    static let maxImportTodos = 1_000_000
+
+    /// `store.import`, one part of it. A document too long for one line (1 MiB) arrives in parts
+    /// on one connection: each but the last says `"more": true` and is only checked and `held`
+    /// (nothing is written); the last applies every part in this one transaction. Any error drops
+    /// what is held, and so does closing the connection: the import stays all or nothing.
+    func importPart(_ p: inout Params, held: inout ExportDocument?, _ tx: StoreTransaction) throws -> Outcome {
+        let before = held
+        held = nil
+        let more = try p.flag("more")
+        var object = p.object
+        object["more"] = nil
+        p = Params(JSONObject())  // the document is read whole below
+        let part = try ExportDocument(json: .object(object), firstTodo: before?.todos.count ?? 0)
+        var document = part
+        if let before {
+            document = ExportDocument(categories: before.categories + part.categories, todos: before.todos + part.todos,
+                                      exported: before.exported)
+        }
+        guard document.todos.count <= Router.maxImportTodos else {
+            throw RPCError.invalidParams("todos", "an import holds at most \(Router.maxImportTodos) todos")
+        }
+        if more {
+            held = document
+            return Outcome(result: ["todos": .int(Int64(document.todos.count)), "categories": .int(Int64(document.categories.count)),
+                                    "more": true])
+        }
+        let counts = try tx.importDocument(document)
+        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
+        return Outcome(result: result, events: [.object(["type": "store.imported", "todos": result["todos"] ?? 0, "categories": result["categories"] ?? 0])])
     }
 
     /// `name` when naming it will create a category (it does not exist yet).

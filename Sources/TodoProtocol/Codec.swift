@@ -86,8 +86,9 @@ extension Category {
 
 extension ExportDocument {
     /// Reads an export document; every problem is a -32602 error naming its place
-    /// (`todos[3].due`). Unknown members are refused.
-    public init(json: JSON) throws(RPCError) {
+    /// (`todos[3].due`, counting from `firstTodo` for a later part of a long import). Unknown
+    /// members are refused.
+    public init(json: JSON, firstTodo: Int = 0) throws(RPCError) {
         guard case .object(let object) = json else { throw RPCError.invalidParams("document", "must be an object") }
         var p = Params(object)
         let format = try p.string("format")
@@ -110,7 +111,7 @@ extension ExportDocument {
         var todos: [Entry] = []
         todos.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            guard case .object(let o) = item else { throw RPCError.invalidParams("todos[\(i)]", "must be an object") }
+            guard case .object(let o) = item else { throw RPCError.invalidParams("todos[\(firstTodo + i)]", "must be an object") }
             var e = Params(o)
             do throws(RPCError) {
                 let created = try e.instant("created")
@@ -124,7 +125,7 @@ extension ExportDocument {
                 _ = e.raw("position")  // accepted for convenience; the import assigns its own
                 try e.finish()
             } catch {
-                throw error.nested(under: "todos[\(i)].")
+                throw error.nested(under: "todos[\(firstTodo + i)].")
             }
         }
         self.init(categories: categories, todos: todos, exported: exported)

@@ -207,6 +207,28 @@ import TodoTestSupport
         #expect(try json(b.todoctl(["--json", "list"])).arrayValue?.count == 2)
     }
 
+    /// An export longer than one request line (1 MiB) goes back in parts and lands whole.
+    @Test func aLargeExportImportsWhole() throws {
+        let a = try DaemonProcess()
+        let todos = (1...6_000).map { i -> JSON in
+            ["title": .string("買い物リスト \(i) — milk, bread and eggs"), "category": i % 2 == 0 ? "家" : nil,
+             "notes": i % 5 == 0 ? .string(String(repeating: "メモ", count: 40)) : nil, "created": "2026-11-01T00:00:00Z"]
+        }
+        let seed: JSON = ["format": "todod-export", "version": 1, "categories": ["家"], "todos": .array(Array(todos[..<3000]))]
+        let rest: JSON = ["format": "todod-export", "version": 1, "categories": [], "todos": .array(Array(todos[3000...]))]
+        for document in [seed, rest] {
+            let r = try a.todoctl(["import", "-"], input: document.serialized())
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let exported = try a.todoctl(["export"])
+        #expect(exported.status == 0 && exported.stdout.utf8.count > 1 << 20)
+        let b = try DaemonProcess()
+        let imported = try b.todoctl(["import", "-"], input: exported.stdout)
+        #expect(imported.status == 0 && imported.stdout == "Imported 6000 todos and 1 category.\n", "\(imported.stderr)")
+        let titles = try json(b.todoctl(["--json", "list"])).arrayValue?.compactMap { $0["title"]?.stringValue }
+        #expect(titles == todos.compactMap { $0["title"]?.stringValue })
+    }
+
     /// The client, in turn, refuses a daemon run by another user.
     @Test(.enabled(if: getuid() == 0, "running a daemon as nobody needs root"))
     func theClientRefusesADaemonOfAnotherUser() throws {

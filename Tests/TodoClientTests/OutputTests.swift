@@ -6,6 +6,27 @@ import TodoProtocol
 
 /// `--json` shapes and human output.
 @Suite struct OutputTests {
+    /// A document too long for one request line is cut into parts that each fit in one, carry
+    /// the document's other members, and together hold every category and todo in order.
+    @Test func importPartsFitOneLineEach() {
+        let todos: [JSON] = (1...20_000).map { ["title": .string("todo \($0) 牛乳を買う"), "created": "2026-11-01T00:00:00Z"] }
+        let categories: [JSON] = (1...300).map { .string("category \($0) " + String(repeating: "x", count: 150)) }
+        let document: JSONObject = ["format": "todod-export", "version": 1, "exported": "2026-11-30T00:00:00Z",
+                                    "categories": .array(categories), "todos": .array(todos)]
+        let parts = Runner.importParts(document)
+        #expect(parts.count > 1)
+        for (i, part) in parts.enumerated() {
+            let line = RPCRequest(id: .int(Int64(i)), method: "store.import", params: part).json.serialized()
+            #expect(line.utf8.count < LineFramer.defaultMaxLineLength)
+            #expect(part["format"] == "todod-export" && part["version"] == 1 && part["exported"] == "2026-11-30T00:00:00Z")
+            #expect(part["more"] == (i < parts.count - 1 ? true : nil))
+        }
+        #expect(parts.flatMap { $0["categories"]?.arrayValue ?? [] } == categories)
+        #expect(parts.flatMap { $0["todos"]?.arrayValue ?? [] } == todos)
+        let small: JSONObject = ["format": "todod-export", "version": 1, "categories": [], "todos": .array(Array(todos[..<10]))]
+        #expect(Runner.importParts(small) == [small])
+    }
+
     /// A refused listing prints nothing on standard output, not even the opening bracket.
     @Test func aRefusedListingPrintsNothing() {
         let transport = FakeTransport { method, _ throws(ClientError) in
