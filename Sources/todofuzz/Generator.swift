@@ -210,6 +210,7 @@ struct Generator {
         var doc: [(String, V)] = [("format", .str("todod-export")), ("version", .int(1)),
                                   ("categories", .arr((0..<rng.int(0...2)).map { _ in .str(category()) })), ("todos", .arr(entries))]
         if rng.chance(0.3) { doc.append(("exported", .str("2026-11-30T04:19:59.127023Z"))) }
+        if rng.chance(0.3) { doc.append(("more", .bool(rng.chance(0.7)))) }  // a part of an import in parts
         return .obj(doc)
     }
 
