@@ -31,24 +31,26 @@ let package = Package(
         .target(name: "TodoPosix", dependencies: ["CTodoLinux"]),
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
         .target(name: "TodoSystemd", dependencies: ["CSystemd", "TodoPosix"]),
-        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
-        .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd"]),
+        .target(name: "TodoTime", dependencies: ["TodoCore", "TodoPosix"]),
+        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime"]),
+        .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
         .executableTarget(name: "todod", dependencies: ["TodoDaemon", "TodoProtocol"]),
         // A release todoctl is one fully static file: no dynamic loader work at start (P3 in
         // docs/PERFORMANCE.md), and it runs wherever it is copied.
-        .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix"],
+        .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix", "TodoTime"],
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
+        .testTarget(name: "TodoTimeTests", dependencies: ["TodoTime", "TodoTestSupport"]),
         .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol"]),
         .testTarget(name: "TodoClientTests", dependencies: ["TodoCore", "TodoClient", "TodoTestSupport"]),
-        .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport"]),
+        .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
     ],

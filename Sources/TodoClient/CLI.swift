@@ -1,4 +1,5 @@
 import TodoCore
+import TodoTime
 import TodoPosix
 import TodoProtocol
 

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoTime
 import TodoProtocol
 
 /// Human-readable output: tables, confirmations and `Label: value` blocks, coloured only when

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoTime
 
 /// Stage 2 of todoctl: turns tokens into an `Invocation`. WHEN and DURATION values are resolved
 /// here against `now` and `timeZone`, so a bad one is a usage error.

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoTime
 
 /// Display width, truncation, padding and human time formats for terminal output.
 public enum TerminalText {

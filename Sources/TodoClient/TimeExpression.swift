@@ -1,4 +1,5 @@
 import TodoCore
+import TodoTime
 
 /// A bad WHEN or DURATION value: `message` quotes the value and lists the accepted forms, one line.
 public struct TimeExpressionError: Error, Equatable, Sendable {

@@ -8,6 +8,7 @@ import TodoPosix
 import TodoProtocol
 import TodoStore
 import TodoSystemd
+import TodoTime
 
 /// The daemon's object graph and lifecycle: open the store, listen, serve, stop cleanly.
 ///
@@ -98,10 +99,12 @@ public final class Daemon: @unchecked Sendable {
         self.executor = executor
         ioQueue.sync { server.start() }
 
+        // Local times in reminder messages and STATUS= use the zone `TZ` names, read as todoctl reads it.
+        let timeZone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
         // One wall-clock timer for the earliest pending reminder; re-armed after every commit.
         let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: DispatchWallTimer(queue: store.queue),
-                                          sink: JournalReminderSink(log: log))
-        let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil)
+                                          sink: JournalReminderSink(log: log, timeZone: timeZone))
+        let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         scheduler.onFired = { [ioQueue] fired in
             status.update()
             ioQueue.async { for reminder in fired { server.publish(Events.reminder(reminder)) } }

@@ -1,7 +1,7 @@
-import Foundation
 import TodoCore
 import TodoStore
 import TodoSystemd
+import TodoTime
 
 /// Keeps systemd's STATUS= line current: the open and done counts and the next reminder
 /// (`systemctl status todod` shows it). Runs on the store queue; sends only when the text changed.
@@ -9,24 +9,26 @@ final class ManagerStatus: @unchecked Sendable {
     // @unchecked: used only on the store queue.
     private let store: TodoStore
     private let enabled: Bool
+    private let timeZone: ZoneInfo
     private var last = ""
 
-    init(store: TodoStore, enabled: Bool) {
+    init(store: TodoStore, enabled: Bool, timeZone: ZoneInfo) {
         self.store = store
         self.enabled = enabled
+        self.timeZone = timeZone
     }
 
     func update() {
         guard enabled, let text = try? store.readOnQueue({ tx in
-            ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder())
+            ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder(), timeZone: timeZone)
         }), text != last else { return }
         last = text
         ServiceManager.notify("STATUS=" + text)
     }
 
     /// "3 open, 1 done; next reminder 2026-12-01 09:00 +09:00" (or "no reminder pending").
-    static func text(counts: (open: Int, done: Int), next: Instant?) -> String {
-        let reminder = next.map { "next reminder " + JournalReminderSink.localTime($0, timeZone: .current) } ?? "no reminder pending"
+    static func text(counts: (open: Int, done: Int), next: Instant?, timeZone: ZoneInfo) -> String {
+        let reminder = next.map { "next reminder " + JournalReminderSink.localTime($0, timeZone: timeZone) } ?? "no reminder pending"
         return "\(counts.open) open, \(counts.done) done; \(reminder)"
     }
 }

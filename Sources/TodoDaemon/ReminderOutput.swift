@@ -1,6 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TodoCore
 import TodoSystemd
+import TodoTime
 
 /// Writes each fired reminder to the journal as a structured entry (SPEC §6), or, without a
 /// journal, as one line with the same facts on standard error.
@@ -11,9 +14,11 @@ final class JournalReminderSink: ReminderSink {
 
     private let log: Log
     private let useJournal: Bool
-    private let timeZone: TimeZone
+    private let timeZone: ZoneInfo
 
-    init(log: Log, useJournal: Bool = Journal.isAvailable, timeZone: TimeZone = .current) {
+    /// `timeZone` is the zone of the local times in messages (the daemon passes the one `TZ`
+    /// names, read as todoctl reads it).
+    init(log: Log, useJournal: Bool = Journal.isAvailable, timeZone: ZoneInfo) {
         self.log = log
         self.useJournal = useJournal
         self.timeZone = timeZone
@@ -35,7 +40,7 @@ final class JournalReminderSink: ReminderSink {
     }
 
     /// The entry's fields, MESSAGE first.
-    static func fields(_ reminder: FiredReminder, timeZone: TimeZone) -> [(name: String, value: String)] {
+    static func fields(_ reminder: FiredReminder, timeZone: ZoneInfo) -> [(name: String, value: String)] {
         let todo = reminder.todo
         var fields: [(name: String, value: String)] = [
             ("MESSAGE", message(todo, timeZone: timeZone)),
@@ -56,19 +61,17 @@ final class JournalReminderSink: ReminderSink {
     }
 
     /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00."
-    static func message(_ todo: Todo, timeZone: TimeZone) -> String {
+    static func message(_ todo: Todo, timeZone: ZoneInfo) -> String {
         guard let due = todo.due else { return "Reminder for todo \(todo.id) “\(todo.title)”." }
         return "Todo \(todo.id) “\(todo.title)” is due at \(localTime(due, timeZone: timeZone))."
     }
 
-    static func localTime(_ instant: Instant, timeZone: TimeZone) -> String {
-        let date = Date(timeIntervalSince1970: Double(instant.seconds))
-        let offset = timeZone.secondsFromGMT(for: date)
-        let local = Instant(seconds: instant.seconds + Int64(offset)).rfc3339()  // "YYYY-MM-DDTHH:MM:SSZ" in local time
-        let sign = offset < 0 ? "-" : "+"
+    static func localTime(_ instant: Instant, timeZone: ZoneInfo) -> String {
+        let offset = timeZone.secondsFromUTC(at: instant.seconds)
+        let local = Instant(seconds: instant.seconds + offset).rfc3339()  // "YYYY-MM-DDTHH:MM:SSZ" in local time
         let hours = abs(offset) / 3600, minutes = abs(offset) / 60 % 60
         return String(local.prefix(10)) + " " + String(local.dropFirst(11).prefix(5))
-            + " " + sign + String(format: "%02d:%02d", hours, minutes)
+            + " " + (offset < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + String(hours) + ":" + (minutes < 10 ? "0" : "") + String(minutes)
     }
 
     private static func quoted(_ value: String) -> String {

@@ -6,6 +6,7 @@ import Glibc
 
 import TodoClient
 import TodoCore
+import TodoTime
 import TodoPosix
 
 /// Writes unbuffered, so everything is out before exit and `watch` output appears line by line.

@@ -55,6 +55,15 @@ struct ReminderJournalTests {
         #expect(try Journalctl.reminders(title: title, atLeast: 2, timeout: 1).count == 1)
     }
 
+    /// The message's local time is in the zone the daemon's `TZ` names (here a POSIX rule).
+    @Test func theMessageUsesTheZoneTZNames() throws {
+        let daemon = try DaemonProcess(environment: ["TZ": "<+0530>-5:30"])
+        let title = unique("zone")
+        _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 1))])
+        let message = try Journalctl.reminders(title: title, atLeast: 1).first?["MESSAGE"]?.stringValue ?? ""
+        #expect(message.hasSuffix(" +05:30."), "\(message)")
+    }
+
     @Test func aReminderMissedWhileStoppedFiresAfterStartWithItsLateness() throws {
         let dir = TemporaryDirectory("missed")
         let daemon = try DaemonProcess(directory: dir)

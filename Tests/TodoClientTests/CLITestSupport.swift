@@ -1,5 +1,6 @@
 import Foundation
 import TodoCore
+import TodoTime
 import TodoProtocol
 @testable import TodoClient
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoCore
+import TodoTime
 import TodoProtocol
 @testable import TodoClient
 

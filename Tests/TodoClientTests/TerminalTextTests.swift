@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoCore
+import TodoTime
 @testable import TodoClient
 
 @Suite struct TerminalTextTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoCore
+import TodoTime
 import TodoTestSupport
 @testable import TodoClient
 

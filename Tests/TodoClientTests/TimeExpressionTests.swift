@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoCore
+import TodoTime
 @testable import TodoClient
 
 /// Parses `text` as WHEN and formats the result as RFC 3339 UTC (with microseconds when present).

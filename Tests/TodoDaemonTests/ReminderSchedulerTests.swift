@@ -3,6 +3,7 @@ import TodoCore
 @testable import TodoDaemon
 import TodoStore
 import TodoTestSupport
+import TodoTime
 
 private final class FakeTimer: WallClockTimer {
     var onFire: (() -> Void)?
@@ -174,10 +175,16 @@ private final class Harness {
         let todo = Todo(id: 12, title: "牛乳を買う", category: "買い物", due: due, remind: due.adding(usec: -900_000_000),
                         position: 1, created: due, updated: due)
         let fields = JournalReminderSink.fields(FiredReminder(todo: todo, fired: due, lateUsec: 1234),
-                                                timeZone: TimeZone(identifier: "Asia/Tokyo")!)
+                                                timeZone: ZoneInfo(identifier: "Asia/Tokyo")!)
         #expect(fields.map(\.name) == ["MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER", "TODO_ID", "TODO_TITLE",
                                        "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_REMIND_USEC", "TODO_LATE_USEC"])
         #expect(fields[0].value == "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00.")
+        // Local times in messages follow the zone as todoctl reads it: negative and half-hour
+        // offsets, and POSIX rules.
+        for (zone, text) in [("America/St_Johns", "2026-12-01 05:30 -03:30"), ("Asia/Kolkata", "2026-12-01 14:30 +05:30"),
+                             ("EST5EDT,M3.2.0,M11.1.0", "2026-12-01 04:00 -05:00"), ("", "2026-12-01 09:00 +00:00")] {
+            #expect(JournalReminderSink.localTime(due, timeZone: .named(byTZ: zone)) == text)
+        }
         #expect(fields.first { $0.name == "TODO_DUE" }?.value == "2026-12-01T09:00:00Z")
         #expect(fields.first { $0.name == "TODO_REMIND_USEC" }?.value == String(due.usec - 900_000_000))
         for (name, _) in fields {

@@ -2,7 +2,7 @@ import TodoCore
 import TodoPosix
 
 /// A time zone from the system's tz database (TZif files, tzfile(5) / RFC 8536) or a POSIX TZ
-/// string, read without Foundation: what todoctl needs to show and read local times.
+/// string, read without Foundation: how todoctl and todod show and read local times.
 public struct ZoneInfo: Sendable {
     /// Transition instants (seconds since the Unix epoch), strictly ascending.
     let transitions: [Int64]

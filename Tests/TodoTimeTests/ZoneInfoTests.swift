@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TodoTestSupport
-@testable import TodoClient
+@testable import TodoTime
 
 /// Seconds since the Unix epoch of a UTC date and time, computed by Foundation.
 private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Int64 {
