@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/ioctl.h>
+#include <malloc.h>
 #include "CTodoLinux.h"
 
 int todod_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid) {
@@ -22,4 +23,8 @@ int todod_terminal_columns(int fd) {
 
 int todod_accept_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int todod_map_allocations_from(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
 }

@@ -109,23 +109,15 @@ final class ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// Delivers the answer to one request (nil for a notification).
-    func answered(_ response: JSON?) {
+    /// Delivers the answer to one request: its line, newline included (nil for a notification).
+    func answered(_ line: [UInt8]?) {
         inFlight -= 1
-        if let response { send(response) }
+        if let line { send(line: line) }
         if readingSuspended && inFlight < ClientConnection.maxInFlight / 2 && !closed {
             readingSuspended = false
             readSource.resume()
         }
         closeIfIdle()
-    }
-
-    /// Queues one message (a response or an event) for sending.
-    func send(_ message: JSON) {
-        var line: [UInt8] = []
-        message.write(to: &line)
-        line.append(0x0A)
-        send(line: line)
     }
 
     /// Queues an already serialized line.

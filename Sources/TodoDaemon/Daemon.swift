@@ -63,6 +63,7 @@ public final class Daemon: @unchecked Sendable {
         }
         umask(0o077)
         raiseFileLimit()
+        keepLargeBuffersOutOfTheHeap()
 
         let database = options.database
         do {
@@ -221,6 +222,14 @@ public final class Daemon: @unchecked Sendable {
     private static func exitWhenFlushed(_ server: Server, queue: DispatchQueue, deadline: Double) {
         if server.allFlushed || monotonicSeconds() > deadline { exit(0) }
         queue.asyncAfter(deadline: .now() + .milliseconds(10)) { exitWhenFlushed(server, queue: queue, deadline: deadline) }
+    }
+
+    /// Allocations of 256 KiB or more (the answer to a long listing, say) get mappings of their
+    /// own, given back when freed. glibc would otherwise raise that threshold after the first such
+    /// free, and later answers would stay in the heap: each long listing would leave tens of MiB
+    /// of resident memory behind.
+    private func keepLargeBuffersOutOfTheHeap() {
+        Posix.mapAllocations(from: 256 * 1024)
     }
 
     /// Lets the daemon hold as many connections as the hard limit allows.

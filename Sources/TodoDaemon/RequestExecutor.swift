@@ -22,8 +22,8 @@ final class RequestExecutor: @unchecked Sendable {
     /// What a job produced, delivered on the I/O queue.
     struct Reply {
         let connection: ClientConnection
-        /// The response line to send, or nil for a notification.
-        let response: JSON?
+        /// The response line to send (newline included), or nil for a notification.
+        let response: [UInt8]?
         let events: [JSON]
         let subscription: Set<String>??
     }
@@ -104,10 +104,10 @@ final class RequestExecutor: @unchecked Sendable {
             replies = jobs.map { job in
                 switch job.request {
                 case .success(let request):
-                    return Reply(connection: job.connection, response: request.id.map { RPCMessage.error(id: $0, failure) },
+                    return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, failure)) },
                                  events: [], subscription: nil)
                 case .failure(let undecodable):  // keeps its own error
-                    return Reply(connection: job.connection, response: RPCMessage.error(id: undecodable.id, undecodable.error),
+                    return Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: undecodable.id, undecodable.error)),
                                  events: [], subscription: nil)
                 }
             }
@@ -118,7 +118,7 @@ final class RequestExecutor: @unchecked Sendable {
     private func run(_ job: Job, _ tx: StoreTransaction, savepoint: Bool) -> Reply {
         switch job.request {
         case .failure(let failure):
-            return Reply(connection: job.connection, response: RPCMessage.error(id: failure.id, failure.error), events: [], subscription: nil)
+            return Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: failure.id, failure.error)), events: [], subscription: nil)
         case .success(let request):
             // Nobody is left to read the answer of a read: skip the work (writes still apply).
             if Router.kind(of: request.method) == .read, job.connection.hungUp.load(ordering: .relaxed) {
@@ -130,12 +130,12 @@ final class RequestExecutor: @unchecked Sendable {
                 let outcome = try savepoint && Router.kind(of: request.method) == .write
                     ? tx.savepoint { try router.perform(request, in: tx, heldImport: &held) }
                     : router.perform(request, in: tx, heldImport: &held)
-                return Reply(connection: job.connection, response: request.id.map { RPCMessage.result(id: $0, outcome.result) },
+                return Reply(connection: job.connection, response: request.id.map { RPCMessage.resultLine(id: $0, encodedResult: outcome.encodedResult) },
                              events: outcome.events, subscription: outcome.subscription)
             } catch {
                 let rpcError = (error as? RPCError) ?? (error as? TodoError).map(RPCError.init)
                     ?? RPCError(code: RPCError.internalErrorCode, message: "internal error: \(error)")
-                return Reply(connection: job.connection, response: request.id.map { RPCMessage.error(id: $0, rpcError) }, events: [], subscription: nil)
+                return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, rpcError)) }, events: [], subscription: nil)
             }
         }
     }

@@ -10,10 +10,23 @@ struct Router {
 
     /// What one request produced.
     struct Outcome {
-        var result: JSON
+        /// The result as JSON text, written once here on the store queue.
+        var encodedResult: [UInt8]
         var events: [JSON] = []
         /// For `watch`: the event types the connection subscribes to (nil: all).
         var subscription: Set<String>?? = nil
+
+        init(result: JSON, events: [JSON] = [], subscription: Set<String>?? = nil) {
+            var bytes: [UInt8] = []
+            result.write(to: &bytes)
+            self.init(encodedResult: bytes, events: events, subscription: subscription)
+        }
+
+        init(encodedResult: [UInt8], events: [JSON] = [], subscription: Set<String>?? = nil) {
+            self.encodedResult = encodedResult
+            self.events = events
+            self.subscription = subscription
+        }
     }
 
     let status: StatusSource
@@ -67,7 +80,7 @@ struct Router {
         case "todo.list":
             let query = try TodoQuery(params: &p)
             try p.finish()
-            return Outcome(result: JSON(try tx.list(query)))
+            return Outcome(encodedResult: try tx.list(query).encoded)
 
         case "todo.update":
             let id = try p.int("id", in: 1...Int64.max)

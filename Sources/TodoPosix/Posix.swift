@@ -37,6 +37,13 @@ public enum Posix {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Serves every allocation of at least `bytes` from its own mapping, given back to the
+    /// system when freed (glibc otherwise raises that threshold as the process runs, and large
+    /// buffers freed later stay in the heap).
+    public static func mapAllocations(from bytes: Int) {
+        _ = todod_map_allocations_from(Int32(bytes))
+    }
+
     /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
     public static func close(_ fd: Int32) {
         _ = Glibc.close(fd)

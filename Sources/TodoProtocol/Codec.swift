@@ -29,7 +29,7 @@ extension JSON {
         ])
     }
 
-    /// `{"todos": [...], "total": n}`.
+    /// `{"total": n, "todos": [...]}`.
     public init(_ page: TodoPage) {
         // `total` first, so a client reading the answer as it arrives knows it before the todos.
         self = .object(["total": .int(Int64(page.total)), "todos": .array(page.todos.map(JSON.init))])
@@ -129,5 +129,21 @@ extension ExportDocument {
             }
         }
         self.init(categories: categories, todos: todos, exported: exported)
+    }
+}
+
+extension TodoPage {
+    /// The page as JSON text, the same bytes as `JSON(page)` writes, built one todo at a time:
+    /// a long listing never exists as a tree of JSON values.
+    public var encoded: [UInt8] {
+        var bytes = Array(#"{"total":"#.utf8)
+        bytes.append(contentsOf: String(total).utf8)
+        bytes.append(contentsOf: #","todos":["#.utf8)
+        for (i, todo) in todos.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSON(todo).write(to: &bytes)
+        }
+        bytes.append(contentsOf: "]}".utf8)
+        return bytes
     }
 }

@@ -148,6 +148,26 @@ public enum RPCMessage {
         .object(["jsonrpc": "2.0", "error": error.json, "id": id])
     }
 
+    /// `message` as one line, newline included.
+    public static func line(_ message: JSON) -> [UInt8] {
+        var bytes: [UInt8] = []
+        message.write(to: &bytes)
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// The line of `result(id:_:)` for a result that is already JSON text: a long listing is
+    /// written out once, never held as a tree.
+    public static func resultLine(id: JSON, encodedResult: [UInt8]) -> [UInt8] {
+        var bytes = Array(#"{"jsonrpc":"2.0","result":"#.utf8)
+        bytes.reserveCapacity(encodedResult.count + 64)
+        bytes.append(contentsOf: encodedResult)
+        bytes.append(contentsOf: #","id":"#.utf8)
+        id.write(to: &bytes)
+        bytes.append(contentsOf: "}\n".utf8)
+        return bytes
+    }
+
     /// A `watch` notification: `{"jsonrpc":"2.0","method":"event","params":{...}}`.
     public static func event(_ params: JSON) -> JSON {
         .object(["jsonrpc": "2.0", "method": "event", "params": params])
