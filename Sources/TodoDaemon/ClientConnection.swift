@@ -120,6 +120,14 @@ final class ClientConnection: @unchecked Sendable {
         closeIfIdle()
     }
 
+    /// Queues a piece of a line being streamed (`ResponseStream`), never refused for the output
+    /// bound.
+    func sendPart(_ bytes: [UInt8]) {
+        guard !closed else { return }
+        output.append(contentsOf: bytes)
+        flush()
+    }
+
     /// Queues an already serialized line.
     func send(line: [UInt8]) {
         guard !closed else { return }

@@ -60,11 +60,23 @@ final class RequestExecutor: @unchecked Sendable {
     /// and the connection waits for no other answer: `DispatchQueue.sync` on an idle queue runs
     /// the block on the calling thread, so a lone client's read costs no thread hop. Returns nil
     /// when the job must take the normal, ordered path through `submit`.
+    ///
+    /// A `todo.list` answered here is streamed (`ResponseStream`): its first todos leave while the
+    /// rest are read.
     func answerInline(_ job: Job, connectionIdle: Bool) -> Reply? {
         guard connectionIdle, case .success(let request) = job.request, request.method != "watch",
               Router.kind(of: request.method) == .read, lock.withLock({ !scheduled }) else { return nil }
+        let stream = request.method == "todo.list" ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
         return store.queue.sync {
-            try? store.readOnQueue { tx in run(job, tx, savepoint: false) }
+            do {
+                return try store.readOnQueue { tx in run(job, tx, savepoint: false, stream: stream) }
+            } catch {
+                // The read transaction failed to begin or end. Unless part of a streamed answer is
+                // out, the request takes the normal path and gets its error there.
+                guard let stream, stream.started else { return nil }
+                stream.abandon()
+                return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
+            }
         }
     }
 
@@ -115,7 +127,7 @@ final class RequestExecutor: @unchecked Sendable {
         deliver(replies)
     }
 
-    private func run(_ job: Job, _ tx: StoreTransaction, savepoint: Bool) -> Reply {
+    private func run(_ job: Job, _ tx: StoreTransaction, savepoint: Bool, stream: ResponseStream? = nil) -> Reply {
         switch job.request {
         case .failure(let failure):
             return Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: failure.id, failure.error)), events: [], subscription: nil)
@@ -129,10 +141,18 @@ final class RequestExecutor: @unchecked Sendable {
                 defer { job.connection.heldImport = held }
                 let outcome = try savepoint && Router.kind(of: request.method) == .write
                     ? tx.savepoint { try router.perform(request, in: tx, heldImport: &held) }
-                    : router.perform(request, in: tx, heldImport: &held)
-                return Reply(connection: job.connection, response: request.id.map { RPCMessage.resultLine(id: $0, encodedResult: outcome.encodedResult) },
+                    : router.perform(request, in: tx, heldImport: &held, stream: stream)
+                guard let encoded = outcome.encodedResult else {  // it went out through the stream
+                    stream?.finish()
+                    return Reply(connection: job.connection, response: nil, events: outcome.events, subscription: outcome.subscription)
+                }
+                return Reply(connection: job.connection, response: request.id.map { RPCMessage.resultLine(id: $0, encodedResult: encoded) },
                              events: outcome.events, subscription: outcome.subscription)
             } catch {
+                if let stream, stream.started {
+                    stream.abandon()
+                    return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
+                }
                 let rpcError = (error as? RPCError) ?? (error as? TodoError).map(RPCError.init)
                     ?? RPCError(code: RPCError.internalErrorCode, message: "internal error: \(error)")
                 return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, rpcError)) }, events: [], subscription: nil)

@@ -10,8 +10,9 @@ struct Router {
 
     /// What one request produced.
     struct Outcome {
-        /// The result as JSON text, written once here on the store queue.
-        var encodedResult: [UInt8]
+        /// The result as JSON text, written once here on the store queue; nil when it went out
+        /// through a `ResponseStream`.
+        var encodedResult: [UInt8]?
         var events: [JSON] = []
         /// For `watch`: the event types the connection subscribes to (nil: all).
         var subscription: Set<String>?? = nil
@@ -22,7 +23,7 @@ struct Router {
             self.init(encodedResult: bytes, events: events, subscription: subscription)
         }
 
-        init(encodedResult: [UInt8], events: [JSON] = [], subscription: Set<String>?? = nil) {
+        init(encodedResult: [UInt8]?, events: [JSON] = [], subscription: Set<String>?? = nil) {
             self.encodedResult = encodedResult
             self.events = events
             self.subscription = subscription
@@ -44,11 +45,14 @@ struct Router {
     static func kind(of method: String) -> Kind? { methods[method] }
 
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
-    /// `heldImport` is what the connection holds of a `store.import` sent in parts.
-    func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout ExportDocument?) throws(RPCError) -> Outcome {
+    /// `heldImport` is what the connection holds of a `store.import` sent in parts. With a
+    /// `stream`, a `todo.list` result is written to it as the todos are read.
+    func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout ExportDocument?,
+                 stream: ResponseStream? = nil) throws(RPCError) -> Outcome {
         var p = Params(request.params)
         do {
             if request.method == "store.import" { return try importPart(&p, held: &heldImport, tx) }
+            if request.method == "todo.list", let stream { return try streamList(&p, stream, tx) }
             return try dispatch(request.method, &p, tx)
         } catch let error as RPCError {
             throw error
@@ -209,6 +213,25 @@ struct Router {
         default:
             throw RPCError.methodNotFound(method)
         }
+    }
+
+    /// Todos per piece of a streamed listing.
+    static let streamedTodos = 500
+
+    /// `todo.list` written to `stream` while the todos are read.
+    private func streamList(_ p: inout Params, _ stream: ResponseStream, _ tx: StoreTransaction) throws -> Outcome {
+        let query = try TodoQuery(params: &p)
+        try p.finish()
+        var first = true
+        try tx.list(query, chunk: Router.streamedTodos, total: { stream.write(TodoPage.encodedHead(total: $0)) }) { todos in
+            var piece: [UInt8] = []
+            TodoPage.append(todos, first: first, to: &piece)
+            first = false
+            stream.write(piece)
+            return stream.isOpen  // nobody left to read the rest
+        }
+        stream.write(TodoPage.encodedTail)
+        return Outcome(encodedResult: nil)
     }
 
     /// The most todos one import may hold before it is applied.

@@ -136,14 +136,25 @@ extension TodoPage {
     /// The page as JSON text, the same bytes as `JSON(page)` writes, built one todo at a time:
     /// a long listing never exists as a tree of JSON values.
     public var encoded: [UInt8] {
-        var bytes = Array(#"{"total":"#.utf8)
-        bytes.append(contentsOf: String(total).utf8)
-        bytes.append(contentsOf: #","todos":["#.utf8)
-        for (i, todo) in todos.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSON(todo).write(to: &bytes)
-        }
-        bytes.append(contentsOf: "]}".utf8)
+        var bytes = TodoPage.encodedHead(total: total)
+        TodoPage.append(todos, first: true, to: &bytes)
+        bytes.append(contentsOf: TodoPage.encodedTail)
         return bytes
     }
+
+    /// `{"total":N,"todos":[`: how the JSON text of a page begins.
+    public static func encodedHead(total: Int) -> [UInt8] {
+        Array(#"{"total":"#.utf8) + Array(String(total).utf8) + Array(#","todos":["#.utf8)
+    }
+
+    /// Appends `todos` to a page's JSON text, after a comma unless they come `first`.
+    public static func append(_ todos: [Todo], first: Bool, to bytes: inout [UInt8]) {
+        for (i, todo) in todos.enumerated() {
+            if i > 0 || !first { bytes.append(UInt8(ascii: ",")) }
+            JSON(todo).write(to: &bytes)
+        }
+    }
+
+    /// `]}`: how the JSON text of a page ends.
+    public static let encodedTail = Array("]}".utf8)
 }

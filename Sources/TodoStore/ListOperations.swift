@@ -7,19 +7,40 @@ extension StoreTransaction {
     /// is a bound parameter. `now` decides what is overdue.
     public func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
         let statements = try listStatements(query)
-        let total: Int64
-        if let kept = statements.keptCounts {  // status and category alone: the kept counts answer it
-            let counts: (open: Int, done: Int)
-            switch kept {
-            case .all: counts = try self.counts()
-            case .category(let id): counts = try categoryCounts(id)
-            }
-            total = Int64(query.status == .open ? counts.open : query.status == .done ? counts.done : counts.open + counts.done)
-        } else {
-            total = try connection.scalar(statements.count, statements.values)
-        }
+        let total = try self.total(query, statements)
         let rows = try connection.rows(statements.page, statements.pageValues, TodoRow.init)
-        return TodoPage(todos: try withPositions(rows), total: Int(total))
+        return TodoPage(todos: try withPositions(rows), total: total)
+    }
+
+    /// `list` for a long listing: the total first, then the todos `chunk` at a time (with their
+    /// positions) as the rows are read, so the listing is never held whole. Stops early when
+    /// `each` returns false.
+    public func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
+        let statements = try listStatements(query)
+        total(try self.total(query, statements))
+        var rows: [TodoRow] = []
+        rows.reserveCapacity(chunk)
+        var going = true
+        try connection.forEachRow(statements.page, statements.pageValues) { (statement) throws(TodoError) in
+            rows.append(TodoRow(statement))
+            guard rows.count == chunk else { return true }
+            going = each(try withPositions(rows))
+            rows.removeAll(keepingCapacity: true)
+            return going
+        }
+        if going && !rows.isEmpty { _ = each(try withPositions(rows)) }
+    }
+
+    private func total(_ query: TodoQuery, _ statements: ListStatements) throws(TodoError) -> Int {
+        guard let kept = statements.keptCounts else {  // status and category alone: the kept counts answer it
+            return Int(try connection.scalar(statements.count, statements.values))
+        }
+        let counts: (open: Int, done: Int)
+        switch kept {
+        case .all: counts = try self.counts()
+        case .category(let id): counts = try categoryCounts(id)
+        }
+        return query.status == .open ? counts.open : query.status == .done ? counts.done : counts.open + counts.done
     }
 
     func listStatements(_ query: TodoQuery) throws(TodoError) -> ListStatements {

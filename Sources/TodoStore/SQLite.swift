@@ -101,6 +101,15 @@ final class Connection {
         return out
     }
 
+    /// Hands each row of a query to `row` as it is read, until `row` returns false.
+    func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
+        let stmt = try statement(sql, values)
+        defer { stmt.reset() }
+        while try stmt.step() {
+            guard try row(stmt) else { return }
+        }
+    }
+
     /// The first row of a query, mapped by `row`, or nil when there is none.
     func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> T? {
         let stmt = try statement(sql, values)

@@ -177,6 +177,51 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
     }
 }
 
+/// The chunked listing gives what the whole one gives, in the same order, whatever the chunk.
+@Suite struct ChunkedListTests {
+    @Test func chunksAddUpToTheWholeListing() throws {
+        let dir = TemporaryDirectory("chunks")
+        let store = try makeStore(dir)
+        try store.write { tx in
+            for i in 1...2500 { _ = try tx.add(NewTodo(title: "t\(3000 - i) 牛乳", category: i % 3 == 0 ? "家" : nil)) }
+        }
+        _ = try store.write { try $0.complete([5, 6, 7]) }
+        var queries: [TodoQuery] = []
+        for status in TodoQuery.Status.allCases {
+            for sort in [[], [TodoQuery.SortKey(.title)], [TodoQuery.SortKey(.id, descending: true)]] {
+                var q = TodoQuery()
+                q.status = status
+                q.sort = sort
+                queries.append(q)
+            }
+        }
+        var paged = TodoQuery()
+        paged.category = "家"
+        paged.limit = 300
+        paged.offset = 50
+        queries.append(paged)
+        for query in queries {
+            let whole = try store.read { try $0.list(query) }
+            for chunk in [1, 7, 1000] {
+                var total = -1
+                var todos: [Todo] = []
+                try store.read { tx in
+                    try tx.list(query, chunk: chunk, total: { total = $0 }) { part in
+                        #expect(part.count <= chunk)
+                        todos += part
+                        return true
+                    }
+                }
+                #expect(total == whole.total && todos == whole.todos, "\(query) in chunks of \(chunk)")
+            }
+        }
+        // Returning false stops the listing.
+        var parts = 0
+        try store.read { tx in try tx.list(TodoQuery(), chunk: 100, total: { _ in }) { _ in parts += 1; return parts < 3 } }
+        #expect(parts == 3)
+    }
+}
+
 @Suite struct PersistenceTests {
     @Test func closeAndReopenGivesIdenticalState() throws {
         let dir = TemporaryDirectory("reopen")
