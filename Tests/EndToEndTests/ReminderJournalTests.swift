@@ -22,7 +22,9 @@ private func TodoCoreInstant(usec: Int64) -> String {
 }
 
 /// Reminders against the real systemd-journald that `scripts/test` starts when none runs.
-@Suite(.enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+// Serialized: `todoctl reminders` reads the newest entries of a journal the 1,000-reminder burst
+// would otherwise flood while another test of the suite runs.
+@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
 struct ReminderJournalTests {
     @Test func aDueTodoProducesExactlyOneEntryWithEveryField() throws {
         let dir = TemporaryDirectory("rem")
