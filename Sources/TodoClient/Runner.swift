@@ -98,8 +98,11 @@ struct Runner {
 
     /// `document` cut into export documents of at most `importPartBytes` of todos and category
     /// names each (a single larger todo goes alone), every one but the last marked `"more": true`.
-    /// A small document is one part, sent as it is.
+    /// A small document is one part. A `more` member in the document itself is dropped: it
+    /// belongs to the protocol, and left in it would make the daemon wait for parts that never come.
     static func importParts(_ document: JSONObject) -> [JSONObject] {
+        var document = document
+        document["more"] = nil
         let categories = document["categories"]?.arrayValue ?? []
         let todos = document["todos"]?.arrayValue ?? []
         func size(_ value: JSON) -> Int { value.serialized().utf8.count + 1 }

@@ -26,6 +26,9 @@ import TodoProtocol
         #expect(parts.flatMap { $0["todos"]?.arrayValue ?? [] } == todos)
         let small: JSONObject = ["format": "todod-export", "version": 1, "categories": [], "todos": .array(Array(todos[..<10]))]
         #expect(Runner.importParts(small) == [small])
+        var claimsMore = small
+        claimsMore["more"] = true
+        #expect(Runner.importParts(claimsMore) == [small])
     }
 
     /// A refused listing prints nothing on standard output, not even the opening bracket.
