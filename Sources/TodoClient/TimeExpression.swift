@@ -305,20 +305,15 @@ public enum TimeExpression {
 
     // MARK: - Local time
 
-    /// The UTC offset of `timeZone` at `utcSeconds`, in seconds.
-    static func offset(at utcSeconds: Int64, _ timeZone: ZoneInfo) -> Int64 {
-        timeZone.secondsFromUTC(at: utcSeconds)
-    }
-
     /// The instant a local wall-clock time names, with the gap and overlap rules above.
     static func localInstant(days: Int64, secondOfDay: Int64, micros: Int64, timeZone: ZoneInfo) -> Instant? {
         guard days >= -719_162, days < 2_932_897 else { return nil }
         let naive = days * 86_400 + secondOfDay
         // Transitions are far more than a day apart, so the offsets a day either side of the naive
         // reading (plus the one at it) are the only candidates.
-        let before = offset(at: naive - 86_400, timeZone)
-        let candidates = [before, offset(at: naive, timeZone), offset(at: naive + 86_400, timeZone)]
-        let valid = candidates.map { naive - $0 }.filter { naive - offset(at: $0, timeZone) == $0 }
+        let before = timeZone.secondsFromUTC(at: naive - 86_400)
+        let candidates = [before, timeZone.secondsFromUTC(at: naive), timeZone.secondsFromUTC(at: naive + 86_400)]
+        let valid = candidates.map { naive - $0 }.filter { naive - timeZone.secondsFromUTC(at: $0) == $0 }
         let utc = valid.min() ?? (naive - before)
         return checked(utc * 1_000_000 + micros)
     }
@@ -339,7 +334,7 @@ extension TimeExpression {
         }
 
         init(utcSeconds: Int64, timeZone: ZoneInfo) {
-            let local = utcSeconds + TimeExpression.offset(at: utcSeconds, timeZone)
+            let local = utcSeconds + timeZone.secondsFromUTC(at: utcSeconds)
             days = local >= 0 ? local / 86_400 : -((-local + 86_399) / 86_400)
             secondOfDay = local - days * 86_400
         }

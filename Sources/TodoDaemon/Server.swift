@@ -62,10 +62,7 @@ final class Server: @unchecked Sendable {
     private func refuse(_ fd: Int32) {
         let uid = (try? UnixSocket.peerCredentials(fd)).map { String($0.uid) } ?? "unknown"
         log.warning("refused a connection from uid \(uid): this daemon serves only its owner and root")
-        var line: [UInt8] = []
-        RPCMessage.error(id: .null, .permissionDenied).write(to: &line)
-        line.append(0x0A)
-        _ = try? Posix.write(fd, line, from: 0)
+        _ = try? Posix.write(fd, RPCMessage.line(RPCMessage.error(id: .null, .permissionDenied)), from: 0)
         shutdown(fd, Int32(SHUT_WR))
         let drain = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         var discarded = 0
@@ -101,13 +98,9 @@ final class Server: @unchecked Sendable {
         var line: [UInt8]?
         for connection in connections.values {
             guard case .some(let filter) = connection.subscription, filter?.contains(type) ?? true else { continue }
-            if line == nil {
-                var bytes: [UInt8] = []
-                RPCMessage.event(event).write(to: &bytes)
-                bytes.append(0x0A)
-                line = bytes
-            }
-            connection.send(line: line ?? [])
+            let bytes = line ?? RPCMessage.line(RPCMessage.event(event))  // made once, for the first subscriber
+            line = bytes
+            connection.send(line: bytes)
         }
     }
 

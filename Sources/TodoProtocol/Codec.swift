@@ -29,12 +29,6 @@ extension JSON {
         ])
     }
 
-    /// `{"total": n, "todos": [...]}`.
-    public init(_ page: TodoPage) {
-        // `total` first, so a client reading the answer as it arrives knows it before the todos.
-        self = .object(["total": .int(Int64(page.total)), "todos": .array(page.todos.map(JSON.init))])
-    }
-
     /// The export document (see docs/PROTOCOL.md).
     public init(_ document: ExportDocument) {
         let todos: [JSON] = document.todos.map { e in
@@ -133,8 +127,9 @@ extension ExportDocument {
 }
 
 extension TodoPage {
-    /// The page as JSON text, the same bytes as `JSON(page)` writes, built one todo at a time:
-    /// a long listing never exists as a tree of JSON values.
+    /// The page as JSON text, `{"total": n, "todos": [...]}`, built one todo at a time: a long
+    /// listing never exists as a tree of JSON values. `total` comes first, so a client reading
+    /// the answer as it arrives knows it before the todos.
     public var encoded: [UInt8] {
         var bytes = TodoPage.encodedHead(total: total)
         TodoPage.append(todos, first: true, to: &bytes)

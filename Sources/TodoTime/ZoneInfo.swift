@@ -281,7 +281,7 @@ struct PosixRule: Sendable {
         let cycle: Int64 = 146_097 * 86_400
         var instant = utcSeconds % cycle
         if instant < 0 { instant += cycle }
-        let year = civilYear(daysSinceEpoch: floorDivide(instant + standardOffset, 86_400))
+        let year = Instant.civil(days: floorDivide(instant + standardOffset, 86_400)).year
         // The latest start or end at or before the instant decides; transition times may reach up
         // to a week into the neighbouring years, so look two years back and one ahead. On a tie
         // the start wins, which makes rules like "EST5EDT,0/0,J365/25" daylight time all year.
@@ -306,14 +306,14 @@ extension PosixRule.RuleDate {
         let newYear = daysFromCivil(year: year, month: 1, day: 1)
         switch self {
         case .julian(let day):
-            return newYear + day - 1 + (isLeapYear(year) && day >= 60 ? 1 : 0)
+            return newYear + day - 1 + (Instant.isLeapYear(year) && day >= 60 ? 1 : 0)
         case .zeroBased(let day):
             return newYear + day
         case .monthWeekDay(let month, let week, let weekday):
             let first = daysFromCivil(year: year, month: month, day: 1)
             let firstWeekday = floorModulo(first + 4, 7)  // 1970-01-01 was a Thursday.
             var day = first + floorModulo(weekday - firstWeekday, 7) + (week - 1) * 7
-            if day - first >= daysInMonth(year: year, month: month) { day -= 7 }
+            if day - first >= Instant.monthLength(year: year, month: month) { day -= 7 }
             return day
         }
     }
@@ -410,12 +410,6 @@ private struct RuleScanner {
 private func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
     Instant.days(year: year, month: month, day: day) ?? 0
 }
-
-private func civilYear(daysSinceEpoch: Int64) -> Int64 { Instant.civil(days: daysSinceEpoch).year }
-
-private func isLeapYear(_ year: Int64) -> Bool { Instant.isLeapYear(year) }
-
-private func daysInMonth(year: Int64, month: Int64) -> Int64 { Instant.monthLength(year: year, month: month) }
 
 private func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
     let quotient = value / divisor
