@@ -32,10 +32,12 @@ struct FiredReminder: Sendable, Equatable {
 /// Keeps ONE timer armed for the earliest pending reminder and fires what is due.
 ///
 /// Runs on the store queue: `rearm()` after every commit that may touch due, remind, done or
-/// deletion; `timerFired()` when the timer goes off. Each pass fires everything due in reminder
-/// order — deliver (journal), then record `reminded` durably in one transaction, then report —
-/// so a crash between delivery and record can repeat an entry but never lose one. Time comes
-/// from the injected clock, so tests drive it by hand.
+/// deletion; `timerFired()` when the timer goes off. Each pass fires what is due in reminder
+/// order, `batchSize` at a time — deliver (journal), then record `reminded` durably in one
+/// transaction, then report — so a crash between delivery and record can repeat an entry but
+/// never lose one. After a full batch the timer is armed for "now": the queue serves waiting
+/// requests before the next batch, and the first events of a burst leave without waiting for
+/// the last. Time comes from the injected clock, so tests drive it by hand.
 final class ReminderScheduler: @unchecked Sendable {
     // @unchecked: used only on the store queue.
     private let store: TodoStore
@@ -47,8 +49,8 @@ final class ReminderScheduler: @unchecked Sendable {
     /// The instant the timer is armed for, if any.
     private(set) var armedFor: Instant?
 
-    /// Reminders fired per transaction.
-    static let batchSize = 1000
+    /// Reminders fired per transaction (and per turn on the store queue).
+    static let batchSize = 100
     /// How long to wait before retrying after a failed delivery.
     static let retryDelayUsec: Int64 = 5_000_000
 
@@ -60,7 +62,8 @@ final class ReminderScheduler: @unchecked Sendable {
         timer.onFire = { [unowned self] in self.timerFired() }
     }
 
-    /// Arms the timer for the earliest pending reminder, or fires at once what is already due.
+    /// Arms the timer for the earliest pending reminder. One already due fires as soon as the
+    /// store queue is free: after the answers of the commit that called this.
     func rearm() {
         let next: Instant?
         do {
@@ -74,11 +77,7 @@ final class ReminderScheduler: @unchecked Sendable {
             armedFor = nil
             return
         }
-        if next <= clock() {
-            fireDue()
-        } else if next != armedFor {
-            arm(at: next)
-        }
+        if next != armedFor { arm(at: next) }
     }
 
     /// The timer went off.
@@ -92,42 +91,42 @@ final class ReminderScheduler: @unchecked Sendable {
         timer.arm(at: instant)
     }
 
+    /// Fires one batch of what is due, then re-arms.
     private func fireDue() {
-        while true {
-            let now = clock()
-            let due: [Todo]
-            do {
-                due = try store.readOnQueue { try $0.dueReminders(at: now, limit: Self.batchSize) }
-            } catch {
-                arm(at: now.adding(usec: Self.retryDelayUsec))
-                return
-            }
-            var delivered: [FiredReminder] = []
-            var failed = false
-            for todo in due {
-                let fired = clock()
-                let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - (todo.remind ?? fired).usec)
-                guard sink.deliver(reminder) else { failed = true; break }
-                delivered.append(reminder)
-            }
-            do {
-                try store.writeOnQueue { tx in
-                    for reminder in delivered { try tx.markReminded(reminder.todo.id, at: reminder.fired) }
-                }
-            } catch {
-                // Not recorded: they stay pending and fire again on the retry (a repeat, never a loss).
-                arm(at: clock().adding(usec: Self.retryDelayUsec))
-                return
-            }
-            if !delivered.isEmpty { onFired?(delivered) }
-            if failed {
-                arm(at: clock().adding(usec: Self.retryDelayUsec))
-                return
-            }
-            if due.count < Self.batchSize { break }
+        let now = clock()
+        let due: [Todo]
+        do {
+            due = try store.readOnQueue { try $0.dueReminders(at: now, limit: Self.batchSize) }
+        } catch {
+            arm(at: now.adding(usec: Self.retryDelayUsec))
+            return
         }
-        armedFor = nil
-        rearm()
+        var delivered: [FiredReminder] = []
+        var failed = false
+        for todo in due {
+            let fired = clock()
+            let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - (todo.remind ?? fired).usec)
+            guard sink.deliver(reminder) else { failed = true; break }
+            delivered.append(reminder)
+        }
+        do {
+            try store.writeOnQueue { tx in
+                for reminder in delivered { try tx.markReminded(reminder.todo.id, at: reminder.fired) }
+            }
+        } catch {
+            // Not recorded: they stay pending and fire again on the retry (a repeat, never a loss).
+            arm(at: clock().adding(usec: Self.retryDelayUsec))
+            return
+        }
+        if !delivered.isEmpty { onFired?(delivered) }
+        if failed {
+            arm(at: clock().adding(usec: Self.retryDelayUsec))
+        } else if due.count == Self.batchSize {
+            arm(at: now)  // more may be due: go on after the requests waiting on the queue
+        } else {
+            armedFor = nil
+            rearm()
+        }
     }
 }
 

@@ -5,6 +5,7 @@ import Foundation
 import TodoPosix
 import TodoCore
 import TodoProtocol
+import TodoSystemd
 
 /// P4: how late reminders reach a `watch` subscriber, for a burst due in the same second and for
 /// the same number spread over a span, and whether each fires exactly once.
@@ -21,19 +22,61 @@ enum ReminderBench {
         let burst = try round(daemon, control, label: "same second", count: count, lead: leadSeconds) { _ in 0 }
         let step = Int64(spreadSeconds) * 1_000_000 / Int64(count)
         let spread = try round(daemon, control, label: "spread over \(spreadSeconds) s", count: count, lead: leadSeconds) { i in Int64(i) * step }
+        let floor = journal ? journalFloor(count: count) : nil  // last, so its entries disturb neither round
 
         for (name, r) in [("\(formatCount(count)) due in the same second", burst), ("\(formatCount(count)) spread over \(spreadSeconds) s", spread)] {
             let s = Stats(r.lateness)
             let once = r.missing == 0 && r.duplicates == 0
+            var peer = "daemon's own p99 " + formatSeconds(Stats(r.reported).percentile(99))
+            var ratio = "—"
+            if let floor, r.spread == 0 {
+                peer = "journal floor p99 \(formatSeconds(floor.percentile(99))); " + peer
+                ratio = String(format: "%.2f×", s.percentile(99) / floor.percentile(99))
+            }
             Summary.add("P4 lateness p50/p99/max, \(name)",
                         value: "\(formatSeconds(s.median)) / \(formatSeconds(s.percentile(99))) / \(formatSeconds(s.max))",
-                        peer: "daemon's own p99 " + formatSeconds(Stats(r.reported).percentile(99)),
-                        goal: "p99 ≤ 5 ms, each once", met: s.percentile(99) <= 0.005 && once)
+                        peer: peer, ratio: ratio, goal: "p99 ≤ 5 ms, each once", met: s.percentile(99) <= 0.005 && once)
             if !once { Summary.note("P4 \(name): \(r.missing) missing, \(r.duplicates) duplicated") }
         }
     }
 
+    /// The journal's own pace: `count` entries shaped like reminders (the same eleven fields and
+    /// sizes, but no reminder MESSAGE_ID, so `todoctl reminders` never lists them) sent in a row
+    /// through the daemon's `Journal.send`. Entry k's figure is when its send returned, counted
+    /// from the start: what the k-th reminder of a same-second burst would be late if the daemon
+    /// did nothing but send.
+    static func journalFloor(count: Int) -> Stats {
+        let run = "\(getpid())-\(Instant.now().usec)"
+        var done: [Double] = []
+        done.reserveCapacity(count)
+        let start = Measure.now()
+        for i in 0..<count {
+            let id = String(1_000_000 + i)
+            let title = "bench floor \(run) 牛乳を買う \(i)"
+            let due = Instant.now()
+            _ = Journal.send([
+                ("MESSAGE", "Todo \(id) “\(title)” is due at 2026-12-01 18:00 +09:00."),
+                ("TODOBENCH_FLOOR", run),
+                ("PRIORITY", "5"),
+                ("SYSLOG_IDENTIFIER", "todobench"),
+                ("TODO_ID", id),
+                ("TODO_TITLE", title),
+                ("TODO_CATEGORY", "Home"),
+                ("TODO_DUE", due.rfc3339(fractional: true)),
+                ("TODO_DUE_USEC", String(due.usec)),
+                ("TODO_REMIND_USEC", String(due.usec)),
+                ("TODO_LATE_USEC", String(i)),
+            ])
+            done.append(Measure.now() - start)
+        }
+        let s = Stats(done)
+        print("  journal floor: \(formatCount(count)) reminder-shaped entries sent in a row: p50 \(formatSeconds(s.median))  p99 \(formatSeconds(s.percentile(99)))  (\(formatSeconds(s.max / Double(count))) per entry)")
+        return s
+    }
+
     struct Result {
+        /// Microseconds between the first and the last reminder of the round.
+        var spread: Int64 = 0
         var lateness: [Double] = []   // seconds: arrival at the bench − remind
         var reported: [Double] = []   // seconds: the event's lateUsec
         var missing = 0
@@ -82,6 +125,7 @@ enum ReminderBench {
         }
 
         var result = Result()
+        result.spread = last.usec - t.usec
         var seen: [String: Int] = [:]
         for (arrival, line) in arrivals {
             guard let params = try parse(line, what: "watch")["params"], params["type"]?.stringValue == "reminder",

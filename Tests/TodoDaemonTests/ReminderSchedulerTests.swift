@@ -33,13 +33,15 @@ private final class Harness {
     let sink = FakeSink()
     let scheduler: ReminderScheduler
     var reported: [FiredReminder] = []
+    /// How many times `onFired` reported (one per recorded batch).
+    var batches = 0
     let t0: Instant
 
     init() throws {
         store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
         scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink)
         t0 = clock.now
-        scheduler.onFired = { [unowned self] in self.reported += $0 }
+        scheduler.onFired = { [unowned self] in self.reported += $0; self.batches += 1 }
     }
 
     func at(_ seconds: Int64) -> Instant { t0.adding(usec: seconds * 1_000_000) }
@@ -52,10 +54,11 @@ private final class Harness {
         return value
     }
 
-    /// Moves the clock and lets the timer fire if it is due by then, as the kernel would.
+    /// Moves the clock and lets the timer fire while it is due by then, as the kernel would
+    /// (a timer armed for a past instant fires at once).
     func advance(to instant: Instant) {
         clock.set(instant)
-        if let armed = timer.armed, armed <= instant {
+        while let armed = timer.armed, armed <= instant {
             timer.armed = nil
             store.queue.sync { timer.fire() }
         }
@@ -154,6 +157,9 @@ private final class Harness {
         h.store.queue.sync { h.scheduler.rearm() }
         h.advance(to: h.at(61))
         #expect(h.sink.delivered.count == 1000)
+        // In batches, each recorded and reported before the next, the store queue free in between.
+        #expect(h.batches == 1000 / ReminderScheduler.batchSize)
+        #expect(h.reported.map(\.todo.id) == h.sink.delivered.map(\.todo.id))
         #expect(Set(h.sink.delivered.map(\.todo.id)).count == 1000)
         #expect(h.sink.delivered.map(\.todo.remind!) == h.sink.delivered.map(\.todo.remind!).sorted())
         #expect(try h.store.read { try $0.nextPendingReminder() } == nil)
@@ -164,6 +170,8 @@ private final class Harness {
         _ = try h.store.write { try $0.add(NewTodo(title: "t", due: h.at(10))) }  // no re-arm: the daemon is down
         h.clock.set(h.at(600))
         h.store.queue.sync { h.scheduler.rearm() }  // start-up
+        #expect(h.timer.armed == h.at(10))  // in the past: the timer goes off at once
+        h.advance(to: h.at(600))
         #expect(h.sink.delivered.count == 1)
         #expect(h.sink.delivered[0].lateUsec == 590_000_000)
     }
