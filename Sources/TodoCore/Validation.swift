@@ -31,7 +31,8 @@ public enum Validation {
     static func singleLine(_ raw: String, field: String, maxCharacters: Int) throws(TodoError) -> String {
         let text = trimmed(raw)
         guard !text.isEmpty else { throw TodoError.invalid(field, "must not be empty") }
-        guard text.count <= maxCharacters else {
+        // Counting characters walks grapheme boundaries; no text has more characters than bytes.
+        guard text.utf8.count <= maxCharacters || text.count <= maxCharacters else {
             throw TodoError.invalid(field, "longer than \(maxCharacters) characters")
         }
         if let bad = text.unicodeScalars.first(where: isControl) {
@@ -42,14 +43,19 @@ public enum Validation {
 
     /// Removes leading and trailing white space, including the ideographic space U+3000.
     public static func trimmed(_ s: String) -> String {
+        let ends = s.unicodeScalars
+        if let first = ends.first, let last = ends.last, !first.properties.isWhitespace, !last.properties.isWhitespace {
+            return s
+        }
         var scalars = Substring(s).unicodeScalars[...]
         while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
         return String(String.UnicodeScalarView(scalars))
     }
 
+    /// General category Cc, which Unicode fixes forever as U+0000–U+001F and U+007F–U+009F.
     static func isControl(_ s: Unicode.Scalar) -> Bool {
-        s.properties.generalCategory == .control
+        s.value < 0x20 || (0x7F...0x9F).contains(s.value)
     }
 
     static func scalarName(_ s: Unicode.Scalar) -> String {

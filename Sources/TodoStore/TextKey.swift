@@ -4,13 +4,16 @@ import Foundation
 ///
 /// SQLite compares the keys bytewise (UTF-8, so by code point), which is deterministic for any
 /// Unicode text; the originals are stored as entered.
+///
+/// Most titles and names are ASCII, kana and kanji, which no normalization changes and whose only
+/// case folding is A–Z to a–z: their keys are computed directly (`plainKey`), and only other text
+/// goes through Foundation's normalization and folding. Both give the same key (a test compares
+/// them for every scalar the direct path accepts).
 enum TextKey {
     /// The identity of a name: canonical composition and full Unicode case folding, so that
     /// `Home`, `HOME` and `home` (and `Straße`/`STRASSE`) are the same category.
     static func identity(_ text: String) -> String {
-        text.precomposedStringWithCanonicalMapping
-            .folding(options: [.caseInsensitive], locale: nil)
-            .precomposedStringWithCanonicalMapping
+        plainKey(text) ?? foundationIdentity(text)
     }
 
     /// The key titles sort by: case-folded like `identity`, so order ignores case.
@@ -20,8 +23,50 @@ enum TextKey {
     /// katakana become their usual forms) and case folding, so `ｶﾀｶﾅ` finds `カタカナ` and
     /// `ＴＯＤＯ` finds `todo`.
     static func search(_ text: String) -> String {
+        plainKey(text) ?? foundationSearch(text)
+    }
+
+    static func foundationIdentity(_ text: String) -> String {
+        text.precomposedStringWithCanonicalMapping
+            .folding(options: [.caseInsensitive], locale: nil)
+            .precomposedStringWithCanonicalMapping
+    }
+
+    static func foundationSearch(_ text: String) -> String {
         text.precomposedStringWithCompatibilityMapping
             .folding(options: [.caseInsensitive], locale: nil)
             .precomposedStringWithCompatibilityMapping
+    }
+
+    /// The key of text made only of ASCII and `isPlain` scalars, which is both its `identity`
+    /// and its `search` key: the text with A–Z made lowercase. Nil for any other text.
+    static func plainKey(_ text: String) -> String? {
+        var capitals = false
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                if scalar.value &- 0x41 < 26 { capitals = true }
+            } else if !isPlain(scalar) {
+                return nil
+            }
+        }
+        guard capitals else { return text }
+        var bytes = Array(text.utf8)
+        for i in bytes.indices where bytes[i] &- 0x41 < 26 { bytes[i] |= 0x20 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Hiragana, katakana, CJK ideographs and the common Japanese punctuation, each only if
+    /// NFKC and case folding leave it alone and it is a starter (combining class 0). In these
+    /// blocks only the voiced sound marks U+3099/U+309A compose with a neighbour, and they are
+    /// not starters.
+    static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3001...0x3003, 0x3005...0x3007, 0x3008...0x3011, 0x3041...0x3096, 0x30A1...0x30FA, 0x30FC...0x30FE,
+             0x3400...0x4DBF, 0x4E00...0x9FFF:
+            let properties = scalar.properties
+            return !properties.changesWhenNFKCCaseFolded && properties.canonicalCombiningClass == .notReordered
+        default:
+            return false
+        }
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-import TodoCore
+@testable import TodoCore
 
 @Suite struct InstantTests {
     @Test(arguments: [
@@ -46,5 +46,22 @@ import TodoCore
         #expect(try Validation.notes("a\nb\tc") == "a\nb\tc")
         #expect(try Validation.notes("   ") == nil)
         #expect(throws: TodoError.invalid("notes", "contains control character U+001B")) { try Validation.notes("\u{1B}[31m") }
+    }
+
+    @Test func controlCharactersAreExactlyCategoryCc() {
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(Validation.isControl(scalar) == (scalar.properties.generalCategory == .control), "U+\(String(value, radix: 16))")
+        }
+    }
+
+    @Test func limitsCountCharactersNotBytes() throws {
+        let kanji = String(repeating: "漢", count: Validation.maxTitleCharacters)  // 3,000 bytes
+        #expect(try Validation.title(kanji) == kanji)
+        let family = String(repeating: "👨‍👩‍👧", count: Validation.maxTitleCharacters)  // one character each
+        #expect(try Validation.title(family) == family)
+        #expect(throws: TodoError.invalid("title", "longer than 1000 characters")) { try Validation.title(kanji + "字") }
+        #expect(try Validation.title("plain") == "plain")
+        #expect(try Validation.title(" a ") == "a")
     }
 }
