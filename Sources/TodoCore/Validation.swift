@@ -44,13 +44,18 @@ public enum Validation {
     /// Removes leading and trailing white space, including the ideographic space U+3000.
     public static func trimmed(_ s: String) -> String {
         let ends = s.unicodeScalars
-        if let first = ends.first, let last = ends.last, !first.properties.isWhitespace, !last.properties.isWhitespace {
+        if let first = ends.first, let last = ends.last, !isWhitespace(first), !isWhitespace(last) {
             return s
         }
         var scalars = Substring(s).unicodeScalars[...]
-        while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+        while let first = scalars.first, isWhitespace(first) { scalars.removeFirst() }
+        while let last = scalars.last, isWhitespace(last) { scalars.removeLast() }
         return String(String.UnicodeScalarView(scalars))
+    }
+
+    /// The White_Space property, with ASCII answered without a table lookup.
+    static func isWhitespace(_ s: Unicode.Scalar) -> Bool {
+        s.isASCII ? s.value == 0x20 || (0x09...0x0D).contains(s.value) : s.properties.isWhitespace
     }
 
     /// General category Cc, which Unicode fixes forever as U+0000–U+001F and U+007F–U+009F.

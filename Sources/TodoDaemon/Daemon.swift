@@ -108,7 +108,7 @@ public final class Daemon: @unchecked Sendable {
         let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         scheduler.onFired = { [ioQueue] fired in
             status.update()
-            ioQueue.async { for reminder in fired { server.publish(Events.reminder(reminder)) } }
+            ioQueue.async { for reminder in fired { server.publish(.reminder(reminder)) } }
         }
         executor.afterCommit = {
             scheduler.rearm()

@@ -1,8 +1,18 @@
 import TodoCore
 import TodoProtocol
 
-/// The `watch` events (see docs/PROTOCOL.md). Each is the `params` of an `event` notification.
-enum Events {
+/// A `watch` event (see docs/PROTOCOL.md): the values it reports, turned into JSON text only
+/// when a subscriber asked for its type. Each is the `params` of an `event` notification.
+enum Event: Sendable {
+    /// `{"type": ..., "todos": [...]}`.
+    case todos(String, [Todo])
+    /// `{"type": ..., "category": {...}}`, with `oldName` for a rename.
+    case category(String, Category, oldName: String? = nil)
+    /// `{"type": "store.imported", "todos": n, "categories": n}`.
+    case imported(todos: Int, categories: Int)
+    /// `{"type": "reminder", "todo": {...}, "fired": ..., "lateUsec": n}`.
+    case reminder(FiredReminder)
+
     /// Every event type a subscriber may ask for.
     static let types: Set<String> = [
         "todo.added", "todo.updated", "todo.completed", "todo.reopened", "todo.deleted", "todo.moved",
@@ -10,20 +20,34 @@ enum Events {
         "reminder",
     ]
 
-    /// `{"type": ..., "todos": [...]}`.
-    static func todos(_ type: String, _ todos: [Todo]) -> JSON {
-        .object(["type": .string(type), "todos": .array(todos.map(JSON.init))])
+    var type: String {
+        switch self {
+        case .todos(let type, _), .category(let type, _, _): type
+        case .imported: "store.imported"
+        case .reminder: "reminder"
+        }
     }
 
-    /// `{"type": ..., "category": {...}}`, with `oldName` for a rename.
-    static func category(_ type: String, _ category: Category, oldName: String? = nil) -> JSON {
-        var o: JSONObject = ["type": .string(type), "category": JSON(category)]
-        if let oldName { o["oldName"] = .string(oldName) }
-        return .object(o)
-    }
-
-    /// `{"type": "reminder", "todo": {...}, "fired": ..., "lateUsec": n}`.
-    static func reminder(_ fired: FiredReminder) -> JSON {
-        .object(["type": "reminder", "todo": JSON(fired.todo), "fired": JSON(fired.fired), "lateUsec": .int(fired.lateUsec)])
+    /// The whole notification line, newline included.
+    var line: [UInt8] {
+        var params: [UInt8] = []
+        switch self {
+        case .todos(let type, let todos):
+            params.append(contentsOf: #"{"type":"#.utf8)
+            JSON.string(type).write(to: &params)
+            params.append(contentsOf: #","todos":"#.utf8)
+            params.append(contentsOf: Todo.encodedJSON(todos))
+            params.append(UInt8(ascii: "}"))
+        case .category(let type, let category, let oldName):
+            var o: JSONObject = ["type": .string(type), "category": JSON(category)]
+            if let oldName { o["oldName"] = .string(oldName) }
+            JSON.object(o).write(to: &params)
+        case .imported(let todos, let categories):
+            JSON.object(["type": "store.imported", "todos": .int(Int64(todos)), "categories": .int(Int64(categories))]).write(to: &params)
+        case .reminder(let fired):
+            JSON.object(["type": "reminder", "todo": JSON(fired.todo), "fired": JSON(fired.fired), "lateUsec": .int(fired.lateUsec)])
+                .write(to: &params)
+        }
+        return RPCMessage.eventLine(encodedParams: params)
     }
 }

@@ -24,7 +24,7 @@ final class RequestExecutor: @unchecked Sendable {
         let connection: ClientConnection
         /// The response line to send (newline included), or nil for a notification.
         let response: [UInt8]?
-        let events: [JSON]
+        let events: [Event]
         let subscription: Set<String>??
     }
 

@@ -13,17 +13,17 @@ struct Router {
         /// The result as JSON text, written once here on the store queue; nil when it went out
         /// through a `ResponseStream`.
         var encodedResult: [UInt8]?
-        var events: [JSON] = []
+        var events: [Event] = []
         /// For `watch`: the event types the connection subscribes to (nil: all).
         var subscription: Set<String>?? = nil
 
-        init(result: JSON, events: [JSON] = [], subscription: Set<String>?? = nil) {
+        init(result: JSON, events: [Event] = [], subscription: Set<String>?? = nil) {
             var bytes: [UInt8] = []
             result.write(to: &bytes)
             self.init(encodedResult: bytes, events: events, subscription: subscription)
         }
 
-        init(encodedResult: [UInt8]?, events: [JSON] = [], subscription: Set<String>?? = nil) {
+        init(encodedResult: [UInt8]?, events: [Event] = [], subscription: Set<String>?? = nil) {
             self.encodedResult = encodedResult
             self.events = events
             self.subscription = subscription
@@ -74,12 +74,12 @@ struct Router {
             try p.finish()
             let created = try newCategory(new.category, tx)
             let todo = try tx.add(new)
-            return Outcome(result: JSON(todo), events: try categoryEvents(created, tx) + [Events.todos("todo.added", [todo])])
+            return Outcome(encodedResult: todo.encodedJSON, events: try categoryEvents(created, tx) + [Event.todos("todo.added", [todo])])
 
         case "todo.get":
             let id = try p.int("id", in: 1...Int64.max)
             try p.finish()
-            return Outcome(result: JSON(try tx.todo(id)))
+            return Outcome(encodedResult: try tx.todo(id).encodedJSON)
 
         case "todo.list":
             let query = try TodoQuery(params: &p)
@@ -97,8 +97,8 @@ struct Router {
             let before = try tx.todo(id)
             let created: String? = if case .set(let name) = patch.category { try newCategory(name, tx) } else { nil }
             let todo = try tx.update(id, patch)
-            return Outcome(result: JSON(todo),
-                           events: try categoryEvents(created, tx) + (todo == before ? [] : [Events.todos("todo.updated", [todo])]))
+            return Outcome(encodedResult: todo.encodedJSON,
+                           events: try categoryEvents(created, tx) + (todo == before ? [] : [Event.todos("todo.updated", [todo])]))
 
         case "todo.complete", "todo.reopen", "todo.delete":
             let ids = try p.ids("ids")
@@ -118,7 +118,7 @@ struct Router {
                 changed = todos
                 type = "todo.deleted"
             }
-            return Outcome(result: .array(todos.map(JSON.init)), events: changed.isEmpty ? [] : [Events.todos(type, changed)])
+            return Outcome(encodedResult: Todo.encodedJSON(todos), events: changed.isEmpty ? [] : [Event.todos(type, changed)])
 
         case "todo.move":
             let id = try p.int("id", in: 1...Int64.max)
@@ -136,14 +136,14 @@ struct Router {
             try p.finish()
             let before = try tx.todo(id)
             let todo = try tx.move(id, to: target)
-            return Outcome(result: JSON(todo), events: todo.position == before.position ? [] : [Events.todos("todo.moved", [todo])])
+            return Outcome(encodedResult: todo.encodedJSON, events: todo.position == before.position ? [] : [Event.todos("todo.moved", [todo])])
 
         case "todo.snooze":
             let id = try p.int("id", in: 1...Int64.max)
             let until = try p.instant("until")
             try p.finish()
             let todo = try tx.snooze(id, until: until)
-            return Outcome(result: JSON(todo), events: [Events.todos("todo.updated", [todo])])
+            return Outcome(encodedResult: todo.encodedJSON, events: [Event.todos("todo.updated", [todo])])
 
         case "reminder.list":
             let since = try p.optionalInstant("since")
@@ -155,7 +155,7 @@ struct Router {
             let name = try p.string("name")
             try p.finish()
             let category = try tx.addCategory(name)
-            return Outcome(result: JSON(category), events: [Events.category("category.added", category)])
+            return Outcome(result: JSON(category), events: [Event.category("category.added", category)])
 
         case "category.list":
             try p.finish()
@@ -167,7 +167,7 @@ struct Router {
             let old = try tx.category(named: name)
             let category = try tx.renameCategory(name, to: newName)
             return Outcome(result: JSON(category),
-                           events: category.name == old.name ? [] : [Events.category("category.renamed", category, oldName: old.name)])
+                           events: category.name == old.name ? [] : [Event.category("category.renamed", category, oldName: old.name)])
 
         case "category.delete":
             let (name, force) = (try p.string("name"), try p.flag("force"))
@@ -175,10 +175,10 @@ struct Router {
             let old = try tx.category(named: name)
             var unlinked = try tx.list(Self.all(inCategory: old.name)).todos
             let category = try tx.deleteCategory(name, force: force)
-            var events = [Events.category("category.deleted", category)]
+            var events = [Event.category("category.deleted", category)]
             if !unlinked.isEmpty {
                 unlinked = try unlinked.map { (t) throws(TodoError) in try tx.todo(t.id) }
-                events.append(Events.todos("todo.updated", unlinked))
+                events.append(Event.todos("todo.updated", unlinked))
             }
             return Outcome(result: JSON(category), events: events)
 
@@ -188,7 +188,7 @@ struct Router {
             let before = try tx.category(named: name)
             let category = try tx.moveCategory(name, to: Int(position))
             return Outcome(result: JSON(category),
-                           events: category.position == before.position ? [] : [Events.category("category.moved", category)])
+                           events: category.position == before.position ? [] : [Event.category("category.moved", category)])
 
         case "store.export":
             try p.finish()
@@ -264,7 +264,7 @@ struct Router {
         }
         let counts = try tx.importDocument(document)
         let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
-        return Outcome(result: result, events: [.object(["type": "store.imported", "todos": result["todos"] ?? 0, "categories": result["categories"] ?? 0])])
+        return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
 
     /// `name` when naming it will create a category (it does not exist yet).
@@ -279,9 +279,9 @@ struct Router {
     }
 
     /// The `category.added` event for a category a todo change created.
-    private func categoryEvents(_ created: String?, _ tx: StoreTransaction) throws -> [JSON] {
+    private func categoryEvents(_ created: String?, _ tx: StoreTransaction) throws -> [Event] {
         guard let created else { return [] }
-        return [Events.category("category.added", try tx.category(named: created))]
+        return [Event.category("category.added", try tx.category(named: created))]
     }
 
     private static func all(inCategory name: String) -> TodoQuery {
@@ -296,8 +296,8 @@ struct Router {
         guard case .array(let names) = events else { throw RPCError.invalidParams("events", "must be an array of event types") }
         var filter = Set<String>()
         for (i, name) in names.enumerated() {
-            guard case .string(let s) = name, Events.types.contains(s) else {
-                throw RPCError.invalidParams("events[\(i)]", "must be one of \(Events.types.sorted().joined(separator: ", "))")
+            guard case .string(let s) = name, Event.types.contains(s) else {
+                throw RPCError.invalidParams("events[\(i)]", "must be one of \(Event.types.sorted().joined(separator: ", "))")
             }
             filter.insert(s)
         }

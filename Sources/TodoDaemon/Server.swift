@@ -93,12 +93,12 @@ final class Server: @unchecked Sendable {
     }
 
     /// Sends an event to every subscriber that asked for its type.
-    func publish(_ event: JSON) {
-        let type = event["type"]?.stringValue ?? ""
+    func publish(_ event: Event) {
+        let type = event.type
         var line: [UInt8]?
         for connection in connections.values {
             guard case .some(let filter) = connection.subscription, filter?.contains(type) ?? true else { continue }
-            let bytes = line ?? RPCMessage.line(RPCMessage.event(event))  // made once, for the first subscriber
+            let bytes = line ?? event.line  // made once, for the first subscriber
             line = bytes
             connection.send(line: bytes)
         }

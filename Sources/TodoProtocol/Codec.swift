@@ -11,7 +11,8 @@ extension JSON {
     init(_ string: String?) { self = string.map(JSON.string) ?? .null }
 
     /// The todo object: `id`, `title`, `notes`, `category`, `due`, `remind`, `reminded`, `done`,
-    /// `completed`, `position`, `created`, `updated` (absent values are null).
+    /// `completed`, `position`, `created`, `updated` (absent values are null). `Todo.writeJSON`
+    /// writes the same text without building the tree.
     public init(_ todo: Todo) {
         self = .object([
             "id": .int(todo.id), "title": .string(todo.title), "notes": JSON(todo.notes),
@@ -126,6 +127,66 @@ extension ExportDocument {
     }
 }
 
+extension Todo {
+    /// Appends the JSON text of `JSON(todo)` to `out`, written field by field: answers and
+    /// listings never build a tree of JSON values for a todo.
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"id":"#.utf8)
+        out.append(contentsOf: String(id).utf8)
+        out.append(contentsOf: #","title":"#.utf8)
+        JSON.writeString(title, to: &out)
+        out.append(contentsOf: #","notes":"#.utf8)
+        Todo.write(notes, to: &out)
+        out.append(contentsOf: #","category":"#.utf8)
+        Todo.write(category, to: &out)
+        out.append(contentsOf: #","due":"#.utf8)
+        Todo.write(due, to: &out)
+        out.append(contentsOf: #","remind":"#.utf8)
+        Todo.write(remind, to: &out)
+        out.append(contentsOf: #","reminded":"#.utf8)
+        Todo.write(reminded, to: &out)
+        out.append(contentsOf: (done ? #","done":true,"completed":"# : #","done":false,"completed":"#).utf8)
+        Todo.write(completed, to: &out)
+        out.append(contentsOf: #","position":"#.utf8)
+        out.append(contentsOf: String(position).utf8)
+        out.append(contentsOf: #","created":"#.utf8)
+        Todo.write(created, to: &out)
+        out.append(contentsOf: #","updated":"#.utf8)
+        Todo.write(updated, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// The todo's JSON text.
+    public var encodedJSON: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        writeJSON(to: &bytes)
+        return bytes
+    }
+
+    /// `todos` as a JSON array.
+    public static func encodedJSON(_ todos: [Todo]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        for (i, todo) in todos.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            todo.writeJSON(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+
+    private static func write(_ text: String?, to out: inout [UInt8]) {
+        if let text { JSON.writeString(text, to: &out) } else { out.append(contentsOf: "null".utf8) }
+    }
+
+    private static func write(_ instant: Instant?, to out: inout [UInt8]) {
+        guard let instant else { out.append(contentsOf: "null".utf8); return }
+        out.append(UInt8(ascii: "\""))
+        instant.withRFC3339Bytes(fractional: true) { out.append(contentsOf: $0) }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
 extension TodoPage {
     /// The page as JSON text, `{"total": n, "todos": [...]}`, built one todo at a time: a long
     /// listing never exists as a tree of JSON values. `total` comes first, so a client reading
@@ -146,7 +207,7 @@ extension TodoPage {
     public static func append(_ todos: [Todo], first: Bool, to bytes: inout [UInt8]) {
         for (i, todo) in todos.enumerated() {
             if i > 0 || !first { bytes.append(UInt8(ascii: ",")) }
-            JSON(todo).write(to: &bytes)
+            todo.writeJSON(to: &bytes)
         }
     }
 

@@ -172,4 +172,13 @@ public enum RPCMessage {
     public static func event(_ params: JSON) -> JSON {
         .object(["jsonrpc": "2.0", "method": "event", "params": params])
     }
+
+    /// The line of `event(_:)` for params that are already JSON text.
+    public static func eventLine(encodedParams: [UInt8]) -> [UInt8] {
+        var bytes = Array(#"{"jsonrpc":"2.0","method":"event","params":"#.utf8)
+        bytes.reserveCapacity(encodedParams.count + 48)
+        bytes.append(contentsOf: encodedParams)
+        bytes.append(contentsOf: "}\n".utf8)
+        return bytes
+    }
 }

@@ -35,15 +35,22 @@ extension StoreTransaction {
 
     /// The id of the category named `name`, creating it (at the end of the order) when missing.
     func categoryID(creating name: String) throws(TodoError) -> Int64 {
+        try category(creating: name).id
+    }
+
+    /// The id and stored name of the category called `name` under any case, created when missing.
+    func category(creating name: String) throws(TodoError) -> (id: Int64, name: String) {
         let valid = try Validation.categoryName(name)
         let key = TextKey.identity(valid)
-        if let id = try connection.firstRow("SELECT id FROM categories WHERE name_key = ?", [.text(key)], { $0.int64(0) }) {
-            return id
+        if let existing = try connection.firstRow("SELECT id, name FROM categories WHERE name_key = ?", [.text(key)], {
+            (id: $0.int64(0), name: $0.text(1))
+        }) {
+            return existing
         }
         try connection.run(
             "INSERT INTO categories (name, name_key, rank, created) VALUES (?, ?, ?, ?)",
             [.text(valid), .text(key), .integer(try categoryOrder.keyAtEnd()), .integer(now.usec)])
-        return connection.lastInsertRowID
+        return (connection.lastInsertRowID, valid)
     }
 
     /// Adds a category at the end of the category order.

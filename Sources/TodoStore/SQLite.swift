@@ -22,12 +22,27 @@ enum SQLValue {
     static func bool(_ v: Bool) -> SQLValue { .integer(v ? 1 : 0) }
 }
 
+/// SQL text as a statement-cache key. Hashing every byte of a long statement on each call
+/// showed in profiles; the length and a few bytes from each end tell the statements apart well
+/// enough, and equality still compares the whole text (at once when it is the same literal).
+private struct SQLText: Hashable {
+    let text: String
+    init(_ text: String) { self.text = text }
+
+    func hash(into hasher: inout Hasher) {
+        let utf8 = text.utf8
+        hasher.combine(utf8.count)
+        for byte in utf8.prefix(8) { hasher.combine(byte) }
+        for byte in utf8.suffix(24) { hasher.combine(byte) }
+    }
+}
+
 /// One open SQLite connection with a cache of prepared statements keyed by SQL text.
 ///
 /// Not thread-safe: `Database` owns it and touches it only on its serial queue.
 final class Connection {
     private let handle: SQLiteHandle
-    private var cache: [String: Statement] = [:]
+    private var cache: [SQLText: Statement] = [:]
 
     /// Opens (creating if missing) the database file at `path`.
     /// ([sqlite3_open_v2](https://sqlite.org/c3ref/open.html))
@@ -72,14 +87,14 @@ final class Connection {
     /// The cached prepared statement for `sql`, reset and with the given parameters bound.
     func statement(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Statement {
         let stmt: Statement
-        if let cached = cache[sql] {
+        if let cached = cache[SQLText(sql)] {
             stmt = cached
         } else {
             var raw: SQLiteStatementHandle?
             let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
             guard rc == SQLITE_OK, let raw else { throw error(rc) }
             stmt = Statement(raw, connection: self)
-            cache[sql] = stmt
+            cache[SQLText(sql)] = stmt
         }
         try stmt.bind(values)
         return stmt

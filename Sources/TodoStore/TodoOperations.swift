@@ -73,7 +73,7 @@ extension StoreTransaction {
     public func add(_ new: NewTodo) throws(TodoError) -> Todo {
         let title = try Validation.title(new.title)
         let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
-        let categoryID = try new.category.map { (name) throws(TodoError) in try self.categoryID(creating: name) }
+        let category = try new.category.map { (name) throws(TodoError) in try self.category(creating: name) }
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         try connection.run("""
@@ -81,14 +81,14 @@ extension StoreTransaction {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [
                 .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
-                .optional(categoryID), .optional(new.due), .optional(remind), .integer(rank),
+                .optional(category?.id), .optional(new.due), .optional(remind), .integer(rank),
                 .integer(now.usec), .integer(now.usec),
             ])
-        // The new todo is first or last: its position needs no counting.
-        var todo = try row(connection.lastInsertRowID).todo
+        // Made from what was just written, as `todo(id)` would read it back. The new todo is
+        // first or last: its position needs no counting.
         let counts = try counts()
-        todo.position = new.top ? 1 : counts.open + counts.done
-        return todo
+        return Todo(id: connection.lastInsertRowID, title: title, notes: notes, category: category?.name, due: new.due,
+                    remind: remind, position: new.top ? 1 : counts.open + counts.done, created: now, updated: now)
     }
 
     func searchKey(_ title: String, _ notes: String?) -> String {

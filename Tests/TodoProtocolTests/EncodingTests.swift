@@ -32,4 +32,32 @@ struct EncodingTests {
             #expect(RPCMessage.resultLine(id: id, encodedResult: page.encoded) == RPCMessage.line(RPCMessage.result(id: id, tree(page))))
         }
     }
+
+    @Test func aTodoEncodesLikeItsTree() {
+        let instants: [Instant?] = [nil, Instant(usec: 0), Instant(usec: -1), Instant(usec: 1_796_115_600_000_000),
+                                    Instant(usec: 253_402_300_799_999_999), Instant(usec: 1_796_115_600_000_001)]
+        var todos: [Todo] = []
+        for (i, instant) in instants.enumerated() {
+            todos.append(Todo(id: Int64(i + 1) * 1_000_003, title: ["a", "😀 \u{1}", "x\"y"][i % 3], notes: i % 2 == 0 ? nil : "",
+                              category: i % 2 == 0 ? "Home" : nil, due: instant, remind: instants[(i + 1) % instants.count],
+                              reminded: instants[(i + 2) % instants.count], done: i % 2 == 1, completed: instant, position: i * 97,
+                              created: instant ?? Instant(usec: 5), updated: Instant(usec: 1_796_115_600_123_456)))
+        }
+        for todo in todos {
+            var bytes: [UInt8] = []
+            JSON(todo).write(to: &bytes)
+            #expect(todo.encodedJSON == bytes)
+        }
+        var array: [UInt8] = []
+        JSON.array(todos.map(JSON.init)).write(to: &array)
+        #expect(Todo.encodedJSON(todos) == array)
+        #expect(Todo.encodedJSON([]) == Array("[]".utf8))
+    }
+
+    @Test func anEventLineIsTheNotificationLine() {
+        let params: JSON = ["type": "todo.added", "todos": .array(Self.page(2).todos.map(JSON.init))]
+        var encoded: [UInt8] = []
+        params.write(to: &encoded)
+        #expect(RPCMessage.eventLine(encodedParams: encoded) == RPCMessage.line(RPCMessage.event(params)))
+    }
 }

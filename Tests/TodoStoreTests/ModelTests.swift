@@ -90,6 +90,7 @@ private struct Reference {
                     ref.todos[todo.id] = todo
                     if top { ref.order.insert(todo.id, at: 0) } else { ref.order.append(todo.id) }
                     #expect(added.id == todo.id)
+                    #expect(added == (try store.read { try $0.todo(added.id) }), "add returns the todo as stored")
                 case 22..<40:  // move in one of three forms
                     let id = pick(&rng)
                     let form = Int.random(in: 0..<3, using: &rng)
