@@ -3,6 +3,8 @@
 #include <sys/socket.h>
 #include <sys/ioctl.h>
 #include <malloc.h>
+#include <sched.h>
+#include <unistd.h>
 #include "CTodoLinux.h"
 
 int todod_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid) {
@@ -27,4 +29,17 @@ int todod_accept_nonblocking(int fd) {
 
 int todod_map_allocations_from(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
+}
+
+int todod_set_affinity(int tid, uint64_t mask) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < 64; cpu++) {
+        if (mask & ((uint64_t)1 << cpu)) CPU_SET(cpu, &set);
+    }
+    return sched_setaffinity(tid, sizeof(set), &set);
+}
+
+int todod_thread_id(void) {
+    return gettid();
 }

@@ -45,6 +45,16 @@ public enum Posix {
     }
 
     /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
+    /// Restricts thread `tid` (0: the calling thread) to the CPUs in `cpus`. For benchmarks that
+    /// must not depend on where the scheduler places threads.
+    public static func setAffinity(thread tid: Int32, cpus: [Int]) throws(PosixError) {
+        let mask = cpus.reduce(UInt64(0)) { $0 | (UInt64(1) << UInt64($1)) }
+        try syscall("sched_setaffinity") { todod_set_affinity(tid, mask) }
+    }
+
+    /// The calling thread's id.
+    public static var threadID: Int32 { todod_thread_id() }
+
     public static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }

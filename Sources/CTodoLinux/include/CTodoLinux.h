@@ -17,4 +17,12 @@ int todod_accept_nonblocking(int fd);
 /// returned to the system when freed. <malloc.h> is not part of Swift's Glibc module.
 /// Returns 1 on success, 0 on failure.
 int todod_map_allocations_from(int bytes);
+
+/// sched_setaffinity(tid, ...) to the CPUs whose bits are set in `mask` (CPU 0 is bit 0): for
+/// measurements that must not depend on where the scheduler places threads. `tid` 0 is the
+/// calling thread. Returns 0, or -1 with errno set.
+int todod_set_affinity(int tid, uint64_t mask);
+
+/// The calling thread's id (gettid).
+int todod_thread_id(void);
 #endif
