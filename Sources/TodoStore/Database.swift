@@ -19,6 +19,12 @@ final class Database: @unchecked Sendable {
         self.path = path
         self.queue = DispatchQueue(label: label)
         let connection = try Connection(path: path)
+        // The daemon is the store's only user: it keeps its file locks for as long as it runs
+        // instead of taking and dropping them around every transaction (several fcntl calls
+        // each), and the WAL index lives in its memory rather than in a shared -shm file. Another
+        // process cannot open the store meanwhile: a second daemon is refused after waiting a
+        // second for the lock (long enough for a previous daemon to finish exiting).
+        try connection.execute("PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 1000;")
         try Migrator(connection: connection, path: path).migrate()
         self.connection = connection
         queue.setSpecific(key: queueKey, value: ())

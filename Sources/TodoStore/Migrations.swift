@@ -127,6 +127,9 @@ struct Migrator {
             if connection.isReadOnly {  // a WAL database on a read-only file system cannot even be read
                 throw TodoError.storage("cannot use \(path): the database is read-only (todod must be able to write it and its directory)")
             }
+            if error.message.hasSuffix("database is locked") {
+                throw TodoError.storage("cannot use \(path): another process has it open (is another todod using this database?)")
+            }
             throw TodoError.storage("cannot use \(path): \(error.message.replacingPrefix("storage failure: "))")
         }
         var applied: Set<Int> = []

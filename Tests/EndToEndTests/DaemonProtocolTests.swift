@@ -27,6 +27,21 @@ private func errorCode(_ message: JSON) -> Int64? { message["error"]?["code"]?.i
         #expect(try daemon.client().result("todo.list")["total"] == 0)
     }
 
+    @Test func refusesASecondDaemonOnTheSameDatabase() throws {
+        let dir = TemporaryDirectory("samedb")
+        let daemon = try DaemonProcess(directory: dir)
+        _ = try daemon.client().result("todo.add", ["title": "kept"])
+        let before = try Files.contents(of: daemon.database)
+        let second = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", dir.file("second.sock"), "--db", daemon.database])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("cannot use \(daemon.database): another process has it open"), "\(second.stderr)")
+        #expect(second.stderr.split(separator: "\n").count == 1)
+        #expect(try Files.contents(of: daemon.database) == before)
+        // The first one still serves, reads and writes.
+        _ = try daemon.client().result("todo.add", ["title": "still writable"])
+        #expect(try daemon.client().result("todo.list")["total"] == 2)
+    }
+
     @Test func replacesAStaleSocket() throws {
         let dir = TemporaryDirectory("stale")
         let first = try DaemonProcess(directory: dir)

@@ -67,6 +67,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         let again = try store.read { try $0.todo(todo.id) }
         #expect(again == todo)
         #expect(try store.read { try $0.categories() }.map(\.name) == [evil])
+        store.close()  // the store holds its file exclusively while open
         #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "SELECT count(*) FROM todos;") == "1")
     }
 
@@ -234,6 +235,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         store = nil
         store = try makeStore(dir, clock: clock)
         #expect(try everything(store!) == before)
+        store!.close()  // the store holds its file exclusively while open
         #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "PRAGMA integrity_check;") == "ok")
         #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "PRAGMA journal_mode;") == "wal")
     }
@@ -402,6 +404,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         _ = try store.write { try $0.delete([2]) }
         let after = try store.read { try $0.counts() }
         #expect(after.open == 1 && after.done == 1)
+        store.close()  // the store holds its file exclusively while open
         #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3")
     }
 }
