@@ -19,17 +19,22 @@ public enum Journal {
     /// ([sd_journal_sendv](https://www.freedesktop.org/software/systemd/man/sd_journal_sendv.html))
     /// - Returns: nil on success, else the errno journald reported.
     public static func send(_ fields: [(name: String, value: String)]) -> Int32? {
-        let entries: [[UInt8]] = fields.map { Array("\($0.name)=\($0.value)".utf8) }
-        var pointers: [UnsafeMutablePointer<UInt8>] = []
-        defer { pointers.forEach { $0.deallocate() } }
-        var vectors: [iovec] = []
-        for entry in entries {
-            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(entry.count, 1))
-            p.initialize(from: entry, count: entry.count)
-            pointers.append(p)
-            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(p), iov_len: entry.count))
+        // All fields in one buffer, each `NAME=value` pointed at by its own iovec.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 1 })
+        var spans: [(start: Int, count: Int)] = []
+        spans.reserveCapacity(fields.count)
+        for field in fields {
+            let start = buffer.count
+            buffer.append(contentsOf: field.name.utf8)
+            buffer.append(UInt8(ascii: "="))
+            buffer.append(contentsOf: field.value.utf8)
+            spans.append((start, buffer.count - start))
         }
-        let rc = sd_journal_sendv(vectors, Int32(vectors.count))
+        let rc = buffer.withUnsafeMutableBytes { raw in
+            let vectors = spans.map { iovec(iov_base: raw.baseAddress! + $0.start, iov_len: $0.count) }
+            return sd_journal_sendv(vectors, Int32(vectors.count))
+        }
         return rc < 0 ? -rc : nil
     }
 
