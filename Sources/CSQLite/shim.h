@@ -6,4 +6,10 @@
 static inline sqlite3_destructor_type todod_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
+
+/// sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes): sqlite3_config is variadic, which Swift
+/// cannot call. Must run before the library initializes (the first sqlite3_open).
+static inline int todod_sqlite_statement_journal_spill(int bytes) {
+    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
+}
 #endif

@@ -172,6 +172,37 @@ private func errorCode(_ message: JSON) -> Int64? { message["error"]?["code"]?.i
         }
     }
 
+    /// A write that fails after changing rows (an import whose last todo is invalid) is undone
+    /// alone, whether its undo log stays in memory (a short import) or spills to a file (a long
+    /// one); the writes around it, sent in the same batch, are kept.
+    @Test(arguments: [2, 600])
+    func aWriteThatFailsHalfwayIsUndoneAloneInItsBatch(validTodos: Int) throws {
+        let daemon = try DaemonProcess()
+        let c = try daemon.client()
+        var todos: [JSON] = (0..<validTodos).map { ["title": .string("取り込み \($0)"), "category": "インポート", "created": "2026-11-01T00:00:00Z"] }
+        todos.append(["title": "   ", "created": "2026-11-01T00:00:00Z"])
+        let requests: [(String, JSON)] = [
+            ("todo.add", ["title": "before"]),
+            ("store.import", ["format": "todod-export", "version": 1, "categories": ["インポート"], "todos": .array(todos)]),
+            ("todo.add", ["title": "after"]),
+        ]
+        var batch: [UInt8] = []
+        for (i, (method, params)) in requests.enumerated() {
+            JSON.object(["jsonrpc": "2.0", "id": .int(Int64(i + 1)), "method": .string(method), "params": params]).write(to: &batch)
+            batch.append(0x0A)
+        }
+        try c.send(batch)
+        let answers = try (1...3).map { _ in try c.receive() }
+        #expect(answers.map { $0["id"] } == [1, 2, 3])
+        #expect(answers[0]["result"]?["title"] == "before")
+        #expect(errorCode(answers[1]) == -32602)
+        #expect(answers[1]["error"]?["message"]?.stringValue?.contains("todos[\(validTodos)].title") == true, "\(answers[1])")
+        #expect(answers[2]["result"]?["title"] == "after")
+        let listed = try c.result("todo.list", ["status": "all"])
+        #expect(listed["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue } == ["before", "after"])
+        #expect(try c.result("category.list").arrayValue?.isEmpty == true)
+    }
+
     @Test func aClientThatDisconnectsMidRequestDoesNotDisturbOthers() throws {
         let daemon = try DaemonProcess()
         for _ in 0..<20 {
