@@ -205,9 +205,11 @@ private struct JSONParser {
     mutating func object(depth: Int) throws(JSONParseError) -> JSON {
         guard depth <= JSON.maxDepth else { throw fail("nesting deeper than \(JSON.maxDepth)") }
         index += 1
-        // Pairs are appended and keys checked in a set: linear in the number of keys.
+        // Pairs are appended; a duplicate key is looked for among the few pairs so far, and past
+        // `setFrom` keys in a set, so a huge object stays linear in the number of keys.
         var pairs: [(key: String, value: JSON)] = []
-        var keys = Set<String>()
+        var keys: Set<String>? = nil
+        let setFrom = 16
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject()) }
         while true {
@@ -219,7 +221,14 @@ private struct JSONParser {
             index += 1
             skipWhitespace()
             let v = try value(depth: depth)
-            guard keys.insert(key).inserted else { throw fail("duplicate key \"\(key)\"") }
+            let duplicate: Bool
+            if keys != nil {
+                duplicate = !keys!.insert(key).inserted
+            } else {
+                duplicate = pairs.contains { $0.key == key }
+                if pairs.count + 1 == setFrom { keys = Set(pairs.map(\.key) + [key]) }
+            }
+            guard !duplicate else { throw fail("duplicate key \"\(key)\"") }
             pairs.append((key, v))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
@@ -248,7 +257,18 @@ private struct JSONParser {
 
     mutating func string() throws(JSONParseError) -> String {
         index += 1
-        var out: [UInt8] = []
+        // Most strings have no escape: they are made straight from the input bytes.
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            let end = index
+            index += 1
+            guard let s = String(validating: bytes[start..<end], as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+            return s
+        }
+        var out: [UInt8] = Array(bytes[start..<index])
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]

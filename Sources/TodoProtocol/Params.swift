@@ -4,13 +4,18 @@ import TodoCore
 /// any member nobody asked for is refused, so a misspelt field never passes silently.
 public struct Params {
     public let object: JSONObject
-    private var used: Set<String> = []
+    /// Which of `object.pairs` were read, by index (a handful of pairs: no hashing).
+    private var used: [Bool]
 
-    public init(_ object: JSONObject) { self.object = object }
+    public init(_ object: JSONObject) {
+        self.object = object
+        used = Array(repeating: false, count: object.pairs.count)
+    }
 
     private mutating func take(_ key: String) -> JSON? {
-        used.insert(key)
-        return object[key]
+        guard let i = object.pairs.firstIndex(where: { $0.key == key }) else { return nil }
+        used[i] = true
+        return object.pairs[i].value
     }
 
     /// A required string.
@@ -114,8 +119,8 @@ public struct Params {
 
     /// Refuses members that were never read.
     public func finish() throws(RPCError) {
-        if let unknown = object.keys.first(where: { !used.contains($0) }) {
-            throw RPCError.invalidParams(unknown, "is not a parameter of this method")
+        if let i = used.firstIndex(of: false) {
+            throw RPCError.invalidParams(object.pairs[i].key, "is not a parameter of this method")
         }
     }
 }
