@@ -52,7 +52,8 @@ struct ManualOrder {
 
     /// The 1-based position of the row with key `rank`.
     func position(of rank: Int64) throws(TodoError) -> Int {
-        try positions(of: [rank])[rank] ?? 1
+        guard let blocks else { return Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE rank < ?", [.integer(rank)])) + 1 }
+        return try countBefore(rank, blocks: blocks) + 1
     }
 
     /// Positions of many keys. Scattered keys (a page of a listing): one pass over the block

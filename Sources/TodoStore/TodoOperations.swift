@@ -31,7 +31,10 @@ extension StoreTransaction {
     /// The todo with `id`.
     /// - Throws: `.notFound`.
     public func todo(_ id: Int64) throws(TodoError) -> Todo {
-        try withPositions([row(id)])[0]
+        let row = try row(id)
+        var todo = row.todo
+        todo.position = try todoOrder.position(of: row.rank)
+        return todo
     }
 
     func row(_ id: Int64) throws(TodoError) -> TodoRow {
