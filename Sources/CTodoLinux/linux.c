@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <malloc.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 #include "CTodoLinux.h"
 
@@ -42,4 +43,25 @@ int todod_set_affinity(int tid, uint64_t mask) {
 
 int todod_thread_id(void) {
     return gettid();
+}
+
+int todod_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int todod_epoll_add_readable(int epfd, int fd, uint64_t token) {
+    struct epoll_event event = { .events = EPOLLIN, .data.u64 = token };
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int todod_epoll_remove(int epfd, int fd) {
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+int todod_epoll_wait_tokens(int epfd, uint64_t *tokens, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < n; i++) tokens[i] = events[i].data.u64;
+    return n;
 }

@@ -4,7 +4,8 @@ import TodoCore
 import TodoPosix
 import TodoProtocol
 
-/// One client: a non-blocking socket read and written by Dispatch sources on the I/O queue.
+/// One client: a non-blocking socket read through the `ReadLoop` and written through a Dispatch
+/// write source, both on the I/O queue.
 ///
 /// Complete lines are decoded and submitted in order; answers come back in the same order.
 /// Output waits in a bounded buffer: a peer that stops reading while more than `outputLimit`
@@ -14,14 +15,15 @@ final class ClientConnection: @unchecked Sendable {
     let fd: Int32
     let peer: PeerCredentials
     private let queue: DispatchQueue
-    private let readSource: DispatchSourceRead
+    private let readLoop: ReadLoop
+    /// The `readLoop` registration while reading (nil while paused or after the input ended).
+    private var reading: UInt64?
     private let writeSource: DispatchSourceWrite
     private var writing = false
     private var framer = LineFramer()
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var inFlight = 0
-    private var readingSuspended = false
     private var inputClosed = false
     private(set) var closed = false
     /// Set once the connection is closed; read from the store queue to skip its pending reads.
@@ -40,38 +42,46 @@ final class ClientConnection: @unchecked Sendable {
     private let submit: (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void
     private let onClose: (ClientConnection) -> Void
 
-    init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue,
+    init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
          submit: @escaping (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void,
          onClose: @escaping (ClientConnection) -> Void) {
         self.fd = fd
         self.peer = peer
         self.queue = queue
+        self.readLoop = readLoop
         self.submit = submit
         self.onClose = onClose
-        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
     }
 
     /// Starts reading. Call once, on the queue.
     func start() {
-        readSource.setEventHandler { [unowned self] in self.readAvailable() }
         writeSource.setEventHandler { [unowned self] in self.flush() }
-        // Both sources must be cancelled before the descriptor closes.
-        let group = DispatchGroup()
-        group.enter()
-        group.enter()
-        readSource.setCancelHandler { group.leave() }
-        writeSource.setCancelHandler { group.leave() }
+        // The write source must be cancelled before the descriptor closes.
         let fd = self.fd
-        group.notify(queue: queue) { Posix.close(fd) }
-        readSource.resume()
+        writeSource.setCancelHandler { Posix.close(fd) }
+        resumeReading()
+    }
+
+    private func resumeReading() {
+        do {
+            reading = try readLoop.watch(fd) { [unowned self] in self.readAvailable() }
+        } catch {
+            close()
+        }
+    }
+
+    private func pauseReading() {
+        guard let token = reading else { return }
+        readLoop.forget(token, fd: fd)
+        reading = nil
     }
 
     /// A scratch buffer shared by every connection: reads happen one at a time on the I/O queue.
     nonisolated(unsafe) private static var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     private func readAvailable() {
-        while !closed && !readingSuspended {
+        while reading != nil {
             let n: Int?
             do {
                 n = try Posix.read(fd, into: &ClientConnection.scratch)
@@ -82,7 +92,7 @@ final class ClientConnection: @unchecked Sendable {
             guard let n else { return }  // would block
             if n == 0 {
                 inputClosed = true
-                readSource.cancel()
+                pauseReading()
                 closeIfIdle()
                 return
             }
@@ -98,14 +108,11 @@ final class ClientConnection: @unchecked Sendable {
                     inFlight += 1
                     submit(self, .failure(RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))))
                     inputClosed = true
-                    readSource.cancel()
+                    pauseReading()
                     return
                 }
             }
-            if inFlight >= ClientConnection.maxInFlight {
-                readingSuspended = true
-                readSource.suspend()
-            }
+            if inFlight >= ClientConnection.maxInFlight { pauseReading() }
         }
     }
 
@@ -113,10 +120,7 @@ final class ClientConnection: @unchecked Sendable {
     func answered(_ line: [UInt8]?) {
         inFlight -= 1
         if let line { send(line: line) }
-        if readingSuspended && inFlight < ClientConnection.maxInFlight / 2 && !closed {
-            readingSuspended = false
-            readSource.resume()
-        }
+        if reading == nil && !inputClosed && !closed && inFlight < ClientConnection.maxInFlight / 2 { resumeReading() }
         closeIfIdle()
     }
 
@@ -175,8 +179,7 @@ final class ClientConnection: @unchecked Sendable {
     func stopReading() {
         guard !inputClosed else { return }
         inputClosed = true
-        if readingSuspended { readingSuspended = false; readSource.resume() }
-        readSource.cancel()
+        pauseReading()
         subscription = nil
         closeIfIdle()
     }
@@ -185,8 +188,7 @@ final class ClientConnection: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         hungUp.store(true, ordering: .relaxed)
-        if readingSuspended { readingSuspended = false; readSource.resume() }
-        readSource.cancel()
+        pauseReading()
         if !writing { writeSource.resume() }
         writeSource.cancel()
         output = []

@@ -80,7 +80,9 @@ public final class Daemon: @unchecked Sendable {
         self.store = store
 
         let listener = try adoptPassedSocket() ?? listen(on: options.socket)
-        let server = Server(listener: listener, queue: ioQueue, allowedUIDs: [getuid(), 0], log: log)
+        let readLoop: ReadLoop
+        do { readLoop = try ReadLoop(queue: ioQueue) } catch { throw StartError(description: "cannot wait for clients: \(error)") }
+        let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log)
         let started = Daemon.monotonicSeconds()
         let router = Router(
             status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() }),
@@ -98,7 +100,7 @@ public final class Daemon: @unchecked Sendable {
         }
         self.server = server
         self.executor = executor
-        ioQueue.sync { server.start() }
+        do { try ioQueue.sync { try server.start() } } catch { throw StartError(description: "cannot accept clients: \(error)") }
 
         // Local times in reminder messages and STATUS= use the zone `TZ` names, read as todoctl reads it.
         let timeZone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])

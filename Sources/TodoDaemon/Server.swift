@@ -11,25 +11,38 @@ final class Server: @unchecked Sendable {
     // @unchecked: all mutable state is touched only on `queue`.
     let queue: DispatchQueue
     private let listener: Int32
-    private let acceptSource: DispatchSourceRead
+    private let readLoop: ReadLoop
+    /// The listener's `readLoop` registration while accepting.
+    private var accepting: UInt64?
+    private var stopped = false
     private let allowedUIDs: Set<UInt32>
     private let log: Log
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     var submit: ((ClientConnection, Result<RPCRequest, RPCFailure>) -> Void)?
 
-    init(listener: Int32, queue: DispatchQueue, allowedUIDs: Set<UInt32>, log: Log) {
+    init(listener: Int32, queue: DispatchQueue, readLoop: ReadLoop, allowedUIDs: Set<UInt32>, log: Log) {
         self.listener = listener
         self.queue = queue
+        self.readLoop = readLoop
         self.allowedUIDs = allowedUIDs
         self.log = log
-        acceptSource = DispatchSource.makeReadSource(fileDescriptor: listener, queue: queue)
     }
 
-    func start() {
-        acceptSource.setEventHandler { [unowned self] in self.acceptAll() }
-        let fd = listener
-        acceptSource.setCancelHandler { Posix.close(fd) }
-        acceptSource.resume()
+    /// Starts accepting. Call on the queue.
+    func start() throws(PosixError) {
+        accepting = try readLoop.watch(listener) { [unowned self] in self.acceptAll() }
+    }
+
+    /// Stops watching the listener for a moment: it stays readable while a connection waits, so
+    /// an accept that keeps failing (EMFILE) would otherwise be retried in a tight loop.
+    private func pauseAccepting() {
+        guard let accepting else { return }
+        readLoop.forget(accepting, fd: listener)
+        self.accepting = nil
+        queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [unowned self] in
+            guard !stopped, self.accepting == nil else { return }
+            do { try start() } catch { log.warning("cannot wait for connections: \(error)") }
+        }
     }
 
     private func acceptAll() {
@@ -38,8 +51,9 @@ final class Server: @unchecked Sendable {
             do {
                 fd = try UnixSocket.accept(listener)
             } catch {
-                // EMFILE and friends: say so and try again on the next readiness event.
+                // EMFILE and friends: say so and try again in a moment.
                 log.warning("cannot accept a connection: \(error)")
+                pauseAccepting()
                 return
             }
             guard let fd else { return }
@@ -48,7 +62,7 @@ final class Server: @unchecked Sendable {
                 continue
             }
             let connection = ClientConnection(
-                fd: fd, peer: peer, queue: queue,
+                fd: fd, peer: peer, queue: queue, readLoop: readLoop,
                 submit: { [unowned self] c, r in self.submit?(c, r) },
                 onClose: { [unowned self] c in self.connections[ObjectIdentifier(c)] = nil })
             connections[ObjectIdentifier(connection)] = connection
@@ -106,7 +120,12 @@ final class Server: @unchecked Sendable {
 
     /// Stops accepting and stops reading from every connection; answers already queued still go out.
     func stopAccepting() {
-        acceptSource.cancel()
+        stopped = true
+        if let accepting {
+            readLoop.forget(accepting, fd: listener)
+            Posix.close(listener)
+            self.accepting = nil
+        }
         for connection in connections.values { connection.stopReading() }
     }
 

@@ -25,4 +25,18 @@ int todod_set_affinity(int tid, uint64_t mask);
 
 /// The calling thread's id (gettid).
 int todod_thread_id(void);
+
+/// epoll_create1(EPOLL_CLOEXEC). <sys/epoll.h> is not part of Swift's Glibc module.
+int todod_epoll_create(void);
+
+/// Adds `fd` to `epfd` for readability (level-triggered), reported with `token`.
+/// Returns 0, or -1 with errno set.
+int todod_epoll_add_readable(int epfd, int fd, uint64_t token);
+
+/// Removes `fd` from `epfd`. Returns 0, or -1 with errno set.
+int todod_epoll_remove(int epfd, int fd);
+
+/// Waits up to `timeout_ms` (-1: forever) and stores the tokens of up to `max` ready descriptors.
+/// Returns how many, or -1 with errno set.
+int todod_epoll_wait_tokens(int epfd, uint64_t *tokens, int max, int timeout_ms);
 #endif

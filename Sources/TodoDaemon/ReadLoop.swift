@@ -1,0 +1,57 @@
+import Dispatch
+import Foundation
+import TodoPosix
+
+/// Waits for readable sockets on a thread of its own and runs their handlers on the I/O queue.
+///
+/// The kernel wakes the one thread blocked in `epoll_wait` (level-triggered), and that thread runs
+/// the handlers through `queue.sync` — an idle serial queue runs the block on the calling thread —
+/// so a lone client's request is read, answered and written on the thread that woke. A Dispatch
+/// read source instead re-arms a one-shot registration after every event and hands the event to
+/// a worker thread: with every thread on one CPU, `todo.get` took 29–35 µs through Dispatch read
+/// sources and 20–22 µs through this loop whenever the client paused between requests.
+final class ReadLoop: @unchecked Sendable {
+    // @unchecked: `handlers` and `nextToken` are touched only on `queue`; `poll` is thread-safe.
+    private let queue: DispatchQueue
+    private let poll: ReadinessPoll
+    private var handlers: [UInt64: () -> Void] = [:]
+    private var nextToken: UInt64 = 1
+
+    /// Starts the waiting thread. It runs for the life of the process.
+    init(queue: DispatchQueue) throws(PosixError) {
+        self.queue = queue
+        poll = try ReadinessPoll()
+        let thread = Thread { [unowned self] in self.run() }
+        thread.name = "todod-read"
+        thread.start()
+    }
+
+    /// Calls `handler` on the queue whenever `fd` is readable or hung up, until `forget` is
+    /// called with the returned token. Call on the queue.
+    func watch(_ fd: Int32, handler: @escaping () -> Void) throws(PosixError) -> UInt64 {
+        let token = nextToken
+        nextToken += 1
+        try poll.add(fd, token: token)
+        handlers[token] = handler
+        return token
+    }
+
+    /// Stops watching; the handler is not called again, even for a readiness already reported.
+    /// Call on the queue, before closing the descriptor.
+    func forget(_ token: UInt64, fd: Int32) {
+        poll.remove(fd)
+        handlers[token] = nil
+    }
+
+    private func run() -> Never {
+        var tokens = [UInt64](repeating: 0, count: ReadinessPoll.batch)
+        while true {
+            let count = poll.wait(into: &tokens)
+            let ready = tokens[0..<count]
+            queue.sync {
+                // Looked up one by one: a handler may forget another connection's token.
+                for token in ready { handlers[token]?() }
+            }
+        }
+    }
+}
