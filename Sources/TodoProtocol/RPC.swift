@@ -168,12 +168,8 @@ public enum RPCMessage {
         return bytes
     }
 
-    /// A `watch` notification: `{"jsonrpc":"2.0","method":"event","params":{...}}`.
-    public static func event(_ params: JSON) -> JSON {
-        .object(["jsonrpc": "2.0", "method": "event", "params": params])
-    }
-
-    /// The line of `event(_:)` for params that are already JSON text.
+    /// The line of a `watch` notification, `{"jsonrpc":"2.0","method":"event","params":{...}}`,
+    /// for params that are already JSON text.
     public static func eventLine(encodedParams: [UInt8]) -> [UInt8] {
         var bytes = Array(#"{"jsonrpc":"2.0","method":"event","params":"#.utf8)
         bytes.reserveCapacity(encodedParams.count + 48)

@@ -58,6 +58,6 @@ struct EncodingTests {
         let params: JSON = ["type": "todo.added", "todos": .array(Self.page(2).todos.map(JSON.init))]
         var encoded: [UInt8] = []
         params.write(to: &encoded)
-        #expect(RPCMessage.eventLine(encodedParams: encoded) == RPCMessage.line(RPCMessage.event(params)))
+        #expect(RPCMessage.eventLine(encodedParams: encoded) == RPCMessage.line(["jsonrpc": "2.0", "method": "event", "params": params]))
     }
 }
