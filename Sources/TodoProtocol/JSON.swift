@@ -259,12 +259,16 @@ private struct JSONParser {
         index += 1
         // Most strings have no escape: they are made straight from the input bytes.
         let start = index
+        var high: UInt8 = 0  // the union of the bytes' high bits: zero for ASCII
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            high |= bytes[index] & 0x80
             index += 1
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
             let end = index
             index += 1
+            // ASCII needs no validation; the generic validating initializer costs more than the copy.
+            if high == 0 { return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) } }
             guard let s = String(validating: bytes[start..<end], as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
             return s
         }

@@ -106,7 +106,9 @@ public struct RPCRequest: Sendable {
         guard case .string(let method)? = o["method"] else {
             return .failure(RPCFailure(id: answerID, error: .invalidRequest("method must be a string")))
         }
-        if let unknown = o.keys.first(where: { !["jsonrpc", "method", "params", "id"].contains($0) }) {
+        if let unknown = o.pairs.first(where: { pair in
+            switch pair.key { case "jsonrpc", "method", "params", "id": false; default: true }
+        })?.key {
             return .failure(RPCFailure(id: answerID, error: .invalidRequest("unknown member \"\(unknown)\"")))
         }
         let params: JSONObject

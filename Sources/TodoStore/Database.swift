@@ -58,11 +58,10 @@ final class Database: @unchecked Sendable {
 }
 
 extension Connection {
-    /// Runs `body` in one transaction — a write transaction (`BEGIN IMMEDIATE`), or a read
-    /// transaction that sees one snapshot and takes the WAL read lock once — committing when it
-    /// returns and rolling back when it throws.
-    func transaction<T>(writing: Bool = true, _ body: () throws -> T) throws -> T {
-        try run(writing ? "BEGIN IMMEDIATE" : "BEGIN")
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), committing when it returns and
+    /// rolling back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN IMMEDIATE")
         do {
             let value = try body()
             try run("COMMIT")

@@ -23,6 +23,9 @@ struct ManualOrder {
     let blocks: StaticString?
     let connection: Connection
 
+    /// The todos' order and its block table.
+    static let todos: StaticString = "todos", todoBlocks: StaticString = "todo_order_blocks"
+
     /// Keys per block are 2^blockShift; must match the triggers in the migrations.
     static let blockShift: Int64 = 24
 
@@ -52,8 +55,17 @@ struct ManualOrder {
 
     /// The 1-based position of the row with key `rank`.
     func position(of rank: Int64) throws(TodoError) -> Int {
-        guard let blocks else { return Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE rank < ?", [.integer(rank)])) + 1 }
-        return try countBefore(rank, blocks: blocks) + 1
+        Int(try connection.scalar("SELECT " + ManualOrder.positionSQL(table: table, blocks: blocks, key: "?1"), [.integer(rank)]))
+    }
+
+    /// SQL for the 1-based position of the row whose key is the SQL expression `key` (a parameter,
+    /// or a column of an outer query): `1 + count(rank < key)`, through the block counts when the
+    /// table keeps them, so a todo and its position come back from one statement.
+    static func positionSQL(table: StaticString, blocks: StaticString?, key: String) -> String {
+        guard let blocks else { return "((SELECT COUNT(*) FROM \(table) o WHERE o.rank < \(key)) + 1)" }
+        let block = "(\(key) >> \(blockShift))"
+        return "((SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < \(block))"
+            + " + (SELECT COUNT(*) FROM \(table) o WHERE o.rank >= (\(block) << \(blockShift)) AND o.rank < \(key)) + 1)"
     }
 
     /// Positions of many keys. Scattered keys (a page of a listing): one pass over the block
@@ -74,7 +86,7 @@ struct ManualOrder {
         let span = wanted.count == 1 ? 0 : try connection.scalar(
             "SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block BETWEEN ? AND ?", [.integer(first >> shift), .integer(last >> shift)])
         if span > 0 && span <= Int64(wanted.count) * 64 {
-            let before = try countBefore(first, blocks: blocks)
+            let before = try position(of: first) - 1
             let between = try connection.rows(
                 "SELECT rank FROM \(name) WHERE rank >= ? AND rank <= ? ORDER BY rank", [.integer(first), .integer(last)]) { $0.int64(0) }
             var seen = 0
@@ -84,7 +96,7 @@ struct ManualOrder {
             }
             return result
         }
-        if wanted.count == 1 { return [first: try countBefore(first, blocks: blocks) + 1] }
+        if wanted.count == 1 { return [first: try position(of: first)] }
         // One pass over the block table for the rows before each wanted block.
         var before: [Int64: Int] = [:]
         var running = 0
@@ -105,15 +117,6 @@ struct ManualOrder {
             result[rank] = (before[block] ?? 0) + Int(inBlock) + 1
         }
         return result
-    }
-
-    /// How many rows hold a key below `rank`: the sizes of the blocks before its block, plus a
-    /// count inside its block, in one statement.
-    private func countBefore(_ rank: Int64, blocks: StaticString) throws(TodoError) -> Int {
-        let block = rank >> ManualOrder.blockShift
-        return Int(try connection.scalar(
-            "SELECT (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < ?1) + (SELECT COUNT(*) FROM \(name) WHERE rank >= ?2 AND rank < ?3)",
-            [.integer(block), .integer(block << ManualOrder.blockShift), .integer(rank)]))
     }
 
     /// Moves row `id` so that it ends up at 1-based `position` among all rows. Returns whether

@@ -9,8 +9,16 @@ let todoFields = """
     """
 /// The join that gives a todo its category's name.
 let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
+/// How many columns `todoFields` selects.
+let todoFieldCount: Int32 = 12
 /// `todoFields` from all todos with their category names.
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
+/// One todo by id.
+let todoByID = "SELECT \(todoColumns) WHERE t.id = ?1"
+/// One todo by id, with its position as the column after `todoFields`: one statement.
+let todoWithPositionByID = "SELECT \(todoFields), "
+    + ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, key: "t.rank")
+    + " FROM todos t \(categoryJoin) WHERE t.id = ?1"
 
 /// A todo as stored: its fields plus the sparse order key its position is counted from.
 struct TodoRow {
@@ -31,14 +39,17 @@ extension StoreTransaction {
     /// The todo with `id`.
     /// - Throws: `.notFound`.
     public func todo(_ id: Int64) throws(TodoError) -> Todo {
-        let row = try row(id)
-        var todo = row.todo
-        todo.position = try todoOrder.position(of: row.rank)
-        return todo
+        let found = try connection.firstRow(todoWithPositionByID, [.integer(id)]) { s in
+            var todo = TodoRow(s).todo
+            todo.position = s.int(todoFieldCount)
+            return todo
+        }
+        guard let found else { throw TodoError.notFound("no todo with id \(id)") }
+        return found
     }
 
     func row(_ id: Int64) throws(TodoError) -> TodoRow {
-        guard let row = try connection.firstRow("SELECT \(todoColumns) WHERE t.id = ?", [.integer(id)], TodoRow.init) else {
+        guard let row = try connection.firstRow(todoByID, [.integer(id)], TodoRow.init) else {
             throw TodoError.notFound("no todo with id \(id)")
         }
         return row

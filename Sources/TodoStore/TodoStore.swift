@@ -34,19 +34,19 @@ public final class TodoStore: Sendable {
     /// The queue every store operation runs on.
     public var queue: DispatchQueue { database.queue }
 
-    /// Runs `body` on the store queue in a read transaction (one snapshot), and waits for it.
-    /// Store operations throw only `TodoError`.
+    /// Runs `body` on the store queue, and waits for it. Store operations throw only `TodoError`.
+    ///
+    /// A read sees one state of the store without a transaction of its own: every write runs on
+    /// the same serial queue and the file is held exclusively, so nothing changes between the
+    /// statements of one read. Each statement reads in autocommit mode, with no `BEGIN` and
+    /// `COMMIT` around them.
     public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try database.sync { connection in
-            try connection.transaction(writing: false) { try body(StoreTransaction(connection: connection, now: clock())) }
-        }
+        try database.sync { connection in try body(StoreTransaction(connection: connection, now: clock())) }
     }
 
     /// Like `read`, for a caller already running on the store queue.
     public func readOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try database.onQueue { connection in
-            try connection.transaction(writing: false) { try body(StoreTransaction(connection: connection, now: clock())) }
-        }
+        try database.onQueue { connection in try body(StoreTransaction(connection: connection, now: clock())) }
     }
 
     /// Like `write`, for a caller already running on the store queue: one transaction, durable
@@ -86,6 +86,6 @@ public struct StoreTransaction {
         try connection.savepoint(body)
     }
 
-    var todoOrder: ManualOrder { ManualOrder(table: "todos", blocks: "todo_order_blocks", connection: connection) }
+    var todoOrder: ManualOrder { ManualOrder(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, connection: connection) }
     var categoryOrder: ManualOrder { ManualOrder(table: "categories", blocks: nil, connection: connection) }
 }
