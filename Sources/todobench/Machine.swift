@@ -16,7 +16,8 @@ enum Machine {
             print("  swift:    \(swift)")
         }
         print("  tmp fs:   \(filesystem(of: "/tmp"))")
-        print("  journal:  \(UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") ? "journald socket present" : "none (todod writes reminders to stderr)")")
+        print("  journal:  \(UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") ? "journald socket present" : "none (todod writes reminders to stderr)")"
+              + ", net.unix.max_dgram_qlen \(datagramQueueLength())")
         print("  products: \(Products.directory)")
         for name in ["todod", "todoctl"] {
             let path = Products.directory + "/" + name
@@ -24,6 +25,14 @@ enum Machine {
                 print("            \(name): \(Products.linkage(path))")
             }
         }
+    }
+
+    /// How many datagrams a Unix socket such as journald's queues before a sender blocks: the
+    /// kernel's default is 10, and systemd as PID 1 raises it to 512 at boot. P4's journal floor
+    /// depends on it.
+    static func datagramQueueLength() -> String {
+        (try? String(contentsOfFile: "/proc/sys/net/unix/max_dgram_qlen", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
     }
 
     static func cpuModel() -> String {
