@@ -27,39 +27,49 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Formats as RFC 3339 UTC: `2026-12-01T09:00:00Z`, with `.ffffff` when
     /// `fractional` is true and the instant is not on a whole second.
     public func rfc3339(fractional: Bool = false) -> String {
-        withRFC3339Bytes(fractional: fractional) { String(decoding: $0, as: UTF8.self) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<writeRFC3339(fractional: fractional, into: buffer)]), as: UTF8.self)
+        }
     }
 
-    /// Calls `body` with the UTF-8 bytes of `rfc3339(fractional:)`, made without a String.
-    public func withRFC3339Bytes<R>(fractional: Bool = false, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    /// Appends the UTF-8 bytes of `rfc3339(fractional:)` to `out`, made without a String.
+    public func appendRFC3339(fractional: Bool = false, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<writeRFC3339(fractional: fractional, into: buffer)]))
+        }
+    }
+
+    /// Room for the longest text `writeRFC3339` makes, whatever the year.
+    private static let rfc3339Capacity = 48
+
+    /// Writes the RFC 3339 text into `buffer` and returns its length.
+    private func writeRFC3339(fractional: Bool, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let secs = seconds
         let micros = (usec % 1_000_000 + 1_000_000) % 1_000_000
         let (q, r) = secs.quotientAndRemainder(dividingBy: 86_400)
         let days = r < 0 ? q - 1 : q
         let secOfDay = secs - days * 86_400
         let (y, m, d) = Instant.civil(days: days)
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
-            var n = 0
-            func put(_ byte: UInt8) { buffer[n] = byte; n += 1 }
-            func digits(_ value: Int64, _ width: Int) {
-                var v = value
-                for i in stride(from: width - 1, through: 0, by: -1) {
-                    buffer[n + i] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
-                    v /= 10
-                }
-                n += width
+        var n = 0
+        func put(_ byte: UInt8) { buffer[n] = byte; n += 1 }
+        func digits(_ value: Int64, _ width: Int) {
+            var v = value
+            for i in stride(from: width - 1, through: 0, by: -1) {
+                buffer[n + i] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
+                v /= 10
             }
-            if (0...9999).contains(y) {
-                digits(y, 4)
-            } else {  // beyond what the parser accepts; written in full
-                for byte in String(y).utf8 { put(byte) }
-            }
-            put(0x2D); digits(m, 2); put(0x2D); digits(d, 2)
-            put(0x54); digits(secOfDay / 3600, 2); put(0x3A); digits(secOfDay / 60 % 60, 2); put(0x3A); digits(secOfDay % 60, 2)
-            if fractional && micros != 0 { put(0x2E); digits(micros, 6) }
-            put(0x5A)
-            return try body(UnsafeBufferPointer(rebasing: buffer[0..<n]))
+            n += width
         }
+        if (0...9999).contains(y) {
+            digits(y, 4)
+        } else {  // beyond what the parser accepts; written in full
+            for byte in String(y).utf8 { put(byte) }
+        }
+        put(0x2D); digits(m, 2); put(0x2D); digits(d, 2)
+        put(0x54); digits(secOfDay / 3600, 2); put(0x3A); digits(secOfDay / 60 % 60, 2); put(0x3A); digits(secOfDay % 60, 2)
+        if fractional && micros != 0 { put(0x2E); digits(micros, 6) }
+        put(0x5A)
+        return n
     }
 
     /// Parses an RFC 3339 date-time with `Z` or a numeric offset and optional fractional seconds

@@ -67,17 +67,19 @@ final class RequestExecutor: @unchecked Sendable {
         guard connectionIdle, case .success(let request) = job.request, request.method != "watch",
               Router.kind(of: request.method) == .read, lock.withLock({ !scheduled }) else { return nil }
         let stream = request.method == "todo.list" ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
-        return store.queue.sync {
+        var reply: Reply?
+        store.queue.sync {  // a block returning nothing: `sync<T>` would look up `Reply?`'s metadata on every call
             do {
-                return try store.readOnQueue { tx in run(job, tx, savepoint: false, stream: stream) }
+                reply = try store.readOnQueue { tx in run(job, tx, savepoint: false, stream: stream) }
             } catch {
-                // The read transaction failed to begin or end. Unless part of a streamed answer is
-                // out, the request takes the normal path and gets its error there.
-                guard let stream, stream.started else { return nil }
+                // The store is closed. Unless part of a streamed answer is out, the request takes
+                // the normal path and gets its error there.
+                guard let stream, stream.started else { return }
                 stream.abandon()
-                return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
+                reply = Reply(connection: job.connection, response: nil, events: [], subscription: nil)
             }
         }
+        return reply
     }
 
     /// Runs `body` on the store queue after every job submitted so far.

@@ -131,27 +131,27 @@ extension Todo {
     /// Appends the JSON text of `JSON(todo)` to `out`, written field by field: answers and
     /// listings never build a tree of JSON values for a todo.
     public func writeJSON(to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"id":"#.utf8)
-        out.append(contentsOf: String(id).utf8)
-        out.append(contentsOf: #","title":"#.utf8)
+        out.append(literal: #"{"id":"#)
+        out.append(decimal: id)
+        out.append(literal: #","title":"#)
         JSON.writeString(title, to: &out)
-        out.append(contentsOf: #","notes":"#.utf8)
+        out.append(literal: #","notes":"#)
         Todo.write(notes, to: &out)
-        out.append(contentsOf: #","category":"#.utf8)
+        out.append(literal: #","category":"#)
         Todo.write(category, to: &out)
-        out.append(contentsOf: #","due":"#.utf8)
+        out.append(literal: #","due":"#)
         Todo.write(due, to: &out)
-        out.append(contentsOf: #","remind":"#.utf8)
+        out.append(literal: #","remind":"#)
         Todo.write(remind, to: &out)
-        out.append(contentsOf: #","reminded":"#.utf8)
+        out.append(literal: #","reminded":"#)
         Todo.write(reminded, to: &out)
-        out.append(contentsOf: (done ? #","done":true,"completed":"# : #","done":false,"completed":"#).utf8)
+        out.append(literal: done ? #","done":true,"completed":"# : #","done":false,"completed":"#)
         Todo.write(completed, to: &out)
-        out.append(contentsOf: #","position":"#.utf8)
-        out.append(contentsOf: String(position).utf8)
-        out.append(contentsOf: #","created":"#.utf8)
+        out.append(literal: #","position":"#)
+        out.append(decimal: Int64(position))
+        out.append(literal: #","created":"#)
         Todo.write(created, to: &out)
-        out.append(contentsOf: #","updated":"#.utf8)
+        out.append(literal: #","updated":"#)
         Todo.write(updated, to: &out)
         out.append(UInt8(ascii: "}"))
     }
@@ -176,13 +176,13 @@ extension Todo {
     }
 
     private static func write(_ text: String?, to out: inout [UInt8]) {
-        if let text { JSON.writeString(text, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        if let text { JSON.writeString(text, to: &out) } else { out.append(literal: "null") }
     }
 
     private static func write(_ instant: Instant?, to out: inout [UInt8]) {
-        guard let instant else { out.append(contentsOf: "null".utf8); return }
+        guard let instant else { out.append(literal: "null"); return }
         out.append(UInt8(ascii: "\""))
-        instant.withRFC3339Bytes(fractional: true) { out.append(contentsOf: $0) }
+        instant.appendRFC3339(fractional: true, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 }

@@ -92,14 +92,14 @@ extension JSON {
     /// Appends compact UTF-8 JSON text to `out`.
     public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .null: out.append(literal: "null")
+        case .bool(let b): out.append(literal: b ? "true" : "false")
+        case .int(let i): out.append(decimal: i)
         case .double(let d):
             if d.isFinite {
                 if d == d.rounded(), abs(d) < 1e15 { out.append(contentsOf: String(Int64(d)).utf8) } else { out.append(contentsOf: "\(d)".utf8) }
             } else {
-                out.append(contentsOf: "null".utf8)
+                out.append(literal: "null")
             }
         case .string(let s): JSON.writeString(s, to: &out)
         case .array(let a):
@@ -125,16 +125,24 @@ extension JSON {
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
+        var s = s  // `withUTF8` reads a native string in place
+        s.withUTF8 { bytes in
+            // Most strings need no escape: copied whole.
+            guard bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0..<0x20, 0x7F:
+                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                default: out.append(byte)
+                }
             }
         }
         out.append(UInt8(ascii: "\""))
@@ -208,6 +216,7 @@ private struct JSONParser {
         // Pairs are appended; a duplicate key is looked for among the few pairs so far, and past
         // `setFrom` keys in a set, so a huge object stays linear in the number of keys.
         var pairs: [(key: String, value: JSON)] = []
+        pairs.reserveCapacity(4)  // a request's members, in one allocation
         var keys: Set<String>? = nil
         let setFrom = 16
         skipWhitespace()
@@ -366,4 +375,27 @@ private struct JSONParser {
     }
 
     func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends a literal's UTF-8 bytes in one copy (appending a `String.UTF8View` goes through
+    /// the generic sequence path).
+    mutating func append(literal text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }
+    }
+
+    /// Appends the decimal digits of `value`, without making a String.
+    mutating func append(decimal value: Int64) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
 }

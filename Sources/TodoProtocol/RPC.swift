@@ -161,22 +161,24 @@ public enum RPCMessage {
     /// The line of `result(id:_:)` for a result that is already JSON text: a long listing is
     /// written out once, never held as a tree.
     public static func resultLine(id: JSON, encodedResult: [UInt8]) -> [UInt8] {
-        var bytes = Array(#"{"jsonrpc":"2.0","result":"#.utf8)
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(encodedResult.count + 64)
+        bytes.append(literal: #"{"jsonrpc":"2.0","result":"#)
         bytes.append(contentsOf: encodedResult)
-        bytes.append(contentsOf: #","id":"#.utf8)
+        bytes.append(literal: #","id":"#)
         id.write(to: &bytes)
-        bytes.append(contentsOf: "}\n".utf8)
+        bytes.append(literal: "}\n")
         return bytes
     }
 
     /// The line of a `watch` notification, `{"jsonrpc":"2.0","method":"event","params":{...}}`,
     /// for params that are already JSON text.
     public static func eventLine(encodedParams: [UInt8]) -> [UInt8] {
-        var bytes = Array(#"{"jsonrpc":"2.0","method":"event","params":"#.utf8)
-        bytes.reserveCapacity(encodedParams.count + 48)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encodedParams.count + 64)
+        bytes.append(literal: #"{"jsonrpc":"2.0","method":"event","params":"#)
         bytes.append(contentsOf: encodedParams)
-        bytes.append(contentsOf: "}\n".utf8)
+        bytes.append(literal: "}\n")
         return bytes
     }
 }

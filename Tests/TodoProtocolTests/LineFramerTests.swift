@@ -74,6 +74,25 @@ import TodoProtocol
         #expect(try JSON.parse("9223372036854775807") == .int(Int64.max))
         #expect(try JSON.parse("-9223372036854775808") == .int(Int64.min))
         #expect(try JSON.parse("9223372036854775808") == .double(9223372036854775808))
+        for n: Int64 in [0, 7, -1, 10, -10, 1_000_000, Int64.max, Int64.min] {
+            #expect(JSON.int(n).serialized() == String(n))
+        }
+    }
+
+    /// The exact text written: escapes only where JSON needs them, everything else as is.
+    @Test func writesStringsWithTheFewEscapesJSONNeeds() {
+        #expect(JSON.string("牛乳を買う 🍣").serialized() == "\"牛乳を買う 🍣\"")
+        #expect(JSON.string("a\"b\\c\nd\re\tf\u{1}g\u{1F}h\u{7F}i/").serialized()
+                == #""a\"b\\c\nd\re\tf\u0001g\u001fh\u007fi/""#)
+        #expect(JSON.string("").serialized() == "\"\"")
+        #expect(JSON.object(["キー": "値", "k": .null, "b": false]).serialized() == #"{"キー":"値","k":null,"b":false}"#)
+    }
+
+    /// Plain ASCII strings take a fast path when parsed; the others are validated as UTF-8.
+    @Test func parsesASCIIAndOtherStringsAlike() throws {
+        #expect(try JSON.parse(#"{"method":"todo.get","ja":"予定","mixed":"a😀b"}"#)
+                == ["method": "todo.get", "ja": "予定", "mixed": "a😀b"])
+        #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0x61, 0xC3, 0x22]) }  // truncated sequence
     }
 }
 
