@@ -8,7 +8,7 @@ extension StoreTransaction {
     public func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
         let statements = try listStatements(query)
         let total = try self.total(query, statements)
-        let rows = try connection.rows(statements.page, statements.pageValues, TodoRow.init)
+        let rows = try connection.rows(statements.page(forTotal: total), statements.pageValues, TodoRow.init)
         return TodoPage(todos: try withPositions(rows), total: total)
     }
 
@@ -17,11 +17,12 @@ extension StoreTransaction {
     /// `each` returns false.
     public func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
         let statements = try listStatements(query)
-        total(try self.total(query, statements))
+        let count = try self.total(query, statements)
+        total(count)
         var rows: [TodoRow] = []
         rows.reserveCapacity(chunk)
         var going = true
-        try connection.forEachRow(statements.page, statements.pageValues) { (statement) throws(TodoError) in
+        try connection.forEachRow(statements.page(forTotal: count), statements.pageValues) { (statement) throws(TodoError) in
             rows.append(TodoRow(statement))
             guard rows.count == chunk else { return true }
             going = each(try withPositions(rows))
@@ -75,6 +76,7 @@ extension StoreTransaction {
             conditions.append("t.due >= ?")
             values.append(.integer(after.usec))
         }
+        let dueRange = query.overdue || query.dueBefore != nil || query.dueAfter != nil
         if let search = query.search {
             let needle = TextKey.search(Validation.trimmed(search))
             guard !needle.isEmpty else { throw TodoError.invalid("search", "must not be empty") }
@@ -89,13 +91,24 @@ extension StoreTransaction {
         // Filters beyond status and category? Then the total must be counted.
         let simple = conditions.count == (query.status == .all ? 0 : 1) + (categoryID == nil ? 0 : 1)
         let keptCounts: KeptCounts? = simple ? categoryID.map(KeptCounts.category) ?? .all : nil
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        func whereClause(_ terms: [String]) -> String { terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ") }
+        let filter = whereClause(conditions)
+        // With a due-date range, terms that change no result let SQLite seek the range in
+        // `todos_done_due` (status, due IS NULL, due, rank) instead of walking every todo of the
+        // status: a todo in the range has a due date, and every todo's status is 0 or 1.
+        let throughDue = !dueRange ? filter : whereClause(
+            conditions + (query.status == .all && !query.overdue ? ["t.done IN (0, 1)"] : []) + ["(t.due IS NULL) = 0"])
         // Ties break by position, unless a unique key (id) already decided.
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
-        let order = (query.sort.flatMap(Self.orderTerms) + (unique ? [] : ["t.rank"])).joined(separator: ", ")
+        let page = { (filter: String, dated: Bool) in
+            let order = query.sort.flatMap { Self.orderTerms($0, dated: dated) } + (unique ? [] : ["t.rank"])
+            return "SELECT \(todoColumns) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
+        }
         return ListStatements(
-            count: "SELECT COUNT(*) FROM todos t \(filter)",
-            page: "SELECT \(todoColumns) \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
+            count: "SELECT COUNT(*) FROM todos t \(throughDue)",
+            walkingPage: page(filter, false),
+            seekingPage: dueRange ? page(throughDue, true) : nil,
+            seeksFirst: query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
             values: values,
             keptCounts: keptCounts,
             pageValues: values + [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))])
@@ -104,12 +117,30 @@ extension StoreTransaction {
     /// The SQL `list` runs for a query, for `list` itself and for query-plan tests.
     struct ListStatements {
         var count: String
-        var page: String
+        /// The page, read by walking the sort order (or sorting what the filters leave).
+        var walkingPage: String
+        /// With a due-date filter: the page read by seeking that range in `todos_done_due` and
+        /// sorting only what is in it.
+        var seekingPage: String?
+        /// Whether the sort starts with the due date ascending, the order `todos_done_due` keeps:
+        /// then the seeking page needs no sort at all.
+        var seeksFirst: Bool
         var values: [SQLValue]
         /// When only the status and category filters apply: the kept counts that give the total.
         var keptCounts: KeptCounts?
         var pageValues: [SQLValue]
+
+        /// The page statement to run once the total is known.
+        func page(forTotal total: Int) -> String {
+            guard let seekingPage, seeksFirst || total <= StoreTransaction.seekingLimit else { return walkingPage }
+            return seekingPage
+        }
     }
+
+    /// Up to this many matches of a due-date filter, its page seeks the range and sorts the
+    /// matches (a few milliseconds at most); beyond, walking the sort order meets a match often
+    /// enough to fill a page sooner.
+    static let seekingLimit = 4096
 
     /// Which kept counts answer a listing's total.
     enum KeptCounts {
@@ -123,14 +154,21 @@ extension StoreTransaction {
     }
 
     /// ORDER BY terms for one sort key. Missing due dates and categories go last either way.
-    private static func orderTerms(_ key: TodoQuery.SortKey) -> [String] {
+    /// `dated`: every todo listed has a due date (a due-date range applies).
+    private static func orderTerms(_ key: TodoQuery.SortKey, dated: Bool) -> [String] {
         let direction = key.descending ? " DESC" : ""
         switch key.field {
         case .id: return ["t.id" + direction]
         case .title: return ["t.title_key" + direction]
         case .created: return ["t.created" + direction]
         case .updated: return ["t.updated" + direction]
-        case .due: return ["t.due IS NULL", "t.due" + direction]
+        // Ascending, the terms are `todos_done_due`'s own expressions, so a listing walks it in
+        // order (within a due-date range the first term is constant, and SQLite would sort for it).
+        // Descending, that index would be walked in an order that still needs sorting, with a
+        // table lookup per todo in due order; the other spelling of "dated first" keeps SQLite
+        // from choosing it.
+        case .due where dated: return ["t.due" + direction]
+        case .due: return key.descending ? ["t.due IS NOT NULL DESC", "t.due DESC"] : ["t.due IS NULL", "t.due"]
         case .position: return ["t.rank" + direction]
         case .category: return ["c.rank IS NULL", "c.rank" + direction]
         }

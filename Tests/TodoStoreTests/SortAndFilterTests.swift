@@ -132,14 +132,15 @@ private final class Fixture {
         q = TodoQuery(); q.overdue = true; queries.append(("overdue", q))
         q = TodoQuery(); q.status = .all; q.dueBefore = f.start; queries.append(("due before", q))
         q = TodoQuery(); q.status = .all; q.dueAfter = f.start; queries.append(("due after", q))
-        for field in TodoQuery.SortField.allCases where field != .due && field != .category {
+        for field in TodoQuery.SortField.allCases where field != .category {
             q = TodoQuery(); q.sort = [TodoQuery.SortKey(field)]; q.limit = 50
             queries.append(("sort \(field)", q))
         }
         try f.store.read { tx in
             for (name, query) in queries {
                 let statements = try tx.listStatements(query)
-                for (sql, values) in [(statements.count, statements.values), (statements.page, statements.pageValues)] {
+                let pages = [statements.walkingPage] + (statements.seekingPage.map { [$0] } ?? [])
+                for (sql, values) in [(statements.count, statements.values)] + pages.map({ ($0, statements.pageValues) }) {
                     let plan = try tx.queryPlan(sql, values)
                     #expect(!plan.contains { $0.hasPrefix("SCAN t") && !$0.contains("INDEX") }, "\(name): \(plan)")
                 }
@@ -147,5 +148,77 @@ private final class Fixture {
             let next = try tx.queryPlan(StoreTransaction.nextReminderSQL, [])
             #expect(next.contains { $0.contains("todos_pending_reminder") }, "\(next)")
         }
+    }
+
+    /// A first page by due date walks `todos_done_due` in order, without sorting; a due-date
+    /// range is sought in it, for the total and for a page with few matches.
+    @Test func dueDatesAreReadThroughTheirIndex() throws {
+        let f = try Fixture()
+        try f.store.read { tx in
+            var q = TodoQuery(); q.sort = [TodoQuery.SortKey(.due)]; q.limit = 50
+            let byDue = try tx.listStatements(q)
+            let plan = try tx.queryPlan(byDue.page(forTotal: 7), byDue.pageValues)
+            #expect(plan.contains { $0.contains("todos_done_due") } && !plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+            // Within a due-date range too, however many match.
+            q.dueAfter = f.start
+            let after = try tx.listStatements(q)
+            let afterPlan = try tx.queryPlan(after.page(forTotal: Int.max), after.pageValues)
+            #expect(afterPlan.contains { $0.contains("todos_done_due") } && !afterPlan.contains { $0.contains("TEMP B-TREE") }, "\(afterPlan)")
+            // Descending, walking that index would still sort, after a table lookup per todo in due
+            // order: the listing sorts what the status leaves instead.
+            q = TodoQuery(); q.sort = [TodoQuery.SortKey(.due, descending: true)]; q.limit = 50
+            let byDueDown = try tx.listStatements(q)
+            let downPlan = try tx.queryPlan(byDueDown.page(forTotal: 7), byDueDown.pageValues)
+            #expect(!downPlan.contains { $0.contains("todos_done_due") }, "\(downPlan)")
+
+            var ranges: [TodoQuery] = []
+            q = TodoQuery(); q.overdue = true; ranges.append(q)
+            q = TodoQuery(); q.status = .all; q.dueBefore = f.start; ranges.append(q)
+            q = TodoQuery(); q.status = .done; q.dueAfter = f.start; ranges.append(q)
+            for query in ranges {
+                let statements = try tx.listStatements(query)
+                for (sql, values) in [(statements.count, statements.values), (statements.page(forTotal: 1), statements.pageValues)] {
+                    let plan = try tx.queryPlan(sql, values)
+                    #expect(plan.contains { $0.contains("todos_done_due") && $0.contains("due") && ($0.contains("<?") || $0.contains(">?")) }, "\(plan)")
+                }
+                #expect(statements.page(forTotal: StoreTransaction.seekingLimit + 1) == statements.walkingPage)
+            }
+        }
+    }
+
+    /// Seeking a due-date range and walking the sort order read the same page, whatever the
+    /// status, sort, offset and limit.
+    @Test func seekingAndWalkingGiveTheSamePage() throws {
+        let f = try Fixture()
+        _ = try f.store.write { try $0.complete([6, 4]) }  // done todos inside and outside the ranges
+        typealias K = TodoQuery.SortKey
+        let sorts: [[K]] = [[], [K(.due)], [K(.due, descending: true)], [K(.title)], [K(.id, descending: true)], [K(.category), K(.due)]]
+        var compared = 0
+        try f.store.read { tx in
+            for status in TodoQuery.Status.allCases {
+                for sort in sorts {
+                    for range in 0..<4 {
+                        var q = TodoQuery()
+                        q.status = status
+                        q.sort = sort
+                        switch range {
+                        case 0: q.overdue = true
+                        case 1: q.dueBefore = f.start.adding(usec: 3 * 86_400_000_000)
+                        case 2: q.dueAfter = f.start.adding(usec: 86_400_000_000)
+                        default: q.dueBefore = f.start.adding(usec: 4 * 86_400_000_000); q.dueAfter = f.start; q.offset = 1; q.limit = 2
+                        }
+                        let statements = try tx.listStatements(q)
+                        let seeking = try tx.connection.rows(statements.page(forTotal: 0), statements.pageValues) { $0.int64(0) }
+                        let walking = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
+                        #expect(seeking == walking, "status \(status), sort \(sort), range \(range)")
+                        compared += seeking.isEmpty ? 0 : 1
+                    }
+                }
+            }
+        }
+        #expect(compared > 30)  // most combinations match something
+        // Overdue (due before now, two days after the first todo): 3 and 6 are due on day 1; 6 is done.
+        #expect(try f.ids { $0.status = .open; $0.overdue = true } == [3])
+        #expect(try f.ids { $0.dueBefore = f.start.adding(usec: 3 * 86_400_000_000); $0.sort = [K(.due)] } == [3, 6, 1])
     }
 }
