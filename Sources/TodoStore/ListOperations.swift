@@ -108,7 +108,7 @@ extension StoreTransaction {
             count: "SELECT COUNT(*) FROM todos t \(throughDue)",
             walkingPage: page(filter, false),
             seekingPage: dueRange ? page(throughDue, true) : nil,
-            seeksFirst: query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
+            sortsByDue: query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
             values: values,
             keptCounts: keptCounts,
             pageValues: values + [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))])
@@ -124,7 +124,7 @@ extension StoreTransaction {
         var seekingPage: String?
         /// Whether the sort starts with the due date ascending, the order `todos_done_due` keeps:
         /// then the seeking page needs no sort at all.
-        var seeksFirst: Bool
+        var sortsByDue: Bool
         var values: [SQLValue]
         /// When only the status and category filters apply: the kept counts that give the total.
         var keptCounts: KeptCounts?
@@ -132,7 +132,7 @@ extension StoreTransaction {
 
         /// The page statement to run once the total is known.
         func page(forTotal total: Int) -> String {
-            guard let seekingPage, seeksFirst || total <= StoreTransaction.seekingLimit else { return walkingPage }
+            guard let seekingPage, sortsByDue || total <= StoreTransaction.seekingLimit else { return walkingPage }
             return seekingPage
         }
     }
