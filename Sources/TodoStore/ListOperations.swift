@@ -8,7 +8,10 @@ extension StoreTransaction {
     public func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
         let statements = try listStatements(query)
         let total = try self.total(query, statements)
-        let rows = try connection.rows(statements.page(forTotal: total), statements.pageValues, TodoRow.init)
+        var rows: [TodoRow] = []
+        for (sql, values) in try pageReads(statements, total: total) {
+            rows += try connection.rows(sql, values, TodoRow.init)
+        }
         return TodoPage(todos: try withPositions(rows), total: total)
     }
 
@@ -22,14 +25,29 @@ extension StoreTransaction {
         var rows: [TodoRow] = []
         rows.reserveCapacity(chunk)
         var going = true
-        try connection.forEachRow(statements.page(forTotal: count), statements.pageValues) { (statement) throws(TodoError) in
-            rows.append(TodoRow(statement))
-            guard rows.count == chunk else { return true }
-            going = each(try withPositions(rows))
-            rows.removeAll(keepingCapacity: true)
-            return going
+        for (sql, values) in try pageReads(statements, total: count) where going {
+            try connection.forEachRow(sql, values) { (statement) throws(TodoError) in
+                rows.append(TodoRow(statement))
+                guard rows.count == chunk else { return true }
+                going = each(try withPositions(rows))
+                rows.removeAll(keepingCapacity: true)
+                return going
+            }
         }
         if going && !rows.isEmpty { _ = each(try withPositions(rows)) }
+    }
+
+    /// The statements that read the page once the total is known, in order, with their values:
+    /// one, or for a sort by category the categorised todos and then the others, the page split
+    /// where the first part ends.
+    private func pageReads(_ statements: ListStatements, total: Int) throws(TodoError) -> [(String, [SQLValue])] {
+        guard let parts = statements.byCategory else { return [(statements.page(forTotal: total), statements.pageValues)] }
+        let categorised = Int(try connection.scalar(parts.categorisedCount))
+        let offset = min(statements.offset, categorised)
+        let taken = statements.limit < 0 ? categorised - offset : min(statements.limit, categorised - offset)
+        let rest = statements.limit < 0 ? -1 : statements.limit - taken
+        return [(parts.categorised, statements.values + [.integer(Int64(statements.limit < 0 ? -1 : taken)), .integer(Int64(offset))]),
+                (parts.uncategorised, statements.values + [.integer(Int64(rest)), .integer(Int64(max(0, statements.offset - categorised)))])]
     }
 
     private func total(_ query: TodoQuery, _ statements: ListStatements) throws(TodoError) -> Int {
@@ -98,20 +116,44 @@ extension StoreTransaction {
         // status: a todo in the range has a due date, and every todo's status is 0 or 1.
         let throughDue = !dueRange ? filter : whereClause(
             conditions + (query.status == .all && !query.overdue ? ["t.done IN (0, 1)"] : []) + ["(t.due IS NULL) = 0"])
+        // A text search with no other filter than the status tests every todo of the status:
+        // reading the table once in its own order beats looking each todo up in the order of
+        // some index (a category's todos, by position, are close to table order already).
+        let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized
+        let table = scansTable ? "todos t NOT INDEXED" : "todos t"
         // Ties break by position, unless a unique key (id) already decided.
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
-        let page = { (filter: String, dated: Bool) in
+        let page = { (table: String, filter: String, dated: Bool) in
             let order = query.sort.flatMap { Self.orderTerms($0, dated: dated) } + (unique ? [] : ["t.rank"])
-            return "SELECT \(todoColumns) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
+            return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
+        }
+        // Sorted by category (then position), with no filter but the status: the categorised todos
+        // walk the categories in order and each one's todos through `todos(category_id, done,
+        // rank)` (CROSS JOIN keeps that loop order; `c.id` makes each step one category), then the
+        // uncategorised ones follow by position, and the kept per-category counts tell where the
+        // first part ends. A LEFT JOIN sorted on `c.rank IS NULL` sorts every todo of the status.
+        // With another filter, walking would look up every todo in category order to test it, so
+        // the single sorted statement reads fewer.
+        var byCategory: CategoryParts?
+        if case .all? = keptCounts, query.status != .all, let first = query.sort.first, first.field == .category,
+           query.sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) {
+            let direction = first.descending ? " DESC" : ""
+            byCategory = CategoryParts(
+                categorised: "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(filter) "
+                    + "ORDER BY c.rank\(direction), c.id\(direction), t.rank LIMIT ? OFFSET ?",
+                uncategorised: "SELECT \(todoColumns) \(whereClause(conditions + ["t.category_id IS NULL"])) ORDER BY t.rank LIMIT ? OFFSET ?",
+                categorisedCount: "SELECT COALESCE(SUM(\(query.status == .open ? "open_count" : "done_count")), 0) FROM categories")
         }
         return ListStatements(
-            count: "SELECT COUNT(*) FROM todos t \(throughDue)",
-            walkingPage: page(filter, false),
-            seekingPage: dueRange ? page(throughDue, true) : nil,
-            sortsByDue: query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
+            count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
+            walkingPage: page("todos t", filter, false),
+            narrowPage: dueRange || scansTable ? page(table, throughDue, dueRange) : nil,
+            narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
+            byCategory: byCategory,
             values: values,
             keptCounts: keptCounts,
-            pageValues: values + [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))])
+            limit: query.limit ?? -1,
+            offset: query.offset)
     }
 
     /// The SQL `list` runs for a query, for `list` itself and for query-plan tests.
@@ -119,28 +161,43 @@ extension StoreTransaction {
         var count: String
         /// The page, read by walking the sort order (or sorting what the filters leave).
         var walkingPage: String
-        /// With a due-date filter: the page read by seeking that range in `todos_done_due` and
-        /// sorting only what is in it.
-        var seekingPage: String?
-        /// Whether the sort starts with the due date ascending, the order `todos_done_due` keeps:
-        /// then the seeking page needs no sort at all.
-        var sortsByDue: Bool
+        /// With a due-date or text filter: the page read by finding the matches first — seeking
+        /// the due-date range in `todos_done_due`, or reading the table once for a text search —
+        /// and sorting only them.
+        var narrowPage: String?
+        /// Whether the narrow page comes out in order: a due-date range sorted by due date
+        /// ascending, the order `todos_done_due` keeps.
+        var narrowIsSorted: Bool
+        /// For a sort by category with only a status filter: the page in two parts.
+        var byCategory: CategoryParts?
         var values: [SQLValue]
         /// When only the status and category filters apply: the kept counts that give the total.
         var keptCounts: KeptCounts?
-        var pageValues: [SQLValue]
+        /// The page's size (-1: all) and start.
+        var limit: Int
+        var offset: Int
+        var pageValues: [SQLValue] { values + [.integer(Int64(limit)), .integer(Int64(offset))] }
 
         /// The page statement to run once the total is known.
         func page(forTotal total: Int) -> String {
-            guard let seekingPage, sortsByDue || total <= StoreTransaction.seekingLimit else { return walkingPage }
-            return seekingPage
+            guard let narrowPage, narrowIsSorted || total <= StoreTransaction.narrowLimit else { return walkingPage }
+            return narrowPage
         }
     }
 
-    /// Up to this many matches of a due-date filter, its page seeks the range and sorts the
-    /// matches (a few milliseconds at most); beyond, walking the sort order meets a match often
-    /// enough to fill a page sooner.
-    static let seekingLimit = 4096
+    /// A listing by category, read in two parts.
+    struct CategoryParts {
+        /// The categorised todos, in category order and then by position; takes LIMIT and OFFSET.
+        var categorised: String
+        /// The uncategorised todos, by position; takes LIMIT and OFFSET.
+        var uncategorised: String
+        /// How many todos the first part holds, from the kept per-category counts.
+        var categorisedCount: String
+    }
+
+    /// Up to this many matches, a filtered page finds its matches first and sorts them;
+    /// beyond, walking the sort order meets a match often enough to fill a page sooner.
+    static let narrowLimit = 4096
 
     /// Which kept counts answer a listing's total.
     enum KeptCounts {

@@ -139,7 +139,7 @@ private final class Fixture {
         try f.store.read { tx in
             for (name, query) in queries {
                 let statements = try tx.listStatements(query)
-                let pages = [statements.walkingPage] + (statements.seekingPage.map { [$0] } ?? [])
+                let pages = [statements.walkingPage] + (statements.narrowPage.map { [$0] } ?? [])
                 for (sql, values) in [(statements.count, statements.values)] + pages.map({ ($0, statements.pageValues) }) {
                     let plan = try tx.queryPlan(sql, values)
                     #expect(!plan.contains { $0.hasPrefix("SCAN t") && !$0.contains("INDEX") }, "\(name): \(plan)")
@@ -181,14 +181,20 @@ private final class Fixture {
                     let plan = try tx.queryPlan(sql, values)
                     #expect(plan.contains { $0.contains("todos_done_due") && $0.contains("due") && ($0.contains("<?") || $0.contains(">?")) }, "\(plan)")
                 }
-                #expect(statements.page(forTotal: StoreTransaction.seekingLimit + 1) == statements.walkingPage)
+                #expect(statements.page(forTotal: StoreTransaction.narrowLimit + 1) == statements.walkingPage)
             }
+            // A text search counts by reading the table once, not by looking todos up through an index.
+            q = TodoQuery(); q.search = "apple"
+            let search = try tx.listStatements(q)
+            let countPlan = try tx.queryPlan(search.count, search.values)
+            #expect(countPlan.contains { $0.hasPrefix("SCAN t") && !$0.contains("INDEX") }, "\(countPlan)")
         }
     }
 
-    /// Seeking a due-date range and walking the sort order read the same page, whatever the
-    /// status, sort, offset and limit.
-    @Test func seekingAndWalkingGiveTheSamePage() throws {
+    /// Finding the matches first (seeking a due-date range, or reading the table once for a text
+    /// search) and walking the sort order read the same page, whatever the status, sort, offset
+    /// and limit.
+    @Test func narrowAndWalkingPagesAreTheSame() throws {
         let f = try Fixture()
         _ = try f.store.write { try $0.complete([6, 4]) }  // done todos inside and outside the ranges
         typealias K = TodoQuery.SortKey
@@ -197,7 +203,7 @@ private final class Fixture {
         try f.store.read { tx in
             for status in TodoQuery.Status.allCases {
                 for sort in sorts {
-                    for range in 0..<4 {
+                    for range in 0..<6 {
                         var q = TodoQuery()
                         q.status = status
                         q.sort = sort
@@ -205,20 +211,68 @@ private final class Fixture {
                         case 0: q.overdue = true
                         case 1: q.dueBefore = f.start.adding(usec: 3 * 86_400_000_000)
                         case 2: q.dueAfter = f.start.adding(usec: 86_400_000_000)
-                        default: q.dueBefore = f.start.adding(usec: 4 * 86_400_000_000); q.dueAfter = f.start; q.offset = 1; q.limit = 2
+                        case 3: q.dueBefore = f.start.adding(usec: 4 * 86_400_000_000); q.dueAfter = f.start; q.offset = 1; q.limit = 2
+                        case 4: q.search = "a"; q.offset = 1
+                        default: q.search = "a"; q.dueAfter = f.start
                         }
                         let statements = try tx.listStatements(q)
-                        let seeking = try tx.connection.rows(statements.page(forTotal: 0), statements.pageValues) { $0.int64(0) }
+                        #expect(statements.narrowPage != nil)
+                        let narrow = try tx.connection.rows(statements.page(forTotal: 0), statements.pageValues) { $0.int64(0) }
                         let walking = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
-                        #expect(seeking == walking, "status \(status), sort \(sort), range \(range)")
-                        compared += seeking.isEmpty ? 0 : 1
+                        #expect(narrow == walking, "status \(status), sort \(sort), range \(range)")
+                        compared += narrow.isEmpty ? 0 : 1
                     }
                 }
             }
         }
-        #expect(compared > 30)  // most combinations match something
+        #expect(compared > 45)  // most combinations match something
         // Overdue (due before now, two days after the first todo): 3 and 6 are due on day 1; 6 is done.
         #expect(try f.ids { $0.status = .open; $0.overdue = true } == [3])
         #expect(try f.ids { $0.dueBefore = f.start.adding(usec: 3 * 86_400_000_000); $0.sort = [K(.due)] } == [3, 6, 1])
+    }
+
+    /// Sorted by category within one status, the categorised todos walk the categories in order
+    /// and each one's todos through its index, with no sort; the page is the one a single sorted
+    /// statement gives, wherever it falls between the two parts.
+    @Test func aListingByCategoryIsReadInTwoPartsWithoutSorting() throws {
+        let f = try Fixture()
+        _ = try f.store.write { try $0.complete([4, 6]) }
+        _ = try f.store.write { try $0.moveCategory("仕事", to: 1) }  // category order: 仕事 Work Home
+        typealias K = TodoQuery.SortKey
+        var compared = 0
+        try f.store.read { tx in
+            var q = TodoQuery(); q.sort = [K(.category)]; q.limit = 50
+            let parts = try #require(try tx.listStatements(q).byCategory)
+            let plan = try tx.queryPlan(parts.categorised, [.integer(50), .integer(0)])
+            #expect(plan.contains { $0.contains("categories_rank") } && plan.contains { $0.contains("todos_category") }
+                    && !plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+
+            for status in [TodoQuery.Status.open, .done] {
+                for sort in [[K(.category)], [K(.category, descending: true)], [K(.category), K(.position)]] {
+                    for (offset, limit) in [(0, nil), (0, 2), (1, 2), (3, 3), (4, nil), (6, 5), (40, 2)] as [(Int, Int?)] {
+                        var q = TodoQuery()
+                        q.status = status
+                        q.sort = sort
+                        q.offset = offset
+                        q.limit = limit
+                        let statements = try tx.listStatements(q)
+                        #expect(statements.byCategory != nil)
+                        let sorted = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
+                        let page = try tx.list(q)
+                        #expect(page.todos.map(\.id) == sorted, "status \(status), sort \(sort), offset \(offset), limit \(String(describing: limit))")
+                        #expect(page.total == Int(try tx.connection.scalar(statements.count, statements.values)))
+                        compared += sorted.isEmpty ? 0 : 1
+                    }
+                }
+            }
+        }
+        #expect(compared > 20)  // most pages hold something
+        // Another filter takes the single sorted statement.
+        for configure in [{ (q: inout TodoQuery) in q.search = "a" }, { $0.dueAfter = f.start }, { $0.category = "Work" }] {
+            var q = TodoQuery(); q.sort = [K(.category)]; configure(&q)
+            #expect(try f.store.read { try $0.listStatements(q) }.byCategory == nil)
+        }
+        #expect(try f.ids { $0.status = .open; $0.sort = [K(.category)] } == [7, 1, 5, 2, 3])
+        #expect(try f.ids { $0.status = .open; $0.sort = [K(.category, descending: true)] } == [2, 1, 5, 7, 3])
     }
 }

@@ -189,7 +189,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         _ = try store.write { try $0.complete([5, 6, 7]) }
         var queries: [TodoQuery] = []
         for status in TodoQuery.Status.allCases {
-            for sort in [[], [TodoQuery.SortKey(.title)], [TodoQuery.SortKey(.id, descending: true)]] {
+            for sort in [[], [TodoQuery.SortKey(.title)], [TodoQuery.SortKey(.id, descending: true)], [TodoQuery.SortKey(.category)]] {
                 var q = TodoQuery()
                 q.status = status
                 q.sort = sort
@@ -201,6 +201,11 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         paged.limit = 300
         paged.offset = 50
         queries.append(paged)
+        var acrossParts = TodoQuery()  // a page that starts among the categorised and ends among the others
+        acrossParts.sort = [TodoQuery.SortKey(.category, descending: true)]
+        acrossParts.limit = 100
+        acrossParts.offset = 780
+        queries.append(acrossParts)
         for query in queries {
             let whole = try store.read { try $0.list(query) }
             for chunk in [1, 7, 1000] {
