@@ -9,8 +9,9 @@ extension StoreTransaction {
         let statements = try listStatements(query)
         let total = try self.total(query, statements)
         var rows: [TodoRow] = []
-        for (sql, values) in try pageReads(statements, total: total) {
-            rows += try connection.rows(sql, values, TodoRow.init)
+        try forEachPageRow(statements, total: total) { (statement) throws(TodoError) in
+            rows.append(TodoRow(statement))
+            return true
         }
         return TodoPage(todos: try withPositions(rows), total: total)
     }
@@ -25,29 +26,36 @@ extension StoreTransaction {
         var rows: [TodoRow] = []
         rows.reserveCapacity(chunk)
         var going = true
-        for (sql, values) in try pageReads(statements, total: count) where going {
-            try connection.forEachRow(sql, values) { (statement) throws(TodoError) in
-                rows.append(TodoRow(statement))
-                guard rows.count == chunk else { return true }
-                going = each(try withPositions(rows))
-                rows.removeAll(keepingCapacity: true)
-                return going
-            }
+        try forEachPageRow(statements, total: count) { (statement) throws(TodoError) in
+            rows.append(TodoRow(statement))
+            guard rows.count == chunk else { return true }
+            going = each(try withPositions(rows))
+            rows.removeAll(keepingCapacity: true)
+            return going
         }
         if going && !rows.isEmpty { _ = each(try withPositions(rows)) }
     }
 
-    /// The statements that read the page once the total is known, in order, with their values:
-    /// one, or for a sort by category the categorised todos and then the others, the page split
-    /// where the first part ends.
-    private func pageReads(_ statements: ListStatements, total: Int) throws(TodoError) -> [(String, [SQLValue])] {
-        guard let parts = statements.byCategory else { return [(statements.page(forTotal: total), statements.pageValues)] }
-        let categorised = Int(try connection.scalar(parts.categorisedCount))
-        let offset = min(statements.offset, categorised)
-        let taken = statements.limit < 0 ? categorised - offset : min(statements.limit, categorised - offset)
-        let rest = statements.limit < 0 ? -1 : statements.limit - taken
-        return [(parts.categorised, statements.values + [.integer(Int64(statements.limit < 0 ? -1 : taken)), .integer(Int64(offset))]),
-                (parts.uncategorised, statements.values + [.integer(Int64(rest)), .integer(Int64(max(0, statements.offset - categorised)))])]
+    /// Calls `body` with each row of the page, in order, until it returns false. A page in two
+    /// parts reads the first part's rows, then the second's from where the first part ended:
+    /// right away when the page held some of the first part, else after counting it.
+    private func forEachPageRow(_ statements: ListStatements, total: Int,
+                                _ body: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
+        guard let parts = statements.parts else {
+            try connection.forEachRow(statements.page(forTotal: total), statements.pageValues, body)
+            return
+        }
+        var read = 0
+        var going = true
+        try connection.forEachRow(parts.first, statements.pageValues) { (statement) throws(TodoError) in
+            read += 1
+            going = try body(statement)
+            return going
+        }
+        guard going, statements.limit < 0 || read < statements.limit else { return }
+        let skip = read > 0 ? 0 : max(0, statements.offset - Int(try connection.scalar(parts.firstCount, statements.values)))
+        let rest = statements.limit < 0 ? -1 : statements.limit - read
+        try connection.forEachRow(parts.second, statements.values + [.integer(Int64(rest)), .integer(Int64(skip))], body)
     }
 
     private func total(_ query: TodoQuery, _ statements: ListStatements) throws(TodoError) -> Int {
@@ -127,29 +135,46 @@ extension StoreTransaction {
             let order = query.sort.flatMap { Self.orderTerms($0, dated: dated) } + (unique ? [] : ["t.rank"])
             return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
-        // Sorted by category (then position), with no filter but the status: the categorised todos
-        // walk the categories in order and each one's todos through `todos(category_id, done,
-        // rank)` (CROSS JOIN keeps that loop order; `c.id` makes each step one category), then the
-        // uncategorised ones follow by position, and the kept per-category counts tell where the
-        // first part ends. A LEFT JOIN sorted on `c.rank IS NULL` sorts every todo of the status.
-        // With another filter, walking would look up every todo in category order to test it, so
-        // the single sorted statement reads fewer.
-        var byCategory: CategoryParts?
-        if case .all? = keptCounts, query.status != .all, let first = query.sort.first, first.field == .category,
+        // Two orders put one group of todos first and no index keeps them whole: by category
+        // (categorised todos first) and by due date descending (dated todos first). With no filter
+        // but the status, such a page is read in two parts, each through an index in its order, so
+        // nothing is sorted but todos due at the same instant. With another filter, walking would
+        // look up every todo in that order to test it, so the single sorted statement reads fewer.
+        var parts: PageParts?
+        if case .all? = keptCounts, query.status != .all, let first = query.sort.first,
            query.sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) {
-            let direction = first.descending ? " DESC" : ""
-            byCategory = CategoryParts(
-                categorised: "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(filter) "
-                    + "ORDER BY c.rank\(direction), c.id\(direction), t.rank LIMIT ? OFFSET ?",
-                uncategorised: "SELECT \(todoColumns) \(whereClause(conditions + ["t.category_id IS NULL"])) ORDER BY t.rank LIMIT ? OFFSET ?",
-                categorisedCount: "SELECT COALESCE(SUM(\(query.status == .open ? "open_count" : "done_count")), 0) FROM categories")
+            let uncategorised = whereClause(conditions + ["t.category_id IS NULL"])
+            let dated = whereClause(conditions + ["(t.due IS NULL) = 0"])
+            switch (first.field, first.descending) {
+            case (.category, let descending):
+                // The categories in order (CROSS JOIN keeps that loop; `c.id` makes each step one
+                // category), each one's todos through `todos(category_id, done, rank)`; then the
+                // uncategorised ones. The kept per-category counts say how many come first.
+                let direction = descending ? " DESC" : ""
+                parts = PageParts(
+                    first: "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(filter) "
+                        + "ORDER BY c.rank\(direction), c.id\(direction), t.rank LIMIT ? OFFSET ?",
+                    second: "SELECT \(todoColumns) \(uncategorised) ORDER BY t.rank LIMIT ? OFFSET ?",
+                    firstCount: "SELECT COALESCE(SUM(\(query.status == .open ? "open_count" : "done_count")), 0) FROM categories")
+            case (.due, true):
+                // `todos_done_due` walked backwards over the dated todos (todos due at the same
+                // instant sorted by position), then forwards over the undated ones: their `due` is
+                // null throughout, so ordering by it as well is the index's own order.
+                parts = PageParts(
+                    first: "SELECT \(todoColumns) \(dated) ORDER BY t.due DESC, t.rank LIMIT ? OFFSET ?",
+                    second: "SELECT \(todoFields) FROM todos t INDEXED BY todos_done_due \(categoryJoin) "
+                        + "\(whereClause(conditions + ["(t.due IS NULL) = 1"])) ORDER BY t.due, t.rank LIMIT ? OFFSET ?",
+                    firstCount: "SELECT COUNT(*) FROM todos t \(dated)")
+            default:
+                break
+            }
         }
         return ListStatements(
             count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
             walkingPage: page("todos t", filter, false),
             narrowPage: dueRange || scansTable ? page(table, throughDue, dueRange) : nil,
             narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
-            byCategory: byCategory,
+            parts: parts,
             values: values,
             keptCounts: keptCounts,
             limit: query.limit ?? -1,
@@ -168,8 +193,9 @@ extension StoreTransaction {
         /// Whether the narrow page comes out in order: a due-date range sorted by due date
         /// ascending, the order `todos_done_due` keeps.
         var narrowIsSorted: Bool
-        /// For a sort by category with only a status filter: the page in two parts.
-        var byCategory: CategoryParts?
+        /// For a sort by category or by due date descending with only a status filter: the page
+        /// in two parts.
+        var parts: PageParts?
         var values: [SQLValue]
         /// When only the status and category filters apply: the kept counts that give the total.
         var keptCounts: KeptCounts?
@@ -185,14 +211,14 @@ extension StoreTransaction {
         }
     }
 
-    /// A listing by category, read in two parts.
-    struct CategoryParts {
-        /// The categorised todos, in category order and then by position; takes LIMIT and OFFSET.
-        var categorised: String
-        /// The uncategorised todos, by position; takes LIMIT and OFFSET.
-        var uncategorised: String
-        /// How many todos the first part holds, from the kept per-category counts.
-        var categorisedCount: String
+    /// A page read in two parts, each in its own order: the first group of todos, then the rest.
+    struct PageParts {
+        /// The first group, in order; takes the listing's values, then LIMIT and OFFSET.
+        var first: String
+        /// The rest, in order; takes the listing's values, then LIMIT and OFFSET.
+        var second: String
+        /// How many todos the first group holds; takes the listing's values.
+        var firstCount: String
     }
 
     /// Up to this many matches, a filtered page finds its matches first and sorts them;

@@ -231,10 +231,10 @@ private final class Fixture {
         #expect(try f.ids { $0.dueBefore = f.start.adding(usec: 3 * 86_400_000_000); $0.sort = [K(.due)] } == [3, 6, 1])
     }
 
-    /// Sorted by category within one status, the categorised todos walk the categories in order
-    /// and each one's todos through its index, with no sort; the page is the one a single sorted
-    /// statement gives, wherever it falls between the two parts.
-    @Test func aListingByCategoryIsReadInTwoPartsWithoutSorting() throws {
+    /// Sorted by category, or by due date descending, within one status, a page is read in two
+    /// parts through indexes: the categorised (dated) todos, then the others. The page is the one
+    /// a single sorted statement gives, wherever it falls between the two parts.
+    @Test func listingsByCategoryOrLatestDueAreReadInTwoParts() throws {
         let f = try Fixture()
         _ = try f.store.write { try $0.complete([4, 6]) }
         _ = try f.store.write { try $0.moveCategory("仕事", to: 1) }  // category order: 仕事 Work Home
@@ -242,13 +242,21 @@ private final class Fixture {
         var compared = 0
         try f.store.read { tx in
             var q = TodoQuery(); q.sort = [K(.category)]; q.limit = 50
-            let parts = try #require(try tx.listStatements(q).byCategory)
-            let plan = try tx.queryPlan(parts.categorised, [.integer(50), .integer(0)])
+            let parts = try #require(try tx.listStatements(q).parts)
+            let plan = try tx.queryPlan(parts.first, [.integer(50), .integer(0)])
             #expect(plan.contains { $0.contains("categories_rank") } && plan.contains { $0.contains("todos_category") }
                     && !plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+            q.sort = [K(.due, descending: true)]
+            let dueParts = try #require(try tx.listStatements(q).parts)
+            for sql in [dueParts.first, dueParts.second] {
+                let plan = try tx.queryPlan(sql, [.integer(50), .integer(0)])
+                // Only todos due at the same instant are sorted (by position).
+                #expect(plan.contains { $0.contains("todos_done_due") } && !plan.contains { $0.contains("USE TEMP B-TREE FOR ORDER BY") }, "\(plan)")
+            }
 
             for status in [TodoQuery.Status.open, .done] {
-                for sort in [[K(.category)], [K(.category, descending: true)], [K(.category), K(.position)]] {
+                for sort in [[K(.category)], [K(.category, descending: true)], [K(.category), K(.position)],
+                             [K(.due, descending: true)], [K(.due, descending: true), K(.position)]] {
                     for (offset, limit) in [(0, nil), (0, 2), (1, 2), (3, 3), (4, nil), (6, 5), (40, 2)] as [(Int, Int?)] {
                         var q = TodoQuery()
                         q.status = status
@@ -256,7 +264,7 @@ private final class Fixture {
                         q.offset = offset
                         q.limit = limit
                         let statements = try tx.listStatements(q)
-                        #expect(statements.byCategory != nil)
+                        #expect(statements.parts != nil)
                         let sorted = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
                         let page = try tx.list(q)
                         #expect(page.todos.map(\.id) == sorted, "status \(status), sort \(sort), offset \(offset), limit \(String(describing: limit))")
@@ -266,13 +274,15 @@ private final class Fixture {
                 }
             }
         }
-        #expect(compared > 20)  // most pages hold something
+        #expect(compared > 35)  // most pages hold something
         // Another filter takes the single sorted statement.
         for configure in [{ (q: inout TodoQuery) in q.search = "a" }, { $0.dueAfter = f.start }, { $0.category = "Work" }] {
             var q = TodoQuery(); q.sort = [K(.category)]; configure(&q)
-            #expect(try f.store.read { try $0.listStatements(q) }.byCategory == nil)
+            #expect(try f.store.read { try $0.listStatements(q) }.parts == nil)
         }
         #expect(try f.ids { $0.status = .open; $0.sort = [K(.category)] } == [7, 1, 5, 2, 3])
         #expect(try f.ids { $0.status = .open; $0.sort = [K(.category, descending: true)] } == [2, 1, 5, 7, 3])
+        // Due on days 5, 2, 1 and none (3 and 6 share day 1; 6 is done): then the undated by position.
+        #expect(try f.ids { $0.status = .open; $0.sort = [K(.due, descending: true)] } == [7, 1, 3, 2, 5])
     }
 }
