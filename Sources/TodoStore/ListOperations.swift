@@ -53,7 +53,8 @@ extension StoreTransaction {
             return going
         }
         guard going, statements.limit < 0 || read < statements.limit else { return }
-        let skip = read > 0 ? 0 : max(0, statements.offset - Int(try connection.scalar(parts.firstCount, statements.values)))
+        let skip = read > 0 || statements.offset == 0 ? 0
+            : max(0, statements.offset - Int(try connection.scalar(parts.firstCount, statements.values)))
         let rest = statements.limit < 0 ? -1 : statements.limit - read
         try connection.forEachRow(parts.second, statements.values + [.integer(Int64(rest)), .integer(Int64(skip))], body)
     }
@@ -117,12 +118,11 @@ extension StoreTransaction {
         // Filters beyond status and category? Then the total must be counted.
         let simple = conditions.count == (query.status == .all ? 0 : 1) + (categoryID == nil ? 0 : 1)
         let keptCounts: KeptCounts? = simple ? categoryID.map(KeptCounts.category) ?? .all : nil
-        func whereClause(_ terms: [String]) -> String { terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ") }
-        let filter = whereClause(conditions)
+        let filter = Self.whereClause(conditions)
         // With a due-date range, terms that change no result let SQLite seek the range in
         // `todos_done_due` (status, due IS NULL, due, rank) instead of walking every todo of the
         // status: a todo in the range has a due date, and every todo's status is 0 or 1.
-        let throughDue = !dueRange ? filter : whereClause(
+        let throughDue = !dueRange ? filter : Self.whereClause(
             conditions + (query.status == .all && !query.overdue ? ["t.done IN (0, 1)"] : []) + ["(t.due IS NULL) = 0"])
         // A text search with no other filter than the status tests every todo of the status:
         // reading the table once in its own order beats looking each todo up in the order of
@@ -135,50 +135,55 @@ extension StoreTransaction {
             let order = query.sort.flatMap { Self.orderTerms($0, dated: dated) } + (unique ? [] : ["t.rank"])
             return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
-        // Two orders put one group of todos first and no index keeps them whole: by category
-        // (categorised todos first) and by due date descending (dated todos first). With no filter
-        // but the status, such a page is read in two parts, each through an index in its order, so
-        // nothing is sorted but todos due at the same instant. With another filter, walking would
-        // look up every todo in that order to test it, so the single sorted statement reads fewer.
-        var parts: PageParts?
-        if case .all? = keptCounts, query.status != .all, let first = query.sort.first,
-           query.sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) {
-            let uncategorised = whereClause(conditions + ["t.category_id IS NULL"])
-            let dated = whereClause(conditions + ["(t.due IS NULL) = 0"])
-            switch (first.field, first.descending) {
-            case (.category, let descending):
-                // The categories in order (CROSS JOIN keeps that loop; `c.id` makes each step one
-                // category), each one's todos through `todos(category_id, done, rank)`; then the
-                // uncategorised ones. The kept per-category counts say how many come first.
-                let direction = descending ? " DESC" : ""
-                parts = PageParts(
-                    first: "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(filter) "
-                        + "ORDER BY c.rank\(direction), c.id\(direction), t.rank LIMIT ? OFFSET ?",
-                    second: "SELECT \(todoColumns) \(uncategorised) ORDER BY t.rank LIMIT ? OFFSET ?",
-                    firstCount: "SELECT COALESCE(SUM(\(query.status == .open ? "open_count" : "done_count")), 0) FROM categories")
-            case (.due, true):
-                // `todos_done_due` walked backwards over the dated todos (todos due at the same
-                // instant sorted by position), then forwards over the undated ones: their `due` is
-                // null throughout, so ordering by it as well is the index's own order.
-                parts = PageParts(
-                    first: "SELECT \(todoColumns) \(dated) ORDER BY t.due DESC, t.rank LIMIT ? OFFSET ?",
-                    second: "SELECT \(todoFields) FROM todos t INDEXED BY todos_done_due \(categoryJoin) "
-                        + "\(whereClause(conditions + ["(t.due IS NULL) = 1"])) ORDER BY t.due, t.rank LIMIT ? OFFSET ?",
-                    firstCount: "SELECT COUNT(*) FROM todos t \(dated)")
-            default:
-                break
-            }
-        }
+        let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
         return ListStatements(
             count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
             walkingPage: page("todos t", filter, false),
             narrowPage: dueRange || scansTable ? page(table, throughDue, dueRange) : nil,
             narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
-            parts: parts,
+            parts: statusOnly ? Self.pageParts(query.sort, status: query.status, conditions: conditions) : nil,
             values: values,
             keptCounts: keptCounts,
             limit: query.limit ?? -1,
             offset: query.offset)
+    }
+
+    private static func whereClause(_ terms: [String]) -> String {
+        terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+    }
+
+    /// Two orders put one group of todos first, in both directions, and no index keeps them whole:
+    /// by category (categorised todos first) and by due date descending (dated todos first). With
+    /// no filter but the status (`conditions`), such a page is read in two parts, each through an
+    /// index in its order, so nothing is sorted but todos due at the same instant. With another
+    /// filter, walking would look up every todo in that order to test it, so the single sorted
+    /// statement reads fewer.
+    private static func pageParts(_ sort: [TodoQuery.SortKey], status: TodoQuery.Status, conditions: [String]) -> PageParts? {
+        guard let first = sort.first, sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) else { return nil }
+        switch (first.field, first.descending) {
+        case (.category, let descending):
+            // The categories in order (CROSS JOIN keeps that loop; `c.id` makes each step one
+            // category), each one's todos through `todos(category_id, done, rank)`; then the
+            // uncategorised ones. The kept per-category counts say how many come first.
+            let direction = descending ? " DESC" : ""
+            return PageParts(
+                first: "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(whereClause(conditions)) "
+                    + "ORDER BY c.rank\(direction), c.id\(direction), t.rank LIMIT ? OFFSET ?",
+                second: "SELECT \(todoColumns) \(whereClause(conditions + ["t.category_id IS NULL"])) ORDER BY t.rank LIMIT ? OFFSET ?",
+                firstCount: "SELECT COALESCE(SUM(\(status == .open ? "open_count" : "done_count")), 0) FROM categories")
+        case (.due, true):
+            // `todos_done_due` walked backwards over the dated todos (todos due at the same instant
+            // sorted by position), then forwards over the undated ones: their `due` is null
+            // throughout, so ordering by it as well is the index's own order.
+            let dated = whereClause(conditions + ["(t.due IS NULL) = 0"])
+            return PageParts(
+                first: "SELECT \(todoColumns) \(dated) ORDER BY t.due DESC, t.rank LIMIT ? OFFSET ?",
+                second: "SELECT \(todoFields) FROM todos t INDEXED BY todos_done_due \(categoryJoin) "
+                    + "\(whereClause(conditions + ["(t.due IS NULL) = 1"])) ORDER BY t.due, t.rank LIMIT ? OFFSET ?",
+                firstCount: "SELECT COUNT(*) FROM todos t \(dated)")
+        default:
+            return nil
+        }
     }
 
     /// The SQL `list` runs for a query, for `list` itself and for query-plan tests.
