@@ -4,17 +4,18 @@ import TodoCore
 /// any member nobody asked for is refused, so a misspelt field never passes silently.
 public struct Params {
     public let object: JSONObject
-    /// Which of `object.pairs` were read, by index (a handful of pairs: no hashing).
-    private var used: [Bool]
+    /// Which of the first 64 of `object.pairs` were read, one bit each. No method has that many
+    /// parameters, so an object with more members has an unknown one among its first 64, and
+    /// the first unknown member always falls within them.
+    private var used: UInt64 = 0
 
     public init(_ object: JSONObject) {
         self.object = object
-        used = Array(repeating: false, count: object.pairs.count)
     }
 
     private mutating func take(_ key: String) -> JSON? {
         guard let i = object.pairs.firstIndex(where: { $0.key == key }) else { return nil }
-        used[i] = true
+        if i < 64 { used |= 1 << UInt64(i) }
         return object.pairs[i].value
     }
 
@@ -119,8 +120,9 @@ public struct Params {
 
     /// Refuses members that were never read.
     public func finish() throws(RPCError) {
-        if let i = used.firstIndex(of: false) {
-            throw RPCError.invalidParams(object.pairs[i].key, "is not a parameter of this method")
+        let unread = (~used).trailingZeroBitCount  // the first member not read
+        if unread < object.pairs.count {
+            throw RPCError.invalidParams(object.pairs[unread].key, "is not a parameter of this method")
         }
     }
 }

@@ -66,6 +66,9 @@ final class Connection {
     static let statementJournalInMemory = 128 << 10
     private static let configured: Void = {
         _ = todod_sqlite_statement_journal_spill(Int32(statementJournalInMemory))
+        // Nothing reads SQLite's memory statistics; keeping them takes a global mutex around
+        // every allocation. ([SQLITE_CONFIG_MEMSTATUS](https://sqlite.org/c3ref/c_config_covering_index_scan.html))
+        _ = todod_sqlite_no_memory_statistics()
     }()
 
     init(path: String) throws(TodoError) {
