@@ -97,7 +97,7 @@ extension JSON {
         case .int(let i): out.append(decimal: i)
         case .double(let d):
             if d.isFinite {
-                if d == d.rounded(), abs(d) < 1e15 { out.append(contentsOf: String(Int64(d)).utf8) } else { out.append(contentsOf: "\(d)".utf8) }
+                if d == d.rounded(), abs(d) < 1e15 { out.append(decimal: Int64(d)) } else { out.append(contentsOf: "\(d)".utf8) }
             } else {
                 out.append(literal: "null")
             }
