@@ -169,7 +169,6 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 }
 
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

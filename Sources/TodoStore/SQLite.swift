@@ -52,8 +52,6 @@ final class Connection {
     private let handle: SQLiteHandle
     private var cache: [SQLText: Statement] = [:]
 
-    /// Opens (creating if missing) the database file at `path`.
-    /// ([sqlite3_open_v2](https://sqlite.org/c3ref/open.html))
     /// Set once, before the first connection opens. Group commit runs each request in a
     /// savepoint, whose undo log (the statement journal) SQLite keeps in memory only up to 64 KiB
     /// by default; one `todo.add` touches about that many pages, so most passes spilled it to a
@@ -71,6 +69,8 @@ final class Connection {
         _ = todod_sqlite_no_memory_statistics()
     }()
 
+    /// Opens (creating if missing) the database file at `path`.
+    /// ([sqlite3_open_v2](https://sqlite.org/c3ref/open.html))
     init(path: String) throws(TodoError) {
         Connection.configured
         var db: SQLiteHandle?
