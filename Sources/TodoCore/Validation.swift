@@ -2,12 +2,18 @@
 /// naming the field.
 public enum Validation {
     public static let maxTitleCharacters = 1000
+    /// Room for 1000 characters of up to four bytes each. A character (grapheme cluster) has no
+    /// size limit of its own: 200,000 combining marks on one letter are one character.
+    public static let maxTitleBytes = 4096
     public static let maxNotesBytes = 64 * 1024
     public static let maxCategoryCharacters = 200
+    /// Room for 200 characters of up to four bytes each (and some to spare).
+    public static let maxCategoryBytes = 1024
 
-    /// A title: trimmed, non-empty, at most 1000 characters, no control characters.
+    /// A title: trimmed, non-empty, at most 1000 characters and 4 KiB of UTF-8, no control
+    /// characters, and at least one visible character.
     public static func title(_ raw: String, field: String = "title") throws(TodoError) -> String {
-        try singleLine(raw, field: field, maxCharacters: maxTitleCharacters)
+        try singleLine(raw, field: field, maxCharacters: maxTitleCharacters, maxBytes: maxTitleBytes)
     }
 
     /// Notes: at most 64 KiB of UTF-8; tabs and line breaks are allowed, other control
@@ -22,21 +28,30 @@ public enum Validation {
         return trimmed(raw).isEmpty ? nil : raw
     }
 
-    /// A category name: trimmed, non-empty, at most 200 characters, no control characters.
+    /// A category name: trimmed, non-empty, at most 200 characters and 1 KiB of UTF-8, no control
+    /// characters, and at least one visible character.
     public static func categoryName(_ raw: String, field: String = "category") throws(TodoError) -> String {
-        try singleLine(raw, field: field, maxCharacters: maxCategoryCharacters)
+        try singleLine(raw, field: field, maxCharacters: maxCategoryCharacters, maxBytes: maxCategoryBytes)
     }
 
-    /// Trimmed, non-empty, at most `maxCharacters` characters (grapheme clusters), no control characters.
-    static func singleLine(_ raw: String, field: String, maxCharacters: Int) throws(TodoError) -> String {
+    /// Trimmed, non-empty, at most `maxCharacters` characters (grapheme clusters) and `maxBytes`
+    /// bytes of UTF-8, no control characters, not only invisible characters (`DisplayText.isInvisible`:
+    /// zero-width and format characters, marks without a base, fillers).
+    static func singleLine(_ raw: String, field: String, maxCharacters: Int, maxBytes: Int) throws(TodoError) -> String {
         let text = trimmed(raw)
         guard !text.isEmpty else { throw TodoError.invalid(field, "must not be empty") }
+        let bytes = text.utf8.count
+        guard bytes <= maxBytes else { throw TodoError.invalid(field, "longer than \(maxBytes) bytes") }
         // Counting characters walks grapheme boundaries; no text has more characters than bytes.
-        guard text.utf8.count <= maxCharacters || text.count <= maxCharacters else {
+        guard bytes <= maxCharacters || text.count <= maxCharacters else {
             throw TodoError.invalid(field, "longer than \(maxCharacters) characters")
         }
         if let bad = text.unicodeScalars.first(where: isControl) {
             throw TodoError.invalid(field, "contains control character \(scalarName(bad))")
+        }
+        // After trimming, the first scalar is usually a visible one: one check.
+        guard text.unicodeScalars.contains(where: { !DisplayText.isInvisible($0) }) else {
+            throw TodoError.invalid(field, "has no visible characters")
         }
         return text
     }
