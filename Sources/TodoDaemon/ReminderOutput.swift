@@ -60,10 +60,12 @@ final class JournalReminderSink: ReminderSink {
         return fields
     }
 
-    /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00."
+    /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00." The title is shown escaped
+    /// (`DisplayText`: no bidi override can reverse the sentence); TODO_TITLE keeps it as stored.
     static func message(_ todo: Todo, timeZone: ZoneInfo) -> String {
-        guard let due = todo.due else { return "Reminder for todo \(todo.id) “\(todo.title)”." }
-        return "Todo \(todo.id) “\(todo.title)” is due at \(localTime(due, timeZone: timeZone))."
+        let title = DisplayText.escaped(todo.title)
+        guard let due = todo.due else { return "Reminder for todo \(todo.id) “\(title)”." }
+        return "Todo \(todo.id) “\(title)” is due at \(localTime(due, timeZone: timeZone))."
     }
 
     static func localTime(_ instant: Instant, timeZone: ZoneInfo) -> String {
