@@ -15,12 +15,14 @@ public enum CLI {
     public static let exitUnavailable: Int32 = 69
 
     /// Runs todoctl and returns its exit status. `connect` opens a transport to a socket path.
-    /// `readStdin` reads standard input to its end (for `import -`).
+    /// `readStdin` reads standard input to its end (for `import -`). `now` is the time of the
+    /// command; `clock` tells the time later on (`watch` describes each event as it arrives).
     public static func main(arguments: [String], environment: [String: String], uid: UInt32,
                             isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
                             stdout: (String) -> Void, stderr: (String) -> Void,
                             connect: (String) throws(ClientError) -> RPCTransport,
-                            readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput) -> Int32 {
+                            readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
+                            clock: @escaping () -> Instant = { Instant.now() }) -> Int32 {
         var socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: uid)
         var socketFromFlag = false
         do throws(CLIFailure) {
@@ -59,7 +61,7 @@ public enum CLI {
             let human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
                                     maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
-                let runner = Runner(transport: transport, json: global.json, human: human, out: out)
+                let runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                 try runner.run(invocation.command, document: document)
             }
             return exitOK

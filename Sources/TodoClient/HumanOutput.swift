@@ -106,39 +106,55 @@ struct HumanOutput {
         return out
     }
 
-    /// `show`: aligned `Label: value` lines.
+    /// `show`: aligned `Label: value` lines. A done todo's times have no relative hint, and its
+    /// reminder is marked as off (it fires only if the todo is reopened).
     func todoDetails(_ todo: Todo) -> [String] {
-        var pairs: [(String, String)] = [("ID", "\(todo.id)"), ("Title", todo.title)]
+        var pairs: [(String, String)] = [("ID", "\(todo.id)"), ("Title", Table.oneLine(todo.title))]
         if todo.done {
             pairs.append(("Status", paint("done", HumanOutput.green) + (todo.completed.map { " since " + TerminalText.local($0, timeZone: timeZone) } ?? "")))
         } else {
             pairs.append(("Status", "open"))
         }
         pairs.append(("Position", "\(todo.position)"))
-        pairs.append(("Category", todo.category ?? "-"))
+        pairs.append(("Category", todo.category.map(Table.oneLine) ?? "-"))
         if let due = todo.due {
-            let text = when(due)
-            pairs.append(("Due", !todo.done && due < now ? paint(text, HumanOutput.red) : text))
+            if todo.done {
+                pairs.append(("Due", TerminalText.local(due, timeZone: timeZone)))
+            } else {
+                let text = when(due)
+                pairs.append(("Due", due < now ? paint(text, HumanOutput.red) : text))
+            }
         } else {
             pairs.append(("Due", "-"))
         }
-        var remind = todo.remind.map(when) ?? "-"
-        if let reminded = todo.reminded { remind += ", fired " + TerminalText.local(reminded, timeZone: timeZone) }
+        var remind = "-"
+        if let instant = todo.remind {
+            if let reminded = todo.reminded {
+                remind = TerminalText.local(instant, timeZone: timeZone) + ", fired " + TerminalText.local(reminded, timeZone: timeZone)
+            } else if todo.done {
+                remind = TerminalText.local(instant, timeZone: timeZone) + " (off while done)"
+            } else {
+                remind = when(instant)
+            }
+        }
         pairs.append(("Remind", remind))
         pairs.append(("Created", TerminalText.local(todo.created, timeZone: timeZone)))
         pairs.append(("Updated", TerminalText.local(todo.updated, timeZone: timeZone)))
-        if let notes = todo.notes, !notes.isEmpty { pairs.append(("Notes", notes)) }
+        if let notes = todo.notes, !notes.isEmpty {
+            pairs.append(("Notes", notes.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }.joined(separator: "\n")))
+        }
         return labelled(pairs)
     }
 
     /// `Label: value` lines with the values aligned; a multi-line value continues under itself.
+    /// Values are printed as given: stored text in them must already be made safe (`Table.oneLine`,
+    /// line by line), so that this function leaves todoctl's own colour codes alone.
     func labelled(_ pairs: [(String, String)], alignRight: Bool = false) -> [String] {
         let width = (pairs.map { TerminalText.width($0.0) }.max() ?? 0) + 1
         var lines: [String] = []
         for (label, value) in pairs {
             let head = TerminalText.pad(label + ":", to: width, alignRight: alignRight) + " "
-            let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }
-            for (i, line) in valueLines.enumerated() {
+            for (i, line) in value.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let text = (i == 0 ? paint(head, HumanOutput.bold) : String(repeating: " ", count: width + 1)) + line
                 lines.append(TerminalText.droppingTrailingSpaces(text))
             }
@@ -228,7 +244,7 @@ struct HumanOutput {
             let since = TerminalText.local(now.adding(usec: -uptime.multipliedReportingOverflow(by: 1_000_000).partialValue), timeZone: timeZone)
             pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
         }
-        if let database = json["database"]?.stringValue { pairs.append(("Database", database)) }
+        if let database = json["database"]?.stringValue { pairs.append(("Database", Table.oneLine(database))) }
         let open = json["open"]?.intValue.map(String.init) ?? "?"
         let done = json["done"]?.intValue.map(String.init) ?? "?"
         pairs.append(("Todos", "\(open) open, \(done) done"))
@@ -237,39 +253,39 @@ struct HumanOutput {
         } else {
             pairs.append(("Next reminder", "none"))
         }
-        return [paint("●", HumanOutput.green) + " todod \(version)"] + labelled(pairs, alignRight: true).map { "  " + $0 }
+        return [paint("●", HumanOutput.green) + " todod \(Table.oneLine(version))"] + labelled(pairs, alignRight: true).map { "  " + $0 }
     }
 
     // MARK: Events
 
-    /// One line for a `watch` event; unknown types are printed generically.
+    /// One line for a `watch` event; unknown types are printed generically. Stored text is made
+    /// safe piece by piece (`summary`, `Table.oneLine`), leaving the colour of "reminder" intact.
+    /// Relative times are seen from `now`: `watch` passes the time the event arrived.
     func event(_ json: JSON) -> String {
         let type = json["type"]?.stringValue ?? "event"
         func todos(_ value: JSON?) -> [Todo] { (value?.arrayValue ?? []).compactMap { try? Todo(json: $0) } }
-        let body: String
+        func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }
         switch type {
         case "reminder":
             if let todo = json["todo"].flatMap({ try? Todo(json: $0) }) {
                 let late = json["lateUsec"]?.intValue ?? 0
-                body = paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
-            } else {
-                body = "reminder " + json.serialized()
+                return paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
             }
+            return "reminder " + raw(json)
         case let t where t.hasPrefix("todo.") && json["todos"] != nil:
-            let verb = String(t.dropFirst("todo.".count))
+            let verb = Table.oneLine(String(t.dropFirst("todo.".count)))
             let list = todos(json["todos"])
-            body = "\(verb) " + (list.isEmpty ? (json["todos"]?.serialized() ?? "") : list.map(summary).joined(separator: "; "))
+            return "\(verb) " + (list.isEmpty ? raw(json["todos"]) : list.map(summary).joined(separator: "; "))
         case "category.renamed":
             let name = json["category"]?["name"]?.stringValue ?? "?"
-            body = "category renamed: \(json["oldName"]?.stringValue ?? "?") → \(name)"
+            return "category renamed: \(Table.oneLine(json["oldName"]?.stringValue ?? "?")) → \(Table.oneLine(name))"
         case let t where t.hasPrefix("category."):
-            let verb = String(t.dropFirst("category.".count))
-            body = "category \(verb): " + (json["category"]?["name"]?.stringValue ?? json.serialized())
+            let verb = Table.oneLine(String(t.dropFirst("category.".count)))
+            return "category \(verb): " + (json["category"]?["name"]?.stringValue.map(Table.oneLine) ?? raw(json))
         default:
             var rest = json.objectValue ?? JSONObject()
             rest["type"] = nil
-            body = "\(type) \(JSON.object(rest).serialized())"
+            return "\(Table.oneLine(type)) \(raw(.object(rest)))"
         }
-        return Table.oneLine(body)
     }
 }

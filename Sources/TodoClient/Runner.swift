@@ -8,6 +8,8 @@ struct Runner {
     var json: Bool
     var human: HumanOutput
     var out: (String) -> Void
+    /// The time now, for output made later than the command started (`watch`).
+    var clock: () -> Instant = { Instant.now() }
 
     // MARK: - Plumbing
 
@@ -57,8 +59,8 @@ struct Runner {
             let result = try call("todo.get", ["id": .int(id)])
             if json { emit(result) } else { print(human.todoDetails(try todo(result))) }
         case .edit(let options): try edit(options)
-        case .complete(let ids): try batch("todo.complete", ids, verb: "Completed")
-        case .reopen(let ids): try batch("todo.reopen", ids, verb: "Reopened")
+        case .complete(let ids): try batch("todo.complete", ids, verb: "Completed", already: "done")
+        case .reopen(let ids): try batch("todo.reopen", ids, verb: "Reopened", already: "open")
         case .remove(let ids): try batch("todo.delete", ids, verb: "Deleted")
         case .move(let id, let destination): try move(id, destination)
         case .snooze(let id, let until):
@@ -260,12 +262,25 @@ struct Runner {
         }
     }
 
-    func batch(_ method: String, _ ids: [Int64], verb: String) throws(CLIFailure) {
+    /// `done`, `reopen` and `rm`. With `already` ("done" or "open"), a todo the daemon left as it
+    /// was — already in that state — is reported as such, not as changed (exit status 0 either way).
+    /// The daemon changes `updated` only when it changes something, so a todo in the wanted state
+    /// whose `updated` is older than this command was not changed by it.
+    func batch(_ method: String, _ ids: [Int64], verb: String, already: String? = nil) throws(CLIFailure) {
         let result = try call(method, ["ids": Runner.ids(ids)])
         if json { emit(result); return }
         let list = try todos(result)
+        let unchanged = already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []
+        let changed = list.count - unchanged.count
         if list.count == 1, let only = list.first {
-            print("\(verb) \(only.id): \(Table.oneLine(only.title))")
+            if let already, !unchanged.isEmpty {
+                print("\(only.id) was already \(already): \(Table.oneLine(only.title))")
+            } else {
+                print("\(verb) \(only.id): \(Table.oneLine(only.title))")
+            }
+        } else if let already, !unchanged.isEmpty {
+            print(changed == 0 ? "All \(list.count) todos were already \(already)."
+                  : "\(verb) \(changed) \(changed == 1 ? "todo" : "todos"); \(unchanged.count) \(unchanged.count == 1 ? "was" : "were") already \(already).")
         } else {
             print("\(verb) \(list.count) todos.")
         }
@@ -341,7 +356,10 @@ struct Runner {
     func watch() throws(CLIFailure) {
         do {
             try transport.watch(JSONObject()) { event in
-                if json { emit(event) } else { print(human.event(event)) }
+                if json { emit(event); return true }
+                var seen = human
+                seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start
+                print(seen.event(event))
                 return true
             }
         } catch {

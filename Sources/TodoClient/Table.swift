@@ -1,3 +1,5 @@
+import TodoCore
+
 /// Rows of text cells printed in aligned columns, measured by display width so that East Asian
 /// wide characters and emoji stay aligned.
 public struct Table: Sendable {
@@ -142,14 +144,18 @@ public struct Table: Sendable {
         return out
     }
 
-    /// `text` with control characters (general category Cc: U+0000–001F, U+007F–009F) replaced by spaces.
+    /// `text` with control characters (general category Cc: U+0000–001F, U+007F–009F) replaced by
+    /// spaces, and bidi controls, zero-width and other invisible characters written as `<U+XXXX>`
+    /// (`DisplayText.escaped`), so stored text can neither break the line nor disguise itself.
     static func oneLine(_ text: String) -> String {
         func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        // Printable ASCII, the common case, needs nothing.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        guard text.unicodeScalars.contains(where: isControl) else { return DisplayText.escaped(text) }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             out.append(isControl(scalar) ? " " : scalar)
         }
-        return String(out)
+        return DisplayText.escaped(String(out))
     }
 }

@@ -56,18 +56,26 @@ public enum TerminalText {
     }
 
     /// A short relative description of `instant` seen from `now`: "in 45s", "in 5m", "in 2h",
-    /// "in 3d", "in 2w", "now" (within a second), "5m overdue", "3d overdue" — the largest unit with
-    /// a value of at least 1, rounded down. Weeks are the largest unit ("in 60w").
+    /// "in 3d", "in 2w", "now" (within half a second), "5m overdue", "3d overdue". Rounded to the
+    /// nearest unit: the time is rounded to seconds, then to minutes once it is a minute or more,
+    /// to hours once that is 60 minutes or more, to days at 24 hours, to weeks at 7 days — so a
+    /// due time given as `+2h` reads "in 2h" for its first half hour, not "in 1h" a moment after it
+    /// was set, and 1h 59m reads "in 2h". Weeks are the largest unit ("in 60w").
     public static func relative(_ instant: Instant, now: Instant) -> String {
         let (diff, overflow) = instant.usec.subtractingReportingOverflow(now.usec)
         let future = overflow ? instant.usec > now.usec : diff > 0
-        let seconds = overflow ? UInt64.max / 1_000_000 : diff.magnitude / 1_000_000
+        let usec = overflow ? UInt64.max / 2 : diff.magnitude
+        func rounded(_ value: UInt64, _ size: UInt64) -> UInt64 { value / size + (value % size >= (size + 1) / 2 ? 1 : 0) }
+        let seconds = rounded(usec, 1_000_000)
         guard seconds >= 1 else { return "now" }
-        let units: [(UInt64, String)] = [(604_800, "w"), (86_400, "d"), (3600, "h"), (60, "m"), (1, "s")]
         var text = "\(seconds)s"
-        for (size, name) in units where seconds >= size {
-            text = "\(seconds / size)\(name)"
-            break
+        let units: [(size: UInt64, name: String, next: UInt64)] = [(60, "m", 60), (3600, "h", 24), (86_400, "d", 7), (604_800, "w", .max)]
+        if seconds >= 60 {
+            for unit in units {
+                let value = rounded(seconds, unit.size)
+                text = "\(value)\(unit.name)"
+                if value < unit.next { break }
+            }
         }
         return future ? "in " + text : text + " overdue"
     }

@@ -4,14 +4,16 @@ public enum SocketPaths {
     /// The system-wide socket, for `--system` and for root without `$XDG_RUNTIME_DIR`.
     public static let system = "/run/todod/todod.sock"
 
-    /// The first that applies: `--socket PATH` · `$TODOD_SOCKET` · `--system` or root without
-    /// `$XDG_RUNTIME_DIR` · `$XDG_RUNTIME_DIR/todod/todod.sock`. A non-root user without
-    /// `$XDG_RUNTIME_DIR` gets `/run/user/UID/todod/todod.sock`, where systemd puts it.
+    /// The first that applies: `--socket PATH` · `--system` · `$TODOD_SOCKET` · root without
+    /// `$XDG_RUNTIME_DIR`: the system socket · `$XDG_RUNTIME_DIR/todod/todod.sock`. A flag beats
+    /// the variable, as the man pages say. A non-root user without `$XDG_RUNTIME_DIR` gets
+    /// `/run/user/UID/todod/todod.sock`, where systemd puts it.
     public static func socket(flag: String?, system: Bool, environment: [String: String], uid: UInt32) -> String {
         if let flag, !flag.isEmpty { return flag }
+        if system { return SocketPaths.system }
         if let env = environment["TODOD_SOCKET"], !env.isEmpty { return env }
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        if system || (uid == 0 && runtime == nil) { return SocketPaths.system }
+        if uid == 0 && runtime == nil { return SocketPaths.system }
         return (runtime ?? "/run/user/\(uid)") + "/todod/todod.sock"
     }
 

@@ -36,7 +36,9 @@ final class FakeTransport: RPCTransport {
             return Fixtures.todo(id: id, title: params["title"]?.stringValue ?? "Buy milk",
                                  due: Fixtures.now.adding(usec: 2 * 3_600_000_000))
         case "todo.complete", "todo.reopen", "todo.delete":
-            return .array((params["ids"]?.arrayValue ?? []).map { Fixtures.todo(id: $0.intValue ?? 1, title: "T\($0.intValue ?? 1)") })
+            return .array((params["ids"]?.arrayValue ?? []).map {
+                Fixtures.todo(id: $0.intValue ?? 1, title: "T\($0.intValue ?? 1)", done: method == "todo.complete")
+            })
         case "todo.list":
             return ["todos": .array([Fixtures.todo(id: 1, title: "Buy milk")]), "total": 5]
         case "category.list":
@@ -105,7 +107,8 @@ enum Fixtures {
     static func run(_ arguments: [String], transport: FakeTransport = FakeTransport(),
                     isTerminal: Bool = false, terminalWidth: Int? = nil,
                     environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: ZoneInfo = utc,
-                    connectError: ClientError? = nil, stdin: [UInt8] = []) -> Result {
+                    connectError: ClientError? = nil, stdin: [UInt8] = [],
+                    clock: @escaping () -> Instant = { Fixtures.now }) -> Result {
         var out = ""
         var err = ""
         var connected: [String] = []
@@ -118,7 +121,7 @@ enum Fixtures {
                 if let connectError { throw connectError }
                 return transport
             },
-            readStdin: { stdin })
+            readStdin: { stdin }, clock: clock)
         return Result(status: status, stdout: out, stderr: err, connectedTo: connected)
     }
 }

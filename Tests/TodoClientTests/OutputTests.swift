@@ -119,7 +119,7 @@ import TodoProtocol
         #expect(transport.methods == ["todo.list"])
 
         let done = Fixtures.run(["done", "1", "2", "--json"])
-        #expect(done.stdout == JSON.array([Fixtures.todo(id: 1, title: "T1"), Fixtures.todo(id: 2, title: "T2")]).serialized() + "\n")
+        #expect(done.stdout == JSON.array([Fixtures.todo(id: 1, title: "T1", done: true), Fixtures.todo(id: 2, title: "T2", done: true)]).serialized() + "\n")
         let categories = Fixtures.run(["--json", "category", "list"])
         #expect(categories.stdout == JSON.array([Fixtures.category(id: 1, name: "Work", position: 1)]).serialized() + "\n")
         let renamed = Fixtures.run(["--json", "category", "rename", "Work", "Job"])

@@ -120,9 +120,10 @@ import TodoProtocol
 }
 
 @Suite struct SocketPathTests {
-    @Test func resolvesInSpecOrder() {
+    @Test func resolvesFlagsThenTheEnvironmentThenDefaults() {
         #expect(SocketPaths.socket(flag: "/x", system: true, environment: ["TODOD_SOCKET": "/y"], uid: 1000) == "/x")
-        #expect(SocketPaths.socket(flag: nil, system: true, environment: ["TODOD_SOCKET": "/y"], uid: 1000) == "/y")
+        #expect(SocketPaths.socket(flag: nil, system: true, environment: ["TODOD_SOCKET": "/y"], uid: 1000) == "/run/todod/todod.sock")
+        #expect(SocketPaths.socket(flag: nil, system: false, environment: ["TODOD_SOCKET": "/y"], uid: 0) == "/y")
         #expect(SocketPaths.socket(flag: nil, system: true, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1000) == "/run/todod/todod.sock")
         #expect(SocketPaths.socket(flag: nil, system: false, environment: [:], uid: 0) == "/run/todod/todod.sock")
         #expect(SocketPaths.socket(flag: nil, system: false, environment: ["XDG_RUNTIME_DIR": "/run/user/0"], uid: 0) == "/run/user/0/todod/todod.sock")
