@@ -335,22 +335,42 @@ struct Runner {
         }
     }
 
+    /// The daemon's default and largest `reminder.list` limits (PROTOCOL.md).
+    static let defaultReminderLimit = 100
+    static let maxReminderLimit = 10_000
+
+    /// `reminders`. Human output asks for one more than it shows, to say when older reminders
+    /// were left out; `--json` prints the daemon's answer to the limit as given.
     func reminders(since: Instant?, limit: Int?) throws(CLIFailure) {
         var params = JSONObject()
         if let since { params["since"] = Runner.instant(since) }
-        if let limit { params["limit"] = .int(Int64(limit)) }
+        let shown = limit ?? Runner.defaultReminderLimit
+        if json {
+            if let limit { params["limit"] = .int(Int64(limit)) }
+        } else {
+            params["limit"] = .int(Int64(min(shown + 1, Runner.maxReminderLimit)))
+        }
         let result = try call("reminder.list", params)
-        guard let items = result.arrayValue else { throw Runner.bad("reminder.list did not return an array") }
+        guard var items = result.arrayValue else { throw Runner.bad("reminder.list did not return an array") }
         if json { emit(result); return }
         if items.isEmpty {
             print("No reminders have fired" + (since.map { " since " + TerminalText.local($0, timeZone: human.timeZone) } ?? "") + ".")
             return
         }
+        // Oldest first: the extra one, if any, is the oldest.
+        let more = items.count > shown
+        if more { items.removeFirst(items.count - shown) }
         var reminders: [HumanOutput.Reminder] = []
         for item in items {
             do { reminders.append(try HumanOutput.Reminder(json: item)) } catch { throw Runner.bad(error.description) }
         }
         print(human.reminderTable(reminders))
+        if more {
+            let hint = shown < Runner.maxReminderLimit ? " (--limit N shows up to \(Runner.maxReminderLimit))" : ""
+            print(human.paint("Showing the latest \(shown) reminders; older ones were left out\(hint).", HumanOutput.dim))
+        } else if shown == Runner.maxReminderLimit && items.count == shown {
+            print(human.paint("Showing the latest \(shown) reminders; there may be older ones (--since WHEN).", HumanOutput.dim))
+        }
     }
 
     func watch() throws(CLIFailure) {

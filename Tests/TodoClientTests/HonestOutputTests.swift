@@ -169,4 +169,30 @@ import TodoProtocol
         let fired = Self.todo(due: due, reminded: Fixtures.now, done: true)
         #expect(Fixtures.run(["show", "7"], transport: Self.answering(fired)).stdoutLines.contains("Remind:   2026-06-01 14:00, fired 2026-06-01 12:00"))
     }
+
+    // MARK: 23: reminders says when it stopped short
+
+    @Test func remindersSayWhenOlderOnesWereLeftOut() {
+        func reminder(_ i: Int) -> JSON {
+            ["id": .int(Int64(i)), "title": .string("r\(i)"), "category": nil, "due": nil, "remind": nil,
+             "fired": .string(Fixtures.now.adding(usec: Int64(i) * 1_000_000).rfc3339()), "lateUsec": 0]
+        }
+        func transport(_ count: Int) -> FakeTransport {
+            FakeTransport { (method, params) throws(ClientError) in
+                guard method == "reminder.list" else { return try FakeTransport.canned(method, params) }
+                let limit = Int(params["limit"]?.intValue ?? 100)
+                return .array((1...count).suffix(limit).map(reminder))  // the newest `limit`, oldest first
+            }
+        }
+        let many = Fixtures.run(["reminders"], transport: transport(150)).stdoutLines
+        #expect(many.count == 1 + 100 + 1)
+        #expect(many[1].contains(" r51") && many[100].contains(" r150"))
+        #expect(many.last == "Showing the latest 100 reminders; older ones were left out (--limit N shows up to 10000).")
+        let exact = Fixtures.run(["reminders"], transport: transport(100)).stdoutLines
+        #expect(exact.count == 101 && exact.last?.contains(" r100") == true)
+        let limited = Fixtures.run(["reminders", "--limit", "3"], transport: transport(5)).stdoutLines
+        #expect(limited.count == 5 && limited[1].contains(" r3") && limited.last?.hasPrefix("Showing the latest 3 reminders") == true)
+        let json = Fixtures.run(["--json", "reminders"], transport: transport(150)).stdout
+        #expect((try? JSON.parse(json))?.arrayValue?.count == 100)
+    }
 }
