@@ -1,5 +1,6 @@
-# fish completion for todoctl. Installed by scripts/install as
-# .../share/fish/vendor_completions.d/todoctl.fish (system) or ~/.config/fish/completions/todoctl.fish (user).
+# fish completion for todoctl. Installed by scripts/install as PREFIX/share/fish/vendor_completions.d/todoctl.fish:
+# ~/.local/share/fish/vendor_completions.d/todoctl.fish (--user), or /etc/fish/completions/todoctl.fish
+# for --system with the default prefix /usr/local (which fish does not read).
 # Todo ids (with their titles) and category names are asked from the daemon
 # (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
 # silently: an unreachable daemon just means no suggestions.
