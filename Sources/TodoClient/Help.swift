@@ -13,7 +13,7 @@ enum Help {
 
     static let globalOptions: [(String, String)] = [
         ("--socket PATH", "talk to the daemon at PATH (default: $TODOD_SOCKET, then $XDG_RUNTIME_DIR/todod/todod.sock)"),
-        ("--system", "talk to the system daemon at \(SocketPaths.system)"),
+        ("--system", "talk to the system daemon at \(SocketPaths.system) (even with $TODOD_SOCKET set)"),
         ("--json", "print only JSON on stdout (may also follow the command)"),
         ("-h, --help", "show help"),
         ("--version", "show the version"),
@@ -45,7 +45,8 @@ enum Help {
                         ("--due-before WHEN", "only todos due before WHEN"),
                         ("--due-after WHEN", "only todos due at or after WHEN"),
                         ("--search TEXT", "only todos whose title or notes contain TEXT"),
-                        ("--sort KEYS", "comma-separated keys from \(sortKeyList); a leading - sorts descending (-updated,title)"),
+                        ("--sort KEYS", "comma-separated keys from \(sortKeyList); a leading - sorts descending (-updated,title);\n"
+                            + "category sorts by the category order (category list), not by name"),
                         ("--limit N", "show at most N todos"),
                         ("--by-category", "group the listing by category, uncategorised last")]),
         Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo."),
@@ -57,8 +58,8 @@ enum Help {
                         ("--category NAME, --no-category", "set or clear the category"),
                         ("--due WHEN, --no-due", "set or clear the due time (clearing it also clears the reminder)"),
                         ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder")]),
-        Entry(name: "done", synopsis: ["done ID..."], summary: "Mark todos as done."),
-        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again."),
+        Entry(name: "done", synopsis: ["done ID..."], summary: "Mark todos as done. One already done is left as it is and reported so."),
+        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again. One already open is reported so."),
         Entry(name: "rm", synopsis: ["rm ID..."], summary: "Delete todos."),
         Entry(name: "move", synopsis: ["move ID (--to N | --before ID | --after ID | --top | --bottom)"],
               summary: "Move a todo in the manual order. Give exactly one target.",
@@ -75,9 +76,9 @@ enum Help {
               options: [("--force", "rm: remove even if todos use it"),
                         ("--to N", "move: to position N (1 is first)")]),
         Entry(name: "reminders", synopsis: ["reminders [--since WHEN] [--limit N]"],
-              summary: "List reminders that have fired, read back from the journal.",
+              summary: "List reminders that have fired, read back from the journal, oldest first.\nA last line says when older ones were left out.",
               options: [("--since WHEN", "only reminders fired at or after WHEN"),
-                        ("--limit N", "at most N reminders")]),
+                        ("--limit N", "the latest N reminders (default 100, at most 10000)")]),
         Entry(name: "watch", synopsis: ["watch"], summary: "Print live events from the daemon until interrupted."),
         Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, counts and the next reminder."),
         Entry(name: "export", synopsis: ["export [--format json]"], summary: "Write the whole store to stdout.",
@@ -136,9 +137,11 @@ enum Help {
         }
     }
 
+    /// Options and their descriptions in two columns; a description's later lines stay in its column.
     static func optionLines(_ options: [(String, String)]) -> [String] {
         let width = options.map { TerminalText.width($0.0) }.max() ?? 0
-        return options.map { "  " + TerminalText.pad($0.0, to: width) + "  " + $0.1 }
+        let indent = "\n" + String(repeating: " ", count: width + 4)
+        return options.map { "  " + TerminalText.pad($0.0, to: width) + "  " + $0.1.split(separator: "\n").joined(separator: indent) }
     }
 }
 

@@ -195,4 +195,12 @@ import TodoProtocol
         let json = Fixtures.run(["--json", "reminders"], transport: transport(150)).stdout
         #expect((try? JSON.parse(json))?.arrayValue?.count == 100)
     }
+
+    @Test func helpSaysWhatCategorySortAndTheReminderLimitDo() {
+        let list = Fixtures.run(["help", "list"]).stdout
+        #expect(list.contains("category sorts by the category order"))
+        let reminders = Fixtures.run(["help", "reminders"]).stdout
+        #expect(reminders.contains("default 100") && reminders.contains("older ones were left out"))
+        #expect(Fixtures.run(["help"]).stdout.contains("--system       talk to the system daemon at /run/todod/todod.sock (even with $TODOD_SOCKET set)"))
+    }
 }
