@@ -51,10 +51,16 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
             try store.write { try $0.add(NewTodo(title: "a\u{0}b")) }
         }
         #expect(throws: TodoError.invalid("title", "longer than 1000 characters")) {
-            try store.write { try $0.add(NewTodo(title: String(repeating: "👨‍👩‍👧", count: 1001))) }
+            try store.write { try $0.add(NewTodo(title: String(repeating: "漢", count: 1001))) }
         }
-        // 1000 characters of a multi-scalar emoji is within the limit: characters, not bytes.
-        _ = try store.write { try $0.add(NewTodo(title: String(repeating: "👨‍👩‍👧", count: 1000))) }
+        // Characters and bytes: 1000 four-byte characters fit, 228 family emoji (18 bytes each) do not.
+        _ = try store.write { try $0.add(NewTodo(title: String(repeating: "𠀋", count: 1000))) }
+        #expect(throws: TodoError.invalid("title", "longer than 4096 bytes")) {
+            try store.write { try $0.add(NewTodo(title: String(repeating: "👨‍👩‍👧", count: 228))) }
+        }
+        #expect(throws: TodoError.invalid("title", "has no visible characters")) {
+            try store.write { try $0.add(NewTodo(title: "\u{200B}\u{2060}")) }
+        }
     }
 
     @Test func injectionShapedTextIsStoredLiterally() throws {
