@@ -38,6 +38,8 @@ public enum DisplayText {
     public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0xAD { return false }
+        // Between U+2070 and U+FEFE (kana, CJK, Hangul ...) there is no format character: no lookup.
+        if v >= 0x2070 && v < 0xFEFF { return v == 0x3164 }
         if v == 0x2028 || v == 0x2029 || v == 0x3164 || v == 0xFFA0 { return true }
         return scalar.properties.generalCategory == .format
     }
@@ -46,6 +48,16 @@ public enum DisplayText {
     /// marks (which need a base), default-ignorable code points (fillers, variation selectors).
     /// A title or category name made only of these is refused.
     public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        if v < 0x80 { return v <= 0x20 || v == 0x7F }
+        // Kana, CJK ideographs and Hangul syllables, the usual first letters past ASCII: visible.
+        if (0x3041...0x3096).contains(v) || (0x30A1...0x30FA).contains(v) || (0x4E00...0x9FFF).contains(v)
+            || (0xAC00...0xD7A3).contains(v) { return false }
+        return isInvisibleByProperties(scalar)
+    }
+
+    /// `isInvisible` without its shortcuts: the rule for any scalar.
+    static func isInvisibleByProperties(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0x80 { return v <= 0x20 || v == 0x7F }
         let properties = scalar.properties

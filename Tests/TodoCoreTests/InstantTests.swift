@@ -123,4 +123,11 @@ import Testing
             if format { #expect(DisplayText.escaped("x" + String(scalar) + "y") == "x" + DisplayText.name(scalar) + "y") }
         }
     }
+
+    @Test func invisibleShortcutsAgreeWithTheRule() {
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(DisplayText.isInvisible(scalar) == DisplayText.isInvisibleByProperties(scalar), "U+\(String(value, radix: 16))")
+        }
+    }
 }
