@@ -5,8 +5,8 @@
 /// U+202A–202E and U+2066–2069, the marks U+200E/200F and U+061C, zero-width space, non-joiner and
 /// joiner U+200B–200D, word joiner U+2060, U+FEFF, soft hyphen, tags ...), the line and paragraph
 /// separators U+2028/2029, and the Hangul fillers U+3164 and U+FFA0. Kept: a zero-width joiner
-/// between two emoji (👨‍👩‍👧) and the tag characters of an emoji tag sequence (🏴󠁧󠁢󠁳󠁣󠁴󠁿), which
-/// draw one picture; variation selectors, combining marks and everything else.
+/// between two emoji (👨‍👩‍👧) and the tags of an emoji tag sequence (a subdivision flag: U+1F3F4,
+/// tags, U+E007F), which draw one picture; variation selectors, combining marks and everything else.
 /// Control characters (Cc) are not this function's business: titles cannot hold them, and
 /// todoctl turns them into spaces before calling it.
 public enum DisplayText {
