@@ -5,7 +5,8 @@
 /// U+202A–202E and U+2066–2069, the marks U+200E/200F and U+061C, zero-width space, non-joiner and
 /// joiner U+200B–200D, word joiner U+2060, U+FEFF, soft hyphen, tags ...), the line and paragraph
 /// separators U+2028/2029, and the Hangul fillers U+3164 and U+FFA0. Kept: a zero-width joiner
-/// between two emoji (👨‍👩‍👧) and the tags of an emoji tag sequence (a subdivision flag: U+1F3F4,
+/// between two emoji (👨‍👩‍👧), a zero-width non-joiner or joiner between two letters or marks
+/// (Persian `می‌خواهم`, Devanagari half forms: spelling, not spoofing), and the tags of an emoji tag sequence (a subdivision flag: U+1F3F4,
 /// tags, U+E007F), which draw one picture; variation selectors, combining marks and everything else.
 /// Control characters (Cc) are not this function's business: titles cannot hold them, and
 /// todoctl turns them into spaces before calling it.
@@ -24,7 +25,7 @@ public enum DisplayText {
                 i = end + 1
                 continue
             }
-            if scalar.value >= 0xAD && isHidden(scalar) && !joinsEmoji(scalars, at: i) {
+            if scalar.value >= 0xAD && isHidden(scalar) && !joinsEmoji(scalars, at: i) && !joinsLetters(scalars, at: i) {
                 out.append(contentsOf: name(scalar).unicodeScalars)
             } else {
                 out.append(scalar)
@@ -85,6 +86,23 @@ public enum DisplayText {
         let before = scalars[i - 1], after = scalars[i + 1]
         let emojiBefore = before.value == 0xFE0F || (!before.isASCII && before.properties.isEmoji)
         return emojiBefore && !after.isASCII && after.properties.isEmoji
+    }
+
+    /// A zero-width non-joiner or joiner between two letters or marks: part of how a word in
+    /// Persian, Arabic or an Indic script is spelt.
+    static func joinsLetters(_ scalars: [Unicode.Scalar], at i: Int) -> Bool {
+        guard scalars[i].value == 0x200C || scalars[i].value == 0x200D, i > 0, i + 1 < scalars.count else { return false }
+        return isLetterOrMark(scalars[i - 1]) && isLetterOrMark(scalars[i + 1])
+    }
+
+    static func isLetterOrMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .nonspacingMark, .spacingMark, .enclosingMark:
+            return true
+        default:
+            return false
+        }
     }
 
     /// The index of the cancel tag U+E007F ending a run of tag characters right after index `i`,
