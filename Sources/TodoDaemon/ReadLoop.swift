@@ -16,6 +16,8 @@ final class ReadLoop: @unchecked Sendable {
     private let poll: ReadinessPoll
     private var handlers: [UInt64: () -> Void] = [:]
     private var nextToken: UInt64 = 1
+    /// Work for later (`after`), soonest last: run by the waiting thread when its wait times out.
+    private var timers: [(deadline: Double, handler: () -> Void)] = []
 
     /// Starts the waiting thread. It runs for the life of the process.
     init(queue: DispatchQueue) throws(PosixError) {
@@ -43,14 +45,31 @@ final class ReadLoop: @unchecked Sendable {
         handlers[token] = nil
     }
 
+    /// Calls `handler` on the queue once, `milliseconds` from now. It needs no descriptor of its
+    /// own (the waiting thread's `epoll_wait` times out), so it works when the process is out of
+    /// descriptors and a Dispatch timer could not be made. Call only from a handler: the thread
+    /// that waits next is then the one running it and sees the new deadline.
+    func after(milliseconds: Int, _ handler: @escaping () -> Void) {
+        let deadline = Daemon.monotonicSeconds() + Double(milliseconds) / 1000
+        timers.append((deadline, handler))
+        timers.sort { $0.deadline > $1.deadline }
+    }
+
     private func run() -> Never {
         var tokens = [UInt64](repeating: 0, count: ReadinessPoll.batch)
+        var timeout: Int32 = -1
         while true {
-            let count = poll.wait(into: &tokens)
+            let count = poll.wait(into: &tokens, timeoutMilliseconds: timeout)
             let ready = tokens[0..<count]
             queue.sync {
                 // Looked up one by one: a handler may forget another connection's token.
                 for token in ready { handlers[token]?() }
+                let now = Daemon.monotonicSeconds()
+                while let last = timers.last, last.deadline <= now {
+                    timers.removeLast()
+                    last.handler()
+                }
+                timeout = timers.last.map { Int32(max(1, ($0.deadline - now) * 1000 + 1)) } ?? -1
             }
         }
     }

@@ -225,15 +225,19 @@ struct Router {
     private func streamList(_ p: inout Params, _ stream: ResponseStream, _ tx: StoreTransaction) throws -> Outcome {
         let query = try TodoQuery(params: &p)
         try p.finish()
+        // Nothing is written until the rows are being read: an error before then (the statement
+        // failing to prepare, say) is still answered as an error, not cut into a started line.
+        var head: [UInt8]? = nil
         var first = true
-        try tx.list(query, chunk: Router.streamedTodos, total: { stream.write(TodoPage.encodedHead(total: $0)) }) { todos in
-            var piece: [UInt8] = []
+        try tx.list(query, chunk: Router.streamedTodos, total: { head = TodoPage.encodedHead(total: $0) }) { todos in
+            var piece = head ?? []
+            head = nil
             TodoPage.append(todos, first: first, to: &piece)
             first = false
             stream.write(piece)
             return stream.isOpen  // nobody left to read the rest
         }
-        stream.write(TodoPage.encodedTail)
+        stream.write((head ?? []) + TodoPage.encodedTail)
         return Outcome(encodedResult: nil)
     }
 
