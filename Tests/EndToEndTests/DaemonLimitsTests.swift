@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoPosix
+import TodoProtocol
+import TodoTestSupport
+
+/// Seconds on the monotonic clock.
+private func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// `todod` started through `launcher` (e.g. `prlimit`) with standard error going to `stderr`.
+private func startTodod(_ dir: TemporaryDirectory, launcher: [String] = [], stderr: FileHandle,
+                        environment: [String: String] = [:]) throws -> Process {
+    let process = Process()
+    let todod = BuiltProducts.path("todod")
+    let command = launcher + [todod, "--socket", dir.file("todod.sock"), "--db", dir.file("todos.db")]
+    process.executableURL = URL(fileURLWithPath: command[0])
+    process.arguments = Array(command.dropFirst())
+    var env = ProcessInfo.processInfo.environment
+    env["JOURNAL_STREAM"] = nil
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    process.standardError = stderr
+    try process.run()
+    for _ in 0..<500 {
+        if let fd = try? UnixSocket.connect(path: dir.file("todod.sock")) {
+            Posix.close(fd)
+            return process
+        }
+        guard process.isRunning else { throw DaemonProcessError.exited(process.waitForExit(), "") }
+        usleep(10_000)
+    }
+    throw DaemonProcessError.notListening("")
+}
+
+/// The number of descriptors `pid` has open.
+private func openDescriptors(_ pid: Int32) -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+}
+
+@Suite struct LoggingFailureTests {
+    /// Standard error on a full disk (/dev/full: ENOSPC) or a pipe nobody reads any more (EPIPE):
+    /// the daemon logs its start, serves, logs its stop and exits 0, where a trap in Foundation's
+    /// `FileHandle.write` used to end it with status 132 at the first line.
+    @Test func aFullOrClosedStandardErrorNeitherKillsNorStopsTheDaemon() throws {
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let closedPipe = Pipe()
+        try closedPipe.fileHandleForReading.close()
+        for (name, stderr) in [("/dev/full", full), ("a closed pipe", closedPipe.fileHandleForWriting)] {
+            let dir = TemporaryDirectory("log")
+            let process = try startTodod(dir, stderr: stderr)
+            let client = try RawClient(path: dir.file("todod.sock"))
+            #expect(try client.result("todo.add", ["title": "書く"])["id"] == 1, "\(name)")
+            kill(process.processIdentifier, SIGTERM)
+            #expect(process.waitForExit() == 0, "stderr on \(name)")
+        }
+    }
+}
+
+@Suite struct DescriptorExhaustionTests {
+    /// Under `prlimit --nofile=64`, 80 connections run the daemon out of descriptors (accept fails
+    /// with EMFILE). Once they are closed, new clients are served at once: the daemon sheds the
+    /// connections it cannot hold through a reserve descriptor and never stops accepting. It used
+    /// to take the listener out of its poll set and never put it back.
+    @Test func newClientsAreServedAsSoonAsDescriptorsAreFreeAgain() throws {
+        let dir = TemporaryDirectory("emfile")
+        let stderr = Pipe()
+        let process = try startTodod(dir, launcher: ["/usr/bin/prlimit", "--nofile=64:64"], stderr: stderr.fileHandleForWriting)
+        defer { kill(process.processIdentifier, SIGKILL); process.waitForExit() }
+        var crowd = try (0..<80).map { _ in try RawClient(path: dir.file("todod.sock"), timeoutSeconds: 5) }
+        // The last of them was shed or is waiting: either way the daemon is at its limit now.
+        for client in crowd { try? client.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"daemon.status\"}\n") }
+        #expect(try crowd[0].receive()["result"] != nil)
+        crowd = []
+        let started = now()
+        for i in 0..<3 {
+            let client = try RawClient(path: dir.file("todod.sock"), timeoutSeconds: 5)
+            #expect(try client.result("daemon.status")["pid"] == .int(Int64(process.processIdentifier)), "client \(i)")
+        }
+        let elapsed = now() - started
+        print("3 new clients served \(String(format: "%.1f", elapsed * 1000)) ms after the EMFILE crowd left")
+        #expect(elapsed < 3)
+    }
+}
+
+/// Needs root, to run the flood as `nobody`.
+@Suite struct ForeignFloodTests {
+    /// 10,000 connections from another uid, kept open, while the owner works: the daemon holds
+    /// few descriptors for them (at most 64 refused peers linger), logs a handful of lines, not
+    /// one per connection, and the owner is served throughout.
+    @Test(.enabled(if: getuid() == 0, "switching to the nobody user needs root"))
+    func aFloodFromAnotherUserIsRefusedCheaply() throws {
+        let dir = TemporaryDirectory("flood")
+        try Files.chmod(dir.path, 0o755)
+        let daemon = try DaemonProcess(directory: dir)
+        try Files.chmod(daemon.socket, 0o666)
+        let script = """
+            import resource, socket
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 12000), hard))
+            kept = []
+            for i in range(10000):
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect("\(daemon.socket)")
+                except OSError:
+                    s.close()
+                    continue
+                kept.append(s)
+            print(len(kept))
+            """
+        let flood = Process()
+        flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        flood.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script]
+        flood.standardOutput = Pipe()
+        try flood.run()
+        let owner = try daemon.client()
+        var worst = 0.0
+        var mostDescriptors = 0
+        var requests = 0
+        while flood.isRunning || requests < 20 {
+            let t = now()
+            #expect(try owner.result("todo.add", ["title": .string("owner \(requests)")])["id"] != nil)
+            worst = max(worst, now() - t)
+            mostDescriptors = max(mostDescriptors, openDescriptors(daemon.pid))
+            requests += 1
+        }
+        #expect(flood.waitForExit() == 0)
+        #expect(try owner.result("todo.list", ["limit": 0])["total"] == .int(Int64(requests)))
+        #expect(daemon.stop() == 0)
+        let refusals = daemon.stderrText().split(separator: "\n").filter { $0.contains("refused a connection") }
+        print("flood of 10,000: owner's worst latency \(String(format: "%.1f", worst * 1000)) ms over \(requests) adds, "
+              + "at most \(mostDescriptors) descriptors, \(refusals.count) log lines")
+        #expect(mostDescriptors < 300, "the daemon held \(mostDescriptors) descriptors")
+        #expect(refusals.count <= 5, "\(refusals.count) log lines for the refusals")
+    }
+}
