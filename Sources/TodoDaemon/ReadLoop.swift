@@ -47,8 +47,9 @@ final class ReadLoop: @unchecked Sendable {
 
     /// Calls `handler` on the queue once, `milliseconds` from now. It needs no descriptor of its
     /// own (the waiting thread's `epoll_wait` times out), so it works when the process is out of
-    /// descriptors and a Dispatch timer could not be made. Call only from a handler: the thread
-    /// that waits next is then the one running it and sees the new deadline.
+    /// descriptors and a Dispatch timer could not be made. Call on the queue. Called from a
+    /// handler, it runs on time (the thread that waits next sees the deadline); called otherwise,
+    /// it may wait until the next readiness event.
     func after(milliseconds: Int, _ handler: @escaping () -> Void) {
         let deadline = Daemon.monotonicSeconds() + Double(milliseconds) / 1000
         timers.append((deadline, handler))

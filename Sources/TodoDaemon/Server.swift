@@ -28,6 +28,7 @@ final class Server: @unchecked Sendable {
     private var lingering: [Int32: UInt64] = [:]
     private let refusals: RateLimitedWarning
     private let shortOfDescriptors: RateLimitedWarning
+    private let cutOffs: RateLimitedWarning
 
     /// Accepts per wake-up at most: a flood of connections cannot keep the I/O queue from the
     /// other sockets (the listener is level-triggered, so the rest are reported again at once).
@@ -43,6 +44,7 @@ final class Server: @unchecked Sendable {
         self.log = log
         refusals = RateLimitedWarning(log: log)
         shortOfDescriptors = RateLimitedWarning(log: log)
+        cutOffs = RateLimitedWarning(log: log)
         reserve = Files.openNullDevice() ?? -1
     }
 
@@ -87,7 +89,10 @@ final class Server: @unchecked Sendable {
             let connection = ClientConnection(
                 fd: fd, peer: peer, queue: queue, readLoop: readLoop,
                 submit: { [unowned self] c, r in self.submit?(c, r) },
-                onClose: { [unowned self] c in self.connections[ObjectIdentifier(c)] = nil })
+                onClose: { [unowned self] c in self.connections[ObjectIdentifier(c)] = nil },
+                onCutOff: { [unowned self] unread in
+                    self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent")
+                })
             connections[ObjectIdentifier(connection)] = connection
             connection.start()
         }
