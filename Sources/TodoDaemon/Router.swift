@@ -32,6 +32,8 @@ struct Router {
 
     let status: StatusSource
     let reminders: ReminderHistory
+    /// Called on the store queue between the slices of long work (a large import).
+    var progress: @Sendable () -> Void = {}
 
     /// Whether `method` reads or writes the store; nil for a method todod does not know. A switch
     /// compares a few short strings, cheaper per request than hashing one into a dictionary.
@@ -276,7 +278,7 @@ struct Router {
             return Outcome(result: ["todos": .int(Int64(document.todos.count)), "categories": .int(Int64(document.categories.count)),
                                     "more": true])
         }
-        let counts = try tx.importDocument(document)
+        let counts = try tx.importDocument(document, progress: progress)
         let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
