@@ -210,7 +210,7 @@ final class ClientConnection: @unchecked Sendable {
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
         if writing { writing = false; writeSource.suspend() }
-        resume()
+        if reading == nil || framer.pendingCount > 0 { resume() }  // something waited for the peer to read
     }
 
     /// Requests received whose answers have not been handed over yet (this one included, while
