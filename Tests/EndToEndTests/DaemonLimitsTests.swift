@@ -118,7 +118,8 @@ private func openDescriptors(_ pid: Int32) -> Int {
         let flood = Process()
         flood.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         flood.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script]
-        flood.standardOutput = Pipe()
+        let floodOutput = Pipe()
+        flood.standardOutput = floodOutput
         try flood.run()
         let owner = try daemon.client()
         var worst = 0.0
@@ -132,13 +133,16 @@ private func openDescriptors(_ pid: Int32) -> Int {
             requests += 1
         }
         #expect(flood.waitForExit() == 0)
+        let connected = Int(String(decoding: floodOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(try owner.result("todo.list", ["limit": 0])["total"] == .int(Int64(requests)))
         #expect(daemon.stop() == 0)
         let refusals = daemon.stderrText().split(separator: "\n").filter { $0.contains("refused a connection") }
-        print("flood of 10,000: owner's worst latency \(String(format: "%.1f", worst * 1000)) ms over \(requests) adds, "
+        print("flood of \(connected) connections: owner's worst latency \(String(format: "%.1f", worst * 1000)) ms over \(requests) adds, "
               + "at most \(mostDescriptors) descriptors, \(refusals.count) log lines")
         #expect(mostDescriptors < 300, "the daemon held \(mostDescriptors) descriptors")
-        #expect(refusals.count <= 5, "\(refusals.count) log lines for the refusals")
+        #expect(connected > 9000)
+        #expect((1...5).contains(refusals.count), "\(refusals.count) log lines for the refusals")
     }
 }
 
