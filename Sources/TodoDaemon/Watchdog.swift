@@ -3,7 +3,7 @@ import TodoSystemd
 
 /// Tells the service manager the daemon is alive (WATCHDOG=1), from the store queue: from a
 /// timer at half the manager's interval, and from long work on that queue between its slices
-/// (`progress`, every 1,000 todos of an import). A hung store stops both, so the manager still
+/// (`progress`, every 100 todos of an import). A hung store stops both, so the manager still
 /// restarts a daemon that hangs; a long import that moves does not look hung.
 ///
 /// Why not cut the import into transactions instead: the store is one SQLite connection held

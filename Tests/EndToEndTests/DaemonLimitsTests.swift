@@ -233,7 +233,7 @@ private func lines(_ count: Int, _ method: String, _ params: (Int) -> JSONObject
 @Suite struct LongWorkTests {
     /// A 100,000-todo import runs as one transaction on the store queue (atomic for every reader),
     /// and WATCHDOG=1 keeps coming while it applies: the import tells the watchdog it moves every
-    /// 1,000 todos. Before, the messages stopped for the whole import and a long one got the
+    /// 100 todos. Before, the messages stopped for the whole import and a long one got the
     /// daemon killed. Prints the longest silence and other clients' worst latency.
     @Test func theWatchdogHearsFromALongImport() throws {
         let dir = TemporaryDirectory("longwork")
