@@ -18,6 +18,8 @@ final class ReadLoop: @unchecked Sendable {
     private var nextToken: UInt64 = 1
     /// Work for later (`after`), soonest last: run by the waiting thread when its wait times out.
     private var timers: [(deadline: Double, handler: () -> Void)] = []
+    /// The one token whose handler runs after the others of its batch (`watch(last:)`).
+    private var lastToken: UInt64 = 0
 
     /// Starts the waiting thread. It runs for the life of the process.
     init(queue: DispatchQueue) throws(PosixError) {
@@ -30,11 +32,14 @@ final class ReadLoop: @unchecked Sendable {
 
     /// Calls `handler` on the queue whenever `fd` is readable or hung up, until `forget` is
     /// called with the returned token. Call on the queue.
-    func watch(_ fd: Int32, handler: @escaping () -> Void) throws(PosixError) -> UInt64 {
+    /// With `last`, the handler runs after the others that are ready at the same time (for the
+    /// listener: connections that hung up free their descriptors before new ones are accepted).
+    func watch(_ fd: Int32, last: Bool = false, handler: @escaping () -> Void) throws(PosixError) -> UInt64 {
         let token = nextToken
         nextToken += 1
         try poll.add(fd, token: token)
         handlers[token] = handler
+        if last { lastToken = token }
         return token
     }
 
@@ -64,7 +69,11 @@ final class ReadLoop: @unchecked Sendable {
             let ready = tokens[0..<count]
             queue.sync {
                 // Looked up one by one: a handler may forget another connection's token.
-                for token in ready { handlers[token]?() }
+                var deferred = false
+                for token in ready {
+                    if token == lastToken { deferred = true } else { handlers[token]?() }
+                }
+                if deferred { handlers[lastToken]?() }
                 let now = Daemon.monotonicSeconds()
                 while let last = timers.last, last.deadline <= now {
                     timers.removeLast()

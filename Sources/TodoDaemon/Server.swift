@@ -50,7 +50,7 @@ final class Server: @unchecked Sendable {
 
     /// Starts accepting. Call on the queue.
     func start() throws(PosixError) {
-        accepting = try readLoop.watch(listener) { [unowned self] in self.acceptAll() }
+        accepting = try readLoop.watch(listener, last: true) { [unowned self] in self.acceptAll() }
     }
 
     /// Stops watching the listener for 100 ms: it stays readable while a connection waits, so an
@@ -74,8 +74,11 @@ final class Server: @unchecked Sendable {
                 fd = try UnixSocket.accept(listener)
             } catch where error.errno == EMFILE || error.errno == ENFILE {
                 warn(shortOfDescriptors, "out of file descriptors: new connections are closed until some are free (\(error))")
-                guard shedOne() else { pauseAccepting(); return }
-                continue
+                switch shedOne() {
+                case .shed: continue
+                case .empty: return
+                case .failed: pauseAccepting(); return
+                }
             } catch {
                 warn(shortOfDescriptors, "cannot accept a connection: \(error)")
                 pauseAccepting()
@@ -99,15 +102,24 @@ final class Server: @unchecked Sendable {
     }
 
     /// Out of descriptors: frees the reserve to accept the waiting connection and close it at
-    /// once (its peer sees the connection closed), then takes the reserve again. Returns false
-    /// when there is no reserve to free.
-    private func shedOne() -> Bool {
-        guard reserve >= 0 else { return false }
+    /// once (its peer sees the connection closed), then takes the reserve again. Returns
+    /// `.failed` without a reserve, or when the freed descriptor did not help (ENFILE taken by
+    /// another process): the caller then pauses instead of retrying at once. (Linux reports
+    /// EMFILE before it looks for a waiting connection, so `.empty` is the usual end.)
+    private func shedOne() -> Shedding {
+        guard reserve >= 0 else { return .failed }
         Posix.close(reserve)
-        if let fd = try? UnixSocket.accept(listener) { Posix.close(fd) }
-        reserve = Files.openNullDevice() ?? -1
-        return true
+        defer { reserve = Files.openNullDevice() ?? -1 }
+        do {
+            guard let shed = try UnixSocket.accept(listener) else { return .empty }
+            Posix.close(shed)
+            return .shed
+        } catch {
+            return .failed
+        }
     }
+
+    private enum Shedding { case shed, empty, failed }
 
     /// Logs through `limiter`, and logs the count of those held back when it is due.
     private func warn(_ limiter: RateLimitedWarning, _ message: String) {
