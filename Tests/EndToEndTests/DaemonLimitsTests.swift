@@ -101,8 +101,13 @@ private func openDescriptors(_ pid: Int32) -> Int {
     func aFloodFromAnotherUserIsRefusedCheaply() throws {
         let dir = TemporaryDirectory("flood")
         try Files.chmod(dir.path, 0o755)
-        let daemon = try DaemonProcess(directory: dir)
-        try Files.chmod(daemon.socket, 0o666)
+        let logPath = dir.file("todod.log")  // a file: read whole after the daemon exits
+        #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
+        let daemon = try startTodod(dir, stderr: try #require(FileHandle(forWritingAtPath: logPath)))
+        var exited = false
+        defer { if !exited { kill(daemon.processIdentifier, SIGKILL); daemon.waitForExit() } }
+        let socket = dir.file("todod.sock")
+        try Files.chmod(socket, 0o666)
         let script = """
             import resource, socket
             soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -111,7 +116,7 @@ private func openDescriptors(_ pid: Int32) -> Int {
             for i in range(10000):
                 s = socket.socket(socket.AF_UNIX)
                 try:
-                    s.connect("\(daemon.socket)")
+                    s.connect("\(socket)")
                 except OSError:
                     s.close()
                     continue
@@ -124,7 +129,7 @@ private func openDescriptors(_ pid: Int32) -> Int {
         let floodOutput = Pipe()
         flood.standardOutput = floodOutput
         try flood.run()
-        let owner = try daemon.client()
+        let owner = try RawClient(path: socket)
         var worst = 0.0
         var mostDescriptors = 0
         var requests = 0
@@ -132,15 +137,17 @@ private func openDescriptors(_ pid: Int32) -> Int {
             let t = now()
             #expect(try owner.result("todo.add", ["title": .string("owner \(requests)")])["id"] != nil)
             worst = max(worst, now() - t)
-            mostDescriptors = max(mostDescriptors, openDescriptors(daemon.pid))
+            mostDescriptors = max(mostDescriptors, openDescriptors(daemon.processIdentifier))
             requests += 1
         }
         #expect(flood.waitForExit() == 0)
         let connected = Int(String(decoding: floodOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(try owner.result("todo.list", ["limit": 0])["total"] == .int(Int64(requests)))
-        #expect(daemon.stop() == 0)
-        let refusals = daemon.stderrText().split(separator: "\n").filter { $0.contains("refused a connection") }
+        kill(daemon.processIdentifier, SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        exited = true
+        let refusals = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").filter { $0.contains("refused a connection") }
         print("flood of \(connected) connections: owner's worst latency \(String(format: "%.1f", worst * 1000)) ms over \(requests) adds, "
               + "at most \(mostDescriptors) descriptors, \(refusals.count) log lines")
         #expect(mostDescriptors < 300, "the daemon held \(mostDescriptors) descriptors")
