@@ -85,8 +85,9 @@ final class Server: @unchecked Sendable {
                 return
             }
             guard let fd else { return }
-            guard let peer = try? UnixSocket.peerCredentials(fd), allowedUIDs.contains(peer.uid) else {
-                refuse(fd)
+            let peer = try? UnixSocket.peerCredentials(fd)
+            guard let peer, allowedUIDs.contains(peer.uid) else {
+                refuse(fd, uid: peer?.uid)
                 continue
             }
             let connection = ClientConnection(
@@ -133,9 +134,8 @@ final class Server: @unchecked Sendable {
     /// socket lingers for up to two seconds, discarding what the peer sends, because closing a
     /// Unix socket with unread input resets it and the peer would read an error after the
     /// refusal. At most `maxLingering` linger; a flood beyond is closed at once.
-    private func refuse(_ fd: Int32) {
-        let uid = (try? UnixSocket.peerCredentials(fd)).map { String($0.uid) } ?? "unknown"
-        warn(refusals, "refused a connection from uid \(uid): this daemon serves only its owner and root")
+    private func refuse(_ fd: Int32, uid: UInt32?) {
+        warn(refusals, "refused a connection from uid \(uid.map(String.init) ?? "unknown"): this daemon serves only its owner and root")
         _ = try? Posix.write(fd, RPCMessage.line(RPCMessage.error(id: .null, .permissionDenied)), from: 0)
         shutdown(fd, Int32(SHUT_WR))
         guard lingering.count < Server.maxLingering,
