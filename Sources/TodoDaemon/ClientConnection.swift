@@ -8,8 +8,12 @@ import TodoProtocol
 /// write source, both on the I/O queue.
 ///
 /// Complete lines are decoded and submitted in order; answers come back in the same order.
-/// Output waits in a bounded buffer: a peer that stops reading while more than `outputLimit`
-/// bytes pile up is cut off, so it never stalls the daemon or other clients.
+/// Backpressure: a connection whose answers are not being read takes no new request (more than
+/// `outputHighMark` unsent, or `maxInFlight` requests waiting for answers); what it sends meanwhile
+/// waits unparsed, and reading pauses once `inputLimit` bytes wait, until the peer reads. Every
+/// buffer is bounded in bytes: a peer that lets more than `outputLimit` bytes of answers and events
+/// (`streamLimit` for a streamed answer) pile up is cut off, so it never grows the daemon without
+/// bound, nor stalls it or other clients.
 final class ClientConnection: @unchecked Sendable {
     // @unchecked: all state is touched only on `queue`.
     let fd: Int32
@@ -25,32 +29,45 @@ final class ClientConnection: @unchecked Sendable {
     private var outputOffset = 0
     private var inFlight = 0
     private var inputClosed = false
+    /// Whether complete lines received are still taken as requests (false after a line too long).
+    private var takingRequests = true
+    /// Set while `takeRequests` runs: an answer given inline comes back into it.
+    private var taking = false
     private(set) var closed = false
     /// Set once the connection is closed; read from the store queue to skip its pending reads.
     let hungUp = Atomic<Bool>(false)
     /// The parts of a `store.import` sent so far in parts (`"more": true`), not yet applied.
     /// Touched only on the store queue; dropped with the connection.
-    var heldImport: ExportDocument?
+    var heldImport: HeldImport?
     /// Event types this connection watches (nil: all), once it called `watch`.
     var subscription: Set<String>?? = nil
 
-    /// Unsent output beyond which a peer is cut off.
+    /// Unsent answers and events beyond which a peer is cut off.
     static let outputLimit = 8 << 20
-    /// Requests a connection may have waiting for answers before reading pauses.
+    /// Unsent output a streamed answer (`ResponseStream`) may reach before the peer is cut off.
+    static let streamLimit = 32 << 20
+    /// Unsent output above which the connection takes no new request.
+    static let outputHighMark = 1 << 20
+    /// Requests a connection may have waiting for answers before it takes no new one.
     static let maxInFlight = 4096
+    /// Bytes received and not yet taken as requests beyond which reading pauses.
+    static let inputLimit = 8 << 20
 
     private let submit: (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void
     private let onClose: (ClientConnection) -> Void
+    /// Called when the peer is cut off for not reading, with the bytes it left unread.
+    private let onCutOff: (Int) -> Void
 
     init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
          submit: @escaping (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void,
-         onClose: @escaping (ClientConnection) -> Void) {
+         onClose: @escaping (ClientConnection) -> Void, onCutOff: @escaping (Int) -> Void = { _ in }) {
         self.fd = fd
         self.peer = peer
         self.queue = queue
         self.readLoop = readLoop
         self.submit = submit
         self.onClose = onClose
+        self.onCutOff = onCutOff
         writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
     }
 
@@ -93,41 +110,66 @@ final class ClientConnection: @unchecked Sendable {
             if n == 0 {
                 inputClosed = true
                 pauseReading()
+                takeRequests()
                 closeIfIdle()
                 return
             }
             framer.append(ClientConnection.scratch[0..<n])
-            while let frame = framer.next() {
-                switch frame {
-                case .line(let line):
-                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are ignored
-                    inFlight += 1
-                    submit(self, RPCRequest.decode(line))
-                case .tooLong:
-                    // Answer in order after what is already queued, then hang up.
-                    inFlight += 1
-                    submit(self, .failure(RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))))
-                    inputClosed = true
-                    pauseReading()
-                    return
-                }
-            }
-            if inFlight >= ClientConnection.maxInFlight { pauseReading() }
+            takeRequests()
+            if framer.pendingCount >= ClientConnection.inputLimit { pauseReading() }
         }
+    }
+
+    /// Unsent output, in bytes.
+    private var unsent: Int { output.count - outputOffset }
+
+    /// Submits the complete lines received, in order, while the connection may take requests:
+    /// fewer than `maxInFlight` waiting for answers and no more than `outputHighMark` unsent.
+    private func takeRequests() {
+        guard !taking else { return }
+        taking = true
+        defer { taking = false }
+        while takingRequests, !closed, inFlight < ClientConnection.maxInFlight, unsent <= ClientConnection.outputHighMark,
+              let frame = framer.next() {
+            switch frame {
+            case .line(let line):
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are ignored
+                inFlight += 1
+                submit(self, RPCRequest.decode(line))
+            case .tooLong:
+                // Answer in order after what is already queued, then hang up.
+                inFlight += 1
+                submit(self, .failure(RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))))
+                takingRequests = false
+                inputClosed = true
+                pauseReading()
+                framer = LineFramer()
+            }
+        }
+    }
+
+    /// Takes what waits and reads again, when the peer caught up.
+    private func resume() {
+        takeRequests()
+        if reading == nil && !inputClosed && !closed && framer.pendingCount < ClientConnection.inputLimit { resumeReading() }
+        closeIfIdle()
     }
 
     /// Delivers the answer to one request: its line, newline included (nil for a notification).
     func answered(_ line: [UInt8]?) {
         inFlight -= 1
         if let line { send(line: line) }
-        if reading == nil && !inputClosed && !closed && inFlight < ClientConnection.maxInFlight / 2 { resumeReading() }
-        closeIfIdle()
+        resume()
     }
 
-    /// Queues a piece of a line being streamed (`ResponseStream`), never refused for the output
-    /// bound.
+    /// Queues a piece of a line being streamed (`ResponseStream`). A peer that lets more than
+    /// `streamLimit` bytes pile up is cut off (the stream then stops).
     func sendPart(_ bytes: [UInt8]) {
         guard !closed else { return }
+        if unsent > ClientConnection.streamLimit {
+            cutOff()
+            return
+        }
         output.append(contentsOf: bytes)
         flush()
     }
@@ -135,12 +177,19 @@ final class ClientConnection: @unchecked Sendable {
     /// Queues an already serialized line.
     func send(line: [UInt8]) {
         guard !closed else { return }
-        if output.count - outputOffset > ClientConnection.outputLimit {
-            close()  // the peer stopped reading
+        if unsent > ClientConnection.outputLimit {
+            cutOff()
             return
         }
         output.append(contentsOf: line)
         flush()
+    }
+
+    /// The peer stopped reading: hang up.
+    private func cutOff() {
+        let left = unsent
+        close()
+        onCutOff(left)
     }
 
     private func flush() {
@@ -161,7 +210,7 @@ final class ClientConnection: @unchecked Sendable {
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
         if writing { writing = false; writeSource.suspend() }
-        closeIfIdle()
+        if reading == nil || framer.pendingCount > 0 { resume() }  // something waited for the peer to read
     }
 
     /// Requests received whose answers have not been handed over yet (this one included, while
@@ -172,13 +221,14 @@ final class ClientConnection: @unchecked Sendable {
     var isFlushed: Bool { outputOffset >= output.count }
 
     private func closeIfIdle() {
-        if inputClosed && inFlight == 0 && isFlushed && subscription == nil { close() }
+        if inputClosed && inFlight == 0 && isFlushed && subscription == nil && !taking { close() }
     }
 
     /// Stops reading new requests (shutdown); answers already queued still go out.
     func stopReading() {
         guard !inputClosed else { return }
         inputClosed = true
+        takingRequests = false
         pauseReading()
         subscription = nil
         closeIfIdle()

@@ -27,7 +27,7 @@ public final class Daemon: @unchecked Sendable {
     private var signalSources: [DispatchSourceSignal] = []
     private var createdSocket: String?
     private var stopping = false
-    private var watchdog: DispatchSourceTimer?
+    private let watchdog = Watchdog()
     private let environment: [String: String]
 
     public init(options: DaemonOptions, environment: [String: String]) {
@@ -84,9 +84,10 @@ public final class Daemon: @unchecked Sendable {
         do { readLoop = try ReadLoop(queue: ioQueue) } catch { throw StartError(description: "cannot wait for clients: \(error)") }
         let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log)
         let started = Daemon.monotonicSeconds()
-        let router = Router(
+        var router = Router(
             status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() }),
             reminders: ReminderHistory(uid: getuid()))
+        router.progress = { [watchdog] in watchdog.progress() }
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
             ioQueue.async { server.deliver(replies) }
         }
@@ -121,7 +122,7 @@ public final class Daemon: @unchecked Sendable {
             status.update()
         }
         self.scheduler = scheduler
-        startWatchdog(on: store.queue)
+        watchdog.start(on: store.queue)
         ServiceManager.notify("READY=1")
         injectFault(into: store.queue)
         log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
@@ -148,17 +149,6 @@ public final class Daemon: @unchecked Sendable {
         guard let path, let current = try? Files.mode(path), current.uid == getuid(), current.mode != 0o600 else { return }
         log.warning("\(path) had mode \(String(current.mode, radix: 8)); setting 600")
         try? Files.chmod(path, 0o600)
-    }
-
-    /// Sends WATCHDOG=1 at half the manager's interval, from the store queue: a hung store stops it.
-    private func startWatchdog(on queue: DispatchQueue) {
-        guard let interval = ServiceManager.watchdogInterval() else { return }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let half = DispatchTimeInterval.microseconds(Int(interval / 2))
-        timer.schedule(deadline: .now(), repeating: half, leeway: .milliseconds(Int(interval / 20_000)))
-        timer.setEventHandler { ServiceManager.notify("WATCHDOG=1") }
-        timer.resume()
-        watchdog = timer
     }
 
     /// Test-only fault switch: `TODOD_TEST_FAULT=hang-store-after=SECONDS` hangs the store queue

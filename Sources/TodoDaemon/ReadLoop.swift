@@ -16,6 +16,10 @@ final class ReadLoop: @unchecked Sendable {
     private let poll: ReadinessPoll
     private var handlers: [UInt64: () -> Void] = [:]
     private var nextToken: UInt64 = 1
+    /// Work for later (`after`), soonest last: run by the waiting thread when its wait times out.
+    private var timers: [(deadline: Double, handler: () -> Void)] = []
+    /// The one token whose handler runs after the others of its batch (`watch(last:)`).
+    private var lastToken: UInt64 = 0
 
     /// Starts the waiting thread. It runs for the life of the process.
     init(queue: DispatchQueue) throws(PosixError) {
@@ -28,11 +32,14 @@ final class ReadLoop: @unchecked Sendable {
 
     /// Calls `handler` on the queue whenever `fd` is readable or hung up, until `forget` is
     /// called with the returned token. Call on the queue.
-    func watch(_ fd: Int32, handler: @escaping () -> Void) throws(PosixError) -> UInt64 {
+    /// With `last`, the handler runs after the others that are ready at the same time (for the
+    /// listener: connections that hung up free their descriptors before new ones are accepted).
+    func watch(_ fd: Int32, last: Bool = false, handler: @escaping () -> Void) throws(PosixError) -> UInt64 {
         let token = nextToken
         nextToken += 1
         try poll.add(fd, token: token)
         handlers[token] = handler
+        if last { lastToken = token }
         return token
     }
 
@@ -43,14 +50,36 @@ final class ReadLoop: @unchecked Sendable {
         handlers[token] = nil
     }
 
+    /// Calls `handler` on the queue once, `milliseconds` from now. It needs no descriptor of its
+    /// own (the waiting thread's `epoll_wait` times out), so it works when the process is out of
+    /// descriptors and a Dispatch timer could not be made. Call on the queue. Called from a
+    /// handler, it runs on time (the thread that waits next sees the deadline); called otherwise,
+    /// it may wait until the next readiness event.
+    func after(milliseconds: Int, _ handler: @escaping () -> Void) {
+        let deadline = Daemon.monotonicSeconds() + Double(milliseconds) / 1000
+        timers.append((deadline, handler))
+        timers.sort { $0.deadline > $1.deadline }
+    }
+
     private func run() -> Never {
         var tokens = [UInt64](repeating: 0, count: ReadinessPoll.batch)
+        var timeout: Int32 = -1
         while true {
-            let count = poll.wait(into: &tokens)
+            let count = poll.wait(into: &tokens, timeoutMilliseconds: timeout)
             let ready = tokens[0..<count]
             queue.sync {
                 // Looked up one by one: a handler may forget another connection's token.
-                for token in ready { handlers[token]?() }
+                var deferred = false
+                for token in ready {
+                    if token == lastToken { deferred = true } else { handlers[token]?() }
+                }
+                if deferred { handlers[lastToken]?() }
+                let now = Daemon.monotonicSeconds()
+                while let last = timers.last, last.deadline <= now {
+                    timers.removeLast()
+                    last.handler()
+                }
+                timeout = timers.last.map { Int32(max(1, ($0.deadline - now) * 1000 + 1)) } ?? -1
             }
         }
     }

@@ -87,11 +87,27 @@ final class RequestExecutor: @unchecked Sendable {
         store.queue.async(execute: body)
     }
 
-    private func drain() {
-        let jobs: [Job] = lock.withLock {
-            defer { pending = []; scheduled = false }
-            return pending
+    /// How many of `jobs` (the first included) one pass takes: all of them, except that a
+    /// `store.import` runs in a pass of its own. A large import is long work: requests of other
+    /// clients then wait for one part, not for every part pipelined with it, and the store
+    /// queue's timers (the watchdog, reminders) run between the parts.
+    private static func passLength(_ jobs: [Job]) -> Int {
+        guard let i = jobs.firstIndex(where: { if case .success(let r) = $0.request { r.method == "store.import" } else { false } }) else {
+            return jobs.count
         }
+        return max(i, 1)
+    }
+
+    private func drain() {
+        let (jobs, more): ([Job], Bool) = lock.withLock {
+            let count = Self.passLength(pending)
+            let taken = Array(pending[..<count])
+            pending.removeFirst(count)
+            scheduled = !pending.isEmpty
+            return (taken, scheduled)
+        }
+        // The rest waits behind what the store queue already holds.
+        defer { if more { store.queue.async { self.drain() } } }
         guard !jobs.isEmpty else { return }
         let writes = jobs.contains { job in
             if case .success(let r) = job.request { return Router.kind(of: r.method) == .write }

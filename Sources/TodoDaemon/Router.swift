@@ -32,6 +32,8 @@ struct Router {
 
     let status: StatusSource
     let reminders: ReminderHistory
+    /// Called on the store queue between the slices of long work (a large import).
+    var progress: @Sendable () -> Void = {}
 
     /// Whether `method` reads or writes the store; nil for a method todod does not know. A switch
     /// compares a few short strings, cheaper per request than hashing one into a dictionary.
@@ -50,7 +52,7 @@ struct Router {
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
     /// `heldImport` is what the connection holds of a `store.import` sent in parts. With a
     /// `stream`, a `todo.list` result is written to it as the todos are read.
-    func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout ExportDocument?,
+    func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout HeldImport?,
                  stream: ResponseStream? = nil) throws(RPCError) -> Outcome {
         var p = Params(request.params)
         do {
@@ -225,27 +227,34 @@ struct Router {
     private func streamList(_ p: inout Params, _ stream: ResponseStream, _ tx: StoreTransaction) throws -> Outcome {
         let query = try TodoQuery(params: &p)
         try p.finish()
+        // Nothing is written until the rows are being read: an error before then (the statement
+        // failing to prepare, say) is still answered as an error, not cut into a started line.
+        var head: [UInt8]? = nil
         var first = true
-        try tx.list(query, chunk: Router.streamedTodos, total: { stream.write(TodoPage.encodedHead(total: $0)) }) { todos in
-            var piece: [UInt8] = []
+        try tx.list(query, chunk: Router.streamedTodos, total: { head = TodoPage.encodedHead(total: $0) }) { todos in
+            var piece = head ?? []
+            head = nil
             TodoPage.append(todos, first: first, to: &piece)
             first = false
             stream.write(piece)
             return stream.isOpen  // nobody left to read the rest
         }
-        stream.write(TodoPage.encodedTail)
+        stream.write((head ?? []) + TodoPage.encodedTail)
         return Outcome(encodedResult: nil)
     }
 
     /// The most todos one import may hold before it is applied.
     static let maxImportTodos = 1_000_000
+    /// The most memory the parts of one import may take while held (`HeldImport.size`).
+    static let maxImportBytes = 256 << 20
 
     /// `store.import`, one part of it. A document too long for one line (1 MiB) arrives in parts
     /// on one connection: each but the last says `"more": true` and is only checked and `held`
     /// (nothing is written); the last applies every part in this one transaction. Any error drops
     /// what is held, and so does closing the connection: the import stays all or nothing.
-    func importPart(_ p: inout Params, held: inout ExportDocument?, _ tx: StoreTransaction) throws -> Outcome {
-        let before = held
+    func importPart(_ p: inout Params, held: inout HeldImport?, _ tx: StoreTransaction) throws -> Outcome {
+        let before = held?.document
+        let heldBytes = held?.bytes ?? 0
         held = nil
         let more = try p.flag("more")
         var object = p.object
@@ -261,11 +270,15 @@ struct Router {
             throw RPCError.invalidParams("todos", "an import holds at most \(Router.maxImportTodos) todos")
         }
         if more {
-            held = document
+            let bytes = heldBytes + HeldImport.size(of: part)
+            guard bytes <= Router.maxImportBytes else {
+                throw RPCError.invalidParams("todos", "an import in parts may hold at most \(Router.maxImportBytes >> 20) MiB; this one holds \(bytes >> 20) MiB")
+            }
+            held = HeldImport(document: document, bytes: bytes)
             return Outcome(result: ["todos": .int(Int64(document.todos.count)), "categories": .int(Int64(document.categories.count)),
                                     "more": true])
         }
-        let counts = try tx.importDocument(document)
+        let counts = try tx.importDocument(document, progress: progress)
         let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
@@ -305,6 +318,22 @@ struct Router {
             filter.insert(s)
         }
         return filter
+    }
+}
+
+/// What a connection holds of a `store.import` sent in parts, and about how much memory it takes.
+struct HeldImport {
+    var document: ExportDocument
+    var bytes: Int
+
+    /// About the memory `part` takes once held: its text plus what each todo costs besides.
+    static func size(of part: ExportDocument) -> Int {
+        var bytes = 0
+        for name in part.categories { bytes += name.utf8.count + 32 }
+        for todo in part.todos {
+            bytes += 160 + todo.title.utf8.count + (todo.notes?.utf8.count ?? 0) + (todo.category?.utf8.count ?? 0)
+        }
+        return bytes
     }
 }
 

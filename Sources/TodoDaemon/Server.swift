@@ -20,81 +20,149 @@ final class Server: @unchecked Sendable {
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     var submit: ((ClientConnection, Result<RPCRequest, RPCFailure>) -> Void)?
 
+    /// A descriptor of /dev/null held in reserve (-1 while none): closed to accept and shed a
+    /// connection when the process is out of descriptors, so the listener never stays readable
+    /// with nothing able to empty it.
+    private var reserve: Int32 = -1
+    /// Refused peers whose refusal is still being read (`refuse`): fd → readLoop token.
+    private var lingering: [Int32: UInt64] = [:]
+    private let refusals: RateLimitedWarning
+    private let shortOfDescriptors: RateLimitedWarning
+    private let cutOffs: RateLimitedWarning
+
+    /// Accepts per wake-up at most: a flood of connections cannot keep the I/O queue from the
+    /// other sockets (the listener is level-triggered, so the rest are reported again at once).
+    static let acceptBatch = 64
+    /// Refused peers that may linger at once; beyond, a refusal is written and closed at once.
+    static let maxLingering = 64
+
     init(listener: Int32, queue: DispatchQueue, readLoop: ReadLoop, allowedUIDs: Set<UInt32>, log: Log) {
         self.listener = listener
         self.queue = queue
         self.readLoop = readLoop
         self.allowedUIDs = allowedUIDs
         self.log = log
+        refusals = RateLimitedWarning(log: log)
+        shortOfDescriptors = RateLimitedWarning(log: log)
+        cutOffs = RateLimitedWarning(log: log)
+        reserve = Files.openNullDevice() ?? -1
     }
 
     /// Starts accepting. Call on the queue.
     func start() throws(PosixError) {
-        accepting = try readLoop.watch(listener) { [unowned self] in self.acceptAll() }
+        accepting = try readLoop.watch(listener, last: true) { [unowned self] in self.acceptAll() }
     }
 
-    /// Stops watching the listener for a moment: it stays readable while a connection waits, so
-    /// an accept that keeps failing (EMFILE) would otherwise be retried in a tight loop.
+    /// Stops watching the listener for 100 ms: it stays readable while a connection waits, so an
+    /// accept that keeps failing would otherwise be retried in a tight loop. The retry is a
+    /// `ReadLoop` timeout, which needs no descriptor.
     private func pauseAccepting() {
         guard let accepting else { return }
         readLoop.forget(accepting, fd: listener)
         self.accepting = nil
-        queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [unowned self] in
+        readLoop.after(milliseconds: 100) { [unowned self] in
             guard !stopped, self.accepting == nil else { return }
-            do { try start() } catch { log.warning("cannot wait for connections: \(error)") }
+            if reserve < 0 { reserve = Files.openNullDevice() ?? -1 }
+            do { try start() } catch { warn(shortOfDescriptors, "cannot wait for connections: \(error)") }
         }
     }
 
     private func acceptAll() {
-        while true {
+        for _ in 0..<Server.acceptBatch {
             let fd: Int32?
             do {
                 fd = try UnixSocket.accept(listener)
+            } catch where error.errno == EMFILE || error.errno == ENFILE {
+                warn(shortOfDescriptors, "out of file descriptors: new connections are closed until some are free (\(error))")
+                switch shedOne() {
+                case .shed: continue
+                case .empty: return
+                case .failed: pauseAccepting(); return
+                }
             } catch {
-                // EMFILE and friends: say so and try again in a moment.
-                log.warning("cannot accept a connection: \(error)")
+                warn(shortOfDescriptors, "cannot accept a connection: \(error)")
                 pauseAccepting()
                 return
             }
             guard let fd else { return }
-            guard let peer = try? UnixSocket.peerCredentials(fd), allowedUIDs.contains(peer.uid) else {
-                refuse(fd)
+            let peer = try? UnixSocket.peerCredentials(fd)
+            guard let peer, allowedUIDs.contains(peer.uid) else {
+                refuse(fd, uid: peer?.uid)
                 continue
             }
             let connection = ClientConnection(
                 fd: fd, peer: peer, queue: queue, readLoop: readLoop,
                 submit: { [unowned self] c, r in self.submit?(c, r) },
-                onClose: { [unowned self] c in self.connections[ObjectIdentifier(c)] = nil })
+                onClose: { [unowned self] c in self.connections[ObjectIdentifier(c)] = nil },
+                onCutOff: { [unowned self] unread in
+                    self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent")
+                })
             connections[ObjectIdentifier(connection)] = connection
             connection.start()
         }
     }
 
-    /// Answers a peer of another uid with -32003 and hangs up. The socket lingers for up to two
-    /// seconds, discarding what the peer sends, because closing a Unix socket with unread input
-    /// resets it and the peer would never read the refusal.
-    private func refuse(_ fd: Int32) {
-        let uid = (try? UnixSocket.peerCredentials(fd)).map { String($0.uid) } ?? "unknown"
-        log.warning("refused a connection from uid \(uid): this daemon serves only its owner and root")
+    /// Out of descriptors: frees the reserve to accept the waiting connection and close it at
+    /// once (its peer sees the connection closed), then takes the reserve again. Returns
+    /// `.failed` without a reserve, or when the freed descriptor did not help (ENFILE taken by
+    /// another process): the caller then pauses instead of retrying at once. (Linux reports
+    /// EMFILE before it looks for a waiting connection, so `.empty` is the usual end.)
+    private func shedOne() -> Shedding {
+        guard reserve >= 0 else { return .failed }
+        Posix.close(reserve)
+        defer { reserve = Files.openNullDevice() ?? -1 }
+        do {
+            guard let shed = try UnixSocket.accept(listener) else { return .empty }
+            Posix.close(shed)
+            return .shed
+        } catch {
+            return .failed
+        }
+    }
+
+    private enum Shedding { case shed, empty, failed }
+
+    /// Logs through `limiter`, and logs the count of those held back when it is due.
+    private func warn(_ limiter: RateLimitedWarning, _ message: String) {
+        guard let due = limiter.warn(message, now: Daemon.monotonicSeconds()) else { return }
+        readLoop.after(milliseconds: Int((due - Daemon.monotonicSeconds()) * 1000) + 1) {
+            limiter.flush(now: Daemon.monotonicSeconds())
+        }
+    }
+
+    /// Answers a peer of another uid with -32003 and hangs up, without any connection state. The
+    /// socket lingers for up to two seconds, discarding what the peer sends, because closing a
+    /// Unix socket with unread input resets it and the peer would read an error after the
+    /// refusal. At most `maxLingering` linger; a flood beyond is closed at once.
+    private func refuse(_ fd: Int32, uid: UInt32?) {
+        warn(refusals, "refused a connection from uid \(uid.map(String.init) ?? "unknown"): this daemon serves only its owner and root")
         _ = try? Posix.write(fd, RPCMessage.line(RPCMessage.error(id: .null, .permissionDenied)), from: 0)
         shutdown(fd, Int32(SHUT_WR))
-        let drain = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        var discarded = 0
-        drain.setEventHandler {
-            var scratch = [UInt8](repeating: 0, count: 4096)
-            while true {
-                guard let n = try? Posix.read(fd, into: &scratch) else {
-                    if discarded > 1 << 20 { drain.cancel() }  // a peer that only floods us
-                    return
-                }
-                if n <= 0 { drain.cancel(); return }
-                discarded += n
-            }
+        guard lingering.count < Server.maxLingering,
+              let token = try? readLoop.watch(fd, handler: { [unowned self] in self.discardInput(fd) }) else {
+            Posix.close(fd)
+            return
         }
-        drain.setCancelHandler { Posix.close(fd) }
-        drain.resume()
-        nonisolated(unsafe) let lingering = drain  // touched only on `queue`
-        queue.asyncAfter(deadline: .now() + 2) { lingering.cancel() }
+        lingering[fd] = token
+        readLoop.after(milliseconds: 2000) { [unowned self] in self.endLingering(fd, token) }
+    }
+
+    /// Reads and drops what a refused peer sends; hangs up at its end of input.
+    private func discardInput(_ fd: Int32) {
+        guard let token = lingering[fd] else { return }
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            guard let n = try? Posix.read(fd, into: &scratch) else { return }
+            if n <= 0 { break }
+        }
+        endLingering(fd, token)
+    }
+
+    private func endLingering(_ fd: Int32, _ token: UInt64) {
+        guard lingering[fd] == token else { return }  // already closed (and the number maybe reused)
+        lingering[fd] = nil
+        readLoop.forget(token, fd: fd)
+        Posix.close(fd)
     }
 
     /// Hands each reply to its connection, registers new subscribers, and fans events out to them.

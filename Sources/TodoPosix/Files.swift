@@ -49,6 +49,13 @@ public enum Files {
         }
     }
 
+    /// A descriptor of /dev/null, or nil when none is left: one held in reserve and closed to
+    /// make room when the process is out of descriptors.
+    public static func openNullDevice() -> Int32? {
+        let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        return fd >= 0 ? fd : nil
+    }
+
     public static func chmod(_ path: String, _ mode: mode_t) throws(PosixError) {
         try syscall("chmod \(path)") { Glibc.chmod(path, mode) }
     }

@@ -122,6 +122,36 @@ public enum Posix {
         }
     }
 
+    /// Writes as much of `bytes` to `fd` as it takes without blocking and reports whether all of
+    /// it went out. Never raises a signal, never waits. A socket is sent to with
+    /// `MSG_DONTWAIT | MSG_NOSIGNAL`; a pipe or terminal is written `PIPE_BUF` bytes at a time,
+    /// each only when `poll` says it takes them (at least `PIPE_BUF` bytes free). For log lines:
+    /// losing one is better than a process stuck on, or killed by, a full or closed log.
+    public static func writeWithoutBlocking(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return false }
+        let socket = st.st_mode & S_IFMT == S_IFSOCK
+        var offset = 0
+        while offset < bytes.count {
+            let n: Int
+            if socket {
+                n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+            } else {
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                guard poll(&pfd, 1, 0) == 1, pfd.revents & Int16(POLLOUT) != 0, pfd.revents & Int16(POLLERR) == 0 else { return false }
+                n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, min($0.count - offset, Int(PIPE_BUF))) }
+            }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
     /// The terminal width of `fd` in columns, or nil when it is not a terminal.
     public static func terminalColumns(_ fd: Int32) -> Int? {
         let columns = todod_terminal_columns(fd)

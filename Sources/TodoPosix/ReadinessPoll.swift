@@ -26,13 +26,14 @@ public final class ReadinessPoll: Sendable {
         _ = todod_epoll_remove(fd, descriptor)
     }
 
-    /// Blocks until at least one descriptor is ready and writes their tokens into `tokens`
-    /// (at least `batch` long); returns how many. Interrupted waits are retried.
-    public func wait(into tokens: inout [UInt64]) -> Int {
+    /// Blocks until at least one descriptor is ready, or `timeoutMilliseconds` passed (-1: no
+    /// limit), and writes their tokens into `tokens` (at least `batch` long); returns how many
+    /// (0 on timeout). Interrupted waits are retried.
+    public func wait(into tokens: inout [UInt64], timeoutMilliseconds: Int32 = -1) -> Int {
         precondition(tokens.count >= ReadinessPoll.batch)
         while true {
             let n = tokens.withUnsafeMutableBufferPointer {
-                todod_epoll_wait_tokens(fd, $0.baseAddress!, Int32(ReadinessPoll.batch), -1)
+                todod_epoll_wait_tokens(fd, $0.baseAddress!, Int32(ReadinessPoll.batch), timeoutMilliseconds)
             }
             if n >= 0 { return Int(n) }
             if errno != EINTR { return 0 }

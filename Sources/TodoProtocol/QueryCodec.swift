@@ -17,20 +17,28 @@ extension TodoQuery {
         search = try p.optionalString("search")
         if let keys = p.raw("sort"), keys != .null {
             guard case .array(let items) = keys else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
+            // Each key may appear once, so there are never more keys than fields to sort by.
+            guard items.count <= SortField.allCases.count else {
+                throw RPCError.invalidParams("sort", "takes at most \(SortField.allCases.count) keys, each once")
+            }
             for (i, item) in items.enumerated() {
                 guard case .object(let o) = item else { throw RPCError.invalidParams("sort[\(i)]", "must be an object") }
+                let key: SortKey
                 do throws(RPCError) {
                     var k = Params(o)
                     let name = try k.string("key")
                     guard let field = SortField(rawValue: name) else {
                         throw RPCError.invalidParams("key", "must be one of \(SortField.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
-                    let descending = try k.flag("descending")
+                    key = SortKey(field, descending: try k.flag("descending"))
                     try k.finish()
-                    sort.append(SortKey(field, descending: descending))
                 } catch {
                     throw error.nested(under: "sort[\(i)].")
                 }
+                guard !sort.contains(where: { $0.field == key.field }) else {
+                    throw RPCError.invalidParams("sort", "names the key \(key.field.rawValue) twice")
+                }
+                sort.append(key)
             }
         }
         limit = try p.optionalInt("limit", in: 0...Int64(TodoQuery.maxLimit)).map(Int.init)

@@ -13,14 +13,16 @@ extension StoreTransaction {
     /// Adds everything in `document`: missing categories (at the end of the category order),
     /// then every todo as a new one at the bottom of the manual order, keeping its state and
     /// timestamps. Run inside `write`, it is all or nothing.
+    /// `progress` is called after every 100 todos (long work can tell the watchdog it moves).
     /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid.
-    public func importDocument(_ document: ExportDocument) throws(TodoError) -> ImportCounts {
+    public func importDocument(_ document: ExportDocument, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
         for (i, name) in document.categories.enumerated() {
             _ = try Validation.categoryName(name, field: "categories[\(i)]")
             _ = try categoryID(creating: name)
         }
         for (i, entry) in document.todos.enumerated() {
+            if i % 100 == 99 { progress() }
             let title = try Validation.title(entry.title, field: "todos[\(i)].title")
             let notes = try entry.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n, field: "todos[\(i)].notes") }
             let categoryID = try entry.category.map { (name) throws(TodoError) -> Int64 in

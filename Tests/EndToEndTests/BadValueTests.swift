@@ -77,6 +77,11 @@ import TodoTestSupport
             ("todo.list", ["sort": "title"], -32602, "sort"),
             ("todo.list", ["sort": [["key": "colour"]]], -32602, "sort[0].key"),
             ("todo.list", ["sort": [["key": "title", "descending": "yes"]]], -32602, "sort[0].descending"),
+            // Each of the 7 keys at most once: more keys, or one twice, is refused before any work
+            // (2,001 keys used to cut a streamed answer mid-line; 500 repeats stalled every client).
+            ("todo.list", ["sort": .array(Array(repeating: ["key": "title"], count: 2001))], -32602, "sort"),
+            ("todo.list", ["sort": .array(Array(repeating: ["key": "id"], count: 500))], -32602, "sort"),
+            ("todo.list", ["sort": [["key": "due"], ["key": "title"], ["key": "due", "descending": true]]], -32602, "sort"),
             ("todo.list", ["limit": -1], -32602, "limit"),
             ("todo.list", ["limit": 100_001], -32602, "limit"),
             ("todo.list", ["offset": -1], -32602, "offset"),
