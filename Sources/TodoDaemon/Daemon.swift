@@ -66,14 +66,10 @@ public final class Daemon: @unchecked Sendable {
         keepLargeBuffersOutOfTheHeap()
 
         let database = options.database
-        do {
-            try Files.makeDirectories(Files.directory(of: database), mode: 0o700)
-        } catch {
-            throw StartError(description: "cannot create the directory of \(database): \(error.reason)")
-        }
+        let openPath = try trustedDatabasePath(database)
         let store: TodoStore
         do {
-            store = try TodoStore(path: database)
+            store = try TodoStore(path: openPath)
         } catch {
             throw StartError(description: error.message)
         }
@@ -127,6 +123,43 @@ public final class Daemon: @unchecked Sendable {
         log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
     }
 
+    /// The path to open the database by: its directory's real path (checked by
+    /// `Files.trustedDirectory`) and its file name, which must not be a symbolic link, nor may
+    /// the files SQLite makes beside it. SQLite then opens it with no-follow semantics.
+    private func trustedDatabasePath(_ database: String) throws(StartError) -> String {
+        let directory = try trustedDirectory(of: database, for: "database")
+        let name = database.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? database
+        let real = (directory == "/" ? "" : directory) + "/" + name
+        for path in [real, real + "-wal", real + "-journal", real + "-shm"] where Files.isSymbolicLink(path) {
+            throw StartError(description: "refusing \(path): it is a symbolic link (todod opens its database files only as they are)")
+        }
+        return real
+    }
+
+    /// Creates the directory of `path` (0700, with its missing parents) and checks that only
+    /// this user or root can change it: the part that exists is checked before anything is
+    /// created in it, the whole chain after. Returns its real path.
+    private func trustedDirectory(of path: String, for purpose: String) throws(StartError) -> String {
+        let directory = Files.directory(of: path)
+        do {
+            var existing = directory
+            while Files.realPath(existing) == nil, existing != "/", existing != "." { existing = Files.directory(of: existing) }
+            _ = try Files.trustedDirectory(existing, uid: getuid(), forCreating: existing != directory)
+            do {
+                try Files.makeDirectories(directory, mode: 0o700)
+            } catch {
+                throw StartError(description: "cannot create the directory of \(path): \(error.reason)")
+            }
+            return try Files.trustedDirectory(directory, uid: getuid())
+        } catch let error as Files.Untrusted {
+            throw StartError(description: "\(error) (the directory of the \(purpose) \(path))")
+        } catch let error as StartError {
+            throw error
+        } catch {
+            throw StartError(description: "\(error)")
+        }
+    }
+
     /// The listening socket systemd passed (socket activation), if any. It is never unlinked.
     private func adoptPassedSocket() throws -> Int32? {
         let passed = ServiceManager.listenFDs()
@@ -144,8 +177,13 @@ public final class Daemon: @unchecked Sendable {
     /// Makes a passed socket file 0600 when it is ours, as when todod binds the socket itself (its
     /// directory is the unit's `DirectoryMode=`; todod never changes a directory it did not create).
     /// The uid check on every connection holds either way.
+    /// The mode is set by path, so only in a directory nobody else can change (`Files.trustedDirectory`).
     private func enforcePrivateMode(ofSocketAt path: String?) {
         guard let path, let current = try? Files.mode(path), current.uid == getuid(), current.mode != 0o600 else { return }
+        guard (try? Files.trustedDirectory(Files.directory(of: path), uid: getuid())) != nil else {
+            log.warning("\(path) has mode \(String(current.mode, radix: 8)) in a directory others can change; left as it is")
+            return
+        }
         log.warning("\(path) had mode \(String(current.mode, radix: 8)); setting 600")
         try? Files.chmod(path, 0o600)
     }
@@ -172,13 +210,10 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Binds the socket: parent directories 0700, socket 0600, a stale socket replaced, a live one refused.
+    /// Binds the socket: parent directories 0700 and trusted (`Files.trustedDirectory`), the socket
+    /// created 0600, a stale socket replaced, a live one refused.
     private func listen(on path: String) throws -> Int32 {
-        do {
-            try Files.makeDirectories(Files.directory(of: path), mode: 0o700)
-        } catch {
-            throw StartError(description: "cannot create the directory of \(path): \(error.reason)")
-        }
+        _ = try trustedDirectory(of: path, for: "socket")
         switch try? Files.kind(path) {
         case .socket?:
             if let fd = try? UnixSocket.connect(path: path) {
@@ -193,14 +228,13 @@ public final class Daemon: @unchecked Sendable {
         }
         let fd: Int32
         do {
-            fd = try UnixSocket.listen(path: path)
+            fd = try UnixSocket.listen(path: path, mode: 0o600)
         } catch where error.errno == EADDRINUSE {
             throw StartError(description: "another todod is already running on \(path)")
         } catch {
             throw StartError(description: "cannot listen on \(path): \(error.errno == ENAMETOOLONG ? "path longer than \(UnixSocket.maxPathLength) bytes" : error.reason)")
         }
         createdSocket = path
-        try? Files.chmod(path, 0o600)
         try Posix.setNonBlocking(fd)
         return fd
     }

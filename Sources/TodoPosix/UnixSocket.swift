@@ -15,9 +15,13 @@ public enum UnixSocket {
     /// `sun_path` holds 108 bytes including the terminating NUL.
     public static let maxPathLength = 107
 
-    /// A socket bound to `path` and listening. The caller sets the umask (and mode) it wants.
-    public static func listen(path: String, backlog: Int32 = 512) throws(PosixError) -> Int32 {
-        let fd = try attachedSocket(SOCK_STREAM, to: path, "bind", Glibc.bind)
+    /// A socket bound to `path` and listening. With `mode`, the socket file is created with that
+    /// mode (less the umask): it is set on the socket before `bind` (`fchmod`), never by path
+    /// afterwards, where a racer could have put another file.
+    public static func listen(path: String, backlog: Int32 = 512, mode: mode_t? = nil) throws(PosixError) -> Int32 {
+        let fd = try attachedSocket(SOCK_STREAM, to: path, "bind", Glibc.bind) { fd throws(PosixError) in
+            if let mode { try syscall("fchmod") { fchmod(fd, mode) } }
+        }
         do {
             try syscall("listen") { Glibc.listen(fd, backlog) }
         } catch {
