@@ -229,6 +229,8 @@ struct HumanOutput {
             pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
         }
         if let database = json["database"]?.stringValue { pairs.append(("Database", database)) }
+        let problem = json["databaseProblem"]?.stringValue
+        if let problem { pairs.append(("Problem", paint(problem, HumanOutput.red))) }
         let open = json["open"]?.intValue.map(String.init) ?? "?"
         let done = json["done"]?.intValue.map(String.init) ?? "?"
         pairs.append(("Todos", "\(open) open, \(done) done"))
@@ -237,7 +239,8 @@ struct HumanOutput {
         } else {
             pairs.append(("Next reminder", "none"))
         }
-        return [paint("●", HumanOutput.green) + " todod \(version)"] + labelled(pairs, alignRight: true).map { "  " + $0 }
+        return [paint("●", problem == nil ? HumanOutput.green : HumanOutput.red) + " todod \(version)"]
+            + labelled(pairs, alignRight: true).map { "  " + $0 }
     }
 
     // MARK: Events

@@ -28,6 +28,7 @@ public final class Daemon: @unchecked Sendable {
     private var createdSocket: String?
     private var stopping = false
     private var watchdog: DispatchSourceTimer?
+    private var databaseWatch: DispatchSourceRead?
     private let environment: [String: String]
 
     public init(options: DaemonOptions, environment: [String: String]) {
@@ -81,7 +82,8 @@ public final class Daemon: @unchecked Sendable {
         let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log)
         let started = Daemon.monotonicSeconds()
         let router = Router(
-            status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() }),
+            status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() },
+                                 databaseProblem: { store.fileProblemOnQueue() }),
             reminders: ReminderHistory(uid: getuid()))
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
             ioQueue.async { server.deliver(replies) }
@@ -117,6 +119,7 @@ public final class Daemon: @unchecked Sendable {
             status.update()
         }
         self.scheduler = scheduler
+        watchDatabaseFile(store) { status.update() }
         startWatchdog(on: store.queue)
         ServiceManager.notify("READY=1")
         injectFault(into: store.queue)
@@ -186,6 +189,29 @@ public final class Daemon: @unchecked Sendable {
         }
         log.warning("\(path) had mode \(String(current.mode, radix: 8)); setting 600")
         try? Files.chmod(path, 0o600)
+    }
+
+    /// Notices at once when the database file is deleted or replaced (inotify on its name, no
+    /// polling): the store then empties its write-ahead log into the old file, so a crash cannot
+    /// leave that log to be replayed over a replacement, and refuses writes. Writes and
+    /// `daemon.status` look at the path themselves too, so this only makes it sooner.
+    private func watchDatabaseFile(_ store: TodoStore, changed: @escaping @Sendable () -> Void) {
+        let watch: FileWatch
+        do { watch = try FileWatch(path: store.path) } catch {
+            log.warning("cannot watch \(store.path) for deletion (\(error)); it is checked before each write")
+            return
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: watch.fd, queue: store.queue)
+        source.setEventHandler { [unowned self] in
+            watch.drain()
+            guard let problem = store.fileProblemOnQueue() else { return }
+            log.error(problem)
+            changed()
+            databaseWatch?.cancel()  // it stays so until a restart
+        }
+        source.setCancelHandler { withExtendedLifetime(watch) {} }
+        databaseWatch = source
+        source.resume()
     }
 
     /// Sends WATCHDOG=1 at half the manager's interval, from the store queue: a hung store stops it.

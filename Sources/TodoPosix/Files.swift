@@ -22,6 +22,28 @@ public enum Files {
         }
     }
 
+    /// Which file a path names: its device and inode, and its size.
+    public struct Identity: Sendable, Equatable {
+        public let device: UInt64
+        public let inode: UInt64
+        public let size: Int64
+
+        /// Whether both name the same file (whatever their sizes).
+        public func isSameFile(as other: Identity) -> Bool { device == other.device && inode == other.inode }
+    }
+
+    /// The file at `path` (not following a final symbolic link); nil when nothing is there
+    /// (ENOENT, ENOTDIR). Other failures throw.
+    public static func identity(_ path: String) throws(PosixError) -> Identity? {
+        var st = stat()
+        do {
+            try syscall("lstat \(path)") { lstat(path, &st) }
+        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
+            return nil
+        }
+        return Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size))
+    }
+
     /// Whether `path` itself is a symbolic link (false when nothing is there).
     public static func isSymbolicLink(_ path: String) -> Bool {
         var st = stat()
