@@ -179,8 +179,8 @@ public final class Daemon: @unchecked Sendable {
 
     /// Makes a passed socket file 0600 when it is ours, as when todod binds the socket itself (its
     /// directory is the unit's `DirectoryMode=`; todod never changes a directory it did not create).
-    /// The uid check on every connection holds either way.
-    /// The mode is set by path, so only in a directory nobody else can change (`Files.trustedDirectory`).
+    /// The uid check on every connection holds either way. The mode is set by path, so only in a
+    /// directory nobody else can change (`Files.trustedDirectory`).
     private func enforcePrivateMode(ofSocketAt path: String?) {
         guard let path, let current = try? Files.mode(path), current.uid == getuid(), current.mode != 0o600 else { return }
         guard (try? Files.trustedDirectory(Files.directory(of: path), uid: getuid())) != nil else {
