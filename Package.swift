@@ -27,7 +27,7 @@ let package = Package(
 
         // MARK: - Libraries
         .target(name: "TodoCore"),
-        .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite"]),
+        .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite", "TodoPosix"]),
         .target(name: "TodoPosix", dependencies: ["CTodoLinux"]),
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
         .target(name: "TodoSystemd", dependencies: ["CSystemd", "TodoPosix"]),

@@ -102,6 +102,10 @@ public enum CLI {
                 return (exitUnavailable, "todoctl: unexpected answer from todod at \(Table.oneLine(socket)): \(Table.oneLine(what))\n")
             case .untrustedDaemon(let path, let owner):
                 return (exitUnavailable, "todoctl: refusing to talk to todod at \(Table.oneLine(path)): the socket belongs to uid \(owner), not to you or root\n")
+            case .badTimeout(let value):
+                return (exitUsage, "todoctl: \(UnixSocketTransport.timeoutVariable) must be a number of seconds (0: wait forever), not '\(Table.oneLine(value))'\n")
+            case .timedOut(let path, let seconds):
+                return (exitUnavailable, "todoctl: todod at \(Table.oneLine(path)) did not answer within \(UnixSocketTransport.describe(seconds)) (stopped or overloaded?); giving up\n")
             }
         }
     }

@@ -245,6 +245,8 @@ struct HumanOutput {
             pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
         }
         if let database = json["database"]?.stringValue { pairs.append(("Database", Table.oneLine(database))) }
+        let problem = json["databaseProblem"]?.stringValue
+        if let problem { pairs.append(("Problem", paint(Table.oneLine(problem), HumanOutput.red))) }
         let open = json["open"]?.intValue.map(String.init) ?? "?"
         let done = json["done"]?.intValue.map(String.init) ?? "?"
         pairs.append(("Todos", "\(open) open, \(done) done"))
@@ -253,7 +255,8 @@ struct HumanOutput {
         } else {
             pairs.append(("Next reminder", "none"))
         }
-        return [paint("●", HumanOutput.green) + " todod \(Table.oneLine(version))"] + labelled(pairs, alignRight: true).map { "  " + $0 }
+        return [paint("●", problem == nil ? HumanOutput.green : HumanOutput.red) + " todod \(Table.oneLine(version))"]
+            + labelled(pairs, alignRight: true).map { "  " + $0 }
     }
 
     // MARK: Events

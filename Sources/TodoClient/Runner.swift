@@ -245,7 +245,7 @@ struct Runner {
                 throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
             guard let remind = TimeExpression.checkedAdd(due.usec, -usec) else {
-                throw .input("the reminder would fall before the year 1")
+                throw .input("the reminder would fall before the year 0001")
             }
             params["remind"] = Runner.instant(remind)
         }

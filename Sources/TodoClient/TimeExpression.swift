@@ -50,6 +50,9 @@ public enum TimeExpression {
     /// Parses WHEN relative to `now` in `timeZone` (todoctl passes the zone TZ names).
     public static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
         guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
+            if Instant.isOutOfRangeRFC3339(Validation.trimmed(text)) {
+                throw TimeExpressionError(message: "invalid time \(quoted(text)): outside the years 0001 to 9999 once its offset is applied")
+            }
             throw TimeExpressionError(message: "invalid time \(quoted(text)): expected \(whenForms)")
         }
         return value
@@ -73,7 +76,7 @@ public enum TimeExpression {
                 throw TimeExpressionError(message: "a reminder given as a duration needs a due date")
             }
             guard let value = checkedAdd(due.usec, -usec) else {
-                throw TimeExpressionError(message: "invalid duration \(quoted(text)): expected \(durationForms)")
+                throw TimeExpressionError(message: "invalid reminder \(quoted(text)): that long before the due time falls before the year 0001")
             }
             return value
         }
@@ -98,9 +101,9 @@ public enum TimeExpression {
     // MARK: - Range
 
     /// 0001-01-01T00:00:00Z.
-    static let minUsec: Int64 = -719_162 * 86_400 * 1_000_000
+    static let minUsec: Int64 = Instant.earliest.usec
     /// 9999-12-31T23:59:59.999999Z.
-    static let maxUsec: Int64 = 2_932_897 * 86_400 * 1_000_000 - 1
+    static let maxUsec: Int64 = Instant.latest.usec
 
     static func checked(_ usec: Int64) -> Instant? {
         usec >= minUsec && usec <= maxUsec ? Instant(usec: usec) : nil

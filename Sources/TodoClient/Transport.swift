@@ -10,6 +10,10 @@ public enum ClientError: Error, Sendable, Equatable {
     case badAnswer(String)
     /// The daemon's socket is owned by another user (exit 69).
     case untrustedDaemon(socket: String, uid: UInt32)
+    /// The daemon at `socket` accepted nothing or answered nothing for `seconds` (exit 69).
+    case timedOut(socket: String, seconds: Double)
+    /// `TODOCTL_TIMEOUT` is not a number of seconds (exit 2).
+    case badTimeout(String)
 }
 
 /// A connection to the daemon that answers JSON-RPC calls. `UnixSocketTransport` is the real

@@ -8,16 +8,50 @@ import TodoProtocol
 ///
 /// On connect it checks who runs the daemon (SO_PEERCRED): only the user's own uid or root is
 /// trusted, so a socket planted by another user at a path the client uses is refused.
+///
+/// No wait for the daemon is unbounded: connecting, sending and every wait for an answer give up
+/// after `timeout` seconds without progress (`ClientError.timedOut`), `store.import` and
+/// `store.export` after `longTimeoutFactor` times that; only `watch`, once subscribed, waits forever.
 public final class UnixSocketTransport: RPCTransport {
     public let path: String
     private let fd: Int32
     private var framer = LineFramer(maxLineLength: 1 << 30)
     private var nextID: Int64 = 1
+    /// Seconds without progress before giving up; nil never gives up.
+    private let timeout: Double?
+    /// The limit of the request in progress (what `send` and `receive` wait at most).
+    private var limit: Double?
 
-    public init(path: String, trustedUIDs: Set<UInt32> = [getuid(), 0]) throws(ClientError) {
+    /// The default of `timeout`, in seconds.
+    public static let defaultTimeout = 10.0
+    /// How many times `timeout` the long operations (import and export) may take.
+    public static let longTimeoutFactor = 30.0
+    /// The variable that sets `timeout` (seconds; 0 waits forever).
+    public static let timeoutVariable = "TODOCTL_TIMEOUT"
+
+    /// The timeout `TODOCTL_TIMEOUT` asks for: nil for "never" (0), the default when unset.
+    /// Throws a one-line message for a value that is not a number of seconds.
+    public static func timeout(environment: [String: String]) throws(ClientError) -> Double? {
+        guard let text = environment[timeoutVariable], !text.isEmpty else { return defaultTimeout }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 * 365 else {
+            throw ClientError.badTimeout(text)
+        }
+        return seconds == 0 ? nil : seconds
+    }
+
+    /// "10 s", "0.5 s".
+    public static func describe(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && seconds < 1e15 ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
+    public init(path: String, trustedUIDs: Set<UInt32> = [getuid(), 0], timeout: Double? = UnixSocketTransport.defaultTimeout) throws(ClientError) {
         self.path = path
+        self.timeout = timeout
+        self.limit = timeout
         do {
-            fd = try UnixSocket.connect(path: path)
+            fd = try UnixSocket.connect(path: path, timeout: timeout)
+        } catch where error.errno == ETIMEDOUT {
+            throw ClientError.timedOut(socket: path, seconds: timeout ?? 0)
         } catch {
             throw ClientError.unreachable(socket: path, reason: error.errno == ENAMETOOLONG ? "socket path too long" : error.reason)
         }
@@ -49,8 +83,10 @@ public final class UnixSocketTransport: RPCTransport {
                        element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
         let id = try send(method, params)
         let fd = self.fd
+        let limit = self.limit
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var reader = JSONStream(buffered: framer.takePending()) {
+            guard try Posix.waitReadable(fd, seconds: limit) else { throw ClientError.timedOut(socket: self.path, seconds: limit ?? 0) }
             guard let n = try Posix.read(fd, into: &chunk), n > 0 else { return nil }
             return Array(chunk[0..<n])
         }
@@ -87,6 +123,7 @@ public final class UnixSocketTransport: RPCTransport {
 
     public func watch(_ params: JSONObject, onEvent: (JSON) -> Bool) throws(ClientError) {
         _ = try call("watch", params)
+        limit = nil  // subscribed: events may be hours apart
         while true {
             let message: JSON
             do {
@@ -103,6 +140,12 @@ public final class UnixSocketTransport: RPCTransport {
 
     /// Sends a request with the next id and returns that id.
     private func send(_ method: String, _ params: JSONObject) throws(ClientError) -> Int64 {
+        let long = method == "store.import" || method == "store.export"
+        let wanted = timeout.map { long ? $0 * Self.longTimeoutFactor : $0 }
+        if wanted != limit {
+            do { try UnixSocket.setSendTimeout(fd, wanted) } catch { throw ClientError.unreachable(socket: path, reason: error.reason) }
+            limit = wanted
+        }
         let id = nextID
         nextID += 1
         try send(RPCRequest(id: .int(id), method: method, params: params))
@@ -120,6 +163,7 @@ public final class UnixSocketTransport: RPCTransport {
             if error.errno == EPIPE, let message = try? receive(), let refusal = message["error"].flatMap(RPCError.init(json:)) {
                 throw ClientError.refused(refusal)
             }
+            if error.errno == EAGAIN { throw ClientError.timedOut(socket: path, seconds: limit ?? 0) }
             throw ClientError.unreachable(socket: path, reason: error.reason)
         }
     }
@@ -138,11 +182,14 @@ public final class UnixSocketTransport: RPCTransport {
                 throw ClientError.badAnswer("todod sent an oversized message")
             case nil:
                 let n: Int?
+                let ready: Bool
                 do {
-                    n = try Posix.read(fd, into: &chunk)
+                    ready = try Posix.waitReadable(fd, seconds: limit)
+                    n = ready ? try Posix.read(fd, into: &chunk) : nil
                 } catch {
                     throw ClientError.unreachable(socket: path, reason: error.reason)
                 }
+                guard ready else { throw ClientError.timedOut(socket: path, seconds: limit ?? 0) }
                 guard let n, n > 0 else { throw ClientError.badAnswer(Self.closed) }
                 framer.append(chunk[0..<n])
             }

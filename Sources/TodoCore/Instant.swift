@@ -16,6 +16,23 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The instant `micros` microseconds later (negative for earlier).
     public func adding(usec micros: Int64) -> Instant { Instant(usec: usec &+ micros) }
 
+    /// The earliest instant todod stores, reads or writes: 0001-01-01T00:00:00Z.
+    public static let earliest = Instant(usec: -719_162 * 86_400 * 1_000_000)
+    /// The latest: 9999-12-31T23:59:59.999999Z. RFC 3339 has four-digit years, so an instant
+    /// outside these could be stored but not exported and imported again.
+    public static let latest = Instant(usec: 2_932_897 * 86_400 * 1_000_000 - 1)
+
+    /// Whether the instant lies within the years 0001 to 9999 (UTC).
+    public var isInRange: Bool { self >= Instant.earliest && self <= Instant.latest }
+
+    /// The instant `micros` microseconds later, or nil when that overflows or leaves the years
+    /// 0001 to 9999.
+    public func checkedAdding(usec micros: Int64) -> Instant? {
+        let (sum, overflow) = usec.addingReportingOverflow(micros)
+        let moved = Instant(usec: sum)
+        return !overflow && moved.isInRange ? moved : nil
+    }
+
     /// Whole seconds since the epoch, rounded toward negative infinity.
     public var seconds: Int64 {
         let (quotient, remainder) = usec.quotientAndRemainder(dividingBy: 1_000_000)
@@ -73,8 +90,24 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Parses an RFC 3339 date-time with `Z` or a numeric offset and optional fractional seconds
-    /// (at most microseconds are kept). Returns nil for anything else, including impossible dates.
+    /// (at most microseconds are kept). Returns nil for anything else, including impossible dates
+    /// and instants that the offset moves outside the years 0001 to 9999 UTC
+    /// (`9999-12-31T23:59:59-23:59`).
     public init?(rfc3339 text: String) {
+        guard let usec = Instant.rfc3339Usec(text) else { return nil }
+        self.usec = usec
+        guard isInRange else { return nil }
+    }
+
+    /// Whether `text` is a well-formed RFC 3339 date-time whose offset moves it outside the
+    /// years 0001 to 9999 UTC: what makes `init?(rfc3339:)` refuse an otherwise valid text.
+    public static func isOutOfRangeRFC3339(_ text: String) -> Bool {
+        guard let usec = rfc3339Usec(text) else { return false }
+        return !Instant(usec: usec).isInRange
+    }
+
+    /// Microseconds since the epoch of an RFC 3339 text, with no range check after the offset.
+    private static func rfc3339Usec(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         var i = 0
         func num(_ n: Int) -> Int64? {
@@ -124,7 +157,7 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         guard i == b.count else { return nil }
         guard let days = Instant.days(year: y, month: mo, day: d), h < 24, mi < 60, s < 60 else { return nil }
         let total = (days * 86_400 + h * 3600 + mi * 60 + s - offset)
-        self.usec = total * 1_000_000 + micros
+        return total * 1_000_000 + micros
     }
 
     // MARK: - Civil calendar (proleptic Gregorian), after Howard Hinnant's algorithms

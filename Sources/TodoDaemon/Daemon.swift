@@ -28,6 +28,7 @@ public final class Daemon: @unchecked Sendable {
     private var createdSocket: String?
     private var stopping = false
     private let watchdog = Watchdog()
+    private var databaseWatch: DispatchSourceRead?
     private let environment: [String: String]
 
     public init(options: DaemonOptions, environment: [String: String]) {
@@ -66,14 +67,10 @@ public final class Daemon: @unchecked Sendable {
         keepLargeBuffersOutOfTheHeap()
 
         let database = options.database
-        do {
-            try Files.makeDirectories(Files.directory(of: database), mode: 0o700)
-        } catch {
-            throw StartError(description: "cannot create the directory of \(database): \(error.reason)")
-        }
+        let openPath = try trustedDatabasePath(database)
         let store: TodoStore
         do {
-            store = try TodoStore(path: database)
+            store = try TodoStore(path: openPath)
         } catch {
             throw StartError(description: error.message)
         }
@@ -85,7 +82,8 @@ public final class Daemon: @unchecked Sendable {
         let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log)
         let started = Daemon.monotonicSeconds()
         var router = Router(
-            status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() }),
+            status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() },
+                                 databaseProblem: { store.fileProblemOnQueue() }),
             reminders: ReminderHistory(uid: getuid()))
         router.progress = { [watchdog] in watchdog.progress() }
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
@@ -122,10 +120,48 @@ public final class Daemon: @unchecked Sendable {
             status.update()
         }
         self.scheduler = scheduler
+        watchDatabaseFile(store) { status.update() }
         watchdog.start(on: store.queue)
         ServiceManager.notify("READY=1")
         injectFault(into: store.queue)
         log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
+    }
+
+    /// The path to open the database by: its directory's real path (checked by
+    /// `Files.trustedDirectory`) and its file name, which must not be a symbolic link, nor may
+    /// the files SQLite makes beside it. SQLite then opens it with no-follow semantics.
+    private func trustedDatabasePath(_ database: String) throws(StartError) -> String {
+        let directory = try trustedDirectory(of: database, for: "database")
+        let name = database.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? database
+        let real = (directory == "/" ? "" : directory) + "/" + name
+        for path in [real, real + "-wal", real + "-journal", real + "-shm"] where Files.isSymbolicLink(path) {
+            throw StartError(description: "refusing \(path): it is a symbolic link (todod opens its database files only as they are)")
+        }
+        return real
+    }
+
+    /// Creates the directory of `path` (0700, with its missing parents) and checks that only
+    /// this user or root can change it: the part that exists is checked before anything is
+    /// created in it, the whole chain after. Returns its real path.
+    private func trustedDirectory(of path: String, for purpose: String) throws(StartError) -> String {
+        let directory = Files.directory(of: path)
+        do {
+            var existing = directory
+            while Files.realPath(existing) == nil, existing != "/", existing != "." { existing = Files.directory(of: existing) }
+            _ = try Files.trustedDirectory(existing, uid: getuid(), forCreating: existing != directory)
+            do {
+                try Files.makeDirectories(directory, mode: 0o700)
+            } catch {
+                throw StartError(description: "cannot create the directory of \(path): \(error.reason)")
+            }
+            return try Files.trustedDirectory(directory, uid: getuid())
+        } catch let error as Files.Untrusted {
+            throw StartError(description: "\(error) (the directory of the \(purpose) \(path))")
+        } catch let error as StartError {
+            throw error
+        } catch {
+            throw StartError(description: "\(error)")
+        }
     }
 
     /// The listening socket systemd passed (socket activation), if any. It is never unlinked.
@@ -144,11 +180,39 @@ public final class Daemon: @unchecked Sendable {
 
     /// Makes a passed socket file 0600 when it is ours, as when todod binds the socket itself (its
     /// directory is the unit's `DirectoryMode=`; todod never changes a directory it did not create).
-    /// The uid check on every connection holds either way.
+    /// The uid check on every connection holds either way. The mode is set by path, so only in a
+    /// directory nobody else can change (`Files.trustedDirectory`).
     private func enforcePrivateMode(ofSocketAt path: String?) {
         guard let path, let current = try? Files.mode(path), current.uid == getuid(), current.mode != 0o600 else { return }
+        guard (try? Files.trustedDirectory(Files.directory(of: path), uid: getuid())) != nil else {
+            log.warning("\(path) has mode \(String(current.mode, radix: 8)) in a directory others can change; left as it is")
+            return
+        }
         log.warning("\(path) had mode \(String(current.mode, radix: 8)); setting 600")
         try? Files.chmod(path, 0o600)
+    }
+
+    /// Notices at once when the database file is deleted or replaced (inotify on its name, no
+    /// polling): the store then empties its write-ahead log into the old file, so a crash cannot
+    /// leave that log to be replayed over a replacement, and refuses writes. Writes and
+    /// `daemon.status` look at the path themselves too, so this only makes it sooner.
+    private func watchDatabaseFile(_ store: TodoStore, changed: @escaping @Sendable () -> Void) {
+        let watch: FileWatch
+        do { watch = try FileWatch(path: store.path) } catch {
+            log.warning("cannot watch \(store.path) for deletion (\(error)); it is checked before each write")
+            return
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: watch.fd, queue: store.queue)
+        source.setEventHandler { [unowned self] in
+            watch.drain()
+            guard let problem = store.fileProblemOnQueue() else { return }
+            log.error(problem)
+            changed()
+            databaseWatch?.cancel()  // it stays so until a restart
+        }
+        source.setCancelHandler { withExtendedLifetime(watch) {} }
+        databaseWatch = source
+        source.resume()
     }
 
     /// Test-only fault switch: `TODOD_TEST_FAULT=hang-store-after=SECONDS` hangs the store queue
@@ -162,13 +226,10 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Binds the socket: parent directories 0700, socket 0600, a stale socket replaced, a live one refused.
+    /// Binds the socket: parent directories 0700 and trusted (`Files.trustedDirectory`), the socket
+    /// created 0600, a stale socket replaced, a live one refused.
     private func listen(on path: String) throws -> Int32 {
-        do {
-            try Files.makeDirectories(Files.directory(of: path), mode: 0o700)
-        } catch {
-            throw StartError(description: "cannot create the directory of \(path): \(error.reason)")
-        }
+        _ = try trustedDirectory(of: path, for: "socket")
         switch try? Files.kind(path) {
         case .socket?:
             if let fd = try? UnixSocket.connect(path: path) {
@@ -183,14 +244,13 @@ public final class Daemon: @unchecked Sendable {
         }
         let fd: Int32
         do {
-            fd = try UnixSocket.listen(path: path)
+            fd = try UnixSocket.listen(path: path, mode: 0o600)
         } catch where error.errno == EADDRINUSE {
             throw StartError(description: "another todod is already running on \(path)")
         } catch {
             throw StartError(description: "cannot listen on \(path): \(error.errno == ENAMETOOLONG ? "path longer than \(UnixSocket.maxPathLength) bytes" : error.reason)")
         }
         createdSocket = path
-        try? Files.chmod(path, 0o600)
         try Posix.setNonBlocking(fd)
         return fd
     }

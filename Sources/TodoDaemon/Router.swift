@@ -208,6 +208,7 @@ struct Router {
                 "uptime": .double(status.uptime()), "database": .string(status.database),
                 "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
                 "nextReminder": JSON(try tx.nextPendingReminder()),
+                "databaseProblem": status.databaseProblem().map(JSON.string) ?? .null,
             ]))
 
         case "watch":
@@ -343,6 +344,8 @@ struct StatusSource: Sendable {
     let database: String
     let started: Double
     let monotonic: @Sendable () -> Double
+    /// Why the database file is no longer the one open (deleted or replaced), or nil.
+    let databaseProblem: @Sendable () -> String?
 
     func uptime() -> Double { (monotonic() - started).rounded(.down) }
 }

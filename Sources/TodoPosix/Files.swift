@@ -22,6 +22,34 @@ public enum Files {
         }
     }
 
+    /// Which file a path names: its device and inode, and its size.
+    public struct Identity: Sendable, Equatable {
+        public let device: UInt64
+        public let inode: UInt64
+        public let size: Int64
+
+        /// Whether both name the same file (whatever their sizes).
+        public func isSameFile(as other: Identity) -> Bool { device == other.device && inode == other.inode }
+    }
+
+    /// The file at `path` (not following a final symbolic link); nil when nothing is there
+    /// (ENOENT, ENOTDIR). Other failures throw.
+    public static func identity(_ path: String) throws(PosixError) -> Identity? {
+        var st = stat()
+        do {
+            try syscall("lstat \(path)") { lstat(path, &st) }
+        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
+            return nil
+        }
+        return Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size))
+    }
+
+    /// Whether `path` itself is a symbolic link (false when nothing is there).
+    public static func isSymbolicLink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK
+    }
+
     /// The whole file at `path`; EFBIG when it holds more than `maxBytes`.
     public static func contents(of path: String, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
         let fd = try syscall("open") { open(path, O_RDONLY | O_CLOEXEC) }
@@ -54,6 +82,66 @@ public enum Files {
     public static func openNullDevice() -> Int32? {
         let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
         return fd >= 0 ? fd : nil
+    }
+
+    /// A directory (or a link on the way to it) that a daemon must not trust, in one line.
+    public struct Untrusted: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Checks that nobody but `uid` and root can change what `directory` holds, before a daemon
+    /// binds or opens something there: every directory from `/` down to it, both along the path
+    /// as written and along its real path (symbolic links resolved), must be owned by `uid` or
+    /// root and not writable by group or others; an ancestor may be writable by others only
+    /// with the sticky bit (`/tmp`). Every symbolic link on the way must be owned by `uid` or
+    /// root. Once this holds, nobody else can swap any part of the path, so using it afterwards
+    /// is free of races.
+    /// - Parameter forCreating: `directory` is only where a new directory will be made, so it
+    ///   may itself be sticky and writable by others, like any ancestor.
+    /// - Returns: the real path of `directory`.
+    public static func trustedDirectory(_ directory: String, uid: UInt32, forCreating: Bool = false) throws(Untrusted) -> String {
+        guard let real = realPath(directory) else {
+            throw Untrusted(description: "cannot resolve \(directory): \(PosixError("realpath", errno: errno).reason)")
+        }
+        for (chain, resolved) in [(directory, false), (real, true)] {
+            let absolute = chain.hasPrefix("/") ? chain : (realPath(".") ?? "") + "/" + chain
+            let components = absolute.split(separator: "/")
+            var prefix = ""
+            for (index, component) in ([""] + components.map(String.init)).enumerated() {
+                if index > 0 { prefix += "/" + component }
+                let path = prefix.isEmpty ? "/" : prefix
+                var st = stat()
+                guard lstat(path, &st) == 0 else {
+                    throw Untrusted(description: "cannot check \(path): \(PosixError("lstat", errno: errno).reason)")
+                }
+                let last = index == components.count && !forCreating
+                let owner = st.st_uid
+                if st.st_mode & S_IFMT == S_IFLNK {
+                    guard !resolved, owner == uid || owner == 0 else {
+                        throw Untrusted(description: "refusing \(directory): the symbolic link \(path) belongs to uid \(owner), not to uid \(uid) or root")
+                    }
+                    continue
+                }
+                guard st.st_mode & S_IFMT == S_IFDIR else {
+                    throw Untrusted(description: "refusing \(directory): \(path) is not a directory")
+                }
+                guard owner == uid || owner == 0 else {
+                    throw Untrusted(description: "refusing \(directory): \(path) belongs to uid \(owner), not to uid \(uid) (who runs todod) or root")
+                }
+                let mode = st.st_mode & 0o7777
+                if mode & 0o022 != 0 && (last || mode & S_ISVTX == 0) {
+                    throw Untrusted(description: "refusing \(directory): \(path) is writable by \(mode & 0o002 != 0 ? "others" : "its group") (mode 0\(String(mode, radix: 8)))")
+                }
+            }
+        }
+        return real
+    }
+
+    /// The path with every symbolic link, `.` and `..` resolved, or nil (errno set).
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = Glibc.realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     public static func chmod(_ path: String, _ mode: mode_t) throws(PosixError) {

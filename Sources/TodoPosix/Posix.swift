@@ -87,6 +87,30 @@ public enum Posix {
         }
     }
 
+    /// Waits until `fd` can be read (or is at end of file or in error): false when `seconds` pass
+    /// first. nil waits forever.
+    public static func waitReadable(_ fd: Int32, seconds: Double?) throws(PosixError) -> Bool {
+        guard let seconds, seconds > 0 else { return true }
+        let deadline = monotonicSeconds() + seconds
+        while true {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = deadline - monotonicSeconds()
+            guard left > 0 else { return false }
+            let n = poll(&pfd, 1, Int32(min((left * 1000).rounded(.up), Double(Int32.max))))
+            if n > 0 { return true }
+            if n == 0 { continue }  // re-checked against the deadline
+            if errno == EINTR { continue }
+            throw PosixError("poll", errno: errno)
+        }
+    }
+
+    /// Seconds on the monotonic clock.
+    public static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// Writes `bytes[offset...]`; returns the byte count written or nil when it would block.
     public static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int) throws(PosixError) -> Int? {
         while true {

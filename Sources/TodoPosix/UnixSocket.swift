@@ -15,9 +15,13 @@ public enum UnixSocket {
     /// `sun_path` holds 108 bytes including the terminating NUL.
     public static let maxPathLength = 107
 
-    /// A socket bound to `path` and listening. The caller sets the umask (and mode) it wants.
-    public static func listen(path: String, backlog: Int32 = 512) throws(PosixError) -> Int32 {
-        let fd = try attachedSocket(SOCK_STREAM, to: path, "bind", Glibc.bind)
+    /// A socket bound to `path` and listening. With `mode`, the socket file is created with that
+    /// mode (less the umask): it is set on the socket before `bind` (`fchmod`), never by path
+    /// afterwards, where a racer could have put another file.
+    public static func listen(path: String, backlog: Int32 = 512, mode: mode_t? = nil) throws(PosixError) -> Int32 {
+        let fd = try attachedSocket(SOCK_STREAM, to: path, "bind", Glibc.bind) { fd throws(PosixError) in
+            if let mode { try syscall("fchmod") { fchmod(fd, mode) } }
+        }
         do {
             try syscall("listen") { Glibc.listen(fd, backlog) }
         } catch {
@@ -39,6 +43,32 @@ public enum UnixSocket {
     /// A blocking socket connected to `path`.
     public static func connect(path: String) throws(PosixError) -> Int32 {
         try attachedSocket(SOCK_STREAM, to: path, "connect", Glibc.connect)
+    }
+
+    /// A blocking socket connected to `path`, giving up with ETIMEDOUT after `seconds` when the
+    /// listener's backlog stays full (a stopped daemon). Sends on it wait at most as long
+    /// (`setSendTimeout`). nil waits forever.
+    public static func connect(path: String, timeout seconds: Double?) throws(PosixError) -> Int32 {
+        do {
+            return try attachedSocket(SOCK_STREAM, to: path, "connect", Glibc.connect) { fd throws(PosixError) in
+                try setSendTimeout(fd, seconds)
+            }
+        } catch where error.errno == EAGAIN {  // the send timeout ran out while connecting
+            throw PosixError("connect", errno: ETIMEDOUT)
+        }
+    }
+
+    /// Makes a blocking send on `fd` fail with EAGAIN after `seconds` without progress (nil: never).
+    public static func setSendTimeout(_ fd: Int32, _ seconds: Double?) throws(PosixError) {
+        var limit = timeval()
+        if let seconds, seconds > 0 {
+            let micro = Int((seconds * 1_000_000).rounded(.up))
+            limit.tv_sec = micro / 1_000_000
+            limit.tv_usec = micro % 1_000_000
+        }
+        try syscall("setsockopt(SO_SNDTIMEO)") {
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
     }
 
     /// The peer's uid, gid and pid (SO_PEERCRED), as the kernel recorded them at connect time.
@@ -103,7 +133,8 @@ public enum UnixDatagram {
 
 /// A new close-on-exec socket of `type`, bound or connected (`attach`, named `name` in errors) to `path`.
 private func attachedSocket(_ type: __socket_type, to path: String, _ name: String,
-                            _ attach: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) throws(PosixError) -> Int32 {
+                            _ attach: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32,
+                            prepare: (Int32) throws(PosixError) -> Void = { _ in }) throws(PosixError) -> Int32 {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -114,6 +145,7 @@ private func attachedSocket(_ type: __socket_type, to path: String, _ name: Stri
     }
     let fd = try syscall("socket") { socket(AF_UNIX, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
     do {
+        try prepare(fd)
         try withUnsafePointer(to: &address) { (pointer) throws(PosixError) in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (sa) throws(PosixError) in
                 _ = try syscall(name) { attach(fd, sa, socklen_t(MemoryLayout<sockaddr_un>.size)) }

@@ -86,7 +86,10 @@ public struct Params {
     /// Reads an RFC 3339 instant, or fails naming `key`.
     public static func instantValue(_ text: String, _ key: String) throws(RPCError) -> Instant {
         guard let instant = Instant(rfc3339: text) else {
-            throw RPCError.invalidParams(key, "must be an RFC 3339 instant like 2026-12-01T09:00:00Z, not \"\(text.prefix(40))\"")
+            if Instant.isOutOfRangeRFC3339(text) {
+                throw RPCError.invalidParams(key, "must fall within the years 0001 to 9999 UTC once its offset is applied, not \"\(text.prefix(40))\"")
+            }
+            throw RPCError.invalidParams(key, "must be an RFC 3339 instant like 2026-12-01T09:00:00Z within the years 0001 to 9999 UTC, not \"\(text.prefix(40))\"")
         }
         return instant
     }

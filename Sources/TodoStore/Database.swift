@@ -1,5 +1,6 @@
 import Dispatch
 import TodoCore
+import TodoPosix
 
 /// Owns the one SQLite connection to a todo database and the serial queue it is used on.
 ///
@@ -11,6 +12,10 @@ final class Database: @unchecked Sendable {
     let queue: DispatchQueue
     private var connection: Connection?
     private let queueKey = DispatchSpecificKey<Void>()
+    /// The file opened at `path`: device and inode as found right after opening.
+    private let identity: Files.Identity?
+    /// Why the file at `path` is no longer the open one, once that was noticed (it stays so).
+    private var lostFile: String?
 
     /// Opens the database at `path`, refusing a file this build cannot safely use, and applies
     /// pending migrations. A refused file is left byte-for-byte untouched.
@@ -18,6 +23,7 @@ final class Database: @unchecked Sendable {
     init(path: String, label: String = "todod.store") throws {
         self.path = path
         self.queue = DispatchQueue(label: label)
+        try Database.refuseOrphanedLog(path)
         let connection = try Connection(path: path)
         // The daemon is the store's only user: it keeps its file locks for as long as it runs
         // instead of taking and dropping them around every transaction (several fcntl calls
@@ -27,7 +33,40 @@ final class Database: @unchecked Sendable {
         try connection.execute("PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 1000;")
         try Migrator(connection: connection, path: path).migrate()
         self.connection = connection
+        self.identity = try? Files.identity(path)
         queue.setSpecific(key: queueKey, value: ())
+    }
+
+    /// Refuses a write-ahead log without its database: a log whose database was deleted under a
+    /// daemon that then died. SQLite would replay it into the new, empty database it creates
+    /// (pages of another file: a damaged store). The log is left for the user to look at.
+    private static func refuseOrphanedLog(_ path: String) throws(TodoError) {
+        guard let log = try? Files.identity(path + "-wal"), log.size > 0 else { return }
+        let database = try? Files.identity(path)
+        guard database == nil || database?.size == 0 else { return }
+        throw TodoError.storage("cannot use \(path): \(path)-wal holds changes of a database that is no longer there (deleted while todod ran?); move \(path)-wal away to start with an empty store")
+    }
+
+    /// Nil while the file at `path` is the one open; else why not, in a sentence. Looks at the
+    /// path (one `lstat`) until it finds a change, which it then keeps reporting: the daemon
+    /// must be restarted. On finding it, the connection lets go of the names around the file
+    /// (`Connection.detachFromPath`). Must run on the queue.
+    func fileProblemOnQueue() -> String? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if let lostFile { return lostFile }
+        guard let identity, let connection else { return nil }
+        let now: Files.Identity?
+        do { now = try Files.identity(path) } catch { return nil }  // cannot look: assume unchanged
+        if let now, now.isSameFile(as: identity) { return nil }
+        let what = now == nil ? "deleted" : "replaced by another file"
+        lostFile = "the database file \(path) was \(what) while todod was running; todod refuses changes until it is restarted"
+        connection.detachFromPath()
+        return lostFile
+    }
+
+    /// Throws the storage error of `fileProblemOnQueue` before a write. Must run on the queue.
+    func checkFileBeforeWrite() throws(TodoError) {
+        if let problem = fileProblemOnQueue() { throw TodoError.storage("storage failure: \(problem)") }
     }
 
     /// True on the database queue.
@@ -50,9 +89,11 @@ final class Database: @unchecked Sendable {
         return connection
     }
 
-    /// Closes the connection (checkpointing the WAL); must run on the queue.
+    /// Closes the connection (checkpointing the WAL); must run on the queue. When the file was
+    /// deleted or replaced meanwhile, the WAL is emptied into the old file and not deleted by name.
     func closeOnQueue() {
         dispatchPrecondition(condition: .onQueue(queue))
+        _ = fileProblemOnQueue()
         connection = nil
     }
 }

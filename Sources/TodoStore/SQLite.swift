@@ -74,7 +74,8 @@ final class Connection {
     init(path: String) throws(TodoError) {
         Connection.configured
         var db: SQLiteHandle?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        // NOFOLLOW: a path with a symbolic link in it is refused, never followed.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
@@ -168,6 +169,19 @@ final class Connection {
 
     /// Whether SQLite opened the main database read-only (a read-only file system, say).
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// Detaches the connection from the file names around it, for a database file that was
+    /// deleted or replaced while open: copies the write-ahead log into the (old) database file
+    /// and empties the log, so a log left at the path cannot be replayed over another database
+    /// by a later start; and keeps SQLite from deleting the `-wal` file by name when it closes,
+    /// since that name may now belong to the replacement.
+    /// ([wal_checkpoint](https://sqlite.org/pragma.html#pragma_wal_checkpoint),
+    /// [SQLITE_FCNTL_PERSIST_WAL](https://sqlite.org/c3ref/c_fcntl_begin_atomic_write.html))
+    func detachFromPath() {
+        var persist: Int32 = 1
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        try? execute("PRAGMA journal_size_limit = 0; PRAGMA wal_checkpoint(TRUNCATE);")
+    }
 
     /// Whether a transaction is open.
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

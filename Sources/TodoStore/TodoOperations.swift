@@ -152,7 +152,13 @@ extension StoreTransaction {
         case .clear: new.remind = nil
         case .keep where new.due != old.due:
             if let newDue = new.due, let oldDue = old.due {
-                new.remind = old.remind.map { newDue.adding(usec: $0.usec - oldDue.usec) }
+                if let remind = old.remind {
+                    // Both in range, so the lead time cannot overflow; the moved reminder may leave the range.
+                    guard let moved = newDue.checkedAdding(usec: remind.usec - oldDue.usec) else {
+                        throw TodoError.invalid("due", "moving the due time to \(newDue) would move the reminder, kept at the same lead time, outside the years 0001 to 9999; give remind as well")
+                    }
+                    new.remind = moved
+                }
             } else if let newDue = new.due {
                 new.remind = old.remind ?? newDue
             } else {

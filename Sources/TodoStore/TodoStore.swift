@@ -53,9 +53,15 @@ public final class TodoStore: Sendable {
     /// when this returns. Callers batching several requests wrap each in `savepoint`.
     public func writeOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         try database.onQueue { connection in
-            try connection.transaction { try body(StoreTransaction(connection: connection, now: clock())) }
+            try database.checkFileBeforeWrite()
+            return try connection.transaction { try body(StoreTransaction(connection: connection, now: clock())) }
         }
     }
+
+    /// Nil while the file at `path` is still the one the store opened; else a sentence saying it
+    /// was deleted or replaced (from then on every write fails with that `.storage` error, until
+    /// the store is opened again). One `lstat` until a change is found. Must run on `queue`.
+    public func fileProblemOnQueue() -> String? { database.fileProblemOnQueue() }
 
     /// Closes the database; later calls fail with `.storage`. Waits for work queued before it.
     public func close() {
@@ -66,7 +72,8 @@ public final class TodoStore: Sendable {
     /// Nothing of it remains when it throws.
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
         try database.sync { connection in
-            try connection.transaction {
+            try database.checkFileBeforeWrite()
+            return try connection.transaction {
                 try body(StoreTransaction(connection: connection, now: clock()))
             }
         }

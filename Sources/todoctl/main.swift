@@ -37,6 +37,8 @@ let status = CLI.main(
     timeZone: ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
     stdout: { emit(STDOUT_FILENO, $0) },
     stderr: { emit(STDERR_FILENO, $0) },
-    connect: { (path: String) throws(ClientError) -> RPCTransport in try UnixSocketTransport(path: path) }
+    connect: { (path: String) throws(ClientError) -> RPCTransport in
+        try UnixSocketTransport(path: path, timeout: UnixSocketTransport.timeout(environment: environment))
+    }
 )
 exit(status)

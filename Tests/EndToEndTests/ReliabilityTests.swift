@@ -69,7 +69,7 @@ private func run(_ program: String, _ arguments: [String]) throws {
 struct FileSystemFailureTests {
     @Test func aFullDiskFailsWritesClearlyKeepsReadsAndRecovers() throws {
         let dir = TemporaryDirectory("full")
-        try run("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", dir.path])
+        try run("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", dir.path])
         defer { _ = try? ChildProcess.run("umount", ["-l", dir.path]) }
         let daemon = try DaemonProcess(directory: dir)
         let c = try daemon.client()
@@ -101,14 +101,15 @@ struct FileSystemFailureTests {
     /// A read-only database is refused at start (documented choice): exit 1, one line, untouched.
     @Test func aReadOnlyDatabaseIsRefusedAtStart() throws {
         let dir = TemporaryDirectory("ro")
-        try run("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", dir.path])
+        try run("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", dir.path])
         defer { _ = try? ChildProcess.run("umount", ["-l", dir.path]) }
-        let first = try DaemonProcess(directory: dir, socket: "/tmp/todod-ro-\(getpid()).sock")
+        let sockets = TemporaryDirectory("ro-sock")  // off the file system made read-only below
+        let first = try DaemonProcess(directory: dir, socket: sockets.file("todod.sock"))
         _ = try first.client().result("todo.add", ["title": "keep"])
         #expect(first.stop() == 0)
         try run("mount", ["-o", "remount,ro", dir.path])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file("todos.db")))
-        let result = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", "/tmp/todod-ro-\(getpid()).sock", "--db", dir.file("todos.db")])
+        let result = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", sockets.file("todod.sock"), "--db", dir.file("todos.db")])
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("read-only"), "\(result.stderr)")
