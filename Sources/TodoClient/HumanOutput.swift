@@ -229,6 +229,7 @@ struct HumanOutput {
             pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
         }
         if let database = json["database"]?.stringValue { pairs.append(("Database", database)) }
+        if let storeID = json["storeId"]?.stringValue { pairs.append(("Store", storeID)) }
         let open = json["open"]?.intValue.map(String.init) ?? "?"
         let done = json["done"]?.intValue.map(String.init) ?? "?"
         pairs.append(("Todos", "\(open) open, \(done) done"))

@@ -66,6 +66,23 @@ struct Router {
         }
     }
 
+    /// Whether `method` reads the journal rather than the store: it runs on the journal-read
+    /// queue, off the store queue (see `RequestExecutor`).
+    static func readsJournal(_ method: String) -> Bool { method == "reminder.list" }
+
+    /// Performs a `reminder.list` request: reads the journal, not the store.
+    func listReminders(_ request: RPCRequest) throws(RPCError) -> Outcome {
+        var p = Params(request.params)
+        let since = try p.optionalInstant("since")
+        let limit = try p.optionalInt("limit", in: 1...10_000) ?? 100
+        try p.finish()
+        do {
+            return Outcome(result: .array(try reminders.list(since: since, limit: Int(limit))))
+        } catch {
+            throw RPCError(error)
+        }
+    }
+
     /// Reads the params (throwing `RPCError`) and calls the store (throwing `TodoError`).
     private func dispatch(_ method: String, _ p: inout Params, _ tx: StoreTransaction) throws -> Outcome {
         switch method {
@@ -148,12 +165,6 @@ struct Router {
             let todo = try tx.snooze(id, until: until)
             return Outcome(encodedResult: todo.encodedJSON, events: [Event.todos("todo.updated", [todo])])
 
-        case "reminder.list":
-            let since = try p.optionalInstant("since")
-            let limit = try p.optionalInt("limit", in: 1...10_000) ?? 100
-            try p.finish()
-            return Outcome(result: .array(try reminders.list(since: since, limit: Int(limit))))
-
         case "category.add":
             let name = try p.string("name")
             try p.finish()
@@ -202,7 +213,7 @@ struct Router {
             try p.finish()
             let counts = try tx.counts()
             return Outcome(result: .object([
-                "version": .string(TododVersion.string), "pid": .int(Int64(status.pid)),
+                "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
                 "uptime": .double(status.uptime()), "database": .string(status.database),
                 "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
                 "nextReminder": JSON(try tx.nextPendingReminder()),
@@ -310,6 +321,8 @@ struct Router {
 
 /// What `daemon.status` reports beyond the store's counts.
 struct StatusSource: Sendable {
+    /// The store's id (`daemon.status` `storeId`), read once at start.
+    let storeID: String
     let pid: Int32
     let database: String
     let started: Double

@@ -319,7 +319,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         let later = due.adding(usec: 86_400_000_000)
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(later))) }
         #expect(todo.remind == later.adding(usec: -lead))  // keeps its lead time
-        try store.write { try $0.markReminded(todo.id, at: clock.now) }
+        try store.write { try $0.markReminded(todo.id, scheduled: todo.remind, at: clock.now) }
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due))) }
         #expect(todo.reminded == nil)  // re-armed
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .clear)) }
@@ -349,7 +349,10 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         #expect(try store.read { try $0.nextPendingReminder() } == at(10))
         #expect(try store.read { try $0.dueReminders(at: at(9)) }.isEmpty)
         #expect(try store.read { try $0.dueReminders(at: at(60)) }.map(\.id) == [2, 1])
-        try store.write { try $0.markReminded(2, at: at(10)) }
+        try store.write { try $0.markReminded(2, scheduled: at(9), at: at(10)) }  // moved since: not recorded
+        #expect(try store.read { try $0.nextPendingReminder() } == at(10))
+        try store.write { try $0.markReminded(5, scheduled: at(1), at: at(10)) }  // deleted since: nothing to record
+        try store.write { try $0.markReminded(2, scheduled: at(10), at: at(10)) }
         #expect(try store.read { try $0.nextPendingReminder() } == at(30))
         let snoozed = try store.write { try $0.snooze(2, until: at(100)) }
         #expect(snoozed.remind == at(100) && snoozed.reminded == nil)
