@@ -40,8 +40,9 @@ struct FiredReminder: Sendable, Equatable {
 /// So a crash between delivery and record can repeat an entry but never lose one, and a journal
 /// that blocks holds up only the delivery queue. One batch is in flight at a time.
 ///
-/// A refused delivery (no journald) stops the batch there; what was not delivered stays pending
-/// and is read and sent again after `retryDelayUsec` until the sink takes it. After a full batch
+/// A refused delivery (no journald) stays pending and is read and sent again after
+/// `retryDelayUsec` until the sink takes it; the rest of its batch is still offered, so each
+/// reminder reaches the sink's fallback (standard error) when it falls due. After a full batch
 /// the timer is armed for "now": the queue serves waiting requests before the next batch, and the
 /// first events of a burst leave without waiting for the last. Time comes from the injected
 /// clock, so tests drive it by hand.
@@ -134,8 +135,7 @@ final class ReminderScheduler: @unchecked Sendable {
             for todo in due {
                 let fired = clock()
                 let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - (todo.remind ?? fired).usec)
-                guard sink.deliver(reminder) else { break }
-                delivered.append(reminder)
+                if sink.deliver(reminder) { delivered.append(reminder) }  // a refused one stays pending
             }
             let (done, refused) = (delivered, delivered.count < due.count)
             queue.async { self.record(done, refused: refused, full: full) }

@@ -241,14 +241,13 @@ private final class Harness {
         #expect(h.timer.armed == retry)
         _ = try h.write { try $0.add(NewTodo(title: "other", due: h.at(11))) }  // a commit re-arms
         #expect(h.timer.armed == retry)
-        h.advance(to: h.at(15))
-        h.advance(to: h.at(20))
+        h.advance(to: h.at(15))  // both refused: each is offered, neither recorded
         #expect(h.sink.delivered.isEmpty && h.sink.failNext == 0)
-        #expect(try h.reminded(1) == nil)
-        #expect(h.timer.armed == h.at(25))
-        h.advance(to: h.at(25))
+        #expect(try h.reminded(1) == nil && h.reminded(2) == nil)
+        #expect(h.timer.armed == h.at(20))
+        h.advance(to: h.at(20))
         #expect(h.sink.delivered.map(\.todo.title) == ["t", "other"])
-        #expect(try h.reminded(1) == h.at(25))
+        #expect(try h.reminded(1) == h.at(20))
         h.advance(to: h.at(60))
         #expect(h.sink.delivered.count == 2)
     }
