@@ -2,6 +2,12 @@ import TodoCore
 import TodoProtocol
 import TodoSystemd
 
+/// Where `reminder.list` reads fired reminders back (the journal; a fake in tests).
+protocol ReminderHistoryReading: Sendable {
+    /// The newest `limit` reminders fired at or after `since`, oldest first, as `reminder.list` rows.
+    func list(since: Instant?, limit: Int) throws(TodoError) -> [JSON]
+}
+
 /// Reads fired reminders back from the journal for `reminder.list`.
 ///
 /// Only this store's entries as todod wrote them: our MESSAGE_ID, `SYSLOG_IDENTIFIER=todod`, the
@@ -10,7 +16,7 @@ import TodoSystemd
 /// store nor an entry another program forged with the same MESSAGE_ID mixes in. (The daemon's
 /// clients are its user and root only, so this is the caller's own history.) Runs on the
 /// journal-read queue, never on the store queue.
-struct ReminderHistory: Sendable {
+struct ReminderHistory: ReminderHistoryReading {
     let uid: UInt32
     let storeID: String
     /// The daemon's command name as journald records it (`/proc/self/comm`).

@@ -31,7 +31,7 @@ struct Router {
     }
 
     let status: StatusSource
-    let reminders: ReminderHistory
+    let reminders: any ReminderHistoryReading
 
     /// Whether `method` reads or writes the store; nil for a method todod does not know. A switch
     /// compares a few short strings, cheaper per request than hashing one into a dictionary.
