@@ -30,7 +30,7 @@ extension StoreTransaction {
                 _ = try Validation.categoryName(name, field: "todos[\(i)].category")
                 return try self.categoryID(creating: name)
             }
-            let uid = try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") } ?? RandomUUID.make()
+            let uid = try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") } ?? RandomUUID.make(at: now)
             try connection.run("""
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
                                    done, completed, rank, created, updated, uid)

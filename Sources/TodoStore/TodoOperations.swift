@@ -95,7 +95,7 @@ extension StoreTransaction {
         let category = try new.category.map { (name) throws(TodoError) in try self.category(creating: name) }
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
-        let uid = RandomUUID.make()
+        let uid = RandomUUID.make(at: now)
         try connection.run("""
             INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated, uid)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

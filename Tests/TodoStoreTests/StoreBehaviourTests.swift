@@ -469,6 +469,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         #expect(RandomUUID.isWellFormed(storeID))
         let added = try store.write { try $0.add(NewTodo(title: "new")) }
         #expect(RandomUUID.isWellFormed(added.uid) && !todos.map(\.uid).contains(added.uid))
+        #expect(Array(added.uid.utf8)[14] == UInt8(ascii: "7"))  // made by the store: version 7, time-ordered
         store.close()
         #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE name = 'todos_uid';") == "todos_uid")
         store = try TodoStore(path: path)
