@@ -67,11 +67,13 @@ private final class LaunchedDaemon: @unchecked Sendable {
         ], socket: socket)
     }
 
+    /// Stops it: SIGTERM, and SIGKILL when it has not exited within five seconds (a daemon whose
+    /// store queue is frozen never finishes its shutdown; the test must fail, not hang).
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitForExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        if !eventually(timeout: 5, { !process.isRunning }) { kill(pid, SIGKILL) }
+        process.waitForExit()
     }
 
     var pid: Int32 { process.processIdentifier }
