@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 #include "CTodoLinux.h"
 
@@ -64,4 +65,13 @@ int todod_epoll_wait_tokens(int epfd, uint64_t *tokens, int max, int timeout_ms)
     int n = epoll_wait(epfd, events, max, timeout_ms);
     for (int i = 0; i < n; i++) tokens[i] = events[i].data.u64;
     return n;
+}
+
+int todod_realtime_timer_create(void) {
+    return timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds) {
+    struct itimerspec spec = { .it_interval = { 0, 0 }, .it_value = { (time_t)seconds, (long)nanoseconds } };
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
 }

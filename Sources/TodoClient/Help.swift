@@ -80,7 +80,7 @@ enum Help {
               options: [("--since WHEN", "only reminders fired at or after WHEN"),
                         ("--limit N", "the latest N reminders (default 100, at most 10000)")]),
         Entry(name: "watch", synopsis: ["watch"], summary: "Print live events from the daemon until interrupted."),
-        Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, counts and the next reminder."),
+        Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, store id, counts and the next reminder."),
         Entry(name: "export", synopsis: ["export [--format json]"], summary: "Write the whole store to stdout.",
               options: [("--format json", "the output format (json is the only one)")]),
         Entry(name: "import", synopsis: ["import FILE|-"],

@@ -245,6 +245,7 @@ struct HumanOutput {
             pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
         }
         if let database = json["database"]?.stringValue { pairs.append(("Database", Table.oneLine(database))) }
+        if let storeID = json["storeId"]?.stringValue { pairs.append(("Store", Table.oneLine(storeID))) }
         let problem = json["databaseProblem"]?.stringValue
         if let problem { pairs.append(("Problem", paint(Table.oneLine(problem), HumanOutput.red))) }
         let open = json["open"]?.intValue.map(String.init) ?? "?"

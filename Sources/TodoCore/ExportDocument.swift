@@ -1,7 +1,8 @@
 /// The whole store as `store.export` writes it and `store.import` reads it back.
 ///
 /// Ids are not part of it: importing adds every todo as a new one (new ids, appended to the
-/// manual order in the exported order) and reuses categories whose names already exist.
+/// manual order in the exported order) and reuses categories whose names already exist. Each
+/// todo's `uid` is: an import keeps it, and refuses a uid the store already has.
 public struct ExportDocument: Sendable, Equatable {
     /// The format identifier written into every export.
     public static let format = "todod-export"
@@ -9,6 +10,8 @@ public struct ExportDocument: Sendable, Equatable {
     public static let version = 1
 
     public struct Entry: Sendable, Equatable {
+        /// The todo's uid; nil when the document has none (the import makes one).
+        public var uid: String?
         public var title: String
         public var notes: String?
         public var category: String?
@@ -23,8 +26,9 @@ public struct ExportDocument: Sendable, Equatable {
         public init(
             title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
             remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
-            completed: Instant? = nil, created: Instant, updated: Instant
+            completed: Instant? = nil, created: Instant, updated: Instant, uid: String? = nil
         ) {
+            self.uid = uid
             self.title = title
             self.notes = notes
             self.category = category
@@ -42,7 +46,7 @@ public struct ExportDocument: Sendable, Equatable {
             self.init(
                 title: todo.title, notes: todo.notes, category: todo.category, due: todo.due,
                 remind: todo.remind, reminded: todo.reminded, done: todo.done,
-                completed: todo.completed, created: todo.created, updated: todo.updated)
+                completed: todo.completed, created: todo.created, updated: todo.updated, uid: todo.uid)
         }
     }
 

@@ -2,6 +2,9 @@
 public struct Todo: Sendable, Equatable {
     /// Assigned by the store; never reused and never changed, not even by reordering.
     public var id: Int64
+    /// Globally unique and stable (a lowercase UUID for todos made here); never changes, and
+    /// survives export and import. `id` is the short local number users type.
+    public var uid: String
     public var title: String
     public var notes: String?
     /// The name of the todo's category, if any.
@@ -20,12 +23,13 @@ public struct Todo: Sendable, Equatable {
     public var updated: Instant
 
     public init(
-        id: Int64, title: String, notes: String? = nil, category: String? = nil,
+        id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
         due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
         done: Bool = false, completed: Instant? = nil, position: Int,
         created: Instant, updated: Instant
     ) {
         self.id = id
+        self.uid = uid
         self.title = title
         self.notes = notes
         self.category = category

@@ -75,6 +75,8 @@ public final class Daemon: @unchecked Sendable {
             throw StartError(description: error.message)
         }
         self.store = store
+        let storeID: String
+        do { storeID = try store.read { try $0.storeID() } } catch { throw StartError(description: "cannot read the store's id: \(error)") }
 
         let listener = try adoptPassedSocket() ?? listen(on: options.socket)
         let readLoop: ReadLoop
@@ -82,9 +84,9 @@ public final class Daemon: @unchecked Sendable {
         let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log)
         let started = Daemon.monotonicSeconds()
         var router = Router(
-            status: StatusSource(pid: getpid(), database: database, started: started, monotonic: { Daemon.monotonicSeconds() },
-                                 databaseProblem: { store.fileProblemOnQueue() }),
-            reminders: ReminderHistory(uid: getuid()))
+            status: StatusSource(storeID: storeID, pid: getpid(), database: database, started: started,
+                                 monotonic: { Daemon.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
+            reminders: ReminderHistory(uid: getuid(), storeID: storeID, command: Daemon.commandName()))
         router.progress = { [watchdog] in watchdog.progress() }
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
             ioQueue.async { server.deliver(replies) }
@@ -104,8 +106,14 @@ public final class Daemon: @unchecked Sendable {
         // Local times in reminder messages and STATUS= use the zone `TZ` names, read as todoctl reads it.
         let timeZone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
         // One wall-clock timer for the earliest pending reminder; re-armed after every commit.
-        let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: DispatchWallTimer(queue: store.queue),
-                                          sink: JournalReminderSink(log: log, timeZone: timeZone))
+        // Its descriptor is made now, so arming it never needs one later (at the descriptor limit).
+        let timer: DispatchWallTimer
+        do { timer = try DispatchWallTimer(queue: store.queue) } catch { throw StartError(description: "cannot make the reminder timer: \(error)") }
+        // Reminders are sent to the journal from a queue of their own: a journald that blocks
+        // holds up only that queue, never requests.
+        let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: timer,
+                                          sink: JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID),
+                                          deliveryQueue: DispatchQueue(label: "todod.journal-write"))
         let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         scheduler.onFired = { [ioQueue] fired in
             status.update()
@@ -291,6 +299,13 @@ public final class Daemon: @unchecked Sendable {
             limit.rlim_cur = limit.rlim_max
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
+    }
+
+    /// The command name journald records for this process (`_COMM`): the first 15 bytes of the
+    /// executable's name, as `/proc/self/comm` holds it.
+    static func commandName() -> String {
+        let text = (try? Files.contents(of: "/proc/self/comm", maxBytes: 64)).map { String(decoding: $0, as: UTF8.self) } ?? "todod"
+        return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 
     static func monotonicSeconds() -> Double {

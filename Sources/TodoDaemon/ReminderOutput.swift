@@ -5,42 +5,64 @@ import TodoCore
 import TodoSystemd
 import TodoTime
 
-/// Writes each fired reminder to the journal as a structured entry (SPEC §6), or, without a
-/// journal, as one line with the same facts on standard error.
-final class JournalReminderSink: ReminderSink {
+/// Writes each fired reminder to the journal as a structured entry (SPEC §6).
+///
+/// A delivery counts only once journald took the entry. While it refuses them (no journald, or
+/// one that went away), each refused reminder is written once to standard error with the same
+/// facts, so it is seen meanwhile, and reported undelivered: the scheduler sends it again until
+/// the journal takes it. Used only on the delivery queue.
+final class JournalReminderSink: ReminderSink, @unchecked Sendable {
+    // @unchecked: `onStandardError` and `refusing` are touched only on the delivery queue.
     /// The MESSAGE_ID of every reminder entry (generated once with `systemd-id128 new`);
     /// `systemd/todod.catalog` explains it for `journalctl -x`.
     static let messageID = "160974618077448c97edd5576474d5b8"
 
     private let log: Log
-    private let useJournal: Bool
     private let timeZone: ZoneInfo
+    private let storeID: String
+    /// Reminders (todo id, scheduled instant) already written to standard error while the journal
+    /// refused them: each is written there once, however often it is retried.
+    private var onStandardError: Set<[Int64]> = []
+    /// Whether the last delivery was refused (the warning is logged once per outage).
+    private var refusing = false
 
     /// `timeZone` is the zone of the local times in messages (the daemon passes the one `TZ`
-    /// names, read as todoctl reads it).
-    init(log: Log, useJournal: Bool = Journal.isAvailable, timeZone: ZoneInfo) {
+    /// names, read as todoctl reads it); `storeID` goes into every entry as `TODO_STORE`.
+    init(log: Log, timeZone: ZoneInfo, storeID: String) {
         self.log = log
-        self.useJournal = useJournal
         self.timeZone = timeZone
-        if !useJournal {
-            log.warning("no journald listening at \(Journal.socketPath): reminders are written to standard error instead")
+        self.storeID = storeID
+        if !Journal.isAvailable {
+            log.warning("no journald listening at \(Journal.socketPath): reminders are written to standard error until one listens")
         }
     }
 
     func deliver(_ reminder: FiredReminder) -> Bool {
-        let fields = Self.fields(reminder, timeZone: timeZone)
-        if useJournal {
-            guard let errno = Journal.send(fields) else { return true }
-            log.warning("the journal refused a reminder (\(String(cString: strerror(errno)))); writing it here instead")
+        let fields = Self.fields(reminder, storeID: storeID, timeZone: timeZone)
+        let key = [reminder.todo.id, reminder.todo.remind?.usec ?? 0]
+        guard let errno = Journal.send(fields) else {
+            if refusing {
+                refusing = false
+                log.notice("the journal takes reminders again")
+            }
+            onStandardError.remove(key)
+            return true
         }
-        let facts = fields.filter { $0.name != "MESSAGE" && $0.name != "PRIORITY" && $0.name != "SYSLOG_IDENTIFIER" }
-            .map { "\($0.name)=\(Self.quoted($0.value))" }.joined(separator: " ")
-        log.notice("\(fields[0].value) [\(facts)]")
-        return true
+        if !refusing {
+            refusing = true
+            log.warning("the journal refused a reminder (\(String(cString: strerror(errno)))); writing reminders here and retrying every \(ReminderScheduler.retryDelayUsec / 1_000_000) s")
+        }
+        if onStandardError.count >= 10_000 { onStandardError = [] }  // bounded: at worst a line repeats
+        if onStandardError.insert(key).inserted {
+            let facts = fields.filter { $0.name != "MESSAGE" && $0.name != "PRIORITY" && $0.name != "SYSLOG_IDENTIFIER" }
+                .map { "\($0.name)=\(Self.quoted($0.value))" }.joined(separator: " ")
+            log.notice("\(fields[0].value) [\(facts)]")
+        }
+        return false
     }
 
     /// The entry's fields, MESSAGE first.
-    static func fields(_ reminder: FiredReminder, timeZone: ZoneInfo) -> [(name: String, value: String)] {
+    static func fields(_ reminder: FiredReminder, storeID: String, timeZone: ZoneInfo) -> [(name: String, value: String)] {
         let todo = reminder.todo
         var fields: [(name: String, value: String)] = [
             ("MESSAGE", message(todo, timeZone: timeZone)),
@@ -48,6 +70,8 @@ final class JournalReminderSink: ReminderSink {
             ("PRIORITY", "5"),
             ("SYSLOG_IDENTIFIER", "todod"),
             ("TODO_ID", String(todo.id)),
+            ("TODO_UID", todo.uid),
+            ("TODO_STORE", storeID),
             ("TODO_TITLE", todo.title),
         ]
         if let category = todo.category { fields.append(("TODO_CATEGORY", category)) }

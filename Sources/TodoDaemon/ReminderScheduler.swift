@@ -1,22 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import TodoCore
+import TodoPosix
 import TodoStore
 
 /// A one-shot timer on the wall clock: armed for an instant, re-armed freely.
 protocol WallClockTimer: AnyObject {
     /// Called on the timer's queue when it fires.
     var onFire: (() -> Void)? { get set }
-    /// Fires once at `instant` (or as soon as possible when it has passed); replaces any earlier arming.
-    func arm(at instant: Instant)
+    /// Fires once at `instant` (or as soon as possible when it has passed, however long ago);
+    /// replaces any earlier arming. Returns false when the timer could not be armed.
+    func arm(at instant: Instant) -> Bool
     /// Fires never, until armed again.
     func disarm()
 }
 
-/// Where a reminder goes when it fires. Returns false when it could not be delivered.
-protocol ReminderSink: AnyObject {
+/// Where a reminder goes when it fires. Called on the delivery queue, never on the store queue:
+/// it may block (a stalled journal) without holding up requests.
+protocol ReminderSink: AnyObject, Sendable {
+    /// Returns true once the reminder landed, false when it was refused (it is then retried).
     func deliver(_ reminder: FiredReminder) -> Bool
 }
 
@@ -32,39 +33,55 @@ struct FiredReminder: Sendable, Equatable {
 /// Keeps ONE timer armed for the earliest pending reminder and fires what is due.
 ///
 /// Runs on the store queue: `rearm()` after every commit that may touch due, remind, done or
-/// deletion; `timerFired()` when the timer goes off. Each pass fires what is due in reminder
-/// order, `batchSize` at a time — deliver (journal), then record `reminded` durably in one
-/// transaction, then report — so a crash between delivery and record can repeat an entry but
-/// never lose one. After a full batch the timer is armed for "now": the queue serves waiting
-/// requests before the next batch, and the first events of a burst leave without waiting for
-/// the last. Time comes from the injected clock, so tests drive it by hand.
+/// deletion; `timerFired()` when the timer goes off. Each pass reads what is due, `batchSize` at
+/// a time in reminder order, and hands the batch to the delivery queue, which sends it to the
+/// sink (the journal) while the store queue goes on serving requests. Back on the store queue,
+/// the delivered reminders are recorded as `reminded` in one durable transaction, then reported.
+/// So a crash between delivery and record can repeat an entry but never lose one, and a journal
+/// that blocks holds up only the delivery queue. One batch is in flight at a time.
+///
+/// A refused delivery (no journald) stays pending and is read and sent again after
+/// `retryDelayUsec` until the sink takes it; the rest of its batch is still offered, so each
+/// reminder reaches the sink's fallback (standard error) when it falls due. After a full batch
+/// the timer is armed for "now": the queue serves waiting requests before the next batch, and the
+/// first events of a burst leave without waiting for the last. Time comes from the injected
+/// clock, so tests drive it by hand.
 final class ReminderScheduler: @unchecked Sendable {
-    // @unchecked: used only on the store queue.
+    // @unchecked: state is used only on the store queue; the delivery queue sees only the batch
+    // it is given and the sink.
     private let store: TodoStore
-    private let clock: () -> Instant
+    private let clock: @Sendable () -> Instant
     private let timer: WallClockTimer
     private let sink: ReminderSink
+    private let deliveryQueue: DispatchQueue
     /// Reminders that fired, after they were recorded.
     var onFired: (([FiredReminder]) -> Void)?
     /// The instant the timer is armed for, if any.
     private(set) var armedFor: Instant?
+    /// A batch is with the delivery queue; its record re-arms the timer.
+    private(set) var delivering = false
+    /// After a refused delivery: nothing fires before this instant.
+    private var retryAt: Instant?
 
     /// Reminders fired per transaction (and per turn on the store queue).
     static let batchSize = 100
     /// How long to wait before retrying after a failed delivery.
     static let retryDelayUsec: Int64 = 5_000_000
 
-    init(store: TodoStore, clock: @escaping () -> Instant, timer: WallClockTimer, sink: ReminderSink) {
+    init(store: TodoStore, clock: @escaping @Sendable () -> Instant, timer: WallClockTimer, sink: ReminderSink,
+         deliveryQueue: DispatchQueue) {
         self.store = store
         self.clock = clock
         self.timer = timer
         self.sink = sink
+        self.deliveryQueue = deliveryQueue
         timer.onFire = { [unowned self] in self.timerFired() }
     }
 
     /// Arms the timer for the earliest pending reminder. One already due fires as soon as the
     /// store queue is free: after the answers of the commit that called this.
     func rearm() {
+        guard !delivering else { return }  // the batch in flight re-arms once it is recorded
         let next: Instant?
         do {
             next = try store.readOnQueue { try $0.nextPendingReminder() }
@@ -77,7 +94,8 @@ final class ReminderScheduler: @unchecked Sendable {
             armedFor = nil
             return
         }
-        if next != armedFor { arm(at: next) }
+        let at = retryAt.map { max($0, next) } ?? next
+        if at != armedFor { arm(at: at) }
     }
 
     /// The timer went off.
@@ -87,13 +105,20 @@ final class ReminderScheduler: @unchecked Sendable {
     }
 
     private func arm(at instant: Instant) {
-        armedFor = instant
-        timer.arm(at: instant)
+        if timer.arm(at: instant) {
+            armedFor = instant
+        } else {
+            // Not armed: try again in a moment rather than believe it is.
+            armedFor = nil
+            store.queue.asyncAfter(deadline: .now() + .seconds(1)) { [self] in if armedFor == nil { rearm() } }
+        }
     }
 
-    /// Fires one batch of what is due, then re-arms.
+    /// Hands one batch of what is due to the delivery queue.
     private func fireDue() {
+        guard !delivering else { return }
         let now = clock()
+        if let retryAt, now < retryAt { return rearm() }
         let due: [Todo]
         do {
             due = try store.readOnQueue { try $0.dueReminders(at: now, limit: Self.batchSize) }
@@ -101,61 +126,81 @@ final class ReminderScheduler: @unchecked Sendable {
             arm(at: now.adding(usec: Self.retryDelayUsec))
             return
         }
-        var delivered: [FiredReminder] = []
-        var failed = false
-        for todo in due {
-            let fired = clock()
-            let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - (todo.remind ?? fired).usec)
-            guard sink.deliver(reminder) else { failed = true; break }
-            delivered.append(reminder)
+        guard !due.isEmpty else { return rearm() }
+        delivering = true
+        let full = due.count == Self.batchSize
+        let (sink, clock, queue) = (self.sink, self.clock, store.queue)
+        deliveryQueue.async {
+            var delivered: [FiredReminder] = []
+            for todo in due {
+                let fired = clock()
+                let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - (todo.remind ?? fired).usec)
+                if sink.deliver(reminder) { delivered.append(reminder) }  // a refused one stays pending
+            }
+            let (done, refused) = (delivered, delivered.count < due.count)
+            queue.async { self.record(done, refused: refused, full: full) }
         }
+    }
+
+    /// Back on the store queue: records what was delivered, reports it, and arms for what is next.
+    private func record(_ delivered: [FiredReminder], refused: Bool, full: Bool) {
+        delivering = false
         do {
             try store.writeOnQueue { tx in
-                for reminder in delivered { try tx.markReminded(reminder.todo.id, at: reminder.fired) }
+                for reminder in delivered {
+                    try tx.markReminded(reminder.todo.id, scheduled: reminder.todo.remind, at: reminder.fired)
+                }
             }
         } catch {
-            // Not recorded: they stay pending and fire again on the retry (a repeat, never a loss).
-            arm(at: clock().adding(usec: Self.retryDelayUsec))
+            // Not recorded: they stay pending and are sent again on the retry (a repeat, never a loss).
+            retryAt = clock().adding(usec: Self.retryDelayUsec)
+            arm(at: retryAt!)
             return
         }
         if !delivered.isEmpty { onFired?(delivered) }
-        if failed {
-            arm(at: clock().adding(usec: Self.retryDelayUsec))
-        } else if due.count == Self.batchSize {
-            arm(at: now)  // more may be due: go on after the requests waiting on the queue
+        if refused {
+            retryAt = clock().adding(usec: Self.retryDelayUsec)
+            arm(at: retryAt!)
+        } else if full {
+            retryAt = nil
+            arm(at: clock())  // more may be due: go on after the requests waiting on the queue
         } else {
+            retryAt = nil
             armedFor = nil
             rearm()
         }
     }
 }
 
-/// The real timer: a wall-clock `DispatchSourceTimer` on the store queue.
+/// The real timer: a `RealtimeTimer` (an absolute `CLOCK_REALTIME` timerfd made once, at start)
+/// read by a Dispatch source on the store queue.
 ///
-/// libdispatch on Linux backs wall-clock deadlines with an absolute `CLOCK_REALTIME` timerfd, so
-/// a forward step of the clock (or a resume from suspend past the deadline) fires it promptly,
-/// and a backward step makes it wait for the wall clock to reach the deadline again. See
-/// docs/REMINDERS.md.
+/// Made once, its descriptor is there for every later arming, even at the descriptor limit;
+/// arming is `timerfd_settime`, whose result is checked. A forward step of the clock (or a resume
+/// from suspend past the deadline) fires it promptly, and a backward step makes it wait for the
+/// wall clock to reach the deadline again. See docs/REMINDERS.md.
 final class DispatchWallTimer: WallClockTimer {
-    private let source: DispatchSourceTimer
+    private let timer: RealtimeTimer
+    private let source: DispatchSourceRead
     var onFire: (() -> Void)?
 
-    init(queue: DispatchQueue) {
-        source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        source.setEventHandler { [unowned self] in self.onFire?() }
-        source.schedule(wallDeadline: .distantFuture)
+    init(queue: DispatchQueue) throws(PosixError) {
+        let timer = try RealtimeTimer()
+        self.timer = timer
+        source = DispatchSource.makeReadSource(fileDescriptor: timer.fd, queue: queue)
+        source.setEventHandler { [unowned self] in
+            if timer.consume() { self.onFire?() }
+        }
         source.resume()
     }
 
-    func arm(at instant: Instant) {
-        let seconds = instant.seconds
-        let nanos = (instant.usec - seconds * 1_000_000) * 1000
-        let deadline = DispatchWallTime(timespec: timespec(tv_sec: Int(seconds), tv_nsec: Int(nanos)))
-        source.schedule(wallDeadline: deadline, repeating: .never, leeway: .nanoseconds(0))
+    func arm(at instant: Instant) -> Bool {
+        do { try timer.arm(atUsec: instant.usec) } catch { return false }
+        return true
     }
 
     func disarm() {
-        source.schedule(wallDeadline: .distantFuture)
+        timer.disarm()
     }
 
     deinit { source.cancel() }

@@ -10,8 +10,13 @@ import TodoStore
 /// savepoint (a failing request rolls back only itself), and commits once — one fsync for the
 /// whole group. Answers and events leave only after the commit, in submission order, so every
 /// acknowledged change is durable and every connection sees its answers in request order.
+///
+/// `reminder.list` reads the journal, not the store: it runs on `journalQueue`, so a long read
+/// never delays other requests or due reminders. To keep each connection's answers in order, a
+/// connection's requests that come after its `reminder.list` are held in `parked` until that
+/// answer is handed over, then go back to `pending`.
 final class RequestExecutor: @unchecked Sendable {
-    // @unchecked: `pending` and `scheduled` are guarded by `lock`; the rest is immutable.
+    // @unchecked: `pending`, `scheduled` and `parked` are guarded by `lock`; the rest is immutable.
 
     /// One decoded (or undecodable) request from a connection.
     struct Job {
@@ -38,6 +43,10 @@ final class RequestExecutor: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: [Job] = []
     private var scheduled = false
+    /// Requests held behind their connection's `reminder.list`, in order, by connection.
+    private var parked: [ObjectIdentifier: [Job]] = [:]
+    /// Where `reminder.list` reads the journal.
+    private let journalQueue = DispatchQueue(label: "todod.journal-read")
 
     init(store: TodoStore, router: Router, ioQueue: DispatchQueue, deliver: @escaping @Sendable ([Reply]) -> Void) {
         self.store = store
@@ -49,11 +58,79 @@ final class RequestExecutor: @unchecked Sendable {
     /// Queues a job; called on the I/O queue.
     func submit(_ job: Job) {
         let schedule: Bool = lock.withLock {
+            if parked[ObjectIdentifier(job.connection)] != nil {
+                parked[ObjectIdentifier(job.connection)]!.append(job)
+                return false
+            }
             pending.append(job)
             defer { scheduled = true }
             return !scheduled
         }
         if schedule { store.queue.async { self.drain() } }
+    }
+
+    /// Takes the jobs of one pass (`passLength`), leaving the rest pending. A connection's jobs
+    /// after its first `reminder.list` are parked (and so are its later submissions, pending or
+    /// new) until that list's answer is handed over.
+    private func takePending() -> (jobs: [Job], journalReads: [Job], more: Bool) {
+        lock.withLock {
+            let count = Self.passLength(pending)
+            var taken = Array(pending[..<count])
+            pending.removeFirst(count)
+            var journalReads: [Job] = []
+            if taken.contains(where: { Self.readsJournal($0) }) {
+                var jobs: [Job] = []
+                for job in taken {
+                    let id = ObjectIdentifier(job.connection)
+                    if parked[id] != nil {
+                        parked[id]!.append(job)
+                    } else if Self.readsJournal(job) {
+                        parked[id] = []
+                        journalReads.append(job)
+                    } else {
+                        jobs.append(job)
+                    }
+                }
+                taken = jobs
+                pending = pending.filter { job in
+                    let id = ObjectIdentifier(job.connection)
+                    guard parked[id] != nil else { return true }
+                    parked[id]!.append(job)
+                    return false
+                }
+            }
+            scheduled = !pending.isEmpty
+            return (taken, journalReads, scheduled)
+        }
+    }
+
+    private static func readsJournal(_ job: Job) -> Bool {
+        if case .success(let request) = job.request { return Router.readsJournal(request.method) }
+        return false
+    }
+
+    /// Answers a `reminder.list` on the journal queue, then lets its connection's held requests go on.
+    private func readJournal(_ job: Job) {
+        journalQueue.async { [self] in
+            guard case .success(let request) = job.request else { return }
+            var response: [UInt8]?
+            if !job.connection.hungUp.load(ordering: .relaxed) {
+                do throws(RPCError) {
+                    let outcome = try router.listReminders(request)
+                    response = request.id.map { RPCMessage.resultLine(id: $0, encodedResult: outcome.encodedResult ?? []) }
+                } catch {
+                    response = request.id.map { RPCMessage.line(RPCMessage.error(id: $0, error)) }
+                }
+            }
+            deliver([Reply(connection: job.connection, response: response, events: [], subscription: nil)])
+            let schedule: Bool = lock.withLock {
+                pending.append(contentsOf: parked.removeValue(forKey: ObjectIdentifier(job.connection)) ?? [])
+                guard !pending.isEmpty, !scheduled else { return false }
+                scheduled = true
+                return true
+            }
+            if schedule { store.queue.async { self.drain() } }
+        }
     }
 
     /// Answers a read at once, on the calling (I/O) thread, when nothing is queued or running
@@ -65,7 +142,8 @@ final class RequestExecutor: @unchecked Sendable {
     /// rest are read.
     func answerInline(_ job: Job, connectionIdle: Bool) -> Reply? {
         guard connectionIdle, case .success(let request) = job.request, request.method != "watch",
-              Router.kind(of: request.method) == .read, lock.withLock({ !scheduled }) else { return nil }
+              Router.kind(of: request.method) == .read, !Router.readsJournal(request.method),
+              lock.withLock({ !scheduled }) else { return nil }
         let stream = request.method == "todo.list" ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
         var reply: Reply?
         store.queue.sync {  // a block returning nothing: `sync<T>` would look up `Reply?`'s metadata on every call
@@ -82,9 +160,12 @@ final class RequestExecutor: @unchecked Sendable {
         return reply
     }
 
-    /// Runs `body` on the store queue after every job submitted so far.
+    /// Runs `body` on the store queue after every job submitted so far (journal reads, and the
+    /// requests held behind them, included).
     func barrier(_ body: @escaping @Sendable () -> Void) {
-        store.queue.async(execute: body)
+        store.queue.async { [self] in
+            journalQueue.async { [self] in store.queue.async(execute: body) }
+        }
     }
 
     /// How many of `jobs` (the first included) one pass takes: all of them, except that a
@@ -99,15 +180,11 @@ final class RequestExecutor: @unchecked Sendable {
     }
 
     private func drain() {
-        let (jobs, more): ([Job], Bool) = lock.withLock {
-            let count = Self.passLength(pending)
-            let taken = Array(pending[..<count])
-            pending.removeFirst(count)
-            scheduled = !pending.isEmpty
-            return (taken, scheduled)
+        let (jobs, journalReads, more) = takePending()
+        defer {
+            for job in journalReads { readJournal(job) }  // after this pass's answers
+            if more { store.queue.async { self.drain() } }  // the rest waits behind what the queue holds
         }
-        // The rest waits behind what the store queue already holds.
-        defer { if more { store.queue.async { self.drain() } } }
         guard !jobs.isEmpty else { return }
         let writes = jobs.contains { job in
             if case .success(let r) = job.request { return Router.kind(of: r.method) == .write }

@@ -31,7 +31,7 @@ struct Router {
     }
 
     let status: StatusSource
-    let reminders: ReminderHistory
+    let reminders: any ReminderHistoryReading
     /// Called on the store queue between the slices of long work (a large import).
     var progress: @Sendable () -> Void = {}
 
@@ -65,6 +65,23 @@ struct Router {
             throw RPCError(error)
         } catch {
             throw RPCError(code: RPCError.internalErrorCode, message: "internal error: \(error)")
+        }
+    }
+
+    /// Whether `method` reads the journal rather than the store: it runs on the journal-read
+    /// queue, off the store queue (see `RequestExecutor`).
+    static func readsJournal(_ method: String) -> Bool { method == "reminder.list" }
+
+    /// Performs a `reminder.list` request: reads the journal, not the store.
+    func listReminders(_ request: RPCRequest) throws(RPCError) -> Outcome {
+        var p = Params(request.params)
+        let since = try p.optionalInstant("since")
+        let limit = try p.optionalInt("limit", in: 1...10_000) ?? 100
+        try p.finish()
+        do {
+            return Outcome(result: .array(try reminders.list(since: since, limit: Int(limit))))
+        } catch {
+            throw RPCError(error)
         }
     }
 
@@ -150,12 +167,6 @@ struct Router {
             let todo = try tx.snooze(id, until: until)
             return Outcome(encodedResult: todo.encodedJSON, events: [Event.todos("todo.updated", [todo])])
 
-        case "reminder.list":
-            let since = try p.optionalInstant("since")
-            let limit = try p.optionalInt("limit", in: 1...10_000) ?? 100
-            try p.finish()
-            return Outcome(result: .array(try reminders.list(since: since, limit: Int(limit))))
-
         case "category.add":
             let name = try p.string("name")
             try p.finish()
@@ -204,7 +215,7 @@ struct Router {
             try p.finish()
             let counts = try tx.counts()
             return Outcome(result: .object([
-                "version": .string(TododVersion.string), "pid": .int(Int64(status.pid)),
+                "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
                 "uptime": .double(status.uptime()), "database": .string(status.database),
                 "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
                 "nextReminder": JSON(try tx.nextPendingReminder()),
@@ -340,6 +351,8 @@ struct HeldImport {
 
 /// What `daemon.status` reports beyond the store's counts.
 struct StatusSource: Sendable {
+    /// The store's id (`daemon.status` `storeId`), read once at start.
+    let storeID: String
     let pid: Int32
     let database: String
     let started: Double

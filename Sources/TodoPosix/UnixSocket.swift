@@ -121,11 +121,27 @@ public enum UnixDatagram {
         return true
     }
 
+    /// Sends one-byte datagrams to `path` until its receiver's queue is full (a journald that
+    /// stopped reading, for tests). Returns how many were queued.
+    public static func fill(path: String) throws(PosixError) -> Int {
+        let fd = try attachedSocket(SOCK_DGRAM, to: path, "connect", Glibc.connect)
+        defer { Posix.close(fd) }
+        var byte: UInt8 = 0x2E
+        var sent = 0
+        while true {
+            let n = Glibc.send(fd, &byte, 1, Int32(MSG_DONTWAIT))
+            if n == 1 { sent += 1; continue }
+            if errno == EINTR { continue }
+            if errno == EAGAIN { return sent }
+            throw PosixError("send", errno: errno)
+        }
+    }
+
     /// The next datagram, or nil when none arrives within `timeoutMilliseconds`.
     public static func receive(_ fd: Int32, timeoutMilliseconds: Int32) -> [UInt8]? {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&pfd, 1, timeoutMilliseconds) > 0 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 65536)
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         return n >= 0 ? Array(buffer[0..<n]) : nil
     }

@@ -10,12 +10,12 @@ extension JSON {
 
     init(_ string: String?) { self = string.map(JSON.string) ?? .null }
 
-    /// The todo object: `id`, `title`, `notes`, `category`, `due`, `remind`, `reminded`, `done`,
+    /// The todo object: `id`, `uid`, `title`, `notes`, `category`, `due`, `remind`, `reminded`, `done`,
     /// `completed`, `position`, `created`, `updated` (absent values are null). `Todo.writeJSON`
     /// writes the same text without building the tree.
     public init(_ todo: Todo) {
         self = .object([
-            "id": .int(todo.id), "title": .string(todo.title), "notes": JSON(todo.notes),
+            "id": .int(todo.id), "uid": .string(todo.uid), "title": .string(todo.title), "notes": JSON(todo.notes),
             "category": JSON(todo.category), "due": JSON(todo.due), "remind": JSON(todo.remind),
             "reminded": JSON(todo.reminded), "done": .bool(todo.done), "completed": JSON(todo.completed),
             "position": .int(Int64(todo.position)), "created": JSON(todo.created), "updated": JSON(todo.updated),
@@ -34,7 +34,7 @@ extension JSON {
     public init(_ document: ExportDocument) {
         let todos: [JSON] = document.todos.map { e in
             .object([
-                "title": .string(e.title), "notes": JSON(e.notes), "category": JSON(e.category),
+                "uid": JSON(e.uid), "title": .string(e.title), "notes": JSON(e.notes), "category": JSON(e.category),
                 "due": JSON(e.due), "remind": JSON(e.remind), "reminded": JSON(e.reminded), "done": .bool(e.done),
                 "completed": JSON(e.completed), "created": JSON(e.created), "updated": JSON(e.updated),
             ])
@@ -63,7 +63,7 @@ extension Todo {
         else { throw DecodingError("malformed todo object") }
         func instant(_ key: String) -> Instant? { o[key]?.stringValue.flatMap(Instant.init(rfc3339:)) }
         self.init(
-            id: id, title: title, notes: o["notes"]?.stringValue, category: o["category"]?.stringValue,
+            id: id, uid: o["uid"]?.stringValue ?? "", title: title, notes: o["notes"]?.stringValue, category: o["category"]?.stringValue,
             due: instant("due"), remind: instant("remind"), reminded: instant("reminded"), done: done,
             completed: instant("completed"), position: Int(position), created: created, updated: updated)
     }
@@ -115,7 +115,8 @@ extension ExportDocument {
                     category: try e.optionalString("category"), due: try e.optionalInstant("due"),
                     remind: try e.optionalInstant("remind"), reminded: try e.optionalInstant("reminded"),
                     done: try e.flag("done"), completed: try e.optionalInstant("completed"),
-                    created: created, updated: try e.optionalInstant("updated") ?? created))
+                    created: created, updated: try e.optionalInstant("updated") ?? created,
+                    uid: try e.optionalString("uid")))
                 _ = e.raw("id")
                 _ = e.raw("position")  // accepted for convenience; the import assigns its own
                 try e.finish()
@@ -133,6 +134,8 @@ extension Todo {
     public func writeJSON(to out: inout [UInt8]) {
         out.append(literal: #"{"id":"#)
         out.append(decimal: id)
+        out.append(literal: #","uid":"#)
+        JSON.writeString(uid, to: &out)
         out.append(literal: #","title":"#)
         JSON.writeString(title, to: &out)
         out.append(literal: #","notes":"#)

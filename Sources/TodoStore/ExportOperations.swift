@@ -11,10 +11,13 @@ extension StoreTransaction {
     }
 
     /// Adds everything in `document`: missing categories (at the end of the category order),
-    /// then every todo as a new one at the bottom of the manual order, keeping its state and
-    /// timestamps. Run inside `write`, it is all or nothing.
-    /// `progress` is called after every 100 todos (long work can tell the watchdog it moves).
-    /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid.
+    /// then every todo as a new one at the bottom of the manual order, keeping its uid, state
+    /// and timestamps (a todo without a uid gets a new one). Run inside `write`, it is all or
+    /// nothing. `progress` is called after every 100 todos (long work can tell the watchdog it
+    /// moves).
+    /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid,
+    ///   or when a uid is already in the store (or twice in the document): an import never
+    ///   duplicates a uid.
     public func importDocument(_ document: ExportDocument, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
         for (i, name) in document.categories.enumerated() {
@@ -29,18 +32,31 @@ extension StoreTransaction {
                 _ = try Validation.categoryName(name, field: "todos[\(i)].category")
                 return try self.categoryID(creating: name)
             }
+            let uid = try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") } ?? RandomUUID.make(at: now)
             try connection.run("""
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
-                                   done, completed, rank, created, updated)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   done, completed, rank, created, updated, uid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [
                     .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                     .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
                     .bool(entry.done), .optional(entry.done ? (entry.completed ?? now) : nil),
                     .integer(try todoOrder.keyAtEnd()), .integer(entry.created.usec), .integer(entry.updated.usec),
+                    .text(uid),
                 ])
         }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
         return ImportCounts(todos: document.todos.count, categories: Int(after - before))
+    }
+
+    /// A uid from an import: any text a UID may be (a foreign one is kept as is), not yet in the store.
+    private func importedUID(_ uid: String, field: String) throws(TodoError) -> String {
+        guard !uid.isEmpty, uid.utf8.count <= 255, !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+            throw TodoError.invalid(field, "must be 1 to 255 bytes without spaces or control characters")
+        }
+        if let id = try connection.firstRow("SELECT id FROM todos WHERE uid = ?", [.text(uid)], { $0.int64(0) }) {
+            throw TodoError.invalid(field, "\(uid) is already todo \(id) of this store; importing into the same store twice is refused, not duplicated")
+        }
+        return uid
     }
 }

@@ -118,6 +118,20 @@ let migrations: [Migration] = [
         DROP INDEX todos_due;
         CREATE INDEX todos_done_due ON todos(done, due IS NULL, due, rank);
         """),
+    Migration(id: 5, name: "todo uids and the store id", sql: """
+        -- Every todo gets a globally unique, stable uid (a random lowercase UUID, version 4, for
+        -- the todos already there; the store makes new ones), and the store an id of its own,
+        -- made once here. Reminder entries carry both, so the journal can be read back per store.
+        ALTER TABLE todos ADD COLUMN uid TEXT;
+        UPDATE todos SET uid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'
+            || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (random() & 3), 1)
+            || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)));
+        CREATE UNIQUE INDEX todos_uid ON todos(uid);
+        CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO store_info (key, value) VALUES ('store_id', lower(hex(randomblob(4)) || '-' || hex(randomblob(2))
+            || '-4' || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (random() & 3), 1)
+            || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))));
+        """),
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

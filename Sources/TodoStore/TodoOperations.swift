@@ -5,12 +5,12 @@ import TodoCore
 /// The columns every todo read selects, in the order `TodoRow.init(_:)` reads them.
 let todoFields = """
     t.id, t.title, t.notes, c.name, t.due, t.remind, t.reminded, t.done, t.completed, t.rank,
-    t.created, t.updated
+    t.created, t.updated, t.uid
     """
 /// The join that gives a todo its category's name.
 let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
 /// How many columns `todoFields` selects.
-let todoFieldCount: Int32 = 12
+let todoFieldCount: Int32 = 13
 /// `todoFields` from all todos with their category names.
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
@@ -28,7 +28,7 @@ struct TodoRow {
     init(_ s: Statement) {
         rank = s.int64(9)
         todo = Todo(
-            id: s.int64(0), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
+            id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
             due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
             done: s.bool(7), completed: s.optionalInstant(8), position: 0,
             created: s.instant(10), updated: s.instant(11))
@@ -65,6 +65,11 @@ extension StoreTransaction {
         }
     }
 
+    /// The store's own id: a UUID made with the store, never changed.
+    public func storeID() throws(TodoError) -> String {
+        try connection.firstRow("SELECT value FROM store_info WHERE key = 'store_id'") { $0.text(0) } ?? ""
+    }
+
     /// The number of open and of done todos.
     /// Read from `todo_counts`, which triggers keep current: no scan.
     public func counts() throws(TodoError) -> (open: Int, done: Int) {
@@ -90,18 +95,19 @@ extension StoreTransaction {
         let category = try new.category.map { (name) throws(TodoError) in try self.category(creating: name) }
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
+        let uid = RandomUUID.make(at: now)
         try connection.run("""
-            INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated, uid)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [
                 .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                 .optional(category?.id), .optional(new.due), .optional(remind), .integer(rank),
-                .integer(now.usec), .integer(now.usec),
+                .integer(now.usec), .integer(now.usec), .text(uid),
             ])
         // Made from what was just written, as `todo(id)` would read it back. The new todo is
         // first or last: its position needs no counting.
         let counts = try counts()
-        return Todo(id: connection.lastInsertRowID, title: title, notes: notes, category: category?.name, due: new.due,
+        return Todo(id: connection.lastInsertRowID, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
                     remind: remind, position: new.top ? 1 : counts.open + counts.done, created: now, updated: now)
     }
 
@@ -273,10 +279,12 @@ extension StoreTransaction {
             """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
     }
 
-    /// Records that todo `id`'s reminder fired at `instant`. Not a user change: `updated` stays.
-    public func markReminded(_ id: Int64, at instant: Instant) throws(TodoError) {
-        _ = try row(id)
-        try connection.run("UPDATE todos SET reminded = ? WHERE id = ?", [.integer(instant.usec), .integer(id)])
+    /// Records that todo `id`'s reminder, scheduled for `scheduled`, fired at `instant`. Not a
+    /// user change: `updated` stays. Nothing happens when the todo is gone or its reminder was
+    /// moved (snoozed, edited) since it was read: the new one is still to fire.
+    public func markReminded(_ id: Int64, scheduled: Instant?, at instant: Instant) throws(TodoError) {
+        try connection.run("UPDATE todos SET reminded = ? WHERE id = ? AND remind IS ? AND reminded IS NULL",
+                           [.integer(instant.usec), .integer(id), .optional(scheduled)])
     }
 
     /// Sets a new reminder instant for todo `id` and re-arms it.

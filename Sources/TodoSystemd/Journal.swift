@@ -17,8 +17,13 @@ public enum Journal {
     /// Sends one entry. Field names must be uppercase letters, digits and `_`, not starting with
     /// `_` or a digit: journald silently drops any other field.
     /// ([sd_journal_sendv](https://www.freedesktop.org/software/systemd/man/sd_journal_sendv.html))
-    /// - Returns: nil on success, else the errno journald reported.
+    ///
+    /// libsystemd reports success when there is no socket at all ("fail silently if the journal
+    /// is not available"), so that case is checked first: an entry is never reported sent unless
+    /// a journald was listening.
+    /// - Returns: nil on success, else the errno journald reported (ECONNREFUSED when none listens).
     public static func send(_ fields: [(name: String, value: String)]) -> Int32? {
+        guard isAvailable else { return ECONNREFUSED }
         // All fields in one buffer, each `NAME=value` pointed at by its own iovec.
         var buffer: [UInt8] = []
         buffer.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 1 })

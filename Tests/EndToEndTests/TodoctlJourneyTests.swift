@@ -22,7 +22,7 @@ import TodoTestSupport
         let d = try DaemonProcess()
         let added = try json(d.todoctl(["add", "牛乳を買う", "--category", "買い物", "--due", "tomorrow 9am", "--json"]))
         #expect(added["title"] == "牛乳を買う" && added["category"] == "買い物" && added["due"] != .null)
-        #expect(added.objectValue?.keys == ["id", "title", "notes", "category", "due", "remind", "reminded", "done",
+        #expect(added.objectValue?.keys == ["id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
                                             "completed", "position", "created", "updated"])
         let show = try d.todoctl(["show", "1"])
         #expect(show.status == 0 && show.stdout.contains("牛乳を買う"))

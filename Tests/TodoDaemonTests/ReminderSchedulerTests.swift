@@ -1,6 +1,8 @@
+import Dispatch
 import Testing
 import TodoCore
 @testable import TodoDaemon
+import TodoPosix
 import TodoStore
 import TodoTestSupport
 import TodoTime
@@ -9,15 +11,19 @@ private final class FakeTimer: WallClockTimer {
     var onFire: (() -> Void)?
     var armed: Instant?
     var armings = 0
-    func arm(at instant: Instant) { armed = instant; armings += 1 }
+    func arm(at instant: Instant) -> Bool { armed = instant; armings += 1; return true }
     func disarm() { armed = nil }
     func fire() { onFire?() }
 }
 
-private final class FakeSink: ReminderSink {
+/// Used on the delivery queue; the test reads it after `settle()`.
+private final class FakeSink: ReminderSink, @unchecked Sendable {
     var delivered: [FiredReminder] = []
     var failNext = 0
+    /// When set, each delivery waits for it first (a journal that stalls).
+    var gate: DispatchSemaphore?
     func deliver(_ reminder: FiredReminder) -> Bool {
+        gate?.wait()
         if failNext > 0 { failNext -= 1; return false }
         delivered.append(reminder)
         return true
@@ -31,6 +37,7 @@ private final class Harness {
     let store: TodoStore
     let timer = FakeTimer()
     let sink = FakeSink()
+    let deliveryQueue = DispatchQueue(label: "test.delivery")
     let scheduler: ReminderScheduler
     var reported: [FiredReminder] = []
     /// How many times `onFired` reported (one per recorded batch).
@@ -39,7 +46,7 @@ private final class Harness {
 
     init() throws {
         store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
-        scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink)
+        scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink, deliveryQueue: deliveryQueue)
         t0 = clock.now
         scheduler.onFired = { [unowned self] in self.reported += $0; self.batches += 1 }
     }
@@ -54,13 +61,23 @@ private final class Harness {
         return value
     }
 
+    /// Waits until the batch with the delivery queue (if any) was delivered and recorded.
+    func settle() {
+        repeat {
+            deliveryQueue.sync {}
+            store.queue.sync {}
+        } while store.queue.sync(execute: { scheduler.delivering })
+    }
+
     /// Moves the clock and lets the timer fire while it is due by then, as the kernel would
     /// (a timer armed for a past instant fires at once).
     func advance(to instant: Instant) {
         clock.set(instant)
+        settle()
         while let armed = timer.armed, armed <= instant {
             timer.armed = nil
             store.queue.sync { timer.fire() }
+            settle()
         }
     }
 
@@ -175,16 +192,125 @@ private final class Harness {
         #expect(h.sink.delivered.count == 1)
         #expect(h.sink.delivered[0].lateUsec == 590_000_000)
     }
+
+    /// Reminders long before 1970 are ordinary overdue ones: they fire at once, once, in order,
+    /// and never hold up a later one.
+    @Test func remindersBeforeTheEpochFireAtOnceAndHoldNothingUp() throws {
+        let h = try Harness()
+        let christmas26 = Instant(rfc3339: "0026-12-24T18:00:00Z")!
+        _ = try h.write { try $0.add(NewTodo(title: "year 26", due: christmas26)) }
+        _ = try h.write { try $0.add(NewTodo(title: "epoch", due: Instant(usec: 0))) }
+        _ = try h.write { try $0.add(NewTodo(title: "real", due: h.at(3))) }
+        #expect(h.timer.armed == christmas26)
+        h.advance(to: h.at(0))
+        #expect(h.sink.delivered.map(\.todo.title) == ["year 26", "epoch"])
+        #expect(h.timer.armed == h.at(3))
+        h.advance(to: h.at(3))
+        #expect(h.sink.delivered.map(\.todo.title) == ["year 26", "epoch", "real"])
+    }
+
+    /// A sink that blocks (a stalled journal) holds up only the delivery queue: the store queue
+    /// answers reads and writes meanwhile, and the reminder is recorded only once delivered.
+    @Test func aStalledDeliveryHoldsUpNoStoreWork() throws {
+        let h = try Harness()
+        let gate = DispatchSemaphore(value: 0)
+        h.sink.gate = gate
+        _ = try h.write { try $0.add(NewTodo(title: "stalled", due: h.at(1))) }
+        h.clock.set(h.at(1))
+        h.timer.armed = nil
+        h.store.queue.sync { h.timer.fire() }  // hands the batch to the (now blocked) delivery queue
+        #expect(h.store.queue.sync { h.scheduler.delivering })
+        let added = try h.write { try $0.add(NewTodo(title: "meanwhile", due: h.at(2))) }
+        #expect(try h.store.read { try $0.todo(added.id) }.title == "meanwhile")
+        #expect(try h.reminded(1) == nil)
+        h.sink.gate = nil
+        gate.signal()
+        h.advance(to: h.at(2))
+        #expect(h.sink.delivered.map(\.todo.title) == ["stalled", "meanwhile"])
+        #expect(try h.reminded(1) != nil && h.reminded(2) != nil)
+    }
+
+    /// A refused delivery stays pending and is sent again until it lands: once, not before the
+    /// retry delay however many commits re-arm meanwhile.
+    @Test func aRefusedDeliveryIsRetriedUntilItLandsOnce() throws {
+        let h = try Harness()
+        _ = try h.write { try $0.add(NewTodo(title: "t", due: h.at(10))) }
+        h.sink.failNext = 3
+        h.advance(to: h.at(10))
+        let retry = h.at(10).adding(usec: ReminderScheduler.retryDelayUsec)
+        #expect(h.timer.armed == retry)
+        _ = try h.write { try $0.add(NewTodo(title: "other", due: h.at(11))) }  // a commit re-arms
+        #expect(h.timer.armed == retry)
+        h.advance(to: h.at(15))  // both refused: each is offered, neither recorded
+        #expect(h.sink.delivered.isEmpty && h.sink.failNext == 0)
+        #expect(try h.reminded(1) == nil && h.reminded(2) == nil)
+        #expect(h.timer.armed == h.at(20))
+        h.advance(to: h.at(20))
+        #expect(h.sink.delivered.map(\.todo.title) == ["t", "other"])
+        #expect(try h.reminded(1) == h.at(20))
+        h.advance(to: h.at(60))
+        #expect(h.sink.delivered.count == 2)
+    }
+
+    /// A reminder snoozed while its delivery was under way keeps the new reminder pending.
+    @Test func aSnoozeDuringDeliveryIsNotOverwritten() throws {
+        let h = try Harness()
+        let gate = DispatchSemaphore(value: 0)
+        h.sink.gate = gate
+        _ = try h.write { try $0.add(NewTodo(title: "t", due: h.at(1))) }
+        h.clock.set(h.at(1))
+        h.timer.armed = nil
+        h.store.queue.sync { h.timer.fire() }
+        _ = try h.write { try $0.snooze(1, until: h.at(100)) }
+        h.sink.gate = nil
+        gate.signal()
+        h.settle()
+        #expect(try h.reminded(1) == nil)
+        #expect(h.timer.armed == h.at(100))
+        h.advance(to: h.at(100))
+        #expect(h.sink.delivered.count == 2)
+        #expect(try h.reminded(1) == h.at(100))
+    }
+}
+
+/// The real timer against the kernel.
+@Suite struct WallTimerTests {
+    /// Instants at and before the epoch (year 26, 1969, the epoch itself) fire at once instead of
+    /// never (`DispatchWallTime` read them as "forever").
+    @Test(arguments: ["0026-12-24T18:00:00Z", "0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "1970-01-01T00:00:00Z"])
+    func anInstantAtOrBeforeTheEpochFiresAtOnce(_ text: String) throws {
+        let queue = DispatchQueue(label: "test.timer")
+        let timer = try DispatchWallTimer(queue: queue)
+        let fired = DispatchSemaphore(value: 0)
+        queue.sync { timer.onFire = { fired.signal() } }
+        #expect(queue.sync { timer.arm(at: Instant(rfc3339: text)!) })
+        #expect(fired.wait(timeout: .now() + 5) == .success)
+        withExtendedLifetime(timer) {}
+    }
+
+    @Test func aDisarmedTimerDoesNotFireAndReArmingWorks() throws {
+        let queue = DispatchQueue(label: "test.timer")
+        let timer = try DispatchWallTimer(queue: queue)
+        let fired = DispatchSemaphore(value: 0)
+        queue.sync {
+            timer.onFire = { fired.signal() }
+            _ = timer.arm(at: Instant.now().adding(usec: 60_000_000))
+            timer.disarm()
+            _ = timer.arm(at: Instant.now().adding(usec: 200_000))
+        }
+        #expect(fired.wait(timeout: .now() + 5) == .success)
+        withExtendedLifetime(timer) {}
+    }
 }
 
 @Suite struct JournalEntryTests {
     @Test func entryHasExactlyTheSpecFields() throws {
         let due = Instant(rfc3339: "2026-12-01T09:00:00Z")!
-        let todo = Todo(id: 12, title: "牛乳を買う", category: "買い物", due: due, remind: due.adding(usec: -900_000_000),
+        let todo = Todo(id: 12, uid: "0f8fad5b-d9cb-469f-a165-70867728950e", title: "牛乳を買う", category: "買い物", due: due, remind: due.adding(usec: -900_000_000),
                         position: 1, created: due, updated: due)
         let fields = JournalReminderSink.fields(FiredReminder(todo: todo, fired: due, lateUsec: 1234),
-                                                timeZone: ZoneInfo(identifier: "Asia/Tokyo")!)
-        #expect(fields.map(\.name) == ["MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER", "TODO_ID", "TODO_TITLE",
+                                                storeID: "5f0c3a43-9d7e-4b6e-8f43-2f9b8f6f0a11", timeZone: ZoneInfo(identifier: "Asia/Tokyo")!)
+        #expect(fields.map(\.name) == ["MESSAGE", "MESSAGE_ID", "PRIORITY", "SYSLOG_IDENTIFIER", "TODO_ID", "TODO_UID", "TODO_STORE", "TODO_TITLE",
                                        "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_REMIND_USEC", "TODO_LATE_USEC"])
         #expect(fields[0].value == "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00.")
         // Local times in messages follow the zone as todoctl reads it: negative and half-hour
@@ -193,6 +319,8 @@ private final class Harness {
                              ("EST5EDT,M3.2.0,M11.1.0", "2026-12-01 04:00 -05:00"), ("", "2026-12-01 09:00 +00:00")] {
             #expect(JournalReminderSink.localTime(due, timeZone: .named(byTZ: zone)) == text)
         }
+        #expect(fields.first { $0.name == "TODO_UID" }?.value == "0f8fad5b-d9cb-469f-a165-70867728950e")
+        #expect(fields.first { $0.name == "TODO_STORE" }?.value == "5f0c3a43-9d7e-4b6e-8f43-2f9b8f6f0a11")
         #expect(fields.first { $0.name == "TODO_DUE" }?.value == "2026-12-01T09:00:00Z")
         #expect(fields.first { $0.name == "TODO_REMIND_USEC" }?.value == String(due.usec - 900_000_000))
         for (name, _) in fields {

@@ -84,7 +84,8 @@ private struct Reference {
                     description = "add \(title) top=\(top) category=\(category ?? "-") due=\(due?.description ?? "-")"
                     let added = try store.write { try $0.add(NewTodo(title: title, category: category, due: due, top: top)) }
                     let categoryName = category.map { ref.categoryName(creating: $0) }
-                    let todo = Todo(id: ref.nextTodoID, title: title, category: categoryName, due: due, remind: due,
+                    #expect(RandomUUID.isWellFormed(added.uid))
+                    let todo = Todo(id: ref.nextTodoID, uid: added.uid, title: title, category: categoryName, due: due, remind: due,
                                     position: 0, created: now, updated: now)
                     ref.nextTodoID += 1
                     ref.todos[todo.id] = todo

@@ -325,7 +325,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         let later = due.adding(usec: 86_400_000_000)
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(later))) }
         #expect(todo.remind == later.adding(usec: -lead))  // keeps its lead time
-        try store.write { try $0.markReminded(todo.id, at: clock.now) }
+        try store.write { try $0.markReminded(todo.id, scheduled: todo.remind, at: clock.now) }
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due))) }
         #expect(todo.reminded == nil)  // re-armed
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .clear)) }
@@ -355,7 +355,10 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         #expect(try store.read { try $0.nextPendingReminder() } == at(10))
         #expect(try store.read { try $0.dueReminders(at: at(9)) }.isEmpty)
         #expect(try store.read { try $0.dueReminders(at: at(60)) }.map(\.id) == [2, 1])
-        try store.write { try $0.markReminded(2, at: at(10)) }
+        try store.write { try $0.markReminded(2, scheduled: at(9), at: at(10)) }  // moved since: not recorded
+        #expect(try store.read { try $0.nextPendingReminder() } == at(10))
+        try store.write { try $0.markReminded(5, scheduled: at(1), at: at(10)) }  // deleted since: nothing to record
+        try store.write { try $0.markReminded(2, scheduled: at(10), at: at(10)) }
         #expect(try store.read { try $0.nextPendingReminder() } == at(30))
         let snoozed = try store.write { try $0.snooze(2, until: at(100)) }
         #expect(snoozed.remind == at(100) && snoozed.reminded == nil)
@@ -390,6 +393,44 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         #expect(actual.0 == expected.0 && actual.1 == expected.1)
     }
 
+    /// An import keeps each todo's uid, makes one for an entry without, and refuses (importing
+    /// nothing) a uid the store already has or one the document repeats.
+    @Test func uidsSurviveAndAreNeverDuplicated() throws {
+        let dir = TemporaryDirectory("impuid")
+        let store = try makeStore(dir)
+        let now = Instant.now()
+        let foreign = "040000008200E00074C5B7101A82E008@example.com"
+        let document = ExportDocument(categories: [], todos: [
+            .init(title: "kept", created: now, updated: now, uid: "0f8fad5b-d9cb-469f-a165-70867728950e"),
+            .init(title: "foreign", created: now, updated: now, uid: foreign),
+            .init(title: "none", created: now, updated: now),
+        ], exported: now)
+        _ = try store.write { try $0.importDocument(document) }
+        let todos = try everything(store).0
+        #expect(todos.map(\.uid).prefix(2) == ["0f8fad5b-d9cb-469f-a165-70867728950e", foreign])
+        #expect(RandomUUID.isWellFormed(todos[2].uid))
+        #expect(try store.read { try $0.export() }.todos.map(\.uid) == todos.map(\.uid))
+        // The same document again: refused, nothing added.
+        #expect(throws: TodoError.self) { try store.write { try $0.importDocument(document) } }
+        let twice = ExportDocument(categories: [], todos: [
+            .init(title: "x", created: now, updated: now, uid: "u-1"), .init(title: "y", created: now, updated: now, uid: "u-1"),
+        ], exported: now)
+        do {
+            _ = try store.write { try $0.importDocument(twice) }
+            Issue.record("a repeated uid was imported")
+        } catch {
+            #expect((error as? TodoError)?.message.contains("todos[1].uid") == true)
+        }
+        for bad in ["", "has space", "tab\t"] {
+            let doc = ExportDocument(categories: [], todos: [.init(title: "z", created: now, updated: now, uid: bad)], exported: now)
+            #expect(throws: TodoError.self) { try store.write { try $0.importDocument(doc) } }
+        }
+        #expect(try everything(store).0.count == 3)
+        // An edit never changes the uid.
+        let edited = try store.write { try $0.update(1, TodoPatch(title: .set("renamed"))) }
+        #expect(edited.uid == todos[0].uid)
+    }
+
     @Test func anInvalidEntryImportsNothing() throws {
         let dir = TemporaryDirectory("impbad")
         let store = try makeStore(dir)
@@ -406,6 +447,42 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
 }
 
 @Suite struct MigrationTests {
+    /// A database written by the previous schema (migrations 1 to 4) gets a uid for every todo
+    /// (distinct random UUIDs, kept from then on) and a store id that stays the same.
+    @Test func aPreviousSchemaDatabaseGetsUIDsAndAStoreID() throws {
+        let dir = TemporaryDirectory("migrate5")
+        let path = dir.file("todos.db")
+        let previous = migrations.filter { $0.id <= 4 }
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(previous.map(\.sql).joined(separator: "\n"))
+            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            INSERT INTO todos (title, title_key, search_key, done, rank, created, updated)
+                VALUES ('a', 'a', 'a', 0, 0, 0, 0), ('b', 'b', 'b', 1, 65536, 0, 0), ('牛乳', '牛乳', '牛乳', 0, 131072, 0, 0);
+            """)
+        var store = try TodoStore(path: path)
+        let everything = { (store: TodoStore) throws -> [Todo] in
+            var query = TodoQuery()
+            query.status = .all
+            return try store.read { try $0.list(query).todos }
+        }
+        let todos = try everything(store)
+        #expect(todos.map(\.title) == ["a", "b", "牛乳"])
+        #expect(todos.allSatisfy { RandomUUID.isWellFormed($0.uid) && Array($0.uid.utf8)[14] == UInt8(ascii: "4") })
+        #expect(Set(todos.map(\.uid)).count == 3)
+        let storeID = try store.read { try $0.storeID() }
+        #expect(RandomUUID.isWellFormed(storeID))
+        let added = try store.write { try $0.add(NewTodo(title: "new")) }
+        #expect(RandomUUID.isWellFormed(added.uid) && !todos.map(\.uid).contains(added.uid))
+        #expect(Array(added.uid.utf8)[14] == UInt8(ascii: "7"))  // made by the store: version 7, time-ordered
+        store.close()
+        #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE name = 'todos_uid';") == "todos_uid")
+        store = try TodoStore(path: path)
+        #expect(try everything(store).prefix(3).map(\.uid) == todos.map(\.uid))
+        #expect(try store.read { try $0.storeID() } == storeID)
+    }
+
     /// A database written by the first schema (a fixture made from migration 1 alone) migrates
     /// forward with its data intact, and the counts the new schema keeps are right.
     @Test func aFirstSchemaDatabaseMigratesForward() throws {
@@ -430,7 +507,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
         let after = try store.read { try $0.counts() }
         #expect(after.open == 1 && after.done == 1)
         store.close()  // the store holds its file exclusively while open
-        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3\n4")
+        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3\n4\n5")
         // The plain due index gave way to the one listings by due date walk.
         #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'todos_%due%' ORDER BY name;")
                 == "todos_done_due")

@@ -39,4 +39,13 @@ int todod_epoll_remove(int epfd, int fd);
 /// Waits up to `timeout_ms` (-1: forever) and stores the tokens of up to `max` ready descriptors.
 /// Returns how many, or -1 with errno set.
 int todod_epoll_wait_tokens(int epfd, uint64_t *tokens, int max, int timeout_ms);
+
+/// timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC). <sys/timerfd.h> is not part of
+/// Swift's Glibc module. Returns the descriptor, or -1 with errno set.
+int todod_realtime_timer_create(void);
+
+/// Arms `fd` to expire once at the absolute CLOCK_REALTIME instant `seconds`.`nanoseconds`
+/// (TFD_TIMER_ABSTIME; an instant already past expires at once). Both zero disarms it.
+/// Returns 0, or -1 with errno set.
+int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds);
 #endif
