@@ -6,7 +6,7 @@ import Testing
 import TodoPosix
 import TodoTestSupport
 
-/// todoctl gives up on a daemon that does not answer (issue 12, item 17).
+/// todoctl gives up on a daemon that does not answer.
 @Suite struct ClientTimeoutTests {
     /// Runs todoctl under coreutils `timeout`, so a todoctl that hangs ends as exit 124 instead of
     /// hanging the test; returns its result and how long it took.

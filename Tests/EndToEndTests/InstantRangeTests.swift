@@ -4,7 +4,7 @@ import TodoProtocol
 import TodoTestSupport
 
 /// No instant outside the years 0001 to 9999 UTC gets into the store, so its export always imports
-/// again (issue 12, item 15).
+/// again.
 @Suite struct InstantRangeTests {
     /// Offsets that carry a valid local date out of range are refused with -32602 naming the field;
     /// the store is unchanged.

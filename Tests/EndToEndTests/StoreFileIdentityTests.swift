@@ -8,7 +8,7 @@ import TodoProtocol
 import TodoTestSupport
 
 /// A database file deleted or replaced under a running daemon is noticed, writes are refused, and
-/// the old write-ahead log never lands on the replacement (issue 12, item 13).
+/// the old write-ahead log never lands on the replacement.
 @Suite struct StoreFileIdentityTests {
     /// Waits (up to 10 s) until `daemon.status` reports a database problem, and returns it.
     private func awaitProblem(_ daemon: DaemonProcess) throws -> String? {

@@ -6,7 +6,7 @@ import Testing
 import TodoPosix
 import TodoTestSupport
 
-/// The paths a daemon running as root trusts (issue 12, item 14): directories another user can
+/// The paths a daemon running as root trusts: directories another user can
 /// change are refused before anything is made in them, the socket gets its mode without a path,
 /// and the database files are never opened through a symbolic link.
 @Suite struct TrustedPathTests {
