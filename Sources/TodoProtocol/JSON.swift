@@ -123,12 +123,38 @@ extension JSON {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
+    /// Whether any byte is a control character (below 0x20, or DEL), a quote or a backslash.
+    /// Reads eight bytes at a time: each test is the "has a zero byte" bit trick, exact for the
+    /// question "any?" (a set high bit of `(w - 0x01…) & ~w & 0x80…` marks a zero byte, or is a
+    /// borrow above one). Bytes of multi-byte UTF-8 characters (0x80 and up) never match.
+    static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZeroByte(_ w: UInt64) -> Bool { (w &- ones) & ~w & highs != 0 }
+        var i = 0
+        if let base = UnsafeRawPointer(bytes.baseAddress) {
+            while i + 8 <= bytes.count {
+                let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if (w &- ones &* 0x20) & ~w & highs != 0  // a byte below 0x20
+                    || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C)) || hasZeroByte(w ^ (ones &* 0x7F)) {
+                    return true
+                }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return true }
+            i += 1
+        }
+        return false
+    }
+
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s  // `withUTF8` reads a native string in place
         s.withUTF8 { bytes in
             // Most strings need no escape: copied whole.
-            guard bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
+            guard needsEscape(bytes) else {
                 out.append(contentsOf: bytes)
                 return
             }

@@ -60,4 +60,20 @@ struct EncodingTests {
         params.write(to: &encoded)
         #expect(RPCMessage.eventLine(encodedParams: encoded) == RPCMessage.line(["jsonrpc": "2.0", "method": "event", "params": params]))
     }
+
+    /// Strings are escaped exactly where they must be, whatever the position of the byte in the
+    /// eight-byte words the writer scans: every string of up to 40 pieces, in many random mixes.
+    @Test func stringsAreEscapedWhereverTheByteFalls() throws {
+        let pieces = ["a", "é", "漢", "😀", "\"", "\\", "\n", "\u{1F}", "\u{7F}", "\u{0}", " ", "~", "\u{80}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let text = (0..<Int.random(in: 0...40, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            var out: [UInt8] = []
+            JSON.string(text).write(to: &out)
+            #expect(try JSON.parse(out) == .string(text))
+            #expect(!out.contains { $0 < 0x20 || $0 == 0x7F }, "\(Array(text.utf8))")
+            let plain = !text.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }
+            if plain { #expect(out == [0x22] + Array(text.utf8) + [0x22]) }
+        }
+    }
 }
