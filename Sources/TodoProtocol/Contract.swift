@@ -30,7 +30,8 @@ public struct TodoGetParams: MethodParams, Equatable {
     public var encoded: JSONObject { ["id": .int(id)] }
 }
 
-/// `todo.add`: the new todo's fields.
+/// `todo.add`: the new todo's fields (`noReminder` is not on the wire: a client sends no
+/// `remind`, and the reminder defaults to the due time).
 public typealias TodoAddParams = NewTodo
 
 extension NewTodo: MethodParams {
