@@ -25,6 +25,10 @@ public enum CLI {
                             clock: @escaping () -> Instant = { Instant.now() }) -> Int32 {
         var socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: uid)
         var socketFromFlag = false
+        if arguments == [CommandTable.argument] {
+            stdout(CommandTable.text)
+            return exitOK
+        }
         do throws(CLIFailure) {
             let invocation: Invocation
             do {

@@ -270,7 +270,7 @@ struct HumanOutput {
         func todos(_ value: JSON?) -> [Todo] { (value?.arrayValue ?? []).compactMap { try? Todo(json: $0) } }
         func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }
         switch type {
-        case "reminder":
+        case EventType.reminder.name:
             if let todo = json["todo"].flatMap({ try? Todo(json: $0) }) {
                 let late = json["lateUsec"]?.intValue ?? 0
                 return paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")

@@ -38,6 +38,11 @@ public struct Parser {
         "export": ["--format": .value],
     ]
 
+    /// The `category` subcommands, in help order, and the options each accepts.
+    static let categorySubcommands: [(name: String, options: Set<String>)] = [
+        ("list", []), ("add", []), ("rename", []), ("rm", ["--force"]), ("move", ["--to"]),
+    ]
+
     /// The options and positionals given to one command, in order.
     struct Arguments {
         var command: String?
@@ -267,8 +272,7 @@ public struct Parser {
 
     func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {
         let sub = try p.next("SUBCOMMAND (list, add, rename, rm or move)")
-        let allowed: [String: Set<String>] = ["list": [], "add": [], "rename": [], "rm": ["--force"], "move": ["--to"]]
-        guard let options = allowed[sub] else {
+        guard let options = Parser.categorySubcommands.first(where: { $0.name == sub })?.options else {
             throw UsageError("unknown category subcommand \(quote(sub)); expected list, add, rename, rm or move", command: "category")
         }
         if let stray = args.options.first(where: { !options.contains($0.name) }) {

@@ -13,8 +13,9 @@ struct Runner {
 
     // MARK: - Plumbing
 
-    func call(_ method: String, _ params: JSONObject = JSONObject()) throws(CLIFailure) -> JSON {
-        do { return try transport.call(method, params) } catch { throw .client(error) }
+    /// Calls the method `params` belong to.
+    func call<P: MethodParams>(_ params: P) throws(CLIFailure) -> JSON {
+        do { return try transport.call(P.method, params.encoded) } catch { throw .client(error) }
     }
 
     /// Prints one JSON document and a newline.
@@ -45,10 +46,6 @@ struct Runner {
         do { return try Category(json: value) } catch { throw Runner.bad(error.description) }
     }
 
-    static func instant(_ instant: Instant) -> JSON { .string(instant.rfc3339()) }
-
-    static func ids(_ ids: [Int64]) -> JSON { .array(ids.map { .int($0) }) }
-
     // MARK: - Commands
 
     func run(_ command: Command, document: JSON?) throws(CLIFailure) {
@@ -56,15 +53,15 @@ struct Runner {
         case .add(let options): try add(options)
         case .list(let options): try list(options)
         case .show(let id):
-            let result = try call("todo.get", ["id": .int(id)])
+            let result = try call(TodoGetParams(id: id))
             if json { emit(result) } else { print(human.todoDetails(try todo(result))) }
         case .edit(let options): try edit(options)
-        case .complete(let ids): try batch("todo.complete", ids, verb: "Completed", already: "done")
-        case .reopen(let ids): try batch("todo.reopen", ids, verb: "Reopened", already: "open")
-        case .remove(let ids): try batch("todo.delete", ids, verb: "Deleted")
+        case .complete(let ids): try batch(TodoCompleteParams(ids: ids), verb: "Completed", already: "done")
+        case .reopen(let ids): try batch(TodoReopenParams(ids: ids), verb: "Reopened", already: "open")
+        case .remove(let ids): try batch(TodoDeleteParams(ids: ids), verb: "Deleted")
         case .move(let id, let destination): try move(id, destination)
         case .snooze(let id, let until):
-            let result = try call("todo.snooze", ["id": .int(id), "until": Runner.instant(until)])
+            let result = try call(TodoSnoozeParams(id: id, until: until))
             if json { emit(result) } else {
                 let t = try todo(result)
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
@@ -73,17 +70,17 @@ struct Runner {
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
         case .watch: try watch()
         case .status:
-            let result = try call("daemon.status")
-            guard result.objectValue != nil else { throw Runner.bad("daemon.status did not return an object") }
+            let result = try call(DaemonStatusParams())
+            guard result.objectValue != nil else { throw Runner.bad("\(Method.daemonStatus.name) did not return an object") }
             if json { emit(result) } else { print(human.status(result)) }
         case .export:
-            emit(try call("store.export"))
+            emit(try call(StoreExportParams()))
         case .importFile:
             guard let params = document?.objectValue else { throw .input("nothing to import") }
             // A document too long for one request line goes in parts on this connection; the
             // daemon applies them together with the last one.
             var result: JSON = .null
-            for part in Runner.importParts(params) { result = try call("store.import", part) }
+            for part in Runner.importParts(params) { result = try call(part) }
             if json { emit(result) } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
@@ -102,14 +99,13 @@ struct Runner {
     /// names each (a single larger todo goes alone), every one but the last marked `"more": true`.
     /// A small document is one part. A `more` member in the document itself is dropped: it
     /// belongs to the protocol, and left in it would make the daemon wait for parts that never come.
-    static func importParts(_ document: JSONObject) -> [JSONObject] {
-        var document = document
-        document["more"] = nil
+    static func importParts(_ document: JSONObject) -> [StoreImportParams] {
+        let document = StoreImportParams(document: document).document
         let categories = document["categories"]?.arrayValue ?? []
         let todos = document["todos"]?.arrayValue ?? []
         func size(_ value: JSON) -> Int { value.serialized().utf8.count + 1 }
-        guard (categories + todos).reduce(0, { $0 + size($1) }) > importPartBytes else { return [document] }
-        var parts: [JSONObject] = []
+        guard (categories + todos).reduce(0, { $0 + size($1) }) > importPartBytes else { return [StoreImportParams(document: document)] }
+        var parts: [StoreImportParams] = []
         var part = document
         part["categories"] = .array([])
         part["todos"] = .array([])
@@ -118,8 +114,7 @@ struct Runner {
             var next = part
             next["categories"] = .array(current.categories)
             next["todos"] = .array(current.todos)
-            next["more"] = true
-            parts.append(next)
+            parts.append(StoreImportParams(document: next, more: true))
             current = ([], [], 0)
         }
         for (isTodo, item) in categories.map({ (false, $0) }) + todos.map({ (true, $0) }) {
@@ -129,18 +124,12 @@ struct Runner {
             current.bytes += bytes
         }
         close()
-        parts[parts.count - 1]["more"] = nil
+        parts[parts.count - 1].more = false
         return parts
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {
-        var params: JSONObject = ["title": .string(o.title)]
-        if let notes = o.notes { params["notes"] = .string(notes) }
-        if let category = o.category { params["category"] = .string(category) }
-        if let due = o.due { params["due"] = Runner.instant(due) }
-        if let remind = o.remind { params["remind"] = Runner.instant(remind) }
-        if o.top { params["top"] = .bool(true) }
-        let result = try call("todo.add", params)
+        let result = try call(TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top))
         if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
     }
 
@@ -157,7 +146,7 @@ struct Runner {
         if json { pending = "[" }
         let rest: JSONObject
         do throws(ClientError) {
-            rest = try transport.stream("todo.list", o.query.params, arrayKey: "todos") { item, before throws(ClientError) in
+            rest = try transport.stream(TodoListParams.method, o.query.encoded, arrayKey: "todos") { item, before throws(ClientError) in
                 shown += 1
                 if json {
                     pending += (shown > 1 ? "," : "") + item.serialized()
@@ -195,14 +184,14 @@ struct Runner {
 
     /// `list --by-category`: sections need every todo before the first line.
     private func listByCategory(_ o: ListOptions) throws(CLIFailure) {
-        let result = try call("todo.list", o.query.params)
+        let result = try call(o.query)
         let list = try todos(result["todos"])
         if list.isEmpty {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
             return
         }
-        let categories = try (call("category.list").arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
+        let categories = try (call(CategoryListParams()).arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
         print(human.todoTable(list, sections: Runner.sections(list, categories: categories)))
         if let total = result["total"]?.intValue, total > list.count {
             print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
@@ -230,44 +219,31 @@ struct Runner {
     }
 
     func edit(_ o: EditOptions) throws(CLIFailure) {
-        var params: JSONObject = ["id": .int(o.id)]
-        if let title = o.title { params["title"] = .string(title) }
-        params["notes"] = Runner.change(o.notes) { .string($0) }
-        params["category"] = Runner.change(o.category) { .string($0) }
-        params["due"] = Runner.change(o.due) { Runner.instant($0) }
+        var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
         switch o.remind {
         case .keep: break
-        case .clear: params["remind"] = .null
-        case .at(let instant): params["remind"] = Runner.instant(instant)
+        case .clear: patch.remind = .clear
+        case .at(let instant): patch.remind = .set(instant)
         case .beforeCurrentDue(let usec):
-            let current = try todo(try call("todo.get", ["id": .int(o.id)]))
+            let current = try todo(try call(TodoGetParams(id: o.id)))
             guard let due = current.due else {
                 throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
             guard let remind = TimeExpression.checkedAdd(due.usec, -usec) else {
                 throw .input("the reminder would fall before the year 0001")
             }
-            params["remind"] = Runner.instant(remind)
+            patch.remind = .set(remind)
         }
-        let result = try call("todo.update", params)
+        let result = try call(TodoUpdateParams(id: o.id, patch: patch))
         if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
-    }
-
-    /// The JSON of an update field: absent to keep, null to clear.
-    static func change<T>(_ change: FieldChange<T>, _ encode: (T) -> JSON) -> JSON? {
-        switch change {
-        case .keep: return nil
-        case .clear: return .null
-        case .set(let value): return encode(value)
-        }
     }
 
     /// `done`, `reopen` and `rm`. With `already` ("done" or "open"), a todo the daemon left as it
     /// was — already in that state — is reported as such, not as changed (exit status 0 either way).
     /// The daemon changes `updated` only when it changes something, so a todo in the wanted state
     /// whose `updated` is older than this command was not changed by it.
-    func batch(_ method: String, _ ids: [Int64], verb: String, already: String? = nil) throws(CLIFailure) {
-        let result = try call(method, ["ids": Runner.ids(ids)])
+    func batch<P: TodoIDsParams>(_ params: P, verb: String, already: String? = nil) throws(CLIFailure) {
+        let result = try call(params)
         if json { emit(result); return }
         let list = try todos(result)
         let unchanged = already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []
@@ -287,17 +263,20 @@ struct Runner {
     }
 
     func move(_ id: Int64, _ destination: MoveDestination) throws(CLIFailure) {
-        var params: JSONObject = ["id": .int(id)]
+        let target: MoveTarget
         switch destination {
-        case .position(let n): params["position"] = .int(n)
-        case .before(let other): params["before"] = .int(other)
-        case .after(let other): params["after"] = .int(other)
+        case .position(let n): target = .position(Int(n))
+        case .before(let other): target = .before(other)
+        case .after(let other): target = .after(other)
         case .bottom:
-            let page = try call("todo.list", ["status": "all", "limit": 0])
-            guard let total = page["total"]?.intValue else { throw Runner.bad("todo.list did not return total") }
-            params["position"] = .int(max(total, 1))
+            var count = TodoListParams()
+            count.status = .all
+            count.limit = 0
+            let page = try call(count)
+            guard let total = page["total"]?.intValue else { throw Runner.bad("\(Method.todoList.name) did not return total") }
+            target = .position(Int(max(total, 1)))
         }
-        let result = try call("todo.move", params)
+        let result = try call(TodoMoveParams(id: id, target: target))
         if json { emit(result) } else {
             let t = try todo(result)
             print("Moved \(t.id) to position \(t.position).")
@@ -307,27 +286,27 @@ struct Runner {
     func category(_ sub: CategoryCommand) throws(CLIFailure) {
         switch sub {
         case .list:
-            let result = try call("category.list")
-            guard let items = result.arrayValue else { throw Runner.bad("category.list did not return an array") }
+            let result = try call(CategoryListParams())
+            guard let items = result.arrayValue else { throw Runner.bad("\(Method.categoryList.name) did not return an array") }
             if json { emit(result); return }
             let categories = try items.map { value throws(CLIFailure) in try category(value) }
             print(categories.isEmpty ? ["No categories."] : human.categoryTable(categories))
             return
         case .add(let name):
-            let result = try call("category.add", ["name": .string(name)])
+            let result = try call(CategoryAddParams(name: name))
             if json { emit(result) } else { print("Added category \(Table.oneLine(try category(result).name)).") }
         case .rename(let name, let newName):
-            let result = try call("category.rename", ["name": .string(name), "newName": .string(newName)])
+            let result = try call(CategoryRenameParams(name: name, newName: newName))
             if json { emit(result) } else { print("Renamed category \(Table.oneLine(name)) to \(Table.oneLine(try category(result).name)).") }
         case .remove(let name, let force):
-            let result = try call("category.delete", ["name": .string(name), "force": .bool(force)])
+            let result = try call(CategoryDeleteParams(name: name, force: force))
             if json { emit(result); return }
             let c = try category(result)
             let unlinked = c.open + c.done
             print("Deleted category \(Table.oneLine(c.name))."
                   + (unlinked > 0 ? " \(unlinked) \(unlinked == 1 ? "todo is" : "todos are") now uncategorised." : ""))
         case .move(let name, let position):
-            let result = try call("category.move", ["name": .string(name), "position": .int(position)])
+            let result = try call(CategoryMoveParams(name: name, position: position))
             if json { emit(result) } else {
                 let c = try category(result)
                 print("Moved category \(Table.oneLine(c.name)) to position \(c.position).")
@@ -336,22 +315,15 @@ struct Runner {
     }
 
     /// The daemon's default and largest `reminder.list` limits (PROTOCOL.md).
-    static let defaultReminderLimit = 100
-    static let maxReminderLimit = 10_000
+    static let defaultReminderLimit = ReminderListParams.defaultLimit
+    static let maxReminderLimit = ReminderListParams.maxLimit
 
     /// `reminders`. Human output asks for one more than it shows, to say when older reminders
     /// were left out; `--json` prints the daemon's answer to the limit as given.
     func reminders(since: Instant?, limit: Int?) throws(CLIFailure) {
-        var params = JSONObject()
-        if let since { params["since"] = Runner.instant(since) }
         let shown = limit ?? Runner.defaultReminderLimit
-        if json {
-            if let limit { params["limit"] = .int(Int64(limit)) }
-        } else {
-            params["limit"] = .int(Int64(min(shown + 1, Runner.maxReminderLimit)))
-        }
-        let result = try call("reminder.list", params)
-        guard var items = result.arrayValue else { throw Runner.bad("reminder.list did not return an array") }
+        let result = try call(ReminderListParams(since: since, limit: json ? limit : min(shown + 1, Runner.maxReminderLimit)))
+        guard var items = result.arrayValue else { throw Runner.bad("\(Method.reminderList.name) did not return an array") }
         if json { emit(result); return }
         if items.isEmpty {
             print("No reminders have fired" + (since.map { " since " + TerminalText.local($0, timeZone: human.timeZone) } ?? "") + ".")
@@ -375,7 +347,7 @@ struct Runner {
 
     func watch() throws(CLIFailure) {
         do {
-            try transport.watch(JSONObject()) { event in
+            try transport.watch(WatchParams()) { event in
                 if json { emit(event); return true }
                 var seen = human
                 seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start

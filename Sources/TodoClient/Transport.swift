@@ -19,24 +19,24 @@ public enum ClientError: Error, Sendable, Equatable {
 /// A connection to the daemon that answers JSON-RPC calls. `UnixSocketTransport` is the real
 /// one; tests may substitute their own.
 public protocol RPCTransport: AnyObject {
-    /// Sends one request and returns its `result`.
-    func call(_ method: String, _ params: JSONObject) throws(ClientError) -> JSON
+    /// Sends one request (`params` made by the method's `MethodParams`) and returns its `result`.
+    func call(_ method: Method, _ params: JSONObject) throws(ClientError) -> JSON
     /// Sends one request whose `result` object holds a long array under `arrayKey`, hands the
     /// array's elements to `element` as they arrive (with the members of `result` that came before
     /// the array), and returns the rest of `result`.
-    func stream(_ method: String, _ params: JSONObject, arrayKey: String,
+    func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
                 element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject
     /// Sends `watch` with `params`, then hands each event's `params` to `onEvent` until it returns
     /// false or the daemon closes the connection.
-    func watch(_ params: JSONObject, onEvent: (JSON) -> Bool) throws(ClientError)
+    func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError)
 }
 
 extension RPCTransport {
     /// The whole answer first, then its elements: for transports that cannot stream.
-    public func stream(_ method: String, _ params: JSONObject, arrayKey: String,
+    public func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
                        element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
         guard case .object(var result) = try call(method, params), let items = result[arrayKey]?.arrayValue else {
-            throw ClientError.badAnswer("\(method) did not return \(arrayKey)")
+            throw ClientError.badAnswer("\(method.name) did not return \(arrayKey)")
         }
         result[arrayKey] = nil
         for item in items { try element(item, result) }

@@ -70,7 +70,7 @@ public final class UnixSocketTransport: RPCTransport {
 
     deinit { Posix.close(fd) }
 
-    public func call(_ method: String, _ params: JSONObject) throws(ClientError) -> JSON {
+    public func call(_ method: Method, _ params: JSONObject) throws(ClientError) -> JSON {
         let id = try send(method, params)
         while true {
             if let result = try answer(to: id, in: try receive()) { return result }
@@ -79,7 +79,7 @@ public final class UnixSocketTransport: RPCTransport {
 
     /// Reads the answer as it arrives (`JSONStream`): a long listing is printed while the rest
     /// is still on the wire, and only one element is held at a time.
-    public func stream(_ method: String, _ params: JSONObject, arrayKey: String,
+    public func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
                        element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
         let id = try send(method, params)
         let fd = self.fd
@@ -104,7 +104,7 @@ public final class UnixSocketTransport: RPCTransport {
             }
             guard let result = try answer(to: id, in: .object(message.members)) else { continue }
             guard case .object(let rest) = result, message.streamed else {
-                throw ClientError.badAnswer("\(method) did not return \(arrayKey)")
+                throw ClientError.badAnswer("\(method.name) did not return \(arrayKey)")
             }
             return rest
         }
@@ -121,8 +121,8 @@ public final class UnixSocketTransport: RPCTransport {
         return result
     }
 
-    public func watch(_ params: JSONObject, onEvent: (JSON) -> Bool) throws(ClientError) {
-        _ = try call("watch", params)
+    public func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
+        _ = try call(WatchParams.method, params.encoded)
         limit = nil  // subscribed: events may be hours apart
         while true {
             let message: JSON
@@ -139,16 +139,15 @@ public final class UnixSocketTransport: RPCTransport {
     private static let closed = "todod closed the connection"
 
     /// Sends a request with the next id and returns that id.
-    private func send(_ method: String, _ params: JSONObject) throws(ClientError) -> Int64 {
-        let long = method == "store.import" || method == "store.export"
-        let wanted = timeout.map { long ? $0 * Self.longTimeoutFactor : $0 }
+    private func send(_ method: Method, _ params: JSONObject) throws(ClientError) -> Int64 {
+        let wanted = timeout.map { method.movesWholeStore ? $0 * Self.longTimeoutFactor : $0 }
         if wanted != limit {
             do { try UnixSocket.setSendTimeout(fd, wanted) } catch { throw ClientError.unreachable(socket: path, reason: error.reason) }
             limit = wanted
         }
         let id = nextID
         nextID += 1
-        try send(RPCRequest(id: .int(id), method: method, params: params))
+        try send(RPCRequest(id: .int(id), method: method.name, params: params))
         return id
     }
 

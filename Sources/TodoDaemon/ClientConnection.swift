@@ -39,8 +39,8 @@ final class ClientConnection: @unchecked Sendable {
     /// The parts of a `store.import` sent so far in parts (`"more": true`), not yet applied.
     /// Touched only on the store queue; dropped with the connection.
     var heldImport: HeldImport?
-    /// Event types this connection watches (nil: all), once it called `watch`.
-    var subscription: Set<String>?? = nil
+    /// The events this connection is sent, once it called `watch`.
+    var subscription: Subscription = .unsubscribed
 
     /// Unsent answers and events beyond which a peer is cut off.
     static let outputLimit = 8 << 20
@@ -221,7 +221,7 @@ final class ClientConnection: @unchecked Sendable {
     var isFlushed: Bool { outputOffset >= output.count }
 
     private func closeIfIdle() {
-        if inputClosed && inFlight == 0 && isFlushed && subscription == nil && !taking { close() }
+        if inputClosed && inFlight == 0 && isFlushed && subscription == .unsubscribed && !taking { close() }
     }
 
     /// Stops reading new requests (shutdown); answers already queued still go out.
@@ -230,7 +230,7 @@ final class ClientConnection: @unchecked Sendable {
         inputClosed = true
         takingRequests = false
         pauseReading()
-        subscription = nil
+        subscription = .unsubscribed
         closeIfIdle()
     }
 

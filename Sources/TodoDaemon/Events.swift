@@ -5,26 +5,19 @@ import TodoProtocol
 /// when a subscriber asked for its type. Each is the `params` of an `event` notification.
 enum Event: Sendable {
     /// `{"type": ..., "todos": [...]}`.
-    case todos(String, [Todo])
+    case todos(EventType, [Todo])
     /// `{"type": ..., "category": {...}}`, with `oldName` for a rename.
-    case category(String, Category, oldName: String? = nil)
+    case category(EventType, Category, oldName: String? = nil)
     /// `{"type": "store.imported", "todos": n, "categories": n}`.
     case imported(todos: Int, categories: Int)
     /// `{"type": "reminder", "todo": {...}, "fired": ..., "lateUsec": n}`.
     case reminder(FiredReminder)
 
-    /// Every event type a subscriber may ask for.
-    static let types: Set<String> = [
-        "todo.added", "todo.updated", "todo.completed", "todo.reopened", "todo.deleted", "todo.moved",
-        "category.added", "category.renamed", "category.deleted", "category.moved", "store.imported",
-        "reminder",
-    ]
-
-    var type: String {
+    var type: EventType {
         switch self {
         case .todos(let type, _), .category(let type, _, _): type
-        case .imported: "store.imported"
-        case .reminder: "reminder"
+        case .imported: .storeImported
+        case .reminder: .reminder
         }
     }
 
@@ -34,20 +27,43 @@ enum Event: Sendable {
         switch self {
         case .todos(let type, let todos):
             params.append(contentsOf: #"{"type":"#.utf8)
-            JSON.string(type).write(to: &params)
+            JSON.string(type.name).write(to: &params)
             params.append(contentsOf: #","todos":"#.utf8)
             params.append(contentsOf: Todo.encodedJSON(todos))
             params.append(UInt8(ascii: "}"))
         case .category(let type, let category, let oldName):
-            var o: JSONObject = ["type": .string(type), "category": JSON(category)]
+            var o: JSONObject = ["type": .string(type.name), "category": JSON(category)]
             if let oldName { o["oldName"] = .string(oldName) }
             JSON.object(o).write(to: &params)
         case .imported(let todos, let categories):
-            JSON.object(["type": "store.imported", "todos": .int(Int64(todos)), "categories": .int(Int64(categories))]).write(to: &params)
+            JSON.object(["type": .string(type.name), "todos": .int(Int64(todos)), "categories": .int(Int64(categories))]).write(to: &params)
         case .reminder(let fired):
-            JSON.object(["type": "reminder", "todo": JSON(fired.todo), "fired": JSON(fired.fired), "lateUsec": .int(fired.lateUsec)])
+            JSON.object(["type": .string(type.name), "todo": JSON(fired.todo), "fired": JSON(fired.fired), "lateUsec": .int(fired.lateUsec)])
                 .write(to: &params)
         }
         return RPCMessage.eventLine(encodedParams: params)
+    }
+}
+
+/// Which events a connection is sent.
+enum Subscription: Sendable, Equatable {
+    /// Not subscribed (no `watch` yet).
+    case unsubscribed
+    /// Every event.
+    case all
+    /// Only events of these types.
+    case only(Set<EventType>)
+
+    /// What a `watch` with `params` subscribes to.
+    init(_ params: WatchParams) {
+        self = params.events.map(Subscription.only) ?? .all
+    }
+
+    func includes(_ type: EventType) -> Bool {
+        switch self {
+        case .unsubscribed: false
+        case .all: true
+        case .only(let types): types.contains(type)
+        }
     }
 }

@@ -30,7 +30,7 @@ final class RequestExecutor: @unchecked Sendable {
         /// The response line to send (newline included), or nil for a notification.
         let response: [UInt8]?
         let events: [Event]
-        let subscription: Set<String>??
+        let subscription: Subscription?
     }
 
     private let store: TodoStore
@@ -105,7 +105,7 @@ final class RequestExecutor: @unchecked Sendable {
     }
 
     private static func readsJournal(_ job: Job) -> Bool {
-        if case .success(let request) = job.request { return Router.readsJournal(request.method) }
+        if case .success(let request) = job.request { return request.known?.readsJournal == true }
         return false
     }
 
@@ -141,10 +141,10 @@ final class RequestExecutor: @unchecked Sendable {
     /// A `todo.list` answered here is streamed (`ResponseStream`): its first todos leave while the
     /// rest are read.
     func answerInline(_ job: Job, connectionIdle: Bool) -> Reply? {
-        guard connectionIdle, case .success(let request) = job.request, request.method != "watch",
-              Router.kind(of: request.method) == .read, !Router.readsJournal(request.method),
+        guard connectionIdle, case .success(let request) = job.request, request.known != .watch,
+              request.known?.kind == .read, request.known?.readsJournal != true,
               lock.withLock({ !scheduled }) else { return nil }
-        let stream = request.method == "todo.list" ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
+        let stream = request.known == .todoList ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
         var reply: Reply?
         store.queue.sync {  // a block returning nothing: `sync<T>` would look up `Reply?`'s metadata on every call
             do {
@@ -173,7 +173,7 @@ final class RequestExecutor: @unchecked Sendable {
     /// clients then wait for one part, not for every part pipelined with it, and the store
     /// queue's timers (the watchdog, reminders) run between the parts.
     private static func passLength(_ jobs: [Job]) -> Int {
-        guard let i = jobs.firstIndex(where: { if case .success(let r) = $0.request { r.method == "store.import" } else { false } }) else {
+        guard let i = jobs.firstIndex(where: { if case .success(let r) = $0.request { r.known == .storeImport } else { false } }) else {
             return jobs.count
         }
         return max(i, 1)
@@ -187,7 +187,7 @@ final class RequestExecutor: @unchecked Sendable {
         }
         guard !jobs.isEmpty else { return }
         let writes = jobs.contains { job in
-            if case .success(let r) = job.request { return Router.kind(of: r.method) == .write }
+            if case .success(let r) = job.request { return r.known?.kind == .write }
             return false
         }
         var replies: [Reply] = []
@@ -228,13 +228,13 @@ final class RequestExecutor: @unchecked Sendable {
             return Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: failure.id, failure.error)), events: [], subscription: nil)
         case .success(let request):
             // Nobody is left to read the answer of a read: skip the work (writes still apply).
-            if Router.kind(of: request.method) == .read, job.connection.hungUp.load(ordering: .relaxed) {
+            if request.known?.kind == .read, job.connection.hungUp.load(ordering: .relaxed) {
                 return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
             }
             do {
                 var held = job.connection.heldImport
                 defer { job.connection.heldImport = held }
-                let outcome = try savepoint && Router.kind(of: request.method) == .write
+                let outcome = try savepoint && request.known?.kind == .write
                     ? tx.savepoint { try router.perform(request, in: tx, heldImport: &held) }
                     : router.perform(request, in: tx, heldImport: &held, stream: stream)
                 guard let encoded = outcome.encodedResult else {  // it went out through the stream

@@ -2,28 +2,27 @@ import TodoCore
 import TodoProtocol
 import TodoStore
 
-/// Maps each JSON-RPC method to store operations (SPEC §5). Runs on the store queue, inside the
-/// transaction the executor opened; returns the result and the `watch` events the change causes.
+/// Serves each JSON-RPC method (docs/PROTOCOL.md): decodes its params (`MethodParams`), calls the
+/// store, and returns the result and the `watch` events the change causes. One function per
+/// method. Runs on the store queue, inside the transaction the executor opened (`reminder.list`
+/// on the journal-read queue).
 struct Router {
-    /// Whether a method changes the store (and so needs the write transaction and an fsync).
-    enum Kind { case read, write }
-
     /// What one request produced.
     struct Outcome {
         /// The result as JSON text, written once here on the store queue; nil when it went out
         /// through a `ResponseStream`.
         var encodedResult: [UInt8]?
         var events: [Event] = []
-        /// For `watch`: the event types the connection subscribes to (nil: all).
-        var subscription: Set<String>?? = nil
+        /// For `watch`: what the connection now subscribes to (nil: the request changes nothing).
+        var subscription: Subscription? = nil
 
-        init(result: JSON, events: [Event] = [], subscription: Set<String>?? = nil) {
+        init(result: JSON, events: [Event] = [], subscription: Subscription? = nil) {
             var bytes: [UInt8] = []
             result.write(to: &bytes)
             self.init(encodedResult: bytes, events: events, subscription: subscription)
         }
 
-        init(encodedResult: [UInt8]?, events: [Event] = [], subscription: Set<String>?? = nil) {
+        init(encodedResult: [UInt8]?, events: [Event] = [], subscription: Subscription? = nil) {
             self.encodedResult = encodedResult
             self.events = events
             self.subscription = subscription
@@ -35,30 +34,35 @@ struct Router {
     /// Called on the store queue between the slices of long work (a large import).
     var progress: @Sendable () -> Void = {}
 
-    /// Whether `method` reads or writes the store; nil for a method todod does not know. A switch
-    /// compares a few short strings, cheaper per request than hashing one into a dictionary.
-    static func kind(of method: String) -> Kind? {
-        switch method {
-        case "todo.get", "todo.list", "category.list", "store.export", "daemon.status", "watch", "reminder.list":
-            .read
-        case "todo.add", "todo.update", "todo.complete", "todo.reopen", "todo.delete", "todo.move", "todo.snooze",
-             "category.add", "category.rename", "category.delete", "category.move", "store.import":
-            .write
-        default:
-            nil
-        }
-    }
-
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
     /// `heldImport` is what the connection holds of a `store.import` sent in parts. With a
     /// `stream`, a `todo.list` result is written to it as the todos are read.
     func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout HeldImport?,
                  stream: ResponseStream? = nil) throws(RPCError) -> Outcome {
-        var p = Params(request.params)
+        guard let method = request.known else { throw RPCError.methodNotFound(request.method) }
+        let p = request.params
         do {
-            if request.method == "store.import" { return try importPart(&p, held: &heldImport, tx) }
-            if request.method == "todo.list", let stream { return try streamList(&p, stream, tx) }
-            return try dispatch(request.method, &p, tx)
+            switch method {
+            case .todoGet: return try todoGet(TodoGetParams(decoding: p), tx)
+            case .todoAdd: return try todoAdd(TodoAddParams(decoding: p), tx)
+            case .todoList: return try todoList(TodoListParams(decoding: p), stream, tx)
+            case .todoUpdate: return try todoUpdate(TodoUpdateParams(decoding: p), tx)
+            case .todoComplete: return try todoComplete(TodoCompleteParams(decoding: p), tx)
+            case .todoReopen: return try todoReopen(TodoReopenParams(decoding: p), tx)
+            case .todoDelete: return try todoDelete(TodoDeleteParams(decoding: p), tx)
+            case .todoMove: return try todoMove(TodoMoveParams(decoding: p), tx)
+            case .todoSnooze: return try todoSnooze(TodoSnoozeParams(decoding: p), tx)
+            case .categoryList: return try categoryList(CategoryListParams(decoding: p), tx)
+            case .categoryAdd: return try categoryAdd(CategoryAddParams(decoding: p), tx)
+            case .categoryRename: return try categoryRename(CategoryRenameParams(decoding: p), tx)
+            case .categoryDelete: return try categoryDelete(CategoryDeleteParams(decoding: p), tx)
+            case .categoryMove: return try categoryMove(CategoryMoveParams(decoding: p), tx)
+            case .daemonStatus: return try daemonStatus(DaemonStatusParams(decoding: p), tx)
+            case .watch: return try watch(WatchParams(decoding: p))
+            case .storeExport: return try storeExport(StoreExportParams(decoding: p), tx)
+            case .storeImport: return try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx)
+            case .reminderList: return try reminderList(ReminderListParams(decoding: p))
+            }
         } catch let error as RPCError {
             throw error
         } catch let error as TodoError {
@@ -68,177 +72,27 @@ struct Router {
         }
     }
 
-    /// Whether `method` reads the journal rather than the store: it runs on the journal-read
-    /// queue, off the store queue (see `RequestExecutor`).
-    static func readsJournal(_ method: String) -> Bool { method == "reminder.list" }
-
-    /// Performs a `reminder.list` request: reads the journal, not the store.
+    /// Performs a `reminder.list` request: reads the journal, not the store (the executor runs
+    /// it on the journal-read queue).
     func listReminders(_ request: RPCRequest) throws(RPCError) -> Outcome {
-        var p = Params(request.params)
-        let since = try p.optionalInstant("since")
-        let limit = try p.optionalInt("limit", in: 1...10_000) ?? 100
-        try p.finish()
-        do {
-            return Outcome(result: .array(try reminders.list(since: since, limit: Int(limit))))
-        } catch {
-            throw RPCError(error)
-        }
+        try reminderList(ReminderListParams(decoding: request.params))
     }
 
-    /// Reads the params (throwing `RPCError`) and calls the store (throwing `TodoError`).
-    private func dispatch(_ method: String, _ p: inout Params, _ tx: StoreTransaction) throws -> Outcome {
-        switch method {
-        case "todo.add":
-            let new = NewTodo(
-                title: try p.string("title"), notes: try p.optionalString("notes"),
-                category: try p.optionalString("category"), due: try p.optionalInstant("due"),
-                remind: try p.optionalInstant("remind"), top: try p.flag("top"))
-            try p.finish()
-            let created = try newCategory(new.category, tx)
-            let todo = try tx.add(new)
-            return Outcome(encodedResult: todo.encodedJSON, events: try categoryEvents(created, tx) + [Event.todos("todo.added", [todo])])
+    // MARK: - todo.*
 
-        case "todo.get":
-            let id = try p.int("id", in: 1...Int64.max)
-            try p.finish()
-            return Outcome(encodedResult: try tx.todo(id).encodedJSON)
-
-        case "todo.list":
-            let query = try TodoQuery(params: &p)
-            try p.finish()
-            return Outcome(encodedResult: try tx.list(query).encoded)
-
-        case "todo.update":
-            let id = try p.int("id", in: 1...Int64.max)
-            let patch = TodoPatch(
-                title: try p.change("title") { $0 }, notes: try p.change("notes") { $0 },
-                category: try p.change("category") { $0 },
-                due: try p.change("due") { (s) throws(RPCError) in try Params.instantValue(s, "due") },
-                remind: try p.change("remind") { (s) throws(RPCError) in try Params.instantValue(s, "remind") })
-            try p.finish()
-            let before = try tx.todo(id)
-            let created: String? = if case .set(let name) = patch.category { try newCategory(name, tx) } else { nil }
-            let todo = try tx.update(id, patch)
-            return Outcome(encodedResult: todo.encodedJSON,
-                           events: try categoryEvents(created, tx) + (todo == before ? [] : [Event.todos("todo.updated", [todo])]))
-
-        case "todo.complete", "todo.reopen", "todo.delete":
-            let ids = try p.ids("ids")
-            try p.finish()
-            let todos: [Todo]
-            let changed: [Todo]
-            let type: String
-            switch method {
-            case "todo.complete", "todo.reopen":
-                let done = method == "todo.complete"
-                let wasDone = Set(try ids.filter { (id) throws in try tx.todo(id).done })
-                todos = done ? try tx.complete(ids) : try tx.reopen(ids)
-                changed = todos.filter { wasDone.contains($0.id) != done }
-                type = done ? "todo.completed" : "todo.reopened"
-            default:
-                todos = try tx.delete(ids)
-                changed = todos
-                type = "todo.deleted"
-            }
-            return Outcome(encodedResult: Todo.encodedJSON(todos), events: changed.isEmpty ? [] : [Event.todos(type, changed)])
-
-        case "todo.move":
-            let id = try p.int("id", in: 1...Int64.max)
-            let given = ["position", "before", "after"].filter { p.has($0) }
-            guard given.count == 1 else {
-                throw RPCError(code: RPCError.invalidParamsCode, message: "invalid params: give exactly one of position, before and after",
-                               field: given.count == 0 ? "position" : given[1])
-            }
-            let target: MoveTarget
-            switch given[0] {
-            case "position": target = .position(Int(try p.int("position", in: 1...Int64(Int32.max))))
-            case "before": target = .before(try p.int("before", in: 1...Int64.max))
-            default: target = .after(try p.int("after", in: 1...Int64.max))
-            }
-            try p.finish()
-            let before = try tx.todo(id)
-            let todo = try tx.move(id, to: target)
-            return Outcome(encodedResult: todo.encodedJSON, events: todo.position == before.position ? [] : [Event.todos("todo.moved", [todo])])
-
-        case "todo.snooze":
-            let id = try p.int("id", in: 1...Int64.max)
-            let until = try p.instant("until")
-            try p.finish()
-            let todo = try tx.snooze(id, until: until)
-            return Outcome(encodedResult: todo.encodedJSON, events: [Event.todos("todo.updated", [todo])])
-
-        case "category.add":
-            let name = try p.string("name")
-            try p.finish()
-            let category = try tx.addCategory(name)
-            return Outcome(result: JSON(category), events: [Event.category("category.added", category)])
-
-        case "category.list":
-            try p.finish()
-            return Outcome(result: .array(try tx.categories().map(JSON.init)))
-
-        case "category.rename":
-            let (name, newName) = (try p.string("name"), try p.string("newName"))
-            try p.finish()
-            let old = try tx.category(named: name)
-            let category = try tx.renameCategory(name, to: newName)
-            return Outcome(result: JSON(category),
-                           events: category.name == old.name ? [] : [Event.category("category.renamed", category, oldName: old.name)])
-
-        case "category.delete":
-            let (name, force) = (try p.string("name"), try p.flag("force"))
-            try p.finish()
-            let old = try tx.category(named: name)
-            var unlinked = try tx.list(Self.all(inCategory: old.name)).todos
-            let category = try tx.deleteCategory(name, force: force)
-            var events = [Event.category("category.deleted", category)]
-            if !unlinked.isEmpty {
-                unlinked = try unlinked.map { (t) throws(TodoError) in try tx.todo(t.id) }
-                events.append(Event.todos("todo.updated", unlinked))
-            }
-            return Outcome(result: JSON(category), events: events)
-
-        case "category.move":
-            let (name, position) = (try p.string("name"), try p.int("position", in: 1...Int64(Int32.max)))
-            try p.finish()
-            let before = try tx.category(named: name)
-            let category = try tx.moveCategory(name, to: Int(position))
-            return Outcome(result: JSON(category),
-                           events: category.position == before.position ? [] : [Event.category("category.moved", category)])
-
-        case "store.export":
-            try p.finish()
-            return Outcome(result: JSON(try tx.export()))
-
-
-        case "daemon.status":
-            try p.finish()
-            let counts = try tx.counts()
-            return Outcome(result: .object([
-                "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
-                "uptime": .double(status.uptime()), "database": .string(status.database),
-                "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
-                "nextReminder": JSON(try tx.nextPendingReminder()),
-                "databaseProblem": status.databaseProblem().map(JSON.string) ?? .null,
-            ]))
-
-        case "watch":
-            let filter = try Self.eventFilter(&p)
-            try p.finish()
-            return Outcome(result: ["subscribed": true], subscription: .some(filter))
-
-        default:
-            throw RPCError.methodNotFound(method)
-        }
+    private func todoGet(_ p: TodoGetParams, _ tx: StoreTransaction) throws -> Outcome {
+        Outcome(encodedResult: try tx.todo(p.id).encodedJSON)
     }
 
-    /// Todos per piece of a streamed listing.
-    static let streamedTodos = 500
+    private func todoAdd(_ new: TodoAddParams, _ tx: StoreTransaction) throws -> Outcome {
+        let created = try newCategory(new.category, tx)
+        let todo = try tx.add(new)
+        return Outcome(encodedResult: todo.encodedJSON, events: try categoryEvents(created, tx) + [.todos(.todoAdded, [todo])])
+    }
 
-    /// `todo.list` written to `stream` while the todos are read.
-    private func streamList(_ p: inout Params, _ stream: ResponseStream, _ tx: StoreTransaction) throws -> Outcome {
-        let query = try TodoQuery(params: &p)
-        try p.finish()
+    /// `todo.list`, written to `stream` while the todos are read when there is one.
+    private func todoList(_ query: TodoListParams, _ stream: ResponseStream?, _ tx: StoreTransaction) throws -> Outcome {
+        guard let stream else { return Outcome(encodedResult: try tx.list(query).encoded) }
         // Nothing is written until the rows are being read: an error before then (the statement
         // failing to prepare, say) is still answered as an error, not cut into a started line.
         var head: [UInt8]? = nil
@@ -255,6 +109,118 @@ struct Router {
         return Outcome(encodedResult: nil)
     }
 
+    /// Todos per piece of a streamed listing.
+    static let streamedTodos = 500
+
+    private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws -> Outcome {
+        let before = try tx.todo(p.id)
+        let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
+        let todo = try tx.update(p.id, p.patch)
+        return Outcome(encodedResult: todo.encodedJSON,
+                       events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
+    }
+
+    private func todoComplete(_ p: TodoCompleteParams, _ tx: StoreTransaction) throws -> Outcome {
+        try setDone(true, p.ids, tx)
+    }
+
+    private func todoReopen(_ p: TodoReopenParams, _ tx: StoreTransaction) throws -> Outcome {
+        try setDone(false, p.ids, tx)
+    }
+
+    /// Completes or reopens `ids`; the event names only the todos that changed.
+    private func setDone(_ done: Bool, _ ids: [Int64], _ tx: StoreTransaction) throws -> Outcome {
+        let wasDone = Set(try ids.filter { (id) throws in try tx.todo(id).done })
+        let todos = done ? try tx.complete(ids) : try tx.reopen(ids)
+        let changed = todos.filter { wasDone.contains($0.id) != done }
+        return Outcome(encodedResult: Todo.encodedJSON(todos),
+                       events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])
+    }
+
+    private func todoDelete(_ p: TodoDeleteParams, _ tx: StoreTransaction) throws -> Outcome {
+        let todos = try tx.delete(p.ids)
+        return Outcome(encodedResult: Todo.encodedJSON(todos), events: todos.isEmpty ? [] : [.todos(.todoDeleted, todos)])
+    }
+
+    private func todoMove(_ p: TodoMoveParams, _ tx: StoreTransaction) throws -> Outcome {
+        let before = try tx.todo(p.id)
+        let todo = try tx.move(p.id, to: p.target)
+        return Outcome(encodedResult: todo.encodedJSON, events: todo.position == before.position ? [] : [.todos(.todoMoved, [todo])])
+    }
+
+    private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws -> Outcome {
+        let todo = try tx.snooze(p.id, until: p.until)
+        return Outcome(encodedResult: todo.encodedJSON, events: [.todos(.todoUpdated, [todo])])
+    }
+
+    // MARK: - category.*
+
+    private func categoryList(_: CategoryListParams, _ tx: StoreTransaction) throws -> Outcome {
+        Outcome(result: .array(try tx.categories().map(JSON.init)))
+    }
+
+    private func categoryAdd(_ p: CategoryAddParams, _ tx: StoreTransaction) throws -> Outcome {
+        let category = try tx.addCategory(p.name)
+        return Outcome(result: JSON(category), events: [.category(.categoryAdded, category)])
+    }
+
+    private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws -> Outcome {
+        let old = try tx.category(named: p.name)
+        let category = try tx.renameCategory(p.name, to: p.newName)
+        return Outcome(result: JSON(category),
+                       events: category.name == old.name ? [] : [.category(.categoryRenamed, category, oldName: old.name)])
+    }
+
+    private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws -> Outcome {
+        let old = try tx.category(named: p.name)
+        var unlinked = try tx.list(Self.all(inCategory: old.name)).todos
+        let category = try tx.deleteCategory(p.name, force: p.force)
+        var events = [Event.category(.categoryDeleted, category)]
+        if !unlinked.isEmpty {
+            unlinked = try unlinked.map { (t) throws(TodoError) in try tx.todo(t.id) }
+            events.append(.todos(.todoUpdated, unlinked))
+        }
+        return Outcome(result: JSON(category), events: events)
+    }
+
+    private func categoryMove(_ p: CategoryMoveParams, _ tx: StoreTransaction) throws -> Outcome {
+        let before = try tx.category(named: p.name)
+        let category = try tx.moveCategory(p.name, to: Int(p.position))
+        return Outcome(result: JSON(category),
+                       events: category.position == before.position ? [] : [.category(.categoryMoved, category)])
+    }
+
+    // MARK: - reminder.*, daemon.*, watch
+
+    private func reminderList(_ p: ReminderListParams) throws(RPCError) -> Outcome {
+        do {
+            return Outcome(result: .array(try reminders.list(since: p.since, limit: p.limit ?? ReminderListParams.defaultLimit)))
+        } catch {
+            throw RPCError(error)
+        }
+    }
+
+    private func daemonStatus(_: DaemonStatusParams, _ tx: StoreTransaction) throws -> Outcome {
+        let counts = try tx.counts()
+        return Outcome(result: .object([
+            "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
+            "uptime": .double(status.uptime()), "database": .string(status.database),
+            "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
+            "nextReminder": JSON(try tx.nextPendingReminder()),
+            "databaseProblem": status.databaseProblem().map(JSON.string) ?? .null,
+        ]))
+    }
+
+    private func watch(_ p: WatchParams) -> Outcome {
+        Outcome(result: ["subscribed": true], subscription: Subscription(p))
+    }
+
+    // MARK: - store.*
+
+    private func storeExport(_: StoreExportParams, _ tx: StoreTransaction) throws -> Outcome {
+        Outcome(result: JSON(try tx.export()))
+    }
+
     /// The most todos one import may hold before it is applied.
     static let maxImportTodos = 1_000_000
     /// The most memory the parts of one import may take while held (`HeldImport.size`).
@@ -264,15 +230,11 @@ struct Router {
     /// on one connection: each but the last says `"more": true` and is only checked and `held`
     /// (nothing is written); the last applies every part in this one transaction. Any error drops
     /// what is held, and so does closing the connection: the import stays all or nothing.
-    func importPart(_ p: inout Params, held: inout HeldImport?, _ tx: StoreTransaction) throws -> Outcome {
+    func storeImport(_ p: StoreImportParams, held: inout HeldImport?, _ tx: StoreTransaction) throws -> Outcome {
         let before = held?.document
         let heldBytes = held?.bytes ?? 0
         held = nil
-        let more = try p.flag("more")
-        var object = p.object
-        object["more"] = nil
-        p = Params(JSONObject())  // the document is read whole below
-        let part = try ExportDocument(json: .object(object), firstTodo: before?.todos.count ?? 0)
+        let part = try p.read(firstTodo: before?.todos.count ?? 0)
         var document = part
         if let before {
             document = ExportDocument(categories: before.categories + part.categories, todos: before.todos + part.todos,
@@ -281,7 +243,7 @@ struct Router {
         guard document.todos.count <= Router.maxImportTodos else {
             throw RPCError.invalidParams("todos", "an import holds at most \(Router.maxImportTodos) todos")
         }
-        if more {
+        if p.more {
             let bytes = heldBytes + HeldImport.size(of: part)
             guard bytes <= Router.maxImportBytes else {
                 throw RPCError.invalidParams("todos", "an import in parts may hold at most \(Router.maxImportBytes >> 20) MiB; this one holds \(bytes >> 20) MiB")
@@ -294,6 +256,8 @@ struct Router {
         let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
+
+    // MARK: -
 
     /// `name` when naming it will create a category (it does not exist yet).
     private func newCategory(_ name: String?, _ tx: StoreTransaction) throws -> String? {
@@ -309,7 +273,7 @@ struct Router {
     /// The `category.added` event for a category a todo change created.
     private func categoryEvents(_ created: String?, _ tx: StoreTransaction) throws -> [Event] {
         guard let created else { return [] }
-        return [Event.category("category.added", try tx.category(named: created))]
+        return [.category(.categoryAdded, try tx.category(named: created))]
     }
 
     private static func all(inCategory name: String) -> TodoQuery {
@@ -317,19 +281,6 @@ struct Router {
         q.status = .all
         q.category = name
         return q
-    }
-
-    static func eventFilter(_ p: inout Params) throws(RPCError) -> Set<String>? {
-        guard let events = p.raw("events"), events != .null else { return nil }
-        guard case .array(let names) = events else { throw RPCError.invalidParams("events", "must be an array of event types") }
-        var filter = Set<String>()
-        for (i, name) in names.enumerated() {
-            guard case .string(let s) = name, Event.types.contains(s) else {
-                throw RPCError.invalidParams("events[\(i)]", "must be one of \(Event.types.sorted().joined(separator: ", "))")
-            }
-            filter.insert(s)
-        }
-        return filter
     }
 }
 

@@ -179,7 +179,7 @@ final class Server: @unchecked Sendable {
         let type = event.type
         var line: [UInt8]?
         for connection in connections.values {
-            guard case .some(let filter) = connection.subscription, filter?.contains(type) ?? true else { continue }
+            guard connection.subscription.includes(type) else { continue }
             let bytes = line ?? event.line  // made once, for the first subscriber
             line = bytes
             connection.send(line: bytes)

@@ -73,13 +73,22 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
 /// A decoded request. `id` is nil for a notification, which gets no response.
 public struct RPCRequest: Sendable {
     public var id: JSON?
-    public var method: String
+    /// The method's name as sent.
+    public let method: String
+    /// The method, decoded once here; nil for a name todod does not know.
+    public let known: Method?
     public var params: JSONObject
 
     public init(id: JSON?, method: String, params: JSONObject = JSONObject()) {
         self.id = id
         self.method = method
+        self.known = Method(name: method)
         self.params = params
+    }
+
+    /// A request for `params`' method (client side).
+    public init<P: MethodParams>(id: JSON?, _ params: P) {
+        self.init(id: id, method: P.method.name, params: params.encoded)
     }
 
     /// Decodes one line. On failure returns the id to answer with (null when unknown) and the error.

@@ -98,7 +98,7 @@ enum AddBench {
                 do {
                     while Measure.now() < deadline {
                         n += 1
-                        let line = requestLine(id: Int64(n), "todo.add", ["title": .string("bench add \(client)-\(n)")])
+                        let line = requestLine(id: Int64(n), Method.todoAdd.name, ["title": .string("bench add \(client)-\(n)")])
                         let t0 = Measure.now()
                         try connection.send(line)
                         let ok = try connection.withLine { bytes in

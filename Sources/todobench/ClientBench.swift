@@ -41,7 +41,7 @@ enum ClientBench {
                 let json = try Measure.samples(max(3, runs / 3)) { try Spawn.run(todoctl, ["list", "--json"], environment: env) }
                 report("  todoctl list --json (no table formatting)", json)
                 let connection = try daemon.connect()
-                let request = requestLine(id: 1, "todo.list", ["status": "open"])
+                let request = requestLine(id: 1, Method.todoList.name, ["status": "open"])
                 var bytes = 0
                 let trip = try Measure.samples(max(3, runs / 3)) { bytes = try connection.call(request).count + 1 }
                 report("  todo.list all open, raw round trip", trip, extra: "\(bytes / 1024) KiB response")

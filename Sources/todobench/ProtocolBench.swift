@@ -76,11 +76,11 @@ enum ProtocolBench {
         let daemon = try DaemonRun(dir: dir)
         defer { daemon.stop() }
         let connection = try daemon.connect()
-        let added = try connection.rpc("todo.add", ["title": "Buy milk 牛乳を買う", "category": "Home", "due": "2030-12-01T09:00:00Z", "notes": "two litres"])
+        let added = try connection.rpc(Method.todoAdd.name, ["title": "Buy milk 牛乳を買う", "category": "Home", "due": "2030-12-01T09:00:00Z", "notes": "two litres"])
         guard let id = added["result"]?["id"]?.intValue else { throw BenchError("todo.add returned no id") }
-        let request = requestLine(id: 7, "todo.get", ["id": .int(id)])
+        let request = requestLine(id: 7, Method.todoGet.name, ["id": .int(id)])
         let answer = try connection.call(request)
-        guard try parse(answer, what: "todo.get")["result"] != nil else {
+        guard try parse(answer, what: Method.todoGet.name)["result"] != nil else {
             throw BenchError("todo.get failed: \(String(decoding: answer, as: UTF8.self))")
         }
         let response = answer + [0x0A]

@@ -88,7 +88,7 @@ enum ReminderBench {
     static func round(_ daemon: DaemonRun, _ control: LineConnection, label: String, count: Int, lead: Int,
                       offset: (Int) -> Int64) throws -> Result {
         let watcher = try daemon.connect()
-        try watcher.rpc("watch", ["events": ["reminder"]])
+        try watcher.rpc(Method.watch.name, ["events": [.string(EventType.reminder.name)]])
         let now = Instant.now()
         let t = Instant(seconds: now.seconds + Int64(lead) + 1)
         var remindByTitle: [String: Int64] = [:]
@@ -103,7 +103,7 @@ enum ReminderBench {
             let instant = remind.rfc3339(fractional: true)
             entries.append(["title": .string(title), "created": .string(now.rfc3339(fractional: true)), "due": .string(instant), "remind": .string(instant)])
         }
-        try control.rpc("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(entries)])
+        try control.rpc(Method.storeImport.name, ["format": "todod-export", "version": 1, "categories": [], "todos": .array(entries)])
         guard Instant.now() < t else { throw BenchError("importing took longer than the lead time of \(lead) s") }
 
         // Read events until every reminder came or 10 s after the last was due.
@@ -128,7 +128,7 @@ enum ReminderBench {
         result.spread = last.usec - t.usec
         var seen: [String: Int] = [:]
         for (arrival, line) in arrivals {
-            guard let params = try parse(line, what: "watch")["params"], params["type"]?.stringValue == "reminder",
+            guard let params = try parse(line, what: Method.watch.name)["params"], params["type"]?.stringValue == EventType.reminder.name,
                   let title = params["todo"]?["title"]?.stringValue, let remind = remindByTitle[title] else { continue }
             seen[title, default: 0] += 1
             if seen[title]! > 1 { result.duplicates += 1; continue }

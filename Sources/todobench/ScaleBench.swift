@@ -42,9 +42,9 @@ enum ScaleBench {
 
         let connection = try daemon.connect()
         func roundTrip(_ params: JSONObject) throws -> [Double] {
-            let request = requestLine(id: 3, "todo.list", params)
+            let request = requestLine(id: 3, Method.todoList.name, params)
             let check = try connection.call(request)
-            guard try parse(check, what: "todo.list")["result"] != nil else {
+            guard try parse(check, what: Method.todoList.name)["result"] != nil else {
                 throw BenchError("todo.list failed: \(String(decoding: check.prefix(300), as: UTF8.self))")
             }
             return try Measure.samples(runs * 10) { _ = try connection.call(request) }
@@ -58,7 +58,7 @@ enum ScaleBench {
         report("todo.list category limit 0 (total only)", categoryTotal)
         let openTotal = try roundTrip(["limit": 0])
         report("todo.list limit 0 (total only)", openTotal)
-        let statusRequest = requestLine(id: 4, "daemon.status")
+        let statusRequest = requestLine(id: 4, Method.daemonStatus.name)
         let status = try Measure.samples(runs * 10) { _ = try connection.call(statusRequest) }
         report("daemon.status round trip", status)
         let rssAfter = daemon.rss

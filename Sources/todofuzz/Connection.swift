@@ -226,7 +226,7 @@ final class Worker: @unchecked Sendable {
                 partial = 0
             }
             if !mayWatch, item.bytes.count < 4096 || item.kind == .burst || item.kind == .watch || item.kind == .mutated {
-                mayWatch = contains(item.bytes, Array("watch".utf8))
+                mayWatch = contains(item.bytes, Array(Method.watch.name.utf8))
             }
             if item.after == .disconnect {
                 // Read every answer owed so far, so a disconnect does not hide them from the checks.

@@ -1,3 +1,5 @@
+import TodoProtocol
+
 /// One thing a connection sends: a line, several lines, or a raw chunk, and what happens after.
 struct Item {
     enum Kind: String, CaseIterable {
@@ -63,14 +65,11 @@ struct Generator {
     // MARK: - Vocabulary
 
     static let methods = [
-        "todo.add", "todo.get", "todo.list", "todo.update", "todo.complete", "todo.reopen", "todo.delete",
-        "todo.move", "todo.snooze", "category.add", "category.list", "category.rename", "category.delete",
-        "category.move", "reminder.list", "store.export", "store.import", "daemon.status", "watch",
+        Method.todoAdd.name, Method.todoGet.name, Method.todoList.name, Method.todoUpdate.name, Method.todoComplete.name, Method.todoReopen.name, Method.todoDelete.name,
+        Method.todoMove.name, Method.todoSnooze.name, Method.categoryAdd.name, Method.categoryList.name, Method.categoryRename.name, Method.categoryDelete.name,
+        Method.categoryMove.name, Method.reminderList.name, Method.storeExport.name, Method.storeImport.name, Method.daemonStatus.name, Method.watch.name,
     ]
-    static let eventTypes = [
-        "todo.added", "todo.updated", "todo.completed", "todo.reopened", "todo.deleted", "todo.moved",
-        "category.added", "category.renamed", "category.deleted", "category.moved", "store.imported", "reminder",
-    ]
+    static let eventTypes = EventType.allCases.map(\.name)
     static let sortKeys = ["id", "title", "created", "updated", "due", "position", "category"]
     static let allParamNames = [
         "title", "notes", "category", "due", "remind", "top", "id", "ids", "status", "uncategorized", "overdue",
@@ -149,11 +148,11 @@ struct Generator {
         let id = "~canary~\(worker)~\(canaries)"
         var request = Request(id: .str(id))
         switch canaries % 5 {
-        case 0: request.method = .str("daemon.status")
-        case 1: request.method = .str("todo.list"); request.params = .obj([("limit", .int(3)), ("status", .str("all"))])
-        case 2: request.method = .str("category.list")
-        case 3: request.method = .str("todo.add"); request.params = .obj([("title", .str("todofuzz canary \(canaries)"))])
-        default: request.method = .str("todo.list"); request.params = .obj([("search", .str("canary")), ("limit", .int(1))])
+        case 0: request.method = .str(Method.daemonStatus.name)
+        case 1: request.method = .str(Method.todoList.name); request.params = .obj([("limit", .int(3)), ("status", .str("all"))])
+        case 2: request.method = .str(Method.categoryList.name)
+        case 3: request.method = .str(Method.todoAdd.name); request.params = .obj([("title", .str("todofuzz canary \(canaries)"))])
+        default: request.method = .str(Method.todoList.name); request.params = .obj([("search", .str("canary")), ("limit", .int(1))])
         }
         // The leading newline ends whatever partial line came before, so the canary is a line of its own.
         return Item(kind: .canary, bytes: [0x0A] + request.line, canary: id)
@@ -219,16 +218,16 @@ struct Generator {
     private mutating func validParams(_ method: String) -> V? {
         var p: [(String, V)] = []
         switch method {
-        case "todo.add":
+        case Method.todoAdd.name:
             p.append(("title", .str(title())))
             if rng.chance(0.3) { p.append(("notes", orNull(.str(rng.word(rng.int(0...100)))))) }
             if rng.chance(0.3) { p.append(("category", orNull(.str(category())))) }
             if rng.chance(0.3) { p.append(("due", orNull(instant()))) }
             if rng.chance(0.2) { p.append(("remind", orNull(instant()))) }
             if rng.chance(0.2) { p.append(("top", orNull(.bool(rng.chance(0.5))))) }
-        case "todo.get":
+        case Method.todoGet.name:
             p.append(("id", id()))
-        case "todo.list":
+        case Method.todoList.name:
             if rng.chance(0.3) { p.append(("status", .str(rng.pick(["open", "done", "all", "ALL", "closed"])))) }
             if rng.chance(0.15) { p.append(("category", .str(category()))) }
             if rng.chance(0.1) { p.append(("uncategorized", .bool(rng.chance(0.5)))) }
@@ -245,42 +244,42 @@ struct Generator {
             }
             if rng.chance(0.95) { p.append(("limit", .int(Int64(rng.int(0...20))))) }
             if rng.chance(0.2) { p.append(("offset", .int(Int64(rng.int(0...50))))) }
-        case "todo.update":
+        case Method.todoUpdate.name:
             p.append(("id", id()))
             if rng.chance(0.4) { p.append(("title", .str(title()))) }
             if rng.chance(0.3) { p.append(("notes", orNull(.str(rng.word(rng.int(0...100)))))) }
             if rng.chance(0.3) { p.append(("category", orNull(.str(category())))) }
             if rng.chance(0.3) { p.append(("due", orNull(instant()))) }
             if rng.chance(0.3) { p.append(("remind", orNull(instant()))) }
-        case "todo.complete", "todo.reopen", "todo.delete":
+        case Method.todoComplete.name, Method.todoReopen.name, Method.todoDelete.name:
             p.append(("ids", ids()))
-        case "todo.move":
+        case Method.todoMove.name:
             p.append(("id", id()))
             switch rng.below(3) {
             case 0: p.append(("position", .int(Int64(rng.int(1...40)))))
             case 1: p.append(("before", id()))
             default: p.append(("after", id()))
             }
-        case "todo.snooze":
+        case Method.todoSnooze.name:
             p.append(("id", id()))
             p.append(("until", instant()))
-        case "category.add":
+        case Method.categoryAdd.name:
             p.append(("name", .str(category())))
-        case "category.rename":
+        case Method.categoryRename.name:
             p.append(("name", .str(category())))
             p.append(("newName", .str(category())))
-        case "category.delete":
+        case Method.categoryDelete.name:
             p.append(("name", .str(category())))
             if rng.chance(0.5) { p.append(("force", .bool(rng.chance(0.5)))) }
-        case "category.move":
+        case Method.categoryMove.name:
             p.append(("name", .str(category())))
             p.append(("position", .int(Int64(rng.int(1...10)))))
-        case "reminder.list":
+        case Method.reminderList.name:
             if rng.chance(0.5) { p.append(("since", instant())) }
             if rng.chance(0.5) { p.append(("limit", .int(Int64(rng.int(1...20))))) }
-        case "store.import":
+        case Method.storeImport.name:
             return exportDocument(todos: rng.int(0...3))
-        case "watch":
+        case Method.watch.name:
             if rng.chance(0.6) {
                 p.append(("events", .arr((0..<rng.int(0...3)).map { _ in .str(rng.pick(Self.eventTypes)) })))
             }
@@ -295,8 +294,8 @@ struct Generator {
         // other returns the whole store.
         while true {
             let m = rng.pick(Self.methods)
-            if m == "watch" && !rng.chance(0.1) { continue }
-            if m == "store.export" && !rng.chance(0.3) { continue }
+            if m == Method.watch.name && !rng.chance(0.1) { continue }
+            if m == Method.storeExport.name && !rng.chance(0.3) { continue }
             return m
         }
     }
@@ -414,7 +413,7 @@ struct Generator {
                                                          .int(Int64.max), .int(Int64.min), .null, .strBytes(nastyString())])
         case 8: r.id = .raw(rng.pick(Self.specialNumbers))
         case 9:
-            r.method = rng.pick([nil, .null, .int(1), .arr([.str("todo.add")]), .str(""), .str("TODO.ADD"), .str("todo.add "),
+            r.method = rng.pick([nil, .null, .int(1), .arr([.str(Method.todoAdd.name)]), .str(""), .str("TODO.ADD"), .str("todo.add "),
                                  .str("todo."), .str("todo.add\u{0}"), .str(rng.pick(Self.methods) + "x"), .strBytes(nastyString()),
                                  .str("rpc.discover"), .str("__proto__"), .str(String(repeating: "a", count: 10_000))])
         case 10: r.method = .str(rng.pick(Self.methods))  // the params of one method sent to another
@@ -447,14 +446,14 @@ struct Generator {
     private mutating func numbersLine() -> [UInt8] {
         let n = V.raw(rng.pick(Self.specialNumbers))
         let targets: [(String, [(String, V)])] = [
-            ("todo.get", [("id", n)]), ("todo.update", [("id", n), ("title", .str("t"))]), ("todo.move", [("id", n), ("position", .int(1))]),
-            ("todo.move", [("id", .int(1)), ("position", n)]), ("todo.move", [("id", .int(1)), ("before", n)]),
-            ("todo.move", [("id", .int(1)), ("after", n)]), ("category.move", [("name", .str("Home")), ("position", n)]),
-            ("todo.list", [("limit", n)]), ("todo.list", [("offset", n), ("limit", .int(2))]), ("reminder.list", [("limit", n)]),
-            ("todo.complete", [("ids", .arr([n]))]), ("todo.delete", [("ids", .arr([.int(999_999), n]))]),
-            ("todo.reopen", [("ids", .arr([n, n]))]), ("todo.snooze", [("id", n), ("until", .str("2030-01-01T00:00:00Z"))]),
-            ("store.import", [("format", .str("todod-export")), ("version", n), ("categories", .arr([])), ("todos", .arr([]))]),
-            ("todo.add", [("title", .str("n")), ("top", n)]), ("category.delete", [("name", .str("x")), ("force", n)]),
+            (Method.todoGet.name, [("id", n)]), (Method.todoUpdate.name, [("id", n), ("title", .str("t"))]), (Method.todoMove.name, [("id", n), ("position", .int(1))]),
+            (Method.todoMove.name, [("id", .int(1)), ("position", n)]), (Method.todoMove.name, [("id", .int(1)), ("before", n)]),
+            (Method.todoMove.name, [("id", .int(1)), ("after", n)]), (Method.categoryMove.name, [("name", .str("Home")), ("position", n)]),
+            (Method.todoList.name, [("limit", n)]), (Method.todoList.name, [("offset", n), ("limit", .int(2))]), (Method.reminderList.name, [("limit", n)]),
+            (Method.todoComplete.name, [("ids", .arr([n]))]), (Method.todoDelete.name, [("ids", .arr([.int(999_999), n]))]),
+            (Method.todoReopen.name, [("ids", .arr([n, n]))]), (Method.todoSnooze.name, [("id", n), ("until", .str("2030-01-01T00:00:00Z"))]),
+            (Method.storeImport.name, [("format", .str("todod-export")), ("version", n), ("categories", .arr([])), ("todos", .arr([]))]),
+            (Method.todoAdd.name, [("title", .str("n")), ("top", n)]), (Method.categoryDelete.name, [("name", .str("x")), ("force", n)]),
         ]
         let (method, params) = rng.pick(targets)
         var r = Request(id: rng.chance(0.8) ? requestID() : n, method: .str(method), params: .obj(params))
@@ -466,10 +465,10 @@ struct Generator {
     private mutating func badStringLine() -> [UInt8] {
         let s = V.strBytes(nastyString())
         let targets: [(String, String)] = [
-            ("todo.add", "title"), ("todo.add", "notes"), ("todo.add", "category"), ("todo.add", "due"), ("todo.update", "title"),
-            ("todo.update", "notes"), ("todo.list", "search"), ("todo.list", "category"), ("todo.list", "status"),
-            ("category.add", "name"), ("category.rename", "newName"), ("category.delete", "name"), ("todo.snooze", "until"),
-            ("watch", "events"), ("reminder.list", "since"),
+            (Method.todoAdd.name, "title"), (Method.todoAdd.name, "notes"), (Method.todoAdd.name, "category"), (Method.todoAdd.name, "due"), (Method.todoUpdate.name, "title"),
+            (Method.todoUpdate.name, "notes"), (Method.todoList.name, "search"), (Method.todoList.name, "category"), (Method.todoList.name, "status"),
+            (Method.categoryAdd.name, "name"), (Method.categoryRename.name, "newName"), (Method.categoryDelete.name, "name"), (Method.todoSnooze.name, "until"),
+            (Method.watch.name, "events"), (Method.reminderList.name, "since"),
         ]
         let (method, field) = rng.pick(targets)
         var request = validRequest(method: method)
@@ -495,9 +494,9 @@ struct Generator {
         let unit = rng.pick(["x", "é", "e\u{301}", "🇯🇵", "牛"])
         var r: Request
         switch rng.below(9) {
-        case 0: r = Request(id: requestID(), method: .str("todo.add"), params: .obj([("title", .str(repeated(unit, rng.pick([999, 1000, 1001]))))]))
-        case 1: r = Request(id: requestID(), method: .str("todo.add"), params: .obj([("title", .str(" " + repeated(unit, 1000) + "\u{3000}"))]))
-        case 2: r = Request(id: requestID(), method: .str(rng.pick(["todo.add", "todo.update"])),
+        case 0: r = Request(id: requestID(), method: .str(Method.todoAdd.name), params: .obj([("title", .str(repeated(unit, rng.pick([999, 1000, 1001]))))]))
+        case 1: r = Request(id: requestID(), method: .str(Method.todoAdd.name), params: .obj([("title", .str(" " + repeated(unit, 1000) + "\u{3000}"))]))
+        case 2: r = Request(id: requestID(), method: .str(rng.pick([Method.todoAdd.name, Method.todoUpdate.name])),
                             params: .obj([("id", .int(1)), ("title", .str(repeated(unit, 100_000)))]))
         case 3:  // notes at 64 KiB, one byte past it, a multibyte character across the bound, white space only
             let notes: String
@@ -508,13 +507,13 @@ struct Generator {
             case 3: notes = repeated("n", 65_534) + "é"
             default: notes = repeated(" ", 65_536)
             }
-            r = Request(id: requestID(), method: .str("todo.add"), params: .obj([("title", .str("long notes")), ("notes", .str(notes))]))
-        case 4: r = Request(id: requestID(), method: .str("todo.update"), params: .obj([("id", id()), ("notes", .str(repeated(unit, rng.pick([16_384, 65_536, 200_000]))))]))
-        case 5: r = Request(id: requestID(), method: .str(rng.pick(["category.add", "category.delete"])), params: .obj([("name", .str(repeated(unit, rng.pick([199, 200, 201, 10_000]))))]))
-        case 6: r = Request(id: requestID(), method: .str("todo.list"), params: .obj([("search", .str(repeated(unit, rng.pick([1000, 100_000])))), ("limit", .int(5))]))
-        case 7: r = Request(id: .str(repeated("i", rng.pick([1000, 100_000]))), method: .str("daemon.status"))
+            r = Request(id: requestID(), method: .str(Method.todoAdd.name), params: .obj([("title", .str("long notes")), ("notes", .str(notes))]))
+        case 4: r = Request(id: requestID(), method: .str(Method.todoUpdate.name), params: .obj([("id", id()), ("notes", .str(repeated(unit, rng.pick([16_384, 65_536, 200_000]))))]))
+        case 5: r = Request(id: requestID(), method: .str(rng.pick([Method.categoryAdd.name, Method.categoryDelete.name])), params: .obj([("name", .str(repeated(unit, rng.pick([199, 200, 201, 10_000]))))]))
+        case 6: r = Request(id: requestID(), method: .str(Method.todoList.name), params: .obj([("search", .str(repeated(unit, rng.pick([1000, 100_000])))), ("limit", .int(5))]))
+        case 7: r = Request(id: .str(repeated("i", rng.pick([1000, 100_000]))), method: .str(Method.daemonStatus.name))
         default:  // a wide object: many distinct keys (see `wideKeys`)
-            r = Request(id: requestID(), method: .str("todo.add"), params: .obj([("title", .str("many keys"))] + (0..<rng.int(10...max(10, wideKeys))).map { ("k\($0)", V.int(Int64($0))) }))
+            r = Request(id: requestID(), method: .str(Method.todoAdd.name), params: .obj([("title", .str("many keys"))] + (0..<rng.int(10...max(10, wideKeys))).map { ("k\($0)", V.int(Int64($0))) }))
         }
         return r.line
     }
@@ -526,9 +525,9 @@ struct Generator {
         let nest = nested(depth: depth, closed: closed)
         switch rng.below(4) {
         case 0: return nest + [0x0A]
-        case 1: return Request(id: requestID(), method: .str("todo.add"), params: .obj([("title", .rawBytes(nest))])).line
-        case 2: return Request(id: .rawBytes(nest), method: .str("daemon.status")).line
-        default: return Request(id: requestID(), method: .str("todo.list"), params: .rawBytes(nest)).line
+        case 1: return Request(id: requestID(), method: .str(Method.todoAdd.name), params: .obj([("title", .rawBytes(nest))])).line
+        case 2: return Request(id: .rawBytes(nest), method: .str(Method.daemonStatus.name)).line
+        default: return Request(id: requestID(), method: .str(Method.todoList.name), params: .rawBytes(nest)).line
         }
     }
 
@@ -557,7 +556,7 @@ struct Generator {
     }
 
     private mutating func watchLine() -> [UInt8] {
-        var r = Request(id: requestID(), method: .str("watch"))
+        var r = Request(id: requestID(), method: .str(Method.watch.name))
         switch rng.below(5) {
         case 0: break
         case 1: r.params = .obj([("events", .null)])
@@ -606,16 +605,16 @@ struct Generator {
         var bytes: [UInt8] = []
         var heavy = 0
         for _ in 0..<count {
-            var method = rng.pick(["store.export", "todo.list", "category.list", "daemon.status", "todo.add", "reminder.list", "todo.get"])
+            var method = rng.pick([Method.storeExport.name, Method.todoList.name, Method.categoryList.name, Method.daemonStatus.name, Method.todoAdd.name, Method.reminderList.name, Method.todoGet.name])
             // At most two whole-store answers per item: they are what costs the daemon most.
-            if method == "store.export" || method == "todo.list" {
+            if method == Method.storeExport.name || method == Method.todoList.name {
                 heavy += 1
-                if heavy > 2 { method = "daemon.status" }
+                if heavy > 2 { method = Method.daemonStatus.name }
             }
             var r = Request(id: requestID(), method: .str(method))
-            if method == "todo.list" { r.params = .obj([("status", .str("all"))]) }
-            if method == "todo.add" { r.params = .obj([("title", .str("abandoned \(rng.below(1000))"))]) }
-            if method == "todo.get" { r.params = .obj([("id", id())]) }
+            if method == Method.todoList.name { r.params = .obj([("status", .str("all"))]) }
+            if method == Method.todoAdd.name { r.params = .obj([("title", .str("abandoned \(rng.below(1000))"))]) }
+            if method == Method.todoGet.name { r.params = .obj([("id", id())]) }
             bytes += r.line
         }
         return Item(kind: .abruptDisconnect, bytes: bytes, inputs: count, after: .disconnect)
@@ -669,6 +668,6 @@ struct Generator {
 
     /// A valid import of a few hundred to a few thousand todos in one request.
     private mutating func bigImport() -> Item {
-        Item(kind: .bigImport, bytes: Request(id: requestID(), method: .str("store.import"), params: exportDocument(todos: rng.int(100...3000))).line)
+        Item(kind: .bigImport, bytes: Request(id: requestID(), method: .str(Method.storeImport.name), params: exportDocument(todos: rng.int(100...3000))).line)
     }
 }

@@ -199,7 +199,7 @@ final class Monitor: @unchecked Sendable {
         Thread {
             do {
                 let client = try SimpleClient(path: path, timeout: timeout + 1)
-                result.set(.success(try client.call("daemon.status")))
+                result.set(.success(try client.call(Method.daemonStatus.name)))
             } catch {
                 result.set(.failure(error))
             }
@@ -258,16 +258,16 @@ final class Monitor: @unchecked Sendable {
             var rounds = 0
             while remaining > housekeepAbove && rounds < 20 {
                 rounds += 1
-                let page = try client.call("todo.list", ["status": "all", "sort": [["key": "id"]], "limit": 1000])
+                let page = try client.call(Method.todoList.name, ["status": "all", "sort": [["key": "id"]], "limit": 1000])
                 let ids = page["todos"]?.arrayValue?.compactMap { $0["id"] } ?? []
                 guard !ids.isEmpty else { break }
-                _ = try client.call("todo.delete", ["ids": .array(ids)])
+                _ = try client.call(Method.todoDelete.name, ["ids": .array(ids)])
                 stats.deleted(ids.count)
                 remaining = Int(page["total"]?.intValue ?? 0) - ids.count
             }
-            let categories = try client.call("category.list").arrayValue ?? []
+            let categories = try client.call(Method.categoryList.name).arrayValue ?? []
             if categories.count > 100 {
-                _ = try client.pipeline(categories.compactMap { c in c["name"].map { ("category.delete", ["name": $0, "force": true]) } })
+                _ = try client.pipeline(categories.compactMap { c in c["name"].map { (Method.categoryDelete.name, ["name": $0, "force": true]) } })
             }
         } catch SimpleClient.Failure.rpc(-32001, _) {
             // A fuzzing request deleted one of these todos first: try again after the next check.

@@ -101,13 +101,13 @@ func roundTrip(path: String, seed: UInt64) -> String? {
     do {
         let client = try SimpleClient(path: path, timeout: 30)
         let title = "todofuzz round trip \(seed)"
-        let added = try client.call("todo.add", ["title": .string(title), "notes": "after the fuzzing", "due": "2030-01-01T09:00:00Z"])
+        let added = try client.call(Method.todoAdd.name, ["title": .string(title), "notes": "after the fuzzing", "due": "2030-01-01T09:00:00Z"])
         guard let id = added["id"]?.intValue else { return "todo.add returned no id: \(added.serialized())" }
-        let got = try client.call("todo.get", ["id": .int(id)])
+        let got = try client.call(Method.todoGet.name, ["id": .int(id)])
         guard got["title"] == .string(title), got["notes"] == "after the fuzzing" else { return "todo.get returned \(got.serialized())" }
-        let page = try client.call("todo.list", ["status": "all", "search": .string(title)])
+        let page = try client.call(Method.todoList.name, ["status": "all", "search": .string(title)])
         guard page["todos"]?.arrayValue?.contains(where: { $0["id"] == .int(id) }) == true else { return "todo.list did not contain todo \(id)" }
-        _ = try client.call("todo.delete", ["ids": [.int(id)]])
+        _ = try client.call(Method.todoDelete.name, ["ids": [.int(id)]])
         return nil
     } catch {
         return "\(error)"

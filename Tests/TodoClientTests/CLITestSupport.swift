@@ -16,13 +16,13 @@ final class FakeTransport: RPCTransport {
 
     init(handler: @escaping Handler = FakeTransport.canned) { self.handler = handler }
 
-    func call(_ method: String, _ params: JSONObject) throws(ClientError) -> JSON {
-        calls.append((method, params))
-        return try handler(method, params)
+    func call(_ method: TodoProtocol.Method, _ params: JSONObject) throws(ClientError) -> JSON {
+        calls.append((method.name, params))
+        return try handler(method.name, params)
     }
 
-    func watch(_ params: JSONObject, onEvent: (JSON) -> Bool) throws(ClientError) {
-        watchParams = params
+    func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
+        watchParams = params.encoded
         for event in events where !onEvent(event) { return }
     }
 

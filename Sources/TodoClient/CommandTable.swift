@@ -1,0 +1,34 @@
+import TodoCore
+
+/// todoctl's command table as plain lines, for scripts/check-docs to check the man page and the
+/// shell completions against (`todoctl __command-table`; not a command, not in the help). Read
+/// from the tables the parser uses, so it cannot drift from what todoctl accepts.
+enum CommandTable {
+    /// The hidden argument that prints the table.
+    static let argument = "__command-table"
+
+    /// One line each, fields separated by single spaces:
+    /// `global OPTION ARITY`, `command NAME`, `option COMMAND OPTION ARITY`,
+    /// `subcommand category NAME`, `suboption category NAME OPTION ARITY`, `sortkey KEY`.
+    static var text: String {
+        var lines: [String] = []
+        for (option, arity) in Parser.globalSpecs.sorted(by: { $0.key < $1.key }) {
+            lines.append("global \(option) \(arity)")
+        }
+        for name in Parser.commandNames {
+            lines.append("command \(name)")
+            for (option, arity) in (Parser.commandSpecs[name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                lines.append("option \(name) \(option) \(arity)")
+            }
+        }
+        let categoryOptions = Parser.commandSpecs["category"] ?? [:]
+        for sub in Parser.categorySubcommands {
+            lines.append("subcommand category \(sub.name)")
+            for option in sub.options.sorted() {
+                lines.append("suboption category \(sub.name) \(option) \(categoryOptions[option].map { "\($0)" } ?? "?")")
+            }
+        }
+        for field in TodoQuery.SortField.allCases { lines.append("sortkey \(field.rawValue)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

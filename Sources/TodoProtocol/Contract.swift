@@ -1,0 +1,428 @@
+import TodoCore
+
+/// The params of one method, read by the daemon and written by clients from this one definition.
+/// Decoding reports each mistake as a -32602 error naming the field, and refuses any member the
+/// method does not take (`Params.finish`). Adding a method: a case of `Method` and a type here.
+public protocol MethodParams: Sendable {
+    /// The method these are the params of.
+    static var method: Method { get }
+    /// Reads the params of a request (daemon side).
+    init(decoding object: JSONObject) throws(RPCError)
+    /// The params object asking for this (client side); defaults are left out.
+    var encoded: JSONObject { get }
+}
+
+// MARK: - todo.*
+
+/// `todo.get`.
+public struct TodoGetParams: MethodParams, Equatable {
+    public static let method = Method.todoGet
+    public var id: Int64
+
+    public init(id: Int64) { self.id = id }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        id = try p.int("id", in: 1...Int64.max)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { ["id": .int(id)] }
+}
+
+/// `todo.add`: the new todo's fields (`noReminder` is not on the wire: a client sends no
+/// `remind`, and the reminder defaults to the due time).
+public typealias TodoAddParams = NewTodo
+
+extension NewTodo: MethodParams {
+    public static let method = Method.todoAdd
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        self.init(
+            title: try p.string("title"), notes: try p.optionalString("notes"),
+            category: try p.optionalString("category"), due: try p.optionalInstant("due"),
+            remind: try p.optionalInstant("remind"), top: try p.flag("top"))
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p: JSONObject = ["title": .string(title)]
+        if let notes { p["notes"] = .string(notes) }
+        if let category { p["category"] = .string(category) }
+        if let due { p["due"] = .instant(due) }
+        if let remind { p["remind"] = .instant(remind) }
+        if top { p["top"] = .bool(true) }
+        return p
+    }
+}
+
+/// `todo.list`: the query (QueryCodec.swift reads and writes its members).
+public typealias TodoListParams = TodoQuery
+
+extension TodoQuery: MethodParams {
+    public static let method = Method.todoList
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        try self.init(params: &p)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { params }
+}
+
+/// `todo.update`: absent keeps a field, null clears it, a value sets it.
+public struct TodoUpdateParams: MethodParams, Equatable {
+    public static let method = Method.todoUpdate
+    public var id: Int64
+    public var patch: TodoPatch
+
+    public init(id: Int64, patch: TodoPatch) {
+        self.id = id
+        self.patch = patch
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        id = try p.int("id", in: 1...Int64.max)
+        patch = TodoPatch(
+            title: try p.change("title") { $0 }, notes: try p.change("notes") { $0 },
+            category: try p.change("category") { $0 },
+            due: try p.change("due") { (s) throws(RPCError) in try Params.instantValue(s, "due") },
+            remind: try p.change("remind") { (s) throws(RPCError) in try Params.instantValue(s, "remind") })
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p: JSONObject = ["id": .int(id)]
+        p["title"] = Self.encode(patch.title) { .string($0) }
+        p["notes"] = Self.encode(patch.notes) { .string($0) }
+        p["category"] = Self.encode(patch.category) { .string($0) }
+        p["due"] = Self.encode(patch.due) { .instant($0) }
+        p["remind"] = Self.encode(patch.remind) { .instant($0) }
+        return p
+    }
+
+    /// An update field's JSON: absent to keep, null to clear.
+    private static func encode<T>(_ change: FieldChange<T>, _ value: (T) -> JSON) -> JSON? {
+        switch change {
+        case .keep: nil
+        case .clear: .null
+        case .set(let v): value(v)
+        }
+    }
+}
+
+/// The params of `todo.complete`, `todo.reopen` and `todo.delete`: the todos, by id.
+public protocol TodoIDsParams: MethodParams {
+    var ids: [Int64] { get }
+    init(ids: [Int64])
+}
+
+extension TodoIDsParams {
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        let ids = try p.ids("ids")
+        try p.finish()
+        self.init(ids: ids)
+    }
+
+    public var encoded: JSONObject { ["ids": .array(ids.map { .int($0) })] }
+}
+
+/// `todo.complete`.
+public struct TodoCompleteParams: TodoIDsParams, Equatable {
+    public static let method = Method.todoComplete
+    public var ids: [Int64]
+    public init(ids: [Int64]) { self.ids = ids }
+}
+
+/// `todo.reopen`.
+public struct TodoReopenParams: TodoIDsParams, Equatable {
+    public static let method = Method.todoReopen
+    public var ids: [Int64]
+    public init(ids: [Int64]) { self.ids = ids }
+}
+
+/// `todo.delete`.
+public struct TodoDeleteParams: TodoIDsParams, Equatable {
+    public static let method = Method.todoDelete
+    public var ids: [Int64]
+    public init(ids: [Int64]) { self.ids = ids }
+}
+
+/// `todo.move`: exactly one of `position`, `before` and `after`.
+public struct TodoMoveParams: MethodParams, Equatable {
+    public static let method = Method.todoMove
+    public var id: Int64
+    public var target: MoveTarget
+
+    public init(id: Int64, target: MoveTarget) {
+        self.id = id
+        self.target = target
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        id = try p.int("id", in: 1...Int64.max)
+        let given = ["position", "before", "after"].filter { p.has($0) }
+        guard given.count == 1 else {
+            throw RPCError(code: RPCError.invalidParamsCode, message: "invalid params: give exactly one of position, before and after",
+                           field: given.count == 0 ? "position" : given[1])
+        }
+        switch given[0] {
+        case "position": target = .position(Int(try p.int("position", in: 1...Int64(Int32.max))))
+        case "before": target = .before(try p.int("before", in: 1...Int64.max))
+        default: target = .after(try p.int("after", in: 1...Int64.max))
+        }
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p: JSONObject = ["id": .int(id)]
+        switch target {
+        case .position(let n): p["position"] = .int(Int64(n))
+        case .before(let other): p["before"] = .int(other)
+        case .after(let other): p["after"] = .int(other)
+        }
+        return p
+    }
+}
+
+/// `todo.snooze`.
+public struct TodoSnoozeParams: MethodParams, Equatable {
+    public static let method = Method.todoSnooze
+    public var id: Int64
+    public var until: Instant
+
+    public init(id: Int64, until: Instant) {
+        self.id = id
+        self.until = until
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        id = try p.int("id", in: 1...Int64.max)
+        until = try p.instant("until")
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { ["id": .int(id), "until": .instant(until)] }
+}
+
+// MARK: - category.*
+
+/// `category.list`: no params.
+public struct CategoryListParams: NoParams {
+    public static let method = Method.categoryList
+    public init() {}
+}
+
+/// `category.add`.
+public struct CategoryAddParams: MethodParams, Equatable {
+    public static let method = Method.categoryAdd
+    public var name: String
+
+    public init(name: String) { self.name = name }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        name = try p.string("name")
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { ["name": .string(name)] }
+}
+
+/// `category.rename`.
+public struct CategoryRenameParams: MethodParams, Equatable {
+    public static let method = Method.categoryRename
+    public var name: String
+    public var newName: String
+
+    public init(name: String, newName: String) {
+        self.name = name
+        self.newName = newName
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        name = try p.string("name")
+        newName = try p.string("newName")
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { ["name": .string(name), "newName": .string(newName)] }
+}
+
+/// `category.delete`; `force` unlinks the category's todos instead of refusing.
+public struct CategoryDeleteParams: MethodParams, Equatable {
+    public static let method = Method.categoryDelete
+    public var name: String
+    public var force: Bool
+
+    public init(name: String, force: Bool = false) {
+        self.name = name
+        self.force = force
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        name = try p.string("name")
+        force = try p.flag("force")
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { ["name": .string(name), "force": .bool(force)] }
+}
+
+/// `category.move`.
+public struct CategoryMoveParams: MethodParams, Equatable {
+    public static let method = Method.categoryMove
+    public var name: String
+    public var position: Int64
+
+    public init(name: String, position: Int64) {
+        self.name = name
+        self.position = position
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        name = try p.string("name")
+        position = try p.int("position", in: 1...Int64(Int32.max))
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { ["name": .string(name), "position": .int(position)] }
+}
+
+// MARK: - reminder.*, daemon.*, watch
+
+/// `reminder.list`: the fired reminders, oldest first, at most `limit` of the latest.
+public struct ReminderListParams: MethodParams, Equatable {
+    public static let method = Method.reminderList
+    /// The limit when none is given, and the largest one.
+    public static let defaultLimit = 100
+    public static let maxLimit = 10_000
+    public var since: Instant?
+    public var limit: Int?
+
+    public init(since: Instant? = nil, limit: Int? = nil) {
+        self.since = since
+        self.limit = limit
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        since = try p.optionalInstant("since")
+        limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p = JSONObject()
+        if let since { p["since"] = .instant(since) }
+        if let limit { p["limit"] = .int(Int64(limit)) }
+        return p
+    }
+}
+
+/// `daemon.status`: no params.
+public struct DaemonStatusParams: NoParams {
+    public static let method = Method.daemonStatus
+    public init() {}
+}
+
+/// `watch`: the event types to receive; nil for all of them.
+public struct WatchParams: MethodParams, Equatable {
+    public static let method = Method.watch
+    public var events: Set<EventType>?
+
+    public init(events: Set<EventType>? = nil) { self.events = events }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        events = nil
+        if let value = p.raw("events"), value != .null {
+            guard case .array(let names) = value else { throw RPCError.invalidParams("events", "must be an array of event types") }
+            var types = Set<EventType>()
+            for (i, name) in names.enumerated() {
+                guard case .string(let s) = name, let type = EventType(rawValue: s) else {
+                    throw RPCError.invalidParams("events[\(i)]", "must be one of \(EventType.allCases.map(\.name).sorted().joined(separator: ", "))")
+                }
+                types.insert(type)
+            }
+            events = types
+        }
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        guard let events else { return JSONObject() }
+        return ["events": .array(events.map(\.name).sorted().map(JSON.string))]
+    }
+}
+
+// MARK: - store.*
+
+/// `store.export`: no params.
+public struct StoreExportParams: NoParams {
+    public static let method = Method.storeExport
+    public init() {}
+}
+
+/// `store.import`, one part of it: an export document (read whole by `ExportDocument(json:)`),
+/// and `more` on every part but the last of a document too long for one line.
+public struct StoreImportParams: MethodParams, Equatable {
+    public static let method = Method.storeImport
+    /// The document's members, `more` left out: checked when read as an `ExportDocument`.
+    public var document: JSONObject
+    public var more: Bool
+
+    public init(document: JSONObject, more: Bool = false) {
+        self.document = document
+        self.more = more
+        self.document["more"] = nil
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        more = try p.flag("more")
+        document = object
+        document["more"] = nil
+    }
+
+    /// The document of this part; errors name todos counting from `firstTodo`.
+    public func read(firstTodo: Int = 0) throws(RPCError) -> ExportDocument {
+        try ExportDocument(json: .object(document), firstTodo: firstTodo)
+    }
+
+    public var encoded: JSONObject {
+        var p = document
+        if more { p["more"] = true }
+        return p
+    }
+}
+
+// MARK: -
+
+/// The params of a method that takes none: any member is refused.
+public protocol NoParams: MethodParams, Equatable {
+    init()
+}
+
+extension NoParams {
+    public init(decoding object: JSONObject) throws(RPCError) {
+        self.init()
+        try Params(object).finish()
+    }
+
+    public var encoded: JSONObject { JSONObject() }
+}
+
+extension JSON {
+    /// An instant a client sends: RFC 3339 UTC to the second, as typed times are.
+    static func instant(_ instant: Instant) -> JSON { .string(instant.rfc3339()) }
+}

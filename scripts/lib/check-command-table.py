@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Checks the man page and the bash, zsh and fish completions against todoctl's command table.
+
+Usage: check-command-table.py TABLE   (TABLE: the output of `todoctl __command-table`)
+Each command, option, category subcommand and sort key must appear where it belongs: in the
+man page entry of its command; in each completion's list of commands and in the options it
+offers for that command, with the right arity (value or flag), and nothing the table lacks.
+Prints ok:/FAIL: lines; exit status 1 when anything drifted.
+"""
+import re
+import sys
+
+failed = False
+
+
+def fail(message):
+    global failed
+    print("FAIL: " + message, file=sys.stderr)
+    failed = True
+
+
+def compare(label, found, wanted):
+    """`found` and `wanted`: dicts of option -> arity (or sets of words)."""
+    missing = sorted(set(wanted) - set(found))
+    extra = sorted(set(found) - set(wanted))
+    wrong = sorted(o for o in set(found) & set(wanted) if isinstance(found, dict) and found[o] != wanted[o])
+    if missing:
+        fail(f"{label} lacks: {' '.join(missing)}")
+    if extra:
+        fail(f"{label} has what todoctl does not: {' '.join(extra)}")
+    if wrong:
+        fail(f"{label} has the wrong arity (value or flag) for: {' '.join(wrong)}")
+    return not (missing or extra or wrong)
+
+
+# The table.
+globals_, commands, options, subs, suboptions, sortkeys = {}, [], {}, [], {}, []
+for line in open(sys.argv[1], encoding="utf-8"):
+    f = line.split()
+    if not f:
+        continue
+    if f[0] == "global":
+        globals_[f[1]] = f[2]
+    elif f[0] == "command":
+        commands.append(f[1])
+        options[f[1]] = {}
+    elif f[0] == "option":
+        options[f[1]][f[2]] = f[3]
+    elif f[0] == "subcommand":
+        subs.append(f[2])
+        suboptions[f[2]] = {}
+    elif f[0] == "suboption":
+        suboptions[f[2]][f[3]] = f[4]
+    elif f[0] == "sortkey":
+        sortkeys.append(f[1])
+if not commands or not globals_ or not subs or not sortkeys:
+    fail("could not read the command table")
+    sys.exit(1)
+# Options of a command other than category; category's belong to its subcommands.
+plain = {c: options[c] for c in commands if c != "category"}
+
+
+def read(path):
+    return open(path, encoding="utf-8").read()
+
+
+# --- man page: each command's entry (": `name` ...", up to the next entry) names its options.
+man = read("docs/man/todoctl.1.md")
+entries = {}
+for m in re.finditer(r"^: `([a-z]+)(?: ([a-z]+))?`(.*?)(?=^: `|^## )", man, re.S | re.M):
+    entries[(m.group(1), m.group(2))] = m.group(3)
+ok = True
+for c in commands:
+    if c == "category":
+        continue
+    body = entries.get((c, None))
+    if body is None:
+        fail(f"todoctl(1) has no entry for the command {c}")
+        ok = False
+        continue
+    for o in options[c]:
+        if f"`{o}`" not in body:
+            fail(f"todoctl(1) entry of {c} does not mention {o}")
+            ok = False
+for s in subs:
+    body = entries.get(("category", s))
+    if body is None:
+        fail(f"todoctl(1) has no entry for category {s}")
+        ok = False
+        continue
+    for o in suboptions[s]:
+        if f"`{o}`" not in body:
+            fail(f"todoctl(1) entry of category {s} does not mention {o}")
+            ok = False
+section = re.search(r"^## GLOBAL OPTIONS$(.*?)^## ", man, re.S | re.M)
+for o in globals_:
+    if not section or f"`{o}`" not in section.group(1):
+        fail(f"todoctl(1) GLOBAL OPTIONS does not mention {o}")
+        ok = False
+sort = entries.get(("list", None), "")
+for k in sortkeys:
+    if f"`{k}`" not in sort:
+        fail(f"todoctl(1) entry of list does not name the sort key {k}")
+        ok = False
+if ok:
+    print("ok: todoctl(1) documents every command, subcommand, option and sort key where it belongs")
+
+
+# --- bash.
+bash = read("contrib/completions/todoctl.bash")
+
+
+def words(pattern, text, label):
+    m = re.search(pattern, text, re.S)
+    if not m:
+        fail(f"{label}: cannot find {pattern!r}")
+        return []
+    return m.group(1).split()
+
+
+ok = compare("todoctl.bash commands", set(words(r'local commands="([^"]*)"', bash, "bash")), set(commands))
+ok &= compare("todoctl.bash global flags", set(words(r'local global_flags="([^"]*)"', bash, "bash")), set(globals_))
+valued = set(words(r'local valued="([^"]*)"', bash, "bash"))
+all_valued = {o for table in [globals_, *options.values()] for o, a in table.items() if a == "value"}
+ok &= compare("todoctl.bash valued options", valued, all_valued)
+flags_block = re.search(r'if \[\[ \$cur == -\* \]\]; then(.*?)\n    fi\n', bash, re.S)
+block = flags_block.group(1) if flags_block else ""
+category = re.search(r"category\)\s*case \$sub in(.*?)esac", block, re.S)
+category_text = category.group(1) if category else ""
+outside = block.replace(category_text, "")
+found = {c: set() for c in plain}
+for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', outside, re.M):
+    for c in m.group(1).split("|"):
+        found.setdefault(c, set()).update(w for w in m.group(2).split() if w.startswith("--"))
+for c in plain:
+    ok &= compare(f"todoctl.bash options of {c}", found.get(c, set()), set(plain[c]))
+sub_found = {s: set() for s in subs}
+for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', category_text, re.M):
+    for s in m.group(1).split("|"):
+        sub_found.setdefault(s, set()).update(m.group(2).split())
+for s in subs:
+    ok &= compare(f"todoctl.bash options of category {s}", sub_found.get(s, set()), set(suboptions[s]))
+ok &= compare("todoctl.bash category subcommands", set(words(r'compgen -W "(list[^"]*)"', bash, "bash")), set(subs))
+ok &= compare("todoctl.bash sort keys", set(words(r"for k in ([^;]*); do", bash, "bash")), set(sortkeys))
+if ok:
+    print("ok: todoctl.bash completes every command, subcommand, option and sort key, and nothing else")
+
+
+# --- zsh: `'--name=[...]'` takes a value, `'--name[...]'` is a flag.
+zsh = read("contrib/completions/_todoctl")
+
+
+def zsh_options(text):
+    # (`{-h,--help}'[...]` is zsh's brace expansion of two spellings.)
+    return {m.group(1): ("value" if m.group(2) == "=" else "flag")
+            for m in re.finditer(r"(--[a-z][a-z-]*)(=?)(?:\}')?\[", text)}
+
+
+commands_list = re.search(r"commands=\((.*?)\)", zsh, re.S)
+ok = compare("_todoctl commands", set(re.findall(r"'([a-z]+):", commands_list.group(1) if commands_list else "")), set(commands))
+global_block = re.search(r"global=\((.*?)\n  \)", zsh, re.S)
+zsh_globals = zsh_options(global_block.group(1) if global_block else "")
+zsh_globals.update(zsh_options(re.search(r"_arguments -C \$global(.*?)&& ret=0", zsh, re.S).group(1)))
+ok &= compare("_todoctl global options", zsh_globals, globals_)
+args = re.search(r"case \$words\[1\] in(.*)", zsh, re.S).group(1)
+zsh_category = re.search(r"\n        category\)(.*?)fi ;;", args, re.S)
+category_text = zsh_category.group(1) if zsh_category else ""
+found = {}
+for m in re.finditer(r"^        ([a-z|]+)\)(.*?);;", args.replace(category_text, ""), re.S | re.M):
+    for c in m.group(1).split("|"):
+        found[c] = zsh_options(m.group(2))
+for c in plain:
+    ok &= compare(f"_todoctl options of {c}", found.get(c, {}), plain[c])
+subs_list = re.search(r"subs=\((.*?)\)", category_text, re.S)
+ok &= compare("_todoctl category subcommands", set(re.findall(r"'([a-z]+):", subs_list.group(1) if subs_list else "")), set(subs))
+sub_found = {}
+for m in re.finditer(r"^              ([a-z|*]+)\)(.*?);;", category_text, re.S | re.M):
+    for s in m.group(1).split("|"):
+        sub_found[s] = zsh_options(m.group(2))
+for s in subs:
+    ok &= compare(f"_todoctl options of category {s}", sub_found.get(s, {}), suboptions[s])
+ok &= compare("_todoctl sort keys",
+              {k for k in words(r"_todoctl_sort_keys\(\) \{.*?keys=\(([^)]*)\)", zsh, "zsh") if not k.startswith("-")}, set(sortkeys))
+if ok:
+    print("ok: _todoctl completes every command, subcommand, option and sort key, and nothing else")
+
+
+# --- fish: `-l name` takes a value with -x or -r.
+fish = read("contrib/completions/todoctl.fish")
+fish_commands, fish_globals, fish_subs = set(), {}, set()
+found, sub_found = {}, {}
+for line in fish.splitlines():
+    if not line.startswith("complete -c todoctl"):
+        continue
+    cond = re.search(r"-n '([^']*)'", line)
+    cond = cond.group(1) if cond else ""
+    long = re.search(r" -l ([a-z][a-z-]*)", line)
+    arity = "value" if re.search(r" -[xr]\b", line) else "flag"
+    arg = re.search(r" -a ([a-z]+) ", line)
+    if cond in ("", "__todoctl_command_is"):
+        if long:
+            fish_globals["--" + long.group(1)] = arity
+        elif arg and cond:
+            fish_commands.add(arg.group(1))
+        continue
+    m = re.fullmatch(r"__todoctl_command_is ([a-z ]+)", cond)
+    if m and long:
+        for c in m.group(1).split():
+            found.setdefault(c, {})["--" + long.group(1)] = arity
+        continue
+    m = re.fullmatch(r"__todoctl_category_sub(?: ([a-z ]+))?", cond)
+    if m:
+        if long:
+            for s in (m.group(1) or "").split():
+                sub_found.setdefault(s, {})["--" + long.group(1)] = arity
+        elif arg and not m.group(1):
+            fish_subs.add(arg.group(1))
+ok = compare("todoctl.fish commands", fish_commands, set(commands))
+ok &= compare("todoctl.fish global options", fish_globals, globals_)
+for c in plain:
+    ok &= compare(f"todoctl.fish options of {c}", found.get(c, {}), plain[c])
+ok &= compare("todoctl.fish category subcommands", fish_subs, set(subs))
+for s in subs:
+    ok &= compare(f"todoctl.fish options of category {s}", sub_found.get(s, {}), suboptions[s])
+ok &= compare("todoctl.fish sort keys", set(words(r"function __todoctl_sort_keys.*?for k in ([^\n]*)", fish, "fish")), set(sortkeys))
+if ok:
+    print("ok: todoctl.fish completes every command, subcommand, option and sort key, and nothing else")
+
+sys.exit(1 if failed else 0)
