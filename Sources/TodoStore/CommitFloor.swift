@@ -16,15 +16,15 @@ public enum CommitFloor {
     ///   - path: a database file to create (an existing one is reused; its table `t` is emptied).
     ///   - rows: how many single-row transactions to time, after one untimed warm-up commit.
     /// - Throws: `TodoError.storage` when SQLite fails.
-    public static func rowsPerSecond(path: String, rows: Int) throws -> Double {
+    public static func rowsPerSecond(path: String, rows: Int) throws(TodoError) -> Double {
         let connection = try Connection(path: path)
         let mode = try connection.firstRow("PRAGMA journal_mode = WAL") { $0.text(0) }
         guard mode?.lowercased() == "wal" else { throw TodoError.storage("the commit floor could not enable WAL (got \(mode ?? "nothing"))") }
         try connection.execute("PRAGMA synchronous = FULL")
         try connection.execute("CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, title TEXT); DELETE FROM t;")
         let insert = "INSERT INTO t(title) VALUES (?)"
-        func commitOne(_ i: Int) throws {
-            try connection.transaction {
+        func commitOne(_ i: Int) throws(TodoError) {
+            try connection.transaction { () throws(TodoError) in
                 try connection.run(insert, [.text("floor row \(i) 牛乳を買う")])
             }
         }
