@@ -44,17 +44,18 @@ public enum Posix {
         _ = todod_map_allocations_from(Int32(bytes))
     }
 
-    /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
     /// Restricts thread `tid` (0: the calling thread) to the CPUs in `cpus`. For benchmarks that
-    /// must not depend on where the scheduler places threads.
-    public static func setAffinity(thread tid: Int32, cpus: [Int]) throws(PosixError) {
+    /// must not depend on where the scheduler places threads; not for the product
+    /// (`@_spi(Benchmark) import TodoPosix`).
+    @_spi(Benchmark) public static func setAffinity(thread tid: Int32, cpus: [Int]) throws(PosixError) {
         let mask = cpus.reduce(UInt64(0)) { $0 | (UInt64(1) << UInt64($1)) }
         try syscall("sched_setaffinity") { todod_set_affinity(tid, mask) }
     }
 
-    /// The calling thread's id.
-    public static var threadID: Int32 { todod_thread_id() }
+    /// The calling thread's id, for `setAffinity`.
+    @_spi(Benchmark) public static var threadID: Int32 { todod_thread_id() }
 
+    /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
     public static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }

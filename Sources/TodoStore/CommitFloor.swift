@@ -9,7 +9,8 @@ import TodoCore
 /// It opens its own connection through `Connection`, so it pays the same SQLite build and the
 /// same statement cache as the store, with `journal_mode=WAL` and `synchronous=FULL` as the store
 /// uses. ([WAL](https://sqlite.org/wal.html), [synchronous](https://sqlite.org/pragma.html#pragma_synchronous))
-public enum CommitFloor {
+/// For the benchmark, not the product: `@_spi(Benchmark) import TodoStore`.
+@_spi(Benchmark) public enum CommitFloor {
     /// Rows per second when each of `rows` inserts is its own `BEGIN IMMEDIATE; INSERT; COMMIT`.
     ///
     /// - Parameters:
