@@ -17,7 +17,7 @@ import TodoCore
     ///   - path: a database file to create (an existing one is reused; its table `t` is emptied).
     ///   - rows: how many single-row transactions to time, after one untimed warm-up commit.
     /// - Throws: `TodoError.storage` when SQLite fails.
-    public static func rowsPerSecond(path: String, rows: Int) throws(TodoError) -> Double {
+    package static func rowsPerSecond(path: String, rows: Int) throws(TodoError) -> Double {
         let connection = try Connection(path: path)
         let mode = try connection.firstRow("PRAGMA journal_mode = WAL") { $0.text(0) }
         guard mode?.lowercased() == "wal" else { throw TodoError.storage("the commit floor could not enable WAL (got \(mode ?? "nothing"))") }

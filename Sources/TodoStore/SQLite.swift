@@ -209,12 +209,12 @@ final class Connection {
 /// The result codes todod decides on, named from SQLite's header.
 /// ([Result and error codes](https://sqlite.org/rescode.html))
 extension SQLiteResultCode {
-    public static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
-    public static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
-    public static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
-    public static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
-    public static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
-    public static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
+    package static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
+    package static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
+    package static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
+    package static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
+    package static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
+    package static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
 }
 
 /// A prepared statement. Valid only while its connection is; used only on the database queue.
