@@ -232,7 +232,7 @@ public struct Parser {
             if TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
                 let usec: Int64
                 do { usec = try TimeExpression.duration(text) } catch {
-                    throw UsageError(Parser.naming("--remind", in: error.message, value: text), command: "edit")
+                    throw UsageError(error.naming("--remind"), command: "edit")
                 }
                 switch options.due {
                 case .set(let due): options.remind = .at(try remind(text, due: due, command: "edit"))
@@ -335,7 +335,7 @@ public struct Parser {
         do {
             return try TimeExpression.instant(text, now: now, timeZone: timeZone)
         } catch {
-            throw UsageError(Parser.naming(option, in: error.message, value: text), command: command)
+            throw UsageError(error.naming(option), command: command)
         }
     }
 
@@ -346,7 +346,7 @@ public struct Parser {
         do {
             return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone)
         } catch {
-            throw UsageError(Parser.naming("--remind", in: error.message, value: text), command: command)
+            throw UsageError(error.naming("--remind"), command: command)
         }
     }
 
@@ -382,19 +382,6 @@ public struct Parser {
     }
 
     func quote(_ text: String) -> String { TimeExpression.quoted(text) }
-
-    /// A TimeExpression message with the option named right after the quoted value:
-    /// `invalid time "xyz" for --due: expected ...`.
-    static func naming(_ option: String, in message: String, value text: String) -> String {
-        let quoted = TimeExpression.quoted(text)
-        for kind in ["time", "duration", "reminder"] {
-            let head = "invalid \(kind) \(quoted)"
-            if message.hasPrefix(head) {
-                return head + " for \(option)" + message.dropFirst(head.count)
-            }
-        }
-        return message + " (\(option))"
-    }
 }
 
 /// The positional arguments of one command, taken in order.

@@ -5,9 +5,35 @@ import TodoTime
 public struct TimeExpressionError: Error, Equatable, Sendable {
     /// One line for the user, without the `todoctl:` prefix.
     public let message: String
+    /// For a value that could not be read: `invalid time "xyz"`, the part before the problem.
+    private let subject: String?
+    /// For a value that could not be read: what is wrong with it (`expected ...`).
+    private let problem: String?
 
     /// An error with the given one-line message.
-    public init(message: String) { self.message = message }
+    public init(message: String) {
+        self.message = message
+        subject = nil
+        problem = nil
+    }
+
+    /// `invalid KIND "TEXT": PROBLEM`, KIND being `time`, `duration` or `reminder`.
+    init(invalid kind: String, _ text: String, _ problem: String) {
+        let subject = "invalid \(kind) \(TimeExpression.quoted(text))"
+        self.message = "\(subject): \(problem)"
+        self.subject = subject
+        self.problem = problem
+    }
+
+    /// The message with the option that gave the value named right after it:
+    /// `invalid time "xyz" for --due: expected ...`; a message about no one value ends `(--due)`.
+    public func naming(_ option: String) -> String {
+        guard let subject, let problem else { return message + " (\(option))" }
+        return "\(subject) for \(option): \(problem)"
+    }
+
+    /// Two errors are equal when they say the same.
+    public static func == (a: TimeExpressionError, b: TimeExpressionError) -> Bool { a.message == b.message }
 }
 
 /// The WHEN and DURATION grammar of `todoctl` (SPEC §4).
@@ -51,9 +77,9 @@ public enum TimeExpression {
     public static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
         guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
             if Instant.isOutOfRangeRFC3339(Validation.trimmed(text)) {
-                throw TimeExpressionError(message: "invalid time \(quoted(text)): outside the years 0001 to 9999 once its offset is applied")
+                throw TimeExpressionError(invalid: "time", text, "outside the years 0001 to 9999 once its offset is applied")
             }
-            throw TimeExpressionError(message: "invalid time \(quoted(text)): expected \(whenForms)")
+            throw TimeExpressionError(invalid: "time", text, "expected \(whenForms)")
         }
         return value
     }
@@ -62,7 +88,7 @@ public enum TimeExpression {
     /// w d h m s, each at most once). Returns microseconds, always > 0.
     public static func duration(_ text: String) throws(TimeExpressionError) -> Int64 {
         guard let parts = DurationParts(normalize(text)), let usec = parts.totalUsec, usec > 0 else {
-            throw TimeExpressionError(message: "invalid duration \(quoted(text)): expected \(durationForms)")
+            throw TimeExpressionError(invalid: "duration", text, "expected \(durationForms)")
         }
         return usec
     }
@@ -76,12 +102,12 @@ public enum TimeExpression {
                 throw TimeExpressionError(message: "a reminder given as a duration needs a due date")
             }
             guard let value = checkedAdd(due.usec, -usec) else {
-                throw TimeExpressionError(message: "invalid reminder \(quoted(text)): that long before the due time falls before the year 0001")
+                throw TimeExpressionError(invalid: "reminder", text, "that long before the due time falls before the year 0001")
             }
             return value
         }
         guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
-            throw TimeExpressionError(message: "invalid reminder \(quoted(text)): expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(whenForms)")
+            throw TimeExpressionError(invalid: "reminder", text, "expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(whenForms)")
         }
         return value
     }

@@ -30,11 +30,21 @@ public final class Daemon: @unchecked Sendable {
     private let watchdog = Watchdog()
     private var databaseWatch: DispatchSourceRead?
     private let environment: [String: String]
+    private let afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?
 
-    public init(options: DaemonOptions, environment: [String: String]) {
+    public convenience init(options: DaemonOptions, environment: [String: String]) {
+        self.init(options: options, environment: environment, afterStart: nil)
+    }
+
+    /// For test builds of the daemon only (the `todod-faults` executable, never installed):
+    /// `afterStart` runs once the daemon serves, given the store queue, so a test can make it hang.
+    /// The shipped `todod` cannot reach it.
+    @_spi(Testing) public init(options: DaemonOptions, environment: [String: String],
+                               afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?) {
         self.options = options
         self.log = Log(prefixPriority: environment["JOURNAL_STREAM"] != nil)
         self.environment = environment
+        self.afterStart = afterStart
     }
 
     /// Runs the daemon until it is stopped; never returns.
@@ -131,7 +141,7 @@ public final class Daemon: @unchecked Sendable {
         watchDatabaseFile(store) { status.update() }
         watchdog.start(on: store.queue)
         ServiceManager.notify("READY=1")
-        injectFault(into: store.queue)
+        afterStart?(store.queue)
         log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
     }
 
@@ -221,17 +231,6 @@ public final class Daemon: @unchecked Sendable {
         source.setCancelHandler { withExtendedLifetime(watch) {} }
         databaseWatch = source
         source.resume()
-    }
-
-    /// Test-only fault switch: `TODOD_TEST_FAULT=hang-store-after=SECONDS` hangs the store queue
-    /// that long after start, so tests can watch the watchdog kill and the manager restart us.
-    private func injectFault(into queue: DispatchQueue) {
-        guard let fault = environment["TODOD_TEST_FAULT"], fault.hasPrefix("hang-store-after="),
-              let seconds = Double(fault.dropFirst("hang-store-after=".count)) else { return }
-        log.warning("test fault: the store queue will hang in \(seconds) s")
-        queue.asyncAfter(deadline: .now() + seconds) {
-            while true { sleep(3600) }
-        }
     }
 
     /// Binds the socket: parent directories 0700 and trusted (`Files.trustedDirectory`), the socket

@@ -148,7 +148,7 @@ final class RequestExecutor: @unchecked Sendable {
         var reply: Reply?
         store.queue.sync {  // a block returning nothing: `sync<T>` would look up `Reply?`'s metadata on every call
             do {
-                reply = try store.readOnQueue { tx in run(job, tx, savepoint: false, stream: stream) }
+                reply = try store.readOnQueue { (tx) throws(TodoError) in run(job, tx, savepoint: false, stream: stream) }
             } catch {
                 // The store is closed. Unless part of a streamed answer is out, the request takes
                 // the normal path and gets its error there.
@@ -194,20 +194,19 @@ final class RequestExecutor: @unchecked Sendable {
         replies.reserveCapacity(jobs.count)
         do {
             if writes {
-                try store.writeOnQueue { tx in
+                try store.writeOnQueue { (tx) throws(TodoError) in
                     for job in jobs { replies.append(run(job, tx, savepoint: true)) }
                 }
                 afterCommit?()
             } else {
-                try store.readOnQueue { tx in
+                try store.readOnQueue { (tx) throws(TodoError) in
                     for job in jobs { replies.append(run(job, tx, savepoint: false)) }
                 }
             }
         } catch {
             // The transaction could not begin or commit: nothing of it is durable, so every
             // request of the pass is answered with the storage error and no event leaves.
-            let failure = (error as? TodoError).map(RPCError.init)
-                ?? RPCError(code: RPCError.storageCode, message: "storage failure: \(error)")
+            let failure = RPCError(error)
             replies = jobs.map { job in
                 switch job.request {
                 case .success(let request):
@@ -231,11 +230,11 @@ final class RequestExecutor: @unchecked Sendable {
             if request.known?.kind == .read, job.connection.hungUp.load(ordering: .relaxed) {
                 return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
             }
-            do {
+            do throws(RPCError) {
                 var held = job.connection.heldImport
                 defer { job.connection.heldImport = held }
                 let outcome = try savepoint && request.known?.kind == .write
-                    ? tx.savepoint { try router.perform(request, in: tx, heldImport: &held) }
+                    ? tx.savepoint { () throws(RPCError) in try router.perform(request, in: tx, heldImport: &held) }
                     : router.perform(request, in: tx, heldImport: &held, stream: stream)
                 guard let encoded = outcome.encodedResult else {  // it went out through the stream
                     stream?.finish()
@@ -248,9 +247,7 @@ final class RequestExecutor: @unchecked Sendable {
                     stream.abandon()
                     return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
                 }
-                let rpcError = (error as? RPCError) ?? (error as? TodoError).map(RPCError.init)
-                    ?? RPCError(code: RPCError.internalErrorCode, message: "internal error: \(error)")
-                return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, rpcError)) }, events: [], subscription: nil)
+                return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, error)) }, events: [], subscription: nil)
             }
         }
     }

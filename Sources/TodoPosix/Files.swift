@@ -4,11 +4,11 @@ import Glibc
 
 /// The few file-system calls todod and todoctl need: directories with a mode, socket files,
 /// modes, whole files.
-public enum Files {
-    public enum Kind: Sendable, Equatable { case missing, socket, directory, other }
+package enum Files {
+    package enum Kind: Sendable, Equatable { case missing, socket, directory, other }
 
     /// What is at `path`, without following a final symbolic link.
-    public static func kind(_ path: String) throws(PosixError) -> Kind {
+    package static func kind(_ path: String) throws(PosixError) -> Kind {
         var st = stat()
         do {
             try syscall("lstat") { lstat(path, &st) }
@@ -23,18 +23,18 @@ public enum Files {
     }
 
     /// Which file a path names: its device and inode, and its size.
-    public struct Identity: Sendable, Equatable {
-        public let device: UInt64
-        public let inode: UInt64
-        public let size: Int64
+    package struct Identity: Sendable, Equatable {
+        package let device: UInt64
+        package let inode: UInt64
+        package let size: Int64
 
         /// Whether both name the same file (whatever their sizes).
-        public func isSameFile(as other: Identity) -> Bool { device == other.device && inode == other.inode }
+        package func isSameFile(as other: Identity) -> Bool { device == other.device && inode == other.inode }
     }
 
     /// The file at `path` (not following a final symbolic link); nil when nothing is there
     /// (ENOENT, ENOTDIR). Other failures throw.
-    public static func identity(_ path: String) throws(PosixError) -> Identity? {
+    package static func identity(_ path: String) throws(PosixError) -> Identity? {
         var st = stat()
         do {
             try syscall("lstat \(path)") { lstat(path, &st) }
@@ -45,27 +45,27 @@ public enum Files {
     }
 
     /// Whether `path` itself is a symbolic link (false when nothing is there).
-    public static func isSymbolicLink(_ path: String) -> Bool {
+    package static func isSymbolicLink(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK
     }
 
     /// The whole file at `path`; EFBIG when it holds more than `maxBytes`.
-    public static func contents(of path: String, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
+    package static func contents(of path: String, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
         let fd = try syscall("open") { open(path, O_RDONLY | O_CLOEXEC) }
         defer { Posix.close(fd) }
         return try Posix.readToEnd(fd, maxBytes: maxBytes)
     }
 
     /// The permission bits and owner of `path`.
-    public static func mode(_ path: String) throws(PosixError) -> (mode: UInt32, uid: UInt32) {
+    package static func mode(_ path: String) throws(PosixError) -> (mode: UInt32, uid: UInt32) {
         var st = stat()
         try syscall("stat") { stat(path, &st) }
         return (UInt32(st.st_mode & 0o7777), st.st_uid)
     }
 
     /// Creates `path` and any missing parents with `mode` (existing directories are left as they are).
-    public static func makeDirectories(_ path: String, mode: mode_t) throws(PosixError) {
+    package static func makeDirectories(_ path: String, mode: mode_t) throws(PosixError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
@@ -79,14 +79,14 @@ public enum Files {
 
     /// A descriptor of /dev/null, or nil when none is left: one held in reserve and closed to
     /// make room when the process is out of descriptors.
-    public static func openNullDevice() -> Int32? {
+    package static func openNullDevice() -> Int32? {
         let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
         return fd >= 0 ? fd : nil
     }
 
     /// A directory (or a link on the way to it) that a daemon must not trust, in one line.
-    public struct Untrusted: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct Untrusted: Error, Sendable, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Checks that nobody but `uid` and root can change what `directory` holds, before a daemon
@@ -99,7 +99,7 @@ public enum Files {
     /// - Parameter forCreating: `directory` is only where a new directory will be made, so it
     ///   may itself be sticky and writable by others, like any ancestor.
     /// - Returns: the real path of `directory`.
-    public static func trustedDirectory(_ directory: String, uid: UInt32, forCreating: Bool = false) throws(Untrusted) -> String {
+    package static func trustedDirectory(_ directory: String, uid: UInt32, forCreating: Bool = false) throws(Untrusted) -> String {
         guard let real = realPath(directory) else {
             throw Untrusted(description: "cannot resolve \(directory): \(PosixError("realpath", errno: errno).reason)")
         }
@@ -138,22 +138,22 @@ public enum Files {
     }
 
     /// The path with every symbolic link, `.` and `..` resolved, or nil (errno set).
-    public static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = Glibc.realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
-    public static func chmod(_ path: String, _ mode: mode_t) throws(PosixError) {
+    package static func chmod(_ path: String, _ mode: mode_t) throws(PosixError) {
         try syscall("chmod \(path)") { Glibc.chmod(path, mode) }
     }
 
-    public static func unlink(_ path: String) throws(PosixError) {
+    package static func unlink(_ path: String) throws(PosixError) {
         try syscall("unlink \(path)") { Glibc.unlink(path) }
     }
 
     /// The directory part of `path` ("/a/b/c.sock" → "/a/b").
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

@@ -21,7 +21,7 @@ public struct PosixError: Error, Sendable, Equatable, CustomStringConvertible {
 /// The one wrapper every system call goes through: retries on EINTR and turns -1 into a
 /// `PosixError` carrying errno and the function's name.
 @discardableResult
-public func syscall<T: BinaryInteger>(_ function: String, _ body: () -> T) throws(PosixError) -> T {
+package func syscall<T: BinaryInteger>(_ function: String, _ body: () -> T) throws(PosixError) -> T {
     while true {
         let result = body()
         if result != -1 { return result }
@@ -31,41 +31,42 @@ public func syscall<T: BinaryInteger>(_ function: String, _ body: () -> T) throw
     }
 }
 
-public enum Posix {
+package enum Posix {
     /// Writes to a closed peer return EPIPE instead of killing the process.
-    public static func ignoreSIGPIPE() {
+    package static func ignoreSIGPIPE() {
         signal(SIGPIPE, SIG_IGN)
     }
 
     /// Serves every allocation of at least `bytes` from its own mapping, given back to the
     /// system when freed (glibc otherwise raises that threshold as the process runs, and large
     /// buffers freed later stay in the heap).
-    public static func mapAllocations(from bytes: Int) {
+    package static func mapAllocations(from bytes: Int) {
         _ = todod_map_allocations_from(Int32(bytes))
     }
 
-    /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
     /// Restricts thread `tid` (0: the calling thread) to the CPUs in `cpus`. For benchmarks that
-    /// must not depend on where the scheduler places threads.
-    public static func setAffinity(thread tid: Int32, cpus: [Int]) throws(PosixError) {
+    /// must not depend on where the scheduler places threads; not for the product
+    /// (`@_spi(Benchmark) import TodoPosix`).
+    @_spi(Benchmark) public static func setAffinity(thread tid: Int32, cpus: [Int]) throws(PosixError) {
         let mask = cpus.reduce(UInt64(0)) { $0 | (UInt64(1) << UInt64($1)) }
         try syscall("sched_setaffinity") { todod_set_affinity(tid, mask) }
     }
 
-    /// The calling thread's id.
-    public static var threadID: Int32 { todod_thread_id() }
+    /// The calling thread's id, for `setAffinity`.
+    @_spi(Benchmark) public static var threadID: Int32 { todod_thread_id() }
 
-    public static func close(_ fd: Int32) {
+    /// Closes `fd`. EINTR is not retried: on Linux the descriptor is gone either way.
+    package static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }
 
-    public static func setNonBlocking(_ fd: Int32) throws(PosixError) {
+    package static func setNonBlocking(_ fd: Int32) throws(PosixError) {
         let flags = try syscall("fcntl") { fcntl(fd, F_GETFL) }
         try syscall("fcntl") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
 
     /// Everything `fd` delivers until end of file (blocking reads); EFBIG past `maxBytes`.
-    public static func readToEnd(_ fd: Int32, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
+    package static func readToEnd(_ fd: Int32, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while let n = try read(fd, into: &buffer), n > 0 {
@@ -76,7 +77,7 @@ public enum Posix {
     }
 
     /// Reads into `buffer`; returns the byte count (0 at end of file) or nil when it would block.
-    public static func read(_ fd: Int32, into buffer: inout [UInt8]) throws(PosixError) -> Int? {
+    package static func read(_ fd: Int32, into buffer: inout [UInt8]) throws(PosixError) -> Int? {
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n >= 0 { return n }
@@ -89,7 +90,7 @@ public enum Posix {
 
     /// Waits until `fd` can be read (or is at end of file or in error): false when `seconds` pass
     /// first. nil waits forever.
-    public static func waitReadable(_ fd: Int32, seconds: Double?) throws(PosixError) -> Bool {
+    package static func waitReadable(_ fd: Int32, seconds: Double?) throws(PosixError) -> Bool {
         guard let seconds, seconds > 0 else { return true }
         let deadline = monotonicSeconds() + seconds
         while true {
@@ -105,14 +106,14 @@ public enum Posix {
     }
 
     /// Seconds on the monotonic clock.
-    public static func monotonicSeconds() -> Double {
+    package static func monotonicSeconds() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Writes `bytes[offset...]`; returns the byte count written or nil when it would block.
-    public static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int) throws(PosixError) -> Int? {
+    package static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int) throws(PosixError) -> Int? {
         while true {
             let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
             if n >= 0 { return n }
@@ -125,7 +126,7 @@ public enum Posix {
 
     /// Sends all of `bytes` on a blocking socket. A peer that went away gives EPIPE, never SIGPIPE
     /// (`MSG_NOSIGNAL`), so a client is not killed by a daemon that died.
-    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
+    package static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -138,7 +139,7 @@ public enum Posix {
     }
 
     /// Writes all of `bytes` to a blocking descriptor.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
         var offset = 0
         while offset < bytes.count {
             guard let n = try write(fd, bytes, from: offset) else { throw PosixError("write", errno: EAGAIN) }
@@ -151,7 +152,7 @@ public enum Posix {
     /// `MSG_DONTWAIT | MSG_NOSIGNAL`; a pipe or terminal is written `PIPE_BUF` bytes at a time,
     /// each only when `poll` says it takes them (at least `PIPE_BUF` bytes free). For log lines:
     /// losing one is better than a process stuck on, or killed by, a full or closed log.
-    public static func writeWithoutBlocking(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func writeWithoutBlocking(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return false }
         let socket = st.st_mode & S_IFMT == S_IFSOCK
@@ -177,10 +178,10 @@ public enum Posix {
     }
 
     /// The terminal width of `fd` in columns, or nil when it is not a terminal.
-    public static func terminalColumns(_ fd: Int32) -> Int? {
+    package static func terminalColumns(_ fd: Int32) -> Int? {
         let columns = todod_terminal_columns(fd)
         return columns > 0 ? Int(columns) : nil
     }
 
-    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+    package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 }

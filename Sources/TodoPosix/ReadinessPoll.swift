@@ -5,31 +5,31 @@ import CTodoLinux
 
 /// An epoll instance that reports readable descriptors by a token of the caller's choosing
 /// (level-triggered: a descriptor is reported again while unread data remains).
-public final class ReadinessPoll: Sendable {
+package final class ReadinessPoll: Sendable {
     /// The most tokens one `wait` returns.
-    public static let batch = 64
+    package static let batch = 64
     private let fd: Int32
 
-    public init() throws(PosixError) {
+    package init() throws(PosixError) {
         fd = try syscall("epoll_create1") { todod_epoll_create() }
     }
 
     deinit { Posix.close(fd) }
 
     /// Reports `descriptor` with `token` whenever it is readable (or hung up, or failed).
-    public func add(_ descriptor: Int32, token: UInt64) throws(PosixError) {
+    package func add(_ descriptor: Int32, token: UInt64) throws(PosixError) {
         try syscall("epoll_ctl(ADD)") { todod_epoll_add_readable(fd, descriptor, token) }
     }
 
     /// Stops reporting `descriptor`. Call before closing it.
-    public func remove(_ descriptor: Int32) {
+    package func remove(_ descriptor: Int32) {
         _ = todod_epoll_remove(fd, descriptor)
     }
 
     /// Blocks until at least one descriptor is ready, or `timeoutMilliseconds` passed (-1: no
     /// limit), and writes their tokens into `tokens` (at least `batch` long); returns how many
     /// (0 on timeout). Interrupted waits are retried.
-    public func wait(into tokens: inout [UInt64], timeoutMilliseconds: Int32 = -1) -> Int {
+    package func wait(into tokens: inout [UInt64], timeoutMilliseconds: Int32 = -1) -> Int {
         precondition(tokens.count >= ReadinessPoll.batch)
         while true {
             let n = tokens.withUnsafeMutableBufferPointer {

@@ -4,21 +4,21 @@ import Glibc
 import CTodoLinux
 
 /// Who is at the other end of a Unix socket.
-public struct PeerCredentials: Sendable, Equatable {
-    public var uid: UInt32
-    public var gid: UInt32
-    public var pid: Int32
+package struct PeerCredentials: Sendable, Equatable {
+    package var uid: UInt32
+    package var gid: UInt32
+    package var pid: Int32
 }
 
 /// Unix domain stream sockets: listen, accept, connect, and peer credentials.
-public enum UnixSocket {
+package enum UnixSocket {
     /// `sun_path` holds 108 bytes including the terminating NUL.
-    public static let maxPathLength = 107
+    package static let maxPathLength = 107
 
     /// A socket bound to `path` and listening. With `mode`, the socket file is created with that
     /// mode (less the umask): it is set on the socket before `bind` (`fchmod`), never by path
     /// afterwards, where a racer could have put another file.
-    public static func listen(path: String, backlog: Int32 = 512, mode: mode_t? = nil) throws(PosixError) -> Int32 {
+    package static func listen(path: String, backlog: Int32 = 512, mode: mode_t? = nil) throws(PosixError) -> Int32 {
         let fd = try attachedSocket(SOCK_STREAM, to: path, "bind", Glibc.bind) { fd throws(PosixError) in
             if let mode { try syscall("fchmod") { fchmod(fd, mode) } }
         }
@@ -32,7 +32,7 @@ public enum UnixSocket {
     }
 
     /// Accepts one pending connection as a non-blocking descriptor, or nil when none is waiting.
-    public static func accept(_ listener: Int32) throws(PosixError) -> Int32? {
+    package static func accept(_ listener: Int32) throws(PosixError) -> Int32? {
         do {
             return try syscall("accept4") { todod_accept_nonblocking(listener) }
         } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK || error.errno == ECONNABORTED {
@@ -41,14 +41,14 @@ public enum UnixSocket {
     }
 
     /// A blocking socket connected to `path`.
-    public static func connect(path: String) throws(PosixError) -> Int32 {
+    package static func connect(path: String) throws(PosixError) -> Int32 {
         try attachedSocket(SOCK_STREAM, to: path, "connect", Glibc.connect)
     }
 
     /// A blocking socket connected to `path`, giving up with ETIMEDOUT after `seconds` when the
     /// listener's backlog stays full (a stopped daemon). Sends on it wait at most as long
     /// (`setSendTimeout`). nil waits forever.
-    public static func connect(path: String, timeout seconds: Double?) throws(PosixError) -> Int32 {
+    package static func connect(path: String, timeout seconds: Double?) throws(PosixError) -> Int32 {
         do {
             return try attachedSocket(SOCK_STREAM, to: path, "connect", Glibc.connect) { fd throws(PosixError) in
                 try setSendTimeout(fd, seconds)
@@ -59,7 +59,7 @@ public enum UnixSocket {
     }
 
     /// Makes a blocking send on `fd` fail with EAGAIN after `seconds` without progress (nil: never).
-    public static func setSendTimeout(_ fd: Int32, _ seconds: Double?) throws(PosixError) {
+    package static func setSendTimeout(_ fd: Int32, _ seconds: Double?) throws(PosixError) {
         var limit = timeval()
         if let seconds, seconds > 0 {
             let micro = Int((seconds * 1_000_000).rounded(.up))
@@ -72,7 +72,7 @@ public enum UnixSocket {
     }
 
     /// The peer's uid, gid and pid (SO_PEERCRED), as the kernel recorded them at connect time.
-    public static func peerCredentials(_ fd: Int32) throws(PosixError) -> PeerCredentials {
+    package static func peerCredentials(_ fd: Int32) throws(PosixError) -> PeerCredentials {
         var credentials = PeerCredentials(uid: 0, gid: 0, pid: 0)
         try syscall("getsockopt(SO_PEERCRED)") {
             todod_peer_credentials(fd, &credentials.uid, &credentials.gid, &credentials.pid)
@@ -81,7 +81,7 @@ public enum UnixSocket {
     }
 
     /// Whether the descriptor is a listening stream socket (for descriptors passed by systemd).
-    public static func isListeningStream(_ fd: Int32) -> Bool {
+    package static func isListeningStream(_ fd: Int32) -> Bool {
         var type: Int32 = 0
         var accepting: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
@@ -92,7 +92,7 @@ public enum UnixSocket {
     }
 
     /// The file-system path a Unix socket is bound to (nil for unnamed or abstract sockets).
-    public static func localPath(_ fd: Int32) -> String? {
+    package static func localPath(_ fd: Int32) -> String? {
         var address = sockaddr_un()
         var length = socklen_t(MemoryLayout<sockaddr_un>.size)
         let rc = withUnsafeMutablePointer(to: &address) {
@@ -107,15 +107,15 @@ public enum UnixSocket {
 }
 
 /// Unix datagram sockets: what a test uses to stand in for systemd's NOTIFY_SOCKET.
-public enum UnixDatagram {
+package enum UnixDatagram {
     /// A datagram socket bound to `path`.
-    public static func bind(path: String) throws(PosixError) -> Int32 {
+    package static func bind(path: String) throws(PosixError) -> Int32 {
         try attachedSocket(SOCK_DGRAM, to: path, "bind", Glibc.bind)
     }
 
     /// Whether something receives datagrams at `path`: false when nothing is there, or when the
     /// socket file is stale (its owner died and left it behind, as on a /run that outlives boots).
-    public static func hasReceiver(path: String) -> Bool {
+    package static func hasReceiver(path: String) -> Bool {
         guard let fd = try? attachedSocket(SOCK_DGRAM, to: path, "connect", Glibc.connect) else { return false }
         Posix.close(fd)
         return true
@@ -123,7 +123,7 @@ public enum UnixDatagram {
 
     /// Sends one-byte datagrams to `path` until its receiver's queue is full (a journald that
     /// stopped reading, for tests). Returns how many were queued.
-    public static func fill(path: String) throws(PosixError) -> Int {
+    package static func fill(path: String) throws(PosixError) -> Int {
         let fd = try attachedSocket(SOCK_DGRAM, to: path, "connect", Glibc.connect)
         defer { Posix.close(fd) }
         var byte: UInt8 = 0x2E
@@ -138,7 +138,7 @@ public enum UnixDatagram {
     }
 
     /// The next datagram, or nil when none arrives within `timeoutMilliseconds`.
-    public static func receive(_ fd: Int32, timeoutMilliseconds: Int32) -> [UInt8]? {
+    package static func receive(_ fd: Int32, timeoutMilliseconds: Int32) -> [UInt8]? {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&pfd, 1, timeoutMilliseconds) > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65536)

@@ -1,15 +1,23 @@
 import TodoCore
 
 /// A JSON-RPC 2.0 error: code, one-line message, and the offending field when there is one.
-public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringConvertible {
     public let code: Int
     public let message: String
     public let field: String?
+    /// For a -32602 error made by `invalidParams`: what is wrong with `field`, the message after
+    /// its name (`must be a string`), kept so the error can be named again under a prefix.
+    public let reason: String?
 
     public init(code: Int, message: String, field: String? = nil) {
+        self.init(code: code, message: message, field: field, reason: nil)
+    }
+
+    private init(code: Int, message: String, field: String?, reason: String?) {
         self.code = code
         self.message = message
         self.field = field
+        self.reason = reason
     }
 
     public var description: String { message }
@@ -32,12 +40,13 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     /// -32602 naming the field: "invalid params: title must be a string".
     public static func invalidParams(_ field: String, _ reason: String) -> RPCError {
-        RPCError(code: invalidParamsCode, message: "invalid params: \(field) \(reason)", field: field)
+        RPCError(code: invalidParamsCode, message: "invalid params: \(field) \(reason)", field: field, reason: reason)
     }
     public static let permissionDenied = RPCError(
         code: permissionDeniedCode, message: "permission denied: this daemon serves only its owner and root")
 
-    /// The one mapping from the domain's errors to wire codes.
+    /// The one mapping from the domain's errors to wire codes. (As `TodoErrorConvertible`, a
+    /// request's savepoint throws a storage failure of its own as an `RPCError` already mapped.)
     public init(_ error: TodoError) {
         switch error.code {
         case .notFound: self.init(code: RPCError.notFoundCode, message: error.message)
@@ -49,11 +58,10 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The same -32602 error for a field nested under `prefix` (`title` → `todos[3].title`).
+    /// An error without a `reason` keeps its whole message after the new name.
     public func nested(under prefix: String) -> RPCError {
         guard code == RPCError.invalidParamsCode, let field else { return self }
-        let old = "invalid params: \(field)"
-        let reason = message.hasPrefix(old) ? String(message.dropFirst(old.count)) : " " + message
-        return RPCError(code: code, message: "invalid params: \(prefix)\(field)\(reason)", field: prefix + field)
+        return .invalidParams(prefix + field, reason ?? message)
     }
 
     /// The error object of a response: `{"code", "message", "data": {"field"}}`.

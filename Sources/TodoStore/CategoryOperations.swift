@@ -7,7 +7,7 @@ extension StoreTransaction {
         """
 
     /// Every category in category order, with its open and done counts.
-    public func categories() throws(TodoError) -> [Category] {
+    package func categories() throws(TodoError) -> [Category] {
         let rows = try connection.rows("\(Self.categorySelect) ORDER BY c.rank") { s in
             Category(id: s.int64(0), name: s.text(1), position: 0, open: s.int(3), done: s.int(4))
         }
@@ -20,7 +20,7 @@ extension StoreTransaction {
 
     /// The category named `name` (case-insensitively).
     /// - Throws: `.notFound`, `.invalidField` for an invalid name.
-    public func category(named name: String, field: String = "name") throws(TodoError) -> Category {
+    package func category(named name: String, field: String = "name") throws(TodoError) -> Category {
         let valid = try Validation.categoryName(name, field: field)
         guard let found = try connection.firstRow(
             "\(Self.categorySelect) WHERE c.name_key = ?", [.text(TextKey.identity(valid))],
@@ -55,7 +55,7 @@ extension StoreTransaction {
 
     /// Adds a category at the end of the category order.
     /// - Throws: `.conflict` when a category of that name exists under any case.
-    public func addCategory(_ name: String) throws(TodoError) -> Category {
+    package func addCategory(_ name: String) throws(TodoError) -> Category {
         let valid = try Validation.categoryName(name, field: "name")
         if let existing = try? category(named: valid) {
             throw TodoError.conflict("category \"\(existing.name)\" already exists")
@@ -66,7 +66,7 @@ extension StoreTransaction {
 
     /// Renames a category; a change of case alone is allowed.
     /// - Throws: `.notFound`; `.conflict` when another category already has the new name.
-    public func renameCategory(_ name: String, to newName: String) throws(TodoError) -> Category {
+    package func renameCategory(_ name: String, to newName: String) throws(TodoError) -> Category {
         let old = try category(named: name)
         let valid = try Validation.categoryName(newName, field: "newName")
         let key = TextKey.identity(valid)
@@ -83,7 +83,7 @@ extension StoreTransaction {
 
     /// Deletes a category. One that still has todos is refused unless `force`, which unlinks
     /// them (they become uncategorised); no todo is ever deleted. Returns the category as it was.
-    public func deleteCategory(_ name: String, force: Bool) throws(TodoError) -> Category {
+    package func deleteCategory(_ name: String, force: Bool) throws(TodoError) -> Category {
         let old = try category(named: name)
         let count = old.open + old.done
         if count > 0 {
@@ -99,7 +99,7 @@ extension StoreTransaction {
     }
 
     /// Moves a category to 1-based `position` in the category order.
-    public func moveCategory(_ name: String, to position: Int) throws(TodoError) -> Category {
+    package func moveCategory(_ name: String, to position: Int) throws(TodoError) -> Category {
         let old = try category(named: name)
         _ = try categoryOrder.move(id: old.id, toPosition: position)
         return try category(named: old.name)

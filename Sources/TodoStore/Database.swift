@@ -20,7 +20,7 @@ final class Database: @unchecked Sendable {
     /// Opens the database at `path`, refusing a file this build cannot safely use, and applies
     /// pending migrations. A refused file is left byte-for-byte untouched.
     /// - Throws: `TodoError.storage`.
-    init(path: String, label: String = "todod.store") throws {
+    init(path: String, label: String = "todod.store") throws(TodoError) {
         self.path = path
         self.queue = DispatchQueue(label: label)
         try Database.refuseOrphanedLog(path)
@@ -73,19 +73,21 @@ final class Database: @unchecked Sendable {
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) != nil }
 
     /// Runs `body` with the connection on the database queue and waits for it.
-    func sync<T>(_ body: (Connection) throws -> T) throws -> T {
+    func sync<T, E: TodoErrorConvertible>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         precondition(!isOnQueue, "Database.sync called re-entrantly on its own queue")  // programmer error
-        return try queue.sync { try body(try open()) }
+        // `DispatchQueue.sync` rethrows as `any Error`; the result carries the typed error across.
+        let result = queue.sync { Result { () throws(E) in try body(try open(as: E.self)) } }
+        return try result.get()
     }
 
     /// Runs `body` with the connection; the caller must already be on the database queue.
-    func onQueue<T>(_ body: (Connection) throws -> T) throws -> T {
+    func onQueue<T, E: TodoErrorConvertible>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         dispatchPrecondition(condition: .onQueue(queue))
-        return try body(try open())
+        return try body(try open(as: E.self))
     }
 
-    private func open() throws(TodoError) -> Connection {
-        guard let connection else { throw TodoError.storage("storage failure: the store is closed") }
+    private func open<E: TodoErrorConvertible>(as: E.Type) throws(E) -> Connection {
+        guard let connection else { throw E(TodoError.storage("storage failure: the store is closed")) }
         return connection
     }
 
@@ -101,11 +103,11 @@ final class Database: @unchecked Sendable {
 extension Connection {
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), committing when it returns and
     /// rolling back when it throws.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        try run("BEGIN IMMEDIATE")
-        do {
+    func transaction<T, E: TodoErrorConvertible>(_ body: () throws(E) -> T) throws(E) -> T {
+        do { try run("BEGIN IMMEDIATE") } catch { throw E(error) }
+        do throws(E) {
             let value = try body()
-            try run("COMMIT")
+            do { try run("COMMIT") } catch { throw E(error) }
             return value
         } catch {
             if inTransaction { try? run("ROLLBACK") }
@@ -114,12 +116,12 @@ extension Connection {
     }
 
     /// Runs `body` in a savepoint inside the open transaction: when it throws, only its own
-    /// changes are undone.
-    func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try run("SAVEPOINT request")
-        do {
+    /// changes are undone. A failure of the savepoint itself is thrown as `E`.
+    func savepoint<T, E: TodoErrorConvertible>(_ body: () throws(E) -> T) throws(E) -> T {
+        do { try run("SAVEPOINT request") } catch { throw E(error) }
+        do throws(E) {
             let value = try body()
-            try run("RELEASE request")
+            do { try run("RELEASE request") } catch { throw E(error) }
             return value
         } catch {
             try? run("ROLLBACK TO request")

@@ -2,7 +2,7 @@ import TodoCore
 
 extension StoreTransaction {
     /// The whole store: categories in category order, todos in manual order.
-    public func export() throws(TodoError) -> ExportDocument {
+    package func export() throws(TodoError) -> ExportDocument {
         let todos = try connection.rows("SELECT \(todoColumns) ORDER BY t.rank", [], TodoRow.init)
         return ExportDocument(
             categories: try categories().map(\.name),
@@ -18,7 +18,7 @@ extension StoreTransaction {
     /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid,
     ///   or when a uid is already in the store (or twice in the document): an import never
     ///   duplicates a uid.
-    public func importDocument(_ document: ExportDocument, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
+    package func importDocument(_ document: ExportDocument, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
         for (i, name) in document.categories.enumerated() {
             _ = try Validation.categoryName(name, field: "categories[\(i)]")

@@ -5,7 +5,7 @@ extension StoreTransaction {
     ///
     /// The SQL is assembled only from fixed fragments chosen by the query's enums; every value
     /// is a bound parameter. `now` decides what is overdue.
-    public func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
+    package func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
         let statements = try listStatements(query)
         let total = try self.total(query, statements)
         var rows: [TodoRow] = []
@@ -19,7 +19,7 @@ extension StoreTransaction {
     /// `list` for a long listing: the total first, then the todos `chunk` at a time (with their
     /// positions) as the rows are read, so the listing is never held whole. Stops early when
     /// `each` returns false.
-    public func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
+    package func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
         let statements = try listStatements(query)
         let count = try self.total(query, statements)
         total(count)

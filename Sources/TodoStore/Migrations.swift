@@ -140,19 +140,20 @@ struct Migrator {
     let path: String
 
     /// - Throws: `TodoError.storage`.
-    func migrate() throws {
+    func migrate() throws(TodoError) {
         // Read-only inspection first: nothing below writes until the file is known to be ours.
         let tables: [String]
         do {
             tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(0) }
         } catch {
             if connection.isReadOnly {  // a WAL database on a read-only file system cannot even be read
-                throw TodoError.storage("cannot use \(path): the database is read-only (todod must be able to write it and its directory)")
+                throw error.withMessage("cannot use \(path): the database is read-only (todod must be able to write it and its directory)")
             }
-            if error.message.hasSuffix("database is locked") {
-                throw TodoError.storage("cannot use \(path): another process has it open (is another todod using this database?)")
+            // The lock of another connection in `locking_mode = EXCLUSIVE` outlasted the busy timeout.
+            if case .busy? = error.resultCode {
+                throw error.withMessage("cannot use \(path): another process has it open (is another todod using this database?)")
             }
-            throw TodoError.storage("cannot use \(path): \(error.message.replacingPrefix("storage failure: "))")
+            throw error.withMessage("cannot use \(path): \(error.reason ?? error.message)")
         }
         var applied: Set<Int> = []
         if tables.contains("todod_migrations") {
@@ -177,7 +178,7 @@ struct Migrator {
         try connection.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
 
         for migration in migrations where !applied.contains(migration.id) {
-            try connection.transaction {
+            try connection.transaction { () throws(TodoError) in
                 try connection.execute("""
                     CREATE TABLE IF NOT EXISTS todod_migrations (
                         id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)
@@ -188,11 +189,5 @@ struct Migrator {
                     [.integer(Int64(migration.id)), .text(migration.name), .integer(Instant.now().usec)])
             }
         }
-    }
-}
-
-extension String {
-    func replacingPrefix(_ prefix: String) -> String {
-        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
     }
 }

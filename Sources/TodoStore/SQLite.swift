@@ -80,7 +80,7 @@ final class Connection {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             if let db { sqlite3_close_v2(db) }
-            throw TodoError.storage("cannot open database \(path): \(message)")
+            throw TodoError(storage: SQLiteResultCode(rawValue: rc), reason: message, message: "cannot open database \(path): \(message)")
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -99,7 +99,7 @@ final class Connection {
         if rc != SQLITE_OK {
             let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(errmsg)
-            throw TodoError.storage(describe(rc, message))
+            throw Connection.error(rc, message)
         }
     }
 
@@ -187,19 +187,34 @@ final class Connection {
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     func error(_ rc: Int32) -> TodoError {
-        TodoError.storage(describe(rc, String(cString: sqlite3_errmsg(handle))))
+        Connection.error(rc, String(cString: sqlite3_errmsg(handle)))
     }
 
-    private func describe(_ rc: Int32, _ message: String) -> String {
-        switch rc & 0xff {
-        case SQLITE_FULL: return "storage failure: the disk is full (\(message))"
-        case SQLITE_NOTADB: return "storage failure: the file is not a database"
-        case SQLITE_CORRUPT: return "storage failure: the database file is corrupt (\(message))"
-        case SQLITE_READONLY: return "storage failure: the database is read-only (\(message))"
-        case SQLITE_IOERR: return "storage failure: I/O error (\(message))"
-        default: return "storage failure: \(message)"
+    /// The storage error for result code `rc` with SQLite's `message`: the code kept, the
+    /// failure said in words.
+    static func error(_ rc: Int32, _ message: String) -> TodoError {
+        let code = SQLiteResultCode(rawValue: rc)
+        let reason = switch code {
+        case .full: "the disk is full (\(message))"
+        case .notADatabase: "the file is not a database"
+        case .corrupt: "the database file is corrupt (\(message))"
+        case .readOnly: "the database is read-only (\(message))"
+        case .ioError: "I/O error (\(message))"
+        default: message
         }
+        return TodoError(storage: code, reason: reason)
     }
+}
+
+/// The result codes todod decides on, named from SQLite's header.
+/// ([Result and error codes](https://sqlite.org/rescode.html))
+extension SQLiteResultCode {
+    package static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
+    package static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
+    package static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
+    package static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
+    package static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
+    package static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
 }
 
 /// A prepared statement. Valid only while its connection is; used only on the database queue.

@@ -38,7 +38,7 @@ struct TodoRow {
 extension StoreTransaction {
     /// The todo with `id`.
     /// - Throws: `.notFound`.
-    public func todo(_ id: Int64) throws(TodoError) -> Todo {
+    package func todo(_ id: Int64) throws(TodoError) -> Todo {
         let found = try connection.firstRow(todoWithPositionByID, [.integer(id)]) { s in
             var todo = TodoRow(s).todo
             todo.position = s.int(todoFieldCount)
@@ -66,13 +66,13 @@ extension StoreTransaction {
     }
 
     /// The store's own id: a UUID made with the store, never changed.
-    public func storeID() throws(TodoError) -> String {
+    package func storeID() throws(TodoError) -> String {
         try connection.firstRow("SELECT value FROM store_info WHERE key = 'store_id'") { $0.text(0) } ?? ""
     }
 
     /// The number of open and of done todos.
     /// Read from `todo_counts`, which triggers keep current: no scan.
-    public func counts() throws(TodoError) -> (open: Int, done: Int) {
+    package func counts() throws(TodoError) -> (open: Int, done: Int) {
         let open = try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
         let done = try connection.scalar("SELECT n FROM todo_counts WHERE done = 1")
         return (Int(open), Int(done))
@@ -89,7 +89,7 @@ extension StoreTransaction {
 
     /// Adds a todo at the bottom of the manual order, or at the top with `top`.
     /// Naming a category that does not exist creates it.
-    public func add(_ new: NewTodo) throws(TodoError) -> Todo {
+    package func add(_ new: NewTodo) throws(TodoError) -> Todo {
         let title = try Validation.title(new.title)
         let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
         let category = try new.category.map { (name) throws(TodoError) in try self.category(creating: name) }
@@ -123,7 +123,7 @@ extension StoreTransaction {
     /// the due time); clearing `due` clears the reminder; setting `due` on a todo that had none
     /// sets the reminder to it. Any change to `due` or `remind` re-arms the reminder.
     /// - Throws: `.notFound`, `.invalidField`.
-    public func update(_ id: Int64, _ patch: TodoPatch) throws(TodoError) -> Todo {
+    package func update(_ id: Int64, _ patch: TodoPatch) throws(TodoError) -> Todo {
         let old = try row(id).todo
         var new = old
         switch patch.title {
@@ -195,12 +195,12 @@ extension StoreTransaction {
 
     /// Marks todos done; already-done todos are left as they are. All or nothing.
     /// - Throws: `.notFound` naming the first unknown id.
-    public func complete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
+    package func complete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
         try setDone(ids, true)
     }
 
     /// Marks todos open again. All or nothing.
-    public func reopen(_ ids: [Int64]) throws(TodoError) -> [Todo] {
+    package func reopen(_ ids: [Int64]) throws(TodoError) -> [Todo] {
         try setDone(ids, false)
     }
 
@@ -215,7 +215,7 @@ extension StoreTransaction {
     }
 
     /// Deletes todos and returns them as they were. All or nothing. Their ids are never reused.
-    public func delete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
+    package func delete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
         let ids = try existing(ids)
         let deleted = try withPositions(ids.map { (id) throws(TodoError) in try row(id) })
         for id in ids {
@@ -242,7 +242,7 @@ extension StoreTransaction {
 
     /// Moves todo `id` in the manual order. Rewrites one row in the common case.
     /// - Throws: `.notFound` for an unknown todo or anchor, `.invalidField` for a position out of range.
-    public func move(_ id: Int64, to target: MoveTarget) throws(TodoError) -> Todo {
+    package func move(_ id: Int64, to target: MoveTarget) throws(TodoError) -> Todo {
         _ = try row(id)
         let moved: Bool
         switch target {
@@ -261,7 +261,7 @@ extension StoreTransaction {
     /// The earliest instant at which a pending reminder fires (open todo, reminder set, not yet
     /// fired), found through the partial index `todos_pending_reminder` (`INDEXED BY` makes the
     /// query fail rather than scan should the index ever stop applying).
-    public func nextPendingReminder() throws(TodoError) -> Instant? {
+    package func nextPendingReminder() throws(TodoError) -> Instant? {
         try connection.firstRow(Self.nextReminderSQL) { $0.instant(0) }
     }
 
@@ -271,7 +271,7 @@ extension StoreTransaction {
         """
 
     /// Todos whose pending reminder is due at `instant`, in reminder order.
-    public func dueReminders(at instant: Instant, limit: Int = 1000) throws(TodoError) -> [Todo] {
+    package func dueReminders(at instant: Instant, limit: Int = 1000) throws(TodoError) -> [Todo] {
         try withPositions(connection.rows("""
             SELECT \(todoFields) FROM todos t INDEXED BY todos_pending_reminder \(categoryJoin)
             WHERE t.done = 0 AND t.remind IS NOT NULL AND t.reminded IS NULL AND t.remind <= ?
@@ -282,14 +282,14 @@ extension StoreTransaction {
     /// Records that todo `id`'s reminder, scheduled for `scheduled`, fired at `instant`. Not a
     /// user change: `updated` stays. Nothing happens when the todo is gone or its reminder was
     /// moved (snoozed, edited) since it was read: the new one is still to fire.
-    public func markReminded(_ id: Int64, scheduled: Instant?, at instant: Instant) throws(TodoError) {
+    package func markReminded(_ id: Int64, scheduled: Instant?, at instant: Instant) throws(TodoError) {
         try connection.run("UPDATE todos SET reminded = ? WHERE id = ? AND remind IS ? AND reminded IS NULL",
                            [.integer(instant.usec), .integer(id), .optional(scheduled)])
     }
 
     /// Sets a new reminder instant for todo `id` and re-arms it.
     /// - Throws: `.notFound`; `.conflict` when the todo is done.
-    public func snooze(_ id: Int64, until instant: Instant) throws(TodoError) -> Todo {
+    package func snooze(_ id: Int64, until instant: Instant) throws(TodoError) -> Todo {
         let old = try row(id).todo
         guard !old.done else { throw TodoError.conflict("todo \(id) is done; reopen it before snoozing") }
         try connection.run("UPDATE todos SET remind = ?, reminded = NULL, updated = ? WHERE id = ?",

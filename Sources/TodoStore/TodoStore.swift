@@ -10,9 +10,9 @@ import TodoCore
 /// let store = try TodoStore(path: "/tmp/todos.db")
 /// let todo = try store.write { try $0.add(NewTodo(title: "牛乳を買う")) }
 /// ```
-public final class TodoStore: Sendable {
+package final class TodoStore: Sendable {
     /// The database file.
-    public var path: String { database.path }
+    package var path: String { database.path }
     private let database: Database
     private let clock: @Sendable () -> Instant
 
@@ -20,79 +20,115 @@ public final class TodoStore: Sendable {
     /// - Parameter clock: the source of `created`/`updated`/`completed` instants.
     /// - Throws: `.storage` when the file cannot be opened, is not a todod database, or was
     ///   written by a newer schema (the file is then left untouched).
-    public init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }) throws(TodoError) {
-        do {
-            self.database = try Database(path: path)
-        } catch let error as TodoError {
-            throw error
-        } catch {
-            throw TodoError.storage("cannot open \(path): \(error)")
-        }
+    package init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }) throws(TodoError) {
+        self.database = try Database(path: path)
         self.clock = clock
     }
 
     /// The queue every store operation runs on.
-    public var queue: DispatchQueue { database.queue }
+    package var queue: DispatchQueue { database.queue }
 
-    /// Runs `body` on the store queue, and waits for it. Store operations throw only `TodoError`.
+    /// Runs `body` on the store queue, and waits for it.
+    ///
+    /// These calls throw the body's own error type: `TodoError` for a body of store operations
+    /// (`{ (tx) throws(TodoError) in ... }`), or a `TodoErrorConvertible` type of the caller's;
+    /// a failure of the store itself (closed, file replaced, commit failed) arrives converted.
     ///
     /// A read sees one state of the store without a transaction of its own: every write runs on
     /// the same serial queue and the file is held exclusively, so nothing changes between the
     /// statements of one read. Each statement reads in autocommit mode, with no `BEGIN` and
     /// `COMMIT` around them.
-    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try database.sync { connection in try body(StoreTransaction(connection: connection, now: clock())) }
+    package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
+        try database.sync { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock())) }
     }
 
     /// Like `read`, for a caller already running on the store queue.
-    public func readOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try database.onQueue { connection in try body(StoreTransaction(connection: connection, now: clock())) }
+    package func readOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
+        try database.onQueue { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock())) }
     }
 
     /// Like `write`, for a caller already running on the store queue: one transaction, durable
     /// when this returns. Callers batching several requests wrap each in `savepoint`.
-    public func writeOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try database.onQueue { connection in
-            try database.checkFileBeforeWrite()
-            return try connection.transaction { try body(StoreTransaction(connection: connection, now: clock())) }
+    package func writeOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
+        try database.onQueue { (connection) throws(E) in
+            do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
+            return try connection.transaction { () throws(E) in try body(StoreTransaction(connection: connection, now: clock())) }
         }
     }
 
     /// Nil while the file at `path` is still the one the store opened; else a sentence saying it
     /// was deleted or replaced (from then on every write fails with that `.storage` error, until
     /// the store is opened again). One `lstat` until a change is found. Must run on `queue`.
-    public func fileProblemOnQueue() -> String? { database.fileProblemOnQueue() }
+    package func fileProblemOnQueue() -> String? { database.fileProblemOnQueue() }
 
     /// Closes the database; later calls fail with `.storage`. Waits for work queued before it.
-    public func close() {
+    package func close() {
         queue.sync { database.closeOnQueue() }
     }
 
     /// Runs `body` in one durable write transaction on the store queue, and waits for it.
     /// Nothing of it remains when it throws.
-    public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try database.sync { connection in
-            try database.checkFileBeforeWrite()
-            return try connection.transaction {
+    package func write<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
+        try database.sync { (connection) throws(E) in
+            do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
+            return try connection.transaction { () throws(E) in
                 try body(StoreTransaction(connection: connection, now: clock()))
             }
         }
     }
 }
 
+/// The same calls for a body that throws errors of its own besides the store's (a test, a
+/// tool): whatever is thrown passes through as it is. Swift 6 infers a closure that uses `try`
+/// as throwing `any Error` unless it spells out `throws(TodoError)`; such a closure lands here.
+extension TodoStore {
+    package func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try AnyThrown.unwrap { () throws(AnyThrown) in try read { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+    }
+
+    package func readOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try AnyThrown.unwrap { () throws(AnyThrown) in try readOnQueue { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+    }
+
+    package func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try AnyThrown.unwrap { () throws(AnyThrown) in try write { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+    }
+
+    package func writeOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try AnyThrown.unwrap { () throws(AnyThrown) in try writeOnQueue { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+    }
+}
+
 /// The store's operations, valid inside one `read` or `write` block. Every instant a block
 /// records is the same `now`.
-public struct StoreTransaction {
+package struct StoreTransaction {
     let connection: Connection
     /// The instant this block records as created/updated/completed.
-    public let now: Instant
+    package let now: Instant
 
     /// Runs `body` in a savepoint of the open write transaction: when it throws, only its own
-    /// changes are undone and the transaction goes on.
-    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+    /// changes are undone and the transaction goes on. It throws the body's error type; a
+    /// failure of the savepoint itself arrives converted to it (`RPCError` for a request).
+    package func savepoint<T, E: TodoErrorConvertible>(_ body: () throws(E) -> T) throws(E) -> T {
         try connection.savepoint(body)
     }
 
     var todoOrder: ManualOrder { ManualOrder(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, connection: connection) }
     var categoryOrder: ManualOrder { ManualOrder(table: "categories", blocks: nil, connection: connection) }
+}
+
+/// Carries whatever a body of the untyped calls threw through the typed ones.
+private struct AnyThrown: TodoErrorConvertible {
+    let error: any Error
+
+    init(_ error: TodoError) { self.error = error }
+    private init(any error: any Error) { self.error = error }
+
+    static func wrap<T>(_ body: () throws -> T) throws(AnyThrown) -> T {
+        do { return try body() } catch { throw AnyThrown(any: error) }
+    }
+
+    static func unwrap<T>(_ body: () throws(AnyThrown) -> T) throws -> T {
+        do { return try body() } catch { throw error.error }
+    }
 }

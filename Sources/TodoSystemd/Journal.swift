@@ -7,12 +7,12 @@ import TodoPosix
 // The only file that calls libsystemd's journal API (sd-journal(3)).
 
 /// Writing structured entries to the systemd journal and reading them back.
-public enum Journal {
+package enum Journal {
     /// The socket journald listens on for native-protocol entries.
-    public static let socketPath = "/run/systemd/journal/socket"
+    package static let socketPath = "/run/systemd/journal/socket"
 
     /// Whether a journald is there to write to (not just a socket file a dead one left behind).
-    public static var isAvailable: Bool { UnixDatagram.hasReceiver(path: socketPath) }
+    package static var isAvailable: Bool { UnixDatagram.hasReceiver(path: socketPath) }
 
     /// Sends one entry. Field names must be uppercase letters, digits and `_`, not starting with
     /// `_` or a digit: journald silently drops any other field.
@@ -22,7 +22,7 @@ public enum Journal {
     /// is not available"), so that case is checked first: an entry is never reported sent unless
     /// a journald was listening.
     /// - Returns: nil on success, else the errno journald reported (ECONNREFUSED when none listens).
-    public static func send(_ fields: [(name: String, value: String)]) -> Int32? {
+    package static func send(_ fields: [(name: String, value: String)]) -> Int32? {
         guard isAvailable else { return ECONNREFUSED }
         // All fields in one buffer, each `NAME=value` pointed at by its own iovec.
         var buffer: [UInt8] = []
@@ -44,23 +44,23 @@ public enum Journal {
     }
 
     /// A failure to read the journal, with the errno libsystemd returned.
-    public struct ReadError: Error, Sendable, CustomStringConvertible {
-        public let function: String
-        public let errno: Int32
-        public var description: String { "\(function): \(String(cString: strerror(errno)))" }
+    package struct ReadError: Error, Sendable, CustomStringConvertible {
+        package let function: String
+        package let errno: Int32
+        package var description: String { "\(function): \(String(cString: strerror(errno)))" }
     }
 
     /// One entry read back: its fields and when it was written.
-    public struct Entry: Sendable {
-        public var fields: [String: String]
+    package struct Entry: Sendable {
+        package var fields: [String: String]
         /// Realtime timestamp of the entry, microseconds since the epoch.
-        public var realtimeUsec: UInt64
+        package var realtimeUsec: UInt64
     }
 
     /// The newest `limit` entries of the local journal matching every `field=value` of
     /// `matches` (and written at or after `since`, microseconds since the epoch), oldest first,
     /// keeping only `fields`. Like `journalctl -n`.
-    public static func read(matching matches: [(String, String)], since: UInt64?, limit: Int,
+    package static func read(matching matches: [(String, String)], since: UInt64?, limit: Int,
                             fields: [String]) throws(ReadError) -> [Entry] {
         var journal: OpaquePointer?
         var rc = sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY))

@@ -13,13 +13,14 @@ public final class DaemonProcess: @unchecked Sendable {
     public let process = Process()
     private let stderrPipe = Pipe()
 
-    /// Starts `todod` and waits until its socket accepts connections.
+    /// Starts `todod` (or `executable`, another build of it such as `todod-faults`) and waits
+    /// until its socket accepts connections.
     public init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:],
-                socket: String? = nil, database: String? = nil) throws {
+                socket: String? = nil, database: String? = nil, executable: String = "todod") throws {
         self.directory = directory ?? TemporaryDirectory("d")
         self.socket = socket ?? self.directory.file("todod.sock")
         self.database = database ?? self.directory.file("todos.db")
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("todod"))
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path(executable))
         process.arguments = ["--socket", self.socket, "--db", self.database] + arguments
         var env = ProcessInfo.processInfo.environment
         env["JOURNAL_STREAM"] = nil

@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 import TodoCore
 import TodoProtocol
-import TodoStore
+@_spi(Benchmark) import TodoStore
 
 /// Results gathered from client threads.
 final class Tally: @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import TodoPosix
+@_spi(Benchmark) import TodoPosix
 import TodoProtocol
 
 /// A server that answers every line it reads with one fixed line: the floor for a request/response

@@ -119,7 +119,7 @@ enum ReminderBench {
                     if let extra = try? watcher.readLine(waitMilliseconds: 300) { arrivals.append((Instant.now().usec, extra)) }
                     break
                 }
-            } catch let error as BenchError where error.description.hasPrefix("timed out") {
+            } catch let error as BenchError where error.isTimeout {
                 continue
             }
         }

@@ -10,8 +10,16 @@ import TodoProtocol
 
 struct BenchError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
-    init(_ error: PosixError) { description = error.description }
+    /// A wait for data that ran out of time: a caller may wait again.
+    let isTimeout: Bool
+    init(_ description: String) { self.init(description, isTimeout: false) }
+    init(_ error: PosixError) { self.init(error.description) }
+    private init(_ description: String, isTimeout: Bool) {
+        self.description = description
+        self.isTimeout = isTimeout
+    }
+
+    static let lineTimeout = BenchError("timed out waiting for a line", isTimeout: true)
 }
 
 /// `errno` as text, for error messages.
@@ -58,7 +66,7 @@ final class LineConnection {
 
     /// Reads one line (without its newline) and hands its bytes to `body`, without copying.
     /// With `waitMilliseconds` the descriptor is polled before each read, and a wait that long
-    /// without data ends in "timed out" (-1: no limit; what a non-blocking descriptor needs).
+    /// without data ends in `BenchError.lineTimeout` (-1: no limit; what a non-blocking descriptor needs).
     @discardableResult
     func withLine<T>(waitMilliseconds: Int32? = nil, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         while true {
@@ -77,10 +85,10 @@ final class LineConnection {
                 var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&pfd, 1, waitMilliseconds)
                 if ready < 0 && errno == EINTR { continue }
-                if ready == 0 { throw BenchError("timed out waiting for a line") }
+                if ready == 0 { throw BenchError.lineTimeout }
             }
             // A blocking descriptor would-blocks only when its receive timeout expired.
-            if try !fill() && waitMilliseconds == nil { throw BenchError("timed out waiting for a line") }
+            if try !fill() && waitMilliseconds == nil { throw BenchError.lineTimeout }
         }
     }
 

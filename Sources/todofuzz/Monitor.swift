@@ -215,7 +215,9 @@ final class Monitor: @unchecked Sendable {
         guard answeredInTime, case .success(let status)? = result.get() else {
             if answeredInTime, case .failure(let error)? = result.get() {
                 let text = "\(error)"
-                if pid == nil && (text.contains("refused") || text.contains("No such file")) {
+                // Nobody listens on the socket any more (or it is gone): the daemon died.
+                let unreachable = (error as? PosixError).map { $0.errno == ECONNREFUSED || $0.errno == ENOENT } ?? false
+                if pid == nil && unreachable {
                     stats.crash("the daemon no longer accepts connections: \(text)")
                 } else {
                     stats.hang("daemon.status on a fresh connection failed: \(text)")

@@ -57,12 +57,13 @@ private final class NotifyListener {
         #expect(notify.wait { $0 == "STOPPING=1" } != nil)
     }
 
+    /// The hung store comes from `todod-faults`, a test build of the daemon; `todod` has no such switch.
     @Test func aHungStoreStopsTheWatchdog() throws {
         let dir = TemporaryDirectory("hang")
         let notify = try NotifyListener(dir)
         let daemon = try DaemonProcess(directory: dir, environment: [
             "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "TODOD_TEST_FAULT": "hang-store-after=0.5",
-        ])
+        ], executable: "todod-faults")
         _ = notify.wait(timeout: 2) { _ in false }
         let beats = notify.times(of: "WATCHDOG=1")
         #expect(beats.count >= 3)
@@ -70,6 +71,22 @@ private final class NotifyListener {
         let ready = notify.messages.first { $0.text == "READY=1" }?.at ?? 0
         #expect(last - ready < 1.0, "heartbeats went on after the store hung")
         daemon.stop(signal: SIGKILL)
+    }
+
+    /// The shipped daemon obeys no test switch: told to hang its store 0.2 s after start, it
+    /// keeps answering and its heartbeats go on well past that (until 1 s after READY=1).
+    @Test func theShippedDaemonObeysNoTestFault() throws {
+        let dir = TemporaryDirectory("nofault")
+        let notify = try NotifyListener(dir)
+        let daemon = try DaemonProcess(directory: dir, environment: [
+            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "TODOD_TEST_FAULT": "hang-store-after=0.2",
+        ])
+        #expect(notify.wait { $0 == "READY=1" } != nil)
+        let ready = notify.messages.first { $0.text == "READY=1" }?.at ?? 0
+        let late = notify.wait(timeout: 3) { _ in (notify.times(of: "WATCHDOG=1").last ?? 0) - ready > 1.0 }
+        #expect(late != nil, "heartbeats stopped: \(notify.times(of: "WATCHDOG=1").map { $0 - ready })")
+        #expect(try daemon.client().result("todo.add", ["title": "牛乳"])["id"] == 1)
+        #expect(daemon.stop(signal: SIGTERM) == 0)
     }
 
     /// `systemd-socket-activate` listening on a socket in `dir` and starting todod on the first connection.

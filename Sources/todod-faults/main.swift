@@ -1,0 +1,45 @@
+// todod-faults: todod with a fault a test asks for; built for the tests, never installed. The
+// shipped todod has no such switch. It reads todod's command line, then the fault from
+// TODOD_TEST_FAULT:
+//   hang-store-after=SECONDS   the store queue hangs that long after start (for the watchdog tests)
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+@_spi(Testing) import TodoDaemon
+import TodoProtocol
+
+/// Seconds after start at which the store queue hangs, from `TODOD_TEST_FAULT`.
+func hangStoreAfter(_ environment: [String: String]) -> Double? {
+    guard let fault = environment["TODOD_TEST_FAULT"] else { return nil }
+    let parts = fault.split(separator: "=", maxSplits: 1)
+    guard parts.count == 2, parts[0] == "hang-store-after", let seconds = Double(parts[1]), seconds >= 0 else {
+        FileHandle.standardError.write(Data("todod-faults: unknown TODOD_TEST_FAULT \(fault)\n".utf8))
+        exit(2)
+    }
+    return seconds
+}
+
+let environment = ProcessInfo.processInfo.environment
+let hangAfter = hangStoreAfter(environment)
+do {
+    switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment,
+                                   uid: getuid(), home: NSHomeDirectory()) {
+    case .help:
+        print(DaemonOptions.usage)
+    case .version:
+        print("todod \(TododVersion.string) (todod-faults)")
+    case .run(let options):
+        Daemon(options: options, environment: environment, afterStart: { storeQueue in
+            guard let hangAfter else { return }
+            FileHandle.standardError.write(Data("todod-faults: the store queue will hang in \(hangAfter) s\n".utf8))
+            storeQueue.asyncAfter(deadline: .now() + hangAfter) {
+                while true { sleep(3600) }
+            }
+        }).run()
+    }
+} catch {
+    FileHandle.standardError.write(Data("todod-faults: \(error.message); see 'todod --help'\n".utf8))
+    exit(2)
+}
