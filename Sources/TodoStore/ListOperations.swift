@@ -1,32 +1,41 @@
 import TodoCore
 
 extension StoreTransaction {
-    /// The todos matching `query`, sorted and paged, with the total number matching.
+    /// The todos matching `query`, sorted and paged, with the total number matching: the query
+    /// is planned (`plan`), then the plan is run.
     ///
     /// The SQL is assembled only from fixed fragments chosen by the query's enums; every value
     /// is a bound parameter. `now` decides what is overdue.
     public func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
-        let statements = try listStatements(query)
-        let total = try self.total(query, statements)
-        var rows: [TodoRow] = []
-        try forEachPageRow(statements, total: total) { (statement) throws(TodoError) in
-            rows.append(TodoRow(statement))
-            return true
-        }
-        return TodoPage(todos: try withPositions(rows), total: total)
+        try run(try plan(query))
     }
 
     /// `list` for a long listing: the total first, then the todos `chunk` at a time (with their
     /// positions) as the rows are read, so the listing is never held whole. Stops early when
     /// `each` returns false.
     public func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
-        let statements = try listStatements(query)
-        let count = try self.total(query, statements)
+        try run(try plan(query), chunk: chunk, total: total, each: each)
+    }
+
+    /// Runs a plan: the total, then the page.
+    func run(_ plan: ListPlan) throws(TodoError) -> TodoPage {
+        let total = try self.total(plan)
+        var rows: [TodoRow] = []
+        try forEachPageRow(plan, total: total) { (statement) throws(TodoError) in
+            rows.append(TodoRow(statement))
+            return true
+        }
+        return TodoPage(todos: try withPositions(rows), total: total)
+    }
+
+    /// Runs a plan in chunks (see `list(_:chunk:total:each:)`).
+    func run(_ plan: ListPlan, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
+        let count = try self.total(plan)
         total(count)
         var rows: [TodoRow] = []
         rows.reserveCapacity(chunk)
         var going = true
-        try forEachPageRow(statements, total: count) { (statement) throws(TodoError) in
+        try forEachPageRow(plan, total: count) { (statement) throws(TodoError) in
             rows.append(TodoRow(statement))
             guard rows.count == chunk else { return true }
             going = each(try withPositions(rows))
@@ -39,39 +48,42 @@ extension StoreTransaction {
     /// Calls `body` with each row of the page, in order, until it returns false. A page in two
     /// parts reads the first part's rows, then the second's from where the first part ended:
     /// right away when the page held some of the first part, else after counting it.
-    private func forEachPageRow(_ statements: ListStatements, total: Int,
+    private func forEachPageRow(_ plan: ListPlan, total: Int,
                                 _ body: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
-        guard let parts = statements.parts else {
-            try connection.forEachRow(statements.page(forTotal: total), statements.pageValues, body)
+        guard let parts = plan.parts else {
+            try connection.forEachRow(plan.page(forTotal: total), plan.pageValues, body)
             return
         }
         var read = 0
         var going = true
-        try connection.forEachRow(parts.first, statements.pageValues) { (statement) throws(TodoError) in
+        try connection.forEachRow(parts.first, plan.pageValues) { (statement) throws(TodoError) in
             read += 1
             going = try body(statement)
             return going
         }
-        guard going, statements.limit < 0 || read < statements.limit else { return }
-        let skip = read > 0 || statements.offset == 0 ? 0
-            : max(0, statements.offset - Int(try connection.scalar(parts.firstCount, statements.values)))
-        let rest = statements.limit < 0 ? -1 : statements.limit - read
-        try connection.forEachRow(parts.second, statements.values + [.integer(Int64(rest)), .integer(Int64(skip))], body)
+        guard going, plan.limit < 0 || read < plan.limit else { return }
+        let skip = read > 0 || plan.offset == 0 ? 0
+            : max(0, plan.offset - Int(try connection.scalar(parts.firstCount, plan.values)))
+        let rest = plan.limit < 0 ? -1 : plan.limit - read
+        try connection.forEachRow(parts.second, plan.values + [.integer(Int64(rest)), .integer(Int64(skip))], body)
     }
 
-    private func total(_ query: TodoQuery, _ statements: ListStatements) throws(TodoError) -> Int {
-        guard let kept = statements.keptCounts else {  // status and category alone: the kept counts answer it
-            return Int(try connection.scalar(statements.count, statements.values))
+    private func total(_ plan: ListPlan) throws(TodoError) -> Int {
+        guard let kept = plan.keptCounts else {  // status and category alone: the kept counts answer it
+            return Int(try connection.scalar(plan.count, plan.values))
         }
         let counts: (open: Int, done: Int)
         switch kept {
         case .all: counts = try self.counts()
         case .category(let id): counts = try categoryCounts(id)
         }
-        return query.status == .open ? counts.open : query.status == .done ? counts.done : counts.open + counts.done
+        let status = plan.status
+        return status == .open ? counts.open : status == .done ? counts.done : counts.open + counts.done
     }
 
-    func listStatements(_ query: TodoQuery) throws(TodoError) -> ListStatements {
+    /// Plans `query`: checks its values, looks its category up, and chooses the statements that
+    /// answer it (`ListPlan`). Nothing of the todos is read yet.
+    func plan(_ query: TodoQuery) throws(TodoError) -> ListPlan {
         var categoryID: Int64?
         var conditions: [String] = []
         var values: [SQLValue] = []
@@ -136,7 +148,8 @@ extension StoreTransaction {
             return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
         let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
-        return ListStatements(
+        return ListPlan(
+            status: query.status,
             count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
             walkingPage: page("todos t", filter, false),
             narrowPage: dueRange || scansTable ? page(table, throughDue, dueRange) : nil,
@@ -186,8 +199,11 @@ extension StoreTransaction {
         }
     }
 
-    /// The SQL `list` runs for a query, for `list` itself and for query-plan tests.
-    struct ListStatements {
+    /// How a listing is answered, decided from the query before any todo is read: the SQL
+    /// `list` runs and its values (`plan` makes it, `run` runs it; query-plan tests read it).
+    struct ListPlan {
+        /// The status filter, for a total from the kept counts.
+        var status: TodoQuery.Status
         var count: String
         /// The page, read by walking the sort order (or sorting what the filters leave).
         var walkingPage: String

@@ -8,11 +8,7 @@ import TodoProtocol
 import TodoTestSupport
 
 /// Seconds on the monotonic clock.
-private func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+private func now() -> Double { Posix.monotonicSeconds() }
 
 /// `todod` started through `launcher` (e.g. `prlimit`) with standard error going to `stderr`.
 private func startTodod(_ dir: TemporaryDirectory, launcher: [String] = [], stderr: FileHandle,

@@ -224,7 +224,7 @@ private func everything(_ store: TodoStore) throws -> ([Todo], [Category]) {
             let whole = try store.read { try $0.list(query) }
             // The page a single sorted statement gives, whichever way the listing read it.
             let sorted = try store.read { tx in
-                let statements = try tx.listStatements(query)
+                let statements = try tx.plan(query)
                 return try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
             }
             #expect(whole.todos.map(\.id) == sorted, "\(query)")
