@@ -51,7 +51,8 @@ let package = Package(
         .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol"]),
         .testTarget(name: "TodoClientTests", dependencies: ["TodoCore", "TodoClient", "TodoTestSupport"]),
         .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
+                    exclude: ["Golden"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
