@@ -21,29 +21,18 @@ import TodoTestSupport
         var script = "mkdir -p /run/systemd/journal && mount -t tmpfs none /run/systemd/journal"
         if staleSocket { script += " && touch /run/systemd/journal/socket && mount --bind \"$3\" /run/systemd/journal/socket" }
         script += " && exec \"$0\" --socket \"$1\" --db \"$2\""
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-m", "--propagation", "private", "sh", "-c", script, BuiltProducts.path("todod"), socket, dir.file("todos.db"), stale]
-        let stderr = Pipe()
-        process.standardError = stderr
-        try process.run()
-        defer { if process.isRunning { process.terminate(); process.waitForExit() } }
-        var client: RawClient?
-        for _ in 0..<300 where client == nil {
-            client = try? RawClient(path: socket)
-            if client == nil { usleep(10_000) }
-        }
-        let c = try #require(client)
+        let daemon = try LaunchedDaemon("/usr/bin/unshare", ["-m", "--propagation", "private", "sh", "-c", script,
+                                                             BuiltProducts.path("todod"), socket, dir.file("todos.db"), stale], socket: socket)
+        let c = try daemon.client()
         let title = unique("stderr")
         _ = try c.result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 1))])
-        Thread.sleep(forTimeInterval: 2.5)
+        // The reminder falls due within a second: its line on standard error is the event.
+        #expect(eventually(timeout: 15) { daemon.stderr.contains(title) })
         #expect(try c.result("todo.list")["total"] == 1)  // still serving
         let listed = try c.call("reminder.list")
         #expect(listed["error"]?["code"] == -32004)
         #expect(listed["error"]?["message"]?.stringValue?.contains("no journal") == true)
-        process.terminate()
-        process.waitForExit()
-        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = daemon.stop()
         let lines = text.split(separator: "\n")
         #expect(lines.filter { $0.contains("no journal") }.count == 1)
         let reminder = lines.filter { $0.contains(title) }

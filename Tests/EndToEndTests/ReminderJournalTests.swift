@@ -39,8 +39,12 @@ struct ReminderJournalTests {
         daemon = try DaemonProcess(directory: dir)
         let reminded = try daemon!.client().result("todo.get", ["id": todo["id"] ?? 0])["reminded"]
         #expect(reminded != .null)
-        Thread.sleep(forTimeInterval: 1)
-        #expect(try Journalctl.reminders(title: title, atLeast: 2, timeout: 1).count == 1)
+        // A todo due now, added after the restart, fires after anything the restarted daemon
+        // would fire again; its entry is the event, then a short margin for journald.
+        let sentinel = title + " after restart"
+        _ = try daemon!.client().result("todo.add", ["title": .string(sentinel), "due": .string(rfc3339(in: 0))])
+        #expect(try Journalctl.reminders(title: sentinel, atLeast: 1).count == 1)
+        #expect(try Journalctl.reminders(title: title, atLeast: 2, timeout: 0.2).count == 1)
     }
 
     /// The message's local time is in the zone the daemon's `TZ` names (here a POSIX rule).
@@ -56,13 +60,17 @@ struct ReminderJournalTests {
         let dir = TemporaryDirectory("missed")
         let daemon = try DaemonProcess(directory: dir)
         let title = unique("missed")
-        _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 1))])
-        _ = try daemon.client().result("todo.add", ["title": .string(title + " done"), "due": .string(rfc3339(in: 1))])
+        let due = rfc3339(in: 1)
+        _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(due)])
+        _ = try daemon.client().result("todo.add", ["title": .string(title + " done"), "due": .string(due)])
         _ = try daemon.client().result("todo.complete", ["ids": [2]])
         #expect(daemon.stop() == 0)
         let stopped = Date()
-        Thread.sleep(forTimeInterval: 3)
-        #expect(try Journalctl.reminders(title: title, atLeast: 1, timeout: 0.5).isEmpty)
+        // Stopped, it fires nothing; started again two seconds after the due time, the reminder
+        // is at least that late.
+        #expect(try Journalctl.reminders(title: title, atLeast: 1, timeout: 0).isEmpty)
+        let lateEnough = try #require(ISO8601DateFormatter().date(from: due)).addingTimeInterval(2)
+        while Date() < lateEnough { usleep(UInt32(min(100_000, max(1_000, lateEnough.timeIntervalSinceNow * 1e6)))) }
         let again = try DaemonProcess(directory: dir)
         let entries = try Journalctl.reminders(title: title, atLeast: 1)
         #expect(entries.count == 1)
@@ -87,7 +95,11 @@ struct ReminderJournalTests {
         try client.send(batch)
         for _ in 0..<1000 { #expect(try client.receive()["result"] != nil) }
         let entries = try Journalctl.reminders(title: title, atLeast: 1000, timeout: 30)
-        Thread.sleep(forTimeInterval: 1)
+        // A todo due now, added once all have fired, fires after anything due before it (a
+        // second firing of the batch included); its entry is the event, then a short margin.
+        let sentinel = title + " after"
+        _ = try client.result("todo.add", ["title": .string(sentinel), "due": .string(rfc3339(in: 0))])
+        #expect(try Journalctl.reminders(title: sentinel, atLeast: 1).count == 1)
         let all = try Journalctl.reminders(title: title, atLeast: 1001, timeout: 0.2)
         #expect(entries.count == 1000)
         #expect(all.count == 1000)

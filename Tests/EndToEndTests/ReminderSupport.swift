@@ -45,6 +45,7 @@ final class LaunchedDaemon: @unchecked Sendable {
     let socket: String
     private let lock = NSLock()
     private var stderrText = ""
+    private var stderrEnded = false
 
     init(_ launcher: String, _ arguments: [String], socket: String) throws {
         self.socket = socket
@@ -57,7 +58,12 @@ final class LaunchedDaemon: @unchecked Sendable {
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
+            guard !data.isEmpty else {  // end of file: the daemon has exited
+                handle.readabilityHandler = nil
+                self.lock.withLock { self.stderrEnded = true }
+                return
+            }
             self.lock.withLock { self.stderrText += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
@@ -85,6 +91,14 @@ final class LaunchedDaemon: @unchecked Sendable {
         process.terminate()
         if !eventually(timeout: 5, { !process.isRunning }) { kill(pid, SIGKILL) }
         process.waitForExit()
+    }
+
+    /// Stops it (SIGTERM) and returns everything it wrote to standard error, to the end.
+    func stop() -> String {
+        process.terminate()
+        process.waitForExit()
+        _ = eventually(timeout: 5) { lock.withLock { stderrEnded } }
+        return stderr
     }
 
     var pid: Int32 { process.processIdentifier }
