@@ -42,7 +42,7 @@ import TodoTestSupport
         }
         other.start()
         let importer = try RawClient(path: daemon.socket, timeoutSeconds: 120)
-        usleep(700_000)  // a beat or two before the import
+        #expect(eventually(timeout: 5) { !beats.value.isEmpty })  // the watchdog beats before the import
         let started = now()
         try importer.send(lines(20, "store.import", { part in
             ["format": "todod-export", "version": 1, "more": .bool(part < 19), "categories": [],
@@ -51,7 +51,7 @@ import TodoTestSupport
         var last: JSON = .null
         for _ in 0..<20 { last = try importer.receive() }
         let took = now() - started
-        usleep(700_000)
+        #expect(eventually(timeout: 5) { (beats.value.last ?? 0) > started + took })  // and once after it
         done.value = true
         while listener.isExecuting || other.isExecuting { usleep(10_000) }
         #expect(last["result"]?["todos"] == 100_000)
