@@ -12,7 +12,7 @@ func now() -> Double { Posix.monotonicSeconds() }
 
 /// `todod` started through `launcher` (e.g. `prlimit`) with standard error going to `stderr`.
 func startTodod(_ dir: TemporaryDirectory, launcher: [String] = [], stderr: FileHandle,
-                        environment: [String: String] = [:]) throws -> Process {
+                environment: [String: String] = [:]) throws -> Process {
     let process = Process()
     let todod = BuiltProducts.path("todod")
     let command = launcher + [todod, "--socket", dir.file("todod.sock"), "--db", dir.file("todos.db")]
