@@ -45,16 +45,17 @@ let package = Package(
         // docs/PERFORMANCE.md), and it runs wherever it is copied.
         .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix", "TodoTime"],
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
-        .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
+        .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd"]),
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
-        .testTarget(name: "TodoTimeTests", dependencies: ["TodoTime", "TodoTestSupport"]),
+        .testTarget(name: "TodoTimeTests", dependencies: ["TodoCore", "TodoTime", "TodoTestSupport"]),
         .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol"]),
         .testTarget(name: "TodoClientTests", dependencies: ["TodoCore", "TodoClient", "TodoTestSupport"]),
         .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
+                    exclude: ["Golden"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -29,7 +29,7 @@ struct HumanOutput {
 
     /// "2026-12-01 09:00 (in 2h)".
     func when(_ instant: Instant) -> String {
-        TerminalText.local(instant, timeZone: timeZone) + " (" + TerminalText.relative(instant, now: now) + ")"
+        LocalTime(instant, in: timeZone).text + " (" + TerminalText.relative(instant, now: now) + ")"
     }
 
     /// A duration in seconds as "2d 3h", "3h 12m", "4m 5s" or "12s".
@@ -70,7 +70,7 @@ struct HumanOutput {
         let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
         for todo in ordered {
             var row = ["\(todo.id)", "\(todo.position)", todo.done ? "✓" : "",
-                       todo.due.map { TerminalText.local($0, timeZone: timeZone) } ?? "",
+                       todo.due.map { LocalTime($0, in: timeZone).text } ?? "",
                        todo.due.map { todo.done ? "" : TerminalText.relative($0, now: now) } ?? ""]
             if sections == nil { row.append(todo.category ?? "") }
             row.append(todo.title)
@@ -111,7 +111,7 @@ struct HumanOutput {
     func todoDetails(_ todo: Todo) -> [String] {
         var pairs: [(String, String)] = [("ID", "\(todo.id)"), ("Title", Table.oneLine(todo.title))]
         if todo.done {
-            pairs.append(("Status", paint("done", HumanOutput.green) + (todo.completed.map { " since " + TerminalText.local($0, timeZone: timeZone) } ?? "")))
+            pairs.append(("Status", paint("done", HumanOutput.green) + (todo.completed.map { " since " + LocalTime($0, in: timeZone).text } ?? "")))
         } else {
             pairs.append(("Status", "open"))
         }
@@ -119,7 +119,7 @@ struct HumanOutput {
         pairs.append(("Category", todo.category.map(Table.oneLine) ?? "-"))
         if let due = todo.due {
             if todo.done {
-                pairs.append(("Due", TerminalText.local(due, timeZone: timeZone)))
+                pairs.append(("Due", LocalTime(due, in: timeZone).text))
             } else {
                 let text = when(due)
                 pairs.append(("Due", due < now ? paint(text, HumanOutput.red) : text))
@@ -130,16 +130,16 @@ struct HumanOutput {
         var remind = "-"
         if let instant = todo.remind {
             if let reminded = todo.reminded {
-                remind = TerminalText.local(instant, timeZone: timeZone) + ", fired " + TerminalText.local(reminded, timeZone: timeZone)
+                remind = LocalTime(instant, in: timeZone).text + ", fired " + LocalTime(reminded, in: timeZone).text
             } else if todo.done {
-                remind = TerminalText.local(instant, timeZone: timeZone) + " (off while done)"
+                remind = LocalTime(instant, in: timeZone).text + " (off while done)"
             } else {
                 remind = when(instant)
             }
         }
         pairs.append(("Remind", remind))
-        pairs.append(("Created", TerminalText.local(todo.created, timeZone: timeZone)))
-        pairs.append(("Updated", TerminalText.local(todo.updated, timeZone: timeZone)))
+        pairs.append(("Created", LocalTime(todo.created, in: timeZone).text))
+        pairs.append(("Updated", LocalTime(todo.updated, in: timeZone).text))
         if let notes = todo.notes, !notes.isEmpty {
             pairs.append(("Notes", notes.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }.joined(separator: "\n")))
         }
@@ -216,9 +216,9 @@ struct HumanOutput {
                                     Table.Column("ID", alignment: .right), Table.Column("DUE"),
                                     Table.Column("CATEGORY", flexible: true), Table.Column("TITLE", flexible: true)])
         for r in reminders {
-            table.append([r.fired.map { TerminalText.local($0, timeZone: timeZone) } ?? "",
+            table.append([r.fired.map { LocalTime($0, in: timeZone).text } ?? "",
                           HumanOutput.late(r.lateUsec), "\(r.id)",
-                          r.due.map { TerminalText.local($0, timeZone: timeZone) } ?? "", r.category ?? "", r.title])
+                          r.due.map { LocalTime($0, in: timeZone).text } ?? "", r.category ?? "", r.title])
         }
         return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
             row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
@@ -241,7 +241,7 @@ struct HumanOutput {
             return nil
         }()
         if let uptime {
-            let since = TerminalText.local(now.adding(usec: -uptime.multipliedReportingOverflow(by: 1_000_000).partialValue), timeZone: timeZone)
+            let since = LocalTime(now.adding(usec: -uptime.multipliedReportingOverflow(by: 1_000_000).partialValue), in: timeZone).text
             pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
         }
         if let database = json["database"]?.stringValue { pairs.append(("Database", Table.oneLine(database))) }

@@ -1,5 +1,6 @@
 import TodoCore
 import TodoProtocol
+import TodoTime
 
 /// Stage 3 of todoctl: runs one command against the daemon and prints its result.
 struct Runner {
@@ -326,7 +327,7 @@ struct Runner {
         guard var items = result.arrayValue else { throw Runner.bad("\(Method.reminderList.name) did not return an array") }
         if json { emit(result); return }
         if items.isEmpty {
-            print("No reminders have fired" + (since.map { " since " + TerminalText.local($0, timeZone: human.timeZone) } ?? "") + ".")
+            print("No reminders have fired" + (since.map { " since " + LocalTime($0, in: human.timeZone).text } ?? "") + ".")
             return
         }
         // Oldest first: the extra one, if any, is the oldest.

@@ -80,14 +80,6 @@ public enum TerminalText {
         return future ? "in " + text : text + " overdue"
     }
 
-    /// Local wall-clock time for humans: "2026-12-01 09:00" in `timeZone` (seconds omitted).
-    public static func local(_ instant: Instant, timeZone: ZoneInfo) -> String {
-        let local = TimeExpression.LocalTime(usec: instant.usec, timeZone: timeZone)
-        let (y, m, d) = TimeExpression.LocalTime.civil(local.days)
-        return "\(digits(y, 4))-\(digits(m, 2))-\(digits(d, 2)) "
-            + "\(digits(local.secondOfDay / 3600, 2)):\(digits(local.secondOfDay / 60 % 60, 2))"
-    }
-
     // MARK: - Width tables
 
     /// Columns of one grapheme cluster: 0, 1 or 2.
@@ -173,12 +165,5 @@ public enum TerminalText {
             }
         }
         return false
-    }
-
-    /// `v` in decimal, zero-padded to `count` digits (a leading `-` for negative years).
-    static func digits(_ v: Int64, _ count: Int) -> String {
-        let s = String(v.magnitude)
-        let padded = s.count >= count ? s : String(repeating: "0", count: count - s.count) + s
-        return v < 0 ? "-" + padded : padded
     }
 }

@@ -173,7 +173,7 @@ public enum TimeExpression {
         }
         if first == "today" || first == "tomorrow" || weekdays[String(first)] != nil {
             guard let secondOfDay = timeOfDay(rest) else { return nil }
-            let today = LocalTime(usec: now.usec, timeZone: timeZone).days
+            let today = LocalTime(now, in: timeZone).days
             let day: Int64
             if first == "today" {
                 day = today
@@ -184,7 +184,7 @@ public enum TimeExpression {
                 let delta = (target - weekday(ofDays: today) + 7) % 7
                 day = today + (delta == 0 ? 7 : delta)
             }
-            return localInstant(days: day, secondOfDay: secondOfDay, micros: 0, timeZone: timeZone)
+            return LocalTime.instant(days: day, secondOfDay: secondOfDay, in: timeZone)
         }
         return localDateTime(first, rest: rest, timeZone: timeZone)
     }
@@ -203,7 +203,7 @@ public enum TimeExpression {
             secondOfDay = time
         }
         guard let days = date(datePart) else { return nil }
-        return localInstant(days: days, secondOfDay: secondOfDay, micros: 0, timeZone: timeZone)
+        return LocalTime.instant(days: days, secondOfDay: secondOfDay, in: timeZone)
     }
 
     /// Days since the epoch for `YYYY-MM-DD` naming a real date.
@@ -301,10 +301,10 @@ public enum TimeExpression {
             // More days than fit between the years 1 and 9999 cannot give a valid instant.
             guard days <= 4_000_000 else { return nil }
             guard checked(now.usec) != nil else { return nil }
-            let local = LocalTime(usec: now.usec, timeZone: timeZone)
+            let local = LocalTime(now, in: timeZone)
             let micros = now.usec - now.seconds * 1_000_000
-            guard let moved = localInstant(days: local.days + days, secondOfDay: local.secondOfDay,
-                                           micros: micros, timeZone: timeZone)
+            guard let moved = LocalTime.instant(days: local.days + days, secondOfDay: local.secondOfDay,
+                                                micros: micros, in: timeZone)
             else { return nil }
             base = moved
         }
@@ -331,48 +331,9 @@ public enum TimeExpression {
         }
         return v
     }
-
-    // MARK: - Local time
-
-    /// The instant a local wall-clock time names, with the gap and overlap rules above.
-    static func localInstant(days: Int64, secondOfDay: Int64, micros: Int64, timeZone: ZoneInfo) -> Instant? {
-        guard days >= -719_162, days < 2_932_897 else { return nil }
-        let naive = days * 86_400 + secondOfDay
-        // Transitions are far more than a day apart, so the offsets a day either side of the naive
-        // reading (plus the one at it) are the only candidates.
-        let before = timeZone.secondsFromUTC(at: naive - 86_400)
-        let candidates = [before, timeZone.secondsFromUTC(at: naive), timeZone.secondsFromUTC(at: naive + 86_400)]
-        let valid = candidates.map { naive - $0 }.filter { naive - timeZone.secondsFromUTC(at: $0) == $0 }
-        let utc = valid.min() ?? (naive - before)
-        return checked(utc * 1_000_000 + micros)
-    }
 }
 
 extension TimeExpression {
-    /// The local calendar date and time of day of an instant.
-    struct LocalTime {
-        /// Days since 1970-01-01 of the local date.
-        var days: Int64
-        /// Seconds since local midnight (wall clock).
-        var secondOfDay: Int64
-
-        /// The local date and time of the instant `usec` microseconds after the epoch (sub-second
-        /// part dropped).
-        init(usec: Int64, timeZone: ZoneInfo) {
-            self.init(utcSeconds: Instant(usec: usec).seconds, timeZone: timeZone)
-        }
-
-        init(utcSeconds: Int64, timeZone: ZoneInfo) {
-            let local = utcSeconds + timeZone.secondsFromUTC(at: utcSeconds)
-            days = local >= 0 ? local / 86_400 : -((-local + 86_399) / 86_400)
-            secondOfDay = local - days * 86_400
-        }
-
-
-        /// Year, month and day of `days` in the proleptic Gregorian calendar.
-        static func civil(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) { Instant.civil(days: days) }
-    }
-
     /// A parsed DURATION: counts per unit, each at most 15 digits.
     struct DurationParts: Equatable {
         var weeks: Int64 = 0

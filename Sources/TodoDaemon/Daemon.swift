@@ -92,10 +92,10 @@ public final class Daemon: @unchecked Sendable {
         let readLoop: ReadLoop
         do { readLoop = try ReadLoop(queue: ioQueue) } catch { throw StartError(description: "cannot wait for clients: \(error)") }
         let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log)
-        let started = Daemon.monotonicSeconds()
+        let started = Posix.monotonicSeconds()
         var router = Router(
             status: StatusSource(storeID: storeID, pid: getpid(), database: database, started: started,
-                                 monotonic: { Daemon.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
+                                 monotonic: { Posix.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
             reminders: ReminderHistory(uid: getuid(), storeID: storeID, command: Daemon.commandName()))
         router.progress = { [watchdog] in watchdog.progress() }
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
@@ -273,13 +273,13 @@ public final class Daemon: @unchecked Sendable {
         executor.barrier { [ioQueue] in
             ioQueue.async {
                 store.close()
-                Daemon.exitWhenFlushed(server, queue: ioQueue, deadline: Daemon.monotonicSeconds() + 5)
+                Daemon.exitWhenFlushed(server, queue: ioQueue, deadline: Posix.monotonicSeconds() + 5)
             }
         }
     }
 
     private static func exitWhenFlushed(_ server: Server, queue: DispatchQueue, deadline: Double) {
-        if server.allFlushed || monotonicSeconds() > deadline { exit(0) }
+        if server.allFlushed || Posix.monotonicSeconds() > deadline { exit(0) }
         queue.asyncAfter(deadline: .now() + .milliseconds(10)) { exitWhenFlushed(server, queue: queue, deadline: deadline) }
     }
 
@@ -305,11 +305,5 @@ public final class Daemon: @unchecked Sendable {
     static func commandName() -> String {
         let text = (try? Files.contents(of: "/proc/self/comm", maxBytes: 64)).map { String(decoding: $0, as: UTF8.self) } ?? "todod"
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
-    }
-
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

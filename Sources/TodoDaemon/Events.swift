@@ -38,8 +38,15 @@ enum Event: Sendable {
         case .imported(let todos, let categories):
             JSON.object(["type": .string(type.name), "todos": .int(Int64(todos)), "categories": .int(Int64(categories))]).write(to: &params)
         case .reminder(let fired):
-            JSON.object(["type": .string(type.name), "todo": JSON(fired.todo), "fired": JSON(fired.fired), "lateUsec": .int(fired.lateUsec)])
-                .write(to: &params)
+            params.append(contentsOf: #"{"type":"#.utf8)
+            params.append(contentsOf: type.name.utf8)
+            params.append(contentsOf: #"","todo":"#.utf8)
+            fired.todo.writeJSON(to: &params)
+            params.append(contentsOf: #","fired":"#.utf8)
+            JSON(fired.fired).write(to: &params)
+            params.append(contentsOf: #","lateUsec":"#.utf8)
+            JSON.int(fired.lateUsec).write(to: &params)
+            params.append(UInt8(ascii: "}"))
         }
         return RPCMessage.eventLine(encodedParams: params)
     }

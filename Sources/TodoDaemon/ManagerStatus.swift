@@ -28,7 +28,7 @@ final class ManagerStatus: @unchecked Sendable {
 
     /// "3 open, 1 done; next reminder 2026-12-01 09:00 +09:00" (or "no reminder pending").
     static func text(counts: (open: Int, done: Int), next: Instant?, timeZone: ZoneInfo) -> String {
-        let reminder = next.map { "next reminder " + JournalReminderSink.localTime($0, timeZone: timeZone) } ?? "no reminder pending"
+        let reminder = next.map { "next reminder " + LocalTime($0, in: timeZone).textWithOffset } ?? "no reminder pending"
         return "\(counts.open) open, \(counts.done) done; \(reminder)"
     }
 }

@@ -56,7 +56,7 @@ final class ReadLoop: @unchecked Sendable {
     /// handler, it runs on time (the thread that waits next sees the deadline); called otherwise,
     /// it may wait until the next readiness event.
     func after(milliseconds: Int, _ handler: @escaping () -> Void) {
-        let deadline = Daemon.monotonicSeconds() + Double(milliseconds) / 1000
+        let deadline = Posix.monotonicSeconds() + Double(milliseconds) / 1000
         timers.append((deadline, handler))
         timers.sort { $0.deadline > $1.deadline }
     }
@@ -74,7 +74,7 @@ final class ReadLoop: @unchecked Sendable {
                     if token == lastToken { deferred = true } else { handlers[token]?() }
                 }
                 if deferred { handlers[lastToken]?() }
-                let now = Daemon.monotonicSeconds()
+                let now = Posix.monotonicSeconds()
                 while let last = timers.last, last.deadline <= now {
                     timers.removeLast()
                     last.handler()

@@ -89,15 +89,7 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
     static func message(_ todo: Todo, timeZone: ZoneInfo) -> String {
         let title = DisplayText.escaped(todo.title)
         guard let due = todo.due else { return "Reminder for todo \(todo.id) “\(title)”." }
-        return "Todo \(todo.id) “\(title)” is due at \(localTime(due, timeZone: timeZone))."
-    }
-
-    static func localTime(_ instant: Instant, timeZone: ZoneInfo) -> String {
-        let offset = timeZone.secondsFromUTC(at: instant.seconds)
-        let local = Instant(seconds: instant.seconds + offset).rfc3339()  // "YYYY-MM-DDTHH:MM:SSZ" in local time
-        let hours = abs(offset) / 3600, minutes = abs(offset) / 60 % 60
-        return String(local.prefix(10)) + " " + String(local.dropFirst(11).prefix(5))
-            + " " + (offset < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + String(hours) + ":" + (minutes < 10 ? "0" : "") + String(minutes)
+        return "Todo \(todo.id) “\(title)” is due at \(LocalTime(due, in: timeZone).textWithOffset)."
     }
 
     private static func quoted(_ value: String) -> String {

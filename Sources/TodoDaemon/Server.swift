@@ -124,9 +124,9 @@ final class Server: @unchecked Sendable {
 
     /// Logs through `limiter`, and logs the count of those held back when it is due.
     private func warn(_ limiter: RateLimitedWarning, _ message: String) {
-        guard let due = limiter.warn(message, now: Daemon.monotonicSeconds()) else { return }
-        readLoop.after(milliseconds: Int((due - Daemon.monotonicSeconds()) * 1000) + 1) {
-            limiter.flush(now: Daemon.monotonicSeconds())
+        guard let due = limiter.warn(message, now: Posix.monotonicSeconds()) else { return }
+        readLoop.after(milliseconds: Int((due - Posix.monotonicSeconds()) * 1000) + 1) {
+            limiter.flush(now: Posix.monotonicSeconds())
         }
     }
 

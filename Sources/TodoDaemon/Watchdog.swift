@@ -1,4 +1,5 @@
 import Dispatch
+import TodoPosix
 import TodoSystemd
 
 /// Tells the service manager the daemon is alive (WATCHDOG=1), from the store queue: from a
@@ -32,12 +33,12 @@ final class Watchdog: @unchecked Sendable {
 
     /// Long work on the store queue moved on: beats when half an interval passed since the last.
     func progress() {
-        guard let half, Daemon.monotonicSeconds() - last >= half else { return }
+        guard let half, Posix.monotonicSeconds() - last >= half else { return }
         beat()
     }
 
     private func beat() {
-        last = Daemon.monotonicSeconds()
+        last = Posix.monotonicSeconds()
         ServiceManager.notify("WATCHDOG=1")
     }
 }

@@ -10,18 +10,6 @@ extension JSON {
 
     init(_ string: String?) { self = string.map(JSON.string) ?? .null }
 
-    /// The todo object: `id`, `uid`, `title`, `notes`, `category`, `due`, `remind`, `reminded`, `done`,
-    /// `completed`, `position`, `created`, `updated` (absent values are null). `Todo.writeJSON`
-    /// writes the same text without building the tree.
-    public init(_ todo: Todo) {
-        self = .object([
-            "id": .int(todo.id), "uid": .string(todo.uid), "title": .string(todo.title), "notes": JSON(todo.notes),
-            "category": JSON(todo.category), "due": JSON(todo.due), "remind": JSON(todo.remind),
-            "reminded": JSON(todo.reminded), "done": .bool(todo.done), "completed": JSON(todo.completed),
-            "position": .int(Int64(todo.position)), "created": JSON(todo.created), "updated": JSON(todo.updated),
-        ])
-    }
-
     /// The category object: `id`, `name`, `position`, `open`, `done`.
     public init(_ category: Category) {
         self = .object([
@@ -129,8 +117,11 @@ extension ExportDocument {
 }
 
 extension Todo {
-    /// Appends the JSON text of `JSON(todo)` to `out`, written field by field: answers and
-    /// listings never build a tree of JSON values for a todo.
+    /// Appends the todo object to `out`: `id`, `uid`, `title`, `notes`, `category`, `due`,
+    /// `remind`, `reminded`, `done`, `completed`, `position`, `created`, `updated` (absent values
+    /// are null; instants RFC 3339 UTC, with microseconds only when they have them). The one
+    /// encoder of a todo, written field by field: answers, listings and events never build a tree
+    /// of JSON values for it.
     public func writeJSON(to out: inout [UInt8]) {
         out.append(literal: #"{"id":"#)
         out.append(decimal: id)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TodoCore
+import TodoPosix
 
 /// The floor for durable single writes: plain SQLite, one row per transaction, one fsync per
 /// commit, nothing of todod's schema or logic. `todobench` sets todod's durable add rate beside it.
@@ -30,15 +31,9 @@ import TodoCore
             }
         }
         try commitOne(-1)  // warm-up: prepares the statement and grows the WAL once
-        let start = monotonicSeconds()
+        let start = Posix.monotonicSeconds()
         for i in 0..<rows { try commitOne(i) }
-        let elapsed = monotonicSeconds() - start
+        let elapsed = Posix.monotonicSeconds() - start
         return Double(rows) / elapsed
-    }
-
-    private static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -1,5 +1,5 @@
-/// A small deterministic generator (SplitMix64), so a failing randomized test can be replayed
-/// from its printed seed.
+/// A small deterministic generator (SplitMix64), so a failing randomized test, or a fuzz run
+/// (todofuzz draws its inputs from it), can be replayed from its printed seed.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -1,13 +1,10 @@
 import Foundation
+import TodoPosix
 
 /// Timing helpers: one warm-up, several samples, median and spread.
 enum Measure {
     /// Monotonic time in seconds.
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func now() -> Double { Posix.monotonicSeconds() }
 
     /// Seconds taken by each of `samples` runs of `body`, after one unmeasured warm-up run.
     static func samples(_ samples: Int, warmUp: Bool = true, _ body: () throws -> Void) rethrows -> [Double] {

@@ -6,11 +6,7 @@ import TodoPosix
 import TodoProtocol
 
 /// Seconds on the monotonic clock.
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+func now() -> Double { Posix.monotonicSeconds() }
 
 func setTimeout(_ fd: Int32, _ option: Int32, seconds: Double) {
     var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))

@@ -1,22 +1,18 @@
-/// SplitMix64: a small deterministic generator, so a seed replays the same inputs.
-struct Rng {
-    private var state: UInt64
+import TodoTestSupport
 
-    init(seed: UInt64) { state = seed }
+/// The fuzzer's inputs from one seed (`SeededRandom`, SplitMix64), so a seed replays the same inputs.
+struct Rng {
+    private var source: SeededRandom
+
+    init(seed: UInt64) { source = SeededRandom(seed: seed) }
 
     /// The generator of connection `worker` for run seed `seed`: independent streams per worker.
     init(seed: UInt64, worker: Int) {
-        var base = Rng(seed: seed ^ (UInt64(worker + 1) &* 0xD1B5_4A32_D192_ED03))
-        state = base.next()
+        var base = SeededRandom(seed: seed ^ (UInt64(worker + 1) &* 0xD1B5_4A32_D192_ED03))
+        source = SeededRandom(seed: base.next())
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { source.next() }
 
     /// A number in 0..<n (n > 0).
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }

@@ -66,9 +66,12 @@ enum Fixtures {
     static let now = Instant(rfc3339: "2026-06-01T12:00:00Z") ?? Instant(usec: 0)
     static let utc = ZoneInfo.utc
 
+    /// A todo object as the daemon sends it (its one encoder's text, read back).
+    static func json(_ todo: Todo) -> JSON { (try? JSON.parse(todo.encodedJSON)) ?? .null }
+
     static func todo(id: Int64, title: String, category: String? = nil, due: Instant? = nil, done: Bool = false,
                      position: Int? = nil, notes: String? = nil) -> JSON {
-        JSON(Todo(id: id, title: title, notes: notes, category: category, due: due, remind: due,
+        json(Todo(id: id, title: title, notes: notes, category: category, due: due, remind: due,
                   done: done, completed: done ? now : nil, position: position ?? Int(id),
                   created: Instant(rfc3339: "2026-05-01T08:00:00.25Z") ?? now, updated: now))
     }

@@ -12,7 +12,7 @@ import TodoProtocol
     static func todo(id: Int64 = 7, title: String = "Buy milk", category: String? = nil, due: Instant? = nil,
                      remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
                      updated: Instant = Fixtures.now, notes: String? = nil) -> JSON {
-        JSON(Todo(id: id, title: title, notes: notes, category: category, due: due, remind: remind ?? due, reminded: reminded,
+        Fixtures.json(Todo(id: id, title: title, notes: notes, category: category, due: due, remind: remind ?? due, reminded: reminded,
                   done: done, completed: done ? updated : nil, position: Int(id),
                   created: Instant(rfc3339: "2026-05-01T08:00:00Z") ?? Fixtures.now, updated: updated))
     }

@@ -201,32 +201,6 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         #expect(try when(text, now: now, zone: "Europe/Berlin") == expected)
     }
 
-    /// Composing a local time from an instant's own wall-clock reading gives the instant back,
-    /// except for the second pass through a fall-back overlap, which resolves to the first.
-    @Test(arguments: ["America/New_York", "Europe/Berlin", "Asia/Tokyo", "UTC", "Australia/Lord_Howe"])
-    func localRoundTrip(zone: String) throws {
-        let tz = try #require(ZoneInfo(identifier: zone))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = try #require(TimeZone(identifier: zone))
-        var seconds: Int64 = 946_684_800  // 2000-01-01
-        while seconds < 4_102_444_800 {  // 2100-01-01
-            let local = TimeExpression.LocalTime(utcSeconds: seconds, timeZone: tz)
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
-                                                from: Date(timeIntervalSince1970: Double(seconds)))
-            let (y, m, d) = TimeExpression.LocalTime.civil(local.days)
-            #expect([Int(y), Int(m), Int(d)] == [parts.year, parts.month, parts.day])
-            #expect(Int(local.secondOfDay) == (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0))
-            let back = try #require(TimeExpression.localInstant(days: local.days, secondOfDay: local.secondOfDay,
-                                                                micros: 0, timeZone: tz))
-            if back.seconds != seconds {
-                // Only allowed in an overlap: the earlier reading of the same wall-clock time.
-                #expect(back.seconds < seconds && seconds - back.seconds <= 3600)
-                #expect(TimeExpression.LocalTime(utcSeconds: back.seconds, timeZone: tz).secondOfDay == local.secondOfDay)
-            }
-            seconds += 86_400 * 2 + 3_607
-        }
-    }
-
     // MARK: - Errors
 
     @Test(arguments: [

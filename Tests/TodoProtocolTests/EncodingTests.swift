@@ -2,10 +2,13 @@ import Testing
 import TodoCore
 import TodoProtocol
 
-/// The writers that skip the JSON tree produce exactly the bytes the tree would.
+/// The writers that skip the JSON tree produce exactly the bytes the tree would; a todo's tree
+/// is its one encoder's text read back.
 private func tree(_ page: TodoPage) -> JSON {
-    .object(["total": .int(Int64(page.total)), "todos": .array(page.todos.map(JSON.init))])
+    .object(["total": .int(Int64(page.total)), "todos": .array(page.todos.map(tree))])
 }
+
+private func tree(_ todo: Todo) -> JSON { (try? JSON.parse(todo.encodedJSON)) ?? .null }
 
 struct EncodingTests {
     static func page(_ count: Int) -> TodoPage {
@@ -33,29 +36,33 @@ struct EncodingTests {
         }
     }
 
-    @Test func aTodoEncodesLikeItsTree() {
+    @Test func aTodoEncodesEveryFieldInOrderAndReadsBack() throws {
         let instants: [Instant?] = [nil, Instant(usec: 0), Instant(usec: -1), Instant(usec: 1_796_115_600_000_000),
                                     Instant(usec: 253_402_300_799_999_999), Instant(usec: 1_796_115_600_000_001)]
         var todos: [Todo] = []
         for (i, instant) in instants.enumerated() {
-            todos.append(Todo(id: Int64(i + 1) * 1_000_003, title: ["a", "😀 \u{1}", "x\"y"][i % 3], notes: i % 2 == 0 ? nil : "",
+            todos.append(Todo(id: Int64(i + 1) * 1_000_003, uid: "uid-\(i)", title: ["a", "😀 \u{1}", "x\"y"][i % 3], notes: i % 2 == 0 ? nil : "",
                               category: i % 2 == 0 ? "Home" : nil, due: instant, remind: instants[(i + 1) % instants.count],
                               reminded: instants[(i + 2) % instants.count], done: i % 2 == 1, completed: instant, position: i * 97,
                               created: instant ?? Instant(usec: 5), updated: Instant(usec: 1_796_115_600_123_456)))
         }
         for todo in todos {
-            var bytes: [UInt8] = []
-            JSON(todo).write(to: &bytes)
-            #expect(todo.encodedJSON == bytes)
+            let json = try JSON.parse(todo.encodedJSON)
+            #expect(json.objectValue?.keys == ["id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
+                                               "completed", "position", "created", "updated"])
+            #expect(try Todo(json: json) == todo)
+            #expect(json["notes"] == (todo.notes.map(JSON.string) ?? .null))
+            #expect(json["due"] == JSON(todo.due))
         }
-        var array: [UInt8] = []
-        JSON.array(todos.map(JSON.init)).write(to: &array)
-        #expect(Todo.encodedJSON(todos) == array)
+        #expect(Todo.encodedJSON(todos) == Array(("[" + todos.map { String(decoding: $0.encodedJSON, as: UTF8.self) }.joined(separator: ",") + "]").utf8))
         #expect(Todo.encodedJSON([]) == Array("[]".utf8))
+        let one = Todo(id: 7, uid: "u", title: "牛乳を買う \"1\"\n", notes: nil, category: "仕事", due: Instant(usec: 1_796_115_600_250_000),
+                       remind: nil, done: true, completed: Instant(usec: 0), position: 3, created: Instant(usec: -1), updated: Instant(usec: 0))
+        #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z"}"#)
     }
 
     @Test func anEventLineIsTheNotificationLine() {
-        let params: JSON = ["type": "todo.added", "todos": .array(Self.page(2).todos.map(JSON.init))]
+        let params: JSON = ["type": "todo.added", "todos": .array(Self.page(2).todos.map(tree))]
         var encoded: [UInt8] = []
         params.write(to: &encoded)
         #expect(RPCMessage.eventLine(encodedParams: encoded) == RPCMessage.line(["jsonrpc": "2.0", "method": "event", "params": params]))

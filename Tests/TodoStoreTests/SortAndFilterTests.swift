@@ -138,7 +138,7 @@ private final class Fixture {
         }
         try f.store.read { tx in
             for (name, query) in queries {
-                let statements = try tx.listStatements(query)
+                let statements = try tx.plan(query)
                 let pages = [statements.walkingPage] + (statements.narrowPage.map { [$0] } ?? [])
                 for (sql, values) in [(statements.count, statements.values)] + pages.map({ ($0, statements.pageValues) }) {
                     let plan = try tx.queryPlan(sql, values)
@@ -156,18 +156,18 @@ private final class Fixture {
         let f = try Fixture()
         try f.store.read { tx in
             var q = TodoQuery(); q.sort = [TodoQuery.SortKey(.due)]; q.limit = 50
-            let byDue = try tx.listStatements(q)
+            let byDue = try tx.plan(q)
             let plan = try tx.queryPlan(byDue.page(forTotal: 7), byDue.pageValues)
             #expect(plan.contains { $0.contains("todos_done_due") } && !plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
             // Within a due-date range too, however many match.
             q.dueAfter = f.start
-            let after = try tx.listStatements(q)
+            let after = try tx.plan(q)
             let afterPlan = try tx.queryPlan(after.page(forTotal: Int.max), after.pageValues)
             #expect(afterPlan.contains { $0.contains("todos_done_due") } && !afterPlan.contains { $0.contains("TEMP B-TREE") }, "\(afterPlan)")
             // Descending, walking that index would still sort, after a table lookup per todo in due
             // order: the listing sorts what the status leaves instead.
             q = TodoQuery(); q.sort = [TodoQuery.SortKey(.due, descending: true)]; q.limit = 50
-            let byDueDown = try tx.listStatements(q)
+            let byDueDown = try tx.plan(q)
             let downPlan = try tx.queryPlan(byDueDown.page(forTotal: 7), byDueDown.pageValues)
             #expect(!downPlan.contains { $0.contains("todos_done_due") }, "\(downPlan)")
 
@@ -176,7 +176,7 @@ private final class Fixture {
             q = TodoQuery(); q.status = .all; q.dueBefore = f.start; ranges.append(q)
             q = TodoQuery(); q.status = .done; q.dueAfter = f.start; ranges.append(q)
             for query in ranges {
-                let statements = try tx.listStatements(query)
+                let statements = try tx.plan(query)
                 for (sql, values) in [(statements.count, statements.values), (statements.page(forTotal: 1), statements.pageValues)] {
                     let plan = try tx.queryPlan(sql, values)
                     #expect(plan.contains { $0.contains("todos_done_due") && $0.contains("due") && ($0.contains("<?") || $0.contains(">?")) }, "\(plan)")
@@ -185,7 +185,7 @@ private final class Fixture {
             }
             // A text search counts by reading the table once, not by looking todos up through an index.
             q = TodoQuery(); q.search = "apple"
-            let search = try tx.listStatements(q)
+            let search = try tx.plan(q)
             let countPlan = try tx.queryPlan(search.count, search.values)
             #expect(countPlan.contains { $0.hasPrefix("SCAN t") && !$0.contains("INDEX") }, "\(countPlan)")
         }
@@ -215,7 +215,7 @@ private final class Fixture {
                         case 4: q.search = "a"; q.offset = 1
                         default: q.search = "a"; q.dueAfter = f.start
                         }
-                        let statements = try tx.listStatements(q)
+                        let statements = try tx.plan(q)
                         #expect(statements.narrowPage != nil)
                         let narrow = try tx.connection.rows(statements.page(forTotal: 0), statements.pageValues) { $0.int64(0) }
                         let walking = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
@@ -242,12 +242,12 @@ private final class Fixture {
         var compared = 0
         try f.store.read { tx in
             var q = TodoQuery(); q.sort = [K(.category)]; q.limit = 50
-            let parts = try #require(try tx.listStatements(q).parts)
+            let parts = try #require(try tx.plan(q).parts)
             let plan = try tx.queryPlan(parts.first, [.integer(50), .integer(0)])
             #expect(plan.contains { $0.contains("categories_rank") } && plan.contains { $0.contains("todos_category") }
                     && !plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
             q.sort = [K(.due, descending: true)]
-            let dueParts = try #require(try tx.listStatements(q).parts)
+            let dueParts = try #require(try tx.plan(q).parts)
             for sql in [dueParts.first, dueParts.second] {
                 let plan = try tx.queryPlan(sql, [.integer(50), .integer(0)])
                 // Only todos due at the same instant are sorted (by position).
@@ -263,7 +263,7 @@ private final class Fixture {
                         q.sort = sort
                         q.offset = offset
                         q.limit = limit
-                        let statements = try tx.listStatements(q)
+                        let statements = try tx.plan(q)
                         #expect(statements.parts != nil)
                         let sorted = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
                         let page = try tx.list(q)
@@ -278,7 +278,7 @@ private final class Fixture {
         // Another filter takes the single sorted statement.
         for configure in [{ (q: inout TodoQuery) in q.search = "a" }, { $0.dueAfter = f.start }, { $0.category = "Work" }] {
             var q = TodoQuery(); q.sort = [K(.category)]; configure(&q)
-            #expect(try f.store.read { try $0.listStatements(q) }.parts == nil)
+            #expect(try f.store.read { try $0.plan(q) }.parts == nil)
         }
         #expect(try f.ids { $0.status = .open; $0.sort = [K(.category)] } == [7, 1, 5, 2, 3])
         #expect(try f.ids { $0.status = .open; $0.sort = [K(.category, descending: true)] } == [2, 1, 5, 7, 3])

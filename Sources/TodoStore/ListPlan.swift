@@ -1,0 +1,198 @@
+import TodoCore
+
+// Planning a listing: the SQL that answers a query, chosen before anything is read. `list` in
+// ListOperations.swift runs the plan.
+
+extension StoreTransaction {
+    /// Plans `query`: checks its values, looks its category up, and chooses the statements that
+    /// answer it (`ListPlan`). Nothing of the todos is read yet.
+    func plan(_ query: TodoQuery) throws(TodoError) -> ListPlan {
+        var categoryID: Int64?
+        var conditions: [String] = []
+        var values: [SQLValue] = []
+        switch query.status {
+        case .open: conditions.append("t.done = 0")
+        case .done: conditions.append("t.done = 1")
+        case .all: break
+        }
+        if let name = query.category {
+            guard !query.uncategorized else {
+                throw TodoError.invalid("uncategorized", "cannot be combined with category")
+            }
+            let id = try category(named: name, field: "category").id
+            categoryID = id
+            conditions.append("t.category_id = ?")
+            values.append(.integer(id))
+        } else if query.uncategorized {
+            conditions.append("t.category_id IS NULL")
+        }
+        if query.overdue {
+            conditions.append("t.done = 0 AND t.due < ?")
+            values.append(.integer(now.usec))
+        }
+        if let before = query.dueBefore {
+            conditions.append("t.due < ?")
+            values.append(.integer(before.usec))
+        }
+        if let after = query.dueAfter {
+            conditions.append("t.due >= ?")
+            values.append(.integer(after.usec))
+        }
+        let dueRange = query.overdue || query.dueBefore != nil || query.dueAfter != nil
+        if let search = query.search {
+            let needle = TextKey.search(Validation.trimmed(search))
+            guard !needle.isEmpty else { throw TodoError.invalid("search", "must not be empty") }
+            conditions.append("instr(t.search_key, ?) > 0")
+            values.append(.text(needle))
+        }
+        if let limit = query.limit, limit < 0 || limit > TodoQuery.maxLimit {
+            throw TodoError.invalid("limit", "must be between 0 and \(TodoQuery.maxLimit)")
+        }
+        guard query.offset >= 0 else { throw TodoError.invalid("offset", "must not be negative") }
+
+        // Filters beyond status and category? Then the total must be counted.
+        let simple = conditions.count == (query.status == .all ? 0 : 1) + (categoryID == nil ? 0 : 1)
+        let keptCounts: KeptCounts? = simple ? categoryID.map(KeptCounts.category) ?? .all : nil
+        let filter = Self.whereClause(conditions)
+        // With a due-date range, terms that change no result let SQLite seek the range in
+        // `todos_done_due` (status, due IS NULL, due, rank) instead of walking every todo of the
+        // status: a todo in the range has a due date, and every todo's status is 0 or 1.
+        let throughDue = !dueRange ? filter : Self.whereClause(
+            conditions + (query.status == .all && !query.overdue ? ["t.done IN (0, 1)"] : []) + ["(t.due IS NULL) = 0"])
+        // A text search with no other filter than the status tests every todo of the status:
+        // reading the table once in its own order beats looking each todo up in the order of
+        // some index (a category's todos, by position, are close to table order already).
+        let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized
+        let table = scansTable ? "todos t NOT INDEXED" : "todos t"
+        // Ties break by position, unless a unique key (id) already decided.
+        let unique = query.sort.contains { $0.field == .id || $0.field == .position }
+        let page = { (table: String, filter: String, dated: Bool) in
+            let order = query.sort.flatMap { Self.orderTerms($0, dated: dated) } + (unique ? [] : ["t.rank"])
+            return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
+        }
+        let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
+        return ListPlan(
+            status: query.status,
+            count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
+            walkingPage: page("todos t", filter, false),
+            narrowPage: dueRange || scansTable ? page(table, throughDue, dueRange) : nil,
+            narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
+            parts: statusOnly ? Self.pageParts(query.sort, status: query.status, conditions: conditions) : nil,
+            values: values,
+            keptCounts: keptCounts,
+            limit: query.limit ?? -1,
+            offset: query.offset)
+    }
+
+    private static func whereClause(_ terms: [String]) -> String {
+        terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+    }
+
+    /// Two orders put one group of todos first, in both directions, and no index keeps them whole:
+    /// by category (categorised todos first) and by due date descending (dated todos first). With
+    /// no filter but the status (`conditions`), such a page is read in two parts, each through an
+    /// index in its order, so nothing is sorted but todos due at the same instant. With another
+    /// filter, walking would look up every todo in that order to test it, so the single sorted
+    /// statement reads fewer.
+    private static func pageParts(_ sort: [TodoQuery.SortKey], status: TodoQuery.Status, conditions: [String]) -> PageParts? {
+        guard let first = sort.first, sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) else { return nil }
+        switch (first.field, first.descending) {
+        case (.category, let descending):
+            // The categories in order (CROSS JOIN keeps that loop; `c.id` makes each step one
+            // category), each one's todos through `todos(category_id, done, rank)`; then the
+            // uncategorised ones. The kept per-category counts say how many come first.
+            let direction = descending ? " DESC" : ""
+            return PageParts(
+                first: "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(whereClause(conditions)) "
+                    + "ORDER BY c.rank\(direction), c.id\(direction), t.rank LIMIT ? OFFSET ?",
+                second: "SELECT \(todoColumns) \(whereClause(conditions + ["t.category_id IS NULL"])) ORDER BY t.rank LIMIT ? OFFSET ?",
+                firstCount: "SELECT COALESCE(SUM(\(status == .open ? "open_count" : "done_count")), 0) FROM categories")
+        case (.due, true):
+            // `todos_done_due` walked backwards over the dated todos (todos due at the same instant
+            // sorted by position), then forwards over the undated ones: their `due` is null
+            // throughout, so ordering by it as well is the index's own order.
+            let dated = whereClause(conditions + ["(t.due IS NULL) = 0"])
+            return PageParts(
+                first: "SELECT \(todoColumns) \(dated) ORDER BY t.due DESC, t.rank LIMIT ? OFFSET ?",
+                second: "SELECT \(todoFields) FROM todos t INDEXED BY todos_done_due \(categoryJoin) "
+                    + "\(whereClause(conditions + ["(t.due IS NULL) = 1"])) ORDER BY t.due, t.rank LIMIT ? OFFSET ?",
+                firstCount: "SELECT COUNT(*) FROM todos t \(dated)")
+        default:
+            return nil
+        }
+    }
+
+    /// How a listing is answered, decided from the query before any todo is read: the SQL
+    /// `list` runs and its values (`plan` makes it, `run` runs it; query-plan tests read it).
+    struct ListPlan {
+        /// The status filter, for a total from the kept counts.
+        var status: TodoQuery.Status
+        var count: String
+        /// The page, read by walking the sort order (or sorting what the filters leave).
+        var walkingPage: String
+        /// With a due-date or text filter: the page read by finding the matches first — seeking
+        /// the due-date range in `todos_done_due`, or reading the table once for a text search —
+        /// and sorting only them.
+        var narrowPage: String?
+        /// Whether the narrow page comes out in order: a due-date range sorted by due date
+        /// ascending, the order `todos_done_due` keeps.
+        var narrowIsSorted: Bool
+        /// For a sort by category or by due date descending with only a status filter: the page
+        /// in two parts.
+        var parts: PageParts?
+        var values: [SQLValue]
+        /// When only the status and category filters apply: the kept counts that give the total.
+        var keptCounts: KeptCounts?
+        /// The page's size (-1: all) and start.
+        var limit: Int
+        var offset: Int
+        var pageValues: [SQLValue] { values + [.integer(Int64(limit)), .integer(Int64(offset))] }
+
+        /// The page statement to run once the total is known.
+        func page(forTotal total: Int) -> String {
+            guard let narrowPage, narrowIsSorted || total <= StoreTransaction.narrowLimit else { return walkingPage }
+            return narrowPage
+        }
+    }
+
+    /// A page read in two parts, each in its own order: the first group of todos, then the rest.
+    struct PageParts {
+        /// The first group, in order; takes the listing's values, then LIMIT and OFFSET.
+        var first: String
+        /// The rest, in order; takes the listing's values, then LIMIT and OFFSET.
+        var second: String
+        /// How many todos the first group holds; takes the listing's values.
+        var firstCount: String
+    }
+
+    /// Up to this many matches, a filtered page finds its matches first and sorts them;
+    /// beyond, walking the sort order meets a match often enough to fill a page sooner.
+    static let narrowLimit = 4096
+
+    /// Which kept counts answer a listing's total.
+    enum KeptCounts {
+        case all
+        case category(Int64)
+    }
+
+    /// ORDER BY terms for one sort key. Missing due dates and categories go last either way.
+    /// `dated`: every todo listed has a due date (a due-date range applies).
+    private static func orderTerms(_ key: TodoQuery.SortKey, dated: Bool) -> [String] {
+        let direction = key.descending ? " DESC" : ""
+        switch key.field {
+        case .id: return ["t.id" + direction]
+        case .title: return ["t.title_key" + direction]
+        case .created: return ["t.created" + direction]
+        case .updated: return ["t.updated" + direction]
+        // Ascending, the terms are `todos_done_due`'s own expressions, so a listing walks it in
+        // order (within a due-date range the first term is constant, and SQLite would sort for it).
+        // Descending, that index would be walked in an order that still needs sorting, with a
+        // table lookup per todo in due order; the other spelling of "dated first" keeps SQLite
+        // from choosing it.
+        case .due where dated: return ["t.due" + direction]
+        case .due: return key.descending ? ["t.due IS NOT NULL DESC", "t.due DESC"] : ["t.due IS NULL", "t.due"]
+        case .position: return ["t.rank" + direction]
+        case .category: return ["c.rank IS NULL", "c.rank" + direction]
+        }
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoPosix
+import TodoProtocol
+import TodoTestSupport
+
+@Suite(.serialized) struct DaemonLifecycleTests {
+    @Test func createsPrivatePathsAndRefusesASecondDaemon() throws {
+        let dir = TemporaryDirectory("paths")
+        let socket = dir.file("run/todod/todod.sock")
+        let daemon = try DaemonProcess(directory: dir, socket: socket, database: dir.file("state/todod/todos.db"))
+        #expect(try Files.mode(dir.file("run/todod")).mode == 0o700)
+        #expect(try Files.mode(dir.file("state/todod")).mode == 0o700)
+        #expect(try Files.mode(socket).mode == 0o600)
+        #expect(try Files.mode(dir.file("state/todod/todos.db")).mode == 0o600)
+
+        let second = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", socket, "--db", dir.file("other.db")])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another todod is already running on \(socket)"))
+        #expect(second.stderr.split(separator: "\n").count == 1)
+        // The first one still serves.
+        #expect(try daemon.client().result("todo.list")["total"] == 0)
+    }
+
+    @Test func refusesASecondDaemonOnTheSameDatabase() throws {
+        let dir = TemporaryDirectory("samedb")
+        let daemon = try DaemonProcess(directory: dir)
+        _ = try daemon.client().result("todo.add", ["title": "kept"])
+        let before = try Files.contents(of: daemon.database)
+        let second = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", dir.file("second.sock"), "--db", daemon.database])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("cannot use \(daemon.database): another process has it open"), "\(second.stderr)")
+        #expect(second.stderr.split(separator: "\n").count == 1)
+        #expect(try Files.contents(of: daemon.database) == before)
+        // The first one still serves, reads and writes.
+        _ = try daemon.client().result("todo.add", ["title": "still writable"])
+        #expect(try daemon.client().result("todo.list")["total"] == 2)
+    }
+
+    @Test func replacesAStaleSocket() throws {
+        let dir = TemporaryDirectory("stale")
+        let first = try DaemonProcess(directory: dir)
+        _ = try first.client().result("todo.add", ["title": "survives"])
+        #expect(first.stop(signal: SIGKILL) != 0)
+        #expect(try Files.kind(first.socket) == .socket)  // left behind by the dead daemon
+        let second = try DaemonProcess(directory: dir)
+        #expect(try second.client().result("todo.list")["total"] == 1)
+    }
+
+    @Test func refusesAPathThatIsNotASocket() throws {
+        let dir = TemporaryDirectory("notsock")
+        #expect(FileManager.default.createFile(atPath: dir.file("todod.sock"), contents: Data("keep".utf8)))
+        let result = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", dir.file("todod.sock"), "--db", dir.file("t.db")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("exists and is not a socket"))
+        #expect(FileManager.default.contents(atPath: dir.file("todod.sock")) == Data("keep".utf8))
+    }
+
+    @Test func refusesABadStoreUntouched() throws {
+        let dir = TemporaryDirectory("badstore")
+        let db = dir.file("todos.db")
+        let junk = Data("not a database at all, but 512 bytes of it ".utf8 + [UInt8](repeating: 0x41, count: 512))
+        #expect(FileManager.default.createFile(atPath: db, contents: junk))
+        let result = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", dir.file("s"), "--db", db])
+        #expect(result.status == 1)
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains(db))
+        #expect(FileManager.default.contents(atPath: db) == junk)
+    }
+
+    @Test func usageErrorsAndHelp() throws {
+        let bad = try ChildProcess.run(BuiltProducts.path("todod"), ["--sokcet", "x"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "todod: unknown option '--sokcet'; see 'todod --help'\n")
+        let help = try ChildProcess.run(BuiltProducts.path("todod"), ["--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("Usage: todod"))
+        let version = try ChildProcess.run(BuiltProducts.path("todod"), ["--version"])
+        #expect(version.stdout == "todod \(TododVersion.string)\n")
+    }
+
+    /// SIGTERM while requests are in flight: every request the daemon read is answered, every
+    /// answer it sent is durable, and it exits 0.
+    @Test func sigtermFinishesInFlightRequests() throws {
+        let dir = TemporaryDirectory("term")
+        let daemon = try DaemonProcess(directory: dir)
+        let client = try daemon.client()
+        var batch: [UInt8] = []
+        for i in 0..<300 {
+            RPCRequest(id: .int(Int64(i)), method: "todo.add", params: ["title": .string("t\(i)")]).json.write(to: &batch)
+            batch.append(0x0A)
+        }
+        try client.send(batch)
+        _ = try client.receive()  // the daemon is working on them
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        var acknowledged = 1
+        while let message = try? client.receive() {
+            #expect(message["result"] != nil)
+            acknowledged += 1
+        }
+        #expect(try Files.kind(daemon.socket) == .missing)
+        let again = try DaemonProcess(directory: dir)
+        let total = try again.client().result("todo.list", ["status": "all", "limit": 0])["total"]?.intValue ?? -1
+        #expect(total >= Int64(acknowledged))
+    }
+}

@@ -1,0 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoPosix
+import TodoProtocol
+import TodoTestSupport
+
+/// Runs `mount` (or any command) and fails the test when it does not succeed.
+func run(_ program: String, _ arguments: [String]) throws {
+    let result = try ChildProcess.run(program, arguments)
+    guard result.status == 0 else { throw RawClientError.failed("\(program) \(arguments): \(result.stderr)") }
+}

@@ -1,0 +1,86 @@
+import Dispatch
+import Testing
+import TodoCore
+@testable import TodoDaemon
+import TodoPosix
+import TodoStore
+import TodoTestSupport
+import TodoTime
+import Foundation
+
+final class FakeTimer: WallClockTimer {
+    var onFire: (() -> Void)?
+    var armed: Instant?
+    var armings = 0
+    func arm(at instant: Instant) -> Bool { armed = instant; armings += 1; return true }
+    func disarm() { armed = nil }
+    func fire() { onFire?() }
+}
+
+/// Used on the delivery queue; the test reads it after `settle()`.
+final class FakeSink: ReminderSink, @unchecked Sendable {
+    var delivered: [FiredReminder] = []
+    var failNext = 0
+    /// When set, each delivery waits for it first (a journal that stalls).
+    var gate: DispatchSemaphore?
+    func deliver(_ reminder: FiredReminder) -> Bool {
+        gate?.wait()
+        if failNext > 0 { failNext -= 1; return false }
+        delivered.append(reminder)
+        return true
+    }
+}
+
+/// A store, a manual clock, a fake timer and sink, and a scheduler wired as the daemon wires them.
+final class Harness {
+    let dir = TemporaryDirectory("sched")
+    let clock = ManualClock()
+    let store: TodoStore
+    let timer = FakeTimer()
+    let sink = FakeSink()
+    let deliveryQueue = DispatchQueue(label: "test.delivery")
+    let scheduler: ReminderScheduler
+    var reported: [FiredReminder] = []
+    /// How many times `onFired` reported (one per recorded batch).
+    var batches = 0
+    let t0: Instant
+
+    init() throws {
+        store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
+        scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink, deliveryQueue: deliveryQueue)
+        t0 = clock.now
+        scheduler.onFired = { [unowned self] in self.reported += $0; self.batches += 1 }
+    }
+
+    func at(_ seconds: Int64) -> Instant { t0.adding(usec: seconds * 1_000_000) }
+
+    /// A write followed by the re-arm the executor does after every commit.
+    @discardableResult
+    func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        let value = try store.write(body)
+        store.queue.sync { scheduler.rearm() }
+        return value
+    }
+
+    /// Waits until the batch with the delivery queue (if any) was delivered and recorded.
+    func settle() {
+        repeat {
+            deliveryQueue.sync {}
+            store.queue.sync {}
+        } while store.queue.sync(execute: { scheduler.delivering })
+    }
+
+    /// Moves the clock and lets the timer fire while it is due by then, as the kernel would
+    /// (a timer armed for a past instant fires at once).
+    func advance(to instant: Instant) {
+        clock.set(instant)
+        settle()
+        while let armed = timer.armed, armed <= instant {
+            timer.armed = nil
+            store.queue.sync { timer.fire() }
+            settle()
+        }
+    }
+
+    func reminded(_ id: Int64) throws -> Instant? { try store.read { try $0.todo(id) }.reminded }
+}

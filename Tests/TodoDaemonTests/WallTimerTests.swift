@@ -1,0 +1,39 @@
+import Dispatch
+import Testing
+import TodoCore
+@testable import TodoDaemon
+import TodoPosix
+import TodoStore
+import TodoTestSupport
+import TodoTime
+import Foundation
+
+/// The real timer against the kernel.
+@Suite struct WallTimerTests {
+    /// Instants at and before the epoch (year 26, 1969, the epoch itself) fire at once instead of
+    /// never (`DispatchWallTime` read them as "forever").
+    @Test(arguments: ["0026-12-24T18:00:00Z", "0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "1970-01-01T00:00:00Z"])
+    func anInstantAtOrBeforeTheEpochFiresAtOnce(_ text: String) throws {
+        let queue = DispatchQueue(label: "test.timer")
+        let timer = try DispatchWallTimer(queue: queue)
+        let fired = DispatchSemaphore(value: 0)
+        queue.sync { timer.onFire = { fired.signal() } }
+        #expect(queue.sync { timer.arm(at: Instant(rfc3339: text)!) })
+        #expect(fired.wait(timeout: .now() + 5) == .success)
+        withExtendedLifetime(timer) {}
+    }
+
+    @Test func aDisarmedTimerDoesNotFireAndReArmingWorks() throws {
+        let queue = DispatchQueue(label: "test.timer")
+        let timer = try DispatchWallTimer(queue: queue)
+        let fired = DispatchSemaphore(value: 0)
+        queue.sync {
+            timer.onFire = { fired.signal() }
+            _ = timer.arm(at: Instant.now().adding(usec: 60_000_000))
+            timer.disarm()
+            _ = timer.arm(at: Instant.now().adding(usec: 200_000))
+        }
+        #expect(fired.wait(timeout: .now() + 5) == .success)
+        withExtendedLifetime(timer) {}
+    }
+}

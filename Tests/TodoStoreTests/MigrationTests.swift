@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TodoCore
+@testable import TodoStore
+import TodoTestSupport
+
+@Suite struct MigrationTests {
+    /// A database written by the previous schema (migrations 1 to 4) gets a uid for every todo
+    /// (distinct random UUIDs, kept from then on) and a store id that stays the same.
+    @Test func aPreviousSchemaDatabaseGetsUIDsAndAStoreID() throws {
+        let dir = TemporaryDirectory("migrate5")
+        let path = dir.file("todos.db")
+        let previous = migrations.filter { $0.id <= 4 }
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(previous.map(\.sql).joined(separator: "\n"))
+            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            INSERT INTO todos (title, title_key, search_key, done, rank, created, updated)
+                VALUES ('a', 'a', 'a', 0, 0, 0, 0), ('b', 'b', 'b', 1, 65536, 0, 0), ('牛乳', '牛乳', '牛乳', 0, 131072, 0, 0);
+            """)
+        var store = try TodoStore(path: path)
+        let everything = { (store: TodoStore) throws -> [Todo] in
+            var query = TodoQuery()
+            query.status = .all
+            return try store.read { try $0.list(query).todos }
+        }
+        let todos = try everything(store)
+        #expect(todos.map(\.title) == ["a", "b", "牛乳"])
+        #expect(todos.allSatisfy { RandomUUID.isWellFormed($0.uid) && Array($0.uid.utf8)[14] == UInt8(ascii: "4") })
+        #expect(Set(todos.map(\.uid)).count == 3)
+        let storeID = try store.read { try $0.storeID() }
+        #expect(RandomUUID.isWellFormed(storeID))
+        let added = try store.write { try $0.add(NewTodo(title: "new")) }
+        #expect(RandomUUID.isWellFormed(added.uid) && !todos.map(\.uid).contains(added.uid))
+        #expect(Array(added.uid.utf8)[14] == UInt8(ascii: "7"))  // made by the store: version 7, time-ordered
+        store.close()
+        #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE name = 'todos_uid';") == "todos_uid")
+        store = try TodoStore(path: path)
+        #expect(try everything(store).prefix(3).map(\.uid) == todos.map(\.uid))
+        #expect(try store.read { try $0.storeID() } == storeID)
+    }
+
+    /// A database written by the first schema (a fixture made from migration 1 alone) migrates
+    /// forward with its data intact, and the counts the new schema keeps are right.
+    @Test func aFirstSchemaDatabaseMigratesForward() throws {
+        let dir = TemporaryDirectory("migrate")
+        let path = dir.file("todos.db")
+        let v1 = migrations[0]
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(v1.sql)
+            INSERT INTO todod_migrations VALUES (1, '\(v1.name)', 0);
+            INSERT INTO categories (name, name_key, rank, created) VALUES ('仕事', '仕事', 0, 0);
+            INSERT INTO todos (title, title_key, search_key, category_id, done, rank, created, updated)
+                VALUES ('a', 'a', 'a', 1, 0, 0, 0, 0), ('b', 'b', 'b', NULL, 1, 65536, 0, 0), ('c', 'c', 'c', 1, 0, 131072, 0, 0);
+            """)
+        let store = try TodoStore(path: path)
+        let counts = try store.read { try $0.counts() }
+        #expect(counts.open == 2 && counts.done == 1)
+        #expect(try store.read { try $0.categories() }.first?.open == 2)
+        _ = try store.write { try $0.complete([1]) }
+        _ = try store.write { try $0.delete([2]) }
+        let after = try store.read { try $0.counts() }
+        #expect(after.open == 1 && after.done == 1)
+        store.close()  // the store holds its file exclusively while open
+        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3\n4\n5")
+        // The plain due index gave way to the one listings by due date walk.
+        #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'todos_%due%' ORDER BY name;")
+                == "todos_done_due")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+import TodoCore
+@testable import TodoStore
+import TodoTestSupport
+
+/// Positions come from three paths (one todo, a long run of nearby keys, a scattered page);
+/// each must give the dense position the manual order implies.
+@Suite struct PositionTests {
+    @Test func everyPathGivesTheDensePosition() throws {
+        let dir = TemporaryDirectory("positions")
+        let store = try makeStore(dir)
+        // Titles in reverse of the manual order, so a title sort scatters the keys of a page.
+        try store.write { tx in for i in 1...3000 { _ = try tx.add(NewTodo(title: String(format: "t%05d", 3001 - i))) } }
+        // Spread keys over many blocks, with some moves and deletes in between.
+        _ = try store.write { try $0.move(2999, to: .position(1)) }
+        _ = try store.write { try $0.move(5, to: .position(2500)) }
+        _ = try store.write { try $0.delete([100, 101, 102]) }
+        let (all, _) = try everything(store)  // the long run
+        #expect(all.map(\.position) == Array(1...2997))
+        let positionOf = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0.position) })
+        var query = TodoQuery()
+        query.sort = [TodoQuery.SortKey(.title)]
+        query.limit = 7
+        for offset in [0, 3, 1000, 2990] {  // scattered pages
+            query.offset = offset
+            for todo in try store.read({ try $0.list(query).todos }) {
+                #expect(todo.position == positionOf[todo.id], "id \(todo.id) at offset \(offset)")
+            }
+        }
+        for id: Int64 in [1, 5, 2999, 3000, 1500] {  // one todo
+            #expect(try store.read { try $0.todo(id) }.position == positionOf[id])
+        }
+    }
+}
