@@ -39,8 +39,8 @@ enum Event: Sendable {
             JSON.object(["type": .string(type.name), "todos": .int(Int64(todos)), "categories": .int(Int64(categories))]).write(to: &params)
         case .reminder(let fired):
             params.append(contentsOf: #"{"type":"#.utf8)
-            params.append(contentsOf: type.name.utf8)
-            params.append(contentsOf: #"","todo":"#.utf8)
+            JSON.string(type.name).write(to: &params)
+            params.append(contentsOf: #","todo":"#.utf8)
             fired.todo.writeJSON(to: &params)
             params.append(contentsOf: #","fired":"#.utf8)
             JSON(fired.fired).write(to: &params)

@@ -1,0 +1,37 @@
+import Testing
+import TodoCore
+@testable import TodoDaemon
+import TodoProtocol
+
+/// Every event is written as one valid notification line that reads back to what it reports.
+@Suite struct EventsTests {
+    static let now = Instant(rfc3339: "2026-12-01T09:00:00Z")!
+    static let todo = Todo(id: 12, uid: "0f8fad5b-d9cb-469f-a165-70867728950e", title: "牛乳を買う \"2\"", category: "買い物",
+                           due: now, remind: now, position: 1, created: now, updated: now)
+
+    @Test(arguments: [
+        Event.todos(.todoAdded, [todo]),
+        Event.category(.categoryRenamed, Category(id: 1, name: "仕事", position: 1, open: 1, done: 0), oldName: "work"),
+        Event.imported(todos: 3, categories: 1),
+        Event.reminder(FiredReminder(todo: todo, fired: now, lateUsec: 1500)),
+    ])
+    func eachEventIsOneValidNotification(event: Event) throws {
+        let line = event.line
+        #expect(line.last == 0x0A)
+        let message = try JSON.parse(line.dropLast())
+        #expect(message["jsonrpc"] == "2.0")
+        #expect(message["method"] == "event")
+        #expect(message["params"]?["type"] == .string(event.type.name))
+        switch event {
+        case .todos, .reminder:
+            let todo: JSON? = if case .array(let todos)? = message["params"]?["todos"] { todos.first } else { message["params"]?["todo"] }
+            #expect(todo?["title"] == .string(Self.todo.title))
+            #expect(todo?["uid"] == .string(Self.todo.uid))
+        case .category:
+            #expect(message["params"]?["oldName"] == "work")
+        case .imported:
+            #expect(message["params"]?["todos"] == 3)
+        }
+        if case .reminder = event { #expect(message["params"]?["lateUsec"] == 1500) }
+    }
+}
