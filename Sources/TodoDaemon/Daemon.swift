@@ -18,7 +18,8 @@ import TodoTime
 public final class Daemon: @unchecked Sendable {
     // @unchecked: `running` and `stopping` are touched only on the I/O queue (`start` sets
     // `running` there, `stop` runs there); `databaseWatch` only on the store queue once its
-    // source runs (`start` sets it before); the rest is immutable.
+    // source runs (`start` sets it before); `signalSources` is filled in `start` only to keep
+    // the sources alive; the rest is immutable.
     private let options: DaemonOptions
     private let log: Log
     private let ioQueue = DispatchQueue(label: "todod.io")
