@@ -91,7 +91,7 @@ private final class ConnectionHarness: @unchecked Sendable {
     func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(peer, $0.baseAddress, $0.count) }
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { Issue.record("peer write failed: \(errno)"); return }
             offset += n
         }
@@ -196,7 +196,7 @@ private final class ConnectionHarness: @unchecked Sendable {
             bytes.append(0x0A)
             var offset = 0
             while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { Glibc.write(peer, $0.baseAddress, $0.count) }
+                let n = bytes[offset...].withUnsafeBytes { Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 if n <= 0 { return }
                 offset += n
             }
