@@ -42,7 +42,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     private let router: Router
     private let ioQueue: DispatchQueue
     /// Where replies go, always called on the I/O queue.
-    private let replies: any ReplyDelivering
+    private let delivery: any ReplyDelivering
     /// Called on the store queue after each commit of a pass with a write.
     private let afterCommit: @Sendable () -> Void
 
@@ -61,7 +61,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         self.store = store
         self.router = router
         self.ioQueue = ioQueue
-        self.replies = replies
+        self.delivery = replies
         self.afterCommit = afterCommit
     }
 
@@ -70,7 +70,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     func handle(_ request: Result<RPCRequest, RPCFailure>, from connection: ClientConnection) {
         let job = Job(connection: connection, request: request)
         if let reply = answerInline(job, connectionIdle: connection.waitingAnswers == 1) {
-            replies.deliver([reply])
+            delivery.deliver([reply])
         } else {
             submit(job)
         }
@@ -78,7 +78,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
 
     /// Hands `replies` over on the I/O queue.
     private func deliver(_ replies: [Reply]) {
-        ioQueue.async { [self] in self.replies.deliver(replies) }
+        ioQueue.async { [delivery] in delivery.deliver(replies) }
     }
 
     /// Queues a job for the store queue; called on the I/O queue.
