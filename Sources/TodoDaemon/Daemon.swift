@@ -16,8 +16,8 @@ import TodoTime
 /// then announce. On SIGTERM or SIGINT: stop accepting and reading, let every request already
 /// received finish and its answer leave, close the store, exit 0.
 public final class Daemon: @unchecked Sendable {
-    // @unchecked: `running` and `stopping` are touched only on the I/O queue (`start` sets
-    // `running` there, `stop` runs there); `databaseWatch` only on the store queue once its
+    // @unchecked: `running`, `stopping` and `earlySignal` are touched only on the I/O queue
+    // (`start` sets `running` there, `stop` runs there); `databaseWatch` only on the store queue once its
     // source runs (`start` sets it before); `signalSources` is filled in `start` only to keep
     // the sources alive; the rest is immutable.
     private let options: DaemonOptions
@@ -26,6 +26,8 @@ public final class Daemon: @unchecked Sendable {
     /// The parts `stop` needs, once `start` made them.
     private var running: Running?
     private var stopping = false
+    /// A SIGTERM or SIGINT that came before `running` was set: acted on as soon as it is.
+    private var earlySignal: Int32?
     private var signalSources: [DispatchSourceSignal] = []
     private let watchdog = Watchdog()
     private var databaseWatch: DispatchSourceRead?
@@ -134,6 +136,7 @@ public final class Daemon: @unchecked Sendable {
             try ioQueue.sync {
                 self.running = running
                 try server.start()
+                if let earlySignal { stop(signal: earlySignal) }  // a client may connect as soon as we listen, and stop us
             }
         } catch {
             throw StartError(description: "cannot accept clients: \(error)")
@@ -279,7 +282,11 @@ public final class Daemon: @unchecked Sendable {
 
     /// On the I/O queue (the signal sources run there).
     private func stop(signal: Int32) {
-        guard !stopping, let running else { return }
+        guard let running else {
+            earlySignal = signal
+            return
+        }
+        guard !stopping else { return }
         stopping = true
         ServiceManager.notify("STOPPING=1")
         log.info("stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
