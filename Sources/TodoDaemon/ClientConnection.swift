@@ -4,6 +4,13 @@ import TodoCore
 import TodoPosix
 import TodoProtocol
 
+/// Takes the requests a connection decodes, on the I/O queue, in the order they arrived (the
+/// `RequestExecutor`). Each is answered later through `ClientConnection.answered`, in that order.
+protocol RequestHandling: AnyObject, Sendable {
+    /// A complete line from `connection`: a request, or the error to answer it with.
+    func handle(_ request: Result<RPCRequest, RPCFailure>, from connection: ClientConnection)
+}
+
 /// One client: a non-blocking socket read through the `ReadLoop` and written through a Dispatch
 /// write source, both on the I/O queue.
 ///
@@ -15,7 +22,10 @@ import TodoProtocol
 /// (`streamLimit` for a streamed answer) pile up is cut off, so it never grows the daemon without
 /// bound, nor stalls it or other clients.
 final class ClientConnection: @unchecked Sendable {
-    // @unchecked: all state is touched only on `queue`.
+    // @unchecked: everything mutable is touched only on `queue` (the I/O queue), or by a
+    // `ResponseStream` on the I/O thread while that queue waits in `store.queue.sync`
+    // (`RequestExecutor.answerInline`); except `heldImport`, touched only on the store queue, and
+    // `hungUp`, an atomic read from any queue. The static `scratch` is used only on the I/O queue.
     let fd: Int32
     let peer: PeerCredentials
     private let queue: DispatchQueue
@@ -53,19 +63,19 @@ final class ClientConnection: @unchecked Sendable {
     /// Bytes received and not yet taken as requests beyond which reading pauses.
     static let inputLimit = 8 << 20
 
-    private let submit: (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void
+    private let requests: any RequestHandling
     private let onClose: (ClientConnection) -> Void
     /// Called when the peer is cut off for not reading, with the bytes it left unread.
     private let onCutOff: (Int) -> Void
 
     init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
-         submit: @escaping (ClientConnection, Result<RPCRequest, RPCFailure>) -> Void,
+         requests: any RequestHandling,
          onClose: @escaping (ClientConnection) -> Void, onCutOff: @escaping (Int) -> Void = { _ in }) {
         self.fd = fd
         self.peer = peer
         self.queue = queue
         self.readLoop = readLoop
-        self.submit = submit
+        self.requests = requests
         self.onClose = onClose
         self.onCutOff = onCutOff
         writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
@@ -135,11 +145,11 @@ final class ClientConnection: @unchecked Sendable {
             case .line(let line):
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are ignored
                 inFlight += 1
-                submit(self, RPCRequest.decode(line))
+                requests.handle(RPCRequest.decode(line), from: self)
             case .tooLong:
                 // Answer in order after what is already queued, then hang up.
                 inFlight += 1
-                submit(self, .failure(RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))))
+                requests.handle(.failure(RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))), from: self)
                 takingRequests = false
                 inputClosed = true
                 pauseReading()

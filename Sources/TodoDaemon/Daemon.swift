@@ -16,21 +16,35 @@ import TodoTime
 /// then announce. On SIGTERM or SIGINT: stop accepting and reading, let every request already
 /// received finish and its answer leave, close the store, exit 0.
 public final class Daemon: @unchecked Sendable {
-    // @unchecked: set up once in `start`, then used from the queues it wires together.
+    // @unchecked: `running`, `stopping` and `earlySignal` are touched only on the I/O queue
+    // (`start` sets `running` there, `stop` runs there); `databaseWatch` only on the store queue once its
+    // source runs (`start` sets it before); `signalSources` is filled in `start` only to keep
+    // the sources alive; the rest is immutable.
     private let options: DaemonOptions
     private let log: Log
     private let ioQueue = DispatchQueue(label: "todod.io")
-    private var store: TodoStore?
-    private var server: Server?
-    private var executor: RequestExecutor?
-    private var scheduler: ReminderScheduler?
-    private var signalSources: [DispatchSourceSignal] = []
-    private var createdSocket: String?
+    /// The parts `stop` needs, once `start` made them.
+    private var running: Running?
     private var stopping = false
+    /// A SIGTERM or SIGINT that came before `running` was set: acted on as soon as it is.
+    private var earlySignal: Int32?
+    private var signalSources: [DispatchSourceSignal] = []
     private let watchdog = Watchdog()
     private var databaseWatch: DispatchSourceRead?
     private let environment: [String: String]
     private let afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?
+
+    /// What a started daemon holds (docs/ARCHITECTURE.md draws how they are wired).
+    private struct Running {
+        let store: TodoStore
+        let server: Server
+        let connections: ConnectionRegistry
+        let executor: RequestExecutor
+        let scheduler: ReminderScheduler
+        /// The socket file todod made (not one systemd passed), unlinked at stop.
+        let createdSocket: String?
+    }
+
 
     public convenience init(options: DaemonOptions, environment: [String: String]) {
         self.init(options: options, environment: environment, afterStart: nil)
@@ -63,6 +77,10 @@ public final class Daemon: @unchecked Sendable {
         let description: String
     }
 
+    /// Opens the store, then wires the parts, each given its collaborators when it is made:
+    /// connections and status first, then the scheduler (which reports to both), the executor
+    /// (which delivers to the connections and re-arms the scheduler), and the server (which hands
+    /// requests to the executor). See docs/ARCHITECTURE.md.
     private func start() throws {
         Posix.ignoreSIGPIPE()
         for signalNumber in [SIGTERM, SIGINT] {
@@ -84,34 +102,13 @@ public final class Daemon: @unchecked Sendable {
         } catch {
             throw StartError(description: error.message)
         }
-        self.store = store
         let storeID: String
         do { storeID = try store.read { try $0.storeID() } } catch { throw StartError(description: "cannot read the store's id: \(error)") }
 
-        let listener = try adoptPassedSocket() ?? listen(on: options.socket)
+        let passed = try adoptPassedSocket()
+        let listener = try passed ?? listen(on: options.socket)
         let readLoop: ReadLoop
         do { readLoop = try ReadLoop(queue: ioQueue) } catch { throw StartError(description: "cannot wait for clients: \(error)") }
-        let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log)
-        let started = Posix.monotonicSeconds()
-        var router = Router(
-            status: StatusSource(storeID: storeID, pid: getpid(), database: database, started: started,
-                                 monotonic: { Posix.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
-            reminders: ReminderHistory(uid: getuid(), storeID: storeID, command: Daemon.commandName()))
-        router.progress = { [watchdog] in watchdog.progress() }
-        let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { [ioQueue] replies in
-            ioQueue.async { server.deliver(replies) }
-        }
-        server.submit = { connection, request in
-            let job = RequestExecutor.Job(connection: connection, request: request)
-            if let reply = executor.answerInline(job, connectionIdle: connection.waitingAnswers == 1) {
-                server.deliver([reply])
-            } else {
-                executor.submit(job)
-            }
-        }
-        self.server = server
-        self.executor = executor
-        do { try ioQueue.sync { try server.start() } } catch { throw StartError(description: "cannot accept clients: \(error)") }
 
         // Local times in reminder messages and STATUS= use the zone `TZ` names, read as todoctl reads it.
         let timeZone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
@@ -119,25 +116,47 @@ public final class Daemon: @unchecked Sendable {
         // Its descriptor is made now, so arming it never needs one later (at the descriptor limit).
         let timer: DispatchWallTimer
         do { timer = try DispatchWallTimer(queue: store.queue) } catch { throw StartError(description: "cannot make the reminder timer: \(error)") }
+
+        let connections = ConnectionRegistry()
+        let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         // Reminders are sent to the journal from a queue of their own: a journald that blocks
         // holds up only that queue, never requests.
-        let scheduler = ReminderScheduler(store: store, clock: { Instant.now() }, timer: timer,
-                                          sink: JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID),
-                                          deliveryQueue: DispatchQueue(label: "todod.journal-write"))
-        let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
-        scheduler.onFired = { [ioQueue] fired in
-            status.update()
-            ioQueue.async { for reminder in fired { server.publish(.reminder(reminder)) } }
-        }
-        executor.afterCommit = {
+        let scheduler = ReminderScheduler(
+            store: store, clock: { Instant.now() }, timer: timer,
+            sink: JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID),
+            deliveryQueue: DispatchQueue(label: "todod.journal-write"),
+            onFired: { [ioQueue] fired in
+                status.update()
+                ioQueue.async { for reminder in fired { connections.publish(.reminder(reminder)) } }
+            })
+        let started = Posix.monotonicSeconds()
+        let router = Router(
+            status: StatusSource(storeID: storeID, pid: getpid(), database: database, started: started,
+                                 monotonic: { Posix.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
+            reminders: ReminderHistory(uid: getuid(), storeID: storeID, command: Daemon.commandName()),
+            progress: { [watchdog] in watchdog.progress() })
+        let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue, replies: connections, afterCommit: {
             scheduler.rearm()
             status.update()
+        })
+        let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log,
+                            requests: executor, connections: connections)
+        let running = Running(store: store, server: server, connections: connections, executor: executor, scheduler: scheduler,
+                              createdSocket: passed == nil ? options.socket : nil)
+        do {
+            try ioQueue.sync {
+                self.running = running
+                try server.start()
+                if let earlySignal { stop(signal: earlySignal) }  // a client may connect as soon as we listen, and stop us
+            }
+        } catch {
+            throw StartError(description: "cannot accept clients: \(error)")
         }
+
         store.queue.sync {
             scheduler.rearm()  // also fires what fell due while the daemon was down
             status.update()
         }
-        self.scheduler = scheduler
         watchDatabaseFile(store) { status.update() }
         watchdog.start(on: store.queue)
         ServiceManager.notify("READY=1")
@@ -257,30 +276,35 @@ public final class Daemon: @unchecked Sendable {
         } catch {
             throw StartError(description: "cannot listen on \(path): \(error.errno == ENAMETOOLONG ? "path longer than \(UnixSocket.maxPathLength) bytes" : error.reason)")
         }
-        createdSocket = path
         try Posix.setNonBlocking(fd)
         return fd
     }
 
+    /// On the I/O queue (the signal sources run there).
     private func stop(signal: Int32) {
-        guard !stopping, let server, let executor, let store else { return }
+        guard let running else {
+            earlySignal = signal
+            return
+        }
+        guard !stopping else { return }
         stopping = true
         ServiceManager.notify("STOPPING=1")
         log.info("stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
-        server.stopAccepting()
-        if let createdSocket { try? Files.unlink(createdSocket) }
+        running.server.stopAccepting()
+        if let createdSocket = running.createdSocket { try? Files.unlink(createdSocket) }
         // Every request received so far runs before the barrier; its answer is then queued here.
-        executor.barrier { [ioQueue] in
+        let (store, connections) = (running.store, running.connections)
+        running.executor.barrier { [ioQueue] in
             ioQueue.async {
                 store.close()
-                Daemon.exitWhenFlushed(server, queue: ioQueue, deadline: Posix.monotonicSeconds() + 5)
+                Daemon.exitWhenFlushed(connections, queue: ioQueue, deadline: Posix.monotonicSeconds() + 5)
             }
         }
     }
 
-    private static func exitWhenFlushed(_ server: Server, queue: DispatchQueue, deadline: Double) {
-        if server.allFlushed || Posix.monotonicSeconds() > deadline { exit(0) }
-        queue.asyncAfter(deadline: .now() + .milliseconds(10)) { exitWhenFlushed(server, queue: queue, deadline: deadline) }
+    private static func exitWhenFlushed(_ connections: ConnectionRegistry, queue: DispatchQueue, deadline: Double) {
+        if connections.allFlushed || Posix.monotonicSeconds() > deadline { exit(0) }
+        queue.asyncAfter(deadline: .now() + .milliseconds(10)) { exitWhenFlushed(connections, queue: queue, deadline: deadline) }
     }
 
     /// Allocations of 256 KiB or more (the answer to a long listing, say) get mappings of their

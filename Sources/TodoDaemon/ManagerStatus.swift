@@ -6,7 +6,7 @@ import TodoTime
 /// Keeps systemd's STATUS= line current: the open and done counts and the next reminder
 /// (`systemctl status todod` shows it). Runs on the store queue; sends only when the text changed.
 final class ManagerStatus: @unchecked Sendable {
-    // @unchecked: used only on the store queue.
+    // @unchecked: `last` is touched only on the store queue, where every `update` is called.
     private let store: TodoStore
     private let enabled: Bool
     private let timeZone: ZoneInfo

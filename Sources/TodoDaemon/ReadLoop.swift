@@ -11,7 +11,8 @@ import TodoPosix
 /// a worker thread: with every thread on one CPU, `todo.get` took 29–35 µs through Dispatch read
 /// sources and 20–22 µs through this loop whenever the client paused between requests.
 final class ReadLoop: @unchecked Sendable {
-    // @unchecked: `handlers` and `nextToken` are touched only on `queue`; `poll` is thread-safe.
+    // @unchecked: `handlers`, `nextToken`, `timers` and `lastToken` are touched only on `queue`
+    // (the waiting thread reads them inside `queue.sync`); `poll` (epoll) is thread-safe.
     private let queue: DispatchQueue
     private let poll: ReadinessPoll
     private var handlers: [UInt64: () -> Void] = [:]

@@ -47,15 +47,16 @@ struct FiredReminder: Sendable, Equatable {
 /// first events of a burst leave without waiting for the last. Time comes from the injected
 /// clock, so tests drive it by hand.
 final class ReminderScheduler: @unchecked Sendable {
-    // @unchecked: state is used only on the store queue; the delivery queue sees only the batch
-    // it is given and the sink.
+    // @unchecked: `armedFor`, `delivering`, `retryAt` and the timer are touched only on the store
+    // queue (the timer fires there); the delivery queue gets only the batch it is given, the sink
+    // and the clock (both Sendable), and hands the result back to the store queue.
     private let store: TodoStore
     private let clock: @Sendable () -> Instant
     private let timer: WallClockTimer
     private let sink: ReminderSink
     private let deliveryQueue: DispatchQueue
-    /// Reminders that fired, after they were recorded.
-    var onFired: (([FiredReminder]) -> Void)?
+    /// Called on the store queue with the reminders that fired, once they are recorded.
+    private let onFired: ([FiredReminder]) -> Void
     /// The instant the timer is armed for, if any.
     private(set) var armedFor: Instant?
     /// A batch is with the delivery queue; its record re-arms the timer.
@@ -68,13 +69,16 @@ final class ReminderScheduler: @unchecked Sendable {
     /// How long to wait before retrying after a failed delivery.
     static let retryDelayUsec: Int64 = 5_000_000
 
+    /// `timer` must fire on the store queue; `sink` is called only on `deliveryQueue`; `onFired`
+    /// gets each recorded batch on the store queue (the daemon publishes it as `reminder` events).
     init(store: TodoStore, clock: @escaping @Sendable () -> Instant, timer: WallClockTimer, sink: ReminderSink,
-         deliveryQueue: DispatchQueue) {
+         deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
         self.store = store
         self.clock = clock
         self.timer = timer
         self.sink = sink
         self.deliveryQueue = deliveryQueue
+        self.onFired = onFired
         timer.onFire = { [unowned self] in self.timerFired() }
     }
 
@@ -157,7 +161,7 @@ final class ReminderScheduler: @unchecked Sendable {
             arm(at: retryAt!)
             return
         }
-        if !delivered.isEmpty { onFired?(delivered) }
+        if !delivered.isEmpty { onFired(delivered) }
         if refused {
             retryAt = clock().adding(usec: Self.retryDelayUsec)
             arm(at: retryAt!)

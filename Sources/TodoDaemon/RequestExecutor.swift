@@ -15,8 +15,13 @@ import TodoStore
 /// never delays other requests or due reminders. To keep each connection's answers in order, a
 /// connection's requests that come after its `reminder.list` are held in `parked` until that
 /// answer is handed over, then go back to `pending`.
-final class RequestExecutor: @unchecked Sendable {
+///
+/// A read that arrives while nothing is queued is answered inline (`handle`): on the I/O thread,
+/// through `store.queue.sync`, with no thread hop.
+final class RequestExecutor: RequestHandling, @unchecked Sendable {
     // @unchecked: `pending`, `scheduled` and `parked` are guarded by `lock`; the rest is immutable.
+    // (`Job`, `Reply` and `Router` hold no shared mutable state of their own; a job's connection
+    // is touched only as `ClientConnection` allows.)
 
     /// One decoded (or undecodable) request from a connection.
     struct Job {
@@ -36,9 +41,10 @@ final class RequestExecutor: @unchecked Sendable {
     private let store: TodoStore
     private let router: Router
     private let ioQueue: DispatchQueue
-    private let deliver: @Sendable ([Reply]) -> Void
-    /// Called on the store queue after each commit that changed something.
-    var afterCommit: (@Sendable () -> Void)?
+    /// Where replies go, always called on the I/O queue.
+    private let delivery: any ReplyDelivering
+    /// Called on the store queue after each commit of a pass with a write.
+    private let afterCommit: @Sendable () -> Void
 
     private let lock = NSLock()
     private var pending: [Job] = []
@@ -48,14 +54,34 @@ final class RequestExecutor: @unchecked Sendable {
     /// Where `reminder.list` reads the journal.
     private let journalQueue = DispatchQueue(label: "todod.journal-read")
 
-    init(store: TodoStore, router: Router, ioQueue: DispatchQueue, deliver: @escaping @Sendable ([Reply]) -> Void) {
+    /// `replies` gets every reply on `ioQueue`; `afterCommit` runs on the store queue after each
+    /// commit (the daemon re-arms the reminder timer and updates its status line there).
+    init(store: TodoStore, router: Router, ioQueue: DispatchQueue, replies: any ReplyDelivering,
+         afterCommit: @escaping @Sendable () -> Void = {}) {
         self.store = store
         self.router = router
         self.ioQueue = ioQueue
-        self.deliver = deliver
+        self.delivery = replies
+        self.afterCommit = afterCommit
     }
 
-    /// Queues a job; called on the I/O queue.
+    /// Takes one request of `connection`, on the I/O queue: answers it inline when it can
+    /// (`answerInline`), else queues it for the store queue (`submit`).
+    func handle(_ request: Result<RPCRequest, RPCFailure>, from connection: ClientConnection) {
+        let job = Job(connection: connection, request: request)
+        if let reply = answerInline(job, connectionIdle: connection.waitingAnswers == 1) {
+            delivery.deliver([reply])
+        } else {
+            submit(job)
+        }
+    }
+
+    /// Hands `replies` over on the I/O queue.
+    private func deliver(_ replies: [Reply]) {
+        ioQueue.async { [delivery] in delivery.deliver(replies) }
+    }
+
+    /// Queues a job for the store queue; called on the I/O queue.
     func submit(_ job: Job) {
         let schedule: Bool = lock.withLock {
             if parked[ObjectIdentifier(job.connection)] != nil {
@@ -197,7 +223,7 @@ final class RequestExecutor: @unchecked Sendable {
                 try store.writeOnQueue { (tx) throws(TodoError) in
                     for job in jobs { replies.append(run(job, tx, savepoint: true)) }
                 }
-                afterCommit?()
+                afterCommit()
             } else {
                 try store.readOnQueue { (tx) throws(TodoError) in
                     for job in jobs { replies.append(run(job, tx, savepoint: false)) }
@@ -251,4 +277,10 @@ final class RequestExecutor: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Takes the executor's replies, on the I/O queue (the `ConnectionRegistry`).
+protocol ReplyDelivering: AnyObject, Sendable {
+    /// Hands each reply to its connection, in order, and publishes its events.
+    func deliver(_ replies: [RequestExecutor.Reply])
 }

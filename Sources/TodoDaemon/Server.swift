@@ -5,10 +5,12 @@ import Dispatch
 import TodoPosix
 import TodoProtocol
 
-/// Accepts connections on the listening socket, checks who they are, and keeps the registry of
-/// open connections and `watch` subscribers. Everything runs on the I/O queue.
+/// Accepts connections on the listening socket, checks who they are, and hands each accepted one
+/// its request handler (the executor) and a place in the `ConnectionRegistry`. Everything runs
+/// on the I/O queue.
 final class Server: @unchecked Sendable {
-    // @unchecked: all mutable state is touched only on `queue`.
+    // @unchecked: `accepting`, `stopped`, `reserve`, `lingering` and the three warning limiters
+    // are touched only on `queue` (the `ReadLoop` runs its handlers and timeouts there).
     let queue: DispatchQueue
     private let listener: Int32
     private let readLoop: ReadLoop
@@ -17,8 +19,8 @@ final class Server: @unchecked Sendable {
     private var stopped = false
     private let allowedUIDs: Set<UInt32>
     private let log: Log
-    private var connections: [ObjectIdentifier: ClientConnection] = [:]
-    var submit: ((ClientConnection, Result<RPCRequest, RPCFailure>) -> Void)?
+    private let connections: ConnectionRegistry
+    private let requests: any RequestHandling
 
     /// A descriptor of /dev/null held in reserve (-1 while none): closed to accept and shed a
     /// connection when the process is out of descriptors, so the listener never stays readable
@@ -36,12 +38,17 @@ final class Server: @unchecked Sendable {
     /// Refused peers that may linger at once; beyond, a refusal is written and closed at once.
     static let maxLingering = 64
 
-    init(listener: Int32, queue: DispatchQueue, readLoop: ReadLoop, allowedUIDs: Set<UInt32>, log: Log) {
+    /// `requests` takes every request of every connection; `connections` holds the connections
+    /// while they are open.
+    init(listener: Int32, queue: DispatchQueue, readLoop: ReadLoop, allowedUIDs: Set<UInt32>, log: Log,
+         requests: any RequestHandling, connections: ConnectionRegistry) {
         self.listener = listener
         self.queue = queue
         self.readLoop = readLoop
         self.allowedUIDs = allowedUIDs
         self.log = log
+        self.requests = requests
+        self.connections = connections
         refusals = RateLimitedWarning(log: log)
         shortOfDescriptors = RateLimitedWarning(log: log)
         cutOffs = RateLimitedWarning(log: log)
@@ -91,13 +98,12 @@ final class Server: @unchecked Sendable {
                 continue
             }
             let connection = ClientConnection(
-                fd: fd, peer: peer, queue: queue, readLoop: readLoop,
-                submit: { [unowned self] c, r in self.submit?(c, r) },
-                onClose: { [unowned self] c in self.connections[ObjectIdentifier(c)] = nil },
+                fd: fd, peer: peer, queue: queue, readLoop: readLoop, requests: requests,
+                onClose: { [connections] c in connections.remove(c) },
                 onCutOff: { [unowned self] unread in
                     self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent")
                 })
-            connections[ObjectIdentifier(connection)] = connection
+            connections.add(connection)
             connection.start()
         }
     }
@@ -165,27 +171,6 @@ final class Server: @unchecked Sendable {
         Posix.close(fd)
     }
 
-    /// Hands each reply to its connection, registers new subscribers, and fans events out to them.
-    func deliver(_ replies: [RequestExecutor.Reply]) {
-        for reply in replies {
-            if let subscription = reply.subscription { reply.connection.subscription = subscription }
-            reply.connection.answered(reply.response)
-            for event in reply.events { publish(event) }
-        }
-    }
-
-    /// Sends an event to every subscriber that asked for its type.
-    func publish(_ event: Event) {
-        let type = event.type
-        var line: [UInt8]?
-        for connection in connections.values {
-            guard connection.subscription.includes(type) else { continue }
-            let bytes = line ?? event.line  // made once, for the first subscriber
-            line = bytes
-            connection.send(line: bytes)
-        }
-    }
-
     /// Stops accepting and stops reading from every connection; answers already queued still go out.
     func stopAccepting() {
         stopped = true
@@ -194,11 +179,6 @@ final class Server: @unchecked Sendable {
             Posix.close(listener)
             self.accepting = nil
         }
-        for connection in connections.values { connection.stopReading() }
+        connections.stopReading()
     }
-
-    /// Whether every connection has written all its output.
-    var allFlushed: Bool { connections.values.allSatisfy(\.isFlushed) }
-
-    var connectionCount: Int { connections.count }
 }

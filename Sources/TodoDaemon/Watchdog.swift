@@ -12,7 +12,8 @@ import TodoSystemd
 /// be seen half done by readers and could not be undone whole. One transaction keeps the import
 /// atomic for every reader; other clients wait for it (measured in docs/RELIABILITY.md).
 final class Watchdog: @unchecked Sendable {
-    // @unchecked: `last` and `timer` are touched only on the store queue (and in `start`, before).
+    // @unchecked: `last` is touched only on the store queue (the timer's `beat` and `progress`
+    // run there); `timer` is set once, in `start`, only to keep the source alive.
     private let half: Double?
     private var last = 0.0
     private var timer: DispatchSourceTimer?

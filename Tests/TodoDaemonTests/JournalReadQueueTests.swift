@@ -21,11 +21,11 @@ private final class SlowHistory: ReminderHistoryReading, @unchecked Sendable {
 }
 
 /// The replies the executor hands over, by request id, in the order they came.
-private final class Replies: @unchecked Sendable {
+private final class Replies: ReplyDelivering, @unchecked Sendable {
     private let lock = NSLock()
     private var ids: [(connection: ObjectIdentifier, id: Int64)] = []
 
-    func append(_ replies: [RequestExecutor.Reply]) {
+    func deliver(_ replies: [RequestExecutor.Reply]) {
         let parsed = replies.compactMap { reply -> (ObjectIdentifier, Int64)? in
             guard let line = reply.response, let id = (try? JSON.parse(Array(line.dropLast())))?["id"]?.intValue else { return nil }
             return (ObjectIdentifier(reply.connection), id)
@@ -60,13 +60,13 @@ nonisolated(unsafe) private var keptConnections: [ClientConnection] = []
         let router = Router(status: StatusSource(storeID: "s", pid: 1, database: "db", started: 0, monotonic: { 0 }, databaseProblem: { nil }),
                             reminders: history)
         let replies = Replies()
-        let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue) { replies.append($0) }
+        let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue, replies: replies)
         let readLoop = try ReadLoop(queue: ioQueue)
         func connection() throws -> ClientConnection {
             var fds: [Int32] = [0, 0]
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
             let c = ClientConnection(fd: fds[0], peer: try UnixSocket.peerCredentials(fds[0]), queue: ioQueue, readLoop: readLoop,
-                                     submit: { _, _ in }, onClose: { _ in })
+                                     requests: executor, onClose: { _ in })
             keptConnections.append(c)
             return c
         }

@@ -40,16 +40,18 @@ final class Harness {
     let sink = FakeSink()
     let deliveryQueue = DispatchQueue(label: "test.delivery")
     let scheduler: ReminderScheduler
-    var reported: [FiredReminder] = []
-    /// How many times `onFired` reported (one per recorded batch).
-    var batches = 0
+    /// What `onFired` reported, in order, and how many times (one per recorded batch).
+    private final class Reports { var reminders: [FiredReminder] = []; var batches = 0 }
+    private let reports = Reports()
+    var reported: [FiredReminder] { reports.reminders }
+    var batches: Int { reports.batches }
     let t0: Instant
 
     init() throws {
         store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
-        scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink, deliveryQueue: deliveryQueue)
+        scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink, deliveryQueue: deliveryQueue,
+                                      onFired: { [reports] in reports.reminders += $0; reports.batches += 1 })
         t0 = clock.now
-        scheduler.onFired = { [unowned self] in self.reported += $0; self.batches += 1 }
     }
 
     func at(_ seconds: Int64) -> Instant { t0.adding(usec: seconds * 1_000_000) }

@@ -1,0 +1,289 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import Testing
+import TodoCore
+@testable import TodoDaemon
+import TodoPosix
+import TodoProtocol
+import TodoTestSupport
+
+/// Records what a connection hands over; with `answer`, answers each request at once, as the
+/// executor's inline path does.
+private final class RecordingHandler: RequestHandling, @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: [Result<RPCRequest, RPCFailure>] = []
+    /// Called on the I/O queue for each request; its line is sent as the answer.
+    var answer: (@Sendable (Result<RPCRequest, RPCFailure>) -> [UInt8])?
+
+    func handle(_ request: Result<RPCRequest, RPCFailure>, from connection: ClientConnection) {
+        lock.withLock { received.append(request) }
+        if let answer { connection.answered(answer(request)) }
+    }
+
+    var requests: [Result<RPCRequest, RPCFailure>] { lock.withLock { received } }
+    var count: Int { lock.withLock { received.count } }
+
+    /// Waits (at most 5 s) until `count` requests arrived.
+    @discardableResult
+    func wait(count: Int) -> Int {
+        let deadline = Date().addingTimeInterval(5)
+        while self.count < count, Date() < deadline { usleep(1_000) }
+        return self.count
+    }
+}
+
+/// What the connection reported through its callbacks, on the I/O queue.
+private final class Reports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var closedFlag = false
+    private var unread: Int?
+    func closed() { lock.withLock { closedFlag = true } }
+    func cutOff(_ bytes: Int) { lock.withLock { unread = bytes } }
+    var isClosed: Bool { lock.withLock { closedFlag } }
+    var cutOffWith: Int? { lock.withLock { unread } }
+}
+
+/// Connections made for the test live as long as the process (a suspended Dispatch source may
+/// not be released).
+nonisolated(unsafe) private var keptConnections: [ClientConnection] = []
+
+/// A started connection on one end of a socket pair; the test is the peer on the other end.
+/// (Sendable for a sender thread, which only writes to `peer`.)
+private final class ConnectionHarness: @unchecked Sendable {
+    let ioQueue = DispatchQueue(label: "test.io")
+    let readLoop: ReadLoop
+    let handler = RecordingHandler()
+    let reports = Reports()
+    let connection: ClientConnection
+    /// The peer's end (blocking, reads time out after 5 s).
+    let peer: Int32
+    private let ours: Int32
+
+    init() throws {
+        readLoop = try ReadLoop(queue: ioQueue)
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        (ours, peer) = (fds[0], fds[1])
+        try Posix.setNonBlocking(ours)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let reports = reports
+        connection = ClientConnection(fd: ours, peer: try UnixSocket.peerCredentials(ours), queue: ioQueue, readLoop: readLoop,
+                                      requests: handler, onClose: { _ in reports.closed() }, onCutOff: { reports.cutOff($0) })
+        keptConnections.append(connection)
+        ioQueue.sync { connection.start() }
+    }
+
+    deinit { Glibc.close(peer) }
+
+    static func request(_ id: Int) -> [UInt8] {
+        Array(#"{"jsonrpc":"2.0","id":\#(id),"method":"todo.get","params":{"id":1}}"#.utf8) + [0x0A]
+    }
+
+    static func answer(_ id: Int64, bytes: Int = 0) -> [UInt8] {
+        RPCMessage.resultLine(id: .int(id), encodedResult: Array("\"\(String(repeating: "x", count: bytes))\"".utf8))
+    }
+
+    /// Writes all of `bytes` from the peer (blocking).
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { Issue.record("peer write failed: \(errno)"); return }
+            offset += n
+        }
+    }
+
+    /// Bytes the peer read past the last whole line returned.
+    private var leftover: [UInt8] = []
+
+    /// Reads from the peer until `lines` whole lines arrived or the input ended; returns them.
+    func readLines(_ lines: Int) -> [[UInt8]] {
+        var data = leftover
+        var newlines = data.count(where: { $0 == 0x0A })
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while newlines < lines {
+            let n = Glibc.read(peer, &buffer, buffer.count)
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[0..<n])
+            newlines += buffer[0..<n].count(where: { $0 == 0x0A })
+        }
+        var result: [[UInt8]] = []
+        var start = 0
+        while result.count < lines, let end = data[start...].firstIndex(of: 0x0A) {
+            result.append(Array(data[start..<end]))
+            start = end + 1
+        }
+        leftover = Array(data[start...])
+        return result
+    }
+
+    /// Reads from the peer until the input ends (0) or fails; returns the bytes read.
+    func readToEnd() -> Int {
+        var total = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = Glibc.read(peer, &buffer, buffer.count)
+            if n <= 0 { return total }
+            total += n
+        }
+    }
+
+    /// Waits until the connection has read everything the peer sent, and the handler that read
+    /// it has finished.
+    func settleInput() {
+        let deadline = Date().addingTimeInterval(5)
+        var unread: Int32 = 0
+        repeat {
+            _ = ioctl(ours, UInt(FIONREAD), &unread)
+            if unread > 0 { usleep(1_000) }
+        } while unread > 0 && Date() < deadline
+        ioQueue.sync {}
+    }
+
+    func ids(_ requests: [Result<RPCRequest, RPCFailure>]) -> [Int64?] {
+        requests.map { if case .success(let r) = $0 { r.id?.intValue } else { nil } }
+    }
+}
+
+@Suite struct ClientConnectionTests {
+    /// Complete lines go to the handler in the order they came (blank lines skipped, a bad one as
+    /// its parse error, a line split across reads once whole); answers leave in the order given.
+    @Test func linesAreHandedOverInOrderAndAnsweredInOrder() throws {
+        let h = try ConnectionHarness()
+        let first = ConnectionHarness.request(1)
+        h.send(Array(first[..<10]))
+        h.settleInput()
+        #expect(h.handler.count == 0)
+        h.send(Array(first[10...]) + Array("\n  \n".utf8) + ConnectionHarness.request(2) + Array("{not json\n".utf8) + ConnectionHarness.request(3))
+        #expect(h.handler.wait(count: 4) == 4)
+        let requests = h.handler.requests
+        #expect(h.ids(requests) == [1, 2, nil, 3])
+        guard case .failure(let bad) = requests[2] else { Issue.record("the bad line was taken as a request"); return }
+        #expect(bad.error.code == RPCError.parseErrorCode)
+        h.ioQueue.sync {
+            for id: Int64 in [1, 2] { h.connection.answered(ConnectionHarness.answer(id)) }
+            h.connection.answered(RPCMessage.line(RPCMessage.error(id: bad.id, bad.error)))
+            h.connection.answered(ConnectionHarness.answer(3))
+        }
+        let lines = h.readLines(4).map { try? JSON.parse($0) }
+        #expect(lines.map { $0?["id"]?.intValue } == [1, 2, nil, 3])
+        #expect(lines[2]?["error"]?["code"]?.intValue == Int64(RPCError.parseErrorCode))
+    }
+
+    /// A peer that ends its input still gets every answer; the connection closes after the last.
+    @Test func theConnectionClosesAfterTheLastAnswerWhenThePeerEndsItsInput() throws {
+        let h = try ConnectionHarness()
+        h.send(ConnectionHarness.request(1) + ConnectionHarness.request(2))
+        shutdown(h.peer, Int32(SHUT_WR))
+        #expect(h.handler.wait(count: 2) == 2)
+        h.ioQueue.sync { h.connection.answered(ConnectionHarness.answer(1)) }
+        #expect(h.ioQueue.sync { !h.connection.closed })
+        h.ioQueue.sync { h.connection.answered(ConnectionHarness.answer(2)) }
+        #expect(h.readLines(3).map { try? JSON.parse($0)["id"]?.intValue } == [1, 2])  // then the end
+        #expect(h.reports.isClosed)
+    }
+
+    /// A line longer than the framer's limit is answered -32600 after the answers before it, and
+    /// the connection then hangs up.
+    @Test func aLineTooLongIsAnsweredInOrderThenTheConnectionHangsUp() throws {
+        let h = try ConnectionHarness()
+        let sender = Thread { [peer = h.peer] in
+            var bytes = ConnectionHarness.request(1) + [UInt8](repeating: 0x61, count: LineFramer.defaultMaxLineLength + 10)
+            bytes.append(0x0A)
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes[offset...].withUnsafeBytes { Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+        sender.start()
+        #expect(h.handler.wait(count: 2) == 2)
+        let requests = h.handler.requests
+        guard case .failure(let tooLong) = requests[1] else { Issue.record("the long line was taken"); return }
+        #expect(tooLong.error.code == RPCError.invalidRequestCode)
+        h.ioQueue.sync {
+            h.connection.answered(ConnectionHarness.answer(1))
+            h.connection.answered(RPCMessage.line(RPCMessage.error(id: tooLong.id, tooLong.error)))
+        }
+        let lines = h.readLines(3).map { try? JSON.parse($0) }
+        #expect(lines.map { $0?["id"]?.intValue } == [1, nil])
+        #expect(lines[1]?["error"]?["code"]?.intValue == Int64(RPCError.invalidRequestCode))
+        #expect(h.reports.isClosed)
+    }
+
+    /// Backpressure by count: with `maxInFlight` requests waiting for answers the connection takes
+    /// no more (it keeps what arrives, unparsed); each answer lets one more in.
+    @Test func atMaxInFlightNoRequestIsTakenUntilOneIsAnswered() throws {
+        let h = try ConnectionHarness()
+        let total = ClientConnection.maxInFlight + 10
+        let bytes = (1...total).flatMap { ConnectionHarness.request($0) }
+        let sent = DispatchSemaphore(value: 0)
+        let sender = Thread { [h] in h.send(bytes); sent.signal() }
+        sender.start()
+        #expect(h.handler.wait(count: ClientConnection.maxInFlight) == ClientConnection.maxInFlight)
+        #expect(sent.wait(timeout: .now() + 5) == .success)
+        h.settleInput()
+        #expect(h.handler.count == ClientConnection.maxInFlight)
+        h.ioQueue.sync { h.connection.answered(ConnectionHarness.answer(1)) }
+        #expect(h.handler.count == ClientConnection.maxInFlight + 1)
+        h.ioQueue.sync { for _ in 0..<9 { h.connection.answered(nil) } }
+        #expect(h.handler.count == total)
+        #expect(h.ids(h.handler.requests) == (1...total).map { Int64($0) })
+    }
+
+    /// Backpressure by bytes: while more than `outputHighMark` of answers wait unread, the
+    /// connection takes no new request; once the peer reads them it goes on.
+    @Test func unreadAnswersHoldNewRequestsUntilThePeerReads() throws {
+        let h = try ConnectionHarness()
+        let big = 2 * ClientConnection.outputHighMark
+        h.handler.answer = { request in
+            guard case .success(let r) = request, let id = r.id?.intValue else { return [] }
+            return ConnectionHarness.answer(id, bytes: big)
+        }
+        h.send(ConnectionHarness.request(1) + ConnectionHarness.request(2) + ConnectionHarness.request(3))
+        #expect(h.handler.wait(count: 1) == 1)
+        h.settleInput()
+        #expect(h.handler.count == 1)
+        for expected in 1...3 {
+            let lines = h.readLines(1)
+            #expect(lines.count == 1 && lines[0].count > big)
+            let end = Array(#"x","id":\#(expected)}"#.utf8)
+            #expect(lines.first.map { Array($0.suffix(end.count)) } == end)  // its whole answer, in order
+            if expected < 3 { #expect(h.handler.wait(count: expected + 1) == expected + 1) }
+        }
+        #expect(h.handler.count == 3)
+    }
+
+    /// The output bound: a peer that lets more than `outputLimit` of answers and events pile up
+    /// unread is cut off (and told how much it left); a streamed answer may reach `streamLimit`.
+    @Test func aPeerThatStopsReadingIsCutOffAtTheOutputBound() throws {
+        let h = try ConnectionHarness()
+        let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20) + [0x0A]
+        let parts = ClientConnection.outputLimit / (1 << 20) + 4
+        h.ioQueue.sync { for _ in 0..<parts { h.connection.sendPart(mebibyte) } }
+        #expect(h.ioQueue.sync { !h.connection.closed })  // within the stream bound
+        #expect(h.reports.cutOffWith == nil)
+        h.ioQueue.sync { h.connection.send(line: mebibyte) }
+        #expect(h.ioQueue.sync { h.connection.closed })
+        let unread = try #require(h.reports.cutOffWith)
+        #expect(unread > ClientConnection.outputLimit)
+        #expect(h.reports.isClosed)
+        // The peer reads what the kernel held, then the end: nothing more was queued.
+        #expect(h.readToEnd() < parts << 20)
+    }
+
+    /// A streamed answer beyond `streamLimit` is cut off too.
+    @Test func aStreamBeyondItsBoundIsCutOff() throws {
+        let h = try ConnectionHarness()
+        let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20)
+        let parts = ClientConnection.streamLimit / (1 << 20) + 2
+        h.ioQueue.sync { for _ in 0..<parts { h.connection.sendPart(mebibyte) } }
+        #expect(h.ioQueue.sync { h.connection.closed })
+        #expect((h.reports.cutOffWith ?? 0) > ClientConnection.streamLimit)
+    }
+}
