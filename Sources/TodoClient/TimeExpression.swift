@@ -36,7 +36,7 @@ public struct TimeExpressionError: Error, Equatable, Sendable {
     public static func == (a: TimeExpressionError, b: TimeExpressionError) -> Bool { a.message == b.message }
 }
 
-/// The WHEN and DURATION grammar of `todoctl` (SPEC §4).
+/// The WHEN and DURATION grammar of `todoctl` (todoctl(1), WHEN AND DURATION).
 ///
 /// WHEN, case-insensitive, surrounding whitespace ignored:
 /// - RFC 3339: `2026-12-01T09:00:00Z`, `2026-12-01T18:00:00+09:00`.

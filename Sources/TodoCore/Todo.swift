@@ -1,4 +1,4 @@
-/// A todo as the store returns it (SPEC §3).
+/// A todo as the store returns it (its fields are described in docs/PROTOCOL.md).
 public struct Todo: Sendable, Equatable {
     /// Assigned by the store; never reused and never changed, not even by reordering.
     public var id: Int64
@@ -44,7 +44,7 @@ public struct Todo: Sendable, Equatable {
     }
 }
 
-/// A category (SPEC §3). It knows its todos through the inverse relationship: `open` and `done`
+/// A category. It knows its todos through the inverse relationship: `open` and `done`
 /// are counted from the todos that name it, never stored.
 public struct Category: Sendable, Equatable {
     public var id: Int64

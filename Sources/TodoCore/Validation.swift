@@ -1,4 +1,4 @@
-/// The limits of SPEC §3. Each function returns the value to store or throws `.invalidField`
+/// The limits of a todo's and a category's fields (docs/PROTOCOL.md). Each function returns the value to store or throws `.invalidField`
 /// naming the field.
 public enum Validation {
     public static let maxTitleCharacters = 1000

@@ -5,7 +5,7 @@ import TodoCore
 import TodoSystemd
 import TodoTime
 
-/// Writes each fired reminder to the journal as a structured entry (SPEC §6).
+/// Writes each fired reminder to the journal as a structured entry (docs/REMINDERS.md).
 ///
 /// A delivery counts only once journald took the entry. While it refuses them (no journald, or
 /// one that went away), each refused reminder is written once to standard error with the same

@@ -1,6 +1,6 @@
 import TodoCore
 
-// The JSON shapes of SPEC §4/§5: todo and category objects, the export document, pages.
+// The JSON shapes of the protocol and of `todoctl --json`: todo and category objects, the export document, pages.
 
 extension JSON {
     /// An instant as RFC 3339 UTC, with microseconds only when it has them.

@@ -9,7 +9,7 @@ public struct LineFramer: Sendable {
         case tooLong
     }
 
-    /// SPEC §5: a line longer than 1 MiB is refused.
+    /// A line longer than 1 MiB is refused (docs/PROTOCOL.md).
     public static let defaultMaxLineLength = 1 << 20
 
     public let maxLineLength: Int

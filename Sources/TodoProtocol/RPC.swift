@@ -22,7 +22,7 @@ public struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringC
 
     public var description: String { message }
 
-    // MARK: Codes (SPEC §5)
+    // MARK: Codes (docs/PROTOCOL.md)
     public static let parseErrorCode = -32700
     public static let invalidRequestCode = -32600
     public static let methodNotFoundCode = -32601

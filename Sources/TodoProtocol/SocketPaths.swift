@@ -1,4 +1,4 @@
-/// Where the daemon listens and the client connects (SPEC §2), resolved from flags and the
+/// Where the daemon listens and the client connects, resolved from flags and the
 /// environment. Pure: the caller passes in what it read.
 public enum SocketPaths {
     /// The system-wide socket, for `--system` and for root without `$XDG_RUNTIME_DIR`.

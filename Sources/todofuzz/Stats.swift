@@ -92,7 +92,7 @@ enum Outcome {
     case event
 }
 
-/// The codes SPEC §5 allows.
+/// The error codes docs/PROTOCOL.md documents.
 let knownCodes: Set<Int> = [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004]
 
 /// Checks one line from the daemon: a JSON-RPC 2.0 response (`id` and exactly one of `result`
