@@ -41,35 +41,35 @@ struct Router {
                  stream: ResponseStream? = nil) throws(RPCError) -> Outcome {
         guard let method = request.known else { throw RPCError.methodNotFound(request.method) }
         let p = request.params
-        do {
-            switch method {
-            case .todoGet: return try todoGet(TodoGetParams(decoding: p), tx)
-            case .todoAdd: return try todoAdd(TodoAddParams(decoding: p), tx)
-            case .todoList: return try todoList(TodoListParams(decoding: p), stream, tx)
-            case .todoUpdate: return try todoUpdate(TodoUpdateParams(decoding: p), tx)
-            case .todoComplete: return try todoComplete(TodoCompleteParams(decoding: p), tx)
-            case .todoReopen: return try todoReopen(TodoReopenParams(decoding: p), tx)
-            case .todoDelete: return try todoDelete(TodoDeleteParams(decoding: p), tx)
-            case .todoMove: return try todoMove(TodoMoveParams(decoding: p), tx)
-            case .todoSnooze: return try todoSnooze(TodoSnoozeParams(decoding: p), tx)
-            case .categoryList: return try categoryList(CategoryListParams(decoding: p), tx)
-            case .categoryAdd: return try categoryAdd(CategoryAddParams(decoding: p), tx)
-            case .categoryRename: return try categoryRename(CategoryRenameParams(decoding: p), tx)
-            case .categoryDelete: return try categoryDelete(CategoryDeleteParams(decoding: p), tx)
-            case .categoryMove: return try categoryMove(CategoryMoveParams(decoding: p), tx)
-            case .daemonStatus: return try daemonStatus(DaemonStatusParams(decoding: p), tx)
-            case .watch: return try watch(WatchParams(decoding: p))
-            case .storeExport: return try storeExport(StoreExportParams(decoding: p), tx)
-            case .storeImport: return try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx)
-            case .reminderList: return try reminderList(ReminderListParams(decoding: p))
-            }
-        } catch let error as RPCError {
-            throw error
-        } catch let error as TodoError {
-            throw RPCError(error)
-        } catch {
-            throw RPCError(code: RPCError.internalErrorCode, message: "internal error: \(error)")
+        switch method {
+        case .todoGet: return try onStore(TodoGetParams(decoding: p), tx, todoGet)
+        case .todoAdd: return try onStore(TodoAddParams(decoding: p), tx, todoAdd)
+        case .todoList: return try onStore(TodoListParams(decoding: p), tx) { (query, tx) throws(TodoError) in try todoList(query, stream, tx) }
+        case .todoUpdate: return try onStore(TodoUpdateParams(decoding: p), tx, todoUpdate)
+        case .todoComplete: return try onStore(TodoCompleteParams(decoding: p), tx, todoComplete)
+        case .todoReopen: return try onStore(TodoReopenParams(decoding: p), tx, todoReopen)
+        case .todoDelete: return try onStore(TodoDeleteParams(decoding: p), tx, todoDelete)
+        case .todoMove: return try onStore(TodoMoveParams(decoding: p), tx, todoMove)
+        case .todoSnooze: return try onStore(TodoSnoozeParams(decoding: p), tx, todoSnooze)
+        case .categoryList: return try onStore(CategoryListParams(decoding: p), tx, categoryList)
+        case .categoryAdd: return try onStore(CategoryAddParams(decoding: p), tx, categoryAdd)
+        case .categoryRename: return try onStore(CategoryRenameParams(decoding: p), tx, categoryRename)
+        case .categoryDelete: return try onStore(CategoryDeleteParams(decoding: p), tx, categoryDelete)
+        case .categoryMove: return try onStore(CategoryMoveParams(decoding: p), tx, categoryMove)
+        case .daemonStatus: return try onStore(DaemonStatusParams(decoding: p), tx, daemonStatus)
+        case .watch: return watch(try WatchParams(decoding: p))
+        case .storeExport: return try onStore(StoreExportParams(decoding: p), tx, storeExport)
+        case .storeImport: return try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx)
+        case .reminderList: return try reminderList(ReminderListParams(decoding: p))
         }
+    }
+
+    /// Runs a method's store work on its decoded params: the store's errors become wire errors
+    /// (a params error was already one).
+    @inline(__always)
+    private func onStore<P>(_ params: P, _ tx: StoreTransaction,
+                            _ body: (P, StoreTransaction) throws(TodoError) -> Outcome) throws(RPCError) -> Outcome {
+        do { return try body(params, tx) } catch { throw RPCError(error) }
     }
 
     /// Performs a `reminder.list` request: reads the journal, not the store (the executor runs
@@ -80,18 +80,18 @@ struct Router {
 
     // MARK: - todo.*
 
-    private func todoGet(_ p: TodoGetParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoGet(_ p: TodoGetParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         Outcome(encodedResult: try tx.todo(p.id).encodedJSON)
     }
 
-    private func todoAdd(_ new: TodoAddParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoAdd(_ new: TodoAddParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let created = try newCategory(new.category, tx)
         let todo = try tx.add(new)
         return Outcome(encodedResult: todo.encodedJSON, events: try categoryEvents(created, tx) + [.todos(.todoAdded, [todo])])
     }
 
     /// `todo.list`, written to `stream` while the todos are read when there is one.
-    private func todoList(_ query: TodoListParams, _ stream: ResponseStream?, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoList(_ query: TodoListParams, _ stream: ResponseStream?, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         guard let stream else { return Outcome(encodedResult: try tx.list(query).encoded) }
         // Nothing is written until the rows are being read: an error before then (the statement
         // failing to prepare, say) is still answered as an error, not cut into a started line.
@@ -112,7 +112,7 @@ struct Router {
     /// Todos per piece of a streamed listing.
     static let streamedTodos = 500
 
-    private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
         let todo = try tx.update(p.id, p.patch)
@@ -120,58 +120,59 @@ struct Router {
                        events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
     }
 
-    private func todoComplete(_ p: TodoCompleteParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoComplete(_ p: TodoCompleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         try setDone(true, p.ids, tx)
     }
 
-    private func todoReopen(_ p: TodoReopenParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoReopen(_ p: TodoReopenParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         try setDone(false, p.ids, tx)
     }
 
     /// Completes or reopens `ids`; the event names only the todos that changed.
-    private func setDone(_ done: Bool, _ ids: [Int64], _ tx: StoreTransaction) throws -> Outcome {
-        let wasDone = Set(try ids.filter { (id) throws in try tx.todo(id).done })
+    private func setDone(_ done: Bool, _ ids: [Int64], _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        var wasDone: Set<Int64> = []
+        for id in ids where try tx.todo(id).done { wasDone.insert(id) }
         let todos = done ? try tx.complete(ids) : try tx.reopen(ids)
         let changed = todos.filter { wasDone.contains($0.id) != done }
         return Outcome(encodedResult: Todo.encodedJSON(todos),
                        events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])
     }
 
-    private func todoDelete(_ p: TodoDeleteParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoDelete(_ p: TodoDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let todos = try tx.delete(p.ids)
         return Outcome(encodedResult: Todo.encodedJSON(todos), events: todos.isEmpty ? [] : [.todos(.todoDeleted, todos)])
     }
 
-    private func todoMove(_ p: TodoMoveParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoMove(_ p: TodoMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
         let todo = try tx.move(p.id, to: p.target)
         return Outcome(encodedResult: todo.encodedJSON, events: todo.position == before.position ? [] : [.todos(.todoMoved, [todo])])
     }
 
-    private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let todo = try tx.snooze(p.id, until: p.until)
         return Outcome(encodedResult: todo.encodedJSON, events: [.todos(.todoUpdated, [todo])])
     }
 
     // MARK: - category.*
 
-    private func categoryList(_: CategoryListParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func categoryList(_: CategoryListParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         Outcome(result: .array(try tx.categories().map(JSON.init)))
     }
 
-    private func categoryAdd(_ p: CategoryAddParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func categoryAdd(_ p: CategoryAddParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let category = try tx.addCategory(p.name)
         return Outcome(result: JSON(category), events: [.category(.categoryAdded, category)])
     }
 
-    private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let old = try tx.category(named: p.name)
         let category = try tx.renameCategory(p.name, to: p.newName)
         return Outcome(result: JSON(category),
                        events: category.name == old.name ? [] : [.category(.categoryRenamed, category, oldName: old.name)])
     }
 
-    private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let old = try tx.category(named: p.name)
         var unlinked = try tx.list(Self.all(inCategory: old.name)).todos
         let category = try tx.deleteCategory(p.name, force: p.force)
@@ -183,7 +184,7 @@ struct Router {
         return Outcome(result: JSON(category), events: events)
     }
 
-    private func categoryMove(_ p: CategoryMoveParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func categoryMove(_ p: CategoryMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.category(named: p.name)
         let category = try tx.moveCategory(p.name, to: Int(p.position))
         return Outcome(result: JSON(category),
@@ -200,7 +201,7 @@ struct Router {
         }
     }
 
-    private func daemonStatus(_: DaemonStatusParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func daemonStatus(_: DaemonStatusParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let counts = try tx.counts()
         return Outcome(result: .object([
             "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
@@ -217,7 +218,7 @@ struct Router {
 
     // MARK: - store.*
 
-    private func storeExport(_: StoreExportParams, _ tx: StoreTransaction) throws -> Outcome {
+    private func storeExport(_: StoreExportParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         Outcome(result: JSON(try tx.export()))
     }
 
@@ -230,7 +231,7 @@ struct Router {
     /// on one connection: each but the last says `"more": true` and is only checked and `held`
     /// (nothing is written); the last applies every part in this one transaction. Any error drops
     /// what is held, and so does closing the connection: the import stays all or nothing.
-    func storeImport(_ p: StoreImportParams, held: inout HeldImport?, _ tx: StoreTransaction) throws -> Outcome {
+    func storeImport(_ p: StoreImportParams, held: inout HeldImport?, _ tx: StoreTransaction) throws(RPCError) -> Outcome {
         let before = held?.document
         let heldBytes = held?.bytes ?? 0
         held = nil
@@ -252,7 +253,8 @@ struct Router {
             return Outcome(result: ["todos": .int(Int64(document.todos.count)), "categories": .int(Int64(document.categories.count)),
                                     "more": true])
         }
-        let counts = try tx.importDocument(document, progress: progress)
+        let counts: ImportCounts
+        do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
         let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
@@ -260,7 +262,7 @@ struct Router {
     // MARK: -
 
     /// `name` when naming it will create a category (it does not exist yet).
-    private func newCategory(_ name: String?, _ tx: StoreTransaction) throws -> String? {
+    private func newCategory(_ name: String?, _ tx: StoreTransaction) throws(TodoError) -> String? {
         guard let name else { return nil }
         do {
             _ = try tx.category(named: name, field: "category")
@@ -271,7 +273,7 @@ struct Router {
     }
 
     /// The `category.added` event for a category a todo change created.
-    private func categoryEvents(_ created: String?, _ tx: StoreTransaction) throws -> [Event] {
+    private func categoryEvents(_ created: String?, _ tx: StoreTransaction) throws(TodoError) -> [Event] {
         guard let created else { return [] }
         return [.category(.categoryAdded, try tx.category(named: created))]
     }
