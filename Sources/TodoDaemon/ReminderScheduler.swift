@@ -137,7 +137,9 @@ final class ReminderScheduler: @unchecked Sendable {
         deliveryQueue.async {
             var delivered: [FiredReminder] = []
             for todo in due {
-                let fired = clock()
+                // Never earlier than the instant it was found due at: the wall clock may step
+                // back while the batch waits for the journal.
+                let fired = max(clock(), now)
                 let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - (todo.remind ?? fired).usec)
                 if sink.deliver(reminder) { delivered.append(reminder) }  // a refused one stays pending
             }
