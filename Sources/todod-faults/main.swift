@@ -8,7 +8,6 @@ import Glibc
 import Dispatch
 import Foundation
 @_spi(Testing) import TodoDaemon
-import TodoProtocol
 
 /// Seconds after start at which the store queue hangs, from `TODOD_TEST_FAULT`.
 func hangStoreAfter(_ environment: [String: String]) -> Double? {
@@ -21,25 +20,11 @@ func hangStoreAfter(_ environment: [String: String]) -> Double? {
     return seconds
 }
 
-let environment = ProcessInfo.processInfo.environment
-let hangAfter = hangStoreAfter(environment)
-do {
-    switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment,
-                                   uid: getuid(), home: NSHomeDirectory()) {
-    case .help:
-        print(DaemonOptions.usage)
-    case .version:
-        print("todod \(TododVersion.string) (todod-faults)")
-    case .run(let options):
-        Daemon(options: options, environment: environment, afterStart: { storeQueue in
-            guard let hangAfter else { return }
-            FileHandle.standardError.write(Data("todod-faults: the store queue will hang in \(hangAfter) s\n".utf8))
-            storeQueue.asyncAfter(deadline: .now() + hangAfter) {
-                while true { sleep(3600) }
-            }
-        }).run()
+let hangAfter = hangStoreAfter(ProcessInfo.processInfo.environment)
+Daemon.main(name: "todod-faults", afterStart: { storeQueue in
+    guard let hangAfter else { return }
+    FileHandle.standardError.write(Data("todod-faults: the store queue will hang in \(hangAfter) s\n".utf8))
+    storeQueue.asyncAfter(deadline: .now() + hangAfter) {
+        while true { sleep(3600) }
     }
-} catch {
-    FileHandle.standardError.write(Data("todod-faults: \(error.message); see 'todod --help'\n".utf8))
-    exit(2)
-}
+})
