@@ -11,7 +11,7 @@ import TodoTestSupport
     @Test func offsetsThatLeaveTheRangeAreRefused() throws {
         let daemon = try DaemonProcess()
         let client = try daemon.client()
-        _ = try client.result("todo.add", ["title": "基準", "due": "2026-12-01T10:00:00Z"])
+        _ = try client.result("todo.add", ["title": "基準", "due": "2099-12-01T10:00:00Z"])
         let before = try client.result("store.export")
         let cases: [(String, JSONObject, String)] = [
             ("todo.add", ["title": "x", "due": "9999-12-31T23:59:59-23:59"], "due"),
@@ -53,7 +53,7 @@ import TodoTestSupport
     /// reminder was stored in year 0 and the store's own export could not be imported).
     @Test func aKeptLeadTimeMayNotLeaveTheRange() throws {
         let daemon = try DaemonProcess()
-        #expect(try daemon.todoctl(["add", "古い", "--due", "2026-12-01T10:00:00Z", "--remind", "1h"]).status == 0)
+        #expect(try daemon.todoctl(["add", "古い", "--due", "2099-12-01T10:00:00Z", "--remind", "1h"]).status == 0)
         let moved = try daemon.todoctl(["edit", "1", "--due", "0001-01-01T00:30:00Z"])
         #expect(moved.status == 1, "\(moved.status) \(moved.stdout) \(moved.stderr)")
         #expect(moved.stderr.contains("outside the years 0001 to 9999"), "\(moved.stderr)")

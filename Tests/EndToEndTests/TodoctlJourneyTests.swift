@@ -192,7 +192,7 @@ import TodoTestSupport
 
     @Test func exportThenImportIntoAnotherDaemon() throws {
         let a = try DaemonProcess()
-        _ = try a.todoctl(["add", "一", "--category", "仕事", "--due", "2027-01-01"])
+        _ = try a.todoctl(["add", "一", "--category", "仕事", "--due", "2099-01-01"])
         _ = try a.todoctl(["add", "two", "--notes", "line1\nline2"])
         let exported = try a.todoctl(["export"])
         #expect(exported.status == 0)
