@@ -27,10 +27,15 @@ public struct AddOptions: Equatable, Sendable {
     public var category: String?
     /// `--due WHEN`, resolved.
     public var due: Instant?
-    /// `--remind`, resolved against `due`.
+    /// `--remind`, resolved against `due`; for an all-day `due` without `--remind`, that day at
+    /// the morning time.
     public var remind: Instant?
     /// `--top`.
     public var top = false
+    /// True when `--due` was a date without a time.
+    public var allDay = false
+    /// The IANA name of the local zone the dates were given in, when known.
+    public var zone: String?
 
     /// A todo titled `title` and nothing else.
     public init(title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
@@ -62,8 +67,12 @@ public enum RemindChange: Equatable, Sendable {
     case clear
     /// A WHEN, or a DURATION already resolved against `--due` in the same command.
     case at(Instant)
-    /// A DURATION (microseconds) before the todo's current due date, read from the daemon.
+    /// A DURATION (microseconds) before the todo's current due date, read from the daemon (for an
+    /// all-day todo: before that day's morning time).
     case beforeCurrentDue(Int64)
+    /// Not mentioned, but `--due` changes: the reminder keeps its lead time before the due time,
+    /// where an all-day due counts from its day's morning time (needs the current todo).
+    case followDue
 }
 
 /// The changes of `edit ID`.
@@ -80,13 +89,19 @@ public struct EditOptions: Equatable, Sendable {
     public var due: FieldChange<Instant> = .keep
     /// `--remind DURATION|WHEN` / `--no-remind`.
     public var remind: RemindChange = .keep
+    /// True when `--due` was a date without a time.
+    public var dueAllDay = false
+    /// The IANA name of the local zone, sent with a new due or reminder, when known.
+    public var zone: String?
+    /// Seconds after local midnight at which an all-day todo is reminded (`remind-time`).
+    public var remindTime: Int64 = TimeExpression.defaultRemindTime
 
     /// No changes to todo `id` yet.
     public init(id: Int64) { self.id = id }
 
     /// True when nothing would change.
     var isEmpty: Bool {
-        title == nil && notes == .keep && category == .keep && due == .keep && remind == .keep
+        title == nil && notes == .keep && category == .keep && due == .keep && (remind == .keep || remind == .followDue)
     }
 }
 

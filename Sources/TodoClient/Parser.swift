@@ -8,11 +8,17 @@ public struct Parser {
     public var now: Instant
     /// The zone local times are read in.
     public var timeZone: ZoneInfo
+    /// The IANA name of `timeZone`, sent as a todo's `zone`; nil when it has none.
+    public var zoneName: String?
+    /// Seconds after local midnight at which all-day todos are reminded (`remind-time`, 09:00
+    /// unless configured): the one place this default lives.
+    public var remindTime: Int64 = TimeExpression.defaultRemindTime
 
     /// A parser resolving times against `now` in `timeZone`.
-    public init(now: Instant, timeZone: ZoneInfo) {
+    public init(now: Instant, timeZone: ZoneInfo, zoneName: String? = nil) {
         self.now = now
         self.timeZone = timeZone
+        self.zoneName = zoneName
     }
 
     /// The command names, in help order.
@@ -180,10 +186,15 @@ public struct Parser {
         var options = AddOptions(title: words.joined(separator: " "))
         options.notes = args.value("--notes")
         options.category = args.value("--category")
-        options.due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "add") }
+        let due = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
+        options.due = due?.instant
+        options.allDay = due?.allDay ?? false
+        options.zone = zoneName
         options.top = args.has("--top")
         if let text = args.value("--remind") {
-            options.remind = try remind(text, due: options.due, command: "add")
+            options.remind = try remind(text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
+        } else if let due, due.allDay {
+            options.remind = try anchor(due, "add")
         }
         return options
     }
@@ -223,8 +234,13 @@ public struct Parser {
         options.title = args.value("--title")
         if let notes = args.value("--notes") { options.notes = .set(notes) } else if args.has("--no-notes") { options.notes = .clear }
         if let name = args.value("--category") { options.category = .set(name) } else if args.has("--no-category") { options.category = .clear }
+        options.remindTime = remindTime
+        var newDue: When?
         if let text = args.value("--due") {
-            options.due = .set(try when(text, "--due", "edit"))
+            let due = try whenValue(text, "--due", "edit")
+            newDue = due
+            options.due = .set(due.instant)
+            options.dueAllDay = due.allDay
         } else if args.has("--no-due") {
             options.due = .clear
         }
@@ -235,7 +251,7 @@ public struct Parser {
                     throw UsageError(error.naming("--remind"), command: "edit")
                 }
                 switch options.due {
-                case .set(let due): options.remind = .at(try remind(text, due: due, command: "edit"))
+                case .set: options.remind = .at(try remind(text, due: try newDue.map { d throws(UsageError) in try anchor(d, "edit") }, command: "edit"))
                 case .clear: throw UsageError("--remind \(quote(text)) counts back from the due time, but --no-due clears it", command: "edit")
                 case .keep: options.remind = .beforeCurrentDue(usec)
                 }
@@ -244,7 +260,10 @@ public struct Parser {
             }
         } else if args.has("--no-remind") {
             options.remind = .clear
+        } else if newDue != nil {
+            options.remind = .followDue
         }
+        if options.due != .keep || options.remind != .keep { options.zone = zoneName }
         if options.isEmpty {
             throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind", command: "edit")
         }
@@ -332,11 +351,24 @@ public struct Parser {
     }
 
     func when(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Instant {
+        try whenValue(text, option, command).instant
+    }
+
+    /// A WHEN with whether it is all-day.
+    func whenValue(_ text: String, _ option: String, _ command: String) throws(UsageError) -> When {
         do {
-            return try TimeExpression.instant(text, now: now, timeZone: timeZone)
+            return try TimeExpression.when(text, now: now, timeZone: timeZone)
         } catch {
             throw UsageError(error.naming(option), command: command)
         }
+    }
+
+    /// What a reminder of a todo due at `due` counts from: the due time, or the morning of an all-day due.
+    func anchor(_ due: When, _ command: String) throws(UsageError) -> Instant {
+        guard let anchor = TimeExpression.reminderAnchor(due, remindTime: remindTime, timeZone: timeZone) else {
+            throw UsageError("the reminder of a todo due \(quote(LocalTime(due.instant, in: timeZone).text)) falls outside the years 0001 to 9999", command: command)
+        }
+        return anchor
     }
 
     func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {
@@ -344,7 +376,7 @@ public struct Parser {
             throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
         }
         do {
-            return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone)
+            return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone, remindTime: remindTime)
         } catch {
             throw UsageError(error.naming("--remind"), command: command)
         }
@@ -360,7 +392,10 @@ public struct Parser {
             }
             return until
         }
-        guard let until = try? TimeExpression.instant(text, now: now, timeZone: timeZone) else {
+        // A date without a time snoozes to that day's morning time.
+        guard let value = try? TimeExpression.when(text, now: now, timeZone: timeZone),
+              let until = TimeExpression.reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
+        else {
             throw UsageError("invalid time \(quote(text)): expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))",
                              command: "snooze")
         }

@@ -222,7 +222,7 @@ struct Runner {
     func edit(_ o: EditOptions) throws(CLIFailure) {
         var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
         switch o.remind {
-        case .keep: break
+        case .keep, .followDue: break
         case .clear: patch.remind = .clear
         case .at(let instant): patch.remind = .set(instant)
         case .beforeCurrentDue(let usec):
