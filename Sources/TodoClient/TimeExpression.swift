@@ -130,9 +130,8 @@ public enum TimeExpression {
 
     // MARK: - Messages
 
-    static let whenForms = "RFC 3339, YYYY-MM-DD [TIME], now, today, tomorrow, yesterday, [next] WEEKDAY, Dec 24 [YEAR], "
-        + "each with [at] TIME (9am, 17:30, noon), a bare TIME, tonight, eod, eow, eom, eoy, next week|month, "
-        + "+N(s|m|h|d|w|mo|y), -2h, in N UNITS, N UNITS ago or @EPOCH"
+    static let whenForms = "a date (2026-12-24, today, friday, next week, Dec 24), a time (9am, 17:30, noon), "
+        + "both (tomorrow at 9am), eod, +2h, in 1 month, 2 hours ago, @EPOCH or RFC 3339"
     static let durationForms = "a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m"
 
     /// The value in double quotes with quotes, backslashes and control characters escaped, cut
