@@ -20,9 +20,11 @@ enum Help {
     ]
 
     static let whenHelp = """
-        WHEN: RFC 3339 (2026-12-01T09:00:00Z); local YYYY-MM-DD [HH:MM[:SS]]; now, today, tomorrow or
-              a weekday, optionally with a time (17:30, 9am, 5:30pm); +90s, +15m, +2h, +3d, +1w;
-              in 2 hours; @EPOCHSECONDS.
+        WHEN: a date: 2026-12-24, today, tomorrow, yesterday, friday, next friday, next week|month,
+              Dec 24, 24 Dec 2027 (alone: all-day, reminded at 09:00); a time: 17:30, 9am, 5:30pm,
+              noon, midnight (alone: today if still ahead, else tomorrow); both: tomorrow at 9am,
+              Dec 24 5pm, friday 17:30; tonight, eod, eow, eom, eoy; +90s, +2h, +3d, +1mo, +1y,
+              in 2 hours, in 1 month; -2h, 2 hours ago; now; @EPOCHSECONDS; RFC 3339.
         DURATION: 30s, 15m, 2h, 1d, 1w, or sums like 1h30m.
         """
 
