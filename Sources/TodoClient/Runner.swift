@@ -130,7 +130,8 @@ struct Runner {
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {
-        let result = try call(TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top))
+        let result = try call(TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
+                                            zone: o.zone, allDay: o.allDay))
         if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
     }
 
@@ -221,8 +222,10 @@ struct Runner {
 
     func edit(_ o: EditOptions) throws(CLIFailure) {
         var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
+        if case .set = o.due, o.dueAllDay { patch.allDay = true }
+        if let zone = o.zone { patch.zone = .set(zone) }
         switch o.remind {
-        case .keep, .followDue: break
+        case .keep: break
         case .clear: patch.remind = .clear
         case .at(let instant): patch.remind = .set(instant)
         case .beforeCurrentDue(let usec):
@@ -230,13 +233,47 @@ struct Runner {
             guard let due = current.due else {
                 throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
-            guard let remind = TimeExpression.checkedAdd(due.usec, -usec) else {
+            guard let anchor = reminderAnchor(due, allDay: current.allDay, zone: human.zone(named: current.zone), o),
+                  let remind = TimeExpression.checkedAdd(anchor.usec, -usec)
+            else {
                 throw .input("the reminder would fall before the year 0001")
             }
             patch.remind = .set(remind)
+        case .followDue:
+            if case .set(let newDue) = o.due {
+                patch.remind = try followingReminder(o, newDue: newDue)
+            }
         }
         let result = try call(TodoUpdateParams(id: o.id, patch: patch))
         if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
+    }
+
+    /// What a reminder counts from: `due`, or for an all-day todo that day (in `zone`) at the morning time.
+    func reminderAnchor(_ due: Instant, allDay: Bool, zone: ZoneInfo, _ o: EditOptions) -> Instant? {
+        TimeExpression.reminderAnchor(When(instant: due, allDay: allDay), remindTime: o.remindTime, timeZone: zone)
+    }
+
+    /// The reminder after `edit --due` without `--remind`: it keeps its lead time before the due
+    /// time, where an all-day due counts from its morning time. A todo with a due time but no
+    /// reminder keeps none. The daemon keeps the lead time by itself when neither the old nor the
+    /// new due is all-day, so then nothing is sent.
+    func followingReminder(_ o: EditOptions, newDue: Instant) throws(CLIFailure) -> FieldChange<Instant> {
+        let current = try todo(try call(TodoGetParams(id: o.id)))
+        guard current.allDay || o.dueAllDay else { return .keep }
+        guard let newAnchor = reminderAnchor(newDue, allDay: o.dueAllDay, zone: human.timeZone, o) else {
+            throw .input("the reminder would fall after the year 9999")
+        }
+        switch (current.due, current.remind) {
+        case (nil, nil): return .set(newAnchor)
+        case (nil, _?), (_?, nil): return .keep
+        case (let oldDue?, let oldRemind?):
+            guard let oldAnchor = reminderAnchor(oldDue, allDay: current.allDay, zone: human.zone(named: current.zone), o),
+                  let moved = newAnchor.checkedAdding(usec: oldRemind.usec - oldAnchor.usec)
+            else {
+                throw .input("moving the reminder with the due time would put it outside the years 0001 to 9999; give --remind as well")
+            }
+            return .set(moved)
+        }
     }
 
     /// `done`, `reopen` and `rm`. With `already` ("done" or "open"), a todo the daemon left as it
