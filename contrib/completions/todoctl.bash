@@ -59,7 +59,7 @@ _todoctl() {
     local global_flags="--socket --system --json --help --version"
     # Options that take a value (the next word, or after =).
     local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format "
-    local when_words="now today tomorrow monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w"
+    local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
     # Find the command, the category subcommand and the positionals before the cursor.
     local i w command="" sub="" npos=0

@@ -101,7 +101,7 @@ function __todoctl_sort_keys
     end
 end
 
-set -l when now today tomorrow monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w
+set -l when now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo
 
 complete -c todoctl -f
 
