@@ -17,9 +17,11 @@ public enum CLI {
     /// Runs todoctl and returns its exit status. `connect` opens a transport to a socket path.
     /// `readStdin` reads standard input to its end (for `import -`). `now` is the time of the
     /// command; `clock` tells the time later on (`watch` describes each event as it arrives).
-    /// `zoneName` is the IANA name of `timeZone`, sent as the `zone` of todos.
+    /// `zoneName` finds the IANA name of `timeZone`, sent as the `zone` of todos (only `add` and
+    /// `edit` ask for it).
     public static func main(arguments: [String], environment: [String: String], uid: UInt32,
-                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo, zoneName: String? = nil,
+                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
+                            zoneName: @autoclosure @escaping () -> String? = nil,
                             stdout: (String) -> Void, stderr: (String) -> Void,
                             connect: (String) throws(ClientError) -> RPCTransport,
                             readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
@@ -33,7 +35,7 @@ public enum CLI {
         do throws(CLIFailure) {
             let invocation: Invocation
             do {
-                invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName).parse(arguments)
+                invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName()).parse(arguments)
             } catch {
                 throw .usage(error)
             }

@@ -8,17 +8,19 @@ public struct Parser {
     public var now: Instant
     /// The zone local times are read in.
     public var timeZone: ZoneInfo
+    /// Finds the IANA name of `timeZone` (read only by the commands that send it).
+    private let findZoneName: () -> String?
     /// The IANA name of `timeZone`, sent as a todo's `zone`; nil when it has none.
-    public var zoneName: String?
+    public var zoneName: String? { findZoneName() }
     /// Seconds after local midnight at which all-day todos are reminded (`remind-time`, 09:00
     /// unless configured): the one place this default lives.
     public var remindTime: Int64 = TimeExpression.defaultRemindTime
 
     /// A parser resolving times against `now` in `timeZone`.
-    public init(now: Instant, timeZone: ZoneInfo, zoneName: String? = nil) {
+    public init(now: Instant, timeZone: ZoneInfo, zoneName: @autoclosure @escaping () -> String? = nil) {
         self.now = now
         self.timeZone = timeZone
-        self.zoneName = zoneName
+        findZoneName = zoneName
     }
 
     /// The command names, in help order.
