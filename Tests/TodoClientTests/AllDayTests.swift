@@ -85,6 +85,19 @@ import TodoProtocol
         #expect(until == Self.instant("2026-06-01T22:30:00Z"))
     }
 
+    /// A date-only bound is the start of that day; `eod` the end of today.
+    @Test func filterBoundsTakeEveryForm() {
+        let transport = FakeTransport()
+        let result = Self.run(["list", "--due-after", "today", "--due-before", "Dec 24"], transport: transport)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(transport.calls.first?.params["dueAfter"] == "2026-05-31T15:00:00Z")
+        #expect(transport.calls.first?.params["dueBefore"] == "2026-12-23T15:00:00Z")
+        let eod = FakeTransport()
+        _ = Self.run(["list", "--due-before", "eod", "--due-after", "2 days ago"], transport: eod)
+        #expect(eod.calls.first?.params["dueBefore"] == "2026-06-01T14:59:59Z")
+        #expect(eod.calls.first?.params["dueAfter"] == "2026-05-30T12:00:00Z")
+    }
+
     // MARK: - edit
 
     static let editCases: [([String], JSON, JSON)] = [
