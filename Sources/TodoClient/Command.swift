@@ -34,7 +34,7 @@ public struct AddOptions: Equatable, Sendable {
     public var top = false
     /// True when `--due` was a date without a time.
     public var allDay = false
-    /// The IANA name of the local zone the dates were given in, when known.
+    /// The IANA name of the local zone the dates were given in, when known and there are dates.
     public var zone: String?
 
     /// A todo titled `title` and nothing else.

@@ -191,13 +191,14 @@ public struct Parser {
         let due = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
         options.due = due?.instant
         options.allDay = due?.allDay ?? false
-        options.zone = zoneName
         options.top = args.has("--top")
         if let text = args.value("--remind") {
             options.remind = try remind(text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
         } else if let due, due.allDay {
             options.remind = try anchor(due, "add")
         }
+        // The zone the dates were given in; a todo without dates has none to tell.
+        if options.due != nil || options.remind != nil { options.zone = zoneName }
         return options
     }
 

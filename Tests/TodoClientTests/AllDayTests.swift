@@ -68,6 +68,10 @@ import TodoProtocol
         _ = Self.run(["add", "x", "--due", "friday"], transport: transport, zoneName: nil)
         #expect(transport.calls.first?.params["zone"] == nil)
         #expect(transport.calls.first?.params["allDay"] == true)
+        // A todo without dates has no zone to tell.
+        let plain = FakeTransport()
+        _ = Self.run(["add", "x"], transport: plain)
+        #expect(plain.calls.first?.params == ["title": "x"])
     }
 
     @Test func theMorningTimeIsOneParameter() throws {
