@@ -30,9 +30,11 @@ public enum CLI {
             return exitOK
         }
         do throws(CLIFailure) {
+            let config: Config
+            do { config = try Config.load(environment: environment) } catch { throw .config(error) }
             let invocation: Invocation
             do {
-                invocation = try Parser(now: now, timeZone: timeZone).parse(arguments)
+                invocation = try Parser(now: now, timeZone: timeZone, config: config).parse(arguments)
             } catch {
                 throw .usage(error)
             }
@@ -88,6 +90,8 @@ public enum CLI {
             return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n\n" + Help.usage(for: error.command))
         case .input(let message):
             return (exitRefused, "todoctl: \(Table.oneLine(message))\n")
+        case .config(let error):
+            return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n")
         case .client(let error):
             switch error {
             case .refused(let rpc):
@@ -144,4 +148,6 @@ enum CLIFailure: Error {
     case client(ClientError)
     /// Exit 1: unreadable input, or a request that cannot be made as given.
     case input(String)
+    /// Exit 2: the configuration file is unreadable or wrong.
+    case config(ConfigError)
 }
