@@ -10,7 +10,7 @@ Reads cases from the file named by argv[1], one per line, tab-separated:
   until       "-" or a UTC instant in epoch seconds ("u1798000000") or a local date ("d2027-01-31")
   after       epoch seconds: report the first occurrence strictly after it
   window_end  epoch seconds: report the occurrences in [after, window_end]
-Writes one line per case: the first 15 occurrences (up to the year 2200), then "|", the next one after `after` (or
+Writes one line per case: the first 15 occurrences (up to the year 2060), then "|", the next one after `after` (or
 "none"), then "|", the occurrences in the window (at most 100); all as epoch seconds.
 
 RFC 5545 reading of local times (what TodoCalendar does): a nonexistent local time moves forward
@@ -42,7 +42,7 @@ def main():
             after, window_end = int(after), int(window_end)
             first, following, window = [], None, []
             for occurrence in rrule.rrulestr(text, dtstart=dtstart):
-                if occurrence.year > 2200:
+                if occurrence.year > 2060:
                     break
                 t = epoch(occurrence)
                 if until.startswith("u") and t > int(until[1:]):
