@@ -17,8 +17,9 @@ public enum CLI {
     /// Runs todoctl and returns its exit status. `connect` opens a transport to a socket path.
     /// `readStdin` reads standard input to its end (for `import -`). `now` is the time of the
     /// command; `clock` tells the time later on (`watch` describes each event as it arrives).
+    /// `zoneName` is the IANA name of `timeZone`, sent as the `zone` of todos.
     public static func main(arguments: [String], environment: [String: String], uid: UInt32,
-                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
+                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo, zoneName: String? = nil,
                             stdout: (String) -> Void, stderr: (String) -> Void,
                             connect: (String) throws(ClientError) -> RPCTransport,
                             readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
@@ -64,8 +65,9 @@ public enum CLI {
 
             let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
             let colour = isTerminal && !noColor && environment["TERM"] != "dumb"
-            let human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
+            var human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
                                     maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
+            human.zoneName = zoneName
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
                 let runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                 try runner.run(invocation.command, document: document)

@@ -32,12 +32,16 @@ public struct Parser {
     ]
 
     static let commandSpecs: [String: [String: Arity]] = [
-        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag],
+        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag,
+                "--priority": .value, "--tag": .value, "--every": .value],
         "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
                  "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
-                 "--sort": .value, "--limit": .value, "--by-category": .flag],
+                 "--sort": .value, "--limit": .value, "--by-category": .flag,
+                 "--tag": .value, "--priority": .value, "--recurring": .flag],
         "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
-                 "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag],
+                 "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
+                 "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag],
+        "done": ["--stop": .flag],
         "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
@@ -190,7 +194,7 @@ public struct Parser {
         case "list": result = .list(try list(args))
         case "show": result = .show(id: try id(p.next("ID"), "todo id", name))
         case "edit": result = .edit(try edit(args, &p))
-        case "done": result = .complete(ids: try ids(&p, name))
+        case "done": result = .complete(ids: try ids(&p, name), stop: args.has("--stop"))
         case "reopen": result = .reopen(ids: try ids(&p, name))
         case "rm": result = .remove(ids: try ids(&p, name))
         case "move": result = try move(args, &p)
@@ -241,6 +245,7 @@ public struct Parser {
         options.category = args.value("--category")
         options.due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "add") }
         options.top = args.has("--top")
+        (options.fields, options.due) = try addFields(args, due: options.due)
         if let text = args.value("--remind") {
             options.remind = try remind(text, due: options.due, command: "add")
         }
@@ -274,6 +279,7 @@ public struct Parser {
         }
         options.query.limit = try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", "list") }
         options.byCategory = args.has("--by-category")
+        try listFields(args, into: &options.query)
         return options
     }
 
@@ -308,8 +314,10 @@ public struct Parser {
         } else if args.has("--no-remind") {
             options.remind = .clear
         }
-        if options.isEmpty {
-            throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind", command: "edit")
+        options.fields = try editFields(args)
+        if options.isEmpty && options.fields.isEmpty {
+            throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
+                             + "--priority, --no-priority, --tag, --untag, --every, --no-every", command: "edit")
         }
         return options
     }
