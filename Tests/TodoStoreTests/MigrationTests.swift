@@ -65,7 +65,7 @@ import TodoTestSupport
         let after = try store.read { try $0.counts() }
         #expect(after.open == 1 && after.done == 1)
         store.close()  // the store holds its file exclusively while open
-        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3\n4\n5")
+        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3\n4\n5\n6")
         // The plain due index gave way to the one listings by due date walk.
         #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'todos_%due%' ORDER BY name;")
                 == "todos_done_due")
