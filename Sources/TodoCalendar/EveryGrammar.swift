@@ -15,6 +15,8 @@ public struct EveryRule: Sendable, Equatable {
     public var rule: String
     public var fromCompletion: Bool
     public init(rule: String, fromCompletion: Bool) { self.rule = rule; self.fromCompletion = fromCompletion }
+    /// The todo's `recurrence` field.
+    public var recurrence: TodoRecurrence { TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due) }
 }
 
 /// The RULE grammar of SPEC §4.1 (`--every`): `day`, `weekday`, `week`, `2 weeks`, `month`,

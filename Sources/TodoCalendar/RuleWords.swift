@@ -86,6 +86,11 @@ extension RecurrenceRule {
 }
 
 extension Recurrence {
+    /// A todo's `recurrence` in words, in its zone.
+    public static func words(_ recurrence: TodoRecurrence, zone: ZoneInfo) -> String {
+        words(rule: recurrence.rule, fromCompletion: recurrence.from == .completion, zone: zone)
+    }
+
     /// The stored rule in words (see `RecurrenceRule.words`); the RRULE text itself when it does
     /// not parse (a rule from an older or foreign client is shown, never hidden).
     public static func words(rule: String, fromCompletion: Bool, zone: ZoneInfo) -> String {
