@@ -4,6 +4,14 @@ import TodoTime
 /// Advancing ONE recurring todo (SPEC §3.1): its `due` moves to the next occurrence when it is
 /// completed; the stored rule keeps what is left of it. See docs/RECURRENCE.md.
 public enum Recurrence {
+    /// The todo's next `due` and the rule to store with it, or nil when the rule is exhausted:
+    /// what the store calls when a recurring todo is completed (`from` as in its `recurrence`).
+    /// See `advance(rule:fromCompletion:due:zone:completed:allDay:)`.
+    public static func advance(rule: String, from: RecurrenceBase, due: Instant, zone: ZoneInfo, completed: Instant,
+                               allDay: Bool = false) throws(RecurrenceError) -> (due: Instant, rule: String)? {
+        try advance(rule: rule, fromCompletion: from == .completion, due: due, zone: zone, completed: completed, allDay: allDay)
+    }
+
     /// The todo's next `due` and the rule to store with it, or nil when the rule is exhausted
     /// (COUNT used up, past UNTIL, or past the year 9999): completing it then closes it for good.
     ///
