@@ -100,7 +100,7 @@ extension Parser {
         fields.tags = try tags(args, "--tag", "add")
         var due = due
         if let text = args.value("--every") {
-            let every = try Every.parse(text, now: now, timeZone: timeZone, command: "add")
+            let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "add")
             fields.recurrence = every.recurrence
             if due == nil {
                 due = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "add")
@@ -127,7 +127,8 @@ extension Parser {
             throw UsageError("tag \(quote(both)) is both added (--tag) and removed (--untag)", command: "edit")
         }
         if let text = args.value("--every") {
-            let every = try Every.parse(text, now: now, timeZone: timeZone, command: "edit")
+            let due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "edit") }
+            let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "edit")
             fields.recurrence = .set(every.recurrence)
             if !args.has("--due") { fields.firstDue = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "edit") }
         } else if args.has("--no-every") {
@@ -160,27 +161,37 @@ enum Every {
         var rule: RecurrenceRule
     }
 
-    /// The forms a RULE may take, for error messages.
-    static let forms = "day, weekday, week, 2 weeks, month, year, mon,thu, month on the last friday, month on the 15th, "
-        + "each optionally followed by \"after done\", \"until WHEN\" or \"for N times\"; or an RRULE like FREQ=MONTHLY;BYDAY=-1FR"
-
-    /// Reads `text`; a bad rule is a usage error quoting it and listing the accepted forms.
-    static func parse(_ text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> Parsed {
-        let rule: RecurrenceRule
-        let from: RecurrenceBase
+    /// Reads `text` (`due`: the first due date, when `--due` gives it; else today counts); a
+    /// bad rule is a usage error quoting it and listing the accepted forms.
+    static func parse(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> Parsed {
+        let anchor = LocalTime(due ?? now, in: timeZone).days
         do {
-            (rule, from) = try read(text, now: now, zone: timeZone)
+            let every = try EveryGrammar.parse(text, anchor: anchor, zone: timeZone) { when in
+                try until(when, now: now, timeZone: timeZone)
+            }
+            return Parsed(recurrence: every.recurrence, rule: try RecurrenceRule(parsing: every.rule))
+        } catch let error as RecurrenceError {
+            // "bad recurrence "TEXT": WHY; use FORMS" → "invalid rule "TEXT" for --every: WHY; use FORMS".
+            let prefix = "bad recurrence \"\(text)\": "
+            let reason = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+            let forms = reason.contains(EveryGrammar.forms) ? "" : "; use \(EveryGrammar.forms)"
+            throw UsageError("invalid rule \(TimeExpression.quoted(text)) for --every: \(reason)\(forms)", command: command)
         } catch {
-            throw UsageError("invalid rule \(TimeExpression.quoted(text)) for --every: \(error.message); expected \(forms)", command: command)
+            throw UsageError("invalid rule \(TimeExpression.quoted(text)) for --every: \(error); use \(EveryGrammar.forms)", command: command)
         }
-        return Parsed(recurrence: TodoRecurrence(rule: rule.text, from: from), rule: rule)
     }
 
-    /// The one call into TodoCalendar's RULE grammar. RRULE text for now; the English forms
-    /// come with TodoCalendar's grammar.
-    static func read(_ text: String, now: Instant, zone: ZoneInfo) throws(RecurrenceError) -> (RecurrenceRule, RecurrenceBase) {
-        guard text.contains("=") else { throw RecurrenceError("not a rule todoctl knows") }
-        return (try RecurrenceRule(parsing: text), .due)
+    /// The WHEN after ` until`: a date without a time (local midnight, written without a time
+    /// of day) ends the rule with that day; anything else at that instant.
+    static func until(_ text: String, now: Instant, timeZone: ZoneInfo) throws -> EveryUntil {
+        let instant: Instant
+        do { instant = try TimeExpression.instant(text, now: now, timeZone: timeZone) } catch {
+            throw RecurrenceError("bad WHEN \(TimeExpression.quoted(text)) after until: \(error.message)")
+        }
+        let local = LocalTime(instant, in: timeZone)
+        let lower = text.lowercased()
+        let hasTime = text.contains(":") || ["am", "pm", "noon", "midnight", "@", "+", "in ", "now", "hour", "min"].contains { lower.contains($0) }
+        return local.secondOfDay == 0 && !hasTime ? .day(local.days) : .instant(instant)
     }
 
     /// The first occurrence of `every` from the start of today (local midnight of that date).

@@ -27,11 +27,9 @@ extension HumanOutput {
     /// `+home +急ぎ`.
     static func tagWords(_ tags: [String]) -> String { tags.map { "+" + $0 }.joined(separator: " ") }
 
-    /// The rule in words (`every week on Monday and Thursday`), `after done` counted from the
-    /// completion. The one call into TodoCalendar's description of a rule.
-    static func ruleWords(_ recurrence: TodoRecurrence) -> String {
-        let rule = (try? RecurrenceRule(parsing: recurrence.rule))?.text ?? recurrence.rule
-        return rule + (recurrence.from == .completion ? " after done" : "")
+    /// A todo's rule in words (`every week on Monday and Thursday`), in the todo's zone.
+    func ruleWords(_ todo: Todo) -> String {
+        todo.recurrence.map { Recurrence.words($0, zone: zone(of: todo)) } ?? ""
     }
 
     /// The zone a todo's dates are computed in: its own when this machine knows it, else ours.
@@ -69,8 +67,8 @@ extension HumanOutput {
             }
             pairs.append(("Zone", text))
         }
-        if let recurrence = todo.recurrence {
-            pairs.append(("Repeats", Table.oneLine(HumanOutput.ruleWords(recurrence))))
+        if todo.recurrence != nil {
+            pairs.append(("Repeats", Table.oneLine(ruleWords(todo))))
             let next = nextOccurrences(todo)
             if !next.isEmpty {
                 pairs.append(("Then", next.map { LocalTime($0, in: timeZone).text }.joined(separator: "\n")))

@@ -83,7 +83,7 @@ struct HumanOutput {
                        todo.due.map { todo.done ? "" : TerminalText.relative($0, now: now) } ?? ""]
             if priority { row.append(HumanOutput.priorityMark(todo.priority)) }
             if sections == nil { row.append(todo.category ?? "") }
-            if rules { row.append(todo.recurrence.map(HumanOutput.ruleWords) ?? "") }
+            if rules { row.append(ruleWords(todo)) }
             row.append(HumanOutput.titleWithTags(todo))
             table.append(row)
         }
