@@ -27,7 +27,7 @@ let package = Package(
 
         // MARK: - Libraries
         .target(name: "TodoCore"),
-        .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite", "TodoPosix"]),
+        .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite", "TodoPosix", "TodoTime", "TodoCalendar"]),
         .target(name: "TodoPosix", dependencies: ["CTodoLinux"]),
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
         .target(name: "TodoSystemd", dependencies: ["CSystemd", "TodoPosix"]),
@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
                     exclude: ["Golden"]),
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
-        .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
+        .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
     ],
     swiftLanguageModes: [.v6]
 )
