@@ -71,14 +71,22 @@ extension HumanOutput {
             pairs.append(("Repeats", Table.oneLine(ruleWords(todo))))
             let next = nextOccurrences(todo)
             if !next.isEmpty {
-                pairs.append(("Then", next.map { LocalTime($0, in: timeZone).text }.joined(separator: "\n")))
+                pairs.append(("Then", next.map { occurrenceText(todo, $0) }.joined(separator: "\n")))
             }
         }
         return pairs
     }
 
+    /// An occurrence of `todo`: its local date and time, or for an all-day todo its date (in
+    /// the todo's zone, where the day is).
+    func occurrenceText(_ todo: Todo, _ instant: Instant) -> String {
+        guard todo.allDay else { return LocalTime(instant, in: timeZone).text }
+        return String(LocalTime(instant, in: zone(of: todo)).text.prefix(10))
+    }
+
     /// `done` on a recurring todo that moved on: "Advanced 3 to 2026-12-08 09:00 (in 7d): 掃除".
     func advanced(_ todo: Todo) -> String {
-        "Advanced \(todo.id)" + (todo.due.map { " to " + when($0) } ?? "") + ": " + Table.oneLine(todo.title)
+        "Advanced \(todo.id)" + (todo.due.map { " to " + occurrenceText(todo, $0) + " (" + TerminalText.relative($0, now: now) + ")" } ?? "")
+            + ": " + Table.oneLine(todo.title)
     }
 }
