@@ -208,6 +208,14 @@ enum Every {
     }
 }
 
+/// The zone todoctl sends with a todo's dates: the local zone's IANA name when the system tz
+/// database has it. The daemon refuses a name it cannot read, and a zone from a private `TZDIR`
+/// (`TZ=Test/Zone`) has none there: it is left out, rather than making the todo impossible to add.
+func sendableZone(_ name: String?) -> String? {
+    guard let name, ZoneInfo(identifier: name) != nil else { return nil }
+    return name
+}
+
 extension AddFields {
     /// Puts the fields in `todo.add`'s params; `zone` (the local zone's IANA name) goes with a
     /// due date or a rule, the dates it was entered in.
@@ -216,7 +224,7 @@ extension AddFields {
         params.tags = tags
         params.recurrence = recurrence
         if allDay { params.allDay = true }
-        if params.due != nil || recurrence != nil { params.zone = zone }
+        if params.due != nil || recurrence != nil { params.zone = sendableZone(zone) }
     }
 }
 
@@ -234,6 +242,6 @@ extension EditFields {
         }
         let setsDue = if case .set = patch.due { true } else { false }
         let setsRule = if case .set = recurrence { true } else { false }
-        if let zone, patch.zone == .keep, setsDue || setsRule { patch.zone = .set(zone) }
+        if let zone = sendableZone(zone), patch.zone == .keep, setsDue || setsRule { patch.zone = .set(zone) }
     }
 }

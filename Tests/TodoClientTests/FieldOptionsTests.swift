@@ -86,6 +86,19 @@ import TodoProtocol
         ])
     }
 
+    /// A zone name the system tz database lacks (from a private TZDIR) is not sent: the daemon
+    /// would refuse the todo.
+    @Test func aZoneTheDatabaseLacksIsNotSent() {
+        for arguments in [["add", "x", "--due", "2026-06-03 10:00"], ["edit", "1", "--due", "2026-06-03 10:00"]] {
+            let transport = FakeTransport()
+            #expect(Self.run(arguments, transport: transport, zoneName: "Test/Zone").status == 0)
+            #expect(transport.calls.first?.params["zone"] == nil)
+            let known = FakeTransport()
+            #expect(Self.run(arguments, transport: known, zoneName: "Asia/Kolkata").status == 0)
+            #expect(known.calls.first?.params["zone"] == "Asia/Kolkata")
+        }
+    }
+
     /// `edit --every` without `--due` reads the todo: one without a due date starts on the rule's
     /// first day; one with a due date keeps it. Still one `todo.update`.
     @Test func editEveryWithoutDue() {
