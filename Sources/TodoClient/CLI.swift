@@ -33,9 +33,11 @@ public enum CLI {
             return exitOK
         }
         do throws(CLIFailure) {
+            let config: Config
+            do { config = try Config.load(environment: environment) } catch { throw .config(error) }
             let invocation: Invocation
             do {
-                invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName()).parse(arguments)
+                invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config).parse(arguments)
             } catch {
                 throw .usage(error)
             }
@@ -65,8 +67,9 @@ public enum CLI {
 
             let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
             let colour = isTerminal && !noColor && environment["TERM"] != "dumb"
-            let human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
+            var human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
                                     maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
+            human.zoneName = zoneName()
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
                 let runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                 try runner.run(invocation.command, document: document)
@@ -91,6 +94,8 @@ public enum CLI {
             return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n\n" + Help.usage(for: error.command))
         case .input(let message):
             return (exitRefused, "todoctl: \(Table.oneLine(message))\n")
+        case .config(let error):
+            return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n")
         case .client(let error):
             switch error {
             case .refused(let rpc):
@@ -147,4 +152,6 @@ enum CLIFailure: Error {
     case client(ClientError)
     /// Exit 1: unreadable input, or a request that cannot be made as given.
     case input(String)
+    /// Exit 2: the configuration file is unreadable or wrong.
+    case config(ConfigError)
 }

@@ -21,6 +21,8 @@ public struct GlobalOptions: Equatable, Sendable {
 public struct AddOptions: Equatable, Sendable {
     /// The title, as given.
     public var title: String
+    /// `--priority`, `--tag`, `--every`.
+    public var fields = AddFields()
     /// `--notes TEXT`.
     public var notes: String?
     /// `--category NAME`.
@@ -79,6 +81,8 @@ public enum RemindChange: Equatable, Sendable {
 public struct EditOptions: Equatable, Sendable {
     /// The todo.
     public var id: Int64
+    /// `--priority`/`--no-priority`, `--tag`, `--untag`, `--every`/`--no-every`.
+    public var fields = EditFields()
     /// `--title T`.
     public var title: String?
     /// `--notes T` / `--no-notes`.
@@ -141,8 +145,8 @@ public enum Command: Equatable, Sendable {
     case show(id: Int64)
     /// `edit ID ...`.
     case edit(EditOptions)
-    /// `done ID...`.
-    case complete(ids: [Int64])
+    /// `done ID... [--stop]`.
+    case complete(ids: [Int64], stop: Bool = false)
     /// `reopen ID...`.
     case reopen(ids: [Int64])
     /// `rm ID...`.
@@ -153,6 +157,8 @@ public enum Command: Equatable, Sendable {
     case snooze(id: Int64, until: Instant)
     /// `category ...`.
     case category(CategoryCommand)
+    /// `agenda [--days N]`.
+    case agenda(days: Int)
     /// `reminders [--since WHEN] [--limit N]`.
     case reminders(since: Instant?, limit: Int?)
     /// `watch`.

@@ -28,17 +28,30 @@ enum Help {
         DURATION: 30s, 15m, 2h, 1d, 1w, or sums like 1h30m.
         """
 
+    static let ruleHelp = """
+        RULE: day, weekday (Mon-Fri), week, 2 weeks, month, year, a weekday list (mon,thu),
+              month on the last friday, month on the 15th; each optionally followed by
+              "after done" (count from the completion), "until WHEN" or "for N times";
+              or an RRULE (FREQ=MONTHLY;BYDAY=-1FR).
+        P: high, medium, low (or H, M, L, in any case).
+        """
+
     static let entries: [Entry] = [
-        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]"],
+        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]",
+                                      "    [--priority P] [--tag T]... [--every RULE]"],
               summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top is given.",
               options: [("--category NAME", "put it in category NAME (created if missing)"),
                         ("--due WHEN", "when it is due"),
                         ("--remind DURATION|WHEN", "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time"),
                         ("--notes TEXT", "free-form notes"),
-                        ("--top", "put it first in the manual order")]),
+                        ("--top", "put it first in the manual order"),
+                        ("--priority P", "its priority: high, medium or low"),
+                        ("--tag T", "tag it T (repeatable); a tag is a word without spaces or commas"),
+                        ("--every RULE", "make it recurring: done moves it to the next occurrence;\n"
+                            + "the first due is --due, else the rule's first day from today")]),
         Entry(name: "list", synopsis: ["list [--open | --done | --all] [--category NAME | --no-category] [--overdue]",
                                        "     [--due-before WHEN] [--due-after WHEN] [--search TEXT] [--sort KEYS] [--limit N]",
-                                       "     [--by-category]"],
+                                       "     [--by-category] [--tag T]... [--priority P] [--recurring]"],
               summary: "List todos; by default the open ones in manual order.",
               options: [("--open, --done, --all", "which todos (default: --open)"),
                         ("--category NAME", "only todos in category NAME"),
@@ -48,19 +61,31 @@ enum Help {
                         ("--due-after WHEN", "only todos due at or after WHEN"),
                         ("--search TEXT", "only todos whose title or notes contain TEXT"),
                         ("--sort KEYS", "comma-separated keys from \(sortKeyList); a leading - sorts descending (-updated,title);\n"
-                            + "category sorts by the category order (category list), not by name"),
+                            + "category sorts by the category order (category list), not by name;\n"
+                            + "priority puts high first and todos without one last (also with -priority)"),
                         ("--limit N", "show at most N todos"),
-                        ("--by-category", "group the listing by category, uncategorised last")]),
+                        ("--by-category", "group the listing by category, uncategorised last"),
+                        ("--tag T", "only todos tagged T (repeatable: every one must match)"),
+                        ("--priority P", "only todos of priority P"),
+                        ("--recurring", "only recurring todos, with their rule in words")]),
         Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo."),
         Entry(name: "edit", synopsis: ["edit ID [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
-                                       "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]"],
+                                       "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]",
+                                       "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]"],
               summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.",
               options: [("--title T", "new title"),
                         ("--notes T, --no-notes", "set or clear the notes"),
                         ("--category NAME, --no-category", "set or clear the category"),
                         ("--due WHEN, --no-due", "set or clear the due time (clearing it also clears the reminder)"),
-                        ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder")]),
-        Entry(name: "done", synopsis: ["done ID..."], summary: "Mark todos as done. One already done is left as it is and reported so."),
+                        ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder"),
+                        ("--priority P, --no-priority", "set or clear the priority"),
+                        ("--tag T, --untag T", "add or remove a tag (each repeatable; one change)"),
+                        ("--every RULE, --no-every", "make it recurring or one-off; a todo without a due date\n"
+                            + "starts on the rule's first day from today")]),
+        Entry(name: "done", synopsis: ["done ID... [--stop]"],
+              summary: "Mark todos as done. One already done is left as it is and reported so.\n"
+                + "A recurring todo advances to its next occurrence and stays open; when its rule is used up it is done.",
+              options: [("--stop", "end recurring todos for good: mark them done instead of advancing them")]),
         Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again. One already open is reported so."),
         Entry(name: "rm", synopsis: ["rm ID..."], summary: "Delete todos."),
         Entry(name: "move", synopsis: ["move ID (--to N | --before ID | --after ID | --top | --bottom)"],
@@ -77,6 +102,11 @@ enum Help {
               summary: "List and manage categories. Removing a category that still has todos needs --force, which leaves those todos uncategorised.",
               options: [("--force", "rm: remove even if todos use it"),
                         ("--to N", "move: to position N (1 is first)")]),
+        Entry(name: "agenda", synopsis: ["agenda [--days N]"],
+              summary: "The open todos that are overdue, then each of the next N days (today first, in the local zone)\n"
+                  + "with the todos due on it and the coming occurrences of recurring todos (marked ↻; later\n"
+                  + "occurrences, not yet the todo's due, are dimmed).",
+              options: [("--days N", "how many days, today included (default 7, at most 366)")]),
         Entry(name: "reminders", synopsis: ["reminders [--since WHEN] [--limit N]"],
               summary: "List reminders that have fired, read back from the journal, oldest first.\nA last line says when older ones were left out.",
               options: [("--since WHEN", "only reminders fired at or after WHEN"),
@@ -119,6 +149,9 @@ enum Help {
         lines += optionLines(globalOptions)
         if ["add", "list", "edit", "snooze", "reminders"].contains(name) {
             lines += ["", whenHelp]
+        }
+        if ["add", "list", "edit"].contains(name) {
+            lines += ["", ruleHelp]
         }
         return lines.joined(separator: "\n") + "\n"
     }

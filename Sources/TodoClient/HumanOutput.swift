@@ -12,6 +12,8 @@ struct HumanOutput {
     var maxWidth: Int?
     /// Zones of todos entered elsewhere, read once each.
     let zones = ZoneCache()
+    /// The IANA name of `timeZone`, when known: `show` names a todo's zone only when it differs.
+    var zoneName: String?
 
     // MARK: ANSI
 
@@ -85,28 +87,37 @@ struct HumanOutput {
 
     /// The `list` table. With `sections`, rows are grouped under a header line per section and
     /// the CATEGORY column is left out; columns stay aligned across sections.
-    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil) -> [String] {
+    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, rules: Bool = false) -> [String] {
         var widths: [Int]?
-        return todoTable(todos, sections: sections, widths: &widths)
+        return todoTable(todos, sections: sections, widths: &widths, rules: rules)
     }
 
     /// The `list` table printed in parts: the first call (with `widths` nil) prints the header and
     /// sets `widths` from its rows, with the ID and POS columns wide enough for `numbersUpTo`;
-    /// later calls print rows only, in those widths.
+    /// later calls print rows only, in those widths. The `!` (priority) column is there when the
+    /// first part has a todo with a priority; `rules` adds the REPEATS column (`list --recurring`).
     func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, widths: inout [Int]?,
-                   numbersUpTo: Int = 0) -> [String] {
-        var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
-                       Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
-        if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
-        columns.append(Table.Column("TITLE", flexible: true))
-        var table = Table(columns: columns)
+                   numbersUpTo: Int = 0, rules: Bool = false) -> [String] {
         let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
+        func columns(priority: Bool) -> [Table.Column] {
+            var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
+                           Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
+            if priority { columns.append(Table.Column("!")) }
+            if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
+            if rules { columns.append(Table.Column("REPEATS", flexible: true)) }
+            columns.append(Table.Column("TITLE", flexible: true))
+            return columns
+        }
+        let priority = widths.map { $0.count == columns(priority: true).count } ?? ordered.contains { $0.priority != nil }
+        var table = Table(columns: columns(priority: priority))
         for todo in ordered {
-            var row = ["\(todo.id)", "\(todo.position)", todo.done ? "✓" : "",
+            var row = ["\(todo.id)", "\(todo.position)", todo.done ? "✓" : todo.recurrence == nil ? "" : HumanOutput.recurringMark,
                        todo.due.map { dueText(todo, $0) } ?? "",
                        todo.due.map { todo.done ? "" : dueRelative(todo, $0) } ?? ""]
+            if priority { row.append(HumanOutput.priorityMark(todo.priority)) }
             if sections == nil { row.append(todo.category ?? "") }
-            row.append(todo.title)
+            if rules { row.append(ruleWords(todo)) }
+            row.append(HumanOutput.titleWithTags(todo))
             table.append(row)
         }
         let dueColumns: Set<Int> = [3, 4]
@@ -150,6 +161,7 @@ struct HumanOutput {
         }
         pairs.append(("Position", "\(todo.position)"))
         pairs.append(("Category", todo.category.map(Table.oneLine) ?? "-"))
+        pairs += labelDetails(todo)
         if let due = todo.due {
             if todo.done {
                 pairs.append(("Due", dueText(todo, due)))
@@ -160,6 +172,7 @@ struct HumanOutput {
         } else {
             pairs.append(("Due", "-"))
         }
+        pairs += scheduleDetails(todo)
         var remind = "-"
         if let instant = todo.remind {
             if let reminded = todo.reminded {

@@ -57,7 +57,7 @@ struct Runner {
             let result = try call(TodoGetParams(id: id))
             if json { emit(result) } else { print(human.todoDetails(try todo(result))) }
         case .edit(let options): try edit(options)
-        case .complete(let ids): try batch(TodoCompleteParams(ids: ids), verb: "Completed", already: "done")
+        case .complete(let ids, let stop): try batch(TodoCompleteParams(ids: ids, stop: stop), verb: "Completed", already: "done")
         case .reopen(let ids): try batch(TodoReopenParams(ids: ids), verb: "Reopened", already: "open")
         case .remove(let ids): try batch(TodoDeleteParams(ids: ids), verb: "Deleted")
         case .move(let id, let destination): try move(id, destination)
@@ -68,6 +68,7 @@ struct Runner {
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
             }
         case .category(let sub): try category(sub)
+        case .agenda(let days): try agenda(days: days)
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
         case .watch: try watch()
         case .status:
@@ -130,8 +131,10 @@ struct Runner {
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {
-        let result = try call(TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
-                                            zone: o.zone, allDay: o.allDay))
+        var params = TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
+                                   zone: o.zone, allDay: o.allDay)
+        o.fields.apply(to: &params, zone: human.zoneName)
+        let result = try call(params)
         if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
     }
 
@@ -159,7 +162,7 @@ struct Runner {
                 if batch.count == Runner.streamedRows {
                     // More may follow: leave room for the ids and positions to come.
                     let last = (before["total"]?.intValue).map { Int($0) + o.query.offset } ?? 0
-                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last))
+                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last, rules: o.query.recurring == true))
                     batch = []
                 }
             }
@@ -168,7 +171,7 @@ struct Runner {
             throw .client(error)
         }
         if json { out(pending + "]\n"); return }
-        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths)) }
+        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths, rules: o.query.recurring == true)) }
         if shown == 0 {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
@@ -194,7 +197,7 @@ struct Runner {
             return
         }
         let categories = try (call(CategoryListParams()).arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
-        print(human.todoTable(list, sections: Runner.sections(list, categories: categories)))
+        print(human.todoTable(list, sections: Runner.sections(list, categories: categories), rules: o.query.recurring == true))
         if let total = result["total"]?.intValue, total > list.count {
             print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
         }
@@ -244,6 +247,7 @@ struct Runner {
                 patch.remind = try followingReminder(o, newDue: newDue)
             }
         }
+        try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try todo(try call(TodoGetParams(id: o.id))).due })
         let result = try call(TodoUpdateParams(id: o.id, patch: patch))
         if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
     }
@@ -283,7 +287,14 @@ struct Runner {
     func batch<P: TodoIDsParams>(_ params: P, verb: String, already: String? = nil) throws(CLIFailure) {
         let result = try call(params)
         if json { emit(result); return }
-        let list = try todos(result)
+        var list = try todos(result)
+        if already == "done" {
+            // A recurring todo moves on to its next occurrence and stays open.
+            let advanced = list.filter { !$0.done && $0.recurrence != nil }
+            for todo in advanced { print(human.advanced(todo)) }
+            list.removeAll { !$0.done && $0.recurrence != nil }
+            if list.isEmpty && !advanced.isEmpty { return }
+        }
         let unchanged = already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []
         let changed = list.count - unchanged.count
         if list.count == 1, let only = list.first {

@@ -98,7 +98,7 @@ public final class Daemon: @unchecked Sendable {
         let openPath = try trustedDatabasePath(database)
         let store: TodoStore
         do {
-            store = try TodoStore(path: openPath)
+            store = try TodoStore(path: openPath, tzdir: environment["TZDIR"])
         } catch {
             throw StartError(description: error.message)
         }

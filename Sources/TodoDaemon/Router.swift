@@ -121,18 +121,19 @@ struct Router {
     }
 
     private func todoComplete(_ p: TodoCompleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        try setDone(true, p.ids, tx)
+        try setDone(true, p.ids, stop: p.stop, tx)
     }
 
     private func todoReopen(_ p: TodoReopenParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        try setDone(false, p.ids, tx)
+        try setDone(false, p.ids, stop: false, tx)
     }
 
-    /// Completes or reopens `ids`; the event names only the todos that changed.
-    private func setDone(_ done: Bool, _ ids: [Int64], _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    /// Completes or reopens `ids`; the event names only the todos that changed (a recurring todo
+    /// that advanced to its next occurrence did, though it is still open).
+    private func setDone(_ done: Bool, _ ids: [Int64], stop: Bool, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         var wasDone: Set<Int64> = []
         for id in ids where try tx.todo(id).done { wasDone.insert(id) }
-        let todos = done ? try tx.complete(ids) : try tx.reopen(ids)
+        let todos = done ? try tx.complete(ids, stop: stop) : try tx.reopen(ids)
         let changed = todos.filter { wasDone.contains($0.id) != done }
         return Outcome(encodedResult: Todo.encodedJSON(todos),
                        events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])

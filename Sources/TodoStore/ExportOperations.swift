@@ -33,17 +33,26 @@ extension StoreTransaction {
                 return try self.categoryID(creating: name)
             }
             let uid = try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") } ?? RandomUUID.make(at: now)
+            let fields = try checkedFields(priority: entry.priority, tags: entry.tags, zone: entry.zone, allDay: entry.allDay,
+                                           recurrence: entry.recurrence, due: entry.due, prefix: "todos[\(i)].")
+            // A recurring todo that is still open keeps the completion it recorded last.
+            let completed = entry.done ? (entry.completed ?? now) : (fields.recurrence != nil ? entry.completed : nil)
             try connection.run("""
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
-                                   done, completed, rank, created, updated, uid)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   done, completed, rank, created, updated, uid,
+                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [
                     .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                     .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
-                    .bool(entry.done), .optional(entry.done ? (entry.completed ?? now) : nil),
+                    .bool(entry.done), .optional(completed),
                     .integer(try todoOrder.keyAtEnd()), .integer(entry.created.usec), .integer(entry.updated.usec),
                     .text(uid),
+                    .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
+                    .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
+                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
                 ])
+            try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
         }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
         return ImportCounts(todos: document.todos.count, categories: Int(after - before))

@@ -27,8 +27,10 @@ extension StoreTransaction {
             conditions.append("t.category_id IS NULL")
         }
         if query.overdue {
-            conditions.append("t.done = 0 AND t.due < ?")
-            values.append(.integer(now.usec))
+            // `due_end` is `due`, or for an all-day todo the end of its day: never earlier, so the
+            // `due` term still seeks the range in `todos_done_due`.
+            conditions.append("t.done = 0 AND t.due < ? AND t.due_end < ?")
+            values += [.integer(now.usec), .integer(now.usec)]
         }
         if let before = query.dueBefore {
             conditions.append("t.due < ?")
@@ -39,6 +41,33 @@ extension StoreTransaction {
             values.append(.integer(after.usec))
         }
         let dueRange = query.overdue || query.dueBefore != nil || query.dueAfter != nil
+        // Each tag: the todos `todo_tags_key` lists under it (an index seek, however big the store).
+        var tagKeys: [String] = []
+        for (i, tag) in query.tags.enumerated() {
+            let key = Validation.tagKey(try Validation.tag(tag, field: "tags[\(i)]"))
+            guard !tagKeys.contains(key) else { continue }
+            tagKeys.append(key)
+            conditions.append("t.id IN (SELECT todo_id FROM todo_tags WHERE tag_key = ?)")
+            values.append(.text(key))
+        }
+        if let priority = query.priority {
+            // `todos_done_priority` (done, coalesce(priority, 4), rank) is sought by this very
+            // expression (`t.priority = ?` would not be: SQLite would use it to drop the term).
+            conditions.append("coalesce(t.priority, 4) = ?")
+            values.append(.integer(Int64(priority.rank)))
+        }
+        if let recurring = query.recurring {
+            conditions.append(recurring ? "t.recur_rule IS NOT NULL" : "t.recur_rule IS NULL")
+        }
+        // The recurring todos are few, and the partial index `todos_recurring` holds exactly them:
+        // every statement reads them through it (without statistics SQLite would rather walk the
+        // status's todos in order).
+        let recurringOnly = query.recurring == true
+        // `todos_done_priority` starts with the status: with any status, naming both values lets
+        // SQLite seek it.
+        if query.status == .all && (query.priority != nil || recurringOnly) && !dueRange {
+            conditions.append("t.done IN (0, 1)")
+        }
         if let search = query.search {
             let needle = TextKey.search(Validation.trimmed(search))
             guard !needle.isEmpty else { throw TodoError.invalid("search", "must not be empty") }
@@ -62,8 +91,9 @@ extension StoreTransaction {
         // A text search with no other filter than the status tests every todo of the status:
         // reading the table once in its own order beats looking each todo up in the order of
         // some index (a category's todos, by position, are close to table order already).
-        let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized
-        let table = scansTable ? "todos t NOT INDEXED" : "todos t"
+        let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized && !recurringOnly
+        let todos = recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t"
+        let table = scansTable ? "todos t NOT INDEXED" : todos
         // Ties break by position, unless a unique key (id) already decided.
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
         let page = { (table: String, filter: String, dated: Bool) in
@@ -74,7 +104,7 @@ extension StoreTransaction {
         return ListPlan(
             status: query.status,
             count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
-            walkingPage: page("todos t", filter, false),
+            walkingPage: page(todos, filter, false),
             narrowPage: dueRange || scansTable ? page(table, throughDue, dueRange) : nil,
             narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
             parts: statusOnly ? Self.pageParts(query.sort, status: query.status, conditions: conditions) : nil,
@@ -193,8 +223,9 @@ extension StoreTransaction {
         case .due: return key.descending ? ["t.due IS NOT NULL DESC", "t.due DESC"] : ["t.due IS NULL", "t.due"]
         case .position: return ["t.rank" + direction]
         case .category: return ["c.rank IS NULL", "c.rank" + direction]
-        // `priority` holds TodoPriority.rank (1 high … 3 low): ascending lists high first.
-        case .priority: return ["t.priority IS NULL", "t.priority" + direction]
+        // `priority` holds TodoPriority.rank (1 high … 3 low): ascending lists high first, in the
+        // order of `todos_done_priority` (none as 4, last).
+        case .priority: return key.descending ? ["t.priority IS NULL", "t.priority DESC"] : ["coalesce(t.priority, 4)"]
         }
     }
 }

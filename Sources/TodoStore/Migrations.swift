@@ -134,13 +134,24 @@ let migrations: [Migration] = [
         """),
     Migration(id: 6, name: "priority, tags, zone, all-day and recurrence", sql: """
         -- priority: TodoPriority.rank (1 high, 2 medium, 3 low) or NULL, so ascending lists high
-        -- first. recur_rule/recur_from: the recurrence, NULL for a one-off todo.
+        -- first. recur_rule/recur_from: the recurrence, NULL for a one-off todo. tags: the todo's
+        -- tags as todo_tags holds them, sorted, joined by single spaces (a tag holds no white
+        -- space), NULL for none: what a read shows, without a lookup per todo. due_end: the
+        -- instant a todo is overdue from: due, or for an all-day todo the start of the next day
+        -- in its zone.
         ALTER TABLE todos ADD COLUMN priority INTEGER CHECK (priority BETWEEN 1 AND 3);
+        ALTER TABLE todos ADD COLUMN tags TEXT;
         ALTER TABLE todos ADD COLUMN zone TEXT;
         ALTER TABLE todos ADD COLUMN all_day INTEGER NOT NULL DEFAULT 0 CHECK (all_day IN (0, 1));
+        ALTER TABLE todos ADD COLUMN due_end INTEGER;
         ALTER TABLE todos ADD COLUMN recur_rule TEXT;
         ALTER TABLE todos ADD COLUMN recur_from TEXT CHECK (recur_from IN ('due', 'completion'));
-        CREATE INDEX todos_done_priority ON todos(done, priority IS NULL, priority, rank);
+        UPDATE todos SET due_end = due WHERE due IS NOT NULL;
+        -- By status, priority (none as 4: after low) and position: a listing by priority, or of one
+        -- priority, walks it in order.
+        CREATE INDEX todos_done_priority ON todos(done, coalesce(priority, 4), rank);
+        -- The few recurring todos, by status and position: `recurring: true` never walks the rest.
+        CREATE INDEX todos_recurring ON todos(done, rank) WHERE recur_rule IS NOT NULL;
         -- A todo's tags; tag_key is the case-insensitive identity (Validation.tagKey).
         CREATE TABLE todo_tags (
             todo_id INTEGER NOT NULL REFERENCES todos(id) ON DELETE CASCADE,

@@ -5,12 +5,12 @@ import TodoCore
 /// The columns every todo read selects, in the order `TodoRow.init(_:)` reads them.
 let todoFields = """
     t.id, t.title, t.notes, c.name, t.due, t.remind, t.reminded, t.done, t.completed, t.rank,
-    t.created, t.updated, t.uid
+    t.created, t.updated, t.uid, t.priority, t.tags, t.zone, t.all_day, t.recur_rule, t.recur_from
     """
 /// The join that gives a todo its category's name.
 let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
 /// How many columns `todoFields` selects.
-let todoFieldCount: Int32 = 13
+let todoFieldCount: Int32 = 19
 /// `todoFields` from all todos with their category names.
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
@@ -31,7 +31,20 @@ struct TodoRow {
             id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
             due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
             done: s.bool(7), completed: s.optionalInstant(8), position: 0,
-            created: s.instant(10), updated: s.instant(11))
+            created: s.instant(10), updated: s.instant(11),
+            priority: s.optionalInt64(13).flatMap { TodoRow.priority(rank: $0) }, tags: TagColumn.tags(s.optionalText(14)),
+            zone: s.optionalText(15), allDay: s.bool(16),
+            recurrence: s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) })
+    }
+
+    /// The priority a stored rank (`TodoPriority.rank`) stands for.
+    static func priority(rank: Int64) -> TodoPriority? {
+        switch rank {
+        case 1: .high
+        case 2: .medium
+        case 3: .low
+        default: nil
+        }
     }
 }
 
@@ -93,22 +106,31 @@ extension StoreTransaction {
         let title = try Validation.title(new.title)
         let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
         let category = try new.category.map { (name) throws(TodoError) in try self.category(creating: name) }
+        let fields = try checkedFields(priority: new.priority, tags: new.tags, zone: new.zone, allDay: new.allDay,
+                                       recurrence: new.recurrence, due: new.due)
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
         try connection.run("""
-            INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated, uid)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated, uid,
+                               priority, tags, zone, all_day, due_end, recur_rule, recur_from)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [
                 .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                 .optional(category?.id), .optional(new.due), .optional(remind), .integer(rank),
                 .integer(now.usec), .integer(now.usec), .text(uid),
+                .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
+                .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone)),
+                .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
             ])
+        let id = connection.lastInsertRowID
+        try writeTags(id, fields.tags, replacing: false)
         // Made from what was just written, as `todo(id)` would read it back. The new todo is
         // first or last: its position needs no counting.
         let counts = try counts()
-        return Todo(id: connection.lastInsertRowID, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
-                    remind: remind, position: new.top ? 1 : counts.open + counts.done, created: now, updated: now)
+        return Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
+                    remind: remind, position: new.top ? 1 : counts.open + counts.done, created: now, updated: now,
+                    priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
     }
 
     func searchKey(_ title: String, _ notes: String?) -> String {
@@ -153,6 +175,35 @@ extension StoreTransaction {
         case .set(let d): new.due = d
         case .clear: new.due = nil
         }
+        switch patch.priority {
+        case .keep: break
+        case .set(let p): new.priority = p
+        case .clear: new.priority = nil
+        }
+        new.tags = try patchedTags(old.tags, patch)
+        switch patch.zone {
+        case .keep: break
+        case .set(let z): new.zone = try checkedZone(z, field: "zone")
+        case .clear: new.zone = nil
+        }
+        switch patch.recurrence {
+        case .keep: break
+        case .set(let r): new.recurrence = try checkedRecurrence(r, field: "recurrence")
+        case .clear: new.recurrence = nil
+        }
+        // Setting `due` without `allDay` makes it a time of day; clearing it clears `allDay`.
+        if let allDay = patch.allDay {
+            new.allDay = allDay
+        } else if case .set = patch.due {
+            new.allDay = false
+        }
+        if new.due == nil {
+            if case .clear = patch.due, patch.allDay != true { new.allDay = false }
+            if case .clear = patch.due, new.recurrence != nil {
+                throw TodoError.invalid("due", "cannot be cleared while the todo recurs (its next occurrence); clear recurrence as well")
+            }
+            try checkSchedule(due: nil, allDay: new.allDay, recurrence: new.recurrence)
+        }
         switch patch.remind {
         case .set(let r): new.remind = r
         case .clear: new.remind = nil
@@ -180,23 +231,30 @@ extension StoreTransaction {
         try connection.run("""
             UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?,
                 category_id = CASE WHEN ? THEN ? ELSE category_id END,
-                due = ?, remind = ?, reminded = ?, updated = ?
+                due = ?, remind = ?, reminded = ?, updated = ?,
+                priority = ?, tags = ?, zone = ?, all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?
             WHERE id = ?
             """, [
                 .text(new.title), .text(TextKey.sort(new.title)), .optional(new.notes),
                 .text(searchKey(new.title, new.notes)), .bool(categoryChanged), .optional(categoryID),
                 .optional(new.due), .optional(new.remind), .optional(new.reminded), .integer(now.usec),
+                .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(new.tags)), .optional(new.zone),
+                .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: new.zone)),
+                .optional(new.recurrence?.rule), .optional(new.recurrence?.from.rawValue),
                 .integer(id),
             ])
+        if new.tags != old.tags { try writeTags(id, new.tags, replacing: true) }
         return try todo(id)
     }
 
     // MARK: - Completing, reopening, deleting many
 
-    /// Marks todos done; already-done todos are left as they are. All or nothing.
+    /// Marks todos done; already-done todos are left as they are. A recurring todo advances to its
+    /// next occurrence and stays open (`advanceIfRecurring`) unless `stop` is given or its rule is
+    /// exhausted. All or nothing.
     /// - Throws: `.notFound` naming the first unknown id.
-    package func complete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
-        try setDone(ids, true)
+    package func complete(_ ids: [Int64], stop: Bool = false) throws(TodoError) -> [Todo] {
+        try setDone(ids, true, stop: stop)
     }
 
     /// Marks todos open again. All or nothing.
@@ -204,9 +262,10 @@ extension StoreTransaction {
         try setDone(ids, false)
     }
 
-    private func setDone(_ ids: [Int64], _ done: Bool) throws(TodoError) -> [Todo] {
+    private func setDone(_ ids: [Int64], _ done: Bool, stop: Bool = true) throws(TodoError) -> [Todo] {
         let ids = try existing(ids)
         for id in ids {
+            if done, !stop, try advanceIfRecurring(id) { continue }
             try connection.run("""
                 UPDATE todos SET done = ?, completed = ?, updated = ? WHERE id = ? AND done <> ?
                 """, [.bool(done), done ? .integer(now.usec) : .null, .integer(now.usec), .integer(id), .bool(done)])

@@ -15,14 +15,18 @@ package final class TodoStore: Sendable {
     package var path: String { database.path }
     private let database: Database
     private let clock: @Sendable () -> Instant
+    /// The time zones todos name.
+    private let zones: ZoneCatalog
 
     /// Opens or creates the store at `path`.
     /// - Parameter clock: the source of `created`/`updated`/`completed` instants.
+    /// - Parameter tzdir: the tz database todos' zones are read from (`TZDIR`; nil: /usr/share/zoneinfo).
     /// - Throws: `.storage` when the file cannot be opened, is not a todod database, or was
     ///   written by a newer schema (the file is then left untouched).
-    package init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }) throws(TodoError) {
+    package init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }, tzdir: String? = nil) throws(TodoError) {
         self.database = try Database(path: path)
         self.clock = clock
+        self.zones = ZoneCatalog(tzdir: tzdir)
     }
 
     /// The queue every store operation runs on.
@@ -39,12 +43,12 @@ package final class TodoStore: Sendable {
     /// statements of one read. Each statement reads in autocommit mode, with no `BEGIN` and
     /// `COMMIT` around them.
     package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.sync { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock())) }
+        try database.sync { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones)) }
     }
 
     /// Like `read`, for a caller already running on the store queue.
     package func readOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.onQueue { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock())) }
+        try database.onQueue { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones)) }
     }
 
     /// Like `write`, for a caller already running on the store queue: one transaction, durable
@@ -52,7 +56,7 @@ package final class TodoStore: Sendable {
     package func writeOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.onQueue { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            return try connection.transaction { () throws(E) in try body(StoreTransaction(connection: connection, now: clock())) }
+            return try connection.transaction { () throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones)) }
         }
     }
 
@@ -72,7 +76,7 @@ package final class TodoStore: Sendable {
         try database.sync { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
             return try connection.transaction { () throws(E) in
-                try body(StoreTransaction(connection: connection, now: clock()))
+                try body(StoreTransaction(connection: connection, now: clock(), zones: zones))
             }
         }
     }
@@ -105,6 +109,8 @@ package struct StoreTransaction {
     let connection: Connection
     /// The instant this block records as created/updated/completed.
     package let now: Instant
+    /// The time zones todos name.
+    let zones: ZoneCatalog
 
     /// Runs `body` in a savepoint of the open write transaction: when it throws, only its own
     /// changes are undone and the transaction goes on. It throws the body's error type; a

@@ -70,4 +70,40 @@ import TodoTestSupport
         #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'todos_%due%' ORDER BY name;")
                 == "todos_done_due")
     }
+
+    /// A store written by the previous release (migrations 1 to 5, with real rows) upgrades in
+    /// place: every todo survives as it was, with no priority, tags, zone or recurrence and not
+    /// all-day; overdue still finds what was overdue, and the new fields can be set.
+    @Test func aPreviousReleaseStoreGetsTheV2Fields() throws {
+        let dir = TemporaryDirectory("migrate6")
+        let path = dir.file("todos.db")
+        let previous = migrations.filter { $0.id <= 5 }
+        let past = Instant(rfc3339: "2026-11-30T09:00:00Z")!.usec
+        let future = Instant(rfc3339: "2099-01-01T09:00:00Z")!.usec
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(previous.map(\.sql).joined(separator: "\n"))
+            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            INSERT INTO categories (name, name_key, rank, created) VALUES ('仕事', '仕事', 0, 0);
+            INSERT INTO todos (title, title_key, search_key, category_id, due, remind, done, completed, rank, created, updated, uid)
+                VALUES ('late', 'late', 'late', 1, \(past), \(past), 0, NULL, 0, 1, 2, 'u-1'),
+                       ('later', 'later', 'later', NULL, \(future), NULL, 0, NULL, 65536, 3, 4, 'u-2'),
+                       ('牛乳', '牛乳', '牛乳', 1, NULL, NULL, 1, 5, 131072, 5, 6, 'u-3');
+            """)
+        let store = try TodoStore(path: path)
+        var all = TodoQuery(); all.status = .all
+        let todos = try store.read { try $0.list(all) }.todos
+        #expect(todos.map(\.title) == ["late", "later", "牛乳"] && todos.map(\.uid) == ["u-1", "u-2", "u-3"])
+        #expect(todos.map(\.category) == ["仕事", nil, "仕事"] && todos.map(\.done) == [false, false, true])
+        #expect(todos.map(\.due) == [Instant(usec: past), Instant(usec: future), nil] && todos[0].remind == Instant(usec: past))
+        #expect(todos.map(\.updated) == [Instant(usec: 2), Instant(usec: 4), Instant(usec: 6)])
+        #expect(todos.allSatisfy { $0.priority == nil && $0.tags.isEmpty && $0.zone == nil && !$0.allDay && $0.recurrence == nil })
+        var overdue = TodoQuery(); overdue.overdue = true
+        #expect(try store.read { try $0.list(overdue) }.todos.map(\.title) == ["late"])
+        let tagged = try store.write { try $0.update(todos[1].id, TodoPatch(priority: .set(.high), addTags: ["new"])) }
+        #expect(tagged.tags == ["new"] && tagged.priority == .high)
+        store.close()
+        #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == "6")
+    }
 }

@@ -32,6 +32,12 @@ _todoctl_ids() {
     _todoctl_query list --all --limit 200 | grep -o '"id":[0-9]*' | cut -d: -f2
 }
 
+# The tags in use (of the first 200 todos), one per line.
+_todoctl_tags() {
+    _todoctl_query list --all --limit 200 | grep -o '"tags":\[[^]]*\]' | grep -o '"\([^"\\]\|\\.\)*"' |
+        sed 's/^"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g' | sort -u
+}
+
 _todoctl_categories() {
     _todoctl_query category list | grep -o '"name":"\([^"\\]\|\\.\)*"' |
         sed 's/^"name":"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g'
@@ -55,10 +61,10 @@ _todoctl() {
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze category reminders watch status export import help"
+    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import help"
     local global_flags="--socket --system --json --help --version"
     # Options that take a value (the next word, or after =).
-    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format "
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days "
     local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
     # Find the command, the category subcommand and the positionals before the cursor.
@@ -99,11 +105,14 @@ _todoctl() {
                 local head="" last=$cur sign="" k
                 [[ $cur == *,* ]] && { head=${cur%,*},; last=${cur##*,}; }
                 [[ $last == -* ]] && { sign=-; last=${last#-}; }
-                for k in id title created updated due position category; do
+                for k in id title created updated due position category priority; do
                     [[ $k == "$last"* ]] && COMPREPLY+=("$head$sign$k")
                 done
                 compopt -o nospace 2>/dev/null   # room for a comma and the next key
                 ;;
+            --priority) _todoctl_add_words < <(printf '%s\n' high medium low) ;;
+            --tag | --untag) _todoctl_add_words < <(_todoctl_tags) ;;
+            --every) _todoctl_add_words < <(printf '%s\n' day weekday week month year mon,thu FREQ=) ;;
             --due | --remind | --due-before | --due-after | --since)
                 _todoctl_add_words < <(printf '%s\n' $when_words) ;;
         esac
@@ -116,15 +125,17 @@ _todoctl() {
     if [[ $cur == -* ]]; then
         local flags=$global_flags
         case $command in
-            add) flags+=" --category --due --remind --notes --top" ;;
-            list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category" ;;
-            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind" ;;
+            add) flags+=" --category --due --remind --notes --top --priority --tag --every" ;;
+            list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring" ;;
+            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every" ;;
+            done) flags+=" --stop" ;;
             move) flags+=" --to --before --after --top --bottom" ;;
             category)
                 case $sub in
                     rm) flags+=" --force" ;;
                     move) flags+=" --to" ;;
                 esac ;;
+            agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit" ;;
             export) flags+=" --format" ;;
             import) flags+=" -" ;;

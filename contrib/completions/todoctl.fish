@@ -5,9 +5,9 @@
 # (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
 # silently: an unreachable daemon just means no suggestions.
 
-set -l __todoctl_commands add list show edit done reopen rm move snooze category reminders watch status export import help
+set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import help
 # Options that take a value in the next word.
-set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format
+set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every
 
 # Prints the command, then the category subcommand (if any), then the positionals, one per line.
 function __todoctl_words
@@ -91,16 +91,25 @@ function __todoctl_categories
         string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
 end
 
+# The tags in use (of the first 200 todos).
+function __todoctl_tags
+    __todoctl_query list --all --limit 200 | string match -a -r -g '"tags":\[([^]]*)\]' |
+        string match -a -r -g '"((?:[^"\\\\]|\\\\.)*)"' |
+        string replace -a '\\"' '"' | string replace -a '\\\\' '\\' | sort -u
+end
+
 function __todoctl_sort_keys
     set -l token (commandline -ct)
     string match -q -- '--sort=*' $token; and set token (string replace -- '--sort=' '' $token)
     set -l head (string replace -r '[^,]*$' '' -- $token)
-    for k in id title created updated due position category
+    for k in id title created updated due position category priority
         echo $head$k
         echo $head-$k
     end
 end
 
+set -l rules day weekday week month year mon,thu FREQ=
+set -l priorities high medium low
 set -l when now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo
 
 complete -c todoctl -f
@@ -123,6 +132,7 @@ complete -c todoctl -n '__todoctl_command_is' -a rm -d 'Delete todos'
 complete -c todoctl -n '__todoctl_command_is' -a move -d 'Move a todo in the manual order'
 complete -c todoctl -n '__todoctl_command_is' -a snooze -d 'Postpone a reminder'
 complete -c todoctl -n '__todoctl_command_is' -a category -d 'List and manage categories'
+complete -c todoctl -n '__todoctl_command_is' -a agenda -d 'The coming days: due todos and recurring occurrences'
 complete -c todoctl -n '__todoctl_command_is' -a reminders -d 'List reminders that fired'
 complete -c todoctl -n '__todoctl_command_is' -a watch -d 'Print live events'
 complete -c todoctl -n '__todoctl_command_is' -a status -d 'Show the daemon health'
@@ -136,6 +146,9 @@ complete -c todoctl -n '__todoctl_command_is add' -l due -x -a "$when" -d 'When 
 complete -c todoctl -n '__todoctl_command_is add' -l remind -x -a "5m 15m 30m 1h 1d $when" -d 'DURATION before --due, or WHEN'
 complete -c todoctl -n '__todoctl_command_is add' -l notes -x -d 'Free-form notes'
 complete -c todoctl -n '__todoctl_command_is add' -l top -d 'Put it first in the manual order'
+complete -c todoctl -n '__todoctl_command_is add' -l priority -x -a "$priorities" -d 'Its priority'
+complete -c todoctl -n '__todoctl_command_is add' -l tag -x -a '(__todoctl_tags)' -d 'Tag it T (repeatable)'
+complete -c todoctl -n '__todoctl_command_is add' -l every -x -a "$rules" -d 'Make it recurring: RULE'
 
 # list
 complete -c todoctl -n '__todoctl_command_is list' -l open -d 'Open todos (default)'
@@ -150,6 +163,9 @@ complete -c todoctl -n '__todoctl_command_is list' -l search -x -d 'Only todos w
 complete -c todoctl -n '__todoctl_command_is list' -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
 complete -c todoctl -n '__todoctl_command_is list' -l limit -x -d 'Show at most N todos'
 complete -c todoctl -n '__todoctl_command_is list' -l by-category -d 'Group by category'
+complete -c todoctl -n '__todoctl_command_is list' -l tag -x -a '(__todoctl_tags)' -d 'Only todos tagged T (all must match)'
+complete -c todoctl -n '__todoctl_command_is list' -l priority -x -a "$priorities" -d 'Only todos of priority P'
+complete -c todoctl -n '__todoctl_command_is list' -l recurring -d 'Only recurring todos, with their rule'
 
 # show, edit, done, reopen, rm, move, snooze: todo ids
 complete -c todoctl -n '__todoctl_command_is show edit move snooze; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
@@ -166,6 +182,15 @@ complete -c todoctl -n '__todoctl_command_is edit' -l due -x -a "$when" -d 'Set 
 complete -c todoctl -n '__todoctl_command_is edit' -l no-due -d 'Clear the due time and the reminder'
 complete -c todoctl -n '__todoctl_command_is edit' -l remind -x -a "5m 15m 30m 1h 1d $when" -d 'Set the reminder'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-remind -d 'Clear the reminder'
+complete -c todoctl -n '__todoctl_command_is edit' -l priority -x -a "$priorities" -d 'Set the priority'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-priority -d 'Clear the priority'
+complete -c todoctl -n '__todoctl_command_is edit' -l tag -x -a '(__todoctl_tags)' -d 'Add a tag'
+complete -c todoctl -n '__todoctl_command_is edit' -l untag -x -a '(__todoctl_tags)' -d 'Remove a tag'
+complete -c todoctl -n '__todoctl_command_is edit' -l every -x -a "$rules" -d 'Make it recurring: RULE'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-every -d 'Make it a one-off todo'
+
+# done
+complete -c todoctl -n '__todoctl_command_is done' -l stop -d 'End recurring todos for good'
 
 # move
 complete -c todoctl -n '__todoctl_command_is move' -l to -x -d 'To position N'
@@ -184,7 +209,8 @@ complete -c todoctl -n '__todoctl_category_sub rename rm move; and __todoctl_npo
 complete -c todoctl -n '__todoctl_category_sub rm' -l force -d 'Remove even if todos use it'
 complete -c todoctl -n '__todoctl_category_sub move' -l to -x -d 'To position N'
 
-# reminders, export, import, help
+# agenda, reminders, export, import, help
+complete -c todoctl -n '__todoctl_command_is agenda' -l days -x -d 'How many days, today included'
 complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -d 'Only reminders fired at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is reminders' -l limit -x -d 'At most N reminders'
 complete -c todoctl -n '__todoctl_command_is export' -l format -x -a json -d 'Output format'

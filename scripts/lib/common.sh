@@ -48,3 +48,18 @@ ensure_journald() {
 journald_listens() {
     [ -S /run/systemd/journal/socket ] && command -v systemd-cat >/dev/null && systemd-cat true 2>/dev/null
 }
+
+# The private venv with python-dateutil that TodoCalendarTests compare recurrence rules with
+# (scripts/lib/rrule-oracle.py). Made once in .build/test-venv; exports TODOD_RRULE_PYTHON,
+# which makes the comparison test run and fail when the oracle does not work.
+ensure_rrule_oracle() {
+    local venv=.build/test-venv
+    if ! "$venv/bin/python" -c "import dateutil.rrule" 2>/dev/null; then
+        ensure_packages python3 python3-venv
+        echo "==> creating $venv with python-dateutil (the RRULE oracle)" >&2
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check python-dateutil
+    fi
+    export TODOD_RRULE_PYTHON="$PWD/$venv/bin/python"
+}

@@ -1,0 +1,245 @@
+import TodoCore
+
+/// A day of the week, Monday first (the RFC 5545 default week start).
+public enum Weekday: Int, Sendable, CaseIterable, Comparable {
+    case monday = 0, tuesday, wednesday, thursday, friday, saturday, sunday
+
+    /// The two-letter RRULE code (`MO`).
+    public var code: String { ["MO", "TU", "WE", "TH", "FR", "SA", "SU"][rawValue] }
+    /// The English name (`Monday`).
+    public var name: String { ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][rawValue] }
+
+    /// The weekday of a count of days since 1970-01-01 (a Thursday).
+    public init(days: Int64) {
+        let r = (days + 3) % 7
+        self = Weekday(rawValue: Int(r < 0 ? r + 7 : r))!
+    }
+
+    init?(code: Substring) {
+        guard let found = Weekday.allCases.first(where: { $0.code == code }) else { return nil }
+        self = found
+    }
+
+    public static func < (a: Weekday, b: Weekday) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One BYDAY entry: a weekday, with an ordinal (`2MO`, `-1FR`) or without (0: every such day).
+public struct WeekdayNumber: Sendable, Hashable {
+    public var ordinal: Int
+    public var weekday: Weekday
+    public init(_ weekday: Weekday, ordinal: Int = 0) { self.weekday = weekday; self.ordinal = ordinal }
+    var code: String { (ordinal == 0 ? "" : String(ordinal)) + weekday.code }
+}
+
+/// The frequencies todod supports (RFC 5545 FREQ; SECONDLY, MINUTELY and HOURLY are refused).
+public enum Frequency: String, Sendable, CaseIterable {
+    case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
+}
+
+/// Where a rule ends: UNTIL as a date (through that local day) or a UTC date-time.
+public enum RuleUntil: Sendable, Equatable {
+    /// `UNTIL=20261224`: through that date (days since 1970-01-01) in the todo's zone.
+    case date(days: Int64)
+    /// `UNTIL=20261224T080000Z`: through that instant.
+    case instant(Instant)
+}
+
+/// A rule todod cannot use, with a one-line reason naming the part.
+public struct RecurrenceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// An iCalendar recurrence rule (RFC 5545 §3.3.10) of the subset todod supports: FREQ DAILY,
+/// WEEKLY, MONTHLY, YEARLY; INTERVAL; BYDAY (ordinals with MONTHLY and YEARLY); BYMONTHDAY
+/// (negative counts from the month's end); BYMONTH; BYSETPOS; COUNT; UNTIL; WKST. Anything else
+/// (BYHOUR, BYMINUTE, BYSECOND, BYYEARDAY, BYWEEKNO, sub-daily FREQ, unknown parts) is refused.
+public struct RecurrenceRule: Sendable, Equatable {
+    public var frequency: Frequency
+    public var interval: Int = 1
+    public var byDay: [WeekdayNumber] = []
+    public var byMonthDay: [Int] = []
+    public var byMonth: [Int] = []
+    public var bySetPos: [Int] = []
+    public var count: Int?
+    public var until: RuleUntil?
+    public var weekStart: Weekday = .monday
+
+    /// The largest INTERVAL and COUNT accepted (a century of daily occurrences is plenty).
+    public static let maximumInterval = 1000
+    public static let maximumCount = 100_000
+
+    public init(frequency: Frequency) { self.frequency = frequency }
+
+    /// Parses RRULE text (`FREQ=MONTHLY;BYDAY=-1FR`, optionally prefixed `RRULE:`); names and
+    /// values are case-insensitive.
+    public init(parsing text: String) throws(RecurrenceError) {
+        var body = Substring(text.uppercased()).trimmingSpaces
+        if body.hasPrefix("RRULE:") { body = body.dropFirst(6) }
+        guard !body.isEmpty else { throw RecurrenceError("empty RRULE") }
+        var seen = Set<Substring>()
+        var frequency: Frequency?
+        var rule = RecurrenceRule(frequency: .daily)
+        for part in body.split(separator: ";", omittingEmptySubsequences: false) {
+            guard let eq = part.firstIndex(of: "="), eq != part.startIndex else {
+                throw RecurrenceError("RRULE part \"\(part)\" is not NAME=VALUE")
+            }
+            let name = part[..<eq], value = part[part.index(after: eq)...]
+            guard seen.insert(name).inserted else { throw RecurrenceError("RRULE part \(name) appears twice") }
+            guard !value.isEmpty else { throw RecurrenceError("RRULE part \(name) has no value") }
+            switch name {
+            case "FREQ":
+                guard let f = Frequency(rawValue: String(value)) else {
+                    if ["SECONDLY", "MINUTELY", "HOURLY"].contains(value) {
+                        throw RecurrenceError("RRULE part FREQ=\(value) is not supported (use DAILY, WEEKLY, MONTHLY or YEARLY)")
+                    }
+                    throw RecurrenceError("RRULE part FREQ=\(value) is not a frequency (DAILY, WEEKLY, MONTHLY or YEARLY)")
+                }
+                frequency = f
+            case "INTERVAL":
+                rule.interval = try Self.number(value, name, 1...Self.maximumInterval)
+            case "COUNT":
+                rule.count = try Self.number(value, name, 1...Self.maximumCount)
+            case "UNTIL":
+                rule.until = try Self.until(value)
+            case "WKST":
+                guard let day = Weekday(code: value) else { throw RecurrenceError("RRULE part WKST=\(value) is not a weekday (MO…SU)") }
+                rule.weekStart = day
+            case "BYMONTH":
+                rule.byMonth = try Self.list(value, name) { (v: Substring) throws(RecurrenceError) -> Int in try Self.number(v, name, 1...12) }
+            case "BYMONTHDAY":
+                rule.byMonthDay = try Self.list(value, name) { (v: Substring) throws(RecurrenceError) -> Int in try Self.number(v, name, -31...31, nonZero: true) }
+            case "BYSETPOS":
+                rule.bySetPos = try Self.list(value, name) { (v: Substring) throws(RecurrenceError) -> Int in try Self.number(v, name, -366...366, nonZero: true) }
+            case "BYDAY":
+                rule.byDay = try Self.list(value, name) { (item: Substring) throws(RecurrenceError) -> WeekdayNumber in
+                    let code = item.suffix(2)
+                    guard let day = Weekday(code: code) else { throw RecurrenceError("RRULE part BYDAY has \"\(item)\", not a weekday such as MO, 2MO or -1FR") }
+                    let prefix = item.dropLast(2)
+                    let ordinal = prefix.isEmpty ? 0 : try Self.number(prefix, "BYDAY ordinal", -53...53, nonZero: true)
+                    return WeekdayNumber(day, ordinal: ordinal)
+                }
+            case "BYHOUR", "BYMINUTE", "BYSECOND", "BYYEARDAY", "BYWEEKNO":
+                throw RecurrenceError("RRULE part \(name) is not supported (todos recur on days: use FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL, WKST)")
+            default:
+                throw RecurrenceError("RRULE part \(name) is unknown (use FREQ, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, COUNT, UNTIL, WKST)")
+            }
+        }
+        guard let frequency else { throw RecurrenceError("RRULE has no FREQ part") }
+        rule.frequency = frequency
+        try rule.validate()
+        self = rule
+    }
+
+    /// Checks the combinations RFC 5545 forbids and rules that can never occur.
+    func validate() throws(RecurrenceError) {
+        if count != nil && until != nil { throw RecurrenceError("RRULE has both COUNT and UNTIL (use one)") }
+        if let bad = byDay.first(where: { $0.ordinal != 0 }) {
+            switch frequency {
+            case .daily, .weekly:
+                throw RecurrenceError("RRULE part BYDAY=\(bad.code) has an ordinal, which only FREQ=MONTHLY or YEARLY allows")
+            case .monthly where abs(bad.ordinal) > 5:
+                throw RecurrenceError("RRULE part BYDAY=\(bad.code): a month has at most 5 of each weekday")
+            case .yearly where !byMonth.isEmpty && abs(bad.ordinal) > 5:
+                throw RecurrenceError("RRULE part BYDAY=\(bad.code): with BYMONTH the ordinal counts within the month (at most 5)")
+            default: break
+            }
+        }
+        if frequency == .weekly && !byMonthDay.isEmpty {
+            throw RecurrenceError("RRULE part BYMONTHDAY cannot be used with FREQ=WEEKLY")
+        }
+        if !bySetPos.isEmpty && byDay.isEmpty && byMonthDay.isEmpty && byMonth.isEmpty {
+            throw RecurrenceError("RRULE part BYSETPOS needs another BY part (BYDAY, BYMONTHDAY or BYMONTH)")
+        }
+        if !byMonthDay.isEmpty {
+            let months = byMonth.isEmpty ? Array(1...12) : byMonth
+            let longest = months.map { $0 == 2 ? 29 : Int(Instant.monthLength(year: 2001, month: Int64($0))) }.max() ?? 31
+            if byMonthDay.allSatisfy({ abs($0) > longest }) {
+                throw RecurrenceError("RRULE never occurs: no month it names has day \(byMonthDay.map(String.init).joined(separator: ","))")
+            }
+        }
+    }
+
+    /// The canonical text: parts in a fixed order, defaults (INTERVAL=1, WKST=MO) left out.
+    public var text: String {
+        var parts = ["FREQ=\(frequency.rawValue)"]
+        if interval != 1 { parts.append("INTERVAL=\(interval)") }
+        if !byMonth.isEmpty { parts.append("BYMONTH=" + byMonth.map(String.init).joined(separator: ",")) }
+        if !byMonthDay.isEmpty { parts.append("BYMONTHDAY=" + byMonthDay.map(String.init).joined(separator: ",")) }
+        if !byDay.isEmpty { parts.append("BYDAY=" + byDay.map(\.code).joined(separator: ",")) }
+        if !bySetPos.isEmpty { parts.append("BYSETPOS=" + bySetPos.map(String.init).joined(separator: ",")) }
+        if weekStart != .monday { parts.append("WKST=" + weekStart.code) }
+        if let count { parts.append("COUNT=\(count)") }
+        switch until {
+        case .date(let days)?: parts.append("UNTIL=" + Self.basicDate(days))
+        case .instant(let instant)?:
+            let seconds = instant.seconds
+            let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
+            let s = seconds - days * 86_400
+            parts.append("UNTIL=" + Self.basicDate(days) + "T" + Self.pad(s / 3600, 2) + Self.pad(s / 60 % 60, 2) + Self.pad(s % 60, 2) + "Z")
+        case nil: break
+        }
+        return parts.joined(separator: ";")
+    }
+
+    // MARK: - Parsing helpers
+
+    static func number(_ text: Substring, _ name: Substring, _ range: ClosedRange<Int>, nonZero: Bool = false) throws(RecurrenceError) -> Int {
+        let digits = text.hasPrefix("+") || text.hasPrefix("-") ? text.dropFirst() : text
+        guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(text.hasPrefix("+") ? digits : text),
+              range.contains(n), !(nonZero && n == 0)
+        else { throw RecurrenceError("RRULE part \(name) has \"\(text)\", not a number in \(range.lowerBound)…\(range.upperBound)\(nonZero ? " other than 0" : "")") }
+        return n
+    }
+
+    static func list<T: Equatable>(_ value: Substring, _ name: Substring, _ item: (Substring) throws(RecurrenceError) -> T) throws(RecurrenceError) -> [T] {
+        var out: [T] = []
+        for piece in value.split(separator: ",", omittingEmptySubsequences: false) {
+            guard !piece.isEmpty else { throw RecurrenceError("RRULE part \(name) has an empty item") }
+            let v = try item(piece)
+            if !out.contains(v) { out.append(v) }
+        }
+        guard out.count <= 400 else { throw RecurrenceError("RRULE part \(name) has too many items") }
+        return out
+    }
+
+    static func until(_ value: Substring) throws(RecurrenceError) -> RuleUntil {
+        let bytes = Array(value.utf8)
+        func digits(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var n: Int64 = 0
+            for b in bytes[range] { guard b >= 48, b <= 57 else { return nil }; n = n * 10 + Int64(b - 48) }
+            return n
+        }
+        let bad = RecurrenceError("RRULE part UNTIL=\(value) is not a date (20261224) or a UTC date-time (20261224T090000Z)")
+        guard let y = digits(0..<4), let m = digits(4..<6), let d = digits(6..<8), let days = Instant.days(year: y, month: m, day: d) else { throw bad }
+        if bytes.count == 8 { return .date(days: days) }
+        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
+              let hh = digits(9..<11), let mm = digits(11..<13), let ss = digits(13..<15), hh < 24, mm < 60, ss < 61
+        else {
+            if bytes.count == 15 { throw RecurrenceError("RRULE part UNTIL=\(value) is a local time; give it in UTC with a Z (20261224T090000Z)") }
+            throw bad
+        }
+        return .instant(Instant(seconds: days * 86_400 + hh * 3600 + mm * 60 + min(ss, 59)))
+    }
+
+    static func basicDate(_ days: Int64) -> String {
+        let (y, m, d) = Instant.civil(days: days)
+        return pad(y, 4) + pad(m, 2) + pad(d, 2)
+    }
+
+    static func pad(_ v: Int64, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while s.first?.isWhitespace == true { s = s.dropFirst() }
+        while s.last?.isWhitespace == true { s = s.dropLast() }
+        return s
+    }
+}

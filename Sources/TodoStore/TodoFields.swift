@@ -1,0 +1,165 @@
+import Synchronization
+import TodoCalendar
+import TodoCore
+import TodoTime
+
+// The v2 fields of a todo as the store keeps them — `priority`, `tags`, `zone`, `allDay`,
+// `recurrence` — checked on every write, and completing a recurring todo (docs/STORE.md).
+
+/// The time zones todos name, read from the tz database once each (a todo's zone is checked to
+/// exist when written, and read again to advance a recurrence or find where an all-day todo's
+/// day ends).
+package final class ZoneCatalog: Sendable {
+    /// The tz database directory (`TZDIR`); nil means /usr/share/zoneinfo.
+    private let tzdir: String?
+    /// Zones read so far; only names that exist are kept, so it holds at most the database's zones.
+    private let known = Mutex<[String: ZoneInfo]>([:])
+
+    package init(tzdir: String? = nil) { self.tzdir = tzdir }
+
+    /// The zone named `name`, nil when this machine has no such zone.
+    package func zone(_ name: String) -> ZoneInfo? {
+        if let zone = known.withLock({ $0[name] }) { return zone }
+        guard let zone = ZoneInfo(identifier: name, tzdir: tzdir) else { return nil }
+        known.withLock { $0[name] = zone }
+        return zone
+    }
+
+    /// The zone a todo's dates are computed in: its own, or UTC when it has none (or when its zone
+    /// has gone from this machine since).
+    func zoneOrUTC(_ name: String?) -> ZoneInfo { name.flatMap(zone) ?? .utc }
+}
+
+/// How `todos.tags` holds a todo's tags: sorted, joined by single spaces (no tag holds white
+/// space), NULL for none. `todo_tags` holds the same tags one row each, for lookups.
+enum TagColumn {
+    static func text(_ tags: [String]) -> String? { tags.isEmpty ? nil : tags.joined(separator: " ") }
+    static func tags(_ text: String?) -> [String] {
+        guard let text, !text.isEmpty else { return [] }
+        return text.split(separator: " ").map(String.init)
+    }
+}
+
+extension StoreTransaction {
+    // MARK: - Checking
+
+    /// A zone name as IANA spells it that names a zone of this machine's tz database.
+    func checkedZone(_ raw: String, field: String) throws(TodoError) -> String {
+        let name = try Validation.zone(raw, field: field)
+        guard zones.zone(name) != nil else {
+            throw TodoError.invalid(field, "\(name) is not a time zone known on this machine")
+        }
+        return name
+    }
+
+    /// A recurrence whose rule parses (TodoCalendar), with the rule in its canonical text.
+    func checkedRecurrence(_ recurrence: TodoRecurrence, field: String) throws(TodoError) -> TodoRecurrence {
+        let text = try Validation.ruleText(recurrence.rule, field: field + ".rule")
+        do {
+            return TodoRecurrence(rule: try RecurrenceRule(parsing: text).text, from: recurrence.from)
+        } catch {
+            throw TodoError.invalid(field + ".rule", error.message)
+        }
+    }
+
+    /// An all-day or recurring todo needs a due date: its day, its first occurrence.
+    func checkSchedule(due: Instant?, allDay: Bool, recurrence: TodoRecurrence?, prefix: String = "") throws(TodoError) {
+        guard due == nil else { return }
+        if allDay { throw TodoError.invalid(prefix + "allDay", "needs a due date (the day the todo is due on)") }
+        if recurrence != nil { throw TodoError.invalid(prefix + "recurrence", "needs a due date (its first occurrence)") }
+    }
+
+    /// The checked v2 fields of a new or imported todo; field names start with `prefix`
+    /// (`todos[3].` for an import).
+    func checkedFields(priority: TodoPriority?, tags: [String], zone: String?, allDay: Bool, recurrence: TodoRecurrence?,
+                       due: Instant?, prefix: String = "") throws(TodoError) -> (tags: [String], zone: String?, recurrence: TodoRecurrence?) {
+        let tags = tags.isEmpty ? [] : try Validation.tags(tags, field: prefix + "tags")
+        let zone = try zone.map { (z) throws(TodoError) in try checkedZone(z, field: prefix + "zone") }
+        let recurrence = try recurrence.map { (r) throws(TodoError) in try checkedRecurrence(r, field: prefix + "recurrence") }
+        try checkSchedule(due: due, allDay: allDay, recurrence: recurrence, prefix: prefix)
+        return (tags, zone, recurrence)
+    }
+
+    /// `old` with a patch's tag changes: `tags` replaces the set, then `addTags` and `removeTags`
+    /// apply. Spellings already there are kept; the result is sorted as `Validation.tags` sorts.
+    func patchedTags(_ old: [String], _ patch: TodoPatch) throws(TodoError) -> [String] {
+        var tags = old
+        switch patch.tags {
+        case .keep: break
+        case .set(let t): tags = try Validation.tags(t, field: "tags")
+        case .clear: tags = []
+        }
+        if !patch.addTags.isEmpty {
+            let keys = Set(tags.map(Validation.tagKey))
+            tags += try Validation.tags(patch.addTags, field: "addTags").filter { !keys.contains(Validation.tagKey($0)) }
+            guard tags.count <= Validation.maxTags else {
+                throw TodoError.invalid("addTags", "would give the todo more than \(Validation.maxTags) tags")
+            }
+        }
+        if !patch.removeTags.isEmpty {
+            var gone: Set<String> = []
+            for (i, tag) in patch.removeTags.enumerated() {
+                gone.insert(Validation.tagKey(try Validation.tag(tag, field: "removeTags[\(i)]")))
+            }
+            tags.removeAll { gone.contains(Validation.tagKey($0)) }
+        }
+        return tags.sorted { (Validation.tagKey($0), $0) < (Validation.tagKey($1), $1) }
+    }
+
+    // MARK: - Writing
+
+    /// The instant todo becomes overdue at (`due_end`): its due time, or for an all-day todo the
+    /// start of the next day in its zone (UTC when it has none).
+    func dueEnd(due: Instant?, allDay: Bool, zone: String?) -> Instant? {
+        guard let due, allDay else { return due }
+        let zone = zones.zoneOrUTC(zone)
+        let day = LocalTime(due, in: zone).days
+        return LocalTime.instant(days: day + 1, secondOfDay: 0, in: zone).map { max($0, due) } ?? due
+    }
+
+    /// Writes todo `id`'s tag rows (`todo_tags`), replacing any it had.
+    func writeTags(_ id: Int64, _ tags: [String], replacing: Bool) throws(TodoError) {
+        if replacing { try connection.run("DELETE FROM todo_tags WHERE todo_id = ?", [.integer(id)]) }
+        for tag in tags {
+            try connection.run("INSERT INTO todo_tags (todo_id, tag, tag_key) VALUES (?, ?, ?)",
+                               [.integer(id), .text(tag), .text(Validation.tagKey(tag))])
+        }
+    }
+
+    // MARK: - Completing a recurring todo
+
+    /// Completes open todo `id` when it recurs and `stop` is false: its `due` moves to the next
+    /// occurrence (in its zone; see TodoCalendar's `Recurrence.advance`), the reminder keeps its
+    /// lead time and is re-armed, `completed` records this completion, the rule keeps what is
+    /// left of it (COUNT counts down), and the todo stays open. One row's update.
+    /// - Returns: false when the todo is done, does not recur, or its rule is exhausted: it is
+    ///   then to be completed for good like any todo.
+    /// - Throws: `.conflict` when the stored rule cannot be used (nothing changes).
+    func advanceIfRecurring(_ id: Int64) throws(TodoError) -> Bool {
+        let found = try connection.firstRow("""
+            SELECT recur_rule, recur_from, due, remind, zone, all_day FROM todos
+            WHERE id = ? AND done = 0 AND recur_rule IS NOT NULL AND due IS NOT NULL
+            """, [.integer(id)]) { s in
+            (rule: s.text(0), fromCompletion: s.optionalText(1) == RecurrenceBase.completion.rawValue, due: s.instant(2),
+             remind: s.optionalInstant(3), zone: s.optionalText(4), allDay: s.bool(5))
+        }
+        guard let t = found else { return false }
+        let next: (due: Instant, rule: String)?
+        do {
+            next = try Recurrence.advance(rule: t.rule, fromCompletion: t.fromCompletion, due: t.due,
+                                          zone: zones.zoneOrUTC(t.zone), completed: now, allDay: t.allDay)
+        } catch {
+            throw TodoError.conflict("todo \(id) recurs by a rule this build cannot use (\(error.message)); complete it with stop to end it")
+        }
+        guard let next else { return false }
+        let remind = t.remind.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }
+        try connection.run("""
+            UPDATE todos SET due = ?, due_end = ?, remind = ?, reminded = NULL, recur_rule = ?, completed = ?, updated = ?
+            WHERE id = ?
+            """, [
+                .integer(next.due.usec), .optional(dueEnd(due: next.due, allDay: t.allDay, zone: t.zone)), .optional(remind),
+                .text(next.rule), .integer(now.usec), .integer(now.usec), .integer(id),
+            ])
+        return true
+    }
+}
