@@ -48,20 +48,21 @@ public enum Recurrence {
             }
             return (next, rule.text)
         }
-        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone, allDay: allDay)
         let after = max(due, completed)
-        // The current `due` is one occurrence even when it is not on the rule's schedule.
-        var used = 1
+        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone, allDay: allDay)
         walk.skip(toward: LocalTime(after, in: zone).days)
         while let t = walk.next() {
-            if t > after {
-                if let count = rule.count {
-                    if used >= count { return nil }
-                    rule.count = count - used
-                }
-                return (t, rule.text)
+            guard t > after else { continue }
+            if let count = rule.count {
+                // Used up: the current `due` (an occurrence even when it is off the schedule)
+                // and every occurrence after it up to the completion.
+                let before = walk.produced - 1
+                let dueOnSchedule = rule.occurrences(start: due, zone: zone, from: due, through: due, limit: 1, allDay: allDay).isEmpty ? 0 : 1
+                let used = 1 + before - dueOnSchedule
+                if used >= count { return nil }
+                rule.count = count - used
             }
-            if t > due { used += 1 }
+            return (t, rule.text)
         }
         return nil
     }
