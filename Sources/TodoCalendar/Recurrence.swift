@@ -67,6 +67,15 @@ public enum Recurrence {
         return nil
     }
 
+    /// The first local date on or after `day` (days since 1970-01-01) that `rule` names with
+    /// that day as DTSTART: the first `due` of a todo given `--every` without `--due` (SPEC §4.1:
+    /// "the first occurrence from today"). Nil when the rule names no date from there.
+    public static func firstDate(rule text: String, onOrAfter day: Int64) throws(RecurrenceError) -> Int64? {
+        let rule = try RecurrenceRule(parsing: text)
+        var walk = OccurrenceIterator(rule: rule, start: Instant(seconds: day * 86_400), zone: .utc, allDay: true)
+        return walk.nextDate()?.days
+    }
+
     /// `day` plus `n` periods of `frequency`; months and years keep the day of month or take the
     /// month's last day when it is shorter (31 January + 1 month = 28 or 29 February).
     static func add(intervals n: Int, of frequency: Frequency, to day: Int64) -> Int64? {

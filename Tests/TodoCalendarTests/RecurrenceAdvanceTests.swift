@@ -155,6 +155,15 @@ import TodoTime
         #expect(try Recurrence.advance(rule: next.rule, from: .due, due: next.due, zone: tz, completed: next.due) == nil)
     }
 
+    /// `--every` without `--due`: the first occurrence from today.
+    @Test func theFirstDateFromToday() throws {
+        let tuesday = Instant.days(year: 2026, month: 12, day: 1)!
+        #expect(try Recurrence.firstDate(rule: "FREQ=WEEKLY;BYDAY=MO,TH", onOrAfter: tuesday) == tuesday + 2)
+        #expect(try Recurrence.firstDate(rule: "FREQ=MONTHLY", onOrAfter: tuesday) == tuesday)
+        #expect(try Recurrence.firstDate(rule: "FREQ=MONTHLY;BYDAY=-1FR", onOrAfter: tuesday) == Instant.days(year: 2026, month: 12, day: 25))
+        #expect(try Recurrence.firstDate(rule: "FREQ=DAILY;UNTIL=20261130", onOrAfter: tuesday) == nil)
+    }
+
     @Test func aBadStoredRuleIsAnError() {
         #expect(throws: RecurrenceError.self) {
             try Recurrence.advance(rule: "FREQ=HOURLY", from: .due, due: Self.at("2026-12-01T08:00:00Z"), zone: .utc, completed: Self.at("2026-12-01T08:00:00Z"))
