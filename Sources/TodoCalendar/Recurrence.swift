@@ -67,6 +67,15 @@ public enum Recurrence {
         return nil
     }
 
+    /// The todo's next `count` dates, its current `due` first, for `show` and `list --recurring`:
+    /// the rule's occurrences from `due` (`from: due`), or `due` alone for an `after done` rule
+    /// (its later dates depend on when it is done). Empty when the rule does not parse.
+    public static func upcoming(_ recurrence: TodoRecurrence, due: Instant, zone: ZoneInfo, allDay: Bool = false, count: Int) -> [Instant] {
+        guard count > 0, let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
+        guard recurrence.from == .due else { return [due] }
+        return [due] + rule.occurrences(start: due, zone: zone, from: due.adding(usec: 1), through: .latest, limit: count - 1, allDay: allDay)
+    }
+
     /// The first local date on or after `day` (days since 1970-01-01) that `rule` names with
     /// that day as DTSTART: the first `due` of a todo given `--every` without `--due` (SPEC §4.1:
     /// "the first occurrence from today"). Nil when the rule names no date from there.

@@ -155,6 +155,15 @@ import TodoTime
         #expect(try Recurrence.advance(rule: next.rule, from: .due, due: next.due, zone: tz, completed: next.due) == nil)
     }
 
+    @Test func upcomingDates() {
+        let tz = Self.zone("Europe/Berlin")
+        let due = Self.at("2026-10-23T07:00:00Z")  // Friday 09:00 CEST
+        #expect(Recurrence.upcoming(TodoRecurrence(rule: "FREQ=WEEKLY;BYDAY=MO,FR"), due: due, zone: tz, count: 3).map { Self.local($0, tz) }
+                == ["2026-10-23 09:00", "2026-10-26 09:00", "2026-10-30 09:00"])
+        #expect(Recurrence.upcoming(TodoRecurrence(rule: "FREQ=DAILY;COUNT=2"), due: due, zone: tz, count: 5).count == 2)
+        #expect(Recurrence.upcoming(TodoRecurrence(rule: "FREQ=DAILY", from: .completion), due: due, zone: tz, count: 5) == [due])
+    }
+
     /// `--every` without `--due`: the first occurrence from today.
     @Test func theFirstDateFromToday() throws {
         let tuesday = Instant.days(year: 2026, month: 12, day: 1)!
