@@ -37,6 +37,18 @@ enum RecurrenceBench {
             }
             report("advance: \(name)", times.map { $0 / Double(calls / 4) }, extra: "per call")
         }
+        // What `agenda --days 7` adds locally: the occurrences of 1,000 recurring todos (the shapes
+        // above in turn, dues spread over the last month) in a 7-day window, each rule parsed.
+        let windowStart = Instant(rfc3339: "2026-12-01T00:00:00Z")!
+        let windowEnd = windowStart.adding(usec: 7 * 86_400_000_000)
+        let todos = (0..<1_000).map { i in (shapes[i % shapes.count].1, windowStart.adding(usec: -Int64(i % 30) * 86_400_000_000 + Int64(i % 13) * 3_600_000_000)) }
+        let expansion = try Measure.samples(samples) {
+            for (text, due) in todos {
+                let rule = try RecurrenceRule(parsing: text)
+                sink &+= Int64(rule.occurrences(start: due, zone: zone, from: windowStart, through: windowEnd, limit: 9).count)
+            }
+        }
+        report("agenda expansion: 1,000 todos x 7 days", expansion)
         if sink == 42 { print("") }  // keeps the work from being optimized away
     }
 }
