@@ -26,6 +26,8 @@ struct Agenda {
 
     /// The todos of the answer, in its order.
     var todos: [Todo]
+    /// Each todo's own zone (its `zone`, else the viewer's).
+    var zones: [ZoneInfo]
     /// Indexes of open todos whose due has passed (an all-day todo: whose day has ended), by due.
     var overdue: [Int]
     var days: [Day]
@@ -53,9 +55,10 @@ struct Agenda {
     }
 
     /// Lays out `todos` over `days` days from `now`'s local day in `zone`. A todo's `zone` is
-    /// used for its recurrence and all-day dates; `zones` caches the zones read.
+    /// used for its recurrence and all-day dates; `zoneNamed` reads a zone (and may cache).
     init(todos: [Todo], now: Instant, zone: ZoneInfo, days count: Int, zoneNamed: (String) -> ZoneInfo?) {
         self.todos = todos
+        zones = todos.map { $0.zone.flatMap(zoneNamed) ?? zone }
         let (today, start, end) = Agenda.window(now: now, zone: zone, days: count)
         from = start
         through = end
@@ -63,7 +66,7 @@ struct Agenda {
         var byDay: [Int64: [Item]] = [:]
         for (index, todo) in todos.enumerated() {
             guard !todo.done, let due = todo.due else { continue }
-            let own = todo.zone.flatMap(zoneNamed) ?? zone
+            let own = zones[index]
             /// The local day an occurrence falls on: an all-day todo's date in its own zone,
             /// otherwise the viewer's day.
             func day(_ t: Instant) -> Int64 { todo.allDay ? LocalTime(t, in: own).days : LocalTime(t, in: zone).days }
@@ -125,8 +128,7 @@ extension HumanOutput {
         var rows: [Row] = []
         func add(_ index: Int, at: Instant, current: Bool, overdue: Bool) {
             let todo = agenda.todos[index]
-            let own = todo.zone.flatMap { ZoneInfo(identifier: $0) } ?? timeZone
-            let local = LocalTime(at, in: todo.allDay ? own : timeZone)
+            let local = LocalTime(at, in: todo.allDay ? agenda.zones[index] : timeZone)
             let time: String
             if overdue {
                 time = todo.allDay ? String(local.text.prefix(10)) : local.text

@@ -1,6 +1,8 @@
 import Testing
 import TodoCalendar
 import TodoCore
+import Foundation
+import TodoTestSupport
 import TodoTime
 
 /// `Recurrence.advance`: one recurring todo's `due` moving on completion, in its zone, COUNT and
@@ -106,6 +108,69 @@ import TodoTime
     @Test func allDayWorksOnDates() throws {
         #expect(try Self.walk("FREQ=WEEKLY", due: "2026-03-22T23:00:00Z", zone: "Europe/Berlin", times: 2, allDay: true)
                 == ["2026-03-30 00:00", "2026-04-06 00:00"])
+    }
+
+    /// Advancing again and again (each completion on time, or late) walks exactly the series the
+    /// first rule names from the first `due`: the stored rule with the new `due` as DTSTART is the
+    /// rest of it, COUNT included.
+    @Test func advancingWalksTheOriginalSeries() throws {
+        let seed = SeededRandom.seed(from: "TODOD_RRULE_SEED")
+        var random = SeededRandom(seed: seed)
+        let zones = ["Europe/Berlin", "Australia/Sydney", "America/New_York"].map(Self.zone)
+        var checked = 0
+        while checked < 300 {
+            guard var rule = try? RecurrenceRule(parsing: DateutilOracleTests.randomRule(&random)) else { continue }
+            rule.until = nil
+            rule.count = Int.random(in: 1...12, using: &random)
+            let zone = zones.randomElement(using: &random)!
+            let day = Instant.days(year: 2020, month: 1, day: 1)! + Int64.random(in: 0..<3650, using: &random)
+            let firstSeries = LocalTime.instant(days: day, secondOfDay: Int64.random(in: 0..<86_400, using: &random) / 900 * 900, in: zone)!
+            let series = rule.occurrences(start: firstSeries, zone: zone, from: firstSeries, through: .latest, limit: 12)
+            guard let first = series.first else { continue }
+            // The todo starts at the first occurrence with COUNT counting from there.
+            let skipped = rule.occurrences(start: firstSeries, zone: zone, from: firstSeries, through: first, limit: 12).count - 1
+            var text = rule.text.replacingOccurrences(of: "COUNT=\(rule.count!)", with: "COUNT=\(rule.count! - skipped)")
+            var due = first
+            var walked = [first]
+            var late = false
+            while let next = try Recurrence.advance(rule: text, from: .due, due: due, zone: zone,
+                                                    completed: late ? walked.last!.adding(usec: 1) : due) {
+                (due, text) = next
+                walked.append(due)
+                late = Bool.random(using: &random)
+                if walked.count > 20 { break }
+            }
+            // Late completions (just after the occurrence) skip nothing here; the series is whole.
+            #expect(walked == series, "seed \(seed): \(rule.text) from \(firstSeries)")
+            checked += 1
+        }
+    }
+
+    /// A `due` off the rule's schedule counts as one occurrence (RFC 5545: DTSTART is the first).
+    @Test func aDueOffTheScheduleCountsAsOne() throws {
+        let tz = Self.zone("Asia/Tokyo")
+        let wednesday = Self.at("2026-12-02T00:00:00Z")
+        let next = try #require(try Recurrence.advance(rule: "FREQ=WEEKLY;BYDAY=MO;COUNT=2", from: .due, due: wednesday, zone: tz, completed: wednesday))
+        #expect(Self.local(next.due, tz) == "2026-12-07 09:00" && next.rule == "FREQ=WEEKLY;BYDAY=MO;COUNT=1")
+        #expect(try Recurrence.advance(rule: next.rule, from: .due, due: next.due, zone: tz, completed: next.due) == nil)
+    }
+
+    @Test func upcomingDates() {
+        let tz = Self.zone("Europe/Berlin")
+        let due = Self.at("2026-10-23T07:00:00Z")  // Friday 09:00 CEST
+        #expect(Recurrence.upcoming(TodoRecurrence(rule: "FREQ=WEEKLY;BYDAY=MO,FR"), due: due, zone: tz, count: 3).map { Self.local($0, tz) }
+                == ["2026-10-23 09:00", "2026-10-26 09:00", "2026-10-30 09:00"])
+        #expect(Recurrence.upcoming(TodoRecurrence(rule: "FREQ=DAILY;COUNT=2"), due: due, zone: tz, count: 5).count == 2)
+        #expect(Recurrence.upcoming(TodoRecurrence(rule: "FREQ=DAILY", from: .completion), due: due, zone: tz, count: 5) == [due])
+    }
+
+    /// `--every` without `--due`: the first occurrence from today.
+    @Test func theFirstDateFromToday() throws {
+        let tuesday = Instant.days(year: 2026, month: 12, day: 1)!
+        #expect(try Recurrence.firstDate(rule: "FREQ=WEEKLY;BYDAY=MO,TH", onOrAfter: tuesday) == tuesday + 2)
+        #expect(try Recurrence.firstDate(rule: "FREQ=MONTHLY", onOrAfter: tuesday) == tuesday)
+        #expect(try Recurrence.firstDate(rule: "FREQ=MONTHLY;BYDAY=-1FR", onOrAfter: tuesday) == Instant.days(year: 2026, month: 12, day: 25))
+        #expect(try Recurrence.firstDate(rule: "FREQ=DAILY;UNTIL=20261130", onOrAfter: tuesday) == nil)
     }
 
     @Test func aBadStoredRuleIsAnError() {
