@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "todod", targets: ["todod"]),
         .executable(name: "todoctl", targets: ["todoctl"]),
         .executable(name: "todobench", targets: ["todobench"]),
+        .executable(name: "todod-notify", targets: ["todod-notify"]),
     ],
     targets: [
         // MARK: - C libraries, fenced off behind systemLibrary shims
@@ -34,6 +35,8 @@ let package = Package(
         .target(name: "TodoTime", dependencies: ["TodoCore", "TodoPosix"]),
         .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime"]),
+        // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
+        .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoClient"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
@@ -45,6 +48,7 @@ let package = Package(
         // docs/PERFORMANCE.md), and it runs wherever it is copied.
         .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix", "TodoTime"],
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
+        .executableTarget(name: "todod-notify", dependencies: ["TodoNotify"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd"]),
 
