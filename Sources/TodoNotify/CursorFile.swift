@@ -6,7 +6,10 @@ import TodoPosix
 /// Where the notifier keeps the journal cursor of the last reminder it handed out:
 /// `${XDG_STATE_HOME:-~/.local/state}/todod/notify.cursor` (`$STATE_DIRECTORY/notify.cursor` under
 /// a unit with `StateDirectory=`). Replaced atomically (rename) after each output, so a restart
-/// resumes right after the last reminder shown: none twice, none lost.
+/// resumes right after the last reminder shown: none twice, none lost. Before the first reminder
+/// it holds `realtime=USEC`, the instant the notifier first started (JournalFollower.seek).
+/// Written without fsync: it survives the process being killed at any point; after a power
+/// loss the last few reminders may be shown again, never lost.
 struct CursorFile {
     let path: String
 

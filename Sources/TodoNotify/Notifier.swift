@@ -56,6 +56,15 @@ public final class Notifier {
             return 0
         }
         Posix.ignoreSIGPIPE()
+        // Whatever the parent left blocked or ignored, SIGTERM and SIGINT end us (the cursor is
+        // saved after each output, so there is nothing to finish).
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signal in [SIGTERM, SIGINT, SIGHUP] {
+            Glibc.signal(signal, SIG_DFL)
+            sigaddset(&unblock, signal)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let socket = SocketPaths.socket(flag: options.socket, system: options.system, environment: environment, uid: getuid())
         let pairing: Pairing
         do {
@@ -92,7 +101,7 @@ public final class Notifier {
         }
         do {
             let start = try follower.seek(after: saved)
-            if saved == nil, let start { notifier.saveCursor(start) }
+            if saved == nil { notifier.saveCursor(start) }
         } catch {
             log.error("cannot read the journal: \(error)")
             return 1

@@ -83,8 +83,9 @@ public struct Reminder: Sendable, Equatable {
         return parts.joined(separator: " · ")
     }
 
-    /// "3 min", "2 h 5 min", "3 d 4 h".
+    /// "30 s", "3 min", "2 h 5 min", "3 d 4 h".
     static func describe(_ usec: Int64) -> String {
+        if usec < 60_000_000 { return "\(usec / 1_000_000) s" }
         let minutes = usec / 60_000_000
         if minutes < 60 { return "\(minutes) min" }
         let hours = minutes / 60

@@ -22,8 +22,15 @@ package final class JournalFollower {
 
     private let journal: OpaquePointer
     private let fields: [String]
-    /// Set by `seek(after:)`: the next entry read may be the saved one itself, to be skipped.
-    private var skipCursor: String?
+    /// Where reading resumes: after the entry a cursor names, or at a realtime instant (before
+    /// the first matching entry was seen).
+    private enum Position {
+        case after(String)
+        case at(realtimeUsec: UInt64)
+    }
+    private var position = Position.at(realtimeUsec: 0)
+    /// Whether the reader stands right after `position` (false: seek before reading).
+    private var positioned = false
 
     /// Opens the local journal (every file this user may read) with all `matches` required.
     package init(matching matches: [(String, String)], fields: [String]) throws(Journal.ReadError) {
@@ -44,38 +51,78 @@ package final class JournalFollower {
 
     deinit { sd_journal_close(journal) }
 
-    /// Positions the reader right after the entry `cursor` names, so `next()` returns what came
-    /// after it; with no cursor, after the newest matching entry (only new ones follow).
-    /// - Returns: the cursor of the newest matching entry when `cursor` was nil (nil when there
-    ///   is none yet), else `cursor`.
+    /// A position that is no entry's cursor: "realtime=USEC", the instant the follower started
+    /// when no matching entry existed yet. `seek(after:)` takes it like a cursor.
+    package static let realtimePrefix = "realtime="
+
+    /// Positions the reader right after the entry `cursor` names (or at a `realtime=` position),
+    /// so `next()` returns what came after it; with no cursor, after the newest matching entry, or
+    /// at the present instant when there is none (only new ones follow).
+    /// - Returns: the position to save: `cursor`, the newest matching entry's cursor, or a
+    ///   `realtime=` position.
     @discardableResult
-    package func seek(after cursor: String?) throws(Journal.ReadError) -> String? {
+    package func seek(after cursor: String?) throws(Journal.ReadError) -> String {
+        positioned = false
         if let cursor {
-            let rc = sd_journal_seek_cursor(journal, cursor)
-            guard rc >= 0 else { throw Journal.ReadError(function: "sd_journal_seek_cursor", errno: -rc) }
-            skipCursor = cursor
+            if cursor.hasPrefix(Self.realtimePrefix), let usec = UInt64(cursor.dropFirst(Self.realtimePrefix.count)) {
+                position = .at(realtimeUsec: usec)
+            } else {
+                position = .after(cursor)
+            }
             return cursor
         }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let startUsec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
         var rc = sd_journal_seek_tail(journal)
         guard rc >= 0 else { throw Journal.ReadError(function: "sd_journal_seek_tail", errno: -rc) }
         rc = sd_journal_previous(journal)
         guard rc >= 0 else { throw Journal.ReadError(function: "sd_journal_previous", errno: -rc) }
-        skipCursor = nil
-        return rc > 0 ? currentCursor() : nil
+        if rc > 0, let newest = currentCursor() {
+            position = .after(newest)
+            return newest
+        }
+        position = .at(realtimeUsec: startUsec)
+        return Self.realtimePrefix + String(startUsec)
+    }
+
+    /// Seeks to `position`. Done again after every time `next()` came to the end: sd-journal's
+    /// position after the last match is not where the next appended match will be found, so
+    /// each round of reading starts from the cursor of the last entry read.
+    private func reposition() throws(Journal.ReadError) -> String? {
+        switch position {
+        case .after(let cursor):
+            let rc = sd_journal_seek_cursor(journal, cursor)
+            guard rc >= 0 else { throw Journal.ReadError(function: "sd_journal_seek_cursor", errno: -rc) }
+            return cursor
+        case .at(let usec):
+            let rc = sd_journal_seek_realtime_usec(journal, usec)
+            guard rc >= 0 else { throw Journal.ReadError(function: "sd_journal_seek_realtime_usec", errno: -rc) }
+            return nil
+        }
     }
 
     /// The next matching entry after the current position, or nil when there is none yet.
     package func next() throws(Journal.ReadError) -> Entry? {
+        var skip: String?
+        if !positioned {
+            skip = try reposition()
+            positioned = true
+        }
         while true {
             let rc = sd_journal_next(journal)
             guard rc >= 0 else { throw Journal.ReadError(function: "sd_journal_next", errno: -rc) }
-            if rc == 0 { return nil }
-            if let skip = skipCursor {
-                skipCursor = nil
-                // The saved entry itself (still in the journal): already handled.
-                if sd_journal_test_cursor(journal, skip) > 0 { continue }
+            if rc == 0 {
+                positioned = false
+                return nil
+            }
+            if let cursor = skip {
+                skip = nil
+                // The entry last read itself (still in the journal): already handled.
+                if sd_journal_test_cursor(journal, cursor) > 0 { continue }
             }
             guard let cursor = currentCursor() else { continue }
+            position = .after(cursor)
             var realtime: UInt64 = 0
             _ = sd_journal_get_realtime_usec(journal, &realtime)
             var values: [String: String] = [:]

@@ -48,3 +48,17 @@ ensure_journald() {
 journald_listens() {
     [ -S /run/systemd/journal/socket ] && command -v systemd-cat >/dev/null && systemd-cat true 2>/dev/null
 }
+
+# What todod-notify's desktop tests need: a session bus daemon (dbus-daemon, dbus-send) and a
+# private Python environment, .build/test-venv, holding the D-Bus library (jeepney) of the
+# stand-in notification server scripts/lib/notification-server.py. Idempotent: the venv is made
+# once and shared with the other test helpers that use it; a package already there is kept.
+ensure_notify_test_packages() {
+    ensure_packages dbus dbus-bin python3-venv
+    local venv=.build/test-venv
+    [ -x "$venv/bin/python" ] || { mkdir -p .build && python3 -m venv "$venv"; }
+    "$venv/bin/python" -c 'import jeepney' 2>/dev/null || {
+        echo "==> installing jeepney into $venv" >&2
+        "$venv/bin/pip" install -q jeepney
+    }
+}
