@@ -253,3 +253,31 @@ struct NotifyDesktopTests {
         #expect(notifier.process.isRunning)
     }
 }
+
+/// `scripts/install --user` puts todod-notify, its unit and its man page in place, and
+/// `--uninstall` takes them away again.
+@Suite struct NotifyInstallTests {
+    @Test func installAndUninstallTheNotifier() throws {
+        let dir = TemporaryDirectory("ninst")
+        let home = dir.file("home"), prefix = dir.file("prefix"), units = dir.file("units")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home
+        env["XDG_CONFIG_HOME"] = nil
+        let install = NotifyTestSupport.repository + "/scripts/install"
+        let result = try ChildProcess.run("/bin/bash", [install, "--user", "--prebuilt", BuiltProducts.directory,
+                                                       "--prefix", prefix, "--unitdir", units, "--no-start"], environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/todod-notify"))
+        #expect(FileManager.default.fileExists(atPath: prefix + "/share/man/man1/todod-notify.1"))
+        let unit = try String(contentsOfFile: units + "/todod-notify.service", encoding: .utf8).split(separator: "\n")
+        #expect(unit.contains("ExecStart=\(prefix)/bin/todod-notify"))
+        #expect(unit.contains("WantedBy=graphical-session.target") && unit.contains("PartOf=graphical-session.target"))
+        #expect(result.stdout.contains("systemctl --user enable todod-notify.service"))
+        let removed = try ChildProcess.run("/bin/bash", [install, "--user", "--prefix", prefix, "--unitdir", units, "--no-start", "--uninstall"],
+                                           environment: env)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/todod-notify"))
+        #expect(!FileManager.default.fileExists(atPath: units + "/todod-notify.service"))
+    }
+}
