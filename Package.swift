@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
                     exclude: ["Golden"]),
+        .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoSystemd", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,6 +18,12 @@ package final class JournalFollower {
         package var realtimeUsec: UInt64
         /// Where it is: `seek(after:)` with this resumes right after it.
         package var cursor: String
+
+        package init(fields: [String: String], realtimeUsec: UInt64, cursor: String) {
+            self.fields = fields
+            self.realtimeUsec = realtimeUsec
+            self.cursor = cursor
+        }
     }
 
     private let journal: OpaquePointer
