@@ -69,7 +69,7 @@ struct HumanOutput {
         var table = Table(columns: columns)
         let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
         for todo in ordered {
-            var row = ["\(todo.id)", "\(todo.position)", todo.done ? "✓" : "",
+            var row = ["\(todo.id)", todo.position.map { "\($0)" } ?? "", todo.done ? "✓" : "",
                        todo.due.map { LocalTime($0, in: timeZone).text } ?? "",
                        todo.due.map { todo.done ? "" : TerminalText.relative($0, now: now) } ?? ""]
             if sections == nil { row.append(todo.category ?? "") }
@@ -115,7 +115,7 @@ struct HumanOutput {
         } else {
             pairs.append(("Status", "open"))
         }
-        pairs.append(("Position", "\(todo.position)"))
+        pairs.append(("Position", todo.position.map { "\($0)" } ?? "- (kept for when it is reopened)"))
         pairs.append(("Category", todo.category.map(Table.oneLine) ?? "-"))
         if let due = todo.due {
             if todo.done {

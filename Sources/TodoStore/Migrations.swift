@@ -11,7 +11,8 @@ struct Migration {
 /// Every migration, in order.
 ///
 /// The manual order is stored as sparse integer keys (`rank`), not as dense positions; the dense
-/// 1-based `position` of the API is counted from them. See `ManualOrder`.
+/// 1-based `position` of the API is counted from them, among open todos (migration 7). See
+/// `ManualOrder`.
 let migrations: [Migration] = [
     Migration(id: 1, name: "todos and categories", sql: """
         CREATE TABLE categories (
@@ -132,6 +133,7 @@ let migrations: [Migration] = [
             || '-4' || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (random() & 3), 1)
             || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))));
         """),
+    openPositionsMigration,
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.
