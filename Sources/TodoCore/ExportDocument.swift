@@ -22,11 +22,18 @@ public struct ExportDocument: Sendable, Equatable {
         public var completed: Instant?
         public var created: Instant
         public var updated: Instant
+        public var priority: TodoPriority?
+        public var tags: [String]
+        public var zone: String?
+        public var allDay: Bool
+        public var recurrence: TodoRecurrence?
 
         public init(
             title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
             remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
-            completed: Instant? = nil, created: Instant, updated: Instant, uid: String? = nil
+            completed: Instant? = nil, created: Instant, updated: Instant, uid: String? = nil,
+            priority: TodoPriority? = nil, tags: [String] = [], zone: String? = nil, allDay: Bool = false,
+            recurrence: TodoRecurrence? = nil
         ) {
             self.uid = uid
             self.title = title
@@ -39,6 +46,11 @@ public struct ExportDocument: Sendable, Equatable {
             self.completed = completed
             self.created = created
             self.updated = updated
+            self.priority = priority
+            self.tags = tags
+            self.zone = zone
+            self.allDay = allDay
+            self.recurrence = recurrence
         }
 
         /// The entry a todo exports as.
@@ -46,7 +58,9 @@ public struct ExportDocument: Sendable, Equatable {
             self.init(
                 title: todo.title, notes: todo.notes, category: todo.category, due: todo.due,
                 remind: todo.remind, reminded: todo.reminded, done: todo.done,
-                completed: todo.completed, created: todo.created, updated: todo.updated, uid: todo.uid)
+                completed: todo.completed, created: todo.created, updated: todo.updated, uid: todo.uid,
+                priority: todo.priority, tags: todo.tags, zone: todo.zone, allDay: todo.allDay,
+                recurrence: todo.recurrence)
         }
     }
 

@@ -22,12 +22,22 @@ public struct Todo: Sendable, Equatable {
     public var created: Instant
     /// Changes only when something about the todo really changed.
     public var updated: Instant
+    public var priority: TodoPriority?
+    /// Short words that cut across categories; sorted, unique case-insensitively.
+    public var tags: [String]
+    /// The IANA zone the todo's dates were entered in (recurrence and all-day dates use it).
+    public var zone: String?
+    /// Due on a local day (the start of that day in `zone`), not at a time of day.
+    public var allDay: Bool
+    /// Nil for a one-off todo; a recurring todo is one todo whose `due` advances.
+    public var recurrence: TodoRecurrence?
 
     public init(
         id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
         due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
         done: Bool = false, completed: Instant? = nil, position: Int?,
-        created: Instant, updated: Instant
+        created: Instant, updated: Instant, priority: TodoPriority? = nil, tags: [String] = [],
+        zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil
     ) {
         self.id = id
         self.uid = uid
@@ -42,6 +52,48 @@ public struct Todo: Sendable, Equatable {
         self.position = position
         self.created = created
         self.updated = updated
+        self.priority = priority
+        self.tags = tags
+        self.zone = zone
+        self.allDay = allDay
+        self.recurrence = recurrence
+    }
+}
+
+/// How urgent a todo is: iCalendar PRIORITY 1–4, 5 and 6–9 (0 is none).
+public enum TodoPriority: String, Sendable, CaseIterable, Comparable {
+    case high, medium, low
+
+    /// High sorts first.
+    public static func < (a: TodoPriority, b: TodoPriority) -> Bool { a.rank < b.rank }
+
+    /// 1 for high, 2 for medium, 3 for low: the order `--sort priority` lists them in.
+    public var rank: Int {
+        switch self {
+        case .high: 1
+        case .medium: 2
+        case .low: 3
+        }
+    }
+}
+
+/// Where the next occurrence of a recurring todo counts from.
+public enum RecurrenceBase: String, Sendable, CaseIterable {
+    /// The schedule: the occurrence after the current `due`.
+    case due
+    /// The completion: "every 2 weeks after I actually did it".
+    case completion
+}
+
+/// A recurring todo's schedule.
+public struct TodoRecurrence: Sendable, Equatable {
+    /// An iCalendar RRULE (`FREQ=WEEKLY;BYDAY=MO,TH`), without the `RRULE:` name.
+    public var rule: String
+    public var from: RecurrenceBase
+
+    public init(rule: String, from: RecurrenceBase = .due) {
+        self.rule = rule
+        self.from = from
     }
 }
 
@@ -77,10 +129,18 @@ public struct NewTodo: Sendable, Equatable {
     public var noReminder: Bool
     /// Put the todo first in the manual order instead of last.
     public var top: Bool
+    public var priority: TodoPriority?
+    public var tags: [String]
+    public var zone: String?
+    /// `due` is the start of a local day in `zone`.
+    public var allDay: Bool
+    public var recurrence: TodoRecurrence?
 
     public init(
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
-        remind: Instant? = nil, noReminder: Bool = false, top: Bool = false
+        remind: Instant? = nil, noReminder: Bool = false, top: Bool = false,
+        priority: TodoPriority? = nil, tags: [String] = [], zone: String? = nil, allDay: Bool = false,
+        recurrence: TodoRecurrence? = nil
     ) {
         self.title = title
         self.notes = notes
@@ -89,6 +149,11 @@ public struct NewTodo: Sendable, Equatable {
         self.remind = remind
         self.noReminder = noReminder
         self.top = top
+        self.priority = priority
+        self.tags = tags
+        self.zone = zone
+        self.allDay = allDay
+        self.recurrence = recurrence
     }
 }
 
@@ -103,23 +168,43 @@ public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
 ///
 /// Changing `due` without touching `remind` moves the reminder with it (same lead time);
 /// clearing `due` clears the reminder. Any change to `due` or `remind` re-arms the reminder.
+/// Setting `due` without `allDay` makes it a time of day; clearing `due` clears `allDay`.
 public struct TodoPatch: Sendable, Equatable {
     public var title: FieldChange<String> = .keep
     public var notes: FieldChange<String> = .keep
     public var category: FieldChange<String> = .keep
     public var due: FieldChange<Instant> = .keep
     public var remind: FieldChange<Instant> = .keep
+    public var priority: FieldChange<TodoPriority> = .keep
+    /// Replaces the whole set (`.clear` empties it); applied before `addTags` and `removeTags`.
+    public var tags: FieldChange<[String]> = .keep
+    /// Tags to add and to remove, in one atomic change (`--tag`, `--untag`).
+    public var addTags: [String] = []
+    public var removeTags: [String] = []
+    public var zone: FieldChange<String> = .keep
+    /// Nil keeps it (or, when `due` is set, means false).
+    public var allDay: Bool?
+    public var recurrence: FieldChange<TodoRecurrence> = .keep
 
     public init(
         title: FieldChange<String> = .keep, notes: FieldChange<String> = .keep,
         category: FieldChange<String> = .keep, due: FieldChange<Instant> = .keep,
-        remind: FieldChange<Instant> = .keep
+        remind: FieldChange<Instant> = .keep, priority: FieldChange<TodoPriority> = .keep,
+        tags: FieldChange<[String]> = .keep, addTags: [String] = [], removeTags: [String] = [],
+        zone: FieldChange<String> = .keep, allDay: Bool? = nil, recurrence: FieldChange<TodoRecurrence> = .keep
     ) {
         self.title = title
         self.notes = notes
         self.category = category
         self.due = due
         self.remind = remind
+        self.priority = priority
+        self.tags = tags
+        self.addTags = addTags
+        self.removeTags = removeTags
+        self.zone = zone
+        self.allDay = allDay
+        self.recurrence = recurrence
     }
 
     public var isEmpty: Bool { self == TodoPatch() }

@@ -6,10 +6,10 @@ public struct TodoQuery: Sendable, Equatable {
 
     /// A key todos can be sorted by.
     public enum SortField: String, Sendable, CaseIterable {
-        case id, title, created, updated, due, position, category
+        case id, title, created, updated, due, position, category, priority
     }
 
-    /// One sort key with its direction. Todos without a due date (or category) sort after those
+    /// One sort key with its direction. Todos without a due date (or category, or priority) sort after those
     /// with one in both directions; the last tie-breaker is always the manual position.
     public struct SortKey: Sendable, Equatable {
         public var field: SortField
@@ -34,6 +34,12 @@ public struct TodoQuery: Sendable, Equatable {
     public var dueAfter: Instant?
     /// Only todos whose title or notes contain this text, ignoring case and width.
     public var search: String?
+    /// Only todos carrying every one of these tags (case-insensitively).
+    public var tags: [String] = []
+    /// Only todos of this priority.
+    public var priority: TodoPriority?
+    /// Only recurring todos (true) or only one-off todos (false).
+    public var recurring: Bool?
     /// Sort keys in order of precedence; empty means manual order.
     public var sort: [SortKey] = []
     public var limit: Int?

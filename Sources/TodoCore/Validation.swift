@@ -34,6 +34,64 @@ public enum Validation {
         try singleLine(raw, field: field, maxCharacters: maxCategoryCharacters, maxBytes: maxCategoryBytes)
     }
 
+    public static let maxTagCharacters = 64
+    public static let maxTags = 32
+    /// Longer than any IANA zone name (the longest is about 30 bytes).
+    public static let maxZoneBytes = 64
+    public static let maxRuleBytes = 1024
+
+    /// Tags: each non-empty, at most 64 characters, without white space or commas, no control
+    /// or only-invisible characters; at most 32, unique case-insensitively (the first spelling
+    /// wins); returned sorted case-insensitively.
+    public static func tags(_ raw: [String], field: String = "tags") throws(TodoError) -> [String] {
+        var seen: Set<String> = []
+        var tags: [String] = []
+        for (i, rawTag) in raw.enumerated() {
+            let tag = try self.tag(rawTag, field: "\(field)[\(i)]")
+            if seen.insert(tagKey(tag)).inserted { tags.append(tag) }
+        }
+        guard tags.count <= maxTags else { throw TodoError.invalid(field, "more than \(maxTags) tags") }
+        return tags.sorted { (tagKey($0), $0) < (tagKey($1), $1) }
+    }
+
+    /// One tag (see `tags`).
+    public static func tag(_ raw: String, field: String = "tag") throws(TodoError) -> String {
+        let tag = try singleLine(raw, field: field, maxCharacters: maxTagCharacters, maxBytes: maxTagCharacters * 4)
+        if let bad = tag.unicodeScalars.first(where: { isWhitespace($0) || $0 == "," }) {
+            throw TodoError.invalid(field, bad == "," ? "must not contain a comma" : "must not contain white space")
+        }
+        return tag
+    }
+
+    /// The case-insensitive identity of a tag, as stored for lookups.
+    public static func tagKey(_ tag: String) -> String { tag.lowercased() }
+
+    /// A time zone name as IANA spells them (`Asia/Tokyo`, `America/Argentina/Buenos_Aires`,
+    /// `Etc/GMT+9`, `UTC`): ASCII letters, digits and `/_+-`, no empty or dot-dot part. Whether the
+    /// zone exists on this machine is not checked here.
+    public static func zone(_ raw: String, field: String = "zone") throws(TodoError) -> String {
+        let ok = !raw.isEmpty && raw.utf8.count <= maxZoneBytes
+            && raw.utf8.allSatisfy { b in
+                (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
+                    || b == UInt8(ascii: "/") || b == UInt8(ascii: "_") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+            }
+            && raw.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != ".." }
+        guard ok else { throw TodoError.invalid(field, "is not a time zone name like Asia/Tokyo") }
+        return raw
+    }
+
+    /// The shape of a recurrence rule's text: non-empty ASCII without white space, at most 1 KiB.
+    /// Its meaning is checked by TodoCalendar.
+    public static func ruleText(_ raw: String, field: String = "recurrence.rule") throws(TodoError) -> String {
+        var rule = trimmed(raw)
+        if rule.uppercased().hasPrefix("RRULE:") { rule = String(rule.dropFirst(6)) }
+        guard !rule.isEmpty, rule.utf8.count <= maxRuleBytes,
+              rule.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw TodoError.invalid(field, "is not an iCalendar RRULE like FREQ=WEEKLY;BYDAY=MO")
+        }
+        return rule
+    }
+
     /// Trimmed, non-empty, at most `maxCharacters` characters (grapheme clusters) and `maxBytes`
     /// bytes of UTF-8, no control characters, not only invisible characters (`DisplayText.isInvisible`:
     /// zero-width and format characters, marks without a base, fillers).

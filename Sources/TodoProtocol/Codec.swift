@@ -25,6 +25,8 @@ extension JSON {
                 "uid": JSON(e.uid), "title": .string(e.title), "notes": JSON(e.notes), "category": JSON(e.category),
                 "due": JSON(e.due), "remind": JSON(e.remind), "reminded": JSON(e.reminded), "done": .bool(e.done),
                 "completed": JSON(e.completed), "created": JSON(e.created), "updated": JSON(e.updated),
+                "priority": JSON(e.priority), "tags": JSON(e.tags), "zone": JSON(e.zone), "allDay": .bool(e.allDay),
+                "recurrence": JSON(e.recurrence),
             ])
         }
         self = .object([
@@ -53,7 +55,10 @@ extension Todo {
         self.init(
             id: id, uid: o["uid"]?.stringValue ?? "", title: title, notes: o["notes"]?.stringValue, category: o["category"]?.stringValue,
             due: instant("due"), remind: instant("remind"), reminded: instant("reminded"), done: done,
-            completed: instant("completed"), position: position.intValue.map { Int($0) }, created: created, updated: updated)
+            completed: instant("completed"), position: position.intValue.map { Int($0) }, created: created, updated: updated,
+            priority: o["priority"]?.stringValue.flatMap(TodoPriority.init(rawValue:)),
+            tags: o["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [], zone: o["zone"]?.stringValue,
+            allDay: o["allDay"]?.boolValue ?? false, recurrence: o["recurrence"]?.recurrenceValue)
     }
 }
 
@@ -104,7 +109,9 @@ extension ExportDocument {
                     remind: try e.optionalInstant("remind"), reminded: try e.optionalInstant("reminded"),
                     done: try e.flag("done"), completed: try e.optionalInstant("completed"),
                     created: created, updated: try e.optionalInstant("updated") ?? created,
-                    uid: try e.optionalString("uid")))
+                    uid: try e.optionalString("uid"), priority: try e.optionalPriority("priority"),
+                    tags: try e.strings("tags"), zone: try e.optionalString("zone"),
+                    allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence")))
                 _ = e.raw("id")
                 _ = e.raw("position")  // accepted for convenience; the import assigns its own
                 try e.finish()
@@ -118,7 +125,8 @@ extension ExportDocument {
 
 extension Todo {
     /// Appends the todo object to `out`: `id`, `uid`, `title`, `notes`, `category`, `due`,
-    /// `remind`, `reminded`, `done`, `completed`, `position`, `created`, `updated` (absent values
+    /// `remind`, `reminded`, `done`, `completed`, `position`, `created`, `updated`, `priority`,
+    /// `tags`, `zone`, `allDay`, `recurrence` (absent values
     /// are null; instants RFC 3339 UTC, with microseconds only when they have them). The one
     /// encoder of a todo, written field by field: answers, listings and events never build a tree
     /// of JSON values for it.
@@ -147,6 +155,25 @@ extension Todo {
         Todo.write(created, to: &out)
         out.append(literal: #","updated":"#)
         Todo.write(updated, to: &out)
+        out.append(literal: #","priority":"#)
+        Todo.write(priority?.rawValue, to: &out)
+        out.append(literal: #","tags":["#)
+        for (i, tag) in tags.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSON.writeString(tag, to: &out)
+        }
+        out.append(literal: #"],"zone":"#)
+        Todo.write(zone, to: &out)
+        out.append(literal: allDay ? #","allDay":true,"recurrence":"# : #","allDay":false,"recurrence":"#)
+        if let recurrence {
+            out.append(literal: #"{"rule":"#)
+            JSON.writeString(recurrence.rule, to: &out)
+            out.append(literal: #","from":""#)
+            out.append(contentsOf: recurrence.from.rawValue.utf8)
+            out.append(literal: #""}"#)
+        } else {
+            out.append(literal: "null")
+        }
         out.append(UInt8(ascii: "}"))
     }
 

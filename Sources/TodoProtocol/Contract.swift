@@ -42,7 +42,10 @@ extension NewTodo: MethodParams {
         self.init(
             title: try p.string("title"), notes: try p.optionalString("notes"),
             category: try p.optionalString("category"), due: try p.optionalInstant("due"),
-            remind: try p.optionalInstant("remind"), top: try p.flag("top"))
+            remind: try p.optionalInstant("remind"), top: try p.flag("top"),
+            priority: try p.optionalPriority("priority"), tags: try p.strings("tags"),
+            zone: try p.optionalString("zone"), allDay: try p.flag("allDay"),
+            recurrence: try p.optionalRecurrence("recurrence"))
         try p.finish()
     }
 
@@ -53,6 +56,11 @@ extension NewTodo: MethodParams {
         if let due { p["due"] = .instant(due) }
         if let remind { p["remind"] = .instant(remind) }
         if top { p["top"] = .bool(true) }
+        if let priority { p["priority"] = JSON(priority) }
+        if !tags.isEmpty { p["tags"] = JSON(tags) }
+        if let zone { p["zone"] = .string(zone) }
+        if allDay { p["allDay"] = .bool(true) }
+        if let recurrence { p["recurrence"] = JSON(recurrence) }
         return p
     }
 }
@@ -72,7 +80,8 @@ extension TodoQuery: MethodParams {
     public var encoded: JSONObject { params }
 }
 
-/// `todo.update`: absent keeps a field, null clears it, a value sets it.
+/// `todo.update`: absent keeps a field, null clears it, a value sets it. `addTags` and
+/// `removeTags` change the tag set atomically (applied after `tags`).
 public struct TodoUpdateParams: MethodParams, Equatable {
     public static let method = Method.todoUpdate
     public var id: Int64
@@ -90,7 +99,11 @@ public struct TodoUpdateParams: MethodParams, Equatable {
             title: try p.change("title") { $0 }, notes: try p.change("notes") { $0 },
             category: try p.change("category") { $0 },
             due: try p.change("due") { (s) throws(RPCError) in try Params.instantValue(s, "due") },
-            remind: try p.change("remind") { (s) throws(RPCError) in try Params.instantValue(s, "remind") })
+            remind: try p.change("remind") { (s) throws(RPCError) in try Params.instantValue(s, "remind") },
+            priority: try p.priorityChange("priority"), tags: try p.stringsChange("tags"),
+            addTags: try p.strings("addTags"), removeTags: try p.strings("removeTags"),
+            zone: try p.change("zone") { $0 }, allDay: try p.optionalFlag("allDay"),
+            recurrence: try p.recurrenceChange("recurrence"))
         try p.finish()
     }
 
@@ -101,6 +114,13 @@ public struct TodoUpdateParams: MethodParams, Equatable {
         p["category"] = Self.encode(patch.category) { .string($0) }
         p["due"] = Self.encode(patch.due) { .instant($0) }
         p["remind"] = Self.encode(patch.remind) { .instant($0) }
+        p["priority"] = Self.encode(patch.priority) { JSON($0) }
+        p["tags"] = Self.encode(patch.tags) { JSON($0) }
+        if !patch.addTags.isEmpty { p["addTags"] = JSON(patch.addTags) }
+        if !patch.removeTags.isEmpty { p["removeTags"] = JSON(patch.removeTags) }
+        p["zone"] = Self.encode(patch.zone) { .string($0) }
+        if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
+        p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
         return p
     }
 
@@ -131,11 +151,32 @@ extension TodoIDsParams {
     public var encoded: JSONObject { ["ids": .array(ids.map { .int($0) })] }
 }
 
-/// `todo.complete`.
+/// `todo.complete`: a recurring todo advances to its next occurrence unless `stop` ends it.
 public struct TodoCompleteParams: TodoIDsParams, Equatable {
     public static let method = Method.todoComplete
     public var ids: [Int64]
-    public init(ids: [Int64]) { self.ids = ids }
+    /// Ends recurring todos for good instead of advancing them.
+    public var stop: Bool
+
+    public init(ids: [Int64]) { self.init(ids: ids, stop: false) }
+
+    public init(ids: [Int64], stop: Bool) {
+        self.ids = ids
+        self.stop = stop
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        ids = try p.ids("ids")
+        stop = try p.flag("stop")
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p: JSONObject = ["ids": .array(ids.map { .int($0) })]
+        if stop { p["stop"] = .bool(true) }
+        return p
+    }
 }
 
 /// `todo.reopen`.

@@ -15,6 +15,9 @@ extension TodoQuery {
         dueBefore = try p.optionalInstant("dueBefore")
         dueAfter = try p.optionalInstant("dueAfter")
         search = try p.optionalString("search")
+        tags = try p.strings("tags", max: Validation.maxTags)
+        priority = try p.optionalPriority("priority")
+        recurring = try p.optionalFlag("recurring")
         if let keys = p.raw("sort"), keys != .null {
             guard case .array(let items) = keys else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
             // Each key may appear once, so there are never more keys than fields to sort by.
@@ -54,6 +57,9 @@ extension TodoQuery {
         if let dueBefore { p["dueBefore"] = JSON(dueBefore) }
         if let dueAfter { p["dueAfter"] = JSON(dueAfter) }
         if let search { p["search"] = .string(search) }
+        if !tags.isEmpty { p["tags"] = JSON(tags) }
+        if let priority { p["priority"] = JSON(priority) }
+        if let recurring { p["recurring"] = .bool(recurring) }
         if !sort.isEmpty {
             p["sort"] = .array(sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
         }
@@ -65,5 +71,6 @@ extension TodoQuery {
     /// Whether any filter narrows the listing beyond its status.
     public var isFiltered: Bool {
         category != nil || uncategorized || overdue || dueBefore != nil || dueAfter != nil || search != nil
+            || !tags.isEmpty || priority != nil || recurring != nil
     }
 }

@@ -193,6 +193,8 @@ extension StoreTransaction {
         case .due: return key.descending ? ["t.due IS NOT NULL DESC", "t.due DESC"] : ["t.due IS NULL", "t.due"]
         case .position: return ["t.rank" + direction]
         case .category: return ["c.rank IS NULL", "c.rank" + direction]
+        // `priority` holds TodoPriority.rank (1 high … 3 low): ascending lists high first.
+        case .priority: return ["t.priority IS NULL", "t.priority" + direction]
         }
     }
 }

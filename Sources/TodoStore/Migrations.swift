@@ -133,6 +133,24 @@ let migrations: [Migration] = [
             || '-4' || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (random() & 3), 1)
             || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))));
         """),
+    Migration(id: 6, name: "priority, tags, zone, all-day and recurrence", sql: """
+        -- priority: TodoPriority.rank (1 high, 2 medium, 3 low) or NULL, so ascending lists high
+        -- first. recur_rule/recur_from: the recurrence, NULL for a one-off todo.
+        ALTER TABLE todos ADD COLUMN priority INTEGER CHECK (priority BETWEEN 1 AND 3);
+        ALTER TABLE todos ADD COLUMN zone TEXT;
+        ALTER TABLE todos ADD COLUMN all_day INTEGER NOT NULL DEFAULT 0 CHECK (all_day IN (0, 1));
+        ALTER TABLE todos ADD COLUMN recur_rule TEXT;
+        ALTER TABLE todos ADD COLUMN recur_from TEXT CHECK (recur_from IN ('due', 'completion'));
+        CREATE INDEX todos_done_priority ON todos(done, priority IS NULL, priority, rank);
+        -- A todo's tags; tag_key is the case-insensitive identity (Validation.tagKey).
+        CREATE TABLE todo_tags (
+            todo_id INTEGER NOT NULL REFERENCES todos(id) ON DELETE CASCADE,
+            tag     TEXT    NOT NULL,
+            tag_key TEXT    NOT NULL,
+            PRIMARY KEY (todo_id, tag_key)
+        ) WITHOUT ROWID;
+        CREATE INDEX todo_tags_key ON todo_tags(tag_key, todo_id);
+        """),
     openPositionsMigration,
 ]
 

@@ -36,7 +36,7 @@ import TodoProtocol
         Case(arguments: ["snooze", "3", "later"], mentions: ["\"later\""], usage: "snooze"),
         Case(arguments: ["list", "--open", "--done"], mentions: ["--open", "--done"], usage: "list"),
         Case(arguments: ["list", "--category", "a", "--no-category"], mentions: ["--category", "--no-category"], usage: "list"),
-        Case(arguments: ["list", "--sort", "title,priority"], mentions: ["\"priority\"", "id, title, created, updated, due, position, category"], usage: "list"),
+        Case(arguments: ["list", "--sort", "title,urgency"], mentions: ["\"urgency\"", "id, title, created, updated, due, position, category, priority"], usage: "list"),
         Case(arguments: ["list", "--sort", ""], mentions: ["sort key"], usage: "list"),
         Case(arguments: ["list", "--limit", "0"], mentions: ["\"0\"", "--limit"], usage: "list"),
         Case(arguments: ["list", "--limit", "ten"], mentions: ["\"ten\"", "--limit"], usage: "list"),

@@ -44,12 +44,15 @@ struct EncodingTests {
             todos.append(Todo(id: Int64(i + 1) * 1_000_003, uid: "uid-\(i)", title: ["a", "😀 \u{1}", "x\"y"][i % 3], notes: i % 2 == 0 ? nil : "",
                               category: i % 2 == 0 ? "Home" : nil, due: instant, remind: instants[(i + 1) % instants.count],
                               reminded: instants[(i + 2) % instants.count], done: i % 2 == 1, completed: instant, position: i * 97,
-                              created: instant ?? Instant(usec: 5), updated: Instant(usec: 1_796_115_600_123_456)))
+                              created: instant ?? Instant(usec: 5), updated: Instant(usec: 1_796_115_600_123_456),
+                              priority: [nil, .high, .medium, .low][i % 4], tags: i % 2 == 0 ? [] : ["a\"b", "家"],
+                              zone: i % 3 == 0 ? nil : "Asia/Tokyo", allDay: i % 2 == 0,
+                              recurrence: i % 3 == 1 ? TodoRecurrence(rule: "FREQ=MONTHLY;BYDAY=-1FR", from: .completion) : nil))
         }
         for todo in todos {
             let json = try JSON.parse(todo.encodedJSON)
             #expect(json.objectValue?.keys == ["id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
-                                               "completed", "position", "created", "updated"])
+                                               "completed", "position", "created", "updated", "priority", "tags", "zone", "allDay", "recurrence"])
             #expect(try Todo(json: json) == todo)
             #expect(json["notes"] == (todo.notes.map(JSON.string) ?? .null))
             #expect(json["due"] == JSON(todo.due))
@@ -57,8 +60,9 @@ struct EncodingTests {
         #expect(Todo.encodedJSON(todos) == Array(("[" + todos.map { String(decoding: $0.encodedJSON, as: UTF8.self) }.joined(separator: ",") + "]").utf8))
         #expect(Todo.encodedJSON([]) == Array("[]".utf8))
         let one = Todo(id: 7, uid: "u", title: "牛乳を買う \"1\"\n", notes: nil, category: "仕事", due: Instant(usec: 1_796_115_600_250_000),
-                       remind: nil, done: true, completed: Instant(usec: 0), position: 3, created: Instant(usec: -1), updated: Instant(usec: 0))
-        #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z"}"#)
+                       remind: nil, done: true, completed: Instant(usec: 0), position: 3, created: Instant(usec: -1), updated: Instant(usec: 0),
+                       priority: .high, tags: ["家"], zone: "Asia/Tokyo", allDay: true, recurrence: TodoRecurrence(rule: "FREQ=DAILY"))
+        #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z","priority":"high","tags":["家"],"zone":"Asia/Tokyo","allDay":true,"recurrence":{"rule":"FREQ=DAILY","from":"due"}}"#)
     }
 
     @Test func anEventLineIsTheNotificationLine() {
