@@ -144,9 +144,7 @@ struct ManualOrder {
     /// it is counted again). Returns whether its place changed. Positions past the end are refused.
     func move(id: Int64, toPosition position: Int) throws(TodoError) -> Bool {
         // The neighbours are the other counted rows at positions position-1 and position.
-        let neighbours = position < 1 ? [] : try connection.rows(
-            "SELECT id FROM \(name) WHERE \(countedAnd)id <> ? ORDER BY rank LIMIT 2 OFFSET ?",
-            [.integer(id), .integer(Int64(max(position - 2, 0)))]) { $0.int64(0) }
+        let neighbours = position < 1 ? [] : try countedIDs(excluding: id, from: max(position - 2, 0), limit: 2)
         // Past the end there is no row before the target; only then is the table counted, for the message.
         guard position >= 1, position == 1 || !neighbours.isEmpty else {
             let others = try count() - (try isCounted(id) ? 1 : 0)
@@ -159,6 +157,37 @@ struct ManualOrder {
         if let upper { return try move(id: id, next: upper, before: true) }
         if let lower { return try move(id: id, next: lower, before: false) }
         return false  // the only counted row: position 1 wherever it is
+    }
+
+    /// Up to `limit` ids of counted rows other than row `id`, in order, starting with the one at
+    /// 0-based `offset` among them. With a block table the blocks before that row are skipped by
+    /// their counts (one pass over the small block table), so only the rows inside one block are
+    /// walked, not every row before the target.
+    private func countedIDs(excluding id: Int64, from offset: Int, limit: Int) throws(TodoError) -> [Int64] {
+        var start = Int64.min
+        var skip = offset
+        if let blocks, offset > 0 {
+            let shift = ManualOrder.blockShift
+            let movedBlock = try connection.firstRow(
+                "SELECT rank FROM \(name) WHERE \(countedAnd)id = ?", [.integer(id)]) { $0.int64(0) >> shift }
+            let sizes = try connection.rows("SELECT block, size FROM \(blocks) ORDER BY block") { ($0.int64(0), $0.int(1)) }
+            var before = 0
+            var found = false
+            for (block, size) in sizes {
+                let others = size - (block == movedBlock ? 1 : 0)
+                if before + others > offset {
+                    start = block << shift
+                    skip = offset - before
+                    found = true
+                    break
+                }
+                before += others
+            }
+            if !found { return [] }  // past the end
+        }
+        return try connection.rows(
+            "SELECT id FROM \(name) WHERE \(countedAnd)id <> ? AND rank >= ? ORDER BY rank LIMIT ? OFFSET ?",
+            [.integer(id), .integer(start), .integer(Int64(limit)), .integer(Int64(skip))]) { $0.int64(0) }
     }
 
     /// Whether row `id` has a position.

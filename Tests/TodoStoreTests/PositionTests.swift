@@ -69,5 +69,18 @@ import TodoTestSupport
         for id: Int64 in [1, 4, 5, 700, 2999, 3000, 1500] {  // one todo
             #expect(try store.read { try $0.todo(id) }.position == positionOf[id])
         }
+        // `move --to N` lands on N wherever N lies among the blocks of keys, for an open todo and
+        // for a done one (which gets that place when reopened).
+        let open2001 = try store.read { try $0.list(TodoQuery()).total }
+        for (id, target) in [(Int64(6), 1), (8, 2), (9, 255), (11, 256), (12, 257), (14, 1000), (15, 1999), (17, open2001)] {
+            #expect(try store.write { try $0.move(id, to: .position(target)) }.position == target, "move \(id) to \(target)")
+        }
+        for (id, target) in [(Int64(7), 300), (10, 1), (13, 2002)] {
+            #expect(try store.write { try $0.move(id, to: .position(target)) }.position == nil)
+            #expect(try store.write { try $0.reopen([id]) }.first?.position == target, "reopen \(id) at \(target)")
+        }
+        let after = try store.read { try $0.list(allQuery).todos }
+        var count = 0
+        #expect(after.map(\.position) == after.map { $0.done ? nil : { count += 1; return count }() })
     }
 }
