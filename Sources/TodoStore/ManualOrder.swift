@@ -80,12 +80,21 @@ struct ManualOrder {
     /// parameter, or a column of an outer query): `1 + count(counted rows with rank < key)`,
     /// through the block counts when the table keeps them, so a todo and its position come back
     /// from one statement. `counted` is written for a table aliased `o`.
+    ///
+    /// Inside its block a key is counted from the nearer end: in the block's first half the
+    /// counted rows before it, in the second half those from it to the block's end, taken from
+    /// the sum through its block. Only one branch of the CASE runs, so at most half a block of
+    /// index entries is walked.
     static func positionSQL(table: StaticString, blocks: StaticString?, counted: StaticString?, key: String) -> String {
         let filter = counted.map { "o.\($0) AND " } ?? ""
         guard let blocks else { return "((SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank < \(key)) + 1)" }
         let block = "(\(key) >> \(blockShift))"
-        return "((SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < \(block))"
-            + " + (SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= (\(block) << \(blockShift)) AND o.rank < \(key)) + 1)"
+        let half = Int64(1) << (blockShift - 1)
+        return "(CASE WHEN (\(key) & \((Int64(1) << blockShift) - 1)) < \(half) THEN"
+            + " (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < \(block))"
+            + " + (SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= (\(block) << \(blockShift)) AND o.rank < \(key)) + 1"
+            + " ELSE (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block <= \(block))"
+            + " - (SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= \(key) AND o.rank < ((\(block) + 1) << \(blockShift))) + 1 END)"
     }
 
     /// Positions of many keys. Scattered keys (a page of a listing): one pass over the block
