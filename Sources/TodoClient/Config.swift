@@ -70,7 +70,8 @@ public struct Config: Equatable, Sendable {
     /// Reads the text of a config file; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Config {
         var config = Config()
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // ("\r\n" is one Character in Swift: a CRLF line end is a line end too.)
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = trim(Substring(rawLine))
             if line.isEmpty || line.hasPrefix("#") { continue }
             let at = "\(file):\(index + 1): "

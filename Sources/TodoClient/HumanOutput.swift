@@ -111,7 +111,7 @@ struct HumanOutput {
         let priority = widths.map { $0.count == columns(priority: true).count } ?? ordered.contains { $0.priority != nil }
         var table = Table(columns: columns(priority: priority))
         for todo in ordered {
-            var row = ["\(todo.id)", "\(todo.position)", todo.done ? "✓" : todo.recurrence == nil ? "" : HumanOutput.recurringMark,
+            var row = ["\(todo.id)", todo.position.map { "\($0)" } ?? "", todo.done ? "✓" : todo.recurrence == nil ? "" : HumanOutput.recurringMark,
                        todo.due.map { dueText(todo, $0) } ?? "",
                        todo.due.map { todo.done ? "" : dueRelative(todo, $0) } ?? ""]
             if priority { row.append(HumanOutput.priorityMark(todo.priority)) }
@@ -159,7 +159,7 @@ struct HumanOutput {
         } else {
             pairs.append(("Status", "open"))
         }
-        pairs.append(("Position", "\(todo.position)"))
+        pairs.append(("Position", todo.position.map { "\($0)" } ?? "- (kept for when it is reopened)"))
         pairs.append(("Category", todo.category.map(Table.oneLine) ?? "-"))
         pairs += labelDetails(todo)
         if let due = todo.due {

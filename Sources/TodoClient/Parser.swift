@@ -237,7 +237,7 @@ public struct Parser {
         case "help":
             let topic = p.rest().first
             if let topic, !Parser.commandNames.contains(topic) {
-                throw UsageError("no help for unknown command \(quote(topic))", command: "help")
+                throw UsageError("no help for unknown command \(quote(topic))" + Suggestion.hint(for: topic, in: Parser.commandNames), command: "help")
             }
             return .help(topic: topic)
         default:

@@ -318,17 +318,24 @@ struct Runner {
         case .before(let other): target = .before(other)
         case .after(let other): target = .after(other)
         case .bottom:
-            var count = TodoListParams()
-            count.status = .all
-            count.limit = 0
-            let page = try call(count)
+            // Directly after the last open todo (positions count open todos only).
+            var last = TodoListParams()
+            last.status = .open
+            last.sort = [TodoQuery.SortKey(.position, descending: true)]
+            last.limit = 1
+            let page = try call(last)
             guard let total = page["total"]?.intValue else { throw Runner.bad("\(Method.todoList.name) did not return total") }
-            target = .position(Int(max(total, 1)))
+            let lastID = try todos(page["todos"]).first?.id
+            target = lastID.map { $0 == id ? .position(Int(total)) : .after($0) } ?? .position(1)
         }
         let result = try call(TodoMoveParams(id: id, target: target))
         if json { emit(result) } else {
             let t = try todo(result)
-            print("Moved \(t.id) to position \(t.position).")
+            if let position = t.position {
+                print("Moved \(t.id) to position \(position).")
+            } else {
+                print("Moved \(t.id); it is done, so it has no position until it is reopened.")
+            }
         }
     }
 

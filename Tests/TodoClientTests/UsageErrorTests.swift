@@ -92,7 +92,7 @@ import TodoProtocol
         for arguments in [["help"], ["--help"], ["-h"]] {
             let result = Fixtures.run(arguments)
             #expect(result.status == 0)
-            #expect(result.stdout.hasPrefix("Usage: todoctl [--socket PATH | --system] [--json] COMMAND"))
+            #expect(result.stdout.hasPrefix("Usage: todoctl [--socket PATH | --system] [--json] [COMMAND ...]"))
         }
     }
 
