@@ -74,6 +74,28 @@ import TodoTestSupport
         #expect(try titles(["sort": [["key": "priority", "descending": true]]]) == ["one", "four", "three", "two"])
     }
 
+    /// An all-day todo is overdue only once its day has ended in its zone: today in Pago Pago
+    /// (UTC-11) has begun but not ended, yesterday there has; `dueBefore` still goes by `due`.
+    @Test func anAllDayTodoIsOverdueOnlyAfterItsDay() throws {
+        let daemon = try DaemonProcess()
+        let c = try daemon.client()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "Pacific/Pago_Pago"))
+        let today = calendar.startOfDay(for: Date())
+        let yesterday = try #require(calendar.date(byAdding: .day, value: -1, to: today))
+        let text = { (d: Date) in ISO8601DateFormatter().string(from: d) }
+        for (title, day) in [("today", today), ("yesterday", yesterday)] {
+            _ = try c.result("todo.add", ["title": .string(title), "due": .string(text(day)), "zone": "Pacific/Pago_Pago", "allDay": true])
+        }
+        _ = try c.result("todo.add", ["title": "at the start of today", "due": .string(text(today)), "zone": "Pacific/Pago_Pago"])
+        let titles = { (params: JSONObject) throws -> [String] in
+            guard case .array(let todos)? = try c.result("todo.list", params)["todos"] else { return [] }
+            return todos.compactMap { $0["title"]?.stringValue }
+        }
+        #expect(try titles(["overdue": true]) == ["yesterday", "at the start of today"])
+        #expect(try titles(["dueBefore": .string(text(Date()))]) == ["today", "yesterday", "at the start of today"])
+    }
+
     /// Completing a recurring todo answers with it at its next occurrence, still open; its
     /// reminder, at the same lead time, is armed again and fires (a reminder that fired a day
     /// before is due again in a few seconds); `stop` ends it.
