@@ -176,6 +176,8 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
     /// How many occurrences from the start have been produced (or skipped over).
     public private(set) var produced = 0
     var finished = false
+    /// Dates before this day are counted (for COUNT) but not turned into instants or returned.
+    var countOnlyBefore: Int64 = .min
 
     /// `allDay`: the occurrences are the local midnights of the dates (whatever the start's time).
     public init(rule: RecurrenceRule, start: Instant, zone: ZoneInfo, allDay: Bool = false) {
@@ -200,6 +202,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
                 guard day >= expander.startDays else { continue }
                 if let count = expander.rule.count, produced >= count { finished = true; break }
                 if let untilDays, day > untilDays { finished = true; break }
+                if day < countOnlyBefore { produced += 1; continue }
                 guard let instant = LocalTime.instant(days: day, secondOfDay: secondOfDay, micros: micros, in: zone) else { finished = true; break }
                 if let untilInstant, instant > untilInstant { finished = true; break }
                 produced += 1
@@ -216,9 +219,10 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
 
     public mutating func next() -> Instant? { nextDate()?.instant }
 
-    /// Starts the walk at the period holding `days` (or just before it), skipping the periods
-    /// before. Only without COUNT: COUNT needs every occurrence from the start.
+    /// Moves the walk toward the local day `days`: without COUNT it starts at the period holding
+    /// it (or just before); with COUNT the dates more than a day before it are only counted.
     mutating func skip(toward days: Int64) {
+        countOnlyBefore = days - 1
         guard expander.rule.count == nil, index >= buffer.count else { return }
         let target = expander.period(containing: days) - 1
         if target > period { period = target }

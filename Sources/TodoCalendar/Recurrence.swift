@@ -4,6 +4,14 @@ import TodoTime
 /// Advancing ONE recurring todo (SPEC §3.1): its `due` moves to the next occurrence when it is
 /// completed; the stored rule keeps what is left of it. See docs/RECURRENCE.md.
 public enum Recurrence {
+    /// The todo's next `due` and the rule to store with it, or nil when the rule is exhausted:
+    /// what the store calls when a recurring todo is completed (`from` as in its `recurrence`).
+    /// See `advance(rule:fromCompletion:due:zone:completed:allDay:)`.
+    public static func advance(rule: String, from: RecurrenceBase, due: Instant, zone: ZoneInfo, completed: Instant,
+                               allDay: Bool = false) throws(RecurrenceError) -> (due: Instant, rule: String)? {
+        try advance(rule: rule, fromCompletion: from == .completion, due: due, zone: zone, completed: completed, allDay: allDay)
+    }
+
     /// The todo's next `due` and the rule to store with it, or nil when the rule is exhausted
     /// (COUNT used up, past UNTIL, or past the year 9999): completing it then closes it for good.
     ///
@@ -40,22 +48,41 @@ public enum Recurrence {
             }
             return (next, rule.text)
         }
-        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone, allDay: allDay)
         let after = max(due, completed)
-        // The current `due` is one occurrence even when it is not on the rule's schedule.
-        var used = 1
+        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone, allDay: allDay)
         walk.skip(toward: LocalTime(after, in: zone).days)
         while let t = walk.next() {
-            if t > after {
-                if let count = rule.count {
-                    if used >= count { return nil }
-                    rule.count = count - used
-                }
-                return (t, rule.text)
+            guard t > after else { continue }
+            if let count = rule.count {
+                // Used up: the current `due` (an occurrence even when it is off the schedule)
+                // and every occurrence after it up to the completion.
+                let before = walk.produced - 1
+                let dueOnSchedule = rule.occurrences(start: due, zone: zone, from: due, through: due, limit: 1, allDay: allDay).isEmpty ? 0 : 1
+                let used = 1 + before - dueOnSchedule
+                if used >= count { return nil }
+                rule.count = count - used
             }
-            if t > due { used += 1 }
+            return (t, rule.text)
         }
         return nil
+    }
+
+    /// The todo's next `count` dates, its current `due` first, for `show` and `list --recurring`:
+    /// the rule's occurrences from `due` (`from: due`), or `due` alone for an `after done` rule
+    /// (its later dates depend on when it is done). Empty when the rule does not parse.
+    public static func upcoming(_ recurrence: TodoRecurrence, due: Instant, zone: ZoneInfo, allDay: Bool = false, count: Int) -> [Instant] {
+        guard count > 0, let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
+        guard recurrence.from == .due else { return [due] }
+        return [due] + rule.occurrences(start: due, zone: zone, from: due.adding(usec: 1), through: .latest, limit: count - 1, allDay: allDay)
+    }
+
+    /// The first local date on or after `day` (days since 1970-01-01) that `rule` names with
+    /// that day as DTSTART: the first `due` of a todo given `--every` without `--due` (SPEC §4.1:
+    /// "the first occurrence from today"). Nil when the rule names no date from there.
+    public static func firstDate(rule text: String, onOrAfter day: Int64) throws(RecurrenceError) -> Int64? {
+        let rule = try RecurrenceRule(parsing: text)
+        var walk = OccurrenceIterator(rule: rule, start: Instant(seconds: day * 86_400), zone: .utc, allDay: true)
+        return walk.nextDate()?.days
     }
 
     /// `day` plus `n` periods of `frequency`; months and years keep the day of month or take the

@@ -138,6 +138,8 @@ public enum Command: Equatable, Sendable {
     case snooze(id: Int64, until: Instant)
     /// `category ...`.
     case category(CategoryCommand)
+    /// `agenda [--days N]`.
+    case agenda(days: Int)
     /// `reminders [--since WHEN] [--limit N]`.
     case reminders(since: Instant?, limit: Int?)
     /// `watch`.

@@ -75,6 +75,11 @@ enum Help {
               summary: "List and manage categories. Removing a category that still has todos needs --force, which leaves those todos uncategorised.",
               options: [("--force", "rm: remove even if todos use it"),
                         ("--to N", "move: to position N (1 is first)")]),
+        Entry(name: "agenda", synopsis: ["agenda [--days N]"],
+              summary: "The open todos that are overdue, then each of the next N days (today first, in the local zone)\n"
+                  + "with the todos due on it and the coming occurrences of recurring todos (marked ↻; later\n"
+                  + "occurrences, not yet the todo's due, are dimmed).",
+              options: [("--days N", "how many days, today included (default 7, at most 366)")]),
         Entry(name: "reminders", synopsis: ["reminders [--since WHEN] [--limit N]"],
               summary: "List reminders that have fired, read back from the journal, oldest first.\nA last line says when older ones were left out.",
               options: [("--since WHEN", "only reminders fired at or after WHEN"),

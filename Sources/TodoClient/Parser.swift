@@ -35,6 +35,7 @@ public struct Parser {
         "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
+        "agenda": ["--days": .value],
         "export": ["--format": .value],
     ]
 
@@ -152,6 +153,7 @@ public struct Parser {
         case "reminders":
             result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
                                 limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+        case "agenda": result = .agenda(days: try args.value("--days").map { v throws(UsageError) in try days(v) } ?? 7)
         case "watch": result = .watch
         case "status": result = .status
         case "export":
@@ -171,6 +173,14 @@ public struct Parser {
         }
         try p.finish()
         return result
+    }
+
+    /// `agenda --days N`: 1…366.
+    func days(_ text: String) throws(UsageError) -> Int {
+        guard let n = Int(text), n >= 1, n <= Agenda.maxDays else {
+            throw UsageError("invalid value \(quote(text)) for --days: expected a number of days from 1 to \(Agenda.maxDays)", command: "agenda")
+        }
+        return n
     }
 
     func add(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> AddOptions {

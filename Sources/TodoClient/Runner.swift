@@ -68,6 +68,7 @@ struct Runner {
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
             }
         case .category(let sub): try category(sub)
+        case .agenda(let days): try agenda(days: days)
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
         case .watch: try watch()
         case .status:

@@ -8,7 +8,7 @@ import TodoPosix
 // table. Run in release: `scripts/bench [--quick]`, or `swift build -c release && .build/release/todobench`.
 //
 //   todobench [--quick] [--section NAME]...
-//   sections: store, protocol, add, client, reminders, scale, idle (default: all, in that order)
+//   sections: store, protocol, add, client, reminders, recurrence, scale, idle (default: all, in that order)
 
 #if DEBUG
 let buildConfiguration = "debug"
@@ -27,7 +27,7 @@ if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--serve-ping
     PingPong.processMain(path: CommandLine.arguments[2], hex: CommandLine.arguments[3])
 }
 
-let allSections = ["store", "protocol", "add", "client", "reminders", "scale", "idle"]
+let allSections = ["store", "protocol", "add", "client", "reminders", "recurrence", "scale", "idle"]
 var quick = false
 var chosen: [String] = []
 var argumentList = Array(CommandLine.arguments.dropFirst())
@@ -72,6 +72,8 @@ for section in sections {
             try ClientBench.run(sizes: quick ? [1_000, 5_000] : [10_000, 100_000], runs: quick ? 5 : 21, peerRuns: quick ? 3 : 7, quick: quick)
         case "reminders":
             try ReminderBench.run(count: quick ? 100 : 1_000, spreadSeconds: quick ? 2 : 10, leadSeconds: quick ? 2 : 3)
+        case "recurrence":
+            try RecurrenceBench.run(calls: quick ? 2_000 : 20_000, samples: quick ? 3 : 11)
         case "scale":
             try ScaleBench.run(count: quick ? 2_000 : 1_000_000, runs: quick ? 5 : 21)
         case "idle":

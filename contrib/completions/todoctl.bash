@@ -55,10 +55,10 @@ _todoctl() {
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze category reminders watch status export import help"
+    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import help"
     local global_flags="--socket --system --json --help --version"
     # Options that take a value (the next word, or after =).
-    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format "
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --days "
     local when_words="now today tomorrow monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w"
 
     # Find the command, the category subcommand and the positionals before the cursor.
@@ -125,6 +125,7 @@ _todoctl() {
                     rm) flags+=" --force" ;;
                     move) flags+=" --to" ;;
                 esac ;;
+            agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit" ;;
             export) flags+=" --format" ;;
             import) flags+=" -" ;;

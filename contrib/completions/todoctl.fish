@@ -5,7 +5,7 @@
 # (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
 # silently: an unreachable daemon just means no suggestions.
 
-set -l __todoctl_commands add list show edit done reopen rm move snooze category reminders watch status export import help
+set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import help
 # Options that take a value in the next word.
 set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format
 
@@ -123,6 +123,7 @@ complete -c todoctl -n '__todoctl_command_is' -a rm -d 'Delete todos'
 complete -c todoctl -n '__todoctl_command_is' -a move -d 'Move a todo in the manual order'
 complete -c todoctl -n '__todoctl_command_is' -a snooze -d 'Postpone a reminder'
 complete -c todoctl -n '__todoctl_command_is' -a category -d 'List and manage categories'
+complete -c todoctl -n '__todoctl_command_is' -a agenda -d 'The coming days: due todos and recurring occurrences'
 complete -c todoctl -n '__todoctl_command_is' -a reminders -d 'List reminders that fired'
 complete -c todoctl -n '__todoctl_command_is' -a watch -d 'Print live events'
 complete -c todoctl -n '__todoctl_command_is' -a status -d 'Show the daemon health'
@@ -184,7 +185,8 @@ complete -c todoctl -n '__todoctl_category_sub rename rm move; and __todoctl_npo
 complete -c todoctl -n '__todoctl_category_sub rm' -l force -d 'Remove even if todos use it'
 complete -c todoctl -n '__todoctl_category_sub move' -l to -x -d 'To position N'
 
-# reminders, export, import, help
+# agenda, reminders, export, import, help
+complete -c todoctl -n '__todoctl_command_is agenda' -l days -x -d 'How many days, today included'
 complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -d 'Only reminders fired at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is reminders' -l limit -x -d 'At most N reminders'
 complete -c todoctl -n '__todoctl_command_is export' -l format -x -a json -d 'Output format'
