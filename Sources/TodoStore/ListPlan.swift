@@ -41,13 +41,22 @@ extension StoreTransaction {
             values.append(.integer(after.usec))
         }
         let dueRange = query.overdue || query.dueBefore != nil || query.dueAfter != nil
-        // Each tag: the todos `todo_tags_key` lists under it (an index seek, however big the store).
+        // The recurring todos are few, and the partial index `todos_recurring` holds exactly them:
+        // every statement reads them through it (without statistics SQLite would rather walk the
+        // status's todos in order).
+        let recurringOnly = query.recurring == true
         var tagKeys: [String] = []
         for (i, tag) in query.tags.enumerated() {
             let key = Validation.tagKey(try Validation.tag(tag, field: "tags[\(i)]"))
-            guard !tagKeys.contains(key) else { continue }
-            tagKeys.append(key)
-            conditions.append("t.id IN (SELECT todo_id FROM todo_tags WHERE tag_key = ?)")
+            if !tagKeys.contains(key) { tagKeys.append(key) }
+        }
+        // The first tag drives the listing: its todos are sought in `todo_tags_key` and looked up
+        // by id (a CROSS JOIN keeps that loop; left to itself SQLite walks the whole status in
+        // order and tests each todo), so a tag filter reads only the tagged todos. Each further
+        // tag is one lookup in `todo_tags`' primary key per such todo.
+        let tagDriven = !tagKeys.isEmpty && !recurringOnly
+        for (i, key) in tagKeys.enumerated() where !(tagDriven && i == 0) {
+            conditions.append("EXISTS (SELECT 1 FROM todo_tags x WHERE x.todo_id = t.id AND x.tag_key = ?)")
             values.append(.text(key))
         }
         if let priority = query.priority {
@@ -59,10 +68,6 @@ extension StoreTransaction {
         if let recurring = query.recurring {
             conditions.append(recurring ? "t.recur_rule IS NOT NULL" : "t.recur_rule IS NULL")
         }
-        // The recurring todos are few, and the partial index `todos_recurring` holds exactly them:
-        // every statement reads them through it (without statistics SQLite would rather walk the
-        // status's todos in order).
-        let recurringOnly = query.recurring == true
         // `todos_done_priority` starts with the status: with any status, naming both values lets
         // SQLite seek it.
         if query.status == .all && (query.priority != nil || recurringOnly) && !dueRange {
@@ -80,7 +85,7 @@ extension StoreTransaction {
         guard query.offset >= 0 else { throw TodoError.invalid("offset", "must not be negative") }
 
         // Filters beyond status and category? Then the total must be counted.
-        let simple = conditions.count == (query.status == .all ? 0 : 1) + (categoryID == nil ? 0 : 1)
+        let simple = conditions.count == (query.status == .all ? 0 : 1) + (categoryID == nil ? 0 : 1) && tagKeys.isEmpty
         let keptCounts: KeptCounts? = simple ? categoryID.map(KeptCounts.category) ?? .all : nil
         let filter = Self.whereClause(conditions)
         // With a due-date range, terms that change no result let SQLite seek the range in
@@ -91,8 +96,11 @@ extension StoreTransaction {
         // A text search with no other filter than the status tests every todo of the status:
         // reading the table once in its own order beats looking each todo up in the order of
         // some index (a category's todos, by position, are close to table order already).
-        let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized && !recurringOnly
-        let todos = recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t"
+        let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized && !recurringOnly && tagKeys.isEmpty
+        let todos = tagDriven ? "todo_tags g CROSS JOIN todos t ON t.id = g.todo_id AND g.tag_key = ?"
+            : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t"
+        // The driving tag's `?` comes first in every statement.
+        if tagDriven { values.insert(.text(tagKeys[0]), at: 0) }
         let table = scansTable ? "todos t NOT INDEXED" : todos
         // Ties break by position, unless a unique key (id) already decided.
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
@@ -118,8 +126,9 @@ extension StoreTransaction {
         terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
     }
 
-    /// Two orders put one group of todos first, in both directions, and no index keeps them whole:
-    /// by category (categorised todos first) and by due date descending (dated todos first). With
+    /// Three orders put one group of todos first, in both directions, and no index keeps them
+    /// whole: by category (categorised todos first), by due date descending (dated todos first)
+    /// and by priority descending (todos with a priority first). With
     /// no filter but the status (`conditions`), such a page is read in two parts, each through an
     /// index in its order, so nothing is sorted but todos due at the same instant. With another
     /// filter, walking would look up every todo in that order to test it, so the single sorted
@@ -127,6 +136,15 @@ extension StoreTransaction {
     private static func pageParts(_ sort: [TodoQuery.SortKey], status: TodoQuery.Status, conditions: [String]) -> PageParts? {
         guard let first = sort.first, sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) else { return nil }
         switch (first.field, first.descending) {
+        case (.priority, true):
+            // Low, medium, high, then none: the todos with a priority, sought in
+            // `todos_done_priority` and sorted (only they are), then those without, in position
+            // order straight from that index.
+            let ranked = whereClause(conditions + ["coalesce(t.priority, 4) < 4"])
+            return PageParts(
+                first: "SELECT \(todoColumns) \(ranked) ORDER BY t.priority DESC, t.rank LIMIT ? OFFSET ?",
+                second: "SELECT \(todoColumns) \(whereClause(conditions + ["coalesce(t.priority, 4) = 4"])) ORDER BY t.rank LIMIT ? OFFSET ?",
+                firstCount: "SELECT COUNT(*) FROM todos t \(ranked)")
         case (.category, let descending):
             // The categories in order (CROSS JOIN keeps that loop; `c.id` makes each step one
             // category), each one's todos through `todos(category_id, done, rank)`; then the

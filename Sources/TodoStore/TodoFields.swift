@@ -140,13 +140,13 @@ extension StoreTransaction {
             SELECT recur_rule, recur_from, due, remind, zone, all_day FROM todos
             WHERE id = ? AND done = 0 AND recur_rule IS NOT NULL AND due IS NOT NULL
             """, [.integer(id)]) { s in
-            (rule: s.text(0), fromCompletion: s.optionalText(1) == RecurrenceBase.completion.rawValue, due: s.instant(2),
+            (rule: s.text(0), from: s.optionalText(1).flatMap(RecurrenceBase.init(rawValue:)) ?? .due, due: s.instant(2),
              remind: s.optionalInstant(3), zone: s.optionalText(4), allDay: s.bool(5))
         }
         guard let t = found else { return false }
         let next: (due: Instant, rule: String)?
         do {
-            next = try Recurrence.advance(rule: t.rule, fromCompletion: t.fromCompletion, due: t.due,
+            next = try Recurrence.advance(rule: t.rule, from: t.from, due: t.due,
                                           zone: zones.zoneOrUTC(t.zone), completed: now, allDay: t.allDay)
         } catch {
             throw TodoError.conflict("todo \(id) recurs by a rule this build cannot use (\(error.message)); complete it with stop to end it")

@@ -61,6 +61,33 @@ enum StoreBench {
         report("next pending reminder lookup", next)
         let get = try Measure.samples(samples * 10) { _ = try store.read { try $0.todo(Int64(count / 2)) } }
         report("get one todo (mid-list position)", get)
+
+        // Completing a plain todo beside completing a recurring one (its due advances to the next
+        // occurrence in its zone, the reminder moves with it): one durable commit each.
+        var plain = Int64(count / 2)
+        let completePlain = try Measure.samples(samples * 4) {
+            plain += 1
+            _ = try store.write { try $0.complete([plain]) }
+        }
+        report("complete a plain todo (durable commit)", completePlain)
+        let recurring = try store.write { tx in
+            try (0..<samples * 4).map { i in
+                try tx.add(NewTodo(title: "recurring \(i) 水やり", due: base.adding(usec: Int64(i) * 60_000_000), tags: ["garden"],
+                                   zone: "Europe/Berlin", recurrence: TodoRecurrence(rule: i % 2 == 0 ? "FREQ=DAILY" : "FREQ=WEEKLY;BYDAY=MO,TH"))).id
+            }
+        }
+        var turn = 0
+        let completeRecurring = try Measure.samples(samples * 4) {
+            let id = recurring[turn % recurring.count]
+            turn += 1
+            let advanced = try store.write { try $0.complete([id]) }
+            precondition(!advanced[0].done, "a recurring todo was closed")
+        }
+        report("complete a recurring todo (advances; durable commit)", completeRecurring)
+        var tagged = TodoQuery()
+        tagged.tags = ["garden"]
+        tagged.limit = 50
+        report("first page of 50 with one tag (\(recurring.count) tagged)", try Measure.samples(samples) { _ = try store.read { try $0.list(tagged) } })
     }
 }
 

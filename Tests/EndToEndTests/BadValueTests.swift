@@ -31,6 +31,39 @@ import TodoTestSupport
             ("todo.add", ["title": "ok", "remind": "2026-12-01"], -32602, "remind"),
             ("todo.add", ["title": "ok", "top": "yes"], -32602, "top"),
             ("todo.add", ["title": "ok", "colour": "red"], -32602, "colour"),
+            // The v2 fields: each refusal names the field.
+            ("todo.add", ["title": "ok", "priority": "urgent"], -32602, "priority"),
+            ("todo.add", ["title": "ok", "tags": "a"], -32602, "tags"),
+            ("todo.add", ["title": "ok", "tags": ["a", 1]], -32602, "tags[1]"),
+            ("todo.add", ["title": "ok", "tags": ["two words"]], -32602, "tags[0]"),
+            ("todo.add", ["title": "ok", "tags": ["a,b"]], -32602, "tags[0]"),
+            ("todo.add", ["title": "ok", "tags": [.string(String(repeating: "t", count: 65))]], -32602, "tags[0]"),
+            ("todo.add", ["title": "ok", "tags": .array((0...32).map { .string("t\($0)") })], -32602, "tags"),
+            ("todo.add", ["title": "ok", "zone": "Mars/Olympus_Mons"], -32602, "zone"),
+            ("todo.add", ["title": "ok", "zone": "../../etc/passwd"], -32602, "zone"),
+            ("todo.add", ["title": "ok", "allDay": true], -32602, "allDay"),
+            ("todo.add", ["title": "ok", "allDay": "yes"], -32602, "allDay"),
+            ("todo.add", ["title": "ok", "recurrence": ["rule": "FREQ=DAILY"]], -32602, "recurrence"),
+            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=HOURLY"]], -32602, "recurrence.rule"),
+            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY;BYDAY=XX"]], -32602, "recurrence.rule"),
+            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "every day"]], -32602, "recurrence.rule"),
+            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY", "from": "later"]], -32602, "recurrence.from"),
+            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": "FREQ=DAILY"], -32602, "recurrence"),
+            ("todo.update", ["id": 1, "priority": 1], -32602, "priority"),
+            ("todo.update", ["id": 1, "tags": ["ok", " "]], -32602, "tags[1]"),
+            ("todo.update", ["id": 1, "addTags": ["a\tb"]], -32602, "addTags[0]"),
+            ("todo.update", ["id": 1, "removeTags": [""]], -32602, "removeTags[0]"),
+            ("todo.update", ["id": 1, "addTags": .array((0...32).map { .string("t\($0)") })], -32602, "addTags"),
+            ("todo.update", ["id": 1, "zone": "Nowhere"], -32602, "zone"),
+            ("todo.update", ["id": 2, "allDay": true], -32602, "allDay"),
+            ("todo.update", ["id": 2, "recurrence": ["rule": "FREQ=WEEKLY"]], -32602, "recurrence"),
+            ("todo.update", ["id": 1, "recurrence": ["rule": "FREQ=WEEKLY;COUNT=0"]], -32602, "recurrence.rule"),
+            ("todo.update", ["id": 3, "due": .null], -32602, "due"),
+            ("todo.complete", ["ids": [1], "stop": "yes"], -32602, "stop"),
+            ("todo.list", ["tags": ["a b"]], -32602, "tags[0]"),
+            ("todo.list", ["tags": "a"], -32602, "tags"),
+            ("todo.list", ["priority": "none"], -32602, "priority"),
+            ("todo.list", ["recurring": 1], -32602, "recurring"),
         ]
         // todo.get / update / complete / reopen / delete / move / snooze
         c += [
@@ -121,6 +154,7 @@ import TodoTestSupport
         let c = try daemon.client()
         _ = try c.result("todo.add", ["title": "one", "category": "Home", "due": "2030-01-01T00:00:00Z"])
         _ = try c.result("todo.add", ["title": "two", "category": "Work"])
+        _ = try c.result("todo.add", ["title": "three", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY"]])
         let snapshot = { () throws -> JSON in
             var document = try c.result("store.export")
             if case .object(var o) = document { o["exported"] = nil; document = .object(o) }

@@ -67,6 +67,73 @@ private struct Reference {
         }
     }
 
+    /// `tags` as the store keeps them: unique case-insensitively (the first spelling wins), sorted
+    /// case-insensitively.
+    static func tagSet(_ tags: [String]) -> [String] {
+        var seen: Set<String> = []
+        return tags.filter { seen.insert($0.lowercased()).inserted }.sorted { ($0.lowercased(), $0) < ($1.lowercased(), $1) }
+    }
+
+    /// Completes todo `id` at `now` as the store should: a recurring open todo (a simple DAILY or
+    /// WEEKLY rule in UTC, `from: due`) moves to the first occurrence after both its due date and
+    /// now, its reminder keeping its lead time, unless `stop` or COUNT ends it.
+    mutating func complete(_ id: Int64, stop: Bool, now: Instant) {
+        guard var todo = todos[id], !todo.done else { return }
+        defer { todos[id] = todo }
+        todo.updated = now
+        todo.completed = now
+        if !stop, let recurrence = todo.recurrence, let due = todo.due, let rule = SimpleRule(recurrence.rule) {
+            let period = Int64(rule.interval * (rule.weekly ? 7 : 1)) * 86_400_000_000
+            let after = max(due, now)
+            let steps = (after.usec - due.usec) / period + 1  // the first occurrence after `after`
+            if rule.count.map({ steps < $0 }) ?? true {
+                let next = due.adding(usec: steps * period)
+                todo.remind = todo.remind.map { next.adding(usec: $0.usec - due.usec) }
+                todo.due = next
+                todo.reminded = nil
+                todo.recurrence = TodoRecurrence(rule: SimpleRule(weekly: rule.weekly, interval: rule.interval, count: rule.count.map { $0 - Int(steps) }).text)
+                return
+            }
+        }
+        todo.done = true
+    }
+}
+
+/// The rules the model uses, in the canonical text the store keeps (TodoCalendar's order).
+private struct SimpleRule {
+    var weekly: Bool
+    var interval: Int
+    var count: Int?
+
+    init(weekly: Bool, interval: Int, count: Int?) {
+        self.weekly = weekly
+        self.interval = interval
+        self.count = count
+    }
+
+    init?(_ text: String) {
+        var weekly = false, interval = 1, count: Int? = nil
+        for part in text.split(separator: ";") {
+            let kv = part.split(separator: "=")
+            switch (kv[0], kv[1]) {
+            case ("FREQ", "DAILY"): weekly = false
+            case ("FREQ", "WEEKLY"): weekly = true
+            case ("INTERVAL", let n): interval = Int(n)!
+            case ("COUNT", let n): count = Int(n)!
+            default: return nil
+            }
+        }
+        self.init(weekly: weekly, interval: interval, count: count)
+    }
+
+    var text: String {
+        "FREQ=\(weekly ? "WEEKLY" : "DAILY")" + (interval == 1 ? "" : ";INTERVAL=\(interval)") + (count.map { ";COUNT=\($0)" } ?? "")
+    }
+
+    static func random(using rng: inout SeededRandom) -> SimpleRule {
+        SimpleRule(weekly: Bool.random(using: &rng), interval: Int.random(in: 1...2, using: &rng),
+                   count: Bool.random(using: &rng) ? Int.random(in: 1...4, using: &rng) : nil)
+    }
 }
 
 @Suite struct ModelTests {
@@ -82,6 +149,13 @@ private struct Reference {
         let titles = ["Buy milk", "buy MILK", "牛乳を買う", "レポートを書く", "会議 📅", "🍣 sushi", "Ärger",
                       "x'); DROP TABLE todos;--", "zebra", "Apple", "apple", "日本語のタイトル", "かな", "カナ"]
         let categoryNames = ["Home", "home", "仕事", "買い物", "Work", "WORK", "🏠", "Straße", "STRASSE"]
+        let tagPool = ["home", "Home", "HOME", "仕事", "urgent", "Ｗｏｒｋ", "ｗｏｒｋ", "a", "b-c", "🍣"]
+        let randomTags = { (rng: inout SeededRandom) -> [String] in
+            (0..<Int.random(in: 0...3, using: &rng)).map { _ in tagPool.randomElement(using: &rng)! }
+        }
+        let randomPriority = { (rng: inout SeededRandom) -> TodoPriority? in
+            [nil, TodoPriority.high, .medium, .low].randomElement(using: &rng)!
+        }
         var failure: String?
 
         for step in 0..<steps {
@@ -100,12 +174,19 @@ private struct Reference {
                     let title = titles.randomElement(using: &rng)!
                     let category = Int.random(in: 0..<3, using: &rng) == 0 ? categoryNames.randomElement(using: &rng)! : nil
                     let due = Bool.random(using: &rng) ? now.adding(usec: Int64.random(in: -86_400...86_400, using: &rng) * 1_000_000) : nil
-                    description = "add \(title) top=\(top) category=\(category ?? "-") due=\(due?.description ?? "-")"
-                    let added = try store.write { try $0.add(NewTodo(title: title, category: category, due: due, top: top)) }
+                    let priority = randomPriority(&rng)
+                    let tags = randomTags(&rng)
+                    let rule = due != nil && Int.random(in: 0..<3, using: &rng) == 0 ? SimpleRule.random(using: &rng) : nil
+                    let recurrence = rule.map { TodoRecurrence(rule: $0.text) }
+                    description = "add \(title) top=\(top) category=\(category ?? "-") due=\(due?.description ?? "-") \(String(describing: priority)) \(tags) \(rule?.text ?? "-")"
+                    let added = try store.write {
+                        try $0.add(NewTodo(title: title, category: category, due: due, top: top, priority: priority, tags: tags, recurrence: recurrence))
+                    }
                     let categoryName = category.map { ref.categoryName(creating: $0) }
                     #expect(RandomUUID.isWellFormed(added.uid))
                     let todo = Todo(id: ref.nextTodoID, uid: added.uid, title: title, category: categoryName, due: due, remind: due,
-                                    position: 0, created: now, updated: now)
+                                    position: 0, created: now, updated: now, priority: priority, tags: Reference.tagSet(tags),
+                                    recurrence: recurrence)
                     ref.nextTodoID += 1
                     ref.todos[todo.id] = todo
                     if top { ref.order.insert(todo.id, at: 0) } else { ref.order.append(todo.id) }
@@ -148,11 +229,18 @@ private struct Reference {
                 case 40..<55:  // edit one field
                     let id = pick(&rng)
                     var patch = TodoPatch()
-                    switch Int.random(in: 0..<5, using: &rng) {
+                    switch Int.random(in: 0..<9, using: &rng) {
                     case 0: patch.title = .set(titles.randomElement(using: &rng)!)
                     case 1: patch.notes = Bool.random(using: &rng) ? .set("メモ \(step)") : .clear
                     case 2: patch.category = Bool.random(using: &rng) ? .set(categoryNames.randomElement(using: &rng)!) : .clear
                     case 3: patch.due = Bool.random(using: &rng) ? .set(now.adding(usec: 3_600_000_000)) : .clear
+                    case 4: patch.priority = randomPriority(&rng).map { .set($0) } ?? .clear
+                    case 5:  // replace, add, remove in one change
+                        if Bool.random(using: &rng) { patch.tags = Bool.random(using: &rng) ? .set(randomTags(&rng)) : .clear }
+                        patch.addTags = randomTags(&rng)
+                        patch.removeTags = randomTags(&rng)
+                    case 6: patch.recurrence = Bool.random(using: &rng) ? .set(TodoRecurrence(rule: SimpleRule.random(using: &rng).text)) : .clear
+                    case 7: patch.addTags = ["two words"]  // invalid: must change nothing
                     default: patch.title = .set("")  // invalid: must change nothing
                     }
                     description = "edit \(id) \(patch)"
@@ -169,6 +257,17 @@ private struct Reference {
                         todo.remind = old.due == nil ? (old.remind ?? d) : old.remind.map { d.adding(usec: $0.usec - old.due!.usec) }
                     }
                     if case .clear = patch.due { todo.due = nil; todo.remind = nil }
+                    if case .set(let p) = patch.priority { todo.priority = p }
+                    if case .clear = patch.priority { todo.priority = nil }
+                    if case .set(let t) = patch.tags { todo.tags = Reference.tagSet(t) }
+                    if case .clear = patch.tags { todo.tags = [] }
+                    todo.tags = Reference.tagSet(todo.tags + patch.addTags)
+                    let removed = Set(patch.removeTags.map { $0.lowercased() })
+                    todo.tags.removeAll { removed.contains($0.lowercased()) }
+                    if case .set(let r) = patch.recurrence { todo.recurrence = r }
+                    if case .clear = patch.recurrence { todo.recurrence = nil }
+                    // A recurrence needs a due date: refused, so the store must not have changed.
+                    #expect(todo.recurrence == nil || todo.due != nil, "a recurrence without a due date was accepted")
                     if todo.due != old.due || todo.remind != old.remind { todo.reminded = nil }
                     if todo != old { todo.updated = now }
                     ref.todos[id] = todo
@@ -177,12 +276,17 @@ private struct Reference {
                     let complete = op < 63
                     var chosen = (0..<Int.random(in: 1...3, using: &rng)).map { _ in pick(&rng) }
                     if Int.random(in: 0..<10, using: &rng) == 0 { chosen.append(888_888) }
-                    description = "\(complete ? "complete" : "reopen") \(chosen)"
-                    _ = try store.write { complete ? try $0.complete(chosen) : try $0.reopen(chosen) }
-                    for id in Set(chosen) where ref.todos[id]!.done != complete {
-                        ref.todos[id]!.done = complete
-                        ref.todos[id]!.completed = complete ? now : nil
-                        ref.todos[id]!.updated = now
+                    let stop = complete && Int.random(in: 0..<4, using: &rng) == 0
+                    description = "\(complete ? "complete" : "reopen") \(chosen) stop=\(stop)"
+                    _ = try store.write { complete ? try $0.complete(chosen, stop: stop) : try $0.reopen(chosen) }
+                    for id in Set(chosen) {
+                        if complete {
+                            ref.complete(id, stop: stop, now: now)
+                        } else if ref.todos[id]!.done {
+                            ref.todos[id]!.done = false
+                            ref.todos[id]!.completed = nil
+                            ref.todos[id]!.updated = now
+                        }
                     }
                 case 68..<78:  // delete several
                     let chosen = (0..<Int.random(in: 1...2, using: &rng)).map { _ in pick(&rng) }
@@ -255,6 +359,29 @@ private struct Reference {
             let categories = try store.read { try $0.categories() }
             if actual.todos != ref.expectedTodos || categories != ref.expectedCategories || actual.total != ref.order.count {
                 failure = failure ?? "step \(step) (\(description)): store and reference differ"
+            }
+            // The v2 filters, as the reference filters its todos.
+            var filtered = TodoQuery()
+            filtered.status = [TodoQuery.Status.open, .done, .all].randomElement(using: &rng)!
+            filtered.tags = Int.random(in: 0..<3, using: &rng) == 0 ? [] : Array(randomTags(&rng).prefix(2))
+            filtered.priority = randomPriority(&rng)
+            filtered.recurring = [nil, true, false].randomElement(using: &rng)!
+            if Bool.random(using: &rng) { filtered.sort = [TodoQuery.SortKey(.priority, descending: Bool.random(using: &rng))] }
+            let expected = ref.expectedTodos.filter { t in
+                (filtered.status == .all || t.done == (filtered.status == .done))
+                    && filtered.tags.allSatisfy { tag in t.tags.contains { $0.lowercased() == tag.lowercased() } }
+                    && (filtered.priority == nil || t.priority == filtered.priority)
+                    && (filtered.recurring == nil || (t.recurrence != nil) == filtered.recurring)
+            }
+            let rank = { (p: TodoPriority?) -> Int in
+                guard let p else { return 4 }
+                return filtered.sort.first?.descending == true ? 4 - p.rank : p.rank
+            }
+            let expectedOrder = filtered.sort.isEmpty ? expected : expected.enumerated().sorted {
+                (rank($0.element.priority), $0.offset) < (rank($1.element.priority), $1.offset)
+            }.map(\.element)
+            if try store.read({ try $0.list(filtered) }).todos != expectedOrder {
+                failure = failure ?? "step \(step) (\(description)): listing \(filtered) differs"
             }
             if let failure {
                 Issue.record("\(failure) — reproduce with TODOD_MODEL_SEED=\(seed)")

@@ -154,6 +154,15 @@ import TodoTestSupport
         #expect(last.done && last.due == second.due && last.completed == clock.now)
         #expect(try store.read { try $0.nextPendingReminder() } == nil)
 
+        // UNTIL ends it too: the last occurrence on or before it, then closed.
+        let until = try store.write {
+            try $0.add(NewTodo(title: "until", due: Self.at("2027-03-30T07:00:00Z"), zone: "Europe/Berlin",
+                               recurrence: TodoRecurrence(rule: "FREQ=DAILY;UNTIL=20270331")))
+        }
+        let untilNext = try store.write { try $0.complete([until.id]) }[0]
+        #expect(!untilNext.done && untilNext.due == Self.at("2027-03-31T07:00:00Z"))
+        #expect(try store.write { try $0.complete([until.id]) }[0].done)
+
         // `stop` ends a recurring todo at once; a plain todo completes as ever beside it.
         let weekly = try store.write { try $0.add(NewTodo(title: "weekly", due: due, recurrence: TodoRecurrence(rule: "FREQ=WEEKLY"))) }
         let plain = try store.write { try $0.add(NewTodo(title: "plain", due: due)) }
