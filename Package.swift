@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
                     exclude: ["Golden"]),
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
-        .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoSystemd", "TodoTestSupport"]),
+        .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoClient", "TodoSystemd", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
     ],
     swiftLanguageModes: [.v6]

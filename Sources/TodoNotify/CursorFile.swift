@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TodoCore
 import TodoPosix
 
 /// Where the notifier keeps the journal cursor of the last reminder it handed out:
@@ -29,7 +30,7 @@ struct CursorFile {
         } catch where error.errno == ENOENT {
             return nil
         }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingSpaces.filter { $0 != "\n" }
+        let text = Validation.trimmed(String(decoding: bytes, as: UTF8.self))
         return text.isEmpty ? nil : String(text)
     }
 

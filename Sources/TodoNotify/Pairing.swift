@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TodoClient
+import TodoCore
 import TodoPosix
 import TodoProtocol
 
@@ -47,7 +48,7 @@ struct Pairing: Equatable {
         }
         if let pid = status["pid"]?.intValue, pid > 0, let owner = try? Files.mode("/proc/\(pid)").uid,
            let bytes = try? Files.contents(of: "/proc/\(pid)/comm", maxBytes: 64) {
-            let comm = String(String(decoding: bytes, as: UTF8.self).trimmingSpaces.filter { $0 != "\n" })
+            let comm = Validation.trimmed(String(decoding: bytes, as: UTF8.self))
             return Pairing(storeID: storeID, uid: owner, command: comm.isEmpty ? nil : comm)
         }
         return Pairing(storeID: storeID, uid: peer.uid, command: nil)
