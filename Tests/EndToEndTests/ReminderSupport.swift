@@ -67,7 +67,7 @@ final class LaunchedDaemon: @unchecked Sendable {
             self.lock.withLock { self.stderrText += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
-        guard try eventually(timeout: 10, { (try? RawClient(path: socket)) != nil || !process.isRunning }), process.isRunning else {
+        guard eventually(timeout: 10, { (try? RawClient(path: socket)) != nil || !process.isRunning }), process.isRunning else {
             throw DaemonProcessError.notListening(stderr)
         }
     }
