@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "todod", targets: ["todod"]),
         .executable(name: "todoctl", targets: ["todoctl"]),
         .executable(name: "todobench", targets: ["todobench"]),
+        .executable(name: "todod-notify", targets: ["todod-notify"]),
     ],
     targets: [
         // MARK: - C libraries, fenced off behind systemLibrary shims
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "TodoCalendar", dependencies: ["TodoCore", "TodoTime"]),
         .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
+        // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
+        .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoClient"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
@@ -46,6 +49,7 @@ let package = Package(
         // docs/PERFORMANCE.md), and it runs wherever it is copied.
         .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix", "TodoTime"],
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
+        .executableTarget(name: "todod-notify", dependencies: ["TodoNotify"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
 
@@ -58,6 +62,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
                     exclude: ["Golden"]),
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
+        .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoSystemd", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
     ],
     swiftLanguageModes: [.v6]

@@ -17,8 +17,11 @@ public enum CLI {
     /// Runs todoctl and returns its exit status. `connect` opens a transport to a socket path.
     /// `readStdin` reads standard input to its end (for `import -`). `now` is the time of the
     /// command; `clock` tells the time later on (`watch` describes each event as it arrives).
+    /// `zoneName` finds the IANA name of `timeZone`, sent as the `zone` of todos (only `add` and
+    /// `edit` ask for it).
     public static func main(arguments: [String], environment: [String: String], uid: UInt32,
                             isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
+                            zoneName: @autoclosure @escaping () -> String? = nil,
                             stdout: (String) -> Void, stderr: (String) -> Void,
                             connect: (String) throws(ClientError) -> RPCTransport,
                             readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
@@ -30,9 +33,11 @@ public enum CLI {
             return exitOK
         }
         do throws(CLIFailure) {
+            let config: Config
+            do { config = try Config.load(environment: environment) } catch { throw .config(error) }
             let invocation: Invocation
             do {
-                invocation = try Parser(now: now, timeZone: timeZone).parse(arguments)
+                invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config).parse(arguments)
             } catch {
                 throw .usage(error)
             }
@@ -62,8 +67,9 @@ public enum CLI {
 
             let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
             let colour = isTerminal && !noColor && environment["TERM"] != "dumb"
-            let human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
+            var human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
                                     maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
+            human.zoneName = zoneName()
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
                 let runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                 try runner.run(invocation.command, document: document)
@@ -88,6 +94,8 @@ public enum CLI {
             return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n\n" + Help.usage(for: error.command))
         case .input(let message):
             return (exitRefused, "todoctl: \(Table.oneLine(message))\n")
+        case .config(let error):
+            return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n")
         case .client(let error):
             switch error {
             case .refused(let rpc):
@@ -144,4 +152,6 @@ enum CLIFailure: Error {
     case client(ClientError)
     /// Exit 1: unreadable input, or a request that cannot be made as given.
     case input(String)
+    /// Exit 2: the configuration file is unreadable or wrong.
+    case config(ConfigError)
 }

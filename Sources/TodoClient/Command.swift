@@ -21,16 +21,23 @@ public struct GlobalOptions: Equatable, Sendable {
 public struct AddOptions: Equatable, Sendable {
     /// The title, as given.
     public var title: String
+    /// `--priority`, `--tag`, `--every`.
+    public var fields = AddFields()
     /// `--notes TEXT`.
     public var notes: String?
     /// `--category NAME`.
     public var category: String?
     /// `--due WHEN`, resolved.
     public var due: Instant?
-    /// `--remind`, resolved against `due`.
+    /// `--remind`, resolved against `due`; for an all-day `due` without `--remind`, that day at
+    /// the morning time.
     public var remind: Instant?
     /// `--top`.
     public var top = false
+    /// True when `--due` was a date without a time.
+    public var allDay = false
+    /// The IANA name of the local zone the dates were given in, when known and there are dates.
+    public var zone: String?
 
     /// A todo titled `title` and nothing else.
     public init(title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
@@ -62,14 +69,20 @@ public enum RemindChange: Equatable, Sendable {
     case clear
     /// A WHEN, or a DURATION already resolved against `--due` in the same command.
     case at(Instant)
-    /// A DURATION (microseconds) before the todo's current due date, read from the daemon.
+    /// A DURATION (microseconds) before the todo's current due date, read from the daemon (for an
+    /// all-day todo: before that day's morning time).
     case beforeCurrentDue(Int64)
+    /// Not mentioned, but `--due` changes: the reminder keeps its lead time before the due time,
+    /// where an all-day due counts from its day's morning time (needs the current todo).
+    case followDue
 }
 
 /// The changes of `edit ID`.
 public struct EditOptions: Equatable, Sendable {
     /// The todo.
     public var id: Int64
+    /// `--priority`/`--no-priority`, `--tag`, `--untag`, `--every`/`--no-every`.
+    public var fields = EditFields()
     /// `--title T`.
     public var title: String?
     /// `--notes T` / `--no-notes`.
@@ -80,13 +93,19 @@ public struct EditOptions: Equatable, Sendable {
     public var due: FieldChange<Instant> = .keep
     /// `--remind DURATION|WHEN` / `--no-remind`.
     public var remind: RemindChange = .keep
+    /// True when `--due` was a date without a time.
+    public var dueAllDay = false
+    /// The IANA name of the local zone, sent with a new due or reminder, when known.
+    public var zone: String?
+    /// Seconds after local midnight at which an all-day todo is reminded (`remind-time`).
+    public var remindTime: Int64 = TimeExpression.defaultRemindTime
 
     /// No changes to todo `id` yet.
     public init(id: Int64) { self.id = id }
 
     /// True when nothing would change.
     var isEmpty: Bool {
-        title == nil && notes == .keep && category == .keep && due == .keep && remind == .keep
+        title == nil && notes == .keep && category == .keep && due == .keep && (remind == .keep || remind == .followDue)
     }
 }
 
@@ -126,8 +145,8 @@ public enum Command: Equatable, Sendable {
     case show(id: Int64)
     /// `edit ID ...`.
     case edit(EditOptions)
-    /// `done ID...`.
-    case complete(ids: [Int64])
+    /// `done ID... [--stop]`.
+    case complete(ids: [Int64], stop: Bool = false)
     /// `reopen ID...`.
     case reopen(ids: [Int64])
     /// `rm ID...`.

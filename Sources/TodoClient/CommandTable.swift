@@ -9,7 +9,8 @@ enum CommandTable {
 
     /// One line each, fields separated by single spaces:
     /// `global OPTION ARITY`, `command NAME`, `option COMMAND OPTION ARITY`,
-    /// `subcommand category NAME`, `suboption category NAME OPTION ARITY`, `sortkey KEY`.
+    /// `subcommand category NAME`, `suboption category NAME OPTION ARITY`, `sortkey KEY`,
+    /// `short LETTER LONG` (a one-letter option, wherever LONG is an option; ShortOptions).
     static var text: String {
         var lines: [String] = []
         for (option, arity) in Parser.globalSpecs.sorted(by: { $0.key < $1.key }) {
@@ -29,6 +30,10 @@ enum CommandTable {
             }
         }
         for field in TodoQuery.SortField.allCases { lines.append("sortkey \(field.rawValue)") }
+        for (letter, long) in ShortOptions.table.sorted(by: { $0.key < $1.key })
+        where Parser.globalSpecs[long] != nil || Parser.commandSpecs.values.contains(where: { $0[long] != nil }) {
+            lines.append("short \(letter) \(long)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

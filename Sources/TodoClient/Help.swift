@@ -20,25 +20,40 @@ enum Help {
     ]
 
     static let whenHelp = """
-        WHEN: RFC 3339 (2026-12-01T09:00:00Z); local YYYY-MM-DD [HH:MM[:SS]]; now, today, tomorrow or
-              a weekday, optionally with a time (17:30, 9am, 5:30pm); +90s, +15m, +2h, +3d, +1w;
-              in 2 hours; @EPOCHSECONDS.
+        WHEN: a date: 2026-12-24, today, tomorrow, yesterday, friday, next friday, next week|month,
+              Dec 24, 24 Dec 2027 (alone: all-day, reminded at 09:00); a time: 17:30, 9am, 5:30pm,
+              noon, midnight (alone: today if still ahead, else tomorrow); both: tomorrow at 9am,
+              Dec 24 5pm, friday 17:30; tonight, eod, eow, eom, eoy; +90s, +2h, +3d, +1mo, +1y,
+              in 2 hours, in 1 month; -2h, 2 hours ago; now; @EPOCHSECONDS; RFC 3339.
         DURATION: 30s, 15m, 2h, 1d, 1w, or sums like 1h30m.
         """
 
+    static let ruleHelp = """
+        RULE: day, weekday (Mon-Fri), week, 2 weeks, month, year, a weekday list (mon,thu),
+              month on the last friday, month on the 15th; each optionally followed by
+              "after done" (count from the completion), "until WHEN" or "for N times";
+              or an RRULE (FREQ=MONTHLY;BYDAY=-1FR).
+        P: high, medium, low (or H, M, L, in any case).
+        """
+
     static let entries: [Entry] = [
-        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]"],
+        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]",
+                                      "    [--priority P] [--tag T]... [--every RULE]"],
               summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top is given.",
               options: [("--category NAME", "put it in category NAME (created if missing)"),
                         ("--due WHEN", "when it is due"),
                         ("--remind DURATION|WHEN", "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time"),
                         ("--notes TEXT", "free-form notes"),
-                        ("--top", "put it first in the manual order")]),
+                        ("--top", "put it first in the manual order"),
+                        ("--priority P", "its priority: high, medium or low"),
+                        ("--tag T", "tag it T (repeatable); a tag is a word without spaces or commas"),
+                        ("--every RULE", "make it recurring: done moves it to the next occurrence;\n"
+                            + "the first due is --due, else the rule's first day from today")]),
         Entry(name: "list", synopsis: ["list [--open | --done | --all] [--category NAME | --no-category] [--overdue]",
                                        "     [--due-before WHEN] [--due-after WHEN] [--search TEXT] [--sort KEYS] [--limit N]",
-                                       "     [--by-category]"],
+                                       "     [--by-category] [--tag T]... [--priority P] [--recurring]"],
               summary: "List todos; by default the open ones in manual order.",
-              options: [("--open, --done, --all", "which todos (default: --open)"),
+              options: [("--all, --open, --done", "which todos (default: --open)"),
                         ("--category NAME", "only todos in category NAME"),
                         ("--no-category", "only todos without a category"),
                         ("--overdue", "only open todos whose due time has passed"),
@@ -46,30 +61,45 @@ enum Help {
                         ("--due-after WHEN", "only todos due at or after WHEN"),
                         ("--search TEXT", "only todos whose title or notes contain TEXT"),
                         ("--sort KEYS", "comma-separated keys from \(sortKeyList); a leading - sorts descending (-updated,title);\n"
-                            + "category sorts by the category order (category list), not by name"),
+                            + "category sorts by the category order (category list), not by name;\n"
+                            + "priority puts high first and todos without one last (also with -priority);\n"
+                            + "default: the config file's sort, else the manual order"),
                         ("--limit N", "show at most N todos"),
-                        ("--by-category", "group the listing by category, uncategorised last")]),
+                        ("--by-category", "group the listing by category, uncategorised last"),
+                        ("--tag T", "only todos tagged T (repeatable: every one must match)"),
+                        ("--priority P", "only todos of priority P"),
+                        ("--recurring", "only recurring todos, with their rule in words")]),
         Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo."),
         Entry(name: "edit", synopsis: ["edit ID [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
-                                       "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]"],
+                                       "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]",
+                                       "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]"],
               summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.",
               options: [("--title T", "new title"),
                         ("--notes T, --no-notes", "set or clear the notes"),
                         ("--category NAME, --no-category", "set or clear the category"),
                         ("--due WHEN, --no-due", "set or clear the due time (clearing it also clears the reminder)"),
-                        ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder")]),
-        Entry(name: "done", synopsis: ["done ID..."], summary: "Mark todos as done. One already done is left as it is and reported so."),
-        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again. One already open is reported so."),
-        Entry(name: "rm", synopsis: ["rm ID..."], summary: "Delete todos."),
+                        ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder"),
+                        ("--priority P, --no-priority", "set or clear the priority"),
+                        ("--tag T, --untag T", "add or remove a tag (each repeatable; one change)"),
+                        ("--every RULE, --no-every", "make it recurring or one-off; a todo without a due date\n"
+                            + "starts on the rule's first day from today")]),
+        Entry(name: "done", synopsis: ["done ID... [--stop]"],
+              summary: "Mark todos as done. One already done is left as it is and reported so.\n"
+                + "A recurring todo advances to its next occurrence and stays open; when its rule is used up it is done.\n\(idRanges)",
+              options: [("--stop", "end recurring todos for good: mark them done instead of advancing them")]),
+        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again, each back at its place in the manual order.\nOne already open is reported so. \(idRanges)"),
+        Entry(name: "rm", synopsis: ["rm ID..."], summary: "Delete todos. \(idRanges)"),
         Entry(name: "move", synopsis: ["move ID (--to N | --before ID | --after ID | --top | --bottom)"],
-              summary: "Move a todo in the manual order. Give exactly one target.",
-              options: [("--to N", "to position N (1 is first)"),
+              summary: "Move a todo in the manual order. Give exactly one target. Positions count the open todos,\n"
+                + "as list shows them; a done todo moved keeps that place for when it is reopened.",
+              options: [("--to N", "to be the N-th todo of the open list (1 is first)"),
                         ("--before ID", "directly before todo ID"),
                         ("--after ID", "directly after todo ID"),
                         ("--top", "to the first position"),
                         ("--bottom", "to the last position")]),
-        Entry(name: "snooze", synopsis: ["snooze ID DURATION|WHEN"],
-              summary: "Postpone a todo's reminder: a DURATION counts from now, a WHEN is a time."),
+        Entry(name: "snooze", synopsis: ["snooze ID [DURATION|WHEN]"],
+              summary: "Postpone a todo's reminder: a DURATION counts from now, a WHEN is a time.\n"
+                + "Without one: the config file's snooze (10m unless set)."),
         Entry(name: "category", synopsis: ["category list", "category add NAME", "category rename NAME NEWNAME",
                                            "category rm NAME [--force]", "category move NAME --to N"],
               summary: "List and manage categories. Removing a category that still has todos needs --force, which leaves those todos uncategorised.",
@@ -95,17 +125,47 @@ enum Help {
 
     static var sortKeyList: String { TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", ") }
 
+    static let idRanges = "IDs may be ranges: 3-5 9 (each id once, at most \(Parser.maxIds))."
+
+    /// The overview's closing notes: bare todoctl, short options (from `ShortOptions.table`),
+    /// the config file.
+    static var notes: String {
+        let shorts = ShortOptions.table.sorted { $0.key < $1.key }
+            .filter { entry in Parser.globalSpecs[entry.value] != nil || Parser.commandSpecs.values.contains { $0[entry.value] != nil } }
+            .map { "-\($0.key) \($0.value)" }.joined(separator: ", ")
+        return """
+            Without a command, todoctl shows the open list, as 'todoctl list'.
+            Short options, where the command has the long one:
+              \(shorts);
+              they cluster (-aj) and take a value joined or apart (-n5, -n 5).
+            Config file ${XDG_CONFIG_HOME:-~/.config}/todod/config, key = value lines:
+              remind-time = 09:00, sort = KEYS, snooze = 10m, alias.NAME = COMMAND ... (see todoctl(1)).
+            """
+    }
+
+    /// `label` with the short form of each long option in it that `command` (or every command,
+    /// for global options) has: `--all` becomes `-a, --all`.
+    static func withShortForms(_ label: String, command: String?) -> String {
+        label.split(separator: ", ").map { part in
+            let long = String(part.prefix { $0 != " " })
+            guard long.hasPrefix("--"), !label.contains("-h, --help"),
+                  Parser.globalSpecs[long] != nil || command.flatMap({ Parser.commandSpecs[$0]?[long] }) != nil,
+                  let letter = ShortOptions.letters(for: long).first else { return part }
+            return letter + ", " + part
+        }.joined(separator: ", ")
+    }
+
     static func entry(_ name: String) -> Entry? { entries.first { $0.name == name } }
 
     /// The overview: synopsis of every command.
     static var overview: String {
-        var lines = ["Usage: todoctl [--socket PATH | --system] [--json] COMMAND ...", "", "Commands:"]
+        var lines = ["Usage: todoctl [--socket PATH | --system] [--json] [COMMAND ...]", "", "Commands:"]
         for entry in entries {
             for line in entry.synopsis { lines.append("  " + line) }
         }
         lines += ["", "Global options:"]
-        lines += optionLines(globalOptions)
-        lines += ["", whenHelp, "", "Run 'todoctl help COMMAND' for more about a command."]
+        lines += optionLines(globalOptions, command: nil)
+        lines += ["", whenHelp, "", notes, "", "Run 'todoctl help COMMAND' for more about a command."]
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -116,12 +176,15 @@ enum Help {
         lines += ["", entry.summary]
         if !entry.options.isEmpty {
             lines += ["", "Options:"]
-            lines += optionLines(entry.options)
+            lines += optionLines(entry.options, command: name)
         }
         lines += ["", "Global options:"]
-        lines += optionLines(globalOptions)
+        lines += optionLines(globalOptions, command: nil)
         if ["add", "list", "edit", "snooze", "reminders"].contains(name) {
             lines += ["", whenHelp]
+        }
+        if ["add", "list", "edit"].contains(name) {
+            lines += ["", ruleHelp]
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -129,7 +192,7 @@ enum Help {
     /// The short usage printed after a usage error.
     static func usage(for name: String?) -> String {
         guard let name, let entry = entry(name) else {
-            return "Usage: todoctl [--socket PATH | --system] [--json] COMMAND ...\n"
+            return "Usage: todoctl [--socket PATH | --system] [--json] [COMMAND ...]\n"
                 + "Commands: " + entries.map(\.name).joined(separator: ", ") + "\n"
                 + "Run 'todoctl help' for more.\n"
         }
@@ -143,7 +206,8 @@ enum Help {
     }
 
     /// Options and their descriptions in two columns; a description's later lines stay in its column.
-    static func optionLines(_ options: [(String, String)]) -> [String] {
+    static func optionLines(_ options: [(String, String)], command: String?) -> [String] {
+        let options = options.map { (withShortForms($0.0, command: command), $0.1) }
         let width = options.map { TerminalText.width($0.0) }.max() ?? 0
         let indent = "\n" + String(repeating: " ", count: width + 4)
         return options.map { "  " + TerminalText.pad($0.0, to: width) + "  " + $0.1.split(separator: "\n").joined(separator: indent) }

@@ -10,6 +10,10 @@ struct HumanOutput {
     var colour: Bool
     /// Lines are cut to this many columns (the terminal's width), or never when nil.
     var maxWidth: Int?
+    /// Zones of todos entered elsewhere, read once each.
+    let zones = ZoneCache()
+    /// The IANA name of `timeZone`, when known: `show` names a todo's zone only when it differs.
+    var zoneName: String?
 
     // MARK: ANSI
 
@@ -32,6 +36,37 @@ struct HumanOutput {
         LocalTime(instant, in: timeZone).text + " (" + TerminalText.relative(instant, now: now) + ")"
     }
 
+    /// The zone a todo's all-day date is read in: its own (`zone`), or the local one.
+    func zone(named name: String?) -> ZoneInfo {
+        guard let name else { return timeZone }
+        return zones.zone(name) ?? timeZone
+    }
+
+    /// The local day (days since 1970-01-01) an all-day todo is due on: read in its own zone.
+    func dueDay(_ todo: Todo, _ due: Instant) -> Int64 { LocalTime(due, in: zone(named: todo.zone)).days }
+
+    /// The due date or time: "2026-12-24" for an all-day todo, else "2026-12-24 17:00".
+    func dueText(_ todo: Todo, _ due: Instant) -> String {
+        todo.allDay ? LocalTime.dateText(days: dueDay(todo, due)) : LocalTime(due, in: timeZone).text
+    }
+
+    /// "today", "tomorrow", "in 3d", "2d overdue" for an all-day todo (by local days); else
+    /// "in 2h", "5m overdue".
+    func dueRelative(_ todo: Todo, _ due: Instant) -> String {
+        guard todo.allDay else { return TerminalText.relative(due, now: now) }
+        let today = LocalTime(now, in: timeZone).days
+        switch dueDay(todo, due) - today {
+        case 0: return "today"
+        case 1: return "tomorrow"
+        default: return TerminalText.relative(Instant(seconds: dueDay(todo, due) * 86_400), now: Instant(seconds: today * 86_400))
+        }
+    }
+
+    /// Past due: after the due time, or for an all-day todo once its day has ended here.
+    func isOverdue(_ todo: Todo, _ due: Instant) -> Bool {
+        todo.allDay ? dueDay(todo, due) < LocalTime(now, in: timeZone).days : due < now
+    }
+
     /// A duration in seconds as "2d 3h", "3h 12m", "4m 5s" or "12s".
     static func duration(seconds: Int64) -> String {
         let s = max(seconds, 0)
@@ -52,28 +87,37 @@ struct HumanOutput {
 
     /// The `list` table. With `sections`, rows are grouped under a header line per section and
     /// the CATEGORY column is left out; columns stay aligned across sections.
-    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil) -> [String] {
+    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, rules: Bool = false) -> [String] {
         var widths: [Int]?
-        return todoTable(todos, sections: sections, widths: &widths)
+        return todoTable(todos, sections: sections, widths: &widths, rules: rules)
     }
 
     /// The `list` table printed in parts: the first call (with `widths` nil) prints the header and
     /// sets `widths` from its rows, with the ID and POS columns wide enough for `numbersUpTo`;
-    /// later calls print rows only, in those widths.
+    /// later calls print rows only, in those widths. The `!` (priority) column is there when the
+    /// first part has a todo with a priority; `rules` adds the REPEATS column (`list --recurring`).
     func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, widths: inout [Int]?,
-                   numbersUpTo: Int = 0) -> [String] {
-        var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
-                       Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
-        if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
-        columns.append(Table.Column("TITLE", flexible: true))
-        var table = Table(columns: columns)
+                   numbersUpTo: Int = 0, rules: Bool = false) -> [String] {
         let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
+        func columns(priority: Bool) -> [Table.Column] {
+            var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
+                           Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
+            if priority { columns.append(Table.Column("!")) }
+            if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
+            if rules { columns.append(Table.Column("REPEATS", flexible: true)) }
+            columns.append(Table.Column("TITLE", flexible: true))
+            return columns
+        }
+        let priority = widths.map { $0.count == columns(priority: true).count } ?? ordered.contains { $0.priority != nil }
+        var table = Table(columns: columns(priority: priority))
         for todo in ordered {
-            var row = ["\(todo.id)", "\(todo.position)", todo.done ? "✓" : "",
-                       todo.due.map { LocalTime($0, in: timeZone).text } ?? "",
-                       todo.due.map { todo.done ? "" : TerminalText.relative($0, now: now) } ?? ""]
+            var row = ["\(todo.id)", todo.position.map { "\($0)" } ?? "", todo.done ? "✓" : todo.recurrence == nil ? "" : HumanOutput.recurringMark,
+                       todo.due.map { dueText(todo, $0) } ?? "",
+                       todo.due.map { todo.done ? "" : dueRelative(todo, $0) } ?? ""]
+            if priority { row.append(HumanOutput.priorityMark(todo.priority)) }
             if sections == nil { row.append(todo.category ?? "") }
-            row.append(todo.title)
+            if rules { row.append(ruleWords(todo)) }
+            row.append(HumanOutput.titleWithTags(todo))
             table.append(row)
         }
         let dueColumns: Set<Int> = [3, 4]
@@ -87,7 +131,7 @@ struct HumanOutput {
             guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
             let todo = ordered[row]
             if todo.done { return HumanOutput.dim + text + HumanOutput.reset }
-            if dueColumns.contains(column), let due = todo.due, due < self.now {
+            if dueColumns.contains(column), let due = todo.due, self.isOverdue(todo, due) {
                 return HumanOutput.red + text + HumanOutput.reset
             }
             return text
@@ -115,18 +159,20 @@ struct HumanOutput {
         } else {
             pairs.append(("Status", "open"))
         }
-        pairs.append(("Position", "\(todo.position)"))
+        pairs.append(("Position", todo.position.map { "\($0)" } ?? "- (kept for when it is reopened)"))
         pairs.append(("Category", todo.category.map(Table.oneLine) ?? "-"))
+        pairs += labelDetails(todo)
         if let due = todo.due {
             if todo.done {
-                pairs.append(("Due", LocalTime(due, in: timeZone).text))
+                pairs.append(("Due", dueText(todo, due)))
             } else {
-                let text = when(due)
-                pairs.append(("Due", due < now ? paint(text, HumanOutput.red) : text))
+                let text = dueText(todo, due) + " (" + dueRelative(todo, due) + ")"
+                pairs.append(("Due", isOverdue(todo, due) ? paint(text, HumanOutput.red) : text))
             }
         } else {
             pairs.append(("Due", "-"))
         }
+        pairs += scheduleDetails(todo)
         var remind = "-"
         if let instant = todo.remind {
             if let reminded = todo.reminded {
@@ -166,7 +212,7 @@ struct HumanOutput {
     func summary(_ todo: Todo) -> String {
         var text = "\(todo.id): \(Table.oneLine(todo.title))"
         if let category = todo.category { text += " [\(Table.oneLine(category))]" }
-        if let due = todo.due, !todo.done { text += " (due \(TerminalText.relative(due, now: now)))" }
+        if let due = todo.due, !todo.done { text += " (due \(dueRelative(todo, due)))" }
         return text
     }
 
@@ -291,5 +337,19 @@ struct HumanOutput {
             rest["type"] = nil
             return "\(Table.oneLine(type)) \(raw(.object(rest)))"
         }
+    }
+}
+
+/// Zones by IANA name, each read from the tz database once per run (a listing may name one zone
+/// on many rows).
+final class ZoneCache {
+    private var zones: [String: ZoneInfo?] = [:]
+
+    /// The zone `name` names, nil when the database has no readable zone by that name.
+    func zone(_ name: String) -> ZoneInfo? {
+        if let known = zones[name] { return known }
+        let zone = ZoneInfo(identifier: name)
+        zones[name] = zone
+        return zone
     }
 }

@@ -8,12 +8,27 @@ public struct Parser {
     public var now: Instant
     /// The zone local times are read in.
     public var timeZone: ZoneInfo
+    /// Finds the IANA name of `timeZone` (read only by the commands that send it).
+    private let findZoneName: () -> String?
+    /// The IANA name of `timeZone`, sent as a todo's `zone`; nil when it has none.
+    public var zoneName: String? { findZoneName() }
+    /// Seconds after local midnight at which all-day todos are reminded (`remind-time`, 09:00
+    /// unless configured): the one place this default lives.
+    public var remindTime: Int64 = TimeExpression.defaultRemindTime
+    /// The configuration file's settings (aliases, default sort, snooze).
+    public var config: Config
 
     /// A parser resolving times against `now` in `timeZone`.
-    public init(now: Instant, timeZone: ZoneInfo) {
+    public init(now: Instant, timeZone: ZoneInfo, zoneName: @autoclosure @escaping () -> String? = nil, config: Config = Config()) {
         self.now = now
         self.timeZone = timeZone
+        findZoneName = { sendableZone(zoneName()) }
+        self.config = config
+        remindTime = config.remindTime
     }
+
+    /// The most ids one `done`, `reopen` or `rm` takes, ranges expanded.
+    static let maxIds = 10_000
 
     /// The command names, in help order.
     static let commandNames = Help.entries.map(\.name)
@@ -26,12 +41,16 @@ public struct Parser {
     ]
 
     static let commandSpecs: [String: [String: Arity]] = [
-        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag],
+        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag,
+                "--priority": .value, "--tag": .value, "--every": .value],
         "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
                  "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
-                 "--sort": .value, "--limit": .value, "--by-category": .flag],
+                 "--sort": .value, "--limit": .value, "--by-category": .flag,
+                 "--tag": .value, "--priority": .value, "--recurring": .flag],
         "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
-                 "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag],
+                 "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
+                 "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag],
+        "done": ["--stop": .flag],
         "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
@@ -57,7 +76,7 @@ public struct Parser {
 
     /// Parses `arguments` (without the program name).
     public func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
-        let tokens = Tokenizer.tokenize(arguments)
+        let tokens = Tokenizer.tokenize(config.expandingAlias(arguments))
         var global = GlobalOptions()
         var args = Arguments()
         // `--help` anywhere before `--` wins over every other problem on the line.
@@ -72,43 +91,57 @@ public struct Parser {
             case .positional(let text):
                 if args.command == nil {
                     guard Parser.commandNames.contains(text) else {
-                        throw UsageError("unknown command \(quote(text))", command: nil)
+                        throw UsageError("unknown command \(quote(text))"
+                                         + Suggestion.hint(for: text, in: Parser.commandNames + config.aliases.keys.sorted()), command: nil)
                     }
                     args.command = text
                 } else {
                     args.positionals.append(text)
                 }
-            case .option(let name, let inline):
-                let spec = args.command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
-                guard let arity = spec else {
-                    if wantsHelp { continue }
-                    throw UsageError("unknown option \(name)" + (args.command.map { " for '\($0)'" } ?? ""),
-                                     command: args.command)
-                }
-                var value = inline
-                switch arity {
-                case .flag:
-                    if inline != nil {
+            case .option(let given, let givenInline):
+                // `-aj` and `-n5` become `--all --json` and `--limit 5` (ShortOptions).
+                var items = [(name: given, inline: givenInline)]
+                if ShortOptions.isCluster(given) {
+                    guard let expanded = expandShort(given, command: args.command) else {
                         if wantsHelp { continue }
-                        throw UsageError("option \(name) does not take a value", command: args.command)
+                        throw UsageError("unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? ""), command: args.command)
                     }
-                case .value:
-                    if value == nil, index < tokens.count, !tokens[index].afterTerminator, !isKnownOption(tokens[index], args.command) {
-                        value = tokens[index].raw
-                        index += 1
-                    }
-                    guard value != nil else {
-                        if wantsHelp { continue }
-                        throw UsageError("option \(name) needs a value", command: args.command)
-                    }
+                    items = expanded
                 }
-                switch name {
-                case "--socket": global.socket = value
-                case "--system": global.system = true
-                case "--json": global.json = true
-                case "--help": wantsHelp = true
-                case "--version": wantsVersion = true
-                default: args.options.append((name, value))
+                for (name, inline) in items {
+                    let spec = args.command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+                    guard let arity = spec else {
+                        if wantsHelp { continue }
+                        let known = (args.command.flatMap { Parser.commandSpecs[$0]?.keys.sorted() } ?? []) + Parser.globalSpecs.keys.sorted()
+                        throw UsageError("unknown option \(name)" + (args.command.map { " for '\($0)'" } ?? "")
+                                         + (Suggestion.closest(to: name, in: known).map { "; did you mean \($0)?" } ?? ""),
+                                         command: args.command)
+                    }
+                    var value = inline
+                    switch arity {
+                    case .flag:
+                        if inline != nil {
+                            if wantsHelp { continue }
+                            throw UsageError("option \(name) does not take a value", command: args.command)
+                        }
+                    case .value:
+                        if value == nil, index < tokens.count, !tokens[index].afterTerminator, !isKnownOption(tokens[index], args.command) {
+                            value = tokens[index].raw
+                            index += 1
+                        }
+                        guard value != nil else {
+                            if wantsHelp { continue }
+                            throw UsageError("option \(name) needs a value", command: args.command)
+                        }
+                    }
+                    switch name {
+                    case "--socket": global.socket = value
+                    case "--system": global.system = true
+                    case "--json": global.json = true
+                    case "--help": wantsHelp = true
+                    case "--version": wantsVersion = true
+                    default: args.options.append((name, value))
+                    }
                 }
             }
         }
@@ -121,15 +154,44 @@ public struct Parser {
         if global.system, global.socket != nil {
             throw UsageError("--socket and --system cannot be used together", command: args.command)
         }
-        guard let name = args.command else { throw UsageError("missing command", command: nil) }
+        // No command: the open list, as `list` (with the configured sort).
+        guard let name = args.command else { return Invocation(global: global, command: .list(try list(Arguments()))) }
         return Invocation(global: global, command: try command(name, args))
     }
 
+    /// The arity of `name` in `command` (or as a global option), nil when unknown there.
+    func arity(_ name: String, _ command: String?) -> Arity? {
+        command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+    }
+
+    /// The long options a cluster of short ones stands for (`-aj`: `--all`, `--json`; `-n5`:
+    /// `--limit` with the value 5), or nil when a letter is not an option of `command`.
+    func expandShort(_ cluster: String, command: String?) -> [(name: String, inline: String?)]? {
+        let letters = Array(cluster.dropFirst())
+        var items: [(name: String, inline: String?)] = []
+        for (offset, letter) in letters.enumerated() {
+            guard let long = ShortOptions.table[letter], let arity = arity(long, command) else { return nil }
+            if arity == .value {
+                let rest = String(letters[(offset + 1)...])
+                items.append((long, rest.isEmpty ? nil : rest))
+                return items
+            }
+            items.append((long, nil))
+        }
+        return items
+    }
+
     /// A following token that is an option this command knows, so that `--due --top` reports a
-    /// missing value instead of reading `--top` as a time.
+    /// missing value instead of reading `--top` as a time. A short cluster counts only when it
+    /// is all flags or one letter (`-a`, `-aj`, `-n`), so `--sort -title` still sorts by title.
     func isKnownOption(_ token: Token, _ command: String?) -> Bool {
-        guard case .option(let name, _) = token.kind, name.hasPrefix("--") else { return false }
-        return Parser.globalSpecs[name] != nil || command.flatMap { Parser.commandSpecs[$0]?[name] } != nil
+        guard case .option(let name, _) = token.kind else { return false }
+        if ShortOptions.isCluster(name) {
+            guard let items = expandShort(name, command: command) else { return false }
+            return items.allSatisfy { $0.inline == nil }
+        }
+        guard name.hasPrefix("--") else { return false }
+        return arity(name, command) != nil
     }
 
     // MARK: - Commands
@@ -142,13 +204,23 @@ public struct Parser {
         case "list": result = .list(try list(args))
         case "show": result = .show(id: try id(p.next("ID"), "todo id", name))
         case "edit": result = .edit(try edit(args, &p))
-        case "done": result = .complete(ids: try ids(&p, name))
+        case "done": result = .complete(ids: try ids(&p, name), stop: args.has("--stop"))
         case "reopen": result = .reopen(ids: try ids(&p, name))
         case "rm": result = .remove(ids: try ids(&p, name))
         case "move": result = try move(args, &p)
         case "snooze":
             let todo = try id(p.next("ID"), "todo id", name)
-            result = .snooze(id: todo, until: try snoozeTime(p.next("DURATION|WHEN")))
+            // Without a value: the configured snooze (10m unless set).
+            let until: Instant
+            if p.peek() == nil {
+                guard let instant = TimeExpression.checkedAdd(now.usec, config.snooze) else {
+                    throw UsageError("the configured snooze reaches past the year 9999", command: name)
+                }
+                until = instant
+            } else {
+                until = try snoozeTime(p.next("DURATION|WHEN"))
+            }
+            result = .snooze(id: todo, until: until)
         case "category": result = .category(try category(args, &p))
         case "reminders":
             result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
@@ -165,7 +237,7 @@ public struct Parser {
         case "help":
             let topic = p.rest().first
             if let topic, !Parser.commandNames.contains(topic) {
-                throw UsageError("no help for unknown command \(quote(topic))", command: "help")
+                throw UsageError("no help for unknown command \(quote(topic))" + Suggestion.hint(for: topic, in: Parser.commandNames), command: "help")
             }
             return .help(topic: topic)
         default:
@@ -190,11 +262,21 @@ public struct Parser {
         var options = AddOptions(title: words.joined(separator: " "))
         options.notes = args.value("--notes")
         options.category = args.value("--category")
-        options.due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "add") }
+        let given = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
         options.top = args.has("--top")
+        // Without --due, a rule's first occurrence from today is the (all-day) due date.
+        let first: Instant?
+        (options.fields, first) = try addFields(args, due: given?.instant)
+        let due = given ?? first.map { When(instant: $0, allDay: true) }
+        options.due = due?.instant
+        options.allDay = due?.allDay ?? false
         if let text = args.value("--remind") {
-            options.remind = try remind(text, due: options.due, command: "add")
+            options.remind = try remind(text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
+        } else if let due, due.allDay {
+            options.remind = try anchor(due, "add")
         }
+        // The zone the dates were given in; a todo without dates has none to tell.
+        if options.due != nil || options.remind != nil { options.zone = zoneName }
         return options
     }
 
@@ -218,9 +300,14 @@ public struct Parser {
         options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in try when(v, "--due-before", "list") }
         options.query.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
         options.query.search = args.value("--search")
-        if let keys = args.value("--sort") { options.query.sort = try sortKeys(keys) }
+        if let keys = args.value("--sort") {
+            options.query.sort = try sortKeys(keys)
+        } else if let keys = config.sort {
+            options.query.sort = keys
+        }
         options.query.limit = try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", "list") }
         options.byCategory = args.has("--by-category")
+        try listFields(args, into: &options.query)
         return options
     }
 
@@ -233,8 +320,13 @@ public struct Parser {
         options.title = args.value("--title")
         if let notes = args.value("--notes") { options.notes = .set(notes) } else if args.has("--no-notes") { options.notes = .clear }
         if let name = args.value("--category") { options.category = .set(name) } else if args.has("--no-category") { options.category = .clear }
+        options.remindTime = remindTime
+        var newDue: When?
         if let text = args.value("--due") {
-            options.due = .set(try when(text, "--due", "edit"))
+            let due = try whenValue(text, "--due", "edit")
+            newDue = due
+            options.due = .set(due.instant)
+            options.dueAllDay = due.allDay
         } else if args.has("--no-due") {
             options.due = .clear
         }
@@ -245,7 +337,7 @@ public struct Parser {
                     throw UsageError(error.naming("--remind"), command: "edit")
                 }
                 switch options.due {
-                case .set(let due): options.remind = .at(try remind(text, due: due, command: "edit"))
+                case .set: options.remind = .at(try remind(text, due: try newDue.map { d throws(UsageError) in try anchor(d, "edit") }, command: "edit"))
                 case .clear: throw UsageError("--remind \(quote(text)) counts back from the due time, but --no-due clears it", command: "edit")
                 case .keep: options.remind = .beforeCurrentDue(usec)
                 }
@@ -254,9 +346,14 @@ public struct Parser {
             }
         } else if args.has("--no-remind") {
             options.remind = .clear
+        } else if newDue != nil {
+            options.remind = .followDue
         }
-        if options.isEmpty {
-            throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind", command: "edit")
+        options.fields = try editFields(args)
+        if options.due != .keep || options.remind != .keep { options.zone = zoneName }
+        if options.isEmpty && options.fields.isEmpty {
+            throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
+                             + "--priority, --no-priority, --tag, --untag, --every, --no-every", command: "edit")
         }
         return options
     }
@@ -283,7 +380,10 @@ public struct Parser {
     func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {
         let sub = try p.next("SUBCOMMAND (list, add, rename, rm or move)")
         guard let options = Parser.categorySubcommands.first(where: { $0.name == sub })?.options else {
-            throw UsageError("unknown category subcommand \(quote(sub)); expected list, add, rename, rm or move", command: "category")
+            let names = Parser.categorySubcommands.map(\.name)
+            throw UsageError("unknown category subcommand \(quote(sub))"
+                             + (Suggestion.closest(to: sub, in: names).map { "; did you mean \(quote($0))?" } ?? "; expected list, add, rename, rm or move"),
+                             command: "category")
         }
         if let stray = args.options.first(where: { !options.contains($0.name) }) {
             throw UsageError("option \(stray.name) is not valid for 'category \(sub)'", command: "category")
@@ -304,11 +404,35 @@ public struct Parser {
 
     // MARK: - Values
 
+    /// `ID...` with ranges (`3-5 9`): in the order given, each id once.
     func ids(_ p: inout Positionals, _ command: String) throws(UsageError) -> [Int64] {
         let first = try p.next("ID")
-        var result = [try id(first, "todo id", command)]
-        for text in p.rest() { result.append(try id(text, "todo id", command)) }
+        var result: [Int64] = []
+        var seen = Set<Int64>()
+        for text in [first] + p.rest() {
+            let (low, high) = try idRange(text, command)
+            guard high - low < Int64(Parser.maxIds) - Int64(result.count) else {
+                throw UsageError("too many ids: at most \(Parser.maxIds) at once (\(quote(text)) would make more)", command: command)
+            }
+            for value in low...high where seen.insert(value).inserted { result.append(value) }
+        }
         return result
+    }
+
+    /// One id (`7`, as 7...7) or an inclusive range (`3-5`).
+    func idRange(_ text: String, _ command: String) throws(UsageError) -> (Int64, Int64) {
+        guard let dash = text.firstIndex(of: "-"), dash != text.startIndex else {
+            let value = try id(text, "todo id", command)
+            return (value, value)
+        }
+        guard let low = Parser.positiveInteger(String(text[..<dash])),
+              let high = Parser.positiveInteger(String(text[text.index(after: dash)...])) else {
+            throw UsageError("invalid todo id range \(quote(text)): expected FIRST-LAST, two positive integers (3-5)", command: command)
+        }
+        guard low <= high else {
+            throw UsageError("invalid todo id range \(quote(text)): it runs backwards; write \(high)-\(low)", command: command)
+        }
+        return (low, high)
     }
 
     /// A positive integer id.
@@ -342,11 +466,24 @@ public struct Parser {
     }
 
     func when(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Instant {
+        try whenValue(text, option, command).instant
+    }
+
+    /// A WHEN with whether it is all-day.
+    func whenValue(_ text: String, _ option: String, _ command: String) throws(UsageError) -> When {
         do {
-            return try TimeExpression.instant(text, now: now, timeZone: timeZone)
+            return try TimeExpression.when(text, now: now, timeZone: timeZone)
         } catch {
             throw UsageError(error.naming(option), command: command)
         }
+    }
+
+    /// What a reminder of a todo due at `due` counts from: the due time, or the morning of an all-day due.
+    func anchor(_ due: When, _ command: String) throws(UsageError) -> Instant {
+        guard let anchor = TimeExpression.reminderAnchor(due, remindTime: remindTime, timeZone: timeZone) else {
+            throw UsageError("the reminder of a todo due \(quote(LocalTime(due.instant, in: timeZone).text)) falls outside the years 0001 to 9999", command: command)
+        }
+        return anchor
     }
 
     func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {
@@ -354,7 +491,7 @@ public struct Parser {
             throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
         }
         do {
-            return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone)
+            return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone, remindTime: remindTime)
         } catch {
             throw UsageError(error.naming("--remind"), command: command)
         }
@@ -370,7 +507,10 @@ public struct Parser {
             }
             return until
         }
-        guard let until = try? TimeExpression.instant(text, now: now, timeZone: timeZone) else {
+        // A date without a time snoozes to that day's morning time.
+        guard let value = try? TimeExpression.when(text, now: now, timeZone: timeZone),
+              let until = TimeExpression.reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
+        else {
             throw UsageError("invalid time \(quote(text)): expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))",
                              command: "snooze")
         }
@@ -378,17 +518,27 @@ public struct Parser {
     }
 
     func sortKeys(_ text: String) throws(UsageError) -> [TodoQuery.SortKey] {
+        switch Parser.sortKeys(text) {
+        case .success(let keys): return keys
+        case .failure(let bad):
+            throw UsageError("unknown sort key \(quote(bad.key)) in --sort; valid keys: \(Help.sortKeyList) (a leading - sorts descending)",
+                             command: "list")
+        }
+    }
+
+    /// A sort key that is not one, as written.
+    struct BadSortKey: Error { var key: String }
+
+    /// Comma-separated sort keys (`-updated,title`), or the first part that is not a key.
+    static func sortKeys(_ text: String) -> Result<[TodoQuery.SortKey], BadSortKey> {
         var keys: [TodoQuery.SortKey] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let descending = part.hasPrefix("-")
             let name = String(descending ? part.dropFirst() : part)
-            guard let field = TodoQuery.SortField(rawValue: name) else {
-                throw UsageError("unknown sort key \(quote(String(part))) in --sort; valid keys: \(Help.sortKeyList) (a leading - sorts descending)",
-                                 command: "list")
-            }
+            guard let field = TodoQuery.SortField(rawValue: name) else { return .failure(BadSortKey(key: String(part))) }
             keys.append(TodoQuery.SortKey(field, descending: descending))
         }
-        return keys
+        return .success(keys)
     }
 
     func quote(_ text: String) -> String { TimeExpression.quoted(text) }

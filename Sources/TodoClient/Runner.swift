@@ -57,7 +57,7 @@ struct Runner {
             let result = try call(TodoGetParams(id: id))
             if json { emit(result) } else { print(human.todoDetails(try todo(result))) }
         case .edit(let options): try edit(options)
-        case .complete(let ids): try batch(TodoCompleteParams(ids: ids), verb: "Completed", already: "done")
+        case .complete(let ids, let stop): try batch(TodoCompleteParams(ids: ids, stop: stop), verb: "Completed", already: "done")
         case .reopen(let ids): try batch(TodoReopenParams(ids: ids), verb: "Reopened", already: "open")
         case .remove(let ids): try batch(TodoDeleteParams(ids: ids), verb: "Deleted")
         case .move(let id, let destination): try move(id, destination)
@@ -131,7 +131,10 @@ struct Runner {
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {
-        let result = try call(TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top))
+        var params = TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
+                                   zone: o.zone, allDay: o.allDay)
+        o.fields.apply(to: &params, zone: human.zoneName)
+        let result = try call(params)
         if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
     }
 
@@ -159,7 +162,7 @@ struct Runner {
                 if batch.count == Runner.streamedRows {
                     // More may follow: leave room for the ids and positions to come.
                     let last = (before["total"]?.intValue).map { Int($0) + o.query.offset } ?? 0
-                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last))
+                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last, rules: o.query.recurring == true))
                     batch = []
                 }
             }
@@ -168,7 +171,7 @@ struct Runner {
             throw .client(error)
         }
         if json { out(pending + "]\n"); return }
-        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths)) }
+        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths, rules: o.query.recurring == true)) }
         if shown == 0 {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
@@ -194,7 +197,7 @@ struct Runner {
             return
         }
         let categories = try (call(CategoryListParams()).arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
-        print(human.todoTable(list, sections: Runner.sections(list, categories: categories)))
+        print(human.todoTable(list, sections: Runner.sections(list, categories: categories), rules: o.query.recurring == true))
         if let total = result["total"]?.intValue, total > list.count {
             print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
         }
@@ -222,6 +225,8 @@ struct Runner {
 
     func edit(_ o: EditOptions) throws(CLIFailure) {
         var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
+        if case .set = o.due, o.dueAllDay { patch.allDay = true }
+        if let zone = o.zone { patch.zone = .set(zone) }
         switch o.remind {
         case .keep: break
         case .clear: patch.remind = .clear
@@ -231,13 +236,48 @@ struct Runner {
             guard let due = current.due else {
                 throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
-            guard let remind = TimeExpression.checkedAdd(due.usec, -usec) else {
+            guard let anchor = reminderAnchor(due, allDay: current.allDay, zone: human.zone(named: current.zone), o),
+                  let remind = TimeExpression.checkedAdd(anchor.usec, -usec)
+            else {
                 throw .input("the reminder would fall before the year 0001")
             }
             patch.remind = .set(remind)
+        case .followDue:
+            if case .set(let newDue) = o.due {
+                patch.remind = try followingReminder(o, newDue: newDue)
+            }
         }
+        try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try todo(try call(TodoGetParams(id: o.id))).due })
         let result = try call(TodoUpdateParams(id: o.id, patch: patch))
         if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
+    }
+
+    /// What a reminder counts from: `due`, or for an all-day todo that day (in `zone`) at the morning time.
+    func reminderAnchor(_ due: Instant, allDay: Bool, zone: ZoneInfo, _ o: EditOptions) -> Instant? {
+        TimeExpression.reminderAnchor(When(instant: due, allDay: allDay), remindTime: o.remindTime, timeZone: zone)
+    }
+
+    /// The reminder after `edit --due` without `--remind`: it keeps its lead time before the due
+    /// time, where an all-day due counts from its morning time. A todo with a due time but no
+    /// reminder keeps none. The daemon keeps the lead time by itself when neither the old nor the
+    /// new due is all-day, so then nothing is sent.
+    func followingReminder(_ o: EditOptions, newDue: Instant) throws(CLIFailure) -> FieldChange<Instant> {
+        let current = try todo(try call(TodoGetParams(id: o.id)))
+        guard current.allDay || o.dueAllDay else { return .keep }
+        guard let newAnchor = reminderAnchor(newDue, allDay: o.dueAllDay, zone: human.timeZone, o) else {
+            throw .input("the reminder would fall after the year 9999")
+        }
+        switch (current.due, current.remind) {
+        case (nil, nil): return .set(newAnchor)
+        case (nil, _?), (_?, nil): return .keep
+        case (let oldDue?, let oldRemind?):
+            guard let oldAnchor = reminderAnchor(oldDue, allDay: current.allDay, zone: human.zone(named: current.zone), o),
+                  let moved = newAnchor.checkedAdding(usec: oldRemind.usec - oldAnchor.usec)
+            else {
+                throw .input("moving the reminder with the due time would put it outside the years 0001 to 9999; give --remind as well")
+            }
+            return .set(moved)
+        }
     }
 
     /// `done`, `reopen` and `rm`. With `already` ("done" or "open"), a todo the daemon left as it
@@ -247,7 +287,14 @@ struct Runner {
     func batch<P: TodoIDsParams>(_ params: P, verb: String, already: String? = nil) throws(CLIFailure) {
         let result = try call(params)
         if json { emit(result); return }
-        let list = try todos(result)
+        var list = try todos(result)
+        if already == "done" {
+            // A recurring todo moves on to its next occurrence and stays open.
+            let advanced = list.filter { !$0.done && $0.recurrence != nil }
+            for todo in advanced { print(human.advanced(todo)) }
+            list.removeAll { !$0.done && $0.recurrence != nil }
+            if list.isEmpty && !advanced.isEmpty { return }
+        }
         let unchanged = already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []
         let changed = list.count - unchanged.count
         if list.count == 1, let only = list.first {
@@ -271,17 +318,24 @@ struct Runner {
         case .before(let other): target = .before(other)
         case .after(let other): target = .after(other)
         case .bottom:
-            var count = TodoListParams()
-            count.status = .all
-            count.limit = 0
-            let page = try call(count)
+            // Directly after the last open todo (positions count open todos only).
+            var last = TodoListParams()
+            last.status = .open
+            last.sort = [TodoQuery.SortKey(.position, descending: true)]
+            last.limit = 1
+            let page = try call(last)
             guard let total = page["total"]?.intValue else { throw Runner.bad("\(Method.todoList.name) did not return total") }
-            target = .position(Int(max(total, 1)))
+            let lastID = try todos(page["todos"]).first?.id
+            target = lastID.map { $0 == id ? .position(Int(total)) : .after($0) } ?? .position(1)
         }
         let result = try call(TodoMoveParams(id: id, target: target))
         if json { emit(result) } else {
             let t = try todo(result)
-            print("Moved \(t.id) to position \(t.position).")
+            if let position = t.position {
+                print("Moved \(t.id) to position \(position).")
+            } else {
+                print("Moved \(t.id); it is done, so it has no position until it is reopened.")
+            }
         }
     }
 

@@ -38,23 +38,29 @@ public struct TimeExpressionError: Error, Equatable, Sendable {
 
 /// The WHEN and DURATION grammar of `todoctl` (todoctl(1), WHEN AND DURATION).
 ///
-/// WHEN, case-insensitive, surrounding whitespace ignored:
-/// - RFC 3339: `2026-12-01T09:00:00Z`, `2026-12-01T18:00:00+09:00`.
-/// - Local date and time: `YYYY-MM-DD` (00:00 local), `YYYY-MM-DD HH:MM[:SS]`,
-///   `YYYY-MM-DDTHH:MM[:SS]`; after a space any TIME below is accepted (`2026-12-01 5pm`).
-/// - `now`; `today`, `tomorrow` or a weekday (`monday` or `mon` … `sunday` or `sun`), each optionally
-///   followed by a TIME; without one they mean 00:00 local. A weekday is the next such day, never
-///   today. `today 9am` stays today even when 9am has passed.
-/// - TIME: `17:30`, `17:30:15`, `9am`, `9:30am`, `5:30pm`, `9 am`; `12am` is 00:00 and `12pm` noon.
-/// - Relative: `+` and a DURATION (`+90s`, `+15m`, `+2h`, `+3d`, `+1w`, `+1h30m`; `+0s` is now), or
-///   `in N UNIT` with UNIT one of `s sec secs second seconds`, `m min mins minute minutes`,
-///   `h hr hrs hour hours`, `d day days`, `w week weeks` (`in 2 hours`, `in 90min`), or `in` and a
-///   DURATION (`in 1h30m`).
-/// - `@EPOCHSECONDS` (an integer, may be negative).
+/// WHEN, case-insensitive, surrounding whitespace ignored, commas read as spaces:
+/// - RFC 3339: `2026-12-01T09:00:00Z`, `2026-12-01T18:00:00+09:00`; `@EPOCHSECONDS`; `now`.
+/// - A date: `YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`, a weekday (`monday` or `mon` …; the
+///   next such day, 1 to 7 days ahead), `next WEEKDAY` (the same), `last WEEKDAY` (1 to 7 days
+///   back), `next week` (Monday), `next month` (the 1st), `next year` (1 January), or a month name
+///   or abbreviation with a day and maybe a year (`Dec 24`, `24 Dec`, `December 24th, 2027`;
+///   without a year the coming one). A date alone is all-day (`When.allDay`): the start of that day.
+/// - A date and a TIME in either order, `at` before the time and `on` before a date allowed
+///   (`tomorrow at 9am`, `Dec 24 5pm`, `5pm friday`); `YYYY-MM-DDTHH:MM[:SS]`. A bare weekday with
+///   a time is today when that time is still ahead.
+/// - TIME: `17:30`, `17:30:15`, `9am`, `9:30am`, `5:30pm`, `9 am`, `noon`, `midnight` (00:00);
+///   `12am` is 00:00 and `12pm` noon. Alone, a TIME is today when still ahead, else tomorrow.
+/// - `tonight` (today 20:00); `eod`, `eow`, `eom`, `eoy`: 23:59:59 on the last day of this day,
+///   week (Monday to Sunday), month or year, as in Taskwarrior.
+/// - Relative: `+` or `-` and a compact value with the units `y mo w d h m s` in that order
+///   (`+90s`, `+1h30m`, `-2h`, `+1mo`, `+1y`); `in` and words (`in 2 hours`, `in a week`,
+///   `in 1 month`, `in 1h30m`); words and `ago` (`2 hours ago`, `3 days ago`).
 ///
-/// Days and weeks in relative forms are calendar days in local time: `+1d` keeps the wall-clock time
-/// across a DST change. Hours, minutes and seconds are exact elapsed time. In a compound value the
-/// days and weeks are applied first, then the exact part (`+1d2h` = same time tomorrow, plus 2 hours).
+/// Months and years are calendar arithmetic in local time: the day of the month is kept, or the
+/// last day of a shorter month (31 January + 1 month = 28 or 29 February), and so is the
+/// wall-clock time. In `in`/`ago` phrases days and weeks are calendar days too (`in 1 day` keeps the
+/// wall-clock time across a DST change); after `+`/`-` they are exactly 24 hours, as in a DURATION.
+/// Hours, minutes and seconds are always elapsed time, applied last.
 ///
 /// Local wall-clock times are resolved like this:
 /// - a time that does not exist (in a spring-forward gap) is read with the UTC offset in effect
@@ -74,7 +80,7 @@ public struct TimeExpressionError: Error, Equatable, Sendable {
 /// before 1582 and whose handling of nonexistent local times is not documented.
 public enum TimeExpression {
     /// Parses WHEN relative to `now` in `timeZone` (todoctl passes the zone TZ names).
-    public static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
+    public static func when(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> When {
         guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
             if Instant.isOutOfRangeRFC3339(Validation.trimmed(text)) {
                 throw TimeExpressionError(invalid: "time", text, "outside the years 0001 to 9999 once its offset is applied")
@@ -82,6 +88,11 @@ public enum TimeExpression {
             throw TimeExpressionError(invalid: "time", text, "expected \(whenForms)")
         }
         return value
+    }
+
+    /// The instant of `when(_:now:timeZone:)` (an all-day value: the start of its day).
+    public static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
+        try when(text, now: now, timeZone: timeZone).instant
     }
 
     /// Parses DURATION: `30s`, `15m`, `2h`, `1d`, `1w`, and sums like `1h30m` (units in the order
@@ -94,8 +105,11 @@ public enum TimeExpression {
     }
 
     /// `--remind DURATION|WHEN`: a DURATION means that long before `due` (error if due is nil:
-    /// "a reminder given as a duration needs a due date"); otherwise a WHEN.
-    public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
+    /// "a reminder given as a duration needs a due date"; for an all-day todo the caller passes
+    /// `reminderAnchor`, its morning time); otherwise a WHEN, where a date without a time means
+    /// that day at `remindTime` (seconds after local midnight).
+    public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo,
+                              remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> Instant {
         if DurationParts(normalize(text)) != nil {
             let usec = try duration(text)
             guard let due else {
@@ -106,15 +120,18 @@ public enum TimeExpression {
             }
             return value
         }
-        guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
+        guard let value = parseWhen(text, now: now, timeZone: timeZone),
+              let instant = reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
+        else {
             throw TimeExpressionError(invalid: "reminder", text, "expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(whenForms)")
         }
-        return value
+        return instant
     }
 
     // MARK: - Messages
 
-    static let whenForms = "RFC 3339, YYYY-MM-DD [HH:MM[:SS]], now, today, tomorrow, a weekday [TIME], +N(s|m|h|d|w), in N UNITS or @EPOCH"
+    static let whenForms = "a date (2026-12-24, today, friday, next week, Dec 24), a time (9am, 17:30, noon), "
+        + "both (tomorrow at 9am), eod, +2h, in 1 month, 2 hours ago, @EPOCH or RFC 3339"
     static let durationForms = "a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m"
 
     /// The value in double quotes with quotes, backslashes and control characters escaped, cut
@@ -147,63 +164,28 @@ public enum TimeExpression {
         Validation.trimmed(text).lowercased()
     }
 
-    static func parseWhen(_ text: String, now: Instant, timeZone: ZoneInfo) -> Instant? {
+    static func parseWhen(_ text: String, now: Instant, timeZone: ZoneInfo) -> When? {
         let trimmed = Validation.trimmed(text)
         guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else { return nil }
-        if let instant = Instant(rfc3339: trimmed) { return checked(instant.usec) }
+        if let instant = Instant(rfc3339: trimmed) { return checked(instant.usec).map { When(instant: $0) } }
         let lower = trimmed.lowercased()
-        let tokens = lower.split(whereSeparator: { $0.isWhitespace })
+        // A comma is a separator too: `Dec 24, 2027`.
+        let tokens = lower.split(whereSeparator: { $0.isWhitespace || $0 == "," })
         guard let first = tokens.first else { return nil }
         let rest = Array(tokens.dropFirst())
 
         if first == "now" {
-            return rest.isEmpty ? checked(now.usec) : nil
+            return rest.isEmpty ? checked(now.usec).map { When(instant: $0) } : nil
         }
         if first.hasPrefix("@") {
             guard rest.isEmpty else { return nil }
-            return epoch(first.dropFirst())
+            return epoch(first.dropFirst()).map { When(instant: $0) }
         }
-        if first.hasPrefix("+") {
-            guard rest.isEmpty, let parts = DurationParts(String(first.dropFirst())) else { return nil }
-            return relative(parts, now: now, timeZone: timeZone)
-        }
-        if first == "in" {
-            guard let parts = inPhrase(rest) else { return nil }
-            return relative(parts, now: now, timeZone: timeZone)
-        }
-        if first == "today" || first == "tomorrow" || weekdays[String(first)] != nil {
-            guard let secondOfDay = timeOfDay(rest) else { return nil }
-            let today = LocalTime(now, in: timeZone).days
-            let day: Int64
-            if first == "today" {
-                day = today
-            } else if first == "tomorrow" {
-                day = today + 1
-            } else {
-                let target = weekdays[String(first)] ?? 0
-                let delta = (target - weekday(ofDays: today) + 7) % 7
-                day = today + (delta == 0 ? 7 : delta)
-            }
-            return LocalTime.instant(days: day, secondOfDay: secondOfDay, in: timeZone)
-        }
-        return localDateTime(first, rest: rest, timeZone: timeZone)
-    }
-
-    /// `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS]`, or `YYYY-MM-DD` followed by a TIME.
-    static func localDateTime(_ first: Substring, rest: [Substring], timeZone: ZoneInfo) -> Instant? {
-        var datePart = first
-        var secondOfDay: Int64 = 0
-        if let t = first.firstIndex(of: "t") {
-            guard rest.isEmpty else { return nil }
-            datePart = first[..<t]
+        if rest.isEmpty, let t = first.firstIndex(of: "t"), let days = date(first[..<t]) {
             guard let time = time24(first[first.index(after: t)...]) else { return nil }
-            secondOfDay = time
-        } else if !rest.isEmpty {
-            guard let time = timeOfDay(rest) else { return nil }
-            secondOfDay = time
+            return LocalTime.instant(days: days, secondOfDay: time, in: timeZone).map { When(instant: $0) }
         }
-        guard let days = date(datePart) else { return nil }
-        return LocalTime.instant(days: days, secondOfDay: secondOfDay, in: timeZone)
+        return natural(tokens, now: now, timeZone: timeZone)
     }
 
     /// Days since the epoch for `YYYY-MM-DD` naming a real date.
@@ -226,8 +208,10 @@ public enum TimeExpression {
         }
     }
 
-    /// `H:MM`, `HH:MM[:SS]` (24-hour) or `H[:MM[:SS]]am|pm` (12-hour).
+    /// `H:MM`, `HH:MM[:SS]` (24-hour), `H[:MM[:SS]]am|pm` (12-hour), `noon` or `midnight` (00:00).
     static func time(_ s: Substring) -> Int64? {
+        if s == "noon" { return 12 * 3600 }
+        if s == "midnight" { return 0 }
         for (suffix, base) in [("am", Int64(0)), ("pm", Int64(12))] where s.hasSuffix(suffix) {
             let fields = s.dropLast(2).split(separator: ":", omittingEmptySubsequences: false)
             guard (1...3).contains(fields.count), (1...2).contains(fields[0].count),
@@ -268,49 +252,6 @@ public enum TimeExpression {
         return checked(negative ? -usec : usec)
     }
 
-    static let unitWords: [String: Character] = [
-        "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
-        "m": "m", "min": "m", "mins": "m", "minute": "m", "minutes": "m",
-        "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
-        "d": "d", "day": "d", "days": "d",
-        "w": "w", "week": "w", "weeks": "w",
-    ]
-
-    /// The words after `in`: `N UNIT`, `NUNIT` or a DURATION.
-    static func inPhrase(_ tokens: [Substring]) -> DurationParts? {
-        let joined: Substring
-        switch tokens.count {
-        case 1: joined = tokens[0]
-        case 2 where tokens[0].allSatisfy(\.isASCIIDigit): joined = tokens[0] + tokens[1]
-        default: return nil
-        }
-        let digits = joined.prefix(while: \.isASCIIDigit)
-        let word = joined.dropFirst(digits.count)
-        if let unit = unitWords[String(word)], let n = number(digits) {
-            return DurationParts(count: n, unit: unit)
-        }
-        return tokens.count == 1 ? DurationParts(String(joined)) : nil
-    }
-
-    /// `now` moved by `parts`: calendar days and weeks in local time first, then the exact part.
-    static func relative(_ parts: DurationParts, now: Instant, timeZone: ZoneInfo) -> Instant? {
-        guard let exact = parts.exactUsec else { return nil }
-        var base = now
-        let days = parts.calendarDays
-        if days != 0 {
-            // More days than fit between the years 1 and 9999 cannot give a valid instant.
-            guard days <= 4_000_000 else { return nil }
-            guard checked(now.usec) != nil else { return nil }
-            let local = LocalTime(now, in: timeZone)
-            let micros = now.usec - now.seconds * 1_000_000
-            guard let moved = LocalTime.instant(days: local.days + days, secondOfDay: local.secondOfDay,
-                                                micros: micros, in: timeZone)
-            else { return nil }
-            base = moved
-        }
-        return checkedAdd(base.usec, exact)
-    }
-
     static let weekdays: [String: Int64] = [
         "sunday": 0, "sun": 0, "monday": 1, "mon": 1, "tuesday": 2, "tue": 2, "wednesday": 3, "wed": 3,
         "thursday": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
@@ -341,10 +282,6 @@ extension TimeExpression {
         var hours: Int64 = 0
         var minutes: Int64 = 0
         var seconds: Int64 = 0
-
-        init(count: Int64, unit: Character) {
-            set(count, unit)
-        }
 
         private mutating func set(_ count: Int64, _ unit: Character) {
             switch unit {

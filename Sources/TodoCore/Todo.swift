@@ -16,8 +16,9 @@ public struct Todo: Sendable, Equatable {
     public var reminded: Instant?
     public var done: Bool
     public var completed: Instant?
-    /// 1-based rank in the one global manual order; always dense.
-    public var position: Int
+    /// 1-based rank among the open todos in the one manual order (dense: 1...n); nil for a done
+    /// todo, which keeps its place in the order for when it is reopened.
+    public var position: Int?
     public var created: Instant
     /// Changes only when something about the todo really changed.
     public var updated: Instant
@@ -34,7 +35,7 @@ public struct Todo: Sendable, Equatable {
     public init(
         id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
         due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
-        done: Bool = false, completed: Instant? = nil, position: Int,
+        done: Bool = false, completed: Instant? = nil, position: Int?,
         created: Instant, updated: Instant, priority: TodoPriority? = nil, tags: [String] = [],
         zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil
     ) {
@@ -211,7 +212,8 @@ public struct TodoPatch: Sendable, Equatable {
 
 /// Where a moved todo or category goes.
 public enum MoveTarget: Sendable, Equatable {
-    /// To this 1-based position among all items.
+    /// To this 1-based position: among open todos (a done todo gets the place it will have
+    /// when reopened), among all categories.
     case position(Int)
     /// Directly before the todo with this id.
     case before(Int64)

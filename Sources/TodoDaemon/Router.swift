@@ -147,7 +147,9 @@ struct Router {
     private func todoMove(_ p: TodoMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
         let todo = try tx.move(p.id, to: p.target)
-        return Outcome(encodedResult: todo.encodedJSON, events: todo.position == before.position ? [] : [.todos(.todoMoved, [todo])])
+        // A done todo has no position; its place still moved when `updated` changed.
+        let moved = todo.position != before.position || todo.updated != before.updated
+        return Outcome(encodedResult: todo.encodedJSON, events: moved ? [.todos(.todoMoved, [todo])] : [])
     }
 
     private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {

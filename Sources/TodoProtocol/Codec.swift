@@ -47,7 +47,7 @@ extension Todo {
     /// Reads a todo object (client side).
     public init(json: JSON) throws(DecodingError) {
         guard case .object(let o) = json, let id = o["id"]?.intValue, let title = o["title"]?.stringValue,
-              let done = o["done"]?.boolValue, let position = o["position"]?.intValue,
+              let done = o["done"]?.boolValue, let position = o["position"], position == .null || position.intValue != nil,
               let created = o["created"]?.stringValue.flatMap(Instant.init(rfc3339:)),
               let updated = o["updated"]?.stringValue.flatMap(Instant.init(rfc3339:))
         else { throw DecodingError("malformed todo object") }
@@ -55,7 +55,7 @@ extension Todo {
         self.init(
             id: id, uid: o["uid"]?.stringValue ?? "", title: title, notes: o["notes"]?.stringValue, category: o["category"]?.stringValue,
             due: instant("due"), remind: instant("remind"), reminded: instant("reminded"), done: done,
-            completed: instant("completed"), position: Int(position), created: created, updated: updated,
+            completed: instant("completed"), position: position.intValue.map { Int($0) }, created: created, updated: updated,
             priority: o["priority"]?.stringValue.flatMap(TodoPriority.init(rawValue:)),
             tags: o["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [], zone: o["zone"]?.stringValue,
             allDay: o["allDay"]?.boolValue ?? false, recurrence: o["recurrence"]?.recurrenceValue)
@@ -150,7 +150,7 @@ extension Todo {
         out.append(literal: done ? #","done":true,"completed":"# : #","done":false,"completed":"#)
         Todo.write(completed, to: &out)
         out.append(literal: #","position":"#)
-        out.append(decimal: Int64(position))
+        if let position { out.append(decimal: Int64(position)) } else { out.append(literal: "null") }
         out.append(literal: #","created":"#)
         Todo.write(created, to: &out)
         out.append(literal: #","updated":"#)

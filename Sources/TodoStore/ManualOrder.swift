@@ -11,17 +11,32 @@ import TodoCore
 /// respace rewrites O(window) rows and happens rarely (amortised O(log² n) per move, as in
 /// order-maintenance lists). Deleting leaves a gap and rewrites nothing.
 ///
-/// A position is `1 + count(rank < key)`. To avoid counting linearly, a table may keep a
-/// `blocks` table — how many rows hold a key in each block of 2^24 keys, maintained by triggers —
-/// so that a position is a sum over the blocks before the key's block (n / 256 rows at most when
-/// keys are evenly spread) plus a range count inside its block (about 256 rows). Categories are
-/// few and count directly.
+/// A position is `1 + count(rank < key)` over the rows that have one (`counted`: for todos only
+/// the open ones; a done todo keeps its key, its place for when it is reopened, but has no
+/// position and is not counted). To avoid counting linearly, a table may keep a `blocks` table —
+/// how many counted rows hold a key in each block of 2^24 keys, maintained by triggers — so that
+/// a position is a sum over the blocks before the key's block (n / 256 rows at most when keys are
+/// evenly spread) plus a range count inside its block (about 256 rows). Categories are few and
+/// count directly.
 struct ManualOrder {
     /// The table, one of our own fixed names (never user text).
     let table: StaticString
     /// The table counting rows per block of keys, if the table keeps one.
     let blocks: StaticString?
+    /// The SQL condition (on the table's own columns) a row must meet to have a position; nil:
+    /// every row has one.
+    let counted: StaticString?
     let connection: Connection
+
+    init(table: StaticString, blocks: StaticString?, counted: StaticString? = nil, connection: Connection) {
+        self.table = table
+        self.blocks = blocks
+        self.counted = counted
+        self.connection = connection
+    }
+
+    /// Which todos have a position: the open ones.
+    static let openTodos: StaticString = "done = 0"
 
     /// The todos' order and its block table.
     static let todos: StaticString = "todos", todoBlocks: StaticString = "todo_order_blocks"
@@ -36,9 +51,12 @@ struct ManualOrder {
 
     private var name: String { "\(table)" }
 
-    /// The number of rows in the order.
+    /// `counted` followed by AND, or nothing, to start a WHERE clause with.
+    private var countedAnd: String { counted.map { "\($0) AND " } ?? "" }
+
+    /// The number of rows with a position.
     func count() throws(TodoError) -> Int {
-        Int(try connection.scalar("SELECT COUNT(*) FROM \(name)"))
+        Int(try connection.scalar("SELECT COUNT(*) FROM \(name)" + (counted.map { " WHERE \($0)" } ?? "")))
     }
 
     /// The key for a row appended after every other row.
@@ -53,19 +71,30 @@ struct ManualOrder {
         return first.map { $0 - ManualOrder.gap } ?? 0
     }
 
-    /// The 1-based position of the row with key `rank`.
+    /// The 1-based position a counted row with key `rank` has.
     func position(of rank: Int64) throws(TodoError) -> Int {
-        Int(try connection.scalar("SELECT " + ManualOrder.positionSQL(table: table, blocks: blocks, key: "?1"), [.integer(rank)]))
+        Int(try connection.scalar("SELECT " + ManualOrder.positionSQL(table: table, blocks: blocks, counted: counted, key: "?1"), [.integer(rank)]))
     }
 
-    /// SQL for the 1-based position of the row whose key is the SQL expression `key` (a parameter,
-    /// or a column of an outer query): `1 + count(rank < key)`, through the block counts when the
-    /// table keeps them, so a todo and its position come back from one statement.
-    static func positionSQL(table: StaticString, blocks: StaticString?, key: String) -> String {
-        guard let blocks else { return "((SELECT COUNT(*) FROM \(table) o WHERE o.rank < \(key)) + 1)" }
+    /// SQL for the 1-based position of a counted row whose key is the SQL expression `key` (a
+    /// parameter, or a column of an outer query): `1 + count(counted rows with rank < key)`,
+    /// through the block counts when the table keeps them, so a todo and its position come back
+    /// from one statement. `counted` is written for a table aliased `o`.
+    ///
+    /// Inside its block a key is counted from the nearer end: in the block's first half the
+    /// counted rows before it, in the second half those from it to the block's end, taken from
+    /// the sum through its block. Only one branch of the CASE runs, so at most half a block of
+    /// index entries is walked.
+    static func positionSQL(table: StaticString, blocks: StaticString?, counted: StaticString?, key: String) -> String {
+        let filter = counted.map { "o.\($0) AND " } ?? ""
+        guard let blocks else { return "((SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank < \(key)) + 1)" }
         let block = "(\(key) >> \(blockShift))"
-        return "((SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < \(block))"
-            + " + (SELECT COUNT(*) FROM \(table) o WHERE o.rank >= (\(block) << \(blockShift)) AND o.rank < \(key)) + 1)"
+        let half = Int64(1) << (blockShift - 1)
+        return "(CASE WHEN (\(key) & \((Int64(1) << blockShift) - 1)) < \(half) THEN"
+            + " (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block < \(block))"
+            + " + (SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= (\(block) << \(blockShift)) AND o.rank < \(key)) + 1"
+            + " ELSE (SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block <= \(block))"
+            + " - (SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= \(key) AND o.rank < ((\(block) + 1) << \(blockShift))) + 1 END)"
     }
 
     /// Positions of many keys. Scattered keys (a page of a listing): one pass over the block
@@ -78,7 +107,7 @@ struct ManualOrder {
         var result: [Int64: Int] = [:]
         guard let blocks else {
             for rank in wanted {
-                result[rank] = Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE rank < ?", [.integer(rank)])) + 1
+                result[rank] = Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE \(countedAnd)rank < ?", [.integer(rank)])) + 1
             }
             return result
         }
@@ -88,7 +117,7 @@ struct ManualOrder {
         if span > 0 && span <= Int64(wanted.count) * 64 {
             let before = try position(of: first) - 1
             let between = try connection.rows(
-                "SELECT rank FROM \(name) WHERE rank >= ? AND rank <= ? ORDER BY rank", [.integer(first), .integer(last)]) { $0.int64(0) }
+                "SELECT rank FROM \(name) WHERE \(countedAnd)rank >= ? AND rank <= ? ORDER BY rank", [.integer(first), .integer(last)]) { $0.int64(0) }
             var seen = 0
             for rank in wanted {
                 while seen < between.count, between[seen] < rank { seen += 1 }
@@ -113,26 +142,66 @@ struct ManualOrder {
         for rank in wanted {
             let block = rank >> shift
             let inBlock = try connection.scalar(
-                "SELECT COUNT(*) FROM \(name) WHERE rank >= ? AND rank < ?", [.integer(block << shift), .integer(rank)])
+                "SELECT COUNT(*) FROM \(name) WHERE \(countedAnd)rank >= ? AND rank < ?", [.integer(block << shift), .integer(rank)])
             result[rank] = (before[block] ?? 0) + Int(inBlock) + 1
         }
         return result
     }
 
-    /// Moves row `id` so that it ends up at 1-based `position` among all rows. Returns whether
-    /// its place changed. Positions past the end are refused.
+    /// Moves row `id` so that it ends up at 1-based `position` among the counted rows (a row
+    /// that is not counted itself, a done todo, gets the place that position would be, for when
+    /// it is counted again). Returns whether its place changed. Positions past the end are refused.
     func move(id: Int64, toPosition position: Int) throws(TodoError) -> Bool {
-        // The neighbours are the others at positions position-1 and position (the moved row excluded).
-        let neighbours = position < 1 ? [] : try connection.rows(
-            "SELECT rank FROM \(name) WHERE id <> ? ORDER BY rank LIMIT 2 OFFSET ?",
-            [.integer(id), .integer(Int64(max(position - 2, 0)))]) { $0.int64(0) }
+        // The neighbours are the other counted rows at positions position-1 and position.
+        let neighbours = position < 1 ? [] : try countedIDs(excluding: id, from: max(position - 2, 0), limit: 2)
         // Past the end there is no row before the target; only then is the table counted, for the message.
         guard position >= 1, position == 1 || !neighbours.isEmpty else {
-            throw TodoError.invalid("position", "must be between 1 and \(try count())")
+            let others = try count() - (try isCounted(id) ? 1 : 0)
+            throw TodoError.invalid("position", "must be between 1 and \(others + 1)")
         }
+        // Directly before the row now at `position`, else directly after the one before it: so
+        // rows that are not counted (done todos between two open ones) keep their places.
         let lower = position >= 2 ? neighbours.first : nil
         let upper = position >= 2 ? neighbours.dropFirst().first : neighbours.first
-        return try place(id: id, after: lower, before: upper)
+        if let upper { return try move(id: id, next: upper, before: true) }
+        if let lower { return try move(id: id, next: lower, before: false) }
+        return false  // the only counted row: position 1 wherever it is
+    }
+
+    /// Up to `limit` ids of counted rows other than row `id`, in order, starting with the one at
+    /// 0-based `offset` among them. With a block table the blocks before that row are skipped by
+    /// their counts (one pass over the small block table), so only the rows inside one block are
+    /// walked, not every row before the target.
+    private func countedIDs(excluding id: Int64, from offset: Int, limit: Int) throws(TodoError) -> [Int64] {
+        var start = Int64.min
+        var skip = offset
+        if let blocks, offset > 0 {
+            let shift = ManualOrder.blockShift
+            let movedBlock = try connection.firstRow(
+                "SELECT rank FROM \(name) WHERE \(countedAnd)id = ?", [.integer(id)]) { $0.int64(0) >> shift }
+            let sizes = try connection.rows("SELECT block, size FROM \(blocks) ORDER BY block") { ($0.int64(0), $0.int(1)) }
+            var before = 0
+            var found = false
+            for (block, size) in sizes {
+                let others = size - (block == movedBlock ? 1 : 0)
+                if before + others > offset {
+                    start = block << shift
+                    skip = offset - before
+                    found = true
+                    break
+                }
+                before += others
+            }
+            if !found { return [] }  // past the end
+        }
+        return try connection.rows(
+            "SELECT id FROM \(name) WHERE \(countedAnd)id <> ? AND rank >= ? ORDER BY rank LIMIT ? OFFSET ?",
+            [.integer(id), .integer(start), .integer(Int64(limit)), .integer(Int64(skip))]) { $0.int64(0) }
+    }
+
+    /// Whether row `id` has a position.
+    func isCounted(_ id: Int64) throws(TodoError) -> Bool {
+        try connection.firstRow("SELECT 1 FROM \(name) WHERE \(countedAnd)id = ?", [.integer(id)]) { _ in true } ?? false
     }
 
     /// Moves row `id` directly before (or after) row `anchor`. Returns whether its place changed.

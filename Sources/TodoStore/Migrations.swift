@@ -11,7 +11,8 @@ struct Migration {
 /// Every migration, in order.
 ///
 /// The manual order is stored as sparse integer keys (`rank`), not as dense positions; the dense
-/// 1-based `position` of the API is counted from them. See `ManualOrder`.
+/// 1-based `position` of the API is counted from them, among open todos (migration 7). See
+/// `ManualOrder`.
 let migrations: [Migration] = [
     Migration(id: 1, name: "todos and categories", sql: """
         CREATE TABLE categories (
@@ -161,6 +162,7 @@ let migrations: [Migration] = [
         ) WITHOUT ROWID;
         CREATE INDEX todo_tags_key ON todo_tags(tag_key, todo_id);
         """),
+    openPositionsMigration,
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

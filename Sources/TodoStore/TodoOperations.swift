@@ -15,10 +15,11 @@ let todoFieldCount: Int32 = 19
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
 let todoByID = "SELECT \(todoColumns) WHERE t.id = ?1"
-/// One todo by id, with its position as the column after `todoFields`: one statement.
-let todoWithPositionByID = "SELECT \(todoFields), "
-    + ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, key: "t.rank")
-    + " FROM todos t \(categoryJoin) WHERE t.id = ?1"
+/// One todo by id, with its position (null when it is done) as the column after `todoFields`:
+/// one statement.
+let todoWithPositionByID = "SELECT \(todoFields), CASE WHEN t.done THEN NULL ELSE "
+    + ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
+    + " END FROM todos t \(categoryJoin) WHERE t.id = ?1"
 
 /// A todo as stored: its fields plus the sparse order key its position is counted from.
 struct TodoRow {
@@ -30,7 +31,7 @@ struct TodoRow {
         todo = Todo(
             id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
             due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
-            done: s.bool(7), completed: s.optionalInstant(8), position: 0,
+            done: s.bool(7), completed: s.optionalInstant(8), position: nil,
             created: s.instant(10), updated: s.instant(11),
             priority: s.optionalInt64(13).flatMap { TodoRow.priority(rank: $0) }, tags: TagColumn.tags(s.optionalText(14)),
             zone: s.optionalText(15), allDay: s.bool(16),
@@ -54,7 +55,7 @@ extension StoreTransaction {
     package func todo(_ id: Int64) throws(TodoError) -> Todo {
         let found = try connection.firstRow(todoWithPositionByID, [.integer(id)]) { s in
             var todo = TodoRow(s).todo
-            todo.position = s.int(todoFieldCount)
+            todo.position = s.optionalInt64(todoFieldCount).map { Int($0) }
             return todo
         }
         guard let found else { throw TodoError.notFound("no todo with id \(id)") }
@@ -68,12 +69,13 @@ extension StoreTransaction {
         return row
     }
 
-    /// Fills in the dense positions of `rows`, keeping their order.
+    /// Fills in the dense positions of `rows` among open todos (none for done ones), keeping
+    /// their order.
     func withPositions(_ rows: [TodoRow]) throws(TodoError) -> [Todo] {
-        let positions = try todoOrder.positions(of: rows.map(\.rank))
+        let positions = try todoOrder.positions(of: rows.compactMap { $0.todo.done ? nil : $0.rank })
         return rows.map { row in
             var todo = row.todo
-            todo.position = positions[row.rank] ?? 0
+            todo.position = row.todo.done ? nil : positions[row.rank]
             return todo
         }
     }
@@ -129,7 +131,7 @@ extension StoreTransaction {
         // first or last: its position needs no counting.
         let counts = try counts()
         return Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
-                    remind: remind, position: new.top ? 1 : counts.open + counts.done, created: now, updated: now,
+                    remind: remind, position: new.top ? 1 : counts.open, created: now, updated: now,
                     priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
     }
 

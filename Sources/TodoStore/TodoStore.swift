@@ -119,7 +119,7 @@ package struct StoreTransaction {
         try connection.savepoint(body)
     }
 
-    var todoOrder: ManualOrder { ManualOrder(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, connection: connection) }
+    var todoOrder: ManualOrder { ManualOrder(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, connection: connection) }
     var categoryOrder: ManualOrder { ManualOrder(table: "categories", blocks: nil, connection: connection) }
 }
 

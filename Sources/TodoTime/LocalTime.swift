@@ -26,6 +26,12 @@ public struct LocalTime: Sendable, Equatable {
             + "\(Self.digits(secondOfDay / 3600, 2)):\(Self.digits(secondOfDay / 60 % 60, 2))"
     }
 
+    /// "2026-12-01": the date of a day counted from 1970-01-01, for all-day dates.
+    public static func dateText(days: Int64) -> String {
+        let (y, m, d) = Instant.civil(days: days)
+        return "\(digits(y, 4))-\(digits(m, 2))-\(digits(d, 2))"
+    }
+
     /// "2026-12-01 18:00 +09:00": `text` with the UTC offset, where the zone is not implied.
     public var textWithOffset: String {
         text + " " + (offset < 0 ? "-" : "+") + Self.digits(abs(offset) / 3600, 2) + ":" + Self.digits(abs(offset) / 60 % 60, 2)

@@ -99,7 +99,7 @@ public struct ZoneInfo: Sendable {
     }
 
     /// A zone from the TZif file at `path`, nil when it cannot be read or is not one.
-    private init?(path: String) {
+    init?(path: String) {
         // A TZif file is a few KiB; the bound keeps TZ=/dev/zero from reading forever.
         guard let bytes = try? Files.contents(of: path, maxBytes: 1 << 20) else { return nil }
         self.init(tzif: bytes)

@@ -35,6 +35,7 @@ let status = CLI.main(
     terminalWidth: Posix.terminalColumns(STDOUT_FILENO) ?? environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
     now: Instant.now(),
     timeZone: ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
+    zoneName: ZoneInfo.identifier(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
     stdout: { emit(STDOUT_FILENO, $0) },
     stderr: { emit(STDERR_FILENO, $0) },
     connect: { (path: String) throws(ClientError) -> RPCTransport in

@@ -127,6 +127,9 @@ import TodoTime
             let firstSeries = LocalTime.instant(days: day, secondOfDay: Int64.random(in: 0..<86_400, using: &random) / 900 * 900, in: zone)!
             let series = rule.occurrences(start: firstSeries, zone: zone, from: firstSeries, through: .latest, limit: 12)
             guard let first = series.first else { continue }
+            // A first occurrence moved forward by a DST gap is a todo due at the later time: its
+            // own time of day is what it keeps (docs/RECURRENCE.md), not the series' one.
+            guard LocalTime(first, in: zone).secondOfDay == LocalTime(firstSeries, in: zone).secondOfDay else { continue }
             // The todo starts at the first occurrence with COUNT counting from there.
             let skipped = rule.occurrences(start: firstSeries, zone: zone, from: firstSeries, through: first, limit: 12).count - 1
             var text = rule.text.replacingOccurrences(of: "COUNT=\(rule.count!)", with: "COUNT=\(rule.count! - skipped)")

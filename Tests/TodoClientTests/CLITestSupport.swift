@@ -109,7 +109,7 @@ enum Fixtures {
     /// Runs todoctl with `arguments` against `transport`.
     static func run(_ arguments: [String], transport: FakeTransport = FakeTransport(),
                     isTerminal: Bool = false, terminalWidth: Int? = nil,
-                    environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: ZoneInfo = utc,
+                    environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: ZoneInfo = utc, zoneName: String? = nil,
                     connectError: ClientError? = nil, stdin: [UInt8] = [],
                     clock: @escaping () -> Instant = { Fixtures.now }) -> Result {
         var out = ""
@@ -117,7 +117,7 @@ enum Fixtures {
         var connected: [String] = []
         let status = CLI.main(
             arguments: arguments, environment: environment, uid: 1000, isTerminal: isTerminal,
-            terminalWidth: terminalWidth, now: now, timeZone: timeZone,
+            terminalWidth: terminalWidth, now: now, timeZone: timeZone, zoneName: zoneName,
             stdout: { out += $0 }, stderr: { err += $0 },
             connect: { (path: String) throws(ClientError) -> RPCTransport in
                 connected.append(path)

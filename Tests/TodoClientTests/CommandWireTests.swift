@@ -92,8 +92,9 @@ import TodoProtocol
         let result = Fixtures.run(["move", "7", "--bottom"], transport: transport)
         #expect(result.status == 0)
         #expect(transport.methods == ["todo.list", "todo.move"])
-        #expect(transport.calls[0].params == ["status": "all", "limit": 0])
-        #expect(transport.calls[1].params == ["id": 7, "position": 5])
+        // Directly after the last open todo: positions count open todos only.
+        #expect(transport.calls[0].params == ["status": "open", "sort": [["key": "position", "descending": true]], "limit": 1])
+        #expect(transport.calls[1].params == ["id": 7, "after": 1])
     }
 
     @Test func editRemindDurationUsesCurrentDue() {

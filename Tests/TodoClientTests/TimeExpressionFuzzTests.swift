@@ -12,6 +12,8 @@ import TodoTestSupport
         "+", "-", "@", "in", " ", "  ", "t", ":", "am", "pm", "now", "today", "tomorrow", "mon", "sunday",
         "0", "1", "9", "12", "24", "59", "60", "2026", "-02-", "-12-", "29", "30", "31", "s", "m", "h", "d", "w",
         "hours", "min", "day", "weeks", "99999999", "9999999999999999", "z", "+09:00", ".5", "牛", "🍣", "\u{301}",
+        "mo", "y", "months", "years", "ago", "next", "last", "week", "month", "at", "on", "noon", "midnight", "tonight",
+        "eod", "eow", "eom", "eoy", "dec", "feb", "st", "th", ",", "a", "and", "yesterday",
     ]
 
     @Test func neverTraps() throws {

@@ -162,20 +162,23 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         ("2026-11-01 00:59", "2026-10-31T12:00:00Z", "2026-11-01T04:59:00Z"),
         ("2026-11-01 02:00", "2026-10-31T12:00:00Z", "2026-11-01T07:00:00Z"),
         ("sunday 1:30am", "2026-10-31T12:00:00Z", "2026-11-01T05:30:00Z"),
-        // +1d keeps the wall-clock time: 23 hours in spring, 25 in autumn
-        ("+1d", "2026-03-07T14:00:00Z", "2026-03-08T13:00:00Z"),
+        // `in 1 day` keeps the wall-clock time (23 hours in spring, 25 in autumn); `+1d` is 24 hours
+        ("+1d", "2026-03-07T14:00:00Z", "2026-03-08T14:00:00Z"),
         ("in 1 day", "2026-03-07T14:00:00Z", "2026-03-08T13:00:00Z"),
         ("+24h", "2026-03-07T14:00:00Z", "2026-03-08T14:00:00Z"),
         ("tomorrow 9am", "2026-03-07T14:00:00Z", "2026-03-08T13:00:00Z"),
         ("tomorrow", "2026-03-07T14:00:00Z", "2026-03-08T05:00:00Z"),
-        ("+1w", "2026-03-04T14:00:00Z", "2026-03-11T13:00:00Z"),
-        ("+1d", "2026-10-31T13:00:00Z", "2026-11-01T14:00:00Z"),
-        ("+1d1h", "2026-10-31T13:00:00Z", "2026-11-01T15:00:00Z"),
+        ("+1w", "2026-03-04T14:00:00Z", "2026-03-11T14:00:00Z"),
+        ("in 1 week", "2026-03-04T14:00:00Z", "2026-03-11T13:00:00Z"),
+        ("+1d", "2026-10-31T13:00:00Z", "2026-11-01T13:00:00Z"),
+        ("in 1 day", "2026-10-31T13:00:00Z", "2026-11-01T14:00:00Z"),
+        ("+1d1h", "2026-10-31T13:00:00Z", "2026-11-01T14:00:00Z"),
+        ("in 1 day 1 hour", "2026-10-31T13:00:00Z", "2026-11-01T15:00:00Z"),
         ("+24h", "2026-10-31T13:00:00Z", "2026-11-01T13:00:00Z"),
         ("tomorrow", "2026-10-31T13:00:00Z", "2026-11-01T04:00:00Z"),
-        // +1d landing in the gap (02:30 EST the day before) or the overlap (01:30 EDT the day before)
-        ("+1d", "2026-03-07T07:30:00Z", "2026-03-08T07:30:00Z"),
-        ("+1d", "2026-10-31T05:30:00Z", "2026-11-01T05:30:00Z"),
+        // `in 1 day` landing in the gap (02:30 EST the day before) or the overlap (01:30 EDT the day before)
+        ("in 1 day", "2026-03-07T07:30:00Z", "2026-03-08T07:30:00Z"),
+        ("in 1 day", "2026-10-31T05:30:00Z", "2026-11-01T05:30:00Z"),
         // hours are exact elapsed time across the change
         ("+2h", "2026-03-08T06:30:00Z", "2026-03-08T08:30:00Z"),
         ("in 90 minutes", "2026-11-01T05:15:00Z", "2026-11-01T06:45:00Z"),
@@ -191,8 +194,10 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         ("2026-03-29 03:00", "2026-03-28T12:00:00Z", "2026-03-29T01:00:00Z"),
         ("2026-10-25 02:30", "2026-10-24T12:00:00Z", "2026-10-25T00:30:00Z"),
         ("2026-10-25 03:00", "2026-10-24T12:00:00Z", "2026-10-25T02:00:00Z"),
-        ("+1d", "2026-03-28T11:00:00Z", "2026-03-29T10:00:00Z"),
-        ("+1d", "2026-10-24T10:00:00Z", "2026-10-25T11:00:00Z"),
+        ("in 1 day", "2026-03-28T11:00:00Z", "2026-03-29T10:00:00Z"),
+        ("in 1 day", "2026-10-24T10:00:00Z", "2026-10-25T11:00:00Z"),
+        ("+1d", "2026-03-28T11:00:00Z", "2026-03-29T11:00:00Z"),
+        ("+1d", "2026-10-24T10:00:00Z", "2026-10-25T10:00:00Z"),
         ("tomorrow 12pm", "2026-10-24T10:00:00Z", "2026-10-25T11:00:00Z"),
         ("sunday", "2026-10-24T10:00:00Z", "2026-10-24T22:00:00Z"),
         ("+3h", "2026-10-24T23:30:00Z", "2026-10-25T02:30:00Z"),
@@ -206,12 +211,14 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
     @Test(arguments: [
         "", "   ", "tomorow", "+5x", "+", "+h", "+-5m", "+5m3", "+1h1h", "+30m1h", "2026-02-30", "2026-13-01",
         "2026-12-1", "26-12-01", "2026/12/01", "2026-12-01T25:00", "2026-12-01 24:00", "2026-12-01 9",
-        "2026-12-01T9am", "25:00", "17:30", "9am", "now 17:30", "today 25:00",
+        "2026-12-01T9am", "25:00", "now 17:30", "today 25:00", "9", "at", "at tomorrow", "noon noon",
         "today 13pm", "today 0am", "today 12:60", "today 9:5", "today 09:00:60", "tomorrow 9 pm pm",
         "tomorrow 1 7:30", "monday tuesday", "mond", "in two hours", "in 2", "in hours", "in 1 fortnight",
         "in 2 hours ago", "in -2 hours", "in 1.5 hours", "@abc", "@", "@1.5", "@ 100", "@9999999999999",
         "@99999999999999999999", "+99999999999999999999d", "+999999999999999s", "+999999999999999w",
-        "+90000000h", "in 9999999 days", "２０２６-12-01", "+１h", "yesterday", "1h1h", "15m",
+        "+90000000h", "in 9999999 days", "２０２６-12-01", "+１h", "1h1h", "15m",
+        "Dec 32", "Feb 30 2027", "Dec 24 27", "24 24", "Dec", "next", "next day", "last week", "in 1 month ago",
+        "2 hours", "ago", "in 1 hour 1 hour", "+1mo1y", "+1m1mo", "in 200000 months", "+1y1y", "tonight 9pm", "eod 5pm",
         "2026-12-01T09:00:00+25:00", "9999-12-31T23:59:59-01:00",
     ])
     func rejects(text: String) throws {
@@ -236,7 +243,8 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
             let value = try TimeExpression.instant("tomorow", now: Instant(usec: 0), timeZone: ZoneInfo.utc)
             Issue.record("parsed as \(value)")
         } catch {
-            #expect(error.message == "invalid time \"tomorow\": expected RFC 3339, YYYY-MM-DD [HH:MM[:SS]], now, today, tomorrow, a weekday [TIME], +N(s|m|h|d|w), in N UNITS or @EPOCH")
+            #expect(error.message == "invalid time \"tomorow\": expected \(TimeExpression.whenForms)")
+            #expect(error.message.contains("Dec 24") && error.message.contains("tomorrow at 9am") && error.message.contains("ago"))
         }
         do {
             _ = try TimeExpression.instant("a\n\"b\"", now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
@@ -310,7 +318,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
             _ = try TimeExpression.remind("soon", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
             Issue.record("accepted soon")
         } catch {
-            #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h or 1h30m) or a time: RFC 3339"))
+            #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(TimeExpression.whenForms)"))
         }
     }
 }

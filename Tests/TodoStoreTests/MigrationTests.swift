@@ -41,6 +41,48 @@ import TodoTestSupport
         #expect(try store.read { try $0.storeID() } == storeID)
     }
 
+    /// A store written before migration 7, with done todos between open ones: afterwards the
+    /// positions count open todos only (1...n, none for a done todo), the block counts agree,
+    /// and a reopened todo comes back at the place it had.
+    @Test func positionsCountOpenTodosAfterMigration7() throws {
+        let dir = TemporaryDirectory("migrate7")
+        let path = dir.file("todos.db")
+        let previous = migrations.filter { $0.id < openPositionsMigration.id }
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(previous.map(\.sql).joined(separator: "\n"))
+            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            INSERT INTO todos (title, title_key, search_key, done, rank, created, updated, uid) VALUES
+                ('a', 'a', 'a', 0, 0, 0, 0, 'u1'), ('b', 'b', 'b', 1, 65536, 0, 0, 'u2'), ('c', 'c', 'c', 0, 33554432, 0, 0, 'u3'),
+                ('d', 'd', 'd', 1, 33619968, 0, 0, 'u4'), ('e', 'e', 'e', 0, 67108864, 0, 0, 'u5');
+            """)
+        let store = try TodoStore(path: path)
+        var all = TodoQuery()
+        all.status = .all
+        let positions = { () throws -> [String] in
+            try store.read { try $0.list(all).todos }.map { "\($0.title)\($0.position.map(String.init) ?? "-")" }
+        }
+        #expect(try positions() == ["a1", "b-", "c2", "d-", "e3"])
+        #expect(try store.read { try $0.todo(2) }.position == nil)
+        #expect(try store.read { try $0.todo(5) }.position == 3)
+        _ = try store.write { try $0.complete([3]) }
+        #expect(try positions() == ["a1", "b-", "c-", "d-", "e2"])
+        _ = try store.write { try $0.reopen([2, 4]) }
+        #expect(try positions() == ["a1", "b2", "c-", "d3", "e4"])
+        let moved = try store.write { try $0.move(5, to: .position(1)) }
+        #expect(moved.position == 1)
+        #expect(try positions() == ["e1", "a2", "b3", "c-", "d4"])
+        // A done todo moved to position 2 comes back there when reopened.
+        let movedDone = try store.write { try $0.move(3, to: .position(2)) }
+        #expect(movedDone.position == nil && movedDone.done)
+        _ = try store.write { try $0.reopen([3]) }
+        #expect(try positions() == ["e1", "c2", "a3", "b4", "d5"])
+        #expect(throws: TodoError.self) { try store.write { try $0.move(1, to: .position(6)) } }
+        store.close()
+        #expect(try ChildProcess.sqlite3(path, "SELECT SUM(size) FROM todo_order_blocks;") == "5")
+    }
+
     /// A database written by the first schema (a fixture made from migration 1 alone) migrates
     /// forward with its data intact, and the counts the new schema keeps are right.
     @Test func aFirstSchemaDatabaseMigratesForward() throws {
@@ -65,7 +107,8 @@ import TodoTestSupport
         let after = try store.read { try $0.counts() }
         #expect(after.open == 1 && after.done == 1)
         store.close()  // the store holds its file exclusively while open
-        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;") == "1\n2\n3\n4\n5\n6")
+        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;")
+                == migrations.map { "\($0.id)" }.sorted { Int($0)! < Int($1)! }.joined(separator: "\n"))
         // The plain due index gave way to the one listings by due date walk.
         #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'todos_%due%' ORDER BY name;")
                 == "todos_done_due")
@@ -104,6 +147,6 @@ import TodoTestSupport
         let tagged = try store.write { try $0.update(todos[1].id, TodoPatch(priority: .set(.high), addTags: ["new"])) }
         #expect(tagged.tags == ["new"] && tagged.priority == .high)
         store.close()
-        #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == "6")
+        #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
     }
 }

@@ -24,13 +24,39 @@ private struct Reference {
         return name
     }
 
-    /// Expected todos in manual order with positions.
+    /// Expected todos in manual order with positions: 1...n over the open ones, none for a done
+    /// one (which keeps its place in `order` for when it is reopened).
     var expectedTodos: [Todo] {
-        order.enumerated().map { i, id in
+        var open = 0
+        return order.map { id in
             var todo = todos[id]!
-            todo.position = i + 1
+            if todo.done {
+                todo.position = nil
+            } else {
+                open += 1
+                todo.position = open
+            }
             return todo
         }
+    }
+
+    /// Moves `id` to be the `position`-th open todo: directly before the open todo now there,
+    /// else directly after the last open one; done todos keep their places. Nil when the
+    /// position is out of range, else whether the order changed.
+    mutating func move(_ id: Int64, toOpenPosition position: Int) -> Bool? {
+        var rest = order.filter { $0 != id }
+        let open = rest.filter { !todos[$0]!.done }
+        guard order.contains(id), position >= 1, position <= open.count + 1 else { return nil }
+        if position - 1 < open.count {
+            rest.insert(id, at: rest.firstIndex(of: open[position - 1])!)
+        } else if let last = open.last {
+            rest.insert(id, at: rest.firstIndex(of: last)! + 1)
+        } else {
+            return false  // no other open todo: position 1 wherever it is
+        }
+        if rest == order { return false }
+        order = rest
+        return true
     }
 
     var expectedCategories: [Category] {
@@ -70,14 +96,6 @@ private struct Reference {
             }
         }
         todo.done = true
-    }
-
-    mutating func move(_ id: Int64, toIndex index: Int) -> Bool {
-        let from = order.firstIndex(of: id)!
-        if from == index { return false }
-        order.remove(at: from)
-        order.insert(id, at: index)
-        return true
     }
 }
 
@@ -178,15 +196,20 @@ private struct SimpleRule {
                     let id = pick(&rng)
                     let form = Int.random(in: 0..<3, using: &rng)
                     if form == 0 {
-                        let position = Int.random(in: 0...(ids.count + 1), using: &rng)
+                        // Positions count open todos only, for open and done todos alike.
+                        let openCount = ids.filter { !ref.todos[$0]!.done }.count
+                        let position = Int.random(in: 0...(openCount + 2), using: &rng)
                         description = "move \(id) to \(position)"
-                        let valid = ids.contains(id) && position >= 1 && position <= ids.count
+                        var expected = ref
+                        let outcome = expected.move(id, toOpenPosition: position)
                         do {
-                            _ = try store.write { try $0.move(id, to: .position(position)) }
-                            #expect(valid, "move should have failed")
-                            if ref.move(id, toIndex: position - 1) { ref.todos[id]!.updated = now }
+                            let moved = try store.write { try $0.move(id, to: .position(position)) }
+                            #expect(outcome != nil, "move should have failed")
+                            if outcome == true { expected.todos[id]!.updated = now }
+                            ref = expected
+                            #expect(moved.position == (moved.done ? nil : ref.expectedTodos.first { $0.id == id }?.position))
                         } catch {
-                            #expect(!valid, "move failed: \(error)")
+                            #expect(outcome == nil, "move failed: \(error)")
                         }
                     } else {
                         let anchor = pick(&rng)

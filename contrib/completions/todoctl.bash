@@ -32,9 +32,23 @@ _todoctl_ids() {
     _todoctl_query list --all --limit 200 | grep -o '"id":[0-9]*' | cut -d: -f2
 }
 
+# The tags in use (of the first 200 todos), one per line.
+_todoctl_tags() {
+    _todoctl_query list --all --limit 200 | grep -o '"tags":\[[^]]*\]' | grep -o '"\([^"\\]\|\\.\)*"' |
+        sed 's/^"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g' | sort -u
+}
+
 _todoctl_categories() {
     _todoctl_query category list | grep -o '"name":"\([^"\\]\|\\.\)*"' |
         sed 's/^"name":"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g'
+}
+
+# The alias names of the configuration file (alias.NAME = ...), one per line.
+_todoctl_aliases() {
+    local dir=${XDG_CONFIG_HOME-}
+    [[ $dir == /* ]] || dir=$HOME/.config
+    [[ -r $dir/todod/config ]] &&
+        sed -n 's/^[[:space:]]*alias\.\([^[:space:]=]*\)[[:space:]]*=.*/\1/p' "$dir/todod/config" 2>/dev/null
 }
 
 # Adds the words (one per line on stdin) that start with $cur to COMPREPLY, quoted for the shell.
@@ -56,16 +70,16 @@ _todoctl() {
     COMPREPLY=()
 
     local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import help"
-    local global_flags="--socket --system --json --help --version"
-    # Options that take a value (the next word, or after =).
-    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --days "
-    local when_words="now today tomorrow monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w"
+    local global_flags="--socket --system --json --help --version -j -h"
+    # Options that take a value (the next word, or after =; a short one also joined: -n5).
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days -c -d -s -n -p -t "
+    local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
     # Find the command, the category subcommand and the positionals before the cursor.
     local i w command="" sub="" npos=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
-        if [[ $w == --* && $w != *=* && $valued == *" $w "* ]]; then
+        if [[ ($w == --* && $w != *=* || $w == -?) && $valued == *" $w "* ]]; then
             [[ ${COMP_WORDS[i + 1]-} == "=" ]] && ((i++))
             ((i++)); continue
         fi
@@ -89,6 +103,9 @@ _todoctl() {
         opt=$prev
     fi
     if [[ -n $opt ]]; then
+        case $opt in  # one-letter options as their long forms (ShortOptions in todoctl)
+            -c) opt=--category ;; -d) opt=--due ;; -s) opt=--sort ;; -n) opt=--limit ;;
+        esac
         case $opt in
             --socket) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
             --category) _todoctl_add_words < <(_todoctl_categories) ;;
@@ -99,11 +116,14 @@ _todoctl() {
                 local head="" last=$cur sign="" k
                 [[ $cur == *,* ]] && { head=${cur%,*},; last=${cur##*,}; }
                 [[ $last == -* ]] && { sign=-; last=${last#-}; }
-                for k in id title created updated due position category; do
+                for k in id title created updated due position category priority; do
                     [[ $k == "$last"* ]] && COMPREPLY+=("$head$sign$k")
                 done
                 compopt -o nospace 2>/dev/null   # room for a comma and the next key
                 ;;
+            --priority) _todoctl_add_words < <(printf '%s\n' high medium low) ;;
+            --tag | --untag) _todoctl_add_words < <(_todoctl_tags) ;;
+            --every) _todoctl_add_words < <(printf '%s\n' day weekday week month year mon,thu FREQ=) ;;
             --due | --remind | --due-before | --due-after | --since)
                 _todoctl_add_words < <(printf '%s\n' $when_words) ;;
         esac
@@ -116,9 +136,10 @@ _todoctl() {
     if [[ $cur == -* ]]; then
         local flags=$global_flags
         case $command in
-            add) flags+=" --category --due --remind --notes --top" ;;
-            list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category" ;;
-            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind" ;;
+            add) flags+=" --category --due --remind --notes --top --priority --tag --every -c -d -p -t" ;;
+            list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring -a -c -s -n -p -t" ;;
+            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every -c -d -p -t" ;;
+            done) flags+=" --stop" ;;
             move) flags+=" --to --before --after --top --bottom" ;;
             category)
                 case $sub in
@@ -126,7 +147,7 @@ _todoctl() {
                     move) flags+=" --to" ;;
                 esac ;;
             agenda) flags+=" --days" ;;
-            reminders) flags+=" --since --limit" ;;
+            reminders) flags+=" --since --limit -n" ;;
             export) flags+=" --format" ;;
             import) flags+=" -" ;;
         esac
@@ -135,7 +156,7 @@ _todoctl() {
     fi
 
     case $command in
-        "") mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur") ;;
+        "") mapfile -t COMPREPLY < <(compgen -W "$commands $(_todoctl_aliases)" -- "$cur") ;;
         show | edit | move) ((npos == 0)) && _todoctl_add_words < <(_todoctl_ids) ;;
         done | reopen | rm) _todoctl_add_words < <(_todoctl_ids) ;;
         snooze)

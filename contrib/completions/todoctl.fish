@@ -7,7 +7,7 @@
 
 set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import help
 # Options that take a value in the next word.
-set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format
+set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days -c -d -s -n -p -t
 
 # Prints the command, then the category subcommand (if any), then the positionals, one per line.
 function __todoctl_words
@@ -91,24 +91,41 @@ function __todoctl_categories
         string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
 end
 
+# The tags in use (of the first 200 todos).
+function __todoctl_tags
+    __todoctl_query list --all --limit 200 | string match -a -r -g '"tags":\[([^]]*)\]' |
+        string match -a -r -g '"((?:[^"\\\\]|\\\\.)*)"' |
+        string replace -a '\\"' '"' | string replace -a '\\\\' '\\' | sort -u
+end
+
+# The alias names of the configuration file (alias.NAME = ...).
+function __todoctl_aliases
+    set -l dir $XDG_CONFIG_HOME
+    string match -q -- '/*' "$dir"; or set dir $HOME/.config
+    test -r $dir/todod/config; or return
+    string replace -r -f '^\s*alias\.([^\s=]+)\s*=.*' '$1' <$dir/todod/config
+end
+
 function __todoctl_sort_keys
     set -l token (commandline -ct)
     string match -q -- '--sort=*' $token; and set token (string replace -- '--sort=' '' $token)
     set -l head (string replace -r '[^,]*$' '' -- $token)
-    for k in id title created updated due position category
+    for k in id title created updated due position category priority
         echo $head$k
         echo $head-$k
     end
 end
 
-set -l when now today tomorrow monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w
+set -l rules day weekday week month year mon,thu FREQ=
+set -l priorities high medium low
+set -l when now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo
 
 complete -c todoctl -f
 
 # Global options (accepted before and after the command).
 complete -c todoctl -l socket -r -F -d 'Talk to the daemon at PATH'
 complete -c todoctl -l system -d 'Talk to the system daemon at /run/todod/todod.sock'
-complete -c todoctl -l json -d 'Print only JSON on stdout'
+complete -c todoctl -s j -l json -d 'Print only JSON on stdout'
 complete -c todoctl -s h -l help -d 'Show help'
 complete -c todoctl -n '__todoctl_command_is' -l version -d 'Show the version'
 
@@ -130,27 +147,34 @@ complete -c todoctl -n '__todoctl_command_is' -a status -d 'Show the daemon heal
 complete -c todoctl -n '__todoctl_command_is' -a export -d 'Write the whole store to stdout'
 complete -c todoctl -n '__todoctl_command_is' -a import -d 'Add everything in an export document'
 complete -c todoctl -n '__todoctl_command_is' -a help -d 'Show help'
+complete -c todoctl -n '__todoctl_command_is' -a '(__todoctl_aliases)' -d 'Alias (configuration file)'
 
 # add
-complete -c todoctl -n '__todoctl_command_is add' -l category -x -a '(__todoctl_categories)' -d 'Put it in category NAME'
-complete -c todoctl -n '__todoctl_command_is add' -l due -x -a "$when" -d 'When it is due'
+complete -c todoctl -n '__todoctl_command_is add' -s c -l category -x -a '(__todoctl_categories)' -d 'Put it in category NAME'
+complete -c todoctl -n '__todoctl_command_is add' -s d -l due -x -a "$when" -d 'When it is due'
 complete -c todoctl -n '__todoctl_command_is add' -l remind -x -a "5m 15m 30m 1h 1d $when" -d 'DURATION before --due, or WHEN'
 complete -c todoctl -n '__todoctl_command_is add' -l notes -x -d 'Free-form notes'
 complete -c todoctl -n '__todoctl_command_is add' -l top -d 'Put it first in the manual order'
+complete -c todoctl -n '__todoctl_command_is add' -s p -l priority -x -a "$priorities" -d 'Its priority'
+complete -c todoctl -n '__todoctl_command_is add' -s t -l tag -x -a '(__todoctl_tags)' -d 'Tag it T (repeatable)'
+complete -c todoctl -n '__todoctl_command_is add' -l every -x -a "$rules" -d 'Make it recurring: RULE'
 
 # list
 complete -c todoctl -n '__todoctl_command_is list' -l open -d 'Open todos (default)'
 complete -c todoctl -n '__todoctl_command_is list' -l done -d 'Done todos'
-complete -c todoctl -n '__todoctl_command_is list' -l all -d 'All todos'
-complete -c todoctl -n '__todoctl_command_is list' -l category -x -a '(__todoctl_categories)' -d 'Only todos in category NAME'
+complete -c todoctl -n '__todoctl_command_is list' -s a -l all -d 'All todos'
+complete -c todoctl -n '__todoctl_command_is list' -s c -l category -x -a '(__todoctl_categories)' -d 'Only todos in category NAME'
 complete -c todoctl -n '__todoctl_command_is list' -l no-category -d 'Only todos without a category'
 complete -c todoctl -n '__todoctl_command_is list' -l overdue -d 'Only open todos past their due time'
 complete -c todoctl -n '__todoctl_command_is list' -l due-before -x -a "$when" -d 'Only todos due before WHEN'
 complete -c todoctl -n '__todoctl_command_is list' -l due-after -x -a "$when" -d 'Only todos due at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is list' -l search -x -d 'Only todos whose title or notes contain TEXT'
-complete -c todoctl -n '__todoctl_command_is list' -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
-complete -c todoctl -n '__todoctl_command_is list' -l limit -x -d 'Show at most N todos'
+complete -c todoctl -n '__todoctl_command_is list' -s s -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
+complete -c todoctl -n '__todoctl_command_is list' -s n -l limit -x -d 'Show at most N todos'
 complete -c todoctl -n '__todoctl_command_is list' -l by-category -d 'Group by category'
+complete -c todoctl -n '__todoctl_command_is list' -s t -l tag -x -a '(__todoctl_tags)' -d 'Only todos tagged T (all must match)'
+complete -c todoctl -n '__todoctl_command_is list' -s p -l priority -x -a "$priorities" -d 'Only todos of priority P'
+complete -c todoctl -n '__todoctl_command_is list' -l recurring -d 'Only recurring todos, with their rule'
 
 # show, edit, done, reopen, rm, move, snooze: todo ids
 complete -c todoctl -n '__todoctl_command_is show edit move snooze; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
@@ -161,15 +185,24 @@ complete -c todoctl -n '__todoctl_command_is snooze; and __todoctl_npos 1' -x -a
 complete -c todoctl -n '__todoctl_command_is edit' -l title -x -d 'New title'
 complete -c todoctl -n '__todoctl_command_is edit' -l notes -x -d 'Set the notes'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-notes -d 'Clear the notes'
-complete -c todoctl -n '__todoctl_command_is edit' -l category -x -a '(__todoctl_categories)' -d 'Set the category'
+complete -c todoctl -n '__todoctl_command_is edit' -s c -l category -x -a '(__todoctl_categories)' -d 'Set the category'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-category -d 'Clear the category'
-complete -c todoctl -n '__todoctl_command_is edit' -l due -x -a "$when" -d 'Set the due time'
+complete -c todoctl -n '__todoctl_command_is edit' -s d -l due -x -a "$when" -d 'Set the due time'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-due -d 'Clear the due time and the reminder'
 complete -c todoctl -n '__todoctl_command_is edit' -l remind -x -a "5m 15m 30m 1h 1d $when" -d 'Set the reminder'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-remind -d 'Clear the reminder'
+complete -c todoctl -n '__todoctl_command_is edit' -s p -l priority -x -a "$priorities" -d 'Set the priority'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-priority -d 'Clear the priority'
+complete -c todoctl -n '__todoctl_command_is edit' -s t -l tag -x -a '(__todoctl_tags)' -d 'Add a tag'
+complete -c todoctl -n '__todoctl_command_is edit' -l untag -x -a '(__todoctl_tags)' -d 'Remove a tag'
+complete -c todoctl -n '__todoctl_command_is edit' -l every -x -a "$rules" -d 'Make it recurring: RULE'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-every -d 'Make it a one-off todo'
+
+# done
+complete -c todoctl -n '__todoctl_command_is done' -l stop -d 'End recurring todos for good'
 
 # move
-complete -c todoctl -n '__todoctl_command_is move' -l to -x -d 'To position N'
+complete -c todoctl -n '__todoctl_command_is move' -l to -x -d 'To be the N-th todo of the open list'
 complete -c todoctl -n '__todoctl_command_is move' -l before -x -a '(__todoctl_ids)' -d 'Directly before todo ID'
 complete -c todoctl -n '__todoctl_command_is move' -l after -x -a '(__todoctl_ids)' -d 'Directly after todo ID'
 complete -c todoctl -n '__todoctl_command_is move' -l top -d 'To the first position'
@@ -188,7 +221,7 @@ complete -c todoctl -n '__todoctl_category_sub move' -l to -x -d 'To position N'
 # agenda, reminders, export, import, help
 complete -c todoctl -n '__todoctl_command_is agenda' -l days -x -d 'How many days, today included'
 complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -d 'Only reminders fired at or after WHEN'
-complete -c todoctl -n '__todoctl_command_is reminders' -l limit -x -d 'At most N reminders'
+complete -c todoctl -n '__todoctl_command_is reminders' -s n -l limit -x -d 'At most N reminders'
 complete -c todoctl -n '__todoctl_command_is export' -l format -x -a json -d 'Output format'
 complete -c todoctl -n '__todoctl_command_is import; and __todoctl_npos 0' -F -a '-' -d 'Export file, - for stdin'
 complete -c todoctl -n '__todoctl_command_is help; and __todoctl_npos 0' -x -a "$__todoctl_commands"

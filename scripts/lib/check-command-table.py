@@ -5,6 +5,8 @@ Usage: check-command-table.py TABLE   (TABLE: the output of `todoctl __command-t
 Each command, option, category subcommand and sort key must appear where it belongs: in the
 man page entry of its command; in each completion's list of commands and in the options it
 offers for that command, with the right arity (value or flag), and nothing the table lacks.
+One-letter options (`short LETTER LONG`) belong wherever their long option is: in the man page
+entry (or GLOBAL OPTIONS) and in each completion's options for that command.
 Prints ok:/FAIL: lines; exit status 1 when anything drifted.
 """
 import re
@@ -34,7 +36,7 @@ def compare(label, found, wanted):
 
 
 # The table.
-globals_, commands, options, subs, suboptions, sortkeys = {}, [], {}, [], {}, []
+globals_, commands, options, subs, suboptions, sortkeys, shorts = {}, [], {}, [], {}, [], {}
 for line in open(sys.argv[1], encoding="utf-8"):
     f = line.split()
     if not f:
@@ -53,11 +55,21 @@ for line in open(sys.argv[1], encoding="utf-8"):
         suboptions[f[2]][f[3]] = f[4]
     elif f[0] == "sortkey":
         sortkeys.append(f[1])
+    elif f[0] == "short":
+        shorts["-" + f[1]] = f[2]
 if not commands or not globals_ or not subs or not sortkeys:
     fail("could not read the command table")
     sys.exit(1)
 # Options of a command other than category; category's belong to its subcommands.
 plain = {c: options[c] for c in commands if c != "category"}
+
+
+def shorts_for(table):
+    """The one-letter options whose long option is in `table`: {"-a": "--all"}."""
+    return {s: long for s, long in shorts.items() if long in table}
+
+
+global_shorts = shorts_for(globals_)
 
 
 def read(path):
@@ -78,7 +90,7 @@ for c in commands:
         fail(f"todoctl(1) has no entry for the command {c}")
         ok = False
         continue
-    for o in options[c]:
+    for o in list(options[c]) + list(shorts_for(options[c])):
         if f"`{o}`" not in body:
             fail(f"todoctl(1) entry of {c} does not mention {o}")
             ok = False
@@ -93,7 +105,7 @@ for s in subs:
             fail(f"todoctl(1) entry of category {s} does not mention {o}")
             ok = False
 section = re.search(r"^## GLOBAL OPTIONS$(.*?)^## ", man, re.S | re.M)
-for o in globals_:
+for o in list(globals_) + list(global_shorts):
     if not section or f"`{o}`" not in section.group(1):
         fail(f"todoctl(1) GLOBAL OPTIONS does not mention {o}")
         ok = False
@@ -119,9 +131,10 @@ def words(pattern, text, label):
 
 
 ok = compare("todoctl.bash commands", set(words(r'local commands="([^"]*)"', bash, "bash")), set(commands))
-ok &= compare("todoctl.bash global flags", set(words(r'local global_flags="([^"]*)"', bash, "bash")), set(globals_))
+ok &= compare("todoctl.bash global flags", set(words(r'local global_flags="([^"]*)"', bash, "bash")), set(globals_) | set(global_shorts))
 valued = set(words(r'local valued="([^"]*)"', bash, "bash"))
 all_valued = {o for table in [globals_, *options.values()] for o, a in table.items() if a == "value"}
+all_valued |= {s for s, long in shorts.items() if long in all_valued}
 ok &= compare("todoctl.bash valued options", valued, all_valued)
 flags_block = re.search(r'if \[\[ \$cur == -\* \]\]; then(.*?)\n    fi\n', bash, re.S)
 block = flags_block.group(1) if flags_block else ""
@@ -129,11 +142,14 @@ category = re.search(r"category\)\s*case \$sub in(.*?)esac", block, re.S)
 category_text = category.group(1) if category else ""
 outside = block.replace(category_text, "")
 found = {c: set() for c in plain}
+found_short = {c: set() for c in plain}
 for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', outside, re.M):
     for c in m.group(1).split("|"):
         found.setdefault(c, set()).update(w for w in m.group(2).split() if w.startswith("--"))
+        found_short.setdefault(c, set()).update(w for w in m.group(2).split() if re.fullmatch(r"-[a-z]", w))
 for c in plain:
     ok &= compare(f"todoctl.bash options of {c}", found.get(c, set()), set(plain[c]))
+    ok &= compare(f"todoctl.bash one-letter options of {c}", found_short.get(c, set()), set(shorts_for(plain[c])) - set(global_shorts))
 sub_found = {s: set() for s in subs}
 for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', category_text, re.M):
     for s in m.group(1).split("|"):
@@ -156,21 +172,30 @@ def zsh_options(text):
             for m in re.finditer(r"(--[a-z][a-z-]*)(=?)(?:\}')?\[", text)}
 
 
+def zsh_shorts(text):
+    """`{-a,--all}` and `{-c+,--category=}`: {"-a": "--all", "-c": "--category"}."""
+    return {m.group(1): m.group(2) for m in re.finditer(r"\{(-[a-z])\+?,(--[a-z][a-z-]*)=?\}", text)}
+
+
 commands_list = re.search(r"commands=\((.*?)\)", zsh, re.S)
 ok = compare("_todoctl commands", set(re.findall(r"'([a-z]+):", commands_list.group(1) if commands_list else "")), set(commands))
 global_block = re.search(r"global=\((.*?)\n  \)", zsh, re.S)
 zsh_globals = zsh_options(global_block.group(1) if global_block else "")
 zsh_globals.update(zsh_options(re.search(r"_arguments -C \$global(.*?)&& ret=0", zsh, re.S).group(1)))
 ok &= compare("_todoctl global options", zsh_globals, globals_)
+ok &= compare("_todoctl global one-letter options", zsh_shorts(global_block.group(1) if global_block else ""), global_shorts)
 args = re.search(r"case \$words\[1\] in(.*)", zsh, re.S).group(1)
 zsh_category = re.search(r"\n        category\)(.*?)fi ;;", args, re.S)
 category_text = zsh_category.group(1) if zsh_category else ""
-found = {}
+found, found_short = {}, {}
 for m in re.finditer(r"^        ([a-z|]+)\)(.*?);;", args.replace(category_text, ""), re.S | re.M):
     for c in m.group(1).split("|"):
         found[c] = zsh_options(m.group(2))
+        found_short[c] = zsh_shorts(m.group(2))
 for c in plain:
     ok &= compare(f"_todoctl options of {c}", found.get(c, {}), plain[c])
+    wanted = {s: long for s, long in shorts_for(plain[c]).items() if s not in global_shorts}
+    ok &= compare(f"_todoctl one-letter options of {c}", found_short.get(c, {}), wanted)
 subs_list = re.search(r"subs=\((.*?)\)", category_text, re.S)
 ok &= compare("_todoctl category subcommands", set(re.findall(r"'([a-z]+):", subs_list.group(1) if subs_list else "")), set(subs))
 sub_found = {}
@@ -187,19 +212,22 @@ if ok:
 
 # --- fish: `-l name` takes a value with -x or -r.
 fish = read("contrib/completions/todoctl.fish")
-fish_commands, fish_globals, fish_subs = set(), {}, set()
-found, sub_found = {}, {}
+fish_commands, fish_globals, fish_subs, fish_global_shorts = set(), {}, set(), {}
+found, sub_found, found_short = {}, {}, {}
 for line in fish.splitlines():
     if not line.startswith("complete -c todoctl"):
         continue
     cond = re.search(r"-n '([^']*)'", line)
     cond = cond.group(1) if cond else ""
     long = re.search(r" -l ([a-z][a-z-]*)", line)
+    short = re.search(r" -s ([a-z]) ", line)
     arity = "value" if re.search(r" -[xr]\b", line) else "flag"
     arg = re.search(r" -a ([a-z]+) ", line)
     if cond in ("", "__todoctl_command_is"):
         if long:
             fish_globals["--" + long.group(1)] = arity
+            if short:
+                fish_global_shorts["-" + short.group(1)] = "--" + long.group(1)
         elif arg and cond:
             fish_commands.add(arg.group(1))
         continue
@@ -207,6 +235,8 @@ for line in fish.splitlines():
     if m and long:
         for c in m.group(1).split():
             found.setdefault(c, {})["--" + long.group(1)] = arity
+            if short:
+                found_short.setdefault(c, {})["-" + short.group(1)] = "--" + long.group(1)
         continue
     m = re.fullmatch(r"__todoctl_category_sub(?: ([a-z ]+))?", cond)
     if m:
@@ -217,8 +247,11 @@ for line in fish.splitlines():
             fish_subs.add(arg.group(1))
 ok = compare("todoctl.fish commands", fish_commands, set(commands))
 ok &= compare("todoctl.fish global options", fish_globals, globals_)
+ok &= compare("todoctl.fish global one-letter options", fish_global_shorts, global_shorts)
 for c in plain:
     ok &= compare(f"todoctl.fish options of {c}", found.get(c, {}), plain[c])
+    wanted = {s: long for s, long in shorts_for(plain[c]).items() if s not in global_shorts}
+    ok &= compare(f"todoctl.fish one-letter options of {c}", found_short.get(c, {}), wanted)
 ok &= compare("todoctl.fish category subcommands", fish_subs, set(subs))
 for s in subs:
     ok &= compare(f"todoctl.fish options of category {s}", sub_found.get(s, {}), suboptions[s])

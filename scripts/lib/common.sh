@@ -49,17 +49,23 @@ journald_listens() {
     [ -S /run/systemd/journal/socket ] && command -v systemd-cat >/dev/null && systemd-cat true 2>/dev/null
 }
 
-# The private venv with python-dateutil that TodoCalendarTests compare recurrence rules with
-# (scripts/lib/rrule-oracle.py). Made once in .build/test-venv; exports TODOD_RRULE_PYTHON,
-# which makes the comparison test run and fail when the oracle does not work.
-ensure_rrule_oracle() {
+# The private Python environment of the tests, .build/test-venv: python-dateutil (the RRULE
+# oracle TodoCalendarTests compare recurrence rules with, scripts/lib/rrule-oracle.py) and jeepney
+# (the D-Bus library of the stand-in notification server, scripts/lib/notification-server.py), plus
+# the session bus daemon the notifier tests start. Made once; what is already there is kept.
+# Exports TODOD_RRULE_PYTHON, which makes the comparison test run and fail when the oracle does not.
+ensure_test_environment() {
+    ensure_packages python3 python3-venv dbus dbus-bin
     local venv=.build/test-venv
-    if ! "$venv/bin/python" -c "import dateutil.rrule" 2>/dev/null; then
-        ensure_packages python3 python3-venv
-        echo "==> creating $venv with python-dateutil (the RRULE oracle)" >&2
+    if [ ! -x "$venv/bin/python" ]; then
+        echo "==> creating $venv" >&2
         rm -rf "$venv"
+        mkdir -p .build
         python3 -m venv "$venv"
-        "$venv/bin/pip" install --quiet --disable-pip-version-check python-dateutil
     fi
+    "$venv/bin/python" -c 'import dateutil.rrule, jeepney' 2>/dev/null || {
+        echo "==> installing python-dateutil and jeepney into $venv" >&2
+        "$venv/bin/pip" install --quiet --disable-pip-version-check python-dateutil jeepney
+    }
     export TODOD_RRULE_PYTHON="$PWD/$venv/bin/python"
 }

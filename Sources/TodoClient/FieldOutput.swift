@@ -1,0 +1,92 @@
+import TodoCore
+import TodoTime
+import TodoCalendar
+
+/// Human output of the v2 fields: priority marks, tag words, the recurring mark, the rule in
+/// words and the next occurrences.
+extension HumanOutput {
+    /// The mark in `list`'s `!` column: `!!!` high, `!!` medium, `!` low.
+    static func priorityMark(_ priority: TodoPriority?) -> String {
+        switch priority {
+        case .high?: "!!!"
+        case .medium?: "!!"
+        case .low?: "!"
+        case nil: ""
+        }
+    }
+
+    /// The mark in `list`'s `✓` column of an open recurring todo (one column wide).
+    static let recurringMark = "↻"
+
+    /// The title followed by the tags as `+tag` words: `牛乳を買う +home +急ぎ`. Stored text is
+    /// made safe by the table (`Table.oneLine`); tags never hold white space.
+    static func titleWithTags(_ todo: Todo) -> String {
+        todo.tags.isEmpty ? todo.title : todo.title + " " + tagWords(todo.tags)
+    }
+
+    /// `+home +急ぎ`.
+    static func tagWords(_ tags: [String]) -> String { tags.map { "+" + $0 }.joined(separator: " ") }
+
+    /// A todo's rule in words (`every week on Monday and Thursday`), in the todo's zone.
+    func ruleWords(_ todo: Todo) -> String {
+        todo.recurrence.map { Recurrence.words($0, zone: zone(of: todo)) } ?? ""
+    }
+
+    /// The zone a todo's dates are computed in: its own when this machine knows it, else ours.
+    func zone(of todo: Todo) -> ZoneInfo {
+        guard let name = todo.zone, name != zoneName, let zone = ZoneInfo(identifier: name) else { return timeZone }
+        return zone
+    }
+
+    /// The occurrences after `due` of a recurring todo that follows its schedule (`from: due`),
+    /// at most `limit`; none for one counted from its completion or without a due date.
+    func nextOccurrences(_ todo: Todo, limit: Int = 3) -> [Instant] {
+        guard let recurrence = todo.recurrence, recurrence.from == .due, let due = todo.due,
+              let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
+        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone(of: todo), allDay: todo.allDay)
+        var result: [Instant] = []
+        while result.count < limit, let next = walk.next() {
+            if next > due { result.append(next) }
+        }
+        return result
+    }
+
+    /// `show`'s Priority and Tags lines.
+    func labelDetails(_ todo: Todo) -> [(String, String)] {
+        [("Priority", todo.priority?.rawValue ?? "-"), ("Tags", todo.tags.isEmpty ? "-" : Table.oneLine(HumanOutput.tagWords(todo.tags)))]
+    }
+
+    /// `show`'s lines about the schedule: Zone (when it is not ours), Repeats and the next
+    /// occurrences (Then).
+    func scheduleDetails(_ todo: Todo) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        if let name = todo.zone, name != zoneName {
+            var text = Table.oneLine(name)
+            if let due = todo.due, let zone = ZoneInfo(identifier: name) {
+                text += " (due " + LocalTime(due, in: zone).text + " there)"
+            }
+            pairs.append(("Zone", text))
+        }
+        if todo.recurrence != nil {
+            pairs.append(("Repeats", Table.oneLine(ruleWords(todo))))
+            let next = nextOccurrences(todo)
+            if !next.isEmpty {
+                pairs.append(("Then", next.map { occurrenceText(todo, $0) }.joined(separator: "\n")))
+            }
+        }
+        return pairs
+    }
+
+    /// An occurrence of `todo`: its local date and time, or for an all-day todo its date (in
+    /// the todo's zone, where the day is).
+    func occurrenceText(_ todo: Todo, _ instant: Instant) -> String {
+        guard todo.allDay else { return LocalTime(instant, in: timeZone).text }
+        return String(LocalTime(instant, in: zone(of: todo)).text.prefix(10))
+    }
+
+    /// `done` on a recurring todo that moved on: "Advanced 3 to 2026-12-08 09:00 (in 7d): 掃除".
+    func advanced(_ todo: Todo) -> String {
+        "Advanced \(todo.id)" + (todo.due.map { " to " + occurrenceText(todo, $0) + " (" + TerminalText.relative($0, now: now) + ")" } ?? "")
+            + ": " + Table.oneLine(todo.title)
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import TodoPosix
+
+/// `--exec PROGRAM [ARG...]`: runs the program once per reminder, with no shell in between, the
+/// reminder in its environment (`Reminder.environment`) on top of the notifier's own.
+///
+/// The program runs on its own: the notifier does not wait for it, so a slow one never holds up
+/// the next reminder. One that runs longer than `timeout` is killed with its whole process group
+/// (SIGTERM, SIGKILL two seconds later). Each failure (cannot start, non-zero exit, killed) is one
+/// log line. At most `maxRunning` run at once; the next reminder waits for a free slot.
+final class ExecOutput: @unchecked Sendable {
+    // @unchecked: immutable after init; the semaphore and the log are thread-safe.
+    let command: [String]
+    let timeout: Double
+    let log: NotifyLog
+    private let baseEnvironment: [String: String]
+    private let slots: DispatchSemaphore
+    static let maxRunning = 32
+
+    init(command: [String], timeout: Double, environment: [String: String], log: NotifyLog) {
+        self.command = command
+        self.timeout = timeout
+        self.log = log
+        // Nothing meant for the notifier itself is passed on: the service manager's variables,
+        // and any TODO_* a caller left in our environment.
+        let own = ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"]
+        baseEnvironment = environment.filter { !own.contains($0.key) && !$0.key.hasPrefix("TODO_") }
+        slots = DispatchSemaphore(value: Self.maxRunning)
+    }
+
+    /// Starts the program for `reminder` and returns at once (or when a slot frees up).
+    func run(_ reminder: Reminder) {
+        slots.wait()
+        let environment = baseEnvironment.merging(reminder.environment) { $1 }
+        let program = command[0]
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(program, Array(command.dropFirst()), environment: environment)
+        } catch {
+            slots.signal()
+            log.error("--exec \(program) for todo \(reminder.id): cannot start it: \(error.reason)")
+            return
+        }
+        let state = ChildState()
+        let timeout = self.timeout
+        let log = self.log
+        let slots = self.slots
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            guard state.markKilled() else { return }
+            Spawn.killGroup(pid, SIGTERM)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
+                if state.isRunning { Spawn.killGroup(pid, SIGKILL) }
+            }
+        }
+        DispatchQueue.global().async {
+            Spawn.waitUntilExited(pid)
+            let killed = state.markExited()
+            let exit = Spawn.reap(pid)
+            // Whatever it left behind in its group goes too.
+            Spawn.killGroup(pid, SIGKILL)
+            slots.signal()
+            if killed {
+                log.error("--exec \(program) for todo \(reminder.id): still running after \(Self.seconds(timeout)); killed (\(exit))")
+            } else if exit != .status(0) {
+                log.error("--exec \(program) for todo \(reminder.id): failed (\(exit))")
+            }
+        }
+    }
+
+    static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }
+}
+
+/// Whether a child still runs and whether the timeout fired first; the pid is signalled only
+/// while it is unreaped, so a reused pid is never hit.
+private final class ChildState: @unchecked Sendable {
+    private var lock = pthread_mutex_t()
+    private var exited = false
+    private var killed = false
+
+    init() { pthread_mutex_init(&lock, nil) }
+    deinit { pthread_mutex_destroy(&lock) }
+
+    /// The timeout fired: true when the child still runs (then it is killed).
+    func markKilled() -> Bool {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        if exited { return false }
+        killed = true
+        return true
+    }
+
+    /// The child exited (not yet reaped): returns whether the timeout had fired.
+    func markExited() -> Bool {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        exited = true
+        return killed
+    }
+
+    var isRunning: Bool {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return !exited
+    }
+}

@@ -1,0 +1,78 @@
+/// todod-notify's command line:
+/// `todod-notify [--socket PATH | --system] [--notify] [--print] [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]`.
+/// With no output flag it notifies on the desktop (D-Bus).
+public struct NotifyOptions: Equatable, Sendable {
+    public var socket: String?
+    public var system = false
+    /// Desktop notifications over D-Bus.
+    public var notify = false
+    /// One line per reminder on standard output.
+    public var print = false
+    /// The program (and its arguments) run per reminder; everything after `--exec` belongs to it.
+    public var exec: [String]?
+    /// Seconds an `--exec` program may run before it (and its process group) is killed.
+    public var execTimeout = 30.0
+    public var help = false
+    public var version = false
+
+    public static let usage = """
+        usage: todod-notify [--socket PATH | --system] [--notify] [--print]
+                            [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]
+        Shows todod's reminders as desktop notifications with Done and Snooze (the default),
+        prints them (--print) or runs a program per reminder (--exec). See todod-notify(1).
+        """
+
+    public struct UsageError: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init() {}
+
+    public static func parse(_ arguments: [String]) throws(UsageError) -> NotifyOptions {
+        var options = NotifyOptions()
+        var i = 0
+        func value(_ flag: String) throws(UsageError) -> String {
+            i += 1
+            guard i < arguments.count else { throw UsageError(description: "\(flag) needs a value") }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let argument = arguments[i]
+            switch argument {
+            case "--socket":
+                let path = try value(argument)
+                guard !path.isEmpty else { throw UsageError(description: "--socket needs a path") }
+                options.socket = path
+            case "--system": options.system = true
+            case "--notify": options.notify = true
+            case "--print": options.print = true
+            case "--exec-timeout":
+                let text = try value(argument)
+                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                    throw UsageError(description: "--exec-timeout: not a number of seconds between 0 and 86400: \(text)")
+                }
+                options.execTimeout = seconds
+            case "--exec":
+                let rest = Array(arguments[(i + 1)...])
+                guard let program = rest.first, !program.isEmpty else { throw UsageError(description: "--exec needs a program") }
+                options.exec = rest
+                i = arguments.count
+                continue
+            case "-h", "--help": options.help = true
+            case "--version": options.version = true
+            default:
+                if argument.hasPrefix("--socket=") {
+                    let path = String(argument.dropFirst("--socket=".count))
+                    guard !path.isEmpty else { throw UsageError(description: "--socket needs a path") }
+                    options.socket = path
+                } else {
+                    throw UsageError(description: "unknown argument: \(argument)")
+                }
+            }
+            i += 1
+        }
+        if options.socket != nil && options.system { throw UsageError(description: "--socket and --system exclude each other") }
+        if !options.print && options.exec == nil { options.notify = true }
+        return options
+    }
+}

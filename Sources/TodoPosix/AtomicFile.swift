@@ -1,0 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replacing a small file so that a reader (or a crash) sees the old contents or the new, never a
+/// mix: write a temporary file beside it, fsync it, rename it over the old one.
+package enum AtomicFile {
+    package static func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(PosixError) {
+        let temporary = path + ".tmp"
+        let fd = try syscall("open \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
+        do {
+            try Posix.writeAll(fd, bytes)
+            try syscall("fsync \(temporary)") { fsync(fd) }
+        } catch {
+            Posix.close(fd)
+            _ = unlink(temporary)
+            throw error
+        }
+        Posix.close(fd)
+        try syscall("rename \(temporary)") { rename(temporary, path) }
+    }
+}

@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import TodoProtocol
+
+/// The processes todod-notify's tests run: a private session bus, a stand-in notification server
+/// on it, and the notifier itself.
+public enum NotifyTestSupport {
+    /// The repository checkout the tests were built in (where Package.swift is).
+    public static let repository: String = {
+        var dir = URL(fileURLWithPath: BuiltProducts.directory)
+        while dir.path != "/" {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir.path }
+            dir.deleteLastPathComponent()
+        }
+        return FileManager.default.currentDirectoryPath
+    }()
+
+    /// The private Python environment scripts/test makes, with jeepney in it.
+    public static var python: String { repository + "/.build/test-venv/bin/python" }
+
+    /// Whether the stand-in can run here: dbus-daemon, dbus-send and the venv with jeepney.
+    public static let available: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"),
+              FileManager.default.isExecutableFile(atPath: python) else { return false }
+        return (try? ChildProcess.run(python, ["-c", "import jeepney"]).status) == 0
+    }()
+
+    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
+    public static func eventually(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if try condition() { return true }
+            usleep(20_000)
+        } while Date() < deadline
+        return try condition()
+    }
+}
+
+/// A process started by a test with its output going to files, stopped (and reaped) on release.
+public class BackgroundProcess: @unchecked Sendable {
+    public let process = Process()
+    public let stdoutPath: String
+    public let stderrPath: String
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String], output: String) throws {
+        stdoutPath = output + ".out"
+        stderrPath = output + ".err"
+        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["JOURNAL_STREAM"] = nil
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+    }
+
+    deinit { stop() }
+
+    public var pid: Int32 { process.processIdentifier }
+
+    /// SIGTERM, then SIGKILL after five seconds; returns the exit status.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(pid, signal)
+        if !NotifyTestSupport.eventually(timeout: 5, { !process.isRunning }) { kill(pid, SIGKILL) }
+        return process.waitForExit()
+    }
+
+    public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+}
+
+/// A private `dbus-daemon --session` listening on `DIR/bus`.
+public final class SessionBus: BackgroundProcess, @unchecked Sendable {
+    public let address: String
+
+    /// Starts it on `socket` and waits until it accepts connections.
+    public init(socket: String, directory: TemporaryDirectory) throws {
+        address = "unix:path=" + socket
+        try super.init("/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=" + address],
+                       environment: [:], output: directory.file("dbus"))
+        guard NotifyTestSupport.eventually(timeout: 10, { FileManager.default.fileExists(atPath: socket) || !process.isRunning }),
+              process.isRunning else { throw NotifyTestError.didNotStart("dbus-daemon", stderr) }
+    }
+}
+
+/// The stand-in org.freedesktop.Notifications server (scripts/lib/notification-server.py).
+public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
+    public let record: String
+    public let bus: SessionBus
+
+    public init(bus: SessionBus, directory: TemporaryDirectory) throws {
+        self.bus = bus
+        record = directory.file("notifications.jsonl")
+        try super.init(NotifyTestSupport.python, [NotifyTestSupport.repository + "/scripts/lib/notification-server.py", record],
+                       environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], output: directory.file("server"))
+        guard NotifyTestSupport.eventually(timeout: 20, { FileManager.default.fileExists(atPath: record + ".ready") || !process.isRunning }),
+              process.isRunning else { throw NotifyTestError.didNotStart("notification-server.py", stderr) }
+    }
+
+    /// Every Notify call so far, in order.
+    public var notifications: [JSON] {
+        ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+    }
+
+    /// The Notify calls whose summary is `summary`, waiting up to `timeout` seconds for `count`.
+    public func notifications(summary: String, atLeast count: Int, timeout: Double = 15) -> [JSON] {
+        var found: [JSON] = []
+        _ = NotifyTestSupport.eventually(timeout: timeout) {
+            found = notifications.filter { $0["summary"] == .string(summary) }
+            return found.count >= count
+        }
+        return found
+    }
+
+    /// Presses the button `action` of notification `id` (ActionInvoked, then NotificationClosed).
+    public func invoke(_ id: Int64, _ action: String) throws {
+        let result = try ChildProcess.run("/usr/bin/dbus-send", [
+            "--session", "--print-reply", "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+            "org.todod.Test.Invoke", "uint32:\(id)", "string:\(action)",
+        ], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"])
+        guard result.status == 0 else { throw NotifyTestError.didNotStart("dbus-send", result.stderr) }
+    }
+}
+
+/// `todod-notify` against a test's daemon, with its state (the cursor) in `state`.
+public final class NotifierProcess: BackgroundProcess, @unchecked Sendable {
+    /// Starts it and waits until it follows the journal (its "following" log line).
+    public init(daemon: DaemonProcess, arguments: [String] = [], state: String, bus: String? = nil,
+                environment: [String: String] = [:], output: String) throws {
+        var env = ["XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus ?? "unix:path=/nonexistent/bus", "TZ": "UTC"]
+        for (k, v) in environment { env[k] = v }
+        try super.init(BuiltProducts.path("todod-notify"), ["--socket", daemon.socket] + arguments, environment: env, output: output)
+        guard NotifyTestSupport.eventually(timeout: 20, { stderr.contains("following the reminders") || !process.isRunning }),
+              process.isRunning else { throw NotifyTestError.didNotStart("todod-notify", stderr) }
+    }
+
+    /// The `--print` lines whose title field is `title`, waiting up to `timeout` seconds for `count`.
+    public func printed(title: String, atLeast count: Int, timeout: Double = 15) -> [[String]] {
+        var found: [[String]] = []
+        _ = NotifyTestSupport.eventually(timeout: timeout) {
+            found = stdoutLines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+                .filter { $0.count == 6 && $0[5] == title }
+            return found.count >= count
+        }
+        return found
+    }
+}
+
+public enum NotifyTestError: Error {
+    case didNotStart(String, String)
+}
