@@ -312,6 +312,14 @@ struct HumanOutput {
     /// safe piece by piece (`summary`, `Table.oneLine`), leaving the colour of "reminder" intact.
     /// Relative times are seen from `now`: `watch` passes the time the event arrived.
     func event(_ json: JSON) -> String {
+        // The change's seq first (`#12`), the number `watch --since` resumes after.
+        guard let seq = json["seq"]?.intValue else { return eventText(json) }
+        var rest = json.objectValue ?? JSONObject()
+        rest["seq"] = nil
+        return paint("#\(seq)", HumanOutput.dim) + " " + eventText(.object(rest))
+    }
+
+    private func eventText(_ json: JSON) -> String {
         let type = json["type"]?.stringValue ?? "event"
         func todos(_ value: JSON?) -> [Todo] { (value?.arrayValue ?? []).compactMap { try? Todo(json: $0) } }
         func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }

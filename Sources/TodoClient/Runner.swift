@@ -70,7 +70,7 @@ struct Runner {
         case .category(let sub): try category(sub)
         case .agenda(let days): try agenda(days: days)
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
-        case .watch: try watch()
+        case .watch(let since): try watch(since: since)
         case .status:
             let result = try call(DaemonStatusParams())
             guard result.objectValue != nil else { throw Runner.bad("\(Method.daemonStatus.name) did not return an object") }
@@ -401,9 +401,11 @@ struct Runner {
         }
     }
 
-    func watch() throws(CLIFailure) {
+    /// `watch [--since SEQ]`: with `since`, the events of the changes after it come first (the
+    /// daemon replays them), then the live ones.
+    func watch(since: Int64?) throws(CLIFailure) {
         do {
-            try transport.watch(WatchParams()) { event in
+            try transport.watch(WatchParams(since: since)) { event in
                 if json { emit(event); return true }
                 var seen = human
                 seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start

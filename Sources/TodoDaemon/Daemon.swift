@@ -127,7 +127,7 @@ public final class Daemon: @unchecked Sendable {
             deliveryQueue: DispatchQueue(label: "todod.journal-write"),
             onFired: { [ioQueue] fired in
                 status.update()
-                ioQueue.async { for reminder in fired { connections.publish(.reminder(reminder)) } }
+                ioQueue.async { for reminder in fired { connections.publish(.reminder(reminder), seq: nil) } }
             })
         let started = Posix.monotonicSeconds()
         let router = Router(

@@ -21,24 +21,44 @@ enum Event: Sendable {
         }
     }
 
-    /// The whole notification line, newline included.
-    var line: [UInt8] {
+    /// The whole notification line, newline included; `seq` (the change the event belongs to)
+    /// is written first in `params` when there is one.
+    func line(seq: Int64?) -> [UInt8] {
         var params: [UInt8] = []
+        if let seq {
+            params.append(contentsOf: #"{"seq":"#.utf8)
+            JSON.int(seq).write(to: &params)
+            params.append(UInt8(ascii: ","))
+        } else {
+            params.append(UInt8(ascii: "{"))
+        }
         switch self {
         case .todos(let type, let todos):
-            params.append(contentsOf: #"{"type":"#.utf8)
+            params.append(contentsOf: #""type":"#.utf8)
             JSON.string(type.name).write(to: &params)
             params.append(contentsOf: #","todos":"#.utf8)
             params.append(contentsOf: Todo.encodedJSON(todos))
             params.append(UInt8(ascii: "}"))
         case .category(let type, let category, let oldName):
-            var o: JSONObject = ["type": .string(type.name), "category": JSON(category)]
-            if let oldName { o["oldName"] = .string(oldName) }
-            JSON.object(o).write(to: &params)
+            params.append(contentsOf: #""type":"#.utf8)
+            JSON.string(type.name).write(to: &params)
+            params.append(contentsOf: #","category":"#.utf8)
+            JSON(category).write(to: &params)
+            if let oldName {
+                params.append(contentsOf: #","oldName":"#.utf8)
+                JSON.string(oldName).write(to: &params)
+            }
+            params.append(UInt8(ascii: "}"))
         case .imported(let todos, let categories):
-            JSON.object(["type": .string(type.name), "todos": .int(Int64(todos)), "categories": .int(Int64(categories))]).write(to: &params)
+            params.append(contentsOf: #""type":"#.utf8)
+            JSON.string(type.name).write(to: &params)
+            params.append(contentsOf: #","todos":"#.utf8)
+            JSON.int(Int64(todos)).write(to: &params)
+            params.append(contentsOf: #","categories":"#.utf8)
+            JSON.int(Int64(categories)).write(to: &params)
+            params.append(UInt8(ascii: "}"))
         case .reminder(let fired):
-            params.append(contentsOf: #"{"type":"#.utf8)
+            params.append(contentsOf: #""type":"#.utf8)
             JSON.string(type.name).write(to: &params)
             params.append(contentsOf: #","todo":"#.utf8)
             fired.todo.writeJSON(to: &params)

@@ -15,6 +15,10 @@ struct Router {
         var events: [Event] = []
         /// For `watch`: what the connection now subscribes to (nil: the request changes nothing).
         var subscription: Subscription? = nil
+        /// The seq of the change `events` belong to; set by `perform` for a write that has events.
+        var seq: Int64? = nil
+        /// For `watch` with `since`: the replayed events, each a whole notification line.
+        var replay: [[UInt8]] = []
 
         init(result: JSON, events: [Event] = [], subscription: Subscription? = nil) {
             var bytes: [UInt8] = []

@@ -376,15 +376,21 @@ public struct DaemonStatusParams: NoParams {
     public init() {}
 }
 
-/// `watch`: the event types to receive; nil for all of them.
+/// `watch`: the event types to receive (nil for all of them), and `since`, a seq: the events of
+/// the changes after it are replayed before the live ones.
 public struct WatchParams: MethodParams, Equatable {
     public static let method = Method.watch
     public var events: Set<EventType>?
+    public var since: Int64?
 
-    public init(events: Set<EventType>? = nil) { self.events = events }
+    public init(events: Set<EventType>? = nil, since: Int64? = nil) {
+        self.events = events
+        self.since = since
+    }
 
     public init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
+        since = try p.optionalInt("since", in: 0...Int64.max)
         events = nil
         if let value = p.raw("events"), value != .null {
             guard case .array(let names) = value else { throw RPCError.invalidParams("events", "must be an array of event types") }
@@ -401,8 +407,10 @@ public struct WatchParams: MethodParams, Equatable {
     }
 
     public var encoded: JSONObject {
-        guard let events else { return JSONObject() }
-        return ["events": .array(events.map(\.name).sorted().map(JSON.string))]
+        var p = JSONObject()
+        if let events { p["events"] = .array(events.map(\.name).sorted().map(JSON.string)) }
+        if let since { p["since"] = .int(since) }
+        return p
     }
 }
 
@@ -443,6 +451,35 @@ public struct StoreImportParams: MethodParams, Equatable {
     public var encoded: JSONObject {
         var p = document
         if more { p["more"] = true }
+        return p
+    }
+}
+
+/// `store.changes`: the current state of every todo changed after the seq `since`, oldest
+/// change first, at most `limit` of them (`more` says whether others follow).
+public struct StoreChangesParams: MethodParams, Equatable {
+    public static let method = Method.storeChanges
+    /// The limit when none is given, and the largest one.
+    public static let defaultLimit = 1000
+    public static let maxLimit = 10_000
+    public var since: Int64
+    public var limit: Int?
+
+    public init(since: Int64, limit: Int? = nil) {
+        self.since = since
+        self.limit = limit
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        since = try p.int("since", in: 0...Int64.max)
+        limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p: JSONObject = ["since": .int(since)]
+        if let limit { p["limit"] = .int(Int64(limit)) }
         return p
     }
 }

@@ -22,6 +22,8 @@ public enum Method: String, Sendable, CaseIterable {
     case watch = "watch"
     case storeExport = "store.export"
     case storeImport = "store.import"
+    // The change log's readers (issue 15, "feed").
+    case storeChanges = "store.changes"
 
     /// Whether a method changes the store (and so needs the write transaction and an fsync).
     public enum Kind: Sendable { case read, write }
@@ -45,6 +47,8 @@ public enum Method: String, Sendable, CaseIterable {
     public var kind: Kind {
         switch self {
         case .todoGet, .todoList, .categoryList, .storeExport, .daemonStatus, .watch, .reminderList:
+            .read
+        case .storeChanges:
             .read
         case .todoAdd, .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze,
              .categoryAdd, .categoryRename, .categoryDelete, .categoryMove, .storeImport:

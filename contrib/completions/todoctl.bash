@@ -138,7 +138,7 @@ _todoctl() {
         case $command in
             add) flags+=" --category --due --remind --notes --top --priority --tag --every -c -d -p -t" ;;
             list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring -a -c -s -n -p -t" ;;
-            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every -c -d -p -t" ;;
+            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every --if-revision -c -d -p -t" ;;
             done) flags+=" --stop" ;;
             move) flags+=" --to --before --after --top --bottom" ;;
             category)
@@ -148,6 +148,7 @@ _todoctl() {
                 esac ;;
             agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit -n" ;;
+            watch) flags+=" --since" ;;
             export) flags+=" --format" ;;
             import) flags+=" -" ;;
         esac

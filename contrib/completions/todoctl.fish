@@ -197,6 +197,7 @@ complete -c todoctl -n '__todoctl_command_is edit' -s t -l tag -x -a '(__todoctl
 complete -c todoctl -n '__todoctl_command_is edit' -l untag -x -a '(__todoctl_tags)' -d 'Remove a tag'
 complete -c todoctl -n '__todoctl_command_is edit' -l every -x -a "$rules" -d 'Make it recurring: RULE'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-every -d 'Make it a one-off todo'
+complete -c todoctl -n '__todoctl_command_is edit' -l if-revision -x -d 'Change it only while its revision is N'
 
 # done
 complete -c todoctl -n '__todoctl_command_is done' -l stop -d 'End recurring todos for good'
@@ -222,6 +223,7 @@ complete -c todoctl -n '__todoctl_category_sub move' -l to -x -d 'To position N'
 complete -c todoctl -n '__todoctl_command_is agenda' -l days -x -d 'How many days, today included'
 complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -d 'Only reminders fired at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is reminders' -s n -l limit -x -d 'At most N reminders'
+complete -c todoctl -n '__todoctl_command_is watch' -l since -x -d 'First replay the changes after SEQ'
 complete -c todoctl -n '__todoctl_command_is export' -l format -x -a json -d 'Output format'
 complete -c todoctl -n '__todoctl_command_is import; and __todoctl_npos 0' -F -a '-' -d 'Export file, - for stdin'
 complete -c todoctl -n '__todoctl_command_is help; and __todoctl_npos 0' -x -a "$__todoctl_commands"
