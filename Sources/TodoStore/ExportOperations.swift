@@ -55,6 +55,7 @@ extension StoreTransaction {
             try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
         }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
+        try recordChange(.import, "import \(document.todos.count) todo\(document.todos.count == 1 ? "" : "s")")
         return ImportCounts(todos: document.todos.count, categories: Int(after - before))
     }
 
