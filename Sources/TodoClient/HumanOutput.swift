@@ -186,6 +186,7 @@ struct HumanOutput {
         pairs.append(("Remind", remind))
         pairs.append(("Created", LocalTime(todo.created, in: timeZone).text))
         pairs.append(("Updated", LocalTime(todo.updated, in: timeZone).text))
+        pairs.append(("Revision", "\(todo.revision)"))
         if let notes = todo.notes, !notes.isEmpty {
             pairs.append(("Notes", notes.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }.joined(separator: "\n")))
         }
@@ -292,6 +293,7 @@ struct HumanOutput {
         }
         if let database = json["database"]?.stringValue { pairs.append(("Database", Table.oneLine(database))) }
         if let storeID = json["storeId"]?.stringValue { pairs.append(("Store", Table.oneLine(storeID))) }
+        if let seq = json["seq"]?.intValue { pairs.append(("Last change", "#\(seq)")) }
         let problem = json["databaseProblem"]?.stringValue
         if let problem { pairs.append(("Problem", paint(Table.oneLine(problem), HumanOutput.red))) }
         let open = json["open"]?.intValue.map(String.init) ?? "?"

@@ -223,7 +223,17 @@ struct Runner {
         return result
     }
 
+    /// `edit`. When it reads the todo first (some options need its current due time), the update
+    /// carries the revision it read, and `--if-revision` sends the one given: a todo changed by
+    /// someone else meanwhile is refused, not overwritten.
     func edit(_ o: EditOptions) throws(CLIFailure) {
+        var read: Todo? = nil
+        func current() throws(CLIFailure) -> Todo {
+            if let read { return read }
+            let todo = try todo(try call(TodoGetParams(id: o.id)))
+            read = todo
+            return todo
+        }
         var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
         if case .set = o.due, o.dueAllDay { patch.allDay = true }
         if let zone = o.zone { patch.zone = .set(zone) }
@@ -232,7 +242,7 @@ struct Runner {
         case .clear: patch.remind = .clear
         case .at(let instant): patch.remind = .set(instant)
         case .beforeCurrentDue(let usec):
-            let current = try todo(try call(TodoGetParams(id: o.id)))
+            let current = try current()
             guard let due = current.due else {
                 throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
@@ -244,12 +254,26 @@ struct Runner {
             patch.remind = .set(remind)
         case .followDue:
             if case .set(let newDue) = o.due {
-                patch.remind = try followingReminder(o, newDue: newDue)
+                patch.remind = try followingReminder(o, newDue: newDue, current: try current())
             }
         }
-        try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try todo(try call(TodoGetParams(id: o.id))).due })
-        let result = try call(TodoUpdateParams(id: o.id, patch: patch))
+        try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try current().due })
+        let ifRevision = o.ifRevision ?? read?.revision
+        let result: JSON
+        do {
+            result = try call(TodoUpdateParams(id: o.id, patch: patch, ifRevision: ifRevision))
+        } catch .client(.refused(let error)) where error.code == RPCError.conflictCode && ifRevision != nil {
+            throw refusedEdit(o.id, read: ifRevision!, error)
+        }
         if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
+    }
+
+    /// An edit refused because todo `id` is no longer at revision `read`: said plainly, with the
+    /// revision it is at now (read again; the daemon's own words if that fails).
+    func refusedEdit(_ id: Int64, read: Int64, _ error: RPCError) -> CLIFailure {
+        guard let now = try? todo(try call(TodoGetParams(id: id))), now.revision != read else { return .client(.refused(error)) }
+        return .input("todo \(id) was changed by someone else since you read it (revision \(read), now \(now.revision)); "
+                      + "nothing was changed — run `todoctl show \(id)` and edit again")
     }
 
     /// What a reminder counts from: `due`, or for an all-day todo that day (in `zone`) at the morning time.
@@ -261,8 +285,7 @@ struct Runner {
     /// time, where an all-day due counts from its morning time. A todo with a due time but no
     /// reminder keeps none. The daemon keeps the lead time by itself when neither the old nor the
     /// new due is all-day, so then nothing is sent.
-    func followingReminder(_ o: EditOptions, newDue: Instant) throws(CLIFailure) -> FieldChange<Instant> {
-        let current = try todo(try call(TodoGetParams(id: o.id)))
+    func followingReminder(_ o: EditOptions, newDue: Instant, current: Todo) throws(CLIFailure) -> FieldChange<Instant> {
         guard current.allDay || o.dueAllDay else { return .keep }
         guard let newAnchor = reminderAnchor(newDue, allDay: o.dueAllDay, zone: human.timeZone, o) else {
             throw .input("the reminder would fall after the year 9999")

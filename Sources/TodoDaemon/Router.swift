@@ -41,10 +41,19 @@ struct Router {
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
     /// `heldImport` is what the connection holds of a `store.import` sent in parts. With a
     /// `stream`, a `todo.list` result is written to it as the todos are read.
+    /// The events of a change carry its `seq` (read once the change is written).
     func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout HeldImport?,
                  stream: ResponseStream? = nil) throws(RPCError) -> Outcome {
         guard let method = request.known else { throw RPCError.methodNotFound(request.method) }
-        let p = request.params
+        var outcome = try route(method, request.params, tx, heldImport: &heldImport, stream: stream)
+        if method.kind == .write, !outcome.events.isEmpty {
+            do { outcome.seq = try tx.currentSeq() } catch { throw RPCError(error) }
+        }
+        return outcome
+    }
+
+    private func route(_ method: TodoProtocol.Method, _ p: JSONObject, _ tx: StoreTransaction, heldImport: inout HeldImport?,
+                       stream: ResponseStream?) throws(RPCError) -> Outcome {
         switch method {
         case .todoGet: return try onStore(TodoGetParams(decoding: p), tx, todoGet)
         case .todoAdd: return try onStore(TodoAddParams(decoding: p), tx, todoAdd)
@@ -61,7 +70,8 @@ struct Router {
         case .categoryDelete: return try onStore(CategoryDeleteParams(decoding: p), tx, categoryDelete)
         case .categoryMove: return try onStore(CategoryMoveParams(decoding: p), tx, categoryMove)
         case .daemonStatus: return try onStore(DaemonStatusParams(decoding: p), tx, daemonStatus)
-        case .watch: return watch(try WatchParams(decoding: p))
+        case .watch: return try onStore(WatchParams(decoding: p), tx, watch)
+        case .storeChanges: return try onStore(StoreChangesParams(decoding: p), tx, storeChanges)
         case .storeExport: return try onStore(StoreExportParams(decoding: p), tx, storeExport)
         case .storeImport: return try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx)
         case .reminderList: return try reminderList(ReminderListParams(decoding: p))
@@ -118,6 +128,9 @@ struct Router {
 
     private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
+        if let expected = p.ifRevision, before.revision != expected {
+            throw TodoError.conflict("todo \(p.id) changed since revision \(expected): it is at revision \(before.revision) now; nothing was changed")
+        }
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
         let todo = try tx.update(p.id, p.patch)
         return Outcome(encodedResult: todo.encodedJSON,
@@ -214,13 +227,52 @@ struct Router {
             "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
             "uptime": .double(status.uptime()), "database": .string(status.database),
             "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
-            "nextReminder": JSON(try tx.nextPendingReminder()),
+            "nextReminder": JSON(try tx.nextPendingReminder()), "seq": .int(try tx.currentSeq()),
             "databaseProblem": status.databaseProblem().map(JSON.string) ?? .null,
         ]))
     }
 
-    private func watch(_ p: WatchParams) -> Outcome {
-        Outcome(result: ["subscribed": true], subscription: Subscription(p))
+    /// `watch`; with `since`, the events of the changes after it up to the newest, to be sent
+    /// after the answer. The connection is subscribed when the answer is delivered, in the order
+    /// the store queue made the replies: the events of every later change reach it live, those
+    /// of the changes replayed here do not (`ConnectionRegistry.deliver`).
+    private func watch(_ p: WatchParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let subscription = Subscription(p)
+        var outcome = Outcome(result: ["subscribed": true], subscription: subscription)
+        guard let since = p.since else { return outcome }
+        for change in try tx.loggedChanges(after: since, through: try tx.currentSeq()) {
+            for event in Event.replayed(change) where subscription.includes(event.type) {
+                outcome.replay.append(event.line(seq: change.seq))
+            }
+        }
+        return outcome
+    }
+
+    /// `store.changes`: `seq` is what to ask with next — the last item's while `more`, else the
+    /// newest change's.
+    private func storeChanges(_ p: StoreChangesParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let page = try tx.changedTodos(after: p.since, limit: p.limit ?? StoreChangesParams.defaultLimit)
+        let next = page.more ? page.changes.last?.seq ?? p.since : try tx.currentSeq()
+        var bytes: [UInt8] = []
+        bytes.append(contentsOf: #"{"seq":"#.utf8)
+        JSON.int(next).write(to: &bytes)
+        bytes.append(contentsOf: #","changes":["#.utf8)
+        for (i, change) in page.changes.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: #"{"seq":"#.utf8)
+            JSON.int(change.seq).write(to: &bytes)
+            bytes.append(contentsOf: #","kind":"#.utf8)
+            JSON.string(change.kind.rawValue).write(to: &bytes)
+            bytes.append(contentsOf: #","uid":"#.utf8)
+            JSON.string(change.uid).write(to: &bytes)
+            bytes.append(contentsOf: #","todo":"#.utf8)
+            if let todo = change.todo { todo.writeJSON(to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(contentsOf: #"],"more":"#.utf8)
+        bytes.append(contentsOf: (page.more ? "true" : "false").utf8)
+        bytes.append(UInt8(ascii: "}"))
+        return Outcome(encodedResult: bytes)
     }
 
     // MARK: - store.*

@@ -86,10 +86,13 @@ public struct TodoUpdateParams: MethodParams, Equatable {
     public static let method = Method.todoUpdate
     public var id: Int64
     public var patch: TodoPatch
+    /// Change the todo only while its `revision` is this one (else -32002): no lost updates.
+    public var ifRevision: Int64?
 
-    public init(id: Int64, patch: TodoPatch) {
+    public init(id: Int64, patch: TodoPatch, ifRevision: Int64? = nil) {
         self.id = id
         self.patch = patch
+        self.ifRevision = ifRevision
     }
 
     public init(decoding object: JSONObject) throws(RPCError) {
@@ -104,11 +107,13 @@ public struct TodoUpdateParams: MethodParams, Equatable {
             addTags: try p.strings("addTags"), removeTags: try p.strings("removeTags"),
             zone: try p.change("zone") { $0 }, allDay: try p.optionalFlag("allDay"),
             recurrence: try p.recurrenceChange("recurrence"))
+        ifRevision = try p.optionalInt("ifRevision", in: 1...Int64.max)
         try p.finish()
     }
 
     public var encoded: JSONObject {
         var p: JSONObject = ["id": .int(id)]
+        if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         p["title"] = Self.encode(patch.title) { .string($0) }
         p["notes"] = Self.encode(patch.notes) { .string($0) }
         p["category"] = Self.encode(patch.category) { .string($0) }
