@@ -67,7 +67,7 @@ import TodoProtocol
         #expect(field(StoreChangesParams.self, ["since": 3, "limit": 10_001]) == "limit")
         #expect(field(StoreChangesParams.self, ["since": 3, "until": 4]) == "until")
         #expect(field(WatchParams.self, ["since": -1]) == "since")
-        #expect(field(WatchParams.self, ["since": 1.5]) == "since")
+        #expect(field(WatchParams.self, ["since": .double(1.5)]) == "since")
         #expect(field(WatchParams.self, ["since": 0]) == nil)
         #expect(RPCError(TodoError.historyGone(since: 3, oldest: 9)).code == -32005)
     }
