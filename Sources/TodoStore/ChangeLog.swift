@@ -99,7 +99,7 @@ enum ChangeLog {
         let todoChanged = todoColumns.filter { $0 != "reminded" }.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         let categoryChanged = ["name", "name_key", "rank"].map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         func insert(_ table: String, _ before: String, _ after: String, id: String) -> String {
-            "INSERT INTO main.change_rows (seq, tbl, row_id, before, after) VALUES (\(nextSeqSQL), '\(table)', \(id), \(before), \(after));"
+            "INSERT INTO change_rows (seq, tbl, row_id, before, after) VALUES (\(nextSeqSQL), '\(table)', \(id), \(before), \(after));"
         }
         return """
             CREATE TEMP TRIGGER IF NOT EXISTS log_todo_insert AFTER INSERT ON main.todos BEGIN
@@ -243,5 +243,148 @@ extension StoreTransaction {
             last[id] = deleted
         }
         return order.map { ($0, last[$0]!) }
+    }
+}
+
+// MARK: - Undo and redo
+
+/// What one `undo` or `redo` did.
+package struct Reversal: Sendable, Equatable {
+    /// The seq of the undo or redo itself (a change like any other); nil when it changed nothing.
+    package var seq: Int64?
+    /// The seqs of the changes it reverted or applied again, in that order.
+    package var changes: [Int64]
+    /// Their descriptions, joined by "; ".
+    package var description: String
+    /// The todos it touched as they are now (without the ones it deleted).
+    package var todos: [Todo]
+    /// The todos it deleted.
+    package var deletedTodos: [TouchedTodo]
+    /// The categories it touched as they are now, and the ids of the ones it deleted.
+    package var categories: [Category]
+    package var deletedCategories: [Int64]
+}
+
+extension StoreTransaction {
+    /// Reverts the most recent change that can be undone, `steps` times (fewer when the log
+    /// holds fewer): every row it wrote goes back to what it was, exactly (same id, uid, order
+    /// key, category, tags), except that a reminder already delivered stays delivered. All the
+    /// steps are one change of kind `undo`; what was undone can be redone.
+    /// - Throws: `.invalidField` (`steps`), `.conflict` when there is nothing to undo.
+    package func undo(steps: Int = 1) throws(TodoError) -> Reversal {
+        try reverse(redo: false, steps: steps)
+    }
+
+    /// Applies again the most recently undone change, `steps` times (fewer when fewer can be
+    /// redone). A new ordinary change makes the undone ones final.
+    /// - Throws: `.invalidField` (`steps`), `.conflict` when there is nothing to redo.
+    package func redo(steps: Int = 1) throws(TodoError) -> Reversal {
+        try reverse(redo: true, steps: steps)
+    }
+
+    private func reverse(redo: Bool, steps: Int) throws(TodoError) -> Reversal {
+        guard steps >= 1, steps <= 10_000 else { throw TodoError.invalid("steps", "must be 1 to 10000") }
+        let pick = redo
+            ? "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'undone' ORDER BY seq LIMIT 1"
+            : "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'done' ORDER BY seq DESC LIMIT 1"
+        var done: [(seq: Int64, description: String)] = []
+        for _ in 0..<steps {
+            guard let target = try connection.firstRow(pick, [], { ($0.int64(0), $0.text(1)) }) else { break }
+            try apply(target.0, forward: redo)
+            try connection.run("UPDATE changes SET state = ? WHERE seq = ?", [.text(redo ? "done" : "undone"), .integer(target.0)])
+            done.append(target)
+        }
+        guard !done.isEmpty else { throw TodoError.conflict(redo ? "nothing to redo" : "nothing to undo") }
+        let description = done.map(\.description).joined(separator: "; ")
+        let seq = try recordChange(redo ? .redo : .undo, (redo ? "redo " : "undo ") + description)
+        var reversal = Reversal(seq: seq, changes: done.map(\.seq), description: description, todos: [], deletedTodos: [],
+                                categories: [], deletedCategories: [])
+        guard let seq else { return reversal }
+        let touched = try touchedTodos(seq)
+        reversal.deletedTodos = touched.filter(\.deleted)
+        reversal.todos = try touched.filter { !$0.deleted }.map { (t) throws(TodoError) in try todo(t.id) }
+        let categories = try touchedCategories(seq)
+        reversal.deletedCategories = categories.filter(\.deleted).map(\.id)
+        let live = Set(categories.filter { !$0.deleted }.map(\.id))
+        reversal.categories = try self.categories().filter { live.contains($0.id) }
+        return reversal
+    }
+
+    /// Writes the images of change `seq` back: the ones before it, last row first (undo), or the
+    /// ones after it, first row first (redo).
+    func apply(_ seq: Int64, forward: Bool) throws(TodoError) {
+        let rows = try connection.rows(
+            "SELECT tbl, row_id, before, after FROM change_rows WHERE seq = ? ORDER BY n \(forward ? "ASC" : "DESC")",
+            [.integer(seq)]) { ($0.text(0), $0.int64(1), $0.optionalText(forward ? 3 : 2)) }
+        var categoryIDs = Set<Int64>()
+        for (table, id, image) in rows {
+            if table == "todo" {
+                if let old = try connection.firstRow("SELECT category_id FROM todos WHERE id = ?", [.integer(id)], { $0.optionalInt64(0) }),
+                   let old { categoryIDs.insert(old) }
+                try applyTodo(id, image)
+                if let new = try connection.firstRow("SELECT category_id FROM todos WHERE id = ?", [.integer(id)], { $0.optionalInt64(0) }),
+                   let new { categoryIDs.insert(new) }
+            } else {
+                try applyCategory(id, image)
+                categoryIDs.insert(id)
+            }
+        }
+        // The counts follow the todos through triggers; counted again here so that a restored
+        // category starts right whatever order its rows come back in.
+        for id in categoryIDs {
+            try connection.run("""
+                UPDATE categories SET
+                    open_count = (SELECT COUNT(*) FROM todos WHERE category_id = ?1 AND done = 0),
+                    done_count = (SELECT COUNT(*) FROM todos WHERE category_id = ?1 AND done = 1)
+                WHERE id = ?1
+                """, [.integer(id)])
+        }
+    }
+
+    private func applyTodo(_ id: Int64, _ image: String?) throws(TodoError) {
+        let columns = ChangeLog.todoColumns
+        guard let image else {
+            try connection.run("DELETE FROM todos WHERE id = ?", [.integer(id)])
+            return
+        }
+        let current = try connection.firstRow("SELECT tags FROM todos WHERE id = ?", [.integer(id)]) { $0.optionalText(0) }
+        let tagsPath = ChangeLog.path(columns, "tags")
+        let tags = try connection.firstRow("SELECT json_extract(?, \(tagsPath))", [.text(image)]) { $0.optionalText(0) } ?? nil
+        if let current {
+            // A reminder delivered since stays delivered while it is still the same reminder.
+            let sets = columns.filter { !["id", "reminded", "revision"].contains($0) }
+                .map { "\($0) = json_extract(?1, \(ChangeLog.path(columns, $0)))" }.joined(separator: ", ")
+            try connection.run("""
+                UPDATE todos SET \(sets),
+                    reminded = CASE WHEN reminded IS NOT NULL AND remind IS json_extract(?1, \(ChangeLog.path(columns, "remind")))
+                        THEN reminded ELSE json_extract(?1, \(ChangeLog.path(columns, "reminded"))) END,
+                    revision = revision + 1
+                WHERE id = ?2
+                """, [.text(image), .integer(id)])
+            if current != tags { try writeTags(id, TagColumn.tags(tags), replacing: true) }
+        } else {
+            let values = columns.map { name in
+                name == "revision" ? "json_extract(?1, \(ChangeLog.path(columns, name))) + 1" : "json_extract(?1, \(ChangeLog.path(columns, name)))"
+            }
+            try connection.run("INSERT INTO todos (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
+                               [.text(image)])
+            try writeTags(id, TagColumn.tags(tags), replacing: true)
+        }
+    }
+
+    private func applyCategory(_ id: Int64, _ image: String?) throws(TodoError) {
+        let columns = ChangeLog.categoryColumns
+        guard let image else {
+            try connection.run("DELETE FROM categories WHERE id = ?", [.integer(id)])
+            return
+        }
+        if try connection.firstRow("SELECT 1 FROM categories WHERE id = ?", [.integer(id)], { _ in true }) != nil {
+            let sets = columns.filter { $0 != "id" }.map { "\($0) = json_extract(?1, \(ChangeLog.path(columns, $0)))" }
+            try connection.run("UPDATE categories SET \(sets.joined(separator: ", ")) WHERE id = ?2", [.text(image), .integer(id)])
+        } else {
+            let values = columns.map { "json_extract(?1, \(ChangeLog.path(columns, $0)))" }
+            try connection.run("INSERT INTO categories (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
+                               [.text(image)])
+        }
     }
 }
