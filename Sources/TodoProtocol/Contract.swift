@@ -427,6 +427,59 @@ public struct StoreExportParams: NoParams {
     public init() {}
 }
 
+/// `store.undo` and `store.redo`: how many changes to revert or apply again (default 1).
+public struct StoreUndoParams: MethodParams, Equatable {
+    public static let method = Method.storeUndo
+    public static let maxSteps = 10_000
+    public var steps: Int
+
+    public init(steps: Int = 1) { self.steps = steps }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        steps = try p.optionalInt("steps", in: 1...Int64(Self.maxSteps)).map(Int.init) ?? 1
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { steps == 1 ? [:] : ["steps": .int(Int64(steps))] }
+}
+
+/// `store.redo`: as `store.undo`.
+public struct StoreRedoParams: MethodParams, Equatable {
+    public static let method = Method.storeRedo
+    public var steps: Int
+
+    public init(steps: Int = 1) { self.steps = steps }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        steps = try StoreUndoParams(decoding: object).steps
+    }
+
+    public var encoded: JSONObject { StoreUndoParams(steps: steps).encoded }
+}
+
+/// `store.history`: the newest changes first, at most `limit` (default 20).
+public struct StoreHistoryParams: MethodParams, Equatable {
+    public static let method = Method.storeHistory
+    public static let defaultLimit = 20
+    public static let maxLimit = 10_000
+    public var limit: Int?
+
+    public init(limit: Int? = nil) { self.limit = limit }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p = JSONObject()
+        if let limit { p["limit"] = .int(Int64(limit)) }
+        return p
+    }
+}
+
 /// `store.import`, one part of it: an export document (read whole by `ExportDocument(json:)`),
 /// and `more` on every part but the last of a document too long for one line.
 public struct StoreImportParams: MethodParams, Equatable {

@@ -258,11 +258,15 @@ package struct Reversal: Sendable, Equatable {
     package var description: String
     /// The todos it touched as they are now (without the ones it deleted).
     package var todos: [Todo]
-    /// The todos it deleted.
-    package var deletedTodos: [TouchedTodo]
-    /// The categories it touched as they are now, and the ids of the ones it deleted.
+    /// The todos it deleted, as they were.
+    package var deletedTodos: [Todo]
+    /// The categories it touched as they are now (without the ones it deleted).
     package var categories: [Category]
-    package var deletedCategories: [Int64]
+    /// The categories it deleted, as they were.
+    package var deletedCategories: [Category]
+    /// The touched todos and categories as they were before it (absent: it made them).
+    package var todosBefore: [Int64: Todo]
+    package var categoriesBefore: [Int64: Category]
 }
 
 extension StoreTransaction {
@@ -288,8 +292,24 @@ extension StoreTransaction {
             ? "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'undone' ORDER BY seq LIMIT 1"
             : "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'done' ORDER BY seq DESC LIMIT 1"
         var done: [(seq: Int64, description: String)] = []
+        var todosBefore: [Int64: Todo] = [:]
+        var categoriesBefore: [Int64: Category] = [:]
+        var categoryIDs: Set<Int64> = []
+        var todoIDs: [Int64] = []
+        let allCategories = try categories()
         for _ in 0..<steps {
             guard let target = try connection.firstRow(pick, [], { ($0.int64(0), $0.text(1)) }) else { break }
+            for (table, id) in try connection.rows("SELECT tbl, row_id FROM change_rows WHERE seq = ? ORDER BY n", [.integer(target.0)], {
+                ($0.text(0), $0.int64(1))
+            }) {
+                if table == "todo" {
+                    guard !todoIDs.contains(id) else { continue }
+                    todoIDs.append(id)
+                    if let todo = try? todo(id) { todosBefore[id] = todo }
+                } else if categoryIDs.insert(id).inserted, let category = allCategories.first(where: { $0.id == id }) {
+                    categoriesBefore[id] = category
+                }
+            }
             try apply(target.0, forward: redo)
             try connection.run("UPDATE changes SET state = ? WHERE seq = ?", [.text(redo ? "done" : "undone"), .integer(target.0)])
             done.append(target)
@@ -298,15 +318,18 @@ extension StoreTransaction {
         let description = done.map(\.description).joined(separator: "; ")
         let seq = try recordChange(redo ? .redo : .undo, (redo ? "redo " : "undo ") + description)
         var reversal = Reversal(seq: seq, changes: done.map(\.seq), description: description, todos: [], deletedTodos: [],
-                                categories: [], deletedCategories: [])
-        guard let seq else { return reversal }
-        let touched = try touchedTodos(seq)
-        reversal.deletedTodos = touched.filter(\.deleted)
-        reversal.todos = try touched.filter { !$0.deleted }.map { (t) throws(TodoError) in try todo(t.id) }
-        let categories = try touchedCategories(seq)
-        reversal.deletedCategories = categories.filter(\.deleted).map(\.id)
-        let live = Set(categories.filter { !$0.deleted }.map(\.id))
-        reversal.categories = try self.categories().filter { live.contains($0.id) }
+                                categories: [], deletedCategories: [], todosBefore: todosBefore, categoriesBefore: categoriesBefore)
+        for id in todoIDs {
+            if let now = try? todo(id) {
+                reversal.todos.append(now)
+            } else if let was = todosBefore[id] {
+                reversal.deletedTodos.append(was)
+            }
+        }
+        let categoriesNow = try categories()
+        reversal.categories = categoriesNow.filter { categoryIDs.contains($0.id) }
+        reversal.deletedCategories = categoryIDs.filter { id in !categoriesNow.contains { $0.id == id } }
+            .compactMap { categoriesBefore[$0] }.sorted { $0.position < $1.position }
         return reversal
     }
 

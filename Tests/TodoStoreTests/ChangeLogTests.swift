@@ -49,7 +49,7 @@ import TodoTestSupport
         var q = TodoQuery(); q.tags = ["x"]
         #expect(try store.read { try $0.list(q) }.todos.map(\.id) == [todo.id])  // the tag rows are back too
         let redone = try store.write { try $0.redo() }
-        #expect(redone.deletedTodos.map(\.id) == [todo.id])
+        #expect(redone.deletedTodos.map(\.uid) == [todo.uid])
         #expect(try store.read { try $0.counts() }.open == 2)
         _ = try store.write { try $0.undo() }
         _ = try store.write { try $0.update(first.id, TodoPatch(title: .set("一!"))) }
