@@ -118,7 +118,7 @@ struct Router {
     private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
-        let todo = try tx.update(p.id, p.patch)
+        let todo = try tx.update(p.id, p.patch, ifRevision: p.ifRevision)
         return Outcome(encodedResult: todo.encodedJSON,
                        events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
     }
@@ -261,7 +261,9 @@ struct Router {
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
-        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
+        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
+                            "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
+                            "unchanged": .int(Int64(counts.unchanged))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
 

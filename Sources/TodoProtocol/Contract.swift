@@ -86,10 +86,13 @@ public struct TodoUpdateParams: MethodParams, Equatable {
     public static let method = Method.todoUpdate
     public var id: Int64
     public var patch: TodoPatch
+    /// Refuse the update (-32002) unless the todo's `revision` is still this.
+    public var ifRevision: Int64?
 
-    public init(id: Int64, patch: TodoPatch) {
+    public init(id: Int64, patch: TodoPatch, ifRevision: Int64? = nil) {
         self.id = id
         self.patch = patch
+        self.ifRevision = ifRevision
     }
 
     public init(decoding object: JSONObject) throws(RPCError) {
@@ -104,6 +107,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
             addTags: try p.strings("addTags"), removeTags: try p.strings("removeTags"),
             zone: try p.change("zone") { $0 }, allDay: try p.optionalFlag("allDay"),
             recurrence: try p.recurrenceChange("recurrence"))
+        ifRevision = try p.optionalInt("ifRevision", in: 1...Int64.max)
         try p.finish()
     }
 
@@ -121,6 +125,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
         p["zone"] = Self.encode(patch.zone) { .string($0) }
         if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
         p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
+        if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         return p
     }
 
