@@ -86,7 +86,12 @@ struct Runner {
             if json { emit(result) } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
-                print("Imported \(todos) \(todos == 1 ? "todo" : "todos") and \(categories) \(categories == 1 ? "category" : "categories").")
+                let added = result["added"]?.intValue ?? todos
+                let updated = result["updated"]?.intValue ?? 0
+                let unchanged = result["unchanged"]?.intValue ?? 0
+                // All new: the plain count; else what became of them.
+                let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
+                print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories").")
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)

@@ -131,11 +131,8 @@ struct Router {
 
     private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
-        if let expected = p.ifRevision, before.revision != expected {
-            throw TodoError.conflict("todo \(p.id) changed since revision \(expected): it is at revision \(before.revision) now; nothing was changed")
-        }
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
-        let todo = try tx.update(p.id, p.patch)
+        let todo = try tx.update(p.id, p.patch, ifRevision: p.ifRevision)
         return Outcome(encodedResult: todo.encodedJSON,
                        events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
     }
@@ -317,7 +314,9 @@ struct Router {
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
-        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
+        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
+                            "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
+                            "unchanged": .int(Int64(counts.unchanged))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
 

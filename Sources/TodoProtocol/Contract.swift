@@ -86,7 +86,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
     public static let method = Method.todoUpdate
     public var id: Int64
     public var patch: TodoPatch
-    /// Change the todo only while its `revision` is this one (else -32002): no lost updates.
+    /// Refuse the update (-32002) unless the todo's `revision` is still this.
     public var ifRevision: Int64?
 
     public init(id: Int64, patch: TodoPatch, ifRevision: Int64? = nil) {
@@ -126,6 +126,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
         p["zone"] = Self.encode(patch.zone) { .string($0) }
         if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
         p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
+        if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         return p
     }
 

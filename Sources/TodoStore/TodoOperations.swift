@@ -148,9 +148,14 @@ extension StoreTransaction {
     /// Changing `due` alone keeps the reminder's lead time (a reminder at the due time stays at
     /// the due time); clearing `due` clears the reminder; setting `due` on a todo that had none
     /// sets the reminder to it. Any change to `due` or `remind` re-arms the reminder.
-    /// - Throws: `.notFound`, `.invalidField`.
-    package func update(_ id: Int64, _ patch: TodoPatch) throws(TodoError) -> Todo {
+    /// With `ifRevision`, the update is refused (`.conflict`, nothing changes) when the todo's
+    /// revision is no longer that: another client changed it since it was read.
+    /// - Throws: `.notFound`, `.invalidField`, `.conflict`.
+    package func update(_ id: Int64, _ patch: TodoPatch, ifRevision: Int64? = nil) throws(TodoError) -> Todo {
         let old = try row(id).todo
+        if let ifRevision, ifRevision != old.revision {
+            throw TodoError.conflict("todo \(id) changed since revision \(ifRevision) (now \(old.revision))")
+        }
         var new = old
         switch patch.title {
         case .keep: break
