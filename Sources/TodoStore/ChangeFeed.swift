@@ -65,14 +65,9 @@ extension StoreTransaction {
         let latest = """
             SELECT r.row_id, max(r.seq) AS s FROM change_rows r WHERE r.seq > ?1 AND r.tbl = 'todo' GROUP BY r.row_id
             """
-        let select = """
-            SELECT l.row_id, l.s, k.kind,
-                   (SELECT coalesce(json_extract(x.after, \(uid)), json_extract(x.before, \(uid))) FROM change_rows x
-                     WHERE x.seq = l.s AND x.tbl = 'todo' AND x.row_id = l.row_id ORDER BY x.n DESC LIMIT 1)
-            FROM (\(latest)) l JOIN changes k ON k.seq = l.s
-            """
-        func read(_ sql: String, _ values: [SQLValue]) throws(TodoError) -> [(id: Int64, seq: Int64, kind: ChangeKind, uid: String)] {
-            try connection.rows(sql, values) { s in (s.int64(0), s.int64(1), ChangeKind(rawValue: s.text(2)) ?? .update, s.text(3)) }
+        let select = "SELECT l.row_id, l.s, k.kind FROM (\(latest)) l JOIN changes k ON k.seq = l.s"
+        func read(_ sql: String, _ values: [SQLValue]) throws(TodoError) -> [(id: Int64, seq: Int64, kind: ChangeKind)] {
+            try connection.rows(sql, values) { s in (s.int64(0), s.int64(1), ChangeKind(rawValue: s.text(2)) ?? .update) }
         }
         var rows = try read("\(select) ORDER BY l.s, l.row_id LIMIT ?2", [.integer(since), .integer(Int64(limit) + 1)])
         var more = rows.count > limit
@@ -87,12 +82,27 @@ extension StoreTransaction {
                                                [.integer(split)]) { _ in true } != nil
             }
         }
+        // The todos still there, read by id, their positions counted in one pass.
+        var stored: [TodoRow] = []
+        stored.reserveCapacity(rows.count)
+        for row in rows {
+            if let found = try connection.firstRow(todoByID, [.integer(row.id)], TodoRow.init) { stored.append(found) }
+        }
+        var now: [Int64: Todo] = [:]
+        for todo in try withPositions(stored) { now[todo.id] = todo }
         var changes: [ChangedTodo] = []
         changes.reserveCapacity(rows.count)
         for row in rows {
-            let todo: Todo?
-            do { todo = try self.todo(row.id) } catch where error.code == .notFound { todo = nil }
-            changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: todo?.uid ?? row.uid, todo: todo))
+            if let todo = now[row.id] {
+                changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: todo.uid, todo: todo))
+                continue
+            }
+            // Deleted: its uid from the last image the log has of it.
+            let gone = try connection.firstRow("""
+                SELECT coalesce(json_extract(after, \(uid)), json_extract(before, \(uid))) FROM change_rows
+                WHERE seq = ? AND tbl = 'todo' AND row_id = ? ORDER BY n DESC LIMIT 1
+                """, [.integer(row.seq), .integer(row.id)]) { $0.text(0) }
+            changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: gone ?? "", todo: nil))
         }
         return (changes, more)
     }
