@@ -386,11 +386,23 @@ extension StoreTransaction {
                 """, [.text(image), .integer(id)])
             if current != tags { try writeTags(id, TagColumn.tags(tags), replacing: true) }
         } else {
+            // The todo as it was when last deleted: a reminder delivered before that stays delivered.
+            let last = try connection.firstRow(
+                "SELECT before FROM change_rows WHERE row_id = ? AND tbl = 'todo' AND after IS NULL ORDER BY n DESC LIMIT 1",
+                [.integer(id)]) { $0.optionalText(0) } ?? nil
+            let remind = ChangeLog.path(columns, "remind"), reminded = ChangeLog.path(columns, "reminded")
             let values = columns.map { name in
-                name == "revision" ? "json_extract(?1, \(ChangeLog.path(columns, name))) + 1" : "json_extract(?1, \(ChangeLog.path(columns, name)))"
+                switch name {
+                case "revision": "json_extract(?1, \(ChangeLog.path(columns, name))) + 1"
+                case "reminded": """
+                    CASE WHEN json_extract(?2, \(reminded)) IS NOT NULL AND json_extract(?2, \(remind)) IS json_extract(?1, \(remind))
+                        THEN json_extract(?2, \(reminded)) ELSE json_extract(?1, \(reminded)) END
+                    """
+                default: "json_extract(?1, \(ChangeLog.path(columns, name)))"
+                }
             }
             try connection.run("INSERT INTO todos (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-                               [.text(image)])
+                               [.text(image), .optional(last)])
             try writeTags(id, TagColumn.tags(tags), replacing: true)
         }
     }

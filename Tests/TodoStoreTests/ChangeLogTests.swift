@@ -104,6 +104,12 @@ import TodoTestSupport
         let back = try store.read { try $0.todo(todo.id) }
         #expect(back.title == "電話" && back.reminded == remind)
         #expect(try store.read { try $0.nextPendingReminder() } == nil)
+        // The add undone and redone: the todo comes back with its reminder delivered.
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.counts() }.open == 0)
+        _ = try store.write { try $0.redo() }
+        #expect(try store.read { try $0.todo(todo.id) }.reminded == remind)
+        #expect(try store.read { try $0.nextPendingReminder() } == nil)
     }
 
     @Test func pruningKeepsTheNewestAndRemovesAFewAtATime() throws {
