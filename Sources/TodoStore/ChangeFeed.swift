@@ -61,7 +61,7 @@ extension StoreTransaction {
     package func changedTodos(after since: Int64, limit: Int) throws(TodoError) -> (changes: [ChangedTodo], more: Bool) {
         try checkHistory(since: since)
         let uid = ChangeLog.path(ChangeLog.todoColumns, "uid")
-        // Each todo's latest change after `since`, and its uid from that change's last image.
+        // Each todo's latest change after `since`, with that change's kind.
         let latest = """
             SELECT r.row_id, max(r.seq) AS s FROM change_rows r WHERE r.seq > ?1 AND r.tbl = 'todo' GROUP BY r.row_id
             """
