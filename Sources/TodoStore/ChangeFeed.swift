@@ -46,7 +46,7 @@ extension StoreTransaction {
     package func checkHistory(since: Int64) throws(TodoError) {
         let newest = try currentSeq()
         guard since <= newest else {
-            throw TodoError.invalid("since", "is \(since), after the newest change of this store (\(newest))")
+            throw TodoError.invalid("since", "\(since) is after the newest change of this store (\(newest))")
         }
         guard since < newest else { return }
         guard let oldest = try oldestSeq() else { throw TodoError.historyGone(since: since, oldest: newest) }
