@@ -60,7 +60,6 @@ extension StoreTransaction {
     /// - Throws: `.historyGone` (see `checkHistory`).
     package func changedTodos(after since: Int64, limit: Int) throws(TodoError) -> (changes: [ChangedTodo], more: Bool) {
         try checkHistory(since: since)
-        let uid = ChangeLog.path(ChangeLog.todoColumns, "uid")
         // Each todo's latest change after `since`, with that change's kind.
         let latest = """
             SELECT r.row_id, max(r.seq) AS s FROM change_rows r WHERE r.seq > ?1 AND r.tbl = 'todo' GROUP BY r.row_id
@@ -99,8 +98,7 @@ extension StoreTransaction {
             }
             // Deleted: its uid from the last image the log has of it.
             let gone = try connection.firstRow("""
-                SELECT coalesce(json_extract(after, \(uid)), json_extract(before, \(uid))) FROM change_rows
-                WHERE seq = ? AND tbl = 'todo' AND row_id = ? ORDER BY n DESC LIMIT 1
+                SELECT coalesce(a_uid, b_uid) FROM change_rows WHERE seq = ? AND tbl = 'todo' AND row_id = ? ORDER BY n DESC LIMIT 1
                 """, [.integer(row.seq), .integer(row.id)]) { $0.text(0) }
             changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: gone ?? "", todo: nil))
         }
@@ -123,19 +121,19 @@ extension StoreTransaction {
                 index[seq] = changes.count
                 changes.append(LoggedChange(seq: seq, kind: kind))
             }
-        // Todos: the fields `TodoRow` reads, taken from the image (the category's name from its row now).
+        // Todos: the fields `TodoRow` reads, taken from the image after the change (before it, for a
+        // row it deleted), the category's name from its row now.
+        func image(_ column: String) -> String { "CASE WHEN r.has_after THEN r.a_\(column) ELSE r.b_\(column) END" }
         let fields = todoFields.split(separator: ",").map { field -> String in
             let name = String(field.filter { !$0.isWhitespace })
             guard name.hasPrefix("t.") else { return name }
-            return "json_extract(r.img, \(ChangeLog.path(ChangeLog.todoColumns, String(name.dropFirst(2)))))"
+            return image(String(name.dropFirst(2)))
         }.joined(separator: ", ")
-        let category = ChangeLog.path(ChangeLog.todoColumns, "category_id")
         var todoSlots: [Int64: [Int64: Int]] = [:]  // seq → todo id → index in its change
         try connection.rows("""
-            SELECT \(fields), r.seq, r.before IS NULL, r.after IS NULL
-            FROM (SELECT n, seq, before, after, coalesce(after, before) AS img FROM change_rows
-                  WHERE seq > ?1 AND seq <= ?2 AND tbl = 'todo') r
-            LEFT JOIN categories c ON c.id = json_extract(r.img, \(category))
+            SELECT \(fields), r.seq, r.has_before = 0, r.has_after = 0
+            FROM change_rows r LEFT JOIN categories c ON c.id = \(image("category_id"))
+            WHERE r.seq > ?1 AND r.seq <= ?2 AND r.tbl = 'todo'
             ORDER BY r.n
             """, [.integer(since), .integer(through)]) { s in
             (TodoRow(s).todo, s.int64(todoFieldCount), s.bool(todoFieldCount + 1), s.bool(todoFieldCount + 2))
@@ -151,8 +149,8 @@ extension StoreTransaction {
         }
         var categorySlots: [Int64: [Int64: Int]] = [:]
         try connection.rows("""
-            SELECT row_id, json_extract(coalesce(after, before), '$[1]'), json_extract(before, '$[1]'), seq,
-                   before IS NULL, after IS NULL
+            SELECT row_id, CASE WHEN has_after THEN a_title ELSE b_title END, CASE WHEN has_before THEN b_title END, seq,
+                   has_before = 0, has_after = 0
             FROM change_rows WHERE seq > ?1 AND seq <= ?2 AND tbl = 'category' ORDER BY n
             """, [.integer(since), .integer(through)]) { s in
             (s.int64(0), s.text(1), s.optionalText(2), s.int64(3), s.bool(4), s.bool(5))
