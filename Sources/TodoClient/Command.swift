@@ -99,6 +99,8 @@ public struct EditOptions: Equatable, Sendable {
     public var zone: String?
     /// Seconds after local midnight at which an all-day todo is reminded (`remind-time`).
     public var remindTime: Int64 = TimeExpression.defaultRemindTime
+    /// `--if-revision N`: change the todo only while its revision is still N.
+    public var ifRevision: Int64?
 
     /// No changes to todo `id` yet.
     public init(id: Int64) { self.id = id }
@@ -161,14 +163,18 @@ public enum Command: Equatable, Sendable {
     case agenda(days: Int)
     /// `reminders [--since WHEN] [--limit N]`.
     case reminders(since: Instant?, limit: Int?)
-    /// `watch`.
-    case watch
+    /// `watch [--since SEQ]`.
+    case watch(since: Int64? = nil)
     /// `status`.
     case status
     /// `export [--format json]`.
     case export
     /// `import FILE|-`.
     case importFile(path: String)
+    /// `undo [STEPS]`, `redo [STEPS]`.
+    case undo(steps: Int, redo: Bool)
+    /// `undo --list [--limit N]`: the recent changes, newest first.
+    case history(limit: Int?)
     /// `help [COMMAND]`, `--help`: the help text of a command, or the overview when nil.
     case help(topic: String?)
     /// `--version`.

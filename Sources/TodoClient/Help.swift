@@ -72,8 +72,11 @@ enum Help {
         Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo."),
         Entry(name: "edit", synopsis: ["edit ID [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
                                        "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]",
-                                       "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]"],
-              summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.",
+                                       "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]",
+                                       "        [--if-revision N]"],
+              summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.\n"
+                + "When edit reads the todo first (for some options), or with --if-revision, a todo someone else\n"
+                + "changed meanwhile is left as it is and the edit is refused.",
               options: [("--title T", "new title"),
                         ("--notes T, --no-notes", "set or clear the notes"),
                         ("--category NAME, --no-category", "set or clear the category"),
@@ -82,7 +85,8 @@ enum Help {
                         ("--priority P, --no-priority", "set or clear the priority"),
                         ("--tag T, --untag T", "add or remove a tag (each repeatable; one change)"),
                         ("--every RULE, --no-every", "make it recurring or one-off; a todo without a due date\n"
-                            + "starts on the rule's first day from today")]),
+                            + "starts on the rule's first day from today"),
+                        ("--if-revision N", "change it only if its revision is still N (as `show` printed it)")]),
         Entry(name: "done", synopsis: ["done ID... [--stop]"],
               summary: "Mark todos as done. One already done is left as it is and reported so.\n"
                 + "A recurring todo advances to its next occurrence and stays open; when its rule is used up it is done.\n\(idRanges)",
@@ -114,12 +118,21 @@ enum Help {
               summary: "List reminders that have fired, read back from the journal, oldest first.\nA last line says when older ones were left out.",
               options: [("--since WHEN", "only reminders fired at or after WHEN"),
                         ("--limit N", "the latest N reminders (default 100, at most 10000)")]),
-        Entry(name: "watch", synopsis: ["watch"], summary: "Print live events from the daemon until interrupted."),
+        Entry(name: "watch", synopsis: ["watch [--since SEQ]"],
+              summary: "Print live events from the daemon until interrupted, each with its change number (#SEQ).",
+              options: [("--since SEQ", "first replay the events of the changes after SEQ, then go on live")]),
         Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, store id, counts and the next reminder."),
         Entry(name: "export", synopsis: ["export [--format json]"], summary: "Write the whole store to stdout.",
               options: [("--format json", "the output format (json is the only one)")]),
         Entry(name: "import", synopsis: ["import FILE|-"],
               summary: "Add everything in an export document, atomically; - reads it from stdin."),
+        Entry(name: "undo", synopsis: ["undo [STEPS]", "undo --list [--limit N]"],
+              summary: "Revert the most recent change (STEPS times), whoever made it; 'redo' applies it again.\n"
+                + "An undo is itself a change; a new change after it makes what was undone final.\n"
+                + "A reminder that already fired does not fire again.",
+              options: [("--list", "show the recent changes, newest first, and which can be undone or redone"),
+                        ("--limit N", "with --list: the latest N changes (default 20, at most 10000)")]),
+        Entry(name: "redo", synopsis: ["redo [STEPS]"], summary: "Apply again the change the last undo reverted (STEPS times)."),
         Entry(name: "help", synopsis: ["help [COMMAND]"], summary: "Show help for todoctl or one of its commands."),
     ]
 

@@ -186,6 +186,7 @@ struct HumanOutput {
         pairs.append(("Remind", remind))
         pairs.append(("Created", LocalTime(todo.created, in: timeZone).text))
         pairs.append(("Updated", LocalTime(todo.updated, in: timeZone).text))
+        pairs.append(("Revision", "\(todo.revision)"))
         if let notes = todo.notes, !notes.isEmpty {
             pairs.append(("Notes", notes.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }.joined(separator: "\n")))
         }
@@ -271,6 +272,40 @@ struct HumanOutput {
         } : nil)
     }
 
+    /// One entry of `store.history`.
+    struct Change {
+        var seq: Int64
+        var at: Instant
+        var kind: String
+        var description: String
+        var canUndo: Bool
+        var canRedo: Bool
+
+        init?(json: JSON) {
+            guard let seq = json["seq"]?.intValue, let at = json["at"]?.stringValue.flatMap(Instant.init(rfc3339:)),
+                  let kind = json["kind"]?.stringValue, let description = json["description"]?.stringValue else { return nil }
+            self.seq = seq
+            self.at = at
+            self.kind = kind
+            self.description = description
+            canUndo = json["canUndo"]?.boolValue ?? false
+            canRedo = json["canRedo"]?.boolValue ?? false
+        }
+    }
+
+    /// `undo --list`: SEQ, WHEN, KIND, what `undo` or `redo` would do to it, and the description.
+    func historyTable(_ changes: [Change]) -> [String] {
+        var table = Table(columns: [Table.Column("SEQ", alignment: .right), Table.Column("WHEN"), Table.Column("KIND"),
+                                    Table.Column("CAN"), Table.Column("CHANGE", flexible: true)])
+        for c in changes {
+            table.append(["\(c.seq)", LocalTime(c.at, in: timeZone).text, c.kind,
+                          c.canUndo ? "undo" : c.canRedo ? "redo" : "", c.description])
+        }
+        return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
+            row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
+        } : nil)
+    }
+
     /// "on time" under a second, else "3m 2s".
     static func late(_ usec: Int64) -> String {
         usec < 1_000_000 ? "on time" : duration(seconds: usec / 1_000_000)
@@ -292,6 +327,7 @@ struct HumanOutput {
         }
         if let database = json["database"]?.stringValue { pairs.append(("Database", Table.oneLine(database))) }
         if let storeID = json["storeId"]?.stringValue { pairs.append(("Store", Table.oneLine(storeID))) }
+        if let seq = json["seq"]?.intValue { pairs.append(("Last change", "#\(seq)")) }
         let problem = json["databaseProblem"]?.stringValue
         if let problem { pairs.append(("Problem", paint(Table.oneLine(problem), HumanOutput.red))) }
         let open = json["open"]?.intValue.map(String.init) ?? "?"
@@ -312,6 +348,14 @@ struct HumanOutput {
     /// safe piece by piece (`summary`, `Table.oneLine`), leaving the colour of "reminder" intact.
     /// Relative times are seen from `now`: `watch` passes the time the event arrived.
     func event(_ json: JSON) -> String {
+        // The change's seq first (`#12`), the number `watch --since` resumes after.
+        guard let seq = json["seq"]?.intValue else { return eventText(json) }
+        var rest = json.objectValue ?? JSONObject()
+        rest["seq"] = nil
+        return paint("#\(seq)", HumanOutput.dim) + " " + eventText(.object(rest))
+    }
+
+    private func eventText(_ json: JSON) -> String {
         let type = json["type"]?.stringValue ?? "event"
         func todos(_ value: JSON?) -> [Todo] { (value?.arrayValue ?? []).compactMap { try? Todo(json: $0) } }
         func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }

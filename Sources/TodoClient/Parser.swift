@@ -49,13 +49,16 @@ public struct Parser {
                  "--tag": .value, "--priority": .value, "--recurring": .flag],
         "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
                  "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
-                 "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag],
+                 "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag,
+                 "--if-revision": .value],
         "done": ["--stop": .flag],
         "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
         "agenda": ["--days": .value],
+        "watch": ["--since": .value],
         "export": ["--format": .value],
+        "undo": ["--list": .flag, "--limit": .value],
     ]
 
     /// The `category` subcommands, in help order, and the options each accepts.
@@ -226,7 +229,7 @@ public struct Parser {
             result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
                                 limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
         case "agenda": result = .agenda(days: try args.value("--days").map { v throws(UsageError) in try days(v) } ?? 7)
-        case "watch": result = .watch
+        case "watch": result = .watch(since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) })
         case "status": result = .status
         case "export":
             if let format = args.value("--format"), format != "json" {
@@ -234,6 +237,15 @@ public struct Parser {
             }
             result = .export
         case "import": result = .importFile(path: try p.next("FILE"))
+        case "undo" where args.has("--list"):
+            result = .history(limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+        case "undo", "redo":
+            if args.has("--limit") { throw UsageError("--limit goes with --list", command: name) }
+            let steps = try p.peek() == nil ? 1 : Int(limit(p.next("STEPS"), "STEPS", name) as Int64)
+            guard steps <= 10_000 else {  // StoreUndoParams.maxSteps
+                throw UsageError("invalid STEPS \(steps): at most 10000", command: name)
+            }
+            result = .undo(steps: steps, redo: name == "redo")
         case "help":
             let topic = p.rest().first
             if let topic, !Parser.commandNames.contains(topic) {
@@ -350,6 +362,7 @@ public struct Parser {
             options.remind = .followDue
         }
         options.fields = try editFields(args)
+        options.ifRevision = try args.value("--if-revision").map { v throws(UsageError) in try limit(v, "--if-revision", "edit") }
         if options.due != .keep || options.remind != .keep { options.zone = zoneName }
         if options.isEmpty && options.fields.isEmpty {
             throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
@@ -439,6 +452,14 @@ public struct Parser {
     func id(_ text: String, _ what: String, _ command: String) throws(UsageError) -> Int64 {
         guard let value = Parser.positiveInteger(text) else {
             throw UsageError("invalid \(what) \(quote(text)): expected a positive integer", command: command)
+        }
+        return value
+    }
+
+    /// A seq (`watch --since`): a non-negative integer.
+    func seq(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int64 {
+        guard text == "0" || Parser.positiveInteger(text) != nil, let value = Int64(text) else {
+            throw UsageError("invalid value \(quote(text)) for \(option): expected a change number (seq), 0 or more", command: command)
         }
         return value
     }

@@ -70,7 +70,7 @@ struct Runner {
         case .category(let sub): try category(sub)
         case .agenda(let days): try agenda(days: days)
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
-        case .watch: try watch()
+        case .watch(let since): try watch(since: since)
         case .status:
             let result = try call(DaemonStatusParams())
             guard result.objectValue != nil else { throw Runner.bad("\(Method.daemonStatus.name) did not return an object") }
@@ -86,8 +86,15 @@ struct Runner {
             if json { emit(result) } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
-                print("Imported \(todos) \(todos == 1 ? "todo" : "todos") and \(categories) \(categories == 1 ? "category" : "categories").")
+                let added = result["added"]?.intValue ?? todos
+                let updated = result["updated"]?.intValue ?? 0
+                let unchanged = result["unchanged"]?.intValue ?? 0
+                // All new: the plain count; else what became of them.
+                let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
+                print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories").")
             }
+        case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
+        case .history(let limit): try history(limit: limit)
         case .help, .version:
             break
         }
@@ -223,7 +230,17 @@ struct Runner {
         return result
     }
 
+    /// `edit`. When it reads the todo first (some options need its current due time), the update
+    /// carries the revision it read, and `--if-revision` sends the one given: a todo changed by
+    /// someone else meanwhile is refused, not overwritten.
     func edit(_ o: EditOptions) throws(CLIFailure) {
+        var read: Todo? = nil
+        func current() throws(CLIFailure) -> Todo {
+            if let read { return read }
+            let todo = try todo(try call(TodoGetParams(id: o.id)))
+            read = todo
+            return todo
+        }
         var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
         if case .set = o.due, o.dueAllDay { patch.allDay = true }
         if let zone = o.zone { patch.zone = .set(zone) }
@@ -232,7 +249,7 @@ struct Runner {
         case .clear: patch.remind = .clear
         case .at(let instant): patch.remind = .set(instant)
         case .beforeCurrentDue(let usec):
-            let current = try todo(try call(TodoGetParams(id: o.id)))
+            let current = try current()
             guard let due = current.due else {
                 throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
@@ -244,12 +261,26 @@ struct Runner {
             patch.remind = .set(remind)
         case .followDue:
             if case .set(let newDue) = o.due {
-                patch.remind = try followingReminder(o, newDue: newDue)
+                patch.remind = try followingReminder(o, newDue: newDue, current: try current())
             }
         }
-        try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try todo(try call(TodoGetParams(id: o.id))).due })
-        let result = try call(TodoUpdateParams(id: o.id, patch: patch))
+        try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try current().due })
+        let ifRevision = o.ifRevision ?? read?.revision
+        let result: JSON
+        do {
+            result = try call(TodoUpdateParams(id: o.id, patch: patch, ifRevision: ifRevision))
+        } catch .client(.refused(let error)) where error.code == RPCError.conflictCode && ifRevision != nil {
+            throw refusedEdit(o.id, read: ifRevision!, error)
+        }
         if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
+    }
+
+    /// An edit refused because todo `id` is no longer at revision `read`: said plainly, with the
+    /// revision it is at now (read again; the daemon's own words if that fails).
+    func refusedEdit(_ id: Int64, read: Int64, _ error: RPCError) -> CLIFailure {
+        guard let now = try? todo(try call(TodoGetParams(id: id))), now.revision != read else { return .client(.refused(error)) }
+        return .input("todo \(id) was changed by someone else since you read it (revision \(read), now \(now.revision)); "
+                      + "nothing was changed — run `todoctl show \(id)` and edit again")
     }
 
     /// What a reminder counts from: `due`, or for an all-day todo that day (in `zone`) at the morning time.
@@ -261,8 +292,7 @@ struct Runner {
     /// time, where an all-day due counts from its morning time. A todo with a due time but no
     /// reminder keeps none. The daemon keeps the lead time by itself when neither the old nor the
     /// new due is all-day, so then nothing is sent.
-    func followingReminder(_ o: EditOptions, newDue: Instant) throws(CLIFailure) -> FieldChange<Instant> {
-        let current = try todo(try call(TodoGetParams(id: o.id)))
+    func followingReminder(_ o: EditOptions, newDue: Instant, current: Todo) throws(CLIFailure) -> FieldChange<Instant> {
         guard current.allDay || o.dueAllDay else { return .keep }
         guard let newAnchor = reminderAnchor(newDue, allDay: o.dueAllDay, zone: human.timeZone, o) else {
             throw .input("the reminder would fall after the year 9999")
@@ -401,9 +431,33 @@ struct Runner {
         }
     }
 
-    func watch() throws(CLIFailure) {
+    /// `undo` / `redo`: one line saying what was reverted or applied again.
+    func undo(steps: Int, redo: Bool) throws(CLIFailure) {
+        let result = redo ? try call(StoreRedoParams(steps: steps)) : try call(StoreUndoParams(steps: steps))
+        if json { emit(result); return }
+        guard let description = result["description"]?.stringValue else { throw Runner.bad("\((redo ? Method.storeRedo : .storeUndo).name) did not say what it did") }
+        print((redo ? "Redid: " : "Undid: ") + Table.oneLine(description))
+    }
+
+    /// `undo --list`: the recent changes, newest first.
+    func history(limit: Int?) throws(CLIFailure) {
+        let result = try call(StoreHistoryParams(limit: limit))
+        guard let items = result.arrayValue else { throw Runner.bad("\(Method.storeHistory.name) did not return an array") }
+        if json { emit(result); return }
+        if items.isEmpty { print("No changes in the log."); return }
+        var entries: [HumanOutput.Change] = []
+        for item in items {
+            guard let entry = HumanOutput.Change(json: item) else { throw Runner.bad("malformed change entry") }
+            entries.append(entry)
+        }
+        print(human.historyTable(entries))
+    }
+
+    /// `watch [--since SEQ]`: with `since`, the events of the changes after it come first (the
+    /// daemon replays them), then the live ones.
+    func watch(since: Int64?) throws(CLIFailure) {
         do {
-            try transport.watch(WatchParams()) { event in
+            try transport.watch(WatchParams(since: since)) { event in
                 if json { emit(event); return true }
                 var seen = human
                 seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start

@@ -15,6 +15,8 @@ public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
         case permissionDenied
         /// The database could not be read or written.
         case storage
+        /// A change-log read (`store.changes`, `watch` `since`) reaches back further than the log keeps.
+        case historyGone
     }
 
     public let code: Code
@@ -61,6 +63,11 @@ public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func notFound(_ message: String) -> TodoError { TodoError(.notFound, message) }
     public static func conflict(_ message: String) -> TodoError { TodoError(.conflict, message) }
     public static func storage(_ message: String) -> TodoError { TodoError(.storage, message) }
+    /// "history gone: ..." for a `since` older than the change log keeps; `oldest` is the
+    /// oldest seq it can still go on from.
+    public static func historyGone(since: Int64, oldest: Int64) -> TodoError {
+        TodoError(.historyGone, "history gone: the change log no longer reaches back to seq \(since) (the oldest seq to go on from is \(oldest)); read everything again")
+    }
     public static func invalid(_ field: String, _ reason: String) -> TodoError {
         TodoError(.invalidField, "invalid \(field): \(reason)", field: field)
     }

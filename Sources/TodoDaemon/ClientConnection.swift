@@ -195,6 +195,12 @@ final class ClientConnection: @unchecked Sendable {
         flush()
     }
 
+    /// Queues one event of a `watch` replay: bounded by `streamLimit`, as a streamed answer is
+    /// (a replay may be long, and is sent at once).
+    func sendReplay(line: [UInt8]) {
+        sendPart(line)
+    }
+
     /// The peer stopped reading: hang up.
     private func cutOff() {
         let left = unsent

@@ -19,21 +19,27 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     }
 
     /// Hands each reply to its connection, registers new subscribers, and fans events out to them.
+    ///
+    /// A `watch` with `since` is subscribed here, then answered, then sent its replay (the events
+    /// of the changes up to the seq the store was at when it ran); only later replies' events —
+    /// of later changes — reach it live. Replies arrive here in the order the store queue made
+    /// them, so the switch from replay to live loses and repeats nothing.
     func deliver(_ replies: [RequestExecutor.Reply]) {
         for reply in replies {
             if let subscription = reply.subscription { reply.connection.subscription = subscription }
             reply.connection.answered(reply.response)
-            for event in reply.events { publish(event) }
+            for line in reply.replay { reply.connection.sendReplay(line: line) }
+            for event in reply.events { publish(event, seq: reply.seq) }
         }
     }
 
-    /// Sends an event to every subscriber that asked for its type.
-    func publish(_ event: Event) {
+    /// Sends an event to every subscriber that asked for its type; `seq` is the change's.
+    func publish(_ event: Event, seq: Int64?) {
         let type = event.type
         var line: [UInt8]?
         for connection in connections.values {
             guard connection.subscription.includes(type) else { continue }
-            let bytes = line ?? event.line  // made once, for the first subscriber
+            let bytes = line ?? event.line(seq: seq)  // made once, for the first subscriber
             line = bytes
             connection.send(line: bytes)
         }

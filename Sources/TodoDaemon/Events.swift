@@ -1,5 +1,6 @@
 import TodoCore
 import TodoProtocol
+import TodoStore
 
 /// A `watch` event (see docs/PROTOCOL.md): the values it reports, turned into JSON text only
 /// when a subscriber asked for its type. Each is the `params` of an `event` notification.
@@ -12,33 +13,62 @@ enum Event: Sendable {
     case imported(todos: Int, categories: Int)
     /// `{"type": "reminder", "todo": {...}, "fired": ..., "lateUsec": n}`.
     case reminder(FiredReminder)
+    /// A category event replayed from the log: `{"type": ..., "category": {"id", "name"}}`, with
+    /// `oldName` for a rename (the log keeps no counts, and positions moved on since).
+    case loggedCategory(EventType, id: Int64, name: String, oldName: String?)
 
     var type: EventType {
         switch self {
-        case .todos(let type, _), .category(let type, _, _): type
+        case .todos(let type, _), .category(let type, _, _), .loggedCategory(let type, _, _, _): type
         case .imported: .storeImported
         case .reminder: .reminder
         }
     }
 
-    /// The whole notification line, newline included.
-    var line: [UInt8] {
+    /// The whole notification line, newline included; `seq` (the change the event belongs to)
+    /// is written first in `params` when there is one.
+    func line(seq: Int64?) -> [UInt8] {
         var params: [UInt8] = []
+        if let seq {
+            params.append(contentsOf: #"{"seq":"#.utf8)
+            JSON.int(seq).write(to: &params)
+            params.append(UInt8(ascii: ","))
+        } else {
+            params.append(UInt8(ascii: "{"))
+        }
         switch self {
         case .todos(let type, let todos):
-            params.append(contentsOf: #"{"type":"#.utf8)
+            params.append(contentsOf: #""type":"#.utf8)
             JSON.string(type.name).write(to: &params)
             params.append(contentsOf: #","todos":"#.utf8)
             params.append(contentsOf: Todo.encodedJSON(todos))
             params.append(UInt8(ascii: "}"))
         case .category(let type, let category, let oldName):
-            var o: JSONObject = ["type": .string(type.name), "category": JSON(category)]
+            params.append(contentsOf: #""type":"#.utf8)
+            JSON.string(type.name).write(to: &params)
+            params.append(contentsOf: #","category":"#.utf8)
+            JSON(category).write(to: &params)
+            if let oldName {
+                params.append(contentsOf: #","oldName":"#.utf8)
+                JSON.string(oldName).write(to: &params)
+            }
+            params.append(UInt8(ascii: "}"))
+        case .loggedCategory(let type, let id, let name, let oldName):
+            var o: JSONObject = ["type": .string(type.name), "category": .object(["id": .int(id), "name": .string(name)])]
             if let oldName { o["oldName"] = .string(oldName) }
-            JSON.object(o).write(to: &params)
+            var object: [UInt8] = []
+            JSON.object(o).write(to: &object)
+            params.append(contentsOf: object.dropFirst())  // after the "{" (and `seq`) written above
         case .imported(let todos, let categories):
-            JSON.object(["type": .string(type.name), "todos": .int(Int64(todos)), "categories": .int(Int64(categories))]).write(to: &params)
+            params.append(contentsOf: #""type":"#.utf8)
+            JSON.string(type.name).write(to: &params)
+            params.append(contentsOf: #","todos":"#.utf8)
+            JSON.int(Int64(todos)).write(to: &params)
+            params.append(contentsOf: #","categories":"#.utf8)
+            JSON.int(Int64(categories)).write(to: &params)
+            params.append(UInt8(ascii: "}"))
         case .reminder(let fired):
-            params.append(contentsOf: #"{"type":"#.utf8)
+            params.append(contentsOf: #""type":"#.utf8)
             JSON.string(type.name).write(to: &params)
             params.append(contentsOf: #","todo":"#.utf8)
             fired.todo.writeJSON(to: &params)
@@ -72,5 +102,37 @@ enum Subscription: Sendable, Equatable {
         case .all: true
         case .only(let types): types.contains(type)
         }
+    }
+}
+
+
+extension Event {
+    /// The events `watch` replays for one change of the log, in the order a live subscriber got
+    /// them: the categories it wrote first, then its todos (docs/PROTOCOL.md §6, "Replay").
+    static func replayed(_ change: LoggedChange) -> [Event] {
+        if change.kind == .import {
+            return [.imported(todos: change.todos.count, categories: change.categories.filter { $0.effect == .inserted }.count)]
+        }
+        var events: [Event] = change.categories.map { c in
+            switch c.effect {
+            case .inserted: .loggedCategory(.categoryAdded, id: c.id, name: c.name, oldName: nil)
+            case .deleted: .loggedCategory(.categoryDeleted, id: c.id, name: c.name, oldName: nil)
+            case .updated:
+                c.oldName.map { $0 != c.name } == true
+                    ? .loggedCategory(.categoryRenamed, id: c.id, name: c.name, oldName: c.oldName)
+                    : .loggedCategory(.categoryMoved, id: c.id, name: c.name, oldName: nil)
+            }
+        }
+        let updated: EventType = switch change.kind {
+        case .complete: .todoCompleted
+        case .reopen: .todoReopened
+        case .move: .todoMoved
+        default: .todoUpdated
+        }
+        for (effect, type) in [(LoggedChange.Effect.inserted, EventType.todoAdded), (.updated, updated), (.deleted, .todoDeleted)] {
+            let todos = change.todos.filter { $0.effect == effect }.map(\.todo)
+            if !todos.isEmpty { events.append(.todos(type, todos)) }
+        }
+        return events
     }
 }

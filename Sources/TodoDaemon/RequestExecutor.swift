@@ -36,6 +36,10 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         let response: [UInt8]?
         let events: [Event]
         let subscription: Subscription?
+        /// The seq of the change `events` belong to (nil for none).
+        var seq: Int64? = nil
+        /// For a `watch` with `since`: the replayed event lines, sent after the response.
+        var replay: [[UInt8]] = []
     }
 
     private let store: TodoStore
@@ -264,10 +268,11 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
                     : router.perform(request, in: tx, heldImport: &held, stream: stream)
                 guard let encoded = outcome.encodedResult else {  // it went out through the stream
                     stream?.finish()
-                    return Reply(connection: job.connection, response: nil, events: outcome.events, subscription: outcome.subscription)
+                    return Reply(connection: job.connection, response: nil, events: outcome.events, subscription: outcome.subscription,
+                                 seq: outcome.seq, replay: outcome.replay)
                 }
                 return Reply(connection: job.connection, response: request.id.map { RPCMessage.resultLine(id: $0, encodedResult: encoded) },
-                             events: outcome.events, subscription: outcome.subscription)
+                             events: outcome.events, subscription: outcome.subscription, seq: outcome.seq, replay: outcome.replay)
             } catch {
                 if let stream, stream.started {
                     stream.abandon()

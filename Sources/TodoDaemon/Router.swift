@@ -15,6 +15,10 @@ struct Router {
         var events: [Event] = []
         /// For `watch`: what the connection now subscribes to (nil: the request changes nothing).
         var subscription: Subscription? = nil
+        /// The seq of the change `events` belong to; set by `perform` for a write that has events.
+        var seq: Int64? = nil
+        /// For `watch` with `since`: the replayed events, each a whole notification line.
+        var replay: [[UInt8]] = []
 
         init(result: JSON, events: [Event] = [], subscription: Subscription? = nil) {
             var bytes: [UInt8] = []
@@ -37,10 +41,19 @@ struct Router {
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
     /// `heldImport` is what the connection holds of a `store.import` sent in parts. With a
     /// `stream`, a `todo.list` result is written to it as the todos are read.
+    /// The events of a change carry its `seq` (read once the change is written).
     func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout HeldImport?,
                  stream: ResponseStream? = nil) throws(RPCError) -> Outcome {
         guard let method = request.known else { throw RPCError.methodNotFound(request.method) }
-        let p = request.params
+        var outcome = try route(method, request.params, tx, heldImport: &heldImport, stream: stream)
+        if method.kind == .write, !outcome.events.isEmpty {
+            do { outcome.seq = try tx.currentSeq() } catch { throw RPCError(error) }
+        }
+        return outcome
+    }
+
+    private func route(_ method: TodoProtocol.Method, _ p: JSONObject, _ tx: StoreTransaction, heldImport: inout HeldImport?,
+                       stream: ResponseStream?) throws(RPCError) -> Outcome {
         switch method {
         case .todoGet: return try onStore(TodoGetParams(decoding: p), tx, todoGet)
         case .todoAdd: return try onStore(TodoAddParams(decoding: p), tx, todoAdd)
@@ -57,10 +70,14 @@ struct Router {
         case .categoryDelete: return try onStore(CategoryDeleteParams(decoding: p), tx, categoryDelete)
         case .categoryMove: return try onStore(CategoryMoveParams(decoding: p), tx, categoryMove)
         case .daemonStatus: return try onStore(DaemonStatusParams(decoding: p), tx, daemonStatus)
-        case .watch: return watch(try WatchParams(decoding: p))
+        case .watch: return try onStore(WatchParams(decoding: p), tx, watch)
+        case .storeChanges: return try onStore(StoreChangesParams(decoding: p), tx, storeChanges)
         case .storeExport: return try onStore(StoreExportParams(decoding: p), tx, storeExport)
         case .storeImport: return try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx)
         case .reminderList: return try reminderList(ReminderListParams(decoding: p))
+        case .storeUndo: return try onStore(StoreUndoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: false, p.steps, tx) }
+        case .storeRedo: return try onStore(StoreRedoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: true, p.steps, tx) }
+        case .storeHistory: return try onStore(StoreHistoryParams(decoding: p), tx, storeHistory)
         }
     }
 
@@ -115,7 +132,7 @@ struct Router {
     private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
-        let todo = try tx.update(p.id, p.patch)
+        let todo = try tx.update(p.id, p.patch, ifRevision: p.ifRevision)
         return Outcome(encodedResult: todo.encodedJSON,
                        events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
     }
@@ -210,13 +227,52 @@ struct Router {
             "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
             "uptime": .double(status.uptime()), "database": .string(status.database),
             "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
-            "nextReminder": JSON(try tx.nextPendingReminder()),
+            "nextReminder": JSON(try tx.nextPendingReminder()), "seq": .int(try tx.currentSeq()),
             "databaseProblem": status.databaseProblem().map(JSON.string) ?? .null,
         ]))
     }
 
-    private func watch(_ p: WatchParams) -> Outcome {
-        Outcome(result: ["subscribed": true], subscription: Subscription(p))
+    /// `watch`; with `since`, the events of the changes after it up to the newest, to be sent
+    /// after the answer. The connection is subscribed when the answer is delivered, in the order
+    /// the store queue made the replies: the events of every later change reach it live, those
+    /// of the changes replayed here do not (`ConnectionRegistry.deliver`).
+    private func watch(_ p: WatchParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let subscription = Subscription(p)
+        var outcome = Outcome(result: ["subscribed": true], subscription: subscription)
+        guard let since = p.since else { return outcome }
+        for change in try tx.loggedChanges(after: since, through: try tx.currentSeq()) {
+            for event in Event.replayed(change) where subscription.includes(event.type) {
+                outcome.replay.append(event.line(seq: change.seq))
+            }
+        }
+        return outcome
+    }
+
+    /// `store.changes`: `seq` is what to ask with next — the last item's while `more`, else the
+    /// newest change's.
+    private func storeChanges(_ p: StoreChangesParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let page = try tx.changedTodos(after: p.since, limit: p.limit ?? StoreChangesParams.defaultLimit)
+        let next = page.more ? page.changes.last?.seq ?? p.since : try tx.currentSeq()
+        var bytes: [UInt8] = []
+        bytes.append(contentsOf: #"{"seq":"#.utf8)
+        JSON.int(next).write(to: &bytes)
+        bytes.append(contentsOf: #","changes":["#.utf8)
+        for (i, change) in page.changes.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: #"{"seq":"#.utf8)
+            JSON.int(change.seq).write(to: &bytes)
+            bytes.append(contentsOf: #","kind":"#.utf8)
+            JSON.string(change.kind.rawValue).write(to: &bytes)
+            bytes.append(contentsOf: #","uid":"#.utf8)
+            JSON.string(change.uid).write(to: &bytes)
+            bytes.append(contentsOf: #","todo":"#.utf8)
+            if let todo = change.todo { todo.writeJSON(to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(contentsOf: #"],"more":"#.utf8)
+        bytes.append(contentsOf: (page.more ? "true" : "false").utf8)
+        bytes.append(UInt8(ascii: "}"))
+        return Outcome(encodedResult: bytes)
     }
 
     // MARK: - store.*
@@ -258,8 +314,74 @@ struct Router {
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
-        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
+        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
+                            "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
+                            "unchanged": .int(Int64(counts.unchanged))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
+    }
+
+    /// `store.undo` / `store.redo`: `{seq, description, changes, todos, categories, deletedTodos,
+    /// deletedCategories}`, and the ordinary events of what it changed.
+    private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let r = redo ? try tx.redo(steps: steps) : try tx.undo(steps: steps)
+        var out: [UInt8] = []
+        JSON.object([
+            "seq": r.seq.map { .int($0) } ?? .null, "description": .string(r.description),
+            "changes": .array(r.changes.map { .int($0) }), "categories": .array(r.categories.map(JSON.init)),
+            "deletedCategories": .array(r.deletedCategories.map(JSON.init)),
+        ]).write(to: &out)
+        out.removeLast()  // the closing brace: the todos follow, written by their one encoder
+        out.append(contentsOf: #","todos":"#.utf8)
+        out.append(contentsOf: Todo.encodedJSON(r.todos))
+        out.append(contentsOf: #","deletedTodos":"#.utf8)
+        out.append(contentsOf: Todo.encodedJSON(r.deletedTodos))
+        out.append(UInt8(ascii: "}"))
+        return Outcome(encodedResult: out, events: Self.events(of: r))
+    }
+
+    /// The events a client watching would have seen had the changes an undo or redo made been
+    /// made one by one: categories made first, then the todos by kind, categories deleted last.
+    static func events(of r: Reversal) -> [Event] {
+        var events: [Event] = []
+        for category in r.categories {
+            guard let before = r.categoriesBefore[category.id] else {
+                events.append(.category(.categoryAdded, category))
+                continue
+            }
+            if before.name != category.name { events.append(.category(.categoryRenamed, category, oldName: before.name)) }
+            if before.position != category.position { events.append(.category(.categoryMoved, category)) }
+        }
+        var byType: [(EventType, [Todo])] = [(.todoAdded, []), (.todoUpdated, []), (.todoCompleted, []), (.todoReopened, []), (.todoMoved, [])]
+        // What a todo is without its place in the order: equal for one that only moved.
+        func placeless(_ t: Todo) -> Todo { var t = t; t.position = nil; t.updated = t.created; t.revision = 0; return t }
+        for todo in r.todos {
+            let type: EventType
+            if var before = r.todosBefore[todo.id] {
+                before.revision = todo.revision  // a renumbered order key alone is no event
+                guard before != todo else { continue }
+                if before.done != todo.done {
+                    type = todo.done ? .todoCompleted : .todoReopened
+                } else {
+                    type = placeless(before) == placeless(todo) ? .todoMoved : .todoUpdated
+                }
+            } else {
+                type = .todoAdded
+            }
+            if let i = byType.firstIndex(where: { $0.0 == type }) { byType[i].1.append(todo) }
+        }
+        for (type, todos) in byType where !todos.isEmpty { events.append(.todos(type, todos)) }
+        if !r.deletedTodos.isEmpty { events.append(.todos(.todoDeleted, r.deletedTodos)) }
+        for category in r.deletedCategories { events.append(.category(.categoryDeleted, category)) }
+        return events
+    }
+
+    /// `store.history`: the newest changes first.
+    private func storeHistory(_ p: StoreHistoryParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let entries = try tx.history(limit: p.limit ?? StoreHistoryParams.defaultLimit)
+        return Outcome(result: .array(entries.map { e in
+            .object(["seq": .int(e.seq), "at": JSON(e.at), "kind": .string(e.kind.rawValue), "description": .string(e.description),
+                     "canUndo": .bool(e.canUndo), "canRedo": .bool(e.canRedo)])
+        }))
     }
 
     // MARK: -

@@ -86,10 +86,13 @@ public struct TodoUpdateParams: MethodParams, Equatable {
     public static let method = Method.todoUpdate
     public var id: Int64
     public var patch: TodoPatch
+    /// Refuse the update (-32002) unless the todo's `revision` is still this.
+    public var ifRevision: Int64?
 
-    public init(id: Int64, patch: TodoPatch) {
+    public init(id: Int64, patch: TodoPatch, ifRevision: Int64? = nil) {
         self.id = id
         self.patch = patch
+        self.ifRevision = ifRevision
     }
 
     public init(decoding object: JSONObject) throws(RPCError) {
@@ -104,11 +107,13 @@ public struct TodoUpdateParams: MethodParams, Equatable {
             addTags: try p.strings("addTags"), removeTags: try p.strings("removeTags"),
             zone: try p.change("zone") { $0 }, allDay: try p.optionalFlag("allDay"),
             recurrence: try p.recurrenceChange("recurrence"))
+        ifRevision = try p.optionalInt("ifRevision", in: 1...Int64.max)
         try p.finish()
     }
 
     public var encoded: JSONObject {
         var p: JSONObject = ["id": .int(id)]
+        if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         p["title"] = Self.encode(patch.title) { .string($0) }
         p["notes"] = Self.encode(patch.notes) { .string($0) }
         p["category"] = Self.encode(patch.category) { .string($0) }
@@ -121,6 +126,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
         p["zone"] = Self.encode(patch.zone) { .string($0) }
         if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
         p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
+        if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         return p
     }
 
@@ -376,15 +382,21 @@ public struct DaemonStatusParams: NoParams {
     public init() {}
 }
 
-/// `watch`: the event types to receive; nil for all of them.
+/// `watch`: the event types to receive (nil for all of them), and `since`, a seq: the events of
+/// the changes after it are replayed before the live ones.
 public struct WatchParams: MethodParams, Equatable {
     public static let method = Method.watch
     public var events: Set<EventType>?
+    public var since: Int64?
 
-    public init(events: Set<EventType>? = nil) { self.events = events }
+    public init(events: Set<EventType>? = nil, since: Int64? = nil) {
+        self.events = events
+        self.since = since
+    }
 
     public init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
+        since = try p.optionalInt("since", in: 0...Int64.max)
         events = nil
         if let value = p.raw("events"), value != .null {
             guard case .array(let names) = value else { throw RPCError.invalidParams("events", "must be an array of event types") }
@@ -401,8 +413,10 @@ public struct WatchParams: MethodParams, Equatable {
     }
 
     public var encoded: JSONObject {
-        guard let events else { return JSONObject() }
-        return ["events": .array(events.map(\.name).sorted().map(JSON.string))]
+        var p = JSONObject()
+        if let events { p["events"] = .array(events.map(\.name).sorted().map(JSON.string)) }
+        if let since { p["since"] = .int(since) }
+        return p
     }
 }
 
@@ -412,6 +426,59 @@ public struct WatchParams: MethodParams, Equatable {
 public struct StoreExportParams: NoParams {
     public static let method = Method.storeExport
     public init() {}
+}
+
+/// `store.undo` and `store.redo`: how many changes to revert or apply again (default 1).
+public struct StoreUndoParams: MethodParams, Equatable {
+    public static let method = Method.storeUndo
+    public static let maxSteps = 10_000
+    public var steps: Int
+
+    public init(steps: Int = 1) { self.steps = steps }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        steps = try p.optionalInt("steps", in: 1...Int64(Self.maxSteps)).map(Int.init) ?? 1
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { steps == 1 ? [:] : ["steps": .int(Int64(steps))] }
+}
+
+/// `store.redo`: as `store.undo`.
+public struct StoreRedoParams: MethodParams, Equatable {
+    public static let method = Method.storeRedo
+    public var steps: Int
+
+    public init(steps: Int = 1) { self.steps = steps }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        steps = try StoreUndoParams(decoding: object).steps
+    }
+
+    public var encoded: JSONObject { StoreUndoParams(steps: steps).encoded }
+}
+
+/// `store.history`: the newest changes first, at most `limit` (default 20).
+public struct StoreHistoryParams: MethodParams, Equatable {
+    public static let method = Method.storeHistory
+    public static let defaultLimit = 20
+    public static let maxLimit = 10_000
+    public var limit: Int?
+
+    public init(limit: Int? = nil) { self.limit = limit }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p = JSONObject()
+        if let limit { p["limit"] = .int(Int64(limit)) }
+        return p
+    }
 }
 
 /// `store.import`, one part of it: an export document (read whole by `ExportDocument(json:)`),
@@ -443,6 +510,35 @@ public struct StoreImportParams: MethodParams, Equatable {
     public var encoded: JSONObject {
         var p = document
         if more { p["more"] = true }
+        return p
+    }
+}
+
+/// `store.changes`: the current state of every todo changed after the seq `since`, oldest
+/// change first, at most `limit` of them (`more` says whether others follow).
+public struct StoreChangesParams: MethodParams, Equatable {
+    public static let method = Method.storeChanges
+    /// The limit when none is given, and the largest one.
+    public static let defaultLimit = 1000
+    public static let maxLimit = 10_000
+    public var since: Int64
+    public var limit: Int?
+
+    public init(since: Int64, limit: Int? = nil) {
+        self.since = since
+        self.limit = limit
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        since = try p.int("since", in: 0...Int64.max)
+        limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p: JSONObject = ["since": .int(since)]
+        if let limit { p["limit"] = .int(Int64(limit)) }
         return p
     }
 }

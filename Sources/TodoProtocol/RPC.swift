@@ -32,6 +32,7 @@ public struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringC
     public static let conflictCode = -32002
     public static let permissionDeniedCode = -32003
     public static let storageCode = -32004
+    public static let historyGoneCode = -32005
 
     public static func parseError(_ reason: String) -> RPCError { RPCError(code: parseErrorCode, message: "parse error: \(reason)") }
     public static func invalidRequest(_ reason: String) -> RPCError { RPCError(code: invalidRequestCode, message: "invalid request: \(reason)") }
@@ -54,6 +55,7 @@ public struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringC
         case .invalidField: self.init(code: RPCError.invalidParamsCode, message: error.message, field: error.field)
         case .permissionDenied: self.init(code: RPCError.permissionDeniedCode, message: error.message)
         case .storage: self.init(code: RPCError.storageCode, message: error.message)
+        case .historyGone: self.init(code: RPCError.historyGoneCode, message: error.message)
         }
     }
 

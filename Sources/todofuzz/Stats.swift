@@ -93,7 +93,7 @@ enum Outcome {
 }
 
 /// The error codes docs/PROTOCOL.md documents.
-let knownCodes: Set<Int> = [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004]
+let knownCodes: Set<Int> = [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005]
 
 /// Checks one line from the daemon: a JSON-RPC 2.0 response (`id` and exactly one of `result`
 /// and `error`) or an `event` notification. Returns the outcome and the response id, or a reason.

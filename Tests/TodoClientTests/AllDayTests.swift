@@ -135,6 +135,7 @@ import TodoProtocol
         var params = expected.objectValue ?? [:]
         params["id"] = 12
         params["zone"] = "Asia/Tokyo"
+        params["ifRevision"] = 1  // the revision of the todo it read
         #expect(transport.calls.last.map { JSON.object($0.params).sortedKeys } == JSON.object(params).sortedKeys)
     }
 

@@ -106,7 +106,7 @@ import TodoProtocol
         #expect(result.status == 0)
         #expect(transport.methods == ["todo.get", "todo.update"])
         #expect(transport.calls[0].params == ["id": 12])
-        #expect(transport.calls[1].params == ["id": 12, "remind": "2026-06-03T09:45:00Z"])
+        #expect(transport.calls[1].params == ["id": 12, "ifRevision": 1, "remind": "2026-06-03T09:45:00Z"])
     }
 
     @Test func editRemindDurationWithoutDueFails() {

@@ -69,10 +69,13 @@ import TodoProtocol
         let transport = FakeTransport()
         let result = Self.run(c.arguments, transport: transport)
         #expect(result.status == 0, "\(result.stderr)")
-        // One change; `edit --due` may read the todo first (to keep its reminder's lead).
+        // One change; `edit --due` may read the todo first (to keep its reminder's lead), and
+        // then sends the revision it read.
         let changes = transport.calls.filter { $0.method != "todo.get" }
         #expect(changes.count == 1)
-        #expect(changes.first.map { JSON.object($0.params).sortedKeys } == c.params.sortedKeys)
+        var expected = c.params.objectValue ?? [:]
+        if transport.calls.contains(where: { $0.method == "todo.get" }) { expected["ifRevision"] = 1 }
+        #expect(changes.first.map { JSON.object($0.params).sortedKeys } == JSON.object(expected).sortedKeys)
     }
 
     /// A rule's first day and its end follow the local zone: Monday 1 June 21:00 in Tokyo starts
@@ -104,9 +107,9 @@ import TodoProtocol
     /// `edit --every` without `--due` reads the todo: one without a due date starts on the rule's
     /// first day; one with a due date keeps it. Still one `todo.update`.
     @Test func editEveryWithoutDue() {
-        for (due, expected) in [(nil, ["id": 3, "due": "2026-06-05T00:00:00Z", "allDay": true, "zone": "UTC",
+        for (due, expected) in [(nil, ["id": 3, "ifRevision": 1, "due": "2026-06-05T00:00:00Z", "allDay": true, "zone": "UTC",
                                       "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=FR", "from": "due"]] as JSON),
-                                (Instant(rfc3339: "2026-06-10T09:00:00Z"), ["id": 3, "zone": "UTC",
+                                (Instant(rfc3339: "2026-06-10T09:00:00Z"), ["id": 3, "ifRevision": 1, "zone": "UTC",
                                       "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=FR", "from": "due"]] as JSON)] {
             let transport = FakeTransport { (method, params) throws(ClientError) in
                 method == "todo.get" ? Fixtures.todo(id: 3, title: "x", due: due) : try FakeTransport.canned(method, params)

@@ -14,21 +14,24 @@ import TodoProtocol
         Event.category(.categoryRenamed, Category(id: 1, name: "仕事", position: 1, open: 1, done: 0), oldName: "work"),
         Event.imported(todos: 3, categories: 1),
         Event.reminder(FiredReminder(todo: todo, fired: now, lateUsec: 1500)),
-    ])
-    func eachEventIsOneValidNotification(event: Event) throws {
-        let line = event.line
+        Event.loggedCategory(.categoryRenamed, id: 1, name: "仕事", oldName: "work"),
+    ], [nil, 7] as [Int64?])
+    func eachEventIsOneValidNotification(event: Event, seq: Int64?) throws {
+        let line = event.line(seq: seq)
         #expect(line.last == 0x0A)
         let message = try JSON.parse(line.dropLast())
         #expect(message["jsonrpc"] == "2.0")
         #expect(message["method"] == "event")
         #expect(message["params"]?["type"] == .string(event.type.name))
+        #expect(message["params"]?["seq"] == seq.map(JSON.int))
         switch event {
         case .todos, .reminder:
             let todo: JSON? = if case .array(let todos)? = message["params"]?["todos"] { todos.first } else { message["params"]?["todo"] }
             #expect(todo?["title"] == .string(Self.todo.title))
             #expect(todo?["uid"] == .string(Self.todo.uid))
-        case .category:
+        case .category, .loggedCategory:
             #expect(message["params"]?["oldName"] == "work")
+            #expect(message["params"]?["category"]?["name"] == "仕事")
         case .imported:
             #expect(message["params"]?["todos"] == 3)
         }

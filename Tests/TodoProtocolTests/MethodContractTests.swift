@@ -10,7 +10,7 @@ import TodoProtocol
         }
         #expect(TodoProtocol.Method(name: "todo.Get") == nil && TodoProtocol.Method(name: "") == nil && TodoProtocol.Method(name: "todo.get ") == nil)
         let reads = TodoProtocol.Method.allCases.filter { $0.kind == .read }.map(\.name).sorted()
-        #expect(reads == ["category.list", "daemon.status", "reminder.list", "store.export", "todo.get", "todo.list", "watch"])
+        #expect(reads == ["category.list", "daemon.status", "reminder.list", "store.changes", "store.export", "store.history", "todo.get", "todo.list", "watch"])
         #expect(TodoProtocol.Method.allCases.filter(\.readsJournal) == [.reminderList])
         #expect(RPCRequest(id: nil, method: "todo.get").known == .todoGet && RPCRequest(id: nil, method: "todo.gte").known == nil)
     }
@@ -47,7 +47,28 @@ import TodoProtocol
         try check(DaemonStatusParams())
         try check(WatchParams(events: [.todoAdded, .reminder]))
         try check(WatchParams())
+        try check(WatchParams(events: [.todoDeleted], since: 0))
+        try check(WatchParams(since: 42))
+        try check(StoreChangesParams(since: 0))
+        try check(StoreChangesParams(since: 7, limit: 500))
         try check(StoreExportParams())
         try check(StoreImportParams(document: ["format": "todod-export", "version": 1, "categories": [], "todos": []], more: true))
+    }
+
+    /// `since` is a seq (0 or more) and names itself when it is wrong; `limit` is 1…10000.
+    @Test func changeLogReadersRefuseBadSeqsByName() {
+        func field<P: MethodParams>(_ type: P.Type, _ params: JSONObject) -> String? {
+            do { _ = try P(decoding: params); return nil } catch { return error.field }
+        }
+        #expect(field(StoreChangesParams.self, [:]) == "since")
+        #expect(field(StoreChangesParams.self, ["since": -1]) == "since")
+        #expect(field(StoreChangesParams.self, ["since": "3"]) == "since")
+        #expect(field(StoreChangesParams.self, ["since": 3, "limit": 0]) == "limit")
+        #expect(field(StoreChangesParams.self, ["since": 3, "limit": 10_001]) == "limit")
+        #expect(field(StoreChangesParams.self, ["since": 3, "until": 4]) == "until")
+        #expect(field(WatchParams.self, ["since": -1]) == "since")
+        #expect(field(WatchParams.self, ["since": .double(1.5)]) == "since")
+        #expect(field(WatchParams.self, ["since": 0]) == nil)
+        #expect(RPCError(TodoError.historyGone(since: 3, oldest: 9)).code == -32005)
     }
 }

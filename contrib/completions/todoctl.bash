@@ -69,10 +69,10 @@ _todoctl() {
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import help"
+    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
-    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days -c -d -s -n -p -t "
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --if-revision -c -d -s -n -p -t "
     local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
     # Find the command, the category subcommand and the positionals before the cursor.
@@ -124,7 +124,8 @@ _todoctl() {
             --priority) _todoctl_add_words < <(printf '%s\n' high medium low) ;;
             --tag | --untag) _todoctl_add_words < <(_todoctl_tags) ;;
             --every) _todoctl_add_words < <(printf '%s\n' day weekday week month year mon,thu FREQ=) ;;
-            --due | --remind | --due-before | --due-after | --since)
+            --since) [[ $command == watch ]] || _todoctl_add_words < <(printf '%s\n' $when_words) ;;   # watch: a seq
+            --due | --remind | --due-before | --due-after)
                 _todoctl_add_words < <(printf '%s\n' $when_words) ;;
         esac
         if [[ -n $value_prefix ]]; then
@@ -138,7 +139,7 @@ _todoctl() {
         case $command in
             add) flags+=" --category --due --remind --notes --top --priority --tag --every -c -d -p -t" ;;
             list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring -a -c -s -n -p -t" ;;
-            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every -c -d -p -t" ;;
+            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every --if-revision -c -d -p -t" ;;
             done) flags+=" --stop" ;;
             move) flags+=" --to --before --after --top --bottom" ;;
             category)
@@ -148,8 +149,10 @@ _todoctl() {
                 esac ;;
             agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit -n" ;;
+            watch) flags+=" --since" ;;
             export) flags+=" --format" ;;
             import) flags+=" -" ;;
+            undo) flags+=" --list --limit -n" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$flags" -- "$cur")
         return 0
