@@ -177,21 +177,22 @@ extension StoreTransaction {
     /// - Returns: the change's seq, or nil when nothing changed.
     @discardableResult
     func recordChange(_ kind: ChangeKind, _ description: @autoclosure () -> String) throws(TodoError) -> Int64? {
-        let lastRow = try connection.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'")
-        let previous = try connection.firstRow("SELECT seq, kind, last_n FROM changes ORDER BY seq DESC LIMIT 1") {
-            (seq: $0.int64(0), kind: $0.text(1), lastRow: $0.int64(2))
-        }
-        guard lastRow > previous?.lastRow ?? 0 else { return nil }
-        let next = try currentSeq() + 1
+        // One statement: the newest row written, and the newest change (kind, last row) if any.
+        let (lastRow, previousLast, previousKind) = try connection.firstRow("""
+            SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0),
+                   (SELECT last_n FROM changes ORDER BY seq DESC LIMIT 1), (SELECT kind FROM changes ORDER BY seq DESC LIMIT 1)
+            """) { ($0.int64(0), $0.optionalInt64(1) ?? 0, $0.optionalText(2)) } ?? (0, 0, nil)
+        guard lastRow > previousLast else { return nil }
         let ordinary = kind != .undo && kind != .redo
         // Only after an undo or redo can anything be undone; all of it is newer than every `done`.
-        if ordinary, let previous, previous.kind == ChangeKind.undo.rawValue || previous.kind == ChangeKind.redo.rawValue {
+        if ordinary, previousKind == ChangeKind.undo.rawValue || previousKind == ChangeKind.redo.rawValue {
             try connection.run("UPDATE changes SET state = NULL WHERE seq > \(Self.newestDone) AND state = 'undone'")
         }
-        try connection.run("INSERT INTO changes (seq, at, kind, description, state, first_n, last_n) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-            .integer(next), .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
-            .integer((previous?.lastRow ?? 0) + 1), .integer(lastRow),
+        try connection.run("INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (?, ?, ?, ?, ?, ?)", [
+            .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
+            .integer(previousLast + 1), .integer(lastRow),
         ])
+        let next = connection.lastInsertRowID
         try prune(latest: next)
         return next
     }
