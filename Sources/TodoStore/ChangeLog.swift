@@ -5,11 +5,14 @@ import TodoCore
 /// `changes` holds one row per committed change (one client request that changed something):
 /// its store-wide `seq` (AUTOINCREMENT: strictly increasing, never reused, not even after
 /// pruning), instant, kind, a short description, and where it stands for undo (`state`: 'done'
-/// can be undone, 'undone' can be redone, NULL neither). `change_rows` holds, in the order they
-/// were written, the rows the change touched: the stored row before it (`b_*`, when
+/// can be undone, 'undone' can be redone, NULL neither), and the range of `change_rows`
+/// (`first_n`...`last_n`) it wrote. `change_rows` holds, in the order they were written (its
+/// AUTOINCREMENT `n`, so one change's rows are one range), the rows the change touched: the stored row before it (`b_*`, when
 /// `has_before`) and after it (`a_*`, when `has_after`), every column of `todos` (a category's
 /// row uses `id`, `title` for its name, `title_key` for its `name_key`, `rank` and `created`).
-/// Plain columns, not JSON: a trigger copies `NEW.*` as it is, which costs little on every add.
+/// Plain columns, not JSON: a trigger copies `NEW.*` as it is, which costs little on every add;
+/// and no index: each add touches three b-trees of the log (`changes`, `change_rows` and
+/// `sqlite_sequence`), one page each per commit.
 /// The rows are written by triggers (`ChangeLog.triggers`) in the change's own transaction.
 let changeLogMigration = Migration(id: 8, name: "change log and todo revisions", sql: """
     ALTER TABLE todos ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
@@ -18,12 +21,12 @@ let changeLogMigration = Migration(id: 8, name: "change log and todo revisions",
         at          INTEGER NOT NULL,
         kind        TEXT    NOT NULL,
         description TEXT    NOT NULL,
-        state       TEXT    CHECK (state IN ('done', 'undone'))
+        state       TEXT    CHECK (state IN ('done', 'undone')),
+        first_n     INTEGER NOT NULL,
+        last_n      INTEGER NOT NULL
     );
-    CREATE INDEX changes_state ON changes(state, seq) WHERE state IS NOT NULL;
     CREATE TABLE change_rows (
-        n          INTEGER PRIMARY KEY,
-        seq        INTEGER NOT NULL,
+        n          INTEGER PRIMARY KEY AUTOINCREMENT,
         tbl        TEXT    NOT NULL CHECK (tbl IN ('todo', 'category')),
         row_id     INTEGER NOT NULL,
         has_before INTEGER NOT NULL,
@@ -36,7 +39,6 @@ let changeLogMigration = Migration(id: 8, name: "change log and todo revisions",
         a_zone, a_all_day, a_due_end, a_recur_rule, a_recur_from, a_revision,
         CHECK (has_before IN (0, 1) AND has_after IN (0, 1))
     );
-    CREATE INDEX change_rows_seq ON change_rows(seq);
     """)
 
 /// What kind of change a log entry records.
@@ -97,8 +99,8 @@ enum ChangeLog {
         ("id", "id"), ("name", "title"), ("name_key", "title_key"), ("rank", "rank"), ("created", "created"),
     ]
 
-    /// The seq the change being written will get.
-    static let nextSeqSQL = "(SELECT coalesce(max(seq), 0) + 1 FROM main.sqlite_sequence WHERE name = 'changes')"
+    /// The `change_rows` of change `?1`: a range of `n`.
+    static let rowsOf = "n BETWEEN (SELECT first_n FROM changes WHERE seq = ?1) AND (SELECT last_n FROM changes WHERE seq = ?1)"
 
     /// The triggers that write `change_rows`: TEMP triggers of the connection (made when the store
     /// opens, so a store opened without the log writes none). A todo update that only records a
@@ -111,8 +113,8 @@ enum ChangeLog {
             let pairs: [(String, String)] = table == "todo"
                 ? todoColumns.map { ($0, $0) }
                 : categoryColumns.map { ($0.image, $0.column) }
-            var names = ["seq", "tbl", "row_id", "has_before", "has_after"]
-            var values = [nextSeqSQL, "'\(table)'", "\(after ?? before!).id", before == nil ? "0" : "1", after == nil ? "0" : "1"]
+            var names = ["tbl", "row_id", "has_before", "has_after"]
+            var values = ["'\(table)'", "\(after ?? before!).id", before == nil ? "0" : "1", after == nil ? "0" : "1"]
             for (prefix, row) in [("b", before), ("a", after)] {
                 guard let row else { continue }
                 names += pairs.map { "\(prefix)_\($0.0)" }
@@ -175,34 +177,47 @@ extension StoreTransaction {
     /// - Returns: the change's seq, or nil when nothing changed.
     @discardableResult
     func recordChange(_ kind: ChangeKind, _ description: @autoclosure () -> String) throws(TodoError) -> Int64? {
-        let next = try connection.scalar("SELECT \(ChangeLog.nextSeqSQL)")
-        guard try connection.firstRow("SELECT 1 FROM change_rows WHERE seq = ? LIMIT 1", [.integer(next)], { _ in true }) != nil else {
-            return nil
-        }
+        // One statement: the newest row written, and the newest change (kind, last row) if any.
+        let (lastRow, previousLast, previousKind) = try connection.firstRow("""
+            SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0),
+                   (SELECT last_n FROM changes ORDER BY seq DESC LIMIT 1), (SELECT kind FROM changes ORDER BY seq DESC LIMIT 1)
+            """) { ($0.int64(0), $0.optionalInt64(1) ?? 0, $0.optionalText(2)) } ?? (0, 0, nil)
+        guard lastRow > previousLast else { return nil }
         let ordinary = kind != .undo && kind != .redo
-        if ordinary { try connection.run("UPDATE changes SET state = NULL WHERE state = 'undone'") }
-        try connection.run("INSERT INTO changes (seq, at, kind, description, state) VALUES (?, ?, ?, ?, ?)", [
-            .integer(next), .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
+        // Only after an undo or redo can anything be undone; all of it is newer than every `done`.
+        if ordinary, previousKind == ChangeKind.undo.rawValue || previousKind == ChangeKind.redo.rawValue {
+            try connection.run("UPDATE changes SET state = NULL WHERE seq > \(Self.newestDone) AND state = 'undone'")
+        }
+        try connection.run("INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (?, ?, ?, ?, ?, ?)", [
+            .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
+            .integer(previousLast + 1), .integer(lastRow),
         ])
+        let next = connection.lastInsertRowID
         try prune(latest: next)
         return next
     }
+
+    /// The seq of the newest change undo may take (0 when none): walked back from the newest.
+    static let newestDone = "coalesce((SELECT seq FROM changes WHERE state = 'done' ORDER BY seq DESC LIMIT 1), 0)"
 
     /// One bounded step of pruning: removes changes older than both the last `retention.changes`
     /// and `retention.ageUsec`, at most `retention.rowsPerCommit` images and 16 changes at a time.
     func prune(latest: Int64) throws(TodoError) {
         var budget = retention.rowsPerCommit
         for _ in 0..<16 where budget > 0 {
-            guard let oldest = try connection.firstRow("SELECT seq, at FROM changes ORDER BY seq LIMIT 1", [], { ($0.int64(0), $0.int64(1)) }),
-                  oldest.0 <= latest - retention.changes, oldest.1 < now.usec - retention.ageUsec
+            guard let oldest = try connection.firstRow("SELECT seq, at, first_n, last_n FROM changes ORDER BY seq LIMIT 1", [], {
+                      (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3))
+                  }),
+                  oldest.seq <= latest - retention.changes, oldest.at < now.usec - retention.ageUsec
             else { return }
             // A change pruned in part can no longer be undone or redone.
-            try connection.run("UPDATE changes SET state = NULL WHERE seq = ? AND state IS NOT NULL", [.integer(oldest.0)])
-            try connection.run("DELETE FROM change_rows WHERE n IN (SELECT n FROM change_rows WHERE seq = ? ORDER BY n LIMIT ?)",
-                               [.integer(oldest.0), .integer(Int64(budget))])
+            try connection.run("UPDATE changes SET state = NULL WHERE seq = ? AND state IS NOT NULL", [.integer(oldest.seq)])
+            try connection.run("DELETE FROM change_rows WHERE n IN (SELECT n FROM change_rows WHERE n BETWEEN ? AND ? ORDER BY n LIMIT ?)",
+                               [.integer(oldest.first), .integer(oldest.last), .integer(Int64(budget))])
             budget -= Int(connection.changes)
-            if try connection.firstRow("SELECT 1 FROM change_rows WHERE seq = ? LIMIT 1", [.integer(oldest.0)], { _ in true }) == nil {
-                try connection.run("DELETE FROM changes WHERE seq = ?", [.integer(oldest.0)])
+            if try connection.firstRow("SELECT 1 FROM change_rows WHERE n BETWEEN ? AND ? LIMIT 1",
+                                       [.integer(oldest.first), .integer(oldest.last)], { _ in true }) == nil {
+                try connection.run("DELETE FROM changes WHERE seq = ?", [.integer(oldest.seq)])
             }
         }
     }
@@ -234,7 +249,7 @@ extension StoreTransaction {
     /// left the todo deleted.
     package func touchedTodos(_ seq: Int64) throws(TodoError) -> [TouchedTodo] {
         let rows = try connection.rows("""
-            SELECT row_id, coalesce(a_uid, b_uid), has_after = 0 FROM change_rows WHERE seq = ? AND tbl = 'todo' ORDER BY n
+            SELECT row_id, coalesce(a_uid, b_uid), has_after = 0 FROM change_rows WHERE \(ChangeLog.rowsOf) AND tbl = 'todo' ORDER BY n
             """, [.integer(seq)]) { TouchedTodo(id: $0.int64(0), uid: $0.text(1), deleted: $0.bool(2)) }
         var order: [Int64] = []
         var last: [Int64: TouchedTodo] = [:]
@@ -247,7 +262,7 @@ extension StoreTransaction {
 
     /// The ids of the categories change `seq` touched, and whether it left each deleted.
     package func touchedCategories(_ seq: Int64) throws(TodoError) -> [(id: Int64, deleted: Bool)] {
-        let rows = try connection.rows("SELECT row_id, has_after = 0 FROM change_rows WHERE seq = ? AND tbl = 'category' ORDER BY n",
+        let rows = try connection.rows("SELECT row_id, has_after = 0 FROM change_rows WHERE \(ChangeLog.rowsOf) AND tbl = 'category' ORDER BY n",
                                        [.integer(seq)]) { ($0.int64(0), $0.bool(1)) }
         var order: [Int64] = []
         var last: [Int64: Bool] = [:]
@@ -302,8 +317,8 @@ extension StoreTransaction {
     private func reverse(redo: Bool, steps: Int) throws(TodoError) -> Reversal {
         guard steps >= 1, steps <= 10_000 else { throw TodoError.invalid("steps", "must be 1 to 10000") }
         let pick = redo
-            ? "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'undone' ORDER BY seq LIMIT 1"
-            : "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'done' ORDER BY seq DESC LIMIT 1"
+            ? "SELECT seq, description FROM changes WHERE seq > \(Self.newestDone) AND state = 'undone' ORDER BY seq LIMIT 1"
+            : "SELECT seq, description FROM changes WHERE state = 'done' ORDER BY seq DESC LIMIT 1"
         var done: [(seq: Int64, description: String)] = []
         var todosBefore: [Int64: Todo] = [:]
         var categoriesBefore: [Int64: Category] = [:]
@@ -312,7 +327,7 @@ extension StoreTransaction {
         let allCategories = try categories()
         for _ in 0..<steps {
             guard let target = try connection.firstRow(pick, [], { ($0.int64(0), $0.text(1)) }) else { break }
-            for (table, id) in try connection.rows("SELECT tbl, row_id FROM change_rows WHERE seq = ? ORDER BY n", [.integer(target.0)], {
+            for (table, id) in try connection.rows("SELECT tbl, row_id FROM change_rows WHERE \(ChangeLog.rowsOf) ORDER BY n", [.integer(target.0)], {
                 ($0.text(0), $0.int64(1))
             }) {
                 if table == "todo" {
@@ -350,7 +365,7 @@ extension StoreTransaction {
     /// ones after it, first row first (redo).
     func apply(_ seq: Int64, forward: Bool) throws(TodoError) {
         let rows = try connection.rows(
-            "SELECT tbl, row_id, n, \(forward ? "has_after" : "has_before") FROM change_rows WHERE seq = ? ORDER BY n \(forward ? "ASC" : "DESC")",
+            "SELECT tbl, row_id, n, \(forward ? "has_after" : "has_before") FROM change_rows WHERE \(ChangeLog.rowsOf) ORDER BY n \(forward ? "ASC" : "DESC")",
             [.integer(seq)]) { s -> (String, Int64, (n: Int64, prefix: String)?) in
             (s.text(0), s.int64(1), s.bool(3) ? (n: s.int64(2), prefix: forward ? "a" : "b") : nil)
         }
