@@ -1,7 +1,9 @@
 import TodoCore
 
 // Reading the change log out (docs/PROTOCOL.md `store.changes`, `watch` `since`): what changed
-// after a seq, as the current state of each todo, or change by change as the log recorded it.
+// after a seq, as the current state of each todo, or change by change as the log recorded it. A
+// change's rows are the range `first_n...last_n` of `change_rows` (ChangeLog.swift): every query
+// walks `changes` by seq and reads each one's rows by that range of the primary key.
 
 /// One todo of a `store.changes` page: the latest change after `since` that touched it, and its
 /// state now (nil when it is deleted: a tombstone).
@@ -62,7 +64,7 @@ extension StoreTransaction {
         try checkHistory(since: since)
         // Each todo's latest change after `since`, with that change's kind.
         let latest = """
-            SELECT r.row_id, max(r.seq) AS s FROM change_rows r WHERE r.seq > ?1 AND r.tbl = 'todo' GROUP BY r.row_id
+            SELECT r.row_id, max(k.seq) AS s FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ?1 AND r.tbl = 'todo' GROUP BY r.row_id
             """
         let select = "SELECT l.row_id, l.s, k.kind FROM (\(latest)) l JOIN changes k ON k.seq = l.s"
         func read(_ sql: String, _ values: [SQLValue]) throws(TodoError) -> [(id: Int64, seq: Int64, kind: ChangeKind)] {
@@ -77,7 +79,7 @@ extension StoreTransaction {
             rows.removeAll { $0.seq == split }
             if rows.isEmpty {
                 rows = try read("SELECT * FROM (\(select)) WHERE s = ?2 ORDER BY row_id", [.integer(since), .integer(split)])
-                more = try connection.firstRow("SELECT 1 FROM change_rows WHERE seq > ? AND tbl = 'todo' LIMIT 1",
+                more = try connection.firstRow("SELECT 1 FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ? AND r.tbl = 'todo' LIMIT 1",
                                                [.integer(split)]) { _ in true } != nil
             }
         }
@@ -98,7 +100,8 @@ extension StoreTransaction {
             }
             // Deleted: its uid from the last image the log has of it.
             let gone = try connection.firstRow("""
-                SELECT coalesce(a_uid, b_uid) FROM change_rows WHERE seq = ? AND tbl = 'todo' AND row_id = ? ORDER BY n DESC LIMIT 1
+                SELECT coalesce(r.a_uid, r.b_uid) FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n
+                WHERE k.seq = ? AND r.tbl = 'todo' AND r.row_id = ? ORDER BY r.n DESC LIMIT 1
                 """, [.integer(row.seq), .integer(row.id)]) { $0.text(0) }
             changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: gone ?? "", todo: nil))
         }
@@ -131,9 +134,9 @@ extension StoreTransaction {
         }.joined(separator: ", ")
         var todoSlots: [Int64: [Int64: Int]] = [:]  // seq → todo id → index in its change
         try connection.rows("""
-            SELECT \(fields), r.seq, r.has_before = 0, r.has_after = 0
-            FROM change_rows r LEFT JOIN categories c ON c.id = \(image("category_id"))
-            WHERE r.seq > ?1 AND r.seq <= ?2 AND r.tbl = 'todo'
+            SELECT \(fields), k.seq, r.has_before = 0, r.has_after = 0
+            FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n LEFT JOIN categories c ON c.id = \(image("category_id"))
+            WHERE k.seq > ?1 AND k.seq <= ?2 AND r.tbl = 'todo'
             ORDER BY r.n
             """, [.integer(since), .integer(through)]) { s in
             (TodoRow(s).todo, s.int64(todoFieldCount), s.bool(todoFieldCount + 1), s.bool(todoFieldCount + 2))
@@ -149,9 +152,9 @@ extension StoreTransaction {
         }
         var categorySlots: [Int64: [Int64: Int]] = [:]
         try connection.rows("""
-            SELECT row_id, CASE WHEN has_after THEN a_title ELSE b_title END, CASE WHEN has_before THEN b_title END, seq,
-                   has_before = 0, has_after = 0
-            FROM change_rows WHERE seq > ?1 AND seq <= ?2 AND tbl = 'category' ORDER BY n
+            SELECT r.row_id, CASE WHEN r.has_after THEN r.a_title ELSE r.b_title END, CASE WHEN r.has_before THEN r.b_title END,
+                   k.seq, r.has_before = 0, r.has_after = 0
+            FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ?1 AND k.seq <= ?2 AND r.tbl = 'category' ORDER BY r.n
             """, [.integer(since), .integer(through)]) { s in
             (s.int64(0), s.text(1), s.optionalText(2), s.int64(3), s.bool(4), s.bool(5))
         }.forEach { id, name, before, seq, inserted, deleted in

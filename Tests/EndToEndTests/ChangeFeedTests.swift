@@ -137,7 +137,7 @@ import TodoTestSupport
         let events = try watch(daemon, ["--json", "watch", "--since", "1"], first: 2, add: "三つ目").map { try JSON.parse($0) }
         #expect(events.map { $0["seq"]?.intValue ?? 0 } == [2, 3, 4])
         #expect(events.map { $0["type"]?.stringValue ?? "" } == ["todo.added", "todo.completed", "todo.added"])
-        #expect(events[0]["todos"]?.arrayValue?.first?["title"] == "二つ目")
+        #expect(events.first?["todos"]?.arrayValue?.first?["title"] == "二つ目")
         let lines = try watch(daemon, ["watch", "--since", "2"], first: 2, add: "四つ目")
         #expect(lines.count == 3, "\(lines)")
         #expect(lines.first?.hasPrefix("#3 completed") == true && lines.dropFirst().first?.hasPrefix("#4 added") == true, "\(lines)")
