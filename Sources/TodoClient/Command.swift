@@ -169,6 +169,10 @@ public enum Command: Equatable, Sendable {
     case export
     /// `import FILE|-`.
     case importFile(path: String)
+    /// `undo [STEPS]`, `redo [STEPS]`.
+    case undo(steps: Int, redo: Bool)
+    /// `undo --list [--limit N]`: the recent changes, newest first.
+    case history(limit: Int?)
     /// `help [COMMAND]`, `--help`: the help text of a command, or the overview when nil.
     case help(topic: String?)
     /// `--version`.

@@ -120,6 +120,13 @@ enum Help {
               options: [("--format json", "the output format (json is the only one)")]),
         Entry(name: "import", synopsis: ["import FILE|-"],
               summary: "Add everything in an export document, atomically; - reads it from stdin."),
+        Entry(name: "undo", synopsis: ["undo [STEPS]", "undo --list [--limit N]"],
+              summary: "Revert the most recent change (STEPS times), whoever made it; 'redo' applies it again.\n"
+                + "An undo is itself a change; a new change after it makes what was undone final.\n"
+                + "A reminder that already fired does not fire again.",
+              options: [("--list", "show the recent changes, newest first, and which can be undone or redone"),
+                        ("--limit N", "with --list: the latest N changes (default 20, at most 10000)")]),
+        Entry(name: "redo", synopsis: ["redo [STEPS]"], summary: "Apply again the change the last undo reverted (STEPS times)."),
         Entry(name: "help", synopsis: ["help [COMMAND]"], summary: "Show help for todoctl or one of its commands."),
     ]
 

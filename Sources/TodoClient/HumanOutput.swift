@@ -271,6 +271,40 @@ struct HumanOutput {
         } : nil)
     }
 
+    /// One entry of `store.history`.
+    struct Change {
+        var seq: Int64
+        var at: Instant
+        var kind: String
+        var description: String
+        var canUndo: Bool
+        var canRedo: Bool
+
+        init?(json: JSON) {
+            guard let seq = json["seq"]?.intValue, let at = json["at"]?.stringValue.flatMap(Instant.init(rfc3339:)),
+                  let kind = json["kind"]?.stringValue, let description = json["description"]?.stringValue else { return nil }
+            self.seq = seq
+            self.at = at
+            self.kind = kind
+            self.description = description
+            canUndo = json["canUndo"]?.boolValue ?? false
+            canRedo = json["canRedo"]?.boolValue ?? false
+        }
+    }
+
+    /// `undo --list`: SEQ, WHEN, KIND, what `undo` or `redo` would do to it, and the description.
+    func historyTable(_ changes: [Change]) -> [String] {
+        var table = Table(columns: [Table.Column("SEQ", alignment: .right), Table.Column("WHEN"), Table.Column("KIND"),
+                                    Table.Column("CAN"), Table.Column("CHANGE", flexible: true)])
+        for c in changes {
+            table.append(["\(c.seq)", LocalTime(c.at, in: timeZone).text, c.kind,
+                          c.canUndo ? "undo" : c.canRedo ? "redo" : "", c.description])
+        }
+        return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
+            row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
+        } : nil)
+    }
+
     /// "on time" under a second, else "3m 2s".
     static func late(_ usec: Int64) -> String {
         usec < 1_000_000 ? "on time" : duration(seconds: usec / 1_000_000)

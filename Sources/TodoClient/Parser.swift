@@ -56,6 +56,7 @@ public struct Parser {
         "reminders": ["--since": .value, "--limit": .value],
         "agenda": ["--days": .value],
         "export": ["--format": .value],
+        "undo": ["--list": .flag, "--limit": .value],
     ]
 
     /// The `category` subcommands, in help order, and the options each accepts.
@@ -234,6 +235,15 @@ public struct Parser {
             }
             result = .export
         case "import": result = .importFile(path: try p.next("FILE"))
+        case "undo" where args.has("--list"):
+            result = .history(limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+        case "undo", "redo":
+            if args.has("--limit") { throw UsageError("--limit goes with --list", command: name) }
+            let steps = try p.peek() == nil ? 1 : Int(limit(p.next("STEPS"), "STEPS", name) as Int64)
+            guard steps <= 10_000 else {  // StoreUndoParams.maxSteps
+                throw UsageError("invalid STEPS \(steps): at most 10000", command: name)
+            }
+            result = .undo(steps: steps, redo: name == "redo")
         case "help":
             let topic = p.rest().first
             if let topic, !Parser.commandNames.contains(topic) {

@@ -86,8 +86,15 @@ struct Runner {
             if json { emit(result) } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
-                print("Imported \(todos) \(todos == 1 ? "todo" : "todos") and \(categories) \(categories == 1 ? "category" : "categories").")
+                let added = result["added"]?.intValue ?? todos
+                let updated = result["updated"]?.intValue ?? 0
+                let unchanged = result["unchanged"]?.intValue ?? 0
+                // All new: the plain count; else what became of them.
+                let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
+                print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories").")
             }
+        case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
+        case .history(let limit): try history(limit: limit)
         case .help, .version:
             break
         }
@@ -399,6 +406,28 @@ struct Runner {
         } else if shown == Runner.maxReminderLimit && items.count == shown {
             print(human.paint("Showing the latest \(shown) reminders; there may be older ones (--since WHEN).", HumanOutput.dim))
         }
+    }
+
+    /// `undo` / `redo`: one line saying what was reverted or applied again.
+    func undo(steps: Int, redo: Bool) throws(CLIFailure) {
+        let result = redo ? try call(StoreRedoParams(steps: steps)) : try call(StoreUndoParams(steps: steps))
+        if json { emit(result); return }
+        guard let description = result["description"]?.stringValue else { throw Runner.bad("\((redo ? Method.storeRedo : .storeUndo).name) did not say what it did") }
+        print((redo ? "Redid: " : "Undid: ") + Table.oneLine(description))
+    }
+
+    /// `undo --list`: the recent changes, newest first.
+    func history(limit: Int?) throws(CLIFailure) {
+        let result = try call(StoreHistoryParams(limit: limit))
+        guard let items = result.arrayValue else { throw Runner.bad("\(Method.storeHistory.name) did not return an array") }
+        if json { emit(result); return }
+        if items.isEmpty { print("No changes in the log."); return }
+        var entries: [HumanOutput.Change] = []
+        for item in items {
+            guard let entry = HumanOutput.Change(json: item) else { throw Runner.bad("malformed change entry") }
+            entries.append(entry)
+        }
+        print(human.historyTable(entries))
     }
 
     func watch() throws(CLIFailure) {

@@ -79,11 +79,20 @@ public struct ExportDocument: Sendable, Equatable {
 
 /// What an import added.
 public struct ImportCounts: Sendable, Equatable {
+    /// The todos the document held.
     public var todos: Int
+    /// The categories the import made.
     public var categories: Int
+    /// Of `todos`: added as new, updated (a known uid, newer in the document), left as they were.
+    public var added: Int
+    public var updated: Int
+    public var unchanged: Int
 
-    public init(todos: Int, categories: Int) {
+    public init(todos: Int, categories: Int, added: Int? = nil, updated: Int = 0, unchanged: Int = 0) {
         self.todos = todos
         self.categories = categories
+        self.added = added ?? todos
+        self.updated = updated
+        self.unchanged = unchanged
     }
 }

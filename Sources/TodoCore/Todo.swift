@@ -31,14 +31,17 @@ public struct Todo: Sendable, Equatable {
     public var allDay: Bool
     /// Nil for a one-off todo; a recurring todo is one todo whose `due` advances.
     public var recurrence: TodoRecurrence?
+    /// Grows with every change to the todo (1 when made); `todo.update` may carry `ifRevision`.
+    public var revision: Int64
 
     public init(
         id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
         due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
         done: Bool = false, completed: Instant? = nil, position: Int?,
         created: Instant, updated: Instant, priority: TodoPriority? = nil, tags: [String] = [],
-        zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil
+        zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil, revision: Int64 = 1
     ) {
+        self.revision = revision
         self.id = id
         self.uid = uid
         self.title = title

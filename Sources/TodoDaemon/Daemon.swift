@@ -98,7 +98,10 @@ public final class Daemon: @unchecked Sendable {
         let openPath = try trustedDatabasePath(database)
         let store: TodoStore
         do {
-            store = try TodoStore(path: openPath, tzdir: environment["TZDIR"])
+            // TODOD_BENCH_NO_CHANGE_LOG=1: no change log (todobench's comparison of its cost only;
+            // changes then cannot be undone).
+            store = try TodoStore(path: openPath, tzdir: environment["TZDIR"],
+                                  changeLog: environment["TODOD_BENCH_NO_CHANGE_LOG"] != "1")
         } catch {
             throw StartError(description: error.message)
         }

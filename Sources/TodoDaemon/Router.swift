@@ -61,6 +61,9 @@ struct Router {
         case .storeExport: return try onStore(StoreExportParams(decoding: p), tx, storeExport)
         case .storeImport: return try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx)
         case .reminderList: return try reminderList(ReminderListParams(decoding: p))
+        case .storeUndo: return try onStore(StoreUndoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: false, p.steps, tx) }
+        case .storeRedo: return try onStore(StoreRedoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: true, p.steps, tx) }
+        case .storeHistory: return try onStore(StoreHistoryParams(decoding: p), tx, storeHistory)
         }
     }
 
@@ -115,7 +118,7 @@ struct Router {
     private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let before = try tx.todo(p.id)
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
-        let todo = try tx.update(p.id, p.patch)
+        let todo = try tx.update(p.id, p.patch, ifRevision: p.ifRevision)
         return Outcome(encodedResult: todo.encodedJSON,
                        events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
     }
@@ -258,8 +261,67 @@ struct Router {
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
-        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories))]
+        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
+                            "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
+                            "unchanged": .int(Int64(counts.unchanged))]
         return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
+    }
+
+    /// `store.undo` / `store.redo`: `{seq, description, changes, todos, categories, deletedTodos,
+    /// deletedCategories}`, and the ordinary events of what it changed.
+    private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let r = redo ? try tx.redo(steps: steps) : try tx.undo(steps: steps)
+        var out: [UInt8] = []
+        JSON.object([
+            "seq": r.seq.map { .int($0) } ?? .null, "description": .string(r.description),
+            "changes": .array(r.changes.map { .int($0) }), "categories": .array(r.categories.map(JSON.init)),
+            "deletedCategories": .array(r.deletedCategories.map(JSON.init)),
+        ]).write(to: &out)
+        out.removeLast()  // the closing brace: the todos follow, written by their one encoder
+        out.append(contentsOf: #","todos":"#.utf8)
+        out.append(contentsOf: Todo.encodedJSON(r.todos))
+        out.append(contentsOf: #","deletedTodos":"#.utf8)
+        out.append(contentsOf: Todo.encodedJSON(r.deletedTodos))
+        out.append(UInt8(ascii: "}"))
+        return Outcome(encodedResult: out, events: Self.events(of: r))
+    }
+
+    /// The events a client watching would have seen had the changes an undo or redo made been
+    /// made one by one: categories made first, then the todos by kind, categories deleted last.
+    static func events(of r: Reversal) -> [Event] {
+        var events: [Event] = []
+        for category in r.categories {
+            guard let before = r.categoriesBefore[category.id] else {
+                events.append(.category(.categoryAdded, category))
+                continue
+            }
+            if before.name != category.name { events.append(.category(.categoryRenamed, category, oldName: before.name)) }
+            if before.position != category.position { events.append(.category(.categoryMoved, category)) }
+        }
+        var byType: [(EventType, [Todo])] = [(.todoAdded, []), (.todoUpdated, []), (.todoCompleted, []), (.todoReopened, [])]
+        for todo in r.todos {
+            let type: EventType
+            if let before = r.todosBefore[todo.id] {
+                guard before != todo else { continue }
+                type = before.done == todo.done ? .todoUpdated : (todo.done ? .todoCompleted : .todoReopened)
+            } else {
+                type = .todoAdded
+            }
+            if let i = byType.firstIndex(where: { $0.0 == type }) { byType[i].1.append(todo) }
+        }
+        for (type, todos) in byType where !todos.isEmpty { events.append(.todos(type, todos)) }
+        if !r.deletedTodos.isEmpty { events.append(.todos(.todoDeleted, r.deletedTodos)) }
+        for category in r.deletedCategories { events.append(.category(.categoryDeleted, category)) }
+        return events
+    }
+
+    /// `store.history`: the newest changes first.
+    private func storeHistory(_ p: StoreHistoryParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+        let entries = try tx.history(limit: p.limit ?? StoreHistoryParams.defaultLimit)
+        return Outcome(result: .array(entries.map { e in
+            .object(["seq": .int(e.seq), "at": JSON(e.at), "kind": .string(e.kind.rawValue), "description": .string(e.description),
+                     "canUndo": .bool(e.canUndo), "canRedo": .bool(e.canRedo)])
+        }))
     }
 
     // MARK: -

@@ -58,7 +58,8 @@ extension Todo {
             completed: instant("completed"), position: position.intValue.map { Int($0) }, created: created, updated: updated,
             priority: o["priority"]?.stringValue.flatMap(TodoPriority.init(rawValue:)),
             tags: o["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [], zone: o["zone"]?.stringValue,
-            allDay: o["allDay"]?.boolValue ?? false, recurrence: o["recurrence"]?.recurrenceValue)
+            allDay: o["allDay"]?.boolValue ?? false, recurrence: o["recurrence"]?.recurrenceValue,
+            revision: o["revision"]?.intValue ?? 0)
     }
 }
 
@@ -126,7 +127,7 @@ extension ExportDocument {
 extension Todo {
     /// Appends the todo object to `out`: `id`, `uid`, `title`, `notes`, `category`, `due`,
     /// `remind`, `reminded`, `done`, `completed`, `position`, `created`, `updated`, `priority`,
-    /// `tags`, `zone`, `allDay`, `recurrence` (absent values
+    /// `tags`, `zone`, `allDay`, `recurrence`, `revision` (absent values
     /// are null; instants RFC 3339 UTC, with microseconds only when they have them). The one
     /// encoder of a todo, written field by field: answers, listings and events never build a tree
     /// of JSON values for it.
@@ -174,6 +175,8 @@ extension Todo {
         } else {
             out.append(literal: "null")
         }
+        out.append(literal: #","revision":"#)
+        out.append(decimal: revision)
         out.append(UInt8(ascii: "}"))
     }
 

@@ -86,10 +86,13 @@ public struct TodoUpdateParams: MethodParams, Equatable {
     public static let method = Method.todoUpdate
     public var id: Int64
     public var patch: TodoPatch
+    /// Refuse the update (-32002) unless the todo's `revision` is still this.
+    public var ifRevision: Int64?
 
-    public init(id: Int64, patch: TodoPatch) {
+    public init(id: Int64, patch: TodoPatch, ifRevision: Int64? = nil) {
         self.id = id
         self.patch = patch
+        self.ifRevision = ifRevision
     }
 
     public init(decoding object: JSONObject) throws(RPCError) {
@@ -104,6 +107,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
             addTags: try p.strings("addTags"), removeTags: try p.strings("removeTags"),
             zone: try p.change("zone") { $0 }, allDay: try p.optionalFlag("allDay"),
             recurrence: try p.recurrenceChange("recurrence"))
+        ifRevision = try p.optionalInt("ifRevision", in: 1...Int64.max)
         try p.finish()
     }
 
@@ -121,6 +125,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
         p["zone"] = Self.encode(patch.zone) { .string($0) }
         if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
         p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
+        if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         return p
     }
 
@@ -412,6 +417,59 @@ public struct WatchParams: MethodParams, Equatable {
 public struct StoreExportParams: NoParams {
     public static let method = Method.storeExport
     public init() {}
+}
+
+/// `store.undo` and `store.redo`: how many changes to revert or apply again (default 1).
+public struct StoreUndoParams: MethodParams, Equatable {
+    public static let method = Method.storeUndo
+    public static let maxSteps = 10_000
+    public var steps: Int
+
+    public init(steps: Int = 1) { self.steps = steps }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        steps = try p.optionalInt("steps", in: 1...Int64(Self.maxSteps)).map(Int.init) ?? 1
+        try p.finish()
+    }
+
+    public var encoded: JSONObject { steps == 1 ? [:] : ["steps": .int(Int64(steps))] }
+}
+
+/// `store.redo`: as `store.undo`.
+public struct StoreRedoParams: MethodParams, Equatable {
+    public static let method = Method.storeRedo
+    public var steps: Int
+
+    public init(steps: Int = 1) { self.steps = steps }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        steps = try StoreUndoParams(decoding: object).steps
+    }
+
+    public var encoded: JSONObject { StoreUndoParams(steps: steps).encoded }
+}
+
+/// `store.history`: the newest changes first, at most `limit` (default 20).
+public struct StoreHistoryParams: MethodParams, Equatable {
+    public static let method = Method.storeHistory
+    public static let defaultLimit = 20
+    public static let maxLimit = 10_000
+    public var limit: Int?
+
+    public init(limit: Int? = nil) { self.limit = limit }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p = JSONObject()
+        if let limit { p["limit"] = .int(Int64(limit)) }
+        return p
+    }
 }
 
 /// `store.import`, one part of it: an export document (read whole by `ExportDocument(json:)`),

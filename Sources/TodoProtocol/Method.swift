@@ -22,6 +22,9 @@ public enum Method: String, Sendable, CaseIterable {
     case watch = "watch"
     case storeExport = "store.export"
     case storeImport = "store.import"
+    case storeUndo = "store.undo"
+    case storeRedo = "store.redo"
+    case storeHistory = "store.history"
 
     /// Whether a method changes the store (and so needs the write transaction and an fsync).
     public enum Kind: Sendable { case read, write }
@@ -44,10 +47,10 @@ public enum Method: String, Sendable, CaseIterable {
 
     public var kind: Kind {
         switch self {
-        case .todoGet, .todoList, .categoryList, .storeExport, .daemonStatus, .watch, .reminderList:
+        case .todoGet, .todoList, .categoryList, .storeExport, .daemonStatus, .watch, .reminderList, .storeHistory:
             .read
         case .todoAdd, .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze,
-             .categoryAdd, .categoryRename, .categoryDelete, .categoryMove, .storeImport:
+             .categoryAdd, .categoryRename, .categoryDelete, .categoryMove, .storeImport, .storeUndo, .storeRedo:
             .write
         }
     }

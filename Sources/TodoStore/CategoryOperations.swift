@@ -61,6 +61,7 @@ extension StoreTransaction {
             throw TodoError.conflict("category \"\(existing.name)\" already exists")
         }
         _ = try categoryID(creating: valid)
+        try recordChange(.categoryAdd, "category add \(ChangeLog.quoted(valid))")
         return try category(named: valid)
     }
 
@@ -78,6 +79,7 @@ extension StoreTransaction {
             try connection.run("UPDATE categories SET name = ?, name_key = ? WHERE id = ?",
                                [.text(valid), .text(key), .integer(old.id)])
         }
+        try recordChange(.categoryRename, "category rename \(ChangeLog.quoted(old.name)) \(ChangeLog.quoted(valid))")
         return try category(named: valid)
     }
 
@@ -91,10 +93,11 @@ extension StoreTransaction {
                 throw TodoError.conflict(
                     "category \"\(old.name)\" still has \(count) todo\(count == 1 ? "" : "s"); force the deletion to unlink them")
             }
-            try connection.run("UPDATE todos SET category_id = NULL, updated = ? WHERE category_id = ?",
+            try connection.run("UPDATE todos SET category_id = NULL, updated = ?, revision = revision + 1 WHERE category_id = ?",
                                [.integer(now.usec), .integer(old.id)])
         }
         try connection.run("DELETE FROM categories WHERE id = ?", [.integer(old.id)])
+        try recordChange(.categoryDelete, "category delete \(ChangeLog.quoted(old.name))")
         return old
     }
 
@@ -102,6 +105,7 @@ extension StoreTransaction {
     package func moveCategory(_ name: String, to position: Int) throws(TodoError) -> Category {
         let old = try category(named: name)
         _ = try categoryOrder.move(id: old.id, toPosition: position)
+        try recordChange(.categoryMove, "category move \(ChangeLog.quoted(old.name)) \(position)")
         return try category(named: old.name)
     }
 }

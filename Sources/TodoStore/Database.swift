@@ -20,7 +20,9 @@ final class Database: @unchecked Sendable {
     /// Opens the database at `path`, refusing a file this build cannot safely use, and applies
     /// pending migrations. A refused file is left byte-for-byte untouched.
     /// - Throws: `TodoError.storage`.
-    init(path: String, label: String = "todod.store") throws(TodoError) {
+    /// - Parameter changeLog: false opens it without the triggers that write the change log
+    ///   (a benchmark's comparison only: changes are then neither logged nor undoable).
+    init(path: String, label: String = "todod.store", changeLog: Bool = true) throws(TodoError) {
         self.path = path
         self.queue = DispatchQueue(label: label)
         try Database.refuseOrphanedLog(path)
@@ -32,6 +34,7 @@ final class Database: @unchecked Sendable {
         // second for the lock (long enough for a previous daemon to finish exiting).
         try connection.execute("PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 1000;")
         try Migrator(connection: connection, path: path).migrate()
+        if changeLog { try connection.execute(ChangeLog.triggers) }
         self.connection = connection
         self.identity = try? Files.identity(path)
         queue.setSpecific(key: queueKey, value: ())

@@ -11,15 +11,19 @@ extension StoreTransaction {
     }
 
     /// Adds everything in `document`: missing categories (at the end of the category order),
-    /// then every todo as a new one at the bottom of the manual order, keeping its uid, state
-    /// and timestamps (a todo without a uid gets a new one). Run inside `write`, it is all or
-    /// nothing. `progress` is called after every 100 todos (long work can tell the watchdog it
-    /// moves).
+    /// then every todo whose uid the store does not have as a new one at the bottom of the
+    /// manual order, keeping its uid, state and timestamps (a todo without a uid gets a new one).
+    /// A todo whose uid the store has is updated from the document when the document's
+    /// `updated` is later than the stored one (keeping its id and place), else left as it is:
+    /// importing the same document twice changes nothing the second time. Run inside `write`,
+    /// it is all or nothing. `progress` is called after every 100 todos (long work can tell the
+    /// watchdog it moves).
     /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid,
-    ///   or when a uid is already in the store (or twice in the document): an import never
-    ///   duplicates a uid.
+    ///   or when the document holds a uid twice.
     package func importDocument(_ document: ExportDocument, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
+        var seen: Set<String> = []
+        var added = 0, updated = 0, unchanged = 0
         for (i, name) in document.categories.enumerated() {
             _ = try Validation.categoryName(name, field: "categories[\(i)]")
             _ = try categoryID(creating: name)
@@ -33,10 +37,36 @@ extension StoreTransaction {
                 return try self.categoryID(creating: name)
             }
             let uid = try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") } ?? RandomUUID.make(at: now)
+            guard seen.insert(uid).inserted else {
+                throw TodoError.invalid("todos[\(i)].uid", "\(uid) appears twice in the document")
+            }
             let fields = try checkedFields(priority: entry.priority, tags: entry.tags, zone: entry.zone, allDay: entry.allDay,
                                            recurrence: entry.recurrence, due: entry.due, prefix: "todos[\(i)].")
             // A recurring todo that is still open keeps the completion it recorded last.
             let completed = entry.done ? (entry.completed ?? now) : (fields.recurrence != nil ? entry.completed : nil)
+            if let known = try connection.firstRow("SELECT id, updated FROM todos WHERE uid = ?", [.text(uid)], { ($0.int64(0), $0.int64(1)) }) {
+                guard entry.updated.usec > known.1 else {
+                    unchanged += 1
+                    continue
+                }
+                try connection.run("""
+                    UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
+                        reminded = ?, done = ?, completed = ?, created = ?, updated = ?, priority = ?, tags = ?, zone = ?,
+                        all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?, revision = revision + 1
+                    WHERE id = ?
+                    """, [
+                        .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
+                        .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
+                        .bool(entry.done), .optional(completed), .integer(entry.created.usec), .integer(entry.updated.usec),
+                        .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
+                        .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
+                        .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .integer(known.0),
+                    ])
+                try writeTags(known.0, fields.tags, replacing: true)
+                updated += 1
+                continue
+            }
+            added += 1
             try connection.run("""
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
                                    done, completed, rank, created, updated, uid,
@@ -55,16 +85,14 @@ extension StoreTransaction {
             try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
         }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
-        return ImportCounts(todos: document.todos.count, categories: Int(after - before))
+        try recordChange(.import, "import: \(added) added, \(updated) updated")
+        return ImportCounts(todos: document.todos.count, categories: Int(after - before), added: added, updated: updated, unchanged: unchanged)
     }
 
-    /// A uid from an import: any text a UID may be (a foreign one is kept as is), not yet in the store.
+    /// A uid from an import: any text a UID may be (a foreign one is kept as is).
     private func importedUID(_ uid: String, field: String) throws(TodoError) -> String {
         guard !uid.isEmpty, uid.utf8.count <= 255, !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
             throw TodoError.invalid(field, "must be 1 to 255 bytes without spaces or control characters")
-        }
-        if let id = try connection.firstRow("SELECT id FROM todos WHERE uid = ?", [.text(uid)], { $0.int64(0) }) {
-            throw TodoError.invalid(field, "\(uid) is already todo \(id) of this store; importing into the same store twice is refused, not duplicated")
         }
         return uid
     }

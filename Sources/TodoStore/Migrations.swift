@@ -163,6 +163,7 @@ let migrations: [Migration] = [
         CREATE INDEX todo_tags_key ON todo_tags(tag_key, todo_id);
         """),
     openPositionsMigration,
+    changeLogMigration,
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

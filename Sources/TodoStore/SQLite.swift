@@ -164,6 +164,9 @@ final class Connection {
         try firstRow(sql, values) { $0.int64(0) } ?? 0
     }
 
+    /// How many rows the last INSERT, UPDATE or DELETE changed (not counting triggers).
+    var changes: Int64 { Int64(sqlite3_changes(handle)) }
+
     /// The rowid of the last inserted row.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

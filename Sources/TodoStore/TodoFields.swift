@@ -154,7 +154,8 @@ extension StoreTransaction {
         guard let next else { return false }
         let remind = t.remind.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }
         try connection.run("""
-            UPDATE todos SET due = ?, due_end = ?, remind = ?, reminded = NULL, recur_rule = ?, completed = ?, updated = ?
+            UPDATE todos SET due = ?, due_end = ?, remind = ?, reminded = NULL, recur_rule = ?, completed = ?, updated = ?,
+                revision = revision + 1
             WHERE id = ?
             """, [
                 .integer(next.due.usec), .optional(dueEnd(due: next.due, allDay: t.allDay, zone: t.zone)), .optional(remind),

@@ -5,12 +5,12 @@ import TodoCore
 /// The columns every todo read selects, in the order `TodoRow.init(_:)` reads them.
 let todoFields = """
     t.id, t.title, t.notes, c.name, t.due, t.remind, t.reminded, t.done, t.completed, t.rank,
-    t.created, t.updated, t.uid, t.priority, t.tags, t.zone, t.all_day, t.recur_rule, t.recur_from
+    t.created, t.updated, t.uid, t.priority, t.tags, t.zone, t.all_day, t.recur_rule, t.recur_from, t.revision
     """
 /// The join that gives a todo its category's name.
 let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
 /// How many columns `todoFields` selects.
-let todoFieldCount: Int32 = 19
+let todoFieldCount: Int32 = 20
 /// `todoFields` from all todos with their category names.
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
@@ -35,7 +35,8 @@ struct TodoRow {
             created: s.instant(10), updated: s.instant(11),
             priority: s.optionalInt64(13).flatMap { TodoRow.priority(rank: $0) }, tags: TagColumn.tags(s.optionalText(14)),
             zone: s.optionalText(15), allDay: s.bool(16),
-            recurrence: s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) })
+            recurrence: s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) },
+            revision: s.int64(19))
     }
 
     /// The priority a stored rank (`TodoPriority.rank`) stands for.
@@ -130,6 +131,7 @@ extension StoreTransaction {
         // Made from what was just written, as `todo(id)` would read it back. The new todo is
         // first or last: its position needs no counting.
         let counts = try counts()
+        try recordChange(.add, "add \(id) \(ChangeLog.quoted(title))")
         return Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
                     remind: remind, position: new.top ? 1 : counts.open, created: now, updated: now,
                     priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
@@ -146,9 +148,14 @@ extension StoreTransaction {
     /// Changing `due` alone keeps the reminder's lead time (a reminder at the due time stays at
     /// the due time); clearing `due` clears the reminder; setting `due` on a todo that had none
     /// sets the reminder to it. Any change to `due` or `remind` re-arms the reminder.
-    /// - Throws: `.notFound`, `.invalidField`.
-    package func update(_ id: Int64, _ patch: TodoPatch) throws(TodoError) -> Todo {
+    /// With `ifRevision`, the update is refused (`.conflict`, nothing changes) when the todo's
+    /// revision is no longer that: another client changed it since it was read.
+    /// - Throws: `.notFound`, `.invalidField`, `.conflict`.
+    package func update(_ id: Int64, _ patch: TodoPatch, ifRevision: Int64? = nil) throws(TodoError) -> Todo {
         let old = try row(id).todo
+        if let ifRevision, ifRevision != old.revision {
+            throw TodoError.conflict("todo \(id) changed since revision \(ifRevision) (now \(old.revision))")
+        }
         var new = old
         switch patch.title {
         case .keep: break
@@ -233,7 +240,7 @@ extension StoreTransaction {
         try connection.run("""
             UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?,
                 category_id = CASE WHEN ? THEN ? ELSE category_id END,
-                due = ?, remind = ?, reminded = ?, updated = ?,
+                due = ?, remind = ?, reminded = ?, updated = ?, revision = revision + 1,
                 priority = ?, tags = ?, zone = ?, all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?
             WHERE id = ?
             """, [
@@ -246,6 +253,7 @@ extension StoreTransaction {
                 .integer(id),
             ])
         if new.tags != old.tags { try writeTags(id, new.tags, replacing: true) }
+        try recordChange(.update, "edit \(id) \(ChangeLog.quoted(new.title))")
         return try todo(id)
     }
 
@@ -269,9 +277,10 @@ extension StoreTransaction {
         for id in ids {
             if done, !stop, try advanceIfRecurring(id) { continue }
             try connection.run("""
-                UPDATE todos SET done = ?, completed = ?, updated = ? WHERE id = ? AND done <> ?
+                UPDATE todos SET done = ?, completed = ?, updated = ?, revision = revision + 1 WHERE id = ? AND done <> ?
                 """, [.bool(done), done ? .integer(now.usec) : .null, .integer(now.usec), .integer(id), .bool(done)])
         }
+        try recordChange(done ? .complete : .reopen, (done ? "done " : "reopen ") + ChangeLog.list(ids))
         return try withPositions(ids.map { (id) throws(TodoError) in try row(id) })
     }
 
@@ -282,6 +291,7 @@ extension StoreTransaction {
         for id in ids {
             try connection.run("DELETE FROM todos WHERE id = ?", [.integer(id)])
         }
+        try recordChange(.delete, deleted.count == 1 ? "delete \(ids[0]) \(ChangeLog.quoted(deleted[0].title))" : "delete " + ChangeLog.list(ids))
         return deleted
     }
 
@@ -312,8 +322,9 @@ extension StoreTransaction {
         case .after(let anchor): moved = try todoOrder.move(id: id, next: anchor, before: false)
         }
         if moved {
-            try connection.run("UPDATE todos SET updated = ? WHERE id = ?", [.integer(now.usec), .integer(id)])
+            try connection.run("UPDATE todos SET updated = ?, revision = revision + 1 WHERE id = ?", [.integer(now.usec), .integer(id)])
         }
+        try recordChange(.move, "move \(id)")
         return try todo(id)
     }
 
@@ -353,8 +364,9 @@ extension StoreTransaction {
     package func snooze(_ id: Int64, until instant: Instant) throws(TodoError) -> Todo {
         let old = try row(id).todo
         guard !old.done else { throw TodoError.conflict("todo \(id) is done; reopen it before snoozing") }
-        try connection.run("UPDATE todos SET remind = ?, reminded = NULL, updated = ? WHERE id = ?",
+        try connection.run("UPDATE todos SET remind = ?, reminded = NULL, updated = ?, revision = revision + 1 WHERE id = ?",
                            [.integer(instant.usec), .integer(now.usec), .integer(id)])
+        try recordChange(.snooze, "snooze \(id)")
         return try todo(id)
     }
 }

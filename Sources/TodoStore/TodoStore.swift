@@ -17,14 +17,20 @@ package final class TodoStore: Sendable {
     private let clock: @Sendable () -> Instant
     /// The time zones todos name.
     private let zones: ZoneCatalog
+    /// How much of the change log is kept.
+    private let retention: LogRetention
 
     /// Opens or creates the store at `path`.
     /// - Parameter clock: the source of `created`/`updated`/`completed` instants.
     /// - Parameter tzdir: the tz database todos' zones are read from (`TZDIR`; nil: /usr/share/zoneinfo).
     /// - Throws: `.storage` when the file cannot be opened, is not a todod database, or was
     ///   written by a newer schema (the file is then left untouched).
-    package init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }, tzdir: String? = nil) throws(TodoError) {
-        self.database = try Database(path: path)
+    /// - Parameter retention: how much of the change log is kept (tests make it small).
+    /// - Parameter changeLog: false writes no change log (for a benchmark's comparison only).
+    package init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }, tzdir: String? = nil,
+                 retention: LogRetention = .standard, changeLog: Bool = true) throws(TodoError) {
+        self.database = try Database(path: path, changeLog: changeLog)
+        self.retention = retention
         self.clock = clock
         self.zones = ZoneCatalog(tzdir: tzdir)
     }
@@ -43,12 +49,12 @@ package final class TodoStore: Sendable {
     /// statements of one read. Each statement reads in autocommit mode, with no `BEGIN` and
     /// `COMMIT` around them.
     package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.sync { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones)) }
+        try database.sync { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
     }
 
     /// Like `read`, for a caller already running on the store queue.
     package func readOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.onQueue { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones)) }
+        try database.onQueue { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
     }
 
     /// Like `write`, for a caller already running on the store queue: one transaction, durable
@@ -56,7 +62,7 @@ package final class TodoStore: Sendable {
     package func writeOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.onQueue { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            return try connection.transaction { () throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones)) }
+            return try connection.transaction { () throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
         }
     }
 
@@ -76,7 +82,7 @@ package final class TodoStore: Sendable {
         try database.sync { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
             return try connection.transaction { () throws(E) in
-                try body(StoreTransaction(connection: connection, now: clock(), zones: zones))
+                try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention))
             }
         }
     }
@@ -111,6 +117,8 @@ package struct StoreTransaction {
     package let now: Instant
     /// The time zones todos name.
     let zones: ZoneCatalog
+    /// How much of the change log is kept.
+    let retention: LogRetention
 
     /// Runs `body` in a savepoint of the open write transaction: when it throws, only its own
     /// changes are undone and the transaction goes on. It throws the body's error type; a

@@ -50,6 +50,36 @@ enum AddBench {
         let sixteen = try rate(daemon, clients: 16, seconds: seconds)
         daemon.stop()
 
+        // The change log's cost, in this same run: the same adds without it (a daemon started
+        // with TODOD_BENCH_NO_CHANGE_LOG=1 on a store of its own), then with it again, so that a
+        // drift of the disk over the run shows.
+        print("  the change log's cost: the same adds with the log off, then on again")
+        let directOff = try storeAddRate(path: dir.file("direct-nolog.db"), rows: floorRows, changeLog: false)
+        let offDir = try TempDir("p2-nolog")
+        let off = try DaemonRun(dir: offDir, environment: ["TODOD_BENCH_NO_CHANGE_LOG": "1"])
+        _ = try rate(off, clients: 1, seconds: min(0.5, seconds))
+        let oneOff = try rate(off, clients: 1, seconds: seconds)
+        let sixteenOff = try rate(off, clients: 16, seconds: seconds)
+        off.stop()
+        let againDir = try TempDir("p2-again")
+        let again = try DaemonRun(dir: againDir)
+        _ = try rate(again, clients: 1, seconds: min(0.5, seconds))
+        let oneAgain = try rate(again, clients: 1, seconds: seconds)
+        let sixteenAgain = try rate(again, clients: 16, seconds: seconds)
+        again.stop()
+        let directAgain = try storeAddRate(path: dir.file("direct-again.db"), rows: floorRows)
+        func cost(_ with: Double, _ without: Double) -> String { String(format: "%+.1f %%", (without / with - 1) * 100) }
+        let oneWith = (one + oneAgain) / 2, sixteenWith = (sixteen + sixteenAgain) / 2, directWith = (direct + directAgain) / 2
+        Summary.add("P2 change log cost, 16 clients (time per add)", value: formatRate(sixteenWith, "adds"),
+                    peer: "log off: " + formatRate(sixteenOff, "adds"), ratio: cost(sixteenWith, sixteenOff), goal: "< +20 %",
+                    met: sixteenOff / sixteenWith < 1.2)
+        Summary.add("P2 change log cost, 1 client (time per add)", value: formatRate(oneWith, "adds"),
+                    peer: "log off: " + formatRate(oneOff, "adds"), ratio: cost(oneWith, oneOff), goal: "< +20 %",
+                    met: oneOff / oneWith < 1.2)
+        Summary.add("P2 (diagnostic) change log cost, TodoStore add", value: formatRate(directWith, "adds"),
+                    peer: "log off: " + formatRate(directOff, "adds"), ratio: cost(directWith, directOff))
+        print("  log on (mean of two runs) vs off: 1 client \(cost(oneWith, oneOff)), 16 clients \(cost(sixteenWith, sixteenOff)), TodoStore \(cost(directWith, directOff)) time per add")
+
         let floorAfter = try CommitFloor.rowsPerSecond(path: dir.file("floor.db"), rows: floorRows)
         print("  floor (after):  " + formatRate(floorAfter, "commits"))
         // The higher of the two floors: the ratio is then the less flattering one.
@@ -64,8 +94,8 @@ enum AddBench {
     }
 
     /// Durable adds per second through `TodoStore.write`, one todo per transaction.
-    static func storeAddRate(path: String, rows: Int) throws -> Double {
-        let store = try TodoStore(path: path)
+    static func storeAddRate(path: String, rows: Int, changeLog: Bool = true) throws -> Double {
+        let store = try TodoStore(path: path, changeLog: changeLog)
         defer { store.close() }
         _ = try store.write { try $0.add(NewTodo(title: "warm-up")) }
         let start = Measure.now()

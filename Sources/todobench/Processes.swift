@@ -156,11 +156,12 @@ final class DaemonRun {
 
     /// Starts todod. With `notify`, binds a datagram socket as NOTIFY_SOCKET and waits for READY=1;
     /// otherwise polls the socket until it accepts a connection.
-    init(dir: TempDir, database: String? = nil, notify: Bool = false, name: String = "todod") throws {
+    init(dir: TempDir, database: String? = nil, notify: Bool = false, name: String = "todod", environment: [String: String] = [:]) throws {
         socket = dir.file("\(name).sock")
         self.database = database ?? dir.file("todos.db")
         log = dir.file("\(name).log")
         var env = Spawn.baseEnvironment()
+        env.merge(environment) { $1 }
         var notifyFD: Int32 = -1
         if notify {
             let notifyPath = dir.file("notify.sock")

@@ -8,7 +8,7 @@ import TodoPosix
 // table. Run in release: `scripts/bench [--quick]`, or `swift build -c release && .build/release/todobench`.
 //
 //   todobench [--quick] [--section NAME]...
-//   sections: store, protocol, add, client, reminders, recurrence, scale, idle (default: all, in that order)
+//   sections: store, protocol, add, log, client, reminders, recurrence, scale, idle (default: all, in that order)
 
 #if DEBUG
 let buildConfiguration = "debug"
@@ -27,7 +27,7 @@ if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--serve-ping
     PingPong.processMain(path: CommandLine.arguments[2], hex: CommandLine.arguments[3])
 }
 
-let allSections = ["store", "protocol", "add", "client", "reminders", "recurrence", "scale", "idle"]
+let allSections = ["store", "protocol", "add", "log", "client", "reminders", "recurrence", "scale", "idle"]
 var quick = false
 var chosen: [String] = []
 var argumentList = Array(CommandLine.arguments.dropFirst())
@@ -68,6 +68,8 @@ for section in sections {
             try ProtocolBench.run(samples: quick ? 2_000 : 10_000)
         case "add":
             try AddBench.run(seconds: quick ? 1 : 3, floorRows: quick ? 300 : 3_000)
+        case "log":
+            try LogBench.run(todos: quick ? 1_000 : 10_000, samples: quick ? 20 : 200, changes: quick ? 10_000 : 100_000)
         case "client":
             try ClientBench.run(sizes: quick ? [1_000, 5_000] : [10_000, 100_000], runs: quick ? 5 : 21, peerRuns: quick ? 3 : 7, quick: quick)
         case "reminders":

@@ -21,8 +21,10 @@ private struct OwnTodos: Equatable {
 }
 
 /// kill -9 at random moments under a four-client load of adds, moves, deletes, completes and
-/// category changes: after every restart each acknowledged change is there, positions are dense
-/// and the database passes `PRAGMA integrity_check`.
+/// category changes: after every restart each acknowledged change is there, positions are dense,
+/// the database passes `PRAGMA integrity_check`, and the change log holds every acknowledged
+/// change and no unacknowledged one (but the one each client had in flight, which may have
+/// committed before the kill).
 @Suite struct CrashTests {
     @Test func twentyKillNineRoundsLoseNothingAcknowledged() throws {
         let rounds = Int(ProcessInfo.processInfo.environment["TODOD_CRASH_ROUNDS"] ?? "") ?? 20
@@ -37,8 +39,15 @@ private struct OwnTodos: Equatable {
         for round in 0..<rounds {
             let daemon = try DaemonProcess(directory: dir)
             models = try actual(daemon, clients: clients, categories: models.map(\.category))
+            let startSeq = try Self.history(daemon).first?.seq ?? 0
             let shared = LockedBox(models)
             let pending = LockedBox<[Int: Effect]>([:])
+            // Per client: the methods of its acknowledged changes in order, the one in flight, and
+            // the ids of its todos (to tell whose change a log entry is).
+            let ackedMethods = LockedBox([[String]](repeating: [], count: clients))
+            let pendingMethod = LockedBox([String?](repeating: nil, count: clients))
+            let owners = LockedBox([Int64: Int]())
+            owners.mutate { o in for (k, m) in models.enumerated() { for item in m.items { o[item.id] = k } } }
             let stop = LockedBox(false)
             let group = DispatchGroup()
             let base = counter
@@ -54,10 +63,14 @@ private struct OwnTodos: Equatable {
                         let model = shared.value[k]
                         let (method, params, effect) = Self.operation(k, model, base + n, &local)
                         pending.mutate { $0[k] = effect }
+                        pendingMethod.mutate { $0[k] = method }
                         guard let answer = try? c.call(method, params) else { return }  // killed: stays pending
                         pending.mutate { $0[k] = nil }
+                        pendingMethod.mutate { $0[k] = nil }
                         if answer["result"] != nil {
                             acknowledged.mutate { $0 += 1 }
+                            ackedMethods.mutate { $0[k].append(method) }
+                            if method == "todo.add", let id = answer["result"]?["id"]?.intValue { owners.mutate { $0[id] = k } }
                             shared.mutate { models in
                                 var m = models[k]
                                 effect(&m, answer["result"] ?? .null)
@@ -86,6 +99,31 @@ private struct OwnTodos: Equatable {
                 let ok = key(after[k]) == key(shared.value[k]) || key(after[k]) == key(withPending)
                 #expect(ok, "round \(round) client \(k), seed \(seed): expected \(shared.value[k].items.map(\.title)) got \(after[k].items.map(\.title))")
                 if !ok { return }
+            }
+            // The log: each client's entries are its acknowledged changes in order (a move that
+            // changed nothing logs nothing), then at most the one it had in flight.
+            let entries = try Self.history(restarted).filter { $0.seq > startSeq }.reversed()
+            var logged = [[String]](repeating: [], count: clients)
+            for entry in entries {
+                guard let k = Self.owner(of: entry.description, owners.value, categories: shared.value.map(\.category)) else {
+                    Issue.record("round \(round), seed \(seed): a log entry of no client: \(entry.description)")
+                    return
+                }
+                logged[k].append(entry.kind)
+            }
+            for k in 0..<clients {
+                var rest = logged[k][...]
+                for method in ackedMethods.value[k] {
+                    if rest.first == Self.kind(of: method) {
+                        rest = rest.dropFirst()
+                    } else if method != "todo.move" {
+                        Issue.record("round \(round) client \(k), seed \(seed): acknowledged \(method) not in the log \(logged[k]) (acknowledged \(ackedMethods.value[k]))")
+                        return
+                    }
+                }
+                let inFlight = pendingMethod.value[k].map(Self.kind(of:))
+                #expect(rest.isEmpty || (rest.count == 1 && rest.first == inFlight),
+                        "round \(round) client \(k), seed \(seed): unacknowledged changes in the log: \(Array(rest)) (in flight: \(inFlight ?? "-"))")
             }
             models = after
             restarted.stop()
@@ -138,6 +176,39 @@ private struct OwnTodos: Equatable {
                 for i in model.items.indices where model.items[i].category == old { model.items[i].category = new }
             })
         }
+    }
+
+    /// The store's change log, newest first (`store.history`).
+    private static func history(_ daemon: DaemonProcess) throws -> [(seq: Int64, kind: String, description: String)] {
+        let items = try daemon.client().result("store.history", ["limit": 10_000]).arrayValue ?? []
+        return items.map { ($0["seq"]?.intValue ?? 0, $0["kind"]?.stringValue ?? "", $0["description"]?.stringValue ?? "") }
+    }
+
+    /// The log's kind for a method of this test.
+    private static func kind(of method: String) -> String {
+        switch method {
+        case "todo.add": "add"
+        case "todo.move": "move"
+        case "todo.delete": "delete"
+        case "todo.complete": "complete"
+        case "todo.reopen": "reopen"
+        case "todo.update": "update"
+        default: method
+        }
+    }
+
+    /// The client whose change a log description is: by its title ("c2-…"), its category
+    /// ("cat2"), or the id it names.
+    private static func owner(of description: String, _ owners: [Int64: Int], categories: [String]) -> Int? {
+        if let range = description.range(of: #""c[0-9]+-"#, options: .regularExpression) {
+            return Int(description[range].dropFirst(2).dropLast())
+        }
+        if let range = description.range(of: #""cat[0-9]+"#, options: .regularExpression) {
+            return Int(description[range].dropFirst(4))
+        }
+        let words = description.split(separator: " ")
+        guard words.count >= 2, let id = Int64(words[1].trimmingCharacters(in: CharacterSet(charactersIn: ","))) else { return nil }
+        return owners[id]
     }
 
     /// The clients' own todos as the daemon has them.

@@ -10,7 +10,7 @@ import TodoProtocol
         }
         #expect(TodoProtocol.Method(name: "todo.Get") == nil && TodoProtocol.Method(name: "") == nil && TodoProtocol.Method(name: "todo.get ") == nil)
         let reads = TodoProtocol.Method.allCases.filter { $0.kind == .read }.map(\.name).sorted()
-        #expect(reads == ["category.list", "daemon.status", "reminder.list", "store.export", "todo.get", "todo.list", "watch"])
+        #expect(reads == ["category.list", "daemon.status", "reminder.list", "store.export", "store.history", "todo.get", "todo.list", "watch"])
         #expect(TodoProtocol.Method.allCases.filter(\.readsJournal) == [.reminderList])
         #expect(RPCRequest(id: nil, method: "todo.get").known == .todoGet && RPCRequest(id: nil, method: "todo.gte").known == nil)
     }

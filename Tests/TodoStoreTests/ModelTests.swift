@@ -136,6 +136,11 @@ private struct SimpleRule {
     }
 }
 
+/// `todos` with the revision the reference does not follow set to 1.
+private func stripped(_ todos: [Todo]) -> [Todo] {
+    todos.map { var t = $0; t.revision = 1; return t }
+}
+
 @Suite struct ModelTests {
     @Test func randomOperationsMatchReference() throws {
         let seed = SeededRandom.seed(from: "TODOD_MODEL_SEED")
@@ -157,6 +162,16 @@ private struct SimpleRule {
             [nil, TodoPriority.high, .medium, .low].randomElement(using: &rng)!
         }
         var failure: String?
+        // The reference before each change still in the store's undo stack, and after each undone one.
+        var undoStack: [Reference] = []
+        var redoStack: [Reference] = []
+        // Ids are never reused, not even after the add that took them was undone.
+        func restore(_ snapshot: Reference) {
+            let (todoID, categoryID) = (ref.nextTodoID, ref.nextCategoryID)
+            ref = snapshot
+            ref.nextTodoID = todoID
+            ref.nextCategoryID = categoryID
+        }
 
         for step in 0..<steps {
             clock.advance(seconds: 1)
@@ -167,6 +182,31 @@ private struct SimpleRule {
             }
             var description = ""
             let op = Int.random(in: 0..<100, using: &rng)
+            let undoRoll = Int.random(in: 0..<16, using: &rng)
+            let seqBefore = try store.read { try $0.currentSeq() }
+            let refBefore = ref
+            if undoRoll < 2 {
+                // k undos give the state after the first n−k changes; k redos bring them back.
+                let redo = undoRoll == 1
+                let k = Int.random(in: 1...3, using: &rng)
+                description = "\(redo ? "redo" : "undo") \(k)"
+                let available = redo ? redoStack.count : undoStack.count
+                do {
+                    let reversal = try store.write { redo ? try $0.redo(steps: k) : try $0.undo(steps: k) }
+                    #expect(reversal.changes.count == min(k, available), "\(description)")
+                    for _ in 0..<min(k, available) {
+                        if redo {
+                            undoStack.append(ref)
+                            restore(redoStack.removeLast())
+                        } else {
+                            redoStack.append(ref)
+                            restore(undoStack.removeLast())
+                        }
+                    }
+                } catch let error as TodoError {
+                    if !(error.code == .conflict && available == 0) { failure = failure ?? "step \(step) (\(description)): unexpected \(error)" }
+                }
+            } else {
             do {
                 switch op {
                 case 0..<22:  // add at bottom or top
@@ -352,12 +392,18 @@ private struct SimpleRule {
                 let expected = error.code == .notFound || error.code == .invalidField
                 if !expected { failure = "step \(step) (\(description)): unexpected \(error)" }
             }
+            // A change the store logged can be undone and makes what was undone final.
+            if try store.read({ try $0.currentSeq() }) > seqBefore {
+                undoStack.append(refBefore)
+                redoStack.removeAll()
+            }
+            }
 
             var query = TodoQuery()
             query.status = .all
             let actual = try store.read { try $0.list(query) }
             let categories = try store.read { try $0.categories() }
-            if actual.todos != ref.expectedTodos || categories != ref.expectedCategories || actual.total != ref.order.count {
+            if stripped(actual.todos) != ref.expectedTodos || categories != ref.expectedCategories || actual.total != ref.order.count {
                 failure = failure ?? "step \(step) (\(description)): store and reference differ"
             }
             // The v2 filters, as the reference filters its todos.
@@ -380,7 +426,7 @@ private struct SimpleRule {
             let expectedOrder = filtered.sort.isEmpty ? expected : expected.enumerated().sorted {
                 (rank($0.element.priority), $0.offset) < (rank($1.element.priority), $1.offset)
             }.map(\.element)
-            if try store.read({ try $0.list(filtered) }).todos != expectedOrder {
+            if stripped(try store.read({ try $0.list(filtered) }).todos) != expectedOrder {
                 failure = failure ?? "step \(step) (\(description)): listing \(filtered) differs"
             }
             if let failure {

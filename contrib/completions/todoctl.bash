@@ -69,7 +69,7 @@ _todoctl() {
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import help"
+    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
     local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days -c -d -s -n -p -t "
@@ -150,6 +150,7 @@ _todoctl() {
             reminders) flags+=" --since --limit -n" ;;
             export) flags+=" --format" ;;
             import) flags+=" -" ;;
+            undo) flags+=" --list --limit -n" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$flags" -- "$cur")
         return 0

@@ -5,7 +5,7 @@
 # (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
 # silently: an unreachable daemon just means no suggestions.
 
-set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import help
+set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo help
 # Options that take a value in the next word.
 set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days -c -d -s -n -p -t
 
@@ -146,6 +146,8 @@ complete -c todoctl -n '__todoctl_command_is' -a watch -d 'Print live events'
 complete -c todoctl -n '__todoctl_command_is' -a status -d 'Show the daemon health'
 complete -c todoctl -n '__todoctl_command_is' -a export -d 'Write the whole store to stdout'
 complete -c todoctl -n '__todoctl_command_is' -a import -d 'Add everything in an export document'
+complete -c todoctl -n '__todoctl_command_is' -a undo -d 'Revert the most recent change'
+complete -c todoctl -n '__todoctl_command_is' -a redo -d 'Apply again what undo reverted'
 complete -c todoctl -n '__todoctl_command_is' -a help -d 'Show help'
 complete -c todoctl -n '__todoctl_command_is' -a '(__todoctl_aliases)' -d 'Alias (configuration file)'
 
@@ -223,5 +225,7 @@ complete -c todoctl -n '__todoctl_command_is agenda' -l days -x -d 'How many day
 complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -d 'Only reminders fired at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is reminders' -s n -l limit -x -d 'At most N reminders'
 complete -c todoctl -n '__todoctl_command_is export' -l format -x -a json -d 'Output format'
+complete -c todoctl -n '__todoctl_command_is undo' -l list -d 'Show the recent changes'
+complete -c todoctl -n '__todoctl_command_is undo' -s n -l limit -x -d 'With --list: the latest N changes'
 complete -c todoctl -n '__todoctl_command_is import; and __todoctl_npos 0' -F -a '-' -d 'Export file, - for stdin'
 complete -c todoctl -n '__todoctl_command_is help; and __todoctl_npos 0' -x -a "$__todoctl_commands"
