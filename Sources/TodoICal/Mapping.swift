@@ -3,6 +3,10 @@ import TodoTime
 
 // The todo <-> VTODO mapping of SPEC §9 (docs/ICALENDAR.md has the table).
 
+/// `Entry.ical` holds one unfolded content line per line; a line starting with `>` belongs to the
+/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER, DESCRIPTION and
+/// ACKNOWLEDGED) and is written back inside the VALARM todod writes.
+///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
 /// parameters todod does not model (or a value it would write differently, for STATUS, PRIORITY
 /// and PERCENT-COMPLETE), are kept in `Entry.ical`.
@@ -166,6 +170,10 @@ public struct ICalReader {
             }
             remind = at
             if let ack = a.property("ACKNOWLEDGED") { reminded = try instant(ack, zones).0 }
+            // The alarm's other properties go back into the alarm todod writes: kept with `>`.
+            let own: Set<String> = ["ACTION", "TRIGGER", "DESCRIPTION", "ACKNOWLEDGED"]
+            kept += a.properties.filter { !own.contains($0.name) }.map { ">" + $0.raw }
+            for sub in a.components { kept += sub.rawLines.map { ">" + $0 } }
         }
         let done = status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
         var category: String?
@@ -233,8 +241,11 @@ public struct ICalWriter {
         // their value) to the line written; the rest are written back as they were.
         var templates: [String: ContentLine] = [:]
         var rest: [String] = []
+        var alarm: [String] = []
         for raw in (e.ical ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init) {
-            if let l = try? ContentLine(parsing: raw, number: 0), mappedNames.contains(l.name), templates[l.name] == nil {
+            if raw.hasPrefix(">") {
+                alarm.append(String(raw.dropFirst()))
+            } else if let l = try? ContentLine(parsing: raw, number: 0), mappedNames.contains(l.name), templates[l.name] == nil {
                 templates[l.name] = l
             } else {
                 rest.append(raw)
@@ -305,6 +316,7 @@ public struct ICalWriter {
                 lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(remind))
             }
             if let r = e.reminded { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(r)) }
+            lines += alarm
             lines.append("END:VALARM")
         }
         lines.append("END:VTODO")
