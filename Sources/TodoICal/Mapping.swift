@@ -20,7 +20,7 @@ let mappedNames: Set<String> = [
 let mappedParameters: Set<String> = ["VALUE", "TZID"]
 
 /// Reads VTODOs into export-document entries.
-public struct ICalReader {
+public struct ICalReader: Sendable {
     /// The zone floating times and dates are read in (the user's), and its IANA name (the
     /// `zone` of todos that name none).
     public var zone: ZoneInfo
@@ -220,7 +220,7 @@ public struct ICalReader {
 }
 
 /// Writes export-document entries as VTODOs.
-public struct ICalWriter {
+public struct ICalWriter: Sendable {
     public var tzdir: String?
 
     public init(tzdir: String? = nil) { self.tzdir = tzdir }
