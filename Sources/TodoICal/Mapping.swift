@@ -193,7 +193,7 @@ public struct ICalReader: Sendable {
             kept.append(ruleLine.raw)  // todod needs a due date to recur on
         }
         let createdAt = created ?? modified ?? stamp ?? now
-        var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? self.zoneName
+        var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
         if zone?.isEmpty == true { zone = nil }
         let entry = ExportDocument.Entry(
             title: title, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: due?.0,
