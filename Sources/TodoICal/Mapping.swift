@@ -235,6 +235,29 @@ public struct ICalWriter: Sendable {
         return out + ContentLines.fold("END:VCALENDAR")
     }
 
+    /// Kept lines that cannot break the file they go into (an `ical` member may come from any
+    /// JSON document): each a content line without control characters, components balanced and
+    /// never a VCALENDAR or VTODO; anything else is left out.
+    static func wellFormed(_ lines: [String]) -> [String] {
+        var out: [String] = []
+        var open: [String] = []
+        for raw in lines {
+            guard !raw.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
+                  let l = try? ContentLine(parsing: raw, number: 0) else { continue }
+            let name = l.value.uppercased()
+            if l.name == "BEGIN" {
+                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name) else { continue }
+                open.append(name)
+            } else if l.name == "END" {
+                guard open.last == name else { continue }
+                open.removeLast()
+            }
+            out.append(raw)
+        }
+        for name in open.reversed() { out.append("END:" + name) }
+        return out
+    }
+
     /// The unfolded lines of one VTODO.
     public func vtodo(_ e: ExportDocument.Entry, sortOrder: Int) -> [String] {
         // Kept lines: mapped properties among them lend their parameters (and, where consistent,
@@ -305,7 +328,7 @@ public struct ICalWriter: Sendable {
         }
         if let z = e.zone { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
-        lines += rest
+        lines += Self.wellFormed(rest)
         if let remind = e.remind {
             lines.append("BEGIN:VALARM")
             lines.append("ACTION:DISPLAY")
@@ -316,7 +339,7 @@ public struct ICalWriter: Sendable {
                 lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(remind))
             }
             if let r = e.reminded { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(r)) }
-            lines += alarm
+            lines += Self.wellFormed(alarm)
             lines.append("END:VALARM")
         }
         lines.append("END:VTODO")

@@ -127,6 +127,17 @@ import TodoTime
         #expect(!closed.contains("STATUS:IN-PROCESS"))
     }
 
+    /// An `ical` member from a JSON document cannot break the VTODO it is written into.
+    @Test func keptLinesCannotBreakTheFile() throws {
+        var e = Self.entries[3]
+        e.ical = "END:VTODO\nBEGIN:VTODO\nSUMMARY:injected\nBEGIN:X-OPEN\nX-A:1\nnot a line\nX-BELL:\u{07}\nEND:VCALENDAR"
+        let text = ICalWriter().calendar([e])
+        let items = try Self.reader.items(Array(text.utf8))
+        #expect(items.count == 1)
+        #expect(items[0].entry.title == "Old thing")
+        #expect(items[0].entry.ical == "BEGIN:X-OPEN\nX-A:1\nEND:X-OPEN")  // SUMMARY:injected only lends parameters
+    }
+
     // MARK: - Files other programs write (Golden/foreign/README.md)
 
     static func document(_ name: String) throws -> ExportDocument {
