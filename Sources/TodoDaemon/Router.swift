@@ -298,12 +298,19 @@ struct Router {
             if before.name != category.name { events.append(.category(.categoryRenamed, category, oldName: before.name)) }
             if before.position != category.position { events.append(.category(.categoryMoved, category)) }
         }
-        var byType: [(EventType, [Todo])] = [(.todoAdded, []), (.todoUpdated, []), (.todoCompleted, []), (.todoReopened, [])]
+        var byType: [(EventType, [Todo])] = [(.todoAdded, []), (.todoUpdated, []), (.todoCompleted, []), (.todoReopened, []), (.todoMoved, [])]
+        // What a todo is without its place in the order: equal for one that only moved.
+        func placeless(_ t: Todo) -> Todo { var t = t; t.position = nil; t.updated = t.created; t.revision = 0; return t }
         for todo in r.todos {
             let type: EventType
-            if let before = r.todosBefore[todo.id] {
+            if var before = r.todosBefore[todo.id] {
+                before.revision = todo.revision  // a renumbered order key alone is no event
                 guard before != todo else { continue }
-                type = before.done == todo.done ? .todoUpdated : (todo.done ? .todoCompleted : .todoReopened)
+                if before.done != todo.done {
+                    type = todo.done ? .todoCompleted : .todoReopened
+                } else {
+                    type = placeless(before) == placeless(todo) ? .todoMoved : .todoUpdated
+                }
             } else {
                 type = .todoAdded
             }

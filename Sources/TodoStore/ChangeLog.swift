@@ -5,10 +5,15 @@ import TodoCore
 /// `changes` holds one row per committed change (one client request that changed something):
 /// its store-wide `seq` (AUTOINCREMENT: strictly increasing, never reused, not even after
 /// pruning), instant, kind, a short description, and where it stands for undo (`state`: 'done'
-/// can be undone, 'undone' can be redone, NULL neither). `change_rows` holds, in the order they
-/// were written, the rows the change touched: the image before and after (`ChangeLog.todoImage`,
-/// `categoryImage`: JSON arrays of every stored column; NULL before an insert or after a delete).
-/// The images are written by triggers (`ChangeLog.triggers`) in the change's own transaction.
+/// can be undone, 'undone' can be redone, NULL neither), and the range of `change_rows`
+/// (`first_n`...`last_n`) it wrote. `change_rows` holds, in the order they were written (its
+/// AUTOINCREMENT `n`, so one change's rows are one range), the rows the change touched: the stored row before it (`b_*`, when
+/// `has_before`) and after it (`a_*`, when `has_after`), every column of `todos` (a category's
+/// row uses `id`, `title` for its name, `title_key` for its `name_key`, `rank` and `created`).
+/// Plain columns, not JSON: a trigger copies `NEW.*` as it is, which costs little on every add;
+/// and no index: each add touches three b-trees of the log (`changes`, `change_rows` and
+/// `sqlite_sequence`), one page each per commit.
+/// The rows are written by triggers (`ChangeLog.triggers`) in the change's own transaction.
 let changeLogMigration = Migration(id: 8, name: "change log and todo revisions", sql: """
     ALTER TABLE todos ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
     CREATE TABLE changes (
@@ -16,18 +21,24 @@ let changeLogMigration = Migration(id: 8, name: "change log and todo revisions",
         at          INTEGER NOT NULL,
         kind        TEXT    NOT NULL,
         description TEXT    NOT NULL,
-        state       TEXT    CHECK (state IN ('done', 'undone'))
+        state       TEXT    CHECK (state IN ('done', 'undone')),
+        first_n     INTEGER NOT NULL,
+        last_n      INTEGER NOT NULL
     );
-    CREATE INDEX changes_state ON changes(state, seq) WHERE state IS NOT NULL;
     CREATE TABLE change_rows (
-        n      INTEGER PRIMARY KEY,
-        seq    INTEGER NOT NULL,
-        tbl    TEXT    NOT NULL CHECK (tbl IN ('todo', 'category')),
-        row_id INTEGER NOT NULL,
-        before TEXT,
-        after  TEXT
+        n          INTEGER PRIMARY KEY AUTOINCREMENT,
+        tbl        TEXT    NOT NULL CHECK (tbl IN ('todo', 'category')),
+        row_id     INTEGER NOT NULL,
+        has_before INTEGER NOT NULL,
+        has_after  INTEGER NOT NULL,
+        b_id, b_title, b_title_key, b_notes, b_search_key, b_category_id, b_due, b_remind,
+        b_reminded, b_done, b_completed, b_rank, b_created, b_updated, b_uid, b_priority, b_tags,
+        b_zone, b_all_day, b_due_end, b_recur_rule, b_recur_from, b_revision,
+        a_id, a_title, a_title_key, a_notes, a_search_key, a_category_id, a_due, a_remind,
+        a_reminded, a_done, a_completed, a_rank, a_created, a_updated, a_uid, a_priority, a_tags,
+        a_zone, a_all_day, a_due_end, a_recur_rule, a_recur_from, a_revision,
+        CHECK (has_before IN (0, 1) AND has_after IN (0, 1))
     );
-    CREATE INDEX change_rows_seq ON change_rows(seq);
     """)
 
 /// What kind of change a log entry records.
@@ -76,21 +87,20 @@ package struct LogRetention: Sendable {
 
 /// The triggers and row images of the log.
 enum ChangeLog {
-    /// The stored columns of a todo, in image order (a todo image is a JSON array of them).
+    /// The stored columns of a todo: `change_rows` has each as `b_NAME` and `a_NAME`.
     static let todoColumns = [
         "id", "title", "title_key", "notes", "search_key", "category_id", "due", "remind", "reminded", "done",
         "completed", "rank", "created", "updated", "uid", "priority", "tags", "zone", "all_day", "due_end",
         "recur_rule", "recur_from", "revision",
     ]
-    /// The stored columns of a category in image order (its counts are kept by triggers).
-    static let categoryColumns = ["id", "name", "name_key", "rank", "created"]
+    /// The stored columns of a category (its counts are kept by triggers), and the `change_rows`
+    /// columns (after the prefix) that hold them.
+    static let categoryColumns: [(column: String, image: String)] = [
+        ("id", "id"), ("name", "title"), ("name_key", "title_key"), ("rank", "rank"), ("created", "created"),
+    ]
 
-    static func image(_ columns: [String], _ row: String) -> String {
-        "json_array(" + columns.map { "\(row).\($0)" }.joined(separator: ", ") + ")"
-    }
-
-    /// The seq the change being written will get.
-    static let nextSeqSQL = "(SELECT coalesce(max(seq), 0) + 1 FROM main.sqlite_sequence WHERE name = 'changes')"
+    /// The `change_rows` of change `?1`: a range of `n`.
+    static let rowsOf = "n BETWEEN (SELECT first_n FROM changes WHERE seq = ?1) AND (SELECT last_n FROM changes WHERE seq = ?1)"
 
     /// The triggers that write `change_rows`: TEMP triggers of the connection (made when the store
     /// opens, so a store opened without the log writes none). A todo update that only records a
@@ -98,28 +108,39 @@ enum ChangeLog {
     static var triggers: String {
         let todoChanged = todoColumns.filter { $0 != "reminded" }.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         let categoryChanged = ["name", "name_key", "rank"].map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
-        func insert(_ table: String, _ before: String, _ after: String, id: String) -> String {
-            "INSERT INTO change_rows (seq, tbl, row_id, before, after) VALUES (\(nextSeqSQL), '\(table)', \(id), \(before), \(after));"
+        /// The INSERT of one `change_rows` row: the `before` and/or `after` image ("OLD", "NEW").
+        func insert(_ table: String, before: String?, after: String?) -> String {
+            let pairs: [(String, String)] = table == "todo"
+                ? todoColumns.map { ($0, $0) }
+                : categoryColumns.map { ($0.image, $0.column) }
+            var names = ["tbl", "row_id", "has_before", "has_after"]
+            var values = ["'\(table)'", "\(after ?? before!).id", before == nil ? "0" : "1", after == nil ? "0" : "1"]
+            for (prefix, row) in [("b", before), ("a", after)] {
+                guard let row else { continue }
+                names += pairs.map { "\(prefix)_\($0.0)" }
+                values += pairs.map { "\(row).\($0.1)" }
+            }
+            return "INSERT INTO change_rows (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));"
         }
         return """
             CREATE TEMP TRIGGER IF NOT EXISTS log_todo_insert AFTER INSERT ON main.todos BEGIN
-                \(insert("todo", "NULL", image(todoColumns, "NEW"), id: "NEW.id"))
+                \(insert("todo", before: nil, after: "NEW"))
             END;
             CREATE TEMP TRIGGER IF NOT EXISTS log_todo_update AFTER UPDATE ON main.todos WHEN \(todoChanged) BEGIN
-                \(insert("todo", image(todoColumns, "OLD"), image(todoColumns, "NEW"), id: "NEW.id"))
+                \(insert("todo", before: "OLD", after: "NEW"))
             END;
             CREATE TEMP TRIGGER IF NOT EXISTS log_todo_delete AFTER DELETE ON main.todos BEGIN
-                \(insert("todo", image(todoColumns, "OLD"), "NULL", id: "OLD.id"))
+                \(insert("todo", before: "OLD", after: nil))
             END;
             CREATE TEMP TRIGGER IF NOT EXISTS log_category_insert AFTER INSERT ON main.categories BEGIN
-                \(insert("category", "NULL", image(categoryColumns, "NEW"), id: "NEW.id"))
+                \(insert("category", before: nil, after: "NEW"))
             END;
             CREATE TEMP TRIGGER IF NOT EXISTS log_category_update AFTER UPDATE OF name, name_key, rank ON main.categories
                 WHEN \(categoryChanged) BEGIN
-                \(insert("category", image(categoryColumns, "OLD"), image(categoryColumns, "NEW"), id: "NEW.id"))
+                \(insert("category", before: "OLD", after: "NEW"))
             END;
             CREATE TEMP TRIGGER IF NOT EXISTS log_category_delete AFTER DELETE ON main.categories BEGIN
-                \(insert("category", image(categoryColumns, "OLD"), "NULL", id: "OLD.id"))
+                \(insert("category", before: "OLD", after: nil))
             END;
             """
     }
@@ -134,10 +155,6 @@ enum ChangeLog {
         ids.prefix(10).map(String.init).joined(separator: ", ") + (ids.count > 10 ? ", …" : "")
     }
 
-    /// JSON path of column `name` in an image of `columns`.
-    static func path(_ columns: [String], _ name: String) -> String {
-        "'$[\(columns.firstIndex(of: name)!)]'"
-    }
 }
 
 // MARK: - Writing the log
@@ -160,34 +177,47 @@ extension StoreTransaction {
     /// - Returns: the change's seq, or nil when nothing changed.
     @discardableResult
     func recordChange(_ kind: ChangeKind, _ description: @autoclosure () -> String) throws(TodoError) -> Int64? {
-        let next = try connection.scalar("SELECT \(ChangeLog.nextSeqSQL)")
-        guard try connection.firstRow("SELECT 1 FROM change_rows WHERE seq = ? LIMIT 1", [.integer(next)], { _ in true }) != nil else {
-            return nil
-        }
+        // One statement: the newest row written, and the newest change (kind, last row) if any.
+        let (lastRow, previousLast, previousKind) = try connection.firstRow("""
+            SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0),
+                   (SELECT last_n FROM changes ORDER BY seq DESC LIMIT 1), (SELECT kind FROM changes ORDER BY seq DESC LIMIT 1)
+            """) { ($0.int64(0), $0.optionalInt64(1) ?? 0, $0.optionalText(2)) } ?? (0, 0, nil)
+        guard lastRow > previousLast else { return nil }
         let ordinary = kind != .undo && kind != .redo
-        if ordinary { try connection.run("UPDATE changes SET state = NULL WHERE state = 'undone'") }
-        try connection.run("INSERT INTO changes (seq, at, kind, description, state) VALUES (?, ?, ?, ?, ?)", [
-            .integer(next), .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
+        // Only after an undo or redo can anything be undone; all of it is newer than every `done`.
+        if ordinary, previousKind == ChangeKind.undo.rawValue || previousKind == ChangeKind.redo.rawValue {
+            try connection.run("UPDATE changes SET state = NULL WHERE seq > \(Self.newestDone) AND state = 'undone'")
+        }
+        try connection.run("INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (?, ?, ?, ?, ?, ?)", [
+            .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
+            .integer(previousLast + 1), .integer(lastRow),
         ])
+        let next = connection.lastInsertRowID
         try prune(latest: next)
         return next
     }
+
+    /// The seq of the newest change undo may take (0 when none): walked back from the newest.
+    static let newestDone = "coalesce((SELECT seq FROM changes WHERE state = 'done' ORDER BY seq DESC LIMIT 1), 0)"
 
     /// One bounded step of pruning: removes changes older than both the last `retention.changes`
     /// and `retention.ageUsec`, at most `retention.rowsPerCommit` images and 16 changes at a time.
     func prune(latest: Int64) throws(TodoError) {
         var budget = retention.rowsPerCommit
         for _ in 0..<16 where budget > 0 {
-            guard let oldest = try connection.firstRow("SELECT seq, at FROM changes ORDER BY seq LIMIT 1", [], { ($0.int64(0), $0.int64(1)) }),
-                  oldest.0 <= latest - retention.changes, oldest.1 < now.usec - retention.ageUsec
+            guard let oldest = try connection.firstRow("SELECT seq, at, first_n, last_n FROM changes ORDER BY seq LIMIT 1", [], {
+                      (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3))
+                  }),
+                  oldest.seq <= latest - retention.changes, oldest.at < now.usec - retention.ageUsec
             else { return }
             // A change pruned in part can no longer be undone or redone.
-            try connection.run("UPDATE changes SET state = NULL WHERE seq = ? AND state IS NOT NULL", [.integer(oldest.0)])
-            try connection.run("DELETE FROM change_rows WHERE n IN (SELECT n FROM change_rows WHERE seq = ? ORDER BY n LIMIT ?)",
-                               [.integer(oldest.0), .integer(Int64(budget))])
+            try connection.run("UPDATE changes SET state = NULL WHERE seq = ? AND state IS NOT NULL", [.integer(oldest.seq)])
+            try connection.run("DELETE FROM change_rows WHERE n IN (SELECT n FROM change_rows WHERE n BETWEEN ? AND ? ORDER BY n LIMIT ?)",
+                               [.integer(oldest.first), .integer(oldest.last), .integer(Int64(budget))])
             budget -= Int(connection.changes)
-            if try connection.firstRow("SELECT 1 FROM change_rows WHERE seq = ? LIMIT 1", [.integer(oldest.0)], { _ in true }) == nil {
-                try connection.run("DELETE FROM changes WHERE seq = ?", [.integer(oldest.0)])
+            if try connection.firstRow("SELECT 1 FROM change_rows WHERE n BETWEEN ? AND ? LIMIT 1",
+                                       [.integer(oldest.first), .integer(oldest.last)], { _ in true }) == nil {
+                try connection.run("DELETE FROM changes WHERE seq = ?", [.integer(oldest.seq)])
             }
         }
     }
@@ -218,10 +248,8 @@ extension StoreTransaction {
     /// The todos change `seq` touched, in the order first touched; `deleted` when the change
     /// left the todo deleted.
     package func touchedTodos(_ seq: Int64) throws(TodoError) -> [TouchedTodo] {
-        let uid = ChangeLog.path(ChangeLog.todoColumns, "uid")
         let rows = try connection.rows("""
-            SELECT row_id, coalesce(json_extract(after, \(uid)), json_extract(before, \(uid))), after IS NULL
-            FROM change_rows WHERE seq = ? AND tbl = 'todo' ORDER BY n
+            SELECT row_id, coalesce(a_uid, b_uid), has_after = 0 FROM change_rows WHERE \(ChangeLog.rowsOf) AND tbl = 'todo' ORDER BY n
             """, [.integer(seq)]) { TouchedTodo(id: $0.int64(0), uid: $0.text(1), deleted: $0.bool(2)) }
         var order: [Int64] = []
         var last: [Int64: TouchedTodo] = [:]
@@ -234,7 +262,7 @@ extension StoreTransaction {
 
     /// The ids of the categories change `seq` touched, and whether it left each deleted.
     package func touchedCategories(_ seq: Int64) throws(TodoError) -> [(id: Int64, deleted: Bool)] {
-        let rows = try connection.rows("SELECT row_id, after IS NULL FROM change_rows WHERE seq = ? AND tbl = 'category' ORDER BY n",
+        let rows = try connection.rows("SELECT row_id, has_after = 0 FROM change_rows WHERE \(ChangeLog.rowsOf) AND tbl = 'category' ORDER BY n",
                                        [.integer(seq)]) { ($0.int64(0), $0.bool(1)) }
         var order: [Int64] = []
         var last: [Int64: Bool] = [:]
@@ -289,8 +317,8 @@ extension StoreTransaction {
     private func reverse(redo: Bool, steps: Int) throws(TodoError) -> Reversal {
         guard steps >= 1, steps <= 10_000 else { throw TodoError.invalid("steps", "must be 1 to 10000") }
         let pick = redo
-            ? "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'undone' ORDER BY seq LIMIT 1"
-            : "SELECT seq, description FROM changes INDEXED BY changes_state WHERE state = 'done' ORDER BY seq DESC LIMIT 1"
+            ? "SELECT seq, description FROM changes WHERE seq > \(Self.newestDone) AND state = 'undone' ORDER BY seq LIMIT 1"
+            : "SELECT seq, description FROM changes WHERE state = 'done' ORDER BY seq DESC LIMIT 1"
         var done: [(seq: Int64, description: String)] = []
         var todosBefore: [Int64: Todo] = [:]
         var categoriesBefore: [Int64: Category] = [:]
@@ -299,7 +327,7 @@ extension StoreTransaction {
         let allCategories = try categories()
         for _ in 0..<steps {
             guard let target = try connection.firstRow(pick, [], { ($0.int64(0), $0.text(1)) }) else { break }
-            for (table, id) in try connection.rows("SELECT tbl, row_id FROM change_rows WHERE seq = ? ORDER BY n", [.integer(target.0)], {
+            for (table, id) in try connection.rows("SELECT tbl, row_id FROM change_rows WHERE \(ChangeLog.rowsOf) ORDER BY n", [.integer(target.0)], {
                 ($0.text(0), $0.int64(1))
             }) {
                 if table == "todo" {
@@ -337,8 +365,10 @@ extension StoreTransaction {
     /// ones after it, first row first (redo).
     func apply(_ seq: Int64, forward: Bool) throws(TodoError) {
         let rows = try connection.rows(
-            "SELECT tbl, row_id, before, after FROM change_rows WHERE seq = ? ORDER BY n \(forward ? "ASC" : "DESC")",
-            [.integer(seq)]) { ($0.text(0), $0.int64(1), $0.optionalText(forward ? 3 : 2)) }
+            "SELECT tbl, row_id, n, \(forward ? "has_after" : "has_before") FROM change_rows WHERE \(ChangeLog.rowsOf) ORDER BY n \(forward ? "ASC" : "DESC")",
+            [.integer(seq)]) { s -> (String, Int64, (n: Int64, prefix: String)?) in
+            (s.text(0), s.int64(1), s.bool(3) ? (n: s.int64(2), prefix: forward ? "a" : "b") : nil)
+        }
         var categoryIDs = Set<Int64>()
         for (table, id, image) in rows {
             if table == "todo" {
@@ -364,62 +394,65 @@ extension StoreTransaction {
         }
     }
 
-    private func applyTodo(_ id: Int64, _ image: String?) throws(TodoError) {
+    private func applyTodo(_ id: Int64, _ image: (n: Int64, prefix: String)?) throws(TodoError) {
         let columns = ChangeLog.todoColumns
         guard let image else {
             try connection.run("DELETE FROM todos WHERE id = ?", [.integer(id)])
             return
         }
+        let p = image.prefix
         let current = try connection.firstRow("SELECT tags FROM todos WHERE id = ?", [.integer(id)]) { $0.optionalText(0) }
-        let tagsPath = ChangeLog.path(columns, "tags")
-        let tags = try connection.firstRow("SELECT json_extract(?, \(tagsPath))", [.text(image)]) { $0.optionalText(0) } ?? nil
+        let tags = try connection.firstRow("SELECT \(p)_tags FROM change_rows WHERE n = ?", [.integer(image.n)]) { $0.optionalText(0) } ?? nil
         if let current {
             // A reminder delivered since stays delivered while it is still the same reminder.
-            let sets = columns.filter { !["id", "reminded", "revision"].contains($0) }
-                .map { "\($0) = json_extract(?1, \(ChangeLog.path(columns, $0)))" }.joined(separator: ", ")
+            let set = columns.filter { !["id", "reminded", "revision"].contains($0) }
             try connection.run("""
-                UPDATE todos SET \(sets),
-                    reminded = CASE WHEN reminded IS NOT NULL AND remind IS json_extract(?1, \(ChangeLog.path(columns, "remind")))
-                        THEN reminded ELSE json_extract(?1, \(ChangeLog.path(columns, "reminded"))) END,
+                UPDATE todos SET (\(set.joined(separator: ", "))) =
+                    (SELECT \(set.map { "\(p)_\($0)" }.joined(separator: ", ")) FROM change_rows WHERE n = ?1),
+                    reminded = CASE WHEN reminded IS NOT NULL AND remind IS (SELECT \(p)_remind FROM change_rows WHERE n = ?1)
+                        THEN reminded ELSE (SELECT \(p)_reminded FROM change_rows WHERE n = ?1) END,
                     revision = revision + 1
                 WHERE id = ?2
-                """, [.text(image), .integer(id)])
+                """, [.integer(image.n), .integer(id)])
             if current != tags { try writeTags(id, TagColumn.tags(tags), replacing: true) }
         } else {
             // The todo as it was when last deleted: a reminder delivered before that stays delivered.
             let last = try connection.firstRow(
-                "SELECT before FROM change_rows WHERE row_id = ? AND tbl = 'todo' AND after IS NULL ORDER BY n DESC LIMIT 1",
-                [.integer(id)]) { $0.optionalText(0) } ?? nil
-            let remind = ChangeLog.path(columns, "remind"), reminded = ChangeLog.path(columns, "reminded")
+                "SELECT n FROM change_rows WHERE row_id = ? AND tbl = 'todo' AND has_after = 0 ORDER BY n DESC LIMIT 1",
+                [.integer(id)]) { $0.int64(0) }
             let values = columns.map { name in
                 switch name {
-                case "revision": "json_extract(?1, \(ChangeLog.path(columns, name))) + 1"
-                case "reminded": """
-                    CASE WHEN json_extract(?2, \(reminded)) IS NOT NULL AND json_extract(?2, \(remind)) IS json_extract(?1, \(remind))
-                        THEN json_extract(?2, \(reminded)) ELSE json_extract(?1, \(reminded)) END
-                    """
-                default: "json_extract(?1, \(ChangeLog.path(columns, name)))"
+                case "revision": "r.\(p)_revision + 1"
+                case "reminded": "CASE WHEN d.b_reminded IS NOT NULL AND d.b_remind IS r.\(p)_remind THEN d.b_reminded ELSE r.\(p)_reminded END"
+                default: "r.\(p)_\(name)"
                 }
             }
-            try connection.run("INSERT INTO todos (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-                               [.text(image), .optional(last)])
+            try connection.run("""
+                INSERT INTO todos (\(columns.joined(separator: ", ")))
+                SELECT \(values.joined(separator: ", ")) FROM change_rows r LEFT JOIN change_rows d ON d.n = ?2 WHERE r.n = ?1
+                """, [.integer(image.n), .optional(last)])
             try writeTags(id, TagColumn.tags(tags), replacing: true)
         }
     }
 
-    private func applyCategory(_ id: Int64, _ image: String?) throws(TodoError) {
-        let columns = ChangeLog.categoryColumns
+    private func applyCategory(_ id: Int64, _ image: (n: Int64, prefix: String)?) throws(TodoError) {
         guard let image else {
             try connection.run("DELETE FROM categories WHERE id = ?", [.integer(id)])
             return
         }
+        let columns = ChangeLog.categoryColumns
+        let images = columns.map { "\(image.prefix)_\($0.image)" }
         if try connection.firstRow("SELECT 1 FROM categories WHERE id = ?", [.integer(id)], { _ in true }) != nil {
-            let sets = columns.filter { $0 != "id" }.map { "\($0) = json_extract(?1, \(ChangeLog.path(columns, $0)))" }
-            try connection.run("UPDATE categories SET \(sets.joined(separator: ", ")) WHERE id = ?2", [.text(image), .integer(id)])
+            try connection.run("""
+                UPDATE categories SET (\(columns.dropFirst().map(\.column).joined(separator: ", "))) =
+                    (SELECT \(images.dropFirst().joined(separator: ", ")) FROM change_rows WHERE n = ?1)
+                WHERE id = ?2
+                """, [.integer(image.n), .integer(id)])
         } else {
-            let values = columns.map { "json_extract(?1, \(ChangeLog.path(columns, $0)))" }
-            try connection.run("INSERT INTO categories (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-                               [.text(image)])
+            try connection.run("""
+                INSERT INTO categories (\(columns.map(\.column).joined(separator: ", ")))
+                SELECT \(images.joined(separator: ", ")) FROM change_rows WHERE n = ?1
+                """, [.integer(image.n)])
         }
     }
 }

@@ -50,6 +50,8 @@ enum LogBench {
                 let path = dir.file("size-\(edits)-\(changeLog).db")
                 let s = try TodoStore(path: path, changeLog: changeLog)
                 if edits { try s.write { tx in for i in 0..<1000 { _ = try tx.add(NewTodo(title: "todo \(i)")) } } }
+                let t0 = Measure.now()
+                defer { print(String(format: "  %d %@ in transactions of 1000, log %@: %.1f µs each", changes, label, changeLog ? "on" : "off", (Measure.now() - t0) / Double(changes) * 1e6)) }
                 for batch in stride(from: 0, to: changes, by: 1000) {
                     try s.write { tx in
                         for i in batch..<min(batch + 1000, changes) {
