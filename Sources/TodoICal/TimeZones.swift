@@ -149,7 +149,8 @@ struct VTimeZone {
         return locals.map { ($0 - o.from, o.to) }
     }
 
-    /// UTC seconds of local seconds `local` (in a gap or overlap, the offset before the change).
+    /// UTC seconds of local seconds `local`: in an overlap the earlier instant, in a gap the local
+    /// time read with the offset before it (as `LocalTime.instant` does for IANA zones).
     func utcSeconds(local: Int64) -> Int64 {
         let year = Instant.civil(days: local / 86_400).year
         var all: [(utc: Int64, to: Int64)] = []
@@ -160,9 +161,9 @@ struct VTimeZone {
             let earliest = observances.min { $0.start < $1.start }!
             return earliest.from
         }
-        for candidate in Set(all.map(\.to) + observances.map(\.from)).sorted() {
+        for candidate in Set(all.map(\.to) + observances.map(\.from)).sorted(by: >) {
             if offset(at: local - candidate) == candidate { return local - candidate }
         }
-        return local - offset(at: local)
+        return local - offset(at: local - 86_400)
     }
 }

@@ -66,8 +66,11 @@ import TodoTestSupport
         #expect(second["added"] == 0 && second["updated"] == 0 && second["unchanged"] == 4)
         #expect(try self.seq(b) == seq)
         #expect(try state(b) == state(a))
-        // Standard input works too, and so does a file without a .ics name.
+        // Standard input works too; the JSON export goes to a file as well.
         #expect(try json(b, ["import", "-"], input: stdout)["unchanged"] == 4)
+        let jsonFile = a.directory.file("todos.json")
+        #expect(try json(a, ["export", "--output", jsonFile]) == ["todos": 4, "path": .string(jsonFile)])
+        #expect(try json(a, ["import", jsonFile])["unchanged"] == 4)
     }
 
     /// One file per todo, named by a safe uid or else by the uid in hex (never a path from a uid);

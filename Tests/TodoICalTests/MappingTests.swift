@@ -229,6 +229,65 @@ import TodoTime
         #expect(ICalWriter().vtodo(t, sortOrder: 1).contains("PRIORITY:4"))
     }
 
+    /// A TZID that only the file's VTIMEZONE explains (an Outlook-style name): standard and
+    /// daylight time from its yearly rules, the local time in the spring gap read with the offset
+    /// before it; a TZID naming an IANA zone inside a prefixed name.
+    @Test func vtimezoneRules() throws {
+        let text = """
+            BEGIN:VCALENDAR
+            BEGIN:VTIMEZONE
+            TZID:W. Europe Standard Time
+            BEGIN:STANDARD
+            DTSTART:16011028T030000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10
+            TZOFFSETFROM:+0200
+            TZOFFSETTO:+0100
+            END:STANDARD
+            BEGIN:DAYLIGHT
+            DTSTART:16010325T020000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3
+            TZOFFSETFROM:+0100
+            TZOFFSETTO:+0200
+            END:DAYLIGHT
+            END:VTIMEZONE
+            BEGIN:VTODO
+            UID:winter
+            SUMMARY:winter
+            DUE;TZID=W. Europe Standard Time:20260115T090000
+            END:VTODO
+            BEGIN:VTODO
+            UID:summer
+            SUMMARY:summer
+            DUE;TZID="W. Europe Standard Time":20260715T090000
+            END:VTODO
+            BEGIN:VTODO
+            UID:gap
+            SUMMARY:gap
+            DUE;TZID=W. Europe Standard Time:20260329T023000
+            END:VTODO
+            BEGIN:VTODO
+            UID:overlap
+            SUMMARY:overlap
+            DUE;TZID=W. Europe Standard Time:20261025T023000
+            END:VTODO
+            BEGIN:VTODO
+            UID:prefixed
+            SUMMARY:prefixed
+            DUE;TZID=/mozilla.org/20050126_1/Europe/Berlin:20260715T090000
+            END:VTODO
+            END:VCALENDAR
+
+            """
+        let due = Dictionary(uniqueKeysWithValues: try Self.reader.items(Array(text.utf8)).map { ($0.entry.uid!, $0.entry) })
+        #expect(due["winter"]?.due == Self.at("2026-01-15T08:00:00Z"))
+        #expect(due["summer"]?.due == Self.at("2026-07-15T07:00:00Z"))
+        #expect(due["gap"]?.due == Self.at("2026-03-29T01:30:00Z"))
+        #expect(due["overlap"]?.due == Self.at("2026-10-25T00:30:00Z"))  // the earlier of the two
+        #expect(due["winter"]?.zone == "Asia/Tokyo")  // no IANA name: the user's zone
+        #expect(due["prefixed"]?.due == Self.at("2026-07-15T07:00:00Z"))
+        #expect(due["prefixed"]?.zone == "Europe/Berlin")
+    }
+
     // MARK: - Malformed files
 
     @Test(arguments: [
