@@ -1,3 +1,4 @@
+import TodoCalendar
 import TodoCore
 import TodoICal
 import TodoPosix
@@ -24,7 +25,7 @@ enum ICalFiles {
         }
         guard isICalendar(bytes) else { return try CLI.readDocument(name, bytes) }
         do {
-            return JSON(ICalReader.document(try reader.items(bytes), exported: reader.now))
+            return JSON(ICalReader.document(usable(try reader.items(bytes)), exported: reader.now))
         } catch {
             throw .input("\(name): \(error)")
         }
@@ -51,7 +52,21 @@ enum ICalFiles {
             do { bytes = try Files.contents(of: file) } catch { throw .input("cannot read \(file): \(error.reason)") }
             do { items += try reader.items(bytes) } catch { throw .input("\(file): \(error)") }
         }
-        return JSON(ICalReader.document(items, exported: reader.now))
+        return JSON(ICalReader.document(usable(items), exported: reader.now))
+    }
+
+    /// `items` with every RRULE todod cannot follow (outside docs/RECURRENCE.md, such as
+    /// `FREQ=HOURLY`) turned into a kept line: the todo imports as a one-off todo and the rule
+    /// goes back out unchanged with the next export, instead of one foreign rule refusing the
+    /// whole import.
+    static func usable(_ items: [ICalReader.Item]) -> [ICalReader.Item] {
+        items.map { item in
+            guard let rule = item.entry.recurrence?.rule, (try? RecurrenceRule(parsing: rule)) == nil else { return item }
+            var item = item
+            item.entry.recurrence = nil
+            item.entry.ical = (item.entry.ical.map { $0 + "\n" } ?? "") + "RRULE:" + rule
+            return item
+        }
     }
 
     /// The todos of an export answer, for the iCalendar writer.

@@ -325,6 +325,8 @@ public struct ICalWriter: Sendable {
         if let r = e.recurrence {
             put("RRULE", r.rule)
             if r.from == .completion { put("X-TODOD-RECUR-FROM", "COMPLETION") }
+        } else if let kept = templates["RRULE"] {
+            lines.append(kept.raw)  // a rule todod does not follow (no due date, or outside its subset)
         }
         if let z = e.zone { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))

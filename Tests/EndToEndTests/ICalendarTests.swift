@@ -147,6 +147,16 @@ import TodoTestSupport
         #expect(try run(d, ["export", "--format", "ics"]).stdout.contains("SEQUENCE:0\r\n"))
     }
 
+    /// A rule todod cannot follow does not refuse the import: the todo comes in as a one-off
+    /// todo and the rule goes back out unchanged.
+    @Test func anUnsupportedRuleIsKeptNotFollowed() throws {
+        let d = try DaemonProcess()
+        let file = "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:hourly\nSUMMARY:stretch\nDUE:20300101T090000Z\nRRULE:FREQ=HOURLY;INTERVAL=2\nEND:VTODO\nEND:VCALENDAR\n"
+        #expect(try json(d, ["import", "-"], input: file)["added"] == 1)
+        #expect(try json(d, ["show", "1"])["recurrence"] == .null)
+        #expect(try run(d, ["export", "--format", "ics"]).stdout.contains("\r\nRRULE:FREQ=HOURLY;INTERVAL=2\r\n"))
+    }
+
     @Test func exportUsageErrors() throws {
         let d = try DaemonProcess()
         let bad = try run(d, ["export", "--format", "xml"])

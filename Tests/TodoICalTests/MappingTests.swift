@@ -127,6 +127,15 @@ import TodoTime
         #expect(!closed.contains("STATUS:IN-PROCESS"))
     }
 
+    /// An RRULE without a DUE (todod recurs on its due date) is kept and written back as it was.
+    @Test func aRuleWithoutDueIsKept() throws {
+        let text = "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:r\nSUMMARY:r\nDTSTART:20260101T090000Z\nRRULE:FREQ=WEEKLY;BYDAY=MO\nEND:VTODO\nEND:VCALENDAR\n"
+        let e = try #require(try Self.reader.items(Array(text.utf8)).first?.entry)
+        #expect(e.recurrence == nil)
+        let out = ICalWriter().vtodo(e, sortOrder: 1)
+        #expect(out.filter { $0.hasPrefix("RRULE") } == ["RRULE:FREQ=WEEKLY;BYDAY=MO"])
+    }
+
     /// An `ical` member from a JSON document cannot break the VTODO it is written into.
     @Test func keptLinesCannotBreakTheFile() throws {
         var e = Self.entries[3]
