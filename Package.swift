@@ -34,7 +34,9 @@ let package = Package(
         .target(name: "TodoSystemd", dependencies: ["CSystemd", "TodoPosix"]),
         .target(name: "TodoTime", dependencies: ["TodoCore", "TodoPosix"]),
         .target(name: "TodoCalendar", dependencies: ["TodoCore", "TodoTime"]),
-        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar"]),
+        // RFC 5545 VTODO reader and writer and the todo <-> VTODO mapping (SPEC §9); no I/O.
+        .target(name: "TodoICal", dependencies: ["TodoCore", "TodoTime"]),
+        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar", "TodoICal"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
         // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
         .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoClient"]),
@@ -61,6 +63,7 @@ let package = Package(
         .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
                     exclude: ["Golden"]),
+        .testTarget(name: "TodoICalTests", dependencies: ["TodoCore", "TodoTime", "TodoICal"], exclude: ["Golden"]),
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
         .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoClient", "TodoSystemd", "TodoTestSupport"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport", "TodoTime", "TodoCalendar"]),

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoICal
 import TodoTime
 import TodoPosix
 import TodoProtocol
@@ -59,7 +60,8 @@ public enum CLI {
             // Local input first, so a bad file never needs the daemon.
             var document: JSON?
             if case .importFile(let path) = invocation.command {
-                document = try readDocument(path, readStdin: readStdin)
+                let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
+                document = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
 
             let transport: RPCTransport
@@ -71,7 +73,8 @@ public enum CLI {
                                     maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
             human.zoneName = zoneName()
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
-                let runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
+                var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
+                runner.tzdir = environment["TZDIR"]
                 try runner.run(invocation.command, document: document)
             }
             return exitOK
@@ -122,15 +125,8 @@ public enum CLI {
         }
     }
 
-    /// The JSON document of `import FILE|-`.
-    static func readDocument(_ path: String, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure) -> JSON {
-        let name = path == "-" ? "standard input" : path
-        let bytes: [UInt8]
-        do {
-            bytes = try path == "-" ? readStdin() : Files.contents(of: path)
-        } catch {
-            throw .input("cannot read \(name): \(error.reason)")
-        }
+    /// The JSON document of `import FILE|-` (`name` is the file's, or "standard input").
+    static func readDocument(_ name: String, _ bytes: [UInt8]) throws(CLIFailure) -> JSON {
         let document: JSON
         do {
             document = try JSON.parse(bytes)

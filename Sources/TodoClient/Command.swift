@@ -167,9 +167,10 @@ public enum Command: Equatable, Sendable {
     case watch(since: Int64? = nil)
     /// `status`.
     case status
-    /// `export [--format json]`.
-    case export
-    /// `import FILE|-`.
+    /// `export [--format json|ics] [--output FILE]`, `export --format vdir DIR`; `target` is the
+    /// file (nil: standard output) or the vdir directory.
+    case export(format: ExportFormat, target: String?)
+    /// `import FILE|DIR|-`: a JSON export, an iCalendar file or a vdir.
     case importFile(path: String)
     /// `undo [STEPS]`, `redo [STEPS]`.
     case undo(steps: Int, redo: Bool)
@@ -207,4 +208,14 @@ public struct UsageError: Error, Equatable, Sendable {
         self.message = message
         self.command = command
     }
+}
+
+/// What `export` writes.
+public enum ExportFormat: String, Sendable, Equatable, CaseIterable {
+    /// The export document (docs/PROTOCOL.md).
+    case json
+    /// One VCALENDAR with a VTODO per todo (docs/ICALENDAR.md).
+    case ics
+    /// A directory with one `.ics` file per todo, as vdirsyncer and todoman keep calendars.
+    case vdir
 }

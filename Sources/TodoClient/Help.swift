@@ -122,10 +122,15 @@ enum Help {
               summary: "Print live events from the daemon until interrupted, each with its change number (#SEQ).",
               options: [("--since SEQ", "first replay the events of the changes after SEQ, then go on live")]),
         Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, store id, counts and the next reminder."),
-        Entry(name: "export", synopsis: ["export [--format json]"], summary: "Write the whole store to stdout.",
-              options: [("--format json", "the output format (json is the only one)")]),
-        Entry(name: "import", synopsis: ["import FILE|-"],
-              summary: "Add everything in an export document, atomically; - reads it from stdin."),
+        Entry(name: "export", synopsis: ["export [--format json|ics] [--output FILE]", "export --format vdir DIR"],
+              summary: "Write the whole store: the JSON export document, one iCalendar file with a VTODO per todo,\n"
+                + "or a vdir (a directory with one .ics file per todo, as todoman and vdirsyncer keep them).",
+              options: [("--format F", "json (default), ics or vdir"),
+                        ("--output FILE", "write to FILE (replaced atomically) instead of stdout; not with vdir")]),
+        Entry(name: "import", synopsis: ["import FILE|DIR|-"],
+              summary: "Add everything in a JSON export, an iCalendar file (its VTODOs) or a vdir directory, atomically;\n"
+                + "- reads stdin. Todos are matched by uid: importing the same thing twice changes nothing.\n"
+                + "A malformed file is refused with its line number, and nothing is imported."),
         Entry(name: "undo", synopsis: ["undo [STEPS]", "undo --list [--limit N]"],
               summary: "Revert the most recent change (STEPS times), whoever made it; 'redo' applies it again.\n"
                 + "An undo is itself a change; a new change after it makes what was undone final.\n"

@@ -57,7 +57,7 @@ public struct Parser {
         "reminders": ["--since": .value, "--limit": .value],
         "agenda": ["--days": .value],
         "watch": ["--since": .value],
-        "export": ["--format": .value],
+        "export": ["--format": .value, "--output": .value],
         "undo": ["--list": .flag, "--limit": .value],
     ]
 
@@ -232,10 +232,18 @@ public struct Parser {
         case "watch": result = .watch(since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) })
         case "status": result = .status
         case "export":
-            if let format = args.value("--format"), format != "json" {
-                throw UsageError("unsupported export format \(quote(format)) for --format; the only format is json", command: name)
+            let raw = args.value("--format") ?? "json"
+            guard let format = ExportFormat(rawValue: raw) else {
+                throw UsageError("unsupported export format \(quote(raw)) for --format; the formats are json, ics and vdir", command: name)
             }
-            result = .export
+            if format == .vdir {
+                guard args.value("--output") == nil else {
+                    throw UsageError("--output is for json and ics; --format vdir writes into DIR", command: name)
+                }
+                result = .export(format: .vdir, target: try p.next("DIR"))
+            } else {
+                result = .export(format: format, target: args.value("--output"))
+            }
         case "import": result = .importFile(path: try p.next("FILE"))
         case "undo" where args.has("--list"):
             result = .history(limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })

@@ -1,4 +1,6 @@
 import TodoCore
+import TodoICal
+import TodoPosix
 import TodoProtocol
 import TodoTime
 
@@ -11,6 +13,8 @@ struct Runner {
     var out: (String) -> Void
     /// The time now, for output made later than the command started (`watch`).
     var clock: () -> Instant = { Instant.now() }
+    /// The tz database directory iCalendar exports read zones from (nil: the system's).
+    var tzdir: String?
 
     // MARK: - Plumbing
 
@@ -75,8 +79,7 @@ struct Runner {
             let result = try call(DaemonStatusParams())
             guard result.objectValue != nil else { throw Runner.bad("\(Method.daemonStatus.name) did not return an object") }
             if json { emit(result) } else { print(human.status(result)) }
-        case .export:
-            emit(try call(StoreExportParams()))
+        case .export(let format, let target): try export(format, target)
         case .importFile:
             guard let params = document?.objectValue else { throw .input("nothing to import") }
             // A document too long for one request line goes in parts on this connection; the
@@ -135,6 +138,37 @@ struct Runner {
         close()
         parts[parts.count - 1].more = false
         return parts
+    }
+
+    /// `export`: the document to stdout or a file, or iCalendar to stdout, a file or a vdir.
+    func export(_ format: ExportFormat, _ target: String?) throws(CLIFailure) {
+        let answer = try call(StoreExportParams())
+        let writer = ICalWriter(tzdir: tzdir)
+        let text: String
+        switch format {
+        case .json:
+            text = answer.serialized() + "\n"
+        case .ics:
+            text = writer.calendar(try ICalFiles.entries(answer))
+        case .vdir:
+            let entries = try ICalFiles.entries(answer)
+            try ICalFiles.writeVdir(entries, to: target ?? ".", writer: writer)
+            return report(entries.count, target ?? ".")
+        }
+        guard let target else { return out(text) }
+        do { try AtomicFile.write(target, Array(text.utf8), mode: 0o600) } catch {
+            throw .input("cannot write \(target): \(error.reason)")
+        }
+        report(answer["todos"]?.arrayValue?.count ?? 0, target)
+    }
+
+    /// What an export to a file or directory wrote: a line, or `{"todos": N, "path": P}` with --json.
+    private func report(_ count: Int, _ path: String) {
+        if json {
+            emit(.object(["todos": .int(Int64(count)), "path": .string(path)]))
+        } else {
+            print("Exported \(count) \(count == 1 ? "todo" : "todos") to \(Table.oneLine(path)).")
+        }
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {

@@ -27,14 +27,19 @@ public struct ExportDocument: Sendable, Equatable {
         public var zone: String?
         public var allDay: Bool
         public var recurrence: TodoRecurrence?
+        /// What an iCalendar import kept that todod does not model (unknown properties,
+        /// parameters and components of the VTODO, as unfolded content lines joined by `\n`),
+        /// written back into the VTODO by an iCalendar export (docs/ICALENDAR.md).
+        public var ical: String?
 
         public init(
             title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
             remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
             completed: Instant? = nil, created: Instant, updated: Instant, uid: String? = nil,
             priority: TodoPriority? = nil, tags: [String] = [], zone: String? = nil, allDay: Bool = false,
-            recurrence: TodoRecurrence? = nil
+            recurrence: TodoRecurrence? = nil, ical: String? = nil
         ) {
+            self.ical = ical
             self.uid = uid
             self.title = title
             self.notes = notes

@@ -64,6 +64,20 @@ package enum Files {
         return (UInt32(st.st_mode & 0o7777), st.st_uid)
     }
 
+    /// The names in directory `path` (without `.` and `..`), sorted by their bytes.
+    package static func entries(_ path: String) throws(PosixError) -> [String] {
+        guard let dir = opendir(path) else { throw PosixError("opendir \(path)", errno: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
     /// Creates `path` and any missing parents with `mode` (existing directories are left as they are).
     package static func makeDirectories(_ path: String, mode: mode_t) throws(PosixError) {
         var prefix = path.hasPrefix("/") ? "" : "."

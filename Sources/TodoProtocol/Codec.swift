@@ -21,13 +21,16 @@ extension JSON {
     /// The export document (see docs/PROTOCOL.md).
     public init(_ document: ExportDocument) {
         let todos: [JSON] = document.todos.map { e in
-            .object([
+            var o: JSONObject = [
                 "uid": JSON(e.uid), "title": .string(e.title), "notes": JSON(e.notes), "category": JSON(e.category),
                 "due": JSON(e.due), "remind": JSON(e.remind), "reminded": JSON(e.reminded), "done": .bool(e.done),
                 "completed": JSON(e.completed), "created": JSON(e.created), "updated": JSON(e.updated),
                 "priority": JSON(e.priority), "tags": JSON(e.tags), "zone": JSON(e.zone), "allDay": .bool(e.allDay),
                 "recurrence": JSON(e.recurrence),
-            ])
+            ]
+            // Only where an iCalendar import kept something (docs/PROTOCOL.md, docs/ICALENDAR.md).
+            if let ical = e.ical { o["ical"] = .string(ical) }
+            return .object(o)
         }
         self = .object([
             "format": .string(ExportDocument.format), "version": .int(Int64(ExportDocument.version)),
@@ -112,7 +115,8 @@ extension ExportDocument {
                     created: created, updated: try e.optionalInstant("updated") ?? created,
                     uid: try e.optionalString("uid"), priority: try e.optionalPriority("priority"),
                     tags: try e.strings("tags"), zone: try e.optionalString("zone"),
-                    allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence")))
+                    allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence"),
+                    ical: try e.optionalString("ical")))
                 _ = e.raw("id")
                 _ = e.raw("position")  // accepted for convenience; the import assigns its own
                 try e.finish()

@@ -4,9 +4,17 @@ extension StoreTransaction {
     /// The whole store: categories in category order, todos in manual order.
     package func export() throws(TodoError) -> ExportDocument {
         let todos = try connection.rows("SELECT \(todoColumns) ORDER BY t.rank", [], TodoRow.init)
+        // What iCalendar imports kept: few todos have it, so one lookup beside the main query.
+        let kept = Dictionary(try connection.rows("SELECT uid, ical_extra FROM todos WHERE ical_extra IS NOT NULL", []) {
+            ($0.text(0), $0.text(1))
+        }, uniquingKeysWith: { a, _ in a })
         return ExportDocument(
             categories: try categories().map(\.name),
-            todos: todos.map { ExportDocument.Entry($0.todo) },
+            todos: todos.map {
+                var entry = ExportDocument.Entry($0.todo)
+                entry.ical = kept[$0.todo.uid]
+                return entry
+            },
             exported: now)
     }
 
@@ -36,6 +44,9 @@ extension StoreTransaction {
                 _ = try Validation.categoryName(name, field: "todos[\(i)].category")
                 return try self.categoryID(creating: name)
             }
+            if let ical = entry.ical, ical.utf8.count > Validation.maxNotesBytes {
+                throw TodoError.invalid("todos[\(i)].ical", "must be at most \(Validation.maxNotesBytes) bytes")
+            }
             let uid = try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") } ?? RandomUUID.make(at: now)
             guard seen.insert(uid).inserted else {
                 throw TodoError.invalid("todos[\(i)].uid", "\(uid) appears twice in the document")
@@ -52,7 +63,7 @@ extension StoreTransaction {
                 try connection.run("""
                     UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
                         reminded = ?, done = ?, completed = ?, created = ?, updated = ?, priority = ?, tags = ?, zone = ?,
-                        all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?, revision = revision + 1
+                        all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?, ical_extra = ?, revision = revision + 1
                     WHERE id = ?
                     """, [
                         .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
@@ -60,7 +71,8 @@ extension StoreTransaction {
                         .bool(entry.done), .optional(completed), .integer(entry.created.usec), .integer(entry.updated.usec),
                         .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
                         .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
-                        .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .integer(known.0),
+                        .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
+                        .integer(known.0),
                     ])
                 try writeTags(known.0, fields.tags, replacing: true)
                 updated += 1
@@ -70,8 +82,8 @@ extension StoreTransaction {
             try connection.run("""
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
                                    done, completed, rank, created, updated, uid,
-                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [
                     .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                     .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
@@ -80,7 +92,7 @@ extension StoreTransaction {
                     .text(uid),
                     .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
                     .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
-                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
+                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
                 ])
             try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
         }

@@ -164,6 +164,12 @@ let migrations: [Migration] = [
         """),
     openPositionsMigration,
     changeLogMigration,
+    Migration(id: 9, name: "what iCalendar imports keep", sql: """
+        -- The unknown properties, parameters and components of an imported VTODO, as unfolded
+        -- content lines joined by newlines (docs/ICALENDAR.md); NULL for the rest. Read only by
+        -- store.export, which hands it to an iCalendar export as the entry's `ical` member.
+        ALTER TABLE todos ADD COLUMN ical_extra TEXT;
+        """),
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

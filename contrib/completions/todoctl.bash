@@ -72,7 +72,7 @@ _todoctl() {
     local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
-    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --if-revision -c -d -s -n -p -t "
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision -c -d -s -n -p -t "
     local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
     # Find the command, the category subcommand and the positionals before the cursor.
@@ -107,10 +107,10 @@ _todoctl() {
             -c) opt=--category ;; -d) opt=--due ;; -s) opt=--sort ;; -n) opt=--limit ;;
         esac
         case $opt in
-            --socket) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+            --socket | --output) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
             --category) _todoctl_add_words < <(_todoctl_categories) ;;
             --before | --after) _todoctl_add_words < <(_todoctl_ids) ;;
-            --format) _todoctl_add_words < <(printf '%s\n' json) ;;
+            --format) _todoctl_add_words < <(printf '%s\n' json ics vdir) ;;
             --sort)
                 # Complete the key after the last comma; a leading - means descending.
                 local head="" last=$cur sign="" k
@@ -150,7 +150,7 @@ _todoctl() {
             agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit -n" ;;
             watch) flags+=" --since" ;;
-            export) flags+=" --format" ;;
+            export) flags+=" --format --output" ;;
             import) flags+=" -" ;;
             undo) flags+=" --list --limit -n" ;;
         esac

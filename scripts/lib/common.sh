@@ -52,8 +52,10 @@ journald_listens() {
 # The private Python environment of the tests, .build/test-venv: python-dateutil (the RRULE
 # oracle TodoCalendarTests compare recurrence rules with, scripts/lib/rrule-oracle.py) and jeepney
 # (the D-Bus library of the stand-in notification server, scripts/lib/notification-server.py), plus
-# the session bus daemon the notifier tests start. Made once; what is already there is kept.
-# Exports TODOD_RRULE_PYTHON, which makes the comparison test run and fail when the oracle does not.
+# the session bus daemon the notifier tests start, and todoman (the iCalendar interop test lists
+# and writes a vdir exported by todoctl with it). Made once; what is already there is kept.
+# Exports TODOD_RRULE_PYTHON, which makes the comparison test run and fail when the oracle does not,
+# and TODOD_TODOMAN, which makes the todoman interop test run and fail when todoman does not.
 ensure_test_environment() {
     ensure_packages python3 python3-venv dbus dbus-bin
     local venv=.build/test-venv
@@ -67,5 +69,10 @@ ensure_test_environment() {
         echo "==> installing python-dateutil and jeepney into $venv" >&2
         "$venv/bin/pip" install --quiet --disable-pip-version-check python-dateutil jeepney
     }
+    [ -x "$venv/bin/todo" ] || {
+        echo "==> installing todoman into $venv" >&2
+        "$venv/bin/pip" install --quiet --disable-pip-version-check todoman
+    }
     export TODOD_RRULE_PYTHON="$PWD/$venv/bin/python"
+    export TODOD_TODOMAN="$PWD/$venv/bin/todo"
 }

@@ -1,0 +1,107 @@
+import TodoCalendar
+import TodoCore
+import TodoICal
+import TodoPosix
+import TodoProtocol
+import TodoTime
+
+// `export --format ics|vdir` and reading `import FILE|DIR|-`: todoctl converts between iCalendar
+// and the export document itself, so the daemon only ever sees `store.import` with a document
+// (docs/ICALENDAR.md).
+
+enum ICalFiles {
+    /// The export document of a file or standard input: JSON as it is, an iCalendar file (text
+    /// starting with `BEGIN:`) converted; of a directory: every `*.ics` file in it (a vdir).
+    static func document(_ path: String, reader: ICalReader, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure) -> JSON {
+        let name = path == "-" ? "standard input" : path
+        if path != "-", (try? Files.kind(path)) == .directory {
+            return try vdir(path, reader: reader)
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try path == "-" ? readStdin() : Files.contents(of: path)
+        } catch {
+            throw .input("cannot read \(name): \(error.reason)")
+        }
+        guard isICalendar(bytes) else { return try CLI.readDocument(name, bytes) }
+        do {
+            return JSON(ICalReader.document(usable(try reader.items(bytes)), exported: reader.now))
+        } catch {
+            throw .input("\(name): \(error)")
+        }
+    }
+
+    /// Whether `bytes` look like iCalendar: `BEGIN:` first, after a byte order mark and blank space.
+    static func isICalendar(_ bytes: [UInt8]) -> Bool {
+        var i = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        while i < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[i]) { i += 1 }
+        return String(decoding: bytes[i..<min(bytes.count, i + 6)], as: UTF8.self).uppercased() == "BEGIN:"
+    }
+
+    /// Every `.ics` file of directory `path`, read as one document (all or nothing).
+    static func vdir(_ path: String, reader: ICalReader) throws(CLIFailure) -> JSON {
+        let names: [String]
+        do { names = try Files.entries(path).filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") } } catch {
+            throw .input("cannot read \(path): \(error.reason)")
+        }
+        var items: [ICalReader.Item] = []
+        for name in names {
+            let file = path + "/" + name
+            let bytes: [UInt8]
+            do { bytes = try Files.contents(of: file) } catch { throw .input("cannot read \(file): \(error.reason)") }
+            do { items += try reader.items(bytes) } catch { throw .input("\(file): \(error)") }
+        }
+        return JSON(ICalReader.document(usable(items), exported: reader.now))
+    }
+
+    /// `items` with every RRULE todod cannot follow (outside docs/RECURRENCE.md, such as
+    /// `FREQ=HOURLY`) turned into a kept line: the todo imports as a one-off todo and the rule
+    /// goes back out unchanged with the next export, instead of one foreign rule refusing the
+    /// whole import.
+    static func usable(_ items: [ICalReader.Item]) -> [ICalReader.Item] {
+        items.map { item in
+            guard let rule = item.entry.recurrence?.rule, (try? RecurrenceRule(parsing: rule)) == nil else { return item }
+            var item = item
+            item.entry.recurrence = nil
+            item.entry.ical = (item.entry.ical.map { $0 + "\n" } ?? "") + "RRULE:" + rule
+            return item
+        }
+    }
+
+    /// The todos of an export answer, for the iCalendar writer.
+    static func entries(_ answer: JSON) throws(CLIFailure) -> [ExportDocument.Entry] {
+        do { return try ExportDocument(json: answer).todos } catch {
+            throw Runner.bad("store.export: \(error.message)")
+        }
+    }
+
+    /// Writes one `.ics` file per todo into `directory` (made when missing), each replaced
+    /// atomically; the name is the uid when that is a safe file name, else the uid's bytes in hex
+    /// (so the same todo lands in the same file every time, and no uid can name a path).
+    static func writeVdir(_ entries: [ExportDocument.Entry], to directory: String, writer: ICalWriter) throws(CLIFailure) {
+        do {
+            try Files.makeDirectories(directory, mode: 0o700)
+            for (i, e) in entries.enumerated() {
+                let text = writer.calendar([e], firstSortOrder: i + 1)
+                try AtomicFile.write(directory + "/" + fileName(e.uid ?? "todo-\(i + 1)"), Array(text.utf8), mode: 0o600)
+            }
+        } catch {
+            throw .input("cannot write \(directory): \(error.reason)")
+        }
+    }
+
+    /// A file name for a uid: itself plus `.ics` when it is 1 to 200 of `A-Z a-z 0-9 - _ . @`
+    /// and does not start with a dot; else `x-` and its UTF-8 bytes in hex (cut to 200 digits,
+    /// with a hash of the whole so long uids stay apart).
+    static func fileName(_ uid: String) -> String {
+        let safe = uid.utf8.count <= 200 && !uid.hasPrefix(".") && !uid.isEmpty && uid.unicodeScalars.allSatisfy {
+            ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || "-_.@".unicodeScalars.contains($0)
+        }
+        if safe { return uid + ".ics" }
+        let hex = uid.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for b in uid.utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return "x-" + String(hex.prefix(200)) + "-" + String(hash, radix: 16) + ".ics"
+    }
+}

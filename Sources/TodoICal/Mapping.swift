@@ -1,0 +1,350 @@
+import TodoCore
+import TodoTime
+
+// The todo <-> VTODO mapping of SPEC §9 (docs/ICALENDAR.md has the table).
+
+/// `Entry.ical` holds one unfolded content line per line; a line starting with `>` belongs to the
+/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER, DESCRIPTION and
+/// ACKNOWLEDGED) and is written back inside the VALARM todod writes.
+///
+/// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
+/// parameters todod does not model (or a value it would write differently, for STATUS, PRIORITY
+/// and PERCENT-COMPLETE), are kept in `Entry.ical`.
+let mappedNames: Set<String> = [
+    "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
+    "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
+    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE",
+]
+
+/// Parameters the mapping itself decides; others on a mapped property are kept.
+let mappedParameters: Set<String> = ["VALUE", "TZID"]
+
+/// Reads VTODOs into export-document entries.
+public struct ICalReader: Sendable {
+    /// The zone floating times and dates are read in (the user's), and its IANA name (the
+    /// `zone` of todos that name none).
+    public var zone: ZoneInfo
+    public var zoneName: String?
+    public var tzdir: String?
+    /// `created` of a VTODO that says nothing about when it was made.
+    public var now: Instant
+
+    public init(zone: ZoneInfo, zoneName: String?, tzdir: String? = nil, now: Instant) {
+        self.zone = zone
+        self.zoneName = zoneName
+        self.tzdir = tzdir
+        self.now = now
+    }
+
+    /// One VTODO read, with its place in the manual order (`X-APPLE-SORT-ORDER`) when it has one.
+    public struct Item: Sendable {
+        public var entry: ExportDocument.Entry
+        public var sortOrder: Int64?
+        /// The BEGIN:VTODO line.
+        public var line: Int
+    }
+
+    /// Every VTODO of an iCalendar file (VEVENTs, VJOURNALs and others are not todos and are skipped).
+    /// - Throws: `ICalError` with the line number: the first problem in the file, so that nothing
+    ///   of a bad file is imported.
+    public func items(_ bytes: [UInt8]) throws(ICalError) -> [Item] {
+        let calendars = try Component.parse(bytes)
+        let zones = try TimeZones(calendars, tzdir: tzdir)
+        var items: [Item] = []
+        for cal in calendars {
+            for c in cal.components where c.name == "VTODO" {
+                items.append(try item(c, zones))
+            }
+        }
+        return items
+    }
+
+    /// The export document of one or more files' items: sorted by `X-APPLE-SORT-ORDER` (items
+    /// without one after, in file order), categories in the order they first appear.
+    public static func document(_ items: [Item], exported: Instant) -> ExportDocument {
+        let sorted = items.enumerated().sorted { a, b in
+            switch (a.element.sortOrder, b.element.sortOrder) {
+            case let (x?, y?): return x != y ? x < y : a.offset < b.offset
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return a.offset < b.offset
+            }
+        }.map(\.element.entry)
+        var seen: Set<String> = []
+        var categories: [String] = []
+        for e in sorted {
+            if let c = e.category, seen.insert(c.lowercased()).inserted { categories.append(c) }
+        }
+        return ExportDocument(categories: categories, todos: sorted, exported: exported)
+    }
+
+    func instant(_ line: ContentLine, _ zones: TimeZones) throws(ICalError) -> (Instant, allDay: Bool, tzid: String?) {
+        switch try ICalDate.parse(line) {
+        case .utc(let i): return (i, false, nil)
+        case .date(let days):
+            guard let i = LocalTime.instant(days: days, secondOfDay: 0, in: zone) else { throw ICalError(line: line.number, "\(line.name) out of range") }
+            return (i, true, nil)
+        case .local(let days, let second, let tzid):
+            if let tzid {
+                return (try zones.instant(days: days, second: second, tzid: tzid, line: line.number), false, zones.ianaName(tzid))
+            }
+            guard let i = LocalTime.instant(days: days, secondOfDay: second, in: zone) else { throw ICalError(line: line.number, "\(line.name) out of range") }
+            return (i, false, nil)
+        }
+    }
+
+    func item(_ c: Component, _ zones: TimeZones) throws(ICalError) -> Item {
+        var kept: [String] = []
+        func keepIfParameters(_ l: ContentLine) {
+            if l.parameters.contains(where: { !mappedParameters.contains($0.name) }) { kept.append(l.raw) }
+        }
+        func text(_ l: ContentLine) -> String { ContentLines.unescape(l.value)[0] }
+        var uid: String?, title: String?, notes: String?, due: (Instant, allDay: Bool, tzid: String?)?
+        var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
+        var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
+        var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
+        for p in c.properties {
+            switch p.name {
+            case "UID": uid = text(p).trimmingSpaces; keepIfParameters(p)
+            case "SUMMARY": title = text(p); keepIfParameters(p)
+            case "DESCRIPTION": notes = text(p); keepIfParameters(p)
+            case "DUE": due = try instant(p, zones); keepIfParameters(p)
+            case "STATUS":
+                status = p.value.trimmingSpaces.uppercased()
+                if status != "NEEDS-ACTION" && status != "COMPLETED" || p.parameters.count > 0 { kept.append(p.raw) }
+            case "COMPLETED": completed = try instant(p, zones).0; keepIfParameters(p)
+            case "PERCENT-COMPLETE":
+                guard let v = Int(p.value.trimmingSpaces), (0...100).contains(v) else {
+                    throw ICalError(line: p.number, "PERCENT-COMPLETE must be 0 to 100, not \(ContentLine.quote(p.value))")
+                }
+                percent = v
+                if v != 100 && v != 0 || p.parameters.count > 0 { kept.append(p.raw) }
+            case "CATEGORIES":
+                categories += ContentLines.unescape(p.value, separator: ",").map(\.trimmingSpaces).filter { !$0.isEmpty }
+                keepIfParameters(p)
+            case "X-TODOD-CATEGORY":
+                let v = text(p).trimmingSpaces
+                todoCategory = .some(v.isEmpty ? nil : v)
+            case "PRIORITY":
+                guard let v = Int(p.value.trimmingSpaces), (0...9).contains(v) else {
+                    throw ICalError(line: p.number, "PRIORITY must be 0 to 9, not \(ContentLine.quote(p.value))")
+                }
+                priority = v == 0 ? nil : v <= 4 ? .high : v == 5 ? .medium : .low
+                if ![0, 1, 5, 9].contains(v) || p.parameters.count > 0 { kept.append(p.raw) }
+            case "RRULE": rule = p.value.trimmingSpaces.uppercased(); ruleLine = p
+            case "X-TODOD-RECUR-FROM": fromCompletion = p.value.trimmingSpaces.uppercased() == "COMPLETION"
+            case "X-APPLE-SORT-ORDER": sortOrder = Int64(p.value.trimmingSpaces)
+            case "CREATED": created = try instant(p, zones).0
+            case "LAST-MODIFIED": modified = try instant(p, zones).0
+            case "DTSTAMP": stamp = try instant(p, zones).0
+            case "X-TODOD-ZONE": zoneName = text(p).trimmingSpaces
+            case "DTSTART":
+                dtstart = try instant(p, zones).0
+                kept.append(p.raw)
+            default: kept.append(p.raw)
+            }
+        }
+        guard let uid, !uid.isEmpty else { throw ICalError(line: c.number, "VTODO without UID") }
+        guard let title, !title.trimmingSpaces.isEmpty else { throw ICalError(line: c.number, "VTODO \(ContentLine.quote(uid)) without SUMMARY") }
+        // The reminder: the first displaying alarm whose trigger todod can place; other alarms are kept.
+        var remind: Instant?, reminded: Instant?
+        for a in c.components {
+            guard a.name == "VALARM", remind == nil, let trigger = a.property("TRIGGER") else {
+                kept += a.rawLines
+                continue
+            }
+            let action = a.property("ACTION")?.value.trimmingSpaces.uppercased()
+            var at: Instant?
+            if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.trimmingSpaces.hasSuffix("Z") {
+                at = try instant(trigger, zones).0
+            } else {
+                guard let offset = ICalDuration.parse(trigger.value) else {
+                    throw ICalError(line: trigger.number, "TRIGGER: \(ContentLine.quote(trigger.value)) is not a duration or date-time")
+                }
+                let base = trigger.parameter("RELATED")?.uppercased() == "END" ? due?.0 : (dtstart ?? due?.0)
+                at = base?.checkedAdding(usec: offset * 1_000_000)
+            }
+            guard action == nil || action == "DISPLAY" || action == "AUDIO", let at else {
+                kept += a.rawLines
+                continue
+            }
+            remind = at
+            if let ack = a.property("ACKNOWLEDGED") { reminded = try instant(ack, zones).0 }
+            // The alarm's other properties go back into the alarm todod writes: kept with `>`.
+            let own: Set<String> = ["ACTION", "TRIGGER", "DESCRIPTION", "ACKNOWLEDGED"]
+            kept += a.properties.filter { !own.contains($0.name) }.map { ">" + $0.raw }
+            for sub in a.components { kept += sub.rawLines.map { ">" + $0 } }
+        }
+        let done = status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
+        var category: String?
+        var tags = categories
+        switch todoCategory {
+        case .some(let named):
+            category = named
+            if let named, let i = tags.firstIndex(where: { $0.lowercased() == named.lowercased() }) { tags.remove(at: i) }
+        case .none:
+            category = tags.first
+            if !tags.isEmpty { tags.removeFirst() }
+        }
+        var recurrence: TodoRecurrence?
+        if let rule, due != nil {
+            recurrence = TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due)
+        } else if let ruleLine {
+            kept.append(ruleLine.raw)  // todod needs a due date to recur on
+        }
+        let createdAt = created ?? modified ?? stamp ?? now
+        var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
+        if zone?.isEmpty == true { zone = nil }
+        let entry = ExportDocument.Entry(
+            title: title, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: due?.0,
+            remind: remind, reminded: reminded, done: done, completed: done ? (completed ?? modified ?? createdAt) : nil,
+            created: createdAt, updated: max(modified ?? stamp ?? createdAt, createdAt), uid: uid, priority: priority,
+            tags: ICalReader.tags(tags), zone: zone, allDay: due?.allDay ?? false, recurrence: recurrence,
+            ical: kept.isEmpty ? nil : kept.joined(separator: "\n"))
+        return Item(entry: entry, sortOrder: sortOrder, line: c.number)
+    }
+
+    /// Category values as tags: white space inside becomes `-`, commas are dropped, at most 64
+    /// characters, unique case-insensitively, at most 32.
+    static func tags(_ values: [String]) -> [String] {
+        var seen: Set<String> = []
+        var out: [String] = []
+        for v in values {
+            let words = v.split(whereSeparator: { $0.isWhitespace || $0 == "," })
+            let tag = String(words.joined(separator: "-").prefix(64))
+            guard !tag.isEmpty, out.count < 32, seen.insert(tag.lowercased()).inserted else { continue }
+            out.append(tag)
+        }
+        return out
+    }
+}
+
+/// Writes export-document entries as VTODOs.
+public struct ICalWriter: Sendable {
+    public var tzdir: String?
+
+    public init(tzdir: String? = nil) { self.tzdir = tzdir }
+
+    /// One VCALENDAR holding every entry, `X-APPLE-SORT-ORDER` counting their order from 1.
+    public func calendar(_ entries: [ExportDocument.Entry], firstSortOrder: Int = 1) -> String {
+        var out = ContentLines.fold("BEGIN:VCALENDAR") + ContentLines.fold("VERSION:2.0")
+            + ContentLines.fold("PRODID:-//todod//todod//EN")
+        for (i, e) in entries.enumerated() {
+            for line in vtodo(e, sortOrder: firstSortOrder + i) { out += ContentLines.fold(line) }
+        }
+        return out + ContentLines.fold("END:VCALENDAR")
+    }
+
+    /// Kept lines that cannot break the file they go into (an `ical` member may come from any
+    /// JSON document): each a content line without control characters, components balanced and
+    /// never a VCALENDAR or VTODO; anything else is left out.
+    static func wellFormed(_ lines: [String]) -> [String] {
+        var out: [String] = []
+        var open: [String] = []
+        for raw in lines {
+            guard !raw.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
+                  let l = try? ContentLine(parsing: raw, number: 0) else { continue }
+            let name = l.value.uppercased()
+            if l.name == "BEGIN" {
+                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name) else { continue }
+                open.append(name)
+            } else if l.name == "END" {
+                guard open.last == name else { continue }
+                open.removeLast()
+            }
+            out.append(raw)
+        }
+        for name in open.reversed() { out.append("END:" + name) }
+        return out
+    }
+
+    /// The unfolded lines of one VTODO.
+    public func vtodo(_ e: ExportDocument.Entry, sortOrder: Int) -> [String] {
+        // Kept lines: mapped properties among them lend their parameters (and, where consistent,
+        // their value) to the line written; the rest are written back as they were.
+        var templates: [String: ContentLine] = [:]
+        var rest: [String] = []
+        var alarm: [String] = []
+        for raw in (e.ical ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init) {
+            if raw.hasPrefix(">") {
+                alarm.append(String(raw.dropFirst()))
+            } else if let l = try? ContentLine(parsing: raw, number: 0), mappedNames.contains(l.name), templates[l.name] == nil {
+                templates[l.name] = l
+            } else {
+                rest.append(raw)
+            }
+        }
+        var lines = ["BEGIN:VTODO"]
+        func put(_ name: String, _ value: String) { put(name, [], value, keepValue: { _ in false }) }
+        func put(_ name: String, _ value: String, keepValue: (String) -> Bool) { put(name, [], value, keepValue: keepValue) }
+        func put(_ name: String, _ parameters: [(name: String, values: [String])], _ value: String,
+                 keepValue: (String) -> Bool = { _ in false }) {
+            var params = parameters
+            var v = value
+            if let t = templates[name] {
+                params += t.parameters.filter { p in !mappedParameters.contains(p.name) && !params.contains { $0.name == p.name } }
+                if keepValue(t.value.trimmingSpaces.uppercased()) { v = t.value }
+            }
+            lines.append(ContentLine(name: name, parameters: params, value: v).text)
+        }
+        let zone = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? .utc
+        put("UID", ContentLines.escape(e.uid ?? ""))
+        put("DTSTAMP", ICalDate.utcText(e.updated))
+        put("CREATED", ICalDate.utcText(e.created))
+        put("LAST-MODIFIED", ICalDate.utcText(e.updated))
+        put("SUMMARY", ContentLines.escape(e.title))
+        if let notes = e.notes { put("DESCRIPTION", ContentLines.escape(notes)) }
+        if let due = e.due {
+            if e.allDay {
+                put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: LocalTime(due, in: zone).days), keepValue: { _ in false })
+            } else {
+                put("DUE", ICalDate.utcText(due))
+            }
+        }
+        let open: (String) -> Bool = { $0 == "IN-PROCESS" || $0 == "NEEDS-ACTION" }
+        let closed: (String) -> Bool = { $0 == "CANCELLED" || $0 == "COMPLETED" }
+        put("STATUS", e.done ? "COMPLETED" : "NEEDS-ACTION", keepValue: e.done ? closed : open)
+        if e.done {
+            put("COMPLETED", ICalDate.utcText(e.completed ?? e.updated))
+            put("PERCENT-COMPLETE", "100")
+        } else if let t = templates["PERCENT-COMPLETE"], let p = Int(t.value.trimmingSpaces), p < 100 {
+            put("PERCENT-COMPLETE", String(p))
+        }
+        if let p = e.priority {
+            let value = p == .high ? "1" : p == .medium ? "5" : "9"
+            put("PRIORITY", value) { kept in
+                guard let v = Int(kept) else { return false }
+                return p == .high ? (1...4).contains(v) : p == .medium ? v == 5 : (6...9).contains(v)
+            }
+        }
+        let categories = (e.category.map { [$0] } ?? []) + e.tags
+        if !categories.isEmpty {
+            put("CATEGORIES", categories.map(ContentLines.escape).joined(separator: ","))
+            put("X-TODOD-CATEGORY", ContentLines.escape(e.category ?? ""))
+        }
+        if let r = e.recurrence {
+            put("RRULE", r.rule)
+            if r.from == .completion { put("X-TODOD-RECUR-FROM", "COMPLETION") }
+        } else if let kept = templates["RRULE"] {
+            lines.append(kept.raw)  // a rule todod does not follow (no due date, or outside its subset)
+        }
+        if let z = e.zone { put("X-TODOD-ZONE", ContentLines.escape(z)) }
+        put("X-APPLE-SORT-ORDER", String(sortOrder))
+        lines += Self.wellFormed(rest)
+        if let remind = e.remind {
+            lines.append("BEGIN:VALARM")
+            lines.append("ACTION:DISPLAY")
+            lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
+            if let due = e.due {
+                lines.append("TRIGGER;RELATED=END:" + ICalDuration.text((remind.usec - due.usec) / 1_000_000))
+            } else {
+                lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(remind))
+            }
+            if let r = e.reminded { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(r)) }
+            lines += Self.wellFormed(alarm)
+            lines.append("END:VALARM")
+        }
+        lines.append("END:VTODO")
+        return lines
+    }
+}
