@@ -25,7 +25,7 @@ public enum Method: String, Sendable, CaseIterable {
     case storeUndo = "store.undo"
     case storeRedo = "store.redo"
     case storeHistory = "store.history"
-    // The change log's readers (issue 15, "feed").
+    // The change log's readers.
     case storeChanges = "store.changes"
 
     /// Whether a method changes the store (and so needs the write transaction and an fsync).

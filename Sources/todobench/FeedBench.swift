@@ -3,7 +3,7 @@ import TodoCore
 import TodoProtocol
 import TodoStore
 
-/// Issue 15, reading the change log out: `store.changes` of N changes (one page, and paged as a
+/// Reading the change log out: `store.changes` of N changes (one page, and paged as a
 /// sync client pages), and `watch` `since` replaying N events (time to the last event), against
 /// a store whose log holds N changes (N adds, one change each).
 enum FeedBench {

@@ -6,7 +6,7 @@ import Testing
 import TodoProtocol
 import TodoTestSupport
 
-/// Issue 7 item 2, the short run: the built `todofuzz` sends about 20,000 hostile inputs to a
+/// The short run: the built `todofuzz` sends about 20,000 hostile inputs to a
 /// daemon (random bytes, mutated requests of every method, deep nesting, huge numbers, invalid
 /// UTF-8, lines at and past 1 MiB, disconnects mid-line ...). The long run is `scripts/fuzz`;
 /// docs/FUZZING.md describes both. Replay a failure with `TODOD_FUZZ_SEED=<seed> scripts/test

@@ -3,7 +3,7 @@ import Testing
 import TodoProtocol
 import TodoTestSupport
 
-/// Positions users can use (issue 14 item 7), through the built `todoctl` and a real daemon:
+/// Positions users can use, through the built `todoctl` and a real daemon:
 /// `list` numbers the open todos 1..n without gaps, `move --to N` makes a todo the N-th row of
 /// that list, a done todo has position null and comes back at its place when reopened.
 @Suite struct OpenPositionsTests {

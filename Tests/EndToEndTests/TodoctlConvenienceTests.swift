@@ -3,7 +3,7 @@ import Testing
 import TodoProtocol
 import TodoTestSupport
 
-/// The small things a terminal user expects (issue 14 item 6), through the built `todoctl` and a
+/// The small things a terminal user expects, through the built `todoctl` and a
 /// real daemon: bare `todoctl`, id ranges, "did you mean", short options and the config file.
 @Suite struct TodoctlConvenienceTests {
     /// A config directory of its own for every test, so a user's real file never takes part.
