@@ -32,6 +32,20 @@ package func syscall<T: BinaryInteger>(_ function: String, _ body: () -> T) thro
 }
 
 package enum Posix {
+    /// The process environment (`environ`) as a dictionary.
+    package static func environment() -> [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return variables
+    }
+
     /// Writes to a closed peer return EPIPE instead of killing the process.
     package static func ignoreSIGPIPE() {
         signal(SIGPIPE, SIG_IGN)

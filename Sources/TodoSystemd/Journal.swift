@@ -81,17 +81,24 @@ package enum Journal {
             var realtime: UInt64 = 0
             _ = sd_journal_get_realtime_usec(journal, &realtime)
             if let since, realtime < since { break }
-            var values: [String: String] = [:]
-            for field in fields {
-                var data: UnsafeRawPointer?
-                var length = 0
-                if sd_journal_get_data(journal, field, &data, &length) >= 0, let data {
-                    let text = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-                    if let eq = text.firstIndex(of: "=") { values[field] = String(text[text.index(after: eq)...]) }
-                }
-            }
-            entries.append(Entry(fields: values, realtimeUsec: realtime))
+            entries.append(Entry(fields: Journal.values(of: fields, at: journal), realtimeUsec: realtime))
         }
         return entries.reversed()
+    }
+}
+
+extension Journal {
+    /// The values of `fields` in the entry `journal` stands at (fields it lacks are left out).
+    static func values(of fields: [String], at journal: OpaquePointer) -> [String: String] {
+        var values: [String: String] = [:]
+        for field in fields {
+            var data: UnsafeRawPointer?
+            var length = 0
+            if sd_journal_get_data(journal, field, &data, &length) >= 0, let data {
+                let text = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+                if let eq = text.firstIndex(of: "=") { values[field] = String(text[text.index(after: eq)...]) }
+            }
+        }
+        return values
     }
 }

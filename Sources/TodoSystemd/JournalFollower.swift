@@ -131,16 +131,7 @@ package final class JournalFollower {
             position = .after(cursor)
             var realtime: UInt64 = 0
             _ = sd_journal_get_realtime_usec(journal, &realtime)
-            var values: [String: String] = [:]
-            for field in fields {
-                var data: UnsafeRawPointer?
-                var length = 0
-                if sd_journal_get_data(journal, field, &data, &length) >= 0, let data {
-                    let text = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-                    if let eq = text.firstIndex(of: "=") { values[field] = String(text[text.index(after: eq)...]) }
-                }
-            }
-            return Entry(fields: values, realtimeUsec: realtime, cursor: cursor)
+            return Entry(fields: Journal.values(of: fields, at: journal), realtimeUsec: realtime, cursor: cursor)
         }
     }
 

@@ -125,7 +125,7 @@ package final class DesktopNotifications {
     /// The arguments of `Notify`, signature `susssasa{sv}i`.
     private static func append(_ m: OpaquePointer, appName: String, replacesID: UInt32, icon: String, summary: String,
                                body: String, actions: [String], hints: [(String, Hint)], expireTimeout: Int32) -> Int32 {
-        func type(_ c: Character) -> CChar { CChar(UInt8(ascii: c.unicodeScalars.first!)) }
+        func type(_ c: Unicode.Scalar) -> CChar { CChar(UInt8(ascii: c)) }
         func string(_ s: String) -> Int32 { s.withCString { sd_bus_message_append_basic(m, type("s"), $0) } }
         var rc = string(appName)
         var replaces = replacesID

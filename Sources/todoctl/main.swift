@@ -15,18 +15,7 @@ func emit(_ fd: Int32, _ text: String) {
 }
 
 /// The process environment, for the few variables todoctl reads.
-let environment: [String: String] = {
-    var variables: [String: String] = [:]
-    var entry = environ
-    while let pointer = entry.pointee {
-        let text = String(cString: pointer)
-        if let equals = text.firstIndex(of: "=") {
-            variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        entry += 1
-    }
-    return variables
-}()
+let environment: [String: String] = Posix.environment()
 let status = CLI.main(
     arguments: Array(CommandLine.arguments.dropFirst()),
     environment: environment,

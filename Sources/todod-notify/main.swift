@@ -5,17 +5,7 @@
 import Glibc
 #endif
 import TodoNotify
+import TodoPosix
 
-let environment: [String: String] = {
-    var variables: [String: String] = [:]
-    var entry = environ
-    while let pointer = entry.pointee {
-        let text = String(cString: pointer)
-        if let equals = text.firstIndex(of: "=") {
-            variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        entry += 1
-    }
-    return variables
-}()
+let environment: [String: String] = Posix.environment()
 exit(Notifier.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment))
