@@ -42,17 +42,19 @@ enum PingPong {
         return tid
     }
 
-    /// A server process; returns its pid once it listens.
-    static func startProcess(path: String, response: [UInt8]) throws -> pid_t {
+    /// A server process, and the one connection it serves, once it listens.
+    static func startProcess(path: String, response: [UInt8]) throws -> (pid: pid_t, connection: LineConnection) {
         try? Files.unlink(path)
         let hex = response.map { String(format: "%02x", $0) }.joined()
         let pid = try Spawn.start(CommandLine.arguments[0], ["--serve-ping-pong", path, hex], environment: Spawn.baseEnvironment(), service: true)
+        // The socket file appears at bind, before listen: connecting is the only sure sign that it
+        // serves (it accepts one connection, so that one is kept).
         let start = Measure.now()
-        while access(path, F_OK) != 0 {
+        while true {
+            if let connection = try? LineConnection(path: path) { return (pid, connection) }
             if Measure.now() - start > 10 { kill(pid, SIGKILL); Spawn.wait(pid); throw BenchError("the ping-pong process did not listen") }
             usleep(1000)
         }
-        return pid
     }
 
     /// The entry point of `todobench --serve-ping-pong PATH HEX`.
@@ -88,9 +90,8 @@ enum ProtocolBench {
 
         let floorThread = try PingPong.startThread(path: dir.file("pingpong.sock"), response: response)
         let floor = try LineConnection(path: dir.file("pingpong.sock"))
-        let otherPID = try PingPong.startProcess(path: dir.file("pingpong-process.sock"), response: response)
+        let (otherPID, otherProcess) = try PingPong.startProcess(path: dir.file("pingpong-process.sock"), response: response)
         defer { kill(otherPID, SIGTERM); Spawn.wait(otherPID) }
-        let otherProcess = try LineConnection(path: dir.file("pingpong-process.sock"))
 
         func exchange(_ c: LineConnection) throws -> Double {
             let start = Measure.now()
