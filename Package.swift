@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "todoctl", targets: ["todoctl"]),
         .executable(name: "todobench", targets: ["todobench"]),
         .executable(name: "todod-notify", targets: ["todod-notify"]),
+        .executable(name: "todod-sync", targets: ["todod-sync"]),
     ],
     targets: [
         // MARK: - C libraries, fenced off behind systemLibrary shims
@@ -22,6 +23,17 @@ let package = Package(
             name: "CSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
+        ),
+
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
         ),
 
         .target(name: "CTodoLinux"),
@@ -40,6 +52,10 @@ let package = Package(
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
         // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
         .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoClient"]),
+        // CalDAV client (SPEC §9): HTTP through libcurl and XML through libxml2, each behind one wrapper.
+        .target(name: "TodoCalDAV", dependencies: ["CCurl", "CLibXML2", "TodoCore"]),
+        // todod-sync's engine: state, three-way merge, the sync round; a client of todod.
+        .target(name: "TodoSync", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal", "TodoClient", "TodoCalDAV"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
@@ -52,6 +68,7 @@ let package = Package(
         .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix", "TodoTime"],
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         .executableTarget(name: "todod-notify", dependencies: ["TodoNotify", "TodoPosix"]),
+        .executableTarget(name: "todod-sync", dependencies: ["TodoSync", "TodoPosix"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
 
@@ -66,6 +83,8 @@ let package = Package(
         .testTarget(name: "TodoICalTests", dependencies: ["TodoCore", "TodoTime", "TodoICal"], exclude: ["Golden"]),
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
         .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoClient", "TodoSystemd", "TodoTestSupport"]),
+        .testTarget(name: "TodoCalDAVTests", dependencies: ["TodoCore", "TodoCalDAV", "TodoTestSupport"]),
+        .testTarget(name: "TodoSyncTests", dependencies: ["TodoCore", "TodoSync", "TodoCalDAV", "TodoICal", "TodoTestSupport", "TodoProtocol"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
     ],
     swiftLanguageModes: [.v6]

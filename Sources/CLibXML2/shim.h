@@ -1,0 +1,5 @@
+#ifndef TODOD_CLIBXML2_SHIM_H
+#define TODOD_CLIBXML2_SHIM_H
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#endif
