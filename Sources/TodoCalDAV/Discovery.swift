@@ -47,8 +47,18 @@ public struct CalDAVAccount: Sendable {
         guard let start = HTTPURL(url) else {
             throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")
         }
-        let first = try propfind(client, start, depth: "0", Self.collectionProperties
-            + "<d:current-user-principal/><c:calendar-home-set/>")
+        // A URL that is not a DAV resource (404, 405, a 3xx, a non-multistatus) falls through to
+        // the well-known URL; a wrong password or an unreachable server stops here.
+        let first: [DAVResponse]
+        do {
+            first = try propfind(client, start, depth: "0", Self.collectionProperties
+                + "<d:current-user-principal/><c:calendar-home-set/>")
+        } catch {
+            switch error {
+            case .notFound, .http, .malformed: first = []
+            default: throw error
+            }
+        }
         if let me = first.first(where: { comparablePath($0.href, base: start) == comparablePath(start.path, base: start) }) ?? first.first {
             if let info = Self.calendar(me, base: start) { return [info] }
             if let home = Self.firstHref(me.property(XMLNamespace.caldav, "calendar-home-set")), let homeURL = start.resolving(home) {
