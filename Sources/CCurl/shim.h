@@ -10,6 +10,13 @@ static const long todod_curlauth_basic = (long)CURLAUTH_BASIC;
 
 typedef size_t (*todod_curl_data_fn)(char *data, size_t size, size_t count, void *context);
 
+typedef int (*todod_curl_progress_fn)(void *context, curl_off_t download_total, curl_off_t download_now,
+                                      curl_off_t upload_total, curl_off_t upload_now);
+
+static inline CURLcode todod_curl_set_progress(CURL *handle, todod_curl_progress_fn value) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+}
+
 static inline CURLcode todod_curl_set_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
 }

@@ -10,9 +10,9 @@ import CCurl
 public struct CalDAVTimeouts: Sendable, Equatable {
     /// Seconds to establish the TCP (and TLS) connection.
     public var connect: Double
-    /// Seconds a transfer may move less than one byte per second before it is given up.
-    public var stall: Int
-    public init(connect: Double = 10, stall: Int = 30) {
+    /// Seconds a request may go without a byte moving either way before it is given up.
+    public var stall: Double
+    public init(connect: Double = 10, stall: Double = 30) {
         self.connect = connect
         self.stall = stall
     }
@@ -108,8 +108,40 @@ private final class Transfer {
     var body: [UInt8] = []
     var headers: [(name: String, value: String)] = []
     var tooLarge = false
+    var stalled = false
     let limit: Int
-    init(limit: Int) { self.limit = limit }
+    let stall: Double
+    /// The bytes moved so far (down + up) and when that last changed.
+    var moved: Int64 = -1
+    var lastProgress = monotonicSeconds()
+    init(limit: Int, stall: Double) {
+        self.limit = limit
+        self.stall = stall
+    }
+}
+
+private func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Gives a transfer up when no byte moved either way for `stall` seconds (curl's low-speed limit
+/// averages over several seconds, so a request body sent just before hides a silent server).
+private let watchProgress: todod_curl_progress_fn = { context, _, downloaded, _, uploaded in
+    let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+    let moved = Int64(downloaded) + Int64(uploaded)
+    let now = monotonicSeconds()
+    if moved != transfer.moved {
+        transfer.moved = moved
+        transfer.lastProgress = now
+        return 0
+    }
+    if now - transfer.lastProgress >= transfer.stall {
+        transfer.stalled = true
+        return 1
+    }
+    return 0
 }
 
 /// Collects the body, stopping the transfer when it grows beyond the limit.
@@ -189,7 +221,7 @@ final class HTTPClient {
             throw .network("refusing plain http:// to \(target.host): use https:// (plain http is only for loopback addresses)")
         }
         curl_easy_reset(handle)
-        let transfer = Transfer(limit: responseLimit)
+        let transfer = Transfer(limit: responseLimit, stall: timeouts.stall)
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         var list: UnsafeMutablePointer<curl_slist>? = nil
@@ -205,8 +237,9 @@ final class HTTPClient {
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         _ = todod_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(timeouts.connect * 1000)))
-        _ = todod_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-        _ = todod_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, timeouts.stall))
+        _ = todod_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
+        _ = todod_curl_set_progress(handle, watchProgress)
+        _ = todod_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context.toOpaque())
         _ = todod_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         _ = todod_curl_set_string(handle, CURLOPT_USERAGENT, "todod-sync")
         if let user, let password {
@@ -234,6 +267,7 @@ final class HTTPClient {
         _ = todod_curl_get_long(handle, CURLINFO_NUM_CONNECTS, &connects)
         connectionCount += connects
         if code != CURLE_OK {
+            if transfer.stalled { throw .timeout }
             if transfer.tooLarge { throw .malformed("the answer of \(target.host) is larger than \(responseLimit >> 20) MiB") }
             throw error(code, target)
         }

@@ -274,7 +274,9 @@ public final class FaultProxy: WatchedProcess, @unchecked Sendable {
     /// Starts the proxy in front of `upstream` (`http://127.0.0.1:PORT`) and waits until it
     /// listens. `seed`, `rate` and `faults` set the random faults (none by default); `delay` is
     /// how long a delay fault waits.
-    public init(upstream: String, seed: UInt64 = 0, rate: Double = 0, faults: [String] = [], delay: Double = 3) throws {
+    /// `tls` (certificate, key: PEM files) makes it serve HTTPS.
+    public init(upstream: String, seed: UInt64 = 0, rate: Double = 0, faults: [String] = [], delay: Double = 3,
+                tls: (certificate: String, key: String)? = nil) throws {
         let directory = TemporaryDirectory("proxy")
         self.directory = directory
         let portFile = directory.file("port")
@@ -285,7 +287,7 @@ public final class FaultProxy: WatchedProcess, @unchecked Sendable {
             CalDAVTestSupport.repository + "/scripts/lib/fault-proxy.py", "--upstream", upstreamRoot,
             "--port-file", portFile, "--log", directory.file("faults.log"), "--seed", String(seed), "--rate", String(rate),
             "--faults", faults.joined(separator: ","), "--delay", String(delay), "--exit-on-stdin-eof",
-        ], log: directory.file("proxy.err"))
+        ] + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? []), log: directory.file("proxy.err"))
         var port = 0
         _ = CalDAVTestSupport.eventually(timeout: 20) {
             port = Int(((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0

@@ -20,7 +20,8 @@ Faults come from two places:
 
 Every request is logged to --log (default stderr) as one line: "pass METHOD PATH STATUS" or
 "fault KIND METHOD PATH". The port it listens on (--port, default 0: any free one) is written to
---port-file once it accepts connections. With --exit-on-stdin-eof it exits when its standard
+--port-file once it accepts connections. With --tls-cert and --tls-key it speaks HTTPS to its
+clients (a certificate no client trusts, for the TLS failure tests). With --exit-on-stdin-eof it exits when its standard
 input closes (so it dies with the test process that started it even when that is killed).
 
   scripts/lib/fault-proxy.py --upstream http://127.0.0.1:5232 --port-file /tmp/p/port \\
@@ -34,6 +35,7 @@ import http.server
 import os
 import random
 import socketserver
+import ssl
 import sys
 import threading
 import time
@@ -193,6 +195,8 @@ def main():
     parser.add_argument("--rate", type=float, default=0.0)
     parser.add_argument("--faults", default="", help="comma-separated kinds for --rate")
     parser.add_argument("--delay", type=float, default=3.0, help="seconds a delay fault waits")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM) ...")
+    parser.add_argument("--tls-key", help="... and this private key (PEM)")
     parser.add_argument("--exit-on-stdin-eof", action="store_true")
     args = parser.parse_args()
     kinds = [k for k in args.faults.split(",") if k]
@@ -201,6 +205,10 @@ def main():
             parser.error(f"unknown fault kind {k!r} (known: {', '.join(sorted(KINDS))})")
     log = open(args.log, "a", buffering=1) if args.log else sys.stderr
     server = Server(("127.0.0.1", args.port), Handler)
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     server.upstream = urllib.parse.urlsplit(args.upstream)
     server.delay = args.delay
     server.faults = Faults(args.seed, args.rate, kinds, log)
