@@ -240,6 +240,9 @@ final class HTTPClient {
         _ = todod_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
         _ = todod_curl_set_progress(handle, watchProgress)
         _ = todod_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context.toOpaque())
+        // A proxy from the environment (https_proxy ...) is used for real servers, never for
+        // this machine.
+        if target.isLoopback { _ = todod_curl_set_string(handle, CURLOPT_NOPROXY, "*") }
         _ = todod_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         _ = todod_curl_set_string(handle, CURLOPT_USERAGENT, "todod-sync")
         if let user, let password {
