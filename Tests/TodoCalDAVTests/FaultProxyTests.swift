@@ -119,6 +119,12 @@ struct FaultProxyTests {
         #expect(asked.first?.contains("<d:sync-token>tok-0</d:sync-token>") == true)
         #expect(asked.last?.contains("<d:sync-token>tok-1</d:sync-token>") == true)
 
+        // A member without its ETag changed (etag ""); a response saying nothing removes nothing.
+        let noETag = "<d:response><d:href>\(path)n.ics</d:href><d:propstat><d:prop><d:getetag/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat></d:response>"
+        let empty = "<d:response><d:href>\(path)e.ics</d:href></d:response>"
+        try proxy.injectAnswer(status: 207, body: multistatus(noETag + empty, token: "tok-3"), method: "REPORT")
+        #expect(try collection.changes(since: "tok-2") == CollectionDelta(changed: [RemoteVersion(href: path + "n.ics", etag: "")], removed: [], token: "tok-3"))
+
         // Tokens refused, and servers without the report.
         try proxy.injectAnswer(status: 409, body: "<?xml version='1.0'?><error xmlns='DAV:'><valid-sync-token/></error>", headers: ["Content-Type": "application/xml"])
         #expect(caldavError { _ = try collection.changes(since: "old") } == .tokenInvalid)
@@ -147,6 +153,10 @@ struct FaultProxyTests {
         // An unreadable answer, and an unexpected status.
         try proxy.injectAnswer(status: 207, body: "<d:multistatus xmlns:d='DAV:'><d:response>", method: "REPORT")
         guard case .malformed? = caldavError({ _ = try collection.versions() }) else { Issue.record("malformed XML accepted"); return }
+        // A redirect is not followed (only discovery follows /.well-known/caldav's).
+        try proxy.injectAnswer(status: 301, body: "", headers: ["Location": "https://elsewhere.example/"], method: "REPORT")
+        #expect(caldavError { _ = try collection.versions() } == .http(status: 301, ""))
+        #expect(!proxy.faultLog.contains { $0.contains("elsewhere") })
         try proxy.injectAnswer(status: 418, body: "teapot", method: "REPORT")
         #expect(caldavError { _ = try collection.fetch([path + "a.ics"]) } == .http(status: 418, ""))
     }
