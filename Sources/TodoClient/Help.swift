@@ -154,7 +154,7 @@ enum Help {
                             + "alone (chmod 600 FILE); only its path is written to sync.conf"),
                         ("--credential NAME", "add: read the password from the systemd credential NAME instead\n"
                             + "(LoadCredential= of todod-sync.service; see todod-sync(1))"),
-                        ("--calendar URL|PATH", "add: the calendar to use (default: the first one with todos)")]),
+                        ("--calendar URL|PATH", "add: the calendar to use (default: the one discovery finds for todos)")]),
         Entry(name: "help", synopsis: ["help [COMMAND]"], summary: "Show help for todoctl or one of its commands."),
     ]
 
