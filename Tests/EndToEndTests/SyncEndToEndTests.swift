@@ -169,3 +169,38 @@ import TodoTestSupport
         #expect(s.recorded.count == 5)
     }
 }
+
+/// `scripts/install --user` puts todod-sync, its unit and its man page in place; `--uninstall`
+/// takes them away and keeps the accounts.
+@Suite struct SyncInstallTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    @Test func installAndUninstallTodoSync() throws {
+        let dir = TemporaryDirectory("sinst")
+        let home = dir.file("home"), prefix = dir.file("prefix"), units = dir.file("units")
+        try FileManager.default.createDirectory(atPath: home + "/.config/todod", withIntermediateDirectories: true)
+        try "[home]\nurl = https://x/\nuser = a\npassword-file = /p\n".write(toFile: home + "/.config/todod/sync.conf", atomically: true, encoding: .utf8)
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home
+        env["XDG_CONFIG_HOME"] = nil
+        let install = Self.repository + "/scripts/install"
+        let result = try ChildProcess.run("/bin/bash", [install, "--user", "--prebuilt", BuiltProducts.directory,
+                                                       "--prefix", prefix, "--unitdir", units, "--no-start"], environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/todod-sync"))
+        #expect(FileManager.default.fileExists(atPath: prefix + "/share/man/man1/todod-sync.1"))
+        let unit = try String(contentsOfFile: units + "/todod-sync.service", encoding: .utf8).split(separator: "\n")
+        #expect(unit.contains("ExecStart=\(prefix)/bin/todod-sync"))
+        #expect(unit.contains("After=todod.socket") && unit.contains("WantedBy=default.target"))
+        #expect(!unit.contains { $0.hasPrefix("PrivateNetwork") })
+        #expect(result.stdout.contains("todoctl sync add ..."))
+        let removed = try ChildProcess.run("/bin/bash", [install, "--user", "--prefix", prefix, "--unitdir", units, "--no-start", "--uninstall"],
+                                           environment: env)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/bin/todod-sync"))
+        #expect(!FileManager.default.fileExists(atPath: units + "/todod-sync.service"))
+        #expect(removed.stdout.contains("your sync accounts were kept: \(home)/.config/todod/sync.conf"))
+        #expect(FileManager.default.fileExists(atPath: home + "/.config/todod/sync.conf"))
+    }
+}
