@@ -129,6 +129,26 @@ import TodoTestSupport
         #expect(s.recorded.isEmpty && !FileManager.default.fileExists(atPath: s.dir.file("config")))
     }
 
+    @Test func aCredentialIsReadWhereSystemdPutsIt() throws {
+        let s = try Setup()
+        let arguments = ["sync", "add", "home", "--url", "https://dav.example.org/", "--user", "alice", "--credential", "home-pw"]
+        // Outside a unit there is no credential to check with: said how, nothing run or written.
+        let outside = try s.todoctl(arguments)
+        #expect(outside.status == 1 && outside.stderr.hasPrefix("todoctl: --credential home-pw: todoctl can read the credential only where systemd provides it; run: systemd-run --user"),
+                "\(outside.stderr)")
+        #expect(s.recorded.isEmpty && !FileManager.default.fileExists(atPath: s.config))
+        // With $CREDENTIALS_DIRECTORY (as systemd-run -p LoadCredential= sets it): the check reads
+        // the credential's file, and sync.conf names the credential, not a file.
+        let credentials = s.dir.file("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: credentials + "/home-pw", contents: Data("s3cret".utf8), attributes: [.posixPermissions: 0o400])
+        let inside = try s.todoctl(arguments, ["CREDENTIALS_DIRECTORY": credentials])
+        #expect(inside.status == 0, "\(inside.stderr)")
+        #expect(s.recorded == ["--check --url https://dav.example.org/ --user alice --password-file \(credentials)/home-pw"])
+        let text = try #require(s.read(s.config))
+        #expect(text.contains("credential = home-pw\n") && !text.contains("password-file"))
+    }
+
     @Test func removeDropsTheAccountAndItsStateButNotTheOthers() throws {
         let s = try Setup()
         #expect(try s.add("home").status == 0)
