@@ -171,9 +171,9 @@ extension StoreTransaction {
     }
 
     /// Closes the change the rows written so far belong to: when they changed something, it gets
-    /// its seq, `kind` and `description`, and a bounded step of pruning runs. Nothing happens for
-    /// a request that changed nothing. An ordinary change (not undo or redo) can be undone and
-    /// clears what could be redone.
+    /// its seq, `kind` and `description`. Nothing happens for a request that changed nothing. An
+    /// ordinary change (not undo or redo) can be undone and clears what could be redone. The log
+    /// is pruned once per transaction, when it commits (`pruneBeforeCommit`), not per change.
     /// - Returns: the change's seq, or nil when nothing changed.
     @discardableResult
     func recordChange(_ kind: ChangeKind, _ description: @autoclosure () -> String) throws(TodoError) -> Int64? {
@@ -192,9 +192,7 @@ extension StoreTransaction {
             .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
             .integer(previousLast + 1), .integer(lastRow),
         ])
-        let next = connection.lastInsertRowID
-        try prune(latest: next)
-        return next
+        return connection.lastInsertRowID
     }
 
     /// The seq of the newest change undo may take (0 when none): walked back from the newest.
@@ -202,13 +200,17 @@ extension StoreTransaction {
 
     /// One bounded step of pruning: removes changes older than both the last `retention.changes`
     /// and `retention.ageUsec`, at most `retention.rowsPerCommit` images and 16 changes at a time.
-    func prune(latest: Int64) throws(TodoError) {
+    /// Run once by every write transaction just before it commits (`TodoStore.write`,
+    /// `writeOnQueue`), not per change: a pass of group commit that logged eight adds reads the
+    /// oldest change once. While the log is within its bounds that one read is all it does.
+    func pruneBeforeCommit() throws(TodoError) {
         var budget = retention.rowsPerCommit
         for _ in 0..<16 where budget > 0 {
-            guard let oldest = try connection.firstRow("SELECT seq, at, first_n, last_n FROM changes ORDER BY seq LIMIT 1", [], {
-                      (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3))
-                  }),
-                  oldest.seq <= latest - retention.changes, oldest.at < now.usec - retention.ageUsec
+            // The oldest change, and the newest seq ever given (pruning never lowers it).
+            guard let oldest = try connection.firstRow("""
+                      SELECT seq, at, first_n, last_n, (SELECT seq FROM sqlite_sequence WHERE name = 'changes') FROM changes ORDER BY seq LIMIT 1
+                      """, [], { (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3), latest: $0.int64(4)) }),
+                  oldest.seq <= oldest.latest - retention.changes, oldest.at < now.usec - retention.ageUsec
             else { return }
             // A change pruned in part can no longer be undone or redone.
             try connection.run("UPDATE changes SET state = NULL WHERE seq = ? AND state IS NOT NULL", [.integer(oldest.seq)])

@@ -13,7 +13,7 @@ import TodoCore
 package final class TodoStore: Sendable {
     /// The database file.
     package var path: String { database.path }
-    private let database: Database
+    let database: Database
     private let clock: @Sendable () -> Instant
     /// The time zones todos name.
     private let zones: ZoneCatalog
@@ -62,8 +62,16 @@ package final class TodoStore: Sendable {
     package func writeOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.onQueue { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            return try connection.transaction { () throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
+            return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
+    }
+
+    /// Runs the body of a write transaction, then the step of log pruning due before its commit.
+    private func committing<T, E: TodoErrorConvertible>(_ connection: Connection, _ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
+        let tx = StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)
+        let value = try body(tx)
+        do { try tx.pruneBeforeCommit() } catch { throw E(error) }
+        return value
     }
 
     /// Nil while the file at `path` is still the one the store opened; else a sentence saying it
@@ -81,9 +89,7 @@ package final class TodoStore: Sendable {
     package func write<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.sync { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            return try connection.transaction { () throws(E) in
-                try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention))
-            }
+            return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
     }
 }
