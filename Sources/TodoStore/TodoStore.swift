@@ -68,7 +68,7 @@ package final class TodoStore: Sendable {
 
     /// Runs the body of a write transaction, then the step of log pruning due before its commit.
     private func committing<T, E: TodoErrorConvertible>(_ connection: Connection, _ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        let tx = StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)
+        let tx = StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, logTail: LogTail())
         let value = try body(tx)
         do { try tx.pruneBeforeCommit() } catch { throw E(error) }
         return value
@@ -125,12 +125,20 @@ package struct StoreTransaction {
     let zones: ZoneCatalog
     /// How much of the change log is kept.
     let retention: LogRetention
+    /// In a write transaction: the newest change it logged, so the next change and the seq of
+    /// its events need not read it back (nil in reads, which log nothing).
+    var logTail: LogTail? = nil
 
     /// Runs `body` in a savepoint of the open write transaction: when it throws, only its own
     /// changes are undone and the transaction goes on. It throws the body's error type; a
     /// failure of the savepoint itself arrives converted to it (`RPCError` for a request).
     package func savepoint<T, E: TodoErrorConvertible>(_ body: () throws(E) -> T) throws(E) -> T {
-        try connection.savepoint(body)
+        do {
+            return try connection.savepoint(body)
+        } catch {
+            logTail?.newest = nil  // what it logged is gone: read the log again
+            throw error
+        }
     }
 
     var todoOrder: ManualOrder { ManualOrder(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, connection: connection) }

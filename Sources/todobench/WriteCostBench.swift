@@ -30,7 +30,10 @@ enum WriteCostBench {
                 try store.write { tx in
                     for i in done..<(done + n) {
                         let j = seed + i
-                        _ = try tx.savepoint { () throws(TodoError) in try tx.add(NewTodo(title: "bench add \(j % 16)-\(j / 16)")) }
+                        _ = try tx.savepoint { () throws(TodoError) in
+                            // As the daemon: the add, then the seq its event carries.
+                            (try tx.add(NewTodo(title: "bench add \(j % 16)-\(j / 16)")), try tx.currentSeq())
+                        }
                     }
                 }
                 done += n
