@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include "CTodoLinux.h"
 
 int todod_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid) {
@@ -27,6 +28,10 @@ int todod_terminal_columns(int fd) {
 
 int todod_accept_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int todod_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }
 
 int todod_map_allocations_from(int bytes) {

@@ -1,23 +1,42 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CTodoLinux
 
 /// Starting a program with no shell in between (posix_spawnp(3)) and waiting for it.
 package enum Spawn {
+    /// The descriptors a child gets as its standard input (nil: /dev/null), output and error.
+    package struct StandardStreams: Sendable {
+        package var input: Int32?
+        package var output: Int32
+        package var error: Int32
+        package init(input: Int32?, output: Int32, error: Int32) {
+            self.input = input
+            self.output = output
+            self.error = error
+        }
+    }
+
     /// Starts `program` (looked up in `PATH` when it has no slash) with `arguments` (argv[1...])
     /// and exactly `environment`, in a process group of its own so that everything it starts can
-    /// be signalled together; standard input is /dev/null, output and errors are inherited, or go
-    /// to the descriptors `output` names (its standard output and error).
+    /// be signalled together. Standard input is /dev/null, output and errors are inherited;
+    /// with `streams`, the child gets those descriptors instead (descriptors of
+    /// the caller's should be close-on-exec, as `pipe()` makes them, so that no other child
+    /// inherits them).
     /// - Returns: the child's pid.
     package static func start(_ program: String, _ arguments: [String], environment: [String: String],
-                              output: (stdout: Int32, stderr: Int32)? = nil) throws(PosixError) -> pid_t {
+                              streams: StandardStreams? = nil) throws(PosixError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if let output {
-            posix_spawn_file_actions_adddup2(&actions, output.stdout, 1)
-            posix_spawn_file_actions_adddup2(&actions, output.stderr, 2)
+        if let input = streams?.input {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        if let streams {
+            posix_spawn_file_actions_adddup2(&actions, streams.output, 1)
+            posix_spawn_file_actions_adddup2(&actions, streams.error, 2)
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -47,6 +66,14 @@ package enum Spawn {
         }
         guard rc == 0 else { throw PosixError("posix_spawnp \(program)", errno: rc) }
         return pid
+    }
+
+    /// A pipe, both ends close-on-exec (`pipe2(O_CLOEXEC)`): a child started meanwhile by
+    /// another thread does not inherit them and keep the pipe open.
+    package static func pipe() throws(PosixError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        try syscall("pipe2") { todod_pipe_cloexec(&fds) }
+        return (fds[0], fds[1])
     }
 
     /// Waits until `pid` has exited without reaping it (waitid with WNOWAIT), so its pid cannot be

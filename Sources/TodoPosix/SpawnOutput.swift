@@ -14,27 +14,20 @@ extension Spawn {
     /// `timeout` seconds (nil: never) its whole process group is killed.
     package static func run(_ program: String, _ arguments: [String], environment: [String: String], timeout: Double?,
                             onOutput: (Int32, [UInt8]) -> Void) throws(PosixError) -> Finished {
-        // Close-on-exec, so only the child's standard output and error hold the write ends.
-        func pipePair() throws(PosixError) -> [Int32] {
-            var fds: [Int32] = [-1, -1]
-            try syscall("pipe") { pipe(&fds) }
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            return fds
-        }
-        let out = try pipePair()
-        let err: [Int32]
-        do { err = try pipePair() } catch {
-            out.forEach(Posix.close)
+        let out = try pipe()
+        let err: (read: Int32, write: Int32)
+        do { err = try pipe() } catch {
+            [out.read, out.write].forEach(Posix.close)
             throw error
         }
         let pid: pid_t
-        do { pid = try start(program, arguments, environment: environment, output: (out[1], err[1])) } catch {
-            [out[0], out[1], err[0], err[1]].forEach(Posix.close)
+        do { pid = try start(program, arguments, environment: environment, streams: StandardStreams(input: nil, output: out.write, error: err.write)) } catch {
+            [out.read, out.write, err.read, err.write].forEach(Posix.close)
             throw error
         }
-        Posix.close(out[1])
-        Posix.close(err[1])
-        var open: [(fd: Int32, stream: Int32)] = [(out[0], 1), (err[0], 2)]
+        Posix.close(out.write)
+        Posix.close(err.write)
+        var open: [(fd: Int32, stream: Int32)] = [(out.read, 1), (err.read, 2)]
         let deadline = timeout.map { Posix.monotonicSeconds() + $0 }
         var timedOut = false
         var buffer = [UInt8](repeating: 0, count: 1 << 16)

@@ -85,6 +85,13 @@ package struct LogRetention: Sendable {
     package static let standard = LogRetention()
 }
 
+/// The newest change a write transaction logged: its seq, the last `change_rows` row it wrote
+/// and its kind. Set by `recordChange`; cleared when a savepoint that may hold it rolls back.
+/// Pruning, which runs last, never removes what the next change reads from it.
+final class LogTail {
+    var newest: (seq: Int64, lastRow: Int64, kind: ChangeKind)?
+}
+
 /// The triggers and row images of the log.
 enum ChangeLog {
     /// The stored columns of a todo: `change_rows` has each as `b_NAME` and `a_NAME`.
@@ -162,7 +169,8 @@ enum ChangeLog {
 extension StoreTransaction {
     /// The seq of the newest change ever logged (0 before the first). Pruning never lowers it.
     package func currentSeq() throws(TodoError) -> Int64 {
-        try connection.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'changes'")
+        if let newest = logTail?.newest { return newest.seq }
+        return try connection.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'changes'")
     }
 
     /// The oldest seq still in the log, or nil when it is empty.
@@ -171,17 +179,24 @@ extension StoreTransaction {
     }
 
     /// Closes the change the rows written so far belong to: when they changed something, it gets
-    /// its seq, `kind` and `description`, and a bounded step of pruning runs. Nothing happens for
-    /// a request that changed nothing. An ordinary change (not undo or redo) can be undone and
-    /// clears what could be redone.
+    /// its seq, `kind` and `description`. Nothing happens for a request that changed nothing. An
+    /// ordinary change (not undo or redo) can be undone and clears what could be redone. The log
+    /// is pruned once per transaction, when it commits (`pruneBeforeCommit`), not per change.
     /// - Returns: the change's seq, or nil when nothing changed.
     @discardableResult
     func recordChange(_ kind: ChangeKind, _ description: @autoclosure () -> String) throws(TodoError) -> Int64? {
-        // One statement: the newest row written, and the newest change (kind, last row) if any.
-        let (lastRow, previousLast, previousKind) = try connection.firstRow("""
-            SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0),
-                   (SELECT last_n FROM changes ORDER BY seq DESC LIMIT 1), (SELECT kind FROM changes ORDER BY seq DESC LIMIT 1)
-            """) { ($0.int64(0), $0.optionalInt64(1) ?? 0, $0.optionalText(2)) } ?? (0, 0, nil)
+        // The newest row written, and the newest change (kind, last row) if any: known when this
+        // transaction logged it, else read in the same statement.
+        let lastRow: Int64, previousLast: Int64, previousKind: String?
+        if let newest = logTail?.newest {
+            lastRow = try connection.scalar("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0)")
+            (previousLast, previousKind) = (newest.lastRow, newest.kind.rawValue)
+        } else {
+            (lastRow, previousLast, previousKind) = try connection.firstRow("""
+                SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0),
+                       (SELECT last_n FROM changes ORDER BY seq DESC LIMIT 1), (SELECT kind FROM changes ORDER BY seq DESC LIMIT 1)
+                """) { ($0.int64(0), $0.optionalInt64(1) ?? 0, $0.optionalText(2)) } ?? (0, 0, nil)
+        }
         guard lastRow > previousLast else { return nil }
         let ordinary = kind != .undo && kind != .redo
         // Only after an undo or redo can anything be undone; all of it is newer than every `done`.
@@ -192,9 +207,9 @@ extension StoreTransaction {
             .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
             .integer(previousLast + 1), .integer(lastRow),
         ])
-        let next = connection.lastInsertRowID
-        try prune(latest: next)
-        return next
+        let seq = connection.lastInsertRowID
+        logTail?.newest = (seq, lastRow, kind)
+        return seq
     }
 
     /// The seq of the newest change undo may take (0 when none): walked back from the newest.
@@ -202,13 +217,17 @@ extension StoreTransaction {
 
     /// One bounded step of pruning: removes changes older than both the last `retention.changes`
     /// and `retention.ageUsec`, at most `retention.rowsPerCommit` images and 16 changes at a time.
-    func prune(latest: Int64) throws(TodoError) {
+    /// Run once by every write transaction just before it commits (`TodoStore.write`,
+    /// `writeOnQueue`), not per change: a pass of group commit that logged eight adds reads the
+    /// oldest change once. While the log is within its bounds that one read is all it does.
+    func pruneBeforeCommit() throws(TodoError) {
         var budget = retention.rowsPerCommit
         for _ in 0..<16 where budget > 0 {
-            guard let oldest = try connection.firstRow("SELECT seq, at, first_n, last_n FROM changes ORDER BY seq LIMIT 1", [], {
-                      (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3))
-                  }),
-                  oldest.seq <= latest - retention.changes, oldest.at < now.usec - retention.ageUsec
+            // The oldest change, and the newest seq ever given (pruning never lowers it).
+            guard let oldest = try connection.firstRow("""
+                      SELECT seq, at, first_n, last_n, (SELECT seq FROM sqlite_sequence WHERE name = 'changes') FROM changes ORDER BY seq LIMIT 1
+                      """, [], { (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3), latest: $0.int64(4)) }),
+                  oldest.seq <= oldest.latest - retention.changes, oldest.at < now.usec - retention.ageUsec
             else { return }
             // A change pruned in part can no longer be undone or redone.
             try connection.run("UPDATE changes SET state = NULL WHERE seq = ? AND state IS NOT NULL", [.integer(oldest.seq)])

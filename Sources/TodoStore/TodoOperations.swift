@@ -130,10 +130,10 @@ extension StoreTransaction {
         try writeTags(id, fields.tags, replacing: false)
         // Made from what was just written, as `todo(id)` would read it back. The new todo is
         // first or last: its position needs no counting.
-        let counts = try counts()
+        let open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
         try recordChange(.add, "add \(id) \(ChangeLog.quoted(title))")
         return Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
-                    remind: remind, position: new.top ? 1 : counts.open, created: now, updated: now,
+                    remind: remind, position: Int(open), created: now, updated: now,
                     priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
     }
 

@@ -13,7 +13,7 @@ import TodoCore
 package final class TodoStore: Sendable {
     /// The database file.
     package var path: String { database.path }
-    private let database: Database
+    let database: Database
     private let clock: @Sendable () -> Instant
     /// The time zones todos name.
     private let zones: ZoneCatalog
@@ -62,8 +62,16 @@ package final class TodoStore: Sendable {
     package func writeOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.onQueue { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            return try connection.transaction { () throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
+            return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
+    }
+
+    /// Runs the body of a write transaction, then the step of log pruning due before its commit.
+    private func committing<T, E: TodoErrorConvertible>(_ connection: Connection, _ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
+        let tx = StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, logTail: LogTail())
+        let value = try body(tx)
+        do { try tx.pruneBeforeCommit() } catch { throw E(error) }
+        return value
     }
 
     /// Nil while the file at `path` is still the one the store opened; else a sentence saying it
@@ -81,9 +89,7 @@ package final class TodoStore: Sendable {
     package func write<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.sync { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            return try connection.transaction { () throws(E) in
-                try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention))
-            }
+            return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
     }
 }
@@ -119,12 +125,20 @@ package struct StoreTransaction {
     let zones: ZoneCatalog
     /// How much of the change log is kept.
     let retention: LogRetention
+    /// In a write transaction: the newest change it logged, so the next change and the seq of
+    /// its events need not read it back (nil in reads, which log nothing).
+    var logTail: LogTail? = nil
 
     /// Runs `body` in a savepoint of the open write transaction: when it throws, only its own
     /// changes are undone and the transaction goes on. It throws the body's error type; a
     /// failure of the savepoint itself arrives converted to it (`RPCError` for a request).
     package func savepoint<T, E: TodoErrorConvertible>(_ body: () throws(E) -> T) throws(E) -> T {
-        try connection.savepoint(body)
+        do {
+            return try connection.savepoint(body)
+        } catch {
+            logTail?.newest = nil  // what it logged is gone: read the log again
+            throw error
+        }
     }
 
     var todoOrder: ManualOrder { ManualOrder(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, connection: connection) }

@@ -1,46 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
+import TodoPosix
 
 /// Runs a program to completion and captures its output.
+///
+/// Started with `posix_spawn` (`Spawn` of TodoPosix), not Foundation's `Process`, whose `run`
+/// was seen to crash ("Bad pointer dereference") while Swift Testing started children from
+/// several tests at once. The pipes are close-on-exec, so a child another test starts meanwhile
+/// cannot hold them open.
 public struct ChildProcess {
     public struct Result: Sendable {
+        /// The exit status, or 128 + the signal for a child killed by one.
         public var status: Int32
         public var stdout: String
         public var stderr: String
     }
 
-    /// Runs `executable` (a path, or a name looked up on PATH) with `arguments`, feeding `input`
-    /// on standard input, and waits for it.
+    /// Runs `executable` (a path, or a name looked up on PATH by `/usr/bin/env`, so a name that
+    /// is not found gives env's status 127) with `arguments`, feeding `input` on standard input,
+    /// and waits for it. The child gets `environment`, or this process's environment when nil.
+    /// With `timeout` (seconds), a child still running then is killed with SIGKILL, with
+    /// everything it started (it runs in a process group of its own): status 137.
     @discardableResult
     public static func run(
         _ executable: String, _ arguments: [String] = [], input: String? = nil,
-        environment: [String: String]? = nil
+        environment: [String: String]? = nil, timeout: Double? = nil
     ) throws -> Result {
-        let process = Process()
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
+        // Writing input to a child that exits without reading it must give EPIPE, not kill the tests.
+        Posix.ignoreSIGPIPE()
+        let program = executable.contains("/") ? executable : "/usr/bin/env"
+        let argv = executable.contains("/") ? arguments : [executable] + arguments
+        let stdin = try Spawn.pipe(), stdout = try Spawn.pipe(), stderr = try Spawn.pipe()
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(program, argv, environment: environment ?? Posix.environment(),
+                                  streams: Spawn.StandardStreams(input: stdin.read, output: stdout.write, error: stderr.write))
+        } catch {
+            for fd in [stdin.read, stdin.write, stdout.read, stdout.write, stderr.read, stderr.write] { Posix.close(fd) }
+            throw error
         }
-        if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe(), inp = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = inp
-        try process.run()
-        if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
-        try? inp.fileHandleForWriting.close()
-        // Read both pipes concurrently so a full stderr cannot block the child.
-        let errData = LockedBox(Data())
+        // The child has its copies; ours of its ends would keep the pipes open.
+        Posix.close(stdin.read)
+        Posix.close(stdout.write)
+        Posix.close(stderr.write)
+
+        // The child exits while it is not reaped yet, so the timeout cannot hit a reused pid.
+        let exited = LockedBox(false)
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                exited.mutate { if !$0 { Spawn.killGroup(pid, SIGKILL) } }
+            }
+        }
+        // Input, standard error and standard output all at once, so that no full pipe blocks the child.
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData.value = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let bytes = Array((input ?? "").utf8)
+        DispatchQueue.global().async(group: group) {
+            try? Posix.writeAll(stdin.write, bytes)
+            Posix.close(stdin.write)
+        }
+        let errData = LockedBox<[UInt8]>([])
+        DispatchQueue.global().async(group: group) {
+            errData.value = (try? Posix.readToEnd(stderr.read)) ?? []
+            Posix.close(stderr.read)
+        }
+        let outData = (try? Posix.readToEnd(stdout.read)) ?? []
+        Posix.close(stdout.read)
         group.wait()
-        let status = process.waitForExit()
-        return Result(status: status,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData.value, as: UTF8.self))
+        Spawn.waitUntilExited(pid)
+        exited.mutate { $0 = true }
+        let status: Int32 = switch Spawn.reap(pid) {
+        case .status(let code): code
+        case .signal(let signal): 128 + signal
+        }
+        return Result(status: status, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.value, as: UTF8.self))
     }
 
     /// Runs the `sqlite3` shell on a database file and returns its output, trimmed.

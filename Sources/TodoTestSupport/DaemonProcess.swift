@@ -5,13 +5,16 @@ import Foundation
 import TodoPosix
 
 /// A `todod` started by a test on a socket and database in its own temporary directory.
-/// Sendable: its stored properties are immutable after init; `Process` is used only to signal and wait.
+/// Started with posix_spawn (`SpawnedProcess`), not Foundation's `Process`, whose `run` crashed
+/// once while tests started children in parallel. Standard input is /dev/null, standard output
+/// is this process's, standard error a close-on-exec pipe read after the daemon exited.
 public final class DaemonProcess: @unchecked Sendable {
+    // @unchecked: every stored property is immutable after init; `process` guards its own state.
     public let directory: TemporaryDirectory
     public let socket: String
     public let database: String
-    public let process = Process()
-    private let stderrPipe = Pipe()
+    public let process: SpawnedProcess
+    private let stderrRead: Int32
 
     /// Starts `todod` (or `executable`, another build of it such as `todod-faults`) and waits
     /// until its socket accepts connections.
@@ -20,19 +23,30 @@ public final class DaemonProcess: @unchecked Sendable {
         self.directory = directory ?? TemporaryDirectory("d")
         self.socket = socket ?? self.directory.file("todod.sock")
         self.database = database ?? self.directory.file("todos.db")
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path(executable))
-        process.arguments = ["--socket", self.socket, "--db", self.database] + arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = Posix.environment()
         env["JOURNAL_STREAM"] = nil
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.standardError = stderrPipe
-        try process.run()
+        guard let null = Files.openNullDevice() else { throw DaemonProcessError.notListening("cannot open /dev/null") }
+        defer { Posix.close(null) }
+        let stderr = try Spawn.pipe()
+        defer { Posix.close(stderr.write) }
+        let pid: Int32
+        do {
+            pid = try Spawn.start(BuiltProducts.path(executable), ["--socket", self.socket, "--db", self.database] + arguments,
+                                  environment: env, streams: Spawn.StandardStreams(input: null, output: 1, error: stderr.write))
+        } catch {
+            Posix.close(stderr.read)
+            throw error
+        }
+        process = SpawnedProcess(pid: pid)
+        stderrRead = stderr.read
         try waitUntilListening()
     }
 
     deinit {
-        if process.isRunning { stop(signal: SIGKILL) }
+        if process.isRunning { process.send(SIGKILL) }
+        if process.terminationStatus == nil { process.waitForExit() }
+        Posix.close(stderrRead)
     }
 
     public var pid: Int32 { process.processIdentifier }
@@ -43,7 +57,7 @@ public final class DaemonProcess: @unchecked Sendable {
                 Posix.close(fd)
                 return
             }
-            guard process.isRunning else { throw DaemonProcessError.exited(process.terminationStatus, stderrText()) }
+            guard process.isRunning else { throw DaemonProcessError.exited(process.waitForExit(), stderrText()) }
             usleep(10_000)
         }
         throw DaemonProcessError.notListening(stderrText())
@@ -52,7 +66,7 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Sends `signal` and waits for the exit status (the status is 128+signal when killed).
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
-        kill(process.processIdentifier, signal)
+        process.send(signal)
         return process.waitForExit()
     }
 
@@ -60,7 +74,7 @@ public final class DaemonProcess: @unchecked Sendable {
     /// What the daemon wrote on stderr (read after it exited).
     public func stderrText() -> String {
         guard !process.isRunning else { return "" }
-        return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return String(decoding: (try? Posix.readToEnd(stderrRead)) ?? [], as: UTF8.self)
     }
 
     /// A new raw client connected to this daemon.

@@ -27,6 +27,30 @@ if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--serve-ping
     PingPong.processMain(path: CommandLine.arguments[2], hex: CommandLine.arguments[3])
 }
 
+// todobench --write-cost [--seed N] [--adds N] [--batch K] [--no-change-log]: pages per durable add (WriteCostBench).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--write-cost" {
+    var options: [String: Int] = ["--seed": 20_000, "--adds": 800, "--batch": 8]
+    var changeLog = true
+    var rest = Array(CommandLine.arguments.dropFirst(2))
+    while !rest.isEmpty {
+        let name = rest.removeFirst()
+        if name == "--no-change-log" { changeLog = false; continue }
+        guard options[name] != nil, let value = rest.first.flatMap({ Int($0) }), value >= (name == "--seed" ? 0 : 1) else {
+            FileHandle.standardError.write(Data("todobench: --write-cost takes --seed N, --adds N, --batch K, --no-change-log\n".utf8))
+            exit(2)
+        }
+        rest.removeFirst()
+        options[name] = value
+    }
+    do {
+        try WriteCostBench.run(seed: options["--seed"]!, adds: options["--adds"]!, batch: options["--batch"]!, changeLog: changeLog)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("todobench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 let allSections = ["store", "protocol", "add", "log", "client", "reminders", "recurrence", "scale", "idle", "feed"]
 var quick = false
 var chosen: [String] = []

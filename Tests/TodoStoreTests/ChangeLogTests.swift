@@ -30,6 +30,38 @@ import TodoTestSupport
         #expect(try store.read { try $0.currentSeq() } == 3)
     }
 
+    /// Group commit runs each request of a pass in a savepoint of one transaction, and the
+    /// transaction remembers the newest change it logged (`LogTail`). A request rolled back after
+    /// logging its change leaves nothing of it: the next request's change gets the next seq,
+    /// exactly its own rows, and the seq its events carry is the log's.
+    @Test func aRequestRolledBackInAPassLeavesNoTraceInTheNextChange() throws {
+        let dir = TemporaryDirectory("log-pass")
+        let store = try makeStore(dir)
+        struct Refused: Error {}
+        let (a, c, seqs) = try store.write { tx in
+            let a = try tx.savepoint { () throws(TodoError) in try tx.add(NewTodo(title: "一")) }
+            let afterA = try tx.currentSeq()
+            do {
+                try tx.savepoint { () throws(TodoError) in
+                    _ = try tx.add(NewTodo(title: "二"))
+                    _ = try tx.update(a.id, TodoPatch(title: .set("一'")))
+                    throw TodoError.conflict("refused after logging")
+                }
+            } catch {}
+            let afterRollback = try tx.currentSeq()
+            let c = try tx.savepoint { () throws(TodoError) in try tx.add(NewTodo(title: "三")) }
+            return (a, c, [afterA, afterRollback, try tx.currentSeq()])
+        }
+        #expect(seqs == [1, 1, 2])
+        #expect(try store.read { try $0.changes(after: 0, limit: 10) }.map(\.description) == ["add \(a.id) \"一\"", "add \(c.id) \"三\""])
+        #expect(try store.read { try $0.touchedTodos(2) }.map(\.id) == [c.id])
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.list(TodoQuery()) }.todos.map(\.title) == ["一"])
+        _ = try store.write { try $0.add(NewTodo(title: "四")) }  // a new transaction reads the log again
+        #expect(try store.read { try $0.currentSeq() } == 4)
+        #expect(try store.read { try $0.changes(after: 2, limit: 10) }.map(\.kind) == [.undo, .add])
+    }
+
     @Test func aDeleteUndoneBringsBackTheSameTodoAndRedoDeletesItAgain() throws {
         let dir = TemporaryDirectory("log-delete")
         let store = try makeStore(dir)

@@ -13,6 +13,9 @@ int todod_terminal_columns(int fd);
 /// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC): accept4 needs _GNU_SOURCE.
 int todod_accept_nonblocking(int fd);
 
+/// pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start. pipe2 needs _GNU_SOURCE.
+int todod_pipe_cloexec(int fds[2]);
+
 /// mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` get their own mapping,
 /// returned to the system when freed. <malloc.h> is not part of Swift's Glibc module.
 /// Returns 1 on success, 0 on failure.
