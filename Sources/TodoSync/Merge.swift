@@ -11,7 +11,8 @@ public enum SyncField: String, CaseIterable, Sendable {
 /// The field-level three-way merge of SPEC §9 (docs/SYNC.md): against the last synced version
 /// (the base), fields changed on one side only are taken from that side, fields both sides
 /// changed the same way are kept, and a field both changed differently is a conflict: the side
-/// with the later `updated` (LAST-MODIFIED) wins it, the remote on a tie. Tags merge as sets: what
+/// with the later `updated` (LAST-MODIFIED) wins it, the remote on a tie. The store's side keeps
+/// its microseconds, so within the second a VTODO's LAST-MODIFIED names, the store's change counts as later. Tags merge as sets: what
 /// either side added is added, what either side removed is removed. Pure: no I/O.
 public enum ThreeWayMerge {
     public struct Outcome: Sendable, Equatable {
@@ -26,7 +27,7 @@ public enum ThreeWayMerge {
     /// was never synced: a resync after lost state), the later side wins whole and tags are
     /// joined; that is not reported as a conflict.
     public static func merge(base: SyncItem?, local: SyncItem, remote: SyncItem) -> Outcome {
-        let localWins = local.entry.updated.seconds > remote.entry.updated.seconds
+        let localWins = local.entry.updated > remote.entry.updated
         var merged = localWins ? local : remote
         var conflicts: [SyncField] = []
         guard let base else {

@@ -46,6 +46,8 @@ public final class SyncRound {
     public var onConflict: (SyncStatus.Conflict) -> Void = { _ in }
     /// Verbose progress lines.
     public var log: (String) -> Void = { _ in }
+    /// Runs just before the store's import (tests change a todo there).
+    var beforeApply: () -> Void = {}
 
     public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
         self.account = account
@@ -135,6 +137,7 @@ public final class SyncRound {
         // The store first, in one request: a todo changed meanwhile is skipped (stale), merged
         // again next pass, and nothing of it goes to the server now.
         let entries = plans.compactMap(\.localWrite)
+        if !entries.isEmpty { beforeApply() }
         let stale = try applyInParts(entries)
         report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") }.count
         for var plan in plans {
@@ -272,7 +275,9 @@ public final class SyncRound {
         let localItem: SyncItem? = local.todo.map { todo in
             var item = SyncItem(todo: todo, kept: kept)
             if let baseItem, !local.moved || todo.position == nil { item.sortOrder = baseItem.sortOrder }
-            return codec.canonical(item)
+            item = codec.canonical(item)
+            item.entry.updated = todo.updated  // to the microsecond, for the merge's "later"
+            return item
         }
         var p = Plan(uid: uid, base: base, remote: remote, localID: local.todo?.id)
         // A name of our own for a new resource (never derived from the UID), or the one a cut-off
