@@ -56,6 +56,11 @@ journald_listens() {
 # and writes a vdir exported by todoctl with it). Made once; what is already there is kept.
 # Exports TODOD_RRULE_PYTHON, which makes the comparison test run and fail when the oracle does not,
 # and TODOD_TODOMAN, which makes the todoman interop test run and fail when todoman does not.
+# The CalDAV servers the sync tests run against, Radicale and xandikos, and vdirsyncer (the peer
+# the sync figures are measured beside) are installed there too; TODOD_RADICALE, TODOD_XANDIKOS
+# and TODOD_VDIRSYNCER name their console scripts (.build/test-venv/bin/radicale ...), Python files
+# whose first line names the venv's python (TodoTestSupport/CalDAVServers.swift runs them through
+# it). Set, they make the CalDAV tests run and fail when a server does not start.
 ensure_test_environment() {
     ensure_packages python3 python3-venv dbus dbus-bin
     local venv=.build/test-venv
@@ -73,6 +78,13 @@ ensure_test_environment() {
         echo "==> installing todoman into $venv" >&2
         "$venv/bin/pip" install --quiet --disable-pip-version-check todoman
     }
+    [ -x "$venv/bin/radicale" ] && [ -x "$venv/bin/xandikos" ] && [ -x "$venv/bin/vdirsyncer" ] || {
+        echo "==> installing radicale, xandikos and vdirsyncer into $venv" >&2
+        "$venv/bin/pip" install --quiet --disable-pip-version-check radicale xandikos vdirsyncer
+    }
     export TODOD_RRULE_PYTHON="$PWD/$venv/bin/python"
     export TODOD_TODOMAN="$PWD/$venv/bin/todo"
+    export TODOD_RADICALE="$PWD/$venv/bin/radicale"
+    export TODOD_XANDIKOS="$PWD/$venv/bin/xandikos"
+    export TODOD_VDIRSYNCER="$PWD/$venv/bin/vdirsyncer"
 }

@@ -1,0 +1,206 @@
+// A CalDAV calendar collection over HTTP (RFC 4791, RFC 6578): the CalendarCollection the sync
+// engine uses against real servers.
+
+/// One calendar collection on a CalDAV server, reached through one kept-alive connection.
+/// Not for use from two threads at once.
+public final class CalDAVCollection: CalendarCollection {
+    /// The collection's URL (with a trailing slash).
+    public let url: String
+    private let base: HTTPURL?
+    let client: HTTPClient
+    /// Hrefs per calendar-multiget request.
+    public var fetchBatchSize = 100
+
+    /// The collection at `url`, authenticating as `user` with `password` (HTTP Basic) when given.
+    /// A URL that is not absolute http(s) makes every request fail with `.network`.
+    public convenience init(url: String, user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
+        self.init(url: url, client: HTTPClient(user: user, password: password, timeouts: timeouts))
+    }
+
+    init(url: String, client: HTTPClient) {
+        var parsed = HTTPURL(url)
+        if let p = parsed, !p.pathOnly.hasSuffix("/") {
+            parsed!.path = p.pathOnly + "/" + p.path.dropFirst(p.pathOnly.count)
+        }
+        self.base = parsed
+        self.url = parsed?.string ?? url
+        self.client = client
+    }
+
+    /// Requests sent and connections opened so far (one connection serves many requests).
+    public var requestCount: Int { client.requestCount }
+    public var connectionCount: Int { client.connectionCount }
+
+    private func collectionURL() throws(CalDAVError) -> HTTPURL {
+        guard let base else { throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))") }
+        return base
+    }
+
+    private func resourceURL(_ href: String) throws(CalDAVError) -> HTTPURL {
+        guard let target = try collectionURL().resolving(href) else { throw .malformed("bad href \(href)") }
+        return target
+    }
+
+    // MARK: - Reading
+
+    public func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
+        let target = try collectionURL()
+        let selfPath = comparablePath(target.path, base: target)
+        var order: [String] = []  // hrefs in the order first seen
+        var latest: [String: RemoteVersion?] = [:]  // href -> version, or nil when removed
+        var current = token
+        for _ in 0..<10_000 {  // a server that truncates forever must not keep us here
+            let body = """
+                <?xml version="1.0" encoding="utf-8"?>
+                <d:sync-collection xmlns:d="DAV:"><d:sync-token>\((current ?? "").xmlEscaped)</d:sync-token>\
+                <d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>
+                """
+            let response = try client.dav("REPORT", target, depth: "0", body: body)
+            guard response.status == 207 else { throw syncError(response, token: current) }
+            let status = try Multistatus(response.body)
+            guard let next = status.syncToken, !next.isEmpty else { throw .unsupported("sync-collection") }
+            var truncated = false
+            for item in status.responses {
+                if comparablePath(item.href, base: target) == selfPath {
+                    if item.status == 507 { truncated = true }
+                    continue
+                }
+                if item.href.hasSuffix("/") { continue }  // a sub-collection, not a calendar object
+                if latest[item.href] == nil { order.append(item.href) }
+                if item.status == 404 || (item.status == nil && item.propstats.allSatisfy { $0.status == 404 }) {
+                    latest[item.href] = .some(nil)
+                } else {
+                    let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? ""
+                    latest[item.href] = .some(RemoteVersion(href: item.href, etag: etag))
+                }
+            }
+            if !truncated || next == current {
+                var changed: [RemoteVersion] = []
+                var removed: [String] = []
+                for href in order {
+                    if let version = latest[href]! { changed.append(version) } else { removed.append(href) }
+                }
+                return CollectionDelta(changed: changed, removed: removed, token: next)
+            }
+            current = next
+        }
+        throw .malformed("the server truncated sync-collection answers 10000 times")
+    }
+
+    /// The error for a sync-collection answer that is not a multistatus.
+    private func syncError(_ response: HTTPResponse, token: String?) -> CalDAVError {
+        let conditions = DAVStatus.preconditions(response)
+        let hadToken = !(token ?? "").isEmpty
+        if response.status == 401 { return .unauthorized }
+        if [403, 409, 412].contains(response.status) && conditions.contains("valid-sync-token") { return .tokenInvalid }
+        if response.status == 400 && hadToken { return .tokenInvalid }
+        if [403, 405, 501].contains(response.status) { return .unsupported("sync-collection") }
+        if response.status == 400 && (conditions.contains("supported-report") || conditions.contains("supported-report-set")) {
+            return .unsupported("sync-collection")
+        }
+        return DAVStatus.error(response)
+    }
+
+    public func versions() throws(CalDAVError) -> [RemoteVersion] {
+        let target = try collectionURL()
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop>\
+            <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"/></c:comp-filter></c:filter></c:calendar-query>
+            """
+        let response = try client.dav("REPORT", target, depth: "1", body: body)
+        guard response.status == 207 else { throw DAVStatus.error(response) }
+        let selfPath = comparablePath(target.path, base: target)
+        var result: [RemoteVersion] = []
+        for item in try Multistatus(response.body).responses {
+            guard item.status.map({ (200..<300).contains($0) }) ?? true,
+                  !item.href.hasSuffix("/"), comparablePath(item.href, base: target) != selfPath,
+                  let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText else { continue }
+            result.append(RemoteVersion(href: item.href, etag: etag))
+        }
+        return result
+    }
+
+    public func fetch(_ hrefs: [String]) throws(CalDAVError) -> [RemoteObject] {
+        let target = try collectionURL()
+        var result: [RemoteObject] = []
+        result.reserveCapacity(hrefs.count)
+        var start = 0
+        while start < hrefs.count {
+            let batch = hrefs[start..<min(hrefs.count, start + max(1, fetchBatchSize))]
+            start += batch.count
+            var body = """
+                <?xml version="1.0" encoding="utf-8"?>
+                <c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">\
+                <d:prop><d:getetag/><c:calendar-data/></d:prop>
+                """
+            for href in batch { body += "<d:href>\(href.xmlEscaped)</d:href>" }
+            body += "</c:calendar-multiget>"
+            let response = try client.dav("REPORT", target, depth: "1", body: body)
+            guard response.status == 207 else { throw DAVStatus.error(response) }
+            for item in try Multistatus(response.body).responses {
+                guard item.status.map({ (200..<300).contains($0) }) ?? true,
+                      let data = item.property(XMLNamespace.caldav, "calendar-data") else { continue }
+                let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? ""
+                result.append(RemoteObject(href: item.href, etag: etag, data: Self.restoringCRLF(data.text)))
+            }
+        }
+        return result
+    }
+
+    /// The calendar data as UTF-8 with CRLF line ends: XML parsing turns the CRLF of iCalendar
+    /// into LF (XML 1.0 §2.11), and a bare LF cannot occur in iCalendar content, so putting the
+    /// CR back restores the bytes the server stored.
+    static func restoringCRLF(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 64)
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "\n") && previous != UInt8(ascii: "\r") { out.append(UInt8(ascii: "\r")) }
+            out.append(byte)
+            previous = byte
+        }
+        return out
+    }
+
+    // MARK: - Writing
+
+    public func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw .malformed("bad resource name \(name)")
+        }
+        let target = try collectionURL()
+        var resource = target
+        resource.path = target.pathOnly + percentEncodedPathSegment(name)
+        let response = try client.send("PUT", resource, headers: Self.putHeaders(["If-None-Match": "*"]), body: data)
+        guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
+        var href = resource.path
+        if response.status == 201, let location = response.header("Location"), let moved = target.resolving(location) {
+            href = moved.path
+        }
+        return (href, Self.strongETag(response))
+    }
+
+    public func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? {
+        let response = try client.send("PUT", try resourceURL(href), headers: Self.putHeaders(["If-Match": etag]), body: data)
+        guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
+        return Self.strongETag(response)
+    }
+
+    public func delete(href: String, ifMatch etag: String) throws(CalDAVError) {
+        let response = try client.send("DELETE", try resourceURL(href), headers: ["If-Match": etag])
+        guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
+    }
+
+    private static func putHeaders(_ extra: [String: String]) -> [String: String] {
+        var headers = extra
+        headers["Content-Type"] = "text/calendar; charset=utf-8"
+        return headers
+    }
+
+    /// The ETag header when it is strong; a weak one (`W/"..."`) cannot be used with If-Match.
+    static func strongETag(_ response: HTTPResponse) -> String? {
+        guard let etag = response.header("ETag"), !etag.isEmpty, !etag.hasPrefix("W/") else { return nil }
+        return etag
+    }
+}

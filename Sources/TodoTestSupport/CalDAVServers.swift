@@ -1,0 +1,318 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The CalDAV servers the sync tests run against (Radicale and xandikos, which scripts/test
+/// installs into .build/test-venv and names in `TODOD_RADICALE` / `TODOD_XANDIKOS`) and the
+/// fault-injecting proxy (scripts/lib/fault-proxy.py).
+///
+/// Each runs on 127.0.0.1 on a port of its own with its storage in a temporary directory. Its
+/// standard input is a pipe held by the test process: when that closes, because the server was
+/// stopped or the test process ended in any way, the server exits, so a shared server started
+/// once per test process never outlives it.
+public enum CalDAVTestSupport {
+    static func configured(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `TODOD_RADICALE`: Radicale's console script.
+    public static let radicale = configured("TODOD_RADICALE")
+    /// `TODOD_XANDIKOS`: xandikos's console script.
+    public static let xandikos = configured("TODOD_XANDIKOS")
+    /// `TODOD_VDIRSYNCER`: vdirsyncer's console script.
+    public static let vdirsyncer = configured("TODOD_VDIRSYNCER")
+
+    /// Whether the server tests must run: the servers are configured, or `CI` is set (then a
+    /// missing server is a failure). A plain `swift test` without them skips those tests.
+    public static let serversRequired = (radicale != nil && xandikos != nil)
+        || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
+
+    /// The message of a test skipped for want of servers.
+    public static let skipMessage = "CalDAV servers not configured: set TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
+
+    /// A TCP port on 127.0.0.1 that nothing listens on right now.
+    public static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Sends `request` (a whole HTTP/1.0 request) to 127.0.0.1:`port` and returns the answer, or
+    /// nil when nothing listens there or the connection fails.
+    public static func rawHTTP(port: Int, _ request: String) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else { return nil }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer += buffer[..<n]
+        }
+        return answer.isEmpty ? nil : String(decoding: answer, as: UTF8.self)
+    }
+
+    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
+    static func eventually(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if condition() { return true }
+            usleep(20_000)
+        } while Date() < deadline
+        return condition()
+    }
+
+    /// The interpreter a console script names on its first line (`#!/path/python3`).
+    static func interpreter(of script: String) -> String {
+        guard let text = try? String(contentsOfFile: script, encoding: .utf8),
+              let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("#!") else { return "/usr/bin/python3" }
+        return String(first.dropFirst(2)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The repository checkout (where Package.swift is).
+    public static var repository: String { NotifyTestSupport.repository }
+}
+
+public enum CalDAVTestError: Error, CustomStringConvertible {
+    case notConfigured(String)
+    case didNotStart(String, String)
+    public var description: String {
+        switch self {
+        case .notConfigured(let what): return "\(what) is not set: scripts/test installs the CalDAV servers"
+        case .didNotStart(let what, let log): return "\(what) did not start: \(log.suffix(2000))"
+        }
+    }
+}
+
+/// A child process whose standard input is a pipe it watches for EOF, output going to a file;
+/// stopped (SIGTERM, then SIGKILL) and reaped by `stop()` or on release.
+public class WatchedProcess: @unchecked Sendable {
+    // @unchecked: the fields are set once in init; stop() is called from one test at a time.
+    public let process = Process()
+    public let logPath: String
+    private let stdin = Pipe()
+
+    init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
+        logPath = log
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardInput = stdin
+        let output = FileHandle(forWritingAtPath: log)
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    deinit { stop() }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Stops the process and reaps it; returns its status.
+    @discardableResult
+    public func stop() -> Int32 {
+        try? stdin.fileHandleForWriting.close()
+        guard process.isRunning else { return process.waitForExit() }
+        kill(pid, SIGTERM)
+        if !CalDAVTestSupport.eventually(timeout: 5, { !process.isRunning }) { kill(pid, SIGKILL) }
+        return process.waitForExit()
+    }
+}
+
+/// Runs a Python console script with a watcher thread that exits on EOF of standard input.
+private let watchedPythonMain = """
+    import os, runpy, sys, threading
+    def watch():
+        sys.stdin.buffer.read()
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
+    sys.argv = sys.argv[1:]
+    runpy.run_path(sys.argv[0], run_name="__main__")
+    """
+
+/// A CalDAV server for tests: Radicale (htpasswd user `alice` with a non-ASCII password) or
+/// xandikos (no authentication, `--autocreate`), on 127.0.0.1 with storage in its own directory.
+public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
+    public enum Kind: String, Sendable { case radicale, xandikos }
+
+    public let kind: Kind
+    public let port: Int
+    public let directory: TemporaryDirectory
+    /// The user and password to authenticate with (nil for xandikos, which asks for none).
+    public let user: String?
+    public let password: String?
+
+    /// The user and password Radicale is started with.
+    public static let radicaleUser = "alice"
+    public static let radicalePassword = "pässwörd-秘密-🔑"
+
+    /// `http://127.0.0.1:PORT/`
+    public var rootURL: String { "http://127.0.0.1:\(port)/" }
+    /// The URL of the collection under which tests make their calendars (the calendar home).
+    public var homeURL: String {
+        switch kind {
+        case .radicale: return rootURL + Self.radicaleUser + "/"
+        case .xandikos: return rootURL + "user/calendars/"
+        }
+    }
+
+    private init(kind: Kind, script: String, arguments: [String], port: Int, directory: TemporaryDirectory,
+                 user: String?, password: String?) throws {
+        self.kind = kind
+        self.port = port
+        self.directory = directory
+        self.user = user
+        self.password = password
+        try super.init(CalDAVTestSupport.interpreter(of: script), ["-c", watchedPythonMain, script] + arguments,
+                       log: directory.file(kind.rawValue + ".log"))
+        let started = CalDAVTestSupport.eventually(timeout: 30) {
+            !process.isRunning || CalDAVTestSupport.rawHTTP(port: port, "OPTIONS / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/") == true
+        }
+        guard started, process.isRunning else { throw CalDAVTestError.didNotStart(kind.rawValue, log) }
+    }
+
+    /// Starts Radicale from `TODOD_RADICALE` (or `script`) and waits until it answers.
+    public static func radicale(script: String? = CalDAVTestSupport.radicale) throws -> CalDAVServer {
+        guard let script else { throw CalDAVTestError.notConfigured("TODOD_RADICALE") }
+        var lastError: Error = CalDAVTestError.didNotStart("radicale", "")
+        for _ in 0..<3 {  // the free port may be taken between choosing and binding it
+            let directory = TemporaryDirectory("radicale")
+            let port = CalDAVTestSupport.freePort()
+            try Data("\(radicaleUser):\(radicalePassword)\n".utf8).write(to: URL(fileURLWithPath: directory.file("users")))
+            let config = """
+                [server]
+                hosts = 127.0.0.1:\(port)
+                [encoding]
+                request = utf-8
+                stock = utf-8
+                [auth]
+                type = htpasswd
+                htpasswd_filename = \(directory.file("users"))
+                htpasswd_encryption = plain
+                delay = 0
+                [storage]
+                filesystem_folder = \(directory.file("collections"))
+                [rights]
+                type = owner_only
+                [web]
+                type = none
+                [logging]
+                level = warning
+                """
+            try Data(config.utf8).write(to: URL(fileURLWithPath: directory.file("config")))
+            do {
+                return try CalDAVServer(kind: .radicale, script: script, arguments: ["-C", directory.file("config")], port: port,
+                                        directory: directory, user: radicaleUser, password: radicalePassword)
+            } catch { lastError = error }
+        }
+        throw lastError
+    }
+
+    /// Starts xandikos from `TODOD_XANDIKOS` (or `script`) and waits until it answers.
+    public static func xandikos(script: String? = CalDAVTestSupport.xandikos) throws -> CalDAVServer {
+        guard let script else { throw CalDAVTestError.notConfigured("TODOD_XANDIKOS") }
+        var lastError: Error = CalDAVTestError.didNotStart("xandikos", "")
+        for _ in 0..<3 {
+            let directory = TemporaryDirectory("xandikos")
+            let port = CalDAVTestSupport.freePort()
+            do {
+                return try CalDAVServer(kind: .xandikos, script: script, arguments: [
+                    "serve", "-d", directory.file("data"), "--autocreate", "--no-detect-systemd",
+                    "-l", "127.0.0.1", "-p", String(port), "--state-dir", directory.file("state"),
+                ], port: port, directory: directory, user: nil, password: nil)
+            } catch { lastError = error }
+        }
+        throw lastError
+    }
+
+    /// Starts a server of `kind`.
+    public static func start(_ kind: Kind) throws -> CalDAVServer {
+        switch kind {
+        case .radicale: return try radicale()
+        case .xandikos: return try xandikos()
+        }
+    }
+}
+
+/// scripts/lib/fault-proxy.py in front of a server: faults at random (seeded) or on demand.
+public final class FaultProxy: WatchedProcess, @unchecked Sendable {
+    public private(set) var port = 0
+    public let directory: TemporaryDirectory
+
+    /// `http://127.0.0.1:PORT/`
+    public var rootURL: String { "http://127.0.0.1:\(port)/" }
+
+    /// Starts the proxy in front of `upstream` (`http://127.0.0.1:PORT`) and waits until it
+    /// listens. `seed`, `rate` and `faults` set the random faults (none by default); `delay` is
+    /// how long a delay fault waits.
+    /// `tls` (certificate, key: PEM files) makes it serve HTTPS.
+    public init(upstream: String, seed: UInt64 = 0, rate: Double = 0, faults: [String] = [], delay: Double = 3,
+                tls: (certificate: String, key: String)? = nil) throws {
+        let directory = TemporaryDirectory("proxy")
+        self.directory = directory
+        let portFile = directory.file("port")
+        var upstreamRoot = upstream
+        while upstreamRoot.hasSuffix("/") { upstreamRoot.removeLast() }
+        let python = CalDAVTestSupport.radicale.map(CalDAVTestSupport.interpreter(of:)) ?? "/usr/bin/python3"
+        try super.init(python, [
+            CalDAVTestSupport.repository + "/scripts/lib/fault-proxy.py", "--upstream", upstreamRoot,
+            "--port-file", portFile, "--log", directory.file("faults.log"), "--seed", String(seed), "--rate", String(rate),
+            "--faults", faults.joined(separator: ","), "--delay", String(delay), "--exit-on-stdin-eof",
+        ] + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? []), log: directory.file("proxy.err"))
+        var port = 0
+        _ = CalDAVTestSupport.eventually(timeout: 20) {
+            port = Int(((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            return port != 0 || !process.isRunning
+        }
+        self.port = port
+        guard port != 0, process.isRunning else { throw CalDAVTestError.didNotStart("fault-proxy.py", log) }
+    }
+
+    /// Queues `kind` (drop, delay, cut, 500, 503, 412) for the next `count` requests (of `method`
+    /// when given).
+    public func inject(_ kind: String, count: Int = 1, method: String? = nil) throws {
+        let query = "kind=\(kind)&count=\(count)" + (method.map { "&method=\($0)" } ?? "")
+        guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?\(query) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
+        else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
+    }
+
+    /// Empties the fault queue and stops random faults.
+    public func clear() throws {
+        guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?clear=1 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
+        else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
+    }
+
+    /// The proxy's log: one line per request (`pass ...` or `fault KIND ...`).
+    public var faultLog: [String] {
+        ((try? String(contentsOfFile: directory.file("faults.log"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+}
