@@ -136,7 +136,16 @@ public final class SyncRound {
 
         // The store first, in one request: a todo changed meanwhile is skipped (stale), merged
         // again next pass, and nothing of it goes to the server now.
-        let entries = plans.compactMap(\.localWrite)
+        // New todos from the server go to the end of the manual order, in their X-APPLE-SORT-ORDER.
+        let entries = plans.enumerated().compactMap { i, p in p.localWrite.map { (i, $0, p.order) } }
+            .sorted { a, b in
+                switch (a.2, b.2) {
+                case let (x?, y?) where x != y: return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return a.0 < b.0
+                }
+            }.map(\.1)
         if !entries.isEmpty { beforeApply() }
         let stale = try applyInParts(entries)
         report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") }.count
@@ -259,6 +268,8 @@ public final class SyncRound {
         var newState: SyncedItem??
         var completeAfter = false
         var conflict: SyncStatus.Conflict?
+        /// For a todo new to the store: its place in the server's order.
+        var order: Int64?
     }
 
     /// What to do for one todo, from its base, its store side and its server side.
@@ -320,6 +331,7 @@ public final class SyncRound {
             var entry = r.item.entry
             entry.ifRevision = 0
             p.localWrite = entry
+            p.order = r.item.sortOrder
             p.newState = .some(SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes))
         case (let l?, let r?):
             var remote = codec.canonical(r.item)

@@ -51,10 +51,23 @@ public struct VTodoCodec: Sendable {
     public func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
         do {
             guard let first = try reader.items(bytes).first else { return .failure(SyncError("the resource holds no VTODO")) }
-            return .success(SyncItem(entry: first.entry, sortOrder: first.sortOrder))
+            return .success(SyncItem(entry: inOwnZone(first.entry), sortOrder: first.sortOrder))
         } catch {
             return .failure(SyncError("\(error)"))
         }
+    }
+
+    /// An all-day todo's day is read (`DUE;VALUE=DATE`) in the reader's zone; a todo with a zone
+    /// of its own (`X-TODOD-ZONE`) is due at the start of that day in its zone, as the store
+    /// keeps it, so a todo of another machine's zone does not move by the difference. Its
+    /// reminder keeps its distance from `due`.
+    func inOwnZone(_ entry: ExportDocument.Entry) -> ExportDocument.Entry {
+        guard entry.allDay, let due = entry.due, let name = entry.zone, let zone = ZoneInfo(identifier: name, tzdir: reader.tzdir),
+              let start = LocalTime.instant(days: LocalTime(due, in: reader.zone).days, secondOfDay: 0, in: zone), start != due else { return entry }
+        var e = entry
+        e.due = start
+        e.remind = entry.remind.map { Instant(usec: $0.usec + start.usec - due.usec) }
+        return e
     }
 
     /// The item as a VTODO would bring it back: instants to the second, `completed` of an open

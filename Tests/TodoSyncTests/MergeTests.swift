@@ -127,3 +127,19 @@ import TodoSync
         #expect(!ThreeWayMerge.sameContent(a, Self.item { $0.tags = ["x"] }))
     }
 }
+
+extension MergeTests {
+    /// An all-day todo of a machine in Tokyo read by one in UTC is still due at the start of its
+    /// day in Tokyo (the store's form), with its reminder the same distance before.
+    @Test func anAllDayTodoKeepsItsDayInItsOwnZone() throws {
+        let tokyoMidnight = try #require(Instant(rfc3339: "2026-12-24T15:00:00Z"))  // 2026-12-25 00:00 in Tokyo
+        let item = Self.item { $0.due = tokyoMidnight; $0.allDay = true; $0.zone = "Asia/Tokyo"; $0.remind = Instant(usec: tokyoMidnight.usec + 9 * 3_600_000_000) }
+        let utcReader = VTodoCodec()
+        let text = String(decoding: utcReader.bytes(item), as: UTF8.self)
+        #expect(text.contains("DUE;VALUE=DATE:20261225\r\n"))
+        let back = try utcReader.item(Array(text.utf8)).get()
+        #expect(back.entry.due == tokyoMidnight)
+        #expect(back.entry.remind == Instant(usec: tokyoMidnight.usec + 9 * 3_600_000_000))
+        #expect(utcReader.bytes(back) == utcReader.bytes(utcReader.canonical(item)))
+    }
+}

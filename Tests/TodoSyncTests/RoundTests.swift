@@ -79,6 +79,28 @@ import TodoTestSupport
         #expect(cal.items()[uid]?.entry.title == "phone title")
     }
 
+    /// The manual order: a move here goes out as X-APPLE-SORT-ORDER; todos new from the server
+    /// go to the end of the order here, in their X-APPLE-SORT-ORDER.
+    @Test func theManualOrderTravelsAsAppleSortOrder() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let first = try #require(try m.add("first").result_uid)
+        let second = try #require(try m.add("second").result_uid)
+        try m.sync(cal)
+        func order(_ uid: String) -> Int64? { cal.items()[uid]?.sortOrder }
+        #expect(order(first) == 1 && order(second) == 2)
+        let id = try #require(try m.todo(uid: second)?["id"])
+        _ = try m.client.result("todo.move", ["id": id, "position": 1])
+        try m.sync(cal)
+        #expect(order(second) == 1)
+        for (name, n) in [("c", 30), ("a", 10), ("b", 20)] {
+            cal.put("\(name).ics", vtodo(uid: "phone-\(name)", summary: name, extra: ["X-APPLE-SORT-ORDER:\(n)"]))
+        }
+        try m.sync(cal)
+        let titles = try m.client.result("todo.list", [:])["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue }
+        #expect(titles == ["second", "first", "a", "b", "c"])
+    }
+
     /// A 412: the resource changed between the engine's fetch and its PUT; it is fetched, merged
     /// and written again, never overwritten.
     @Test func aPreconditionFailureIsFetchedAndMergedNotOverwritten() throws {
