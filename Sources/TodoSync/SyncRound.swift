@@ -114,14 +114,14 @@ public final class SyncRound {
         let (remotes, token, skipped) = try remoteChanges()
         report.skipped += skipped
 
+        // Todos fetched again (a 412, a creation not confirmed, a stale import) are merged again.
+        var uids = Set(locals.keys).union(remotes.keys)
+        for item in try wrap({ () throws(TodoError) in try state.refetching() }) { uids.insert(item.uid) }
         // Todos the server changed that the store's changes do not name: read the store whole.
-        if listed == nil, remotes.keys.contains(where: { locals[$0] == nil }) {
+        if listed == nil, uids.contains(where: { locals[$0] == nil }) {
             let all = try store.allTodos()
             listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         }
-        var uids = Set(locals.keys).union(remotes.keys)
-        // Creations not confirmed by the server (a round cut off after the PUT).
-        for item in try wrap({ () throws(TodoError) in try state.refetching() }) { uids.insert(item.uid) }
 
         var plans: [Plan] = []
         for uid in uids.sorted() {

@@ -296,6 +296,19 @@ import TodoTestSupport
         #expect(try m.sync(cal).sent == 0)
     }
 
+    /// A creation answered 412 that created nothing: the todo is created in a later pass, not
+    /// forgotten (found by CalDAVSyncTests.faultsLoseAndDuplicateNothing).
+    @Test func aCreationRefusedWith412IsRetriedNotForgotten() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("refused once").result_uid)
+        cal.refuseCreates = 1
+        let report = try m.sync(cal)
+        #expect(report.pending == 0)
+        #expect(cal.items()[uid] != nil)
+        #expect(cal.resources.count == 1)
+    }
+
     @Test func stateFileHoldsOneRowPerTodoAndAChangeRewritesOne() throws {
         let dir = TemporaryDirectory("state")
         let (state, reset) = try SyncState.open(path: dir.file("a.state"))

@@ -24,6 +24,8 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     /// Called before a fetch (a concurrent local edit, say).
     var beforeFetch: (([String]) -> Void)?
     private(set) var creates = 0, updates = 0, deletes = 0
+    /// The next this many creations are answered 412 without creating anything (a proxy's fault).
+    var refuseCreates = 0
 
     private func bump(_ href: String) -> String {
         counter += 1
@@ -57,6 +59,10 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
 
     func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) {
         let href = path + name
+        if refuseCreates > 0 {
+            refuseCreates -= 1
+            throw .preconditionFailed
+        }
         guard resources[href] == nil else { throw .preconditionFailed }
         creates += 1
         resources[href] = (bump(href), data)
