@@ -43,6 +43,8 @@ public final class CalDAVCollection: CalendarCollection {
 
     // MARK: - Reading
 
+    /// sync-collection, repeated with each new token while the server answers 507 (truncated).
+    /// A changed member listed without its ETag comes with `etag` "" (fetch it to learn it).
     public func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
         let target = try collectionURL()
         let selfPath = comparablePath(target.path, base: target)
@@ -66,13 +68,19 @@ public final class CalDAVCollection: CalendarCollection {
                     continue
                 }
                 if item.href.hasSuffix("/") { continue }  // a sub-collection, not a calendar object
-                if latest[item.href] == nil { order.append(item.href) }
-                if item.status == 404 || (item.status == nil && item.propstats.allSatisfy { $0.status == 404 }) {
-                    latest[item.href] = .some(nil)
+                // Removed: a 404 status on the response (RFC 6578 §3.5.2). A response with neither
+                // status nor properties says nothing, and must not delete anything; a member whose
+                // ETag is not given (a 404 propstat) changed, and the engine fetches it.
+                let version: RemoteVersion?
+                if item.status == 404 {
+                    version = nil
+                } else if item.propstats.isEmpty {
+                    continue
                 } else {
-                    let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? ""
-                    latest[item.href] = .some(RemoteVersion(href: item.href, etag: etag))
+                    version = RemoteVersion(href: item.href, etag: item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? "")
                 }
+                if latest[item.href] == nil { order.append(item.href) }
+                latest[item.href] = .some(version)
             }
             if !truncated || next == current {
                 var changed: [RemoteVersion] = []

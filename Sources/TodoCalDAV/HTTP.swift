@@ -186,7 +186,7 @@ extension Substring {
 
 /// A small blocking HTTP/1.1 client over one curl easy handle (not for use from two threads at once).
 final class HTTPClient {
-    private let handle: UnsafeMutableRawPointer
+    private let handle: UnsafeMutableRawPointer?
     private let user: String?
     private let password: String?
     let timeouts: CalDAVTimeouts
@@ -198,8 +198,7 @@ final class HTTPClient {
 
     /// A client sending `user` and `password` with HTTP Basic authentication when both are set.
     init(user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
-        precondition(curlReady, "curl_global_init failed")
-        handle = curl_easy_init()!
+        handle = curlReady ? curl_easy_init() : nil
         self.user = user
         self.password = password
         self.timeouts = timeouts
@@ -220,6 +219,7 @@ final class HTTPClient {
         guard target.scheme == "https" || target.isLoopback else {
             throw .network("refusing plain http:// to \(target.host): use https:// (plain http is only for loopback addresses)")
         }
+        guard let handle else { throw .network("libcurl could not be initialised") }
         curl_easy_reset(handle)
         let transfer = Transfer(limit: responseLimit, stall: timeouts.stall)
         let context = Unmanaged.passRetained(transfer)
@@ -240,6 +240,9 @@ final class HTTPClient {
         _ = todod_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
         _ = todod_curl_set_progress(handle, watchProgress)
         _ = todod_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context.toOpaque())
+        // A proxy from the environment (https_proxy ...) is used for real servers, never for
+        // this machine.
+        if target.isLoopback { _ = todod_curl_set_string(handle, CURLOPT_NOPROXY, "*") }
         _ = todod_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         _ = todod_curl_set_string(handle, CURLOPT_USERAGENT, "todod-sync")
         if let user, let password {
@@ -269,7 +272,7 @@ final class HTTPClient {
         if code != CURLE_OK {
             if transfer.stalled { throw .timeout }
             if transfer.tooLarge { throw .malformed("the answer of \(target.host) is larger than \(responseLimit >> 20) MiB") }
-            throw error(code, target)
+            throw error(code, target, handle)
         }
         var status = 0
         _ = todod_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -277,7 +280,7 @@ final class HTTPClient {
     }
 
     /// The CalDAVError for a failed transfer to `target`.
-    private func error(_ code: CURLcode, _ target: HTTPURL) -> CalDAVError {
+    private func error(_ code: CURLcode, _ target: HTTPURL, _ handle: UnsafeMutableRawPointer) -> CalDAVError {
         let host = target.authority
         switch code {
         case CURLE_OPERATION_TIMEDOUT:

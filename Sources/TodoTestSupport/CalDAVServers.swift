@@ -305,6 +305,21 @@ public final class FaultProxy: WatchedProcess, @unchecked Sendable {
         else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
     }
 
+    /// Queues a made-up answer (`status`, `body`, `headers`) for the next request (of `method`
+    /// when given), which is not forwarded; the log line has the first 2000 bytes of the request.
+    public func injectAnswer(status: Int, body: String, headers: [String: String] = [:], method: String? = nil) throws {
+        let file = directory.file("canned-\(UInt32.random(in: 0...UInt32.max))")
+        try Data(body.utf8).write(to: URL(fileURLWithPath: file))
+        var query = "kind=canned&status=\(status)&body=\(Self.encoded(file))" + (method.map { "&method=\($0)" } ?? "")
+        for (name, value) in headers { query += "&header=" + Self.encoded(name + ": " + value) }
+        guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?\(query) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
+        else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
+    }
+
+    private static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
     /// Empties the fault queue and stops random faults.
     public func clear() throws {
         guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?clear=1 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true

@@ -10,12 +10,16 @@ and, when told to, instead:
   500, 503    answers that status without forwarding
   412         answers 412 to a write (PUT, DELETE, MKCALENDAR, PROPPATCH, MOVE, COPY) without
               forwarding it; other requests pass
+  canned      (on demand only) answers with a given status, body and headers without forwarding:
+              a server misbehaving in a way the real ones do not (507 truncation, weak ETags ...)
 
 Faults come from two places:
   * at random: --seed N --rate P --faults drop,delay,cut,500,503,412 gives each request the
     probability P of one fault drawn from the list (the same seed, the same sequence);
   * on demand: a request to the proxy itself, GET /__fault__?kind=KIND&count=N[&method=PUT],
-    queues KIND for the next N requests (of that method, when given); GET /__fault__?clear=1
+    queues KIND for the next N requests (of that method, when given); for canned add
+    &status=CODE&body=FILE (the body is read from FILE) and any number of &header=Name:%20value;
+    GET /__fault__?clear=1
     empties the queue and sets the random rate to 0. Queued faults come before random ones.
 
 Every request is logged to --log (default stderr) as one line: "pass METHOD PATH STATUS" or
@@ -42,7 +46,7 @@ import time
 import urllib.parse
 
 WRITES = {"PUT", "DELETE", "MKCALENDAR", "MKCOL", "PROPPATCH", "MOVE", "COPY"}
-KINDS = {"drop", "delay", "cut", "500", "503", "412"}
+KINDS = {"drop", "delay", "cut", "500", "503", "412", "canned"}
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"}
 
 
@@ -74,14 +78,20 @@ class Faults:
                 return None
             count = int(params.get("count", ["1"])[0])
             method = params.get("method", [None])[0]
-            self.queue.append([kind, count, method.upper() if method else None])
+            canned = None
+            if kind == "canned":
+                with open(params["body"][0], "rb") as f:
+                    body = f.read()
+                headers = [tuple(h.split(":", 1)) for h in params.get("header", [])]
+                canned = (int(params.get("status", ["200"])[0]), body, [(n.strip(), v.strip()) for n, v in headers])
+            self.queue.append([kind, count, method.upper() if method else None, canned])
             return f"queued {kind} x{count}" + (f" for {method}" if method else "")
 
     def choose(self, method):
         """The fault for this request, or None to pass it through."""
         with self.lock:
             for entry in self.queue:
-                kind, remaining, only = entry
+                kind, remaining, only, canned = entry
                 if only is not None and only != method:
                     continue
                 if kind == "412" and method not in WRITES:
@@ -89,13 +99,13 @@ class Faults:
                 entry[1] -= 1
                 if entry[1] <= 0:
                     self.queue.remove(entry)
-                return kind
+                return kind, canned
             if self.rate > 0 and self.kinds and self.random.random() < self.rate:
                 kind = self.random.choice(self.kinds)
                 if kind == "412" and method not in WRITES:
-                    return None
-                return kind
-        return None
+                    return None, None
+                return kind, None
+        return None, None
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -120,7 +130,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             answer = faults.control(urllib.parse.urlsplit(path).query)
             self.answer(200 if answer else 400, (answer or "unknown fault kind").encode())
             return
-        kind = faults.choose(self.command)
+        kind, canned = faults.choose(self.command)
+        if kind == "canned":
+            faults.log(f"fault canned {self.command} {path} {canned[0]} request={body[:2000]!r}")
+            status, data, headers = canned
+            self.send_response(status)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         if kind is not None:
             faults.log(f"fault {kind} {self.command} {path}")
         if kind == "drop":
