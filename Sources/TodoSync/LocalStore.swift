@@ -41,7 +41,8 @@ public final class LocalStore {
     }
 
     /// The todos changed after `since` (nil: deleted), paged to the end, and the seq to go on from.
-    /// Nil when the change log no longer reaches back to `since` (-32005): read everything.
+    /// Nil when the change log no longer reaches back to `since` (-32005) or `since` is after the
+    /// store's newest change (a store restored from an older copy): read everything.
     public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String)], seq: Int64)? {
         var since = since
         var out: [(uid: String, todo: Todo?, kind: String)] = []
@@ -50,8 +51,8 @@ public final class LocalStore {
             let page: JSON
             do {
                 page = try transport.call(.storeChanges, StoreChangesParams(since: since, limit: 1000).encoded)
-            } catch .refused(let e) where e.code == RPCError.historyGoneCode {
-                return nil
+            } catch .refused(let e) where e.code == RPCError.historyGoneCode || (e.code == RPCError.invalidParamsCode && e.field == "since") {
+                return nil  // history gone, or a seq this store never reached (an older copy of it): read it whole
             } catch {
                 throw SyncError(Self.describe(error))
             }

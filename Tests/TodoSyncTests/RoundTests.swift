@@ -309,6 +309,33 @@ import TodoTestSupport
         #expect(cal.resources.count == 1)
     }
 
+    /// A pull larger than one request line (1 MiB) goes to the store in parts, applied whole.
+    @Test func aLargePullIsImportedInParts() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let notes = String(repeating: "メモ", count: 200)
+        for i in 0..<3000 { cal.put("r\(i).ics", vtodo(uid: "bulk-\(i)", summary: "bulk \(i) 一括", extra: ["DESCRIPTION:\(notes)"])) }
+        let report = try m.sync(cal)
+        #expect(report.received == 3000)
+        #expect(try m.client.result("todo.list", ["limit": 0])["total"] == 3000)
+        #expect(try m.sync(cal).received == 0)
+    }
+
+    /// The state's seq is ahead of the store (the store was restored from an older copy): the
+    /// round reads the store whole instead of failing for ever.
+    @Test func aSeqAheadOfTheStoreReadsTheStoreWhole() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        try m.add("one")
+        try m.sync(cal)
+        let (state, _) = try SyncState.open(path: m.statePath)
+        try state.setSeq(1_000_000)
+        try m.add("two")
+        let report = try m.sync(cal)
+        #expect(report.sent == 1)
+        #expect(cal.resources.count == 2)
+    }
+
     @Test func stateFileHoldsOneRowPerTodoAndAChangeRewritesOne() throws {
         let dir = TemporaryDirectory("state")
         let (state, reset) = try SyncState.open(path: dir.file("a.state"))
