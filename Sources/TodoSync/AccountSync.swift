@@ -140,8 +140,11 @@ public final class AccountSync {
 
 /// Lines on stderr, prefixed `todod-sync: `.
 public enum SyncOutput {
-    public static func error(_ line: String) {
-        var bytes = Array("todod-sync: \(line)\n".utf8)
+    public static func error(_ line: String) { stderr("todod-sync: \(line)\n") }
+
+    /// Text on stderr as it is.
+    public static func stderr(_ text: String) {
+        var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }

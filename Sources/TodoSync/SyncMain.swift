@@ -17,7 +17,7 @@ public enum SyncMain {
         let options: SyncOptions
         do { options = try SyncOptions(arguments: arguments) } catch {
             SyncOutput.error(error.message)
-            print(SyncOptions.usage)
+            SyncOutput.stderr(SyncOptions.usage + "\n")
             return 2
         }
         if options.help {
