@@ -55,7 +55,7 @@ let package = Package(
         // CalDAV client (SPEC §9): HTTP through libcurl and XML through libxml2, each behind one wrapper.
         .target(name: "TodoCalDAV", dependencies: ["CCurl", "CLibXML2", "TodoCore"]),
         // todod-sync's engine: state, three-way merge, the sync round; a client of todod.
-        .target(name: "TodoSync", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal", "TodoClient", "TodoCalDAV"]),
+        .target(name: "TodoSync", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal", "TodoClient", "TodoCalDAV"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
         .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoClient", "TodoSystemd", "TodoTestSupport"]),
         .testTarget(name: "TodoCalDAVTests", dependencies: ["TodoCore", "TodoCalDAV", "TodoTestSupport"]),
-        .testTarget(name: "TodoSyncTests", dependencies: ["TodoCore", "TodoSync", "TodoCalDAV", "TodoICal", "TodoTestSupport", "TodoProtocol"]),
+        .testTarget(name: "TodoSyncTests", dependencies: ["TodoCore", "TodoSync", "TodoCalDAV", "TodoICal", "TodoTestSupport", "TodoProtocol", "TodoClient", "TodoPosix"]),
         .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
     ],
     swiftLanguageModes: [.v6]

@@ -31,6 +31,13 @@ public struct ExportDocument: Sendable, Equatable {
         /// parameters and components of the VTODO, as unfolded content lines joined by `\n`),
         /// written back into the VTODO by an iCalendar export (docs/ICALENDAR.md).
         public var ical: String?
+        /// A condition for `store.import` (a sync client's, never written by an export): apply
+        /// this entry only while the store's todo with this uid has this `revision`, or, when 0,
+        /// only while the store has no todo with this uid. Otherwise the entry is skipped and its
+        /// uid listed as stale, so a todo changed meanwhile is never overwritten.
+        public var ifRevision: Int64?
+        /// With `ifRevision`: delete the todo instead of updating it.
+        public var deleted: Bool = false
 
         public init(
             title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
@@ -92,6 +99,12 @@ public struct ImportCounts: Sendable, Equatable {
     public var added: Int
     public var updated: Int
     public var unchanged: Int
+    /// Of `todos`, when entries carried `ifRevision`: the todos deleted (`deleted` entries), and
+    /// the uids of the entries skipped because the todo's revision was no longer the one given.
+    public var deleted: Int = 0
+    public var stale: [String] = []
+    /// Whether any entry carried `ifRevision` (the answer then lists `deleted` and `stale`).
+    public var conditional = false
 
     public init(todos: Int, categories: Int, added: Int? = nil, updated: Int = 0, unchanged: Int = 0) {
         self.todos = todos

@@ -314,10 +314,14 @@ struct Router {
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
-        let result: JSON = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
+        var result: JSONObject = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
                             "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
                             "unchanged": .int(Int64(counts.unchanged))]
-        return Outcome(result: result, events: [.imported(todos: counts.todos, categories: counts.categories)])
+        if counts.conditional {
+            result["deleted"] = .int(Int64(counts.deleted))
+            result["stale"] = .array(counts.stale.map(JSON.string))
+        }
+        return Outcome(result: .object(result), events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
 
     /// `store.undo` / `store.redo`: `{seq, description, changes, todos, categories, deletedTodos,

@@ -30,6 +30,9 @@ extension JSON {
             ]
             // Only where an iCalendar import kept something (docs/PROTOCOL.md, docs/ICALENDAR.md).
             if let ical = e.ical { o["ical"] = .string(ical) }
+            // Import conditions: only in documents a sync client sends.
+            if let r = e.ifRevision { o["ifRevision"] = .int(r) }
+            if e.deleted { o["deleted"] = true }
             return .object(o)
         }
         self = .object([
@@ -117,6 +120,11 @@ extension ExportDocument {
                     tags: try e.strings("tags"), zone: try e.optionalString("zone"),
                     allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence"),
                     ical: try e.optionalString("ical")))
+                todos[todos.count - 1].ifRevision = try e.optionalInt("ifRevision", in: 0...Int64.max)
+                todos[todos.count - 1].deleted = try e.flag("deleted")
+                if todos[todos.count - 1].deleted, (todos[todos.count - 1].ifRevision ?? 0) == 0 {
+                    throw RPCError.invalidParams("deleted", "needs ifRevision (the revision of the todo to delete)")
+                }
                 _ = e.raw("id")
                 _ = e.raw("position")  // accepted for convenience; the import assigns its own
                 try e.finish()

@@ -23,7 +23,10 @@ extension StoreTransaction {
     /// manual order, keeping its uid, state and timestamps (a todo without a uid gets a new one).
     /// A todo whose uid the store has is updated from the document when the document's
     /// `updated` is later than the stored one (keeping its id and place), else left as it is:
-    /// importing the same document twice changes nothing the second time. Run inside `write`,
+    /// importing the same document twice changes nothing the second time. An entry with
+    /// `ifRevision` (a sync client's) is applied, whatever its `updated`, only while the todo's
+    /// revision is that one (0: only while the store has no todo with its uid), and deletes the
+    /// todo when `deleted`; otherwise it is skipped and its uid listed in `stale`. Run inside `write`,
     /// it is all or nothing. `progress` is called after every 100 todos (long work can tell the
     /// watchdog it moves).
     /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid,
@@ -31,7 +34,7 @@ extension StoreTransaction {
     package func importDocument(_ document: ExportDocument, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
         var seen: Set<String> = []
-        var added = 0, updated = 0, unchanged = 0
+        var added = 0, updated = 0, unchanged = 0, deleted = 0, stale: [String] = []
         for (i, name) in document.categories.enumerated() {
             _ = try Validation.categoryName(name, field: "categories[\(i)]")
             _ = try categoryID(creating: name)
@@ -55,8 +58,22 @@ extension StoreTransaction {
                                            recurrence: entry.recurrence, due: entry.due, prefix: "todos[\(i)].")
             // A recurring todo that is still open keeps the completion it recorded last.
             let completed = entry.done ? (entry.completed ?? now) : (fields.recurrence != nil ? entry.completed : nil)
-            if let known = try connection.firstRow("SELECT id, updated FROM todos WHERE uid = ?", [.text(uid)], { ($0.int64(0), $0.int64(1)) }) {
-                guard entry.updated.usec > known.1 else {
+            let known = try connection.firstRow("SELECT id, updated, revision FROM todos WHERE uid = ?", [.text(uid)]) {
+                ($0.int64(0), $0.int64(1), $0.int64(2))
+            }
+            if let condition = entry.ifRevision {
+                guard condition == (known?.2 ?? 0) else {
+                    stale.append(uid)
+                    continue
+                }
+                if entry.deleted, let known {
+                    try connection.run("DELETE FROM todos WHERE id = ?", [.integer(known.0)])
+                    deleted += 1
+                    continue
+                }
+            }
+            if let known {
+                guard entry.ifRevision != nil || entry.updated.usec > known.1 else {
                     unchanged += 1
                     continue
                 }
@@ -97,8 +114,13 @@ extension StoreTransaction {
             try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
         }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
-        try recordChange(.import, "import: \(added) added, \(updated) updated")
-        return ImportCounts(todos: document.todos.count, categories: Int(after - before), added: added, updated: updated, unchanged: unchanged)
+        try recordChange(.import, "import: \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))
+        var counts = ImportCounts(todos: document.todos.count, categories: Int(after - before), added: added, updated: updated,
+                                  unchanged: unchanged + stale.count)
+        counts.deleted = deleted
+        counts.stale = stale
+        counts.conditional = document.todos.contains { $0.ifRevision != nil }
+        return counts
     }
 
     /// A uid from an import: any text a UID may be (a foreign one is kept as is).

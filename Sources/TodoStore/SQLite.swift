@@ -10,14 +10,14 @@ typealias SQLiteHandle = OpaquePointer
 typealias SQLiteStatementHandle = OpaquePointer
 
 /// A value bound to a statement parameter. Every value reaches SQL this way, never as text
-/// pasted into a query.
-enum SQLValue {
+/// pasted into a query. `package`: todod-sync keeps its own state through this wrapper too.
+package enum SQLValue {
     case null
     case integer(Int64)
     case text(String)
 
-    static func optional(_ v: Int64?) -> SQLValue { v.map(SQLValue.integer) ?? .null }
-    static func optional(_ v: String?) -> SQLValue { v.map(SQLValue.text) ?? .null }
+    package static func optional(_ v: Int64?) -> SQLValue { v.map(SQLValue.integer) ?? .null }
+    package static func optional(_ v: String?) -> SQLValue { v.map(SQLValue.text) ?? .null }
     static func optional(_ v: Instant?) -> SQLValue { v.map { .integer($0.usec) } ?? .null }
     static func bool(_ v: Bool) -> SQLValue { .integer(v ? 1 : 0) }
 }
@@ -47,8 +47,9 @@ private struct SQLText: Hashable {
 
 /// One open SQLite connection with a cache of prepared statements keyed by SQL text.
 ///
-/// Not thread-safe: `Database` owns it and touches it only on its serial queue.
-final class Connection {
+/// Not thread-safe: `Database` owns it and touches it only on its serial queue (todod-sync's
+/// state owns its own).
+package final class Connection {
     private let handle: SQLiteHandle
     private var cache: [SQLText: Statement] = [:]
 
@@ -71,7 +72,7 @@ final class Connection {
 
     /// Opens (creating if missing) the database file at `path`.
     /// ([sqlite3_open_v2](https://sqlite.org/c3ref/open.html))
-    init(path: String) throws(TodoError) {
+    package init(path: String) throws(TodoError) {
         Connection.configured
         var db: SQLiteHandle?
         // NOFOLLOW: a path with a symbolic link in it is refused, never followed.
@@ -93,7 +94,7 @@ final class Connection {
     }
 
     /// Runs one or more statements that take no parameters and return no rows we need.
-    func execute(_ sql: String) throws(TodoError) {
+    package func execute(_ sql: String) throws(TodoError) {
         var errmsg: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
         if rc != SQLITE_OK {
@@ -128,14 +129,14 @@ final class Connection {
     }
 
     /// Runs a statement for its effect.
-    func run(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) {
+    package func run(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) {
         let stmt = try statement(sql, values)
         defer { stmt.reset() }
         while try stmt.step() {}
     }
 
     /// All rows of a query, each mapped by `row`.
-    func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> [T] {
+    package func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> [T] {
         let stmt = try statement(sql, values)
         defer { stmt.reset() }
         var out: [T] = []
@@ -153,14 +154,14 @@ final class Connection {
     }
 
     /// The first row of a query, mapped by `row`, or nil when there is none.
-    func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> T? {
+    package func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> T? {
         let stmt = try statement(sql, values)
         defer { stmt.reset() }
         return try stmt.step() ? try row(stmt) : nil
     }
 
     /// The integer in the first column of the first row (0 when there is no row or it is NULL).
-    func scalar(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Int64 {
+    package func scalar(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Int64 {
         try firstRow(sql, values) { $0.int64(0) } ?? 0
     }
 
@@ -221,7 +222,7 @@ extension SQLiteResultCode {
 }
 
 /// A prepared statement. Valid only while its connection is; used only on the database queue.
-final class Statement {
+package final class Statement {
     private let handle: SQLiteStatementHandle
     private unowned let connection: Connection
 
@@ -263,19 +264,19 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
     func instant(_ column: Int32) -> Instant { Instant(usec: int64(column)) }
     func optionalInstant(_ column: Int32) -> Instant? { isNull(column) ? nil : instant(column) }
 
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let n = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
-    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    package func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }

@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoCalDAV
+import TodoClient
+import TodoCore
+import TodoPosix
+import TodoProtocol
+import TodoSystemd
+import TodoTime
+
+/// Opens the calendar collection of an account with its password (the real one: CalDAV; tests
+/// give their own).
+public typealias CollectionOpener = (SyncAccount, String) throws(SyncError) -> CalendarCollection
+
+/// One account of sync.conf: its rounds, each under the account's lock, each followed by its
+/// status file; its conflicts to the journal; its backoff after failures.
+public final class AccountSync {
+    public let account: SyncAccount
+    let environment: [String: String]
+    let socket: String
+    let opener: CollectionOpener
+    var collection: CalendarCollection?
+    public private(set) var status: SyncStatus
+    /// Consecutive failed rounds, and when (monotonic seconds) the next attempt is due.
+    public private(set) var failures = 0
+    public private(set) var retryAt: Double?
+    public var log: (String) -> Void = { _ in }
+    /// How long a round waits for another process's round of the same account.
+    public var lockTimeout = 600.0
+
+    public init(account: SyncAccount, environment: [String: String], socket: String, opener: @escaping CollectionOpener = AccountSync.calDAV) {
+        self.account = account
+        self.environment = environment
+        self.socket = socket
+        self.opener = opener
+        status = SyncStatus(account: account.name, calendar: account.calendar)
+        if let path = SyncPaths.statusFile(account: account.name, environment: environment),
+           let bytes = try? Files.contents(of: path, maxBytes: 1 << 22), let json = try? JSON.parse(bytes), let old = SyncStatus(json: json) {
+            status.conflicts = old.conflicts
+            status.lastSuccess = old.lastSuccess
+        }
+    }
+
+    /// The real collection: the account's calendar, or the one discovery finds.
+    public static func calDAV(_ account: SyncAccount, _ password: String) throws(SyncError) -> CalendarCollection {
+        let dav = CalDAVAccount(url: account.url, user: account.user, password: password)
+        if let calendar = account.calendar { return dav.collection(url: calendar) }
+        return dav.collection(url: try CalendarChoice.choose(dav, calendar: nil))
+    }
+
+    /// One round; the status file is written after it, whatever happened.
+    @discardableResult
+    public func round() -> Result<RoundReport, SyncError> {
+        let started = Instant.now()
+        status.lastAttempt = started
+        let result: Result<RoundReport, SyncError>
+        do { result = .success(try runLocked()) } catch { result = .failure(error) }
+        switch result {
+        case .success(let report):
+            failures = 0
+            retryAt = nil
+            status.error = nil
+            status.retryAt = nil
+            status.lastSuccess = Instant.now()
+            status.pending = report.pending
+            status.items = report.items
+            status.conflicts = Array((status.conflicts + report.conflicts).suffix(SyncStatus.maxConflicts))
+            if !report.skipped.isEmpty { status.error = "\(report.skipped.count) resource(s) on the server cannot be read: \(report.skipped[0])" }
+        case .failure(let error):
+            failures += 1
+            // 2 s doubling to 5 minutes, ±20 % so that many clients do not come back at once.
+            let delay = min(2 * pow(2, Double(min(failures - 1, 16))), 300) * Double.random(in: 0.8...1.2)
+            retryAt = Posix.monotonicSeconds() + delay
+            status.error = error.message
+            status.retryAt = Instant(usec: Instant.now().usec + Int64(delay * 1_000_000))
+            collection = nil  // connect afresh next time (a changed password, a restarted server)
+        }
+        writeStatus()
+        return result
+    }
+
+    func runLocked() throws(SyncError) -> RoundReport {
+        guard let statePath = SyncPaths.stateFile(account: account.name, environment: environment) else {
+            throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
+        }
+        let directory = Files.directory(of: statePath)
+        do { try Files.makeDirectories(directory, mode: 0o700) } catch { throw SyncError("cannot make \(directory): \(error)") }
+        let lock: FileLock?
+        do { lock = try FileLock(path: directory + "/\(account.name).lock", timeout: lockTimeout) } catch { throw SyncError("cannot lock \(account.name): \(error)") }
+        guard let lock else { throw SyncError("another todod-sync round of \(account.name) has not finished in \(Int(lockTimeout)) s") }
+        defer { lock.unlock() }
+
+        if collection == nil {
+            let password: String
+            do { password = try account.password(environment: environment) } catch { throw SyncError(error.message) }
+            collection = try opener(account, password)
+        }
+        guard let collection else { throw SyncError("no collection") }
+        status.calendar = collection.url
+        let store = try LocalStore(socket: socket)
+        let (state, reset) = try SyncState.open(path: statePath)
+        if let reset { log(reset) }
+        let round = SyncRound(account: account.name, collection: collection, store: store, state: state, codec: Self.codec(environment))
+        round.log = log
+        round.onConflict = { [account] c in Self.journal(c, account: account.name) }
+        return try round.run()
+    }
+
+    /// The codec, reading foreign floating times in the user's zone (`TZ`).
+    static func codec(_ environment: [String: String]) -> VTodoCodec {
+        let tz = environment["TZ"]
+        let name = tz.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }.flatMap { ZoneInfo(identifier: $0) != nil ? $0 : nil }
+        return VTodoCodec(zone: ZoneInfo.named(byTZ: tz), zoneName: name)
+    }
+
+    /// A conflict to the journal (PRIORITY 4), or to stderr without one.
+    static func journal(_ c: SyncStatus.Conflict, account: String) {
+        let message = "todod-sync \(account): conflict in \"\(c.title)\" (\(c.fields.joined(separator: ", "))): kept the \(c.kept) version"
+        let failed = Journal.send([
+            ("MESSAGE", message), ("PRIORITY", "4"), ("SYSLOG_IDENTIFIER", "todod-sync"), ("SYNC_ACCOUNT", account),
+            ("TODO_UID", c.uid), ("TODO_TITLE", c.title), ("SYNC_FIELDS", c.fields.joined(separator: ",")), ("SYNC_KEPT", c.kept),
+        ])
+        if failed != nil { SyncOutput.error(message) }
+    }
+
+    func writeStatus() {
+        guard let path = SyncPaths.statusFile(account: account.name, environment: environment) else { return }
+        var bytes: [UInt8] = []
+        status.json.write(to: &bytes)
+        bytes.append(0x0A)
+        do {
+            try Files.makeDirectories(Files.directory(of: path), mode: 0o700)
+            try AtomicFile.write(path, bytes, mode: 0o600)
+        } catch {
+            SyncOutput.error("cannot write \(path): \(error)")
+        }
+    }
+}
+
+/// Lines on stderr, prefixed `todod-sync: `.
+public enum SyncOutput {
+    public static func error(_ line: String) { stderr("todod-sync: \(line)\n") }
+
+    /// Text on stderr as it is.
+    public static func stderr(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Which calendar of an account to sync (`--check`, and an account whose calendar is not known).
+public enum CalendarChoice {
+    /// The calendar `calendar` names (a URL, or a path on the account's server), or the one
+    /// calendar holding VTODOs. With several and none named, the error lists them.
+    public static func choose(_ dav: CalDAVAccount, calendar: String?) throws(SyncError) -> String {
+        let found: [CalendarInfo]
+        do { found = try dav.calendars() } catch { throw SyncError(error.message) }
+        if let calendar {
+            let wanted = calendar.hasSuffix("/") ? calendar : calendar + "/"
+            if let match = found.first(where: { $0.url == calendar || $0.url == wanted || path(of: $0.url) == path(of: wanted) }) { return match.url }
+            // A calendar discovery did not list (another user's, shared): ask it directly.
+            let url = calendar.contains("://") ? calendar : origin(of: dav.url) + (calendar.hasPrefix("/") ? calendar : "/" + calendar)
+            var direct = dav
+            direct.url = url
+            let there: [CalendarInfo]
+            do { there = try direct.calendars() } catch { throw SyncError("\(calendar): \(error.message)") }
+            guard there.count == 1, let only = there.first, path(of: only.url) == path(of: url.hasSuffix("/") ? url : url + "/") else {
+                throw SyncError("\(calendar) is not a calendar on \(dav.url)")
+            }
+            guard only.holdsTodos else { throw SyncError("the calendar \(only.url) does not hold todos (VTODO)") }
+            return only.url
+        }
+        let todos = found.filter(\.holdsTodos)
+        switch todos.count {
+        case 1: return todos[0].url
+        case 0: throw SyncError("no calendar holding todos (VTODO) at \(dav.url); make one, or name it with --calendar")
+        default:
+            let names = todos.map { $0.displayName.isEmpty ? $0.url : "\($0.url) (\($0.displayName))" }
+            throw SyncError("several calendars hold todos; choose one with --calendar: " + names.joined(separator: ", "))
+        }
+    }
+
+    static func path(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+    }
+
+    static func origin(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        return String(url[..<(rest.firstIndex(of: "/") ?? url.endIndex)])
+    }
+}

@@ -1,0 +1,124 @@
+import TodoClient
+import TodoCore
+import TodoProtocol
+
+/// What the sync round needs from todod, over its socket (docs/PROTOCOL.md).
+public final class LocalStore {
+    let transport: RPCTransport
+
+    public init(transport: RPCTransport) { self.transport = transport }
+
+    /// Connects to todod at `socket` (`SocketPaths.socket`, as todoctl resolves it).
+    public convenience init(socket: String) throws(SyncError) {
+        do {
+            self.init(transport: try UnixSocketTransport(path: socket, timeout: 30))
+        } catch {
+            throw SyncError(Self.describe(error))
+        }
+    }
+
+    /// One line for a failure to talk to todod.
+    static func describe(_ error: ClientError) -> String {
+        switch error {
+        case .unreachable(let socket, let reason): return "todod is not reachable at \(socket): \(reason)"
+        case .refused(let e): return "todod refused: \(e.message)"
+        case .badAnswer(let reason): return "todod: \(reason)"
+        case .untrustedDaemon(let socket, let uid): return "the socket \(socket) belongs to another user (uid \(uid))"
+        case .timedOut(let socket, let seconds): return "todod at \(socket) did not answer in \(Int(seconds)) s"
+        case .badTimeout(let text): return "bad timeout \(text)"
+        }
+    }
+
+    func call(_ method: Method, _ params: JSONObject) throws(SyncError) -> JSON {
+        do { return try transport.call(method, params) } catch { throw SyncError(Self.describe(error)) }
+    }
+
+    /// `daemon.status`: the store's id and its newest change.
+    public func status() throws(SyncError) -> (storeID: String, seq: Int64) {
+        let s = try call(.daemonStatus, [:])
+        guard let id = s["storeId"]?.stringValue, let seq = s["seq"]?.intValue else { throw SyncError("todod sent no storeId or seq (too old?)") }
+        return (id, seq)
+    }
+
+    /// The todos changed after `since` (nil: deleted), paged to the end, and the seq to go on from.
+    /// Nil when the change log no longer reaches back to `since` (-32005) or `since` is after the
+    /// store's newest change (a store restored from an older copy): read everything.
+    public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String)], seq: Int64)? {
+        var since = since
+        var out: [(uid: String, todo: Todo?, kind: String)] = []
+        var index: [String: Int] = [:]
+        while true {
+            let page: JSON
+            do {
+                page = try transport.call(.storeChanges, StoreChangesParams(since: since, limit: 1000).encoded)
+            } catch .refused(let e) where e.code == RPCError.historyGoneCode || (e.code == RPCError.invalidParamsCode && e.field == "since") {
+                return nil  // history gone, or a seq this store never reached (an older copy of it): read it whole
+            } catch {
+                throw SyncError(Self.describe(error))
+            }
+            guard let seq = page["seq"]?.intValue, let items = page["changes"]?.arrayValue else { throw SyncError("todod sent a malformed store.changes page") }
+            for item in items {
+                guard let uid = item["uid"]?.stringValue else { continue }
+                var todo: Todo?
+                if let t = item["todo"], t != .null {
+                    do { todo = try Todo(json: t) } catch { throw SyncError("todod sent a malformed todo: \(error)") }
+                }
+                // A todo that changed again on a later page comes again: the later state wins.
+                let kind = item["kind"]?.stringValue ?? ""
+                if let i = index[uid] {
+                    out[i].todo = todo
+                    out[i].kind = kind
+                } else {
+                    index[uid] = out.count
+                    out.append((uid, todo, kind))
+                }
+            }
+            since = seq
+            if page["more"]?.boolValue != true { return (out, seq) }
+        }
+    }
+
+    /// Every todo, open and done, in manual order.
+    public func allTodos() throws(SyncError) -> [Todo] {
+        var todos: [Todo] = []
+        do {
+            _ = try transport.stream(.todoList, ["status": "all"], arrayKey: "todos") { (item, _) throws(ClientError) in
+                do { todos.append(try Todo(json: item)) } catch { throw ClientError.badAnswer("malformed todo: \(error)") }
+            }
+        } catch {
+            throw SyncError(Self.describe(error))
+        }
+        return todos
+    }
+
+    /// One `store.import` of conditional entries (each with `ifRevision`), sent in parts of at
+    /// most about 512 KiB (a request line holds 1 MiB) on this one connection and applied in one
+    /// transaction. Returns the uids of the entries skipped because their todo changed meanwhile.
+    public func apply(_ entries: [ExportDocument.Entry]) throws(SyncError) -> Set<String> {
+        guard !entries.isEmpty else { return [] }
+        var parts: [[ExportDocument.Entry]] = [[]]
+        var size = 0
+        for e in entries {
+            let bytes = 400 + e.title.utf8.count + (e.notes?.utf8.count ?? 0) * 2 + (e.ical?.utf8.count ?? 0) * 2
+                + e.tags.reduce(0) { $0 + $1.utf8.count + 3 } + (e.category?.utf8.count ?? 0)
+            if size + bytes > 512 << 10, !parts[parts.count - 1].isEmpty {
+                parts.append([])
+                size = 0
+            }
+            parts[parts.count - 1].append(e)
+            size += bytes
+        }
+        var result: JSON = .null
+        for (i, part) in parts.enumerated() {
+            guard case .object(let document) = JSON(ExportDocument(categories: [], todos: part, exported: Instant(usec: 0))) else { return [] }
+            result = try call(.storeImport, StoreImportParams(document: document, more: i < parts.count - 1).encoded)
+        }
+        return Set((result["stale"]?.arrayValue ?? []).compactMap(\.stringValue))
+    }
+
+    /// `todo.complete` of one todo: a recurring one advances to its next occurrence.
+    public func complete(id: Int64) throws(SyncError) -> Todo? {
+        let result = try call(.todoComplete, TodoCompleteParams(ids: [id]).encoded)
+        return result.arrayValue?.first.flatMap { try? Todo(json: $0) }
+    }
+}

@@ -1,0 +1,481 @@
+import TodoCalDAV
+import TodoClient
+import TodoCore
+
+/// What one round did, for `--once`'s summary line and the status file.
+public struct RoundReport: Sendable, Equatable {
+    /// Resources written to (or deleted from) the server.
+    public var sent = 0
+    /// Todos added, changed or deleted in the store.
+    public var received = 0
+    public var conflicts: [SyncStatus.Conflict] = []
+    /// Todos still to be merged again (a 412 or a todo changed during the round, past the passes).
+    public var pending = 0
+    /// Todos in step with the calendar.
+    public var items = 0
+    /// Resources the round could not read (a malformed VTODO), with why; they are left alone.
+    public var skipped: [String] = []
+
+    public init() {}
+
+    /// `home: 3 sent, 2 received, 1 conflict`.
+    public func summary(account: String) -> String {
+        var s = "\(account): \(sent) sent, \(received) received, \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
+        if pending > 0 { s += ", \(pending) pending" }
+        if !skipped.isEmpty { s += ", \(skipped.count) unreadable on the server" }
+        return s
+    }
+}
+
+/// One account's sync round (SPEC §9, docs/SYNC.md): the store's changes since the last round
+/// and the calendar's since its sync token are merged per todo against the last synced version;
+/// the store gets what changed for it in one conditional `store.import`, the server gets
+/// conditional PUTs and DELETEs. A pass that meets a concurrent change (an import found the todo
+/// changed, a 412) is followed by another pass, at most `maxPasses`.
+public final class SyncRound {
+    public let account: String
+    let collection: CalendarCollection
+    let store: LocalStore
+    let state: SyncState
+    let codec: VTodoCodec
+    public var maxPasses = 4
+    /// Resources per `fetch` (calendar-multiget).
+    public var fetchBatch = 200
+    public var now: () -> Instant = { Instant.now() }
+    /// Called for each conflict as it is resolved (the daemon logs it to the journal).
+    public var onConflict: (SyncStatus.Conflict) -> Void = { _ in }
+    /// Verbose progress lines.
+    public var log: (String) -> Void = { _ in }
+    /// Runs just before the store's import (tests change a todo there).
+    var beforeApply: () -> Void = {}
+
+    public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
+        self.account = account
+        self.collection = collection
+        self.store = store
+        self.state = state
+        self.codec = codec
+    }
+
+    /// Runs passes until nothing is left to merge again (or `maxPasses`).
+    public func run() throws(SyncError) -> RoundReport {
+        var report = RoundReport()
+        let status = try store.status()
+        if state.storeID != status.storeID || state.calendar != collection.url {
+            if state.storeID != nil { log("\(account): another store or calendar; resyncing by UID") }
+            try wrap { () throws(TodoError) in try state.reset(calendar: collection.url, storeID: status.storeID) }
+        }
+        for _ in 0..<maxPasses {
+            guard try pass(&report) else { break }
+        }
+        report.pending = (try? state.refetching().count) ?? 0
+        report.items = state.count
+        return report
+    }
+
+    // MARK: - One pass
+
+    /// The remote side of one todo in this pass.
+    enum Remote {
+        /// Not among the server's changes: as the base says.
+        case unchanged
+        /// Not on the server (never was, or gone).
+        case absent
+        case present(href: String, etag: String, item: SyncItem, bytes: [UInt8])
+    }
+
+    /// The local side: the todo now (nil: not in the store) and whether it moved in the order.
+    struct Local {
+        var todo: Todo?
+        var moved: Bool
+    }
+
+    /// One pass; true when another should follow.
+    func pass(_ report: inout RoundReport) throws(SyncError) -> Bool {
+        var again = false
+        // The store's side.
+        var locals: [String: Local] = [:]
+        var listed: [String: Todo]?
+        let newSeq: Int64
+        if let seq = state.seq, let changes = try store.changes(since: seq) {
+            for c in changes.todos { locals[c.uid] = Local(todo: c.todo, moved: c.kind == "move") }
+            newSeq = changes.seq
+        } else {
+            newSeq = try store.status().seq
+            let all = try store.allTodos()
+            listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+            for t in all { locals[t.uid] = Local(todo: t, moved: false) }
+            for (_, known) in try wrap({ () throws(TodoError) in try state.versions() }) where listed?[known.uid] == nil {
+                locals[known.uid] = Local(todo: nil, moved: false)
+            }
+        }
+
+        // The server's side.
+        let (remotes, token, skipped) = try remoteChanges()
+        report.skipped += skipped
+
+        // Todos fetched again (a 412, a creation not confirmed, a stale import) are merged again.
+        var uids = Set(locals.keys).union(remotes.keys)
+        for item in try wrap({ () throws(TodoError) in try state.refetching() }) { uids.insert(item.uid) }
+        // Todos the server changed that the store's changes do not name: read the store whole.
+        if listed == nil, uids.contains(where: { locals[$0] == nil }) {
+            let all = try store.allTodos()
+            listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+
+        var plans: [Plan] = []
+        for uid in uids.sorted() {
+            let local = locals[uid] ?? Local(todo: listed?[uid], moved: false)
+            let base = try wrap { () throws(TodoError) in try state.item(uid: uid) }
+            var remote = remotes[uid] ?? .unchanged
+            if case .unchanged = remote, let base, base.refetch {
+                remote = .absent  // refetched and not found
+            }
+            if let plan = plan(uid: uid, base: base, local: local, remote: remote) { plans.append(plan) }
+        }
+
+        // The store first, in one request: a todo changed meanwhile is skipped (stale), merged
+        // again next pass, and nothing of it goes to the server now.
+        // New todos from the server go to the end of the manual order, in their X-APPLE-SORT-ORDER.
+        let entries = plans.enumerated().compactMap { i, p in p.localWrite.map { (i, $0, p.order) } }
+            .sorted { a, b in
+                switch (a.2, b.2) {
+                case let (x?, y?) where x != y: return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return a.0 < b.0
+                }
+            }.map(\.1)
+        if !entries.isEmpty { beforeApply() }
+        let stale = try applyInParts(entries)
+        report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") }.count
+        for var plan in plans {
+            if plan.localWrite != nil, stale.contains(plan.uid) {
+                again = true
+                if let base = plan.base {
+                    try wrap { () throws(TodoError) in try state.markRefetch(uid: base.uid) }
+                } else if case .present(let href, let etag, _, _) = plan.remote {
+                    // Never synced: remember where it is, without a base.
+                    try save(SyncedItem(uid: plan.uid, href: href, etag: etag, base: [], refetch: true))
+                }
+                continue
+            }
+            if let conflict = plan.conflict {
+                report.conflicts.append(conflict)
+                onConflict(conflict)
+            }
+            if plan.completeAfter, let id = plan.localID {
+                // The server completed a recurring todo: complete it here so it advances, and send
+                // the advanced one.
+                if let advanced = try store.complete(id: id), case .update(let href, let etag, let merged)? = plan.remoteWrite {
+                    let item = codec.canonical(SyncItem(todo: advanced, kept: merged.entry.ical).ordered(merged.sortOrder))
+                    plan.remoteWrite = .update(href: href, etag: etag, item: item)
+                }
+            }
+            if try write(plan, &report) { again = true }
+        }
+        try wrap { () throws(TodoError) in
+            try state.setSeq(newSeq)
+            try state.setToken(token)
+        }
+        return again
+    }
+
+    // MARK: - Server changes
+
+    /// What the server changed since the token (everything when there is none), fetched and read:
+    /// by uid. Also the next token and the resources that could not be read.
+    func remoteChanges() throws(SyncError) -> (remotes: [String: Remote], token: String?, skipped: [String]) {
+        let known = try wrap { () throws(TodoError) in try state.versions() }
+        var changed: [RemoteVersion] = []
+        var removed: [String] = []
+        var token: String?
+        var full = false
+        do throws(CalDAVError) {
+            let delta: CollectionDelta
+            do throws(CalDAVError) {
+                delta = try collection.changes(since: state.token)
+                full = state.token == nil
+            } catch .tokenInvalid {
+                log("\(account): the server forgot the sync token; reading the calendar whole")
+                delta = try collection.changes(since: nil)
+                full = true
+            }
+            changed = delta.changed
+            removed = delta.removed
+            token = delta.token
+        } catch .unsupported {
+            // No sync tokens: compare every resource's ETag with the stored ones.
+            changed = try calDAV { () throws(CalDAVError) in try collection.versions() }
+            full = true
+        } catch {
+            throw SyncError(error.message)
+        }
+        if full {
+            let present = Set(changed.map(\.href))
+            removed += known.keys.filter { !present.contains($0) }
+        }
+        // Our own writes come back with the ETag we stored: nothing to fetch.
+        var hrefs = changed.filter { known[$0.href]?.etag != $0.etag }.map(\.href)
+        let refetch = try wrap { () throws(TodoError) in try state.refetching() }
+        hrefs += refetch.map(\.href)
+        var seen = Set<String>()
+        hrefs = hrefs.filter { seen.insert($0).inserted }
+
+        var remotes: [String: Remote] = [:]
+        var skipped: [String] = []
+        var start = 0
+        while start < hrefs.count {
+            let batch = Array(hrefs[start..<min(start + fetchBatch, hrefs.count)])
+            start += batch.count
+            for object in try calDAV({ () throws(CalDAVError) in try collection.fetch(batch) }) {
+                switch codec.item(object.data) {
+                case .failure(let error):
+                    skipped.append("\(object.href): \(error.message)")
+                    log("\(account): cannot read \(object.href): \(error.message)")
+                case .success(let item):
+                    guard let uid = item.entry.uid else { continue }
+                    // The same UID twice on the server: keep the resource the state knows.
+                    if case .present(let href, _, _, _)? = remotes[uid], known[href]?.uid == uid { continue }
+                    remotes[uid] = .present(href: object.href, etag: object.etag, item: item, bytes: object.data)
+                }
+            }
+        }
+        for href in removed {
+            guard let uid = known[href]?.uid else { continue }
+            if remotes[uid] == nil { remotes[uid] = .absent }
+        }
+        return (remotes, token, skipped)
+    }
+
+    // MARK: - Deciding
+
+    enum RemoteWrite {
+        case create(name: String, item: SyncItem)
+        case update(href: String, etag: String, item: SyncItem)
+        case delete(href: String, etag: String)
+    }
+
+    struct Plan {
+        var uid: String
+        var base: SyncedItem?
+        var remote: Remote
+        var localID: Int64?
+        /// A conditional entry for `store.import`.
+        var localWrite: ExportDocument.Entry?
+        var remoteWrite: RemoteWrite?
+        /// The state afterwards when nothing is written to the server: nil removes the item.
+        var newState: SyncedItem??
+        var completeAfter = false
+        var conflict: SyncStatus.Conflict?
+        /// For a todo new to the store: its place in the server's order.
+        var order: Int64?
+    }
+
+    /// What to do for one todo, from its base, its store side and its server side.
+    func plan(uid: String, base: SyncedItem?, local: Local, remote: Remote) -> Plan? {
+        let baseItem: SyncItem? = base.flatMap { $0.base.isEmpty ? nil : try? codec.item($0.base).get() }
+        var remoteItem: (href: String, etag: String, item: SyncItem, bytes: [UInt8])?
+        switch remote {
+        case .unchanged:
+            if let base, let baseItem, !base.etag.isEmpty { remoteItem = (base.href, base.etag, baseItem, base.base) }
+        case .absent: remoteItem = nil
+        case .present(let href, let etag, let item, let bytes): remoteItem = (href, etag, item, bytes)
+        }
+        let kept = baseItem?.entry.ical ?? remoteItem?.item.entry.ical
+        let localItem: SyncItem? = local.todo.map { todo in
+            var item = SyncItem(todo: todo, kept: kept)
+            if let baseItem, !local.moved || todo.position == nil { item.sortOrder = baseItem.sortOrder }
+            item = codec.canonical(item)
+            item.entry.updated = todo.updated  // to the microsecond, for the merge's "later"
+            return item
+        }
+        var p = Plan(uid: uid, base: base, remote: remote, localID: local.todo?.id)
+        // A name of our own for a new resource (never derived from the UID), or the one a cut-off
+        // round already chose.
+        func newName() -> String {
+            if let base, base.etag.isEmpty, let name = base.href.split(separator: "/").last { return String(name) }
+            return RandomUUID.make(at: now()) + ".ics"
+        }
+        func conflict(_ fields: [String], kept: String, title: String) -> SyncStatus.Conflict {
+            SyncStatus.Conflict(at: now(), uid: uid, title: title, fields: fields, kept: kept)
+        }
+
+        switch (localItem, remoteItem) {
+        case (nil, nil):
+            guard base != nil else { return nil }
+            p.newState = .some(nil)
+        case (let l?, nil):
+            if let baseItem, base?.etag.isEmpty == false {
+                if ThreeWayMerge.sameContent(l, baseItem) {
+                    // Deleted on the server, unchanged here: delete here.
+                    var entry = l.entry
+                    entry.ifRevision = local.todo?.revision
+                    entry.deleted = true
+                    p.localWrite = entry
+                    p.newState = .some(nil)
+                    return p
+                }
+                // Edited here, deleted there: the edit wins; the todo goes back to the server.
+                p.conflict = conflict(["deleted"], kept: "local", title: l.entry.title)
+            }
+            p.remoteWrite = .create(name: newName(), item: l)
+        case (nil, let r?):
+            if let base, !base.etag.isEmpty, let baseItem {
+                if ThreeWayMerge.sameContent(codec.canonical(r.item), baseItem) {
+                    p.remoteWrite = .delete(href: r.href, etag: r.etag)
+                    return p
+                }
+                p.conflict = conflict(["deleted"], kept: "remote", title: r.item.entry.title)
+            }
+            var entry = r.item.entry
+            entry.ifRevision = 0
+            p.localWrite = entry
+            p.order = r.item.sortOrder
+            p.newState = .some(SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes))
+        case (let l?, let r?):
+            var remote = codec.canonical(r.item)
+            // todoman and others complete a recurring todo by marking it COMPLETED: here it
+            // advances instead (todo.complete), and the advanced todo goes back.
+            if remote.entry.done, remote.entry.recurrence != nil, let baseItem, !baseItem.entry.done, !l.entry.done, l.entry.recurrence != nil {
+                remote.entry.done = false
+                remote.entry.completed = nil
+                p.completeAfter = true
+            }
+            let outcome = ThreeWayMerge.merge(base: baseItem, local: l, remote: remote)
+            let merged = codec.canonical(outcome.merged)
+            if !outcome.conflicts.isEmpty {
+                p.conflict = conflict(outcome.conflicts.map(\.rawValue), kept: outcome.kept, title: merged.entry.title)
+            }
+            if !ThreeWayMerge.sameContent(merged, l) || p.completeAfter {
+                var entry = merged.entry
+                entry.ifRevision = local.todo?.revision
+                p.localWrite = entry
+            }
+            let orderChanged = merged.sortOrder != nil && merged.sortOrder != remote.sortOrder
+            if !ThreeWayMerge.sameContent(merged, remote) || orderChanged || p.completeAfter {
+                p.remoteWrite = .update(href: r.href, etag: r.etag, item: merged)
+            } else if base?.etag != r.etag || base?.base != r.bytes || base?.refetch == true {
+                p.newState = .some(SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes))
+            } else if p.localWrite == nil {
+                return nil  // in step: the echo of what the last round wrote
+            }
+        }
+        return p
+    }
+
+    // MARK: - Writing
+
+    /// Carries out a plan's server side and records the state. True when the server changed
+    /// the resource meanwhile (412): it is fetched and merged again next pass.
+    func write(_ plan: Plan, _ report: inout RoundReport) throws(SyncError) -> Bool {
+        guard let write = plan.remoteWrite else {
+            switch plan.newState {
+            case .some(nil): try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
+            case .some(let item?): try save(item)
+            case nil: break
+            }
+            return false
+        }
+        switch write {
+        case .create(let name, let item):
+            let bytes = codec.bytes(item)
+            // Recorded before the PUT: a round cut off after it finds the resource next time
+            // instead of making a second one.
+            try save(SyncedItem(uid: plan.uid, href: collectionPath + name, etag: "", base: [], refetch: true))
+            let created: (href: String, etag: String?)
+            do {
+                created = try collection.create(name: name, data: bytes)
+            } catch .preconditionFailed {
+                return true  // the name exists: it is fetched (ours from a cut-off round, or not) next pass
+            } catch {
+                throw SyncError(error.message)
+            }
+            try confirm(uid: plan.uid, href: created.href, etag: created.etag, bytes: bytes)
+            report.sent += 1
+        case .update(let href, let etag, let item):
+            let bytes = codec.bytes(item)
+            let newTag: String?
+            do {
+                newTag = try collection.update(href: href, data: bytes, ifMatch: etag)
+            } catch .preconditionFailed {
+                log("\(account): \(href) changed on the server meanwhile; merging again")
+                try wrap { () throws(TodoError) in try state.markRefetch(uid: plan.uid) }
+                return true
+            } catch .notFound {
+                // Deleted on the server meanwhile: the edit wins, as a new resource.
+                try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
+                return true
+            } catch {
+                throw SyncError(error.message)
+            }
+            try confirm(uid: plan.uid, href: href, etag: newTag, bytes: bytes)
+            report.sent += 1
+        case .delete(let href, let etag):
+            do {
+                try collection.delete(href: href, ifMatch: etag)
+            } catch .preconditionFailed {
+                try wrap { () throws(TodoError) in try state.markRefetch(uid: plan.uid) }
+                return true
+            } catch .notFound {
+            } catch {
+                throw SyncError(error.message)
+            }
+            try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
+            report.sent += 1
+        }
+        return false
+    }
+
+    /// Records a written resource; a server that sent no ETag is asked for it.
+    func confirm(uid: String, href: String, etag: String?, bytes: [UInt8]) throws(SyncError) {
+        var etag = etag
+        var base = bytes
+        if etag == nil {
+            let fetched = try calDAV { () throws(CalDAVError) in try collection.fetch([href]) }
+            etag = fetched.first?.etag
+            // A server that rewrites what it is sent: its bytes are the base.
+            if let data = fetched.first?.data { base = data }
+        }
+        guard let etag else {
+            try save(SyncedItem(uid: uid, href: href, etag: "", base: [], refetch: true))
+            return
+        }
+        try save(SyncedItem(uid: uid, href: href, etag: etag, base: base))
+    }
+
+    /// The collection's path, which the server's hrefs start with.
+    var collectionPath: String {
+        var path = collection.url
+        if let scheme = path.range(of: "://") {
+            let rest = path[scheme.upperBound...]
+            path = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+        }
+        return path.hasSuffix("/") ? path : path + "/"
+    }
+
+    /// `store.import` in parts of at most about 512 KiB of JSON each (a request line holds 1 MiB).
+    func applyInParts(_ entries: [ExportDocument.Entry]) throws(SyncError) -> Set<String> {
+        try store.apply(entries)
+    }
+
+    func save(_ item: SyncedItem) throws(SyncError) {
+        try wrap { () throws(TodoError) in try state.save(item) }
+    }
+
+    func wrap<T>(_ body: () throws(TodoError) -> T) throws(SyncError) -> T {
+        do { return try body() } catch { throw SyncError("sync state \(state.path): \(error.message)") }
+    }
+
+    func calDAV<T>(_ body: () throws(CalDAVError) -> T) throws(SyncError) -> T {
+        do { return try body() } catch { throw SyncError(error.message) }
+    }
+}
+
+extension SyncItem {
+    func ordered(_ order: Int64?) -> SyncItem {
+        var copy = self
+        copy.sortOrder = order
+        return copy
+    }
+}

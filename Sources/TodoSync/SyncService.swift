@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import TodoClient
+import TodoCore
+import TodoPosix
+import TodoProtocol
+import TodoSystemd
+
+/// A wake-up the service's loop waits for: a local commit (`watch`), a signal. Pokes that come
+/// while it is awake fold into one.
+final class Wakeup: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let lock = NSLockLike()
+    private var poked = false
+
+    func poke() {
+        lock.locked {
+            guard !poked else { return }
+            poked = true
+            semaphore.signal()
+        }
+    }
+
+    /// Waits until poked or `seconds` pass; true when poked.
+    func wait(seconds: Double) -> Bool {
+        let result = seconds.isFinite
+            ? semaphore.wait(timeout: .now() + .nanoseconds(Int(max(0, min(seconds, 86_400)) * 1e9)))
+            : { semaphore.wait(); return .success }()
+        guard result == .success else { return false }
+        lock.locked { poked = false }
+        return true
+    }
+}
+
+/// A mutex (pthread) for the little state the watch thread and the loop share.
+final class NSLockLike: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
+    }
+}
+
+/// The running service (SPEC §9): a round of every account at start, after every local commit
+/// (followed with `watch`, 200 ms of debounce), and on the pull schedule; a failed account waits
+/// out its backoff. Idle, it sleeps until the next pull: no other wake-ups.
+public final class SyncService: @unchecked Sendable {
+    let accounts: [AccountSync]
+    let socket: String
+    /// Seconds between pulls.
+    let interval: Double
+    let debounce = 0.2
+    let wakeup = Wakeup()
+    private let stopFlag = NSLockLike()
+    private var stopping = false
+    public var log: (String) -> Void = { _ in }
+
+    public init(accounts: [AccountSync], socket: String, interval: Double) {
+        self.accounts = accounts
+        self.socket = socket
+        self.interval = interval
+    }
+
+    var isStopping: Bool { stopFlag.locked { stopping } }
+
+    public func stop() {
+        stopFlag.locked { stopping = true }
+        wakeup.poke()
+    }
+
+    /// Runs until `stop` (SIGTERM, SIGINT).
+    public func run() {
+        DispatchQueue(label: "todod-sync.watch").async { [self] in follow() }
+        ServiceManager.notify("READY=1\nSTATUS=starting")
+        var nextPull = Posix.monotonicSeconds()
+        var changed = true
+        while !isStopping {
+            let now = Posix.monotonicSeconds()
+            let pull = now >= nextPull
+            if pull { nextPull = now + interval }
+            // An account in backoff waits for its retry; its changes wait with it.
+            for a in accounts where (a.retryAt ?? 0) <= now && (pull || changed || a.retryAt != nil) {
+                guard !isStopping else { break }
+                switch a.round() {
+                case .success(let report): log(report.summary(account: a.account.name))
+                case .failure(let error): SyncOutput.error("\(a.account.name): \(error.message)")
+                }
+            }
+            changed = false
+            ServiceManager.notify("STATUS=" + accounts.map { a in
+                "\(a.account.name): " + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step")
+            }.joined(separator: "; "))
+            let retries = accounts.compactMap(\.retryAt).filter { $0 > Posix.monotonicSeconds() }
+            let deadline = ([nextPull] + retries).min()!
+            if wakeup.wait(seconds: deadline - Posix.monotonicSeconds()) {
+                guard !isStopping else { break }
+                // Debounce: a burst of commits is one round.
+                usleep(UInt32(debounce * 1_000_000))
+                _ = wakeup.wait(seconds: 0)
+                changed = true
+            }
+        }
+        ServiceManager.notify("STOPPING=1")
+    }
+
+    /// Follows todod's `watch` and pokes the loop on every committed change; reconnects with
+    /// backoff when todod goes away.
+    func follow() {
+        var delay = 1.0
+        while !isStopping {
+            do throws(ClientError) {
+                let transport = try UnixSocketTransport(path: socket, timeout: 10)
+                let seq = try transport.call(.daemonStatus, [:])["seq"]?.intValue
+                delay = 1
+                wakeup.poke()  // what changed while nobody watched
+                try transport.watch(WatchParams(since: seq)) { [self] event in
+                    if event["seq"] != nil { wakeup.poke() }  // a change (reminders carry no seq)
+                    return !isStopping
+                }
+            } catch {
+                log("watch: \(LocalStore.describe(error))")
+            }
+            guard !isStopping else { return }
+            usleep(UInt32(delay * 1_000_000))
+            delay = min(delay * 2, 30)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoCore
+import TodoStore
+
+/// What the sync knows of one todo on the server: where it is, which version, and the VTODO last
+/// synced (the merge base).
+public struct SyncedItem: Sendable, Equatable {
+    public var uid: String
+    public var href: String
+    public var etag: String
+    /// The VTODO bytes both sides agreed on last.
+    public var base: [UInt8]
+    /// The server holds a version not merged yet (an import found the todo changed meanwhile):
+    /// fetch it again next round.
+    public var refetch: Bool
+
+    public init(uid: String, href: String, etag: String, base: [UInt8], refetch: Bool = false) {
+        self.uid = uid
+        self.href = href
+        self.etag = etag
+        self.base = base
+        self.refetch = refetch
+    }
+}
+
+/// One account's sync state (SPEC §9): a small SQLite file of its own (`SyncPaths.stateFile`),
+/// one row per todo, so a change rewrites one row, not the whole state. A missing or unreadable
+/// file starts empty (`SyncState.open`): the next round resyncs by UID.
+public final class SyncState {
+    let connection: Connection
+    public let path: String
+
+    static let schema = """
+        PRAGMA journal_mode = WAL;
+        PRAGMA synchronous = NORMAL;
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS items (uid TEXT PRIMARY KEY, href TEXT NOT NULL UNIQUE, etag TEXT NOT NULL,
+                                          base TEXT NOT NULL, refetch INTEGER NOT NULL DEFAULT 0);
+        """
+    static let version = "1"
+
+    init(path: String) throws(TodoError) {
+        self.path = path
+        connection = try Connection(path: path)
+        try connection.execute(Self.schema)
+        let version = try connection.firstRow("SELECT value FROM meta WHERE key = 'version'") { $0.text(0) }
+        if version == nil { try connection.run("INSERT INTO meta (key, value) VALUES ('version', ?)", [.text(Self.version)]) }
+        guard version == nil || version == Self.version else { throw TodoError.invalid("state", "unknown state version \(version ?? "")") }
+        // A file SQLite opens but cannot read (garbage written over it) fails here.
+        _ = try connection.scalar("SELECT COUNT(*) FROM items")
+    }
+
+    /// Opens the state at `path`; a file that is not a readable state is moved aside
+    /// (`NAME.state.corrupt`) and an empty state started: the round then resyncs by UID.
+    /// - Returns: the state, and the reason when it started over.
+    public static func open(path: String) throws(SyncError) -> (SyncState, reset: String?) {
+        do {
+            return (try SyncState(path: path), nil)
+        } catch {
+            let reason = "the sync state \(path) was unreadable (\(error)); starting over with a resync by UID"
+            for suffix in ["", "-wal", "-shm"] { _ = rename(path + suffix, path + ".corrupt" + suffix) }
+            do {
+                return (try SyncState(path: path), reason)
+            } catch {
+                throw SyncError("cannot create the sync state \(path): \(error)")
+            }
+        }
+    }
+
+    // MARK: - Account-wide values
+
+    func meta(_ key: String) -> String? {
+        try? connection.firstRow("SELECT value FROM meta WHERE key = ?", [.text(key)]) { $0.text(0) }
+    }
+
+    func setMeta(_ key: String, _ value: String?) throws(TodoError) {
+        if let value {
+            try connection.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), .text(value)])
+        } else {
+            try connection.run("DELETE FROM meta WHERE key = ?", [.text(key)])
+        }
+    }
+
+    /// The calendar collection's URL the state belongs to.
+    public var calendar: String? { meta("calendar") }
+    /// The RFC 6578 sync token of the last pull.
+    public var token: String? { meta("token") }
+    /// The `storeId` of the todod store the state belongs to.
+    public var storeID: String? { meta("store") }
+    /// The last store change consumed (`store.changes` `since`); nil: read the whole store.
+    public var seq: Int64? { meta("seq").flatMap { Int64($0) } }
+
+    public func setToken(_ token: String?) throws(TodoError) { try setMeta("token", token) }
+    public func setSeq(_ seq: Int64?) throws(TodoError) { try setMeta("seq", seq.map { String($0) }) }
+
+    /// Starts over for another calendar or store: no token, no seq, no items (the next round
+    /// matches the two sides by UID).
+    public func reset(calendar: String, storeID: String) throws(TodoError) {
+        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM meta WHERE key IN ('token', 'seq');")
+        do {
+            try setMeta("calendar", calendar)
+            try setMeta("store", storeID)
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: - Items
+
+    static func item(_ s: Statement) -> SyncedItem {
+        SyncedItem(uid: s.text(0), href: s.text(1), etag: s.text(2), base: Array(s.text(3).utf8), refetch: s.int64(4) != 0)
+    }
+
+    public func item(uid: String) throws(TodoError) -> SyncedItem? {
+        try connection.firstRow("SELECT uid, href, etag, base, refetch FROM items WHERE uid = ?", [.text(uid)], Self.item)
+    }
+
+    public func item(href: String) throws(TodoError) -> SyncedItem? {
+        try connection.firstRow("SELECT uid, href, etag, base, refetch FROM items WHERE href = ?", [.text(href)], Self.item)
+    }
+
+    /// Every item's href and ETag (the ETag comparison of servers without sync tokens).
+    public func versions() throws(TodoError) -> [String: (uid: String, etag: String)] {
+        var out: [String: (uid: String, etag: String)] = [:]
+        for row in try connection.rows("SELECT href, uid, etag FROM items", [], { ($0.text(0), $0.text(1), $0.text(2)) }) {
+            out[row.0] = (row.1, row.2)
+        }
+        return out
+    }
+
+    /// The items to fetch again this round.
+    public func refetching() throws(TodoError) -> [SyncedItem] {
+        try connection.rows("SELECT uid, href, etag, base, refetch FROM items WHERE refetch <> 0", [], Self.item)
+    }
+
+    public var count: Int { Int((try? connection.scalar("SELECT COUNT(*) FROM items")) ?? 0) }
+
+    public func save(_ item: SyncedItem) throws(TodoError) {
+        // A new item may take the href of an item the server lost (unlikely, but hrefs are unique).
+        try connection.run("DELETE FROM items WHERE href = ? AND uid <> ?", [.text(item.href), .text(item.uid)])
+        try connection.run("""
+            INSERT INTO items (uid, href, etag, base, refetch) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (uid) DO UPDATE SET href = excluded.href, etag = excluded.etag, base = excluded.base, refetch = excluded.refetch
+            """, [.text(item.uid), .text(item.href), .text(item.etag), .text(String(decoding: item.base, as: UTF8.self)), .integer(item.refetch ? 1 : 0)])
+    }
+
+    public func markRefetch(uid: String) throws(TodoError) {
+        try connection.run("UPDATE items SET refetch = 1 WHERE uid = ?", [.text(uid)])
+    }
+
+    public func remove(uid: String) throws(TodoError) {
+        try connection.run("DELETE FROM items WHERE uid = ?", [.text(uid)])
+    }
+
+    /// Runs `body` in one transaction (many item writes, one fsync).
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try connection.execute("COMMIT")
+            return value
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

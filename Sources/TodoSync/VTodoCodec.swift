@@ -1,0 +1,100 @@
+import TodoCore
+import TodoICal
+import TodoTime
+
+/// One todo as the sync sees it: the export entry (what `store.import` takes and a VTODO holds)
+/// and its place in the manual order (`X-APPLE-SORT-ORDER`).
+public struct SyncItem: Sendable, Equatable {
+    public var entry: ExportDocument.Entry
+    public var sortOrder: Int64?
+
+    public init(entry: ExportDocument.Entry, sortOrder: Int64? = nil) {
+        self.entry = entry
+        self.sortOrder = sortOrder
+    }
+
+    /// A todo of the store (`store.changes`, `todo.list`): its position is its sort order, and
+    /// what iCalendar kept of it (`ical`, not part of a todo object) comes from `kept`.
+    public init(todo: Todo, kept ical: String?) {
+        var entry = ExportDocument.Entry(todo)
+        entry.ical = ical
+        self.init(entry: entry, sortOrder: todo.position.map(Int64.init))
+    }
+}
+
+/// Todo ↔ VTODO bytes for one calendar object resource, through TodoICal. Stable: the bytes of
+/// an item read back from bytes are those bytes again, so a todo that did not change is never
+/// sent again (no echo loops).
+public struct VTodoCodec: Sendable {
+    public var reader: ICalReader
+    public var writer: ICalWriter
+
+    /// `zone` reads floating times of foreign VTODOs (the user's zone, from `TZ`).
+    public init(zone: ZoneInfo = .utc, zoneName: String? = nil, tzdir: String? = nil) {
+        reader = ICalReader(zone: zone, zoneName: zoneName, tzdir: tzdir, now: Instant(usec: 0))
+        writer = ICalWriter(tzdir: tzdir)
+    }
+
+    /// The resource's bytes: one VCALENDAR holding one VTODO.
+    public func bytes(_ item: SyncItem) -> [UInt8] {
+        let order = Int(clamping: item.sortOrder ?? 0)
+        var text = writer.calendar([item.entry], firstSortOrder: order)
+        if item.sortOrder == nil {
+            // No place in the order to tell: leave X-APPLE-SORT-ORDER out.
+            text = text.replacingLines(withPrefix: "X-APPLE-SORT-ORDER:")
+        }
+        return Array(text.utf8)
+    }
+
+    /// The item of a resource: its first VTODO. Nil (with the reason) when the resource holds
+    /// no VTODO or cannot be read.
+    public func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
+        do {
+            guard let first = try reader.items(bytes).first else { return .failure(SyncError("the resource holds no VTODO")) }
+            return .success(SyncItem(entry: inOwnZone(first.entry), sortOrder: first.sortOrder))
+        } catch {
+            return .failure(SyncError("\(error)"))
+        }
+    }
+
+    /// An all-day todo's day is read (`DUE;VALUE=DATE`) in the reader's zone; a todo with a zone
+    /// of its own (`X-TODOD-ZONE`) is due at the start of that day in its zone, as the store
+    /// keeps it, so a todo of another machine's zone does not move by the difference. Its
+    /// reminder keeps its distance from `due`.
+    func inOwnZone(_ entry: ExportDocument.Entry) -> ExportDocument.Entry {
+        guard entry.allDay, let due = entry.due, let name = entry.zone, let zone = ZoneInfo(identifier: name, tzdir: reader.tzdir),
+              let start = LocalTime.instant(days: LocalTime(due, in: reader.zone).days, secondOfDay: 0, in: zone), start != due else { return entry }
+        var e = entry
+        e.due = start
+        e.remind = entry.remind.map { Instant(usec: $0.usec + start.usec - due.usec) }
+        return e
+    }
+
+    /// The item as a VTODO would bring it back: instants to the second, `completed` of an open
+    /// todo dropped, and so on. Two items with the same canonical form write the same bytes.
+    public func canonical(_ item: SyncItem) -> SyncItem {
+        (try? self.item(bytes(item)).get()) ?? item
+    }
+}
+
+private extension String {
+    /// The text without its lines (CRLF-ended) that start with `prefix`.
+    func replacingLines(withPrefix prefix: String) -> String {
+        var out = ""
+        out.reserveCapacity(utf8.count)
+        var rest = Substring(self)
+        while let end = rest.firstIndex(of: "\r\n") {
+            let line = rest[...end]
+            if !line.hasPrefix(prefix) { out += line }
+            rest = rest[rest.index(after: end)...]
+        }
+        return out + rest
+    }
+}
+
+/// A sync failure: one line for the status file and the journal (never holding a password).
+public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import Testing
+import TodoCalDAV
+import TodoClient
+import TodoCore
+import TodoProtocol
+@testable import TodoSync
+import TodoTestSupport
+
+/// The built `todod-sync` against real servers (Radicale, xandikos from scripts/test) and real
+/// todod stores: two "machines" converge after seeded random edits; `--once` exit codes and the
+/// status file with a wrong password, the server down, todod down; the service pushes a local
+/// commit within about a second.
+@Suite(.serialized, .enabled(if: CalDAVTestSupport.serversRequired, Comment(rawValue: CalDAVTestSupport.skipMessage)))
+struct CalDAVSyncTests {
+    static let radicale = Result { try CalDAVServer.radicale() }
+    static let xandikos = Result { try CalDAVServer.xandikos() }
+
+    static func server(_ kind: CalDAVServer.Kind) throws -> CalDAVServer {
+        try (kind == .radicale ? radicale : xandikos).get()
+    }
+
+    /// A new VTODO calendar on `server`.
+    static func calendar(_ server: CalDAVServer) throws -> String {
+        let account = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
+        if server.kind == .radicale { _ = try? account.calendars() }
+        let url = server.homeURL + "t-" + UUID().uuidString.lowercased() + "/"
+        try account.makeCalendar(at: url, name: "Tasks タスク")
+        return url
+    }
+
+    /// A machine with its own config and state directories and an account `home`.
+    final class Host {
+        let machine: Machine
+        let home: TemporaryDirectory
+        var environment: [String: String]
+
+        init(url: String, calendar: String?, user: String, password: String) throws {
+            machine = try Machine()
+            home = TemporaryDirectory("synchome")
+            environment = ProcessInfo.processInfo.environment
+            environment["HOME"] = home.path
+            environment["XDG_CONFIG_HOME"] = home.file("config")
+            environment["XDG_STATE_HOME"] = home.file("state")
+            environment["TODOD_SOCKET"] = machine.daemon.socket
+            environment["TZ"] = "UTC"
+            environment["JOURNAL_STREAM"] = nil
+            let passwordFile = home.file("home.password")
+            FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            try SyncConfig.save([SyncAccount(name: "home", url: url, user: user, passwordFile: passwordFile, calendar: calendar)],
+                                environment: environment)
+        }
+
+        func once(_ extra: [String] = []) throws -> ChildProcess.Result {
+            try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--once"] + extra, environment: environment)
+        }
+
+        var status: SyncStatus? {
+            guard let path = SyncPaths.statusFile(account: "home", environment: environment),
+                  let data = FileManager.default.contents(atPath: path), let json = try? JSON.parse(Array(data)) else { return nil }
+            return SyncStatus(json: json)
+        }
+    }
+
+    static func host(_ server: CalDAVServer, _ calendar: String) throws -> Host {
+        try Host(url: server.rootURL, calendar: calendar, user: server.user ?? "anyone", password: server.password ?? "unused")
+    }
+
+    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    func twoStoresConvergeThroughARealServer(_ kind: CalDAVServer.Kind) throws {
+        let server = try Self.server(kind)
+        let calendar = try Self.calendar(server)
+        let a = try Self.host(server, calendar), b = try Self.host(server, calendar)
+        let seed = SeededRandom.seed(from: "TODOSYNC_SEED")
+        print("CalDAVSyncTests \(kind) seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
+        var rng = SeededRandom(seed: seed)
+        var counter = 0
+        for epoch in 0..<4 {
+            _ = try SyncModelTests.edit(a.machine, &rng, &counter, count: 5)
+            _ = try SyncModelTests.edit(b.machine, &rng, &counter, count: 5)
+            var quiet = false
+            for _ in 0..<6 {
+                let ra = try a.once(), rb = try b.once()
+                #expect(ra.status == 0 && rb.status == 0, "\(ra.stdout)\(ra.stderr)\(rb.stdout)\(rb.stderr)")
+                if ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received") { quiet = true; break }
+            }
+            #expect(quiet, "not quiet (seed \(seed), epoch \(epoch))")
+            let ta = try a.machine.todos(), tb = try b.machine.todos()
+            let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+            let objects = try collection.fetch(try collection.versions().map(\.href))
+            let remote = objects.compactMap { try? VTodoCodec().item($0.data).get() }
+            let ua = ta.compactMap { $0["uid"]?.stringValue }, ub = tb.compactMap { $0["uid"]?.stringValue }
+            #expect(Set(ua).count == ua.count && Set(ub).count == ub.count && Set(remote.compactMap(\.entry.uid)).count == remote.count)
+            #expect(Set(ua) == Set(ub) && Set(ua) == Set(remote.compactMap(\.entry.uid)), "seed \(seed)")
+            let byB = Dictionary(tb.map { ($0["uid"]!.stringValue!, $0) }, uniquingKeysWith: { x, _ in x })
+            for t in ta {
+                for f in SyncModelTests.Field.allCases {
+                    #expect(SyncModelTests.value(t, f) == byB[t["uid"]!.stringValue!].map { SyncModelTests.value($0, f) }, "seed \(seed)")
+                }
+            }
+        }
+        #expect(a.status?.error == nil && a.status?.lastSuccess != nil)
+        #expect(a.status?.items == (try a.machine.todos().count))
+    }
+
+    /// Through a proxy that drops, delays and cuts requests and answers 500, 503 and 412 at random
+    /// (seeded): rounds fail and are retried; once the faults stop, both stores and the server hold
+    /// the same todos, none lost, none twice.
+    @Test func faultsLoseAndDuplicateNothing() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let seed = SeededRandom.seed(from: "TODOSYNC_SEED")
+        print("CalDAVSyncTests faults seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
+        let proxy = try FaultProxy(upstream: server.rootURL, seed: seed, rate: 0.3, faults: ["drop", "cut", "500", "503", "412", "delay"], delay: 0.3)
+        let proxied = calendar.replacingOccurrences(of: "127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
+        func collection() -> CalDAVCollection {
+            CalDAVCollection(url: proxied, user: server.user, password: server.password, timeouts: CalDAVTimeouts(connect: 2, stall: 2))
+        }
+        let a = try Machine(), b = try Machine()
+        let ca = collection(), cb = collection()
+        var rng = SeededRandom(seed: seed)
+        var counter = 0, failures = 0
+        var added = Set<String>(), deleted = Set<String>()
+        for _ in 0..<4 {
+            for (m, c) in [(a, ca), (b, cb)] {
+                let epoch = try SyncModelTests.edit(m, &rng, &counter, count: 5)
+                added.formUnion(epoch.added)
+                deleted.formUnion(epoch.deleted)
+                for _ in 0..<3 {
+                    do { try m.sync(c) } catch { failures += 1 }
+                }
+            }
+        }
+        try proxy.clear()
+        var quiet = false
+        for _ in 0..<6 {
+            let ra = try a.sync(ca), rb = try b.sync(cb)
+            if ra.sent + ra.received + rb.sent + rb.received == 0 { quiet = true; break }
+        }
+        #expect(quiet, "seed \(seed)")
+        let faults = proxy.faultLog.filter { $0.hasPrefix("fault ") }
+        print("CalDAVSyncTests faults: \(faults.count) injected, \(failures) rounds failed")
+        #expect(!faults.isEmpty)
+        let ta = try a.todos(), tb = try b.todos()
+        let direct = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        let remote = try direct.fetch(try direct.versions().map(\.href)).compactMap { try? VTodoCodec().item($0.data).get().entry.uid }
+        let ua = ta.compactMap { $0["uid"]?.stringValue }, ub = tb.compactMap { $0["uid"]?.stringValue }
+        #expect(Set(ua).count == ua.count && Set(ub).count == ub.count && Set(remote).count == remote.count, "duplicates (seed \(seed))")
+        #expect(Set(ua) == Set(ub) && Set(ua) == Set(remote), "seed \(seed): only A \(Set(ua).subtracting(ub)), only B \(Set(ub).subtracting(ua)), only server \(Set(remote).subtracting(ua)), not on server \(Set(ua).subtracting(remote)); \(proxy.faultLog.filter { $0.hasPrefix("fault") })")
+        #expect(added.subtracting(deleted).isSubset(of: Set(ua)), "a new todo was lost (seed \(seed))")
+    }
+
+    @Test func onceFailsWithAOneLineStatusForAWrongPassword() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Host(url: server.rootURL, calendar: calendar, user: CalDAVServer.radicaleUser, password: "not-the-password-秘密")
+        try host.machine.add("waits for the right password")
+        let r = try host.once()
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("wrong user name or password"))
+        let status = try #require(host.status)
+        #expect(status.error?.contains("wrong user name or password") == true)
+        #expect(!status.error!.contains("\n"))
+        #expect(status.retryAt != nil)
+        let statusText = try String(contentsOfFile: SyncPaths.statusFile(account: "home", environment: host.environment)!, encoding: .utf8)
+        #expect(!statusText.contains("not-the-password"))
+    }
+
+    @Test func onceFailsWhenTheServerOrTodoIsDownAndNothingIsLost() throws {
+        let port = CalDAVTestSupport.freePort()
+        let host = try Host(url: "http://127.0.0.1:\(port)/", calendar: "http://127.0.0.1:\(port)/alice/tasks/", user: "alice", password: "pw")
+        try host.machine.add("offline")
+        let down = try host.once()
+        #expect(down.status == 1)
+        let error = try #require(host.status?.error)
+        #expect(!error.isEmpty && !error.contains("\n"))
+        #expect(try host.machine.todos().count == 1)
+
+        // Now a server, and todod gone: that is said too.
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host2 = try Host(url: server.rootURL, calendar: calendar, user: server.user!, password: server.password!)
+        host2.machine.daemon.stop()
+        let noTodod = try host2.once()
+        #expect(noTodod.status == 1)
+        #expect(host2.status?.error?.contains("todod is not reachable") == true)
+    }
+
+    /// The service pushes a local commit within about a second (it follows `watch`), and the
+    /// status file says it synced; SIGTERM ends it with 0.
+    @Test func theServicePushesALocalCommitWithinASecond() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        var env = host.environment
+        env["TODOD_SYNC_INTERVAL"] = "3600"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("todod-sync"))
+        process.environment = env
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        #expect(NotifyTestSupport.eventually(timeout: 10) { host.status?.lastSuccess != nil })
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        var latencies: [Double] = []
+        for i in 0..<5 {
+            let start = Date()
+            try host.machine.add("pushed \(i) 押す")
+            let arrived = try NotifyTestSupport.eventually(timeout: 10) { try collection.versions().count == i + 1 }
+            #expect(arrived)
+            latencies.append(Date().timeIntervalSince(start))
+        }
+        print("CalDAVSyncTests commit-to-server latencies (s): \(latencies.map { String(format: "%.3f", $0) })")
+        #expect(latencies.sorted()[2] < 1.5)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func checkPrintsTheCalendarOrListsTheChoices() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        let file = host.home.file("home.password")
+        let named = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", server.rootURL, "--user", server.user!,
+                                                                             "--password-file", file, "--calendar", calendar], environment: host.environment)
+        #expect(named.status == 0)
+        #expect(named.stdout == calendar + "\n")
+        _ = try Self.calendar(server)
+        let several = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", server.rootURL, "--user", server.user!,
+                                                                               "--password-file", file], environment: host.environment)
+        #expect(several.status == 1)
+        #expect(several.stderr.contains("several calendars hold todos") && several.stderr.contains(calendar))
+        #expect(several.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// Figures for the report: the initial sync of 1,000 todos and a round with nothing to do.
+    @Test func initialSyncOfAThousandTodos() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        var todos: [JSON] = []
+        for i in 0..<1000 { todos.append(["title": .string("todo \(i) やること"), "created": "2026-11-01T00:00:00Z", "tags": ["bulk"]]) }
+        _ = try host.machine.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+        var start = Date()
+        let first = try host.once()
+        let initial = Date().timeIntervalSince(start)
+        #expect(first.status == 0 && first.stdout.contains("1000 sent"), "\(first.stdout)\(first.stderr)")
+        start = Date()
+        let idle = try host.once()
+        let noChange = Date().timeIntervalSince(start)
+        #expect(idle.stdout.contains("0 sent, 0 received"))
+        print("CalDAVSyncTests figures: initial sync of 1000 todos to Radicale \(String(format: "%.2f", initial)) s; no-change round \(String(format: "%.3f", noChange)) s")
+    }
+}

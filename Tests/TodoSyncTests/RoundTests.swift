@@ -1,0 +1,375 @@
+import Foundation
+import Testing
+import TodoCalDAV
+import TodoClient
+import TodoCore
+import TodoProtocol
+import TodoSync
+import TodoTestSupport
+
+/// The sync round against a real todod (the built binary, its database file) and a collection in
+/// memory: both directions, echo suppression, 412s, deletes against edits, lost state, recurring
+/// completion, servers without sync tokens.
+@Suite(.serialized) struct RoundTests {
+    @Test func theFirstRoundSyncsBothWaysAndTheSecondSendsNothing() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let a = try m.add("牛乳を買う", ["tags": ["家"], "priority": "high"])
+        try m.add("Call mom", ["due": "2026-12-24T09:00:00Z"])
+        cal.put("phone-1.ics", vtodo(uid: "phone-1", summary: "Buy stamps"))
+        let first = try m.sync(cal)
+        #expect(first.sent == 2)
+        #expect(first.received == 1)
+        #expect(cal.resources.count == 3)
+        #expect(try m.todos().count == 3)
+        let uid = try #require(a["uid"]?.stringValue)
+        let href = try #require(cal.href(uid: uid))
+        #expect(!href.contains(uid))  // hrefs are never derived from UIDs
+        #expect(href.hasPrefix(cal.path) && href.hasSuffix(".ics"))
+
+        let writes = (cal.creates, cal.updates, cal.deletes)
+        let second = try m.sync(cal)
+        #expect(second.sent == 0 && second.received == 0)
+        #expect((cal.creates, cal.updates, cal.deletes) == writes)
+        #expect(try m.todos().count == 3)
+    }
+
+    @Test func editsTravelBothWaysAndDifferentFieldsMerge() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("Plan trip").result_uid)
+        try m.sync(cal)
+        let href = try #require(cal.href(uid: uid))
+
+        // Remote changes the notes (a later LAST-MODIFIED), local the title: both kept.
+        cal.edit(href) { $0.replacingOccurrences(of: "LAST-MODIFIED:", with: "DESCRIPTION:旅館を予約\r\nX-OLD-LM:") }
+        try m.update(uid: uid, ["title": "Plan the trip to 京都"])
+        var conflicts: [SyncStatus.Conflict] = []
+        let report = try m.sync(cal, conflicts: { conflicts.append($0) })
+        #expect(conflicts.isEmpty)
+        #expect(report.sent == 1 && report.received == 1)
+        let local = try #require(try m.todo(uid: uid))
+        #expect(local["title"] == "Plan the trip to 京都")
+        #expect(local["notes"] == "旅館を予約")
+        let remote = try #require(cal.items()[uid])
+        #expect(remote.entry.title == "Plan the trip to 京都")
+        #expect(remote.entry.notes == "旅館を予約")
+        #expect(String(decoding: cal.resources[href]!.data, as: UTF8.self).contains("X-OLD-LM:"))  // unknown lines survive the push
+        #expect(try m.sync(cal).sent == 0)
+    }
+
+    @Test func aConflictGoesToTheLaterSideAndIsReported() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("Title").result_uid)
+        try m.sync(cal)
+        let href = try #require(cal.href(uid: uid))
+        try m.update(uid: uid, ["title": "local title"])
+        // The phone's edit is later (LAST-MODIFIED in 2030).
+        cal.edit(href) { text in
+            text.replacingOccurrences(of: "SUMMARY:Title", with: "SUMMARY:phone title")
+                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
+        }
+        var conflicts: [SyncStatus.Conflict] = []
+        try m.sync(cal, conflicts: { conflicts.append($0) })
+        #expect(try m.todo(uid: uid)?["title"] == "phone title")
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.fields == ["title"])
+        #expect(conflicts.first?.kept == "remote")
+        #expect(cal.items()[uid]?.entry.title == "phone title")
+    }
+
+    /// The manual order: a move here goes out as X-APPLE-SORT-ORDER; todos new from the server
+    /// go to the end of the order here, in their X-APPLE-SORT-ORDER.
+    @Test func theManualOrderTravelsAsAppleSortOrder() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let first = try #require(try m.add("first").result_uid)
+        let second = try #require(try m.add("second").result_uid)
+        try m.sync(cal)
+        func order(_ uid: String) -> Int64? { cal.items()[uid]?.sortOrder }
+        #expect(order(first) == 1 && order(second) == 2)
+        let id = try #require(try m.todo(uid: second)?["id"])
+        _ = try m.client.result("todo.move", ["id": id, "position": 1])
+        try m.sync(cal)
+        #expect(order(second) == 1)
+        for (name, n) in [("c", 30), ("a", 10), ("b", 20)] {
+            cal.put("\(name).ics", vtodo(uid: "phone-\(name)", summary: name, extra: ["X-APPLE-SORT-ORDER:\(n)"]))
+        }
+        try m.sync(cal)
+        let titles = try m.client.result("todo.list", [:])["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue }
+        #expect(titles == ["second", "first", "a", "b", "c"])
+    }
+
+    /// A 412: the resource changed between the engine's fetch and its PUT; it is fetched, merged
+    /// and written again, never overwritten.
+    @Test func aPreconditionFailureIsFetchedAndMergedNotOverwritten() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("Report").result_uid)
+        try m.sync(cal)
+        let href = try #require(cal.href(uid: uid))
+        try m.update(uid: uid, ["title": "Report for Q4"])
+        var fired = false
+        cal.beforeWrite = { h in
+            guard h == href, !fired else { return }
+            fired = true
+            cal.edit(h) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:from the phone") }
+        }
+        let report = try m.sync(cal)
+        #expect(fired)
+        #expect(report.pending == 0)
+        let remote = try #require(cal.items()[uid])
+        #expect(remote.entry.title == "Report for Q4")
+        #expect(remote.entry.notes == "from the phone")
+        #expect(try m.todo(uid: uid)?["notes"] == "from the phone")
+        #expect(cal.resources.count == 1)
+    }
+
+    @Test func anEditBeatsADeleteOnEitherSide() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let kept = try #require(try m.add("Edited here, deleted there").result_uid)
+        let back = try #require(try m.add("Deleted here, edited there").result_uid)
+        try m.sync(cal)
+        cal.remove(try #require(cal.href(uid: kept)))
+        try m.update(uid: kept, ["notes": "still needed"])
+        try m.delete(uid: back)
+        cal.edit(try #require(cal.href(uid: back))) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nPRIORITY:1") }
+        var conflicts: [SyncStatus.Conflict] = []
+        try m.sync(cal, conflicts: { conflicts.append($0) })
+        #expect(try m.todo(uid: kept)?["notes"] == "still needed")
+        #expect(cal.items()[kept]?.entry.notes == "still needed")
+        #expect(try m.todo(uid: back)?["priority"] == "high")
+        #expect(cal.items()[back] != nil)
+        #expect(Set(conflicts.map(\.kept)) == ["local", "remote"])
+        #expect(try m.todos().count == 2 && cal.resources.count == 2)
+    }
+
+    @Test func unchangedTodosFollowADeleteFromTheOtherSide() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let goneThere = try #require(try m.add("deleted on the phone").result_uid)
+        let goneHere = try #require(try m.add("deleted here").result_uid)
+        try m.sync(cal)
+        cal.remove(try #require(cal.href(uid: goneThere)))
+        try m.delete(uid: goneHere)
+        let report = try m.sync(cal)
+        #expect(report.sent == 1 && report.received == 1)
+        #expect(try m.todos().isEmpty)
+        #expect(cal.resources.isEmpty)
+        #expect(try m.sync(cal).sent == 0)
+    }
+
+    /// The state lost (deleted) or corrupt: the next round matches the two sides by UID; nothing
+    /// is duplicated on either side and edits made meanwhile survive.
+    @Test(arguments: ["lost", "corrupt"]) func lostStateResyncsByUIDWithoutDuplicates(_ how: String) throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        for i in 0..<5 { try m.add("todo \(i)") }
+        cal.put("a.ics", vtodo(uid: "phone-a", summary: "from the phone"))
+        try m.sync(cal)
+        #expect(cal.resources.count == 6)
+        if how == "lost" {
+            for suffix in ["", "-wal", "-shm"] { unlink(m.statePath + suffix) }
+        } else {
+            for suffix in ["-wal", "-shm"] { unlink(m.statePath + suffix) }
+            try Data("this is not a database, just garbage ".utf8 + [UInt8](repeating: 0x5A, count: 8192)).write(to: URL(fileURLWithPath: m.statePath))
+        }
+        let uid = try #require(try m.todos().first?["uid"]?.stringValue)
+        try m.update(uid: uid, ["title": "edited while the state was gone"])
+        let report = try m.sync(cal)
+        #expect(report.received == 0)
+        #expect(cal.resources.count == 6)
+        #expect(try m.todos().count == 6)
+        #expect(cal.items().count == 6)
+        #expect(cal.items()[uid]?.entry.title == "edited while the state was gone")
+        #expect(try m.sync(cal).sent == 0)
+    }
+
+    /// todoman completes a recurring todo by marking it COMPLETED: here it advances to its next
+    /// occurrence (todo.complete) and the advanced todo goes back; one VTODO, no duplicate.
+    @Test func aRecurringTodoCompletedOnTheServerAdvancesHere() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("Take out the trash", [
+            "due": "2026-12-07T08:00:00Z", "zone": "UTC", "recurrence": ["rule": "FREQ=WEEKLY", "from": "due"],
+        ]).result_uid)
+        try m.sync(cal)
+        let href = try #require(cal.href(uid: uid))
+        cal.edit(href) { text in
+            text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100")
+                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20261207T090000Z", options: .regularExpression)
+        }
+        try m.sync(cal)
+        let local = try #require(try m.todo(uid: uid))
+        #expect(local["done"] == false)
+        #expect(local["due"] == "2026-12-14T08:00:00Z")
+        let remote = try #require(cal.items()[uid])
+        #expect(!remote.entry.done)
+        #expect(remote.entry.due == Instant(rfc3339: "2026-12-14T08:00:00Z"))
+        #expect(try cal.resources.count == 1 && m.todos().count == 1)
+        // And completing it here advances it there.
+        _ = try m.client.result("todo.complete", ["ids": [try #require(local["id"])]])
+        try m.sync(cal)
+        #expect(cal.items()[uid]?.entry.due == Instant(rfc3339: "2026-12-21T08:00:00Z"))
+        #expect(cal.resources.count == 1)
+    }
+
+    @Test(arguments: [true, false]) func aServerWithoutSyncTokensOrWithAForgottenOneIsComparedByETag(_ tokens: Bool) throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        cal.tokens = tokens
+        let uid = try #require(try m.add("etag").result_uid)
+        cal.put("p.ics", vtodo(uid: "phone-p", summary: "phone"))
+        try m.sync(cal)
+        cal.oldestToken = Int.max  // every token is forgotten
+        cal.edit(try #require(cal.href(uid: "phone-p"))) { $0.replacingOccurrences(of: "SUMMARY:phone", with: "SUMMARY:phone edited") }
+        cal.remove(try #require(cal.href(uid: uid)))
+        cal.oldestToken = tokens ? Int.max : 0
+        let report = try m.sync(cal)
+        #expect(report.received == 2)
+        #expect(try m.todos().map { $0["title"] } == ["phone edited"])
+        cal.oldestToken = 0
+        #expect(try m.sync(cal).received == 0)
+    }
+
+    /// A todo changed here between the engine's read and its import is not overwritten: the
+    /// import skips it (ifRevision), and the next pass merges it again.
+    @Test func aTodoChangedDuringTheRoundIsMergedAgainNotOverwritten() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("Shared").result_uid)
+        try m.sync(cal)
+        let href = try #require(cal.href(uid: uid))
+        cal.edit(href) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:remote notes") }
+        let other = try m.daemon.client()
+        var edited = false
+        let report = try m.sync(cal, beforeApply: {
+            guard !edited else { return }
+            edited = true
+            _ = try? other.result("todo.update", ["id": .int(1), "title": "changed during the round"])
+        })
+        #expect(report.pending == 0)
+        #expect(edited)
+        let local = try #require(try m.todo(uid: uid))
+        #expect(local["title"] == "changed during the round")
+        #expect(local["notes"] == "remote notes")
+        #expect(cal.items()[uid]?.entry.title == "changed during the round")
+    }
+
+    /// store.import's `ifRevision`: applied while the revision matches, else listed as stale;
+    /// `deleted` deletes only while it matches.
+    @Test func conditionalImportSkipsStaleEntries() throws {
+        let m = try Machine()
+        let t = try m.add("x")
+        let uid = try #require(t.result_uid)
+        let entry: (String, Int64, Bool) -> JSON = { title, rev, deleted in
+            var o: JSONObject = ["uid": .string(uid), "title": .string(title), "created": "2026-01-01T00:00:00Z", "ifRevision": .int(rev)]
+            if deleted { o["deleted"] = true }
+            return .object(o)
+        }
+        let stale = try m.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("old", 7, false)]])
+        #expect(stale["stale"] == [.string(uid)])
+        #expect(try m.todo(uid: uid)?["title"] == "x")
+        let ok = try m.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("new", 1, false)]])
+        #expect(ok["updated"] == 1 && ok["stale"] == [])
+        #expect(try m.todo(uid: uid)?["title"] == "new")
+        let del = try m.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("new", 2, true)]])
+        #expect(del["deleted"] == 1)
+        #expect(try m.todos().isEmpty)
+        let bad = try m.client.call("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [.object(["uid": "x", "title": "t", "created": "2026-01-01T00:00:00Z", "deleted": true])]])
+        #expect(bad["error"]?["data"]?["field"] == "todos[0].deleted")
+    }
+
+    /// A new todo's PUT whose answer was lost: the state recorded its name first, so the next
+    /// round finds it instead of making a second resource.
+    @Test func aCreationCutOffIsFoundNotDuplicated() throws {
+        let m = try Machine()
+        let cal = FailingAfterCreate(InMemoryCollection())
+        try m.add("once only")
+        #expect(throws: SyncError.self) { try m.sync(cal) }
+        #expect(cal.inner.resources.count == 1)
+        cal.failing = false
+        try m.sync(cal)
+        #expect(cal.inner.resources.count == 1)
+        #expect(try m.sync(cal).sent == 0)
+    }
+
+    /// A creation answered 412 that created nothing: the todo is created in a later pass, not
+    /// forgotten (found by CalDAVSyncTests.faultsLoseAndDuplicateNothing).
+    @Test func aCreationRefusedWith412IsRetriedNotForgotten() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("refused once").result_uid)
+        cal.refuseCreates = 1
+        let report = try m.sync(cal)
+        #expect(report.pending == 0)
+        #expect(cal.items()[uid] != nil)
+        #expect(cal.resources.count == 1)
+    }
+
+    /// A pull larger than one request line (1 MiB) goes to the store in parts, applied whole.
+    @Test func aLargePullIsImportedInParts() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let notes = String(repeating: "メモ", count: 200)
+        for i in 0..<3000 { cal.put("r\(i).ics", vtodo(uid: "bulk-\(i)", summary: "bulk \(i) 一括", extra: ["DESCRIPTION:\(notes)"])) }
+        let report = try m.sync(cal)
+        #expect(report.received == 3000)
+        #expect(try m.client.result("todo.list", ["limit": 0])["total"] == 3000)
+        #expect(try m.sync(cal).received == 0)
+    }
+
+    /// The state's seq is ahead of the store (the store was restored from an older copy): the
+    /// round reads the store whole instead of failing for ever.
+    @Test func aSeqAheadOfTheStoreReadsTheStoreWhole() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        try m.add("one")
+        try m.sync(cal)
+        let (state, _) = try SyncState.open(path: m.statePath)
+        try state.setSeq(1_000_000)
+        try m.add("two")
+        let report = try m.sync(cal)
+        #expect(report.sent == 1)
+        #expect(cal.resources.count == 2)
+    }
+
+    @Test func stateFileHoldsOneRowPerTodoAndAChangeRewritesOne() throws {
+        let dir = TemporaryDirectory("state")
+        let (state, reset) = try SyncState.open(path: dir.file("a.state"))
+        #expect(reset == nil)
+        try state.transaction {
+            for i in 0..<10_000 { try state.save(SyncedItem(uid: "u\(i)", href: "/c/\(i).ics", etag: "\"\(i)\"", base: Array("BEGIN:VCALENDAR \(i)".utf8))) }
+        }
+        #expect(state.count == 10_000)
+        let start = Date()
+        for i in 0..<100 { try state.save(SyncedItem(uid: "u\(i)", href: "/c/\(i).ics", etag: "\"x\(i)\"", base: [0x41])) }
+        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(try state.item(uid: "u5")?.etag == "\"x5\"")
+        #expect(try state.item(href: "/c/9999.ics")?.uid == "u9999")
+    }
+}
+
+/// A collection whose creations succeed on the server but whose answers are lost.
+final class FailingAfterCreate: CalendarCollection, @unchecked Sendable {
+    let inner: InMemoryCollection
+    var failing = true
+    init(_ inner: InMemoryCollection) { self.inner = inner }
+    var url: String { inner.url }
+    func changes(since token: String?) throws(CalDAVError) -> CollectionDelta { try inner.changes(since: token) }
+    func versions() throws(CalDAVError) -> [RemoteVersion] { try inner.versions() }
+    func fetch(_ hrefs: [String]) throws(CalDAVError) -> [RemoteObject] { try inner.fetch(hrefs) }
+    func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) {
+        let r = try inner.create(name: name, data: data)
+        if failing { throw .timeout }
+        return r
+    }
+    func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? { try inner.update(href: href, data: data, ifMatch: etag) }
+    func delete(href: String, ifMatch etag: String) throws(CalDAVError) { try inner.delete(href: href, ifMatch: etag) }
+}
+
+extension JSON {
+    var result_uid: String? { self["uid"]?.stringValue }
+}

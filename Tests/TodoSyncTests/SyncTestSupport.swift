@@ -1,0 +1,183 @@
+import Foundation
+import TodoCalDAV
+import TodoClient
+import TodoCore
+import TodoProtocol
+@testable import TodoSync
+import TodoTestSupport
+
+/// A calendar collection in memory, for the sync tests: RFC 6578 tokens (or none, `tokens =
+/// false`), ETags that change with every write, If-Match / If-None-Match enforced, and hooks a
+/// test uses to change a resource between the engine's steps.
+final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
+    let url = "http://127.0.0.1:5232/alice/tasks/"
+    let path = "/alice/tasks/"
+    private(set) var resources: [String: (etag: String, data: [UInt8])] = [:]
+    /// Every write as (change number, href): what `changes(since:)` reads.
+    private var history: [(n: Int, href: String)] = []
+    private var counter = 0
+    /// Tokens older than this are refused as invalid (a server that forgot them).
+    var oldestToken = 0
+    var tokens = true
+    /// Called with the href before an update or delete is carried out (a concurrent client).
+    var beforeWrite: ((String) -> Void)?
+    /// Called before a fetch (a concurrent local edit, say).
+    var beforeFetch: (([String]) -> Void)?
+    private(set) var creates = 0, updates = 0, deletes = 0
+    /// The next this many creations are answered 412 without creating anything (a proxy's fault).
+    var refuseCreates = 0
+
+    private func bump(_ href: String) -> String {
+        counter += 1
+        history.append((counter, href))
+        return "\"e\(counter)\""
+    }
+
+    func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
+        guard tokens else { throw .unsupported("sync-collection") }
+        var from = 0
+        if let token {
+            guard token.hasPrefix("t"), let n = Int(token.dropFirst()), n >= oldestToken, n <= counter else { throw .tokenInvalid }
+            from = n
+        }
+        var changed: [RemoteVersion] = [], removed: [String] = []
+        var seen = Set<String>()
+        for h in history.reversed() where h.n > from && seen.insert(h.href).inserted {
+            if let r = resources[h.href] { changed.append(RemoteVersion(href: h.href, etag: r.etag)) } else if token != nil { removed.append(h.href) }
+        }
+        return CollectionDelta(changed: changed, removed: removed, token: "t\(counter)")
+    }
+
+    func versions() throws(CalDAVError) -> [RemoteVersion] {
+        resources.map { RemoteVersion(href: $0.key, etag: $0.value.etag) }
+    }
+
+    func fetch(_ hrefs: [String]) throws(CalDAVError) -> [RemoteObject] {
+        beforeFetch?(hrefs)
+        return hrefs.compactMap { h in resources[h].map { RemoteObject(href: h, etag: $0.etag, data: $0.data) } }
+    }
+
+    func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) {
+        let href = path + name
+        if refuseCreates > 0 {
+            refuseCreates -= 1
+            throw .preconditionFailed
+        }
+        guard resources[href] == nil else { throw .preconditionFailed }
+        creates += 1
+        resources[href] = (bump(href), data)
+        return (href, resources[href]?.etag)
+    }
+
+    func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? {
+        beforeWrite?(href)
+        guard let r = resources[href] else { throw .notFound }
+        guard r.etag == etag else { throw .preconditionFailed }
+        updates += 1
+        resources[href] = (bump(href), data)
+        return resources[href]?.etag
+    }
+
+    func delete(href: String, ifMatch etag: String) throws(CalDAVError) {
+        beforeWrite?(href)
+        guard let r = resources[href] else { throw .notFound }
+        guard r.etag == etag else { throw .preconditionFailed }
+        deletes += 1
+        resources[href] = nil
+        _ = bump(href)
+    }
+
+    // MARK: Another client of the server (todoman, a phone)
+
+    /// Puts a resource as another client would (no preconditions).
+    @discardableResult
+    func put(_ name: String, _ text: String) -> String {
+        let href = name.hasPrefix("/") ? name : path + name
+        resources[href] = (bump(href), Array(text.utf8))
+        return href
+    }
+
+    func remove(_ href: String) {
+        resources[href] = nil
+        _ = bump(href)
+    }
+
+    /// Changes a resource's text as another client would.
+    func edit(_ href: String, _ change: (String) -> String) {
+        guard let r = resources[href] else { return }
+        resources[href] = (bump(href), Array(change(String(decoding: r.data, as: UTF8.self)).utf8))
+    }
+
+    /// The href of the resource holding `uid`.
+    func href(uid: String) -> String? {
+        resources.first { String(decoding: $0.value.data, as: UTF8.self).contains("UID:\(uid)\r\n") }?.key
+    }
+
+    /// Every resource read, by uid (duplicates would show as fewer keys than `resources`).
+    func items(_ codec: VTodoCodec = VTodoCodec()) -> [String: SyncItem] {
+        var out: [String: SyncItem] = [:]
+        for (_, r) in resources {
+            if let item = try? codec.item(r.data).get(), let uid = item.entry.uid { out[uid] = item }
+        }
+        return out
+    }
+}
+
+/// A VTODO as another client writes it.
+func vtodo(uid: String, summary: String, modified: String = "20261201T090000Z", extra: [String] = []) -> String {
+    (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//other client//EN", "BEGIN:VTODO", "UID:\(uid)", "DTSTAMP:\(modified)",
+      "CREATED:20261101T090000Z", "LAST-MODIFIED:\(modified)", "SUMMARY:\(summary)", "STATUS:NEEDS-ACTION"] + extra
+        + ["END:VTODO", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+}
+
+/// One "machine": a todod with its store, and the sync state of one account against a collection.
+final class Machine {
+    let daemon: DaemonProcess
+    let directory: TemporaryDirectory
+    let client: RawClient
+    var statePath: String { directory.file("home.state") }
+
+    init() throws {
+        directory = TemporaryDirectory("sync")
+        daemon = try DaemonProcess(environment: ["TZ": "UTC"])
+        client = try daemon.client()
+    }
+
+    /// One round of the account against `collection`.
+    @discardableResult
+    func sync(_ collection: CalendarCollection, beforeApply: @escaping () -> Void = {}, conflicts: ((SyncStatus.Conflict) -> Void)? = nil) throws -> RoundReport {
+        let store = try LocalStore(socket: daemon.socket)
+        let (state, _) = try SyncState.open(path: statePath)
+        let round = SyncRound(account: "home", collection: collection, store: store, state: state, codec: VTodoCodec())
+        if let conflicts { round.onConflict = conflicts }
+        round.beforeApply = beforeApply
+        return try round.run()
+    }
+
+    @discardableResult
+    func add(_ title: String, _ extra: JSONObject = [:]) throws -> JSON {
+        var p = extra
+        p["title"] = .string(title)
+        return try client.result("todo.add", p)
+    }
+
+    func todos() throws -> [JSON] {
+        try client.result("todo.list", ["status": "all"])["todos"]?.arrayValue ?? []
+    }
+
+    func todo(uid: String) throws -> JSON? {
+        try todos().first { $0["uid"]?.stringValue == uid }
+    }
+
+    func update(uid: String, _ patch: JSONObject) throws {
+        guard let id = try todo(uid: uid)?["id"]?.intValue else { throw RawClientError.failed("no todo \(uid)") }
+        var p = patch
+        p["id"] = .int(id)
+        _ = try client.result("todo.update", p)
+    }
+
+    func delete(uid: String) throws {
+        guard let id = try todo(uid: uid)?["id"]?.intValue else { throw RawClientError.failed("no todo \(uid)") }
+        _ = try client.result("todo.delete", ["ids": [.int(id)]])
+    }
+}
