@@ -57,6 +57,19 @@ public enum CLI {
                 break
             }
 
+            // sync needs no daemon: sync.conf, status files and todod-sync.
+            if case .sync(let sub) = invocation.command {
+                let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+                let human = HumanOutput(now: now, timeZone: timeZone, colour: isTerminal && !noColor && environment["TERM"] != "dumb",
+                                        maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
+                try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
+                    try withoutActuallyEscaping(stderr) { (err) throws(CLIFailure) in
+                        try SyncRunner(environment: environment, json: global.json, human: human, out: out, err: err).run(sub)
+                    }
+                }
+                return exitOK
+            }
+
             // Local input first, so a bad file never needs the daemon.
             var document: JSON?
             if case .importFile(let path) = invocation.command {
@@ -97,6 +110,8 @@ public enum CLI {
             return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n\n" + Help.usage(for: error.command))
         case .input(let message):
             return (exitRefused, "todoctl: \(Table.oneLine(message))\n")
+        case .exit(let status):
+            return (status, "")
         case .config(let error):
             return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n")
         case .client(let error):
@@ -150,4 +165,6 @@ enum CLIFailure: Error {
     case input(String)
     /// Exit 2: the configuration file is unreadable or wrong.
     case config(ConfigError)
+    /// This exit status, with nothing more to say (`sync now` passes todod-sync's on).
+    case exit(Int32)
 }

@@ -176,6 +176,8 @@ public enum Command: Equatable, Sendable {
     case undo(steps: Int, redo: Bool)
     /// `undo --list [--limit N]`: the recent changes, newest first.
     case history(limit: Int?)
+    /// `sync ...`: todod-sync's accounts (no daemon needed).
+    case sync(SyncCommand)
     /// `help [COMMAND]`, `--help`: the help text of a command, or the overview when nil.
     case help(topic: String?)
     /// `--version`.

@@ -9,7 +9,7 @@ enum CommandTable {
 
     /// One line each, fields separated by single spaces:
     /// `global OPTION ARITY`, `command NAME`, `option COMMAND OPTION ARITY`,
-    /// `subcommand category NAME`, `suboption category NAME OPTION ARITY`, `sortkey KEY`,
+    /// `subcommand COMMAND NAME`, `suboption COMMAND NAME OPTION ARITY` (for category and sync), `sortkey KEY`,
     /// `short LETTER LONG` (a one-letter option, wherever LONG is an option; ShortOptions).
     static var text: String {
         var lines: [String] = []
@@ -22,11 +22,13 @@ enum CommandTable {
                 lines.append("option \(name) \(option) \(arity)")
             }
         }
-        let categoryOptions = Parser.commandSpecs["category"] ?? [:]
-        for sub in Parser.categorySubcommands {
-            lines.append("subcommand category \(sub.name)")
-            for option in sub.options.sorted() {
-                lines.append("suboption category \(sub.name) \(option) \(categoryOptions[option].map { "\($0)" } ?? "?")")
+        for (command, subcommands) in Parser.subcommands {
+            let options = Parser.commandSpecs[command] ?? [:]
+            for sub in subcommands {
+                lines.append("subcommand \(command) \(sub.name)")
+                for option in sub.options.sorted() {
+                    lines.append("suboption \(command) \(sub.name) \(option) \(options[option].map { "\($0)" } ?? "?")")
+                }
             }
         }
         for field in TodoQuery.SortField.allCases { lines.append("sortkey \(field.rawValue)") }

@@ -59,7 +59,13 @@ public struct Parser {
         "watch": ["--since": .value],
         "export": ["--format": .value, "--output": .value],
         "undo": ["--list": .flag, "--limit": .value],
+        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value],
     ]
+
+    /// The commands with subcommands, and theirs (`category`, `sync`).
+    static var subcommands: [(command: String, subcommands: [(name: String, options: Set<String>)])] {
+        [("category", categorySubcommands), ("sync", syncSubcommands)]
+    }
 
     /// The `category` subcommands, in help order, and the options each accepts.
     static let categorySubcommands: [(name: String, options: Set<String>)] = [
@@ -225,6 +231,7 @@ public struct Parser {
             }
             result = .snooze(id: todo, until: until)
         case "category": result = .category(try category(args, &p))
+        case "sync": result = .sync(try sync(args, &p))
         case "reminders":
             result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
                                 limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
@@ -399,16 +406,7 @@ public struct Parser {
     }
 
     func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {
-        let sub = try p.next("SUBCOMMAND (list, add, rename, rm or move)")
-        guard let options = Parser.categorySubcommands.first(where: { $0.name == sub })?.options else {
-            let names = Parser.categorySubcommands.map(\.name)
-            throw UsageError("unknown category subcommand \(quote(sub))"
-                             + (Suggestion.closest(to: sub, in: names).map { "; did you mean \(quote($0))?" } ?? "; expected list, add, rename, rm or move"),
-                             command: "category")
-        }
-        if let stray = args.options.first(where: { !options.contains($0.name) }) {
-            throw UsageError("option \(stray.name) is not valid for 'category \(sub)'", command: "category")
-        }
+        let sub = try subcommand(of: "category", Parser.categorySubcommands, args, &p)
         switch sub {
         case "list": return .list
         case "add": return .add(name: try p.next("NAME"))

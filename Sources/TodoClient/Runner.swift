@@ -98,7 +98,7 @@ struct Runner {
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)
-        case .help, .version:
+        case .help, .version, .sync:
             break
         }
     }

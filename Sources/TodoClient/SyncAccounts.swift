@@ -124,7 +124,8 @@ public enum SyncConfig {
             accounts.append(SyncAccount(name: name, url: url, user: user, passwordFile: current["password-file"],
                                         credential: current["credential"], calendar: current["calendar"]))
         }
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift: split on both, so a file with CRLF line ends reads too.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = raw.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {

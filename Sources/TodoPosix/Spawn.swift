@@ -6,13 +6,19 @@ import Glibc
 package enum Spawn {
     /// Starts `program` (looked up in `PATH` when it has no slash) with `arguments` (argv[1...])
     /// and exactly `environment`, in a process group of its own so that everything it starts can
-    /// be signalled together; standard input is /dev/null, output and errors are inherited.
+    /// be signalled together; standard input is /dev/null, output and errors are inherited, or go
+    /// to the descriptors `output` names (its standard output and error).
     /// - Returns: the child's pid.
-    package static func start(_ program: String, _ arguments: [String], environment: [String: String]) throws(PosixError) -> pid_t {
+    package static func start(_ program: String, _ arguments: [String], environment: [String: String],
+                              output: (stdout: Int32, stderr: Int32)? = nil) throws(PosixError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let output {
+            posix_spawn_file_actions_adddup2(&actions, output.stdout, 1)
+            posix_spawn_file_actions_adddup2(&actions, output.stderr, 2)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

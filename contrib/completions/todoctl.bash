@@ -64,18 +64,24 @@ _todoctl_add_words() {
     done
 }
 
+# The account names of sync.conf (read from the file; no daemon needed).
+_todoctl_sync_accounts() {
+    local conf=${XDG_CONFIG_HOME:-$HOME/.config}/todod/sync.conf
+    [[ -r $conf ]] && sed -n 's/^[[:space:]]*\[\([A-Za-z0-9._-]*\)\][[:space:]]*$/\1/p' "$conf"
+}
+
 _todoctl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo help"
+    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo sync help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
-    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision -c -d -s -n -p -t "
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision --url --user --password-file --credential --calendar -c -d -s -n -p -t "
     local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
-    # Find the command, the category subcommand and the positionals before the cursor.
+    # Find the command, the category or sync subcommand and the positionals before the cursor.
     local i w command="" sub="" npos=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
@@ -86,7 +92,7 @@ _todoctl() {
         if [[ $w == "=" ]]; then ((i++)); continue; fi  # --flag = value from a split --flag=value
         [[ $w == -* ]] && continue
         if [[ -z $command ]]; then command=$w
-        elif [[ $command == category && -z $sub ]]; then sub=$w
+        elif [[ ($command == category || $command == sync) && -z $sub ]]; then sub=$w
         else ((npos++))
         fi
     done
@@ -107,7 +113,7 @@ _todoctl() {
             -c) opt=--category ;; -d) opt=--due ;; -s) opt=--sort ;; -n) opt=--limit ;;
         esac
         case $opt in
-            --socket | --output) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+            --socket | --output | --password-file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
             --category) _todoctl_add_words < <(_todoctl_categories) ;;
             --before | --after) _todoctl_add_words < <(_todoctl_ids) ;;
             --format) _todoctl_add_words < <(printf '%s\n' json ics vdir) ;;
@@ -147,6 +153,10 @@ _todoctl() {
                     rm) flags+=" --force" ;;
                     move) flags+=" --to" ;;
                 esac ;;
+            sync)
+                case $sub in
+                    add) flags+=" --url --user --password-file --credential --calendar" ;;
+                esac ;;
             agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit -n" ;;
             watch) flags+=" --since" ;;
@@ -170,6 +180,11 @@ _todoctl() {
             if [[ -z $sub ]]; then mapfile -t COMPREPLY < <(compgen -W "list add rename rm move" -- "$cur")
             elif [[ $sub == rename || $sub == rm || $sub == move ]] && ((npos == 0)); then
                 _todoctl_add_words < <(_todoctl_categories)
+            fi ;;
+        sync)
+            if [[ -z $sub ]]; then mapfile -t COMPREPLY < <(compgen -W "add list remove now status" -- "$cur")
+            elif [[ $sub == remove || $sub == now ]] && ((npos == 0)); then
+                _todoctl_add_words < <(_todoctl_sync_accounts)
             fi ;;
         import) ((npos == 0)) && mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
         help) ((npos == 0)) && mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur") ;;

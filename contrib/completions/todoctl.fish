@@ -5,11 +5,11 @@
 # (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
 # silently: an unreachable daemon just means no suggestions.
 
-set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo help
+set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo sync help
 # Options that take a value in the next word.
-set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days -c -d -s -n -p -t
+set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --url --user --password-file --credential --calendar -c -d -s -n -p -t
 
-# Prints the command, then the category subcommand (if any), then the positionals, one per line.
+# Prints the command, then the category or sync subcommand (if any), then the positionals, one per line.
 function __todoctl_words
     set -l tokens (commandline -opc)
     set -e tokens[1]
@@ -48,6 +48,24 @@ function __todoctl_category_sub
         return
     end
     test (count $words) -ge 2; and contains -- $words[2] $argv
+end
+
+# The same for `sync` and its subcommands.
+function __todoctl_sync_sub
+    set -l words (__todoctl_words)
+    test (count $words) -ge 1; and test $words[1] = sync; or return 1
+    if test (count $argv) -eq 0
+        test (count $words) -eq 1
+        return
+    end
+    test (count $words) -ge 2; and contains -- $words[2] $argv
+end
+
+# The account names of sync.conf (read from the file; no daemon needed).
+function __todoctl_sync_accounts
+    set -l base $XDG_CONFIG_HOME
+    test -n "$base"; or set base $HOME/.config
+    test -r $base/todod/sync.conf; and string match -r -g '^\s*\[([A-Za-z0-9._-]+)\]\s*$' <$base/todod/sync.conf
 end
 
 # True when the command has exactly N positionals so far: __todoctl_npos N
@@ -148,6 +166,7 @@ complete -c todoctl -n '__todoctl_command_is' -a export -d 'Write the whole stor
 complete -c todoctl -n '__todoctl_command_is' -a import -d 'Add everything in an export, an iCalendar file or a vdir'
 complete -c todoctl -n '__todoctl_command_is' -a undo -d 'Revert the most recent change'
 complete -c todoctl -n '__todoctl_command_is' -a redo -d 'Apply again what undo reverted'
+complete -c todoctl -n '__todoctl_command_is' -a sync -d 'CalDAV sync accounts (todod-sync)'
 complete -c todoctl -n '__todoctl_command_is' -a help -d 'Show help'
 complete -c todoctl -n '__todoctl_command_is' -a '(__todoctl_aliases)' -d 'Alias (configuration file)'
 
@@ -220,6 +239,19 @@ complete -c todoctl -n '__todoctl_category_sub' -a move -d 'Move a category in t
 complete -c todoctl -n '__todoctl_category_sub rename rm move; and __todoctl_npos 1' -x -a '(__todoctl_categories)'
 complete -c todoctl -n '__todoctl_category_sub rm' -l force -d 'Remove even if todos use it'
 complete -c todoctl -n '__todoctl_category_sub move' -l to -x -d 'To position N'
+
+# sync
+complete -c todoctl -n '__todoctl_sync_sub' -a add -d 'Add a CalDAV account (checked first)'
+complete -c todoctl -n '__todoctl_sync_sub' -a list -d 'List the accounts'
+complete -c todoctl -n '__todoctl_sync_sub' -a remove -d 'Remove an account (the todos stay)'
+complete -c todoctl -n '__todoctl_sync_sub' -a now -d 'Sync now'
+complete -c todoctl -n '__todoctl_sync_sub' -a status -d 'Each account and the recent conflicts'
+complete -c todoctl -n '__todoctl_sync_sub remove now; and __todoctl_npos 1' -x -a '(__todoctl_sync_accounts)'
+complete -c todoctl -n '__todoctl_sync_sub add' -l url -x -d 'The server, a principal or a calendar'
+complete -c todoctl -n '__todoctl_sync_sub add' -l user -x -d 'The user name on the server'
+complete -c todoctl -n '__todoctl_sync_sub add' -l password-file -r -F -d 'A file holding the password (mode 0600)'
+complete -c todoctl -n '__todoctl_sync_sub add' -l credential -x -d 'The systemd credential holding the password'
+complete -c todoctl -n '__todoctl_sync_sub add' -l calendar -x -d 'The calendar to use'
 
 # agenda, reminders, export, import, help
 complete -c todoctl -n '__todoctl_command_is agenda' -l days -x -d 'How many days, today included'

@@ -2,7 +2,7 @@
 """Checks the man page and the bash, zsh and fish completions against todoctl's command table.
 
 Usage: check-command-table.py TABLE   (TABLE: the output of `todoctl __command-table`)
-Each command, option, category subcommand and sort key must appear where it belongs: in the
+Each command, option, subcommand (of category and sync) and sort key must appear where it belongs: in the
 man page entry of its command; in each completion's list of commands and in the options it
 offers for that command, with the right arity (value or flag), and nothing the table lacks.
 One-letter options (`short LETTER LONG`) belong wherever their long option is: in the man page
@@ -36,7 +36,8 @@ def compare(label, found, wanted):
 
 
 # The table.
-globals_, commands, options, subs, suboptions, sortkeys, shorts = {}, [], {}, [], {}, [], {}
+# subs: {command: [subcommand]}; suboptions: {command: {subcommand: {option: arity}}}.
+globals_, commands, options, subs, suboptions, sortkeys, shorts = {}, [], {}, {}, {}, [], {}
 for line in open(sys.argv[1], encoding="utf-8"):
     f = line.split()
     if not f:
@@ -49,19 +50,19 @@ for line in open(sys.argv[1], encoding="utf-8"):
     elif f[0] == "option":
         options[f[1]][f[2]] = f[3]
     elif f[0] == "subcommand":
-        subs.append(f[2])
-        suboptions[f[2]] = {}
+        subs.setdefault(f[1], []).append(f[2])
+        suboptions.setdefault(f[1], {})[f[2]] = {}
     elif f[0] == "suboption":
-        suboptions[f[2]][f[3]] = f[4]
+        suboptions[f[1]][f[2]][f[3]] = f[4]
     elif f[0] == "sortkey":
         sortkeys.append(f[1])
     elif f[0] == "short":
         shorts["-" + f[1]] = f[2]
-if not commands or not globals_ or not subs or not sortkeys:
+if not commands or not globals_ or "category" not in subs or not sortkeys:
     fail("could not read the command table")
     sys.exit(1)
-# Options of a command other than category; category's belong to its subcommands.
-plain = {c: options[c] for c in commands if c != "category"}
+# Options of a command without subcommands; category's and sync's belong to their subcommands.
+plain = {c: options[c] for c in commands if c not in subs}
 
 
 def shorts_for(table):
@@ -83,7 +84,7 @@ for m in re.finditer(r"^: `([a-z]+)(?: ([a-z]+))?`(.*?)(?=^: `|^## )", man, re.S
     entries[(m.group(1), m.group(2))] = m.group(3)
 ok = True
 for c in commands:
-    if c == "category":
+    if c in subs:
         continue
     body = entries.get((c, None))
     if body is None:
@@ -94,16 +95,17 @@ for c in commands:
         if f"`{o}`" not in body:
             fail(f"todoctl(1) entry of {c} does not mention {o}")
             ok = False
-for s in subs:
-    body = entries.get(("category", s))
-    if body is None:
-        fail(f"todoctl(1) has no entry for category {s}")
-        ok = False
-        continue
-    for o in suboptions[s]:
-        if f"`{o}`" not in body:
-            fail(f"todoctl(1) entry of category {s} does not mention {o}")
+for c in subs:
+    for s in subs[c]:
+        body = entries.get((c, s))
+        if body is None:
+            fail(f"todoctl(1) has no entry for {c} {s}")
             ok = False
+            continue
+        for o in suboptions[c][s]:
+            if f"`{o}`" not in body:
+                fail(f"todoctl(1) entry of {c} {s} does not mention {o}")
+                ok = False
 section = re.search(r"^## GLOBAL OPTIONS$(.*?)^## ", man, re.S | re.M)
 for o in list(globals_) + list(global_shorts):
     if not section or f"`{o}`" not in section.group(1):
@@ -138,9 +140,13 @@ all_valued |= {s for s, long in shorts.items() if long in all_valued}
 ok &= compare("todoctl.bash valued options", valued, all_valued)
 flags_block = re.search(r'if \[\[ \$cur == -\* \]\]; then(.*?)\n    fi\n', bash, re.S)
 block = flags_block.group(1) if flags_block else ""
-category = re.search(r"category\)\s*case \$sub in(.*?)esac", block, re.S)
-category_text = category.group(1) if category else ""
-outside = block.replace(category_text, "")
+sub_texts = {}
+for c in subs:
+    m = re.search(c + r"\)\s*case \$sub in(.*?)esac", block, re.S)
+    sub_texts[c] = m.group(1) if m else ""
+outside = block
+for text in sub_texts.values():
+    outside = outside.replace(text, "")
 found = {c: set() for c in plain}
 found_short = {c: set() for c in plain}
 for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', outside, re.M):
@@ -150,13 +156,15 @@ for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', outside, re.M):
 for c in plain:
     ok &= compare(f"todoctl.bash options of {c}", found.get(c, set()), set(plain[c]))
     ok &= compare(f"todoctl.bash one-letter options of {c}", found_short.get(c, set()), set(shorts_for(plain[c])) - set(global_shorts))
-sub_found = {s: set() for s in subs}
-for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', category_text, re.M):
-    for s in m.group(1).split("|"):
-        sub_found.setdefault(s, set()).update(m.group(2).split())
-for s in subs:
-    ok &= compare(f"todoctl.bash options of category {s}", sub_found.get(s, set()), set(suboptions[s]))
-ok &= compare("todoctl.bash category subcommands", set(words(r'compgen -W "(list[^"]*)"', bash, "bash")), set(subs))
+for c in subs:
+    sub_found = {}
+    for m in re.finditer(r'^\s*([a-z|]+)\) flags\+="([^"]*)"', sub_texts[c], re.M):
+        for s in m.group(1).split("|"):
+            sub_found.setdefault(s, set()).update(m.group(2).split())
+    for s in subs[c]:
+        ok &= compare(f"todoctl.bash options of {c} {s}", sub_found.get(s, set()), set(suboptions[c][s]))
+    listed = words(r"\n        " + c + r'\)\n            if \[\[ -z \$sub \]\]; then mapfile -t COMPREPLY < <\(compgen -W "([^"]*)"', bash, "bash")
+    ok &= compare(f"todoctl.bash {c} subcommands", set(listed), set(subs[c]))
 ok &= compare("todoctl.bash sort keys", set(words(r"for k in ([^;]*); do", bash, "bash")), set(sortkeys))
 if ok:
     print("ok: todoctl.bash completes every command, subcommand, option and sort key, and nothing else")
@@ -185,10 +193,15 @@ zsh_globals.update(zsh_options(re.search(r"_arguments -C \$global(.*?)&& ret=0",
 ok &= compare("_todoctl global options", zsh_globals, globals_)
 ok &= compare("_todoctl global one-letter options", zsh_shorts(global_block.group(1) if global_block else ""), global_shorts)
 args = re.search(r"case \$words\[1\] in(.*)", zsh, re.S).group(1)
-zsh_category = re.search(r"\n        category\)(.*?)fi ;;", args, re.S)
-category_text = zsh_category.group(1) if zsh_category else ""
+sub_texts = {}
+for c in subs:
+    m = re.search(r"\n        " + c + r"\)(.*?)fi ;;", args, re.S)
+    sub_texts[c] = m.group(1) if m else ""
+outside = args
+for text in sub_texts.values():
+    outside = outside.replace(text, "")
 found, found_short = {}, {}
-for m in re.finditer(r"^        ([a-z|]+)\)(.*?);;", args.replace(category_text, ""), re.S | re.M):
+for m in re.finditer(r"^        ([a-z|]+)\)(.*?);;", outside, re.S | re.M):
     for c in m.group(1).split("|"):
         found[c] = zsh_options(m.group(2))
         found_short[c] = zsh_shorts(m.group(2))
@@ -196,14 +209,15 @@ for c in plain:
     ok &= compare(f"_todoctl options of {c}", found.get(c, {}), plain[c])
     wanted = {s: long for s, long in shorts_for(plain[c]).items() if s not in global_shorts}
     ok &= compare(f"_todoctl one-letter options of {c}", found_short.get(c, {}), wanted)
-subs_list = re.search(r"subs=\((.*?)\)", category_text, re.S)
-ok &= compare("_todoctl category subcommands", set(re.findall(r"'([a-z]+):", subs_list.group(1) if subs_list else "")), set(subs))
-sub_found = {}
-for m in re.finditer(r"^              ([a-z|*]+)\)(.*?);;", category_text, re.S | re.M):
-    for s in m.group(1).split("|"):
-        sub_found[s] = zsh_options(m.group(2))
-for s in subs:
-    ok &= compare(f"_todoctl options of category {s}", sub_found.get(s, {}), suboptions[s])
+for c in subs:
+    subs_list = re.search(r"subs=\((.*?)\)\n", sub_texts[c], re.S)
+    ok &= compare(f"_todoctl {c} subcommands", set(re.findall(r"'([a-z]+):", subs_list.group(1) if subs_list else "")), set(subs[c]))
+    sub_found = {}
+    for m in re.finditer(r"^              ([a-z|*]+)\)(.*?);;", sub_texts[c], re.S | re.M):
+        for s in m.group(1).split("|"):
+            sub_found[s] = zsh_options(m.group(2))
+    for s in subs[c]:
+        ok &= compare(f"_todoctl options of {c} {s}", sub_found.get(s, {}), suboptions[c][s])
 ok &= compare("_todoctl sort keys",
               {k for k in words(r"_todoctl_sort_keys\(\) \{.*?keys=\(([^)]*)\)", zsh, "zsh") if not k.startswith("-")}, set(sortkeys))
 if ok:
@@ -212,7 +226,7 @@ if ok:
 
 # --- fish: `-l name` takes a value with -x or -r.
 fish = read("contrib/completions/todoctl.fish")
-fish_commands, fish_globals, fish_subs, fish_global_shorts = set(), {}, set(), {}
+fish_commands, fish_globals, fish_subs, fish_global_shorts = set(), {}, {c: set() for c in subs}, {}
 found, sub_found, found_short = {}, {}, {}
 for line in fish.splitlines():
     if not line.startswith("complete -c todoctl"):
@@ -238,13 +252,13 @@ for line in fish.splitlines():
             if short:
                 found_short.setdefault(c, {})["-" + short.group(1)] = "--" + long.group(1)
         continue
-    m = re.fullmatch(r"__todoctl_category_sub(?: ([a-z ]+))?", cond)
-    if m:
+    m = re.fullmatch(r"__todoctl_([a-z]+)_sub(?: ([a-z ]+))?", cond)
+    if m and m.group(1) in subs:
         if long:
-            for s in (m.group(1) or "").split():
-                sub_found.setdefault(s, {})["--" + long.group(1)] = arity
-        elif arg and not m.group(1):
-            fish_subs.add(arg.group(1))
+            for s in (m.group(2) or "").split():
+                sub_found.setdefault((m.group(1), s), {})["--" + long.group(1)] = arity
+        elif arg and not m.group(2):
+            fish_subs[m.group(1)].add(arg.group(1))
 ok = compare("todoctl.fish commands", fish_commands, set(commands))
 ok &= compare("todoctl.fish global options", fish_globals, globals_)
 ok &= compare("todoctl.fish global one-letter options", fish_global_shorts, global_shorts)
@@ -252,9 +266,10 @@ for c in plain:
     ok &= compare(f"todoctl.fish options of {c}", found.get(c, {}), plain[c])
     wanted = {s: long for s, long in shorts_for(plain[c]).items() if s not in global_shorts}
     ok &= compare(f"todoctl.fish one-letter options of {c}", found_short.get(c, {}), wanted)
-ok &= compare("todoctl.fish category subcommands", fish_subs, set(subs))
-for s in subs:
-    ok &= compare(f"todoctl.fish options of category {s}", sub_found.get(s, {}), suboptions[s])
+for c in subs:
+    ok &= compare(f"todoctl.fish {c} subcommands", fish_subs[c], set(subs[c]))
+    for s in subs[c]:
+        ok &= compare(f"todoctl.fish options of {c} {s}", sub_found.get((c, s), {}), suboptions[c][s])
 ok &= compare("todoctl.fish sort keys", set(words(r"function __todoctl_sort_keys.*?for k in ([^\n]*)", fish, "fish")), set(sortkeys))
 if ok:
     print("ok: todoctl.fish completes every command, subcommand, option and sort key, and nothing else")
