@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+import TodoCalDAV
+import TodoClient
+import TodoCore
+import TodoProtocol
+@testable import TodoSync
+import TodoTestSupport
+
+/// Whether the peer tests run, and the peers' console scripts.
+enum PeerInterop {
+    static let todoman = ProcessInfo.processInfo.environment["TODOD_TODOMAN"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Set: the peers (and the servers) must be there and the tests must pass. `CI` set: the same.
+    static let required = (CalDAVTestSupport.vdirsyncer != nil && todoman != nil && CalDAVTestSupport.serversRequired)
+        || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
+    static let skipMessage = "vdirsyncer and todoman not configured: set TODOD_VDIRSYNCER, TODOD_TODOMAN, TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
+}
+
+/// The peers of docs/SYNC.md against the built todod-sync, a real server (Radicale, xandikos) and
+/// real todod stores: vdirsyncer pairs the calendar with a vdir and todoman works on that vdir
+/// (both from scripts/test's venv, named by `TODOD_VDIRSYNCER` and `TODOD_TODOMAN`). What todod
+/// makes, todoman lists; what todoman makes, edits, completes (a recurring todo too) and deletes
+/// comes back to todod; concurrent edits on both sides merge; and no round echoes another.
+@Suite(.serialized, .enabled(if: PeerInterop.required, Comment(rawValue: PeerInterop.skipMessage)))
+struct PeerInteropTests {
+    /// vdirsyncer pairing the calendar with a vdir (`calendars/todod`), and todoman on that vdir.
+    final class Peer {
+        let directory = TemporaryDirectory("peer")
+        let vdirsyncer: String
+        let todoman: String
+        var environment: [String: String]
+
+        var vdir: String { directory.file("calendars/todod") }
+
+        init(server: CalDAVServer, calendar: String) throws {
+            vdirsyncer = try #require(CalDAVTestSupport.vdirsyncer, "TODOD_VDIRSYNCER is not set: scripts/test installs vdirsyncer")
+            todoman = try #require(PeerInterop.todoman, "TODOD_TODOMAN is not set: scripts/test installs todoman")
+            try FileManager.default.createDirectory(atPath: directory.file("calendars/todod"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory.file("status"), withIntermediateDirectories: true)
+            func quoted(_ s: String) -> String { JSON.string(s).serialized() }
+            var credentials = ""
+            if let user = server.user, let password = server.password {
+                credentials = "username = \(quoted(user))\npassword = \(quoted(password))\n"
+            }
+            let config = """
+                [general]
+                status_path = \(quoted(directory.file("status") + "/"))
+
+                [pair todod]
+                a = "todod_vdir"
+                b = "todod_server"
+                collections = null
+
+                [storage todod_vdir]
+                type = "filesystem"
+                path = \(quoted(directory.file("calendars/todod")))
+                fileext = ".ics"
+
+                [storage todod_server]
+                type = "caldav"
+                url = \(quoted(calendar))
+                item_types = ["VTODO"]
+                \(credentials)
+                """
+            try Data(config.utf8).write(to: URL(fileURLWithPath: directory.file("vdirsyncer.conf")))
+            try Data("""
+                path = "\(directory.file("calendars"))/*"
+                date_format = "%Y-%m-%d"
+                time_format = "%H:%M"
+                default_list = "todod"
+                cache_path = "\(directory.file("todoman-cache.sqlite3"))"
+
+                """.utf8).write(to: URL(fileURLWithPath: directory.file("todoman.py")))
+            environment = ProcessInfo.processInfo.environment
+            environment["TZ"] = "UTC"
+            environment["HOME"] = directory.path
+            environment["VDIRSYNCER_CONFIG"] = directory.file("vdirsyncer.conf")
+            let discover = try ChildProcess.run(vdirsyncer, ["discover"], input: "", environment: environment)
+            try #require(discover.status == 0, "vdirsyncer discover: \(discover.stdout)\(discover.stderr)")
+        }
+
+        /// `vdirsyncer sync`: its log lines naming what it copied or deleted (empty: no change).
+        @discardableResult
+        func sync() throws -> [String] {
+            let r = try ChildProcess.run(vdirsyncer, ["sync"], input: "", environment: environment)
+            try #require(r.status == 0, "vdirsyncer sync: \(r.stdout)\(r.stderr)")
+            return (r.stdout + r.stderr).split(separator: "\n").map(String.init).filter { $0.contains("Copying") || $0.contains("Deleting") }
+        }
+
+        /// todoman with its configuration; its standard output.
+        @discardableResult
+        func todo(_ arguments: [String]) throws -> String {
+            let r = try ChildProcess.run(todoman, ["--config", directory.file("todoman.py")] + arguments, input: "", environment: environment)
+            try #require(r.status == 0, "todo \(arguments): \(r.stdout)\(r.stderr)")
+            return r.stdout
+        }
+
+        /// `todo --porcelain list --status ANY`.
+        func list() throws -> [JSON] {
+            try JSON.parse(Array(try todo(["--porcelain", "list", "--status", "ANY"]).utf8)).arrayValue ?? []
+        }
+
+        /// The todoman todo with `summary` (exactly one).
+        func item(_ summary: String) throws -> JSON {
+            let found = try list().filter { $0["summary"]?.stringValue == summary }
+            try #require(found.count == 1, "todoman lists \(found.count) todos titled \(summary)")
+            return found[0]
+        }
+
+        /// The todoman id of the todo with `summary`.
+        func id(_ summary: String) throws -> String {
+            String(try #require(try item(summary)["id"]?.intValue))
+        }
+
+        /// Sets a todo's summary the way todoman's editor does (todoman's command line has no
+        /// option for it): through todoman's own model, which bumps LAST-MODIFIED and SEQUENCE.
+        func setSummary(of summary: String, to new: String) throws {
+            let python = URL(fileURLWithPath: todoman).deletingLastPathComponent().appendingPathComponent("python").path
+            let script = """
+                import sys
+                from todoman.model import Database
+                db = Database([sys.argv[1]], sys.argv[2])
+                todo = db.todo(int(sys.argv[3]))
+                todo.summary = sys.argv[4]
+                db.save(todo)
+                """
+            let r = try ChildProcess.run(python, ["-c", script, vdir, directory.file("todoman-cache.sqlite3"), try id(summary), new],
+                                         input: "", environment: environment)
+            try #require(r.status == 0, "todoman summary edit: \(r.stdout)\(r.stderr)")
+        }
+
+        /// The vdir's files, by name.
+        func files() throws -> [String: String] {
+            var out: [String: String] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: vdir) where name.hasSuffix(".ics") {
+                out[name] = try String(contentsOfFile: vdir + "/" + name, encoding: .utf8)
+            }
+            return out
+        }
+    }
+
+    typealias Host = CalDAVSyncTests.Host
+
+    /// A host and a peer on a new calendar of `kind`'s server.
+    static func pair(_ kind: CalDAVServer.Kind) throws -> (CalDAVServer, String, Host, Peer) {
+        let server = try CalDAVSyncTests.server(kind)
+        let calendar = try CalDAVSyncTests.calendar(server)
+        return (server, calendar, try CalDAVSyncTests.host(server, calendar), try Peer(server: server, calendar: calendar))
+    }
+
+    /// todoctl of `host`'s store.
+    @discardableResult
+    static func todoctl(_ host: Host, _ arguments: [String]) throws -> ChildProcess.Result {
+        let r = try ChildProcess.run(BuiltProducts.path("todoctl"), arguments, environment: host.environment)
+        #expect(r.status == 0, "todoctl \(arguments): \(r.stdout)\(r.stderr)")
+        return r
+    }
+
+    /// `todoctl --json list --all`.
+    static func todos(_ host: Host) throws -> [JSON] {
+        try JSON.parse(Array(try todoctl(host, ["--json", "list", "--all"]).stdout.utf8)).arrayValue ?? []
+    }
+
+    /// The store's todo titled `title` (exactly one).
+    static func todo(_ host: Host, _ title: String) throws -> JSON {
+        let found = try todos(host).filter { $0["title"]?.stringValue == title }
+        try #require(found.count == 1, "the store holds \(found.count) todos titled \(title)")
+        return found[0]
+    }
+
+    /// One `todod-sync --once`: its summary line.
+    @discardableResult
+    static func once(_ host: Host) throws -> String {
+        let r = try host.once()
+        #expect(r.status == 0, "todod-sync --once: \(r.stdout)\(r.stderr)")
+        return r.stdout
+    }
+
+    /// Waits for the next whole second: LAST-MODIFIED holds whole seconds, and an edit meant to be
+    /// the later one must be later in them.
+    static func nextSecond() {
+        let second = Date().timeIntervalSince1970.rounded(.down)
+        while Date().timeIntervalSince1970.rounded(.down) <= second { usleep(10_000) }
+    }
+
+    static let milk = "牛乳を買う", cleaning = "年末の大掃除", bins = "ゴミを出す", finished = "Finished 完了"
+    static let plain = "Plain, with a comma; and a semicolon"
+
+    /// The todos of items 1 and 2, made with todoctl and sent with `todod-sync --once`.
+    static func seed(_ host: Host) throws {
+        try todoctl(host, ["add", milk, "--notes", "低脂肪を2本\n朝までに", "--due", "2030-01-15 10:00", "-p", "high", "-c", "家",
+                           "-t", "買い物", "-t", "急ぎ"])
+        try todoctl(host, ["add", cleaning, "--due", "2030-12-28", "-p", "low"])
+        try todoctl(host, ["add", bins, "--every", "week", "--due", "2030-01-10 07:00", "-t", "home"])
+        try todoctl(host, ["add", finished, "-p", "medium"])
+        try todoctl(host, ["done", String(try #require(try todo(host, finished)["id"]?.intValue))])
+        try todoctl(host, ["add", plain])
+        let first = try once(host)
+        #expect(first.contains(": 5 sent, 0 received"), "\(first)")
+    }
+
+    /// Item 1: todod → server → vdirsyncer → vdir → todoman.
+    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    func todomanListsWhatTododSynced(_ kind: CalDAVServer.Kind) throws {
+        let (_, _, host, peer) = try Self.pair(kind)
+        try Self.seed(host)
+        let copied = try peer.sync()
+        #expect(copied.count == 5, "\(copied)")
+        let listed = try peer.list()
+        #expect(listed.count == 5)
+        #expect(Set(listed.compactMap { $0["summary"]?.stringValue }) == [Self.milk, Self.cleaning, Self.bins, Self.finished, Self.plain])
+        let milk = try peer.item(Self.milk)
+        #expect(milk["due"] == .int(1_894_701_600))  // 2030-01-15 10:00 UTC
+        #expect(milk["priority"] == 1)
+        #expect(milk["description"] == "低脂肪を2本\n朝までに")
+        #expect(milk["categories"]?.arrayValue?.compactMap(\.stringValue).first == "家")
+        #expect(Set(milk["categories"]?.arrayValue?.compactMap(\.stringValue) ?? []) == ["家", "買い物", "急ぎ"])
+        #expect(milk["completed"] == false)
+        let cleaning = try peer.item(Self.cleaning)
+        #expect(cleaning["due"] == .int(1_924_646_400))  // the day 2030-12-28
+        #expect(cleaning["priority"] == 9)
+        let bins = try peer.item(Self.bins)
+        #expect(bins["recurring"] == true)
+        #expect(bins["due"] == .int(1_894_258_800))  // 2030-01-10 07:00 UTC
+        #expect(bins["completed"] == false)
+        let finished = try peer.item(Self.finished)
+        #expect(finished["completed"] == true)
+        #expect(finished["priority"] == 5)
+        #expect(try peer.item(Self.plain)["due"] == .null)
+        // All-day stays a date in the vdir.
+        let cleaningFile = try #require(try peer.files().values.first { $0.contains(Self.cleaning) })
+        #expect(cleaningFile.split(whereSeparator: \.isNewline).contains("DUE;VALUE=DATE:20301228"), "\(cleaningFile)")
+        // Nothing more to do on either side.
+        #expect(try peer.sync().isEmpty)
+        #expect(try Self.once(host).contains(": 0 sent, 0 received"))
+    }
+}
