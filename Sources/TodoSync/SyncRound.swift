@@ -111,7 +111,7 @@ public final class SyncRound {
         }
 
         // The server's side.
-        let (remotes, token, skipped) = try remoteChanges()
+        var (remotes, token, skipped) = try remoteChanges()
         report.skipped += skipped
 
         // Todos fetched again (a 412, a creation not confirmed, a stale import) are merged again.
@@ -122,6 +122,9 @@ public final class SyncRound {
             let all = try store.allTodos()
             listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         }
+
+        let copies = try foldRecurringCopies(&remotes) { uid in locals[uid].map(\.todo) ?? listed?[uid] }
+        for uid in copies.keys { uids.remove(uid) }
 
         var plans: [Plan] = []
         for uid in uids.sorted() {
@@ -158,6 +161,9 @@ public final class SyncRound {
                     // Never synced: remember where it is, without a base.
                     try save(SyncedItem(uid: plan.uid, href: href, etag: etag, base: [], refetch: true))
                 }
+                if let copy = copies.first(where: { $0.value.original == plan.uid }) {
+                    try save(SyncedItem(uid: copy.key, href: copy.value.href, etag: copy.value.etag, base: [], refetch: true))
+                }
                 continue
             }
             if let conflict = plan.conflict {
@@ -172,7 +178,11 @@ public final class SyncRound {
                     plan.remoteWrite = .update(href: href, etag: etag, item: item)
                 }
             }
-            if try write(plan, &report) { again = true }
+            let retry = try write(plan, &report)
+            if retry { again = true }
+            if let copy = copies.first(where: { $0.value.original == plan.uid }) {
+                try settle(copy: copy.key, copy.value, advanced: plan.completeAfter && !retry, &report)
+            }
         }
         try wrap { () throws(TodoError) in
             try state.setSeq(newSeq)
@@ -246,6 +256,72 @@ public final class SyncRound {
             if remotes[uid] == nil { remotes[uid] = .absent }
         }
         return (remotes, token, skipped)
+    }
+
+    // MARK: - todoman's recurring completion
+
+    /// A copy a peer made of a recurring todo when it completed it: its resource, and the uid
+    /// of the todo it copies.
+    struct RecurringCopy {
+        var original: String
+        var href: String
+        var etag: String
+    }
+
+    /// todoman (4.x) completes a recurring todo by marking it COMPLETED, dropping its RRULE, and
+    /// saving a copy with a new UID, the same SUMMARY, CREATED and RRULE and the next due date.
+    /// Here a recurring todo stays one todo that advances: a completed original that lost the
+    /// RRULE its base had, still recurring and open in the store, gets that RRULE back (the plan
+    /// then completes it here, so it advances, and sends it back), and its copy, new to both
+    /// sides, is taken out of the round, to be deleted from the server once the original is sent
+    /// (`settle`). By copy uid.
+    func foldRecurringCopies(_ remotes: inout [String: Remote], local: (String) -> Todo??) throws(SyncError) -> [String: RecurringCopy] {
+        var copies: [String: RecurringCopy] = [:]
+        for uid in remotes.keys.sorted() {
+            guard case .present(let href, let etag, var item, let bytes)? = remotes[uid], item.entry.done, item.entry.recurrence == nil,
+                  let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), !base.base.isEmpty,
+                  let baseItem = try? codec.item(base.base).get(), let rule = baseItem.entry.recurrence, !baseItem.entry.done,
+                  let todo = local(uid) ?? nil, !todo.done, todo.recurrence != nil else { continue }
+            var found: (uid: String, href: String, etag: String)?
+            for cuid in remotes.keys.sorted() where cuid != uid && copies[cuid] == nil {
+                guard case .present(let chref, let cetag, let c, _)? = remotes[cuid], !c.entry.done,
+                      c.entry.recurrence?.rule == rule.rule, c.entry.title == item.entry.title, c.entry.created == item.entry.created,
+                      (local(cuid) ?? nil) == nil else { continue }
+                let known = try wrap { () throws(TodoError) in try state.item(uid: cuid) }
+                if known == nil || known?.base.isEmpty == true {
+                    found = (cuid, chref, cetag)
+                    break
+                }
+            }
+            guard let (cuid, chref, cetag) = found else { continue }
+            item.entry.recurrence = rule
+            remotes[uid] = .present(href: href, etag: etag, item: item, bytes: bytes)
+            remotes[cuid] = nil
+            copies[cuid] = RecurringCopy(original: uid, href: chref, etag: cetag)
+            log("\(account): \(chref) is a copy of the recurring todo \(uid) made when it was completed elsewhere; it advances instead")
+        }
+        return copies
+    }
+
+    /// Once the original advanced and went back to the server, its copy is deleted there (a copy
+    /// changed meanwhile is kept, and comes back as a todo of its own). Otherwise the copy is
+    /// remembered to be fetched and folded again.
+    func settle(copy uid: String, _ copy: RecurringCopy, advanced: Bool, _ report: inout RoundReport) throws(SyncError) {
+        guard advanced else {
+            try save(SyncedItem(uid: uid, href: copy.href, etag: copy.etag, base: [], refetch: true))
+            return
+        }
+        do {
+            try collection.delete(href: copy.href, ifMatch: copy.etag)
+            report.sent += 1
+        } catch .preconditionFailed {
+            try save(SyncedItem(uid: uid, href: copy.href, etag: copy.etag, base: [], refetch: true))
+            return
+        } catch .notFound {
+        } catch {
+            throw SyncError(error.message)
+        }
+        try wrap { () throws(TodoError) in try state.remove(uid: uid) }
     }
 
     // MARK: - Deciding
