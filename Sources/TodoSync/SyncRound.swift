@@ -48,6 +48,9 @@ public final class SyncRound {
     public var log: (String) -> Void = { _ in }
     /// Runs just before the store's import (tests change a todo there).
     var beforeApply: () -> Void = {}
+    /// The resources this round created after the token of its last pass; a pass that created
+    /// any is followed by another, whose delta must list them (`remoteChanges`).
+    var createdSinceToken: Set<String> = []
 
     public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
         self.account = account
@@ -188,7 +191,7 @@ public final class SyncRound {
             try state.setSeq(newSeq)
             try state.setToken(token)
         }
-        return again
+        return again || (token != nil && !createdSinceToken.isEmpty)
     }
 
     // MARK: - Server changes
@@ -224,7 +227,14 @@ public final class SyncRound {
         if full {
             let present = Set(changed.map(\.href))
             removed += known.keys.filter { !present.contains($0) }
+        } else {
+            // A resource this round created after the token and deleted since is in no state a
+            // server's token names, so a server that compares states (xandikos) does not report
+            // it removed: one the delta does not list is gone.
+            let listed = Set(changed.map(\.href)).union(removed)
+            removed += createdSinceToken.filter { !listed.contains($0) }
         }
+        createdSinceToken = []
         // Our own writes come back with the ETag we stored: nothing to fetch.
         var hrefs = changed.filter { known[$0.href]?.etag != $0.etag }.map(\.href)
         let refetch = try wrap { () throws(TodoError) in try state.refetching() }
@@ -468,6 +478,7 @@ public final class SyncRound {
                 throw SyncError(error.message)
             }
             try confirm(uid: plan.uid, href: created.href, etag: created.etag, bytes: bytes)
+            createdSinceToken.insert(created.href)
             report.sent += 1
         case .update(let href, let etag, let item):
             let bytes = codec.bytes(item)
