@@ -84,7 +84,7 @@ struct PeerInteropTests {
         func sync() throws -> [String] {
             let r = try ChildProcess.run(vdirsyncer, ["sync"], input: "", environment: environment)
             try #require(r.status == 0, "vdirsyncer sync: \(r.stdout)\(r.stderr)")
-            return (r.stdout + r.stderr).split(separator: "\n").map(String.init).filter { $0.contains("Copying") || $0.contains("Deleting") }
+            return (r.stdout + r.stderr).split(separator: "\n").map(String.init).filter { $0.hasPrefix("Copying") || $0.hasPrefix("Deleting") }
         }
 
         /// todoman with its configuration; its standard output.
@@ -233,5 +233,82 @@ struct PeerInteropTests {
         // Nothing more to do on either side.
         #expect(try peer.sync().isEmpty)
         #expect(try Self.once(host).contains(": 0 sent, 0 received"))
+    }
+
+    /// Item 2: back from todoman. todoman adds one, renames one, completes two (one recurring),
+    /// deletes one; vdirsyncer and todod-sync bring exactly that to the store. todoman completes
+    /// a recurring todo by marking it COMPLETED without its RRULE and saving a copy with a new UID
+    /// and the next due date: todod keeps ONE todo, which advances (the copy is folded into it and
+    /// removed from the server), so todoman too lists it once, advanced. What todoman adds to a
+    /// VTODO (SEQUENCE) survives todod's next push; further rounds change nothing.
+    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    func todomanChangesComeBack(_ kind: CalDAVServer.Kind) throws {
+        let (server, calendar, host, peer) = try Self.pair(kind)
+        try Self.seed(host)
+        try peer.sync()
+        let binsUID = try #require(try Self.todo(host, Self.bins)["uid"]?.stringValue)
+        let renamed = "Plain, edited in todoman 編集"
+        Self.nextSecond()
+        try peer.todo(["new", "-l", "todod", "--due", "2030-03-01 08:00", "--priority", "high", "-c", "仕事", "todoman が作った"])
+        try peer.setSummary(of: Self.plain, to: renamed)
+        try peer.todo(["done", try peer.id(Self.milk)])
+        try peer.todo(["done", try peer.id(Self.bins)])
+        try peer.todo(["delete", "--yes", try peer.id(Self.cleaning)])
+        let listedByTodoman = try peer.list()
+        print("PeerInteropTests \(kind): todoman after completing the recurring todo: \(listedByTodoman.filter { $0["summary"]?.stringValue == Self.bins }.map { "recurring=\($0["recurring"]!) completed=\($0["completed"]!) due=\($0["due"]!)" })")
+        let up = try peer.sync()
+        #expect(up.count == 6, "\(up)")  // a new one, its copy of the recurring todo, three changed, one deleted
+        let back = try Self.once(host)
+        #expect(back.contains(" received, 0 conflicts"), "\(back)")
+
+        let todos = try Self.todos(host)
+        #expect(todos.count == 5, "\(todos.map { $0["title"] ?? .null })")
+        let made = try Self.todo(host, "todoman が作った")
+        #expect(made["due"] == "2030-03-01T08:00:00Z")
+        #expect(made["priority"] == "high")
+        #expect(made["category"] == "仕事")
+        #expect(made["done"] == false)
+        #expect(try Self.todo(host, renamed)["done"] == false)
+        #expect(todos.allSatisfy { $0["title"]?.stringValue != Self.plain && $0["title"]?.stringValue != Self.cleaning })
+        let milk = try Self.todo(host, Self.milk)
+        #expect(milk["done"] == true)
+        #expect(milk["tags"] == ["急ぎ", "買い物"] || milk["tags"] == ["買い物", "急ぎ"])
+        #expect(milk["category"] == "家")
+        let bins = try Self.todo(host, Self.bins)
+        #expect(bins["uid"]?.stringValue == binsUID)
+        #expect(bins["done"] == false)
+        #expect(bins["due"] == "2030-01-17T07:00:00Z")
+        #expect(bins["recurrence"]?["rule"] != nil)
+        #expect(bins["tags"] == ["home"])
+
+        // The server and todoman agree: the recurring todo once, advanced, with its RRULE.
+        try peer.sync()
+        let seen = try peer.list()
+        #expect(seen.count == 5)
+        let binsThere = try peer.item(Self.bins)
+        #expect(binsThere["recurring"] == true && binsThere["completed"] == false)
+        #expect(binsThere["due"] == .int(1_894_863_600))  // 2030-01-17 07:00 UTC
+        #expect(try peer.item(Self.milk)["completed"] == true)
+        #expect(try peer.item(renamed)["completed"] == false)
+
+        // What todoman added (SEQUENCE) survives todod's next push of that todo.
+        let renamedUID = try #require(try Self.todo(host, renamed)["uid"]?.stringValue)
+        let renamedFile = try #require(try peer.files().values.first { $0.contains("UID:\(renamedUID)") })
+        #expect(renamedFile.contains("SEQUENCE:"), "\(renamedFile)")
+        try Self.todoctl(host, ["edit", String(try #require(try Self.todo(host, renamed)["id"]?.intValue)), "--notes", "todod が追記"])
+        #expect(try Self.once(host).contains(": 1 sent, 0 received"))
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        let remote = try collection.fetch(try collection.versions().map(\.href)).map { String(decoding: $0.data, as: UTF8.self) }
+        let pushed = try #require(remote.first { $0.contains("UID:\(renamedUID)") })
+        #expect(pushed.contains("todod が追記"))
+        for line in renamedFile.split(whereSeparator: \.isNewline) where line.hasPrefix("SEQUENCE:") {
+            #expect(pushed.split(whereSeparator: \.isNewline).contains(line), "\(pushed)")
+        }
+
+        // No echo: vdirsyncer brings todod's push, then nothing moves on either side.
+        #expect(try peer.sync().count == 1)
+        #expect(try Self.once(host).contains(": 0 sent, 0 received"))
+        #expect(try peer.sync().isEmpty)
+        #expect(try peer.item(renamed)["description"] == "todod が追記")
     }
 }
