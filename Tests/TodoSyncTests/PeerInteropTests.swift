@@ -311,4 +311,67 @@ struct PeerInteropTests {
         #expect(try peer.sync().isEmpty)
         #expect(try peer.item(renamed)["description"] == "todod が追記")
     }
+
+    /// Item 4: the same todo edited in todoman (its summary) and in todod (its due) before either
+    /// side syncs: after the rounds both edits are kept on both sides. The same field (priority)
+    /// edited on both: the later edit wins, whichever side made it, and `todoctl sync status`
+    /// lists the conflict. vdirsyncer syncs first: it has no field merge of its own (an item
+    /// changed in the vdir and on the server since its last sync is a vdirsyncer conflict), so
+    /// todod-sync does the merge and vdirsyncer then brings the merged todo.
+    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    func concurrentEditsMerge(_ kind: CalDAVServer.Kind) throws {
+        let (_, _, host, peer) = try Self.pair(kind)
+        try Self.seed(host)
+        try peer.sync()
+        func id(_ title: String) throws -> String { String(try #require(try Self.todo(host, title)["id"]?.intValue)) }
+        /// vdirsyncer, todod-sync, vdirsyncer: todod-sync's line, and what vdirsyncer brought back.
+        func round() throws -> (String, Int) {
+            #expect(try peer.sync().count == 1)
+            let r = try Self.once(host)
+            return (r, try peer.sync().count)
+        }
+
+        // Different fields: both kept.
+        let milk = "牛乳を2本買う"
+        Self.nextSecond()
+        try peer.setSummary(of: Self.milk, to: milk)
+        try Self.todoctl(host, ["edit", try id(Self.milk), "--due", "2030-02-01 09:30"])
+        let both = try round()
+        #expect(both.0.contains(": 1 sent, 1 received, 0 conflicts") && both.1 == 1, "\(both)")
+        #expect(try Self.todo(host, milk)["due"] == "2030-02-01T09:30:00Z")
+        #expect(try peer.item(milk)["due"] == .int(1_896_168_600))
+        #expect(try Self.todo(host, milk)["tags"]?.arrayValue?.count == 2)
+
+        // The same field, todod's edit the later: todod's wins.
+        Self.nextSecond()
+        try peer.todo(["edit", try peer.id(Self.plain), "--priority", "low"])
+        Self.nextSecond()
+        try Self.todoctl(host, ["edit", try id(Self.plain), "-p", "medium"])
+        let local = try round()
+        #expect(local.0.contains(": 1 sent, 0 received, 1 conflict") && local.1 == 1, "\(local)")
+        #expect(try Self.todo(host, Self.plain)["priority"] == "medium")
+        #expect(try peer.item(Self.plain)["priority"] == 5)
+
+        // The same field, todoman's edit the later: todoman's wins.
+        Self.nextSecond()
+        try Self.todoctl(host, ["edit", try id(Self.cleaning), "-p", "high"])
+        Self.nextSecond()
+        try peer.todo(["edit", try peer.id(Self.cleaning), "--priority", "medium"])
+        let remote = try round()
+        #expect(remote.0.contains(": 0 sent, 1 received, 1 conflict") && remote.1 == 0, "\(remote)")
+        #expect(try Self.todo(host, Self.cleaning)["priority"] == "medium")
+        #expect(try peer.item(Self.cleaning)["priority"] == 5)
+
+        // Both conflicts are listed, with the side kept.
+        let conflicts = try #require(host.status?.conflicts)
+        #expect(conflicts.map(\.title) == [Self.plain, Self.cleaning])
+        #expect(conflicts.map(\.fields) == [["priority"], ["priority"]])
+        #expect(conflicts.map(\.kept) == ["local", "remote"])
+        let status = try Self.todoctl(host, ["sync", "status"]).stdout
+        #expect(status.contains("Recent conflicts") && status.contains(Self.cleaning) && status.contains("priority"), "\(status)")
+
+        // And then quiet on both sides.
+        #expect(try Self.once(host).contains(": 0 sent, 0 received"))
+        #expect(try peer.sync().isEmpty)
+    }
 }
