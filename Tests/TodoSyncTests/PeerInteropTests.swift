@@ -375,3 +375,78 @@ struct PeerInteropTests {
         #expect(try peer.sync().isEmpty)
     }
 }
+
+/// The peers' habits that PeerInteropTests met, against an in-memory collection (these run
+/// without the peers installed).
+@Suite struct PeerHabitTests {
+    /// A recurring todo synced to `cal`, and its resource.
+    func recurring(_ m: Machine, _ cal: InMemoryCollection) throws -> (uid: String, href: String) {
+        let uid = try #require(try m.add("ゴミを出す", [
+            "due": "2026-12-07T08:00:00Z", "zone": "UTC", "recurrence": ["rule": "FREQ=WEEKLY", "from": "due"],
+        ])["uid"]?.stringValue)
+        try m.sync(cal)
+        return (uid, try #require(cal.href(uid: uid)))
+    }
+
+    /// What todoman 4 does on `todo done` of a recurring todo: the original COMPLETED without its
+    /// RRULE, and a copy with a new UID (same SUMMARY, CREATED and RRULE) due at the next
+    /// occurrence. `created` replaces the copy's CREATED (another todo that only looks alike).
+    func todomanCompletes(_ cal: InMemoryCollection, _ href: String, uid: String, created: String? = nil) {
+        let original = String(decoding: cal.resources[href]!.data, as: UTF8.self)
+        cal.edit(href) { text in
+            text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100")
+                .replacingOccurrences(of: #"RRULE:[^\r]*\r\n"#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20261207T090000Z", options: .regularExpression)
+        }
+        var copy = original.replacingOccurrences(of: "UID:\(uid)", with: "UID:todoman-copy-1")
+            .replacingOccurrences(of: "DUE:20261207T080000Z", with: "DUE:20261214T080000Z")
+            .replacingOccurrences(of: #"X-[^\r]*\r\n"#, with: "", options: .regularExpression)
+        if let created { copy = copy.replacingOccurrences(of: #"CREATED:\d+T\d+Z"#, with: "CREATED:\(created)", options: .regularExpression) }
+        cal.put("todoman-copy-1.ics", copy)
+    }
+
+    @Test func todomansCompletionOfARecurringTodoStaysOneTodoThatAdvances() throws {
+        let m = try Machine(), cal = InMemoryCollection()
+        let (uid, href) = try recurring(m, cal)
+        todomanCompletes(cal, href, uid: uid)
+        let report = try m.sync(cal)
+        #expect(report.conflicts.isEmpty)
+        let todos = try m.todos()
+        #expect(todos.count == 1)
+        #expect(todos.first?["uid"]?.stringValue == uid)
+        #expect(todos.first?["done"] == false)
+        #expect(todos.first?["due"] == "2026-12-14T08:00:00Z")
+        #expect(cal.resources.count == 1 && cal.resources[href] != nil)
+        let remote = try #require(cal.items()[uid])
+        #expect(!remote.entry.done && remote.entry.recurrence?.rule == "FREQ=WEEKLY")
+        #expect(remote.entry.due == Instant(rfc3339: "2026-12-14T08:00:00Z"))
+        let quiet = try m.sync(cal)
+        #expect(quiet.sent == 0 && quiet.received == 0)
+    }
+
+    /// A new todo that only looks like the copy (another CREATED) is a todo of its own.
+    @Test func aLookalikeIsNotFolded() throws {
+        let m = try Machine(), cal = InMemoryCollection()
+        let (uid, href) = try recurring(m, cal)
+        todomanCompletes(cal, href, uid: uid, created: "20261207T085959Z")
+        try m.sync(cal)
+        #expect(try m.todos().count == 2)
+        #expect(cal.resources.count == 2)
+    }
+
+    /// xandikos answers sync-collection by comparing the states the token and now name: a
+    /// resource todod created after the token and another client deleted before the next round
+    /// is in neither, and is not reported removed. It is deleted here all the same.
+    @Test func aTodoCreatedHereAndDeletedOnAStateComparingServerIsDeletedHere() throws {
+        let m = try Machine(), cal = InMemoryCollection()
+        cal.comparesStates = true
+        let uid = try #require(try m.add("made here, deleted by vdirsyncer")["uid"]?.stringValue)
+        try m.sync(cal)
+        cal.remove(try #require(cal.href(uid: uid)))
+        let report = try m.sync(cal)
+        #expect(report.received == 1)
+        #expect(try m.todos().isEmpty)
+        let quiet = try m.sync(cal)
+        #expect(quiet.sent == 0 && quiet.received == 0)
+    }
+}
