@@ -48,6 +48,9 @@ public final class SyncRound {
     public var log: (String) -> Void = { _ in }
     /// Runs just before the store's import (tests change a todo there).
     var beforeApply: () -> Void = {}
+    /// The resources this round created after the token of its last pass; a pass that created
+    /// any is followed by another, whose delta must list them (`remoteChanges`).
+    var createdSinceToken: Set<String> = []
 
     public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
         self.account = account
@@ -111,7 +114,7 @@ public final class SyncRound {
         }
 
         // The server's side.
-        let (remotes, token, skipped) = try remoteChanges()
+        var (remotes, token, skipped) = try remoteChanges()
         report.skipped += skipped
 
         // Todos fetched again (a 412, a creation not confirmed, a stale import) are merged again.
@@ -122,6 +125,9 @@ public final class SyncRound {
             let all = try store.allTodos()
             listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         }
+
+        let copies = try foldRecurringCopies(&remotes) { uid in locals[uid].map(\.todo) ?? listed?[uid] }
+        for uid in copies.keys { uids.remove(uid) }
 
         var plans: [Plan] = []
         for uid in uids.sorted() {
@@ -158,6 +164,9 @@ public final class SyncRound {
                     // Never synced: remember where it is, without a base.
                     try save(SyncedItem(uid: plan.uid, href: href, etag: etag, base: [], refetch: true))
                 }
+                if let copy = copies.first(where: { $0.value.original == plan.uid }) {
+                    try save(SyncedItem(uid: copy.key, href: copy.value.href, etag: copy.value.etag, base: [], refetch: true))
+                }
                 continue
             }
             if let conflict = plan.conflict {
@@ -172,13 +181,17 @@ public final class SyncRound {
                     plan.remoteWrite = .update(href: href, etag: etag, item: item)
                 }
             }
-            if try write(plan, &report) { again = true }
+            let retry = try write(plan, &report)
+            if retry { again = true }
+            if let copy = copies.first(where: { $0.value.original == plan.uid }) {
+                try settle(copy: copy.key, copy.value, advanced: plan.completeAfter && !retry, &report)
+            }
         }
         try wrap { () throws(TodoError) in
             try state.setSeq(newSeq)
             try state.setToken(token)
         }
-        return again
+        return again || (token != nil && !createdSinceToken.isEmpty)
     }
 
     // MARK: - Server changes
@@ -214,7 +227,14 @@ public final class SyncRound {
         if full {
             let present = Set(changed.map(\.href))
             removed += known.keys.filter { !present.contains($0) }
+        } else {
+            // A resource this round created after the token and deleted since is in no state a
+            // server's token names, so a server that compares states (xandikos) does not report
+            // it removed: one the delta does not list is gone.
+            let listed = Set(changed.map(\.href)).union(removed)
+            removed += createdSinceToken.filter { !listed.contains($0) }
         }
+        createdSinceToken = []
         // Our own writes come back with the ETag we stored: nothing to fetch.
         var hrefs = changed.filter { known[$0.href]?.etag != $0.etag }.map(\.href)
         let refetch = try wrap { () throws(TodoError) in try state.refetching() }
@@ -246,6 +266,72 @@ public final class SyncRound {
             if remotes[uid] == nil { remotes[uid] = .absent }
         }
         return (remotes, token, skipped)
+    }
+
+    // MARK: - todoman's recurring completion
+
+    /// A copy a peer made of a recurring todo when it completed it: its resource, and the uid
+    /// of the todo it copies.
+    struct RecurringCopy {
+        var original: String
+        var href: String
+        var etag: String
+    }
+
+    /// todoman (4.x) completes a recurring todo by marking it COMPLETED, dropping its RRULE, and
+    /// saving a copy with a new UID, the same SUMMARY, CREATED and RRULE and the next due date.
+    /// Here a recurring todo stays one todo that advances: a completed original that lost the
+    /// RRULE its base had, still recurring and open in the store, gets that RRULE back (the plan
+    /// then completes it here, so it advances, and sends it back), and its copy, new to both
+    /// sides, is taken out of the round, to be deleted from the server once the original is sent
+    /// (`settle`). By copy uid.
+    func foldRecurringCopies(_ remotes: inout [String: Remote], local: (String) -> Todo??) throws(SyncError) -> [String: RecurringCopy] {
+        var copies: [String: RecurringCopy] = [:]
+        for uid in remotes.keys.sorted() {
+            guard case .present(let href, let etag, var item, let bytes)? = remotes[uid], item.entry.done, item.entry.recurrence == nil,
+                  let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), !base.base.isEmpty,
+                  let baseItem = try? codec.item(base.base).get(), let rule = baseItem.entry.recurrence, !baseItem.entry.done,
+                  let todo = local(uid) ?? nil, !todo.done, todo.recurrence != nil else { continue }
+            var found: (uid: String, href: String, etag: String)?
+            for cuid in remotes.keys.sorted() where cuid != uid && copies[cuid] == nil {
+                guard case .present(let chref, let cetag, let c, _)? = remotes[cuid], !c.entry.done,
+                      c.entry.recurrence?.rule == rule.rule, c.entry.title == item.entry.title, c.entry.created == item.entry.created,
+                      (local(cuid) ?? nil) == nil else { continue }
+                let known = try wrap { () throws(TodoError) in try state.item(uid: cuid) }
+                if known == nil || known?.base.isEmpty == true {
+                    found = (cuid, chref, cetag)
+                    break
+                }
+            }
+            guard let (cuid, chref, cetag) = found else { continue }
+            item.entry.recurrence = rule
+            remotes[uid] = .present(href: href, etag: etag, item: item, bytes: bytes)
+            remotes[cuid] = nil
+            copies[cuid] = RecurringCopy(original: uid, href: chref, etag: cetag)
+            log("\(account): \(chref) is a copy of the recurring todo \(uid) made when it was completed elsewhere; it advances instead")
+        }
+        return copies
+    }
+
+    /// Once the original advanced and went back to the server, its copy is deleted there (a copy
+    /// changed meanwhile is kept, and comes back as a todo of its own). Otherwise the copy is
+    /// remembered to be fetched and folded again.
+    func settle(copy uid: String, _ copy: RecurringCopy, advanced: Bool, _ report: inout RoundReport) throws(SyncError) {
+        guard advanced else {
+            try save(SyncedItem(uid: uid, href: copy.href, etag: copy.etag, base: [], refetch: true))
+            return
+        }
+        do {
+            try collection.delete(href: copy.href, ifMatch: copy.etag)
+            report.sent += 1
+        } catch .preconditionFailed {
+            try save(SyncedItem(uid: uid, href: copy.href, etag: copy.etag, base: [], refetch: true))
+            return
+        } catch .notFound {
+        } catch {
+            throw SyncError(error.message)
+        }
+        try wrap { () throws(TodoError) in try state.remove(uid: uid) }
     }
 
     // MARK: - Deciding
@@ -392,6 +478,7 @@ public final class SyncRound {
                 throw SyncError(error.message)
             }
             try confirm(uid: plan.uid, href: created.href, etag: created.etag, bytes: bytes)
+            createdSinceToken.insert(created.href)
             report.sent += 1
         case .update(let href, let etag, let item):
             let bytes = codec.bytes(item)

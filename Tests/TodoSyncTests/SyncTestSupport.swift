@@ -19,6 +19,11 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     /// Tokens older than this are refused as invalid (a server that forgot them).
     var oldestToken = 0
     var tokens = true
+    /// A delta compares the collection's states at the token and now, as xandikos does: a
+    /// resource created after the token and deleted since is not reported removed.
+    var comparesStates = false
+    /// The change number at which each resource was last created.
+    private var born: [String: Int] = [:]
     /// Called with the href before an update or delete is carried out (a concurrent client).
     var beforeWrite: ((String) -> Void)?
     /// Called before a fetch (a concurrent local edit, say).
@@ -43,7 +48,11 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
         var changed: [RemoteVersion] = [], removed: [String] = []
         var seen = Set<String>()
         for h in history.reversed() where h.n > from && seen.insert(h.href).inserted {
-            if let r = resources[h.href] { changed.append(RemoteVersion(href: h.href, etag: r.etag)) } else if token != nil { removed.append(h.href) }
+            if let r = resources[h.href] {
+                changed.append(RemoteVersion(href: h.href, etag: r.etag))
+            } else if token != nil, !comparesStates || (born[h.href] ?? 0) <= from {
+                removed.append(h.href)
+            }
         }
         return CollectionDelta(changed: changed, removed: removed, token: "t\(counter)")
     }
@@ -66,6 +75,7 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
         guard resources[href] == nil else { throw .preconditionFailed }
         creates += 1
         resources[href] = (bump(href), data)
+        born[href] = counter
         return (href, resources[href]?.etag)
     }
 
@@ -93,6 +103,7 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     @discardableResult
     func put(_ name: String, _ text: String) -> String {
         let href = name.hasPrefix("/") ? name : path + name
+        if resources[href] == nil { born[href] = counter + 1 }
         resources[href] = (bump(href), Array(text.utf8))
         return href
     }
