@@ -8,6 +8,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include "CTodoLinux.h"
 
 int todod_peer_credentials(int fd, uint32_t *uid, uint32_t *gid, int32_t *pid) {
@@ -32,6 +33,10 @@ int todod_accept_nonblocking(int fd) {
 
 int todod_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int todod_spawn_close_from(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
 }
 
 int todod_map_allocations_from(int bytes) {

@@ -38,6 +38,10 @@ package enum Spawn {
             posix_spawn_file_actions_adddup2(&actions, streams.output, 1)
             posix_spawn_file_actions_adddup2(&actions, streams.error, 2)
         }
+        // Nothing else of ours: a descriptor another thread has open without close-on-exec (a
+        // file being written, say) must not live on in a child, where it could keep a pipe open or
+        // make a script being written "busy" for exec.
+        _ = todod_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoPosix
 
 /// The CalDAV servers the sync tests run against (Radicale and xandikos, which scripts/test
 /// installs into .build/test-venv and names in `TODOD_RADICALE` / `TODOD_XANDIKOS`) and the
@@ -110,29 +111,40 @@ public enum CalDAVTestError: Error, CustomStringConvertible {
 }
 
 /// A child process whose standard input is a pipe it watches for EOF, output going to a file;
-/// stopped (SIGTERM, then SIGKILL) and reaped by `stop()` or on release.
+/// stopped (SIGTERM, then SIGKILL) and reaped by `stop()` or on release. Started with `Spawn`
+/// (posix_spawn), like every child of the tests.
 public class WatchedProcess: @unchecked Sendable {
     // @unchecked: the fields are set once in init; stop() is called from one test at a time.
-    public let process = Process()
+    public let process: SpawnedProcess
     public let logPath: String
-    private let stdin = Pipe()
+    private let stdinWrite: Int32
 
     init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
         logPath = log
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        let output = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw PosixError("open \(log)", errno: errno) }
+        defer { Posix.close(output) }
+        let stdin = try Spawn.pipe()
+        var env = Posix.environment()
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.standardInput = stdin
-        let output = FileHandle(forWritingAtPath: log)
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let pid: Int32
+        do {
+            pid = try Spawn.start(executable, arguments, environment: env,
+                                  streams: Spawn.StandardStreams(input: stdin.read, output: output, error: output))
+        } catch {
+            Posix.close(stdin.read)
+            Posix.close(stdin.write)
+            throw error
+        }
+        Posix.close(stdin.read)
+        stdinWrite = stdin.write
+        process = SpawnedProcess(pid: pid)
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        Posix.close(stdinWrite)
+    }
 
     public var pid: Int32 { process.processIdentifier }
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -140,15 +152,14 @@ public class WatchedProcess: @unchecked Sendable {
     /// Stops the process and reaps it; returns its status.
     @discardableResult
     public func stop() -> Int32 {
-        try? stdin.fileHandleForWriting.close()
+        if let status = process.terminationStatus { return status }
         guard process.isRunning else { return process.waitForExit() }
-        kill(pid, SIGTERM)
-        if !CalDAVTestSupport.eventually(timeout: 5, { !process.isRunning }) { kill(pid, SIGKILL) }
+        process.send(SIGTERM)
+        if !CalDAVTestSupport.eventually(timeout: 5, { !process.isRunning }) { process.send(SIGKILL) }
         return process.waitForExit()
     }
 }
 
-/// Runs a Python console script with a watcher thread that exits on EOF of standard input.
 private let watchedPythonMain = """
     import os, runpy, sys, threading
     def watch():

@@ -44,9 +44,12 @@ import TodoTestSupport
                 """)
         }
 
+        /// Writes an executable script through a shell, so that no descriptor of this process is
+        /// ever open on it for writing: a child another test starts meanwhile could inherit one
+        /// and make running the script fail with "Text file busy".
         func script(_ path: String, _ text: String) throws {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            let r = try ChildProcess.run("/bin/sh", ["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh", path], input: text)
+            guard r.status == 0 else { throw CalDAVTestError.didNotStart("sh writing \(path)", r.stderr) }
         }
 
         var environment: [String: String] {

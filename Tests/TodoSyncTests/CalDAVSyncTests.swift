@@ -235,21 +235,23 @@ struct CalDAVSyncTests {
     }
 
     /// Figures for the report: the initial sync of 1,000 todos and a round with nothing to do.
-    @Test func initialSyncOfAThousandTodos() throws {
+    /// Many todos in one round, then a round that finds nothing to do. The figures for 10,000 (beside
+    /// vdirsyncer) come from scripts/bench-sync; this keeps the suite quick.
+    @Test func initialSyncOfManyTodosThenANoChangeRound() throws {
         let server = try Self.server(.radicale)
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar)
         var todos: [JSON] = []
-        for i in 0..<1000 { todos.append(["title": .string("todo \(i) やること"), "created": "2026-11-01T00:00:00Z", "tags": ["bulk"]]) }
+        for i in 0..<200 { todos.append(["title": .string("todo \(i) やること"), "created": "2026-11-01T00:00:00Z", "tags": ["bulk"]]) }
         _ = try host.machine.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
         var start = Date()
         let first = try host.once()
         let initial = Date().timeIntervalSince(start)
-        #expect(first.status == 0 && first.stdout.contains("1000 sent"), "\(first.stdout)\(first.stderr)")
+        #expect(first.status == 0 && first.stdout.contains("200 sent"), "\(first.stdout)\(first.stderr)")
         start = Date()
         let idle = try host.once()
         let noChange = Date().timeIntervalSince(start)
         #expect(idle.stdout.contains("0 sent, 0 received"))
-        print("CalDAVSyncTests figures: initial sync of 1000 todos to Radicale \(String(format: "%.2f", initial)) s; no-change round \(String(format: "%.3f", noChange)) s")
+        print("CalDAVSyncTests figures: initial sync of 200 todos to Radicale \(String(format: "%.2f", initial)) s; no-change round \(String(format: "%.3f", noChange)) s")
     }
 }

@@ -16,6 +16,10 @@ int todod_accept_nonblocking(int fd);
 /// pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start. pipe2 needs _GNU_SOURCE.
 int todod_pipe_cloexec(int fds[2]);
 
+/// posix_spawn_file_actions_addclosefrom_np(actions, from) (glibc 2.34): the child closes every
+/// descriptor from `from` up. Takes a posix_spawn_file_actions_t *, which <spawn.h> declares.
+int todod_spawn_close_from(void *actions, int from);
+
 /// mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` get their own mapping,
 /// returned to the system when freed. <malloc.h> is not part of Swift's Glibc module.
 /// Returns 1 on success, 0 on failure.
