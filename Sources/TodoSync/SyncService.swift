@@ -12,7 +12,7 @@ import TodoSystemd
 /// while it is awake fold into one.
 final class Wakeup: @unchecked Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let lock = NSLockLike()
+    private let lock = PthreadMutex()
     private var poked = false
 
     func poke() {
@@ -35,13 +35,17 @@ final class Wakeup: @unchecked Sendable {
 }
 
 /// A mutex (pthread) for the little state the watch thread and the loop share.
-final class NSLockLike: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
+final class PthreadMutex: @unchecked Sendable {
+    /// On the heap: a pthread mutex must not move.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    init() { pthread_mutex_init(mutex, nil) }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
     func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return body()
     }
 }
@@ -56,7 +60,7 @@ public final class SyncService: @unchecked Sendable {
     let interval: Double
     let debounce = 0.2
     let wakeup = Wakeup()
-    private let stopFlag = NSLockLike()
+    private let stopFlag = PthreadMutex()
     private var stopping = false
     public var log: (String) -> Void = { _ in }
 

@@ -217,6 +217,28 @@ struct CalDAVSyncTests {
         #expect(process.terminationStatus == 0)
     }
 
+    /// The service pulls on its schedule (here every second): a todo another client puts on the
+    /// server shows up in the store without a local commit.
+    @Test func theServicePullsOnItsSchedule() throws {
+        let server = try Self.server(.xandikos)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        var env = host.environment
+        env["TODOD_SYNC_INTERVAL"] = "1"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("todod-sync"))
+        process.environment = env
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        #expect(NotifyTestSupport.eventually(timeout: 10) { host.status?.lastSuccess != nil })
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        _ = try collection.create(name: "from-the-phone.ics", data: Array(vtodo(uid: "phone-pull", summary: "電話から").utf8))
+        let pulled = try NotifyTestSupport.eventually(timeout: 10) { try host.machine.todo(uid: "phone-pull") != nil }
+        #expect(pulled)
+        #expect(try host.machine.todo(uid: "phone-pull")?["title"] == "電話から")
+    }
+
     @Test func checkPrintsTheCalendarOrListsTheChoices() throws {
         let server = try Self.server(.radicale)
         let calendar = try Self.calendar(server)
