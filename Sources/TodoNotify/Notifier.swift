@@ -56,15 +56,11 @@ public final class Notifier {
             return 0
         }
         Posix.ignoreSIGPIPE()
-        // Whatever the parent left blocked or ignored, SIGTERM and SIGINT end us (the cursor is
-        // saved after each output, so there is nothing to finish).
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for signal in [SIGTERM, SIGINT, SIGHUP] {
-            Glibc.signal(signal, SIG_DFL)
-            sigaddset(&unblock, signal)
-        }
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        // Whatever the parent left ignored, SIGTERM, SIGINT and SIGHUP end us, but only while we
+        // wait for the journal: they stay blocked (in every thread, which inherits the mask) while
+        // a reminder goes out and its cursor is saved, so a stop never repeats one on restart.
+        for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
+        Self.allowTermination(false)
         let socket = SocketPaths.socket(flag: options.socket, system: options.system, environment: environment, uid: getuid())
         let pairing: Pairing
         do {
@@ -137,6 +133,8 @@ public final class Notifier {
             desktop?.flush()
             desktop?.process()
             do {
+                Self.allowTermination(true)
+                defer { Self.allowTermination(false) }
                 try wait()
             } catch {
                 log.error("cannot wait for the journal: \(error)")
@@ -164,6 +162,14 @@ public final class Notifier {
             desktop.flush()
         }
         return true
+    }
+
+    /// Unblocks (true) or blocks (false) the signals that end the notifier, in this thread.
+    private static func allowTermination(_ allow: Bool) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
+        pthread_sigmask(allow ? SIG_UNBLOCK : SIG_BLOCK, &set, nil)
     }
 
     private func saveCursor(_ cursor: String) {

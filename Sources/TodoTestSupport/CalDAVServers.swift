@@ -119,7 +119,8 @@ public class WatchedProcess: @unchecked Sendable {
     public let logPath: String
     private let stdinWrite: Int32
 
-    init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
+    /// Starts `executable` with the tests' environment plus `environment`, output to `log`.
+    public init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
         logPath = log
         let output = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw PosixError("open \(log)", errno: errno) }

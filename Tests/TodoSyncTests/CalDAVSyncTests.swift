@@ -55,6 +55,16 @@ struct CalDAVSyncTests {
             try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--once"] + extra, environment: environment)
         }
 
+        /// todod-sync as a service, pulling every `interval` seconds; its first round has ended
+        /// (the status file names a success) when this returns.
+        func service(interval: Int) throws -> WatchedProcess {
+            var env = environment
+            env["TODOD_SYNC_INTERVAL"] = String(interval)
+            let service = try WatchedProcess(BuiltProducts.path("todod-sync"), [], log: home.file("service.log"), environment: env)
+            #expect(NotifyTestSupport.eventually(timeout: 10) { status?.lastSuccess != nil }, "\(service.log)")
+            return service
+        }
+
         var status: SyncStatus? {
             guard let path = SyncPaths.statusFile(account: "home", environment: environment),
                   let data = FileManager.default.contents(atPath: path), let json = try? JSON.parse(Array(data)) else { return nil }
@@ -192,15 +202,7 @@ struct CalDAVSyncTests {
         let server = try Self.server(.radicale)
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar)
-        var env = host.environment
-        env["TODOD_SYNC_INTERVAL"] = "3600"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("todod-sync"))
-        process.environment = env
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        #expect(NotifyTestSupport.eventually(timeout: 10) { host.status?.lastSuccess != nil })
+        let service = try host.service(interval: 3600)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
         var latencies: [Double] = []
         for i in 0..<5 {
@@ -212,9 +214,8 @@ struct CalDAVSyncTests {
         }
         print("CalDAVSyncTests commit-to-server latencies (s): \(latencies.map { String(format: "%.3f", $0) })")
         #expect(latencies.sorted()[2] < 1.5)
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        service.process.send(SIGTERM)
+        #expect(service.process.waitForExit() == 0)
     }
 
     /// The service pulls on its schedule (here every second): a todo another client puts on the
@@ -223,20 +224,13 @@ struct CalDAVSyncTests {
         let server = try Self.server(.xandikos)
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar)
-        var env = host.environment
-        env["TODOD_SYNC_INTERVAL"] = "1"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.path("todod-sync"))
-        process.environment = env
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        #expect(NotifyTestSupport.eventually(timeout: 10) { host.status?.lastSuccess != nil })
+        let service = try host.service(interval: 1)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
         _ = try collection.create(name: "from-the-phone.ics", data: Array(vtodo(uid: "phone-pull", summary: "電話から").utf8))
         let pulled = try NotifyTestSupport.eventually(timeout: 10) { try host.machine.todo(uid: "phone-pull") != nil }
         #expect(pulled)
         #expect(try host.machine.todo(uid: "phone-pull")?["title"] == "電話から")
+        service.stop()
     }
 
     @Test func checkPrintsTheCalendarOrListsTheChoices() throws {
