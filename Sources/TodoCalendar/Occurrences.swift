@@ -162,7 +162,9 @@ struct DateExpander {
 /// Walks the occurrences of a rule from its start (DTSTART) in order: local dates from
 /// `DateExpander`, each at the start's wall-clock time in the zone (a time that does not exist
 /// that day moves forward by the gap, an ambiguous one takes the first instant — RFC 5545 §3.3.5,
-/// as `LocalTime.instant` does), COUNT counted from the start, UNTIL inclusive.
+/// as `LocalTime.instant` does), COUNT counted from the start, UNTIL inclusive. A start at the
+/// second of two equal wall-clock times (a fall-back overlap) is after its own day's occurrence,
+/// the first of them; that one is before DTSTART, so it is neither returned nor counted.
 public struct OccurrenceIterator: IteratorProtocol, Sendable {
     let expander: DateExpander
     let zone: ZoneInfo
@@ -170,6 +172,8 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
     let micros: Int64
     let untilDays: Int64?
     let untilInstant: Instant?
+    /// The start (DTSTART); nil for an all-day walk, which works on dates (its start day is one).
+    let start: Instant?
     var period: Int64 = 0
     var buffer: [Int64] = []
     var index = 0
@@ -186,6 +190,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
         self.zone = zone
         secondOfDay = allDay ? 0 : local.secondOfDay
         micros = allDay ? 0 : (start.usec % 1_000_000 + 1_000_000) % 1_000_000
+        self.start = allDay ? nil : start
         switch rule.until {
         case .date(let days)?: untilDays = days; untilInstant = nil
         case .instant(let instant)?: untilDays = nil; untilInstant = instant
@@ -202,6 +207,8 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
                 guard day >= expander.startDays else { continue }
                 if let count = expander.rule.count, produced >= count { finished = true; break }
                 if let untilDays, day > untilDays { finished = true; break }
+                if day == expander.startDays, let start,
+                   let first = LocalTime.instant(days: day, secondOfDay: secondOfDay, micros: micros, in: zone), first < start { continue }
                 if day < countOnlyBefore { produced += 1; continue }
                 guard let instant = LocalTime.instant(days: day, secondOfDay: secondOfDay, micros: micros, in: zone) else { finished = true; break }
                 if let untilInstant, instant > untilInstant { finished = true; break }

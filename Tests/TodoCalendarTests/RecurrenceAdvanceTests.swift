@@ -110,43 +110,77 @@ import TodoTime
                 == ["2026-03-30 00:00", "2026-04-06 00:00"])
     }
 
-    /// Advancing again and again (each completion on time, or late) walks exactly the series the
+    /// Advancing again and again (each completion on time, or late) walks exactly the dates the
     /// first rule names from the first `due`: the stored rule with the new `due` as DTSTART is the
-    /// rest of it, COUNT included.
+    /// rest of it, COUNT included. Each new `due` is at the wall-clock time of the `due` before it,
+    /// so a time moved forward by a DST gap is carried from then on (docs/RECURRENCE.md).
     @Test func advancingWalksTheOriginalSeries() throws {
         let seed = SeededRandom.seed(from: "TODOD_RRULE_SEED")
         var random = SeededRandom(seed: seed)
-        let zones = ["Europe/Berlin", "Australia/Sydney", "America/New_York"].map(Self.zone)
+        let zoneNames = ["Europe/Berlin", "Australia/Sydney", "America/New_York"]
         var checked = 0
         while checked < 300 {
             guard var rule = try? RecurrenceRule(parsing: DateutilOracleTests.randomRule(&random)) else { continue }
             rule.until = nil
             rule.count = Int.random(in: 1...12, using: &random)
-            let zone = zones.randomElement(using: &random)!
+            let zoneName = zoneNames.randomElement(using: &random)!
+            let zone = Self.zone(zoneName)
             let day = Instant.days(year: 2020, month: 1, day: 1)! + Int64.random(in: 0..<3650, using: &random)
             let firstSeries = LocalTime.instant(days: day, secondOfDay: Int64.random(in: 0..<86_400, using: &random) / 900 * 900, in: zone)!
-            let series = rule.occurrences(start: firstSeries, zone: zone, from: firstSeries, through: .latest, limit: 12)
-            guard let first = series.first else { continue }
-            // A first occurrence moved forward by a DST gap is a todo due at the later time: its
-            // own time of day is what it keeps (docs/RECURRENCE.md), not the series' one.
-            guard LocalTime(first, in: zone).secondOfDay == LocalTime(firstSeries, in: zone).secondOfDay else { continue }
-            // The todo starts at the first occurrence with COUNT counting from there.
-            let skipped = rule.occurrences(start: firstSeries, zone: zone, from: firstSeries, through: first, limit: 12).count - 1
-            var text = rule.text.replacingOccurrences(of: "COUNT=\(rule.count!)", with: "COUNT=\(rule.count! - skipped)")
-            var due = first
+            // The series' local dates (COUNT of them; a DTSTART off the schedule is not one). The
+            // todo is due at the first occurrence with the same rule.
+            var series = OccurrenceIterator(rule: rule, start: firstSeries, zone: zone)
+            guard let first = series.next() else { continue }
+            var dates = [LocalTime(first, in: zone).days]
+            while let next = series.nextDate() { dates.append(next.days) }
+            // Each later date at the time of day of the `due` before it: a todo's `due` is all the
+            // store knows of its time (02:30 moved to 03:30 by a gap stays 03:30 from then on).
+            var expected = [first]
+            for date in dates.dropFirst() {
+                expected.append(LocalTime.instant(days: date, secondOfDay: LocalTime(expected.last!, in: zone).secondOfDay, in: zone)!)
+            }
+            var text = rule.text, due = first, completed = first
             var walked = [first]
-            var late = false
-            while let next = try Recurrence.advance(rule: text, from: .due, due: due, zone: zone,
-                                                    completed: late ? walked.last!.adding(usec: 1) : due) {
+            while let next = try Recurrence.advance(rule: text, from: .due, due: due, zone: zone, completed: completed) {
                 (due, text) = next
                 walked.append(due)
-                late = Bool.random(using: &random)
                 if walked.count > 20 { break }
+                // On time, or late but before the next date (later would skip it, as it should).
+                completed = due
+                if Bool.random(using: &random), walked.count < expected.count, expected[walked.count].usec - due.usec > 1 {
+                    completed = due.adding(usec: Int64.random(in: 1..<(expected[walked.count].usec - due.usec), using: &random))
+                }
             }
-            // Late completions (just after the occurrence) skip nothing here; the series is whole.
-            #expect(walked == series, "seed \(seed): \(rule.text) from \(firstSeries)")
+            #expect(walked == expected, "seed \(seed): \(rule.text) in \(zoneName) from \(firstSeries)")
             checked += 1
         }
+    }
+
+    /// A daily 02:30 todo due on the night of the March change is due at 03:30 (the gap) and keeps
+    /// 03:30 from then on, COUNT counting on; the rule's series from the first `due` keeps 02:30.
+    @Test func aDueMovedByAGapKeepsItsNewTime() throws {
+        #expect(try Self.walk("FREQ=DAILY;COUNT=4", due: "2026-03-28T01:30:00Z", zone: "Europe/Berlin", times: 4)
+                == ["2026-03-29 03:30", "2026-03-30 03:30", "2026-03-31 03:30", "end"])
+        // Seed 12's rule: every other month's Sundays at 02:30 New York, across 8 March 2020.
+        #expect(try Self.walk("FREQ=MONTHLY;INTERVAL=2;BYDAY=SU;COUNT=7", due: "2020-01-26T07:30:00Z", zone: "America/New_York", times: 4)
+                == ["2020-03-01 02:30", "2020-03-08 03:30", "2020-03-15 03:30", "2020-03-22 03:30"])
+        let berlin = Self.zone("Europe/Berlin")
+        let start = Self.at("2026-03-28T01:30:00Z")
+        #expect(try RecurrenceRule(parsing: "FREQ=DAILY").occurrences(start: start, zone: berlin, from: start, through: .latest, limit: 3).map { Self.local($0, berlin) }
+                == ["2026-03-28 02:30", "2026-03-29 03:30", "2026-03-30 02:30"])
+    }
+
+    /// A `due` at the second of two equal wall-clock times (02:30 CET on the October change, after
+    /// 02:30 CEST) is the first occurrence: the earlier 02:30 that day is before it and not counted.
+    @Test func aDueAtTheRepeatedHourCountsAsOne() throws {
+        let berlin = Self.zone("Europe/Berlin")
+        let second = Self.at("2026-10-25T01:30:00Z")  // 02:30 CET; 00:30Z is 02:30 CEST
+        let next = try #require(try Recurrence.advance(rule: "FREQ=DAILY;COUNT=3", from: .due, due: second, zone: berlin, completed: second))
+        #expect(next.due == Self.at("2026-10-26T01:30:00Z"))
+        #expect(next.rule == "FREQ=DAILY;COUNT=2")
+        // The series from it: itself not again, the earlier 02:30 not at all, COUNT=3 whole.
+        let series = try RecurrenceRule(parsing: "FREQ=DAILY;COUNT=3").occurrences(start: second, zone: berlin, from: .earliest, through: .latest)
+        #expect(series == [Self.at("2026-10-26T01:30:00Z"), Self.at("2026-10-27T01:30:00Z"), Self.at("2026-10-28T01:30:00Z")])
     }
 
     /// A `due` off the rule's schedule counts as one occurrence (RFC 5545: DTSTART is the first).
