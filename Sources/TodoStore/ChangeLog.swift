@@ -41,6 +41,18 @@ let changeLogMigration = Migration(id: 8, name: "change log and todo revisions",
     );
     """)
 
+/// Migration 10: the row images carry `todos.ical_extra` (what an iCalendar import kept, migration
+/// 9) as `b_ical_extra` and `a_ical_extra`, so undo and redo give a todo its kept lines back.
+/// Rows logged before it have no such image (NULL there means "not recorded", not "none"):
+/// `store_info`'s `ical_extra_logged_from` is the first `change_rows.n` that has one, and undo or
+/// redo of an older row leaves the todo's `ical_extra` as it is, as before the migration.
+let changeLogICalMigration = Migration(id: 10, name: "change log images of what iCalendar imports keep", sql: """
+    ALTER TABLE change_rows ADD COLUMN b_ical_extra;
+    ALTER TABLE change_rows ADD COLUMN a_ical_extra;
+    INSERT INTO store_info (key, value) VALUES ('ical_extra_logged_from',
+        coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0) + 1);
+    """)
+
 /// What kind of change a log entry records.
 package enum ChangeKind: String, Sendable, CaseIterable {
     case add, update, complete, reopen, delete, move, snooze
@@ -98,7 +110,7 @@ enum ChangeLog {
     static let todoColumns = [
         "id", "title", "title_key", "notes", "search_key", "category_id", "due", "remind", "reminded", "done",
         "completed", "rank", "created", "updated", "uid", "priority", "tags", "zone", "all_day", "due_end",
-        "recur_rule", "recur_from", "revision",
+        "recur_rule", "recur_from", "revision", "ical_extra",
     ]
     /// The stored columns of a category (its counts are kept by triggers), and the `change_rows`
     /// columns (after the prefix) that hold them.
@@ -388,12 +400,15 @@ extension StoreTransaction {
             [.integer(seq)]) { s -> (String, Int64, (n: Int64, prefix: String)?) in
             (s.text(0), s.int64(1), s.bool(3) ? (n: s.int64(2), prefix: forward ? "a" : "b") : nil)
         }
+        // Images logged before migration 10 do not hold `ical_extra`.
+        let icalLoggedFrom = try connection.firstRow(
+            "SELECT CAST(value AS INTEGER) FROM store_info WHERE key = 'ical_extra_logged_from'") { $0.int64(0) } ?? 1
         var categoryIDs = Set<Int64>()
         for (table, id, image) in rows {
             if table == "todo" {
                 if let old = try connection.firstRow("SELECT category_id FROM todos WHERE id = ?", [.integer(id)], { $0.optionalInt64(0) }),
                    let old { categoryIDs.insert(old) }
-                try applyTodo(id, image)
+                try applyTodo(id, image, holdsICal: image.map { $0.n >= icalLoggedFrom } ?? true)
                 if let new = try connection.firstRow("SELECT category_id FROM todos WHERE id = ?", [.integer(id)], { $0.optionalInt64(0) }),
                    let new { categoryIDs.insert(new) }
             } else {
@@ -413,7 +428,9 @@ extension StoreTransaction {
         }
     }
 
-    private func applyTodo(_ id: Int64, _ image: (n: Int64, prefix: String)?) throws(TodoError) {
+    /// `holdsICal` false: the image predates migration 10, so an update keeps the todo's
+    /// `ical_extra` and a todo brought back has none (the log never recorded it).
+    private func applyTodo(_ id: Int64, _ image: (n: Int64, prefix: String)?, holdsICal: Bool) throws(TodoError) {
         let columns = ChangeLog.todoColumns
         guard let image else {
             try connection.run("DELETE FROM todos WHERE id = ?", [.integer(id)])
@@ -424,7 +441,7 @@ extension StoreTransaction {
         let tags = try connection.firstRow("SELECT \(p)_tags FROM change_rows WHERE n = ?", [.integer(image.n)]) { $0.optionalText(0) } ?? nil
         if let current {
             // A reminder delivered since stays delivered while it is still the same reminder.
-            let set = columns.filter { !["id", "reminded", "revision"].contains($0) }
+            let set = columns.filter { !["id", "reminded", "revision"].contains($0) && (holdsICal || $0 != "ical_extra") }
             try connection.run("""
                 UPDATE todos SET (\(set.joined(separator: ", "))) =
                     (SELECT \(set.map { "\(p)_\($0)" }.joined(separator: ", ")) FROM change_rows WHERE n = ?1),

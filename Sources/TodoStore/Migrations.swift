@@ -170,6 +170,7 @@ let migrations: [Migration] = [
         -- store.export, which hands it to an iCalendar export as the entry's `ical` member.
         ALTER TABLE todos ADD COLUMN ical_extra TEXT;
         """),
+    changeLogICalMigration,
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

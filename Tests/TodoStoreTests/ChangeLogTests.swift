@@ -122,6 +122,53 @@ import TodoTestSupport
         #expect(try everything(store) == beforeImport)
     }
 
+    /// What an iCalendar import kept (`ical_extra`, migration 9) is part of the row images
+    /// (migration 10): a delete undone brings the todo back with it, redo removes it again, and an
+    /// import that replaced it is reverted exactly, and applied exactly again by redo.
+    @Test func undoAndRedoKeepWhatAnICalendarImportKept() throws {
+        let dir = TemporaryDirectory("log-ical")
+        let clock = ManualClock()
+        let store = try makeStore(dir, clock: clock)
+        let kept = "X-MOZ-GENERATION:3\nLOCATION;LANGUAGE=ja:会議室\nBEGIN:VALARM\nACTION:EMAIL\nX-ALARM-NOTE:一行\nEND:VALARM"
+        func entry(_ ical: String?, updated: Instant) -> ExportDocument.Entry {
+            var entry = ExportDocument.Entry(Todo(id: 0, uid: "ical-1", title: "取り込み", position: nil, created: clock.now, updated: updated))
+            entry.ical = ical
+            return entry
+        }
+        func exported() throws -> String? {
+            try store.read { try $0.export() }.todos.first { $0.uid == "ical-1" }?.ical
+        }
+        _ = try store.write { try $0.add(NewTodo(title: "made here")) }
+        _ = try store.write { try $0.importDocument(ExportDocument(categories: [], todos: [entry(kept, updated: clock.now)], exported: clock.now)) }
+        let id = try #require(try store.read { try $0.list(TodoQuery()) }.todos.first { $0.uid == "ical-1" }).id
+        #expect(try exported() == kept)
+
+        _ = try store.write { try $0.delete([id]) }
+        #expect(try exported() == nil)
+        _ = try store.write { try $0.undo() }
+        #expect(try exported() == kept)
+        _ = try store.write { try $0.redo() }
+        #expect(try exported() == nil)
+        _ = try store.write { try $0.undo() }
+        #expect(try exported() == kept)
+
+        // An import of a later version with other kept lines, undone and redone.
+        let other = "X-MOZ-GENERATION:4\nGEO:35.68;139.76"
+        clock.advance(seconds: 60)
+        let counts = try store.write { try $0.importDocument(ExportDocument(categories: [], todos: [entry(other, updated: clock.now)], exported: clock.now)) }
+        #expect(try counts.updated == 1 && exported() == other)
+        _ = try store.write { try $0.undo() }
+        #expect(try exported() == kept)
+        _ = try store.write { try $0.redo() }
+        #expect(try exported() == other)
+        // Lines removed by an import come back too.
+        clock.advance(seconds: 60)
+        _ = try store.write { try $0.importDocument(ExportDocument(categories: [], todos: [entry(nil, updated: clock.now)], exported: clock.now)) }
+        #expect(try exported() == nil)
+        _ = try store.write { try $0.undo() }
+        #expect(try exported() == other)
+    }
+
     @Test func anUndoneChangeKeepsADeliveredReminderDelivered() throws {
         let dir = TemporaryDirectory("log-reminded")
         let clock = ManualClock()

@@ -149,4 +149,68 @@ import TodoTestSupport
         store.close()
         #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
     }
+
+    /// A store written before migration 10 (migrations 1 to 9, with changes logged by the
+    /// triggers of that release, whose images have no `ical_extra`) upgrades in place, and its
+    /// older changes still undo and redo: a todo's kept iCalendar lines are left as they are by
+    /// them (not cleared), a todo whose delete is undone comes back (without the lines its image
+    /// never held), and changes logged after the upgrade restore the lines exactly.
+    @Test func aStoreWithChangesLoggedBeforeMigration10UndoesThem() throws {
+        let dir = TemporaryDirectory("migrate10")
+        let path = dir.file("todos.db")
+        let previous = migrations.filter { $0.id <= 9 }
+        // The previous release's triggers: today's without the ical_extra image.
+        var oldTriggers = ChangeLog.triggers
+        for gone in [" OR OLD.ical_extra IS NOT NEW.ical_extra", ", b_ical_extra", ", a_ical_extra", ", OLD.ical_extra", ", NEW.ical_extra"] {
+            oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
+        }
+        #expect(!oldTriggers.contains("ical_extra"))
+        func change(_ seq: Int, _ kind: String, _ description: String) -> String {
+            "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
+        }
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(previous.map(\.sql).joined(separator: "\n"))
+            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(oldTriggers)
+            INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid, ical_extra)
+                VALUES ('古い', '古い', '古い', 65536, 1, 1, 'old-1', 'X-OLD:1');
+            \(change(1, "import", "import: 1 added, 0 updated"))
+            UPDATE todos SET title = '新しい', title_key = '新しい', search_key = '新しい', updated = 2, revision = revision + 1 WHERE uid = 'old-1';
+            \(change(2, "update", "edit 1"))
+            INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid, ical_extra)
+                VALUES ('消す', '消す', '消す', 131072, 3, 3, 'old-2', 'X-GONE:1');
+            \(change(3, "import", "import: 1 added, 0 updated"))
+            DELETE FROM todos WHERE uid = 'old-2';
+            \(change(4, "delete", "delete 2"))
+            """)
+        #expect(try ChildProcess.sqlite3(path, "SELECT count(*) FROM change_rows;") == "4")
+        let store = try TodoStore(path: path)
+        func kept(_ uid: String) throws -> String?? {
+            try store.read { try $0.export() }.todos.first { $0.uid == uid }.map(\.ical)
+        }
+        func title(_ uid: String) throws -> String? {
+            var all = TodoQuery(); all.status = .all
+            return try store.read { try $0.list(all) }.todos.first { $0.uid == uid }?.title
+        }
+        #expect(try store.read { try $0.history(limit: 10) }.map(\.canUndo) == [true, true, true, true])
+        // The delete, logged before: the todo comes back, without lines its image never held.
+        _ = try store.write { try $0.undo() }
+        #expect(try title("old-2") == "消す" && kept("old-2") == .some(nil))
+        _ = try store.write { try $0.undo() }
+        #expect(try title("old-2") == nil)
+        // The edit, logged before: undone and redone, the kept lines stay.
+        _ = try store.write { try $0.undo() }
+        #expect(try title("old-1") == "古い" && kept("old-1") == "X-OLD:1")
+        _ = try store.write { try $0.redo() }
+        #expect(try title("old-1") == "新しい" && kept("old-1") == "X-OLD:1")
+        // Logged after the upgrade: the images hold the lines.
+        let id = try #require(try store.read { try $0.list(TodoQuery()) }.todos.first { $0.uid == "old-1" }).id
+        _ = try store.write { try $0.delete([id]) }
+        _ = try store.write { try $0.undo() }
+        #expect(try title("old-1") == "新しい" && kept("old-1") == "X-OLD:1")
+        store.close()
+        #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
+    }
 }
