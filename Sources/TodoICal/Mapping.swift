@@ -265,14 +265,25 @@ public struct ICalWriter: Sendable {
         var templates: [String: ContentLine] = [:]
         var rest: [String] = []
         var alarm: [String] = []
+        // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
+        // VTODO's), counted as `wellFormed` will write them: a BEGIN:VTODO is no component here.
+        var openComponents: [String] = []
         for raw in (e.ical ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init) {
             if raw.hasPrefix(">") {
                 alarm.append(String(raw.dropFirst()))
-            } else if let l = try? ContentLine(parsing: raw, number: 0), mappedNames.contains(l.name), templates[l.name] == nil {
-                templates[l.name] = l
-            } else {
-                rest.append(raw)
+                continue
             }
+            let line = try? ContentLine(parsing: raw, number: 0)
+            if openComponents.isEmpty, let line, mappedNames.contains(line.name), templates[line.name] == nil {
+                templates[line.name] = line
+                continue
+            }
+            if let line, line.name == "BEGIN", !["VCALENDAR", "VTODO"].contains(line.value.uppercased()) {
+                openComponents.append(line.value.uppercased())
+            } else if let line, line.name == "END", openComponents.last == line.value.uppercased() {
+                openComponents.removeLast()
+            }
+            rest.append(raw)
         }
         var lines = ["BEGIN:VTODO"]
         func put(_ name: String, _ value: String) { put(name, [], value, keepValue: { _ in false }) }

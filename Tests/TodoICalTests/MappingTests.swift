@@ -97,6 +97,9 @@ import TodoTime
             BEGIN:VALARM\r
             ACTION:EMAIL\r
             TRIGGER:-P1D\r
+            SUMMARY:メールの件名\r
+            DESCRIPTION:Mail body\r
+            ATTENDEE:mailto:alice@example.org\r
             END:VALARM\r
             END:VTODO\r
             END:VCALENDAR\r
@@ -113,7 +116,12 @@ import TodoTime
                      "SUMMARY;LANGUAGE=ja:お茶", "PRIORITY:2", "STATUS:IN-PROCESS", "PERCENT-COMPLETE:30"] {
             #expect(out.contains(kept), "\(kept) lost: \(out)")
         }
-        #expect(out.filter { $0.hasPrefix("SUMMARY") }.count == 1)
+        // A kept component's own SUMMARY and DESCRIPTION (an e-mail alarm's subject and body) stay
+        // in it: they are not the VTODO's.
+        let mail = try #require(out.firstIndex(of: "ACTION:EMAIL"))
+        #expect(Array(out[mail...].prefix(6)) == ["ACTION:EMAIL", "TRIGGER:-P1D", "SUMMARY:メールの件名", "DESCRIPTION:Mail body",
+                                                   "ATTENDEE:mailto:alice@example.org", "END:VALARM"], "\(out)")
+        #expect(out.filter { $0.hasPrefix("SUMMARY") }.count == 2)
         #expect(out.filter { $0.hasPrefix("PRIORITY") }.count == 1)
         // The kept value yields where it no longer fits: a completed todo is not IN-PROCESS.
         var done = e

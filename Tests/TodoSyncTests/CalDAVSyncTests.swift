@@ -174,6 +174,10 @@ struct CalDAVSyncTests {
         #expect(status.retryAt != nil)
         let statusText = try String(contentsOfFile: SyncPaths.statusFile(account: "home", environment: host.environment)!, encoding: .utf8)
         #expect(!statusText.contains("not-the-password"))
+        // Neither what it prints nor what it logs with --verbose holds the password.
+        let verbose = try host.once(["--verbose"])
+        #expect(verbose.status == 1)
+        #expect(!(r.stdout + r.stderr + verbose.stdout + verbose.stderr).contains("not-the-password"))
     }
 
     @Test func onceFailsWhenTheServerOrTodoIsDownAndNothingIsLost() throws {
