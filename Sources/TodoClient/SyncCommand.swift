@@ -4,33 +4,12 @@ import TodoCore
 // run by SyncRunner, which needs no daemon: it reads and writes sync.conf and the status files and
 // runs todod-sync for anything that needs the network.
 
-/// `sync add NAME --url URL --user USER (--password-file FILE | --credential NAME) [--calendar C]`.
-public struct SyncAddOptions: Equatable, Sendable {
-    /// The account's name (`SyncAccount.isValidName`).
-    public var name: String
-    public var url: String
-    public var user: String
-    /// As given (made absolute when the account is written).
-    public var passwordFile: String?
-    /// A systemd credential's name (`LoadCredential=` of todod-sync.service).
-    public var credential: String?
-    /// A calendar collection's URL, or a path on the server.
-    public var calendar: String?
-
-    public init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil) {
-        self.name = name
-        self.url = url
-        self.user = user
-        self.passwordFile = passwordFile
-        self.credential = credential
-        self.calendar = calendar
-    }
-}
-
 /// The `sync` subcommands.
 public enum SyncCommand: Equatable, Sendable {
     /// `sync add ...`: check the account with todod-sync, then write it and start the service.
-    case add(SyncAddOptions)
+    /// The account as given: `passwordFile` is made absolute when it is written, `calendar` may
+    /// be a URL or a path on the server.
+    case add(SyncAccount)
     /// `sync list`.
     case list
     /// `sync remove NAME`: the account and its state go; the todos stay.
@@ -124,7 +103,7 @@ extension Parser {
                 if calendar.isEmpty { throw UsageError("--calendar needs a URL or a path", command: "sync") }
                 if calendar.contains("://"), let problem = SyncURL.problem(calendar, option: "--calendar") { throw UsageError(problem, command: "sync") }
             }
-            return .add(SyncAddOptions(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendar))
+            return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendar))
         }
     }
 

@@ -65,7 +65,7 @@ struct SyncRunner {
     /// Checks everything that can be checked here, then the account itself with `todod-sync
     /// --check`; only then writes sync.conf and starts the service. Nothing is written when
     /// anything fails.
-    func add(_ o: SyncAddOptions) throws(CLIFailure) {
+    func add(_ o: SyncAccount) throws(CLIFailure) {
         var accounts = try load()
         if accounts.contains(where: { $0.name == o.name }) {
             throw .input("a sync account named \(o.name) exists already; remove it first with: todoctl sync remove \(o.name)")

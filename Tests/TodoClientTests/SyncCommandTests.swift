@@ -110,7 +110,7 @@ import TodoTestSupport
     @Test func theCommandLineParses() throws {
         let parser = Parser(now: Fixtures.now, timeZone: Fixtures.utc)
         #expect(try parser.parse(["sync", "add", "home", "--url", "http://[::1]:5232/", "--user", "a", "--credential", "pw", "--calendar", "/a/tasks/"]).command
-                == .sync(.add(SyncAddOptions(name: "home", url: "http://[::1]:5232/", user: "a", credential: "pw", calendar: "/a/tasks/"))))
+                == .sync(.add(SyncAccount(name: "home", url: "http://[::1]:5232/", user: "a", credential: "pw", calendar: "/a/tasks/"))))
         #expect(try parser.parse(["sync", "now"]).command == .sync(.now(name: nil)))
         #expect(try parser.parse(["sync", "now", "home"]).command == .sync(.now(name: "home")))
         #expect(try parser.parse(["--json", "sync", "status"]) == Invocation(global: GlobalOptions(json: true), command: .sync(.status)))
