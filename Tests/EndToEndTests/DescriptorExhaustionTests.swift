@@ -17,6 +17,9 @@ import TodoTestSupport
         let stderr = Pipe()
         let process = try startTodod(dir, launcher: ["/usr/bin/prlimit", "--nofile=64:64"], stderr: stderr.fileHandleForWriting)
         defer { kill(process.processIdentifier, SIGKILL); process.waitForExit() }
+        let idle = try RawClient(path: dir.file("todod.sock"), timeoutSeconds: 5)
+        _ = try idle.result("daemon.status")
+        let baseline = openDescriptors(process.processIdentifier)
         var crowd = try (0..<80).map { _ in try RawClient(path: dir.file("todod.sock"), timeoutSeconds: 5) }
         // The last of them was shed or is waiting: either way the daemon is at its limit now.
         for client in crowd { try? client.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"daemon.status\"}\n") }
@@ -24,14 +27,15 @@ import TodoTestSupport
         let atLimit = openDescriptors(process.processIdentifier)
         crowd = []
         let started = now()
-        // The daemon frees its descriptors as it reads the crowd's end of input.
-        while openDescriptors(process.processIdentifier) > atLimit - 40 && now() - started < 5 { usleep(1000) }
+        // The daemon frees its descriptors as it reads the crowd's end of input (the wait is
+        // bounded; the clients below prove it serves again, each within its 5 s receive timeout).
+        while openDescriptors(process.processIdentifier) > baseline && now() - started < 10 { usleep(1000) }
+        #expect(openDescriptors(process.processIdentifier) <= baseline, "the crowd's descriptors are all freed")
         for i in 0..<3 {
             let client = try RawClient(path: dir.file("todod.sock"), timeoutSeconds: 5)
             #expect(try client.result("daemon.status")["pid"] == .int(Int64(process.processIdentifier)), "client \(i)")
         }
         let elapsed = now() - started
-        print("3 new clients served \(String(format: "%.1f", elapsed * 1000)) ms after the EMFILE crowd left (\(atLimit) descriptors at the limit)")
-        #expect(elapsed < 3)
+        print("3 new clients served \(String(format: "%.1f", elapsed * 1000)) ms after the EMFILE crowd left (\(baseline) descriptors idle, \(atLimit) at the limit)")
     }
 }
