@@ -217,7 +217,8 @@ struct CalDAVSyncTests {
             latencies.append(Date().timeIntervalSince(start))
         }
         print("CalDAVSyncTests commit-to-server latencies (s): \(latencies.map { String(format: "%.3f", $0) })")
-        #expect(latencies.sorted()[2] < 1.5)
+        // The figure is scripts/bench-sync's (p50 about 0.3 s); here only a bound a loaded machine keeps.
+        #expect(latencies.sorted()[2] < 3)
         service.process.send(SIGTERM)
         #expect(service.process.waitForExit() == 0)
     }
