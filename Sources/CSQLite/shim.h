@@ -7,14 +7,9 @@ static inline sqlite3_destructor_type todod_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
-/// sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes): sqlite3_config is variadic, which Swift
-/// cannot call. Must run before the library initializes (the first sqlite3_open).
-static inline int todod_sqlite_statement_journal_spill(int bytes) {
-    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
-}
-
 /// sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0): no memory statistics, so no global mutex around
-/// every allocation. Must run before the library initializes.
+/// every allocation. sqlite3_config is variadic, which Swift cannot call. Must run before the
+/// library initializes (the first sqlite3_open).
 static inline int todod_sqlite_no_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }

@@ -53,18 +53,8 @@ package final class Connection {
     private let handle: SQLiteHandle
     private var cache: [SQLText: Statement] = [:]
 
-    /// Set once, before the first connection opens. Group commit runs each request in a
-    /// savepoint, whose undo log (the statement journal) SQLite keeps in memory only up to 64 KiB
-    /// by default; one `todo.add` touches about that many pages, so most passes spilled it to a
-    /// temporary file: hundreds of `pwrite` calls per commit. 128 KiB keeps a request's log in
-    /// memory. SQLite allocates the in-memory log in chunks of this size, so it must stay below
-    /// the size from which the daemon's allocations get mappings of their own
-    /// (`Posix.mapAllocations`, 256 KiB): 8 MiB chunks, mapped and unmapped on every
-    /// transaction, made group commit slower than the temporary file.
-    /// ([SQLITE_CONFIG_STMTJRNL_SPILL](https://sqlite.org/c3ref/c_config_covering_index_scan.html))
-    static let statementJournalInMemory = 128 << 10
+    /// Set once, before the first connection opens.
     private static let configured: Void = {
-        _ = todod_sqlite_statement_journal_spill(Int32(statementJournalInMemory))
         // Nothing reads SQLite's memory statistics; keeping them takes a global mutex around
         // every allocation. ([SQLITE_CONFIG_MEMSTATUS](https://sqlite.org/c3ref/c_config_covering_index_scan.html))
         _ = todod_sqlite_no_memory_statistics()
@@ -86,6 +76,16 @@ package final class Connection {
         handle = db
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
+        // Group commit runs each request in a savepoint, whose undo log (the statement journal)
+        // holds the original of every page the request changes. With temporary storage on disk
+        // SQLite keeps that log in memory only up to a size (64 KiB, raised to 128 KiB before
+        // the change log) and then writes it to a file in /var/tmp, two write calls per page,
+        // for every request after: an add with its log passed that size, and the 16-client add
+        // spent more time writing the journal than writing the WAL. In memory it is emptied at
+        // every release. (A larger spill size instead allocates that size per savepoint and
+        // measured slower.)
+        // ([temp_store](https://sqlite.org/pragma.html#pragma_temp_store))
+        sqlite3_exec(db, "PRAGMA temp_store = MEMORY", nil, nil, nil)
     }
 
     deinit {
