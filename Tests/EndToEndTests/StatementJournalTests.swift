@@ -7,9 +7,11 @@ import TodoProtocol
 import TodoTestSupport
 
 /// Each request runs in a savepoint, whose journal holds the original of every page the request
-/// changes. SQLite writes that journal to a file in /var/tmp once it passes 64 KiB unless temporary
-/// storage is in memory: then every request after paid two write calls per page it changed (the
-/// 16-client add spent more time writing it than writing the WAL). The daemon keeps it in memory.
+/// changes. Unless temporary storage is in memory, SQLite writes that journal to a file in
+/// /var/tmp once it passes its spill size, and with the store's exclusive lock it keeps the file
+/// for good: every request after paid two write calls per page it changed (the 16-client add
+/// spent more time writing it than writing the WAL). A large import followed by adds must leave
+/// no such file.
 @Suite struct StatementJournalTests {
     @Test func aLargeRequestLeavesNoJournalFileBehind() throws {
         let daemon = try DaemonProcess()
