@@ -58,6 +58,7 @@ package final class Connection {
         // Nothing reads SQLite's memory statistics; keeping them takes a global mutex around
         // every allocation. ([SQLITE_CONFIG_MEMSTATUS](https://sqlite.org/c3ref/c_config_covering_index_scan.html))
         _ = todod_sqlite_no_memory_statistics()
+        _ = todod_sqlite_pool_small_blocks()
     }()
 
     /// Opens (creating if missing) the database file at `path`.
