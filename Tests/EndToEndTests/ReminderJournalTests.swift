@@ -60,22 +60,22 @@ struct ReminderJournalTests {
         let dir = TemporaryDirectory("missed")
         let daemon = try DaemonProcess(directory: dir)
         let title = unique("missed")
-        let due = rfc3339(in: 1)
+        let due = rfc3339(in: 2)  // whole seconds, rounded down: at least a second to stop in
         _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(due)])
         _ = try daemon.client().result("todo.add", ["title": .string(title + " done"), "due": .string(due)])
         _ = try daemon.client().result("todo.complete", ["ids": [2]])
         #expect(daemon.stop() == 0)
-        let stopped = Date()
         // Stopped, it fires nothing; started again two seconds after the due time, the reminder
         // is at least that late.
         #expect(try Journalctl.reminders(title: title, atLeast: 1, timeout: 0).isEmpty)
-        let lateEnough = try #require(ISO8601DateFormatter().date(from: due)).addingTimeInterval(2)
+        let dueDate = try #require(ISO8601DateFormatter().date(from: due))
+        let lateEnough = dueDate.addingTimeInterval(2)
         while Date() < lateEnough { usleep(UInt32(min(100_000, max(1_000, lateEnough.timeIntervalSinceNow * 1e6)))) }
         let again = try DaemonProcess(directory: dir)
         let entries = try Journalctl.reminders(title: title, atLeast: 1)
         #expect(entries.count == 1)
         let late = Int64(entries.first?["TODO_LATE_USEC"]?.stringValue ?? "") ?? 0
-        #expect(Double(late) / 1e6 >= Date().timeIntervalSince(stopped) - 1.5)
+        #expect(Double(late) / 1e6 >= Date().timeIntervalSince(dueDate) - 1.5)
         #expect(late >= 2_000_000)
         // The completed one never fires.
         #expect(try Journalctl.reminders(title: title + " done", atLeast: 1, timeout: 1).isEmpty)
