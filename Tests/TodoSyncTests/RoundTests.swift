@@ -148,6 +148,30 @@ import TodoTestSupport
         #expect(try m.sync(cal).sent == 0)
     }
 
+    /// Two todods on one calendar: a move to the top or the bottom on one (sent as the position
+    /// it took, equal to the sort order of the todo that had that place) gives the same order on
+    /// the other, and then both are quiet.
+    @Test func aMoveOnAnotherTodoGivesTheSameOrderHere() throws {
+        let (one, two) = (try Machine(), try Machine())
+        let cal = InMemoryCollection()
+        var uids: [String] = []
+        for t in ["A", "B", "C", "D"] { uids.append(try #require(try one.add(t).result_uid)) }
+        try one.sync(cal)
+        try two.sync(cal)
+        #expect(try two.openUIDs() == uids)
+        for (uid, position) in [(uids[2], 1), (uids[1], 4), (uids[3], 1)] {
+            _ = try one.client.result("todo.move", ["id": try #require(try one.todo(uid: uid)?["id"]), "position": .int(Int64(position))])
+            try one.sync(cal)
+            try two.sync(cal)
+            #expect(try two.openUIDs() == one.openUIDs())
+            for m in [one, two] {
+                let quiet = try m.sync(cal)
+                #expect(quiet.sent == 0 && quiet.received == 0)
+            }
+        }
+        #expect(try one.openUIDs() == [uids[3], uids[2], uids[0], uids[1]])
+    }
+
     /// A done todo has no place in the order: its remote reorder changes nothing here.
     @Test func aRemoteReorderOfADoneTodoChangesNothing() throws {
         let m = try Machine()
