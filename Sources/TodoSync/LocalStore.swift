@@ -116,6 +116,12 @@ public final class LocalStore {
         return Set((result["stale"]?.arrayValue ?? []).compactMap(\.stringValue))
     }
 
+    /// `todo.move` of one todo to the `position`-th place among the open todos.
+    public func move(id: Int64, position: Int) throws(SyncError) -> Todo {
+        let result = try call(.todoMove, TodoMoveParams(id: id, target: .position(position)).encoded)
+        do { return try Todo(json: result) } catch { throw SyncError("todod sent a malformed todo: \(error)") }
+    }
+
     /// `todo.complete` of one todo: a recurring one advances to its next occurrence.
     public func complete(id: Int64) throws(SyncError) -> Todo? {
         let result = try call(.todoComplete, TodoCompleteParams(ids: [id]).encoded)

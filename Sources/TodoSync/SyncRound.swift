@@ -101,7 +101,12 @@ public final class SyncRound {
         var listed: [String: Todo]?
         let newSeq: Int64
         if let seq = state.seq, let changes = try store.changes(since: seq) {
-            for c in changes.todos { locals[c.uid] = Local(todo: c.todo, moved: c.kind == "move") }
+            for c in changes.todos {
+                // A move this sync made itself (a remote reorder) is not a move made here.
+                var moved = c.kind == "move"
+                if moved, let t = c.todo, try wrap({ () throws(TodoError) in try state.isOwnMove(uid: c.uid, updated: t.updated) }) { moved = false }
+                locals[c.uid] = Local(todo: c.todo, moved: moved)
+            }
             newSeq = changes.seq
         } else {
             newSeq = try store.status().seq
@@ -155,8 +160,10 @@ public final class SyncRound {
         if !entries.isEmpty { beforeApply() }
         let stale = try applyInParts(entries)
         report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") }.count
+        // Then the server's reorders; a todo changed here meanwhile is not moved, but merged again.
+        let unmoved = try applyRemoteOrder(plans, stale: stale, &report)
         for var plan in plans {
-            if plan.localWrite != nil, stale.contains(plan.uid) {
+            if plan.localWrite != nil && stale.contains(plan.uid) || unmoved.contains(plan.uid) {
                 again = true
                 if let base = plan.base {
                     try wrap { () throws(TodoError) in try state.markRefetch(uid: base.uid) }
@@ -356,6 +363,14 @@ public final class SyncRound {
         var conflict: SyncStatus.Conflict?
         /// For a todo new to the store: its place in the server's order.
         var order: Int64?
+        /// The todo's revision in the store when the round read it.
+        var revision: Int64?
+        /// The server's new sort order of a todo it reordered (the local order follows it).
+        var move: Int64?
+        /// Whether that sort order is lower than the base's (the todo moved up).
+        var moveUp = false
+        /// The todo's sort order on the server after this round (nil: its base's, or none).
+        var known: Int64?
     }
 
     /// What to do for one todo, from its base, its store side and its server side.
@@ -376,7 +391,7 @@ public final class SyncRound {
             item.entry.updated = todo.updated  // to the microsecond, for the merge's "later"
             return item
         }
-        var p = Plan(uid: uid, base: base, remote: remote, localID: local.todo?.id)
+        var p = Plan(uid: uid, base: base, remote: remote, localID: local.todo?.id, revision: local.todo?.revision)
         // A name of our own for a new resource (never derived from the UID), or the one a cut-off
         // round already chose.
         func newName() -> String {
@@ -418,6 +433,7 @@ public final class SyncRound {
             entry.ifRevision = 0
             p.localWrite = entry
             p.order = r.item.sortOrder
+            p.known = r.item.sortOrder
             p.newState = .some(SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes))
         case (let l?, let r?):
             var remote = codec.canonical(r.item)
@@ -439,6 +455,12 @@ public final class SyncRound {
                 p.localWrite = entry
             }
             let orderChanged = merged.sortOrder != nil && merged.sortOrder != remote.sortOrder
+            p.known = merged.sortOrder
+            // Reordered on the server (and not here, or later there): the local order follows.
+            if let baseItem, let target = merged.sortOrder, target == remote.sortOrder, target != baseItem.sortOrder, target != l.sortOrder {
+                p.move = target
+                p.moveUp = baseItem.sortOrder.map { target < $0 } ?? false
+            }
             if !ThreeWayMerge.sameContent(merged, remote) || orderChanged || p.completeAfter {
                 p.remoteWrite = .update(href: r.href, etag: r.etag, item: merged)
             } else if base?.etag != r.etag || base?.base != r.bytes || base?.refetch == true {
@@ -448,6 +470,48 @@ public final class SyncRound {
             }
         }
         return p
+    }
+
+    // MARK: - The manual order
+
+    /// The server's reorders of existing todos, in the store: each todo the server gave a new
+    /// sort order goes (`todo.move`) just before the first open todo, in the local order, whose
+    /// known sort order (its base's, or its new one from this round) is greater, or equal for a
+    /// todo that moved up (a peer that moved it up to a place gives it that place's number); at
+    /// the end if none. In ascending sort order, so several reordered todos end in their order.
+    /// Done todos have no place: left alone. Returns the todos not moved because they changed
+    /// here since the round read them (merged again next pass).
+    func applyRemoteOrder(_ plans: [Plan], stale: Set<String>, _ report: inout RoundReport) throws(SyncError) -> Set<String> {
+        var moves: [(index: Int, target: Int64, plan: Plan)] = []
+        for (i, p) in plans.enumerated() where !stale.contains(p.uid) {
+            if let target = p.move { moves.append((i, target, p)) }
+        }
+        moves.sort { a, b in a.target != b.target ? a.target < b.target : a.index < b.index }
+        guard !moves.isEmpty else { return [] }
+        var known = try wrap { () throws(TodoError) in try state.sortOrders() }
+        for p in plans { if let k = p.known { known[p.uid] = k } }
+        let todos = try store.allTodos()
+        let current = Dictionary(todos.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+        var order = todos.filter { $0.position != nil }.sorted { $0.position! < $1.position! }.map(\.uid)
+        var unmoved: Set<String> = []
+        for (_, target, p) in moves {
+            guard let todo = current[p.uid], let index = order.firstIndex(of: p.uid) else { continue }
+            guard todo.revision == (p.revision ?? 0) + (p.localWrite == nil ? 0 : 1) else {
+                unmoved.insert(p.uid)
+                continue
+            }
+            order.remove(at: index)
+            let slot = order.firstIndex { (uid: String) -> Bool in
+                guard let k = known[uid] else { return false }
+                return p.moveUp ? k >= target : k > target
+            } ?? order.count
+            order.insert(p.uid, at: slot)
+            guard slot != index else { continue }
+            let moved = try store.move(id: todo.id, position: slot + 1)
+            try wrap { () throws(TodoError) in try state.recordMove(uid: p.uid, updated: moved.updated) }
+            if p.localWrite == nil { report.received += 1 }
+        }
+        return unmoved
     }
 
     // MARK: - Writing

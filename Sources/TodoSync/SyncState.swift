@@ -38,6 +38,7 @@ public final class SyncState {
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS items (uid TEXT PRIMARY KEY, href TEXT NOT NULL UNIQUE, etag TEXT NOT NULL,
                                           base TEXT NOT NULL, refetch INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE IF NOT EXISTS moves (uid TEXT PRIMARY KEY, updated INTEGER NOT NULL);
         """
     static let version = "1"
 
@@ -98,7 +99,7 @@ public final class SyncState {
     /// Starts over for another calendar or store: no token, no seq, no items (the next round
     /// matches the two sides by UID).
     public func reset(calendar: String, storeID: String) throws(TodoError) {
-        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM meta WHERE key IN ('token', 'seq');")
+        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM meta WHERE key IN ('token', 'seq');")
         do {
             try setMeta("calendar", calendar)
             try setMeta("store", storeID)
@@ -154,6 +155,40 @@ public final class SyncState {
 
     public func remove(uid: String) throws(TodoError) {
         try connection.run("DELETE FROM items WHERE uid = ?", [.text(uid)])
+        try connection.run("DELETE FROM moves WHERE uid = ?", [.text(uid)])
+    }
+
+    /// Every item's `X-APPLE-SORT-ORDER` in its base (items without one left out): the places
+    /// the server's order gave the todos when they were last synced.
+    public func sortOrders() throws(TodoError) -> [String: Int64] {
+        var out: [String: Int64] = [:]
+        for row in try connection.rows("SELECT uid, base FROM items", [], { ($0.text(0), $0.text(1)) }) {
+            if let order = Self.sortOrder(in: row.1) { out[row.0] = order }
+        }
+        return out
+    }
+
+    /// The value of the first `X-APPLE-SORT-ORDER` line of a VTODO's text (by bytes: a CRLF is
+    /// one Character).
+    static func sortOrder(in text: String) -> Int64? {
+        let name = Array("X-APPLE-SORT-ORDER".utf8)
+        for line in text.utf8.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) where line.starts(with: name) {
+            guard let colon = line.firstIndex(of: 0x3A) else { return nil }
+            return Int64(String(decoding: line[line.index(after: colon)...].filter { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self))
+        }
+        return nil
+    }
+
+    /// Records a move the round itself made in the store (the todo's `updated` after it), so the
+    /// next round does not take it for a move made here and send it back.
+    public func recordMove(uid: String, updated: Instant) throws(TodoError) {
+        try connection.run("INSERT INTO moves (uid, updated) VALUES (?, ?) ON CONFLICT (uid) DO UPDATE SET updated = excluded.updated",
+                           [.text(uid), .integer(updated.usec)])
+    }
+
+    /// Whether the todo's latest change is the move a round made (`recordMove`), nothing since.
+    public func isOwnMove(uid: String, updated: Instant) throws(TodoError) -> Bool {
+        try connection.firstRow("SELECT updated FROM moves WHERE uid = ?", [.text(uid)]) { $0.int64(0) } == updated.usec
     }
 
     /// Runs `body` in one transaction (many item writes, one fsync).

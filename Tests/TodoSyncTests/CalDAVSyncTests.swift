@@ -113,6 +113,29 @@ struct CalDAVSyncTests {
         #expect(a.status?.items == (try a.machine.todos().count))
     }
 
+    /// Another client reorders todos on Radicale (a new X-APPLE-SORT-ORDER): the built
+    /// todod-sync moves them in the local order, then the next round sends and receives nothing.
+    @Test func aRemoteReorderOnRadicaleReachesTheLocalOrder() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        let uids = try ["A 買い物", "B", "C"].map { try #require(try host.machine.add($0)["uid"]?.stringValue) }
+        #expect(try host.once().status == 0)
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        let c = try #require(try collection.fetch(try collection.versions().map(\.href)).first {
+            String(decoding: $0.data, as: UTF8.self).contains("UID:\(uids[2])\r\n")
+        })
+        let text = String(decoding: c.data, as: UTF8.self)
+            .replacingOccurrences(of: #"X-APPLE-SORT-ORDER:\d+"#, with: "X-APPLE-SORT-ORDER:0", options: .regularExpression)
+        _ = try collection.update(href: c.href, data: Array(text.utf8), ifMatch: c.etag)
+        let round = try host.once()
+        #expect(round.status == 0 && round.stdout.contains(": 0 sent, 1 received"), "\(round.stdout)\(round.stderr)")
+        #expect(try host.machine.openUIDs() == [uids[2], uids[0], uids[1]])
+        let quiet = try host.once()
+        #expect(quiet.stdout.contains(": 0 sent, 0 received"), "\(quiet.stdout)\(quiet.stderr)")
+        #expect(try host.machine.openUIDs() == [uids[2], uids[0], uids[1]])
+    }
+
     /// Through a proxy that drops, delays and cuts requests and answers 500, 503 and 412 at random
     /// (seeded): rounds fail and are retried; once the faults stop, both stores and the server hold
     /// the same todos, none lost, none twice.

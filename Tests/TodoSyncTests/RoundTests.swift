@@ -101,6 +101,138 @@ import TodoTestSupport
         #expect(titles == ["second", "first", "a", "b", "c"])
     }
 
+    /// Another client reorders existing todos (their X-APPLE-SORT-ORDER changes): the local
+    /// order follows with todo.move (same ids and uids, nothing else changed), and the next
+    /// round sends and receives nothing.
+    @Test func aRemoteReorderOfExistingTodosReachesTheLocalOrder() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let (a, b, c) = (try m.add("A 牛乳").result_uid!, try m.add("B").result_uid!, try m.add("C").result_uid!)
+        try m.sync(cal)
+        let before = try m.todos()
+        try cal.setSortOrder(uid: c, 0)
+        let report = try m.sync(cal)
+        #expect(report.received == 1 && report.sent == 0 && report.conflicts.isEmpty)
+        #expect(try m.openUIDs() == [c, a, b])
+        let after = try m.todos()
+        for (old, new) in zip(before.sorted { $0["id"]!.intValue! < $1["id"]!.intValue! }, after.sorted { $0["id"]!.intValue! < $1["id"]!.intValue! }) {
+            #expect(old["uid"] == new["uid"] && old["title"] == new["title"] && old["created"] == new["created"])
+        }
+        #expect(try m.todo(uid: a)?["title"] == "A 牛乳")
+        let writes = (cal.creates, cal.updates, cal.deletes)
+        let second = try m.sync(cal)
+        #expect(second.sent == 0 && second.received == 0)
+        #expect((cal.creates, cal.updates, cal.deletes) == writes)
+        #expect(try m.openUIDs() == [c, a, b])
+        #expect(cal.items()[c]?.sortOrder == 0)
+    }
+
+    /// Several todos reordered in one round end in the order their sort orders give them.
+    @Test func severalRemoteReordersInOneRoundEndInTheirOrder() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        var uids: [String] = []
+        for t in ["A", "B", "C", "D"] { uids.append(try #require(try m.add(t).result_uid)) }
+        try m.sync(cal)
+        try cal.setSortOrder(uid: uids[3], 0)  // D to the top
+        try cal.setSortOrder(uid: uids[0], 5)  // A to the bottom
+        #expect(try m.sync(cal).received == 2)
+        #expect(try m.openUIDs() == [uids[3], uids[1], uids[2], uids[0]])
+        let second = try m.sync(cal)
+        #expect(second.sent == 0 && second.received == 0)
+        // Applied in ascending sort order: C and B swapped to the top as C, B.
+        try cal.setSortOrder(uid: uids[2], -2)
+        try cal.setSortOrder(uid: uids[1], -1)
+        try m.sync(cal)
+        #expect(try m.openUIDs() == [uids[2], uids[1], uids[3], uids[0]])
+        #expect(try m.sync(cal).sent == 0)
+    }
+
+    /// Two todods on one calendar: a move to the top or the bottom on one (sent as the position
+    /// it took, equal to the sort order of the todo that had that place) gives the same order on
+    /// the other, and then both are quiet.
+    @Test func aMoveOnAnotherTodoGivesTheSameOrderHere() throws {
+        let (one, two) = (try Machine(), try Machine())
+        let cal = InMemoryCollection()
+        var uids: [String] = []
+        for t in ["A", "B", "C", "D"] { uids.append(try #require(try one.add(t).result_uid)) }
+        try one.sync(cal)
+        try two.sync(cal)
+        #expect(try two.openUIDs() == uids)
+        for (uid, position) in [(uids[2], 1), (uids[1], 4), (uids[3], 1)] {
+            _ = try one.client.result("todo.move", ["id": try #require(try one.todo(uid: uid)?["id"]), "position": .int(Int64(position))])
+            try one.sync(cal)
+            try two.sync(cal)
+            #expect(try two.openUIDs() == one.openUIDs())
+            for m in [one, two] {
+                let quiet = try m.sync(cal)
+                #expect(quiet.sent == 0 && quiet.received == 0)
+            }
+        }
+        #expect(try one.openUIDs() == [uids[3], uids[2], uids[0], uids[1]])
+    }
+
+    /// A done todo has no place in the order: its remote reorder changes nothing here.
+    @Test func aRemoteReorderOfADoneTodoChangesNothing() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        for t in ["A", "B", "C"] { try m.add(t) }
+        let b = try #require(try m.todos()[1]["uid"]?.stringValue)
+        _ = try m.client.result("todo.complete", ["ids": [try #require(try m.todo(uid: b)?["id"])]])
+        try m.sync(cal)
+        let before = try m.todos()
+        try cal.setSortOrder(uid: b, 0)
+        let report = try m.sync(cal)
+        #expect(report.received == 0 && report.sent == 0)
+        #expect(try m.todos() == before)
+        #expect(try m.sync(cal).sent == 0)
+    }
+
+    /// Moved here and reordered on the server: the later change wins, as for any field, and the
+    /// conflict is reported; afterwards both sides are quiet.
+    @Test(arguments: [true, false]) func aTodoMovedHereAndReorderedThereKeepsTheLaterMove(_ remoteLater: Bool) throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let (a, b, c) = (try m.add("A").result_uid!, try m.add("B").result_uid!, try m.add("C").result_uid!)
+        try m.sync(cal)
+        _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: c)?["id"]), "position": 2])
+        try cal.setSortOrder(uid: c, 0, modified: remoteLater ? "20300101T000000Z" : "20200101T000000Z")
+        var conflicts: [SyncStatus.Conflict] = []
+        try m.sync(cal, conflicts: { conflicts.append($0) })
+        #expect(conflicts.map(\.fields) == [["order"]])
+        #expect(conflicts.first?.kept == (remoteLater ? "remote" : "local"))
+        #expect(try m.openUIDs() == (remoteLater ? [c, a, b] : [a, c, b]))
+        #expect(cal.items()[c]?.sortOrder == (remoteLater ? 0 : 2))
+        let second = try m.sync(cal)
+        #expect(second.sent == 0 && second.received == 0)
+        #expect(try m.openUIDs() == (remoteLater ? [c, a, b] : [a, c, b]))
+    }
+
+    /// A todo edited here while the round runs is not moved over the edit: it is merged again,
+    /// keeps the edit, and then follows the server's order.
+    @Test func aTodoEditedDuringTheRoundIsMergedAgainBeforeItMoves() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let (a, b, c) = (try m.add("A").result_uid!, try m.add("B").result_uid!, try m.add("C").result_uid!)
+        try m.sync(cal)
+        try cal.setSortOrder(uid: c, 0)
+        let other = try m.daemon.client()
+        let id = try #require(try m.todo(uid: c)?["id"])
+        var edited = false
+        cal.beforeFetch = { _ in
+            guard !edited else { return }
+            edited = true
+            _ = try? other.result("todo.update", ["id": id, "title": "C edited meanwhile"])
+        }
+        let report = try m.sync(cal)
+        #expect(edited && report.pending == 0)
+        #expect(try m.todo(uid: c)?["title"] == "C edited meanwhile")
+        #expect(cal.items()[c]?.entry.title == "C edited meanwhile")
+        #expect(try m.openUIDs() == [c, a, b])
+        let second = try m.sync(cal)
+        #expect(second.sent == 0 && second.received == 0)
+    }
+
     /// A 412: the resource changed between the engine's fetch and its PUT; it is fetched, merged
     /// and written again, never overwritten.
     @Test func aPreconditionFailureIsFetchedAndMergedNotOverwritten() throws {

@@ -119,6 +119,16 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
         resources[href] = (bump(href), Array(change(String(decoding: r.data, as: UTF8.self)).utf8))
     }
 
+    /// Gives the todo `uid` another X-APPLE-SORT-ORDER, as a client reordering it would.
+    func setSortOrder(uid: String, _ order: Int64, modified: String? = nil) throws {
+        guard let href = href(uid: uid) else { throw RawClientError.failed("no resource for \(uid)") }
+        edit(href) { text in
+            var t = text.replacingOccurrences(of: #"X-APPLE-SORT-ORDER:-?\d+"#, with: "X-APPLE-SORT-ORDER:\(order)", options: .regularExpression)
+            if let modified { t = t.replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(modified)", options: .regularExpression) }
+            return t
+        }
+    }
+
     /// The href of the resource holding `uid`.
     func href(uid: String) -> String? {
         resources.first { String(decoding: $0.value.data, as: UTF8.self).contains("UID:\(uid)\r\n") }?.key
@@ -174,6 +184,11 @@ final class Machine {
 
     func todos() throws -> [JSON] {
         try client.result("todo.list", ["status": "all"])["todos"]?.arrayValue ?? []
+    }
+
+    /// The open todos' uids in the manual order.
+    func openUIDs() throws -> [String] {
+        try client.result("todo.list", [:])["todos"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } ?? []
     }
 
     func todo(uid: String) throws -> JSON? {
