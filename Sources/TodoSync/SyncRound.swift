@@ -51,6 +51,10 @@ public final class SyncRound {
     /// The resources this round created after the token of its last pass; a pass that created
     /// any is followed by another, whose delta must list them (`remoteChanges`).
     var createdSinceToken: Set<String> = []
+    /// The token the next pass reads from while `createdSinceToken` is not empty. The state holds
+    /// none meanwhile: a round cut off before that pass (the process stopped, the network gone)
+    /// leaves the next one a full listing, which finds what was deleted in between.
+    var tokenAfterCreating: String?
 
     public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
         self.account = account
@@ -196,8 +200,10 @@ public final class SyncRound {
         }
         try wrap { () throws(TodoError) in
             try state.setSeq(newSeq)
-            try state.setToken(token)
+            // Saved only once no resource this pass created is waiting for the next pass's check.
+            try state.setToken(createdSinceToken.isEmpty ? token : nil)
         }
+        tokenAfterCreating = createdSinceToken.isEmpty ? nil : token
         return again || (token != nil && !createdSinceToken.isEmpty)
     }
 
@@ -214,8 +220,9 @@ public final class SyncRound {
         do throws(CalDAVError) {
             let delta: CollectionDelta
             do throws(CalDAVError) {
-                delta = try collection.changes(since: state.token)
-                full = state.token == nil
+                let since = tokenAfterCreating ?? state.token
+                delta = try collection.changes(since: since)
+                full = since == nil
             } catch .tokenInvalid {
                 log("\(account): the server forgot the sync token; reading the calendar whole")
                 delta = try collection.changes(since: nil)
@@ -242,6 +249,7 @@ public final class SyncRound {
             removed += createdSinceToken.filter { !listed.contains($0) }
         }
         createdSinceToken = []
+        tokenAfterCreating = nil
         // Our own writes come back with the ETag we stored: nothing to fetch.
         var hrefs = changed.filter { known[$0.href]?.etag != $0.etag }.map(\.href)
         let refetch = try wrap { () throws(TodoError) in try state.refetching() }

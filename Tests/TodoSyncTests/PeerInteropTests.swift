@@ -450,4 +450,25 @@ struct PeerInteropTests {
         let quiet = try m.sync(cal)
         #expect(quiet.sent == 0 && quiet.received == 0)
     }
+
+    /// The same, with the round cut off between the upload and the pass that would have checked
+    /// it (the process stopped, the network gone): the state keeps no token meanwhile, so the next
+    /// round, in a new process, lists the calendar whole and finds the deletion all the same.
+    @Test func aRoundCutOffAfterItsUploadLeavesTheNextAFullListing() throws {
+        let m = try Machine(), cal = InMemoryCollection()
+        cal.comparesStates = true
+        try m.add("an older one")
+        try m.sync(cal)
+        let uid = try #require(try m.add("made here, deleted before the check")["uid"]?.stringValue)
+        cal.changesBeforeCut = 1
+        #expect(throws: SyncError.self) { try m.sync(cal) }
+        #expect(cal.href(uid: uid) != nil)
+        cal.changesBeforeCut = nil
+        cal.remove(try #require(cal.href(uid: uid)))
+        let report = try m.sync(cal)
+        #expect(report.received == 1)
+        #expect(try m.todos().map { $0["title"] } == ["an older one"])
+        let quiet = try m.sync(cal)
+        #expect(quiet.sent == 0 && quiet.received == 0)
+    }
 }

@@ -31,6 +31,8 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     private(set) var creates = 0, updates = 0, deletes = 0
     /// The next this many creations are answered 412 without creating anything (a proxy's fault).
     var refuseCreates = 0
+    /// Listings of changes left before the network goes (nil: it never does).
+    var changesBeforeCut: Int?
 
     private func bump(_ href: String) -> String {
         counter += 1
@@ -39,6 +41,10 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     }
 
     func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
+        if let left = changesBeforeCut {
+            guard left > 0 else { throw .network("connection cut") }
+            changesBeforeCut = left - 1
+        }
         guard tokens else { throw .unsupported("sync-collection") }
         var from = 0
         if let token {
