@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TodoPosix
 import TodoProtocol
 
 /// The processes todod-notify's tests run: a private session bus, a stand-in notification server
@@ -41,25 +42,25 @@ public enum NotifyTestSupport {
 
 /// A process started by a test with its output going to files, stopped (and reaped) on release.
 public class BackgroundProcess: @unchecked Sendable {
-    public let process = Process()
+    public let process: SpawnedProcess
     public let stdoutPath: String
     public let stderrPath: String
 
     init(_ executable: String, _ arguments: [String], environment: [String: String], output: String) throws {
         stdoutPath = output + ".out"
         stderrPath = output + ".err"
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = Posix.environment()
         env["JOURNAL_STREAM"] = nil
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
+        let out = open(stdoutPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let err = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer {
+            if out >= 0 { Posix.close(out) }
+            if err >= 0 { Posix.close(err) }
+        }
+        guard out >= 0, err >= 0 else { throw NotifyTestError.didNotStart(executable, "cannot create \(output).out/.err") }
+        process = SpawnedProcess(pid: try Spawn.start(executable, arguments, environment: env,
+                                                      streams: Spawn.StandardStreams(input: nil, output: out, error: err)))
     }
 
     deinit { stop() }
@@ -69,9 +70,9 @@ public class BackgroundProcess: @unchecked Sendable {
     /// SIGTERM, then SIGKILL after five seconds; returns the exit status.
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(pid, signal)
-        if !NotifyTestSupport.eventually(timeout: 5, { !process.isRunning }) { kill(pid, SIGKILL) }
+        guard process.isRunning else { return process.waitForExit() }
+        process.send(signal)
+        if !NotifyTestSupport.eventually(timeout: 5, { !process.isRunning }) { process.send(SIGKILL) }
         return process.waitForExit()
     }
 
