@@ -148,9 +148,8 @@ import TodoTestSupport
         #expect(try m.sync(cal).sent == 0)
     }
 
-    /// Two todods on one calendar: a move to the top or the bottom on one (sent as the position
-    /// it took, equal to the sort order of the todo that had that place) gives the same order on
-    /// the other, and then both are quiet.
+    /// Two todods on one calendar: a move to the top or the bottom on one (sent with a sort order
+    /// beyond its new neighbour's) gives the same order on the other, and then both are quiet.
     @Test func aMoveOnAnotherTodoGivesTheSameOrderHere() throws {
         let (one, two) = (try Machine(), try Machine())
         let cal = InMemoryCollection()
