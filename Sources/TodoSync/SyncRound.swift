@@ -138,6 +138,21 @@ public final class SyncRound {
         let copies = try foldRecurringCopies(&remotes) { uid in locals[uid].map(\.todo) ?? listed?[uid] }
         for uid in copies.keys { uids.remove(uid) }
 
+        // Todos moved here get sort orders between their new neighbours' (or a renumbering).
+        var placed: [String: Int64] = [:]
+        let moved = Set(locals.filter { $0.value.moved && $0.value.todo?.position != nil }.keys)
+        if !moved.isEmpty {
+            if listed == nil {
+                let all = try store.allTodos()
+                listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+            }
+            var known = try wrap { () throws(TodoError) in try state.sortOrders() }
+            for (uid, remote) in remotes { if case .present(_, _, let item, _) = remote { known[uid] = item.sortOrder } }
+            let open = (listed ?? [:]).values.filter { $0.position != nil }.sorted { $0.position! < $1.position! }.map(\.uid)
+            placed = Self.place(moved: moved, open: open, known: known)
+            for uid in placed.keys where copies[uid] == nil { uids.insert(uid) }
+        }
+
         var plans: [Plan] = []
         for uid in uids.sorted() {
             let local = locals[uid] ?? Local(todo: listed?[uid], moved: false)
@@ -146,7 +161,7 @@ public final class SyncRound {
             if case .unchanged = remote, let base, base.refetch {
                 remote = .absent  // refetched and not found
             }
-            if let plan = plan(uid: uid, base: base, local: local, remote: remote) { plans.append(plan) }
+            if let plan = plan(uid: uid, base: base, local: local, remote: remote, placed: placed[uid]) { plans.append(plan) }
         }
 
         // The store first, in one request: a todo changed meanwhile is skipped (stale), merged
@@ -381,8 +396,9 @@ public final class SyncRound {
         var known: Int64?
     }
 
-    /// What to do for one todo, from its base, its store side and its server side.
-    func plan(uid: String, base: SyncedItem?, local: Local, remote: Remote) -> Plan? {
+    /// What to do for one todo, from its base, its store side and its server side; `placed` is
+    /// the sort order `place` chose for it (a move here, or a renumbering).
+    func plan(uid: String, base: SyncedItem?, local: Local, remote: Remote, placed: Int64? = nil) -> Plan? {
         let baseItem: SyncItem? = base.flatMap { $0.base.isEmpty ? nil : try? codec.item($0.base).get() }
         var remoteItem: (href: String, etag: String, item: SyncItem, bytes: [UInt8])?
         switch remote {
@@ -394,7 +410,11 @@ public final class SyncRound {
         let kept = baseItem?.entry.ical ?? remoteItem?.item.entry.ical
         let localItem: SyncItem? = local.todo.map { todo in
             var item = SyncItem(todo: todo, kept: kept)
-            if let baseItem, !local.moved || todo.position == nil { item.sortOrder = baseItem.sortOrder }
+            if let placed, todo.position != nil {
+                item.sortOrder = placed
+            } else if let baseItem, !local.moved || todo.position == nil {
+                item.sortOrder = baseItem.sortOrder
+            }
             item = codec.canonical(item)
             item.entry.updated = todo.updated  // to the microsecond, for the merge's "later"
             return item
@@ -481,6 +501,58 @@ public final class SyncRound {
     }
 
     // MARK: - The manual order
+
+    /// Sort orders for the open todos moved here (`moved`), from their new neighbours in the
+    /// local order (`open`, uids top to bottom) and the sort orders the server knows (`known`:
+    /// the bases', or what it has now). From the top, so each moved todo's neighbours are settled:
+    /// with P the known sort order of the nearest todo above and N that of the nearest settled one
+    /// below (todos without one are skipped), the midpoint when N − P ≥ 2, P + 1024 with none
+    /// below, N − 1024 with none above, 1024 with neither. No room (or no value in Int64): every
+    /// open todo gets 1024, 2048, ... in local order. Returns the todos whose sort order changes.
+    static func place(moved: Set<String>, open: [String], known: [String: Int64]) -> [String: Int64] {
+        let server = known
+        var known = known
+        for uid in moved { known[uid] = nil }
+        var pending = moved
+        var out: [String: Int64] = [:]
+        for (i, uid) in open.enumerated() where moved.contains(uid) {
+            pending.remove(uid)
+            let above = open[..<i].reversed().lazy.compactMap { known[$0] }.first
+            let below = open[(i + 1)...].lazy.filter { !pending.contains($0) }.compactMap { known[$0] }.first
+            guard let order = between(above, below) else {
+                // No room: renumber every open todo; send those that change.
+                var fresh: [String: Int64] = [:]
+                for (j, uid) in open.enumerated() {
+                    let order = Int64(j + 1) * 1024
+                    if moved.contains(uid) || server[uid] != order { fresh[uid] = order }
+                }
+                return fresh
+            }
+            known[uid] = order
+            out[uid] = order
+        }
+        return out
+    }
+
+    /// A sort order strictly between `above` and `below` (either may be missing), or nil when
+    /// there is none (no room, or past Int64's range).
+    static func between(_ above: Int64?, _ below: Int64?) -> Int64? {
+        switch (above, below) {
+        case let (p?, n?):
+            guard n > p else { return nil }
+            let (gap, overflow) = n.subtractingReportingOverflow(p)
+            if overflow { return (p >> 1) + (n >> 1) }  // a gap beyond Int64: both halves, still between
+            return gap >= 2 ? p + gap / 2 : nil
+        case let (p?, nil):
+            let (order, overflow) = p.addingReportingOverflow(1024)
+            return overflow ? nil : order
+        case let (nil, n?):
+            let (order, overflow) = n.subtractingReportingOverflow(1024)
+            return overflow ? nil : order
+        case (nil, nil):
+            return 1024
+        }
+    }
 
     /// The server's reorders of existing todos, in the store: each todo the server gave a new
     /// sort order goes (`todo.move`) just before the first open todo, in the local order, whose

@@ -92,7 +92,7 @@ import TodoTestSupport
         let id = try #require(try m.todo(uid: second)?["id"])
         _ = try m.client.result("todo.move", ["id": id, "position": 1])
         try m.sync(cal)
-        #expect(order(second) == 1)
+        #expect(try #require(order(second)) < #require(order(first)))  // above the todo now below it
         for (name, n) in [("c", 30), ("a", 10), ("b", 20)] {
             cal.put("\(name).ics", vtodo(uid: "phone-\(name)", summary: name, extra: ["X-APPLE-SORT-ORDER:\(n)"]))
         }
@@ -148,9 +148,8 @@ import TodoTestSupport
         #expect(try m.sync(cal).sent == 0)
     }
 
-    /// Two todods on one calendar: a move to the top or the bottom on one (sent as the position
-    /// it took, equal to the sort order of the todo that had that place) gives the same order on
-    /// the other, and then both are quiet.
+    /// Two todods on one calendar: a move to the top or the bottom on one (sent with a sort order
+    /// beyond its new neighbour's) gives the same order on the other, and then both are quiet.
     @Test func aMoveOnAnotherTodoGivesTheSameOrderHere() throws {
         let (one, two) = (try Machine(), try Machine())
         let cal = InMemoryCollection()
@@ -170,6 +169,87 @@ import TodoTestSupport
             }
         }
         #expect(try one.openUIDs() == [uids[3], uids[2], uids[0], uids[1]])
+    }
+
+    /// Two todods on one calendar, five todos: moves here (to the 2nd place, to the middle after
+    /// earlier moves, to the top, to the bottom) go out as sort orders between the new
+    /// neighbours', so the other todod puts them in the same place; then both are quiet.
+    @Test func aMoveHereLandsInTheSamePlaceOnAnotherTodod() throws {
+        let (one, two) = (try Machine(), try Machine())
+        let cal = InMemoryCollection()
+        var uids: [String] = []
+        for t in ["A1", "A2", "A3", "A4", "A5"] { uids.append(try #require(try one.add(t).result_uid)) }
+        try one.sync(cal)
+        try two.sync(cal)
+        #expect(try two.openUIDs() == uids)
+        for (uid, position) in [(uids[3], 2), (uids[4], 3), (uids[0], 4), (uids[2], 1), (uids[1], 5), (uids[3], 3)] {
+            _ = try one.client.result("todo.move", ["id": try #require(try one.todo(uid: uid)?["id"]), "position": .int(Int64(position))])
+            try one.sync(cal)
+            try two.sync(cal)
+            let order = try one.openUIDs()
+            #expect(try two.openUIDs() == order)
+            #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == order)
+            for m in [one, two] {
+                let quiet = try m.sync(cal)
+                #expect(quiet.sent == 0 && quiet.received == 0)
+            }
+        }
+    }
+
+    /// Sort orders like Apple Reminders' (large, negative): a todo moved here gets one strictly
+    /// between its new neighbours'; the others are not rewritten.
+    @Test func aMoveAmongAppleSortOrdersGoesBetweenItsNeighbours() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let orders: [Int64] = [-700_000_000, -699_999_000, -699_998_000, -699_997_000]
+        for (i, order) in orders.enumerated() {
+            cal.put("apple-\(i).ics", vtodo(uid: "apple-\(i)", summary: "リマインダー \(i)", extra: ["X-APPLE-SORT-ORDER:\(order)"]))
+        }
+        try m.sync(cal)
+        #expect(try m.openUIDs() == ["apple-0", "apple-1", "apple-2", "apple-3"])
+        _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "apple-3")?["id"]), "position": 2])
+        let before = cal.items()
+        let report = try m.sync(cal)
+        #expect(report.sent == 1 && cal.updates == 1)
+        let sent = try #require(cal.items()["apple-3"]?.sortOrder)
+        #expect(sent > orders[0] && sent < orders[1])
+        for uid in ["apple-0", "apple-1", "apple-2"] { #expect(cal.items()[uid] == before[uid]) }
+        // To the top and to the bottom: beyond the first and the last.
+        _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "apple-2")?["id"]), "position": 1])
+        try m.sync(cal)
+        #expect(try #require(cal.items()["apple-2"]?.sortOrder) < orders[0])
+        _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "apple-0")?["id"]), "position": 4])
+        try m.sync(cal)
+        #expect(try #require(cal.items()["apple-0"]?.sortOrder) > orders[2])
+        #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == (try m.openUIDs()))
+        let quiet = try m.sync(cal)
+        #expect(quiet.sent == 0 && quiet.received == 0)
+    }
+
+    /// No room between the new neighbours (sort orders 5 and 6): the open todos are renumbered
+    /// (1024, 2048, ...) in the local order with conditional updates; a done todo keeps its sort
+    /// order; the server's order then equals the local one and the next round is quiet.
+    @Test func aMoveWithoutRoomRenumbersTheOpenTodos() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        for (name, order) in [("a", 5), ("b", 6), ("c", 7)] {
+            cal.put("\(name).ics", vtodo(uid: "phone-\(name)", summary: name, extra: ["X-APPLE-SORT-ORDER:\(order)"]))
+        }
+        cal.put("done.ics", vtodo(uid: "phone-done", summary: "done", extra: ["X-APPLE-SORT-ORDER:6", "STATUS:COMPLETED", "COMPLETED:20261130T090000Z"]
+            ).replacingOccurrences(of: "STATUS:NEEDS-ACTION\r\n", with: ""))
+        try m.sync(cal)
+        #expect(try m.openUIDs() == ["phone-a", "phone-b", "phone-c"])
+        _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "phone-c")?["id"]), "position": 2])
+        let creates = cal.creates
+        try m.sync(cal)
+        #expect(cal.creates == creates && cal.updates == 3)
+        let items = cal.items()
+        #expect(["phone-a", "phone-c", "phone-b"].map { items[$0]?.sortOrder } == [1024, 2048, 3072])
+        #expect(items["phone-done"]?.sortOrder == 6)
+        let open = items.filter { !$0.value.entry.done }.sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key)
+        #expect(try open == m.openUIDs())
+        let quiet = try m.sync(cal)
+        #expect(quiet.sent == 0 && quiet.received == 0)
     }
 
     /// A done todo has no place in the order: its remote reorder changes nothing here.
@@ -202,7 +282,11 @@ import TodoTestSupport
         #expect(conflicts.map(\.fields) == [["order"]])
         #expect(conflicts.first?.kept == (remoteLater ? "remote" : "local"))
         #expect(try m.openUIDs() == (remoteLater ? [c, a, b] : [a, c, b]))
-        #expect(cal.items()[c]?.sortOrder == (remoteLater ? 0 : 2))
+        if remoteLater {
+            #expect(cal.items()[c]?.sortOrder == 0)
+        } else {
+            #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == [a, c, b])
+        }
         let second = try m.sync(cal)
         #expect(second.sent == 0 && second.received == 0)
         #expect(try m.openUIDs() == (remoteLater ? [c, a, b] : [a, c, b]))

@@ -160,4 +160,19 @@ import TodoTestSupport
             }
         }
     }
+
+    /// The neighbour rule at Int64's edges: never an overflow, always strictly between, or a
+    /// renumbering when there is no room.
+    @Test func theNeighbourRuleStaysInsideInt64() {
+        let (lo, hi) = (Int64.min, Int64.max)
+        let mid = SyncRound.between(lo, hi)
+        #expect(mid.map { $0 > lo && $0 < hi } == true)
+        #expect(SyncRound.between(-3, 5) == 1)
+        #expect(SyncRound.between(5, 6) == nil && SyncRound.between(6, 5) == nil)
+        #expect(SyncRound.between(hi - 10, nil) == nil && SyncRound.between(nil, lo + 10) == nil)
+        #expect(SyncRound.between(nil, -700_000_000) == -700_001_024 && SyncRound.between(nil, nil) == 1024)
+        // Several moved at once, placed from the top; no room at the edge: every open todo renumbered.
+        #expect(SyncRound.place(moved: ["x", "y"], open: ["a", "x", "y", "b"], known: ["a": 0, "b": 100, "x": 500]) == ["x": 50, "y": 75])
+        #expect(SyncRound.place(moved: ["x"], open: ["x", "a"], known: ["a": lo + 5]) == ["x": 1024, "a": 2048])
+    }
 }
