@@ -14,9 +14,13 @@ import TodoTestSupport
 
     /// What one side did in one epoch (between quiet points).
     struct Epoch {
+        /// The last value written to each field. A field written back to the value it had when
+        /// the epoch began (completed and reopened, say) is no change: the merge sees none.
         var writes: [String: [Field: JSON]] = [:]
         var deleted: Set<String> = []
         var added: Set<String> = []
+        /// Each written field's value before the epoch's first write to it.
+        var before: [String: [Field: JSON]] = [:]
     }
 
     static func value(_ todo: JSON, _ field: Field) -> JSON {
@@ -72,7 +76,12 @@ import TodoTestSupport
             case .tags: try m.update(uid: uid, ["tags": [.string("x\(counter)"), .string("t\(counter % 3)")]])
             }
             guard let now = try m.todo(uid: uid) else { continue }
+            if epoch.before[uid]?[field] == nil { epoch.before[uid, default: [:]][field] = value(todo, field) }
             epoch.writes[uid, default: [:]][field] = value(now, field)
+        }
+        for (uid, fields) in epoch.writes {
+            let changed = fields.filter { epoch.before[uid]?[$0.key] != $0.value }
+            epoch.writes[uid] = changed.isEmpty ? nil : changed
         }
         return epoch
     }
