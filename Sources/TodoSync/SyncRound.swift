@@ -55,6 +55,9 @@ public final class SyncRound {
     /// none meanwhile: a round cut off before that pass (the process stopped, the network gone)
     /// leaves the next one a full listing, which finds what was deleted in between.
     var tokenAfterCreating: String?
+    /// Todos moved here (or renumbered) whose update met a 412: the next pass, which merges them
+    /// again, places them again as moved, though the store's changes no longer say so.
+    var movesToResend: Set<String> = []
 
     public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
         self.account = account
@@ -120,6 +123,16 @@ public final class SyncRound {
             for (_, known) in try wrap({ () throws(TodoError) in try state.versions() }) where listed?[known.uid] == nil {
                 locals[known.uid] = Local(todo: nil, moved: false)
             }
+        }
+        if !movesToResend.isEmpty {
+            if movesToResend.contains(where: { locals[$0] == nil }), listed == nil {
+                let all = try store.allTodos()
+                listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+            }
+            for uid in movesToResend {
+                if let todo = locals[uid]?.todo ?? listed?[uid] { locals[uid] = Local(todo: todo, moved: true) }
+            }
+            movesToResend = []
         }
 
         // The server's side.
@@ -394,6 +407,8 @@ public final class SyncRound {
         var moveUp = false
         /// The todo's sort order on the server after this round (nil: its base's, or none).
         var known: Int64?
+        /// The sort order `place` chose for it (sent with its update).
+        var placed: Int64?
     }
 
     /// What to do for one todo, from its base, its store side and its server side; `placed` is
@@ -420,6 +435,7 @@ public final class SyncRound {
             return item
         }
         var p = Plan(uid: uid, base: base, remote: remote, localID: local.todo?.id, revision: local.todo?.revision)
+        if local.todo?.position != nil { p.placed = placed }
         // A name of our own for a new resource (never derived from the UID), or the one a cut-off
         // round already chose.
         func newName() -> String {
@@ -632,6 +648,7 @@ public final class SyncRound {
             } catch .preconditionFailed {
                 log("\(account): \(href) changed on the server meanwhile; merging again")
                 try wrap { () throws(TodoError) in try state.markRefetch(uid: plan.uid) }
+                if plan.placed != nil { movesToResend.insert(plan.uid) }
                 return true
             } catch .notFound {
                 // Deleted on the server meanwhile: the edit wins, as a new resource.

@@ -226,6 +226,37 @@ import TodoTestSupport
         #expect(quiet.sent == 0 && quiet.received == 0)
     }
 
+    /// A todo moved here whose update meets a 412 (the phone edited it at that moment) is merged
+    /// again and still goes out moved: the phone's edit and the new place both reach the server.
+    @Test func aMoveWhoseUpdateMeetsA412IsSentAgainWithTheMove() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let orders: [Int64] = [-700_000_000, -699_999_000, -699_998_000, -699_997_000]
+        for (i, order) in orders.enumerated() {
+            cal.put("apple-\(i).ics", vtodo(uid: "apple-\(i)", summary: "リマインダー \(i)", extra: ["X-APPLE-SORT-ORDER:\(order)"]))
+        }
+        try m.sync(cal)
+        _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "apple-3")?["id"]), "position": 2])
+        let href = try #require(cal.href(uid: "apple-3"))
+        var fired = false
+        cal.beforeWrite = { h in
+            guard h == href, !fired else { return }
+            fired = true
+            cal.edit(h) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:電話から") }
+        }
+        let report = try m.sync(cal)
+        #expect(fired)
+        #expect(report.pending == 0)
+        #expect(try m.openUIDs() == ["apple-0", "apple-3", "apple-1", "apple-2"])
+        let moved = try #require(cal.items()["apple-3"])
+        #expect(moved.entry.notes == "電話から")
+        #expect(try #require(moved.sortOrder) > orders[0] && moved.sortOrder! < orders[1])
+        #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == (try m.openUIDs()))
+        #expect(try m.todo(uid: "apple-3")?["notes"] == "電話から")
+        let quiet = try m.sync(cal)
+        #expect(quiet.sent == 0 && quiet.received == 0)
+    }
+
     /// No room between the new neighbours (sort orders 5 and 6): the open todos are renumbered
     /// (1024, 2048, ...) in the local order with conditional updates; a done todo keeps its sort
     /// order; the server's order then equals the local one and the next round is quiet.
