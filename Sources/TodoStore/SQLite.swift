@@ -86,7 +86,7 @@ package final class Connection {
         // every release. (A larger spill size instead allocates that size per savepoint and
         // measured slower.)
         // ([temp_store](https://sqlite.org/pragma.html#pragma_temp_store))
-        sqlite3_exec(db, "PRAGMA temp_store = MEMORY", nil, nil, nil)
+        try execute("PRAGMA temp_store = MEMORY")
     }
 
     deinit {

@@ -106,6 +106,13 @@ public final class SyncRound {
         // The store's side.
         var locals: [String: Local] = [:]
         var listed: [String: Todo]?
+        /// Every todo by uid, read from the store at most once a pass, when first needed.
+        func listing() throws(SyncError) -> [String: Todo] {
+            if let listed { return listed }
+            let all = Dictionary(try store.allTodos().map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+            listed = all
+            return all
+        }
         let newSeq: Int64
         if let seq = state.seq, let changes = try store.changes(since: seq) {
             for c in changes.todos {
@@ -117,23 +124,17 @@ public final class SyncRound {
             newSeq = changes.seq
         } else {
             newSeq = try store.status().seq
-            let all = try store.allTodos()
-            listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
-            for t in all { locals[t.uid] = Local(todo: t, moved: false) }
-            for (_, known) in try wrap({ () throws(TodoError) in try state.versions() }) where listed?[known.uid] == nil {
+            let all = try listing()
+            for t in all.values { locals[t.uid] = Local(todo: t, moved: false) }
+            for (_, known) in try wrap({ () throws(TodoError) in try state.versions() }) where all[known.uid] == nil {
                 locals[known.uid] = Local(todo: nil, moved: false)
             }
         }
-        if !movesToResend.isEmpty {
-            if movesToResend.contains(where: { locals[$0] == nil }), listed == nil {
-                let all = try store.allTodos()
-                listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
-            }
-            for uid in movesToResend {
-                if let todo = locals[uid]?.todo ?? listed?[uid] { locals[uid] = Local(todo: todo, moved: true) }
-            }
-            movesToResend = []
+        for uid in movesToResend {
+            let todo = locals[uid] != nil ? locals[uid]?.todo : try listing()[uid]
+            if let todo { locals[uid] = Local(todo: todo, moved: true) }
         }
+        movesToResend = []
 
         // The server's side.
         var (remotes, token, skipped) = try remoteChanges()
@@ -155,13 +156,9 @@ public final class SyncRound {
         var placed: [String: Int64] = [:]
         let moved = Set(locals.filter { $0.value.moved && $0.value.todo?.position != nil }.keys)
         if !moved.isEmpty {
-            if listed == nil {
-                let all = try store.allTodos()
-                listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
-            }
             var known = try wrap { () throws(TodoError) in try state.sortOrders() }
             for (uid, remote) in remotes { if case .present(_, _, let item, _) = remote { known[uid] = item.sortOrder } }
-            let open = (listed ?? [:]).values.filter { $0.position != nil }.sorted { $0.position! < $1.position! }.map(\.uid)
+            let open = try listing().values.filter { $0.position != nil }.sorted { $0.position! < $1.position! }.map(\.uid)
             placed = Self.place(moved: moved, open: open, known: known)
             for uid in placed.keys where copies[uid] == nil { uids.insert(uid) }
         }

@@ -188,7 +188,7 @@ import TodoTestSupport
             try two.sync(cal)
             let order = try one.openUIDs()
             #expect(try two.openUIDs() == order)
-            #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == order)
+            #expect(cal.openUIDsBySortOrder() == order)
             for m in [one, two] {
                 let quiet = try m.sync(cal)
                 #expect(quiet.sent == 0 && quiet.received == 0)
@@ -201,10 +201,8 @@ import TodoTestSupport
     @Test func aMoveAmongAppleSortOrdersGoesBetweenItsNeighbours() throws {
         let m = try Machine()
         let cal = InMemoryCollection()
-        let orders: [Int64] = [-700_000_000, -699_999_000, -699_998_000, -699_997_000]
-        for (i, order) in orders.enumerated() {
-            cal.put("apple-\(i).ics", vtodo(uid: "apple-\(i)", summary: "リマインダー \(i)", extra: ["X-APPLE-SORT-ORDER:\(order)"]))
-        }
+        let orders = InMemoryCollection.appleSortOrders
+        cal.putAppleTodos()
         try m.sync(cal)
         #expect(try m.openUIDs() == ["apple-0", "apple-1", "apple-2", "apple-3"])
         _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "apple-3")?["id"]), "position": 2])
@@ -221,7 +219,7 @@ import TodoTestSupport
         _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "apple-0")?["id"]), "position": 4])
         try m.sync(cal)
         #expect(try #require(cal.items()["apple-0"]?.sortOrder) > orders[2])
-        #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == (try m.openUIDs()))
+        #expect(cal.openUIDsBySortOrder() == (try m.openUIDs()))
         let quiet = try m.sync(cal)
         #expect(quiet.sent == 0 && quiet.received == 0)
     }
@@ -231,10 +229,8 @@ import TodoTestSupport
     @Test func aMoveWhoseUpdateMeetsA412IsSentAgainWithTheMove() throws {
         let m = try Machine()
         let cal = InMemoryCollection()
-        let orders: [Int64] = [-700_000_000, -699_999_000, -699_998_000, -699_997_000]
-        for (i, order) in orders.enumerated() {
-            cal.put("apple-\(i).ics", vtodo(uid: "apple-\(i)", summary: "リマインダー \(i)", extra: ["X-APPLE-SORT-ORDER:\(order)"]))
-        }
+        let orders = InMemoryCollection.appleSortOrders
+        cal.putAppleTodos()
         try m.sync(cal)
         _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: "apple-3")?["id"]), "position": 2])
         let href = try #require(cal.href(uid: "apple-3"))
@@ -251,7 +247,7 @@ import TodoTestSupport
         let moved = try #require(cal.items()["apple-3"])
         #expect(moved.entry.notes == "電話から")
         #expect(try #require(moved.sortOrder) > orders[0] && moved.sortOrder! < orders[1])
-        #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == (try m.openUIDs()))
+        #expect(cal.openUIDsBySortOrder() == (try m.openUIDs()))
         #expect(try m.todo(uid: "apple-3")?["notes"] == "電話から")
         let quiet = try m.sync(cal)
         #expect(quiet.sent == 0 && quiet.received == 0)
@@ -277,8 +273,7 @@ import TodoTestSupport
         let items = cal.items()
         #expect(["phone-a", "phone-c", "phone-b"].map { items[$0]?.sortOrder } == [1024, 2048, 3072])
         #expect(items["phone-done"]?.sortOrder == 6)
-        let open = items.filter { !$0.value.entry.done }.sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key)
-        #expect(try open == m.openUIDs())
+        #expect(try cal.openUIDsBySortOrder() == m.openUIDs())
         let quiet = try m.sync(cal)
         #expect(quiet.sent == 0 && quiet.received == 0)
     }
@@ -316,7 +311,7 @@ import TodoTestSupport
         if remoteLater {
             #expect(cal.items()[c]?.sortOrder == 0)
         } else {
-            #expect(cal.items().sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key) == [a, c, b])
+            #expect(cal.openUIDsBySortOrder() == [a, c, b])
         }
         let second = try m.sync(cal)
         #expect(second.sent == 0 && second.received == 0)

@@ -148,6 +148,21 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
         }
         return out
     }
+
+    /// The uids of the open todos on the server, in X-APPLE-SORT-ORDER order (the order another
+    /// client shows).
+    func openUIDsBySortOrder() -> [String] {
+        items().filter { !$0.value.entry.done }.sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key)
+    }
+
+    /// The sort orders Apple Reminders gives four todos (large, negative), put on the server as
+    /// `apple-0` ... `apple-3`.
+    static let appleSortOrders: [Int64] = [-700_000_000, -699_999_000, -699_998_000, -699_997_000]
+    func putAppleTodos() {
+        for (i, order) in Self.appleSortOrders.enumerated() {
+            put("apple-\(i).ics", vtodo(uid: "apple-\(i)", summary: "リマインダー \(i)", extra: ["X-APPLE-SORT-ORDER:\(order)"]))
+        }
+    }
 }
 
 /// A VTODO as another client writes it.
