@@ -5,8 +5,9 @@ import Foundation
 import TodoPosix
 
 /// The CalDAV servers the sync tests run against (Radicale and xandikos, which scripts/test
-/// installs into .build/test-venv and names in `TODOD_RADICALE` / `TODOD_XANDIKOS`) and the
-/// fault-injecting proxy (scripts/lib/fault-proxy.py).
+/// installs into .build/test-venv and names in `TODOD_RADICALE` / `TODOD_XANDIKOS`; Cyrus IMAP and
+/// DAViCal from Debian's packages, which scripts/test installs and names in `TODOD_CYRUS` /
+/// `TODOD_DAVICAL`) and the fault-injecting proxy (scripts/lib/fault-proxy.py).
 ///
 /// Each runs on 127.0.0.1 on a port of its own with its storage in a temporary directory. Its
 /// standard input is a pipe held by the test process: when that closes, because the server was
@@ -23,6 +24,26 @@ public enum CalDAVTestSupport {
     public static let xandikos = configured("TODOD_XANDIKOS")
     /// `TODOD_VDIRSYNCER`: vdirsyncer's console script.
     public static let vdirsyncer = configured("TODOD_VDIRSYNCER")
+    /// `TODOD_CYRUS` / `TODOD_DAVICAL`: scripts/lib/caldav-server.sh, which runs that server
+    /// from its Debian packages, set where scripts/test installed them.
+    public static let cyrus = configured("TODOD_CYRUS")
+    public static let davical = configured("TODOD_DAVICAL")
+
+    /// Why the server of `kind` does not run on this machine, or nil when it must: Radicale and
+    /// xandikos always must; Cyrus and DAViCal must where scripts/test installed them, and
+    /// otherwise carry the reason scripts/test gave (`TODOD_CYRUS_SKIP` / `TODOD_DAVICAL_SKIP`).
+    /// The tests print it and skip that server; a configured server that does not start fails.
+    public static func unavailable(_ kind: CalDAVServer.Kind) -> String? {
+        let (script, variable): (String?, String)
+        switch kind {
+        case .radicale, .xandikos: return nil
+        case .cyrus: (script, variable) = (cyrus, "TODOD_CYRUS")
+        case .davical: (script, variable) = (davical, "TODOD_DAVICAL")
+        }
+        guard script == nil else { return nil }
+        let reason = configured(variable + "_SKIP") ?? "\(variable) is not set (scripts/test installs the server and sets it)"
+        return "\(kind.displayName) skipped: \(reason)"
+    }
 
     /// Whether the server tests must run: the servers are configured, or `CI` is set (then a
     /// missing server is a failure). A plain `swift test` without them skips those tests.
@@ -150,13 +171,17 @@ public class WatchedProcess: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// How long `stop()` waits after SIGTERM before SIGKILL (a server that stops daemons of its
+    /// own needs more than the default 5 s).
+    public var stopGrace: Double = 5
+
     /// Stops the process and reaps it; returns its status.
     @discardableResult
     public func stop() -> Int32 {
         if let status = process.terminationStatus { return status }
         guard process.isRunning else { return process.waitForExit() }
         process.send(SIGTERM)
-        if !CalDAVTestSupport.eventually(timeout: 5, { !process.isRunning }) { process.send(SIGKILL) }
+        if !CalDAVTestSupport.eventually(timeout: stopGrace, { !process.isRunning }) { process.send(SIGKILL) }
         return process.waitForExit()
     }
 }
@@ -171,10 +196,23 @@ private let watchedPythonMain = """
     runpy.run_path(sys.argv[0], run_name="__main__")
     """
 
-/// A CalDAV server for tests: Radicale (htpasswd user `alice` with a non-ASCII password) or
-/// xandikos (no authentication, `--autocreate`), on 127.0.0.1 with storage in its own directory.
+/// A CalDAV server for tests: Radicale (htpasswd user `alice` with a non-ASCII password),
+/// xandikos (no authentication, `--autocreate`), Cyrus IMAP or DAViCal (user `alice`, the same
+/// password; scripts/lib/caldav-server.sh), on 127.0.0.1 with storage in its own directory.
 public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
-    public enum Kind: String, Sendable { case radicale, xandikos }
+    public enum Kind: String, Sendable, CaseIterable {
+        case radicale, xandikos, cyrus, davical
+
+        /// The server's name as people know it.
+        public var displayName: String {
+            switch self {
+            case .radicale: return "Radicale"
+            case .xandikos: return "xandikos"
+            case .cyrus: return "Cyrus IMAP"
+            case .davical: return "DAViCal"
+            }
+        }
+    }
 
     public let kind: Kind
     public let port: Int
@@ -183,7 +221,7 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     public let user: String?
     public let password: String?
 
-    /// The user and password Radicale is started with.
+    /// The user and password Radicale, Cyrus and DAViCal are started with.
     public static let radicaleUser = "alice"
     public static let radicalePassword = "pässwörd-秘密-🔑"
 
@@ -194,6 +232,8 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         switch kind {
         case .radicale: return rootURL + Self.radicaleUser + "/"
         case .xandikos: return rootURL + "user/calendars/"
+        case .cyrus: return rootURL + "dav/calendars/user/" + Self.radicaleUser + "/"
+        case .davical: return rootURL + "caldav.php/" + Self.radicaleUser + "/"
         }
     }
 
@@ -266,11 +306,63 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         throw lastError
     }
 
+    private init(kind: Kind, script: String, port: Int, directory: TemporaryDirectory) throws {
+        self.kind = kind
+        self.port = port
+        self.directory = directory
+        user = Self.radicaleUser
+        password = Self.radicalePassword
+        try super.init("/bin/bash", [script, kind.rawValue, String(port), Self.radicaleUser, Self.radicalePassword],
+                       log: directory.file(kind.rawValue + ".log"))
+        stopGrace = 20
+        // Setting up a PostgreSQL cluster and DAViCal's database takes some seconds, more on a busy machine.
+        let started = CalDAVTestSupport.eventually(timeout: 120) { !process.isRunning || log.hasPrefix("ready ") || log.contains("\nready ") }
+        guard started, process.isRunning else {
+            stop()
+            throw CalDAVTestError.didNotStart(kind.displayName, log)
+        }
+    }
+
+    /// Starts Cyrus IMAP or DAViCal with scripts/lib/caldav-server.sh (`TODOD_CYRUS` /
+    /// `TODOD_DAVICAL`, or `script`) and waits until it answers.
+    public static func packaged(_ kind: Kind, script: String? = nil) throws -> CalDAVServer {
+        let variable = kind == .cyrus ? "TODOD_CYRUS" : "TODOD_DAVICAL"
+        guard let script = script ?? (kind == .cyrus ? CalDAVTestSupport.cyrus : CalDAVTestSupport.davical)
+        else { throw CalDAVTestError.notConfigured(variable) }
+        var lastError: Error = CalDAVTestError.didNotStart(kind.displayName, "")
+        for _ in 0..<3 {
+            let start = Date()
+            do {
+                let server = try CalDAVServer(kind: kind, script: script, port: CalDAVTestSupport.freePort(), directory: TemporaryDirectory(kind.rawValue))
+                print("\(kind.displayName) started on 127.0.0.1:\(server.port) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+                return server
+            } catch { lastError = error }
+        }
+        throw lastError
+    }
+
     /// Starts a server of `kind`.
     public static func start(_ kind: Kind) throws -> CalDAVServer {
         switch kind {
         case .radicale: return try radicale()
         case .xandikos: return try xandikos()
+        case .cyrus, .davical: return try packaged(kind)
+        }
+    }
+
+    private static let sharedRadicale = Result { try radicale() }
+    private static let sharedXandikos = Result { try xandikos() }
+    private static let sharedCyrus = Result { try packaged(.cyrus) }
+    private static let sharedDAViCal = Result { try packaged(.davical) }
+
+    /// The server of `kind` this test process shares: started on first use, ended with the
+    /// process. Tests make calendars of their own on it, so they do not see each other's items.
+    public static func shared(_ kind: Kind) throws -> CalDAVServer {
+        switch kind {
+        case .radicale: return try sharedRadicale.get()
+        case .xandikos: return try sharedXandikos.get()
+        case .cyrus: return try sharedCyrus.get()
+        case .davical: return try sharedDAViCal.get()
         }
     }
 }

@@ -3,12 +3,14 @@ import Testing
 import TodoCalDAV
 import TodoTestSupport
 
-/// CalDAVCollection and CalDAVAccount against real Radicale and xandikos servers on loopback
-/// (scripts/test installs them and sets TODOD_RADICALE / TODOD_XANDIKOS; then, or with CI set, a
-/// server that does not start fails these tests; a plain `swift test` without them skips them).
+/// CalDAVCollection and CalDAVAccount against real Radicale, xandikos, Cyrus IMAP and DAViCal
+/// servers on loopback (scripts/test installs them and sets TODOD_RADICALE / TODOD_XANDIKOS /
+/// TODOD_CYRUS / TODOD_DAVICAL; then, or with CI set, a server that does not start fails these
+/// tests; a plain `swift test` without them skips them; Cyrus or DAViCal where scripts/test could
+/// not install them is skipped with the reason printed).
 @Suite(.enabled(if: CalDAVTestSupport.serversRequired, Comment(rawValue: CalDAVTestSupport.skipMessage)))
 struct CalDAVServerTests {
-    static let kinds: [CalDAVServer.Kind] = [.radicale, .xandikos]
+    static let kinds = CalDAVServer.Kind.allCases
 
     // MARK: - Discovery
 
@@ -19,7 +21,9 @@ struct CalDAVServerTests {
         let (url, _) = try Servers.freshCalendar(server, name: "買い物 & <Tasks>")
         let found = try Servers.account(server).calendars()
         let mine = try #require(found.first { $0.url == url }, "\(found)")
-        #expect(mine.displayName == "買い物 & <Tasks>")
+        withKnownIssue("DAViCal keeps a display name XML-escaped and escapes it again: & comes back as &amp;") {
+            #expect(mine.displayName == "買い物 & <Tasks>")
+        } when: { kind == .davical }
         #expect(mine.holdsTodos)
         #expect(mine.supportsSyncToken)
     }
@@ -106,8 +110,10 @@ struct CalDAVServerTests {
         let none = try calendar.changes(since: delta.token)
         #expect(none.changed.isEmpty && none.removed.isEmpty)
 
-        #expect(caldavError { _ = try calendar.changes(since: "http://bogus.example/sync/no-such-token") } == .tokenInvalid)
-        #expect(caldavError { _ = try calendar.changes(since: "bogus") } == .tokenInvalid)
+        withKnownIssue("DAViCal answers an unknown sync token with a 207 and its current token, not valid-sync-token") {
+            #expect(caldavError { _ = try calendar.changes(since: "http://bogus.example/sync/no-such-token") } == .tokenInvalid)
+            #expect(caldavError { _ = try calendar.changes(since: "bogus") } == .tokenInvalid)
+        } when: { kind == .davical }
     }
 
     /// calendar-query lists the VTODOs with their ETags, and leaves events out.
@@ -174,8 +180,9 @@ struct CalDAVServerTests {
 
     // MARK: - Failures
 
-    @Test func wrongPasswordIsUnauthorized() throws {
-        let server = try Servers.server(.radicale)
+    @Test(arguments: [CalDAVServer.Kind.radicale, .cyrus, .davical])  // xandikos asks for no password
+    func wrongPasswordIsUnauthorized(_ kind: CalDAVServer.Kind) throws {
+        let server = try Servers.server(kind)
         let wrong = "wrong-パスワード-\(UInt32.random(in: 0...UInt32.max))"
         let account = CalDAVAccount(url: server.rootURL, user: CalDAVServer.radicaleUser, password: wrong)
         let error = caldavError { _ = try account.calendars() }
@@ -186,14 +193,16 @@ struct CalDAVServerTests {
         #expect(caldavError { _ = try collection.create(name: "x.ics", data: vtodo("x", "x")) } == .unauthorized)
     }
 
-    /// One connection serves many requests (xandikos keeps connections alive; Radicale's built-in
-    /// server answers HTTP/1.0 and closes each).
-    @Test func oneConnectionForManyRequests() throws {
-        let server = try Servers.server(.xandikos)
+    /// One connection serves many requests (xandikos, Cyrus and Apache keep connections alive;
+    /// Radicale's built-in server answers HTTP/1.0 and closes each). Apache closes a connection
+    /// after 100 requests (its default MaxKeepAliveRequests): the client opens the next one.
+    @Test(arguments: [CalDAVServer.Kind.xandikos, .cyrus, .davical])
+    func oneConnectionForManyRequests(_ kind: CalDAVServer.Kind) throws {
+        let server = try Servers.server(kind)
         let (_, calendar) = try Servers.freshCalendar(server)
         for _ in 0..<200 { _ = try calendar.versions() }
         #expect(calendar.requestCount == 200)
-        #expect(calendar.connectionCount == 1)
+        #expect(calendar.connectionCount == (kind == .davical ? 2 : 1))
     }
 }
 

@@ -1,19 +1,20 @@
 import Foundation
+import Testing
 import TodoCalDAV
 import TodoTestSupport
 
-/// The servers of this test process: one Radicale and one xandikos, started on first use and
-/// ended with the process (CalDAVServer watches its standard input). Each test makes its own
-/// calendar on them, so tests do not see each other's items.
+/// The servers of this test process (CalDAVServer.shared): Radicale, xandikos, Cyrus IMAP and
+/// DAViCal, each started on first use and ended with the process (it watches its standard input).
+/// Each test makes its own calendar on them, so tests do not see each other's items.
 enum Servers {
-    static let radicale = Result { try CalDAVServer.radicale() }
-    static let xandikos = Result { try CalDAVServer.xandikos() }
-
+    /// The shared server of `kind`; where it does not run on this machine (Cyrus or DAViCal not
+    /// installed), the reason is printed and the test (that argument) is skipped.
     static func server(_ kind: CalDAVServer.Kind) throws -> CalDAVServer {
-        switch kind {
-        case .radicale: return try radicale.get()
-        case .xandikos: return try xandikos.get()
+        if let reason = CalDAVTestSupport.unavailable(kind) {
+            print(reason)
+            try Test.cancel(Comment(rawValue: reason))
         }
+        return try CalDAVServer.shared(kind)
     }
 
     static func account(_ server: CalDAVServer, url: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts(connect: 5, stall: 10)) -> CalDAVAccount {
@@ -23,8 +24,8 @@ enum Servers {
     /// A new, empty VTODO calendar named `name` on `server`, and its collection.
     static func freshCalendar(_ server: CalDAVServer, name: String = "Tasks タスク") throws -> (url: String, collection: CalDAVCollection) {
         let account = account(server)
-        if server.kind == .radicale {
-            _ = try? account.calendars()  // Radicale makes the user's principal collection on first access
+        if server.kind != .xandikos {
+            _ = try? account.calendars()  // Radicale and Cyrus make the user's collections on first access
         }
         let url = server.homeURL + "t-" + UUID().uuidString.lowercased() + "/"
         try account.makeCalendar(at: url, name: name)

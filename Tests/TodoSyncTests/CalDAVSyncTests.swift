@@ -13,17 +13,30 @@ import TodoTestSupport
 /// commit within about a second.
 @Suite(.serialized, .enabled(if: CalDAVTestSupport.serversRequired, Comment(rawValue: CalDAVTestSupport.skipMessage)))
 struct CalDAVSyncTests {
-    static let radicale = Result { try CalDAVServer.radicale() }
-    static let xandikos = Result { try CalDAVServer.xandikos() }
-
+    /// The shared server of `kind`; where it does not run on this machine (Cyrus or DAViCal not
+    /// installed), the reason is printed and the test (that argument) is skipped.
     static func server(_ kind: CalDAVServer.Kind) throws -> CalDAVServer {
-        try (kind == .radicale ? radicale : xandikos).get()
+        if let reason = CalDAVTestSupport.unavailable(kind) {
+            print(reason)
+            try Test.cancel(Comment(rawValue: reason))
+        }
+        return try CalDAVServer.shared(kind)
+    }
+
+    /// Runs `body`, a test against the server of `kind`, where Cyrus IMAP's failures are known:
+    /// Cyrus refuses any property with an empty value (403 valid-calendar-data), todod-sync writes
+    /// an empty `X-TODOD-CATEGORY:` line for a todo with tags and no category, and the round stops
+    /// at the first refusal. Once todod-sync sends no empty property (and one refused item no
+    /// longer stops the round), Cyrus passes, this marker reports "known issue was not recorded",
+    /// and it goes.
+    static func knownToFailOnCyrus(_ kind: CalDAVServer.Kind, _ body: () throws -> Void) rethrows {
+        try withKnownIssue("Cyrus IMAP refuses the empty X-TODOD-CATEGORY line (403 valid-calendar-data)", body, when: { kind == .cyrus })
     }
 
     /// A new VTODO calendar on `server`.
     static func calendar(_ server: CalDAVServer) throws -> String {
         let account = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
-        if server.kind == .radicale { _ = try? account.calendars() }
+        if server.kind != .xandikos { _ = try? account.calendars() }  // Radicale and Cyrus make the user's collections on first access
         let url = server.homeURL + "t-" + UUID().uuidString.lowercased() + "/"
         try account.makeCalendar(at: url, name: "Tasks タスク")
         return url
@@ -76,8 +89,12 @@ struct CalDAVSyncTests {
         try Host(url: server.rootURL, calendar: calendar, user: server.user ?? "anyone", password: server.password ?? "unused")
     }
 
-    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    @Test(arguments: CalDAVServer.Kind.allCases)
     func twoStoresConvergeThroughARealServer(_ kind: CalDAVServer.Kind) throws {
+        try Self.knownToFailOnCyrus(kind) { try twoStoresConverge(kind) }
+    }
+
+    func twoStoresConverge(_ kind: CalDAVServer.Kind) throws {
         let server = try Self.server(kind)
         let calendar = try Self.calendar(server)
         let a = try Self.host(server, calendar), b = try Self.host(server, calendar)
@@ -139,11 +156,16 @@ struct CalDAVSyncTests {
     /// Through a proxy that drops, delays and cuts requests and answers 500, 503 and 412 at random
     /// (seeded): rounds fail and are retried; once the faults stop, both stores and the server hold
     /// the same todos, none lost, none twice.
-    @Test func faultsLoseAndDuplicateNothing() throws {
-        let server = try Self.server(.radicale)
+    @Test(arguments: CalDAVServer.Kind.allCases)
+    func faultsLoseAndDuplicateNothing(_ kind: CalDAVServer.Kind) throws {
+        try Self.knownToFailOnCyrus(kind) { try faultsLoseAndDuplicateNothingOn(kind) }
+    }
+
+    func faultsLoseAndDuplicateNothingOn(_ kind: CalDAVServer.Kind) throws {
+        let server = try Self.server(kind)
         let calendar = try Self.calendar(server)
         let seed = SeededRandom.seed(from: "TODOSYNC_SEED")
-        print("CalDAVSyncTests faults seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
+        print("CalDAVSyncTests faults \(kind) seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
         let proxy = try FaultProxy(upstream: server.rootURL, seed: seed, rate: 0.3, faults: ["drop", "cut", "500", "503", "412", "delay"], delay: 0.3)
         let proxied = calendar.replacingOccurrences(of: "127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
         func collection() -> CalDAVCollection {

@@ -200,8 +200,12 @@ struct PeerInteropTests {
     }
 
     /// Item 1: todod → server → vdirsyncer → vdir → todoman.
-    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    @Test(arguments: CalDAVServer.Kind.allCases)
     func todomanListsWhatTododSynced(_ kind: CalDAVServer.Kind) throws {
+        try CalDAVSyncTests.knownToFailOnCyrus(kind) { try todomanListsWhatTododSyncedOn(kind) }
+    }
+
+    func todomanListsWhatTododSyncedOn(_ kind: CalDAVServer.Kind) throws {
         let (_, _, host, peer) = try Self.pair(kind)
         try Self.seed(host)
         let copied = try peer.sync()
@@ -241,8 +245,12 @@ struct PeerInteropTests {
     /// and the next due date: todod keeps ONE todo, which advances (the copy is folded into it and
     /// removed from the server), so todoman too lists it once, advanced. What todoman adds to a
     /// VTODO (SEQUENCE) survives todod's next push; further rounds change nothing.
-    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    @Test(arguments: CalDAVServer.Kind.allCases)
     func todomanChangesComeBack(_ kind: CalDAVServer.Kind) throws {
+        try CalDAVSyncTests.knownToFailOnCyrus(kind) { try todomanChangesComeBackOn(kind) }
+    }
+
+    func todomanChangesComeBackOn(_ kind: CalDAVServer.Kind) throws {
         let (server, calendar, host, peer) = try Self.pair(kind)
         try Self.seed(host)
         try peer.sync()
@@ -319,8 +327,12 @@ struct PeerInteropTests {
     /// lists the conflict. vdirsyncer syncs first: it has no field merge of its own (an item
     /// changed in the vdir and on the server since its last sync is a vdirsyncer conflict), so
     /// todod-sync does the merge and vdirsyncer then brings the merged todo.
-    @Test(arguments: [CalDAVServer.Kind.radicale, .xandikos])
+    @Test(arguments: CalDAVServer.Kind.allCases)
     func concurrentEditsMerge(_ kind: CalDAVServer.Kind) throws {
+        try CalDAVSyncTests.knownToFailOnCyrus(kind) { try concurrentEditsMergeOn(kind) }
+    }
+
+    func concurrentEditsMergeOn(_ kind: CalDAVServer.Kind) throws {
         let (_, _, host, peer) = try Self.pair(kind)
         try Self.seed(host)
         try peer.sync()

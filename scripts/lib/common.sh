@@ -88,3 +88,54 @@ ensure_test_environment() {
     export TODOD_XANDIKOS="$PWD/$venv/bin/xandikos"
     export TODOD_VDIRSYNCER="$PWD/$venv/bin/vdirsyncer"
 }
+
+# Installs the given Debian packages as ensure_packages does, with their system services kept from
+# starting: a policy-rc.d that refuses them is in place for the install (made for it and removed
+# after where the machine has none), so no packaged PostgreSQL, Apache or Cyrus takes a port.
+ensure_packages_without_services() {
+    local policy=/usr/sbin/policy-rc.d made=0 status=0
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\n# scripts/lib/common.sh: no service starts while the tests install packages\nexit 101\n' |
+            as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy" && made=1
+    fi
+    ensure_packages "$@" || status=$?
+    [ "$made" -eq 0 ] || as_root rm -f "$policy"
+    return "$status"
+}
+
+# The production CalDAV servers the CalDAV tests run beside Radicale and xandikos, from Debian's
+# packages: Cyrus IMAP with its CalDAV module, and DAViCal (PHP under Apache on PostgreSQL).
+# Installed here without prompts or system services; the tests start each on loopback with
+# scripts/lib/caldav-server.sh, in a private directory it removes. Exports TODOD_CYRUS and
+# TODOD_DAVICAL (that script) for each installed, or TODOD_CYRUS_SKIP / TODOD_DAVICAL_SKIP with
+# the reason it is not (the tests print it and skip that server): not root, no apt-get, the
+# install failed.
+ensure_caldav_servers() {
+    unset TODOD_CYRUS TODOD_DAVICAL TODOD_CYRUS_SKIP TODOD_DAVICAL_SKIP
+    local script="$PWD/scripts/lib/caldav-server.sh" reason="" name packages started
+    if [ "$(id -u)" -ne 0 ]; then
+        reason="needs root (its daemons run as the packages' users)"
+    elif ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
+        reason="installs from Debian's packages, and this machine has no apt-get"
+    fi
+    for name in CYRUS DAVICAL; do
+        case "$name" in
+            CYRUS) packages="cyrus-imapd cyrus-caldav sasl2-bin python3" ;;
+            DAVICAL) packages="davical postgresql apache2 libapache2-mod-php php-pgsql python3" ;;
+        esac
+        if [ -n "$reason" ]; then
+            export "TODOD_${name}_SKIP=$reason"
+            echo "==> ${name,,}: the CalDAV tests skip it: $reason" >&2
+            continue
+        fi
+        started=$(date +%s)
+        # shellcheck disable=SC2086 # the package list is split on purpose
+        if ensure_packages_without_services $packages; then
+            export "TODOD_${name}=$script"
+            [ "$(date +%s)" -eq "$started" ] || echo "==> ${name,,}: installed in $(($(date +%s) - started)) s" >&2
+        else
+            export "TODOD_${name}_SKIP=apt-get install $packages failed"
+            echo "==> ${name,,}: the CalDAV tests skip it: apt-get install $packages failed" >&2
+        fi
+    done
+}
