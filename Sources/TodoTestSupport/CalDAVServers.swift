@@ -312,11 +312,12 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         self.directory = directory
         user = Self.radicaleUser
         password = Self.radicalePassword
-        try super.init("/bin/bash", [script, kind.rawValue, String(port), Self.radicaleUser, Self.radicalePassword],
+        // The script keeps its data in `directory` too, and removes it when it ends.
+        try super.init("/bin/bash", [script, kind.rawValue, directory.path, String(port), Self.radicaleUser, Self.radicalePassword],
                        log: directory.file(kind.rawValue + ".log"))
         stopGrace = 20
         // Setting up a PostgreSQL cluster and DAViCal's database takes some seconds, more on a busy machine.
-        let started = CalDAVTestSupport.eventually(timeout: 120) { !process.isRunning || log.hasPrefix("ready ") || log.contains("\nready ") }
+        let started = CalDAVTestSupport.eventually(timeout: 120) { !process.isRunning || log.hasPrefix("ready\n") || log.contains("\nready\n") }
         guard started, process.isRunning else {
             stop()
             throw CalDAVTestError.didNotStart(kind.displayName, log)

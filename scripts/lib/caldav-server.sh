@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
 # Runs one production CalDAV server from Debian's packages on loopback, for the tests and
 # scripts/bench-sync (scripts/lib/common.sh's ensure_caldav_servers installs the packages):
-#   caldav-server.sh cyrus|davical PORT USER PASSWORD
+#   caldav-server.sh cyrus|davical DIR PORT USER PASSWORD
 # Cyrus IMAP with its CalDAV module (the engine Fastmail runs), or DAViCal (PHP under Apache on
 # PostgreSQL), answers CalDAV on http://127.0.0.1:PORT/ with one user USER (password PASSWORD).
-# Everything it writes lives in a private directory under /tmp: its own configuration, its own
-# PostgreSQL cluster (a Unix socket in that directory, no TCP), no system service started, nothing
-# written under /etc. It prints "ready DIR" when the server answers, then runs until its standard
-# input closes or it gets SIGTERM/SIGINT: then it stops every daemon it started and removes the
-# directory. Needs root (the daemons drop to the packages' users: cyrus, postgres, www-data).
+# Everything it writes lives in DIR (made when missing; the caller may keep its log there): its
+# own configuration, its own PostgreSQL cluster (a Unix socket in DIR, no TCP); no system service
+# is started, nothing is written under /etc. It prints "ready" when the server answers, then runs
+# until its standard input closes or it gets SIGTERM/SIGINT: then it stops every daemon it started
+# and removes DIR. Needs root (the daemons drop to the packages' users: cyrus, postgres, www-data).
 set -euo pipefail
 
-kind=${1:?usage: caldav-server.sh cyrus|davical PORT USER PASSWORD}
-port=${2:?port}
-user=${3:?user}
-password=${4:?password}
+kind=${1:?usage: caldav-server.sh cyrus|davical DIR PORT USER PASSWORD}
+dir=${2:?directory}
+port=${3:?port}
+user=${4:?user}
+password=${5:?password}
 
-dir=$(mktemp -d /tmp/todod-"$kind"-XXXXXX)
-chmod 755 "$dir"
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+chmod 755 "$dir"  # the daemons' users reach their files (and PostgreSQL's socket) in it
 pids=()
 pgbin=
 
 cleanup() {
-    trap - EXIT TERM INT
+    # A signal that comes while stopping (the test process and its group ending) must not cut
+    # the cleanup short and leave PostgreSQL running.
+    trap - EXIT
+    trap '' TERM INT HUP
     local i pid
     # Last started first: Apache before the PostgreSQL it holds connections to.
     for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
@@ -210,7 +215,7 @@ case "$kind" in
     davical) start_davical ;;
     *) fail "unknown server kind (cyrus or davical)" ;;
 esac
-echo "ready $dir"
+echo ready
 # Until our standard input closes (the test process ended) or a signal comes.
 cat <&0 >/dev/null &
 wait $! || true
