@@ -210,6 +210,7 @@ EOF
 }
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (its daemons run as the packages' users)"
+runuser -u nobody -- test -x "$dir" || fail "$dir is out of reach of other users (a parent directory is private)"
 case "$kind" in
     cyrus) start_cyrus ;;
     davical) start_davical ;;
