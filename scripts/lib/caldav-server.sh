@@ -8,7 +8,8 @@
 # own configuration, its own PostgreSQL cluster (a Unix socket in DIR, no TCP); no system service
 # is started, nothing is written under /etc. It prints "ready" when the server answers, then runs
 # until its standard input closes or it gets SIGTERM/SIGINT: then it stops every daemon it started
-# and removes DIR. Needs root (the daemons drop to the packages' users: cyrus, postgres, www-data).
+# and removes DIR (when it could not start, all but the *.log files there). Needs root (the daemons
+# drop to the packages' users: cyrus, postgres, www-data).
 set -euo pipefail
 
 kind=${1:?usage: caldav-server.sh cyrus|davical DIR PORT USER PASSWORD}
@@ -17,11 +18,16 @@ port=${3:?port}
 user=${4:?user}
 password=${5:?password}
 
+case "$dir" in
+    /tmp/?* | "${TMPDIR:-/tmp}"/?*) ;;
+    *) echo "error: $kind: $dir is not under /tmp (it is removed at the end)" >&2; exit 1 ;;
+esac
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 chmod 755 "$dir"  # the daemons' users reach their files (and PostgreSQL's socket) in it
 pids=()
 pgbin=
+ready=0
 
 cleanup() {
     # A signal that comes while stopping (the test process and its group ending) must not cut
@@ -38,7 +44,11 @@ cleanup() {
     done
     [ -z "${pgbin:-}" ] || [ ! -f "$dir/pg/data/postmaster.pid" ] ||
         runuser -u postgres -- "$pgbin/pg_ctl" -D "$dir/pg/data" -m immediate stop >/dev/null 2>&1 || true
-    rm -rf "$dir"
+    if [ "$ready" -eq 1 ]; then
+        rm -rf "$dir"
+    else  # it did not start: the caller's log (*.log in DIR) says why
+        find "$dir" -mindepth 1 -maxdepth 1 ! -name '*.log' -exec rm -rf {} +
+    fi
 }
 trap cleanup EXIT
 trap 'exit 143' TERM
@@ -50,9 +60,9 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# Waits (10 s at most) until something answers HTTP on 127.0.0.1:$1.
+# Waits (30 s at most) until something answers HTTP on 127.0.0.1:$1.
 wait_http() {
-    for _ in $(seq 100); do
+    for _ in $(seq 300); do
         python3 - "$1" <<'EOF' 2>/dev/null && return 0
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
@@ -216,6 +226,7 @@ case "$kind" in
     davical) start_davical ;;
     *) fail "unknown server kind (cyrus or davical)" ;;
 esac
+ready=1
 echo ready
 # Until our standard input closes (the test process ended) or a signal comes.
 cat <&0 >/dev/null &
