@@ -28,8 +28,7 @@ struct CalDAVSyncTests {
     /// an empty `X-TODOD-CATEGORY:` line for a todo with tags and no category, and the round stops
     /// at the first refusal. Once todod-sync sends no empty property (and one refused item no
     /// longer stops the round), Cyrus passes, this marker reports "known issue was not recorded",
-    /// and it goes.
-    /// A server that does not run here is skipped (or fails to start) before the marker.
+    /// and it goes. A server that does not run here is skipped (or fails to start) before it.
     static func knownToFailOnCyrus(_ kind: CalDAVServer.Kind, _ body: () throws -> Void) throws {
         _ = try server(kind)
         try withKnownIssue("Cyrus IMAP refuses the empty X-TODOD-CATEGORY line (403 valid-calendar-data)", body, when: { kind == .cyrus })
