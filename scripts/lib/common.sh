@@ -91,15 +91,26 @@ ensure_test_environment() {
 
 # Installs the given Debian packages as ensure_packages does, with their system services kept from
 # starting: a policy-rc.d that refuses them is in place for the install (made for it and removed
-# after where the machine has none), so no packaged PostgreSQL, Apache or Cyrus takes a port.
+# after where the machine has none), so no packaged PostgreSQL, Apache or Cyrus takes a port; under
+# systemd, the services of the packages it installed are disabled too.
 ensure_packages_without_services() {
-    local policy=/usr/sbin/policy-rc.d made=0 status=0
+    local policy=/usr/sbin/policy-rc.d made=0 status=0 pkg fresh=()
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || fresh+=("$pkg")
+    done
+    [ ${#fresh[@]} -eq 0 ] && return 0
     if [ ! -e "$policy" ]; then
         printf '#!/bin/sh\n# scripts/lib/common.sh: no service starts while the tests install packages\nexit 101\n' |
             as_root tee "$policy" >/dev/null && as_root chmod 755 "$policy" && made=1
     fi
     ensure_packages "$@" || status=$?
     [ "$made" -eq 0 ] || as_root rm -f "$policy"
+    # Under systemd the new packages' services would start at the next boot: not for the tests.
+    if [ -d /run/systemd/system ]; then
+        for pkg in "${fresh[@]}"; do
+            case "$pkg" in apache2 | postgresql | cyrus-imapd) as_root systemctl disable --quiet "$pkg" 2>/dev/null || true ;; esac
+        done
+    fi
     return "$status"
 }
 
