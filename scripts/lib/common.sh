@@ -89,15 +89,22 @@ ensure_test_environment() {
     export TODOD_VDIRSYNCER="$PWD/$venv/bin/vdirsyncer"
 }
 
+# The given Debian packages that are not installed, on one line.
+missing_packages() {
+    local pkg missing=()
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    echo "${missing[*]}"
+}
+
 # Installs the given Debian packages as ensure_packages does, with their system services kept from
 # starting: a policy-rc.d that refuses them is in place for the install (made for it and removed
 # after where the machine has none), so no packaged PostgreSQL, Apache or Cyrus takes a port; under
 # systemd, the services of the packages it installed are disabled too.
 ensure_packages_without_services() {
-    local policy=/usr/sbin/policy-rc.d made=0 status=0 pkg fresh=()
-    for pkg in "$@"; do
-        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || fresh+=("$pkg")
-    done
+    local policy=/usr/sbin/policy-rc.d made=0 status=0 pkg fresh
+    read -ra fresh <<<"$(missing_packages "$@")"
     [ ${#fresh[@]} -eq 0 ] && return 0
     if [ ! -e "$policy" ]; then
         printf '#!/bin/sh\n# scripts/lib/common.sh: no service starts while the tests install packages\nexit 101\n' |
@@ -123,7 +130,7 @@ ensure_packages_without_services() {
 # install failed.
 ensure_caldav_servers() {
     unset TODOD_CYRUS TODOD_DAVICAL TODOD_CYRUS_SKIP TODOD_DAVICAL_SKIP
-    local script="$PWD/scripts/lib/caldav-server.sh" reason="" name packages started
+    local script="$PWD/scripts/lib/caldav-server.sh" reason="" name packages started missing
     if [ "$(id -u)" -ne 0 ]; then
         reason="needs root (its daemons run as the packages' users)"
     elif ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
@@ -140,10 +147,12 @@ ensure_caldav_servers() {
             continue
         fi
         started=$(date +%s)
-        # shellcheck disable=SC2086 # the package list is split on purpose
+        # shellcheck disable=SC2086 # the package lists are split on purpose
+        missing=$(missing_packages $packages)
+        # shellcheck disable=SC2086
         if ensure_packages_without_services $packages; then
             export "TODOD_${name}=$script"
-            [ "$(date +%s)" -eq "$started" ] || echo "==> ${name,,}: installed in $(($(date +%s) - started)) s" >&2
+            [ -z "$missing" ] || echo "==> ${name,,}: installed in $(($(date +%s) - started)) s" >&2
         else
             export "TODOD_${name}_SKIP=apt-get install $packages failed"
             echo "==> ${name,,}: the CalDAV tests skip it: apt-get install $packages failed" >&2
