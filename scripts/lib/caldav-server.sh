@@ -213,8 +213,10 @@ RewriteRule ^/\.well-known/(.*)$ /caldav.php/.well-known/\$1 [NC,L]
 EOF
     local apache=/usr/sbin/apache2
     command -v apache2 >/dev/null && apache=$(command -v apache2)
+    # In a session of its own: stopping, Apache signals its whole process group, which would
+    # otherwise be ours and our caller's.
     PGHOST="$pg" PGPORT=5432 APACHE_RUN_DIR="$dir" APACHE_LOCK_DIR="$dir" APACHE_LOG_DIR="$dir" \
-        "$apache" -f "$dir/apache2.conf" -DFOREGROUND >"$dir/apache2.log" 2>&1 &
+        setsid "$apache" -f "$dir/apache2.conf" -DFOREGROUND >"$dir/apache2.log" 2>&1 &
     pids+=($!)
     wait_http "$port" || fail "Apache does not answer on 127.0.0.1:$port: $(tail -c 1000 "$dir/apache2.log" "$dir/apache2-error.log" 2>&1)"
 }
