@@ -130,7 +130,10 @@ public final class Daemon: @unchecked Sendable {
             deliveryQueue: DispatchQueue(label: "todod.journal-write"),
             onFired: { [ioQueue] fired in
                 status.update()
-                ioQueue.async { for reminder in fired { connections.publish(.reminder(reminder), seq: nil) } }
+                // A reminder is no change: it carries the newest change's seq, so a client that
+                // resumes after it (`watch` `since`) misses no change and repeats none.
+                let seq = try? store.readOnQueue { try $0.currentSeq() }
+                ioQueue.async { for reminder in fired { connections.publish(.reminder(reminder), seq: seq) } }
             })
         let started = Posix.monotonicSeconds()
         let router = Router(

@@ -81,14 +81,22 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         }
         if let remind = todo.remind { fields.append(("TODO_REMIND_USEC", String(remind.usec))) }
         fields.append(("TODO_LATE_USEC", String(max(0, reminder.lateUsec))))
+        if todo.allDay { fields.append(("TODO_ALL_DAY", "1")) }
+        if let zone = todo.zone { fields.append(("TODO_ZONE", zone)) }
+        if let priority = todo.priority { fields.append(("TODO_PRIORITY", priority.rawValue)) }
         return fields
     }
 
-    /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00." The title is shown escaped
+    /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00."; for an all-day todo "… is due
+    /// on 2026-12-01." (its day, read in its own zone: no midnight). The title is shown escaped
     /// (`DisplayText`: no bidi override can reverse the sentence); TODO_TITLE keeps it as stored.
     static func message(_ todo: Todo, timeZone: ZoneInfo) -> String {
         let title = DisplayText.escaped(todo.title)
         guard let due = todo.due else { return "Reminder for todo \(todo.id) “\(title)”." }
+        if todo.allDay {
+            let zone = todo.zone.flatMap { ZoneInfo(identifier: $0) } ?? timeZone
+            return "Todo \(todo.id) “\(title)” is due on \(LocalTime.dateText(days: LocalTime(due, in: zone).days))."
+        }
         return "Todo \(todo.id) “\(title)” is due at \(LocalTime(due, in: timeZone).textWithOffset)."
     }
 

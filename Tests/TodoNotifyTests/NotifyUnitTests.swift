@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodoCore
 import TodoSystemd
+import TodoTime
 import TodoClient
 import TodoTestSupport
 @testable import TodoNotify
@@ -62,8 +63,42 @@ struct NotifyUnitTests {
     @Test func theBodySaysDueCategoryAndLateness() throws {
         let r = try #require(reminder(["TODO_ID": "1", "TODO_TITLE": "t", "TODO_CATEGORY": "仕事", "TODO_DUE_USEC": "1796115600000000",
                                         "TODO_LATE_USEC": "0"], realtime: 1_796_115_600_000_000))
-        #expect(r.body(now: Instant(usec: 1_796_115_610_000_000), zone: .utc) == "Due 2026-12-01 09:00 +00:00 · 仕事")
-        #expect(r.body(now: Instant(usec: 1_796_115_600_000_000 + 7_500_000_000), zone: .utc) == "Due 2026-12-01 09:00 +00:00 · 仕事 · 2 h 5 min late")
+        #expect(r.body(now: Instant(usec: 1_796_115_610_000_000), zone: .utc) == "Due 2026-12-01 09:00 · 仕事")
+        #expect(r.body(now: Instant(usec: 1_796_115_600_000_000 + 7_500_000_000), zone: .utc) == "Due 2026-12-01 09:00 · 仕事 · 2 h 5 min late")
+        #expect(r.isCritical(now: Instant(usec: 1_796_115_600_000_000 + 7_500_000_000), zone: .utc))
+        #expect(!r.isCritical(now: Instant(usec: 1_796_115_600_000_000 + 3_000_000_000), zone: .utc))
+        // In Tokyo the same instant is 18:00 there; a todo kept in another zone shows its own time too.
+        let tokyo = try #require(ZoneInfo(identifier: "Asia/Tokyo"))
+        #expect(r.body(now: Instant(usec: 1_796_115_610_000_000), zone: tokyo) == "Due 2026-12-01 18:00 · 仕事")
+        var berlin = r
+        berlin.zone = "Europe/Berlin"
+        #expect(berlin.body(now: Instant(usec: 1_796_115_610_000_000), zone: tokyo) == "Due 2026-12-01 18:00 (10:00 Europe/Berlin) · 仕事")
+        var high = r
+        high.highPriority = true
+        #expect(high.isCritical(now: Instant(usec: 1_796_115_610_000_000), zone: .utc))
+    }
+
+    /// An all-day todo says today, tomorrow or its day (read in its own zone), never a time or a
+    /// lateness counted from midnight, and is critical only once its day is over.
+    @Test func anAllDayTodoSaysItsDay() throws {
+        // Due 2026-12-01 (midnight UTC), reminded at midnight, fired 12 h 40 min later.
+        let midnight: Int64 = 1_796_083_200_000_000
+        let r = try #require(reminder(["TODO_ID": "1", "TODO_TITLE": "t", "TODO_DUE_USEC": String(midnight), "TODO_ALL_DAY": "1",
+                                        "TODO_REMIND_USEC": String(midnight), "TODO_LATE_USEC": "45600000000"], realtime: UInt64(midnight + 45_600_000_000)))
+        #expect(r.allDay)
+        let now = Instant(usec: midnight + 45_600_000_000)
+        #expect(r.body(now: now, zone: .utc) == "Due today")
+        #expect(!r.isCritical(now: now, zone: .utc))
+        #expect(r.body(now: Instant(usec: midnight - 3_600_000_000), zone: .utc) == "Due tomorrow")
+        #expect(r.body(now: Instant(usec: midnight - 86_400_000_000 * 3), zone: .utc) == "Due 2026-12-01")
+        let twoDaysLater = Instant(usec: midnight + 86_400_000_000 * 2)
+        #expect(r.body(now: twoDaysLater, zone: .utc) == "Due 2026-12-01, overdue")
+        #expect(r.isCritical(now: twoDaysLater, zone: .utc))
+        // Kept in Tokyo: midnight there is 15:00 the day before in UTC; the day is still the 1st.
+        var tokyo = r
+        tokyo.zone = "Asia/Tokyo"
+        tokyo.due = Instant(usec: midnight - 9 * 3_600_000_000)
+        #expect(tokyo.body(now: now, zone: .utc) == "Due today")
         #expect(Reminder.describe(30_000_000) == "30 s")
         #expect(Reminder.describe(600_000_000) == "10 min")
         #expect(Reminder.describe(3_600_000_000) == "1 h")
