@@ -183,3 +183,17 @@ final class StandInDaemon {
         }
     }
 }
+
+/// A FIFO where a password file should be: refused at once with a clear line, never a hang in open().
+@Suite struct FifoPasswordFileTests {
+    @Test func aFifoPasswordFileIsRefusedAtOnce() throws {
+        let dir = TemporaryDirectory("fifo")
+        let fifo = dir.file("password")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // A hang would be ended by the timeout, without the line below.
+        let result = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", "http://127.0.0.1:9/dav/", "--user", "u",
+                                                                             "--password-file", fifo], timeout: 20)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+    }
+}
