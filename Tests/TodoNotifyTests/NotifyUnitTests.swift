@@ -4,6 +4,7 @@ import TodoCore
 import TodoSystemd
 import TodoTime
 import TodoClient
+import TodoProtocol
 import TodoTestSupport
 @testable import TodoNotify
 
@@ -26,6 +27,62 @@ struct NotifyUnitTests {
         #expect(throws: NotifyOptions.UsageError.self) { try NotifyOptions.parse(["--exec-timeout", "nan", "--print"]) }
         #expect(throws: NotifyOptions.UsageError.self) { try NotifyOptions.parse(["--bogus"]) }
         #expect(throws: NotifyOptions.UsageError.self) { try NotifyOptions.parse(["--socket"]) }
+        // Each notifier its own cursor: the outputs and the name make the file's name.
+        #expect(try NotifyOptions.parse([]).mode == "desktop")
+        #expect(try NotifyOptions.parse(["--print", "--notify"]).mode == "desktop+print")
+        #expect(try NotifyOptions.parse(["--exec", "x"]).mode == "exec")
+        #expect(try NotifyOptions.parse(["--name", "電話-1", "--print"]).name == "電話-1")
+        for bad in ["", ".hidden", "a/b", "a b", "x\u{1B}", String(repeating: "名", count: 22)] {
+            #expect(throws: NotifyOptions.UsageError.self, "\(bad)") { try NotifyOptions.parse(["--name", bad]) }
+        }
+        #expect(CursorFile.path(environment: ["XDG_STATE_HOME": "/s"], home: "/h", mode: "print", name: "電話") == "/s/todod/notify-print-電話.cursor")
+        #expect(CursorFile.path(environment: [:], home: "/h", mode: "desktop", name: nil) == "/h/.local/state/todod/notify-desktop.cursor")
+    }
+
+    /// The cursor file: the cursor, the fast path's keys, and what is refused.
+    @Test func theCursorFile() throws {
+        let dir = TemporaryDirectory("cur")
+        let file = CursorFile(path: dir.file("todod/notify-print.cursor"))
+        #expect(try file.read() == CursorFile.State())
+        try file.write(CursorFile.State(cursor: "s=1;i=2", ahead: ["3:100:5", "4:200:0"]))
+        #expect(try file.read() == CursorFile.State(cursor: "s=1;i=2", ahead: ["3:100:5", "4:200:0"]))
+        for bad in ["cursor with spaces\n", "s=1\nnot a key\n"] {
+            try bad.write(toFile: file.path, atomically: true, encoding: .utf8)
+            #expect(throws: CursorFile.Unreadable.self) { try file.read() }
+        }
+    }
+
+    /// The cursor moves past an entry only once it and all before it are settled.
+    @Test func theLedgerAndTheKeySet() {
+        var ledger = CursorLedger()
+        let a = ledger.add("a"), b = ledger.add("b"), c = ledger.add("c")
+        ledger.settle(b)
+        #expect(ledger.advance() == nil)
+        ledger.settle(a)
+        #expect(ledger.advance() == "b")
+        ledger.settle(c)
+        #expect(ledger.advance() == "c")
+        #expect(ledger.advance() == nil)
+        var keys = KeySet(limit: 2)
+        keys.insert("1"); keys.insert("2"); keys.insert("3")
+        #expect(keys.keys == ["2", "3"] && !keys.contains("1"))
+        #expect(keys.remove("2") && !keys.remove("2") && keys.keys == ["3"])
+    }
+
+    /// The same firing read from a `watch` event and from its journal entry has one key.
+    @Test func aReminderFromAWatchEvent() throws {
+        let todo: JSON = ["id": 9, "uid": "u-9", "title": "歯医者", "done": false, "position": 1, "due": "2026-12-01T00:00:00Z",
+                          "remind": "2026-12-01T00:00:00Z", "created": "2026-11-30T00:00:00Z", "updated": "2026-11-30T00:00:00Z",
+                          "allDay": true, "zone": "Asia/Tokyo", "priority": "high"]
+        let event = try #require(Reminder(event: ["seq": 4, "type": "reminder", "todos": [todo], "fired": "2026-12-01T00:00:01Z", "lateUsec": 1_000_000]))
+        let entry = try #require(reminder(["TODO_ID": "9", "TODO_UID": "u-9", "TODO_TITLE": "歯医者", "TODO_DUE": "2026-12-01T00:00:00Z", "TODO_DUE_USEC": "1796083200000000",
+                                            "TODO_REMIND_USEC": "1796083200000000", "TODO_LATE_USEC": "1000000", "TODO_ALL_DAY": "1",
+                                            "TODO_ZONE": "Asia/Tokyo", "TODO_PRIORITY": "high"]))
+        #expect(event.key == entry.key)
+        #expect(event.allDay && event.zone == "Asia/Tokyo" && event.highPriority && event.cursor == nil)
+        #expect(event.printLine == entry.printLine && event.environment == entry.environment)
+        #expect(Reminder(event: ["type": "reminder", "todos": [], "lateUsec": 0]) == nil)
+        #expect(Reminder(event: ["type": "reminder", "todo": ["id": 1], "lateUsec": 0]) == nil)
     }
 
     @Test func snoozeFromTheConfigFile() throws {
