@@ -122,11 +122,9 @@ final class DesktopOutput {
                 return
             }
         }
-        guard let bus, !pending.isEmpty else { return }
-        if bus.owner == nil {
-            down("no notification server on the session bus")
-            return
-        }
+        // Sent even while nobody owns the name: the bus may start a server on demand (D-Bus
+        // activation); without one the answer is ServiceUnknown, and the reminders wait.
+        guard !pending.isEmpty else { return }
         let now = Instant.now()
         if pendingIsBacklog && pending.count > Self.summaryThreshold {
             let (summary, body) = Self.summary(pending.map(\.reminder))

@@ -21,9 +21,11 @@ package final class DesktopNotifications {
     package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         package let name: String?
         package let message: String
-        /// Nobody owns org.freedesktop.Notifications (no notification server running).
+        /// Nobody owns org.freedesktop.Notifications (no notification server running), or the bus
+        /// could not start one on demand (D-Bus activation failed).
         package var noServer: Bool {
             name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+                || name?.hasPrefix("org.freedesktop.DBus.Error.Spawn.") == true
         }
         /// No answer in time (the server may still have shown it).
         package var noReply: Bool { name == "org.freedesktop.DBus.Error.NoReply" || name == "org.freedesktop.DBus.Error.Timeout" }

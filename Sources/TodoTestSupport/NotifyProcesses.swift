@@ -100,11 +100,36 @@ public class BackgroundProcess: @unchecked Sendable {
 public final class SessionBus: BackgroundProcess, @unchecked Sendable {
     public let address: String
 
-    /// Starts it on `socket` and waits until it accepts connections.
-    public init(socket: String, directory: TemporaryDirectory) throws {
+    /// Starts it on `socket` and waits until it accepts connections. With `activating`, the bus
+    /// starts the stand-in notification server on demand (D-Bus activation), recording to that
+    /// file, and knows no other service.
+    public init(socket: String, directory: TemporaryDirectory, activating record: String? = nil) throws {
         address = "unix:path=" + socket
-        try super.init("/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=" + address],
-                       environment: [:], output: directory.file("dbus"))
+        var arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
+        if let record {
+            let services = directory.file("services")
+            try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+            try """
+                [D-BUS Service]
+                Name=org.freedesktop.Notifications
+                Exec=\(NotifyTestSupport.python) \(NotifyTestSupport.repository)/scripts/lib/notification-server.py \(record)
+
+                """.write(toFile: services + "/org.freedesktop.Notifications.service", atomically: true, encoding: .utf8)
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>session</type>
+                  <listen>\(address)</listen>
+                  <auth>EXTERNAL</auth>
+                  <servicedir>\(services)</servicedir>
+                  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                </busconfig>
+
+                """.write(toFile: directory.file("bus.conf"), atomically: true, encoding: .utf8)
+            arguments = ["--config-file=" + directory.file("bus.conf"), "--nofork", "--nopidfile"]
+        }
+        try super.init("/usr/bin/dbus-daemon", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": address], output: directory.file("dbus"))
         guard NotifyTestSupport.eventually(timeout: 10, { FileManager.default.fileExists(atPath: socket) || !process.isRunning }),
               process.isRunning else { throw NotifyTestError.didNotStart("dbus-daemon", stderr) }
     }

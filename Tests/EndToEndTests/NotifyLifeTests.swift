@@ -168,11 +168,68 @@ struct NotifyLifeTests {
         #expect((open["todos"]?.arrayValue ?? []).filter { $0["title"]?.stringValue?.hasPrefix(title) == true }.count == 7)
     }
 
+    /// No notification server runs, but the bus can start one on demand (D-Bus activation, as
+    /// dunst and most servers are started): the reminder's Notify starts it and is shown.
+    @Test func aServerTheBusStartsOnDemandGetsTheReminder() throws {
+        let dir = TemporaryDirectory("nac")
+        let record = dir.file("activated.jsonl")
+        let bus = try SessionBus(socket: dir.file("bus"), directory: dir, activating: record)
+        let daemon = try DaemonProcess(directory: dir)
+        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let title = unique("activated")
+        _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 0))])
+        #expect(NotifyTestSupport.eventually(timeout: 20) { ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").contains(title) },
+                "\(notifier.stderr) \(bus.stderr)")
+        // It runs on: stop it by its pid (the bus started it).
+        if let pid = ((try? String(contentsOfFile: record + ".ready", encoding: .utf8)) != nil ? bus.children.first : nil) { kill(pid, SIGTERM) }
+    }
+
     private static func seconds(_ value: JSON) -> Double? {
         switch value {
         case .double(let d): d
         case .int(let i): Double(i)
         default: nil
         }
+    }
+}
+
+/// Once with a real notification server: dunst (Debian's `dunst`) on a virtual display (`xvfb`),
+/// on a private session bus. A reminder is shown, and withdrawn when the todo is completed by
+/// another client: `dunstctl` sees it displayed, then in its history and no longer displayed.
+@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket")
+                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunst")
+                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunstctl")
+                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb")
+                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+                             "needs journald, dbus-daemon, dunst and Xvfb (apt-get install dunst xvfb)"))
+struct NotifyDunstTests {
+    @Test func dunstShowsTheReminderAndItIsClosedWhenCompletedElsewhere() throws {
+        let dir = TemporaryDirectory("ndu")
+        var display = Int.random(in: 100...499)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(display)") { display += 1 }
+        let xvfb = try BackgroundProcess.started("/usr/bin/Xvfb", [":\(display)", "-nolisten", "tcp"], output: dir.file("xvfb"))
+        #expect(NotifyTestSupport.eventually(timeout: 20) { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(display)") }, "\(xvfb.stderr)")
+        let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
+        // No timeout: a notification leaves the screen only when closed.
+        try "[global]\n    history_length = 20\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n[urgency_critical]\n    timeout = 0\n"
+            .write(toFile: dir.file("dunstrc"), atomically: true, encoding: .utf8)
+        let env = ["DISPLAY": ":\(display)", "DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": dir.path, "PATH": "/usr/bin:/bin"]
+        let dunst = try BackgroundProcess.started("/usr/bin/dunst", ["-config", dir.file("dunstrc")], environment: env, output: dir.file("dunst"))
+        func dunstctl(_ arguments: [String]) -> String {
+            (try? ChildProcess.run("/usr/bin/dunstctl", arguments, environment: env))?.stdout ?? ""
+        }
+        #expect(NotifyTestSupport.eventually(timeout: 20) { Int(dunstctl(["count", "displayed"]).trimmingCharacters(in: .whitespacesAndNewlines)) != nil },
+                "\(dunst.stderr)")
+        let daemon = try DaemonProcess(directory: dir)
+        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let title = unique("歯医者 dunst")
+        let todo = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 0))])
+        #expect(NotifyTestSupport.eventually(timeout: 15) { dunstctl(["count", "displayed"]).hasPrefix("1") }, "\(notifier.stderr) \(dunst.stderr)")
+        #expect(!dunstctl(["history"]).contains(title))
+        _ = try daemon.client().result("todo.complete", ["ids": [todo["id"] ?? 0]])
+        #expect(NotifyTestSupport.eventually(timeout: 15) { dunstctl(["count", "displayed"]).hasPrefix("0") }, "\(notifier.stderr)")
+        #expect(dunstctl(["history"]).contains(title))
+        dunst.stop()
+        xvfb.stop()
     }
 }

@@ -60,7 +60,16 @@ def main():
         slow_prefix, slow_delay = sys.argv[3], float(sys.argv[4])
     delayed = []  # (when, message, id)
     conn = open_dbus_connection(bus="SESSION")
-    reply = conn.send_and_get_reply(message_bus.RequestName(NAME, 4))  # DO_NOT_QUEUE
+    # A call the bus queued for us while starting us on demand (D-Bus activation) may arrive
+    # before the answer to RequestName: keep it for the loop below.
+    early = []
+    serial = 1_000_000
+    conn.send(message_bus.RequestName(NAME, 4), serial=serial)  # DO_NOT_QUEUE
+    while True:
+        reply = conn.receive()
+        if reply.header.fields.get(HeaderFields.reply_serial) == serial:
+            break
+        early.append(reply)
     if reply.body[0] != 1:
         sys.exit("cannot own " + NAME)
     with open(record + ".ready", "w") as f:
@@ -74,7 +83,7 @@ def main():
         if delayed:
             timeout = max(0.0, min(d[0] for d in delayed) - time.time())
         try:
-            msg = conn.receive(timeout=timeout)
+            msg = early.pop(0) if early else conn.receive(timeout=timeout)
         except TimeoutError:
             msg = None
         now = time.time()
