@@ -102,6 +102,21 @@ struct NotifyPathTests {
         }
     }
 
+    /// SIGTERM ends the notifier while it starts: here a "daemon" that takes the connection and
+    /// never answers `daemon.status`.
+    @Test func sigtermEndsItWhileItStarts() throws {
+        let dir = TemporaryDirectory("nss")
+        let listener = try UnixSocket.listen(path: dir.file("mute.sock"))
+        defer { Posix.close(listener) }
+        let notifier = try BackgroundProcess.started(BuiltProducts.path("todod-notify"), ["--socket", dir.file("mute.sock"), "--print"],
+                                                     environment: ["XDG_STATE_HOME": dir.file("state")], output: dir.file("n"))
+        usleep(700_000)  // connected, waiting for the answer
+        #expect(notifier.process.isRunning)
+        notifier.process.send(SIGTERM)
+        #expect(NotifyTestSupport.eventually(timeout: 4) { !notifier.process.isRunning }, "\(notifier.stderr)")
+        #expect(notifier.stop() == 128 + SIGTERM)
+    }
+
     /// SIGTERM ends the notifier while all 32 `--exec` slots are taken and a reminder waits for one.
     @Test func sigtermEndsItWhileExecChildrenRun() throws {
         let dir = TemporaryDirectory("nst")
