@@ -14,7 +14,8 @@ import TodoPosix
 /// `realtime=USEC`, the instant the notifier first started: JournalFollower.seek). Each further
 /// line, `+KEY`, names a reminder that came first through todod's `watch` stream and was handed
 /// out before its journal entry was read: when the entry comes, it is stepped over, even after a
-/// restart. Replaced by a rename after each round of reminders, without fsync: it survives the
+/// restart; `-KEY` one handed out from the journal lately whose `watch` event has not come yet
+/// (it follows the entry by the time todod takes to record a batch): that event is stepped over. Replaced by a rename after each round of reminders, without fsync: it survives the
 /// process being killed at any point between rounds; after a power loss the last few reminders
 /// may be shown again, never lost.
 struct CursorFile {
@@ -24,6 +25,7 @@ struct CursorFile {
     struct State: Equatable {
         var cursor: String?
         var ahead: [String] = []
+        var behind: [String] = []
     }
 
     /// The file of the notifier with these outputs and `name`.
@@ -67,12 +69,17 @@ struct CursorFile {
         guard !lines.isEmpty else { return State() }
         let cursor = lines.removeFirst()
         guard Self.isCursorText(cursor) else { throw Unreadable(reason: "its first line is no journal cursor") }
-        var ahead: [String] = []
+        var state = State(cursor: cursor)
         for line in lines {
-            guard line.hasPrefix("+"), Self.isCursorText(String(line.dropFirst())) else { throw Unreadable(reason: "a line is neither a cursor nor +KEY") }
-            ahead.append(String(line.dropFirst()))
+            let key = String(line.dropFirst())
+            guard Self.isCursorText(key) else { throw Unreadable(reason: "a line is neither a cursor nor +KEY or -KEY") }
+            switch line.first {
+            case "+": state.ahead.append(key)
+            case "-": state.behind.append(key)
+            default: throw Unreadable(reason: "a line is neither a cursor nor +KEY or -KEY")
+            }
         }
-        return State(cursor: cursor, ahead: ahead)
+        return state
     }
 
     /// Printable ASCII without spaces: what sd-journal cursors and `realtime=USEC` are made of.
@@ -86,6 +93,7 @@ struct CursorFile {
         try Files.makeDirectories(Files.directory(of: path), mode: 0o700)
         var text = cursor + "\n"
         for key in state.ahead { text += "+" + key + "\n" }
+        for key in state.behind { text += "-" + key + "\n" }
         let temporary = path + ".tmp-\(getpid())"
         // O_NONBLOCK and O_NOFOLLOW: a FIFO or a link planted at that name fails at once.
         let fd = try syscall("open \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600) }

@@ -56,7 +56,10 @@ final class DesktopOutput {
     private let zone: ZoneInfo
     private let log: NotifyLog
     /// Called once per reminder when the desktop is done with it (shown or given up).
-    private let settled: (Item) -> Void
+    private let onSettled: (Item) -> Void
+    /// The keys of the reminders waiting or out, and the journal places given to them later.
+    private var outstanding: Set<String> = []
+    private var attached: [String: Int] = [:]
 
     private(set) var bus: DesktopNotifications?
     private var pending: [Item] = []
@@ -80,7 +83,7 @@ final class DesktopOutput {
         self.snoozeUsec = snoozeUsec
         self.zone = zone
         self.log = log
-        self.settled = settled
+        self.onSettled = settled
     }
 
     /// The Snooze button's label: "Snooze 10 min".
@@ -90,22 +93,24 @@ final class DesktopOutput {
     func enqueue(_ item: Item, backlog: Bool) {
         if pending.isEmpty { pendingIsBacklog = backlog }
         pending.append(item)
+        outstanding.insert(item.reminder.key)
     }
 
     /// Gives the reminder with `key`, still on its way, the journal place `ticket`: true when it
     /// was found (it settles with it), false when the desktop is already done with it.
     func attach(ticket: Int, key: String) -> Bool {
-        if let i = pending.firstIndex(where: { $0.reminder.key == key }) {
-            pending[i].ticket = ticket
-            return true
-        }
-        for (token, items) in inFlight {
-            if let i = items.firstIndex(where: { $0.reminder.key == key }) {
-                inFlight[token]![i].ticket = ticket
-                return true
-            }
-        }
-        return false
+        guard outstanding.contains(key) else { return false }
+        attached[key] = ticket
+        return true
+    }
+
+    /// The desktop is done with `item`: it goes to the notifier with its journal place.
+    private func settled(_ item: Item) {
+        var item = item
+        let key = item.reminder.key
+        outstanding.remove(key)
+        if let ticket = attached.removeValue(forKey: key), item.ticket == nil { item.ticket = ticket }
+        onSettled(item)
     }
 
     /// Whether reminders wait for the bus (for the poll's timeout).

@@ -39,8 +39,11 @@ public final class Notifier {
     private var ahead = KeySet(limit: Notifier.keysKept)
     /// Reminders the fast path brought that the desktop still works on.
     private var inProgress: Set<String> = []
-    /// Reminders handed out from the journal lately (a `watch` event of one is a repeat).
+    /// Reminders handed out from the journal whose `watch` event has not come (it would be a
+    /// repeat), with when they fired; saved in the cursor file, kept `behindSeconds`.
     private var fromJournal = KeySet(limit: Notifier.keysKept)
+    private var fromJournalAt: [String: Int64] = [:]
+    static let behindSeconds: Int64 = 120
     private var savedCursor: String?
     private var stateDirty = false
 
@@ -117,6 +120,10 @@ public final class Notifier {
         }
         notifier.feed = DaemonFeed(socket: socket, storeID: pairing.storeID, log: log)
         for key in state?.ahead ?? [] { notifier.ahead.insert(key) }
+        for key in state?.behind ?? [] {
+            notifier.fromJournal.insert(key)
+            notifier.fromJournalAt[key] = Instant.now().usec
+        }
         do {
             let start = try follower.seek(after: state?.cursor)
             notifier.savedCursor = start
@@ -212,14 +219,23 @@ public final class Notifier {
             if desktop?.attach(ticket: ticket, key: key) != true { ledger.settle(ticket) }
             return true
         }
-        fromJournal.insert(key)
+        if reminder.journalUsec > Instant.now().usec - Self.behindSeconds * 1_000_000 {
+            fromJournal.insert(key)
+            fromJournalAt[key] = reminder.journalUsec
+            stateDirty = true
+        }
         return deliver(reminder, ticket: ticket, backlog: backlog)
     }
 
     /// A reminder from a `watch` event: handed out unless the journal already brought it.
     private func fromTheFeed(_ reminder: Reminder) -> Bool {
         let key = reminder.key
-        if fromJournal.contains(key) || ahead.contains(key) || inProgress.contains(key) { return true }
+        if fromJournal.remove(key) {
+            fromJournalAt[key] = nil
+            stateDirty = true
+            return true
+        }
+        if ahead.contains(key) || inProgress.contains(key) { return true }
         return deliver(reminder, ticket: nil, backlog: false)
     }
 
@@ -280,8 +296,14 @@ public final class Notifier {
             stateDirty = true
         }
         guard stateDirty else { return }
+        // An event that has not followed its journal entry within minutes will not come.
+        let old = Instant.now().usec - Self.behindSeconds * 1_000_000
+        for key in fromJournal.keys where (fromJournalAt[key] ?? 0) < old {
+            fromJournal.remove(key)
+            fromJournalAt[key] = nil
+        }
         do {
-            try cursorFile.write(CursorFile.State(cursor: savedCursor, ahead: ahead.keys))
+            try cursorFile.write(CursorFile.State(cursor: savedCursor, ahead: ahead.keys, behind: fromJournal.keys))
             stateDirty = false
             cursorFailureLogged = false
         } catch {

@@ -44,8 +44,8 @@ struct NotifyUnitTests {
         let dir = TemporaryDirectory("cur")
         let file = CursorFile(path: dir.file("todod/notify-print.cursor"))
         #expect(try file.read() == CursorFile.State())
-        try file.write(CursorFile.State(cursor: "s=1;i=2", ahead: ["3:100:5", "4:200:0"]))
-        #expect(try file.read() == CursorFile.State(cursor: "s=1;i=2", ahead: ["3:100:5", "4:200:0"]))
+        try file.write(CursorFile.State(cursor: "s=1;i=2", ahead: ["3:100:5", "4:200:0"], behind: ["5:300:1"]))
+        #expect(try file.read() == CursorFile.State(cursor: "s=1;i=2", ahead: ["3:100:5", "4:200:0"], behind: ["5:300:1"]))
         for bad in ["cursor with spaces\n", "s=1\nnot a key\n"] {
             try bad.write(toFile: file.path, atomically: true, encoding: .utf8)
             #expect(throws: CursorFile.Unreadable.self) { try file.read() }
