@@ -24,6 +24,8 @@ final class DaemonFeed {
     }
 
     static let eventTypes = ["reminder", "todo.completed", "todo.updated", "todo.deleted", "todo.reopened"]
+    /// One event may list every todo of a large change (an undone import): lines up to 64 MiB.
+    static let maxLineLength = 64 << 20
     static let firstBackoff = 0.1
     static let maxBackoff = 5.0
 
@@ -88,7 +90,7 @@ final class DaemonFeed {
             return false
         }
         descriptor = fd
-        framer = LineFramer()
+        framer = LineFramer(maxLineLength: Self.maxLineLength)
         self.retryAt = nil
         return true
     }
@@ -115,7 +117,9 @@ final class DaemonFeed {
             framer.append(chunk[0..<n])
             while let frame = framer.next() {
                 guard case .line(let line) = frame else {
-                    close("todod sent an oversized message")
+                    // Not asked for again: the next subscription starts from now.
+                    lastSeq = nil
+                    close("todod sent an event over \(Self.maxLineLength >> 20) MiB")
                     return items
                 }
                 guard let message = try? JSON.parse(line) else { continue }

@@ -77,9 +77,10 @@ public final class Notifier {
         }
         Posix.ignoreSIGPIPE()
         // Whatever the parent left ignored, SIGTERM, SIGINT and SIGHUP end us. While starting
-        // they do at once; from the first reminder on only while we wait: they stay blocked (in
-        // every thread, which inherits the mask) while a round of reminders goes out and its
-        // place is saved, so a stop never repeats one on restart.
+        // they do at once; from the first reminder on only while we wait (and in the --exec slot
+        // wait): they stay blocked while a round of reminders goes out and its place is saved,
+        // so a stop never repeats one on restart. No thread runs before they are blocked (the
+        // --exec watchers start later), so every thread inherits the mask.
         for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
         Self.allowTermination(true)
         let socket = SocketPaths.socket(flag: options.socket, system: options.system, environment: environment, uid: getuid())
