@@ -28,6 +28,8 @@ public final class Notifier {
     private var cursorFailureLogged = false
     /// At most this many entries are read before they are handed on (bounded memory).
     static let batchLimit = 1000
+    /// Entries read between two looks at the `watch` stream, once caught up.
+    static let liveBatch = 32
     /// Reminders remembered per path to tell a second arrival from a new one.
     static let keysKept = 4096
 
@@ -161,10 +163,16 @@ public final class Notifier {
     private func run() -> Int32 {
         var catchingUp = true
         while true {
+            // The fast path first: a `watch` event is out before the journal's copy is read.
+            guard takeFeed() else { return 1 }
             var more = false
             do {
+                // Once caught up, a few entries at a time, so events never wait behind a long
+                // read of the journal; while catching up, the whole backlog before anything
+                // goes out (it may become one summary).
+                let limit = catchingUp ? Self.batchLimit : Self.liveBatch
                 var read = 0
-                while read < Self.batchLimit, let entry = try follower.next() {
+                while read < limit, let entry = try follower.next() {
                     read += 1
                     let ticket = ledger.add(entry.cursor)
                     if let reminder = Reminder(entry) {
@@ -173,23 +181,12 @@ public final class Notifier {
                         ledger.settle(ticket)  // no reminder: step over it
                     }
                 }
-                more = read >= Self.batchLimit
+                more = read >= limit
             } catch {
                 log.error("cannot read the journal: \(error)")
                 return 1
             }
-            if let feed {
-                feed.connectIfDue()
-                for item in feed.read() {
-                    switch item {
-                    case .reminder(let params):
-                        guard let reminder = Reminder(event: params) else { continue }
-                        guard fromTheFeed(reminder) else { return 1 }
-                    case .changed(let type, let todos):
-                        for todo in todos { desktop?.withdraw(type, todo) }
-                    }
-                }
-            }
+            if more && catchingUp { continue }
             desktop?.flush()
             desktop?.process()
             desktop?.flush()
@@ -205,6 +202,23 @@ public final class Notifier {
                 return 1
             }
         }
+    }
+
+    /// Hands on what the `watch` stream brought (connecting first when due); false when
+    /// standard output is gone.
+    private func takeFeed() -> Bool {
+        guard let feed else { return true }
+        feed.connectIfDue()
+        for item in feed.read() {
+            switch item {
+            case .reminder(let params):
+                guard let reminder = Reminder(event: params) else { continue }
+                guard fromTheFeed(reminder) else { return false }
+            case .changed(let type, let todos):
+                for todo in todos { desktop?.withdraw(type, todo) }
+            }
+        }
+        return true
     }
 
     /// A reminder read from the journal: handed out unless the fast path already did.
