@@ -367,7 +367,7 @@ struct HumanOutput {
         func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }
         switch type {
         case EventType.reminder.name:
-            if let todo = json["todo"].flatMap({ try? Todo(json: $0) }) {
+            if let todo = (json["todos"]?.arrayValue?.first ?? json["todo"]).flatMap({ try? Todo(json: $0) }) {
                 let late = json["lateUsec"]?.intValue ?? 0
                 return paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
             }
