@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import TodoCore
 import TodoSystemd
 import TodoTime
@@ -102,5 +103,28 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
 
     private static func quoted(_ value: String) -> String {
         value.contains(where: { $0 == " " || $0 == "\"" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : value
+    }
+}
+
+/// Sends each reminder to `watch` subscribers the moment the journal took it, before the
+/// scheduler records it (an fsync later): a desktop notifier shows it within milliseconds of its
+/// instant. A refused one is not sent; it is retried, and sent when the journal takes it.
+final class PublishingReminderSink: ReminderSink, @unchecked Sendable {
+    // @unchecked: immutable; the registry is touched only on the I/O queue.
+    private let sink: ReminderSink
+    private let ioQueue: DispatchQueue
+    private let connections: ConnectionRegistry
+
+    init(_ sink: ReminderSink, ioQueue: DispatchQueue, connections: ConnectionRegistry) {
+        self.sink = sink
+        self.ioQueue = ioQueue
+        self.connections = connections
+    }
+
+    func deliver(_ reminder: FiredReminder) -> Bool {
+        guard sink.deliver(reminder) else { return false }
+        let connections = self.connections
+        ioQueue.async { connections.publishReminder(reminder) }
+        return true
     }
 }

@@ -113,7 +113,7 @@ struct NotifyPathTests {
         usleep(700_000)  // connected, waiting for the answer
         #expect(notifier.process.isRunning)
         notifier.process.send(SIGTERM)
-        #expect(NotifyTestSupport.eventually(timeout: 4) { !notifier.process.isRunning }, "\(notifier.stderr)")
+        #expect(NotifyTestSupport.eventually(timeout: 8) { !notifier.process.isRunning }, "\(notifier.stderr)")
         #expect(notifier.stop() == 128 + SIGTERM)
     }
 
@@ -133,7 +133,7 @@ struct NotifyPathTests {
         let sleepers = notifier.children
         defer { for pid in sleepers { kill(pid, SIGKILL) } }
         notifier.process.send(SIGTERM)
-        #expect(NotifyTestSupport.eventually(timeout: 3) { !notifier.process.isRunning })
+        #expect(NotifyTestSupport.eventually(timeout: 10) { !notifier.process.isRunning })
         #expect(notifier.stop() == 128 + SIGTERM)
     }
 }
