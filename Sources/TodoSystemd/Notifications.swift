@@ -108,10 +108,8 @@ package final class DesktopNotifications {
                 Unmanaged<DesktopNotifications>.fromOpaque(userdata).takeUnretainedValue().receive(message)
                 return 0
             }, me)
-            guard rc >= 0 else {
-                sd_bus_flush_close_unref(bus)
-                throw Failure("sd_bus_add_match", errno: -rc)
-            }
+            // Every stored property is set: a throw from here on runs deinit, which closes the bus.
+            guard rc >= 0 else { throw Failure("sd_bus_add_match", errno: -rc) }
         }
         owner = try Self.currentOwner(bus)
     }
