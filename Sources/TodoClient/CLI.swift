@@ -86,9 +86,13 @@ public enum CLI {
                                     maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
             human.zoneName = zoneName()
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
-                var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
-                runner.tzdir = environment["TZDIR"]
-                try runner.run(invocation.command, document: document)
+                try withoutActuallyEscaping(connect) { (connect) throws(CLIFailure) in
+                    var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
+                    runner.tzdir = environment["TZDIR"]
+                    runner.socket = socket
+                    runner.connect = { () throws(ClientError) in try connect(socket) }
+                    try runner.run(invocation.command, document: document)
+                }
             }
             return exitOK
         } catch {
@@ -112,6 +116,8 @@ public enum CLI {
             return (exitRefused, "todoctl: \(Table.oneLine(message))\n")
         case .exit(let status):
             return (status, "")
+        case .gone(let message):
+            return (exitUnavailable, "todoctl: \(Table.oneLine(message))\n")
         case .config(let error):
             return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n")
         case .client(let error):
@@ -167,4 +173,6 @@ enum CLIFailure: Error {
     case config(ConfigError)
     /// This exit status, with nothing more to say (`sync now` passes todod-sync's on).
     case exit(Int32)
+    /// Exit 69: the daemon went away while todoctl was following it (`watch`).
+    case gone(String)
 }

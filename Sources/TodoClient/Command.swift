@@ -163,8 +163,8 @@ public enum Command: Equatable, Sendable {
     case agenda(days: Int)
     /// `reminders [--since WHEN] [--limit N]`.
     case reminders(since: Instant?, limit: Int?)
-    /// `watch [--since SEQ]`.
-    case watch(since: Int64? = nil)
+    /// `watch [--since SEQ] [--reconnect]`.
+    case watch(since: Int64? = nil, reconnect: Bool = false)
     /// `status`.
     case status
     /// `export [--format json|ics] [--output FILE]`, `export --format vdir DIR`; `target` is the

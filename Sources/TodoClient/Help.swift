@@ -118,9 +118,11 @@ enum Help {
               summary: "List reminders that have fired, read back from the journal, oldest first.\nA last line says when older ones were left out.",
               options: [("--since WHEN", "only reminders fired at or after WHEN"),
                         ("--limit N", "the latest N reminders (default 100, at most 10000)")]),
-        Entry(name: "watch", synopsis: ["watch [--since SEQ]"],
-              summary: "Print live events from the daemon until interrupted, each with its change number (#SEQ).",
-              options: [("--since SEQ", "first replay the events of the changes after SEQ, then go on live")]),
+        Entry(name: "watch", synopsis: ["watch [--since SEQ] [--reconnect]"],
+              summary: "Print live events from the daemon until interrupted, each with its change number (#SEQ).\n"
+                + "Ends with exit 69 when the daemon goes away.",
+              options: [("--since SEQ", "first replay the events of the changes after SEQ, then go on live"),
+                        ("--reconnect", "when the daemon goes away, wait for it and resume after the last SEQ seen")]),
         Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, store id, counts and the next reminder."),
         Entry(name: "export", synopsis: ["export [--format json|ics] [--output FILE]", "export --format vdir DIR"],
               summary: "Write the whole store: the JSON export document, one iCalendar file with a VTODO per todo,\n"

@@ -238,6 +238,9 @@ struct HumanOutput {
         var due: Instant?
         var fired: Instant?
         var lateUsec: Int64
+        /// An all-day todo: its due is a day (read in `zone`), not a time.
+        var allDay = false
+        var zone: String?
 
         init(json: JSON) throws(DecodingError) {
             guard let id = json["id"]?.intValue, let title = json["title"]?.stringValue else {
@@ -248,6 +251,8 @@ struct HumanOutput {
             category = json["category"]?.stringValue
             due = json["due"]?.stringValue.flatMap(Instant.init(rfc3339:))
             fired = json["fired"]?.stringValue.flatMap(Instant.init(rfc3339:))
+            allDay = json["allDay"]?.boolValue ?? false
+            zone = json["zone"]?.stringValue
             if let late = json["lateUsec"]?.intValue {
                 lateUsec = late
             } else if case .double(let d)? = json["lateUsec"], d.isFinite, abs(d) < 9e15 {
@@ -265,7 +270,8 @@ struct HumanOutput {
         for r in reminders {
             table.append([r.fired.map { LocalTime($0, in: timeZone).text } ?? "",
                           HumanOutput.late(r.lateUsec), "\(r.id)",
-                          r.due.map { LocalTime($0, in: timeZone).text } ?? "", r.category ?? "", r.title])
+                          r.due.map { r.allDay ? LocalTime.dateText(days: LocalTime($0, in: zone(named: r.zone)).days) : LocalTime($0, in: timeZone).text } ?? "",
+                          r.category ?? "", r.title])
         }
         return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
             row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
@@ -361,7 +367,7 @@ struct HumanOutput {
         func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }
         switch type {
         case EventType.reminder.name:
-            if let todo = json["todo"].flatMap({ try? Todo(json: $0) }) {
+            if let todo = (json["todos"]?.arrayValue?.first ?? json["todo"]).flatMap({ try? Todo(json: $0) }) {
                 let late = json["lateUsec"]?.intValue ?? 0
                 return paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
             }

@@ -56,7 +56,7 @@ public struct Parser {
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
         "agenda": ["--days": .value],
-        "watch": ["--since": .value],
+        "watch": ["--since": .value, "--reconnect": .flag],
         "export": ["--format": .value, "--output": .value],
         "undo": ["--list": .flag, "--limit": .value],
         "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value],
@@ -236,7 +236,8 @@ public struct Parser {
             result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
                                 limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
         case "agenda": result = .agenda(days: try args.value("--days").map { v throws(UsageError) in try days(v) } ?? 7)
-        case "watch": result = .watch(since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) })
+        case "watch": result = .watch(since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) },
+                                      reconnect: args.has("--reconnect"))
         case "status": result = .status
         case "export":
             let raw = args.value("--format") ?? "json"

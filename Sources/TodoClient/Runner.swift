@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TodoCore
 import TodoICal
 import TodoPosix
@@ -15,6 +18,9 @@ struct Runner {
     var clock: () -> Instant = { Instant.now() }
     /// The tz database directory iCalendar exports read zones from (nil: the system's).
     var tzdir: String?
+    /// The daemon's socket, and how to connect to it again (`watch --reconnect`).
+    var socket = ""
+    var connect: (() throws(ClientError) -> RPCTransport)?
 
     // MARK: - Plumbing
 
@@ -74,7 +80,7 @@ struct Runner {
         case .category(let sub): try category(sub)
         case .agenda(let days): try agenda(days: days)
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
-        case .watch(let since): try watch(since: since)
+        case .watch(let since, let reconnect): try watch(since: since, reconnect: reconnect)
         case .status:
             let result = try call(DaemonStatusParams())
             guard result.objectValue != nil else { throw Runner.bad("\(Method.daemonStatus.name) did not return an object") }
@@ -487,19 +493,44 @@ struct Runner {
         print(human.historyTable(entries))
     }
 
-    /// `watch [--since SEQ]`: with `since`, the events of the changes after it come first (the
-    /// daemon replays them), then the live ones.
-    func watch(since: Int64?) throws(CLIFailure) {
-        do {
-            try transport.watch(WatchParams(since: since)) { event in
-                if json { emit(event); return true }
-                var seen = human
-                seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start
-                print(seen.event(event))
-                return true
+    /// `watch [--since SEQ] [--reconnect]`: with `since`, the events of the changes after it come
+    /// first (the daemon replays them), then the live ones. When todod goes away it ends with a
+    /// one-line message and exit 69; with `reconnect` it waits for todod to come back and
+    /// resumes after the last seq it printed, so no change is missed or repeated.
+    func watch(since: Int64?, reconnect: Bool) throws(CLIFailure) {
+        var since = since
+        var transport = self.transport
+        while true {
+            var lost = "it closed the connection"
+            do {
+                try transport.watch(WatchParams(since: since)) { event in
+                    if let seq = event["seq"]?.intValue { since = max(since ?? seq, seq) }
+                    if json { emit(event); return true }
+                    var seen = human
+                    seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start
+                    print(seen.event(event))
+                    return true
+                }
+            } catch {
+                switch error {
+                case .unreachable(_, let reason) where reconnect: lost = reason
+                case .timedOut where reconnect: lost = "it stopped answering"
+                default: throw .client(error)
+                }
             }
-        } catch {
-            throw .client(error)
+            guard reconnect, let connect else {
+                throw .gone("todod at \(socket) went away (\(lost)); 'watch --reconnect' waits for it to come back")
+            }
+            if !json { print(human.paint("todod went away (\(Table.oneLine(lost))); waiting for it to come back", HumanOutput.dim)) }
+            var delay: UInt32 = 100_000
+            while true {
+                usleep(delay)
+                if let again = try? connect() {
+                    transport = again
+                    break
+                }
+                delay = min(delay * 2, 2_000_000)
+            }
         }
     }
 }

@@ -59,7 +59,10 @@ public struct SyncAccount: Equatable, Sendable {
             throw SyncConfigError("account \(self.name) has neither password-file nor credential")
         }
         let bytes: [UInt8]
-        do { bytes = try Files.contents(of: path, maxBytes: 4096) } catch { throw SyncConfigError("cannot read the password of account \(self.name) (\(path)): \(error)") }
+        // Opened without blocking: a FIFO in its place is refused at once instead of hanging.
+        do { bytes = try Files.regularContents(of: path, maxBytes: 4096) } catch {
+            throw SyncConfigError("cannot read the password of account \(self.name) (\(path)): \(error.errno == EINVAL ? "not a regular file" : error.reason)")
+        }
         var text = String(decoding: bytes, as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         guard !text.isEmpty else { throw SyncConfigError("the password file of account \(self.name) (\(path)) is empty") }

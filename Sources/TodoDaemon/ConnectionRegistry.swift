@@ -7,8 +7,11 @@
 final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     // @unchecked: `connections` is touched only on the I/O queue (every method is called there).
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    /// The seq of the newest change whose events went out: a `reminder` event carries it.
+    private var latestSeq: Int64
 
-    init() {}
+    /// `seq`: the store's newest change when the daemon starts.
+    init(seq: Int64 = 0) { latestSeq = seq }
 
     func add(_ connection: ClientConnection) {
         connections[ObjectIdentifier(connection)] = connection
@@ -30,7 +33,14 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
             reply.connection.answered(reply.response)
             for line in reply.replay { reply.connection.sendReplay(line: line) }
             for event in reply.events { publish(event, seq: reply.seq) }
+            if let seq = reply.seq { latestSeq = max(latestSeq, seq) }
         }
+    }
+
+    /// Sends a fired reminder to its subscribers with the seq of the newest change sent before
+    /// it: a reminder is no change, and a client that resumes after that seq misses none.
+    func publishReminder(_ reminder: FiredReminder) {
+        publish(.reminder(reminder), seq: latestSeq)
     }
 
     /// Sends an event to every subscriber that asked for its type; `seq` is the change's.

@@ -120,18 +120,19 @@ public final class Daemon: @unchecked Sendable {
         let timer: DispatchWallTimer
         do { timer = try DispatchWallTimer(queue: store.queue) } catch { throw StartError(description: "cannot make the reminder timer: \(error)") }
 
-        let connections = ConnectionRegistry()
+        let connections: ConnectionRegistry
+        do { connections = ConnectionRegistry(seq: try store.read { try $0.currentSeq() }) } catch {
+            throw StartError(description: "cannot read the store's change log: \(error)")
+        }
         let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         // Reminders are sent to the journal from a queue of their own: a journald that blocks
         // holds up only that queue, never requests.
         let scheduler = ReminderScheduler(
             store: store, clock: { Instant.now() }, timer: timer,
-            sink: JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID),
+            sink: PublishingReminderSink(JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID),
+                                         ioQueue: ioQueue, connections: connections),
             deliveryQueue: DispatchQueue(label: "todod.journal-write"),
-            onFired: { [ioQueue] fired in
-                status.update()
-                ioQueue.async { for reminder in fired { connections.publish(.reminder(reminder), seq: nil) } }
-            })
+            onFired: { _ in status.update() })
         let started = Posix.monotonicSeconds()
         let router = Router(
             status: StatusSource(storeID: storeID, pid: getpid(), database: database, started: started,

@@ -11,7 +11,8 @@ enum Event: Sendable {
     case category(EventType, Category, oldName: String? = nil)
     /// `{"type": "store.imported", "todos": n, "categories": n}`.
     case imported(todos: Int, categories: Int)
-    /// `{"type": "reminder", "todo": {...}, "fired": ..., "lateUsec": n}`.
+    /// `{"type": "reminder", "todos": [{...}], "todo": {...}, "fired": ..., "lateUsec": n}`
+    /// (`todo` is the same todo, kept for clients written before `todos`).
     case reminder(FiredReminder)
     /// A category event replayed from the log: `{"type": ..., "category": {"id", "name"}}`, with
     /// `oldName` for a rename (the log keeps no counts, and positions moved on since).
@@ -70,7 +71,9 @@ enum Event: Sendable {
         case .reminder(let fired):
             params.append(contentsOf: #""type":"#.utf8)
             JSON.string(type.name).write(to: &params)
-            params.append(contentsOf: #","todo":"#.utf8)
+            params.append(contentsOf: #","todos":["#.utf8)
+            fired.todo.writeJSON(to: &params)
+            params.append(contentsOf: #"],"todo":"#.utf8)
             fired.todo.writeJSON(to: &params)
             params.append(contentsOf: #","fired":"#.utf8)
             JSON(fired.fired).write(to: &params)

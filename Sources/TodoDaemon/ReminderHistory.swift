@@ -32,7 +32,8 @@ struct ReminderHistory: ReminderHistoryReading {
                 matching: [("MESSAGE_ID", JournalReminderSink.messageID), ("SYSLOG_IDENTIFIER", "todod"),
                            ("TODO_STORE", storeID), ("_UID", String(uid)), ("_COMM", command)],
                 since: since.map { UInt64(max(0, $0.usec)) }, limit: limit,
-                fields: ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_REMIND_USEC", "TODO_LATE_USEC"])
+                fields: ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_REMIND_USEC", "TODO_LATE_USEC",
+                         "TODO_ALL_DAY", "TODO_ZONE"])
         } catch {
             throw TodoError.storage("cannot read reminders from the journal: \(error)")
         }
@@ -47,6 +48,8 @@ struct ReminderHistory: ReminderHistoryReading {
                 "remind": JSON(f["TODO_REMIND_USEC"].flatMap { Int64($0) }.map(Instant.init(usec:))),
                 "fired": JSON(Instant(usec: Int64(clamping: entry.realtimeUsec))),
                 "lateUsec": f["TODO_LATE_USEC"].flatMap { Int64($0) }.map(JSON.int) ?? .null,
+                "allDay": .bool(f["TODO_ALL_DAY"] == "1"),
+                "zone": f["TODO_ZONE"].map(JSON.string) ?? .null,
             ])
         }
     }

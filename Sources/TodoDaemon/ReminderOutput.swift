@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import TodoCore
 import TodoSystemd
 import TodoTime
@@ -81,18 +82,49 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         }
         if let remind = todo.remind { fields.append(("TODO_REMIND_USEC", String(remind.usec))) }
         fields.append(("TODO_LATE_USEC", String(max(0, reminder.lateUsec))))
+        if todo.allDay { fields.append(("TODO_ALL_DAY", "1")) }
+        if let zone = todo.zone { fields.append(("TODO_ZONE", zone)) }
+        if let priority = todo.priority { fields.append(("TODO_PRIORITY", priority.rawValue)) }
         return fields
     }
 
-    /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00." The title is shown escaped
+    /// "Todo 12 “牛乳を買う” is due at 2026-12-01 18:00 +09:00."; for an all-day todo "… is due
+    /// on 2026-12-01." (its day, read in its own zone: no midnight). The title is shown escaped
     /// (`DisplayText`: no bidi override can reverse the sentence); TODO_TITLE keeps it as stored.
     static func message(_ todo: Todo, timeZone: ZoneInfo) -> String {
         let title = DisplayText.escaped(todo.title)
         guard let due = todo.due else { return "Reminder for todo \(todo.id) “\(title)”." }
+        if todo.allDay {
+            let zone = todo.zone.flatMap { ZoneInfo(identifier: $0) } ?? timeZone
+            return "Todo \(todo.id) “\(title)” is due on \(LocalTime.dateText(days: LocalTime(due, in: zone).days))."
+        }
         return "Todo \(todo.id) “\(title)” is due at \(LocalTime(due, in: timeZone).textWithOffset)."
     }
 
     private static func quoted(_ value: String) -> String {
         value.contains(where: { $0 == " " || $0 == "\"" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : value
+    }
+}
+
+/// Sends each reminder to `watch` subscribers the moment the journal took it, before the
+/// scheduler records it (an fsync later): a desktop notifier shows it within milliseconds of its
+/// instant. A refused one is not sent; it is retried, and sent when the journal takes it.
+final class PublishingReminderSink: ReminderSink, @unchecked Sendable {
+    // @unchecked: immutable; the registry is touched only on the I/O queue.
+    private let sink: ReminderSink
+    private let ioQueue: DispatchQueue
+    private let connections: ConnectionRegistry
+
+    init(_ sink: ReminderSink, ioQueue: DispatchQueue, connections: ConnectionRegistry) {
+        self.sink = sink
+        self.ioQueue = ioQueue
+        self.connections = connections
+    }
+
+    func deliver(_ reminder: FiredReminder) -> Bool {
+        guard sink.deliver(reminder) else { return false }
+        let connections = self.connections
+        ioQueue.async { connections.publishReminder(reminder) }
+        return true
     }
 }

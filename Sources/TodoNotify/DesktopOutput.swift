@@ -8,62 +8,118 @@ import TodoProtocol
 import TodoSystemd
 import TodoTime
 
-/// Desktop notifications (SPEC §8): one `Notify` per reminder with Done and Snooze, and the
-/// answers acted on through todod's socket.
+/// Desktop notifications: one `Notify` per reminder with Done and Snooze, the answers acted on
+/// through todod's socket, and each notification withdrawn (`CloseNotification`) once its
+/// reminder no longer stands.
 ///
-/// Reminders wait in `pending` until the server took them; the cursor moves past each only then,
-/// so without a session bus or a notification server nothing is lost: the notifier keeps
-/// following, retries with a backoff (1 s doubling to 30 s), and says so once per outage. A
-/// backlog — what was missed while the notifier was stopped, or while the desktop was away — of
-/// more than `summaryThreshold` reminders becomes one summary notification instead of a flood.
+/// Calls do not wait for the server: a reminder is handed to the bus and the next one follows at
+/// once; the server's answer (its id) arrives later through `process()`. A reminder counts as
+/// settled — `settled` is called, so the cursor may move past it — once the server answered, or
+/// once it is given up: a server that answers with an error, or not within `replyTimeoutUsec`
+/// (it may have shown it), is logged once per reminder and never sent the same reminder again.
+/// Without a session bus or a notification server nothing is lost: reminders wait, the
+/// notifier keeps following, retries with a backoff (1 s doubling to 30 s, at once when a
+/// server takes the name), and says so once per outage. A backlog — what was missed while the
+/// notifier was stopped, or while the desktop was away — of more than `summaryThreshold`
+/// reminders becomes one summary notification with a Dismiss button instead of a flood.
+///
+/// Only the current owner of org.freedesktop.Notifications is listened to, and only for the ids
+/// it returned to us since it last took the name: a button pressed on another application's
+/// notification, or an `ActionInvoked` any other peer sends, completes nothing.
 final class DesktopOutput {
     static let summaryThreshold = 5
     static let firstBackoff = 1.0
     static let maxBackoff = 30.0
     /// Notifications remembered for their buttons (the oldest are forgotten beyond this).
     static let maxShown = 10_000
+    /// Calls waiting for the server's answer at most (the rest wait their turn).
+    static let maxInFlight = 256
+    static let replyTimeoutUsec: UInt64 = 25_000_000
+
+    /// One reminder on its way: `ticket` is its place in the journal (nil while only the fast
+    /// path brought it), `withdrawn` that its todo changed while the call was out.
+    struct Item {
+        var reminder: Reminder
+        var ticket: Int?
+        var withdrawn = false
+    }
+
+    /// A notification of ours on screen.
+    private struct Shown {
+        var todo: Int64
+        var uid: String
+        var remindUsec: Int64?
+    }
 
     private let socket: String
     private let snoozeUsec: Int64
     private let zone: ZoneInfo
     private let log: NotifyLog
-    /// Saves the cursor of a reminder the server took.
-    private let save: (String) -> Void
+    /// Called once per reminder when the desktop is done with it (shown or given up).
+    private let onSettled: (Item) -> Void
+    /// The keys of the reminders waiting or out, and the journal places given to them later.
+    private var outstanding: Set<String> = []
+    private var attached: [String: Int] = [:]
 
     private(set) var bus: DesktopNotifications?
-    private var pending: [Reminder] = []
+    private var pending: [Item] = []
     private var pendingIsBacklog = false
-    /// Our notifications still on screen: server id → the todo.
-    private var shown: [UInt32: (id: Int64, uid: String)] = [:]
+    /// Calls out: token → what they carry (a summary carries many).
+    private var inFlight: [UInt64: [Item]] = [:]
+    private var inFlightOrder: [UInt64] = []
+    private var nextToken: UInt64 = 1
+    /// Our notifications still on screen, as the current server numbered them.
+    private var shown: [UInt32: Shown] = [:]
     private var shownOrder: [UInt32] = []
+    /// Summary notifications on screen (their only button is Dismiss).
+    private var summaries: Set<UInt32> = []
     /// When to try again (monotonic seconds), while the bus or the server is missing.
     private(set) var retryAt: Double?
     private var backoff = DesktopOutput.firstBackoff
     private var outageLogged = false
 
-    init(socket: String, snoozeUsec: Int64, zone: ZoneInfo, log: NotifyLog, save: @escaping (String) -> Void) {
+    init(socket: String, snoozeUsec: Int64, zone: ZoneInfo, log: NotifyLog, settled: @escaping (Item) -> Void) {
         self.socket = socket
         self.snoozeUsec = snoozeUsec
         self.zone = zone
         self.log = log
-        self.save = save
+        self.onSettled = settled
     }
 
     /// The Snooze button's label: "Snooze 10 min".
     var snoozeLabel: String { "Snooze " + Reminder.describe(snoozeUsec) }
 
-    /// Queues reminders read from the journal; `backlog` marks what was missed while stopped.
-    func enqueue(_ reminders: [Reminder], backlog: Bool) {
+    /// Queues a reminder; `backlog` marks what was missed while stopped.
+    func enqueue(_ item: Item, backlog: Bool) {
         if pending.isEmpty { pendingIsBacklog = backlog }
-        pending += reminders
+        pending.append(item)
+        outstanding.insert(item.reminder.key)
     }
 
+    /// Gives the reminder with `key`, still on its way, the journal place `ticket`: true when it
+    /// was found (it settles with it), false when the desktop is already done with it.
+    func attach(ticket: Int, key: String) -> Bool {
+        guard outstanding.contains(key) else { return false }
+        attached[key] = ticket
+        return true
+    }
+
+    /// The desktop is done with `item`: it goes to the notifier with its journal place.
+    private func settled(_ item: Item) {
+        var item = item
+        let key = item.reminder.key
+        outstanding.remove(key)
+        if let ticket = attached.removeValue(forKey: key), item.ticket == nil { item.ticket = ticket }
+        onSettled(item)
+    }
+
+    /// Whether reminders wait for the bus (for the poll's timeout).
     var hasPending: Bool { !pending.isEmpty }
 
     /// Sends what waits, when the bus is there (connecting first, once the retry is due).
     func flush() {
+        if let retryAt, Posix.monotonicSeconds() < retryAt { return }
         if bus == nil {
-            if let retryAt, Posix.monotonicSeconds() < retryAt { return }
             do {
                 bus = try DesktopNotifications()
             } catch {
@@ -71,94 +127,178 @@ final class DesktopOutput {
                 return
             }
         }
-        guard let bus, !pending.isEmpty else { return }
-        if let retryAt, Posix.monotonicSeconds() < retryAt { return }
+        // Sent even while nobody owns the name: the bus may start a server on demand (D-Bus
+        // activation); without one the answer is ServiceUnknown, and the reminders wait.
+        guard !pending.isEmpty else { return }
         let now = Instant.now()
         if pendingIsBacklog && pending.count > Self.summaryThreshold {
-            let (summary, body) = Self.summary(pending)
-            let critical = pending.contains { $0.lateness(at: now) > 3_600_000_000 }
-            do {
-                _ = try bus.notify(appName: "todod", summary: summary, body: Self.markupEscaped(body), actions: [],
-                                   hints: [("urgency", .byte(critical ? 2 : 1)), ("desktop-entry", .string("todod")), ("category", .string("todod.missed"))])
-            } catch {
-                failed(error)
-                return
-            }
-            save(pending[pending.count - 1].cursor)
+            let (summary, body) = Self.summary(pending.map(\.reminder))
+            let critical = pending.contains { $0.reminder.isCritical(now: now, zone: zone) }
+            guard send(pending, summary: summary, body: body, actions: ["dismiss", "Dismiss"], critical: critical, category: "todod.missed") else { return }
             pending = []
-            up()
             return
         }
         var sent = 0
         defer { pending.removeFirst(sent) }
-        for reminder in pending {
-            let id: UInt32
-            do {
-                id = try bus.notify(appName: "todod", summary: reminder.title,
-                                    body: Self.markupEscaped(reminder.body(now: now, zone: zone)),
-                                    actions: ["done", "Done", "snooze", snoozeLabel],
-                                    hints: [("urgency", .byte(reminder.lateness(at: now) > 3_600_000_000 ? 2 : 1)),
-                                            ("desktop-entry", .string("todod")), ("category", .string("todod.reminder"))])
-            } catch {
-                failed(error)
-                return
-            }
-            remember(id, reminder)
-            save(reminder.cursor)
+        for item in pending where inFlight.count < Self.maxInFlight {
+            let reminder = item.reminder
+            guard send([item], summary: reminder.title, body: reminder.body(now: now, zone: zone),
+                       actions: ["done", "Done", "snooze", snoozeLabel], critical: reminder.isCritical(now: now, zone: zone),
+                       category: "todod.reminder") else { return }
             sent += 1
         }
-        up()
     }
 
-    /// Takes in what the bus has: the server's answers to our notifications, a lost connection.
+    /// One `Notify` carrying `items`; false when the bus refused to take it (it is retried).
+    private func send(_ items: [Item], summary: String, body: String, actions: [String], critical: Bool, category: String) -> Bool {
+        guard let bus else { return false }
+        let token = nextToken
+        do {
+            try bus.notify(token: token, appName: "todod", summary: summary, body: Self.markupEscaped(body), actions: actions,
+                           hints: [("urgency", .byte(critical ? 2 : 1)), ("desktop-entry", .string("todod")), ("category", .string(category))],
+                           timeoutUsec: Self.replyTimeoutUsec)
+        } catch {
+            lostBus("the session bus refused a call (\(error))")
+            return false
+        }
+        nextToken += 1
+        inFlight[token] = items
+        inFlightOrder.append(token)
+        return true
+    }
+
+    /// Takes in what the bus has: the server's answers, the buttons pressed, the server coming or going.
     func process() {
         guard let bus else { return }
         let events: [DesktopNotifications.Event]
         do {
             events = try bus.process()
         } catch {
-            self.bus = nil
-            log.warning("lost the session bus (\(error)); reconnecting")
-            retryAt = Posix.monotonicSeconds() + backoff
+            lostBus("lost the session bus (\(error))")
             return
         }
         for event in events {
             switch event {
+            case .notified(let token, let id, let server):
+                guard let items = takeCall(token) else { continue }
+                // An id from a server that has left since means nothing to the one there now.
+                if server == bus.owner {
+                    if !isSummary(items) {
+                        remember(id, items[0].reminder)
+                        if items[0].withdrawn { close(id) }
+                    } else {
+                        summaries.insert(id)
+                    }
+                }
+                up()
+                items.forEach(settled)
+            case .notifyFailed(let token, let failure):
+                guard let items = takeCall(token) else { continue }
+                if failure.noServer {
+                    pending.insert(contentsOf: items, at: 0)
+                    pendingIsBacklog = true
+                    down("no notification server on the session bus (\(failure))")
+                    continue
+                }
+                let what = isSummary(items) ? "the summary of \(items.count) missed reminders" : "todo \(items[0].reminder.id)"
+                if failure.noReply {
+                    log.warning("the notification server did not answer the notification for \(what) within \(Self.replyTimeoutUsec / 1_000_000) s; it may be showing it; not sent again")
+                } else {
+                    log.error("the notification server refused the notification for \(what) (\(failure)); not sent again")
+                }
+                items.forEach(settled)
+            case .ownerChanged(let owner):
+                // Whatever the old server numbered is gone with it.
+                shown = [:]
+                shownOrder = []
+                summaries = []
+                if owner != nil {
+                    retryAt = nil
+                    backoff = Self.firstBackoff
+                }
             case .closed(let id, _):
                 shown[id] = nil
+                summaries.remove(id)
             case .action(let id, let key):
-                guard let todo = shown.removeValue(forKey: id) else { continue }  // not ours, or answered
+                if summaries.contains(id) {
+                    // Dismiss completes nothing: it only takes the summary away.
+                    if key == "dismiss" {
+                        summaries.remove(id)
+                        close(id)
+                    }
+                    continue
+                }
+                guard key == "done" || key == "snooze", let todo = shown.removeValue(forKey: id) else { continue }  // not ours, or answered
                 act(key, on: todo)
+                close(id)
             }
         }
     }
 
-    private func act(_ key: String, on todo: (id: Int64, uid: String)) {
+    private func isSummary(_ items: [Item]) -> Bool { items.count != 1 }
+
+    private func takeCall(_ token: UInt64) -> [Item]? {
+        guard let items = inFlight.removeValue(forKey: token) else { return nil }
+        if let i = inFlightOrder.firstIndex(of: token) { inFlightOrder.remove(at: i) }
+        return items
+    }
+
+    /// The todo changed somewhere (`type` is its watch event): its notifications go when the
+    /// reminder they show no longer stands — done, deleted, snoozed, rescheduled, advanced.
+    func withdraw(_ type: String, _ todo: Todo) {
+        func stands(_ remindUsec: Int64?) -> Bool {
+            type != "todo.deleted" && !todo.done && todo.reminded != nil && todo.remind?.usec == remindUsec
+        }
+        func same(_ id: Int64, _ uid: String) -> Bool { id == todo.id && (uid.isEmpty || todo.uid.isEmpty || uid == todo.uid) }
+        for (id, s) in shown where same(s.todo, s.uid) && !stands(s.remindUsec) {
+            shown[id] = nil
+            close(id)
+        }
+        var kept: [Item] = []
+        for item in pending {
+            if same(item.reminder.id, item.reminder.uid) && !stands(item.reminder.remindUsec) { settled(item) } else { kept.append(item) }
+        }
+        pending = kept
+        for (token, items) in inFlight where items.count == 1 && same(items[0].reminder.id, items[0].reminder.uid) && !stands(items[0].reminder.remindUsec) {
+            inFlight[token]![0].withdrawn = true
+        }
+    }
+
+    private func close(_ id: UInt32) {
+        do { try bus?.close(id) } catch { lostBus("the session bus refused a call (\(error))") }
+    }
+
+    private func act(_ key: String, on todo: Shown) {
         do {
             let transport = try UnixSocketTransport(path: socket)
             // The id must still name the todo the reminder was about.
-            if !todo.uid.isEmpty, let uid = try transport.call(.todoGet, ["id": .int(todo.id)])["uid"]?.stringValue, uid != todo.uid {
-                log.warning("\(key): todo \(todo.id) is no longer the one reminded of; nothing done")
+            if !todo.uid.isEmpty, let uid = try transport.call(.todoGet, ["id": .int(todo.todo)])["uid"]?.stringValue, uid != todo.uid {
+                log.warning("\(key): todo \(todo.todo) is no longer the one reminded of; nothing done")
                 return
             }
             switch key {
             case "done":
-                _ = try transport.call(.todoComplete, TodoCompleteParams(ids: [todo.id]).encoded)
-                log.info("todo \(todo.id) done")
+                let result = try transport.call(.todoComplete, TodoCompleteParams(ids: [todo.todo]).encoded)
+                if let after = result.arrayValue?.first.flatMap({ try? Todo(json: $0) }), !after.done {
+                    let next = after.due.map { " to " + (after.allDay ? LocalTime.dateText(days: LocalTime($0, in: after.zone.flatMap { ZoneInfo(identifier: $0) } ?? zone).days) : LocalTime($0, in: zone).text) } ?? ""
+                    log.info("todo \(todo.todo) advanced\(next)")
+                } else {
+                    log.info("todo \(todo.todo) done")
+                }
             case "snooze":
                 let until = Instant(usec: Instant.now().usec + snoozeUsec)
-                _ = try transport.call(.todoSnooze, TodoSnoozeParams(id: todo.id, until: until).encoded)
-                log.info("todo \(todo.id) snoozed until \(until.rfc3339())")
+                _ = try transport.call(.todoSnooze, TodoSnoozeParams(id: todo.todo, until: until).encoded)
+                log.info("todo \(todo.todo) snoozed until \(LocalTime(until, in: zone).text)")
             default:
                 return
             }
         } catch {
-            log.error("\(key) for todo \(todo.id) failed: \(Self.describe(error))")
+            log.error("\(key) for todo \(todo.todo) failed: \(Self.describe(error))")
         }
     }
 
     private func remember(_ id: UInt32, _ reminder: Reminder) {
-        if shown.updateValue((reminder.id, reminder.uid), forKey: id) == nil { shownOrder.append(id) }
+        if shown.updateValue(Shown(todo: reminder.id, uid: reminder.uid, remindUsec: reminder.remindUsec), forKey: id) == nil { shownOrder.append(id) }
         if shownOrder.count > Self.maxShown {
             let drop = shownOrder.count - Self.maxShown / 2
             for old in shownOrder.prefix(drop) { shown[old] = nil }
@@ -166,13 +306,18 @@ final class DesktopOutput {
         }
     }
 
-    private func failed(_ error: DesktopNotifications.Failure) {
-        if error.noServer {
-            down("no notification server on the session bus (\(error))")
-        } else {
-            bus = nil
-            down("the session bus refused a notification (\(error))")
-        }
+    /// The connection is gone: what was out is sent again on the next one.
+    private func lostBus(_ reason: String) {
+        bus = nil
+        shown = [:]
+        shownOrder = []
+        summaries = []
+        var back: [Item] = []
+        for token in inFlightOrder { back += inFlight[token] ?? [] }
+        inFlight = [:]
+        inFlightOrder = []
+        pending.insert(contentsOf: back, at: 0)
+        down(reason)
     }
 
     /// Schedules the next try; logs once per outage.

@@ -10,7 +10,9 @@ import TodoPosix
 /// The program runs on its own: the notifier does not wait for it, so a slow one never holds up
 /// the next reminder. One that runs longer than `timeout` is killed with its whole process group
 /// (SIGTERM, SIGKILL two seconds later). Each failure (cannot start, non-zero exit, killed) is one
-/// log line. At most `maxRunning` run at once; the next reminder waits for a free slot.
+/// log line. At most `maxRunning` run at once; the next reminder waits for a free slot, and a
+/// SIGTERM, SIGINT or SIGHUP that arrives meanwhile ends the notifier at once (that reminder
+/// and the ones after it are handed out again after a restart).
 final class ExecOutput: @unchecked Sendable {
     // @unchecked: immutable after init; the semaphore and the log are thread-safe.
     let command: [String]
@@ -33,7 +35,10 @@ final class ExecOutput: @unchecked Sendable {
 
     /// Starts the program for `reminder` and returns at once (or when a slot frees up).
     func run(_ reminder: Reminder) {
-        slots.wait()
+        // The signals that end us are blocked here: look for one between short waits.
+        while slots.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if Notifier.terminationPending { Notifier.allowTermination(true) }
+        }
         let environment = baseEnvironment.merging(reminder.environment) { $1 }
         let program = command[0]
         let pid: pid_t
@@ -49,18 +54,18 @@ final class ExecOutput: @unchecked Sendable {
         let log = self.log
         let slots = self.slots
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-            guard state.markKilled() else { return }
-            Spawn.killGroup(pid, SIGTERM)
+            guard state.markKilled({ Spawn.killGroup(pid, SIGTERM) }) else { return }
             DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
-                if state.isRunning { Spawn.killGroup(pid, SIGKILL) }
+                state.whileUnreaped { Spawn.killGroup(pid, SIGKILL) }
             }
         }
         DispatchQueue.global().async {
             Spawn.waitUntilExited(pid)
+            // Whatever it left behind in its group goes too: while the child is unreaped its pid
+            // (the group's id) cannot be reused, so this never hits another process group.
+            Spawn.killGroup(pid, SIGKILL)
             let killed = state.markExited()
             let exit = Spawn.reap(pid)
-            // Whatever it left behind in its group goes too.
-            Spawn.killGroup(pid, SIGKILL)
             slots.signal()
             if killed {
                 log.error("--exec \(program) for todo \(reminder.id): still running after \(Self.seconds(timeout)); killed (\(exit))")
@@ -83,12 +88,13 @@ private final class ChildState: @unchecked Sendable {
     init() { pthread_mutex_init(&lock, nil) }
     deinit { pthread_mutex_destroy(&lock) }
 
-    /// The timeout fired: true when the child still runs (then it is killed).
-    func markKilled() -> Bool {
+    /// The timeout fired: true when the child still runs (then `kill` is run, under the lock).
+    func markKilled(_ kill: () -> Void) -> Bool {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         if exited { return false }
         killed = true
+        kill()
         return true
     }
 
@@ -100,9 +106,11 @@ private final class ChildState: @unchecked Sendable {
         return killed
     }
 
-    var isRunning: Bool {
+    /// Runs `body` (a signal to the child) only while it has not been seen to exit, holding
+    /// the lock `markExited` takes before the child is reaped.
+    func whileUnreaped(_ body: () -> Void) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
-        return !exited
+        if !exited { body() }
     }
 }

@@ -8,24 +8,46 @@ import TodoProtocol
 import TodoSystemd
 import TodoTime
 
-/// todod-notify: follows the journal for the reminders of one todod and hands each to the
-/// outputs the command line chose (SPEC §8, docs/NOTIFY.md).
+/// todod-notify: hands each reminder of one todod to the outputs the command line chose
+/// (docs/NOTIFY.md), exactly once, whichever brings it first: the daemon's live `reminder`
+/// events (its `watch` stream, within milliseconds of the instant) or the journal (its cursor:
+/// what fired while the notifier was away).
 ///
-/// One thread: it reads every new matching entry, gives it to `--print`, `--exec` and the desktop,
-/// saves the journal cursor once the reminder is out, and sleeps in `sd_journal_wait` (with the
-/// desktop: in `poll` on the journal's and the bus's descriptors, which is what sd_journal_wait
-/// does inside) until the journal or the bus has something. Nothing wakes it on a timer except a
-/// pending retry of the desktop.
+/// One thread: it reads new journal entries and `watch` events, gives each reminder to
+/// `--print`, `--exec` and the desktop, saves its place once the reminders of a round are out,
+/// and sleeps in `poll` on the journal's, the socket's and the bus's descriptors until one has
+/// something. Nothing wakes it on a timer except a pending retry.
 public final class Notifier {
     private let follower: JournalFollower
     private let cursorFile: CursorFile
     private let print: Bool
     private let exec: ExecOutput?
     private var desktop: DesktopOutput?
+    private var feed: DaemonFeed?
     private let log: NotifyLog
     private var cursorFailureLogged = false
     /// At most this many entries are read before they are handed on (bounded memory).
     static let batchLimit = 1000
+    /// Entries read between two looks at the `watch` stream, once caught up.
+    static let liveBatch = 32
+    /// Reminders remembered per path to tell a second arrival from a new one.
+    static let keysKept = 4096
+
+    /// The journal entries read, in order; the cursor moves past an entry once it and every one
+    /// before it are settled (handed out, or stepped over).
+    private var ledger = CursorLedger()
+    /// Reminders the fast path brought that every output is done with and whose journal entry
+    /// has not been read yet (saved in the cursor file: a restart steps over them too).
+    private var ahead = KeySet(limit: Notifier.keysKept)
+    /// Reminders the fast path brought that the desktop still works on.
+    private var inProgress: Set<String> = []
+    /// Reminders handed out from the journal whose `watch` event has not come (it would be a
+    /// repeat), with when they fired; saved in the cursor file, kept `behindSeconds`.
+    private var fromJournal = KeySet(limit: Notifier.keysKept)
+    private var fromJournalAt: [String: Int64] = [:]
+    static let behindSeconds: Int64 = 120
+    private var savedCursor: String?
+    private var stateDirty = false
 
     private init(follower: JournalFollower, cursorFile: CursorFile, print: Bool, exec: ExecOutput?, log: NotifyLog) {
         self.follower = follower
@@ -56,11 +78,13 @@ public final class Notifier {
             return 0
         }
         Posix.ignoreSIGPIPE()
-        // Whatever the parent left ignored, SIGTERM, SIGINT and SIGHUP end us, but only while we
-        // wait for the journal: they stay blocked (in every thread, which inherits the mask) while
-        // a reminder goes out and its cursor is saved, so a stop never repeats one on restart.
+        // Whatever the parent left ignored, SIGTERM, SIGINT and SIGHUP end us. While starting
+        // they do at once; from the first reminder on only while we wait (and in the --exec slot
+        // wait): they stay blocked while a round of reminders goes out and its place is saved,
+        // so a stop never repeats one on restart. No thread runs before they are blocked (the
+        // --exec watchers start later), so every thread inherits the mask.
         for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
-        Self.allowTermination(false)
+        Self.allowTermination(true)
         let socket = SocketPaths.socket(flag: options.socket, system: options.system, environment: environment, uid: getuid())
         let pairing: Pairing
         do {
@@ -78,60 +102,97 @@ public final class Notifier {
         }
         _ = follower.descriptor  // watch for changes from now on, before the first read
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
-        let cursorFile = CursorFile(path: CursorFile.path(environment: environment, home: home))
-        let saved: String?
-        do {
-            saved = try cursorFile.read()
-        } catch {
-            log.error("cannot read \(cursorFile.path): \(error.reason)")
-            return 1
+        let cursorFile = CursorFile(path: CursorFile.path(environment: environment, home: home, mode: options.mode, name: options.name))
+        var state = Self.readState(cursorFile, follower: follower, log: log)
+        if state == nil, options.mode == "desktop", options.name == nil {
+            // The file every notifier shared before each had its own: the desktop one takes it over.
+            let shared = CursorFile(path: CursorFile.sharedPath(environment: environment, home: home))
+            if (try? Files.identity(shared.path)) != nil, let old = Self.readState(shared, follower: follower, log: log) {
+                log.info("taking over the place saved in \(shared.path)")
+                state = old
+            }
         }
         let exec = options.exec.map { ExecOutput(command: $0, timeout: options.execTimeout, environment: environment, log: log) }
         let notifier = Notifier(follower: follower, cursorFile: cursorFile, print: options.print, exec: exec, log: log)
+        let zone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
         if options.notify {
             let snooze = SnoozeSetting.load(environment: environment) { log.warning($0) }
-            let zone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
             notifier.desktop = DesktopOutput(socket: socket, snoozeUsec: snooze, zone: zone, log: log) { [unowned notifier] in
-                notifier.saveCursor($0)
+                notifier.desktopSettled($0)
             }
         }
+        notifier.feed = DaemonFeed(socket: socket, storeID: pairing.storeID, log: log)
+        for key in state?.ahead ?? [] { notifier.ahead.insert(key) }
+        for key in state?.behind ?? [] {
+            notifier.fromJournal.insert(key)
+            notifier.fromJournalAt[key] = Instant.now().usec
+        }
         do {
-            let start = try follower.seek(after: saved)
-            if saved == nil { notifier.saveCursor(start) }
+            let start = try follower.seek(after: state?.cursor)
+            notifier.savedCursor = start
+            if state?.cursor == nil { notifier.stateDirty = true }
         } catch {
             log.error("cannot read the journal: \(error)")
             return 1
         }
+        notifier.saveStateIfChanged()
         let outputs = [options.notify ? "desktop" : nil, options.print ? "print" : nil, options.exec.map { "exec \($0[0])" }].compactMap { $0 }
-        log.info("following the reminders of store \(pairing.storeID) (todod at \(socket)) to \(outputs.joined(separator: ", "))\(saved == nil ? "" : " from the saved cursor")")
+        log.info("following the reminders of store \(pairing.storeID) (todod at \(socket)) to \(outputs.joined(separator: ", "))\(state?.cursor == nil ? "" : " from the saved cursor")")
+        Self.allowTermination(false)
         ServiceManager.notify("READY=1")
         return notifier.run()
+    }
+
+    /// The saved state, nil when there is none; a file that cannot be used is named in a
+    /// warning and the notifier starts from the journal's tail.
+    private static func readState(_ file: CursorFile, follower: JournalFollower, log: NotifyLog) -> CursorFile.State? {
+        do {
+            let state = try file.read()
+            guard let cursor = state.cursor else { return nil }
+            guard follower.isValid(cursor: cursor) else {
+                log.warning("\(file.path) holds no journal cursor; starting from the journal's tail (reminders that fired meanwhile are not shown)")
+                return nil
+            }
+            return state
+        } catch {
+            log.warning("cannot use \(file.path) (\(error.reason)); starting from the journal's tail (reminders that fired meanwhile are not shown)")
+            return nil
+        }
     }
 
     private func run() -> Int32 {
         var catchingUp = true
         while true {
-            var batch: [Reminder] = []
-            var lastCursor: String?
+            // The fast path first: a `watch` event is out before the journal's copy is read.
+            guard takeFeed() else { return 1 }
+            var more = false
             do {
-                while batch.count < Self.batchLimit, let entry = try follower.next() {
-                    lastCursor = entry.cursor
-                    if let reminder = Reminder(entry) { batch.append(reminder) }
+                // Once caught up, a few entries at a time, so events never wait behind a long
+                // read of the journal; while catching up, the whole backlog before anything
+                // goes out (it may become one summary).
+                let limit = catchingUp ? Self.batchLimit : Self.liveBatch
+                var read = 0
+                while read < limit, let entry = try follower.next() {
+                    read += 1
+                    let ticket = ledger.add(entry.cursor)
+                    if let reminder = Reminder(entry) {
+                        guard fromTheJournal(reminder, ticket: ticket, backlog: catchingUp) else { return 1 }
+                    } else {
+                        ledger.settle(ticket)  // no reminder: step over it
+                    }
                 }
+                more = read >= limit
             } catch {
                 log.error("cannot read the journal: \(error)")
                 return 1
             }
-            let more = batch.count >= Self.batchLimit
-            if !batch.isEmpty {
-                guard deliver(batch, backlog: catchingUp) else { return 1 }
-            } else if let lastCursor, desktop?.hasPending != true {
-                saveCursor(lastCursor)  // only entries that are no reminder: step over them
-            }
-            if more { continue }
-            catchingUp = false
+            if more && catchingUp { continue }
             desktop?.flush()
             desktop?.process()
+            desktop?.flush()
+            saveStateIfChanged()
+            if more { continue }
+            catchingUp = false
             do {
                 Self.allowTermination(true)
                 defer { Self.allowTermination(false) }
@@ -143,59 +204,209 @@ public final class Notifier {
         }
     }
 
-    /// Hands `batch` to every output; false when standard output is gone.
-    private func deliver(_ batch: [Reminder], backlog: Bool) -> Bool {
-        for reminder in batch {
-            if print {
-                do {
-                    try Posix.writeAll(1, Array((reminder.printLine + "\n").utf8))
-                } catch {
-                    log.error("cannot write to standard output: \(error.reason)")
-                    return false
-                }
+    /// Hands on what the `watch` stream brought (connecting first when due); false when
+    /// standard output is gone.
+    private func takeFeed() -> Bool {
+        guard let feed else { return true }
+        feed.connectIfDue()
+        for item in feed.read() {
+            switch item {
+            case .reminder(let params):
+                guard let reminder = Reminder(event: params) else { continue }
+                guard fromTheFeed(reminder) else { return false }
+            case .changed(let type, let todos):
+                for todo in todos { desktop?.withdraw(type, todo) }
             }
-            exec?.run(reminder)
-            if desktop == nil { saveCursor(reminder.cursor) }
-        }
-        if let desktop {
-            desktop.enqueue(batch, backlog: backlog)
-            desktop.flush()
         }
         return true
     }
 
+    /// A reminder read from the journal: handed out unless the fast path already did.
+    private func fromTheJournal(_ reminder: Reminder, ticket: Int, backlog: Bool) -> Bool {
+        let key = reminder.key
+        if ahead.remove(key) {
+            ledger.settle(ticket)
+            stateDirty = true
+            return true
+        }
+        if inProgress.contains(key) {
+            inProgress.remove(key)
+            if desktop?.attach(ticket: ticket, key: key) != true { ledger.settle(ticket) }
+            return true
+        }
+        if reminder.journalUsec > Instant.now().usec - Self.behindSeconds * 1_000_000 {
+            fromJournal.insert(key)
+            fromJournalAt[key] = reminder.journalUsec
+            stateDirty = true
+        }
+        return deliver(reminder, ticket: ticket, backlog: backlog)
+    }
+
+    /// A reminder from a `watch` event: handed out unless the journal already brought it.
+    private func fromTheFeed(_ reminder: Reminder) -> Bool {
+        let key = reminder.key
+        if fromJournal.remove(key) {
+            fromJournalAt[key] = nil
+            stateDirty = true
+            return true
+        }
+        if ahead.contains(key) || inProgress.contains(key) { return true }
+        return deliver(reminder, ticket: nil, backlog: false)
+    }
+
+    /// Hands one reminder to every output; false when standard output is gone.
+    private func deliver(_ reminder: Reminder, ticket: Int?, backlog: Bool) -> Bool {
+        if print {
+            do {
+                try Posix.writeAll(1, Array((reminder.printLine + "\n").utf8))
+            } catch {
+                log.error("cannot write to standard output: \(error.reason)")
+                return false
+            }
+        }
+        exec?.run(reminder)
+        if let desktop {
+            if ticket == nil { inProgress.insert(reminder.key) }
+            desktop.enqueue(DesktopOutput.Item(reminder: reminder, ticket: ticket), backlog: backlog)
+        } else if let ticket {
+            ledger.settle(ticket)
+        } else {
+            ahead.insert(reminder.key)
+            stateDirty = true
+        }
+        return true
+    }
+
+    /// The desktop is done with a reminder (shown, or given up).
+    private func desktopSettled(_ item: DesktopOutput.Item) {
+        let key = item.reminder.key
+        inProgress.remove(key)
+        if let ticket = item.ticket {
+            ledger.settle(ticket)
+        } else {
+            ahead.insert(key)
+            stateDirty = true
+        }
+    }
+
     /// Unblocks (true) or blocks (false) the signals that end the notifier, in this thread.
-    private static func allowTermination(_ allow: Bool) {
+    static func allowTermination(_ allow: Bool) {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
         pthread_sigmask(allow ? SIG_UNBLOCK : SIG_BLOCK, &set, nil)
     }
 
-    private func saveCursor(_ cursor: String) {
+    /// Whether a signal that ends the notifier is waiting (blocked) for this thread.
+    static var terminationPending: Bool {
+        var set = sigset_t()
+        sigpending(&set)
+        return [SIGTERM, SIGINT, SIGHUP].contains { sigismember(&set, $0) == 1 }
+    }
+
+    /// Writes the cursor file when the place or the fast path's list moved.
+    private func saveStateIfChanged() {
+        if let cursor = ledger.advance() {
+            savedCursor = cursor
+            stateDirty = true
+        }
+        guard stateDirty else { return }
+        // An event that has not followed its journal entry within minutes will not come.
+        let old = Instant.now().usec - Self.behindSeconds * 1_000_000
+        for key in fromJournal.keys where (fromJournalAt[key] ?? 0) < old {
+            fromJournal.remove(key)
+            fromJournalAt[key] = nil
+        }
         do {
-            try cursorFile.write(cursor)
+            try cursorFile.write(CursorFile.State(cursor: savedCursor, ahead: ahead.keys, behind: fromJournal.keys))
+            stateDirty = false
             cursorFailureLogged = false
         } catch {
             if !cursorFailureLogged { log.error("cannot save the journal cursor in \(cursorFile.path): \(error.reason); a restart may repeat reminders") }
             cursorFailureLogged = true
+            stateDirty = false  // tried again with the next change
         }
     }
 
-    /// Sleeps until the journal (or the bus) has something, or a desktop retry is due.
+    /// Sleeps until the journal, the daemon's socket or the bus has something, or a retry is due.
     private func wait() throws(Journal.ReadError) {
-        guard let desktop else {
-            try follower.wait(timeoutUsec: nil)
-            return
-        }
         var fds = [pollfd(fd: follower.descriptor, events: follower.events, revents: 0)]
-        if let bus = desktop.bus { fds.append(pollfd(fd: bus.descriptor, events: bus.events, revents: 0)) }
-        var timeouts = [follower.timeoutUsec, desktop.bus?.timeoutUsec].compactMap { $0 }
-        if let retryAt = desktop.retryAt, desktop.hasPending {
-            timeouts.append(UInt64(max(0, (retryAt - Posix.monotonicSeconds()) * 1e6)))
-        }
+        if let bus = desktop?.bus { fds.append(pollfd(fd: bus.descriptor, events: bus.events, revents: 0)) }
+        if let feed, feed.isConnected { fds.append(pollfd(fd: feed.descriptor, events: Int16(POLLIN), revents: 0)) }
+        var timeouts = [follower.timeoutUsec, desktop?.bus?.timeoutUsec].compactMap { $0 }
+        let now = Posix.monotonicSeconds()
+        if let desktop, let retryAt = desktop.retryAt, desktop.hasPending { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
+        if let feed, !feed.isConnected, let retryAt = feed.retryAt { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
         let timeoutMs: Int32 = timeouts.min().map { Int32(min(Int64($0 / 1000) + 1, Int64(Int32.max))) } ?? -1
         while poll(&fds, nfds_t(fds.count), timeoutMs) < 0 && errno == EINTR {}
         try follower.process()
+    }
+}
+
+/// The journal entries read and not yet behind the saved cursor, in order.
+struct CursorLedger {
+    private var cursors: [String] = []
+    private var settled: [Bool] = []
+    /// The ticket of `cursors[0]`.
+    private var base = 0
+    private var head = 0
+
+    /// Adds the next entry read; returns its ticket.
+    mutating func add(_ cursor: String) -> Int {
+        cursors.append(cursor)
+        settled.append(false)
+        return base + cursors.count - 1
+    }
+
+    mutating func settle(_ ticket: Int) {
+        let i = ticket - base
+        if i >= 0 && i < settled.count { settled[i] = true }
+    }
+
+    /// The cursor of the last entry of the settled prefix when it grew (those entries are
+    /// dropped), else nil.
+    mutating func advance() -> String? {
+        var last: String?
+        while head < settled.count && settled[head] {
+            last = cursors[head]
+            head += 1
+        }
+        if head > 1024 || head == settled.count {
+            cursors.removeFirst(head)
+            settled.removeFirst(head)
+            base += head
+            head = 0
+        }
+        return last
+    }
+}
+
+/// A set of keys that forgets the oldest beyond `limit`, in insertion order.
+struct KeySet {
+    let limit: Int
+    private var set: Set<String> = []
+    private var order: [String] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    var keys: [String] { order }
+
+    func contains(_ key: String) -> Bool { set.contains(key) }
+
+    mutating func insert(_ key: String) {
+        guard set.insert(key).inserted else { return }
+        order.append(key)
+        if order.count > limit {
+            let drop = order.count - limit
+            for old in order.prefix(drop) { set.remove(old) }
+            order.removeFirst(drop)
+        }
+    }
+
+    @discardableResult
+    mutating func remove(_ key: String) -> Bool {
+        guard set.remove(key) != nil else { return false }
+        if let i = order.firstIndex(of: key) { order.remove(at: i) }
+        return true
     }
 }

@@ -1,5 +1,5 @@
 /// todod-notify's command line:
-/// `todod-notify [--socket PATH | --system] [--notify] [--print] [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]`.
+/// `todod-notify [--socket PATH | --system] [--name NAME] [--notify] [--print] [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]`.
 /// With no output flag it notifies on the desktop (D-Bus).
 public struct NotifyOptions: Equatable, Sendable {
     public var socket: String?
@@ -12,11 +12,19 @@ public struct NotifyOptions: Equatable, Sendable {
     public var exec: [String]?
     /// Seconds an `--exec` program may run before it (and its process group) is killed.
     public var execTimeout = 30.0
+    /// Tells this notifier's cursor apart from others' with the same outputs (`--name`).
+    public var name: String?
     public var help = false
     public var version = false
 
+    /// What the notifier hands reminders to, as its cursor file names it: `desktop`, `print`,
+    /// `exec`, or several joined by `+` (`desktop+print`).
+    public var mode: String {
+        [notify ? "desktop" : nil, print ? "print" : nil, exec != nil ? "exec" : nil].compactMap { $0 }.joined(separator: "+")
+    }
+
     public static let usage = """
-        usage: todod-notify [--socket PATH | --system] [--notify] [--print]
+        usage: todod-notify [--socket PATH | --system] [--name NAME] [--notify] [--print]
                             [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]
         Shows todod's reminders as desktop notifications with Done and Snooze (the default),
         prints them (--print) or runs a program per reminder (--exec). See todod-notify(1).
@@ -44,6 +52,12 @@ public struct NotifyOptions: Equatable, Sendable {
                 guard !path.isEmpty else { throw UsageError(description: "--socket needs a path") }
                 options.socket = path
             case "--system": options.system = true
+            case "--name":
+                let name = try value(argument)
+                guard Self.isName(name) else {
+                    throw UsageError(description: "--name: not a name (1 to 64 bytes of letters, digits, '-', '_' or '.', not starting with '.'): \(name)")
+                }
+                options.name = name
             case "--notify": options.notify = true
             case "--print": options.print = true
             case "--exec-timeout":
@@ -74,5 +88,12 @@ public struct NotifyOptions: Equatable, Sendable {
         if options.socket != nil && options.system { throw UsageError(description: "--socket and --system exclude each other") }
         if !options.print && options.exec == nil { options.notify = true }
         return options
+    }
+
+    /// A `--name`: letters (any script), digits, `-`, `_` and `.`, at most 64 bytes, not starting
+    /// with `.` — it becomes part of a file name.
+    static func isName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 64, !name.hasPrefix(".") else { return false }
+        return name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.".unicodeScalars.contains($0) }
     }
 }

@@ -1,8 +1,10 @@
 import TodoCore
+import TodoProtocol
 import TodoSystemd
 import TodoTime
 
-/// One fired reminder as todod wrote it to the journal (SPEC §6), with where it is in the journal.
+/// One fired reminder as todod wrote it to the journal (docs/REMINDERS.md), with where it is in
+/// the journal; or as its `reminder` event on the daemon's `watch` stream brought it first.
 public struct Reminder: Sendable, Equatable {
     public var id: Int64
     public var uid: String
@@ -13,12 +15,27 @@ public struct Reminder: Sendable, Equatable {
     public var due: Instant?
     /// How late todod fired it against its scheduled instant.
     public var lateUsec: Int64
-    /// When journald received the entry, microseconds since the epoch.
+    /// When journald received the entry (or todod fired it, for an event), microseconds since the epoch.
     public var journalUsec: Int64
-    public var cursor: String
+    /// The reminder instant it fired for (TODO_REMIND_USEC).
+    public var remindUsec: Int64?
+    /// An all-day todo: `due` is the start of its day in `zone` (or the user's zone).
+    public var allDay = false
+    /// The todo's own zone (IANA name), when it has one.
+    public var zone: String?
+    /// A high-priority todo (`high`).
+    public var highPriority = false
+    /// Where the entry is in the journal; nil for a reminder that came from `watch`.
+    public var cursor: String?
 
     /// The journal fields a reminder is made of.
-    static let fields = ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_LATE_USEC"]
+    static let fields = ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_LATE_USEC",
+                         "TODO_REMIND_USEC", "TODO_ALL_DAY", "TODO_ZONE", "TODO_PRIORITY"]
+
+    /// What names one firing on both paths: the todo, the instant it was due to remind at and
+    /// how late todod fired it (so the instant it fired). A todo reminded again later (snoozed,
+    /// advanced) is another firing with another key.
+    public var key: String { "\(id):\(remindUsec ?? 0):\(lateUsec)" }
 
     /// nil for an entry without a valid TODO_ID or TODO_TITLE (not one todod writes).
     init?(_ entry: JournalFollower.Entry) {
@@ -32,7 +49,30 @@ public struct Reminder: Sendable, Equatable {
         due = f["TODO_DUE_USEC"].flatMap { Int64($0) }.map(Instant.init(usec:))
         lateUsec = max(0, f["TODO_LATE_USEC"].flatMap { Int64($0) } ?? 0)
         journalUsec = Int64(clamping: entry.realtimeUsec)
+        remindUsec = f["TODO_REMIND_USEC"].flatMap { Int64($0) }
+        allDay = f["TODO_ALL_DAY"] == "1"
+        zone = f["TODO_ZONE"].flatMap { $0.isEmpty ? nil : $0 }
+        highPriority = f["TODO_PRIORITY"] == TodoPriority.high.rawValue
         cursor = entry.cursor
+    }
+
+    /// The `params` of a `reminder` event of `watch`; nil for one that is not well formed.
+    init?(event params: JSON) {
+        guard let object = params["todos"]?.arrayValue?.first ?? params["todo"], let todo = try? Todo(json: object), todo.id > 0,
+              let late = params["lateUsec"]?.intValue else { return nil }
+        id = todo.id
+        uid = todo.uid
+        title = todo.title
+        category = todo.category.flatMap { $0.isEmpty ? nil : $0 }
+        due = todo.due
+        dueText = todo.due.map { $0.rfc3339(fractional: true) }
+        lateUsec = max(0, late)
+        remindUsec = todo.remind?.usec
+        journalUsec = params["fired"]?.stringValue.flatMap(Instant.init(rfc3339:))?.usec ?? Instant.now().usec
+        allDay = todo.allDay
+        zone = todo.zone
+        highPriority = todo.priority == .high
+        cursor = nil
     }
 
     /// How late it is at `now`: todod's lateness plus the time since it wrote the entry.
@@ -73,14 +113,45 @@ public struct Reminder: Sendable, Equatable {
         return env
     }
 
-    /// The notification's body: due time (in `zone`), category and lateness.
+    /// The notification's body: when it is due, the category and, for a todo with a time, how
+    /// late it is. Times are the user's local time (`zone`) without an offset; a todo kept in
+    /// another zone also shows its own wall-clock time there. An all-day todo says `today`,
+    /// `tomorrow` or its date (read in its own zone) and never a lateness counted from midnight.
     func body(now: Instant, zone: ZoneInfo) -> String {
         var parts: [String] = []
-        if let due { parts.append("Due " + LocalTime(due, in: zone).textWithOffset) }
+        if let due {
+            let own = self.zone.flatMap { ZoneInfo(identifier: $0) }
+            if allDay {
+                let day = LocalTime(due, in: own ?? zone).days
+                switch day - LocalTime(now, in: zone).days {
+                case 0: parts.append("Due today")
+                case 1: parts.append("Due tomorrow")
+                case let d where d < 0: parts.append("Due " + LocalTime.dateText(days: day) + ", overdue")
+                default: parts.append("Due " + LocalTime.dateText(days: day))
+                }
+            } else {
+                var text = "Due " + LocalTime(due, in: zone).text
+                if let own, let name = self.zone, own.secondsFromUTC(at: due.seconds) != zone.secondsFromUTC(at: due.seconds) {
+                    text += " (" + String(LocalTime(due, in: own).text.suffix(5)) + " " + name + ")"
+                }
+                parts.append(text)
+            }
+        }
         if let category { parts.append(category) }
         let late = lateness(at: now)
-        if late >= 60_000_000 { parts.append(Self.describe(late) + " late") }
+        if !allDay && late >= 60_000_000 { parts.append(Self.describe(late) + " late") }
         return parts.joined(separator: " · ")
+    }
+
+    /// Critical only for a high-priority todo, or one more than an hour late against its own
+    /// reminder time; an all-day todo counts as late only once its day is over.
+    func isCritical(now: Instant, zone: ZoneInfo) -> Bool {
+        if highPriority { return true }
+        guard lateness(at: now) > 3_600_000_000 else { return false }
+        guard allDay else { return true }
+        guard let due else { return false }
+        let own = self.zone.flatMap { ZoneInfo(identifier: $0) } ?? zone
+        return LocalTime(due, in: own).days < LocalTime(now, in: zone).days
     }
 
     /// "30 s", "3 min", "2 h 5 min", "3 d 4 h".

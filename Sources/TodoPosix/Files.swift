@@ -57,6 +57,17 @@ package enum Files {
         return try Posix.readToEnd(fd, maxBytes: maxBytes)
     }
 
+    /// The whole regular file at `path`, opened without blocking: a FIFO (or a device) there
+    /// fails at once with EINVAL ("not a regular file") instead of blocking in open() or read().
+    package static func regularContents(of path: String, maxBytes: Int = .max) throws(PosixError) -> [UInt8] {
+        let fd = try syscall("open") { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        defer { Posix.close(fd) }
+        var st = stat()
+        try syscall("fstat") { fstat(fd, &st) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw PosixError("not a regular file", errno: EINVAL) }
+        return try Posix.readToEnd(fd, maxBytes: maxBytes)
+    }
+
     /// The permission bits and owner of `path`.
     package static func mode(_ path: String) throws(PosixError) -> (mode: UInt32, uid: UInt32) {
         var st = stat()

@@ -92,6 +92,14 @@ package final class JournalFollower {
         return Self.realtimePrefix + String(startUsec)
     }
 
+    /// Whether sd-journal can seek to `cursor` (a `realtime=` position with a number counts):
+    /// false for text that is no cursor, so a damaged file is caught before reading.
+    package func isValid(cursor: String) -> Bool {
+        if cursor.hasPrefix(Self.realtimePrefix) { return UInt64(cursor.dropFirst(Self.realtimePrefix.count)) != nil }
+        positioned = false
+        return sd_journal_seek_cursor(journal, cursor) >= 0
+    }
+
     /// Seeks to `position`. Done again after every time `next()` came to the end: sd-journal's
     /// position after the last match is not where the next appended match will be found, so
     /// each round of reading starts from the cursor of the last entry read.

@@ -10,15 +10,25 @@ import CSystemd
 
 /// A connection to the session bus for sending desktop notifications and hearing which of them
 /// the user answered. Not thread-safe: one thread owns it.
+///
+/// Calls go out without waiting (`notify`, `close`): the answers come back as events from
+/// `process()`, so a server that answers late holds up nothing. Only the unique name that owns
+/// `org.freedesktop.Notifications` now is believed: its signals are taken, every other peer's
+/// (a unicast `ActionInvoked` sent straight to us) is dropped, and `NameOwnerChanged` tells
+/// when the server left or another one took the name.
 package final class DesktopNotifications {
     /// A failure: a D-Bus error name and message from the other side, or an errno of the connection.
-    package struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         package let name: String?
         package let message: String
-        /// Nobody owns org.freedesktop.Notifications (no notification server running).
+        /// Nobody owns org.freedesktop.Notifications (no notification server running), or the bus
+        /// could not start one on demand (D-Bus activation failed).
         package var noServer: Bool {
             name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+                || name?.hasPrefix("org.freedesktop.DBus.Error.Spawn.") == true
         }
+        /// No answer in time (the server may still have shown it).
+        package var noReply: Bool { name == "org.freedesktop.DBus.Error.NoReply" || name == "org.freedesktop.DBus.Error.Timeout" }
         package var description: String { name.map { "\($0): \(message)" } ?? message }
 
         init(_ function: String, errno: Int32) {
@@ -36,14 +46,28 @@ package final class DesktopNotifications {
             }
             sd_bus_error_free(&error)
         }
+
+        init(reply: OpaquePointer) {
+            let error = sd_bus_message_get_error(reply)
+            name = error?.pointee.name.map { String(cString: $0) }
+            message = error?.pointee.message.map { String(cString: $0) } ?? "error reply"
+        }
     }
 
-    /// A signal of the notification server about one notification.
+    /// What the bus brought: the server's signals about our notifications, answers to our calls,
+    /// and the server coming or going.
     package enum Event: Sendable, Equatable {
-        /// `ActionInvoked`: the user chose the action `key`.
+        /// `ActionInvoked` from the current owner: the user chose the action `key`.
         case action(id: UInt32, key: String)
-        /// `NotificationClosed`, with the spec's reason (1 expired, 2 dismissed, 3 closed by call).
+        /// `NotificationClosed` from the current owner, with the spec's reason (1 expired,
+        /// 2 dismissed, 3 closed by call).
         case closed(id: UInt32, reason: UInt32)
+        /// The answer to the `notify` call `token`: the server's id, and the unique name that gave it.
+        case notified(token: UInt64, id: UInt32, server: String)
+        /// The `notify` call `token` failed (an error from the server or the bus, or no answer in time).
+        case notifyFailed(token: UInt64, failure: Failure)
+        /// `org.freedesktop.Notifications` has a new owner (nil: none): ids of the old one mean nothing now.
+        case ownerChanged(String?)
     }
 
     /// The value of a hint (`a{sv}`).
@@ -55,37 +79,82 @@ package final class DesktopNotifications {
 
     private static let service = "org.freedesktop.Notifications"
     private static let path = "/org/freedesktop/Notifications"
+    private static let busName = "org.freedesktop.DBus"
 
     private let bus: OpaquePointer
-    /// Signals received during the last `process()`; filled by the match callback.
+    /// What arrived during the last `process()`; filled by the callbacks.
     fileprivate var received: [Event] = []
+    /// Our `Notify` calls waiting for their answer: message cookie → the caller's token.
+    private var calls: [UInt64: UInt64] = [:]
+    /// The unique name that owns org.freedesktop.Notifications now (nil: nobody).
+    package private(set) var owner: String?
 
     /// Connects to the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`, else
-    /// `$XDG_RUNTIME_DIR/bus`) and subscribes to the server's two signals.
+    /// `$XDG_RUNTIME_DIR/bus`), subscribes to the server's two signals and to its name's owner
+    /// changes, and asks who owns the name now.
     package init() throws(Failure) {
         var bus: OpaquePointer?
         var rc = sd_bus_open_user(&bus)
         guard rc >= 0, let bus else { throw Failure("sd_bus_open_user", errno: -rc) }
         self.bus = bus
         let me = Unmanaged.passUnretained(self).toOpaque()
-        for member in ["ActionInvoked", "NotificationClosed"] {
-            let rule = "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.service)',member='\(member)'"
+        var rules = ["ActionInvoked", "NotificationClosed"].map {
+            "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.service)',member='\($0)'"
+        }
+        rules.append("type='signal',sender='\(Self.busName)',path='/org/freedesktop/DBus',interface='\(Self.busName)',member='NameOwnerChanged',arg0='\(Self.service)'")
+        for rule in rules {
             rc = sd_bus_add_match(bus, nil, rule, { message, userdata, _ in
                 guard let message, let userdata else { return 0 }
                 Unmanaged<DesktopNotifications>.fromOpaque(userdata).takeUnretainedValue().receive(message)
                 return 0
             }, me)
-            guard rc >= 0 else {
-                sd_bus_flush_close_unref(bus)
-                throw Failure("sd_bus_add_match", errno: -rc)
-            }
+            // Every stored property is set: a throw from here on runs deinit, which closes the bus.
+            guard rc >= 0 else { throw Failure("sd_bus_add_match", errno: -rc) }
         }
+        owner = try Self.currentOwner(bus)
     }
 
     deinit { sd_bus_flush_close_unref(bus) }
 
+    /// `GetNameOwner`: the unique name owning the service, nil when nobody does.
+    private static func currentOwner(_ bus: OpaquePointer) throws(Failure) -> String? {
+        var message: OpaquePointer?
+        var rc = sd_bus_message_new_method_call(bus, &message, busName, "/org/freedesktop/DBus", busName, "GetNameOwner")
+        guard rc >= 0, let message else { throw Failure("sd_bus_message_new_method_call", errno: -rc) }
+        defer { sd_bus_message_unref(message) }
+        rc = service.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+        guard rc >= 0 else { throw Failure("sd_bus_message_append", errno: -rc) }
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        var reply: OpaquePointer?
+        rc = sd_bus_call(bus, message, 5_000_000, &error, &reply)
+        guard rc >= 0, let reply else {
+            let failure = Failure("GetNameOwner", error: &error, errno: -rc)
+            if failure.noServer { return nil }
+            throw failure
+        }
+        defer { sd_bus_message_unref(reply) }
+        var name: UnsafePointer<CChar>?
+        guard sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "s")), &name) > 0, let name else { return nil }
+        return String(cString: name)
+    }
+
     private func receive(_ message: OpaquePointer) {
         guard let member = sd_bus_message_get_member(message).map({ String(cString: $0) }) else { return }
+        let sender = sd_bus_message_get_sender(message).map { String(cString: $0) }
+        if member == "NameOwnerChanged" {
+            // Only the bus itself says who owns a name.
+            guard sender == Self.busName else { return }
+            var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
+            let s = CChar(UInt8(ascii: "s"))
+            guard sd_bus_message_read_basic(message, s, &name) > 0, sd_bus_message_read_basic(message, s, &old) > 0,
+                  sd_bus_message_read_basic(message, s, &new) > 0, let name, let new, String(cString: name) == Self.service else { return }
+            let newOwner = String(cString: new)
+            owner = newOwner.isEmpty ? nil : newOwner
+            received.append(.ownerChanged(owner))
+            return
+        }
+        // A signal about a notification counts only from the server that owns the name now.
+        guard let sender, sender == owner else { return }
         var id: UInt32 = 0
         guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &id) > 0 else { return }
         if member == "ActionInvoked" {
@@ -99,11 +168,28 @@ package final class DesktopNotifications {
         }
     }
 
-    /// Calls `Notify` and returns the server's id for the notification. Waits for the answer at
-    /// most `timeoutUsec`.
-    package func notify(appName: String, replacesID: UInt32 = 0, icon: String = "", summary: String, body: String,
+    /// The answer to one of our `Notify` calls (or sd-bus's own error when none came in time).
+    private func answer(_ reply: OpaquePointer) {
+        var cookie: UInt64 = 0
+        guard sd_bus_message_get_reply_cookie(reply, &cookie) >= 0, let token = calls.removeValue(forKey: cookie) else { return }
+        if sd_bus_message_is_method_error(reply, nil) > 0 {
+            received.append(.notifyFailed(token: token, failure: Failure(reply: reply)))
+            return
+        }
+        var id: UInt32 = 0
+        guard sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id) > 0 else {
+            received.append(.notifyFailed(token: token, failure: Failure("Notify reply", errno: EBADMSG)))
+            return
+        }
+        let server = sd_bus_message_get_sender(reply).map { String(cString: $0) } ?? ""
+        received.append(.notified(token: token, id: id, server: server))
+    }
+
+    /// Sends `Notify` and returns at once; the answer comes from `process()` as `.notified` or
+    /// `.notifyFailed` with `token`, within `timeoutUsec`.
+    package func notify(token: UInt64, appName: String, replacesID: UInt32 = 0, icon: String = "", summary: String, body: String,
                         actions: [String], hints: [(String, Hint)], expireTimeout: Int32 = -1,
-                        timeoutUsec: UInt64 = 5_000_000) throws(Failure) -> UInt32 {
+                        timeoutUsec: UInt64 = 25_000_000) throws(Failure) {
         var message: OpaquePointer?
         var rc = sd_bus_message_new_method_call(bus, &message, Self.service, Self.path, Self.service, "Notify")
         guard rc >= 0, let message else { throw Failure("sd_bus_message_new_method_call", errno: -rc) }
@@ -111,15 +197,30 @@ package final class DesktopNotifications {
         rc = Self.append(message, appName: appName, replacesID: replacesID, icon: icon, summary: summary, body: body,
                          actions: actions, hints: hints, expireTimeout: expireTimeout)
         guard rc >= 0 else { throw Failure("sd_bus_message_append", errno: -rc) }
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        var reply: OpaquePointer?
-        rc = sd_bus_call(bus, message, timeoutUsec, &error, &reply)
-        guard rc >= 0, let reply else { throw Failure("Notify", error: &error, errno: -rc) }
-        defer { sd_bus_message_unref(reply) }
-        var id: UInt32 = 0
-        rc = sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id)
-        guard rc > 0 else { throw Failure("Notify reply", errno: rc < 0 ? -rc : EBADMSG) }
-        return id
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        rc = sd_bus_call_async(bus, nil, message, { reply, userdata, _ in
+            guard let reply, let userdata else { return 0 }
+            Unmanaged<DesktopNotifications>.fromOpaque(userdata).takeUnretainedValue().answer(reply)
+            return 0
+        }, me, timeoutUsec)
+        guard rc >= 0 else { throw Failure("Notify", errno: -rc) }
+        var cookie: UInt64 = 0
+        _ = sd_bus_message_get_cookie(message, &cookie)
+        calls[cookie] = token
+    }
+
+    /// Sends `CloseNotification(id)` and returns at once; its answer is not waited for (the
+    /// server's `NotificationClosed` follows).
+    package func close(_ id: UInt32) throws(Failure) {
+        var message: OpaquePointer?
+        var rc = sd_bus_message_new_method_call(bus, &message, Self.service, Self.path, Self.service, "CloseNotification")
+        guard rc >= 0, let message else { throw Failure("sd_bus_message_new_method_call", errno: -rc) }
+        defer { sd_bus_message_unref(message) }
+        var value = id
+        rc = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &value)
+        guard rc >= 0 else { throw Failure("sd_bus_message_append", errno: -rc) }
+        rc = sd_bus_call_async(bus, nil, message, { _, _, _ in 0 }, nil, 25_000_000)
+        guard rc >= 0 else { throw Failure("CloseNotification", errno: -rc) }
     }
 
     /// The arguments of `Notify`, signature `susssasa{sv}i`.
@@ -181,12 +282,12 @@ package final class DesktopNotifications {
     /// Handles everything the bus has for us and returns the server's signals among it. Throws
     /// when the connection is gone.
     package func process() throws(Failure) -> [Event] {
+        defer { received = [] }
         while true {
             let rc = sd_bus_process(bus, nil)
             guard rc >= 0 else { throw Failure("sd_bus_process", errno: -rc) }
             if rc == 0 { break }
         }
-        defer { received = [] }
         return received
     }
 }

@@ -65,6 +65,21 @@ public class BackgroundProcess: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Starts any program with its output going to `output`.out and .err.
+    public static func started(_ executable: String, _ arguments: [String], environment: [String: String] = [:], output: String) throws -> BackgroundProcess {
+        try BackgroundProcess(executable, arguments, environment: environment, output: output)
+    }
+
+    /// The pids of this process's children (from /proc).
+    public var children: [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == self.pid ? pid : nil
+        }
+    }
+
     public var pid: Int32 { process.processIdentifier }
 
     /// SIGTERM, then SIGKILL after five seconds; returns the exit status.
@@ -85,11 +100,36 @@ public class BackgroundProcess: @unchecked Sendable {
 public final class SessionBus: BackgroundProcess, @unchecked Sendable {
     public let address: String
 
-    /// Starts it on `socket` and waits until it accepts connections.
-    public init(socket: String, directory: TemporaryDirectory) throws {
+    /// Starts it on `socket` and waits until it accepts connections. With `activating`, the bus
+    /// starts the stand-in notification server on demand (D-Bus activation), recording to that
+    /// file, and knows no other service.
+    public init(socket: String, directory: TemporaryDirectory, activating record: String? = nil) throws {
         address = "unix:path=" + socket
-        try super.init("/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=" + address],
-                       environment: [:], output: directory.file("dbus"))
+        var arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
+        if let record {
+            let services = directory.file("services")
+            try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+            try """
+                [D-BUS Service]
+                Name=org.freedesktop.Notifications
+                Exec=\(NotifyTestSupport.python) \(NotifyTestSupport.repository)/scripts/lib/notification-server.py \(record)
+
+                """.write(toFile: services + "/org.freedesktop.Notifications.service", atomically: true, encoding: .utf8)
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>session</type>
+                  <listen>\(address)</listen>
+                  <auth>EXTERNAL</auth>
+                  <servicedir>\(services)</servicedir>
+                  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                </busconfig>
+
+                """.write(toFile: directory.file("bus.conf"), atomically: true, encoding: .utf8)
+            arguments = ["--config-file=" + directory.file("bus.conf"), "--nofork", "--nopidfile"]
+        }
+        try super.init("/usr/bin/dbus-daemon", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": address], output: directory.file("dbus"))
         guard NotifyTestSupport.eventually(timeout: 10, { FileManager.default.fileExists(atPath: socket) || !process.isRunning }),
               process.isRunning else { throw NotifyTestError.didNotStart("dbus-daemon", stderr) }
     }
@@ -100,11 +140,14 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
     public let record: String
     public let bus: SessionBus
 
-    public init(bus: SessionBus, directory: TemporaryDirectory) throws {
+    /// `slow`: Notify calls whose summary starts with the prefix are answered that many seconds late.
+    public init(bus: SessionBus, directory: TemporaryDirectory, name: String = "server", slow: (prefix: String, seconds: Double)? = nil) throws {
         self.bus = bus
         record = directory.file("notifications.jsonl")
-        try super.init(NotifyTestSupport.python, [NotifyTestSupport.repository + "/scripts/lib/notification-server.py", record],
-                       environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], output: directory.file("server"))
+        try? FileManager.default.removeItem(atPath: record + ".ready")
+        let extra = slow.map { ["--slow", $0.prefix, String($0.seconds)] } ?? []
+        try super.init(NotifyTestSupport.python, [NotifyTestSupport.repository + "/scripts/lib/notification-server.py", record] + extra,
+                       environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], output: directory.file(name))
         guard NotifyTestSupport.eventually(timeout: 20, { FileManager.default.fileExists(atPath: record + ".ready") || !process.isRunning }),
               process.isRunning else { throw NotifyTestError.didNotStart("notification-server.py", stderr) }
     }
@@ -124,6 +167,35 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
         return found
     }
 
+    /// Every CloseNotification call so far, in order (`id`, `time`, `sender`).
+    public var closes: [JSON] { Self.lines(record + ".closes") }
+
+    /// The late answers sent so far (`id`, `time`), with `slow`.
+    public var replies: [JSON] { Self.lines(record + ".replies") }
+
+    /// The CloseNotification calls for `id`, waiting up to `timeout` seconds for one.
+    public func closes(of id: Int64, timeout: Double = 10) -> [JSON] {
+        var found: [JSON] = []
+        _ = NotifyTestSupport.eventually(timeout: timeout) {
+            found = closes.filter { $0["id"] == .int(id) }
+            return !found.isEmpty
+        }
+        return found
+    }
+
+    private static func lines(_ path: String) -> [JSON] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+    }
+
+    /// Sends, from another peer that owns nothing, a unicast ActionInvoked(id, action) to the
+    /// bus name `destination` (what any program on the session bus can do).
+    public func spoof(to destination: String, id: Int64, action: String) throws {
+        let result = try ChildProcess.run(NotifyTestSupport.python, [NotifyTestSupport.repository + "/scripts/lib/notification-server.py",
+                                                                     "--spoof", destination, String(id), action],
+                                          environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"])
+        guard result.status == 0 else { throw NotifyTestError.didNotStart("notification-server.py --spoof", result.stderr) }
+    }
+
     /// Presses the button `action` of notification `id` (ActionInvoked, then NotificationClosed).
     public func invoke(_ id: Int64, _ action: String) throws {
         let result = try ChildProcess.run("/usr/bin/dbus-send", [
@@ -137,11 +209,17 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
 /// `todod-notify` against a test's daemon, with its state (the cursor) in `state`.
 public final class NotifierProcess: BackgroundProcess, @unchecked Sendable {
     /// Starts it and waits until it follows the journal (its "following" log line).
-    public init(daemon: DaemonProcess, arguments: [String] = [], state: String, bus: String? = nil,
+    public convenience init(daemon: DaemonProcess, arguments: [String] = [], state: String, bus: String? = nil,
+                            environment: [String: String] = [:], output: String) throws {
+        try self.init(socket: daemon.socket, arguments: arguments, state: state, bus: bus, environment: environment, output: output)
+    }
+
+    /// The same against whatever listens at `socket`.
+    public init(socket: String, arguments: [String] = [], state: String, bus: String? = nil,
                 environment: [String: String] = [:], output: String) throws {
         var env = ["XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus ?? "unix:path=/nonexistent/bus", "TZ": "UTC"]
         for (k, v) in environment { env[k] = v }
-        try super.init(BuiltProducts.path("todod-notify"), ["--socket", daemon.socket] + arguments, environment: env, output: output)
+        try super.init(BuiltProducts.path("todod-notify"), ["--socket", socket] + arguments, environment: env, output: output)
         guard NotifyTestSupport.eventually(timeout: 20, { stderr.contains("following the reminders") || !process.isRunning }),
               process.isRunning else { throw NotifyTestError.didNotStart("todod-notify", stderr) }
     }

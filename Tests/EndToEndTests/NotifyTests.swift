@@ -35,7 +35,7 @@ struct NotifyFollowerTests {
         #expect(notifier.printed(title: sentinel, atLeast: 1).count == 1)
         #expect(notifier.printed(title: title, atLeast: 2, timeout: 0).count == 1)
         #expect(!FileManager.default.fileExists(atPath: dir.file("pwned")))
-        #expect(FileManager.default.fileExists(atPath: dir.file("state") + "/todod/notify.cursor"))
+        #expect(FileManager.default.fileExists(atPath: dir.file("state") + "/todod/notify-print.cursor"))
     }
 
     /// The cursor is saved after each reminder: a restarted notifier starts right after the last
@@ -173,7 +173,7 @@ struct NotifyDesktopTests {
         #expect(shown.count == 1)
         let n = try #require(shown.first)
         #expect(n["app"] == "todod")
-        #expect(n["body"] == "Due 2099-01-01 00:00 +00:00 · 買い物")
+        #expect(n["body"] == "Due 2099-01-01 00:00 · 買い物")
         #expect(n["actions"] == ["done", "Done", "snooze", "Snooze 10 min"])
         #expect(n["hints"]?["urgency"] == 1)
         #expect(n["hints"]?["desktop-entry"] == "todod")

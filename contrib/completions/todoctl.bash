@@ -159,7 +159,7 @@ _todoctl() {
                 esac ;;
             agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit -n" ;;
-            watch) flags+=" --since" ;;
+            watch) flags+=" --since --reconnect" ;;
             export) flags+=" --format --output" ;;
             import) flags+=" -" ;;
             undo) flags+=" --list --limit -n" ;;

@@ -258,6 +258,7 @@ complete -c todoctl -n '__todoctl_command_is agenda' -l days -x -d 'How many day
 complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -d 'Only reminders fired at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is reminders' -s n -l limit -x -d 'At most N reminders'
 complete -c todoctl -n '__todoctl_command_is watch' -l since -x -d 'First replay the changes after SEQ'
+complete -c todoctl -n '__todoctl_command_is watch' -l reconnect -d 'Wait for the daemon and resume when it goes away'
 complete -c todoctl -n '__todoctl_command_is export' -l format -x -a 'json ics vdir' -d 'Output format'
 complete -c todoctl -n '__todoctl_command_is export' -l output -r -F -d 'Write to FILE instead of stdout'
 complete -c todoctl -n '__todoctl_command_is undo' -l list -d 'Show the recent changes'

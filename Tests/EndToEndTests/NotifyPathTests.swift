@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoPosix
+import TodoProtocol
+import TodoTestSupport
+
+/// How reminders reach todod-notify and where it keeps its place: the daemon's `watch` stream
+/// as the fast path beside the journal, each reminder once across restarts of either, a cursor
+/// per notifier, a damaged or hostile cursor file, and SIGTERM while `--exec` children run.
+@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+struct NotifyPathTests {
+    /// A reminder that only the `watch` stream brings (a stand-in daemon whose store has no
+    /// journal entries) is printed: the fast path works without the journal.
+    @Test func aReminderFromTheWatchStreamAloneIsPrinted() throws {
+        let dir = TemporaryDirectory("nfp")
+        let title = unique("fast path")
+        let standIn = try StandInDaemon(socket: dir.file("fake.sock"), title: title, directory: dir)
+        let notifier = try BackgroundProcess.notifier(socket: standIn.socket, arguments: ["--print"], state: dir.file("state"), output: dir.file("n"))
+        #expect(NotifyTestSupport.eventually(timeout: 15) { notifier.stdoutLines.contains { $0.hasSuffix("\t" + title) } }, "\(notifier.stderr)")
+        #expect(notifier.stdoutLines.filter { $0.hasSuffix("\t" + title) }.count == 1)
+    }
+
+    /// 300 reminders due together while the notifier is stopped and started again in the middle,
+    /// then todod restarted: each is printed exactly once, by one run or the other.
+    @Test func eachReminderOnceAcrossRestarts() throws {
+        let dir = TemporaryDirectory("nro")
+        var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
+        let socket = daemon!.socket, database = daemon!.database
+        let state = dir.file("state")
+        var runs: [NotifierProcess] = [try NotifierProcess(daemon: daemon!, arguments: ["--print"], state: state, output: dir.file("n0"))]
+        let tag = unique("burst")
+        let due = rfc3339(in: 2)
+        let c = try daemon!.client()
+        for i in 0..<300 { _ = try c.result("todo.add", ["title": .string("\(tag) \(i)"), "due": .string(due)]) }
+        #expect(NotifyTestSupport.eventually(timeout: 20) { runs[0].stdoutLines.count >= 20 })
+        runs[0].stop()
+        runs.append(try NotifierProcess(daemon: daemon!, arguments: ["--print"], state: state, output: dir.file("n1")))
+        func printed() -> [String] { runs.flatMap(\.stdoutLines).compactMap { $0.split(separator: "\t").last.map(String.init) }.filter { $0.hasPrefix(tag) } }
+        #expect(NotifyTestSupport.eventually(timeout: 30) { Set(printed()).count >= 300 })
+        // todod restarts under the running notifier; what fires afterwards comes once too.
+        daemon?.stop()
+        daemon = nil
+        daemon = try DaemonProcess(directory: dir, socket: socket, database: database)
+        let after = unique("after todod restart")
+        _ = try daemon!.client().result("todo.add", ["title": .string(after), "due": .string(rfc3339(in: 1))])
+        #expect(runs[1].printed(title: after, atLeast: 1, timeout: 20).count == 1)
+        usleep(1_500_000)  // the journal's copy of the last ones has come too
+        let all = printed()
+        #expect(all.count == 300 && Set(all).count == 300, "\(all.count) lines, \(Set(all).count) distinct")
+        #expect(runs[1].printed(title: after, atLeast: 2, timeout: 0).count == 1)
+    }
+
+    /// A `--print` and an `--exec` notifier (and two named ones) keep separate cursors: one that
+    /// was stopped shows what fired meanwhile although the other handed it out already.
+    @Test func eachNotifierKeepsItsOwnCursor() throws {
+        let dir = TemporaryDirectory("ncu")
+        let daemon = try DaemonProcess(directory: dir)
+        let state = dir.file("state")
+        try NotifierProcess(daemon: daemon, arguments: ["--print"], state: state, output: dir.file("p0")).stop()
+        try NotifierProcess(daemon: daemon, arguments: ["--print", "--name", "電話"], state: state, output: dir.file("q0")).stop()
+        let exec = try NotifierProcess(daemon: daemon, arguments: ["--exec", "/bin/true"], state: state, output: dir.file("e"))
+        let missed = unique("while print was down")
+        _ = try daemon.client().result("todo.add", ["title": .string(missed), "due": .string(rfc3339(in: 1))])
+        #expect(try Journalctl.reminders(title: missed, atLeast: 1).count == 1)
+        usleep(500_000)  // the exec notifier has moved its cursor past it
+        let printer = try NotifierProcess(daemon: daemon, arguments: ["--print"], state: state, output: dir.file("p1"))
+        let named = try NotifierProcess(daemon: daemon, arguments: ["--print", "--name", "電話"], state: state, output: dir.file("q1"))
+        #expect(printer.printed(title: missed, atLeast: 1).count == 1)
+        #expect(named.printed(title: missed, atLeast: 1).count == 1)
+        for file in ["notify-print.cursor", "notify-print-電話.cursor", "notify-exec.cursor"] {
+            #expect(FileManager.default.fileExists(atPath: state + "/todod/" + file), "\(file)")
+        }
+        #expect(exec.process.isRunning)
+        let bad = try ChildProcess.run(BuiltProducts.path("todod-notify"), ["--name", "../x", "--print"])
+        #expect(bad.status == 2 && bad.stderr.contains("--name: not a name"))
+    }
+
+    /// A cursor file full of garbage, or a FIFO in its place: the notifier warns, starts from the
+    /// journal's tail and works; it never exits 1 or blocks in open().
+    @Test func aCorruptOrFifoCursorStartsFromTheTail() throws {
+        let dir = TemporaryDirectory("ncc")
+        let daemon = try DaemonProcess(directory: dir)
+        let state = dir.file("state")
+        try FileManager.default.createDirectory(atPath: state + "/todod", withIntermediateDirectories: true)
+        let cursor = state + "/todod/notify-print.cursor"
+        for damage in ["garbage", "fifo"] {
+            try? FileManager.default.removeItem(atPath: cursor)
+            if damage == "fifo" {
+                #expect(mkfifo(cursor, 0o600) == 0)
+            } else {
+                try Data([0xFF, 0xFE, 0x00, 0x41, 0x0A, 0x20, 0x62, 0x61, 0x64]).write(to: URL(fileURLWithPath: cursor))
+            }
+            let notifier = try NotifierProcess(daemon: daemon, arguments: ["--print"], state: state, output: dir.file("n-" + damage))
+            #expect(notifier.stderr.contains("starting from the journal's tail"), "\(damage): \(notifier.stderr)")
+            let title = unique("after " + damage)
+            _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 0))])
+            #expect(notifier.printed(title: title, atLeast: 1).count == 1, "\(damage): \(notifier.stderr)")
+            #expect(notifier.stop() == 128 + SIGTERM)
+        }
+    }
+
+    /// SIGTERM ends the notifier while it starts: here a "daemon" that takes the connection and
+    /// never answers `daemon.status`.
+    @Test func sigtermEndsItWhileItStarts() throws {
+        let dir = TemporaryDirectory("nss")
+        let listener = try UnixSocket.listen(path: dir.file("mute.sock"))
+        defer { Posix.close(listener) }
+        let notifier = try BackgroundProcess.started(BuiltProducts.path("todod-notify"), ["--socket", dir.file("mute.sock"), "--print"],
+                                                     environment: ["XDG_STATE_HOME": dir.file("state")], output: dir.file("n"))
+        usleep(700_000)  // connected, waiting for the answer
+        #expect(notifier.process.isRunning)
+        notifier.process.send(SIGTERM)
+        #expect(NotifyTestSupport.eventually(timeout: 8) { !notifier.process.isRunning }, "\(notifier.stderr)")
+        #expect(notifier.stop() == 128 + SIGTERM)
+    }
+
+    /// SIGTERM ends the notifier while all 32 `--exec` slots are taken and a reminder waits for one.
+    @Test func sigtermEndsItWhileExecChildrenRun() throws {
+        let dir = TemporaryDirectory("nst")
+        let daemon = try DaemonProcess(directory: dir)
+        let notifier = try NotifierProcess(daemon: daemon, arguments: ["--exec-timeout", "600", "--exec", "/bin/sleep", "600"],
+                                           state: dir.file("state"), output: dir.file("n"))
+        let tag = unique("slot")
+        let due = rfc3339(in: 1)
+        let c = try daemon.client()
+        for i in 0..<40 { _ = try c.result("todo.add", ["title": .string("\(tag) \(i)"), "due": .string(due)]) }
+        #expect(try Journalctl.reminders(title: "\(tag) 39", atLeast: 1).count == 1)
+        #expect(NotifyTestSupport.eventually(timeout: 10) { notifier.children.count >= 32 })
+        usleep(500_000)  // the notifier is in the slot wait
+        let sleepers = notifier.children
+        defer { for pid in sleepers { kill(pid, SIGKILL) } }
+        notifier.process.send(SIGTERM)
+        #expect(NotifyTestSupport.eventually(timeout: 10) { !notifier.process.isRunning })
+        #expect(notifier.stop() == 128 + SIGTERM)
+    }
+}
+
+extension BackgroundProcess {
+    /// todod-notify against any socket (a stand-in daemon), waiting for its "following" line.
+    static func notifier(socket: String, arguments: [String], state: String, output: String) throws -> NotifierProcess {
+        try NotifierProcess(socket: socket, arguments: arguments, state: state, output: output)
+    }
+}
+
+/// A stand-in todod on a Unix socket (Python): answers `daemon.status` with a store of its own,
+/// whose reminders are in no journal, and after `watch` sends one `reminder` event.
+final class StandInDaemon {
+    let socket: String
+    let process: BackgroundProcess
+
+    init(socket: String, title: String, directory: TemporaryDirectory) throws {
+        self.socket = socket
+        let script = #"""
+            import json, os, socket, sys, time
+            path, title = sys.argv[1], sys.argv[2]
+            srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            srv.bind(path); srv.listen(8)
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            todo = {"id": 5, "uid": "01234567-89ab-7def-8123-456789abcdef", "title": title, "notes": None, "category": None,
+                    "due": now, "remind": now, "reminded": now, "done": False, "completed": None, "position": 1,
+                    "created": now, "updated": now, "allDay": False}
+            while True:
+                conn, _ = srv.accept()
+                conn.settimeout(1.0)
+                buf = b""
+                try:
+                    while True:
+                        while b"\n" not in buf:
+                            chunk = conn.recv(65536)
+                            if not chunk: raise EOFError
+                            buf += chunk
+                        line, buf = buf.split(b"\n", 1)
+                        if not line.strip(): continue
+                        req = json.loads(line)
+                        if req["method"] == "daemon.status":
+                            result = {"storeId": "00000000-0000-7000-8000-00000000beef", "pid": os.getpid(), "seq": 2}
+                        elif req["method"] == "watch":
+                            result = {"subscribed": True}
+                        else:
+                            result = {}
+                        conn.sendall((json.dumps({"jsonrpc": "2.0", "result": result, "id": req["id"]}) + "\n").encode())
+                        if req["method"] == "watch":
+                            time.sleep(0.3)
+                            event = {"seq": 2, "type": "reminder", "todos": [todo], "todo": todo, "fired": now, "lateUsec": 1200}
+                            conn.sendall((json.dumps({"jsonrpc": "2.0", "method": "event", "params": event}) + "\n").encode())
+                            time.sleep(3600)
+                except (EOFError, OSError):
+                    pass
+                conn.close()
+            """#
+        try script.write(toFile: directory.file("standin.py"), atomically: true, encoding: .utf8)
+        process = try BackgroundProcess.started("/usr/bin/python3", [directory.file("standin.py"), socket, title], output: directory.file("standin"))
+        guard NotifyTestSupport.eventually(timeout: 10, { FileManager.default.fileExists(atPath: socket) }) else {
+            throw NotifyTestError.didNotStart("stand-in daemon", process.stderr)
+        }
+    }
+}
+
+/// A FIFO where a password file should be: refused at once with a clear line, never a hang in open().
+@Suite struct FifoPasswordFileTests {
+    @Test func aFifoPasswordFileIsRefusedAtOnce() throws {
+        let dir = TemporaryDirectory("fifo")
+        let fifo = dir.file("password")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // A hang would be ended by the timeout, without the line below.
+        let result = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", "http://127.0.0.1:9/dav/", "--user", "u",
+                                                                             "--password-file", fifo], timeout: 20)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+    }
+}

@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoPosix
+import TodoProtocol
+import TodoTestSupport
+
+/// `todoctl watch` when todod goes away (one line, exit 69) and with `--reconnect` across a
+/// restart of todod (no gap, no duplicate); `reminder` events with their `seq` and `todos`.
+@Suite(.serialized) struct WatchReconnectTests {
+    private func watch(_ daemon: DaemonProcess, _ arguments: [String], _ dir: TemporaryDirectory, _ name: String) throws -> BackgroundProcess {
+        try BackgroundProcess.started(BuiltProducts.path("todoctl"), ["watch"] + arguments,
+                                      environment: ["TODOD_SOCKET": daemon.socket, "NO_COLOR": "1"], output: dir.file(name))
+    }
+
+    @Test func watchEndsWithOneLineAndExit69WhenTodoDGoesAway() throws {
+        let dir = TemporaryDirectory("wg")
+        let daemon = try DaemonProcess(directory: dir)
+        let watcher = try watch(daemon, [], dir, "w")
+        usleep(300_000)
+        _ = try daemon.client().result("todo.add", ["title": "見える"])
+        #expect(NotifyTestSupport.eventually(timeout: 10) { watcher.stdout.contains("見える") })
+        daemon.stop()
+        #expect(NotifyTestSupport.eventually(timeout: 10) { !watcher.process.isRunning })
+        #expect(watcher.stop() == 69)
+        let lines = watcher.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("todoctl: todod at ") && lines[0].contains("went away"), "\(watcher.stderr)")
+    }
+
+    @Test func reconnectResumesAfterTheLastSeqWithNoGapAndNoDuplicate() throws {
+        let dir = TemporaryDirectory("wr")
+        var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
+        let socket = daemon!.socket, database = daemon!.database
+        let watcher = try watch(daemon!, ["--json", "--reconnect"], dir, "w")
+        usleep(300_000)
+        _ = try daemon!.client().result("todo.add", ["title": "one"])
+        func added() -> [(seq: Int64, title: String)] {
+            watcher.stdoutLines.compactMap { try? JSON.parse($0) }.filter { $0["type"] == "todo.added" }
+                .map { ($0["seq"]?.intValue ?? -1, $0["todos"]?.arrayValue?.first?["title"]?.stringValue ?? "?") }
+        }
+        #expect(NotifyTestSupport.eventually(timeout: 10) { added().count == 1 })
+        daemon?.stop()
+        daemon = nil
+        daemon = try DaemonProcess(directory: dir, socket: socket, database: database)
+        // Made at once, most likely before the watcher is back: they come as the replay.
+        for title in ["two", "three"] { _ = try daemon!.client().result("todo.add", ["title": .string(title)]) }
+        #expect(NotifyTestSupport.eventually(timeout: 10) { added().count >= 3 }, "\(watcher.stdout)")
+        _ = try daemon!.client().result("todo.add", ["title": "four"])
+        #expect(NotifyTestSupport.eventually(timeout: 10) { added().count >= 4 })
+        usleep(300_000)
+        #expect(added().map(\.seq) == [1, 2, 3, 4], "\(watcher.stdout)")
+        #expect(added().map(\.title) == ["one", "two", "three", "four"])
+        #expect(watcher.process.isRunning)
+    }
+
+    /// A `reminder` event carries the newest change's `seq` and its todo in `todos` (and, as
+    /// before, in `todo`).
+    @Test func reminderEventsCarrySeqAndTodos() throws {
+        let daemon = try DaemonProcess()
+        let watcher = try daemon.client()
+        #expect(try watcher.result("watch", ["events": ["reminder"]]) == ["subscribed": true])
+        let added = try daemon.client().result("todo.add", ["title": "remind me", "due": .string(rfc3339(in: 0))])
+        let seq = try daemon.client().result("daemon.status")["seq"]?.intValue
+        let event = try watcher.receive()["params"] ?? .null
+        #expect(event["type"] == "reminder")
+        #expect(event["seq"]?.intValue == seq)
+        #expect(event["todos"]?.arrayValue?.first?["id"] == added["id"])
+        #expect(event["todo"]?["id"] == added["id"])
+    }
+}
