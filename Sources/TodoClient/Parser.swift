@@ -499,7 +499,7 @@ public struct Parser {
     /// A WHEN with whether it is all-day.
     func whenValue(_ text: String, _ option: String, _ command: String) throws(UsageError) -> When {
         do {
-            return try TimeExpression.when(text, now: now, timeZone: timeZone)
+            return try TimeExpression.when(text, now: now, timeZone: timeZone, remindTime: remindTime)
         } catch {
             throw UsageError(error.naming(option), command: command)
         }
@@ -535,10 +535,15 @@ public struct Parser {
             return until
         }
         // A date without a time snoozes to that day's morning time.
-        guard let value = try? TimeExpression.when(text, now: now, timeZone: timeZone),
+        guard let value = TimeExpression.parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime),
               let until = TimeExpression.reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
         else {
-            throw UsageError("invalid time \(quote(text)): expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))",
+            let forms = "expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))"
+            throw UsageError(TimeExpression.whenError(text, forms: forms).message, command: "snooze")
+        }
+        // A snooze postpones: a time already past would fire at once, so it is refused.
+        guard until > now else {
+            throw UsageError("cannot snooze until \(quote(text)): \(LocalTime(until, in: timeZone).text) has already passed; give a later time",
                              command: "snooze")
         }
         return until
