@@ -25,6 +25,7 @@ enum Help {
               noon, midnight (alone: today if still ahead, else tomorrow); both: tomorrow at 9am,
               Dec 24 5pm, friday 17:30; tonight, eod, eow, eom, eoy; +90s, +2h, +3d, +1mo, +1y,
               in 2 hours, in 1 month; -2h, 2 hours ago; now; @EPOCHSECONDS; RFC 3339.
+              In Japanese too: 明日, 金曜, 来週金曜, 12月24日, 15時, 午後3時, 明日の朝, 三日後, 月末.
         DURATION: 30s, 15m, 2h, 1d, 1w, or sums like 1h30m.
         """
 
