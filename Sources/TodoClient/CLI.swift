@@ -52,7 +52,11 @@ public enum CLI {
 
             switch invocation.command {
             case .help(let topic):
-                stdout(Help.text(for: topic))
+                if let topic, let words = config.aliases[topic] {
+                    stdout(Help.aliasText(topic, words: words))
+                } else {
+                    stdout(Help.text(for: topic))
+                }
                 return exitOK
             case .version:
                 stdout("todoctl \(TododVersion.string)\n")

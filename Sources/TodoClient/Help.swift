@@ -206,6 +206,15 @@ enum Help {
     }
 
     /// The full help of a command (or the overview when `name` is nil or unknown).
+    /// `help NAME` for an alias of the config file: what it stands for, then the help of its command.
+    static func aliasText(_ name: String, words: [String]) -> String {
+        let line = words.map { word in
+            word.isEmpty || word.contains(where: { " \t'\"\\$`*?;&|<>()".contains($0) }) ? "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" : word
+        }.joined(separator: " ")
+        return "'\(Table.oneLine(name))' is an alias from your config file: todoctl \(Table.oneLine(name)) ARGS... runs todoctl \(Table.oneLine(line)) ARGS...\n\n"
+            + text(for: words.first)
+    }
+
     static func text(for name: String?) -> String {
         guard let name, let entry = entry(name) else { return overview }
         var lines = usageLines(entry)

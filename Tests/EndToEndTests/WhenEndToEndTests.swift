@@ -166,4 +166,39 @@ import TodoTestSupport
         #expect(bad.stderr.hasPrefix("todoctl: invalid time \"明日の午前\" for --due: expected a date ("), "\(bad.stderr)")
         #expect((try JSON.parse(try d.todoctl(["--json", "list"], environment: env).stdout).arrayValue ?? []).count == 4)
     }
+
+    /// `--due-before eod` keeps what is due at `eod` itself; an all-day todo counts by its local
+    /// day, whatever zone it was made in (one made in Tokyo for Berlin's tomorrow is due tomorrow
+    /// here, though its instant is this afternoon), in the filters and in `--sort due`.
+    @Test func dueBeforeEodAndAllDayTodosByTheirLocalDay() throws {
+        let d = try DaemonProcess()
+        let berlin = ["TZ": "Europe/Berlin"]
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
+        let tomorrow = cal.date(byAdding: .day, value: 1, to: Date()) ?? Date()
+        let f = DateFormatter()
+        f.calendar = cal
+        f.timeZone = cal.timeZone
+        f.dateFormat = "yyyy-MM-dd"
+        func id(_ result: ChildProcess.Result) throws -> Int64 {
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSON.parse(result.stdout)["id"]?.intValue ?? 0
+        }
+        let eod = try id(try d.todoctl(["--json", "add", "at eod", "--due", "eod"], environment: berlin))
+        let today = try id(try d.todoctl(["--json", "add", "today", "--due", "today"], environment: berlin))
+        let tokyo = try id(try d.todoctl(["--json", "add", "tokyo", "--due", f.string(from: tomorrow)], environment: ["TZ": "Asia/Tokyo"]))
+        func ids(_ arguments: [String]) throws -> [Int64] {
+            let result = try d.todoctl(["--json"] + arguments, environment: berlin)
+            #expect(result.status == 0, "\(result.stderr)")
+            return (try JSON.parse(result.stdout).arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        }
+        #expect(Set(try ids(["list", "--due-before", "eod"])) == [eod, today])
+        #expect(Set(try ids(["list", "--due-before", "tomorrow"])) == [eod, today])
+        #expect(try ids(["list", "--due-after", "tomorrow"]) == [tokyo])
+        #expect(try ids(["list", "--sort", "due"]) == [today, eod, tokyo])
+        #expect(try ids(["list", "--sort", "-due"]) == [tokyo, eod, today])
+        #expect(try ids(["list", "--sort", "due", "--limit", "2"]) == [today, eod])
+        let table = try d.todoctl(["list", "--due-before", "eod", "--limit", "1", "--sort", "due"], environment: berlin)
+        #expect(table.stdout.contains("Showing 1 of 2 todos."), "\(table.stdout)")
+    }
 }

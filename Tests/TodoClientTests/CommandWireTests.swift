@@ -31,7 +31,8 @@ import TodoProtocol
         Case(arguments: ["list", "--done", "--category", "Work", "--overdue", "--search", "milk", "--limit", "10"],
              method: "todo.list", params: ["status": "done", "category": "Work", "overdue": true, "search": "milk", "limit": 10]),
         Case(arguments: ["list", "--all", "--no-category", "--due-before", "+1d", "--due-after", "@0"], method: "todo.list",
-             params: ["status": "all", "uncategorized": true, "dueBefore": at(86_400), "dueAfter": "1970-01-01T00:00:00Z"]),
+             // The daemon is asked for 27 h more on each side: all-day todos are compared by their local day here.
+             params: ["status": "all", "uncategorized": true, "dueBefore": at(86_400 + 27 * 3600), "dueAfter": "1969-12-30T21:00:00Z"]),
         Case(arguments: ["list", "--sort", "-updated,title"], method: "todo.list",
              params: ["status": "open", "sort": [["key": "updated", "descending": true], ["key": "title", "descending": false]]]),
         Case(arguments: ["list", "--sort=due,-position,category,id,created"], method: "todo.list",
