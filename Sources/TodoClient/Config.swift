@@ -112,10 +112,10 @@ public struct Config: Equatable, Sendable {
         let value = String(trim(line[line.index(after: equals)...]))
         switch key {
         case "remind-time":
-            guard let seconds = clockTime(value) else {
-                throw ConfigError(at + "bad value \(quoted(value)) for remind-time: expected HH:MM (00:00 to 23:59)")
+            guard let seconds = clockTime(value).map(Int64.init) ?? TimeExpression.clockTime(value) else {
+                throw ConfigError(at + "bad value \(quoted(value)) for remind-time: expected HH:MM (00:00 to 23:59), or a time such as 7:30am or 7時半")
             }
-            config.remindTime = Int64(seconds)
+            config.remindTime = seconds
         case "sort":
             switch Parser.sortKeys(value) {
             case .success(let keys): config.sort = keys.isEmpty ? nil : keys

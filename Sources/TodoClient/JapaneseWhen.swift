@@ -35,6 +35,16 @@ extension TimeExpression {
         }
     }
 
+    /// A clock time alone, in English (`7:30`, `7:30am`) or Japanese (`7時半`, `午前7時`): seconds
+    /// after midnight; nil for anything else, parts of the day (`朝`, `morning`) included.
+    static func clockTime(_ text: String) -> Int64? {
+        let normalized = normalize(text)
+        if let seconds = time(Substring(normalized)) { return seconds }
+        var scanner = JapaneseScanner(normalized.filter { !$0.isWhitespace })
+        guard let time = scanner.time(), scanner.atEnd, time.hour != nil || time.named == .noon else { return nil }
+        return time.secondOfDay(remindTime: defaultRemindTime)
+    }
+
     /// The year (when written), month and day of a Japanese date in `text` (`2026年2月30日`,
     /// `2月30日`), not checked: for the message about a date that does not exist.
     static func japaneseDateFields(_ text: String) -> (Int64?, Int64, Int64)? {

@@ -37,4 +37,23 @@ import TodoTestSupport
         #expect(try Self.complete(d, ["list", "-p", ""]) == ["high", "low", "medium"])
         #expect(try Self.complete(d, ["add", "x", "-t", "tag-"]) == ["tag-a", "tag-b", "tag-c"])
     }
+
+    /// The same through fish (`complete -C`), where fish is installed; the built todoctl first on PATH.
+    @Test func fishOffersOpenTodosForDone() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") else { return }
+        let d = try DaemonProcess()
+        for title in ["a", "b"] { #expect(try d.todoctl(["add", title]).status == 0) }
+        #expect(try d.todoctl(["done", "2"]).status == 0)
+        let fish = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("todoctl.fish").path
+        var env = ProcessInfo.processInfo.environment
+        env["TODOD_SOCKET"] = d.socket
+        env["PATH"] = URL(fileURLWithPath: BuiltProducts.path("todoctl")).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        func complete(_ line: String) throws -> [String] {
+            let result = try ChildProcess.run("/usr/bin/fish", ["--no-config", "-c", "source '\(fish)'; complete -C '\(line)'"], environment: env)
+            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }.sorted()
+        }
+        #expect(try complete("todoctl done ") == ["1"])
+        #expect(try complete("todoctl reopen ") == ["2"])
+        #expect(try complete("todoctl rm ") == ["1", "2"])
+    }
 }

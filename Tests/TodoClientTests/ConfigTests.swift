@@ -20,6 +20,13 @@ import TodoPosix
         #expect(config.snooze == 90 * 60 * 1_000_000)
         #expect(config.aliases["w"] == ["list", "--search", "a \"b\"", "c d", "e f"])
         #expect(Config().remindTime == 9 * 3600 && Config().snooze == 600_000_000)
+        // remind-time also takes a clock time as WHEN writes it, in English or Japanese; never a part of the day.
+        for (text, seconds) in [("7:30am", 7 * 3600 + 1800), ("7時半", 7 * 3600 + 1800), ("午後1時", 13 * 3600), ("８時", 8 * 3600), ("正午", 12 * 3600)] {
+            #expect(Config.parse("remind-time = \(text)", file: "f").remindTime == Int64(seconds), "\(text)")
+        }
+        for text in ["朝", "morning", "明日9時", "25時"] {
+            #expect(Config.parse("remind-time = \(text)", file: "f").problems.count == 1, "\(text)")
+        }
     }
 
     @Test func badLinesNameFileAndLine() {
