@@ -35,6 +35,23 @@ extension TimeExpression {
         }
     }
 
+    /// A reminder's lead in Japanese, `15分前`, `1時間前`, `1日前`, `1時間半前` ("that long before"):
+    /// microseconds (a day is 24 hours, as in a DURATION); nil for anything else, months and years
+    /// included.
+    static func japaneseLead(_ text: String) -> Int64? {
+        var scanner = JapaneseScanner(normalize(text).filter { !$0.isWhitespace })
+        guard case .relative(let parts, -1)? = scanner.relative(), scanner.atEnd, parts.years == 0, parts.months == 0 else { return nil }
+        var total = parts.fractionUsec
+        for (count, size) in [(parts.weeks, Int64(604_800_000_000)), (parts.days, 86_400_000_000), (parts.hours, 3_600_000_000),
+                              (parts.minutes, 60_000_000), (parts.seconds, 1_000_000)] {
+            let (product, o1) = count.multipliedReportingOverflow(by: size)
+            let (sum, o2) = total.addingReportingOverflow(product)
+            guard !o1, !o2 else { return nil }
+            total = sum
+        }
+        return total > 0 ? total : nil
+    }
+
     /// A clock time alone, in English (`7:30`, `7:30am`) or Japanese (`7時半`, `午前7時`): seconds
     /// after midnight; nil for anything else, parts of the day (`朝`, `morning`) included.
     static func clockTime(_ text: String) -> Int64? {
@@ -291,6 +308,7 @@ struct JapaneseScanner {
     static let weekdayKanji: [Character: Int64] = ["日": 0, "月": 1, "火": 2, "水": 3, "木": 4, "金": 5, "土": 6]
     static let endWords: [(String, Substring)] = [
         ("今月末", "eom"), ("月末", "eom"), ("今週末", "eow"), ("週末", "eow"), ("今年末", "eoy"), ("年末", "eoy"),
+        ("今日中", "eod"), ("今週中", "eow"), ("今月中", "eom"), ("年内", "eoy"),
     ]
 
     /// A date part, or nil with nothing taken.

@@ -370,9 +370,9 @@ public struct Parser {
             options.due = .clear
         }
         if let text = args.value("--remind") {
-            if TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+            if TimeExpression.isLead(text) {
                 let usec: Int64
-                do { usec = try TimeExpression.duration(text) } catch {
+                do { usec = try TimeExpression.lead(text) } catch {
                     throw UsageError(error.naming("--remind"), command: "edit")
                 }
                 switch options.due {
@@ -533,7 +533,7 @@ public struct Parser {
     }
 
     func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {
-        if due == nil, TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+        if due == nil, TimeExpression.isLead(text) {
             throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
         }
         do {

@@ -118,8 +118,8 @@ public enum TimeExpression {
     /// that day at `remindTime` (seconds after local midnight).
     public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo,
                               remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> Instant {
-        if DurationParts(normalize(text)) != nil {
-            let usec = try duration(text)
+        if isLead(text) {
+            let usec = try lead(text)
             guard let due else {
                 throw TimeExpressionError(message: "a reminder given as a duration needs a due date")
             }
@@ -131,9 +131,21 @@ public enum TimeExpression {
         guard let value = parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime),
               let instant = reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
         else {
-            throw whenError(text, kind: "reminder", forms: "expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(whenForms)")
+            throw whenError(text, kind: "reminder", forms: "expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(whenForms)")
         }
         return instant
+    }
+
+    /// Whether a `--remind` value counts back from the due time: a DURATION (`15m`) or its
+    /// Japanese "before" form (`15分前`).
+    static func isLead(_ text: String) -> Bool {
+        DurationParts(normalize(text)) != nil || japaneseLead(text) != nil
+    }
+
+    /// The microseconds of a lead (`isLead`).
+    static func lead(_ text: String) throws(TimeExpressionError) -> Int64 {
+        if let usec = japaneseLead(text) { return usec }
+        return try duration(text)
     }
 
     // MARK: - Messages

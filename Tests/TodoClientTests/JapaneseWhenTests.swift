@@ -252,4 +252,29 @@ import TodoTime
         }
         #expect(try TimeExpression.duration("１ｈ３０ｍ") == 90 * 60 * 1_000_000)
     }
+
+    /// `--remind 15分前` is "15 minutes before the due time", as `--remind 15m`; `今日中` and the
+    /// like are the ends of their periods.
+    @Test func aJapaneseLeadIsADurationBeforeTheDueTime() throws {
+        let tz = try #require(ZoneInfo(identifier: "Asia/Tokyo"))
+        let now = try G.instant(local: G.tuesdayMorning, zone: "Asia/Tokyo")
+        let due = try TimeExpression.instant("明日15時", now: now, timeZone: tz)
+        for (text, minutes) in [("15分前", 15), ("1時間前", 60), ("1時間半前", 90), ("１日前", 1440), ("二時間前", 120)] {
+            let remind = try TimeExpression.remind(text, due: due, now: now, timeZone: tz)
+            #expect(remind.usec == due.usec - Int64(minutes) * 60_000_000, "\(text)")
+        }
+        #expect(throws: TimeExpressionError(message: "a reminder given as a duration needs a due date")) {
+            try TimeExpression.remind("15分前", due: nil, now: now, timeZone: tz)
+        }
+        let parser = Parser(now: now, timeZone: tz)
+        guard case .add(let added) = try parser.parse(["add", "x", "--due", "明日15時", "--remind", "15分前"]).command else {
+            Issue.record("not an add")
+            return
+        }
+        #expect(added.remind?.usec == due.usec - 15 * 60_000_000)
+        #expect(throws: UsageError.self) { try parser.parse(["add", "x", "--remind", "15分前"]) }
+        for (japanese, english) in [("今日中", "eod"), ("今週中", "eow"), ("今月中", "eom"), ("年内", "eoy")] {
+            #expect(try TimeExpression.when(japanese, now: now, timeZone: tz) == TimeExpression.when(english, now: now, timeZone: tz))
+        }
+    }
 }

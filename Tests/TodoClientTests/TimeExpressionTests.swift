@@ -318,7 +318,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
             _ = try TimeExpression.remind("soon", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
             Issue.record("accepted soon")
         } catch {
-            #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(TimeExpression.whenForms)"))
+            #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(TimeExpression.whenForms)"))
         }
     }
 }
