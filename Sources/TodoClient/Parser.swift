@@ -119,7 +119,7 @@ public struct Parser {
                         throw UsageError("unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? "") + dash, command: args.command)
                     }
                     items = expanded
-                    if ShortOptions.isCluster(given) && given.count > 3 { args.dashed.append(given) }
+                    if given.count > 3 { args.dashed.append(given) }
                 }
                 for (name, inline) in items {
                     let spec = args.command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
