@@ -209,9 +209,12 @@ struct JapaneseScanner {
 
     /// Takes `word` when the text continues with it.
     mutating func take(_ word: String) -> Bool {
-        let w = Array(word)
-        guard index + w.count <= chars.count, Array(chars[index..<(index + w.count)]) == w else { return false }
-        index += w.count
+        var at = index
+        for c in word {
+            guard at < chars.count, chars[at] == c else { return false }
+            at += 1
+        }
+        index = at
         return true
     }
 

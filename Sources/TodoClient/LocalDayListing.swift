@@ -5,8 +5,12 @@ import TodoTime
 /// a todo due all day on 2 December is due at the start of 2 December here, whatever zone it was
 /// made in (a Tokyo all-day todo for tomorrow is not due "today" in Berlin, and sorts after today's
 /// rows). The daemon compares instants, so the client asks for a range wider by the largest
-/// difference of two zones, then filters, sorts and limits itself.
+/// difference of two zones, then filters, sorts and limits itself: for listings of up to
+/// `maxRows` todos (the caller counts first); a longer one keeps the daemon's order.
 struct LocalDayListing {
+    /// The most todos a listing is read whole for.
+    static let maxRows = 5_000
+
     /// The query as the user gave it.
     let query: TodoQuery
     /// The zone of "here".

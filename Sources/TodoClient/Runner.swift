@@ -184,7 +184,7 @@ struct Runner {
 
     func list(_ o: ListOptions) throws(CLIFailure) {
         if o.byCategory && !json { return try listByCategory(o) }
-        if let local = localDays(o.query) { return try listByLocalDay(o, local) }
+        if let local = try localDays(o.query) { return try listByLocalDay(o, local) }
         // The answer is read as it arrives: the first rows are out while the rest is on the wire.
         var shown = 0
         var pending = ""
@@ -229,10 +229,16 @@ struct Runner {
         do { return try Todo(json: item) } catch { throw .badAnswer(error.description) }
     }
 
-    /// The adjustment of a listing by due date, where it needs one.
-    private func localDays(_ query: TodoQuery) -> LocalDayListing? {
+    /// The adjustment of a listing by due date, where it needs one and the listing is short enough
+    /// to be read whole (`LocalDayListing.maxRows`; the daemon counts it first); longer ones keep
+    /// the daemon's order of instants.
+    private func localDays(_ query: TodoQuery) throws(CLIFailure) -> LocalDayListing? {
         let zones = human.zones
-        return LocalDayListing(query: query, zone: human.timeZone, zones: { zones.zone($0) })
+        guard let local = LocalDayListing(query: query, zone: human.timeZone, zones: { zones.zone($0) }) else { return nil }
+        var count = local.serverQuery
+        count.limit = 0
+        guard let total = try call(count)["total"]?.intValue, total <= LocalDayListing.maxRows else { return nil }
+        return local
     }
 
     /// The todos of `local` read whole, filtered and ordered here.
@@ -261,7 +267,7 @@ struct Runner {
 
     /// `list --by-category`: sections need every todo before the first line.
     private func listByCategory(_ o: ListOptions) throws(CLIFailure) {
-        if let local = localDays(o.query) {
+        if let local = try localDays(o.query) {
             let (items, total) = try localDayListing(local)
             return try printByCategory(items.map(\.todo), total: total, o)
         }

@@ -204,6 +204,8 @@ public enum TimeExpression {
         guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else { return nil }
         if let instant = Instant(rfc3339: trimmed) { return checked(instant.usec).map { When(instant: $0) } }
         let lower = trimmed.lowercased()
+        // Every English form is ASCII (full-width text was made so above): the rest is Japanese.
+        if !lower.utf8.allSatisfy({ $0 < 0x80 }) { return japanese(lower, now: now, timeZone: timeZone, remindTime: remindTime) }
         // A comma is a separator too: `Dec 24, 2027`.
         let tokens = lower.split(whereSeparator: { $0.isWhitespace || $0 == "," })
         guard let first = tokens.first else { return nil }

@@ -105,9 +105,18 @@ import TodoProtocol
         let transport = FakeTransport()
         let result = Self.run(["list", "--due-after", "today", "--due-before", "Dec 24"], transport: transport)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(transport.calls.first?.params["dueAfter"] == "2026-05-30T12:00:00Z")
-        #expect(transport.calls.first?.params["dueBefore"] == "2026-12-24T18:00:00Z")
-        #expect(transport.calls.first?.params["limit"] == nil)
+        #expect(transport.calls.map(\.method) == ["todo.list", "todo.list"])  // counted, then read whole
+        #expect(transport.calls.first?.params["limit"] == 0)
+        #expect(transport.calls.last?.params["dueAfter"] == "2026-05-30T12:00:00Z")
+        #expect(transport.calls.last?.params["dueBefore"] == "2026-12-24T18:00:00Z")
+        #expect(transport.calls.last?.params["limit"] == nil)
+        // A listing longer than the client reads whole keeps the daemon's own bounds and order.
+        let long = FakeTransport { (method, params) throws(ClientError) in
+            guard method == "todo.list" else { return try FakeTransport.canned(method, params) }
+            return ["todos": .array([]), "total": .int(Int64(LocalDayListing.maxRows) + 1)]
+        }
+        _ = Self.run(["list", "--due-before", "Dec 24", "--limit", "3"], transport: long)
+        #expect(long.calls.count == 2 && long.calls.last?.params["dueBefore"] == "2026-12-23T15:00:00Z" && long.calls.last?.params["limit"] == 3)
     }
 
     // MARK: - edit
