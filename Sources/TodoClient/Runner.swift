@@ -555,7 +555,7 @@ struct Runner {
         print((redo ? "Redid: " : "Undid: ") + Table.oneLine(description))
         // Fewer changes than asked for: say so, so `redo 2` with one left is not taken for two.
         if let done = result["changes"]?.arrayValue?.count, done < steps {
-            print("Only \(Runner.count(done, "change")) could be \(redo ? "redone" : "undone") of the \(steps) asked for; there \(done == 1 ? "is" : "are") no more.")
+            print("Only \(Runner.count(done, "change")) could be \(redo ? "redone" : "undone") of the \(steps) asked for: there was nothing more to \(redo ? "redo" : "undo").")
         }
     }
 

@@ -57,7 +57,7 @@ import TodoTestSupport
         #expect(try d.todoctl(["undo"]).status == 0)
         let result = try d.todoctl(["redo", "2"])
         #expect(result.status == 0)
-        #expect(result.stdout == "Redid: add 1 \"a\"\nOnly 1 change could be redone of the 2 asked for; there is no more.\n", "\(result.stdout)")
+        #expect(result.stdout == "Redid: add 1 \"a\"\nOnly 1 change could be redone of the 2 asked for: there was nothing more to redo.\n", "\(result.stdout)")
         let exact = try d.todoctl(["undo", "1"])
         #expect(exact.stdout == "Undid: add 1 \"a\"\n")
     }
