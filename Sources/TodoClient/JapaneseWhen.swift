@@ -339,7 +339,8 @@ struct JapaneseScanner {
             let dayMark = index
             if let day = number(), take("日") { return .day(.dayOfMonth(day, months: months)) }
             index = dayMark
-            return months == 1 ? .day(.dayOfMonth(nil, months: 1)) : nil
+            // `来月`, `再来月` alone: the 1st, as `next month`.
+            return months >= 1 ? .day(.dayOfMonth(nil, months: months)) : nil
         }
         if let years = take([("再来年", Int64(2)), ("来年", 1), ("今年", 0)]) {
             let dayMark = index
@@ -436,7 +437,8 @@ struct JapaneseScanner {
                 result.minute = 30
             } else {
                 let mark = index
-                if let minute = number(), take("分") {
+                // `15時30分`, or `15時30` with the 分 left out.
+                if let minute = number(), take("分") || !nextIsUnit {
                     result.minute = minute
                     let secondMark = index
                     if let second = number(), take("秒") { result.second = second } else { index = secondMark }
@@ -457,6 +459,12 @@ struct JapaneseScanner {
             result.second = second
         }
         return result
+    }
+
+    /// Whether a unit of a relative phrase or a date follows (`15時30日`, `3時30秒` are no times).
+    var nextIsUnit: Bool {
+        guard index < chars.count else { return false }
+        return "日年月週間秒後前".contains(chars[index]) || Self.units.contains { $0.0.first == chars[index] }
     }
 
     /// Exactly two ASCII digits.
