@@ -70,7 +70,8 @@ let package = Package(
         .executableTarget(name: "todod-notify", dependencies: ["TodoNotify", "TodoPosix"]),
         .executableTarget(name: "todod-sync", dependencies: ["TodoSync", "TodoPosix"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
-        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
+        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar",
+                                                           "TodoClient"]),
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),

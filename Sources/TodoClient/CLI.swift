@@ -34,21 +34,29 @@ public enum CLI {
             return exitOK
         }
         do throws(CLIFailure) {
-            let config: Config
-            do { config = try Config.load(environment: environment) } catch { throw .config(error) }
+            // A bad config line is a warning, unless the command needs what it was meant to set.
+            let config = Config.load(environment: environment)
+            if let problem = config.aliasProblem(arguments) { throw .config(ConfigError(problem.message)) }
             let invocation: Invocation
             do {
                 invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config).parse(arguments)
             } catch {
+                warn(config.problems, stderr)
                 throw .usage(error)
             }
+            if let problem = config.problem(forKeys: configKeys(invocation.command)) { throw .config(ConfigError(problem.message)) }
+            warn(config.problems, stderr)
             let global = invocation.global
             socket = SocketPaths.socket(flag: global.socket, system: global.system, environment: environment, uid: uid)
             socketFromFlag = global.socket?.isEmpty == false
 
             switch invocation.command {
             case .help(let topic):
-                stdout(Help.text(for: topic))
+                if let topic, let words = config.aliases[topic] {
+                    stdout(Help.aliasText(topic, words: words))
+                } else {
+                    stdout(Help.text(for: topic))
+                }
                 return exitOK
             case .version:
                 stdout("todoctl \(TododVersion.string)\n")
@@ -99,6 +107,24 @@ public enum CLI {
             let (status, message) = report(error, socket: socket, socketFromFlag: socketFromFlag)
             stderr(message)
             return status
+        }
+    }
+
+    /// The config keys whose values `command` uses: a bad line for one of them stops it.
+    static func configKeys(_ command: Command) -> Set<String> {
+        switch command {
+        case .add(let o): o.due != nil || o.remind != nil ? ["remind-time"] : []
+        case .edit(let o): o.due != .keep || o.remind != .keep ? ["remind-time"] : []
+        case .snooze: ["remind-time", "snooze"]
+        case .list: ["sort"]
+        default: []
+        }
+    }
+
+    /// One warning line per config problem the command goes on without.
+    static func warn(_ problems: [ConfigProblem], _ stderr: (String) -> Void) {
+        for problem in problems {
+            stderr("todoctl: warning: \(Table.oneLine(problem.message)) (line ignored)\n")
         }
     }
 

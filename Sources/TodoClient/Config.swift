@@ -22,6 +22,11 @@ public struct Config: Equatable, Sendable {
     public var snooze = Config.defaultSnooze
     /// `alias.NAME`: the words NAME stands for; the first is always a built-in command.
     public var aliases: [String: [String]] = [:]
+    /// The lines that could not be read, each left out (its key keeps its default).
+    public var problems: [ConfigProblem] = []
+
+    /// The keys of the file.
+    static let keys = ["remind-time", "sort", "snooze"]
 
     /// The defaults: what todoctl does without a file.
     public init() {}
@@ -43,84 +48,116 @@ public struct Config: Equatable, Sendable {
         return path
     }
 
-    /// Reads the file named by `environment`; a missing file means the defaults.
-    /// - Throws: `ConfigError` naming the file (and line) for an unreadable file, an unknown key
-    ///   or a bad value.
-    public static func load(environment: [String: String]) throws(ConfigError) -> Config {
-        try load(environment: environment) { (path) throws(PosixError) in try Files.contents(of: path, maxBytes: 1 << 20) }
+    /// Reads the file named by `environment`; a missing file means the defaults. An unreadable
+    /// file is a problem of every key (`ConfigProblem.everyKey`), a bad line one of its key.
+    public static func load(environment: [String: String]) -> Config {
+        load(environment: environment) { (path) throws(PosixError) in try Files.contents(of: path, maxBytes: 1 << 20) }
     }
 
     /// `load` reading files with `read`.
-    static func load(environment: [String: String], read: (String) throws(PosixError) -> [UInt8]) throws(ConfigError) -> Config {
+    static func load(environment: [String: String], read: (String) throws(PosixError) -> [UInt8]) -> Config {
         guard let path = path(environment: environment) else { return Config() }
         let name = display(path, environment: environment)
+        var unreadable = Config()
         let bytes: [UInt8]
         do {
             bytes = try read(path)
         } catch {
             if error.errno == ENOENT || error.errno == ENOTDIR { return Config() }
-            throw ConfigError("\(name): cannot read it: \(error.reason)")
+            unreadable.problems = [ConfigProblem(key: ConfigProblem.everyKey, message: "\(name): cannot read it: \(error.reason)")]
+            return unreadable
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigError("\(name): not valid UTF-8 text")
+            unreadable.problems = [ConfigProblem(key: ConfigProblem.everyKey, message: "\(name): not valid UTF-8 text")]
+            return unreadable
         }
-        return try parse(text, file: name)
+        return parse(text, file: name)
     }
 
-    /// Reads the text of a config file; `file` names it in errors.
-    public static func parse(_ text: String, file: String) throws(ConfigError) -> Config {
+    /// Reads the text of a config file; `file` names it in messages. A line that cannot be read is
+    /// left out and recorded in `problems`.
+    public static func parse(_ text: String, file: String) -> Config {
         var config = Config()
         // ("\r\n" is one Character in Swift: a CRLF line end is a line end too.)
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = trim(Substring(rawLine))
             if line.isEmpty || line.hasPrefix("#") { continue }
             let at = "\(file):\(index + 1): "
-            guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigError(at + "expected key = value, found \(quoted(String(line)))")
-            }
-            let key = String(trim(line[..<equals]))
-            let value = String(trim(line[line.index(after: equals)...]))
-            switch key {
-            case "remind-time":
-                guard let seconds = clockTime(value) else {
-                    throw ConfigError(at + "bad value \(quoted(value)) for remind-time: expected HH:MM (00:00 to 23:59)")
-                }
-                config.remindTime = Int64(seconds)
-            case "sort":
-                switch Parser.sortKeys(value) {
-                case .success(let keys): config.sort = keys.isEmpty ? nil : keys
-                case .failure(let bad):
-                    throw ConfigError(at + "bad value \(quoted(value)) for sort: unknown key \(quoted(bad.key)); valid keys: \(Help.sortKeyList) (a leading - sorts descending)")
-                }
-            case "snooze":
-                do { config.snooze = try TimeExpression.duration(value) } catch {
-                    throw ConfigError(at + "bad value \(quoted(value)) for snooze: expected a duration (\(TimeExpression.durationForms))")
-                }
-            default:
-                guard key.hasPrefix("alias.") else { throw ConfigError(at + "unknown key \(quoted(key))") }
-                let name = String(key.dropFirst("alias.".count))
-                guard !name.isEmpty, !name.hasPrefix("-"),
-                      name.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace && $0.value >= 0x20 && $0.value != 0x7F }) else {
-                    throw ConfigError(at + "bad alias name \(quoted(name)): a word without spaces, not starting with -")
-                }
-                if Parser.commandNames.contains(name) {
-                    throw ConfigError(at + "alias \(quoted(name)) would hide the built-in command \(quoted(name))")
-                }
-                let words: [String]
-                switch ShellWords.split(value) {
-                case .success(let split): words = split
-                case .failure(let problem): throw ConfigError(at + "bad value for alias.\(name): \(problem.message)")
-                }
-                guard let first = words.first else {
-                    throw ConfigError(at + "bad value for alias.\(name): expected a command line such as \"list --sort due\"")
-                }
-                guard Parser.commandNames.contains(first) else {
-                    throw ConfigError(at + "bad value for alias.\(name): \(quoted(first)) is not a todoctl command (an alias starts with a built-in command, never another alias)")
-                }
-                config.aliases[name] = words
+            do throws(ConfigError) {
+                try read(line, at: at, into: &config)
+            } catch {
+                let key = line.firstIndex(of: "=").map { String(trim(line[..<$0])) }
+                config.problems.append(ConfigProblem(key: key.map(meant) ?? nil, message: error.message))
             }
         }
         return config
+    }
+
+    /// The key a line of `key` was meant for: itself when known, the closest known key for a
+    /// misspelt one (`remnd-time`), nil when none is close.
+    static func meant(_ key: String) -> String? {
+        if keys.contains(key) || key.hasPrefix("alias.") { return key }
+        if let dot = key.firstIndex(of: "."), Suggestion.closest(to: String(key[..<dot]), in: ["alias"]) != nil {
+            return "alias" + key[dot...]
+        }
+        return Suggestion.closest(to: key, in: keys)
+    }
+
+    /// Applies one `key = value` line (trimmed, not a comment); `at` starts its messages.
+    private static func read(_ line: Substring, at: String, into config: inout Config) throws(ConfigError) {
+        guard let equals = line.firstIndex(of: "=") else {
+            throw ConfigError(at + "expected key = value, found \(quoted(String(line)))")
+        }
+        let key = String(trim(line[..<equals]))
+        let value = String(trim(line[line.index(after: equals)...]))
+        switch key {
+        case "remind-time":
+            guard let seconds = clockTime(value).map(Int64.init) ?? TimeExpression.clockTime(value) else {
+                throw ConfigError(at + "bad value \(quoted(value)) for remind-time: expected HH:MM (00:00 to 23:59), or a time such as 7:30am or 7時半")
+            }
+            config.remindTime = seconds
+        case "sort":
+            switch Parser.sortKeys(value) {
+            case .success(let keys): config.sort = keys.isEmpty ? nil : keys
+            case .failure(let bad):
+                throw ConfigError(at + "bad value \(quoted(value)) for sort: unknown key \(quoted(bad.key)); valid keys: \(Help.sortKeyList) (a leading - sorts descending)")
+            }
+        case "snooze":
+            do { config.snooze = try TimeExpression.duration(value) } catch {
+                throw ConfigError(at + "bad value \(quoted(value)) for snooze: expected a duration (\(TimeExpression.durationForms))")
+            }
+        default:
+            guard key.hasPrefix("alias.") else {
+                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, sort, snooze and alias.NAME"
+                throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
+            }
+            let name = String(key.dropFirst("alias.".count))
+            guard !name.isEmpty, !name.hasPrefix("-"),
+                  name.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace && $0.value >= 0x20 && $0.value != 0x7F }) else {
+                throw ConfigError(at + "bad alias name \(quoted(name)): a word without spaces, not starting with -")
+            }
+            if Parser.commandNames.contains(name) {
+                throw ConfigError(at + "alias \(quoted(name)) would hide the built-in command \(quoted(name))")
+            }
+            var words: [String]
+            switch ShellWords.split(value) {
+            case .success(let split): words = split
+            case .failure(let problem): throw ConfigError(at + "bad value for alias.\(name): \(problem.message)")
+            }
+            // `alias.work = "list -c 仕事"`, quoted whole as in git's config: the command line
+            // inside the quotes.
+            if words.count == 1, let quote = value.first, quote == "\"" || quote == "'", value.last == quote,
+               words[0].contains(where: { $0 == " " || $0 == "\t" }), case .success(let inner) = ShellWords.split(words[0]) {
+                words = inner
+            }
+            guard let first = words.first else {
+                throw ConfigError(at + "bad value for alias.\(name): expected a command line such as \"list --sort due\"")
+            }
+            guard Parser.commandNames.contains(first) else {
+                throw ConfigError(at + "bad value for alias.\(name): \(quoted(first)) is not a todoctl command (an alias starts with a built-in command, never another alias)")
+            }
+            config.aliases[name] = words
+        }
     }
 
     /// `HH:MM` (or `H:MM`) as seconds after midnight.
@@ -136,17 +173,34 @@ public struct Config: Equatable, Sendable {
     /// the first argument that is neither an option nor the value of `--socket`; nothing after
     /// `--` is a command. Expanded words are never expanded again.
     public func expandingAlias(_ arguments: [String]) -> [String] {
-        guard !aliases.isEmpty else { return arguments }
+        guard !aliases.isEmpty, let index = Config.commandIndex(arguments), let words = aliases[arguments[index]] else { return arguments }
+        return Array(arguments[..<index]) + words + arguments[(index + 1)...]
+    }
+
+    /// Where the command (or an alias) stands in `arguments`, as `expandingAlias` reads them.
+    static func commandIndex(_ arguments: [String]) -> Int? {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if argument == "--" { return arguments }
+            if argument == "--" { return nil }
             if argument == "--socket" { index += 2; continue }
             if argument.hasPrefix("-") && argument != "-" { index += 1; continue }
-            guard let words = aliases[argument] else { return arguments }
-            return Array(arguments[..<index]) + words + arguments[(index + 1)...]
+            return index
         }
-        return arguments
+        return nil
+    }
+
+    /// The problem that stops a command line before it is parsed: a bad line of the alias it
+    /// names (or an unreadable file, which may hold that alias).
+    public func aliasProblem(_ arguments: [String]) -> ConfigProblem? {
+        guard let index = Config.commandIndex(arguments), !Parser.commandNames.contains(arguments[index]) else { return nil }
+        return problems.first { $0.key == ConfigProblem.everyKey || $0.key == "alias." + arguments[index] }
+    }
+
+    /// The problem that stops a command needing `keys` (the value it would use is unknown), or nil.
+    public func problem(forKeys keys: Set<String>) -> ConfigProblem? {
+        guard !keys.isEmpty else { return nil }
+        return problems.first { $0.key.map { $0 == ConfigProblem.everyKey || keys.contains($0) } ?? false }
     }
 
     private static func trim(_ text: Substring) -> Substring {
@@ -157,6 +211,17 @@ public struct Config: Equatable, Sendable {
     }
 
     private static func quoted(_ text: String) -> String { TimeExpression.quoted(text) }
+}
+
+/// A line of the configuration file that could not be read: todoctl warns and goes on without
+/// it, unless the command needs the key it was meant to set (`CLI`).
+public struct ConfigProblem: Equatable, Sendable {
+    /// Stands for every key: the whole file could not be read.
+    public static let everyKey = "*"
+    /// The key the line was meant to set (a misspelt one read as the closest key), or nil.
+    public var key: String?
+    /// One line naming the file and the line (`~/.config/todod/config:3: unknown key ...`).
+    public var message: String
 }
 
 /// A problem with the configuration file: one line naming the file and, where there is one, the

@@ -29,7 +29,13 @@ extension HumanOutput {
 
     /// A todo's rule in words (`every week on Monday and Thursday`), in the todo's zone.
     func ruleWords(_ todo: Todo) -> String {
-        todo.recurrence.map { Recurrence.words($0, zone: zone(of: todo)) } ?? ""
+        guard let recurrence = todo.recurrence else { return "" }
+        // A done todo whose count is used up has no "1 more time" left: the series is finished.
+        if todo.done, var rule = try? RecurrenceRule(parsing: recurrence.rule), rule.count == 1 {
+            rule.count = nil
+            return rule.words(fromCompletion: recurrence.from == .completion, zone: zone(of: todo)) + ", finished (the last time is done)"
+        }
+        return Recurrence.words(recurrence, zone: zone(of: todo))
     }
 
     /// The zone a todo's dates are computed in: its own when this machine knows it, else ours.

@@ -25,6 +25,7 @@ enum Help {
               noon, midnight (alone: today if still ahead, else tomorrow); both: tomorrow at 9am,
               Dec 24 5pm, friday 17:30; tonight, eod, eow, eom, eoy; +90s, +2h, +3d, +1mo, +1y,
               in 2 hours, in 1 month; -2h, 2 hours ago; now; @EPOCHSECONDS; RFC 3339.
+              In Japanese too: 明日, 金曜, 来週金曜, 12月24日, 15時, 午後3時, 明日の朝, 三日後, 月末.
         DURATION: 30s, 15m, 2h, 1d, 1w, or sums like 1h30m.
         """
 
@@ -207,6 +208,15 @@ enum Help {
     }
 
     /// The full help of a command (or the overview when `name` is nil or unknown).
+    /// `help NAME` for an alias of the config file: what it stands for, then the help of its command.
+    static func aliasText(_ name: String, words: [String]) -> String {
+        let line = words.map { word in
+            word.isEmpty || word.contains(where: { " \t'\"\\$`*?;&|<>()".contains($0) }) ? "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" : word
+        }.joined(separator: " ")
+        return "'\(Table.oneLine(name))' is an alias from your config file: todoctl \(Table.oneLine(name)) ARGS... runs todoctl \(Table.oneLine(line)) ARGS...\n\n"
+            + text(for: words.first)
+    }
+
     static func text(for name: String?) -> String {
         guard let name, let entry = entry(name) else { return overview }
         var lines = usageLines(entry)

@@ -77,6 +77,8 @@ public struct Parser {
         var command: String?
         var positionals: [String] = []
         var options: [(name: String, value: String?)] = []
+        /// Words read as a cluster of short options (`-dash title`): a title that starts with a dash?
+        var dashed: [String] = []
 
         func has(_ name: String) -> Bool { options.contains { $0.name == name } }
         /// The last value given for `name` (later ones win, as in git).
@@ -113,9 +115,11 @@ public struct Parser {
                 if ShortOptions.isCluster(given) {
                     guard let expanded = expandShort(given, command: args.command) else {
                         if wantsHelp { continue }
-                        throw UsageError("unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? ""), command: args.command)
+                        let dash = args.command == "add" ? "; to start a title with -, put it after --: todoctl add -- \(quote(given))" : ""
+                        throw UsageError("unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? "") + dash, command: args.command)
                     }
                     items = expanded
+                    if given.count > 3 { args.dashed.append(given) }
                 }
                 for (name, inline) in items {
                     let spec = args.command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
@@ -264,8 +268,9 @@ public struct Parser {
             result = .undo(steps: steps, redo: name == "redo")
         case "help":
             let topic = p.rest().first
-            if let topic, !Parser.commandNames.contains(topic) {
-                throw UsageError("no help for unknown command \(quote(topic))" + Suggestion.hint(for: topic, in: Parser.commandNames), command: "help")
+            if let topic, !Parser.commandNames.contains(topic), config.aliases[topic] == nil {
+                throw UsageError("no help for unknown command \(quote(topic))" + Suggestion.hint(for: topic, in: Parser.commandNames + config.aliases.keys.sorted()),
+                                 command: "help")
             }
             return .help(topic: topic)
         default:
@@ -286,7 +291,14 @@ public struct Parser {
     func add(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> AddOptions {
         // Several words form one title, as in Taskwarrior: `todoctl add buy milk`.
         let words = p.rest()
-        guard !words.isEmpty else { throw UsageError("missing TITLE", command: "add") }
+        guard !words.isEmpty else {
+            // `add "-dash title"` reads as options: a title starting with "-" goes after `--`.
+            if let dashed = args.dashed.first {
+                throw UsageError("missing TITLE; \(quote(dashed)) was read as options: to start a title with -, put it after --: "
+                                 + "todoctl add -- \(quote(dashed))", command: "add")
+            }
+            throw UsageError("missing TITLE", command: "add")
+        }
         var options = AddOptions(title: words.joined(separator: " "))
         options.notes = args.value("--notes")
         options.category = args.value("--category")
@@ -325,7 +337,7 @@ public struct Parser {
         options.query.category = args.value("--category")
         options.query.uncategorized = args.has("--no-category")
         options.query.overdue = args.has("--overdue")
-        options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in try when(v, "--due-before", "list") }
+        options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in throughEndOf(try when(v, "--due-before", "list")) }
         options.query.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
         options.query.search = args.value("--search")
         if let keys = args.value("--sort") {
@@ -359,9 +371,9 @@ public struct Parser {
             options.due = .clear
         }
         if let text = args.value("--remind") {
-            if TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+            if TimeExpression.isLead(text) {
                 let usec: Int64
-                do { usec = try TimeExpression.duration(text) } catch {
+                do { usec = try TimeExpression.lead(text) } catch {
                     throw UsageError(error.naming("--remind"), command: "edit")
                 }
                 switch options.due {
@@ -497,10 +509,17 @@ public struct Parser {
         try whenValue(text, option, command).instant
     }
 
+    /// A `--due-before` bound: one at 23:59:59 local (`eod`, `eom`, `月末`) covers that last second
+    /// too, so what is due at `eod` itself is "due before the end of the day".
+    func throughEndOf(_ bound: Instant) -> Instant {
+        guard bound.usec % 1_000_000 == 0, LocalTime(bound, in: timeZone).secondOfDay == 86_399 else { return bound }
+        return TimeExpression.checkedAdd(bound.usec, 1_000_000) ?? bound
+    }
+
     /// A WHEN with whether it is all-day.
     func whenValue(_ text: String, _ option: String, _ command: String) throws(UsageError) -> When {
         do {
-            return try TimeExpression.when(text, now: now, timeZone: timeZone)
+            return try TimeExpression.when(text, now: now, timeZone: timeZone, remindTime: remindTime)
         } catch {
             throw UsageError(error.naming(option), command: command)
         }
@@ -515,7 +534,7 @@ public struct Parser {
     }
 
     func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {
-        if due == nil, TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+        if due == nil, TimeExpression.isLead(text) {
             throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
         }
         do {
@@ -536,10 +555,15 @@ public struct Parser {
             return until
         }
         // A date without a time snoozes to that day's morning time.
-        guard let value = try? TimeExpression.when(text, now: now, timeZone: timeZone),
+        guard let value = TimeExpression.parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime),
               let until = TimeExpression.reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
         else {
-            throw UsageError("invalid time \(quote(text)): expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))",
+            let forms = "expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))"
+            throw UsageError(TimeExpression.whenError(text, forms: forms).message, command: "snooze")
+        }
+        // A snooze postpones: a time already past would fire at once, so it is refused.
+        guard until > now else {
+            throw UsageError("cannot snooze until \(quote(text)): \(LocalTime(until, in: timeZone).text) has already passed; give a later time",
                              command: "snooze")
         }
         return until

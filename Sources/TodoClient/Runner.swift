@@ -62,7 +62,7 @@ struct Runner {
     func run(_ command: Command, document: JSON?) throws(CLIFailure) {
         switch command {
         case .add(let options): try add(options)
-        case .list(let options): try list(options)
+        case .list(let options): try suggestingCategory(options.query.category) { () throws(CLIFailure) in try list(options) }
         case .show(let id):
             let result = try call(TodoGetParams(id: id))
             if json { emit(result) } else { print(human.todoDetails(try todo(result))) }
@@ -190,6 +190,7 @@ struct Runner {
 
     func list(_ o: ListOptions) throws(CLIFailure) {
         if o.byCategory && !json { return try listByCategory(o) }
+        if let local = try localDays(o.query) { return try listByLocalDay(o, local) }
         // The answer is read as it arrives: the first rows are out while the rest is on the wire.
         var shown = 0
         var pending = ""
@@ -234,10 +235,53 @@ struct Runner {
         do { return try Todo(json: item) } catch { throw .badAnswer(error.description) }
     }
 
+    /// The adjustment of a listing by due date, where it needs one and the listing is short enough
+    /// to be read whole (`LocalDayListing.maxRows`; the daemon counts it first); longer ones keep
+    /// the daemon's order of instants.
+    private func localDays(_ query: TodoQuery) throws(CLIFailure) -> LocalDayListing? {
+        let zones = human.zones
+        guard let local = LocalDayListing(query: query, zone: human.timeZone, zones: { zones.zone($0) }) else { return nil }
+        var count = local.serverQuery
+        count.limit = 0
+        guard let total = try call(count)["total"]?.intValue, total <= LocalDayListing.maxRows else { return nil }
+        return local
+    }
+
+    /// The todos of `local` read whole, filtered and ordered here.
+    private func localDayListing(_ local: LocalDayListing) throws(CLIFailure) -> (items: [(json: JSON, todo: Todo)], total: Int) {
+        let result = try call(local.serverQuery)
+        guard let items = result["todos"]?.arrayValue else { throw Runner.bad("expected an array of todos") }
+        var pairs: [(json: JSON, todo: Todo)] = []
+        for item in items { pairs.append((item, try todo(item))) }
+        return local.apply(pairs, todo: \.todo)
+    }
+
+    /// `list` with due-date filters or sort (`LocalDayListing`).
+    private func listByLocalDay(_ o: ListOptions, _ local: LocalDayListing) throws(CLIFailure) {
+        let (items, total) = try localDayListing(local)
+        if json { out("[" + items.map { $0.json.serialized() }.joined(separator: ",") + "]\n"); return }
+        if items.isEmpty {
+            let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
+            print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
+            return
+        }
+        print(human.todoTable(items.map(\.todo), rules: o.query.recurring == true))
+        if total > items.count {
+            print(human.paint("Showing \(items.count) of \(total) todos.", HumanOutput.dim))
+        }
+    }
+
     /// `list --by-category`: sections need every todo before the first line.
     private func listByCategory(_ o: ListOptions) throws(CLIFailure) {
+        if let local = try localDays(o.query) {
+            let (items, total) = try localDayListing(local)
+            return try printByCategory(items.map(\.todo), total: total, o)
+        }
         let result = try call(o.query)
-        let list = try todos(result["todos"])
+        try printByCategory(try todos(result["todos"]), total: result["total"]?.intValue.map(Int.init), o)
+    }
+
+    private func printByCategory(_ list: [Todo], total: Int?, _ o: ListOptions) throws(CLIFailure) {
         if list.isEmpty {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
@@ -245,7 +289,7 @@ struct Runner {
         }
         let categories = try (call(CategoryListParams()).arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
         print(human.todoTable(list, sections: Runner.sections(list, categories: categories), rules: o.query.recurring == true))
-        if let total = result["total"]?.intValue, total > list.count {
+        if let total, total > list.count {
             print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
         }
     }
@@ -355,7 +399,12 @@ struct Runner {
     /// The daemon changes `updated` only when it changes something, so a todo in the wanted state
     /// whose `updated` is older than this command was not changed by it.
     func batch<P: TodoIDsParams>(_ params: P, verb: String, already: String? = nil) throws(CLIFailure) {
-        let result = try call(params)
+        let result: JSON
+        do { result = try call(params) } catch {
+            // The daemon changes all the ids or none: say so when one of several is refused.
+            guard params.ids.count > 1, case .client(.refused(let rpc)) = error else { throw error }
+            throw .input(rpc.message + "; nothing was changed: none of the \(params.ids.count) todos was \(verb.lowercased())")
+        }
         if json { emit(result); return }
         var list = try todos(result)
         if already == "done" {
@@ -409,7 +458,40 @@ struct Runner {
         }
     }
 
+    /// `body`, with a refusal for a category that does not exist given the closest existing name.
+    func suggestingCategory(_ name: String?, _ body: () throws(CLIFailure) -> Void) throws(CLIFailure) {
+        do { try body() } catch {
+            guard let name, case .client(.refused(let rpc)) = error, rpc.code == RPCError.notFoundCode,
+                  let items = try? call(CategoryListParams()).arrayValue,
+                  let hint = Suggestion.closest(to: name, in: items.compactMap { $0["name"]?.stringValue })
+            else { throw error }
+            throw .input(rpc.message + "; did you mean \(TimeExpression.quoted(hint))?")
+        }
+    }
+
     func category(_ sub: CategoryCommand) throws(CLIFailure) {
+        switch sub {
+        case .rename(let name, _), .move(let name, _):
+            try suggestingCategory(name) { () throws(CLIFailure) in try categoryChange(sub) }
+        case .remove(let name, let force):
+            do {
+                try suggestingCategory(name) { () throws(CLIFailure) in try categoryChange(sub) }
+            } catch {
+                // Name the option that does it.
+                guard !force, case .client(.refused(let rpc)) = error, rpc.code == RPCError.conflictCode else { throw error }
+                let count = ((try? call(CategoryListParams()).arrayValue) ?? [])
+                    .first { $0["name"]?.stringValue?.lowercased() == name.lowercased() }
+                    .map { Int(($0["open"]?.intValue ?? 0) + ($0["done"]?.intValue ?? 0)) }
+                let what = count.map { "still has \(Runner.count($0, "todo"))" } ?? "still has todos"
+                throw .input("category \(TimeExpression.quoted(name)) \(what); 'todoctl category rm \(Table.oneLine(name)) --force' deletes it "
+                             + "and leaves its todos without a category")
+            }
+        default:
+            try categoryChange(sub)
+        }
+    }
+
+    private func categoryChange(_ sub: CategoryCommand) throws(CLIFailure) {
         switch sub {
         case .list:
             let result = try call(CategoryListParams())
@@ -465,9 +547,9 @@ struct Runner {
         print(human.reminderTable(reminders))
         if more {
             let hint = shown < Runner.maxReminderLimit ? " (--limit N shows up to \(Runner.maxReminderLimit))" : ""
-            print(human.paint("Showing the latest \(shown) reminders; older ones were left out\(hint).", HumanOutput.dim))
+            print(human.paint("Showing the latest \(Runner.count(shown, "reminder")); older ones were left out\(hint).", HumanOutput.dim))
         } else if shown == Runner.maxReminderLimit && items.count == shown {
-            print(human.paint("Showing the latest \(shown) reminders; there may be older ones (--since WHEN).", HumanOutput.dim))
+            print(human.paint("Showing the latest \(Runner.count(shown, "reminder")); there may be older ones (--since WHEN).", HumanOutput.dim))
         }
     }
 
@@ -477,7 +559,14 @@ struct Runner {
         if json { emit(result); return }
         guard let description = result["description"]?.stringValue else { throw Runner.bad("\((redo ? Method.storeRedo : .storeUndo).name) did not say what it did") }
         print((redo ? "Redid: " : "Undid: ") + Table.oneLine(description))
+        // Fewer changes than asked for: say so, so `redo 2` with one left is not taken for two.
+        if let done = result["changes"]?.arrayValue?.count, done < steps {
+            print("Only \(Runner.count(done, "change")) could be \(redo ? "redone" : "undone") of the \(steps) asked for: there was nothing more to \(redo ? "redo" : "undo").")
+        }
     }
+
+    /// "1 reminder", "2 reminders".
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// `undo --list`: the recent changes, newest first.
     func history(limit: Int?) throws(CLIFailure) {

@@ -79,15 +79,23 @@ public struct TimeExpressionError: Error, Equatable, Sendable {
 /// of `TodoCore.Instant` rather than `Calendar`, whose Gregorian calendar switches to the Julian one
 /// before 1582 and whose handling of nonexistent local times is not documented.
 public enum TimeExpression {
-    /// Parses WHEN relative to `now` in `timeZone` (todoctl passes the zone TZ names).
-    public static func when(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> When {
-        guard let value = parseWhen(text, now: now, timeZone: timeZone) else {
-            if Instant.isOutOfRangeRFC3339(Validation.trimmed(text)) {
-                throw TimeExpressionError(invalid: "time", text, "outside the years 0001 to 9999 once its offset is applied")
-            }
-            throw TimeExpressionError(invalid: "time", text, "expected \(whenForms)")
+    /// Parses WHEN relative to `now` in `timeZone` (todoctl passes the zone TZ names), in English
+    /// or Japanese; `morning` and `朝` are `remindTime` (seconds after local midnight).
+    public static func when(_ text: String, now: Instant, timeZone: ZoneInfo,
+                            remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> When {
+        guard let value = parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime) else {
+            throw whenError(text)
         }
         return value
+    }
+
+    /// Why `text` is no WHEN: a date that does not exist is named as such, else the forms.
+    static func whenError(_ text: String, kind: String = "time", forms: String = "expected \(whenForms)") -> TimeExpressionError {
+        if Instant.isOutOfRangeRFC3339(Validation.trimmed(text)) {
+            return TimeExpressionError(invalid: kind, text, "outside the years 0001 to 9999 once its offset is applied")
+        }
+        if let reason = impossibleDate(normalize(text)) { return TimeExpressionError(invalid: kind, text, reason) }
+        return TimeExpressionError(invalid: kind, text, forms)
     }
 
     /// The instant of `when(_:now:timeZone:)` (an all-day value: the start of its day).
@@ -110,8 +118,8 @@ public enum TimeExpression {
     /// that day at `remindTime` (seconds after local midnight).
     public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo,
                               remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> Instant {
-        if DurationParts(normalize(text)) != nil {
-            let usec = try duration(text)
+        if isLead(text) {
+            let usec = try lead(text)
             guard let due else {
                 throw TimeExpressionError(message: "a reminder given as a duration needs a due date")
             }
@@ -120,18 +128,30 @@ public enum TimeExpression {
             }
             return value
         }
-        guard let value = parseWhen(text, now: now, timeZone: timeZone),
+        guard let value = parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime),
               let instant = reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
         else {
-            throw TimeExpressionError(invalid: "reminder", text, "expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(whenForms)")
+            throw whenError(text, kind: "reminder", forms: "expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(whenForms)")
         }
         return instant
     }
 
+    /// Whether a `--remind` value counts back from the due time: a DURATION (`15m`) or its
+    /// Japanese "before" form (`15分前`).
+    static func isLead(_ text: String) -> Bool {
+        DurationParts(normalize(text)) != nil || japaneseLead(text) != nil
+    }
+
+    /// The microseconds of a lead (`isLead`).
+    static func lead(_ text: String) throws(TimeExpressionError) -> Int64 {
+        if let usec = japaneseLead(text) { return usec }
+        return try duration(text)
+    }
+
     // MARK: - Messages
 
-    static let whenForms = "a date (2026-12-24, today, friday, next week, Dec 24), a time (9am, 17:30, noon), "
-        + "both (tomorrow at 9am), eod, +2h, in 1 month, 2 hours ago, @EPOCH or RFC 3339"
+    static let whenForms = "a date (2026-12-24, today, friday, Dec 24, 明日, 金曜, 12月24日), a time (9am, 17:30, noon, 15時), "
+        + "both (tomorrow at 9am, 明日の朝), eod, +2h, in 1 month, 3日後, 2 hours ago, @EPOCH or RFC 3339"
     static let durationForms = "a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m"
 
     /// The value in double quotes with quotes, backslashes and control characters escaped, cut
@@ -161,14 +181,31 @@ public enum TimeExpression {
     // MARK: - WHEN
 
     static func normalize(_ text: String) -> String {
-        Validation.trimmed(text).lowercased()
+        halfWidth(Validation.trimmed(text)).lowercased()
     }
 
-    static func parseWhen(_ text: String, now: Instant, timeZone: ZoneInfo) -> When? {
-        let trimmed = Validation.trimmed(text)
+    /// `text` with full-width ASCII (`１５時`, `：`, `＋`) and the ideographic space as their ASCII
+    /// forms, as Japanese input methods type them.
+    static func halfWidth(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value == 0x3000 || (0xFF01...0xFF5E).contains($0.value) }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x3000: scalars.append(" ")
+            case 0xFF01...0xFF5E: scalars.append(Unicode.Scalar(scalar.value - 0xFEE0)!)
+            default: scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
+    static func parseWhen(_ text: String, now: Instant, timeZone: ZoneInfo, remindTime: Int64 = defaultRemindTime) -> When? {
+        let trimmed = Validation.trimmed(halfWidth(text))
         guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else { return nil }
         if let instant = Instant(rfc3339: trimmed) { return checked(instant.usec).map { When(instant: $0) } }
         let lower = trimmed.lowercased()
+        // Every English form is ASCII (full-width text was made so above): the rest is Japanese.
+        if !lower.utf8.allSatisfy({ $0 < 0x80 }) { return japanese(lower, now: now, timeZone: timeZone, remindTime: remindTime) }
         // A comma is a separator too: `Dec 24, 2027`.
         let tokens = lower.split(whereSeparator: { $0.isWhitespace || $0 == "," })
         guard let first = tokens.first else { return nil }
@@ -185,26 +222,78 @@ public enum TimeExpression {
             guard let time = time24(first[first.index(after: t)...]) else { return nil }
             return LocalTime.instant(days: days, secondOfDay: time, in: timeZone).map { When(instant: $0) }
         }
-        return natural(tokens, now: now, timeZone: timeZone)
+        if let value = natural(tokens, now: now, timeZone: timeZone, remindTime: remindTime) { return value }
+        return japanese(lower, now: now, timeZone: timeZone, remindTime: remindTime)
     }
 
-    /// Days since the epoch for `YYYY-MM-DD` naming a real date.
-    static func date(_ s: Substring) -> Int64? {
+    /// The year, month and day of `YYYY-M-D` (month and day of one or two digits), not checked.
+    static func dateFields(_ s: Substring) -> (Int64, Int64, Int64)? {
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+        guard parts.count == 3, parts[0].count == 4, (1...2).contains(parts[1].count), (1...2).contains(parts[2].count),
               let y = number(parts[0]), let m = number(parts[1]), let d = number(parts[2])
         else { return nil }
+        return (y, m, d)
+    }
+
+    /// Days since the epoch for `YYYY-MM-DD` (or unpadded, `2027-1-5`) naming a real date.
+    static func date(_ s: Substring) -> Int64? {
+        guard let (y, m, d) = dateFields(s) else { return nil }
         return Instant.days(year: y, month: m, day: d)
     }
 
-    /// The time tokens after a day word: none (00:00), one (`17:30`, `9am`) or a number and
-    /// `am`/`pm` (`9 am`). Returns seconds since local midnight.
-    static func timeOfDay(_ tokens: [Substring]) -> Int64? {
+    /// For a WHEN (normalized) that writes a date which does not exist (`2026-02-30`, `Feb 30`,
+    /// `2月30日`, `2026-13-01`): what is wrong with it.
+    static func impossibleDate(_ text: String) -> String? {
+        var found: (year: Int64?, month: Int64, day: Int64)?
+        let tokens = text.split(whereSeparator: { $0.isWhitespace || $0 == "," })
+        for (i, token) in tokens.enumerated() {
+            let datePart = token.split(separator: "t", maxSplits: 1).first ?? token
+            if let (y, m, d) = dateFields(datePart) { found = (y, m, d); break }
+            if let m = monthNames[String(token.hasSuffix(".") ? token.dropLast() : token)] {
+                let near = [i > 0 ? tokens[i - 1] : nil, i + 1 < tokens.count ? tokens[i + 1] : nil].compactMap { $0 }
+                if let d = near.lazy.compactMap({ w -> Int64? in
+                    let digits = w.prefix(while: { $0.isASCII && $0.isNumber })
+                    return digits.count == w.count || ["st", "nd", "rd", "th"].contains(String(w.dropFirst(digits.count))) ? number(digits) : nil
+                }).first {
+                    found = (nil, m, d); break
+                }
+            }
+        }
+        if found == nil, let (y, m, d) = japaneseDateFields(text) { found = (y, m, d) }
+        guard let (year, month, day) = found else { return nil }
+        let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        guard (1...12).contains(month) else { return "there is no month \(month); months are 1 to 12" }
+        if let year {
+            guard year >= 1, year <= 9999 else { return nil }
+            let length = Instant.monthLength(year: year, month: month)
+            guard day < 1 || day > length else { return nil }
+            return "\(names[Int(month - 1)]) \(year) has \(length) days"
+        }
+        let longest: Int64 = month == 2 ? 29 : Instant.monthLength(year: 2001, month: month)
+        guard day < 1 || day > longest else { return nil }
+        return "\(names[Int(month - 1)]) has \(longest) days at most"
+    }
+
+    /// The time tokens after a day word: none (00:00), one (`17:30`, `9am`, `evening`) or a number
+    /// and `am`/`pm` (`9 am`). Returns seconds since local midnight.
+    static func timeOfDay(_ tokens: [Substring], remindTime: Int64 = defaultRemindTime) -> Int64? {
         switch tokens.count {
         case 0: return 0
-        case 1: return time(tokens[0])
+        case 1: return time(tokens[0]) ?? partOfDay(tokens[0], remindTime: remindTime)
         case 2 where tokens[1] == "am" || tokens[1] == "pm": return time(tokens[0] + tokens[1])
         default: return nil
+        }
+    }
+
+    /// `morning` (the morning time of reminders, 09:00 unless configured), `afternoon` (15:00),
+    /// `evening` (18:00), `night` (20:00): the times of `朝`, `午後`, `夕方` and `夜`.
+    static func partOfDay(_ word: Substring, remindTime: Int64) -> Int64? {
+        switch word {
+        case "morning": remindTime
+        case "afternoon": 15 * 3600
+        case "evening": 18 * 3600
+        case "night": 20 * 3600
+        default: nil
         }
     }
 

@@ -36,7 +36,7 @@ extension TimeExpression {
 
     /// The forms that are not RFC 3339, `now`, `@EPOCH` or a local ISO date: nil when `tokens`
     /// are none of them.
-    static func natural(_ tokens: [Substring], now: Instant, timeZone: ZoneInfo) -> When? {
+    static func natural(_ tokens: [Substring], now: Instant, timeZone: ZoneInfo, remindTime: Int64) -> When? {
         guard let first = tokens.first else { return nil }
         let rest = Array(tokens.dropFirst())
         if first.hasPrefix("+") || (first.hasPrefix("-") && first.count > 1) {
@@ -59,7 +59,9 @@ extension TimeExpression {
         if tokens == ["tonight"] {
             return LocalTime.instant(days: today, secondOfDay: 20 * 3600, in: timeZone).map { When(instant: $0) }
         }
-        return dayAndTime(tokens, now: now, today: today, timeZone: timeZone)
+        // `on friday`, `on Dec 24 at 5pm`: `on` before a date phrase changes nothing.
+        let words = first == "on" && tokens.count > 1 ? Array(rest) : tokens
+        return dayAndTime(words, now: now, today: today, timeZone: timeZone, remindTime: remindTime)
     }
 
     /// `eod`, `eow`, `eom`, `eoy`: the last day of this day, week (weeks start on Monday), month or
@@ -89,20 +91,28 @@ extension TimeExpression {
     }
 
     /// A date phrase and a time in either order: `tomorrow 9am`, `tomorrow at 9am`, `Dec 24 5pm`,
-    /// `9am`, `at noon`, `5pm friday`, `noon on Dec 24`; or a date phrase alone (all-day).
-    static func dayAndTime(_ tokens: [Substring], now: Instant, today: Int64, timeZone: ZoneInfo) -> When? {
+    /// `9am`, `at noon`, `5pm friday`, `noon on Dec 24`, `tomorrow evening`; or a date phrase alone
+    /// (all-day).
+    static func dayAndTime(_ tokens: [Substring], now: Instant, today: Int64, timeZone: ZoneInfo, remindTime: Int64) -> When? {
         var datePart = tokens[...]
         var secondOfDay: Int64?
-        if let (time, used) = trailingTime(tokens[...]) {
+        if let (time, used) = trailingTime(tokens[...], remindTime: remindTime) {
             secondOfDay = time
             datePart = tokens.dropLast(used)
-        } else if let (time, used) = leadingTime(tokens[...]) {
+        } else if let (time, used) = leadingTime(tokens[...], remindTime: remindTime) {
             secondOfDay = time
             datePart = tokens.dropFirst(used)
             if datePart.first == "on" { datePart = datePart.dropFirst() }
             guard !datePart.isEmpty else { return nil }
         }
         guard let phrase = dayPhrase(Array(datePart), today: today) else { return nil }
+        return resolve(phrase, secondOfDay: secondOfDay, now: now, today: today, timeZone: timeZone)
+    }
+
+    /// The instant a date phrase with an optional time of day names; the one set of rules for both
+    /// languages. Without a time the phrase is all-day (a bare time needs one); a bare time or
+    /// weekday with a time is today when that time is still ahead.
+    static func resolve(_ phrase: DayPhrase, secondOfDay: Int64?, now: Instant, today: Int64, timeZone: ZoneInfo) -> When? {
         guard let secondOfDay else {
             let day: Int64
             switch phrase {
@@ -138,9 +148,9 @@ extension TimeExpression {
     }
 
     /// A TIME at the end, optionally after `at`: seconds since midnight and how many tokens it took.
-    static func trailingTime(_ tokens: ArraySlice<Substring>) -> (Int64, Int)? {
+    static func trailingTime(_ tokens: ArraySlice<Substring>, remindTime: Int64) -> (Int64, Int)? {
         for used in [2, 1] where tokens.count >= used {
-            guard let time = timeOfDay(Array(tokens.suffix(used))) else { continue }
+            guard let time = timeOfDay(Array(tokens.suffix(used)), remindTime: remindTime) else { continue }
             let before = tokens.dropLast(used)
             return before.last == "at" ? (time, used + 1) : (time, used)
         }
@@ -148,11 +158,11 @@ extension TimeExpression {
     }
 
     /// A TIME at the start (`5pm friday`, `at 9am tomorrow`): seconds since midnight and tokens taken.
-    static func leadingTime(_ tokens: ArraySlice<Substring>) -> (Int64, Int)? {
+    static func leadingTime(_ tokens: ArraySlice<Substring>, remindTime: Int64) -> (Int64, Int)? {
         let skip = tokens.first == "at" ? 1 : 0
         let rest = tokens.dropFirst(skip)
         for used in [2, 1] where rest.count >= used {
-            if let time = timeOfDay(Array(rest.prefix(used))) { return (time, used + skip) }
+            if let time = timeOfDay(Array(rest.prefix(used)), remindTime: remindTime) { return (time, used + skip) }
         }
         return nil
     }
@@ -251,7 +261,7 @@ extension TimeExpression {
         let days = parts.weeks * 7 + parts.days
         // More than fit between the years 1 and 9999 cannot give a valid instant.
         guard months <= 120_000, days <= 4_000_000 else { return nil }
-        var exact: Int64 = 0
+        var exact: Int64 = parts.fractionUsec
         for (count, size) in [(parts.hours, Int64(3_600_000_000)), (parts.minutes, 60_000_000), (parts.seconds, 1_000_000),
                               (calendarDays ? 0 : days, 86_400_000_000)] {
             let (product, o1) = count.multipliedReportingOverflow(by: size)
@@ -291,6 +301,11 @@ extension TimeExpression {
         var hours: Int64 = 0
         var minutes: Int64 = 0
         var seconds: Int64 = 0
+        /// The fractional part of a decimal count of hours or minutes (`in 1.5 hours`), in µs.
+        var fractionUsec: Int64 = 0
+
+        /// Microseconds per unit of the units that take a decimal count.
+        static let fractionalUnits: [String: Int64] = ["h": 3_600_000_000, "m": 60_000_000, "s": 1_000_000]
 
         /// The unit letters of the compact form, in the order they must come.
         static let compactUnits = ["y", "mo", "w", "d", "h", "m", "s"]
@@ -342,6 +357,14 @@ extension TimeExpression {
                     guard add(count, unit) else { return nil }
                     continue
                 }
+                // `1.5 hours`, `1.5h`, `2.25 minutes`: a decimal count of hours, minutes or seconds.
+                let decimal = word.prefix(while: { ($0.isASCII && $0.isNumber) || $0 == "." })
+                if decimal.contains(".") {
+                    let unitText = decimal.count == word.count ? items.first : word.dropFirst(decimal.count)
+                    guard let unitText, let unit = Self.unitWords[String(unitText)], addDecimal(decimal, unit) else { return nil }
+                    if decimal.count == word.count { items.removeFirst() }
+                    continue
+                }
                 // `90min`, `2hours`: digits and a unit word in one; else a compact value (`1h30m`).
                 let digits = word.prefix(while: { $0.isASCII && $0.isNumber })
                 if let unit = Self.unitWords[String(word.dropFirst(digits.count))], let n = TimeExpression.number(digits) {
@@ -367,8 +390,22 @@ extension TimeExpression {
             }
         }
 
+        /// Sets `unit` to a decimal count (`1.5`: at most 6 digits after the point) unless it was
+        /// given already; only hours, minutes and seconds take one.
+        mutating func addDecimal(_ text: Substring, _ unit: String) -> Bool {
+            let halves = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard halves.count == 2, let size = Self.fractionalUnits[unit], (1...6).contains(halves[1].count),
+                  let whole = halves[0].isEmpty ? 0 : TimeExpression.number(halves[0]),
+                  let fraction = TimeExpression.number(halves[1]), add(whole, unit)
+            else { return false }
+            var scale: Int64 = 1
+            for _ in 0..<halves[1].count { scale *= 10 }
+            fractionUsec += fraction * size / scale
+            return true
+        }
+
         /// Sets `unit` unless it was given already.
-        private mutating func add(_ count: Int64, _ unit: String) -> Bool {
+        mutating func add(_ count: Int64, _ unit: String) -> Bool {
             guard !given.contains(unit) else { return false }
             set(count, unit)
             return true

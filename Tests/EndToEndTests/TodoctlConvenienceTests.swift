@@ -131,34 +131,53 @@ import TodoTestSupport
         #expect(abs(plainUntil.timeIntervalSince(before) - 600) < 120)
     }
 
+    /// A bad line stops only the commands that need the key it was meant to set (exit 2, one line
+    /// naming file and line); every other command warns and goes on without the line.
     @Test func aBadConfigFileNamesFileAndLine() throws {
         let s = try Setup()
         try s.add(["kept"])
         let file = s.config.file("todod/config")
-        let cases: [(text: String, line: String)] = [
-            ("sort = id\n\nremnd-time = 09:00\n", "todoctl: \(file):3: unknown key \"remnd-time\""),
-            ("remind-time = 25:00\n", "todoctl: \(file):1: bad value \"25:00\" for remind-time: expected HH:MM (00:00 to 23:59)"),
-            ("# c\nsort = id,colour\n", "todoctl: \(file):2: bad value \"id,colour\" for sort: unknown key \"colour\""),
-            ("snooze = soon\n", "todoctl: \(file):1: bad value \"soon\" for snooze"),
-            ("alias.list = list --all\n", "todoctl: \(file):1: alias \"list\" would hide the built-in command \"list\""),
-            ("alias.a = list\nalias.b = a\n", "todoctl: \(file):2: bad value for alias.b: \"a\" is not a todoctl command"),
-            ("alias.q = list 'open\n", "todoctl: \(file):1: bad value for alias.q: unterminated ' quote"),
-            ("just words\n", "todoctl: \(file):1: expected key = value"),
+        let cases: [(text: String, command: [String], line: String)] = [
+            ("sort = id\n\nremnd-time = 09:00\n", ["add", "x", "--due", "friday"],
+             "todoctl: \(file):3: unknown key \"remnd-time\"; did you mean \"remind-time\"?"),
+            ("remind-time = 25:00\n", ["edit", "1", "--due", "friday"], "todoctl: \(file):1: bad value \"25:00\" for remind-time: expected HH:MM (00:00 to 23:59)"),
+            ("# c\nsort = id,colour\n", ["list"], "todoctl: \(file):2: bad value \"id,colour\" for sort: unknown key \"colour\""),
+            ("snooze = soon\n", ["snooze", "1"], "todoctl: \(file):1: bad value \"soon\" for snooze"),
+            ("alias.a = list\nalias.b = a\n", ["b"], "todoctl: \(file):2: bad value for alias.b: \"a\" is not a todoctl command"),
+            ("alias.q = list 'open\n", ["q"], "todoctl: \(file):1: bad value for alias.q: unterminated ' quote"),
         ]
         for c in cases {
             try s.write(c.text)
-            let result = try s.run(["list"])
+            let result = try s.run(c.command)
             #expect(result.status == 2 && result.stdout.isEmpty, "\(c.text)")
             #expect(result.stderr.hasPrefix(c.line) && result.stderr.split(separator: "\n").count == 1, "\(c.text): \(result.stderr)")
         }
+        // The same lines are warnings for what does not need them: the rest of the file still counts.
+        let warned: [(text: String, command: [String], line: String)] = [
+            ("remnd-time = 09:00\nsort = -id\n", ["list"], "todoctl: warning: \(file):1: unknown key \"remnd-time\"; did you mean \"remind-time\"? (line ignored)"),
+            ("alias.list = list --all\n", ["list"], "todoctl: warning: \(file):1: alias \"list\" would hide the built-in command \"list\" (line ignored)"),
+            ("just words\n", ["show", "1"], "todoctl: warning: \(file):1: expected key = value, found \"just words\" (line ignored)"),
+            ("snooze = soon\n", ["--version"], "todoctl: warning: \(file):1: bad value \"soon\" for snooze"),
+            ("sort = colour\n", ["sync", "list"], "todoctl: warning: \(file):1: bad value \"colour\" for sort"),
+            ("remind-time = 25:00\n", ["help", "add"], "todoctl: warning: \(file):1: bad value \"25:00\" for remind-time"),
+        ]
+        for c in warned {
+            try s.write(c.text)
+            let result = try s.run(c.command)
+            #expect(result.status == 0 && !result.stdout.isEmpty, "\(c.text) \(c.command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(c.line) && result.stderr.split(separator: "\n").count == 1, "\(c.text): \(result.stderr)")
+        }
+        try s.write("remnd-time = 09:00\nsort = -id\n")
+        try s.add(["second"])
+        #expect(try s.ids(["list"]) == [2, 1])  // the good line still counts
         // Under HOME without XDG_CONFIG_HOME: ~/.config/todod/config, shown with ~.
         let home = TemporaryDirectory("home")
         try FileManager.default.createDirectory(atPath: home.file(".config/todod"), withIntermediateDirectories: true)
         try "\n# x\nremnd-time = 9:00\n".write(toFile: home.file(".config/todod/config"), atomically: true, encoding: .utf8)
-        let underHome = try s.daemon.todoctl(["list"], environment: ["HOME": home.path, "XDG_CONFIG_HOME": ""])
-        #expect(underHome.status == 2 && underHome.stderr == "todoctl: ~/.config/todod/config:3: unknown key \"remnd-time\"\n")
+        let underHome = try s.daemon.todoctl(["add", "y", "--due", "friday"], environment: ["HOME": home.path, "XDG_CONFIG_HOME": ""])
+        #expect(underHome.status == 2 && underHome.stderr == "todoctl: ~/.config/todod/config:3: unknown key \"remnd-time\"; did you mean \"remind-time\"?\n")
         // No file at all is fine.
         try FileManager.default.removeItem(atPath: file)
-        #expect(try s.ids(["list"]) == [1])
+        #expect(try s.ids(["list"]) == [1, 2])
     }
 }

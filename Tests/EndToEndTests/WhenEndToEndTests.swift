@@ -111,4 +111,94 @@ import TodoTestSupport
         let shown = try d.todoctl(["show", id], environment: Self.environment)
         #expect(shown.stdout.contains("(today)") && !shown.stdout.contains("overdue"), "\(shown.stdout)")
     }
+
+    /// Japanese WHEN through the built binaries: `add` stores what Foundation's calendar computes,
+    /// `list --json` shows it, `edit`, `snooze` and the list filters read the same forms, and `朝`
+    /// follows `remind-time` from the config file.
+    @Test func japaneseWhenThroughTheBinaries() throws {
+        let d = try DaemonProcess()
+        let config = TemporaryDirectory("config")
+        try FileManager.default.createDirectory(atPath: config.file("todod"), withIntermediateDirectories: true)
+        try "remind-time = 07:30\n".write(toFile: config.file("todod/config"), atomically: true, encoding: .utf8)
+        var env = Self.environment
+        env["XDG_CONFIG_HOME"] = config.path
+        let before = Date()
+        let added = try d.todoctl(["add", "歯医者", "--due", "明日の朝"], environment: env)
+        #expect(added.status == 0, "\(added.stderr)")
+        let friday = try d.todoctl(["--json", "add", "会議", "--due", "来週金曜の午後3時"], environment: env)
+        let third = try d.todoctl(["--json", "add", "請求書", "--due", "三日後"], environment: env)
+        let allDay = try d.todoctl(["--json", "add", "買い物", "--due", "１２月２４日"], environment: env)
+        let after = Date()
+        let cal = Self.calendar
+        let listed = try d.todoctl(["--json", "list"], environment: env)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let todos = try JSON.parse(listed.stdout).arrayValue ?? []
+        func due(_ title: String) -> Date? { Self.date(todos.first { $0["title"] == .string(title) }?["due"]) }
+        let tomorrow = cal.date(byAdding: .day, value: 1, to: cal.startOfDay(for: before)) ?? before
+        #expect(due("歯医者") == cal.date(bySettingHour: 7, minute: 30, second: 0, of: tomorrow), "\(listed.stdout)")
+        // 来週金曜: the Friday of next week (weeks start on Monday).
+        let weekday = cal.component(.weekday, from: before)  // 1 = Sunday
+        let monday = cal.date(byAdding: .day, value: -((weekday + 5) % 7), to: cal.startOfDay(for: before)) ?? before
+        let nextFriday = cal.date(byAdding: .day, value: 11, to: monday) ?? before
+        #expect(Self.date(try JSON.parse(friday.stdout)["due"]) == cal.date(bySettingHour: 15, minute: 0, second: 0, of: nextFriday), "\(friday.stdout)")
+        let threeDays = try #require(Self.date(try JSON.parse(third.stdout)["due"]))
+        let low = (cal.date(byAdding: .day, value: 3, to: before) ?? before).addingTimeInterval(-1)
+        let high = (cal.date(byAdding: .day, value: 3, to: after) ?? after).addingTimeInterval(1)
+        #expect(threeDays >= low && threeDays <= high, "\(third.stdout)")
+        let christmasEve = try JSON.parse(allDay.stdout)
+        #expect(Self.date(christmasEve["due"]) == Self.comingChristmasEve(after: before), "\(allDay.stdout)")
+        #expect(christmasEve["allDay"] == true)
+        // The list filters and edit read the same forms.
+        let soon = try d.todoctl(["--json", "list", "--due-before", "明後日"], environment: env)
+        let soonTitles = (try JSON.parse(soon.stdout).arrayValue ?? []).compactMap { $0["title"]?.stringValue }
+        #expect(soonTitles == ["歯医者"], "\(soon.stdout) \(soon.stderr)")
+        let id = String(try JSON.parse(third.stdout)["id"]?.intValue ?? 0)
+        let edited = try d.todoctl(["--json", "edit", id, "--due", "月末"], environment: env)
+        let eom = try #require(Self.date(try JSON.parse(edited.stdout)["due"]), "\(edited.stdout) \(edited.stderr)")
+        #expect(cal.component(.day, from: cal.date(byAdding: .second, value: 1, to: eom) ?? eom) == 1, "\(edited.stdout)")
+        let snoozed = try d.todoctl(["snooze", id, "明日の夕方"], environment: env)
+        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        let shown = try JSON.parse(try d.todoctl(["--json", "show", id], environment: env).stdout)
+        #expect(Self.date(shown["remind"]) == cal.date(bySettingHour: 18, minute: 0, second: 0, of: tomorrow), "\(shown)")
+        // A bad value: an English one-line error quoting it, exit 2, nothing added.
+        let bad = try d.todoctl(["add", "x", "--due", "明日の午前"], environment: env)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.hasPrefix("todoctl: invalid time \"明日の午前\" for --due: expected a date ("), "\(bad.stderr)")
+        #expect((try JSON.parse(try d.todoctl(["--json", "list"], environment: env).stdout).arrayValue ?? []).count == 4)
+    }
+
+    /// `--due-before eod` keeps what is due at `eod` itself; an all-day todo counts by its local
+    /// day, whatever zone it was made in (one made in Tokyo for Berlin's tomorrow is due tomorrow
+    /// here, though its instant is this afternoon), in the filters and in `--sort due`.
+    @Test func dueBeforeEodAndAllDayTodosByTheirLocalDay() throws {
+        let d = try DaemonProcess()
+        let berlin = ["TZ": "Europe/Berlin"]
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "Europe/Berlin") ?? .gmt
+        let tomorrow = cal.date(byAdding: .day, value: 1, to: Date()) ?? Date()
+        let f = DateFormatter()
+        f.calendar = cal
+        f.timeZone = cal.timeZone
+        f.dateFormat = "yyyy-MM-dd"
+        func id(_ result: ChildProcess.Result) throws -> Int64 {
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSON.parse(result.stdout)["id"]?.intValue ?? 0
+        }
+        let eod = try id(try d.todoctl(["--json", "add", "at eod", "--due", "eod"], environment: berlin))
+        let today = try id(try d.todoctl(["--json", "add", "today", "--due", "today"], environment: berlin))
+        let tokyo = try id(try d.todoctl(["--json", "add", "tokyo", "--due", f.string(from: tomorrow)], environment: ["TZ": "Asia/Tokyo"]))
+        func ids(_ arguments: [String]) throws -> [Int64] {
+            let result = try d.todoctl(["--json"] + arguments, environment: berlin)
+            #expect(result.status == 0, "\(result.stderr)")
+            return (try JSON.parse(result.stdout).arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        }
+        #expect(Set(try ids(["list", "--due-before", "eod"])) == [eod, today])
+        #expect(Set(try ids(["list", "--due-before", "tomorrow"])) == [eod, today])
+        #expect(try ids(["list", "--due-after", "tomorrow"]) == [tokyo])
+        #expect(try ids(["list", "--sort", "due"]) == [today, eod, tokyo])
+        #expect(try ids(["list", "--sort", "-due"]) == [tokyo, eod, today])
+        #expect(try ids(["list", "--sort", "due", "--limit", "2"]) == [today, eod])
+        let table = try d.todoctl(["list", "--due-before", "eod", "--limit", "1", "--sort", "due"], environment: berlin)
+        #expect(table.stdout.contains("Showing 1 of 2 todos."), "\(table.stdout)")
+    }
 }

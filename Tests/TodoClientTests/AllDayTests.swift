@@ -89,17 +89,34 @@ import TodoProtocol
         #expect(until == Self.instant("2026-06-01T22:30:00Z"))
     }
 
-    /// A date-only bound is the start of that day; `eod` the end of today.
-    @Test func filterBoundsTakeEveryForm() {
+    /// A date-only bound is the start of that day; `--due-before eod` the end of today, its last
+    /// second included. The daemon is asked for 27 hours more on each side (the client compares
+    /// all-day todos by their local day).
+    @Test func filterBoundsTakeEveryForm() throws {
+        let parser = Parser(now: Fixtures.now, timeZone: Self.tokyo)
+        func bounds(_ arguments: [String]) throws -> (String?, String?) {
+            guard case .list(let o) = try parser.parse(arguments).command else { return (nil, nil) }
+            return (o.query.dueAfter?.rfc3339(), o.query.dueBefore?.rfc3339())
+        }
+        #expect(try bounds(["list", "--due-after", "today", "--due-before", "Dec 24"]) == ("2026-05-31T15:00:00Z", "2026-12-23T15:00:00Z"))
+        #expect(try bounds(["list", "--due-before", "eod", "--due-after", "2 days ago"]) == ("2026-05-30T12:00:00Z", "2026-06-01T15:00:00Z"))
+        #expect(try bounds(["list", "--due-before", "月末"]) == (nil, "2026-06-30T15:00:00Z"))
+        #expect(try bounds(["list", "--due-before", "tomorrow 18:00"]) == (nil, "2026-06-02T09:00:00Z"))
         let transport = FakeTransport()
         let result = Self.run(["list", "--due-after", "today", "--due-before", "Dec 24"], transport: transport)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(transport.calls.first?.params["dueAfter"] == "2026-05-31T15:00:00Z")
-        #expect(transport.calls.first?.params["dueBefore"] == "2026-12-23T15:00:00Z")
-        let eod = FakeTransport()
-        _ = Self.run(["list", "--due-before", "eod", "--due-after", "2 days ago"], transport: eod)
-        #expect(eod.calls.first?.params["dueBefore"] == "2026-06-01T14:59:59Z")
-        #expect(eod.calls.first?.params["dueAfter"] == "2026-05-30T12:00:00Z")
+        #expect(transport.calls.map(\.method) == ["todo.list", "todo.list"])  // counted, then read whole
+        #expect(transport.calls.first?.params["limit"] == 0)
+        #expect(transport.calls.last?.params["dueAfter"] == "2026-05-30T12:00:00Z")
+        #expect(transport.calls.last?.params["dueBefore"] == "2026-12-24T18:00:00Z")
+        #expect(transport.calls.last?.params["limit"] == nil)
+        // A listing longer than the client reads whole keeps the daemon's own bounds and order.
+        let long = FakeTransport { (method, params) throws(ClientError) in
+            guard method == "todo.list" else { return try FakeTransport.canned(method, params) }
+            return ["todos": .array([]), "total": .int(Int64(LocalDayListing.maxRows) + 1)]
+        }
+        _ = Self.run(["list", "--due-before", "Dec 24", "--limit", "3"], transport: long)
+        #expect(long.calls.count == 2 && long.calls.last?.params["dueBefore"] == "2026-12-23T15:00:00Z" && long.calls.last?.params["limit"] == 3)
     }
 
     // MARK: - edit

@@ -7,8 +7,8 @@ import TodoPosix
 /// daemon (TodoctlConvenienceTests covers them through the built binaries).
 @Suite struct ConfigTests {
     @Test func keysAndDefaults() throws {
-        #expect(Config() == (try Config.parse("", file: "f")))
-        let config = try Config.parse("""
+        #expect(Config() == Config.parse("", file: "f"))
+        let config = Config.parse("""
             # comment
             remind-time=7:05
             \tsort =  -due,title\r
@@ -20,11 +20,19 @@ import TodoPosix
         #expect(config.snooze == 90 * 60 * 1_000_000)
         #expect(config.aliases["w"] == ["list", "--search", "a \"b\"", "c d", "e f"])
         #expect(Config().remindTime == 9 * 3600 && Config().snooze == 600_000_000)
+        // remind-time also takes a clock time as WHEN writes it, in English or Japanese; never a part of the day.
+        for (text, seconds) in [("7:30am", 7 * 3600 + 1800), ("7時半", 7 * 3600 + 1800), ("午後1時", 13 * 3600), ("８時", 8 * 3600), ("正午", 12 * 3600)] {
+            #expect(Config.parse("remind-time = \(text)", file: "f").remindTime == Int64(seconds), "\(text)")
+        }
+        for text in ["朝", "morning", "明日9時", "25時"] {
+            #expect(Config.parse("remind-time = \(text)", file: "f").problems.count == 1, "\(text)")
+        }
     }
 
     @Test func badLinesNameFileAndLine() {
         let cases: [(String, String)] = [
-            ("\n\nremnd-time = 9:00", "f:3: unknown key \"remnd-time\""),
+            ("\n\nremnd-time = 9:00", "f:3: unknown key \"remnd-time\"; did you mean \"remind-time\"?"),
+            ("colour = yes", "f:1: unknown key \"colour\"; the keys are remind-time, sort, snooze and alias.NAME"),
             ("remind-time = 24:00", "f:1: bad value \"24:00\" for remind-time"),
             ("remind-time = 9", "f:1: bad value \"9\" for remind-time"),
             ("snooze = 0m", "f:1: bad value \"0m\" for snooze"),
@@ -35,9 +43,32 @@ import TodoPosix
             ("sort", "f:1: expected key = value"),
         ]
         for (text, message) in cases {
-            #expect(throws: ConfigError.self) { try Config.parse(text, file: "f") }
-            do { _ = try Config.parse(text, file: "f") } catch { #expect(error.message.hasPrefix(message), "\(error.message)") }
+            let config = Config.parse(text, file: "f")
+            #expect(config.problems.count == 1 && config.problems.first?.message.hasPrefix(message) == true, "\(config.problems)")
         }
+    }
+
+    /// A bad line is left out and the others still count; each problem names the key it was meant
+    /// for, so only the commands needing that key stop.
+    @Test func aBadLineIsLeftOutAndNamesItsKey() {
+        let config = Config.parse("""
+            remnd-time = 7:00
+            sort = due
+            snooze = soon
+            alais.x = list
+            alias.work = "list -c 仕事"
+            alias.quoted = 'list --search "a b"'
+            alias.bad = nothing
+            """, file: "f")
+        #expect(config.sort == [TodoQuery.SortKey(.due)])
+        #expect(config.aliases["work"] == ["list", "-c", "仕事"])
+        #expect(config.aliases["quoted"] == ["list", "--search", "a b"])
+        #expect(config.problems.map(\.key) == ["remind-time", "snooze", "alias.x", "alias.bad"])
+        #expect(config.remindTime == TimeExpression.defaultRemindTime && config.snooze == Config.defaultSnooze)
+        #expect(config.problem(forKeys: ["remind-time"])?.message.hasPrefix("f:1: unknown key \"remnd-time\"") == true)
+        #expect(config.problem(forKeys: ["sort"]) == nil && config.problem(forKeys: []) == nil)
+        #expect(config.aliasProblem(["bad", "x"])?.key == "alias.bad")
+        #expect(config.aliasProblem(["work"]) == nil && config.aliasProblem(["list"]) == nil)
     }
 
     @Test func theFileIsFoundAndShownUnderHome() throws {
@@ -46,11 +77,10 @@ import TodoPosix
         #expect(Config.path(environment: [:]) == nil)
         #expect(Config.display("/h/.config/todod/config", environment: ["HOME": "/h"]) == "~/.config/todod/config")
         // A missing file means the defaults; an unreadable one is an error naming it.
-        let missing = try Config.load(environment: ["HOME": "/h"]) { (_) throws(PosixError) -> [UInt8] in throw PosixError("open", errno: 2) }
+        let missing = Config.load(environment: ["HOME": "/h"]) { (_) throws(PosixError) -> [UInt8] in throw PosixError("open", errno: 2) }
         #expect(missing == Config())
-        #expect(throws: ConfigError("~/.config/todod/config: cannot read it: Permission denied")) {
-            try Config.load(environment: ["HOME": "/h"]) { (_) throws(PosixError) -> [UInt8] in throw PosixError("open", errno: 13) }
-        }
+        let unreadable = Config.load(environment: ["HOME": "/h"]) { (_) throws(PosixError) -> [UInt8] in throw PosixError("open", errno: 13) }
+        #expect(unreadable.problems == [ConfigProblem(key: ConfigProblem.everyKey, message: "~/.config/todod/config: cannot read it: Permission denied")])
     }
 
     @Test func aliasesExpandOnceInTheCommandsPlace() {

@@ -192,6 +192,8 @@ import TodoProtocol
         #expect(exact.count == 101 && exact.last?.contains(" r100") == true)
         let limited = Fixtures.run(["reminders", "--limit", "3"], transport: transport(5)).stdoutLines
         #expect(limited.count == 5 && limited[1].contains(" r3") && limited.last?.hasPrefix("Showing the latest 3 reminders") == true)
+        let one = Fixtures.run(["reminders", "--limit", "1"], transport: transport(2)).stdoutLines
+        #expect(one.last?.hasPrefix("Showing the latest 1 reminder;") == true, "\(one)")
         let json = Fixtures.run(["--json", "reminders"], transport: transport(150)).stdout
         #expect((try? JSON.parse(json))?.arrayValue?.count == 100)
     }

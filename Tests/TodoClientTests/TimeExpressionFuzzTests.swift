@@ -14,6 +14,10 @@ import TodoTestSupport
         "hours", "min", "day", "weeks", "99999999", "9999999999999999", "z", "+09:00", ".5", "牛", "🍣", "\u{301}",
         "mo", "y", "months", "years", "ago", "next", "last", "week", "month", "at", "on", "noon", "midnight", "tonight",
         "eod", "eow", "eom", "eoy", "dec", "feb", "st", "th", ",", "a", "and", "yesterday",
+        // Japanese
+        "明日", "今夜", "の", "朝", "夜", "午前", "午後", "正午", "時", "半", "分", "秒", "日", "日後", "週間", "か月", "年", "後", "前",
+        "来週", "今週", "来月", "来年", "金曜", "曜日", "月", "月末", "週末", "十", "三", "二十", "九九九九九九九九九", "〇", "１", "９",
+        "１５", "：", "　", "999999999999999",
     ]
 
     @Test func neverTraps() throws {

@@ -210,13 +210,13 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
 
     @Test(arguments: [
         "", "   ", "tomorow", "+5x", "+", "+h", "+-5m", "+5m3", "+1h1h", "+30m1h", "2026-02-30", "2026-13-01",
-        "2026-12-1", "26-12-01", "2026/12/01", "2026-12-01T25:00", "2026-12-01 24:00", "2026-12-01 9",
+        "26-12-01", "2026/12/01", "2026-12-01T25:00", "2026-12-01 24:00", "2026-12-01 9",
         "2026-12-01T9am", "25:00", "now 17:30", "today 25:00", "9", "at", "at tomorrow", "noon noon",
         "today 13pm", "today 0am", "today 12:60", "today 9:5", "today 09:00:60", "tomorrow 9 pm pm",
         "tomorrow 1 7:30", "monday tuesday", "mond", "in two hours", "in 2", "in hours", "in 1 fortnight",
-        "in 2 hours ago", "in -2 hours", "in 1.5 hours", "@abc", "@", "@1.5", "@ 100", "@9999999999999",
+        "in 2 hours ago", "in -2 hours", "in 1.5 days", "@abc", "@", "@1.5", "@ 100", "@9999999999999",
         "@99999999999999999999", "+99999999999999999999d", "+999999999999999s", "+999999999999999w",
-        "+90000000h", "in 9999999 days", "２０２６-12-01", "+１h", "1h1h", "15m",
+        "+90000000h", "in 9999999 days", "1h1h", "15m",
         "Dec 32", "Feb 30 2027", "Dec 24 27", "24 24", "Dec", "next", "next day", "last week", "in 1 month ago",
         "2 hours", "ago", "in 1 hour 1 hour", "+1mo1y", "+1m1mo", "in 200000 months", "+1y1y", "tonight 9pm", "eod 5pm",
         "2026-12-01T09:00:00+25:00", "9999-12-31T23:59:59-01:00",
@@ -255,7 +255,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         do {
             _ = try TimeExpression.instant(String(repeating: "x", count: 500), now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
         } catch {
-            #expect(error.message.count < 250)
+            #expect(error.message.count < 300)  // the forms of both languages, one line
         }
     }
 
@@ -272,7 +272,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
 
     @Test(arguments: [
         "", " ", "0s", "0h0m", "1h1h", "30m1h", "5x", "h", "1.5h", "-5m", "+5m", "1h 30m", "2 hours",
-        "2hours", "1h30", "99999999999999999999s", "999999999999999w", "20000000000000d", "１h", "now",
+        "2hours", "1h30", "99999999999999999999s", "999999999999999w", "20000000000000d", "now",
     ])
     func rejectsDuration(text: String) {
         #expect(throws: TimeExpressionError.self) { try TimeExpression.duration(text) }
@@ -318,7 +318,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
             _ = try TimeExpression.remind("soon", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
             Issue.record("accepted soon")
         } catch {
-            #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h or 1h30m) or a time: \(TimeExpression.whenForms)"))
+            #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(TimeExpression.whenForms)"))
         }
     }
 }

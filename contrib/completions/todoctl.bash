@@ -28,8 +28,12 @@ _todoctl_query() {
     timeout 2 "$prog" "${conn[@]}" --json "$@" 2>/dev/null </dev/null
 }
 
+# Todo ids, one per line: every todo's, or with "open" or "done" only those (done completes open
+# todos, reopen reopens done ones).
 _todoctl_ids() {
-    _todoctl_query list --all --limit 200 | grep -o '"id":[0-9]*' | cut -d: -f2
+    local status=--all
+    case $1 in open) status=--open ;; done) status=--done ;; esac
+    _todoctl_query list "$status" --limit 200 | grep -o '"id":[0-9]*' | cut -d: -f2
 }
 
 # The tags in use (of the first 200 todos), one per line.
@@ -111,6 +115,7 @@ _todoctl() {
     if [[ -n $opt ]]; then
         case $opt in  # one-letter options as their long forms (ShortOptions in todoctl)
             -c) opt=--category ;; -d) opt=--due ;; -s) opt=--sort ;; -n) opt=--limit ;;
+            -p) opt=--priority ;; -t) opt=--tag ;;
         esac
         case $opt in
             --socket | --output | --password-file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
@@ -171,9 +176,11 @@ _todoctl() {
     case $command in
         "") mapfile -t COMPREPLY < <(compgen -W "$commands $(_todoctl_aliases)" -- "$cur") ;;
         show | edit | move) ((npos == 0)) && _todoctl_add_words < <(_todoctl_ids) ;;
-        done | reopen | rm) _todoctl_add_words < <(_todoctl_ids) ;;
+        done) _todoctl_add_words < <(_todoctl_ids open) ;;
+        reopen) _todoctl_add_words < <(_todoctl_ids done) ;;
+        rm) _todoctl_add_words < <(_todoctl_ids) ;;
         snooze)
-            if ((npos == 0)); then _todoctl_add_words < <(_todoctl_ids)
+            if ((npos == 0)); then _todoctl_add_words < <(_todoctl_ids open)
             elif ((npos == 1)); then _todoctl_add_words < <(printf '%s\n' 15m 30m 1h 2h 1d 1w tomorrow)
             fi ;;
         category)

@@ -97,10 +97,13 @@ function __todoctl_query
     timeout 2 $prog (__todoctl_connection) --json $argv 2>/dev/null </dev/null
 end
 
-# Todo ids with their titles as descriptions.
+# Todo ids with their titles as descriptions: every todo's, or with open or done only those.
 function __todoctl_ids
-    __todoctl_query list --all --limit 200 | string replace -a '},{"id":' \n'{"id":' |
-        string replace -r -f '^\[?\{"id":(\d+),"title":"((?:[^"\\\\]|\\\\.)*)".*' '$1\t$2' |
+    set -l todo_status --all
+    test "$argv[1]" = open; and set todo_status --open
+    test "$argv[1]" = done; and set todo_status --done
+    __todoctl_query list $todo_status --limit 200 | string replace -a '},{"id":' \n'{"id":' |
+        string replace -r -f '^\[?\{"id":(\d+),(?:"uid":"[^"]*",)?"title":"((?:[^"\\\\]|\\\\.)*)".*' '$1\t$2' |
         string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
 end
 
@@ -198,8 +201,11 @@ complete -c todoctl -n '__todoctl_command_is list' -s p -l priority -x -a "$prio
 complete -c todoctl -n '__todoctl_command_is list' -l recurring -d 'Only recurring todos, with their rule'
 
 # show, edit, done, reopen, rm, move, snooze: todo ids
-complete -c todoctl -n '__todoctl_command_is show edit move snooze; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
-complete -c todoctl -n '__todoctl_command_is done reopen rm' -x -a '(__todoctl_ids)'
+complete -c todoctl -n '__todoctl_command_is show edit move; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
+complete -c todoctl -n '__todoctl_command_is snooze; and __todoctl_npos 0' -x -a '(__todoctl_ids open)'
+complete -c todoctl -n '__todoctl_command_is done' -x -a '(__todoctl_ids open)'
+complete -c todoctl -n '__todoctl_command_is reopen' -x -a '(__todoctl_ids done)'
+complete -c todoctl -n '__todoctl_command_is rm' -x -a '(__todoctl_ids)'
 complete -c todoctl -n '__todoctl_command_is snooze; and __todoctl_npos 1' -x -a "15m 30m 1h 2h 1d 1w $when"
 
 # edit
