@@ -11,10 +11,11 @@ public final class CalDAVCollection: CalendarCollection {
     /// Hrefs per calendar-multiget request.
     public var fetchBatchSize = 100
 
-    /// The collection at `url`, authenticating as `user` with `password` (HTTP Basic) when given.
-    /// A URL that is not absolute http(s) makes every request fail with `.network`.
-    public convenience init(url: String, user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
-        self.init(url: url, client: HTTPClient(user: user, password: password, timeouts: timeouts))
+    /// The collection at `url`, authenticating as `user` with `password` (HTTP Basic) when given,
+    /// to `origin` alone (the account's URL; nil: the collection's own). A URL that is not
+    /// absolute http(s) makes every request fail with `.network`.
+    public convenience init(url: String, user: String?, password: String?, origin: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
+        self.init(url: url, client: HTTPClient(user: user, password: password, origin: origin ?? url, timeouts: timeouts))
     }
 
     init(url: String, client: HTTPClient) {
@@ -37,7 +38,9 @@ public final class CalDAVCollection: CalendarCollection {
     }
 
     private func resourceURL(_ href: String) throws(CalDAVError) -> HTTPURL {
-        guard let target = try collectionURL().resolving(href) else { throw .malformed("bad href \(href)") }
+        let base = try collectionURL()
+        guard let target = base.resolving(href) else { throw .malformed("bad href \(href)") }
+        guard base.sameOrigin(target) else { throw .malformed("the server named \(href), on another host than the calendar's") }
         return target
     }
 
@@ -68,6 +71,7 @@ public final class CalDAVCollection: CalendarCollection {
                     continue
                 }
                 if item.href.hasSuffix("/") { continue }  // a sub-collection, not a calendar object
+                guard isMember(item.href, of: target) else { continue }
                 // Removed: a 404 status on the response (RFC 6578 §3.5.2). A response with neither
                 // status nor properties says nothing, and must not delete anything; a member whose
                 // ETag is not given (a 404 propstat) changed, and the engine fetches it.
@@ -93,6 +97,12 @@ public final class CalDAVCollection: CalendarCollection {
             current = next
         }
         throw .malformed("the server truncated sync-collection answers 10000 times")
+    }
+
+    /// Whether `href` may be a member of the collection: on its origin (an absolute href naming
+    /// another host is no member, and nothing is ever sent there).
+    private func isMember(_ href: String, of target: HTTPURL) -> Bool {
+        target.resolving(href).map(target.sameOrigin) ?? false
     }
 
     /// The error for a sync-collection answer that is not a multistatus.
@@ -122,7 +132,7 @@ public final class CalDAVCollection: CalendarCollection {
         var result: [RemoteVersion] = []
         for item in try Multistatus(response.body).responses {
             guard item.status.map({ (200..<300).contains($0) }) ?? true,
-                  !item.href.hasSuffix("/"), comparablePath(item.href, base: target) != selfPath,
+                  !item.href.hasSuffix("/"), comparablePath(item.href, base: target) != selfPath, isMember(item.href, of: target),
                   let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText else { continue }
             result.append(RemoteVersion(href: item.href, etag: etag))
         }
@@ -147,7 +157,7 @@ public final class CalDAVCollection: CalendarCollection {
             let response = try client.dav("REPORT", target, depth: "1", body: body)
             guard response.status == 207 else { throw DAVStatus.error(response) }
             for item in try Multistatus(response.body).responses {
-                guard item.status.map({ (200..<300).contains($0) }) ?? true,
+                guard item.status.map({ (200..<300).contains($0) }) ?? true, isMember(item.href, of: target),
                       let data = item.property(XMLNamespace.caldav, "calendar-data") else { continue }
                 let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? ""
                 result.append(RemoteObject(href: item.href, etag: etag, data: Self.restoringCRLF(data.text)))

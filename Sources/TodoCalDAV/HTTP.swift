@@ -58,6 +58,28 @@ struct HTTPURL: Equatable {
     /// The URL as text.
     var string: String { scheme + "://" + authority + path }
 
+    /// The port the URL names, or its scheme's default.
+    var port: Int {
+        if let close = authority.lastIndex(of: "]") {
+            let rest = authority[authority.index(after: close)...]
+            if rest.hasPrefix(":"), let p = Int(rest.dropFirst()) { return p }
+        } else if let colon = authority.lastIndex(of: ":"), let p = Int(authority[authority.index(after: colon)...]) {
+            return p
+        }
+        return scheme == "https" ? 443 : 80
+    }
+
+    /// `scheme://authority`, for messages.
+    var origin: String { scheme + "://" + authority }
+
+    /// Whether `other` is on this URL's origin (RFC 6454: scheme, host and port), or is the same
+    /// host reached over https instead of http: where the account's credentials may go.
+    func sameOrigin(_ other: HTTPURL) -> Bool {
+        guard other.host == host else { return false }
+        if other.scheme == scheme { return other.port == port }
+        return scheme == "http" && other.scheme == "https"
+    }
+
     /// The path without its query.
     var pathOnly: String { path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path }
 
@@ -189,6 +211,8 @@ final class HTTPClient {
     private let handle: UnsafeMutableRawPointer?
     private let user: String?
     private let password: String?
+    /// The account's origin: credentials go to it alone (a request elsewhere is refused).
+    let origin: HTTPURL?
     let timeouts: CalDAVTimeouts
     /// The largest body accepted (a hostile or broken server must not exhaust memory).
     var responseLimit = 256 << 20
@@ -196,11 +220,14 @@ final class HTTPClient {
     private(set) var requestCount = 0
     private(set) var connectionCount = 0
 
-    /// A client sending `user` and `password` with HTTP Basic authentication when both are set.
-    init(user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
+    /// A client sending `user` and `password` with HTTP Basic authentication when both are set,
+    /// only to `origin` (the account's URL): a request with credentials to any other origin is
+    /// refused, whatever href or redirect names it.
+    init(user: String?, password: String?, origin: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
         handle = curlReady ? curl_easy_init() : nil
         self.user = user
         self.password = password
+        self.origin = origin.flatMap(HTTPURL.init)
         self.timeouts = timeouts
     }
 
@@ -218,6 +245,15 @@ final class HTTPClient {
     func send(_ method: String, _ target: HTTPURL, headers: [String: String] = [:], body: [UInt8]? = nil) throws(CalDAVError) -> HTTPResponse {
         guard target.scheme == "https" || target.isLoopback else {
             throw .network("refusing plain http:// to \(target.host): use https:// (plain http is only for loopback addresses)")
+        }
+        if user != nil || password != nil {
+            guard let origin, origin.sameOrigin(target) else {
+                throw .network("refusing to send the account's credentials to \(target.origin): the server named another host than "
+                               + "\(origin?.origin ?? "the account's"); if that server is the account's, give its URL to sync add")
+            }
+        }
+        for (name, value) in headers where !HTTPClient.isHeaderSafe(name) || !HTTPClient.isHeaderSafe(value) {
+            throw .malformed("refusing to send a \(HTTPClient.isHeaderSafe(name) ? name : "header") with a control character (from the server's answer)")
         }
         guard let handle else { throw .network("libcurl could not be initialised") }
         curl_easy_reset(handle)
@@ -313,6 +349,12 @@ final class HTTPClient {
         default:
             return .network("request to \(host) failed: \(String(cString: curl_easy_strerror(code)))")
         }
+    }
+
+    /// Whether `text` may go into a header line: no control character (CR, LF, NUL ...), so a
+    /// value a server gave (an ETag) cannot add headers or end the request early.
+    static func isHeaderSafe(_ text: String) -> Bool {
+        !text.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
     }
 
     /// `url` with any user information replaced, for error messages.

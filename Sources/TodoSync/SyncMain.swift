@@ -62,7 +62,7 @@ public enum SyncMain {
                 switch a.round() {
                 case .success(let report):
                     print(report.summary(account: a.account.name))
-                    if report.pending > 0 || !report.skipped.isEmpty { ok = false }
+                    if report.pending > 0 || !report.problems.isEmpty { ok = false }
                 case .failure(let error):
                     print("\(a.account.name): \(error.message)")
                     ok = false

@@ -79,6 +79,12 @@ public final class SyncService: @unchecked Sendable {
 
     /// Runs until `stop` (SIGTERM, SIGINT).
     public func run() {
+        let serving = accounts.compactMap { a in
+            let lock = a.serviceLock()
+            if lock == nil { SyncOutput.error("\(a.account.name): another todod-sync serves this account already") }
+            return lock
+        }
+        defer { withExtendedLifetime(serving) {} }
         DispatchQueue(label: "todod-sync.watch").async { [self] in follow() }
         ServiceManager.notify("READY=1\nSTATUS=starting")
         var nextPull = Posix.monotonicSeconds()
