@@ -107,6 +107,41 @@ import TodoTestSupport
     }
 }
 
+extension AccountSyncTests {
+    /// The state file and the directories are the user's alone; the status tells the truth
+    /// after a restart and a failure (ITEMS kept), and `sync status` counts the changes made
+    /// since the last round as pending, with no todod-sync running.
+    @Test func statusTellsTheTruthAndTheStateIsPrivate() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let (sync, env, home) = try Self.account(m, cal)
+        defer { withExtendedLifetime(home) {} }
+        for i in 0..<3 { try m.add("item \(i)") }
+        try sync.round().get()
+        let state = try #require(SyncPaths.stateFile(account: "home", environment: env))
+        #expect(try Files.mode(state).mode == 0o600)
+        #expect(try Files.mode(Files.directory(of: state)).mode == 0o700)
+        #expect(try Self.status(env).0.items == 3)
+
+        // Restarted, and the server gone: ITEMS stays what the last round found.
+        let again = AccountSync(account: sync.account, environment: env, socket: m.daemon.socket, opener: { _, _ throws(SyncError) in Unreachable() })
+        _ = again.round()
+        #expect(try Self.status(env).0.items == 3)
+
+        // Changes made with nothing running are pending in `sync status`.
+        for i in 0..<4 { try m.add("unsent \(i)") }
+        try SyncConfig.save([sync.account], environment: env)
+        var environment = env
+        environment["TODOD_SOCKET"] = m.daemon.socket
+        let r = try ChildProcess.run(BuiltProducts.path("todoctl"), ["sync", "status"], environment: environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        let row = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("home") })
+        #expect(row.contains("not running"), "\(r.stdout)")
+        #expect(row.split(separator: " ").contains("4"), "4 changes unsent: \(row)")
+        #expect(!row.contains("retry"))
+    }
+}
+
 /// A server that cannot be reached.
 final class Unreachable: CalendarCollection {
     let url = "http://127.0.0.1:9/cal/"
