@@ -28,6 +28,8 @@ public final class CalDAVCollection: CalendarCollection {
         self.client = client
     }
 
+    public func setDeadline(_ deadline: Double?) { client.deadline = deadline }
+
     /// Requests sent and connections opened so far (one connection serves many requests).
     public var requestCount: Int { client.requestCount }
     public var connectionCount: Int { client.connectionCount }

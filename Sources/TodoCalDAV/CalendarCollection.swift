@@ -99,4 +99,11 @@ public protocol CalendarCollection: AnyObject {
     func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String?
     /// DELETE with `If-Match: etag`.
     func delete(href: String, ifMatch etag: String) throws(CalDAVError)
+    /// Sets when (monotonic seconds, CLOCK_MONOTONIC) the requests of this round must end; nil
+    /// lifts it. A request then gets at most what is left, and fails with `.timeout` after it.
+    func setDeadline(_ deadline: Double?)
+}
+
+extension CalendarCollection {
+    public func setDeadline(_ deadline: Double?) {}
 }

@@ -12,9 +12,13 @@ public struct CalDAVTimeouts: Sendable, Equatable {
     public var connect: Double
     /// Seconds a request may go without a byte moving either way before it is given up.
     public var stall: Double
-    public init(connect: Double = 10, stall: Double = 30) {
+    /// Seconds a whole request may take, however its bytes trickle in (a server dripping its
+    /// answer a byte at a time never stalls).
+    public var total: Double
+    public init(connect: Double = 10, stall: Double = 30, total: Double = 300) {
         self.connect = connect
         self.stall = stall
+        self.total = total
     }
 }
 
@@ -216,6 +220,9 @@ final class HTTPClient {
     let timeouts: CalDAVTimeouts
     /// The largest body accepted (a hostile or broken server must not exhaust memory).
     var responseLimit = 256 << 20
+    /// When (monotonic seconds) the work these requests serve must end (a sync round's
+    /// deadline): a request gets what is left, and none is sent after it.
+    var deadline: Double?
     /// Number of requests sent, and connections opened for them (for tests and benchmarks).
     private(set) var requestCount = 0
     private(set) var connectionCount = 0
@@ -272,7 +279,13 @@ final class HTTPClient {
         _ = todod_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        _ = todod_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(timeouts.connect * 1000)))
+        var allowed = timeouts.total
+        if let deadline {
+            allowed = min(allowed, deadline - monotonicSeconds())
+            guard allowed > 0 else { throw .timeout }
+        }
+        _ = todod_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(timeouts.connect, allowed) * 1000)))
+        _ = todod_curl_set_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(min(allowed, 1e9) * 1000)))
         _ = todod_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
         _ = todod_curl_set_progress(handle, watchProgress)
         _ = todod_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context.toOpaque())

@@ -1,6 +1,7 @@
 import TodoCalDAV
 import TodoClient
 import TodoCore
+import TodoPosix
 
 /// What one round did, for `--once`'s summary line and the status file.
 public struct RoundReport: Sendable, Equatable {
@@ -82,8 +83,14 @@ public final class SyncRound {
         self.codec = codec
     }
 
-    /// Runs passes until nothing is left to merge again (or `maxPasses`).
+    /// The most seconds a round's requests may take together: a server that answers slowly
+    /// enough never holds a round (and its account's local pushes) longer.
+    public var timeLimit = 600.0
+
+    /// Runs passes until nothing is left to merge again (or `maxPasses`), within `timeLimit`.
     public func run() throws(SyncError) -> RoundReport {
+        collection.setDeadline(Posix.monotonicSeconds() + timeLimit)
+        defer { collection.setDeadline(nil) }
         var report = RoundReport()
         let status = try store.status()
         if state.storeID != status.storeID || state.calendar != collection.url {

@@ -75,4 +75,40 @@ import TodoTestSupport
         #expect(!server.requests.contains { $0.method == "PUT" || $0.method == "DELETE" })
         #expect(!server.requests.contains { $0.headers.contains { $0.hasPrefix("X-Injected") } })
     }
+
+    /// A server dripping its answer 8 bytes at a time (the stall watch never fires) for up to
+    /// 30 s: a request gets its total time, and a round's deadline ends every request in it.
+    static func dripping() throws -> HostileServer {
+        try HostileServer { _ in
+            HostileServer.Response(status: 207, headers: [("Content-Type", "application/xml")]) { write in
+                let body = Array(HostileServer.multistatus(HostileServer.member("/cal/a.ics", etag: "\"a\""), token: "t").utf8)
+                var sent = 0
+                for _ in 0..<60 {
+                    guard write(Array(body[sent..<min(body.count, sent + 8)])) else { return }
+                    sent = min(body.count, sent + 8)
+                    if sent == body.count { sent = 0 }  // never done: start over
+                    usleep(500_000)
+                }
+            }
+        }
+    }
+
+    @Test func aDrippingServerMeetsTheRequestsTotalTime() throws {
+        let server = try Self.dripping()
+        let collection = CalDAVCollection(url: "\(server.origin)/cal/", user: Self.user, password: Self.password,
+                                          timeouts: CalDAVTimeouts(connect: 2, stall: 5, total: 2))
+        #expect(caldavError { _ = try collection.changes(since: nil) } == .timeout)
+    }
+
+    @Test func aRoundsDeadlineEndsEveryRequest() throws {
+        let server = try Self.dripping()
+        let collection = CalDAVCollection(url: "\(server.origin)/cal/", user: Self.user, password: Self.password)
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        collection.setDeadline(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + 2)
+        #expect(caldavError { _ = try collection.changes(since: nil) } == .timeout)
+        let before = server.requests.count
+        #expect(caldavError { _ = try collection.versions() } == .timeout)
+        #expect(server.requests.count == before, "no request starts after the deadline")
+    }
 }

@@ -142,6 +142,53 @@ extension AccountSyncTests {
     }
 }
 
+extension AccountSyncTests {
+    /// One account whose server never answers does not hold another account's pushes: each
+    /// account runs on its own.
+    @Test func aStuckAccountBlocksNoOther() throws {
+        let m = try Machine()
+        let good = InMemoryCollection()
+        let stuck = Stuck()
+        let (home, _, dir1) = try Self.account(m, good)
+        let (other, _, dir2) = try Self.account(m, stuck)
+        defer { withExtendedLifetime((dir1, dir2)) {} }
+        let blocked = AccountSync(account: SyncAccount(name: "stuck", url: stuck.url, user: "alice", passwordFile: other.account.passwordFile,
+                                                       calendar: stuck.url), environment: other.environment, socket: m.daemon.socket,
+                                  opener: { _, _ throws(SyncError) in stuck })
+        let service = SyncService(accounts: [blocked, home], socket: m.daemon.socket, interval: 3600)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            service.run()
+            finished.signal()
+        }
+        #expect(NotifyTestSupport.eventually(timeout: 10) { stuck.entered })
+        let uid = try #require(try m.add("押し出す")["uid"]?.stringValue)
+        #expect(NotifyTestSupport.eventually(timeout: 10) { good.href(uid: uid) != nil }, "the other account pushed")
+        service.stop()
+        stuck.release.signal()
+        #expect(finished.wait(timeout: .now() + 20) == .success)
+    }
+}
+
+/// A server whose first listing never returns until released (a stuck connection).
+final class Stuck: CalendarCollection, @unchecked Sendable {
+    let url = "http://127.0.0.1:9/stuck/"
+    let release = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var _entered = false
+    var entered: Bool { lock.withLock { _entered } }
+    func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
+        lock.withLock { _entered = true }
+        release.wait()
+        throw .timeout
+    }
+    func versions() throws(CalDAVError) -> [RemoteVersion] { throw .timeout }
+    func fetch(_ hrefs: [String]) throws(CalDAVError) -> [RemoteObject] { throw .timeout }
+    func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) { throw .timeout }
+    func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? { throw .timeout }
+    func delete(href: String, ifMatch etag: String) throws(CalDAVError) { throw .timeout }
+}
+
 /// A server that cannot be reached.
 final class Unreachable: CalendarCollection {
     let url = "http://127.0.0.1:9/cal/"
