@@ -19,10 +19,13 @@ public struct RemoteObject: Sendable, Equatable {
     public var href: String
     public var etag: String
     public var data: [UInt8]
-    public init(href: String, etag: String, data: [UInt8]) {
+    /// Larger than the client reads (`data` is empty): one resource that cannot be read.
+    public var tooLarge: Bool
+    public init(href: String, etag: String, data: [UInt8], tooLarge: Bool = false) {
         self.href = href
         self.etag = etag
         self.data = data
+        self.tooLarge = tooLarge
     }
 }
 

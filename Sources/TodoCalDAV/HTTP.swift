@@ -132,6 +132,11 @@ private let curlReady: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURL
 /// What the curl callbacks write into during one transfer.
 private final class Transfer {
     var body: [UInt8] = []
+    /// The status of the answer whose headers came last.
+    var status = 0
+    /// Where a 2xx body goes as it arrives, instead of `body` (false: stop the transfer).
+    var sink: ((UnsafeRawBufferPointer) -> Bool)?
+    var sinkStopped = false
     var headers: [(name: String, value: String)] = []
     var tooLarge = false
     var stalled = false
@@ -174,6 +179,14 @@ private let watchProgress: todod_curl_progress_fn = { context, _, downloaded, _,
 private let writeBody: todod_curl_data_fn = { data, size, count, context in
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let n = size * count
+    if let sink = transfer.sink, (200..<300).contains(transfer.status) {
+        guard n > 0, let data else { return n }
+        guard sink(UnsafeRawBufferPointer(start: data, count: n)) else {
+            transfer.sinkStopped = true
+            return 0
+        }
+        return n
+    }
     guard transfer.body.count + n <= transfer.limit else {
         transfer.tooLarge = true
         return 0
@@ -194,6 +207,8 @@ private let writeHeader: todod_curl_data_fn = { data, size, count, context in
     }
     if line.hasPrefix("HTTP/") {
         transfer.headers = []
+        let parts = line.split(separator: " ")
+        transfer.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
     } else if let colon = line.firstIndex(of: ":") {
         let name = line[..<colon].trimmingASCIISpaces()
         let value = line[line.index(after: colon)...].trimmingASCIISpaces()
@@ -249,7 +264,11 @@ final class HTTPClient {
         return try send(method, target, headers: headers, body: body)
     }
 
-    func send(_ method: String, _ target: HTTPURL, headers: [String: String] = [:], body: [UInt8]? = nil) throws(CalDAVError) -> HTTPResponse {
+    /// Sends one request; with `sink`, a 2xx answer's body goes to it as it arrives (and the
+    /// answer returned has none), so a large answer is never held whole. `sink` returning false
+    /// ends the transfer: the answer is returned as it stands (the sink knows why it stopped).
+    func send(_ method: String, _ target: HTTPURL, headers: [String: String] = [:], body: [UInt8]? = nil,
+              sink: ((UnsafeRawBufferPointer) -> Bool)? = nil) throws(CalDAVError) -> HTTPResponse {
         guard target.scheme == "https" || target.isLoopback else {
             throw .network("refusing plain http:// to \(target.host): use https:// (plain http is only for loopback addresses)")
         }
@@ -264,7 +283,8 @@ final class HTTPClient {
         }
         guard let handle else { throw .network("libcurl could not be initialised") }
         curl_easy_reset(handle)
-        let transfer = Transfer(limit: responseLimit, stall: timeouts.stall)
+        let transfer = Transfer(limit: sink == nil ? responseLimit : min(responseLimit, 1 << 20), stall: timeouts.stall)
+        transfer.sink = sink
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         var list: UnsafeMutablePointer<curl_slist>? = nil
@@ -319,6 +339,7 @@ final class HTTPClient {
         _ = todod_curl_get_long(handle, CURLINFO_NUM_CONNECTS, &connects)
         connectionCount += connects
         if code != CURLE_OK {
+            if transfer.sinkStopped { return HTTPResponse(status: transfer.status, headers: transfer.headers, body: []) }
             if transfer.stalled { throw .timeout }
             if transfer.tooLarge { throw .malformed("the answer of \(target.host) is larger than \(responseLimit >> 20) MiB") }
             throw error(code, target, handle)

@@ -352,8 +352,12 @@ public final class SyncRound {
         }
         createdSinceToken = []
         tokenAfterCreating = nil
-        // Our own writes come back with the ETag we stored: nothing to fetch.
-        var hrefs = changed.filter { known[$0.href]?.etag != $0.etag }.map(\.href)
+        // Our own writes come back with the ETag we stored: nothing to fetch; nor does a resource
+        // known not to sync whose ETag has not changed.
+        var unchangedProblems: [String: String] = [:]
+        for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind != .refused && !p.etag.isEmpty { unchangedProblems[p.href] = p.etag }
+        var hrefs = changed.filter { known[$0.href]?.etag != $0.etag && unchangedProblems[$0.href] != $0.etag }.map(\.href)
+        let gone = Set(removed)
         let refetch = try wrap { () throws(TodoError) in try state.refetching() }
         hrefs += refetch.map(\.href)
         var seen = Set<String>()
@@ -366,7 +370,8 @@ public final class SyncRound {
             let batch = Array(hrefs[start..<min(start + fetchBatch, hrefs.count)])
             start += batch.count
             for object in try calDAV({ () throws(CalDAVError) in try collection.fetch(batch) }) {
-                switch codec.item(object.data) {
+                let read = object.tooLarge ? .failure(SyncError("it is larger than todod reads (1 MiB)")) : codec.item(object.data)
+                switch read {
                 case .failure(let error):
                     skipped.append("\(object.href): \(error.message)")
                     log("\(account): cannot read \(object.href): \(error.message)")
@@ -377,6 +382,17 @@ public final class SyncRound {
                 case .success(let item):
                     try wrap { () throws(TodoError) in try state.clearRemoteProblems(href: object.href) }
                     guard let uid = item.entry.uid else { continue }
+                    // A second resource with the UID of one the state knows, still there (a
+                    // permissive server): left alone and named, so the todo never flips between them.
+                    if let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), base.href != object.href,
+                       !base.etag.isEmpty, !gone.contains(base.href) {
+                        try wrap { () throws(TodoError) in
+                            try state.record(SyncProblem(kind: .rejected, uid: nil, href: object.href, etag: object.etag,
+                                                         title: Self.shortTitle(item.entry.title),
+                                                         reason: "holds the UID of \(base.href) too; todod syncs that one"))
+                        }
+                        continue
+                    }
                     // The same UID twice on the server: keep the resource the state knows.
                     if case .present(let href, _, _, _)? = remotes[uid], known[href]?.uid == uid { continue }
                     remotes[uid] = .present(href: object.href, etag: object.etag, item: item, bytes: object.data)
