@@ -358,6 +358,13 @@ public final class SyncRound {
         for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind != .refused && !p.etag.isEmpty { unchangedProblems[p.href] = p.etag }
         var hrefs = changed.filter { known[$0.href]?.etag != $0.etag && unchangedProblems[$0.href] != $0.etag }.map(\.href)
         let gone = Set(removed)
+        // A second copy of a todo (named, not synced) is read again once anything is removed:
+        // it may be the only copy now.
+        if !gone.isEmpty {
+            for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind == .rejected && p.uid == nil && !gone.contains(p.href) {
+                hrefs.append(p.href)
+            }
+        }
         let refetch = try wrap { () throws(TodoError) in try state.refetching() }
         hrefs += refetch.map(\.href)
         var seen = Set<String>()
@@ -384,17 +391,26 @@ public final class SyncRound {
                     guard let uid = item.entry.uid else { continue }
                     // A second resource with the UID of one the state knows, still there (a
                     // permissive server): left alone and named, so the todo never flips between them.
+                    func duplicate(_ href: String, _ etag: String, of kept: String) throws(SyncError) {
+                        try wrap { () throws(TodoError) in
+                            try state.record(SyncProblem(kind: .rejected, uid: nil, href: href, etag: etag, title: Self.shortTitle(item.entry.title),
+                                                         reason: "holds the UID of \(kept) too; todod syncs that one"))
+                        }
+                    }
                     if let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), base.href != object.href,
                        !base.etag.isEmpty, !gone.contains(base.href) {
-                        try wrap { () throws(TodoError) in
-                            try state.record(SyncProblem(kind: .rejected, uid: nil, href: object.href, etag: object.etag,
-                                                         title: Self.shortTitle(item.entry.title),
-                                                         reason: "holds the UID of \(base.href) too; todod syncs that one"))
-                        }
+                        try duplicate(object.href, object.etag, of: base.href)
                         continue
                     }
-                    // The same UID twice on the server: keep the resource the state knows.
-                    if case .present(let href, _, _, _)? = remotes[uid], known[href]?.uid == uid { continue }
+                    // The same UID twice in this listing: the resource the state knows is kept
+                    // (else the first), the other named.
+                    if case .present(let href, let etag, _, _)? = remotes[uid], href != object.href {
+                        if known[href]?.uid == uid || known[object.href]?.uid != uid {
+                            try duplicate(object.href, object.etag, of: href)
+                            continue
+                        }
+                        try duplicate(href, etag, of: object.href)
+                    }
                     remotes[uid] = .present(href: object.href, etag: object.etag, item: item, bytes: object.data)
                 }
             }

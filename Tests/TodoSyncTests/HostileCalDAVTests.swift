@@ -139,6 +139,12 @@ import TodoTestSupport
         #expect(try m.todo(uid: "twin")?["title"]?.stringValue == title)
         #expect(try m.client.result("daemon.status", [:])["seq"]?.intValue == seq, "the change log did not grow")
         #expect(cal.resources.count == 2 && cal.deletes == 0)
+        // The kept copy deleted elsewhere: the other one is the todo now.
+        let kept = try #require(cal.resources.first { String(decoding: $0.value.data, as: UTF8.self).contains("SUMMARY:\(title)") }?.key)
+        cal.remove(kept)
+        let after = try m.sync(cal)
+        #expect(try m.todo(uid: "twin")?["title"]?.stringValue == (title == "一つ目" ? "二つ目" : "一つ目"))
+        #expect(after.problems.isEmpty)
     }
 }
 
