@@ -217,3 +217,31 @@ final class RefusingCollection: CalendarCollection, @unchecked Sendable {
     }
     func delete(href: String, ifMatch etag: String) throws(CalDAVError) { try inner.delete(href: href, ifMatch: etag) }
 }
+
+/// Every change travels: a category rename, a forced category delete, and their undo and redo
+/// reach the server like an edit.
+@Suite struct CategoryChangeSyncTests {
+    @Test func aCategoryRenameAndAForcedDeleteReachTheServer() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        _ = try m.client.result("category.add", ["name": "買い物"])
+        let uid = try #require(try m.add("牛乳", ["category": "買い物"])["uid"]?.stringValue)
+        try m.sync(cal)
+        #expect(cal.items()[uid]?.entry.category == "買い物")
+        func synced(_ expected: String?, _ step: String) throws {
+            let r = try m.sync(cal)
+            #expect(r.sent == 1, "\(step): \(r)")
+            #expect(cal.items()[uid]?.entry.category == expected, "\(step)")
+        }
+        _ = try m.client.result("category.rename", ["name": "買い物", "newName": "お買い物"])
+        try synced("お買い物", "rename")
+        _ = try m.client.result("store.undo", [:])
+        try synced("買い物", "undo")
+        _ = try m.client.result("store.redo", [:])
+        try synced("お買い物", "redo")
+        _ = try m.client.result("category.delete", ["name": "お買い物", "force": true])
+        try synced(nil, "category rm --force")
+        _ = try m.client.result("store.undo", [:])
+        try synced("お買い物", "undo of the delete")
+    }
+}

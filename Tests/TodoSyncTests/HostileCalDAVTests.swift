@@ -27,8 +27,19 @@ import TodoTestSupport
             try SyncConfig.save([SyncAccount(name: "home", url: url, user: "alice", passwordFile: password, calendar: url)], environment: environment)
         }
 
+        /// With TODOD_MEASURE_RSS set (figures for the docs), under /usr/bin/time -v, whose
+        /// report is printed and taken off stderr.
         func once() throws -> ChildProcess.Result {
-            try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--once"], environment: environment, timeout: 300)
+            guard ProcessInfo.processInfo.environment["TODOD_MEASURE_RSS"] != nil else {
+                return try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--once"], environment: environment, timeout: 300)
+            }
+            var r = try ChildProcess.run("/usr/bin/time", ["-v", BuiltProducts.path("todod-sync"), "--once"], environment: environment, timeout: 300)
+            let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            if let start = lines.firstIndex(where: { $0.hasPrefix("\tCommand being timed") || $0.hasPrefix("Command exited") }) {
+                print("todod-sync --once:", lines.first { $0.contains("Maximum resident set size") } ?? "", lines.first { $0.contains("Elapsed") } ?? "")
+                r.stderr = lines[..<start].joined(separator: "\n")
+            }
+            return r
         }
 
         var status: SyncStatus? {
