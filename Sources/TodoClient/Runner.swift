@@ -471,6 +471,12 @@ struct Runner {
         if json { emit(result); return }
         guard let description = result["description"]?.stringValue else { throw Runner.bad("\((redo ? Method.storeRedo : .storeUndo).name) did not say what it did") }
         print((redo ? "Redid: " : "Undid: ") + Table.oneLine(description))
+        // A change todod-sync made (`sync NAME: ...`) came from another device: say so.
+        if !redo, description.hasPrefix("sync "), let colon = description.firstIndex(of: ":") {
+            let account = description[description.index(description.startIndex, offsetBy: 5)..<colon]
+            print(human.paint("That change came from the server of sync account \(Table.oneLine(String(account))) (another device's edit); "
+                              + "the next sync round sends the undo there too.", HumanOutput.dim))
+        }
     }
 
     /// `undo --list`: the recent changes, newest first.

@@ -313,7 +313,7 @@ struct Router {
                                     "more": true])
         }
         let counts: ImportCounts
-        do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
+        do { counts = try tx.importDocument(document, label: p.label, progress: progress) } catch { throw RPCError(error) }
         var result: JSONObject = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
                             "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
                             "unchanged": .int(Int64(counts.unchanged))]

@@ -157,10 +157,13 @@ public final class AccountSync {
     /// A conflict to the journal (PRIORITY 4), or to stderr without one.
     static func journal(_ c: SyncStatus.Conflict, account: String) {
         let message = "todod-sync \(account): conflict in \"\(c.title)\" (\(c.fields.joined(separator: ", "))): kept the \(c.kept) version"
-        let failed = Journal.send([
+            + (c.lost.map { "; lost \($0)" } ?? "")
+        var fields = [
             ("MESSAGE", message), ("PRIORITY", "4"), ("SYSLOG_IDENTIFIER", "todod-sync"), ("SYNC_ACCOUNT", account),
             ("TODO_UID", c.uid), ("TODO_TITLE", c.title), ("SYNC_FIELDS", c.fields.joined(separator: ",")), ("SYNC_KEPT", c.kept),
-        ])
+        ]
+        if let lost = c.lost { fields.append(("SYNC_LOST", lost)) }
+        let failed = Journal.send(fields)
         if failed != nil { SyncOutput.error(message) }
     }
 

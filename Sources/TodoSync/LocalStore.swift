@@ -101,7 +101,7 @@ public final class LocalStore {
     /// One `store.import` of conditional entries (each with `ifRevision`), sent in parts of at
     /// most about 512 KiB (a request line holds 1 MiB) on this one connection and applied in one
     /// transaction: all or nothing.
-    public func apply(_ entries: [ExportDocument.Entry]) throws(SyncError) -> ApplyResult {
+    public func apply(_ entries: [ExportDocument.Entry], label: String? = nil) throws(SyncError) -> ApplyResult {
         guard !entries.isEmpty else { return .applied(stale: []) }
         var parts: [[ExportDocument.Entry]] = [[]]
         var size = 0
@@ -119,7 +119,7 @@ public final class LocalStore {
         for (i, part) in parts.enumerated() {
             guard case .object(let document) = JSON(ExportDocument(categories: [], todos: part, exported: Instant(usec: 0))) else { return .applied(stale: []) }
             do {
-                result = try transport.call(.storeImport, StoreImportParams(document: document, more: i < parts.count - 1).encoded)
+                result = try transport.call(.storeImport, StoreImportParams(document: document, more: i < parts.count - 1, label: label).encoded)
             } catch .refused(let e) where e.code == RPCError.invalidParamsCode {
                 if let field = e.field, let entry = Self.entryIndex(field) {
                     var reason = e.message

@@ -554,8 +554,8 @@ public final class SyncRound {
             if let base, base.etag.isEmpty, let name = base.href.split(separator: "/").last { return String(name) }
             return RandomUUID.make(at: now()) + ".ics"
         }
-        func conflict(_ fields: [String], kept: String, title: String) -> SyncStatus.Conflict {
-            SyncStatus.Conflict(at: now(), uid: uid, title: title, fields: fields, kept: kept)
+        func conflict(_ fields: [String], kept: String, title: String, lost: String) -> SyncStatus.Conflict {
+            SyncStatus.Conflict(at: now(), uid: uid, title: title, fields: fields, kept: kept, lost: lost)
         }
 
         switch (localItem, remoteItem) {
@@ -585,7 +585,7 @@ public final class SyncRound {
                     return p
                 }
                 // Edited here, deleted there: the edit wins; the todo goes back to the server.
-                p.conflict = conflict(["deleted"], kept: "local", title: l.entry.title)
+                p.conflict = conflict(["deleted"], kept: "local", title: l.entry.title, lost: "its deletion on the server")
             }
             p.remoteWrite = .create(name: newName(), item: l)
         case (nil, let r?):
@@ -594,7 +594,7 @@ public final class SyncRound {
                     p.remoteWrite = .delete(href: r.href, etag: r.etag)
                     return p
                 }
-                p.conflict = conflict(["deleted"], kept: "remote", title: r.item.entry.title)
+                p.conflict = conflict(["deleted"], kept: "remote", title: r.item.entry.title, lost: "its deletion here")
             }
             var entry = r.item.entry
             entry.ifRevision = 0
@@ -619,7 +619,9 @@ public final class SyncRound {
             }
             let merged = codec.canonical(outcome.merged)
             if !outcome.conflicts.isEmpty {
-                p.conflict = conflict(outcome.conflicts.map(\.rawValue), kept: outcome.kept, title: merged.entry.title)
+                let losing = outcome.kept == "local" ? remote : l
+                p.conflict = conflict(outcome.conflicts.map(\.rawValue), kept: outcome.kept, title: merged.entry.title,
+                                      lost: outcome.conflicts.map { "\($0.rawValue) \(Self.shown($0, losing))" }.joined(separator: ", "))
             }
             if !ThreeWayMerge.sameContent(merged, l) || p.completeAfter {
                 var entry = merged.entry
@@ -833,6 +835,26 @@ public final class SyncRound {
         }
     }
 
+    /// A field's value for a person, in one line (what a conflict lost).
+    static func shown(_ field: SyncField, _ item: SyncItem) -> String {
+        let e = item.entry
+        func quoted(_ text: String?) -> String { text.map { "\"" + shortTitle($0) + "\"" } ?? "none" }
+        switch field {
+        case .title: return quoted(e.title)
+        case .notes: return quoted(e.notes)
+        case .category: return quoted(e.category)
+        case .tags: return e.tags.isEmpty ? "none" : e.tags.joined(separator: ",")
+        case .due: return e.due.map { e.allDay ? String($0.rfc3339().prefix(10)) : $0.rfc3339() } ?? "none"
+        case .remind: return e.remind?.rfc3339() ?? "none"
+        case .reminded: return e.reminded?.rfc3339() ?? "none"
+        case .done: return e.done ? "done" : "open"
+        case .priority: return e.priority?.rawValue ?? "none"
+        case .recurrence: return e.recurrence?.rule ?? "none"
+        case .order: return item.sortOrder.map { String($0) } ?? "none"
+        case .ical: return "\(e.ical?.utf8.count ?? 0) bytes of other properties"
+        }
+    }
+
     /// A title short enough for one line of `sync status`.
     static func shortTitle(_ title: String) -> String {
         let line = String(title.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
@@ -893,7 +915,8 @@ public final class SyncRound {
         var entries = entries
         var rejected: [String: String] = [:]
         while true {
-            switch try store.apply(entries) {
+            // Named for the account in `undo --list`: an undo after a background round says so.
+            switch try store.apply(entries, label: "sync \(account)") {
             case .applied(let stale): return (stale, rejected)
             case .refused(let index, let reason):
                 guard entries.indices.contains(index), let uid = entries[index].uid else { throw SyncError("todod refused the import: \(reason)") }

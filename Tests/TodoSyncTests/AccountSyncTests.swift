@@ -62,6 +62,7 @@ import TodoTestSupport
         #expect(entry["SYNC_ACCOUNT"] == "home")
         #expect(entry["SYNC_FIELDS"] == "title")
         #expect(entry["SYNC_KEPT"] == "remote")
+        #expect(entry["SYNC_LOST"]?.stringValue == "title \"\(title) here\"")
         #expect(entry["MESSAGE"]?.stringValue?.contains("conflict") == true)
         #expect(entry["MESSAGE"]?.stringValue?.contains("秘密") == false)
     }

@@ -245,3 +245,56 @@ final class RefusingCollection: CalendarCollection, @unchecked Sendable {
         try synced("お買い物", "undo of the delete")
     }
 }
+
+/// What sync reports is true: a conflict names the value that lost, an edit made on one side
+/// only is no conflict (whatever the other client keeps that todod does not model), and what
+/// sync changed in the store is named for its account in the undo history.
+@Suite struct HonestSyncReportTests {
+    @Test func aPhoneOnlyEditIsNoConflict() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let extra = ["CLASS:PUBLIC", "X-PHONE-COLOR;VALUE=TEXT:#ff0000", "GEO:35.68;139.76", "X-EMPTYISH:a\\, b",
+                     "DTSTART:20261130T090000Z", "ATTACH;FMTTYPE=text/plain:https://example.org/a.txt", "PERCENT-COMPLETE:10",
+                     "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "END:VALARM"]
+        cal.put("phone.ics", vtodo(uid: "phone", summary: "電話から", extra: extra))
+        try m.sync(cal)
+        try m.update(uid: "phone", ["notes": "ここでメモ"])
+        try m.sync(cal)
+        let href = try #require(cal.href(uid: "phone"))
+        cal.edit(href) { text in
+            text.replacingOccurrences(of: "SUMMARY:電話から", with: "SUMMARY:電話で直した")
+                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20301201T090000Z", options: .regularExpression)
+        }
+        var conflicts: [SyncStatus.Conflict] = []
+        let r = try m.sync(cal, conflicts: { conflicts.append($0) })
+        #expect(r.conflicts.isEmpty && conflicts.isEmpty, "\(conflicts)")
+        #expect(try m.todo(uid: "phone")?["title"]?.stringValue == "電話で直した")
+    }
+
+    @Test func aConflictShowsTheValueThatLostAndSyncChangesAreNamed() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("元の題")["uid"]?.stringValue)
+        try m.sync(cal)
+        try m.update(uid: uid, ["title": "ここの題"])
+        cal.edit(try #require(cal.href(uid: uid))) { text in
+            text.replacingOccurrences(of: "SUMMARY:元の題", with: "SUMMARY:向こうの題")
+                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
+        }
+        let r = try m.sync(cal)
+        let conflict = try #require(r.conflicts.first)
+        #expect(conflict.kept == "remote" && conflict.fields == ["title"])
+        #expect(conflict.lost == "title \"ここの題\"", "\(String(describing: conflict.lost))")
+        // The round's change to the store is named for the account.
+        let history = try m.client.result("store.history", [:]).arrayValue ?? []
+        #expect(history.contains { $0["description"]?.stringValue == "sync home: 0 added, 1 updated" }, "\(history)")
+        #expect(!history.contains { $0["description"]?.stringValue?.hasPrefix("import:") == true })
+        // Undoing it says where it came from.
+        let undo = try ChildProcess.run(BuiltProducts.path("todoctl"), ["undo"], environment: ["TODOD_SOCKET": m.daemon.socket, "HOME": m.directory.path,
+                                                                                               "XDG_CONFIG_HOME": m.directory.file("config"), "LANG": "C.UTF-8"])
+        #expect(undo.status == 0, "\(undo.stderr)")
+        #expect(undo.stdout.hasPrefix("Undid: sync home: 0 added, 1 updated\n"), "\(undo.stdout)")
+        #expect(undo.stdout.contains("came from the server of sync account home"))
+        #expect(try m.todo(uid: uid)?["title"]?.stringValue == "ここの題")
+    }
+}
