@@ -101,8 +101,30 @@ struct SyncRunner {
         try save(accounts)
         if json { emit(SyncRunner.json(account, status: nil)) } else {
             print(["Added sync account \(o.name): \(Table.oneLine(o.user)) at \(Table.oneLine(calendar))"])
+            let remote = SyncRunner.lines(stdout).dropFirst().first { $0.hasPrefix("todos ") }.flatMap { Int($0.dropFirst(6)) }
+            if let line = SyncRunner.firstRound(remote: remote, local: storeCount(), initial: o.initial) { print([line]) }
         }
         startService(restartOnly: false)
+    }
+
+    /// What the first round will do, in one line, from the two sides' counts (nil when unknown).
+    static func firstRound(remote: Int?, local: Int?, initial: String?) -> String? {
+        guard let remote, let local else { return nil }
+        let counts = "The calendar holds \(remote) todo\(remote == 1 ? "" : "s") and this store \(local)"
+        guard remote > 0, local > 0 else { return counts + ": the first round copies each side's todos to the other." }
+        switch initial {
+        case "remote": return counts + ": the first round lets the calendar win (--initial remote): what only this store holds is removed here, as one change undo takes back."
+        case "local": return counts + ": the first round lets this store win (--initial local): what only the calendar holds is deleted on the server."
+        default: return counts + ": the first round merges them (--initial merge): what only one side holds goes to the other, so a todo deleted on another device but still here comes back; --initial remote lets the calendar win."
+        }
+    }
+
+    /// The number of todos in the store, when todod answers.
+    func storeCount() -> Int? {
+        let socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: getuid())
+        guard let transport = try? UnixSocketTransport(path: socket, timeout: 5), let s = try? transport.call(.daemonStatus, [:]),
+              let open = s["open"]?.intValue, let done = s["done"]?.intValue else { return nil }
+        return Int(open + done)
     }
 
     // MARK: - remove

@@ -105,6 +105,9 @@ public enum SyncMain {
         }) {
         case .success(let calendar):
             print(calendar)
+            // How many todos it holds, for sync add to say what the first round will do.
+            let collection = CalDAVAccount(url: url, user: user, password: password).collection(url: calendar)
+            if let versions = try? collection.versions() { print("todos \(versions.count)") }
             return 0
         case .failure(let error):
             SyncOutput.error(error.message)

@@ -73,4 +73,17 @@ import TodoTestSupport
         let line = try #require(served.stdout.split(separator: "\n").first { $0.hasPrefix("home") })
         #expect(line.contains("failing") && line.contains("retry"), "\(served.stdout)")
     }
+
+    /// `sync add` says what the first round will do with the two sides' counts.
+    @Test func addSaysWhatTheFirstRoundDoes() {
+        #expect(SyncRunner.firstRound(remote: 3, local: 0, initial: "remote") == "The calendar holds 3 todos and this store 0: the first round copies each side's todos to the other.")
+        #expect(SyncRunner.firstRound(remote: 1, local: 5, initial: nil)?.contains("merges them (--initial merge)") == true)
+        #expect(SyncRunner.firstRound(remote: 1, local: 5, initial: "remote")?.contains("what only this store holds is removed here") == true)
+        #expect(SyncRunner.firstRound(remote: 1, local: 5, initial: "local")?.contains("deleted on the server") == true)
+        #expect(SyncRunner.firstRound(remote: nil, local: 5, initial: nil) == nil)
+        // --initial is checked and written.
+        #expect(Fixtures.run(["sync", "add", "h", "--url", "https://x.example/", "--user", "a", "--password-file", "/p", "--initial", "both"]).status == CLI.exitUsage)
+        let accounts = [SyncAccount(name: "h", url: "https://x.example/", user: "a", passwordFile: "/p", initial: "remote")]
+        #expect(try! SyncConfig.parse(SyncConfig.render(accounts), file: "f") == accounts)
+    }
 }
