@@ -232,10 +232,12 @@ struct SyncRunner {
         guard !conflicts.isEmpty else { return }
         conflicts.sort { $0.conflict.at < $1.conflict.at }
         let shown = conflicts.suffix(SyncRunner.shownConflicts)
+        // LOST: the value the losing side had (status files of older todod-sync versions lack it).
+        let lost = shown.contains { $0.conflict.lost != nil }
         var list = Table(columns: [Table.Column("WHEN"), Table.Column("ACCOUNT"), Table.Column("TITLE", flexible: true),
-                                   Table.Column("FIELDS"), Table.Column("KEPT"), Table.Column("LOST", flexible: true)])
+                                   Table.Column("FIELDS"), Table.Column("KEPT")] + (lost ? [Table.Column("LOST", flexible: true)] : []))
         for (account, c) in shown {
-            list.append([LocalTime(c.at, in: human.timeZone).text, account, c.title, c.fields.joined(separator: ","), c.kept, c.lost ?? ""])
+            list.append([LocalTime(c.at, in: human.timeZone).text, account, c.title, c.fields.joined(separator: ","), c.kept] + (lost ? [c.lost ?? ""] : []))
         }
         print(["", "Recent conflicts (both sides changed the same field; the later change was kept):"])
         print(list.render(maxWidth: human.maxWidth, style: headerStyle))
