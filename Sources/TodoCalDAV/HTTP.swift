@@ -274,7 +274,7 @@ final class HTTPClient {
         }
         if user != nil || password != nil {
             guard let origin, origin.sameOrigin(target) else {
-                throw .network("refusing to send the account's credentials to \(target.origin): the server named another host than "
+                throw .network("refusing to send the account's credentials to \(target.origin + target.pathOnly): the server named another host than "
                                + "\(origin?.origin ?? "the account's"); if that server is the account's, give its URL to sync add")
             }
         }
