@@ -56,13 +56,14 @@ import TodoTestSupport
 
     /// A calendar whose sync-collection `listing` answers, whose multiget serves `resources`
     /// (href → text), and which takes every PUT.
-    static func server(resources: [String: String], listing: @escaping @Sendable (HostileServer.Request) -> HostileServer.Response) throws -> HostileServer {
+    static func server(resources: [String: String], etags: [String: String] = [:],
+                       listing: @escaping @Sendable (HostileServer.Request) -> HostileServer.Response) throws -> HostileServer {
         try HostileServer { request in
             if request.method == "REPORT", request.bodyText.contains("sync-collection") { return listing(request) }
             if request.method == "REPORT", request.bodyText.contains("calendar-multiget") {
                 var out = ""
                 for (href, text) in resources where request.bodyText.contains("<d:href>\(href)</d:href>") {
-                    out += HostileServer.member(href, etag: "\"\(href.count)\"", data: text.xmlEscapedForTest)
+                    out += HostileServer.member(href, etag: etags[href] ?? "\"\(href.count)\"", data: text.xmlEscapedForTest)
                 }
                 return HostileServer.Response(status: 207, xml: HostileServer.multistatus(out))
             }
@@ -128,6 +129,29 @@ import TodoTestSupport
         let problem = try #require(host.status?.problems.first)
         #expect(problem.href == "/cal/big.ics" && problem.reason.contains("larger than"), "\(problem)")
         #expect(host.status?.error == nil)
+    }
+
+    /// A server giving a resource an ETag with CR LF: the todo comes in, but its update is never
+    /// sent (the ETag would be a header line of its own); it is named as not syncing, and the
+    /// other todos go on syncing.
+    @Test func anETagWithALineBreakIsOneRefusedItem() throws {
+        let resources = ["/cal/evil.ics": Self.todo("evil", "悪い ETag")]
+        let etag = "\"e\"&#13;&#10;X-Injected: 1"
+        let server = try Self.server(resources: resources, etags: ["/cal/evil.ics": etag]) { _ in
+            HostileServer.Response(status: 207, xml: HostileServer.multistatus(HostileServer.member("/cal/evil.ics", etag: etag), token: "t1"))
+        }
+        let host = try Host(server)
+        _ = try host.once()
+        #expect(try host.machine.todo(uid: "evil") != nil)
+        try host.machine.update(uid: "evil", ["title": "ここで直す"])
+        try host.machine.add("ほかの")
+        let r = try host.once()
+        #expect(r.status == 1, "\(r.stdout) \(r.stderr)")
+        let puts = server.requests.filter { $0.method == "PUT" }
+        #expect(puts.count == 1 && !puts.contains { $0.path.contains("evil") }, "only the other todo was sent")
+        #expect(!server.requests.contains { $0.headers.contains { $0.hasPrefix("X-Injected") } })
+        let problem = try #require(host.status?.problems.first)
+        #expect(problem.kind == "refused" && problem.title == "ここで直す" && problem.reason.contains("control character"), "\(problem)")
     }
 
     /// Two resources holding one UID (a permissive server): the round keeps one, the todo does
