@@ -255,7 +255,10 @@ final class RefusingCollection: CalendarCollection, @unchecked Sendable {
         let cal = InMemoryCollection()
         let extra = ["CLASS:PUBLIC", "X-PHONE-COLOR;VALUE=TEXT:#ff0000", "GEO:35.68;139.76", "X-EMPTYISH:a\\, b",
                      "DTSTART:20261130T090000Z", "ATTACH;FMTTYPE=text/plain:https://example.org/a.txt", "PERCENT-COMPLETE:10",
-                     "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "END:VALARM"]
+                     "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "END:VALARM", "SEQUENCE:3", "X-MOZ-GENERATION:2",
+                     "RELATED-TO;RELTYPE=PARENT:parent-uid", "X-QUOTED;X-P=\"a;b:c\":v",
+                     "X-LONG:" + String(repeating: "長い行", count: 40), "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",
+                     "TRIGGER;VALUE=DATE-TIME:20261201T080000Z", "ACKNOWLEDGED:20261201T080100Z", "END:VALARM"]
         cal.put("phone.ics", vtodo(uid: "phone", summary: "電話から", extra: extra))
         try m.sync(cal)
         try m.update(uid: "phone", ["notes": "ここでメモ"])
