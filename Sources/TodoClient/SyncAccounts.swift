@@ -243,7 +243,7 @@ public struct SyncStatus: Equatable, Sendable {
         public var fields: [String]
         /// `local` or `remote`: the side whose values were kept (the later LAST-MODIFIED).
         public var kept: String
-        /// The values that lost, in one line (`title: "Buy milk"`), when known.
+        /// The values that lost, in one line (`title "Buy milk"`), when known.
         public var lost: String?
         public init(at: Instant, uid: String, title: String, fields: [String], kept: String, lost: String? = nil) {
             self.at = at
