@@ -10,11 +10,21 @@ public final class CalDAVCollection: CalendarCollection {
     let client: HTTPClient
     /// Hrefs per calendar-multiget request.
     public var fetchBatchSize = 100
+    /// The most members one listing may name (all its sync-collection pages together): a
+    /// server naming more is refused rather than followed into memory.
+    public var maxMembers = 100_000
+    /// The most pages one sync-collection may take (a server truncating forever).
+    public var maxPages = 1000
+    /// The largest resource read (larger ones come back `tooLarge`, without their data).
+    public var maxResourceBytes = 1 << 20
+    /// The longest href or ETag taken from a listing.
+    static let listingTextLimit = 64 << 10
 
-    /// The collection at `url`, authenticating as `user` with `password` (HTTP Basic) when given.
-    /// A URL that is not absolute http(s) makes every request fail with `.network`.
-    public convenience init(url: String, user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
-        self.init(url: url, client: HTTPClient(user: user, password: password, timeouts: timeouts))
+    /// The collection at `url`, authenticating as `user` with `password` (HTTP Basic) when given,
+    /// to `origin` alone (the account's URL; nil: the collection's own). A URL that is not
+    /// absolute http(s) makes every request fail with `.network`.
+    public convenience init(url: String, user: String?, password: String?, origin: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
+        self.init(url: url, client: HTTPClient(user: user, password: password, origin: origin ?? url, timeouts: timeouts))
     }
 
     init(url: String, client: HTTPClient) {
@@ -27,6 +37,8 @@ public final class CalDAVCollection: CalendarCollection {
         self.client = client
     }
 
+    public func setDeadline(_ deadline: Double?) { client.deadline = deadline }
+
     /// Requests sent and connections opened so far (one connection serves many requests).
     public var requestCount: Int { client.requestCount }
     public var connectionCount: Int { client.connectionCount }
@@ -37,7 +49,9 @@ public final class CalDAVCollection: CalendarCollection {
     }
 
     private func resourceURL(_ href: String) throws(CalDAVError) -> HTTPURL {
-        guard let target = try collectionURL().resolving(href) else { throw .malformed("bad href \(href)") }
+        let base = try collectionURL()
+        guard let target = base.resolving(href) else { throw .malformed("bad href \(href)") }
+        guard base.sameOrigin(target) else { throw .malformed("the server named \(href), on another host than the calendar's") }
         return target
     }
 
@@ -51,23 +65,22 @@ public final class CalDAVCollection: CalendarCollection {
         var order: [String] = []  // hrefs in the order first seen
         var latest: [String: RemoteVersion?] = [:]  // href -> version, or nil when removed
         var current = token
-        for _ in 0..<10_000 {  // a server that truncates forever must not keep us here
+        let limit = maxMembers
+        for _ in 0..<maxPages {  // a server that truncates forever must not keep us here
             let body = """
                 <?xml version="1.0" encoding="utf-8"?>
                 <d:sync-collection xmlns:d="DAV:"><d:sync-token>\((current ?? "").xmlEscaped)</d:sync-token>\
                 <d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>
                 """
-            let response = try client.dav("REPORT", target, depth: "0", body: body)
-            guard response.status == 207 else { throw syncError(response, token: current) }
-            let status = try Multistatus(response.body)
-            guard let next = status.syncToken, !next.isEmpty else { throw .unsupported("sync-collection") }
             var truncated = false
-            for item in status.responses {
+            let (response, token) = try client.streamMultistatus("REPORT", target, depth: "0", body: body, textLimit: Self.listingTextLimit) {
+                (item) throws(CalDAVError) -> Bool in
                 if comparablePath(item.href, base: target) == selfPath {
                     if item.status == 507 { truncated = true }
-                    continue
+                    return true
                 }
-                if item.href.hasSuffix("/") { continue }  // a sub-collection, not a calendar object
+                if item.href.hasSuffix("/") { return true }  // a sub-collection, not a calendar object
+                guard self.isMember(item.href, of: target) else { return true }
                 // Removed: a 404 status on the response (RFC 6578 §3.5.2). A response with neither
                 // status nor properties says nothing, and must not delete anything; a member whose
                 // ETag is not given (a 404 propstat) changed, and the engine fetches it.
@@ -75,13 +88,19 @@ public final class CalDAVCollection: CalendarCollection {
                 if item.status == 404 {
                     version = nil
                 } else if item.propstats.isEmpty {
-                    continue
+                    return true
                 } else {
                     version = RemoteVersion(href: item.href, etag: item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? "")
                 }
-                if latest[item.href] == nil { order.append(item.href) }
+                if latest[item.href] == nil {
+                    guard order.count < limit else { throw .malformed("the server lists more than \(limit) members in the calendar") }
+                    order.append(item.href)
+                }
                 latest[item.href] = .some(version)
+                return true
             }
+            guard response.status == 207 else { throw syncError(response, token: current) }
+            guard let next = token, !next.isEmpty else { throw .unsupported("sync-collection") }
             if !truncated || next == current {
                 var changed: [RemoteVersion] = []
                 var removed: [String] = []
@@ -92,7 +111,13 @@ public final class CalDAVCollection: CalendarCollection {
             }
             current = next
         }
-        throw .malformed("the server truncated sync-collection answers 10000 times")
+        throw .malformed("the server truncated sync-collection answers \(maxPages) times")
+    }
+
+    /// Whether `href` may be a member of the collection: on its origin (an absolute href naming
+    /// another host is no member, and nothing is ever sent there).
+    private func isMember(_ href: String, of target: HTTPURL) -> Bool {
+        target.resolving(href).map(target.sameOrigin) ?? false
     }
 
     /// The error for a sync-collection answer that is not a multistatus.
@@ -116,16 +141,19 @@ public final class CalDAVCollection: CalendarCollection {
             <c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop>\
             <c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"/></c:comp-filter></c:filter></c:calendar-query>
             """
-        let response = try client.dav("REPORT", target, depth: "1", body: body)
-        guard response.status == 207 else { throw DAVStatus.error(response) }
         let selfPath = comparablePath(target.path, base: target)
         var result: [RemoteVersion] = []
-        for item in try Multistatus(response.body).responses {
+        let limit = maxMembers
+        let (response, _) = try client.streamMultistatus("REPORT", target, depth: "1", body: body, textLimit: Self.listingTextLimit) {
+            (item) throws(CalDAVError) -> Bool in
             guard item.status.map({ (200..<300).contains($0) }) ?? true,
-                  !item.href.hasSuffix("/"), comparablePath(item.href, base: target) != selfPath,
-                  let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText else { continue }
+                  !item.href.hasSuffix("/"), comparablePath(item.href, base: target) != selfPath, self.isMember(item.href, of: target),
+                  let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText else { return true }
+            guard result.count < limit else { throw .malformed("the server lists more than \(limit) members in the calendar") }
             result.append(RemoteVersion(href: item.href, etag: etag))
+            return true
         }
+        guard response.status == 207 else { throw DAVStatus.error(response) }
         return result
     }
 
@@ -144,14 +172,24 @@ public final class CalDAVCollection: CalendarCollection {
                 """
             for href in batch { body += "<d:href>\(href.xmlEscaped)</d:href>" }
             body += "</c:calendar-multiget>"
-            let response = try client.dav("REPORT", target, depth: "1", body: body)
-            guard response.status == 207 else { throw DAVStatus.error(response) }
-            for item in try Multistatus(response.body).responses {
-                guard item.status.map({ (200..<300).contains($0) }) ?? true,
-                      let data = item.property(XMLNamespace.caldav, "calendar-data") else { continue }
+            // Only what was asked for: a server answering with more is not followed into memory.
+            let asked = Set(batch)
+            var answered = 0
+            let (response, _) = try client.streamMultistatus("REPORT", target, depth: "1", body: body, textLimit: maxResourceBytes) {
+                (item) throws(CalDAVError) -> Bool in
+                guard item.status.map({ (200..<300).contains($0) }) ?? true, self.isMember(item.href, of: target),
+                      let data = item.property(XMLNamespace.caldav, "calendar-data") else { return true }
+                answered += 1
+                guard answered <= 2 * asked.count + 10 else { throw .malformed("the server answered a calendar-multiget with more than was asked") }
                 let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? ""
-                result.append(RemoteObject(href: item.href, etag: etag, data: Self.restoringCRLF(data.text)))
+                if data.truncated {
+                    result.append(RemoteObject(href: item.href, etag: etag, data: [], tooLarge: true))
+                } else {
+                    result.append(RemoteObject(href: item.href, etag: etag, data: Self.restoringCRLF(data.text)))
+                }
+                return true
             }
+            guard response.status == 207 else { throw DAVStatus.error(response) }
         }
         return result
     }

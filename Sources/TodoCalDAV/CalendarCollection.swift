@@ -19,10 +19,13 @@ public struct RemoteObject: Sendable, Equatable {
     public var href: String
     public var etag: String
     public var data: [UInt8]
-    public init(href: String, etag: String, data: [UInt8]) {
+    /// Larger than the client reads (`data` is empty): one resource that cannot be read.
+    public var tooLarge: Bool
+    public init(href: String, etag: String, data: [UInt8], tooLarge: Bool = false) {
         self.href = href
         self.etag = etag
         self.data = data
+        self.tooLarge = tooLarge
     }
 }
 
@@ -99,4 +102,11 @@ public protocol CalendarCollection: AnyObject {
     func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String?
     /// DELETE with `If-Match: etag`.
     func delete(href: String, ifMatch etag: String) throws(CalDAVError)
+    /// Sets when (monotonic seconds, CLOCK_MONOTONIC) the requests of this round must end; nil
+    /// lifts it. A request then gets at most what is left, and fails with `.timeout` after it.
+    func setDeadline(_ deadline: Double?)
+}
+
+extension CalendarCollection {
+    public func setDeadline(_ deadline: Double?) {}
 }

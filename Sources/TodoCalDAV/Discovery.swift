@@ -43,7 +43,7 @@ public struct CalDAVAccount: Sendable {
     /// The calendars of the account: `[that calendar]` when `url` is a calendar collection,
     /// else every calendar in the user's calendar home.
     public func calendars() throws(CalDAVError) -> [CalendarInfo] {
-        let client = HTTPClient(user: user, password: password, timeouts: timeouts)
+        let client = HTTPClient(user: user, password: password, origin: url, timeouts: timeouts)
         guard let start = HTTPURL(url) else {
             throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")
         }
@@ -77,6 +77,11 @@ public struct CalDAVAccount: Sendable {
             if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("Location"),
                let next = context.resolving(location) {
                 guard next.scheme == start.scheme || next.scheme == "https" else { break }
+                // Credentials go to the account's origin alone: a redirect elsewhere is said, not followed.
+                guard start.sameOrigin(next) else {
+                    throw .network("\(start.origin) redirects discovery to \(next.origin); the password goes only to the account's own host: "
+                                   + "if that server is the account's, add the account with --url \(next.string)")
+                }
                 context = next
                 continue
             }
@@ -94,7 +99,7 @@ public struct CalDAVAccount: Sendable {
 
     /// A collection at `url` with this account's credentials.
     public func collection(url: String) -> CalDAVCollection {
-        CalDAVCollection(url: url, user: user, password: password, timeouts: timeouts)
+        CalDAVCollection(url: url, user: user, password: password, origin: self.url, timeouts: timeouts)
     }
 
     /// The collection `info` describes, with this account's credentials.
@@ -102,7 +107,7 @@ public struct CalDAVAccount: Sendable {
 
     /// Makes a calendar collection for VTODOs at `url` (MKCALENDAR, RFC 4791 §5.3.1) named `name`.
     public func makeCalendar(at url: String, name: String) throws(CalDAVError) {
-        let client = HTTPClient(user: user, password: password, timeouts: timeouts)
+        let client = HTTPClient(user: user, password: password, origin: url, timeouts: timeouts)
         guard let target = HTTPURL(url) else {
             throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")
         }

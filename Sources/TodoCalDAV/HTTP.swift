@@ -12,9 +12,13 @@ public struct CalDAVTimeouts: Sendable, Equatable {
     public var connect: Double
     /// Seconds a request may go without a byte moving either way before it is given up.
     public var stall: Double
-    public init(connect: Double = 10, stall: Double = 30) {
+    /// Seconds a whole request may take, however its bytes trickle in (a server dripping its
+    /// answer a byte at a time never stalls).
+    public var total: Double
+    public init(connect: Double = 10, stall: Double = 30, total: Double = 300) {
         self.connect = connect
         self.stall = stall
+        self.total = total
     }
 }
 
@@ -57,6 +61,28 @@ struct HTTPURL: Equatable {
 
     /// The URL as text.
     var string: String { scheme + "://" + authority + path }
+
+    /// The port the URL names, or its scheme's default.
+    var port: Int {
+        if let close = authority.lastIndex(of: "]") {
+            let rest = authority[authority.index(after: close)...]
+            if rest.hasPrefix(":"), let p = Int(rest.dropFirst()) { return p }
+        } else if let colon = authority.lastIndex(of: ":"), let p = Int(authority[authority.index(after: colon)...]) {
+            return p
+        }
+        return scheme == "https" ? 443 : 80
+    }
+
+    /// `scheme://authority`, for messages.
+    var origin: String { scheme + "://" + authority }
+
+    /// Whether `other` is on this URL's origin (RFC 6454: scheme, host and port), or is the same
+    /// host reached over https instead of http: where the account's credentials may go.
+    func sameOrigin(_ other: HTTPURL) -> Bool {
+        guard other.host == host else { return false }
+        if other.scheme == scheme { return other.port == port }
+        return scheme == "http" && other.scheme == "https"
+    }
 
     /// The path without its query.
     var pathOnly: String { path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path }
@@ -106,6 +132,11 @@ private let curlReady: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURL
 /// What the curl callbacks write into during one transfer.
 private final class Transfer {
     var body: [UInt8] = []
+    /// The status of the answer whose headers came last.
+    var status = 0
+    /// Where a 2xx body goes as it arrives, instead of `body` (false: stop the transfer).
+    var sink: ((UnsafeRawBufferPointer) -> Bool)?
+    var sinkStopped = false
     var headers: [(name: String, value: String)] = []
     var tooLarge = false
     var stalled = false
@@ -148,6 +179,14 @@ private let watchProgress: todod_curl_progress_fn = { context, _, downloaded, _,
 private let writeBody: todod_curl_data_fn = { data, size, count, context in
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let n = size * count
+    if let sink = transfer.sink, (200..<300).contains(transfer.status) {
+        guard n > 0, let data else { return n }
+        guard sink(UnsafeRawBufferPointer(start: data, count: n)) else {
+            transfer.sinkStopped = true
+            return 0
+        }
+        return n
+    }
     guard transfer.body.count + n <= transfer.limit else {
         transfer.tooLarge = true
         return 0
@@ -168,6 +207,8 @@ private let writeHeader: todod_curl_data_fn = { data, size, count, context in
     }
     if line.hasPrefix("HTTP/") {
         transfer.headers = []
+        let parts = line.split(separator: " ")
+        transfer.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
     } else if let colon = line.firstIndex(of: ":") {
         let name = line[..<colon].trimmingASCIISpaces()
         let value = line[line.index(after: colon)...].trimmingASCIISpaces()
@@ -189,18 +230,26 @@ final class HTTPClient {
     private let handle: UnsafeMutableRawPointer?
     private let user: String?
     private let password: String?
+    /// The account's origin: credentials go to it alone (a request elsewhere is refused).
+    let origin: HTTPURL?
     let timeouts: CalDAVTimeouts
     /// The largest body accepted (a hostile or broken server must not exhaust memory).
     var responseLimit = 256 << 20
+    /// When (monotonic seconds) the work these requests serve must end (a sync round's
+    /// deadline): a request gets what is left, and none is sent after it.
+    var deadline: Double?
     /// Number of requests sent, and connections opened for them (for tests and benchmarks).
     private(set) var requestCount = 0
     private(set) var connectionCount = 0
 
-    /// A client sending `user` and `password` with HTTP Basic authentication when both are set.
-    init(user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
+    /// A client sending `user` and `password` with HTTP Basic authentication when both are set,
+    /// only to `origin` (the account's URL): a request with credentials to any other origin is
+    /// refused, whatever href or redirect names it.
+    init(user: String?, password: String?, origin: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
         handle = curlReady ? curl_easy_init() : nil
         self.user = user
         self.password = password
+        self.origin = origin.flatMap(HTTPURL.init)
         self.timeouts = timeouts
     }
 
@@ -215,13 +264,27 @@ final class HTTPClient {
         return try send(method, target, headers: headers, body: body)
     }
 
-    func send(_ method: String, _ target: HTTPURL, headers: [String: String] = [:], body: [UInt8]? = nil) throws(CalDAVError) -> HTTPResponse {
+    /// Sends one request; with `sink`, a 2xx answer's body goes to it as it arrives (and the
+    /// answer returned has none), so a large answer is never held whole. `sink` returning false
+    /// ends the transfer: the answer is returned as it stands (the sink knows why it stopped).
+    func send(_ method: String, _ target: HTTPURL, headers: [String: String] = [:], body: [UInt8]? = nil,
+              sink: ((UnsafeRawBufferPointer) -> Bool)? = nil) throws(CalDAVError) -> HTTPResponse {
         guard target.scheme == "https" || target.isLoopback else {
             throw .network("refusing plain http:// to \(target.host): use https:// (plain http is only for loopback addresses)")
         }
+        if user != nil || password != nil {
+            guard let origin, origin.sameOrigin(target) else {
+                throw .network("refusing to send the account's credentials to \(target.origin + target.pathOnly): the server named another host than "
+                               + "\(origin?.origin ?? "the account's"); if that server is the account's, give its URL to sync add")
+            }
+        }
+        for (name, value) in headers where !HTTPClient.isHeaderSafe(name) || !HTTPClient.isHeaderSafe(value) {
+            throw .malformed("refusing to send a \(HTTPClient.isHeaderSafe(name) ? name : "header") with a control character (from the server's answer)")
+        }
         guard let handle else { throw .network("libcurl could not be initialised") }
         curl_easy_reset(handle)
-        let transfer = Transfer(limit: responseLimit, stall: timeouts.stall)
+        let transfer = Transfer(limit: sink == nil ? responseLimit : min(responseLimit, 1 << 20), stall: timeouts.stall)
+        transfer.sink = sink
         let context = Unmanaged.passRetained(transfer)
         defer { context.release() }
         var list: UnsafeMutablePointer<curl_slist>? = nil
@@ -236,7 +299,13 @@ final class HTTPClient {
         _ = todod_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        _ = todod_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(timeouts.connect * 1000)))
+        var allowed = timeouts.total
+        if let deadline {
+            allowed = min(allowed, deadline - monotonicSeconds())
+            guard allowed > 0 else { throw .timeout }
+        }
+        _ = todod_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(timeouts.connect, allowed) * 1000)))
+        _ = todod_curl_set_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(min(allowed, 1e9) * 1000)))
         _ = todod_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
         _ = todod_curl_set_progress(handle, watchProgress)
         _ = todod_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context.toOpaque())
@@ -270,6 +339,7 @@ final class HTTPClient {
         _ = todod_curl_get_long(handle, CURLINFO_NUM_CONNECTS, &connects)
         connectionCount += connects
         if code != CURLE_OK {
+            if transfer.sinkStopped { return HTTPResponse(status: transfer.status, headers: transfer.headers, body: []) }
             if transfer.stalled { throw .timeout }
             if transfer.tooLarge { throw .malformed("the answer of \(target.host) is larger than \(responseLimit >> 20) MiB") }
             throw error(code, target, handle)
@@ -313,6 +383,12 @@ final class HTTPClient {
         default:
             return .network("request to \(host) failed: \(String(cString: curl_easy_strerror(code)))")
         }
+    }
+
+    /// Whether `text` may go into a header line: no control character (CR, LF, NUL ...), so a
+    /// value a server gave (an ETag) cannot add headers or end the request early.
+    static func isHeaderSafe(_ text: String) -> Bool {
+        !text.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
     }
 
     /// `url` with any user information replaced, for error messages.

@@ -31,20 +31,21 @@ struct Multistatus {
             throw .malformed("expected a DAV:multistatus, got \(root.name)")
         }
         syncToken = root.child(XMLNamespace.dav, "sync-token")?.trimmedText
-        responses = []
-        for response in root.children(XMLNamespace.dav, "response") {
-            let status = response.child(XMLNamespace.dav, "status").flatMap { Self.status($0.text) }
-            var propstats: [(Int, [XMLElement])] = []
-            for block in response.children(XMLNamespace.dav, "propstat") {
-                let code = block.child(XMLNamespace.dav, "status").flatMap { Self.status($0.text) } ?? 200
-                propstats.append((code, block.child(XMLNamespace.dav, "prop")?.children ?? []))
-            }
-            // RFC 4918 allows several hrefs in a response with a status; each is one resource.
-            for href in response.children(XMLNamespace.dav, "href") {
-                let text = href.trimmedText
-                guard !text.isEmpty else { continue }
-                responses.append(DAVResponse(href: text, status: status, propstats: propstats))
-            }
+        responses = root.children(XMLNamespace.dav, "response").flatMap(Self.responses)
+    }
+
+    /// The resources one `DAV:response` element names.
+    static func responses(_ response: XMLElement) -> [DAVResponse] {
+        let status = response.child(XMLNamespace.dav, "status").flatMap { Self.status($0.text) }
+        var propstats: [(Int, [XMLElement])] = []
+        for block in response.children(XMLNamespace.dav, "propstat") {
+            let code = block.child(XMLNamespace.dav, "status").flatMap { Self.status($0.text) } ?? 200
+            propstats.append((code, block.child(XMLNamespace.dav, "prop")?.children ?? []))
+        }
+        // RFC 4918 allows several hrefs in a response with a status; each is one resource.
+        return response.children(XMLNamespace.dav, "href").compactMap { href in
+            let text = href.trimmedText
+            return text.isEmpty ? nil : DAVResponse(href: text, status: status, propstats: propstats)
         }
     }
 
@@ -57,12 +58,63 @@ struct Multistatus {
 }
 
 extension HTTPClient {
+    /// Sends `method` with an XML `body` and reads a 207 answer as it arrives: each resource of
+    /// the multistatus goes to `onResponse` (false: stop reading) and only one `DAV:response` is
+    /// held at a time, each text of it at most `textLimit` bytes (longer: `truncated`). Returns
+    /// the answer (its body empty when it was a 2xx) and the multistatus's sync token.
+    func streamMultistatus(_ method: String, _ url: HTTPURL, depth: String, body: String, textLimit: Int,
+                           onResponse: @escaping (DAVResponse) throws(CalDAVError) -> Bool) throws(CalDAVError) -> (response: HTTPResponse, token: String?) {
+        var token: String?
+        var failure: CalDAVError?
+        var checkedRoot = false
+        var stream: XMLStream?
+        stream = XMLStream(depth: 2, textLimit: textLimit) { element in
+            if element.is(XMLNamespace.dav, "sync-token") {
+                token = element.trimmedText
+                return true
+            }
+            guard element.is(XMLNamespace.dav, "response") else { return true }
+            do throws(CalDAVError) {
+                for response in Multistatus.responses(element) { guard try onResponse(response) else { return false } }
+            } catch {
+                failure = error
+                return false
+            }
+            return true
+        }
+        let response = try dav(method, url, depth: depth, body: body, headers: [:]) { bytes in
+            guard let parser = stream else { return false }
+            do throws(CalDAVError) {
+                try parser.feed(bytes)
+                if !checkedRoot, let root = parser.root {
+                    checkedRoot = true
+                    guard root.namespace == XMLNamespace.dav, root.name == "multistatus" else {
+                        throw .malformed("expected a DAV:multistatus, got \(root.name)")
+                    }
+                }
+            } catch {
+                failure = failure ?? error
+                return false
+            }
+            return failure == nil
+        }
+        if let failure { throw failure }
+        if (200..<300).contains(response.status), let parser = stream {
+            try parser.finish()
+            if let root = parser.root, !(root.namespace == XMLNamespace.dav && root.name == "multistatus") {
+                throw .malformed("expected a DAV:multistatus, got \(root.name)")
+            }
+        }
+        return (response, token)
+    }
+
     /// Sends `method` with an XML `body` (and a `Depth` header when given).
-    func dav(_ method: String, _ url: HTTPURL, depth: String?, body: String, headers: [String: String] = [:]) throws(CalDAVError) -> HTTPResponse {
+    func dav(_ method: String, _ url: HTTPURL, depth: String?, body: String, headers: [String: String] = [:],
+             sink: ((UnsafeRawBufferPointer) -> Bool)? = nil) throws(CalDAVError) -> HTTPResponse {
         var all = headers
         all["Content-Type"] = "application/xml; charset=utf-8"
         if let depth { all["Depth"] = depth }
-        return try send(method, url, headers: all, body: Array(body.utf8))
+        return try send(method, url, headers: all, body: Array(body.utf8), sink: sink)
     }
 }
 

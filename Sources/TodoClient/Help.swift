@@ -142,22 +142,27 @@ enum Help {
                         ("--limit N", "with --list: the latest N changes (default 20, at most 10000)")]),
         Entry(name: "redo", synopsis: ["redo [STEPS]"], summary: "Apply again the change the last undo reverted (STEPS times)."),
         Entry(name: "sync", synopsis: ["sync add NAME --url URL --user USER (--password-file FILE | --credential NAME)",
-                                       "         [--calendar URL|PATH]",
+                                       "         [--calendar URL|PATH] [--initial merge|remote|local]",
                                        "sync list", "sync remove NAME", "sync now [NAME]", "sync status"],
               summary: "Keep CalDAV calendars (Nextcloud, Radicale, Fastmail, iCloud ...) in step with the todos, through\n"
                 + "todod-sync (docs/SYNC.md). add checks the account with the server first (it finds the calendar) and\n"
                 + "writes nothing when that fails; then it starts todod-sync.service when a user service manager runs,\n"
                 + "or says how to run todod-sync. remove forgets an account and its sync state; the todos stay.\n"
                 + "now syncs at once (every account, or NAME) and exits 1 when one failed. status shows each\n"
-                + "account (ok or failing and why, last success, changes waiting, todos in step) and the recent\n"
-                + "conflicts; list shows the accounts. Plain http:// is accepted only to localhost.",
+                + "account (ok, failing and why, or not running; last success, changes waiting, todos in step), the\n"
+                + "todos that do not sync and why, and the recent conflicts with the value that lost; list shows\n"
+                + "the accounts. Plain http:// is accepted only to localhost.",
               options: [("--url URL", "add: the server, a principal or a calendar (https://HOST/remote.php/dav for Nextcloud)"),
                         ("--user USER", "add: the user name on the server"),
                         ("--password-file FILE", "add: a file holding the password (or an app password), readable by you\n"
                             + "alone (chmod 600 FILE); only its path is written to sync.conf"),
                         ("--credential NAME", "add: read the password from the systemd credential NAME instead\n"
                             + "(LoadCredential= of todod-sync.service; see todod-sync(1))"),
-                        ("--calendar URL|PATH", "add: the calendar to use (default: the one discovery finds for todos)")]),
+                        ("--calendar URL|PATH", "add: the calendar to use (default: the one discovery finds for todos)"),
+                        ("--initial MODE", "add: when the store and the calendar both hold todos, what the first round\n"
+                            + "does: merge (default: each side gets what only the other has), remote (the calendar\n"
+                            + "wins: what only the store has is removed here, one undoable change) or local (the\n"
+                            + "store wins: what only the calendar has is deleted on the server)")]),
         Entry(name: "help", synopsis: ["help [COMMAND]"], summary: "Show help for todoctl or one of its commands."),
     ]
 

@@ -59,7 +59,7 @@ public struct Parser {
         "watch": ["--since": .value, "--reconnect": .flag],
         "export": ["--format": .value, "--output": .value],
         "undo": ["--list": .flag, "--limit": .value],
-        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value],
+        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value],
     ]
 
     /// The commands with subcommands, and theirs (`category`, `sync`).

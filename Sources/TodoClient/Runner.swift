@@ -563,6 +563,12 @@ struct Runner {
         if let done = result["changes"]?.arrayValue?.count, done < steps {
             print("Only \(Runner.count(done, "change")) could be \(redo ? "redone" : "undone") of the \(steps) asked for: there was nothing more to \(redo ? "redo" : "undo").")
         }
+        // A change todod-sync made (`sync NAME: ...`) came from another device: say so.
+        if !redo, description.hasPrefix("sync "), let colon = description.firstIndex(of: ":") {
+            let account = description[description.index(description.startIndex, offsetBy: 5)..<colon]
+            print(human.paint("That change came from the server of sync account \(Table.oneLine(String(account))) (another device's edit); "
+                              + "the next sync round sends the undo there too.", HumanOutput.dim))
+        }
     }
 
     /// "1 reminder", "2 reminders".

@@ -22,14 +22,28 @@ public struct SyncAccount: Equatable, Sendable {
     public var credential: String?
     /// The calendar collection's URL that `sync add` found (nil: discover it again).
     public var calendar: String?
+    /// How the first round treats a store and a calendar that both hold todos (`sync add
+    /// --initial`): `merge` (nil), `remote` or `local`.
+    public var initial: String?
 
-    public init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil) {
+    /// The values `--initial` takes.
+    public static let initialModes = ["merge", "remote", "local"]
+
+    public init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil,
+                initial: String? = nil) {
         self.name = name
         self.url = url
         self.user = user
         self.passwordFile = passwordFile
         self.credential = credential
         self.calendar = calendar
+        self.initial = initial
+    }
+
+    /// The values sync.conf holds for the account, by key.
+    var values: [(key: String, value: String)] {
+        [("url", url), ("user", user)] + [("password-file", passwordFile), ("credential", credential), ("calendar", calendar), ("initial", initial)]
+            .compactMap { k, v in v.map { (k, $0) } }
     }
 
     /// Whether `name` may name an account (it becomes part of file names).
@@ -104,9 +118,14 @@ public enum SyncConfig {
 
     /// Writes the accounts (mode 0600, atomically; the directory is made 0700 when missing).
     public static func save(_ accounts: [SyncAccount], environment: [String: String]) throws(SyncConfigError) {
+        for a in accounts {
+            for (key, value) in a.values where !isWritable(value) {
+                throw SyncConfigError("account \(a.name): the \(key) holds a control character (a line break?); sync.conf takes none")
+            }
+        }
         guard let path = path(environment: environment) else { throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set") }
         do {
-            try Files.makeDirectories(Files.directory(of: path), mode: 0o700)
+            try SyncPaths.makePrivateDirectory(Files.directory(of: path))
             try AtomicFile.write(path, Array(render(accounts).utf8), mode: 0o600)
         } catch { throw SyncConfigError("cannot write \(path): \(error)") }
     }
@@ -125,7 +144,7 @@ public enum SyncConfig {
                 throw SyncConfigError("\(file):\(currentLine): account \(name) needs password-file or credential")
             }
             accounts.append(SyncAccount(name: name, url: url, user: user, passwordFile: current["password-file"],
-                                        credential: current["credential"], calendar: current["calendar"]))
+                                        credential: current["credential"], calendar: current["calendar"], initial: current["initial"]))
         }
         // "\r\n" is one Character in Swift: split on both, so a file with CRLF line ends reads too.
         for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
@@ -145,15 +164,26 @@ public enum SyncConfig {
             guard currentName != nil else { throw SyncConfigError("\(file):\(index + 1): a key outside an [account] section") }
             guard let eq = line.firstIndex(of: "=") else { throw SyncConfigError("\(file):\(index + 1): expected key = value") }
             let key = String(line[..<eq]).trimmingSpaces(), value = String(line[line.index(after: eq)...]).trimmingSpaces()
-            guard ["url", "user", "password-file", "credential", "calendar"].contains(key) else {
+            guard ["url", "user", "password-file", "credential", "calendar", "initial"].contains(key) else {
                 throw SyncConfigError("\(file):\(index + 1): unknown key \"\(key)\"")
             }
             guard !value.isEmpty else { throw SyncConfigError("\(file):\(index + 1): \(key) is empty") }
+            if key == "initial", !SyncAccount.initialModes.contains(value) {
+                throw SyncConfigError("\(file):\(index + 1): initial must be merge, remote or local")
+            }
             if key == "password-file", !value.hasPrefix("/") { throw SyncConfigError("\(file):\(index + 1): password-file must be an absolute path") }
             current[key] = value
         }
         try finish()
         return accounts
+    }
+
+    /// Whether `value` can be one value of a `key = value` line: no control character (a line
+    /// break would start another key or section) and no surrounding space (it would be trimmed).
+    public static func isWritable(_ value: String) -> Bool {
+        !value.isEmpty && value == value.trimmingSpaces() && !value.unicodeScalars.contains {
+            $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}"
+        }
     }
 
     public static func render(_ accounts: [SyncAccount]) -> String {
@@ -163,6 +193,7 @@ public enum SyncConfig {
             if let f = a.passwordFile { out += "password-file = \(f)\n" }
             if let c = a.credential { out += "credential = \(c)\n" }
             if let c = a.calendar { out += "calendar = \(c)\n" }
+            if let i = a.initial { out += "initial = \(i)\n" }
         }
         return out
     }
@@ -174,6 +205,23 @@ public enum SyncPaths {
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/todod/sync" }
         if let home = environment["HOME"], !home.isEmpty { return (home.hasSuffix("/") ? home : home + "/") + ".local/state/todod/sync" }
         return nil
+    }
+
+    /// Makes `directory` (and what is missing above it) mode 0700; todod's own directory of it
+    /// (the last component, and a `todod` above it) is made 0700 even when it existed wider
+    /// (`mkdir -p` with the usual umask): it holds sync.conf, password files, sync state.
+    public static func makePrivateDirectory(_ directory: String) throws(PosixError) {
+        try Files.makeDirectories(directory, mode: 0o700)
+        let parent = Files.directory(of: directory)
+        for path in parent.hasSuffix("/todod") ? [directory, parent] : [directory] {
+            if let (mode, uid) = try? Files.mode(path), uid == getuid(), mode & 0o077 != 0 { _ = chmod(path, mode_t(mode & 0o700)) }
+        }
+    }
+
+    /// The file todod-sync holds locked while it serves the account (`sync status` tells
+    /// "not running" when nobody holds it).
+    public static func serviceLock(account: String, environment: [String: String]) -> String? {
+        stateDirectory(environment: environment).map { "\($0)/\(account).service" }
     }
 
     /// The status file of an account, written by todod-sync, read by `todoctl sync status`.
@@ -198,12 +246,34 @@ public struct SyncStatus: Equatable, Sendable {
         public var fields: [String]
         /// `local` or `remote`: the side whose values were kept (the later LAST-MODIFIED).
         public var kept: String
-        public init(at: Instant, uid: String, title: String, fields: [String], kept: String) {
+        /// The values that lost, in one line (`title "Buy milk"`), when known.
+        public var lost: String?
+        public init(at: Instant, uid: String, title: String, fields: [String], kept: String, lost: String? = nil) {
             self.at = at
             self.uid = uid
             self.title = title
             self.fields = fields
             self.kept = kept
+            self.lost = lost
+        }
+    }
+
+    /// A todo or resource that does not sync (the server refused it, or todod cannot take it).
+    public struct Problem: Equatable, Sendable {
+        /// `refused` (the server refused a local change), `unreadable` or `rejected` (a resource
+        /// on the server that todod cannot read, or whose values its rules refuse).
+        public var kind: String
+        public var uid: String?
+        public var href: String
+        /// The todo's title, or the href when none could be read.
+        public var title: String
+        public var reason: String
+        public init(kind: String, uid: String?, href: String, title: String, reason: String) {
+            self.kind = kind
+            self.uid = uid
+            self.href = href
+            self.title = title
+            self.reason = reason
         }
     }
 
@@ -222,8 +292,15 @@ public struct SyncStatus: Equatable, Sendable {
     public var items: Int
     /// The most recent conflicts, newest last (at most `maxConflicts`).
     public var conflicts: [Conflict]
+    /// What does not sync now (at most `maxProblems`).
+    public var problems: [Problem] = []
+    /// The store the account syncs and its newest change when the last round ended: changes
+    /// after it wait for the next round (`sync status` counts them as pending).
+    public var storeID: String?
+    public var storeSeq: Int64?
 
     public static let maxConflicts = 50
+    public static let maxProblems = 200
 
     public init(account: String, calendar: String? = nil, lastAttempt: Instant? = nil, lastSuccess: Instant? = nil, error: String? = nil,
                 retryAt: Instant? = nil, pending: Int = 0, items: Int = 0, conflicts: [Conflict] = []) {
@@ -246,9 +323,16 @@ public struct SyncStatus: Equatable, Sendable {
             "error": error.map { .string($0) } ?? .null, "retryAt": time(retryAt),
             "pending": .int(Int64(pending)), "items": .int(Int64(items)),
             "conflicts": .array(conflicts.map {
-                ["at": .string($0.at.rfc3339()), "uid": .string($0.uid), "title": .string($0.title),
-                 "fields": .array($0.fields.map { .string($0) }), "kept": .string($0.kept)]
+                var c: JSONObject = ["at": .string($0.at.rfc3339()), "uid": .string($0.uid), "title": .string($0.title),
+                                     "fields": .array($0.fields.map { .string($0) }), "kept": .string($0.kept)]
+                c["lost"] = $0.lost.map { .string($0) }
+                return .object(c)
             }),
+            "problems": .array(problems.map {
+                ["kind": .string($0.kind), "uid": $0.uid.map { .string($0) } ?? .null, "href": .string($0.href),
+                 "title": .string($0.title), "reason": .string($0.reason)]
+            }),
+            "storeId": storeID.map { .string($0) } ?? .null, "storeSeq": storeSeq.map { .int($0) } ?? .null,
         ]
     }
 
@@ -262,8 +346,15 @@ public struct SyncStatus: Equatable, Sendable {
         conflicts = (json["conflicts"]?.arrayValue ?? []).compactMap { c in
             guard let at = time("at", in: c), let uid = c["uid"]?.stringValue else { return nil }
             return Conflict(at: at, uid: uid, title: c["title"]?.stringValue ?? "", fields: (c["fields"]?.arrayValue ?? []).compactMap(\.stringValue),
-                            kept: c["kept"]?.stringValue ?? "")
+                            kept: c["kept"]?.stringValue ?? "", lost: c["lost"]?.stringValue)
         }
+        problems = (json["problems"]?.arrayValue ?? []).compactMap { p in
+            guard let kind = p["kind"]?.stringValue, let href = p["href"]?.stringValue else { return nil }
+            return Problem(kind: kind, uid: p["uid"]?.stringValue, href: href, title: p["title"]?.stringValue ?? href,
+                           reason: p["reason"]?.stringValue ?? "")
+        }
+        storeID = json["storeId"]?.stringValue
+        storeSeq = json["storeSeq"]?.intValue
     }
 }
 

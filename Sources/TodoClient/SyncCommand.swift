@@ -69,7 +69,7 @@ enum SyncURL {
 extension Parser {
     /// The `sync` subcommands, in help order, and the options each accepts.
     static let syncSubcommands: [(name: String, options: Set<String>)] = [
-        ("add", ["--url", "--user", "--password-file", "--credential", "--calendar"]),
+        ("add", ["--url", "--user", "--password-file", "--credential", "--calendar", "--initial"]),
         ("list", []), ("remove", []), ("now", []), ("status", []),
     ]
 
@@ -87,6 +87,16 @@ extension Parser {
             }
             guard let url = args.value("--url") else { throw UsageError("missing --url URL for 'sync add'", command: "sync") }
             guard let user = args.value("--user"), !user.isEmpty else { throw UsageError("missing --user USER for 'sync add'", command: "sync") }
+            // Every value goes into sync.conf: a line break would write keys of its own.
+            for option in ["--url", "--user", "--password-file", "--credential", "--calendar"] {
+                if let value = args.value(option), !value.isEmpty, !SyncConfig.isWritable(value) {
+                    throw UsageError("invalid \(option) \(quote(value)): control characters (line breaks, tabs) and surrounding spaces are not taken", command: "sync")
+                }
+            }
+            let initial = args.value("--initial")
+            if let initial, !SyncAccount.initialModes.contains(initial) {
+                throw UsageError("invalid --initial \(quote(initial)): expected merge, remote or local", command: "sync")
+            }
             let file = args.value("--password-file"), credential = args.value("--credential")
             switch (file, credential) {
             case (nil, nil): throw UsageError("missing --password-file FILE (or --credential NAME) for 'sync add'", command: "sync")
@@ -103,7 +113,8 @@ extension Parser {
                 if calendar.isEmpty { throw UsageError("--calendar needs a URL or a path", command: "sync") }
                 if calendar.contains("://"), let problem = SyncURL.problem(calendar, option: "--calendar") { throw UsageError(problem, command: "sync") }
             }
-            return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendar))
+            return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendar,
+                                    initial: initial == "merge" ? nil : initial))
         }
     }
 

@@ -75,7 +75,7 @@ struct SyncRunner {
             guard let absolute = Files.realPath(file) else { throw .input("cannot read the password file \(file): no such file") }
             passwordFile = absolute
         }
-        var account = SyncAccount(name: o.name, url: o.url, user: o.user, passwordFile: passwordFile, credential: o.credential)
+        var account = SyncAccount(name: o.name, url: o.url, user: o.user, passwordFile: passwordFile, credential: o.credential, initial: o.initial)
         // The 0600 rule and an empty file, before anything else; the password itself stays here.
         do { _ = try account.password(environment: environment) } catch {
             if o.credential != nil, (environment["CREDENTIALS_DIRECTORY"] ?? "").isEmpty {
@@ -101,8 +101,30 @@ struct SyncRunner {
         try save(accounts)
         if json { emit(SyncRunner.json(account, status: nil)) } else {
             print(["Added sync account \(o.name): \(Table.oneLine(o.user)) at \(Table.oneLine(calendar))"])
+            let remote = SyncRunner.lines(stdout).dropFirst().first { $0.hasPrefix("todos ") }.flatMap { Int($0.dropFirst(6)) }
+            if let line = SyncRunner.firstRound(remote: remote, local: storeCount(), initial: o.initial) { print([line]) }
         }
         startService(restartOnly: false)
+    }
+
+    /// What the first round will do, in one line, from the two sides' counts (nil when unknown).
+    static func firstRound(remote: Int?, local: Int?, initial: String?) -> String? {
+        guard let remote, let local else { return nil }
+        let counts = "The calendar holds \(remote) todo\(remote == 1 ? "" : "s") and this store \(local)"
+        guard remote > 0, local > 0 else { return counts + ": the first round copies each side's todos to the other." }
+        switch initial {
+        case "remote": return counts + ": the first round lets the calendar win (--initial remote): what only this store holds is removed here, as one change undo takes back."
+        case "local": return counts + ": the first round lets this store win (--initial local): what only the calendar holds is deleted on the server."
+        default: return counts + ": the first round merges them (--initial merge): what only one side holds goes to the other, so a todo deleted on another device but still here comes back; --initial remote lets the calendar win."
+        }
+    }
+
+    /// The number of todos in the store, when todod answers.
+    func storeCount() -> Int? {
+        let socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: getuid())
+        guard let transport = try? UnixSocketTransport(path: socket, timeout: 5), let s = try? transport.call(.daemonStatus, [:]),
+              let open = s["open"]?.intValue, let done = s["done"]?.intValue else { return nil }
+        return Int(open + done)
     }
 
     // MARK: - remove
@@ -174,17 +196,26 @@ struct SyncRunner {
                                     Table.Column("PENDING", alignment: .right), Table.Column("ITEMS", alignment: .right),
                                     Table.Column("PROBLEM", flexible: true)])
         var conflicts: [(account: String, conflict: SyncStatus.Conflict)] = []
+        var problems: [(account: String, problem: SyncStatus.Problem)] = []
         for (account, read) in statuses {
+            let running = isServed(account.name)
             guard let s = read.status else {
-                table.append([account.name, read.problem == nil ? "waiting" : "unknown", "never", "", "",
-                              read.problem ?? "no round yet (is todod-sync running? todoctl sync now)"])
+                table.append([account.name, read.problem != nil ? "unknown" : running ? "waiting" : "not running", "never", "", "",
+                              read.problem ?? (running ? "no round yet" : "todod-sync is not running (todoctl sync now, or start todod-sync.service)")])
                 continue
             }
             var problem = s.error ?? ""
-            if s.error != nil, let retry = s.retryAt { problem += "; retry " + TerminalText.relative(retry, now: human.now).replacingOverdue() }
-            let state = s.error == nil ? (s.lastSuccess == nil ? "waiting" : "ok") : "failing"
-            table.append([account.name, state, ago(s.lastSuccess), "\(s.pending)", "\(s.items)", problem])
+            // A retry is said only when a service is there to make it.
+            if running, s.error != nil, let retry = s.retryAt { problem += "; retry " + TerminalText.relative(retry, now: human.now).replacingOverdue() }
+            if !s.problems.isEmpty {
+                let note = "\(s.problems.count) todo\(s.problems.count == 1 ? "" : "s") not syncing (below)"
+                problem = problem.isEmpty ? note : problem + "; " + note
+            }
+            let state = !running ? "not running" : s.error == nil ? (s.lastSuccess == nil ? "waiting" : "ok") : "failing"
+            let pending = s.pending + unsentChanges(s)
+            table.append([account.name, state, ago(s.lastSuccess), "\(pending)", "\(s.items)", problem])
             conflicts += s.conflicts.map { (account.name, $0) }
+            problems += s.problems.map { (account.name, $0) }
         }
         print(table.render(maxWidth: human.maxWidth, style: { row, column, text in
             guard let row else { return headerStyle(nil, column, text) }
@@ -192,19 +223,55 @@ struct SyncRunner {
             let state = table.rows[row][1]
             return human.paint(text, state == "ok" ? HumanOutput.green : state == "failing" ? HumanOutput.red : HumanOutput.yellow)
         }))
+        if !problems.isEmpty {
+            var list = Table(columns: [Table.Column("ACCOUNT"), Table.Column("TODO", flexible: true), Table.Column("WHY", flexible: true)])
+            for (account, p) in problems { list.append([account, p.title == p.href ? p.href : "\(p.title) (\(p.href))", p.reason]) }
+            print(["", "Not syncing (each stays here until it is fixed or deleted; everything else syncs):"])
+            print(list.render(maxWidth: human.maxWidth, style: headerStyle))
+        }
         guard !conflicts.isEmpty else { return }
         conflicts.sort { $0.conflict.at < $1.conflict.at }
         let shown = conflicts.suffix(SyncRunner.shownConflicts)
+        // LOST: the value the losing side had (status files of older todod-sync versions lack it).
+        let lost = shown.contains { $0.conflict.lost != nil }
         var list = Table(columns: [Table.Column("WHEN"), Table.Column("ACCOUNT"), Table.Column("TITLE", flexible: true),
-                                   Table.Column("FIELDS"), Table.Column("KEPT")])
+                                   Table.Column("FIELDS"), Table.Column("KEPT")] + (lost ? [Table.Column("LOST", flexible: true)] : []))
         for (account, c) in shown {
-            list.append([LocalTime(c.at, in: human.timeZone).text, account, c.title, c.fields.joined(separator: ","), c.kept])
+            list.append([LocalTime(c.at, in: human.timeZone).text, account, c.title, c.fields.joined(separator: ","), c.kept] + (lost ? [c.lost ?? ""] : []))
         }
         print(["", "Recent conflicts (both sides changed the same field; the later change was kept):"])
         print(list.render(maxWidth: human.maxWidth, style: headerStyle))
         if conflicts.count > shown.count {
             print([human.paint("Showing the latest \(shown.count) of \(conflicts.count) conflicts (--json lists them all).", HumanOutput.dim)])
         }
+    }
+
+    /// Whether a todod-sync serves the account now (holds its service lock).
+    func isServed(_ name: String) -> Bool {
+        guard let path = SyncPaths.serviceLock(account: name, environment: environment),
+              (try? Files.kind(path)) != nil else { return false }
+        guard let lock = (try? FileLock(path: path, timeout: 0)) ?? nil else { return true }
+        lock.unlock()
+        return false
+    }
+
+    /// The todos changed in the store since the account's last round ended (asked of todod when
+    /// it answers and is the store the round synced; 0 otherwise): they wait for the next round.
+    func unsentChanges(_ s: SyncStatus) -> Int {
+        guard let storeID = s.storeID, let since = s.storeSeq else { return 0 }
+        let socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: getuid())
+        guard let transport = try? UnixSocketTransport(path: socket, timeout: 5),
+              (try? transport.call(.daemonStatus, [:]))?["storeId"]?.stringValue == storeID else { return 0 }
+        var uids = Set<String>()
+        var from = since
+        for _ in 0..<100 {
+            guard let page = try? transport.call(.storeChanges, StoreChangesParams(since: from, limit: 1000).encoded),
+                  let seq = page["seq"]?.intValue else { break }
+            for item in page["changes"]?.arrayValue ?? [] { if let uid = item["uid"]?.stringValue { uids.insert(uid) } }
+            from = seq
+            if page["more"]?.boolValue != true { break }
+        }
+        return uids.count
     }
 
     var headerStyle: (Int?, Int, String) -> String {

@@ -188,8 +188,12 @@ struct Router {
     private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
         let old = try tx.category(named: p.name)
         let category = try tx.renameCategory(p.name, to: p.newName)
-        return Outcome(result: JSON(category),
-                       events: category.name == old.name ? [] : [.category(.categoryRenamed, category, oldName: old.name)])
+        guard category.name != old.name else { return Outcome(result: JSON(category), events: []) }
+        // Its todos changed with it (the change log holds them; sync sends them again).
+        var events = [Event.category(.categoryRenamed, category, oldName: old.name)]
+        let renamed = try tx.list(Self.all(inCategory: category.name)).todos
+        if !renamed.isEmpty { events.append(.todos(.todoUpdated, renamed)) }
+        return Outcome(result: JSON(category), events: events)
     }
 
     private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
@@ -313,7 +317,7 @@ struct Router {
                                     "more": true])
         }
         let counts: ImportCounts
-        do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
+        do { counts = try tx.importDocument(document, label: p.label, progress: progress) } catch { throw RPCError(error) }
         var result: JSONObject = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
                             "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
                             "unchanged": .int(Int64(counts.unchanged))]

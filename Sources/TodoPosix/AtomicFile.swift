@@ -6,8 +6,9 @@ import Glibc
 /// mix: write a temporary file beside it, fsync it, rename it over the old one.
 package enum AtomicFile {
     package static func write(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(PosixError) {
-        let temporary = path + ".tmp"
-        let fd = try syscall("open \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) }
+        // A name of this writer's own: two writers of one file never write into one temporary.
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = try syscall("open \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         do {
             try Posix.writeAll(fd, bytes)
             try syscall("fsync \(temporary)") { fsync(fd) }
@@ -17,6 +18,11 @@ package enum AtomicFile {
             throw error
         }
         Posix.close(fd)
-        try syscall("rename \(temporary)") { rename(temporary, path) }
+        do {
+            try syscall("rename \(temporary)") { rename(temporary, path) }
+        } catch {
+            _ = unlink(temporary)
+            throw error
+        }
     }
 }

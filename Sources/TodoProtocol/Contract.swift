@@ -488,18 +488,28 @@ public struct StoreImportParams: MethodParams, Equatable {
     /// The document's members, `more` left out: checked when read as an `ExportDocument`.
     public var document: JSONObject
     public var more: Bool
+    /// What the change is called in `undo --list` instead of `import` (`sync home`): at most
+    /// 100 characters, one line.
+    public var label: String?
 
-    public init(document: JSONObject, more: Bool = false) {
+    public init(document: JSONObject, more: Bool = false, label: String? = nil) {
         self.document = document
         self.more = more
+        self.label = label
         self.document["more"] = nil
+        self.document["label"] = nil
     }
 
     public init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         more = try p.flag("more")
+        label = try p.optionalString("label")
+        if let label, label.isEmpty || label.count > 100 || label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw RPCError.invalidParams("label", "must be 1 to 100 characters on one line")
+        }
         document = object
         document["more"] = nil
+        document["label"] = nil
     }
 
     /// The document of this part; errors name todos counting from `firstTodo`.
@@ -510,6 +520,7 @@ public struct StoreImportParams: MethodParams, Equatable {
     public var encoded: JSONObject {
         var p = document
         if more { p["more"] = true }
+        if let label { p["label"] = .string(label) }
         return p
     }
 }

@@ -78,6 +78,10 @@ extension StoreTransaction {
         if valid != old.name {
             try connection.run("UPDATE categories SET name = ?, name_key = ? WHERE id = ?",
                                [.text(valid), .text(key), .integer(old.id)])
+            // Its todos changed with it (their category's name is part of each): they are in the
+            // change log, so sync (and a client following changes) sends them again.
+            try connection.run("UPDATE todos SET updated = ?, revision = revision + 1 WHERE category_id = ?",
+                               [.integer(now.usec), .integer(old.id)])
         }
         try recordChange(.categoryRename, "category rename \(ChangeLog.quoted(old.name)) \(ChangeLog.quoted(valid))")
         return try category(named: valid)

@@ -31,7 +31,7 @@ extension StoreTransaction {
     /// watchdog it moves).
     /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid,
     ///   or when the document holds a uid twice.
-    package func importDocument(_ document: ExportDocument, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
+    package func importDocument(_ document: ExportDocument, label: String? = nil, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
         var seen: Set<String> = []
         var added = 0, updated = 0, unchanged = 0, deleted = 0, stale: [String] = []
@@ -114,7 +114,7 @@ extension StoreTransaction {
             try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
         }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
-        try recordChange(.import, "import: \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))
+        try recordChange(.import, "\(label ?? "import"): \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))
         var counts = ImportCounts(todos: document.todos.count, categories: Int(after - before), added: added, updated: updated,
                                   unchanged: unchanged + stale.count)
         counts.deleted = deleted

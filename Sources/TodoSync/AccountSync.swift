@@ -39,6 +39,12 @@ public final class AccountSync {
            let bytes = try? Files.contents(of: path, maxBytes: 1 << 22), let json = try? JSON.parse(bytes), let old = SyncStatus(json: json) {
             status.conflicts = old.conflicts
             status.lastSuccess = old.lastSuccess
+            // What the last round knew stays true until a round says otherwise.
+            status.items = old.items
+            status.pending = old.pending
+            status.problems = old.problems
+            status.storeID = old.storeID
+            status.storeSeq = old.storeSeq
         }
     }
 
@@ -49,13 +55,27 @@ public final class AccountSync {
         return dav.collection(url: try CalendarChoice.choose(dav, calendar: nil))
     }
 
-    /// One round; the status file is written after it, whatever happened.
+    /// One round; the status file is written after it, whatever happened, under the account's
+    /// lock (so a round beside it never has its status overwritten by an older one).
     @discardableResult
     public func round() -> Result<RoundReport, SyncError> {
-        let started = Instant.now()
-        status.lastAttempt = started
+        status.lastAttempt = Instant.now()
+        let lock: FileLock
+        do { lock = try takeLock() } catch {
+            // No round ran (another holds the lock, or there is no state directory): the status
+            // file is the other round's to write.
+            return .failure(error)
+        }
+        defer { lock.unlock() }
         let result: Result<RoundReport, SyncError>
-        do { result = .success(try runLocked()) } catch { result = .failure(error) }
+        do { result = .success(try run()) } catch { result = .failure(error) }
+        record(result)
+        writeStatus()
+        return result
+    }
+
+    /// The status after a round's result.
+    func record(_ result: Result<RoundReport, SyncError>) {
         switch result {
         case .success(let report):
             failures = 0
@@ -66,7 +86,11 @@ public final class AccountSync {
             status.pending = report.pending
             status.items = report.items
             status.conflicts = Array((status.conflicts + report.conflicts).suffix(SyncStatus.maxConflicts))
-            if !report.skipped.isEmpty { status.error = "\(report.skipped.count) resource(s) on the server cannot be read: \(report.skipped[0])" }
+            status.problems = report.problems.prefix(SyncStatus.maxProblems).map {
+                SyncStatus.Problem(kind: $0.kind.rawValue, uid: $0.uid, href: $0.href, title: $0.title, reason: $0.reason)
+            }
+            status.storeID = report.storeID
+            status.storeSeq = report.storeSeq
         case .failure(let error):
             failures += 1
             // 2 s doubling to 5 minutes, ±20 % so that many clients do not come back at once.
@@ -76,20 +100,35 @@ public final class AccountSync {
             status.retryAt = Instant(usec: Instant.now().usec + Int64(delay * 1_000_000))
             collection = nil  // connect afresh next time (a changed password, a restarted server)
         }
-        writeStatus()
-        return result
     }
 
-    func runLocked() throws(SyncError) -> RoundReport {
+    /// The lock the service holds while it serves the account (`sync status` says "not running"
+    /// when nobody holds it); nil when another service holds it already, or there is no state
+    /// directory.
+    func serviceLock() -> FileLock? {
+        guard let path = SyncPaths.serviceLock(account: account.name, environment: environment) else { return nil }
+        try? SyncPaths.makePrivateDirectory(Files.directory(of: path))
+        return (try? FileLock(path: path, timeout: 0)) ?? nil
+    }
+
+    /// The account's lock (waiting at most `lockTimeout` for another process's round).
+    func takeLock() throws(SyncError) -> FileLock {
         guard let statePath = SyncPaths.stateFile(account: account.name, environment: environment) else {
             throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
         }
         let directory = Files.directory(of: statePath)
-        do { try Files.makeDirectories(directory, mode: 0o700) } catch { throw SyncError("cannot make \(directory): \(error)") }
+        do { try SyncPaths.makePrivateDirectory(directory) } catch { throw SyncError("cannot make \(directory): \(error)") }
         let lock: FileLock?
         do { lock = try FileLock(path: directory + "/\(account.name).lock", timeout: lockTimeout) } catch { throw SyncError("cannot lock \(account.name): \(error)") }
         guard let lock else { throw SyncError("another todod-sync round of \(account.name) has not finished in \(Int(lockTimeout)) s") }
-        defer { lock.unlock() }
+        return lock
+    }
+
+    /// One round, the lock held.
+    func run() throws(SyncError) -> RoundReport {
+        guard let statePath = SyncPaths.stateFile(account: account.name, environment: environment) else {
+            throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
+        }
 
         if collection == nil {
             let password: String
@@ -103,6 +142,7 @@ public final class AccountSync {
         if let reset { log(reset) }
         let round = SyncRound(account: account.name, collection: collection, store: store, state: state, codec: Self.codec(environment))
         round.log = log
+        round.initial = account.initial
         round.onConflict = { [account] c in Self.journal(c, account: account.name) }
         return try round.run()
     }
@@ -117,10 +157,13 @@ public final class AccountSync {
     /// A conflict to the journal (PRIORITY 4), or to stderr without one.
     static func journal(_ c: SyncStatus.Conflict, account: String) {
         let message = "todod-sync \(account): conflict in \"\(c.title)\" (\(c.fields.joined(separator: ", "))): kept the \(c.kept) version"
-        let failed = Journal.send([
+            + (c.lost.map { "; lost \($0)" } ?? "")
+        var fields = [
             ("MESSAGE", message), ("PRIORITY", "4"), ("SYSLOG_IDENTIFIER", "todod-sync"), ("SYNC_ACCOUNT", account),
             ("TODO_UID", c.uid), ("TODO_TITLE", c.title), ("SYNC_FIELDS", c.fields.joined(separator: ",")), ("SYNC_KEPT", c.kept),
-        ])
+        ]
+        if let lost = c.lost { fields.append(("SYNC_LOST", lost)) }
+        let failed = Journal.send(fields)
         if failed != nil { SyncOutput.error(message) }
     }
 
@@ -130,7 +173,7 @@ public final class AccountSync {
         status.json.write(to: &bytes)
         bytes.append(0x0A)
         do {
-            try Files.makeDirectories(Files.directory(of: path), mode: 0o700)
+            try SyncPaths.makePrivateDirectory(Files.directory(of: path))
             try AtomicFile.write(path, bytes, mode: 0o600)
         } catch {
             SyncOutput.error("cannot write \(path): \(error)")

@@ -91,11 +91,18 @@ public final class LocalStore {
         return todos
     }
 
+    /// What one `store.import` did: applied (with the uids skipped because their todo changed
+    /// meanwhile), or refused whole because of one entry (its index and why).
+    public enum ApplyResult: Equatable {
+        case applied(stale: Set<String>)
+        case refused(index: Int, reason: String)
+    }
+
     /// One `store.import` of conditional entries (each with `ifRevision`), sent in parts of at
     /// most about 512 KiB (a request line holds 1 MiB) on this one connection and applied in one
-    /// transaction. Returns the uids of the entries skipped because their todo changed meanwhile.
-    public func apply(_ entries: [ExportDocument.Entry]) throws(SyncError) -> Set<String> {
-        guard !entries.isEmpty else { return [] }
+    /// transaction: all or nothing.
+    public func apply(_ entries: [ExportDocument.Entry], label: String? = nil) throws(SyncError) -> ApplyResult {
+        guard !entries.isEmpty else { return .applied(stale: []) }
         var parts: [[ExportDocument.Entry]] = [[]]
         var size = 0
         for e in entries {
@@ -110,10 +117,28 @@ public final class LocalStore {
         }
         var result: JSON = .null
         for (i, part) in parts.enumerated() {
-            guard case .object(let document) = JSON(ExportDocument(categories: [], todos: part, exported: Instant(usec: 0))) else { return [] }
-            result = try call(.storeImport, StoreImportParams(document: document, more: i < parts.count - 1).encoded)
+            guard case .object(let document) = JSON(ExportDocument(categories: [], todos: part, exported: Instant(usec: 0))) else { return .applied(stale: []) }
+            do {
+                result = try transport.call(.storeImport, StoreImportParams(document: document, more: i < parts.count - 1, label: label).encoded)
+            } catch .refused(let e) where e.code == RPCError.invalidParamsCode {
+                if let field = e.field, let entry = Self.entryIndex(field) {
+                    var reason = e.message
+                    if let range = reason.range(of: field) { reason = String(reason[range.upperBound...]) }
+                    let name = field.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+                    return .refused(index: entry, reason: (name.isEmpty ? "" : name + " ") + reason.trimmingPrefix(" "))
+                }
+                throw SyncError(Self.describe(.refused(e)))
+            } catch {
+                throw SyncError(Self.describe(error))
+            }
         }
-        return Set((result["stale"]?.arrayValue ?? []).compactMap(\.stringValue))
+        return .applied(stale: Set((result["stale"]?.arrayValue ?? []).compactMap(\.stringValue)))
+    }
+
+    /// N of a field `todos[N]...`.
+    static func entryIndex(_ field: String) -> Int? {
+        guard field.hasPrefix("todos["), let close = field.firstIndex(of: "]") else { return nil }
+        return Int(field[field.index(field.startIndex, offsetBy: 6)..<close])
     }
 
     /// `todo.move` of one todo to the `position`-th place among the open todos.

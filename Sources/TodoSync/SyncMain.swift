@@ -62,7 +62,7 @@ public enum SyncMain {
                 switch a.round() {
                 case .success(let report):
                     print(report.summary(account: a.account.name))
-                    if report.pending > 0 || !report.skipped.isEmpty { ok = false }
+                    if report.pending > 0 || !report.problems.isEmpty { ok = false }
                 case .failure(let error):
                     print("\(a.account.name): \(error.message)")
                     ok = false
@@ -105,6 +105,9 @@ public enum SyncMain {
         }) {
         case .success(let calendar):
             print(calendar)
+            // How many todos it holds, for sync add to say what the first round will do.
+            let collection = CalDAVAccount(url: url, user: user, password: password).collection(url: calendar)
+            if let versions = try? collection.versions() { print("todos \(versions.count)") }
             return 0
         case .failure(let error):
             SyncOutput.error(error.message)

@@ -1,6 +1,7 @@
 import TodoCalDAV
 import TodoClient
 import TodoCore
+import TodoPosix
 
 /// What one round did, for `--once`'s summary line and the status file.
 public struct RoundReport: Sendable, Equatable {
@@ -15,6 +16,11 @@ public struct RoundReport: Sendable, Equatable {
     public var items = 0
     /// Resources the round could not read (a malformed VTODO), with why; they are left alone.
     public var skipped: [String] = []
+    /// Everything that does not sync after the round (named in `sync status` until fixed).
+    public var problems: [SyncProblem] = []
+    /// The store's id, and its newest change when the round ended.
+    public var storeID: String?
+    public var storeSeq: Int64?
 
     public init() {}
 
@@ -22,7 +28,7 @@ public struct RoundReport: Sendable, Equatable {
     public func summary(account: String) -> String {
         var s = "\(account): \(sent) sent, \(received) received, \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if pending > 0 { s += ", \(pending) pending" }
-        if !skipped.isEmpty { s += ", \(skipped.count) unreadable on the server" }
+        if !problems.isEmpty { s += ", \(problems.count) not syncing (todoctl sync status names them)" }
         return s
     }
 }
@@ -58,6 +64,16 @@ public final class SyncRound {
     /// Todos moved here (or renumbered) whose update met a 412: the next pass, which merges them
     /// again, places them again as moved, though the store's changes no longer say so.
     var movesToResend: Set<String> = []
+    /// Whether this round has tried again the local changes the server refused before (once a
+    /// round, in its first pass).
+    var triedRefused = false
+    /// How the first round of this state treats a store and a calendar that both hold todos
+    /// (`sync add --initial`): `merge` (nil), `remote` (the calendar wins: what only the store
+    /// has is removed there) or `local` (the store wins: what only the calendar has is deleted
+    /// on the server).
+    public var initial: String?
+    /// The mode of this pass: set only in a first round whose both sides hold todos.
+    var initialMode: String?
 
     public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
         self.account = account
@@ -67,19 +83,36 @@ public final class SyncRound {
         self.codec = codec
     }
 
-    /// Runs passes until nothing is left to merge again (or `maxPasses`).
+    /// The most seconds a round's requests may take together: a server that answers slowly
+    /// enough never holds a round (and its account's local pushes) longer.
+    public var timeLimit = 600.0
+
+    /// Runs passes until nothing is left to merge again (or `maxPasses`), within `timeLimit`.
     public func run() throws(SyncError) -> RoundReport {
+        collection.setDeadline(Posix.monotonicSeconds() + timeLimit)
+        defer { collection.setDeadline(nil) }
         var report = RoundReport()
         let status = try store.status()
         if state.storeID != status.storeID || state.calendar != collection.url {
-            if state.storeID != nil { log("\(account): another store or calendar; resyncing by UID") }
-            try wrap { () throws(TodoError) in try state.reset(calendar: collection.url, storeID: status.storeID) }
+            // The state of another store (or calendar) is never applied here: it is set aside and
+            // the two sides are matched by UID from full listings. Only a state that never synced
+            // takes the account's --initial mode; a state of another store merges.
+            let first = state.storeID == nil
+            if !first { log("\(account): the sync state belongs to another store or calendar; resyncing by UID from full listings") }
+            try wrap { () throws(TodoError) in
+                try state.reset(calendar: collection.url, storeID: status.storeID)
+                try state.setMeta("initial", first ? (initial == "merge" ? nil : initial) : nil)
+            }
         }
+        report.storeID = status.storeID
         for _ in 0..<maxPasses {
             guard try pass(&report) else { break }
         }
-        report.pending = (try? state.refetching().count) ?? 0
+        if state.meta("initial") != nil { try wrap { () throws(TodoError) in try state.setMeta("initial", nil) } }
+        report.problems = try wrap { () throws(TodoError) in try state.problems() }
+        report.pending = try pendingCount(report.problems)
         report.items = state.count
+        report.storeSeq = try store.status().seq
         return report
     }
 
@@ -140,9 +173,32 @@ public final class SyncRound {
         var (remotes, token, skipped) = try remoteChanges()
         report.skipped += skipped
 
+        // A first round with todos on both sides: the account's --initial mode (read whole on
+        // both sides, with no base yet).
+        initialMode = nil
+        if let mode = state.meta("initial"), state.count == 0, !locals.isEmpty,
+           remotes.values.contains(where: { if case .present = $0 { return true } else { return false } }) {
+            initialMode = mode
+            log("\(account): first round with todos on both sides: --initial \(mode)")
+        }
+
         // Todos fetched again (a 412, a creation not confirmed, a stale import) are merged again.
         var uids = Set(locals.keys).union(remotes.keys)
         for item in try wrap({ () throws(TodoError) in try state.refetching() }) { uids.insert(item.uid) }
+        // Local changes the server refused before are tried again, once a round.
+        let problems = try wrap { () throws(TodoError) in try state.problems() }
+        if !triedRefused {
+            triedRefused = true
+            for p in problems where p.kind == .refused { if let uid = p.uid { uids.insert(uid) } }
+        }
+        // A todo whose resource on the server cannot be read (or is refused here) waits, with
+        // its local changes, until the server has another version of it: nothing overwrites
+        // or deletes what todod could not read.
+        let blocked = Set(problems.filter { $0.kind != .refused }.compactMap(\.uid)).filter { uid in
+            if case .present? = remotes[uid] { return false }
+            return true
+        }
+        uids.subtract(blocked)
         // Todos the server changed that the store's changes do not name: read the store whole.
         if listed == nil, uids.contains(where: { locals[$0] == nil }) {
             let all = try store.allTodos()
@@ -171,7 +227,11 @@ public final class SyncRound {
             if case .unchanged = remote, let base, base.refetch {
                 remote = .absent  // refetched and not found
             }
-            if let plan = plan(uid: uid, base: base, local: local, remote: remote, placed: placed[uid]) { plans.append(plan) }
+            if let plan = plan(uid: uid, base: base, local: local, remote: remote, placed: placed[uid]) {
+                plans.append(plan)
+            } else if problems.contains(where: { $0.kind == .refused && $0.uid == uid }) {
+                try wrap { () throws(TodoError) in try state.clearRefused(uid: uid) }  // nothing left to send
+            }
         }
 
         // The store first, in one request: a todo changed meanwhile is skipped (stale), merged
@@ -187,8 +247,22 @@ public final class SyncRound {
                 }
             }.map(\.1)
         if !entries.isEmpty { beforeApply() }
-        let stale = try applyInParts(entries)
-        report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") }.count
+        let (stale, rejected) = try applyInParts(entries)
+        report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") || rejected[$0.uid ?? ""] != nil }.count
+        // A todo todod's rules refuse stays out, named, and nothing of it is written anywhere.
+        if !rejected.isEmpty {
+            for plan in plans {
+                guard let reason = rejected[plan.uid] else { continue }
+                var href = plan.base?.href ?? "", etag = ""
+                if case .present(let h, let e, _, _) = plan.remote { (href, etag) = (h, e) }
+                let title = plan.localWrite.map { Self.shortTitle($0.title) } ?? href
+                log("\(account): \(href) is not taken: \(reason)")
+                try wrap { () throws(TodoError) in
+                    try state.record(SyncProblem(kind: .rejected, uid: plan.uid, href: href, etag: etag, title: title, reason: "todod refuses it: \(reason)"))
+                }
+            }
+            plans.removeAll { rejected[$0.uid] != nil }
+        }
         // Then the server's reorders; a todo changed here meanwhile is not moved, but merged again.
         let unmoved = try applyRemoteOrder(plans, stale: stale, &report)
         for var plan in plans {
@@ -266,6 +340,9 @@ public final class SyncRound {
         if full {
             let present = Set(changed.map(\.href))
             removed += known.keys.filter { !present.contains($0) }
+            for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind != .refused && !present.contains(p.href) {
+                try wrap { () throws(TodoError) in try state.clearRemoteProblems(href: p.href) }
+            }
         } else {
             // A resource this round created after the token and deleted since is in no state a
             // server's token names, so a server that compares states (xandikos) does not report
@@ -275,8 +352,19 @@ public final class SyncRound {
         }
         createdSinceToken = []
         tokenAfterCreating = nil
-        // Our own writes come back with the ETag we stored: nothing to fetch.
-        var hrefs = changed.filter { known[$0.href]?.etag != $0.etag }.map(\.href)
+        // Our own writes come back with the ETag we stored: nothing to fetch; nor does a resource
+        // known not to sync whose ETag has not changed.
+        var unchangedProblems: [String: String] = [:]
+        for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind != .refused && !p.etag.isEmpty { unchangedProblems[p.href] = p.etag }
+        var hrefs = changed.filter { known[$0.href]?.etag != $0.etag && unchangedProblems[$0.href] != $0.etag }.map(\.href)
+        let gone = Set(removed)
+        // A second copy of a todo (named, not synced) is read again once anything is removed:
+        // it may be the only copy now.
+        if !gone.isEmpty {
+            for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind == .rejected && p.uid == nil && !gone.contains(p.href) {
+                hrefs.append(p.href)
+            }
+        }
         let refetch = try wrap { () throws(TodoError) in try state.refetching() }
         hrefs += refetch.map(\.href)
         var seen = Set<String>()
@@ -289,19 +377,46 @@ public final class SyncRound {
             let batch = Array(hrefs[start..<min(start + fetchBatch, hrefs.count)])
             start += batch.count
             for object in try calDAV({ () throws(CalDAVError) in try collection.fetch(batch) }) {
-                switch codec.item(object.data) {
+                let read = object.tooLarge ? .failure(SyncError("it is larger than todod reads (1 MiB)")) : codec.item(object.data)
+                switch read {
                 case .failure(let error):
                     skipped.append("\(object.href): \(error.message)")
                     log("\(account): cannot read \(object.href): \(error.message)")
+                    try wrap { () throws(TodoError) in
+                        try state.record(SyncProblem(kind: .unreadable, uid: known[object.href]?.uid, href: object.href, etag: object.etag,
+                                                     title: object.href, reason: "cannot be read: \(error.message)"))
+                    }
                 case .success(let item):
+                    try wrap { () throws(TodoError) in try state.clearRemoteProblems(href: object.href) }
                     guard let uid = item.entry.uid else { continue }
-                    // The same UID twice on the server: keep the resource the state knows.
-                    if case .present(let href, _, _, _)? = remotes[uid], known[href]?.uid == uid { continue }
+                    // A second resource with the UID of one the state knows, still there (a
+                    // permissive server): left alone and named, so the todo never flips between them.
+                    func duplicate(_ href: String, _ etag: String, of kept: String) throws(SyncError) {
+                        try wrap { () throws(TodoError) in
+                            try state.record(SyncProblem(kind: .rejected, uid: nil, href: href, etag: etag, title: Self.shortTitle(item.entry.title),
+                                                         reason: "holds the UID of \(kept) too; todod syncs that one"))
+                        }
+                    }
+                    if let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), base.href != object.href,
+                       !base.etag.isEmpty, !gone.contains(base.href) {
+                        try duplicate(object.href, object.etag, of: base.href)
+                        continue
+                    }
+                    // The same UID twice in this listing: the resource the state knows is kept
+                    // (else the first), the other named.
+                    if case .present(let href, let etag, _, _)? = remotes[uid], href != object.href {
+                        if known[href]?.uid == uid || known[object.href]?.uid != uid {
+                            try duplicate(object.href, object.etag, of: href)
+                            continue
+                        }
+                        try duplicate(href, etag, of: object.href)
+                    }
                     remotes[uid] = .present(href: object.href, etag: object.etag, item: item, bytes: object.data)
                 }
             }
         }
         for href in removed {
+            try wrap { () throws(TodoError) in try state.clearRemoteProblems(href: href) }
             guard let uid = known[href]?.uid else { continue }
             if remotes[uid] == nil { remotes[uid] = .absent }
         }
@@ -439,14 +554,25 @@ public final class SyncRound {
             if let base, base.etag.isEmpty, let name = base.href.split(separator: "/").last { return String(name) }
             return RandomUUID.make(at: now()) + ".ics"
         }
-        func conflict(_ fields: [String], kept: String, title: String) -> SyncStatus.Conflict {
-            SyncStatus.Conflict(at: now(), uid: uid, title: title, fields: fields, kept: kept)
+        func conflict(_ fields: [String], kept: String, title: String, lost: String) -> SyncStatus.Conflict {
+            SyncStatus.Conflict(at: now(), uid: uid, title: title, fields: fields, kept: kept, lost: lost)
         }
 
         switch (localItem, remoteItem) {
         case (nil, nil):
             guard base != nil else { return nil }
             p.newState = .some(nil)
+        case (let l?, nil) where base == nil && initialMode == "remote":
+            // Only the store has it, and the calendar wins: removed here (one undoable change).
+            var entry = l.entry
+            entry.ifRevision = local.todo?.revision
+            entry.deleted = true
+            p.localWrite = entry
+            return p
+        case (nil, let r?) where base == nil && initialMode == "local":
+            // Only the calendar has it, and the store wins: deleted on the server.
+            p.remoteWrite = .delete(href: r.href, etag: r.etag)
+            return p
         case (let l?, nil):
             if let baseItem, base?.etag.isEmpty == false {
                 if ThreeWayMerge.sameContent(l, baseItem) {
@@ -459,7 +585,7 @@ public final class SyncRound {
                     return p
                 }
                 // Edited here, deleted there: the edit wins; the todo goes back to the server.
-                p.conflict = conflict(["deleted"], kept: "local", title: l.entry.title)
+                p.conflict = conflict(["deleted"], kept: "local", title: l.entry.title, lost: "its deletion on the server")
             }
             p.remoteWrite = .create(name: newName(), item: l)
         case (nil, let r?):
@@ -468,7 +594,7 @@ public final class SyncRound {
                     p.remoteWrite = .delete(href: r.href, etag: r.etag)
                     return p
                 }
-                p.conflict = conflict(["deleted"], kept: "remote", title: r.item.entry.title)
+                p.conflict = conflict(["deleted"], kept: "remote", title: r.item.entry.title, lost: "its deletion here")
             }
             var entry = r.item.entry
             entry.ifRevision = 0
@@ -485,10 +611,17 @@ public final class SyncRound {
                 remote.entry.completed = nil
                 p.completeAfter = true
             }
-            let outcome = ThreeWayMerge.merge(base: baseItem, local: l, remote: remote)
+            var outcome = ThreeWayMerge.merge(base: baseItem, local: l, remote: remote)
+            if baseItem == nil, let mode = initialMode {
+                // A first round's --initial remote or local: that side wins whole.
+                outcome.merged = mode == "remote" ? remote : l
+                outcome.merged.entry.uid = remote.entry.uid ?? l.entry.uid
+            }
             let merged = codec.canonical(outcome.merged)
             if !outcome.conflicts.isEmpty {
-                p.conflict = conflict(outcome.conflicts.map(\.rawValue), kept: outcome.kept, title: merged.entry.title)
+                let losing = outcome.kept == "local" ? remote : l
+                p.conflict = conflict(outcome.conflicts.map(\.rawValue), kept: outcome.kept, title: merged.entry.title,
+                                      lost: outcome.conflicts.map { "\($0.rawValue) \(Self.shown($0, losing))" }.joined(separator: ", "))
             }
             if !ThreeWayMerge.sameContent(merged, l) || p.completeAfter {
                 var entry = merged.entry
@@ -631,6 +764,10 @@ public final class SyncRound {
                 created = try collection.create(name: name, data: bytes)
             } catch .preconditionFailed {
                 return true  // the name exists: it is fetched (ours from a cut-off round, or not) next pass
+            } catch where Self.refusesItem(error) {
+                try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
+                try refused(plan, href: collectionPath + name, title: item.entry.title, error)
+                return false
             } catch {
                 throw SyncError(error.message)
             }
@@ -651,6 +788,9 @@ public final class SyncRound {
                 // Deleted on the server meanwhile: the edit wins, as a new resource.
                 try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
                 return true
+            } catch where Self.refusesItem(error) {
+                try refused(plan, href: href, title: item.entry.title, error)
+                return false
             } catch {
                 throw SyncError(error.message)
             }
@@ -663,13 +803,82 @@ public final class SyncRound {
                 try wrap { () throws(TodoError) in try state.markRefetch(uid: plan.uid) }
                 return true
             } catch .notFound {
+            } catch where Self.refusesItem(error) {
+                try refused(plan, href: href, title: plan.uid, error)
+                return false
             } catch {
                 throw SyncError(error.message)
             }
             try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
             report.sent += 1
         }
+        try wrap { () throws(TodoError) in try state.clearRefused(uid: plan.uid) }
         return false
+    }
+
+    /// Whether the server's answer refuses this one item (its data, its size, its href) rather
+    /// than the round: 400, 403, 409, 413, 415, 422, 507, or a value todod will not send.
+    static func refusesItem(_ error: CalDAVError) -> Bool {
+        switch error {
+        case .http(let status, _): return [400, 403, 405, 409, 413, 415, 422, 507].contains(status)
+        case .malformed: return true
+        default: return false
+        }
+    }
+
+    /// Records that the server refused the plan's write: the todo is named in `sync status` and
+    /// tried again next round; everything else goes on.
+    func refused(_ plan: Plan, href: String, title: String, _ error: CalDAVError) throws(SyncError) {
+        log("\(account): the server refused \(href): \(error.message)")
+        try wrap { () throws(TodoError) in
+            try state.record(SyncProblem(kind: .refused, uid: plan.uid, href: href, title: Self.shortTitle(title), reason: error.message))
+        }
+    }
+
+    /// A field's value for a person, in one line (what a conflict lost).
+    static func shown(_ field: SyncField, _ item: SyncItem) -> String {
+        let e = item.entry
+        func quoted(_ text: String?) -> String { text.map { "\"" + shortTitle($0) + "\"" } ?? "none" }
+        switch field {
+        case .title: return quoted(e.title)
+        case .notes: return quoted(e.notes)
+        case .category: return quoted(e.category)
+        case .tags: return e.tags.isEmpty ? "none" : e.tags.joined(separator: ",")
+        case .due: return e.due.map { e.allDay ? String($0.rfc3339().prefix(10)) : $0.rfc3339() } ?? "none"
+        case .remind: return e.remind?.rfc3339() ?? "none"
+        case .reminded: return e.reminded?.rfc3339() ?? "none"
+        case .done: return e.done ? "done" : "open"
+        case .priority: return e.priority?.rawValue ?? "none"
+        case .recurrence: return e.recurrence?.rule ?? "none"
+        case .order: return item.sortOrder.map { String($0) } ?? "none"
+        case .ical: return "\(e.ical?.utf8.count ?? 0) bytes of other properties"
+        }
+    }
+
+    /// A title short enough for one line of `sync status`.
+    static func shortTitle(_ title: String) -> String {
+        let line = String(title.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        return line.count > 80 ? String(line.prefix(79)) + "…" : line
+    }
+
+    /// The local changes not on the server: every refusal, every todo to merge again, and the
+    /// todos waiting on a resource todod cannot read whose store copy differs from the last
+    /// synced one.
+    func pendingCount(_ problems: [SyncProblem]) throws(SyncError) -> Int {
+        var uids = Set(try wrap { () throws(TodoError) in try state.refetching() }.map(\.uid))
+        uids.formUnion(problems.filter { $0.kind == .refused }.compactMap(\.uid))
+        let waiting = Set(problems.filter { $0.kind != .refused }.compactMap(\.uid)).subtracting(uids)
+        if !waiting.isEmpty {
+            let todos = Dictionary(try store.allTodos().map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+            for uid in waiting {
+                guard let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), !base.base.isEmpty,
+                      let baseItem = try? codec.item(base.base).get() else { continue }
+                guard let todo = todos[uid] else { uids.insert(uid); continue }
+                let local = codec.canonical(SyncItem(todo: todo, kept: baseItem.entry.ical).ordered(baseItem.sortOrder))
+                if !ThreeWayMerge.sameContent(local, baseItem) { uids.insert(uid) }
+            }
+        }
+        return uids.count
     }
 
     /// Records a written resource; a server that sent no ETag is asked for it.
@@ -700,8 +909,21 @@ public final class SyncRound {
     }
 
     /// `store.import` in parts of at most about 512 KiB of JSON each (a request line holds 1 MiB).
-    func applyInParts(_ entries: [ExportDocument.Entry]) throws(SyncError) -> Set<String> {
-        try store.apply(entries)
+    /// An entry todod's rules refuse (the import names it) is left out and the rest imported:
+    /// returns the stale uids and the refused ones with why.
+    func applyInParts(_ entries: [ExportDocument.Entry]) throws(SyncError) -> (stale: Set<String>, rejected: [String: String]) {
+        var entries = entries
+        var rejected: [String: String] = [:]
+        while true {
+            // Named for the account in `undo --list`: an undo after a background round says so.
+            switch try store.apply(entries, label: "sync \(account)") {
+            case .applied(let stale): return (stale, rejected)
+            case .refused(let index, let reason):
+                guard entries.indices.contains(index), let uid = entries[index].uid else { throw SyncError("todod refused the import: \(reason)") }
+                rejected[uid] = reason
+                entries.remove(at: index)
+            }
+        }
     }
 
     func save(_ item: SyncedItem) throws(SyncError) {

@@ -52,55 +52,85 @@ final class PthreadMutex: @unchecked Sendable {
 
 /// The running service (SPEC §9): a round of every account at start, after every local commit
 /// (followed with `watch`, 200 ms of debounce), and on the pull schedule; a failed account waits
-/// out its backoff. Idle, it sleeps until the next pull: no other wake-ups.
+/// out its backoff. Each account runs on its own thread, so a slow or stuck server holds only its
+/// own account (and each round has a deadline). Idle, it sleeps until the next pull: no other
+/// wake-ups.
 public final class SyncService: @unchecked Sendable {
     let accounts: [AccountSync]
     let socket: String
     /// Seconds between pulls.
     let interval: Double
     let debounce = 0.2
-    let wakeup = Wakeup()
+    /// One wake-up per account, and the main thread's last.
+    let wakeups: [Wakeup]
     private let stopFlag = PthreadMutex()
     private var stopping = false
+    private var lines: [String]
     public var log: (String) -> Void = { _ in }
 
     public init(accounts: [AccountSync], socket: String, interval: Double) {
         self.accounts = accounts
         self.socket = socket
         self.interval = interval
+        wakeups = (0...accounts.count).map { _ in Wakeup() }
+        lines = accounts.map { "\($0.account.name): starting" }
     }
 
     var isStopping: Bool { stopFlag.locked { stopping } }
 
     public func stop() {
         stopFlag.locked { stopping = true }
-        wakeup.poke()
+        poke()
     }
+
+    /// Wakes every account (a local commit, a stop).
+    func poke() { for w in wakeups { w.poke() } }
 
     /// Runs until `stop` (SIGTERM, SIGINT).
     public func run() {
+        let serving = accounts.compactMap { a in
+            let lock = a.serviceLock()
+            if lock == nil { SyncOutput.error("\(a.account.name): another todod-sync serves this account already") }
+            return lock
+        }
+        defer { withExtendedLifetime(serving) {} }
         DispatchQueue(label: "todod-sync.watch").async { [self] in follow() }
         ServiceManager.notify("READY=1\nSTATUS=starting")
+        let done = DispatchGroup()
+        for (i, a) in accounts.enumerated() {
+            // Each account is used by its own queue alone.
+            DispatchQueue(label: "todod-sync.account.\(a.account.name)").async(group: done) { [self] in loop(accounts[i], index: i) }
+        }
+        while !isStopping { _ = wakeups[accounts.count].wait(seconds: .infinity) }
+        done.wait()
+        ServiceManager.notify("STOPPING=1")
+    }
+
+    /// One account's rounds, on its own thread.
+    func loop(_ a: AccountSync, index: Int) {
+        let wakeup = wakeups[index]
         var nextPull = Posix.monotonicSeconds()
         var changed = true
         while !isStopping {
             let now = Posix.monotonicSeconds()
             let pull = now >= nextPull
             if pull { nextPull = now + interval }
-            // An account in backoff waits for its retry; its changes wait with it.
-            for a in accounts where (a.retryAt ?? 0) <= now && (pull || changed || a.retryAt != nil) {
-                guard !isStopping else { break }
+            // In backoff, the account waits for its retry; its changes wait with it.
+            if (a.retryAt ?? 0) <= now && (pull || changed || a.retryAt != nil) {
                 switch a.round() {
                 case .success(let report): log(report.summary(account: a.account.name))
                 case .failure(let error): SyncOutput.error("\(a.account.name): \(error.message)")
                 }
+                let line = "\(a.account.name): " + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step")
+                let status = stopFlag.locked { () -> String in
+                    lines[index] = line
+                    return lines.joined(separator: "; ")
+                }
+                ServiceManager.notify("STATUS=" + status)
             }
             changed = false
-            ServiceManager.notify("STATUS=" + accounts.map { a in
-                "\(a.account.name): " + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step")
-            }.joined(separator: "; "))
-            let retries = accounts.compactMap(\.retryAt).filter { $0 > Posix.monotonicSeconds() }
-            let deadline = ([nextPull] + retries).min()!
+            let retry = a.retryAt.flatMap { $0 > Posix.monotonicSeconds() ? $0 : nil }
+            let deadline = min(nextPull, retry ?? .infinity)
             if wakeup.wait(seconds: deadline - Posix.monotonicSeconds()) {
                 guard !isStopping else { break }
                 // Debounce: a burst of commits is one round.
@@ -109,7 +139,6 @@ public final class SyncService: @unchecked Sendable {
                 changed = true
             }
         }
-        ServiceManager.notify("STOPPING=1")
     }
 
     /// Follows todod's `watch` and pokes the loop on every committed change; reconnects with
@@ -121,9 +150,9 @@ public final class SyncService: @unchecked Sendable {
                 let transport = try UnixSocketTransport(path: socket, timeout: 10)
                 let seq = try transport.call(.daemonStatus, [:])["seq"]?.intValue
                 delay = 1
-                wakeup.poke()  // what changed while nobody watched
+                poke()  // what changed while nobody watched
                 try transport.watch(WatchParams(since: seq)) { [self] event in
-                    if event["seq"] != nil { wakeup.poke() }  // a change (reminders carry no seq)
+                    if event["seq"] != nil { poke() }  // a change (reminders carry no seq)
                     return !isStopping
                 }
             } catch {

@@ -25,6 +25,38 @@ public struct SyncedItem: Sendable, Equatable {
     }
 }
 
+/// A todo or resource that does not sync, named in `sync status` until it is fixed or deleted.
+public struct SyncProblem: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// A resource on the server that todod cannot read (by href): left alone there.
+        case unreadable
+        /// A resource todod reads but its rules refuse (a title too long, an unknown rule ...).
+        case rejected
+        /// A local change the server refused (403, 409, 415, 507 ...): tried again every round.
+        case refused
+    }
+    public var kind: Kind
+    public var uid: String?
+    public var href: String
+    public var etag: String
+    /// The todo's title, or the href when none could be read.
+    public var title: String
+    /// Why, in one line (the server's reason for a refusal).
+    public var reason: String
+
+    public init(kind: Kind, uid: String?, href: String, etag: String = "", title: String, reason: String) {
+        self.kind = kind
+        self.uid = uid
+        self.href = href
+        self.etag = etag
+        self.title = title
+        self.reason = reason
+    }
+
+    /// What identifies it: the todo for a refusal, the resource otherwise.
+    var key: String { kind == .refused ? (uid ?? href) : href }
+}
+
 /// One account's sync state (SPEC §9): a small SQLite file of its own (`SyncPaths.stateFile`),
 /// one row per todo, so a change rewrites one row, not the whole state. A missing or unreadable
 /// file starts empty (`SyncState.open`): the next round resyncs by UID.
@@ -39,11 +71,21 @@ public final class SyncState {
         CREATE TABLE IF NOT EXISTS items (uid TEXT PRIMARY KEY, href TEXT NOT NULL UNIQUE, etag TEXT NOT NULL,
                                           base TEXT NOT NULL, refetch INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE IF NOT EXISTS moves (uid TEXT PRIMARY KEY, updated INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS problems (kind TEXT NOT NULL, key TEXT NOT NULL, uid TEXT, href TEXT NOT NULL, etag TEXT NOT NULL,
+                                             title TEXT NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (kind, key));
         """
     static let version = "1"
 
     init(path: String) throws(TodoError) {
         self.path = path
+        // Made (or kept) 0600 before SQLite opens it: its -wal and -shm files take its mode.
+        for file in [path, path + "-wal", path + "-shm"] {
+            let fd = Glibc.open(file, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (file == path ? O_CREAT : 0), 0o600)
+            if fd >= 0 {
+                _ = fchmod(fd, 0o600)
+                close(fd)
+            }
+        }
         connection = try Connection(path: path)
         try connection.execute(Self.schema)
         let version = try connection.firstRow("SELECT value FROM meta WHERE key = 'version'") { $0.text(0) }
@@ -99,7 +141,7 @@ public final class SyncState {
     /// Starts over for another calendar or store: no token, no seq, no items (the next round
     /// matches the two sides by UID).
     public func reset(calendar: String, storeID: String) throws(TodoError) {
-        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM meta WHERE key IN ('token', 'seq');")
+        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM problems; DELETE FROM meta WHERE key IN ('token', 'seq');")
         do {
             try setMeta("calendar", calendar)
             try setMeta("store", storeID)
@@ -189,6 +231,36 @@ public final class SyncState {
     /// Whether the todo's latest change is the move a round made (`recordMove`), nothing since.
     public func isOwnMove(uid: String, updated: Instant) throws(TodoError) -> Bool {
         try connection.firstRow("SELECT updated FROM moves WHERE uid = ?", [.text(uid)]) { $0.int64(0) } == updated.usec
+    }
+
+    // MARK: - Items that do not sync
+
+    /// Records a problem (replacing one of the same kind for the same todo or resource).
+    public func record(_ problem: SyncProblem) throws(TodoError) {
+        try connection.run("""
+            INSERT INTO problems (kind, key, uid, href, etag, title, reason) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (kind, key) DO UPDATE SET uid = excluded.uid, href = excluded.href, etag = excluded.etag,
+                title = excluded.title, reason = excluded.reason
+            """, [.text(problem.kind.rawValue), .text(problem.key), .optional(problem.uid), .text(problem.href), .text(problem.etag),
+                  .text(problem.title), .text(problem.reason)])
+    }
+
+    /// Every problem, oldest first.
+    public func problems() throws(TodoError) -> [SyncProblem] {
+        try connection.rows("SELECT kind, uid, href, etag, title, reason FROM problems ORDER BY rowid", []) { s in
+            SyncProblem(kind: SyncProblem.Kind(rawValue: s.text(0)) ?? .unreadable, uid: s.isNull(1) ? nil : s.text(1), href: s.text(2),
+                        etag: s.text(3), title: s.text(4), reason: s.text(5))
+        }
+    }
+
+    /// Forgets the server-side problems of the resource at `href` (read again, or gone).
+    public func clearRemoteProblems(href: String) throws(TodoError) {
+        try connection.run("DELETE FROM problems WHERE kind <> 'refused' AND key = ?", [.text(href)])
+    }
+
+    /// Forgets that the server refused the todo `uid` (it went through, or has nothing to send).
+    public func clearRefused(uid: String) throws(TodoError) {
+        try connection.run("DELETE FROM problems WHERE kind = 'refused' AND key = ?", [.text(uid)])
     }
 
     /// Runs `body` in one transaction (many item writes, one fsync).

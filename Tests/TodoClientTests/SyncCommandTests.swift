@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoCore
+import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 @testable import TodoClient
@@ -128,6 +129,7 @@ import TodoTestSupport
     /// A config and state directory with two accounts, and their status files.
     final class Accounts {
         let dir = TemporaryDirectory("syncst")
+        var locks: [FileLock] = []
         var environment: [String: String] { ["XDG_CONFIG_HOME": dir.path, "XDG_STATE_HOME": dir.path, "XDG_RUNTIME_DIR": dir.path] }
 
         init(statuses: [SyncStatus]) throws {
@@ -136,6 +138,10 @@ import TodoTestSupport
                 SyncAccount(name: "work", url: "http://127.0.0.1:5232/", user: "bob", credential: "pw"),
             ], environment: environment)
             try FileManager.default.createDirectory(atPath: dir.file("todod/sync"), withIntermediateDirectories: true)
+            // A todod-sync serves both accounts (holds their service locks).
+            for name in ["home", "work"] {
+                if let lock = try FileLock(path: SyncPaths.serviceLock(account: name, environment: environment)!, timeout: 1) { locks.append(lock) }
+            }
             for s in statuses {
                 try s.json.serialized().write(toFile: SyncPaths.statusFile(account: s.account, environment: environment)!, atomically: true, encoding: .utf8)
             }
@@ -188,7 +194,7 @@ import TodoTestSupport
         let r = Fixtures.run(["sync", "status"], environment: a.environment)
         #expect(r.status == CLI.exitOK)
         #expect(r.stdoutLines.count == 3)
-        #expect(r.stdoutLines[1].hasPrefix("home     waiting  never") && r.stdoutLines[1].hasSuffix("no round yet (is todod-sync running? todoctl sync now)"))
+        #expect(r.stdoutLines[1].hasPrefix("home     waiting  never") && r.stdoutLines[1].hasSuffix("no round yet"))
         #expect(r.stdoutLines[2].hasPrefix("work     unknown  never") && r.stdoutLines[2].hasSuffix("work.status is not a status file todod-sync wrote"))
     }
 

@@ -357,7 +357,10 @@ private func stripped(_ todos: [Todo]) -> [Todo] {
                         #expect(!clash)
                         let i = ref.categoryIndex(from.name)!
                         ref.categories[i].name = to
-                        for (id, todo) in ref.todos where todo.category == from.name { ref.todos[id]!.category = to }
+                        for (id, todo) in ref.todos where todo.category == from.name {
+                            ref.todos[id]!.category = to
+                            if to != from.name { ref.todos[id]!.updated = now }  // its todos change with it
+                        }
                     } catch let error as TodoError where error.code == .conflict {
                         #expect(clash)
                     }

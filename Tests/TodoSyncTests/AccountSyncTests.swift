@@ -62,6 +62,7 @@ import TodoTestSupport
         #expect(entry["SYNC_ACCOUNT"] == "home")
         #expect(entry["SYNC_FIELDS"] == "title")
         #expect(entry["SYNC_KEPT"] == "remote")
+        #expect(entry["SYNC_LOST"]?.stringValue == "title \"\(title) here\"")
         #expect(entry["MESSAGE"]?.stringValue?.contains("conflict") == true)
         #expect(entry["MESSAGE"]?.stringValue?.contains("秘密") == false)
     }
@@ -105,6 +106,88 @@ import TodoTestSupport
         #expect(throws: Never.self) { try sync.round().get() }
         #expect(cal.creates == 1)
     }
+}
+
+extension AccountSyncTests {
+    /// The state file and the directories are the user's alone; the status tells the truth
+    /// after a restart and a failure (ITEMS kept), and `sync status` counts the changes made
+    /// since the last round as pending, with no todod-sync running.
+    @Test func statusTellsTheTruthAndTheStateIsPrivate() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let (sync, env, home) = try Self.account(m, cal)
+        defer { withExtendedLifetime(home) {} }
+        for i in 0..<3 { try m.add("item \(i)") }
+        try sync.round().get()
+        let state = try #require(SyncPaths.stateFile(account: "home", environment: env))
+        #expect(try Files.mode(state).mode == 0o600)
+        #expect(try Files.mode(Files.directory(of: state)).mode == 0o700)
+        #expect(try Self.status(env).0.items == 3)
+
+        // Restarted, and the server gone: ITEMS stays what the last round found.
+        let again = AccountSync(account: sync.account, environment: env, socket: m.daemon.socket, opener: { _, _ throws(SyncError) in Unreachable() })
+        _ = again.round()
+        #expect(try Self.status(env).0.items == 3)
+
+        // Changes made with nothing running are pending in `sync status`.
+        for i in 0..<4 { try m.add("unsent \(i)") }
+        try SyncConfig.save([sync.account], environment: env)
+        var environment = env
+        environment["TODOD_SOCKET"] = m.daemon.socket
+        let r = try ChildProcess.run(BuiltProducts.path("todoctl"), ["sync", "status"], environment: environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        let row = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("home") })
+        #expect(row.contains("not running"), "\(r.stdout)")
+        #expect(row.split(separator: " ").contains("4"), "4 changes unsent: \(row)")
+        #expect(!row.contains("retry"))
+    }
+}
+
+extension AccountSyncTests {
+    /// One account whose server never answers does not hold another account's pushes: each
+    /// account runs on its own.
+    @Test func aStuckAccountBlocksNoOther() throws {
+        let m = try Machine()
+        let good = InMemoryCollection()
+        let stuck = Stuck()
+        let (home, _, dir1) = try Self.account(m, good)
+        let (other, _, dir2) = try Self.account(m, stuck)
+        defer { withExtendedLifetime((dir1, dir2)) {} }
+        let blocked = AccountSync(account: SyncAccount(name: "stuck", url: stuck.url, user: "alice", passwordFile: other.account.passwordFile,
+                                                       calendar: stuck.url), environment: other.environment, socket: m.daemon.socket,
+                                  opener: { _, _ throws(SyncError) in stuck })
+        let service = SyncService(accounts: [blocked, home], socket: m.daemon.socket, interval: 3600)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            service.run()
+            finished.signal()
+        }
+        #expect(NotifyTestSupport.eventually(timeout: 10) { stuck.entered })
+        let uid = try #require(try m.add("押し出す")["uid"]?.stringValue)
+        #expect(NotifyTestSupport.eventually(timeout: 10) { good.href(uid: uid) != nil }, "the other account pushed")
+        service.stop()
+        stuck.release.signal()
+        #expect(finished.wait(timeout: .now() + 20) == .success)
+    }
+}
+
+/// A server whose first listing never returns until released (a stuck connection).
+final class Stuck: CalendarCollection, @unchecked Sendable {
+    let url = "http://127.0.0.1:9/stuck/"
+    let release = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var _entered = false
+    var entered: Bool { lock.withLock { _entered } }
+    func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
+        lock.withLock { _entered = true }
+        release.wait()
+        throw .timeout
+    }
+    func versions() throws(CalDAVError) -> [RemoteVersion] { throw .timeout }
+    func fetch(_ hrefs: [String]) throws(CalDAVError) -> [RemoteObject] { throw .timeout }
+    func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) { throw .timeout }
+    func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? { throw .timeout }
+    func delete(href: String, ifMatch etag: String) throws(CalDAVError) { throw .timeout }
 }
 
 /// A server that cannot be reached.

@@ -292,7 +292,7 @@ struct CalDAVSyncTests {
         let named = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", server.rootURL, "--user", server.user!,
                                                                              "--password-file", file, "--calendar", calendar], environment: host.environment)
         #expect(named.status == 0)
-        #expect(named.stdout == calendar + "\n")
+        #expect(named.stdout == calendar + "\ntodos 0\n", "the calendar, then how many todos it holds")
         _ = try Self.calendar(server)
         let several = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", server.rootURL, "--user", server.user!,
                                                                                "--password-file", file], environment: host.environment)
