@@ -35,7 +35,7 @@ struct Router {
 
     let status: StatusSource
     let reminders: any ReminderHistoryReading
-    /// Called on the store queue between the slices of long work (a large import).
+    /// Called on the store queue between the slices of long work (a large import, undo or redo).
     var progress: @Sendable () -> Void = {}
 
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
@@ -327,7 +327,7 @@ struct Router {
     /// `store.undo` / `store.redo`: `{seq, description, changes, todos, categories, deletedTodos,
     /// deletedCategories}`, and the ordinary events of what it changed.
     private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        let r = redo ? try tx.redo(steps: steps) : try tx.undo(steps: steps)
+        let r = redo ? try tx.redo(steps: steps, progress: progress) : try tx.undo(steps: steps, progress: progress)
         var out: [UInt8] = []
         JSON.object([
             "seq": r.seq.map { .int($0) } ?? .null, "description": .string(r.description),
