@@ -314,6 +314,7 @@ struct Router {
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, progress: progress) } catch { throw RPCError(error) }
+        progress()  // the commit follows, which cannot tell the watchdog it moves
         var result: JSONObject = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
                             "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
                             "unchanged": .int(Int64(counts.unchanged))]
@@ -340,7 +341,9 @@ struct Router {
         out.append(contentsOf: #","deletedTodos":"#.utf8)
         out.append(contentsOf: Todo.encodedJSON(r.deletedTodos))
         out.append(UInt8(ascii: "}"))
-        return Outcome(encodedResult: out, events: Self.events(of: r))
+        let events = Self.events(of: r)
+        progress()  // the commit follows, which cannot tell the watchdog it moves
+        return Outcome(encodedResult: out, events: events)
     }
 
     /// The events a client watching would have seen had the changes an undo or redo made been

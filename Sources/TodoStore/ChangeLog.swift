@@ -436,6 +436,7 @@ extension StoreTransaction {
         }
         guard !done.isEmpty else { throw TodoError.conflict(redo ? "nothing to redo" : "nothing to undo") }
         let description = done.map(\.description).joined(separator: "; ")
+        progress()  // recording the change sums the size of every row it wrote
         let seq = try recordChange(redo ? .redo : .undo, (redo ? "redo " : "undo ") + description)
         var reversal = Reversal(seq: seq, changes: done.map(\.seq), description: description, todos: [], deletedTodos: [],
                                 categories: [], deletedCategories: [], todosBefore: todosBefore, categoriesBefore: categoriesBefore)
