@@ -27,22 +27,43 @@ import TodoTestSupport
         var failures: [String]
     }
 
+    /// Receives the daemons' notifications for the whole test, recording when WATCHDOG=1 came. It
+    /// must never stop reading: the manager's socket holds 10 datagrams here, and a daemon whose
+    /// notification finds it full waits (on its store queue) until it is read.
+    final class Listener: @unchecked Sendable {
+        // @unchecked: `beats` and `done` guard themselves; `thread` is set once, in init.
+        let beats = LockedBox<[Double]>([])
+        let done = LockedBox(false)
+        private var thread: Thread?
+
+        init(_ notify: Int32) {
+            let (beats, done) = (beats, done)
+            let thread = Thread {
+                while !done.value {
+                    if let bytes = UnixDatagram.receive(notify, timeoutMilliseconds: 50), bytes == Array("WATCHDOG=1".utf8) {
+                        let t = now()
+                        beats.mutate { $0.append(t) }
+                    }
+                }
+            }
+            thread.start()
+            self.thread = thread
+        }
+
+        func stop() {
+            done.value = true
+            while thread?.isExecuting == true { usleep(10_000) }
+        }
+    }
+
     /// Sends `method` on `actor` while another client asks `todo.get` of `kept` in a loop and the
     /// watchdog's messages are recorded.
-    func during(_ method: String, daemon: DaemonProcess, notify: Int32, actor: RawClient, kept: Int64) throws -> Run {
-        let beats = LockedBox<[Double]>([])
+    func during(_ method: String, daemon: DaemonProcess, listener: Listener, actor: RawClient, kept: Int64) throws -> Run {
+        let beats = listener.beats
         let gets = LockedBox<[(sent: Double, took: Double)]>([])
         let failures = LockedBox<[String]>([])
         let done = LockedBox(false)
-        let listener = Thread {
-            while !done.value {
-                if let bytes = UnixDatagram.receive(notify, timeoutMilliseconds: 50), bytes == Array("WATCHDOG=1".utf8) {
-                    let t = now()
-                    beats.mutate { $0.append(t) }
-                }
-            }
-        }
-        listener.start()
+        let beatsBefore = beats.value.count
         nonisolated(unsafe) let other = try RawClient(path: daemon.socket, timeoutSeconds: 600)  // used by that thread alone
         let asker = Thread {
             while !done.value {
@@ -60,14 +81,14 @@ import TodoTestSupport
             }
         }
         asker.start()
-        #expect(eventually(timeout: 5) { beats.value.count >= 2 && gets.value.count >= 2 })
+        #expect(eventually(timeout: 5) { beats.value.count >= beatsBefore + 2 && gets.value.count >= 2 })
         let started = now()
         let answer = try actor.call(method)
         let took = now() - started
         // The watchdog beats once more after the request (the silence is measured to it).
         #expect(eventually(timeout: 5) { (beats.value.last ?? 0) > started + took })
         done.value = true
-        while listener.isExecuting || asker.isExecuting { usleep(10_000) }
+        while asker.isExecuting { usleep(10_000) }
         let around = beats.value.filter { $0 > started - 1 }
         let silence = zip(around, around.dropFirst()).map { $1 - $0 }.max() ?? .infinity
         let during = gets.value.filter { $0.sent >= started && $0.sent < started + took }
@@ -79,7 +100,11 @@ import TodoTestSupport
         let dir = TemporaryDirectory("largeundo")
         let notifyPath = dir.file("notify.sock")
         let notify = try UnixDatagram.bind(path: notifyPath)
-        defer { Posix.close(notify) }
+        let listener = Listener(notify)
+        defer {
+            listener.stop()
+            Posix.close(notify)
+        }
         let environment = ["NOTIFY_SOCKET": notifyPath, "WATCHDOG_USEC": "2000000"]
         var daemon = try DaemonProcess(directory: dir, environment: environment)
         var actor = try RawClient(path: daemon.socket, timeoutSeconds: 600)
@@ -104,7 +129,7 @@ import TodoTestSupport
         let ids = Set(try actor.result("todo.list", ["status": "all", "limit": 100_000])["todos"]?.arrayValue?.compactMap { $0["id"]?.intValue } ?? [])
         #expect(ids.count == Self.count + 1)
 
-        let undo = try during("store.undo", daemon: daemon, notify: notify, actor: actor, kept: kept)
+        let undo = try during("store.undo", daemon: daemon, listener: listener, actor: actor, kept: kept)
         print("undo of a \(Self.count)-todo import: \(String(format: "%.2f", undo.seconds)) s; longest watchdog silence "
               + "\(String(format: "%.2f", undo.silence)) s; other client's todo.get worst \(String(format: "%.0f", undo.worstGet * 1000)) ms, "
               + "\(undo.getsDuring) sent during it")
@@ -125,7 +150,7 @@ import TodoTestSupport
 
         daemon = try DaemonProcess(directory: dir, environment: environment)
         actor = try RawClient(path: daemon.socket, timeoutSeconds: 600)
-        let redo = try during("store.redo", daemon: daemon, notify: notify, actor: actor, kept: kept)
+        let redo = try during("store.redo", daemon: daemon, listener: listener, actor: actor, kept: kept)
         print("redo of a \(Self.count)-todo import: \(String(format: "%.2f", redo.seconds)) s; longest watchdog silence "
               + "\(String(format: "%.2f", redo.silence)) s; other client's todo.get worst \(String(format: "%.0f", redo.worstGet * 1000)) ms, "
               + "\(redo.getsDuring) sent during it")
