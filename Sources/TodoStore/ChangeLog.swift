@@ -66,7 +66,8 @@ let changeLogDeletionsMigration = Migration(id: 11, name: "change log deletions 
 /// columns plus `ChangeLog.rowOverhead` per row) and the running total of every change logged
 /// up to it (`changes.total_bytes`, like `seq` never lowered by pruning), so the size of the log
 /// is the newest total minus the oldest's total before it: two rows read, never a sum over the
-/// log. Filled in here for the changes already logged.
+/// log. Filled in here for the changes already logged, with the same measure `recordChange`
+/// uses (`ChangeLog.imageBytes`).
 let changeLogSizeMigration = Migration(id: 12, name: "change log sizes", sql: """
     ALTER TABLE changes ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE changes ADD COLUMN total_bytes INTEGER NOT NULL DEFAULT 0;
@@ -275,11 +276,11 @@ extension StoreTransaction {
     /// One bounded step of pruning: removes changes older than both the last `retention.changes`
     /// and `retention.ageUsec`, and the oldest changes while the log's images take more than
     /// `retention.bytes` (never the newest change), at most `retention.rowsPerCommit` images and
-    /// 16 changes at a time, or twice what the transaction logged when that is more (so a pass of
-    /// many large edits cannot outgrow the bound). Run once by every write transaction just before it commits
-    /// (`TodoStore.write`, `writeOnQueue`), not per change: a pass of group commit that logged
-    /// eight adds reads the oldest change once. While the log is within its bounds that one read
-    /// is all it does.
+    /// 16 changes at a time, or twice what the transaction logged when that is more (so a pass
+    /// of many large edits cannot outgrow the bound). Run once by every write transaction just
+    /// before it commits (`TodoStore.write`, `writeOnQueue`), not per change: a pass of group
+    /// commit that logged eight adds reads the oldest change once. While the log is within its
+    /// bounds that one read is all it does.
     func pruneBeforeCommit() throws(TodoError) {
         let logged = logTail?.logged ?? (changes: 0, rows: 0)
         var budget = max(retention.rowsPerCommit, 2 * logged.rows)
@@ -440,9 +441,9 @@ extension StoreTransaction {
         let seq = try recordChange(redo ? .redo : .undo, (redo ? "redo " : "undo ") + description)
         var reversal = Reversal(seq: seq, changes: done.map(\.seq), description: description, todos: [], deletedTodos: [],
                                 categories: [], deletedCategories: [], todosBefore: todosBefore, categoriesBefore: categoriesBefore)
-        let now = Dictionary(try todosNow(todoIDs, progress: progress).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let after = Dictionary(try todosNow(todoIDs, progress: progress).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for id in todoIDs {
-            if let todo = now[id] {
+            if let todo = after[id] {
                 reversal.todos.append(todo)
             } else if let was = todosBefore[id] {
                 reversal.deletedTodos.append(was)
