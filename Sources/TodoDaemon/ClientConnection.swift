@@ -131,6 +131,9 @@ final class ClientConnection: @unchecked Sendable {
             framer.append(ClientConnection.scratch[0..<n])
             takeRequests()
             if framer.pendingCount >= ClientConnection.inputLimit { pauseReading() }
+            // A short read emptied the socket: the read loop's epoll (level-triggered) calls again
+            // when more comes, so no `read` that would block follows every request.
+            if n < ClientConnection.scratch.count { return }
         }
     }
 
