@@ -140,6 +140,7 @@ import TodoTestSupport
         #expect(deleted.count == Self.count)
         #expect(Set(deleted.compactMap { $0["uid"]?.stringValue }) == Set((0..<Self.count).map { "large-undo-\($0)" }))
         #expect(undo.failures.isEmpty, "\(undo.failures.prefix(3))")
+        #expect(undo.getsDuring > 0, "no todo.get sent during the undo was answered")
         #expect(undo.silence < 2.0, "WATCHDOG=1 stopped for \(undo.silence) s during the undo")
 
         // The real database after the undo: the one todo kept, its category's counts right.
@@ -158,6 +159,7 @@ import TodoTestSupport
         #expect(redone?["todos"]?.arrayValue?.count == Self.count, "\(redo.answer.serialized().prefix(300))")
         #expect(redone?["deletedTodos"]?.arrayValue?.count == 0)
         #expect(redo.failures.isEmpty, "\(redo.failures.prefix(3))")
+        #expect(redo.getsDuring > 0, "no todo.get sent during the redo was answered")
         #expect(redo.silence < 2.0, "WATCHDOG=1 stopped for \(redo.silence) s during the redo")
         let back = Set(try actor.result("todo.list", ["status": "all", "limit": 100_000])["todos"]?.arrayValue?.compactMap { $0["id"]?.intValue } ?? [])
         #expect(back == ids)
