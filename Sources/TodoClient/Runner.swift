@@ -91,7 +91,7 @@ struct Runner {
             // A document too long for one request line goes in parts on this connection; the
             // daemon applies them together with the last one.
             var result: JSON = .null
-            for part in Runner.importParts(params) { result = try call(part) }
+            for part in try Runner.importParts(params) { result = try call(part) }
             if json { emit(result) } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
@@ -114,14 +114,22 @@ struct Runner {
     static let importPartBytes = 768 * 1024
 
     /// `document` cut into export documents of at most `importPartBytes` of todos and category
-    /// names each (a single larger todo goes alone), every one but the last marked `"more": true`.
-    /// A small document is one part. A `more` member in the document itself is dropped: it
-    /// belongs to the protocol, and left in it would make the daemon wait for parts that never come.
-    static func importParts(_ document: JSONObject) -> [StoreImportParams] {
+    /// names each, every one but the last marked `"more": true`. A small document is one part. A
+    /// `more` member in the document itself is dropped: it belongs to the protocol, and left in it
+    /// would make the daemon wait for parts that never come.
+    /// - Throws: `.input` naming the entry when one todo or category alone is too large for a
+    ///   request (nothing is sent): no entry within todod's limits is (a title of 4 KiB, notes and
+    ///   kept iCalendar lines of 64 KiB each, 32 tags), so it is refused here with what is too
+    ///   large, not sent as a line the daemon cannot read.
+    static func importParts(_ document: JSONObject) throws(CLIFailure) -> [StoreImportParams] {
         let document = StoreImportParams(document: document).document
         let categories = document["categories"]?.arrayValue ?? []
         let todos = document["todos"]?.arrayValue ?? []
         func size(_ value: JSON) -> Int { value.serialized().utf8.count + 1 }
+        for (i, todo) in todos.enumerated() where size(todo) > importPartBytes { throw .input(tooLarge(todo, at: i, size: size(todo))) }
+        for (i, name) in categories.enumerated() where size(name) > importPartBytes {
+            throw .input("categories[\(i)] is \(byteCount(size(name))), longer than a category name may be (\(Validation.maxCategoryBytes) bytes); nothing was imported")
+        }
         guard (categories + todos).reduce(0, { $0 + size($1) }) > importPartBytes else { return [StoreImportParams(document: document)] }
         var parts: [StoreImportParams] = []
         var part = document
@@ -144,6 +152,36 @@ struct Runner {
         close()
         parts[parts.count - 1].more = false
         return parts
+    }
+
+    /// Why import entry `i` (`size` bytes as sent) cannot be imported: the member over todod's
+    /// limit, else its size; the entry is named by its index, title and uid.
+    private static func tooLarge(_ todo: JSON, at i: Int, size: Int) -> String {
+        let title = todo["title"]?.stringValue.map { " " + TimeExpression.quoted(String($0.prefix(40))) } ?? ""
+        let uid = todo["uid"]?.stringValue.map { " (uid \(String($0.prefix(80))))" } ?? ""
+        let entry = "todos[\(i)]\(title)\(uid)"
+        let limits: [(member: String, what: String, bytes: Int)] = [
+            ("ical", "kept iCalendar lines (the properties todod does not model)", Validation.maxNotesBytes),
+            ("notes", "notes", Validation.maxNotesBytes), ("title", "title", Validation.maxTitleBytes),
+        ]
+        for limit in limits {
+            if let text = todo[limit.member]?.stringValue, text.utf8.count > limit.bytes {
+                return "cannot import \(entry): its \(limit.what) take \(byteCount(text.utf8.count)), more than the "
+                    + "\(byteCount(limit.bytes)) todod keeps; nothing was imported"
+            }
+        }
+        return "cannot import \(entry): it takes \(byteCount(size)), more than one request may carry "
+            + "(\(byteCount(importPartBytes))); nothing was imported"
+    }
+
+    /// "1.2 MiB", "64 KiB", "900 bytes".
+    private static func byteCount(_ bytes: Int) -> String {
+        func tenths(_ shift: Int, _ unit: String) -> String {
+            let t = (bytes * 10 + (1 << (shift - 1))) >> shift
+            return t % 10 == 0 ? "\(t / 10) \(unit)" : "\(t / 10).\(t % 10) \(unit)"
+        }
+        if bytes >= 1 << 20 { return tenths(20, "MiB") }
+        return bytes >= 1 << 10 ? tenths(10, "KiB") : "\(bytes) bytes"
     }
 
     /// `export`: the document to stdout or a file, or iCalendar to stdout, a file or a vdir.

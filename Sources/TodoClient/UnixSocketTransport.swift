@@ -113,6 +113,10 @@ public final class UnixSocketTransport: RPCTransport {
     /// The `result` of the response to request `id`; nil for a notification (not our answer).
     private func answer(to id: Int64, in message: JSON) throws(ClientError) -> JSON? {
         guard message["method"] == nil else { return nil }
+        // An error for no request: the daemon could not read the request line (too long, not JSON).
+        if message["id"] == .null, let error = message["error"] {
+            throw ClientError.refused(RPCError(json: error) ?? RPCError(code: RPCError.internalErrorCode, message: "malformed error from todod"))
+        }
         guard message["id"] == .int(id) else { throw ClientError.badAnswer("todod answered request \(message["id"]?.serialized() ?? "?") instead of \(id)") }
         if let error = message["error"] {
             throw ClientError.refused(RPCError(json: error) ?? RPCError(code: RPCError.internalErrorCode, message: "malformed error from todod"))

@@ -69,22 +69,21 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         let (y, m, d) = Instant.civil(days: days)
         var n = 0
         func put(_ byte: UInt8) { buffer[n] = byte; n += 1 }
-        func digits(_ value: Int64, _ width: Int) {
-            var v = value
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                buffer[n + i] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
-                v /= 10
-            }
-            n += width
+        /// Two digits of `value` (0...99) at once; each instant writes seven or ten such pairs.
+        func pair(_ value: Int64) {
+            let v = UInt8(truncatingIfNeeded: value)
+            buffer[n] = 0x30 &+ v / 10
+            buffer[n &+ 1] = 0x30 &+ v % 10
+            n &+= 2
         }
         if (0...9999).contains(y) {
-            digits(y, 4)
+            pair(y / 100); pair(y % 100)
         } else {  // beyond what the parser accepts; written in full
             for byte in String(y).utf8 { put(byte) }
         }
-        put(0x2D); digits(m, 2); put(0x2D); digits(d, 2)
-        put(0x54); digits(secOfDay / 3600, 2); put(0x3A); digits(secOfDay / 60 % 60, 2); put(0x3A); digits(secOfDay % 60, 2)
-        if fractional && micros != 0 { put(0x2E); digits(micros, 6) }
+        put(0x2D); pair(m); put(0x2D); pair(d)
+        put(0x54); pair(secOfDay / 3600); put(0x3A); pair(secOfDay / 60 % 60); put(0x3A); pair(secOfDay % 60)
+        if fractional && micros != 0 { put(0x2E); pair(micros / 10_000); pair(micros / 100 % 100); pair(micros % 100) }
         put(0x5A)
         return n
     }

@@ -65,18 +65,22 @@ final class ClientConnection: @unchecked Sendable {
 
     private let requests: any RequestHandling
     private let onClose: (ClientConnection) -> Void
+    /// Called when output that had to wait for the peer to read is all written.
+    private let onDrained: (ClientConnection) -> Void
     /// Called when the peer is cut off for not reading, with the bytes it left unread.
     private let onCutOff: (Int) -> Void
 
     init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
          requests: any RequestHandling,
-         onClose: @escaping (ClientConnection) -> Void, onCutOff: @escaping (Int) -> Void = { _ in }) {
+         onClose: @escaping (ClientConnection) -> Void, onDrained: @escaping (ClientConnection) -> Void = { _ in },
+         onCutOff: @escaping (Int) -> Void = { _ in }) {
         self.fd = fd
         self.peer = peer
         self.queue = queue
         self.readLoop = readLoop
         self.requests = requests
         self.onClose = onClose
+        self.onDrained = onDrained
         self.onCutOff = onCutOff
         writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
     }
@@ -127,6 +131,9 @@ final class ClientConnection: @unchecked Sendable {
             framer.append(ClientConnection.scratch[0..<n])
             takeRequests()
             if framer.pendingCount >= ClientConnection.inputLimit { pauseReading() }
+            // A short read emptied the socket: the read loop's epoll (level-triggered) calls again
+            // when more comes, so no `read` that would block follows every request.
+            if n < ClientConnection.scratch.count { return }
         }
     }
 
@@ -225,7 +232,11 @@ final class ClientConnection: @unchecked Sendable {
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
-        if writing { writing = false; writeSource.suspend() }
+        if writing {  // only output that waited: an answer written at once costs nothing more
+            writing = false
+            writeSource.suspend()
+            onDrained(self)
+        }
         if reading == nil || framer.pendingCount > 0 { resume() }  // something waited for the peer to read
     }
 

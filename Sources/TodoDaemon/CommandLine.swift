@@ -14,9 +14,10 @@ extension Daemon {
     }
 
     /// `main` for a test build of the daemon (`todod-faults`): `name` appears in its messages and
-    /// `--version`, and `afterStart` is handed to the daemon (see `init(options:environment:afterStart:)`).
-    @_spi(Testing) public static func main(name: String,
-                                           afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?) -> Never {
+    /// `--version`, and `afterStart` and `changeLog` are handed to the daemon (see
+    /// `init(options:environment:afterStart:changeLog:)`).
+    @_spi(Testing) public static func main(name: String, afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?,
+                                           changeLog: Bool = true) -> Never {
         let environment = ProcessInfo.processInfo.environment
         do {
             switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment,
@@ -26,7 +27,7 @@ extension Daemon {
             case .version:
                 print("todod \(TododVersion.string)" + (name == "todod" ? "" : " (\(name))"))
             case .run(let options):
-                Daemon(options: options, environment: environment, afterStart: afterStart).run()
+                Daemon(options: options, environment: environment, afterStart: afterStart, changeLog: changeLog).run()
             }
         } catch {
             _ = Posix.writeWithoutBlocking(2, Array("\(name): \(error.message); see 'todod --help'\n".utf8))

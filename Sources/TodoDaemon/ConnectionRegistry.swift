@@ -9,6 +9,8 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     /// The seq of the newest change whose events went out: a `reminder` event carries it.
     private var latestSeq: Int64
+    /// What runs once every connection has written all its output (`whenFlushed`).
+    private var flushed: (() -> Void)?
 
     /// `seq`: the store's newest change when the daemon starts.
     init(seq: Int64 = 0) { latestSeq = seq }
@@ -19,6 +21,22 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
 
     func remove(_ connection: ClientConnection) {
         connections[ObjectIdentifier(connection)] = nil
+        drained()
+    }
+
+    /// Runs `body` once every connection has written all its output: now, or when the last
+    /// connection whose output waited for its peer has written it or closed (shutdown waits so
+    /// for the answers already queued, without looking every few milliseconds).
+    func whenFlushed(_ body: @escaping () -> Void) {
+        flushed = body
+        drained()
+    }
+
+    /// A connection's waiting output was written, or a connection left.
+    func drained() {
+        guard let body = flushed, allFlushed else { return }
+        flushed = nil
+        body()
     }
 
     /// Hands each reply to its connection, registers new subscribers, and fans events out to them.

@@ -14,7 +14,8 @@ import TodoTime
 ///
 /// Start-up order: ignore SIGPIPE, register signal sources, open and migrate the store, listen,
 /// then announce. On SIGTERM or SIGINT: stop accepting and reading, let every request already
-/// received finish and its answer leave, close the store, exit 0.
+/// received finish and its answer leave, close the store, exit 0. SIGHUP is ignored (logged):
+/// there is nothing to reload.
 public final class Daemon: @unchecked Sendable {
     // @unchecked: `running`, `stopping` and `earlySignal` are touched only on the I/O queue
     // (`start` sets `running` there, `stop` runs there); `databaseWatch` only on the store queue once its
@@ -33,6 +34,8 @@ public final class Daemon: @unchecked Sendable {
     private var databaseWatch: DispatchSourceRead?
     private let environment: [String: String]
     private let afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?
+    /// False opens the store without its change log (a test build's switch, for the benchmark).
+    private let changeLog: Bool
 
     /// What a started daemon holds (docs/ARCHITECTURE.md draws how they are wired).
     private struct Running {
@@ -51,14 +54,16 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// For test builds of the daemon only (the `todod-faults` executable, never installed):
-    /// `afterStart` runs once the daemon serves, given the store queue, so a test can make it hang.
-    /// The shipped `todod` cannot reach it.
+    /// `afterStart` runs once the daemon serves, given the store queue, so a test can make it hang;
+    /// `changeLog: false` opens the store without the change log (todobench's measure of its cost;
+    /// nothing can then be undone). The shipped `todod` cannot reach either.
     @_spi(Testing) public init(options: DaemonOptions, environment: [String: String],
-                               afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?) {
+                               afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?, changeLog: Bool = true) {
         self.options = options
         self.log = Log(prefixPriority: environment["JOURNAL_STREAM"] != nil)
         self.environment = environment
         self.afterStart = afterStart
+        self.changeLog = changeLog
     }
 
     /// Runs the daemon until it is stopped; never returns.
@@ -90,6 +95,14 @@ public final class Daemon: @unchecked Sendable {
             source.resume()
             signalSources.append(source)
         }
+        // SIGHUP: nothing to reload (the options are the command line and environment, read
+        // once), and a hangup of the terminal todod was started from must not stop it. Said once
+        // in the log, so whoever sent it knows it did nothing (todod(8)).
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: ioQueue)
+        hangup.setEventHandler { [log] in log.info("SIGHUP ignored: todod has nothing to reload; restart it to change its options") }
+        hangup.resume()
+        signalSources.append(hangup)
         umask(0o077)
         raiseFileLimit()
         keepLargeBuffersOutOfTheHeap()
@@ -98,10 +111,7 @@ public final class Daemon: @unchecked Sendable {
         let openPath = try trustedDatabasePath(database)
         let store: TodoStore
         do {
-            // TODOD_BENCH_NO_CHANGE_LOG=1: no change log (todobench's comparison of its cost only;
-            // changes then cannot be undone).
-            store = try TodoStore(path: openPath, tzdir: environment["TZDIR"],
-                                  changeLog: environment["TODOD_BENCH_NO_CHANGE_LOG"] != "1")
+            store = try TodoStore(path: openPath, tzdir: environment["TZDIR"], changeLog: changeLog)
         } catch {
             throw StartError(description: error.message)
         }
@@ -301,14 +311,12 @@ public final class Daemon: @unchecked Sendable {
         running.executor.barrier { [ioQueue] in
             ioQueue.async {
                 store.close()
-                Daemon.exitWhenFlushed(connections, queue: ioQueue, deadline: Posix.monotonicSeconds() + 5)
+                // Exits when the last answer is written (or its peer left), or after 5 s for a
+                // peer that does not read.
+                connections.whenFlushed { exit(0) }
+                ioQueue.asyncAfter(deadline: .now() + 5) { exit(0) }
             }
         }
-    }
-
-    private static func exitWhenFlushed(_ connections: ConnectionRegistry, queue: DispatchQueue, deadline: Double) {
-        if connections.allFlushed || Posix.monotonicSeconds() > deadline { exit(0) }
-        queue.asyncAfter(deadline: .now() + .milliseconds(10)) { exitWhenFlushed(connections, queue: queue, deadline: deadline) }
     }
 
     /// Allocations of 256 KiB or more (the answer to a long listing, say) get mappings of their

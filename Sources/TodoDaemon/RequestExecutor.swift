@@ -40,6 +40,18 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         var seq: Int64? = nil
         /// For a `watch` with `since`: the replayed event lines, sent after the response.
         var replay: [[UInt8]] = []
+        /// The request failed (its response is an error).
+        var failed = false
+    }
+
+    /// Why a pass's transaction did not commit.
+    private enum PassFailure: TodoErrorConvertible {
+        /// The transaction could not begin or commit.
+        case store(TodoError)
+        /// The one request of a pass of its own failed: the whole transaction rolled back.
+        case requestFailed
+
+        init(_ error: TodoError) { self = .store(error) }
     }
 
     private let store: TodoStore
@@ -199,14 +211,20 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     }
 
     /// How many of `jobs` (the first included) one pass takes: all of them, except that a
-    /// `store.import` runs in a pass of its own. A large import is long work: requests of other
-    /// clients then wait for one part, not for every part pipelined with it, and the store
-    /// queue's timers (the watchdog, reminders) run between the parts.
+    /// `store.import`, `store.undo` or `store.redo` runs in a pass of its own. Each may be long
+    /// work (an import's last part, the undo of a large import): requests of other clients
+    /// queued before it are answered first, those after it wait for that one request, not for
+    /// everything pipelined with it, and the store queue's timers (the watchdog, reminders) run
+    /// between such passes.
     private static func passLength(_ jobs: [Job]) -> Int {
-        guard let i = jobs.firstIndex(where: { if case .success(let r) = $0.request { r.known == .storeImport } else { false } }) else {
-            return jobs.count
-        }
+        guard let i = jobs.firstIndex(where: isLong) else { return jobs.count }
         return max(i, 1)
+    }
+
+    /// Whether `job` runs in a pass of its own (`passLength`).
+    private static func isLong(_ job: Job) -> Bool {
+        guard case .success(let request) = job.request else { return false }
+        return request.known == .storeImport || request.known == .storeUndo || request.known == .storeRedo
     }
 
     private func drain() {
@@ -222,18 +240,29 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         }
         var replies: [Reply] = []
         replies.reserveCapacity(jobs.count)
-        do {
+        // A long request alone in its pass needs no savepoint of its own: the transaction is its
+        // own, and rolls back whole when it fails. Inside a savepoint every statement that keeps
+        // a statement journal cuts the savepoint's in-memory journal back when it ends, walking
+        // it from its start: with the pages of a large undo in it, that cost grew with every row.
+        let own = jobs.count == 1 && Self.isLong(jobs[0])
+        do throws(PassFailure) {
             if writes {
-                try store.writeOnQueue { (tx) throws(TodoError) in
-                    for job in jobs { replies.append(run(job, tx, savepoint: true)) }
+                try store.writeOnQueue { (tx) throws(PassFailure) in
+                    for job in jobs {
+                        let reply = run(job, tx, savepoint: !own)
+                        replies.append(reply)
+                        if own && reply.failed { throw PassFailure.requestFailed }
+                    }
                 }
                 afterCommit()
             } else {
-                try store.readOnQueue { (tx) throws(TodoError) in
+                try store.readOnQueue { (tx) throws(PassFailure) in
                     for job in jobs { replies.append(run(job, tx, savepoint: false)) }
                 }
             }
         } catch {
+            // A request of its own that failed: nothing of it was written; its answer goes as it is.
+            guard case .store(let error) = error else { return deliver(replies) }
             // The transaction could not begin or commit: nothing of it is durable, so every
             // request of the pass is answered with the storage error and no event leaves.
             let failure = RPCError(error)
@@ -278,7 +307,8 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
                     stream.abandon()
                     return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
                 }
-                return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, error)) }, events: [], subscription: nil)
+                return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, error)) }, events: [],
+                             subscription: nil, failed: true)
             }
         }
     }

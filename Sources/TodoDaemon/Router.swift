@@ -35,7 +35,7 @@ struct Router {
 
     let status: StatusSource
     let reminders: any ReminderHistoryReading
-    /// Called on the store queue between the slices of long work (a large import).
+    /// Called on the store queue between the slices of long work (a large import, undo or redo).
     var progress: @Sendable () -> Void = {}
 
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
@@ -318,6 +318,7 @@ struct Router {
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, label: p.label, progress: progress) } catch { throw RPCError(error) }
+        progress()  // the commit follows, which cannot tell the watchdog it moves
         var result: JSONObject = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
                             "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
                             "unchanged": .int(Int64(counts.unchanged))]
@@ -331,7 +332,7 @@ struct Router {
     /// `store.undo` / `store.redo`: `{seq, description, changes, todos, categories, deletedTodos,
     /// deletedCategories}`, and the ordinary events of what it changed.
     private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        let r = redo ? try tx.redo(steps: steps) : try tx.undo(steps: steps)
+        let r = redo ? try tx.redo(steps: steps, progress: progress) : try tx.undo(steps: steps, progress: progress)
         var out: [UInt8] = []
         JSON.object([
             "seq": r.seq.map { .int($0) } ?? .null, "description": .string(r.description),
@@ -344,7 +345,9 @@ struct Router {
         out.append(contentsOf: #","deletedTodos":"#.utf8)
         out.append(contentsOf: Todo.encodedJSON(r.deletedTodos))
         out.append(UInt8(ascii: "}"))
-        return Outcome(encodedResult: out, events: Self.events(of: r))
+        let events = Self.events(of: r)
+        progress()  // the commit follows, which cannot tell the watchdog it moves
+        return Outcome(encodedResult: out, events: events)
     }
 
     /// The events a client watching would have seen had the changes an undo or redo made been

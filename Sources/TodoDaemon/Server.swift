@@ -100,6 +100,7 @@ final class Server: @unchecked Sendable {
             let connection = ClientConnection(
                 fd: fd, peer: peer, queue: queue, readLoop: readLoop, requests: requests,
                 onClose: { [connections] c in connections.remove(c) },
+                onDrained: { [connections] _ in connections.drained() },
                 onCutOff: { [unowned self] unread in
                     self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent")
                 })

@@ -4,8 +4,9 @@ import TodoSystemd
 
 /// Tells the service manager the daemon is alive (WATCHDOG=1), from the store queue: from a
 /// timer at half the manager's interval, and from long work on that queue between its slices
-/// (`progress`, every 100 todos of an import). A hung store stops both, so the manager still
-/// restarts a daemon that hangs; a long import that moves does not look hung.
+/// (`progress`, every 100 todos of an import or rows of an undo or redo). A hung store stops
+/// both, so the manager still restarts a daemon that hangs; a long import that moves does not
+/// look hung.
 ///
 /// Why not cut the import into transactions instead: the store is one SQLite connection held
 /// exclusively, so another request can run only between transactions, and an import cut so would
@@ -32,9 +33,11 @@ final class Watchdog: @unchecked Sendable {
         self.timer = timer
     }
 
-    /// Long work on the store queue moved on: beats when half an interval passed since the last.
+    /// Long work on the store queue moved on: beats when a quarter of the interval passed since
+    /// the last beat, so the steps of the work that cannot beat (the commit's fsync, encoding the
+    /// answer) have three quarters of the interval, not half, before the manager gives up.
     func progress() {
-        guard let half, Posix.monotonicSeconds() - last >= half else { return }
+        guard let half, Posix.monotonicSeconds() - last >= half / 2 else { return }
         beat()
     }
 

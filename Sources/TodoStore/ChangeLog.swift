@@ -53,6 +53,30 @@ let changeLogICalMigration = Migration(id: 10, name: "change log images of what 
         coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0) + 1);
     """)
 
+/// Migration 11: the deletions in the log, by todo. Undo or redo that brings a todo back looks
+/// up the image its last deletion left (a reminder delivered before it stays delivered): through
+/// this partial index that is one lookup instead of a scan of every row of the log, so bringing
+/// back N todos costs O(N log N), not O(N × log size). Only deletions enter it: an add or an
+/// update writes no more pages than before.
+let changeLogDeletionsMigration = Migration(id: 11, name: "change log deletions by todo", sql: """
+    CREATE INDEX change_rows_deleted ON change_rows(row_id, n) WHERE tbl = 'todo' AND has_after = 0;
+    """)
+
+/// Migration 12: the size of each change's row images (`changes.bytes`: the bytes of their text
+/// columns plus `ChangeLog.rowOverhead` per row) and the running total of every change logged
+/// up to it (`changes.total_bytes`, like `seq` never lowered by pruning), so the size of the log
+/// is the newest total minus the oldest's total before it: two rows read, never a sum over the
+/// log. Filled in here for the changes already logged, with the same measure `recordChange`
+/// uses (`ChangeLog.imageBytes`).
+let changeLogSizeMigration = Migration(id: 12, name: "change log sizes", sql: """
+    ALTER TABLE changes ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE changes ADD COLUMN total_bytes INTEGER NOT NULL DEFAULT 0;
+    UPDATE changes SET bytes = (SELECT coalesce(SUM(\(ChangeLog.imageBytes)), 0) FROM change_rows
+                                WHERE n BETWEEN changes.first_n AND changes.last_n);
+    UPDATE changes SET total_bytes = t.total
+        FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq) AS total FROM changes) AS t WHERE t.seq = changes.seq;
+    """)
+
 /// What kind of change a log entry records.
 package enum ChangeKind: String, Sendable, CaseIterable {
     case add, update, complete, reopen, delete, move, snooze
@@ -81,16 +105,22 @@ package struct TouchedTodo: Sendable, Equatable {
 }
 
 /// How much of the log is kept: at least the last `changes` changes or the changes of the last
-/// `age`, whichever is more. Pruning happens a little at a time, with each change committed.
+/// `age`, whichever is more, as long as their row images take at most `bytes`; past that the
+/// oldest go until they fit again, but never the newest change (the last change can always be
+/// undone, however large). Pruning happens a little at a time, with each change committed.
 package struct LogRetention: Sendable {
     package var changes: Int64
     package var ageUsec: Int64
+    /// The most bytes of row images kept (`changes.bytes` summed over the log).
+    package var bytes: Int64
     /// Rows of `change_rows` deleted at most per commit.
     package var rowsPerCommit: Int
 
-    package init(changes: Int64 = 10_000, ageUsec: Int64 = 30 * 86_400 * 1_000_000, rowsPerCommit: Int = 256) {
+    package init(changes: Int64 = 10_000, ageUsec: Int64 = 30 * 86_400 * 1_000_000, bytes: Int64 = 64 << 20,
+                 rowsPerCommit: Int = 256) {
         self.changes = changes
         self.ageUsec = ageUsec
+        self.bytes = bytes
         self.rowsPerCommit = rowsPerCommit
     }
 
@@ -101,7 +131,10 @@ package struct LogRetention: Sendable {
 /// and its kind. Set by `recordChange`; cleared when a savepoint that may hold it rolls back.
 /// Pruning, which runs last, never removes what the next change reads from it.
 final class LogTail {
-    var newest: (seq: Int64, lastRow: Int64, kind: ChangeKind)?
+    var newest: (seq: Int64, lastRow: Int64, kind: ChangeKind, totalBytes: Int64)?
+    /// The changes and image rows this transaction logged (a rolled-back savepoint's included):
+    /// pruning before the commit may remove twice as many, so it keeps up with any pass.
+    var logged: (changes: Int, rows: Int) = (0, 0)
 }
 
 /// The triggers and row images of the log.
@@ -117,6 +150,14 @@ enum ChangeLog {
     static let categoryColumns: [(column: String, image: String)] = [
         ("id", "id"), ("name", "title"), ("name_key", "title_key"), ("rank", "rank"), ("created", "created"),
     ]
+
+    /// Bytes counted per `change_rows` row besides its text: its integers and record headers.
+    static let rowOverhead = 160
+    /// The text columns of a row image, the ones that make a log large (a note, kept iCalendar lines).
+    static let textColumns = ["title", "title_key", "notes", "search_key", "uid", "tags", "zone", "recur_rule", "ical_extra"]
+    /// SQL for the bytes one `change_rows` row holds: both images' text plus `rowOverhead`.
+    static let imageBytes = "\(rowOverhead) + " + ["b", "a"].flatMap { p in textColumns.map { "coalesce(length(CAST(\(p)_\($0) AS BLOB)), 0)" } }
+        .joined(separator: " + ")
 
     /// The `change_rows` of change `?1`: a range of `n`.
     static let rowsOf = "n BETWEEN (SELECT first_n FROM changes WHERE seq = ?1) AND (SELECT last_n FROM changes WHERE seq = ?1)"
@@ -199,28 +240,33 @@ extension StoreTransaction {
     func recordChange(_ kind: ChangeKind, _ description: @autoclosure () -> String) throws(TodoError) -> Int64? {
         // The newest row written, and the newest change (kind, last row) if any: known when this
         // transaction logged it, else read in the same statement.
-        let lastRow: Int64, previousLast: Int64, previousKind: String?
+        let lastRow: Int64, previousLast: Int64, previousKind: String?, previousTotal: Int64
         if let newest = logTail?.newest {
             lastRow = try connection.scalar("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0)")
-            (previousLast, previousKind) = (newest.lastRow, newest.kind.rawValue)
+            (previousLast, previousKind, previousTotal) = (newest.lastRow, newest.kind.rawValue, newest.totalBytes)
         } else {
-            (lastRow, previousLast, previousKind) = try connection.firstRow("""
-                SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0),
-                       (SELECT last_n FROM changes ORDER BY seq DESC LIMIT 1), (SELECT kind FROM changes ORDER BY seq DESC LIMIT 1)
-                """) { ($0.int64(0), $0.optionalInt64(1) ?? 0, $0.optionalText(2)) } ?? (0, 0, nil)
+            (lastRow, previousLast, previousKind, previousTotal) = try connection.firstRow("""
+                SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0), last_n, kind, total_bytes
+                FROM (SELECT 1) LEFT JOIN (SELECT last_n, kind, total_bytes FROM changes ORDER BY seq DESC LIMIT 1)
+                """) { ($0.int64(0), $0.optionalInt64(1) ?? 0, $0.optionalText(2), $0.optionalInt64(3) ?? 0) } ?? (0, 0, nil, 0)
         }
         guard lastRow > previousLast else { return nil }
+        // The size of its images: the rows it just wrote, still in the page cache.
+        let bytes = try connection.scalar("SELECT coalesce(SUM(\(ChangeLog.imageBytes)), 0) FROM change_rows WHERE n BETWEEN ? AND ?",
+                                          [.integer(previousLast + 1), .integer(lastRow)])
         let ordinary = kind != .undo && kind != .redo
         // Only after an undo or redo can anything be undone; all of it is newer than every `done`.
         if ordinary, previousKind == ChangeKind.undo.rawValue || previousKind == ChangeKind.redo.rawValue {
             try connection.run("UPDATE changes SET state = NULL WHERE seq > \(Self.newestDone) AND state = 'undone'")
         }
-        try connection.run("INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (?, ?, ?, ?, ?, ?)", [
+        try connection.run("INSERT INTO changes (at, kind, description, state, first_n, last_n, bytes, total_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
             .integer(now.usec), .text(kind.rawValue), .text(description()), ordinary ? .text("done") : .null,
-            .integer(previousLast + 1), .integer(lastRow),
+            .integer(previousLast + 1), .integer(lastRow), .integer(bytes), .integer(previousTotal + bytes),
         ])
         let seq = connection.lastInsertRowID
-        logTail?.newest = (seq, lastRow, kind)
+        logTail?.newest = (seq, lastRow, kind, previousTotal + bytes)
+        logTail?.logged.changes += 1
+        logTail?.logged.rows += Int(lastRow - previousLast)
         return seq
     }
 
@@ -228,19 +274,28 @@ extension StoreTransaction {
     static let newestDone = "coalesce((SELECT seq FROM changes WHERE state = 'done' ORDER BY seq DESC LIMIT 1), 0)"
 
     /// One bounded step of pruning: removes changes older than both the last `retention.changes`
-    /// and `retention.ageUsec`, at most `retention.rowsPerCommit` images and 16 changes at a time.
-    /// Run once by every write transaction just before it commits (`TodoStore.write`,
-    /// `writeOnQueue`), not per change: a pass of group commit that logged eight adds reads the
-    /// oldest change once. While the log is within its bounds that one read is all it does.
+    /// and `retention.ageUsec`, and the oldest changes while the log's images take more than
+    /// `retention.bytes` (never the newest change), at most `retention.rowsPerCommit` images and
+    /// 16 changes at a time, or twice what the transaction logged when that is more (so a pass
+    /// of many large edits cannot outgrow the bound). Run once by every write transaction just
+    /// before it commits (`TodoStore.write`, `writeOnQueue`), not per change: a pass of group
+    /// commit that logged eight adds reads the oldest change once. While the log is within its
+    /// bounds that one read is all it does.
     func pruneBeforeCommit() throws(TodoError) {
-        var budget = retention.rowsPerCommit
-        for _ in 0..<16 where budget > 0 {
-            // The oldest change, and the newest seq ever given (pruning never lowers it).
+        let logged = logTail?.logged ?? (changes: 0, rows: 0)
+        var budget = max(retention.rowsPerCommit, 2 * logged.rows)
+        for _ in 0..<max(16, 2 * logged.changes) where budget > 0 {
+            // The oldest change, the newest seq ever given (pruning never lowers it) and the
+            // running size total of the newest change.
             guard let oldest = try connection.firstRow("""
-                      SELECT seq, at, first_n, last_n, (SELECT seq FROM sqlite_sequence WHERE name = 'changes') FROM changes ORDER BY seq LIMIT 1
-                      """, [], { (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3), latest: $0.int64(4)) }),
-                  oldest.seq <= oldest.latest - retention.changes, oldest.at < now.usec - retention.ageUsec
+                      SELECT seq, at, first_n, last_n, (SELECT seq FROM sqlite_sequence WHERE name = 'changes'), total_bytes - bytes,
+                             (SELECT total_bytes FROM changes ORDER BY seq DESC LIMIT 1) FROM changes ORDER BY seq LIMIT 1
+                      """, [], { (seq: $0.int64(0), at: $0.int64(1), first: $0.int64(2), last: $0.int64(3), latest: $0.int64(4),
+                                  totalBefore: $0.int64(5), newestTotal: $0.int64(6)) })
             else { return }
+            let outsideCountAndAge = oldest.seq <= oldest.latest - retention.changes && oldest.at < now.usec - retention.ageUsec
+            let overSize = oldest.newestTotal - oldest.totalBefore > retention.bytes && oldest.seq < oldest.latest
+            guard outsideCountAndAge || overSize else { return }
             // A change pruned in part can no longer be undone or redone.
             try connection.run("UPDATE changes SET state = NULL WHERE seq = ? AND state IS NOT NULL", [.integer(oldest.seq)])
             try connection.run("DELETE FROM change_rows WHERE n IN (SELECT n FROM change_rows WHERE n BETWEEN ? AND ? ORDER BY n LIMIT ?)",
@@ -333,19 +388,21 @@ extension StoreTransaction {
     /// holds fewer): every row it wrote goes back to what it was, exactly (same id, uid, order
     /// key, category, tags), except that a reminder already delivered stays delivered. All the
     /// steps are one change of kind `undo`; what was undone can be redone.
+    /// Costs O(rows written back) and calls `progress` every 100 of them (long work can tell the
+    /// watchdog it moves), as an import does.
     /// - Throws: `.invalidField` (`steps`), `.conflict` when there is nothing to undo.
-    package func undo(steps: Int = 1) throws(TodoError) -> Reversal {
-        try reverse(redo: false, steps: steps)
+    package func undo(steps: Int = 1, progress: () -> Void = {}) throws(TodoError) -> Reversal {
+        try reverse(redo: false, steps: steps, progress: progress)
     }
 
     /// Applies again the most recently undone change, `steps` times (fewer when fewer can be
     /// redone). A new ordinary change makes the undone ones final.
     /// - Throws: `.invalidField` (`steps`), `.conflict` when there is nothing to redo.
-    package func redo(steps: Int = 1) throws(TodoError) -> Reversal {
-        try reverse(redo: true, steps: steps)
+    package func redo(steps: Int = 1, progress: () -> Void = {}) throws(TodoError) -> Reversal {
+        try reverse(redo: true, steps: steps, progress: progress)
     }
 
-    private func reverse(redo: Bool, steps: Int) throws(TodoError) -> Reversal {
+    private func reverse(redo: Bool, steps: Int, progress: () -> Void) throws(TodoError) -> Reversal {
         guard steps >= 1, steps <= 10_000 else { throw TodoError.invalid("steps", "must be 1 to 10000") }
         let pick = redo
             ? "SELECT seq, description FROM changes WHERE seq > \(Self.newestDone) AND state = 'undone' ORDER BY seq LIMIT 1"
@@ -354,47 +411,68 @@ extension StoreTransaction {
         var todosBefore: [Int64: Todo] = [:]
         var categoriesBefore: [Int64: Category] = [:]
         var categoryIDs: Set<Int64> = []
+        // The todos touched, in the order first touched; `seenTodos` keeps the lookup O(1).
         var todoIDs: [Int64] = []
-        let allCategories = try categories()
+        var seenTodos: Set<Int64> = []
+        let allCategories = Dictionary(try categories().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for _ in 0..<steps {
             guard let target = try connection.firstRow(pick, [], { ($0.int64(0), $0.text(1)) }) else { break }
+            var firstTouched: [Int64] = []
             for (table, id) in try connection.rows("SELECT tbl, row_id FROM change_rows WHERE \(ChangeLog.rowsOf) ORDER BY n", [.integer(target.0)], {
                 ($0.text(0), $0.int64(1))
             }) {
                 if table == "todo" {
-                    guard !todoIDs.contains(id) else { continue }
-                    todoIDs.append(id)
-                    if let todo = try? todo(id) { todosBefore[id] = todo }
-                } else if categoryIDs.insert(id).inserted, let category = allCategories.first(where: { $0.id == id }) {
+                    if seenTodos.insert(id).inserted { firstTouched.append(id) }
+                } else if categoryIDs.insert(id).inserted, let category = allCategories[id] {
                     categoriesBefore[id] = category
                 }
             }
-            try apply(target.0, forward: redo)
+            // As they were before the first step that touched them: read together, their
+            // positions in one walk of the order rather than counted one by one.
+            for todo in try todosNow(firstTouched, progress: progress) { todosBefore[todo.id] = todo }
+            todoIDs += firstTouched
+            try apply(target.0, forward: redo, progress: progress)
             try connection.run("UPDATE changes SET state = ? WHERE seq = ?", [.text(redo ? "done" : "undone"), .integer(target.0)])
             done.append(target)
         }
         guard !done.isEmpty else { throw TodoError.conflict(redo ? "nothing to redo" : "nothing to undo") }
         let description = done.map(\.description).joined(separator: "; ")
+        progress()  // recording the change sums the size of every row it wrote
         let seq = try recordChange(redo ? .redo : .undo, (redo ? "redo " : "undo ") + description)
         var reversal = Reversal(seq: seq, changes: done.map(\.seq), description: description, todos: [], deletedTodos: [],
                                 categories: [], deletedCategories: [], todosBefore: todosBefore, categoriesBefore: categoriesBefore)
+        let after = Dictionary(try todosNow(todoIDs, progress: progress).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for id in todoIDs {
-            if let now = try? todo(id) {
-                reversal.todos.append(now)
+            if let todo = after[id] {
+                reversal.todos.append(todo)
             } else if let was = todosBefore[id] {
                 reversal.deletedTodos.append(was)
             }
         }
         let categoriesNow = try categories()
         reversal.categories = categoriesNow.filter { categoryIDs.contains($0.id) }
-        reversal.deletedCategories = categoryIDs.filter { id in !categoriesNow.contains { $0.id == id } }
+        let remaining = Set(categoriesNow.map(\.id))
+        reversal.deletedCategories = categoryIDs.filter { !remaining.contains($0) }
             .compactMap { categoriesBefore[$0] }.sorted { $0.position < $1.position }
         return reversal
     }
 
+    /// The todos among `ids` that exist, with their positions: each row read by id, then every
+    /// position from one pass (`withPositions`), so N todos cost O(N), not N counts.
+    private func todosNow(_ ids: [Int64], progress: () -> Void) throws(TodoError) -> [Todo] {
+        var rows: [TodoRow] = []
+        rows.reserveCapacity(ids.count)
+        for (i, id) in ids.enumerated() {
+            if i % 1_000 == 999 { progress() }
+            if let row = try connection.firstRow(todoByID, [.integer(id)], TodoRow.init) { rows.append(row) }
+        }
+        return try withPositions(rows)
+    }
+
     /// Writes the images of change `seq` back: the ones before it, last row first (undo), or the
-    /// ones after it, first row first (redo).
-    func apply(_ seq: Int64, forward: Bool) throws(TodoError) {
+    /// ones after it, first row first (redo). A constant number of indexed statements per row,
+    /// `progress` called every 100 rows.
+    func apply(_ seq: Int64, forward: Bool, progress: () -> Void = {}) throws(TodoError) {
         let rows = try connection.rows(
             "SELECT tbl, row_id, n, \(forward ? "has_after" : "has_before") FROM change_rows WHERE \(ChangeLog.rowsOf) ORDER BY n \(forward ? "ASC" : "DESC")",
             [.integer(seq)]) { s -> (String, Int64, (n: Int64, prefix: String)?) in
@@ -404,7 +482,8 @@ extension StoreTransaction {
         let icalLoggedFrom = try connection.firstRow(
             "SELECT CAST(value AS INTEGER) FROM store_info WHERE key = 'ical_extra_logged_from'") { $0.int64(0) } ?? 1
         var categoryIDs = Set<Int64>()
-        for (table, id, image) in rows {
+        for (i, (table, id, image)) in rows.enumerated() {
+            if i % 100 == 99 { progress() }
             if table == "todo" {
                 if let old = try connection.firstRow("SELECT category_id FROM todos WHERE id = ?", [.integer(id)], { $0.optionalInt64(0) }),
                    let old { categoryIDs.insert(old) }

@@ -114,6 +114,7 @@ extension StoreTransaction {
             try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
         }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
+        progress()  // recording the change sums the size of every row it wrote
         try recordChange(.import, "\(label ?? "import"): \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))
         var counts = ImportCounts(todos: document.todos.count, categories: Int(after - before), added: added, updated: updated,
                                   unchanged: unchanged + stale.count)

@@ -171,6 +171,8 @@ let migrations: [Migration] = [
         ALTER TABLE todos ADD COLUMN ical_extra TEXT;
         """),
     changeLogICalMigration,
+    changeLogDeletionsMigration,
+    changeLogSizeMigration,
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

@@ -52,6 +52,10 @@ private struct SQLText: Hashable {
 package final class Connection {
     private let handle: SQLiteHandle
     private var cache: [SQLText: Statement] = [:]
+    /// The statement used last, found again without hashing when the same text comes next (a
+    /// client asking `todo.get` in a loop runs one statement per request). The texts are
+    /// constants, so the comparison is usually of two identical strings, which is immediate.
+    private var recent: (sql: String, statement: Statement)?
 
     /// Set once, before the first connection opens.
     private static let configured: Void = {
@@ -116,8 +120,11 @@ package final class Connection {
     /// The cached prepared statement for `sql`, reset and with the given parameters bound.
     func statement(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Statement {
         let stmt: Statement
-        if let cached = cache[SQLText(sql)] {
+        if let recent, recent.sql == sql {
+            stmt = recent.statement
+        } else if let cached = cache[SQLText(sql)] {
             stmt = cached
+            recent = (sql, cached)
         } else {
             var raw: SQLiteStatementHandle?
             let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)

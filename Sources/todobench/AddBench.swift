@@ -51,13 +51,14 @@ enum AddBench {
         daemon.stop()
 
         // The change log's cost, in this same run: a daemon with the log and one started with
-        // TODOD_BENCH_NO_CHANGE_LOG=1 (no triggers, nothing logged), each on a store of its own,
+        // the test build todod-faults with TODOD_TEST_FAULT=no-change-log (no triggers, nothing
+        // logged; the shipped todod has no such switch), each on a store of its own,
         // loaded in turn, a second at a time, five rounds: the median of the rounds' ratios, so
         // that the disk's drift over the run (large on a shared machine) falls on both alike.
         print("  the change log's cost: log on and off in turn, 5 rounds")
         let onDir = try TempDir("p2-log"), offDir = try TempDir("p2-nolog")
         let on = try DaemonRun(dir: onDir)
-        let off = try DaemonRun(dir: offDir, environment: ["TODOD_BENCH_NO_CHANGE_LOG": "1"])
+        let off = try DaemonRun(dir: offDir, environment: ["TODOD_TEST_FAULT": "no-change-log"], executable: "todod-faults")
         defer { on.stop(); off.stop() }
         let slice = min(1.0, seconds)
         for d in [on, off] { _ = try rate(d, clients: 1, seconds: min(0.5, seconds)) }  // warm-up

@@ -156,7 +156,10 @@ final class DaemonRun {
 
     /// Starts todod. With `notify`, binds a datagram socket as NOTIFY_SOCKET and waits for READY=1;
     /// otherwise polls the socket until it accepts a connection.
-    init(dir: TempDir, database: String? = nil, notify: Bool = false, name: String = "todod", environment: [String: String] = [:]) throws {
+    /// `executable`: todod, or its test build `todod-faults` (the benchmark's one switch, the store
+    /// without its change log, lives there: the shipped todod has none).
+    init(dir: TempDir, database: String? = nil, notify: Bool = false, name: String = "todod", environment: [String: String] = [:],
+         executable: String = "todod") throws {
         socket = dir.file("\(name).sock")
         self.database = database ?? dir.file("todos.db")
         log = dir.file("\(name).log")
@@ -170,7 +173,7 @@ final class DaemonRun {
             env["NOTIFY_SOCKET"] = notifyPath
         }
         defer { if notifyFD >= 0 { Posix.close(notifyFD) } }
-        let todod = try Products.path("todod")
+        let todod = try Products.path(executable)
         let start = Measure.now()
         pid = try Spawn.start(todod, ["--socket", socket, "--db", self.database], environment: env, stderr: log, service: true)
         if notify {

@@ -8,7 +8,7 @@ import TodoPosix
 // table. Run in release: `scripts/bench [--quick]`, or `swift build -c release && .build/release/todobench`.
 //
 //   todobench [--quick] [--section NAME]...
-//   sections: store, protocol, add, log, client, reminders, recurrence, scale, idle, feed, when (default: all, in that order)
+//   sections: store, protocol, add, log, client, reminders, recurrence, scale, idle, feed, when, undo (default: all, in that order)
 
 #if DEBUG
 let buildConfiguration = "debug"
@@ -51,7 +51,7 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--write-cost
     }
 }
 
-let allSections = ["store", "protocol", "add", "log", "client", "reminders", "recurrence", "scale", "idle", "feed", "when"]
+let allSections = ["store", "protocol", "add", "log", "client", "reminders", "recurrence", "scale", "idle", "feed", "when", "undo"]
 var quick = false
 var chosen: [String] = []
 var argumentList = Array(CommandLine.arguments.dropFirst())
@@ -108,6 +108,8 @@ for section in sections {
             try FeedBench.run(changes: quick ? 2_000 : 10_000, runs: quick ? 3 : 11)
         case "when":
             try WhenBench.run(calls: quick ? 1_000 : 20_000, samples: quick ? 3 : 11)
+        case "undo":
+            try UndoBench.run(sizes: quick ? [2_000] : [30_000, 100_000])
         default: break
         }
     } catch {

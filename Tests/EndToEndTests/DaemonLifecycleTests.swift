@@ -105,4 +105,55 @@ import TodoTestSupport
         let total = try again.client().result("todo.list", ["status": "all", "limit": 0])["total"]?.intValue ?? -1
         #expect(total >= Int64(acknowledged))
     }
+
+    /// SIGHUP does not stop todod (before, its default action killed it: a hangup of the terminal
+    /// it ran in, or a `kill -HUP` meant as a reload): it is ignored with one line saying so, and
+    /// the daemon goes on serving.
+    @Test func sighupIsIgnoredWithALine() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        _ = try client.result("todo.add", ["title": "一"])
+        daemon.process.send(SIGHUP)
+        usleep(200_000)
+        #expect(daemon.process.isRunning)
+        #expect(try client.result("todo.add", ["title": "二"])["id"] == 2)
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        #expect(daemon.stderrText().contains("SIGHUP ignored: todod has nothing to reload; restart it to change its options"))
+    }
+
+    /// The shipped todod obeys no benchmark switch: with the old `TODOD_BENCH_NO_CHANGE_LOG=1` it
+    /// still logs every change (before, it ran without its change log and `undo` had nothing to
+    /// take). The benchmark's store without a log is the test build's, `todod-faults`.
+    @Test func theShippedDaemonHasNoBenchmarkSwitch() throws {
+        let daemon = try DaemonProcess(environment: ["TODOD_BENCH_NO_CHANGE_LOG": "1"])
+        let client = try daemon.client()
+        _ = try client.result("todo.add", ["title": "一"])
+        #expect(try client.result("store.undo")["changes"] == [1])
+        let faults = try DaemonProcess(environment: ["TODOD_TEST_FAULT": "no-change-log"], executable: "todod-faults")
+        let other = try faults.client()
+        _ = try other.result("todo.add", ["title": "一"])
+        #expect(try other.call("store.undo")["error"]?["message"] == "nothing to undo")
+    }
+
+    /// At SIGTERM the daemon waits for the answers already queued to be written: a client that
+    /// reads its long answer only after the signal still gets all of it, and the daemon exits 0
+    /// once it is written (it waits on the connection's output, not on a timer).
+    @Test func sigtermWaitsForAnAnswerToBeRead() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        for part in 0..<4 {
+            _ = try client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "more": .bool(part < 3),
+                                                   "todos": .array((0..<1_000).map { ["title": .string("長い一覧 \(part)-\($0) " + String(repeating: "あ", count: 200)),
+                                                                                       "created": "2026-01-01T00:00:00Z"] })])
+        }
+        let reader = try RawClient(path: daemon.socket, timeoutSeconds: 20)
+        _ = try reader.request("todo.list", ["status": "all", "limit": 4_000])
+        usleep(300_000)  // the answer (about 3 MB) fills the socket and waits
+        daemon.process.send(SIGTERM)
+        usleep(300_000)
+        #expect(daemon.process.isRunning, "todod exited with its answer unwritten")
+        let answer = try reader.receive()
+        #expect(answer["result"]?["todos"]?.arrayValue?.count == 4_000)
+        #expect(daemon.process.waitForExit() == 0)
+    }
 }

@@ -53,4 +53,43 @@ import TodoTestSupport
         notAFlag["more"] = "yes"
         #expect(errorCode(try c.call("store.import", notAFlag)) == -32602)
     }
+
+    /// An entry too large for one request line (1.2 MiB of iCalendar lines todod does not model)
+    /// is refused by todoctl before anything is sent, with one line naming the entry and what is
+    /// too large, and nothing is imported; one within the line but over the 64 KiB kept is
+    /// refused by the daemon naming its member. Before, the line went out whole, the daemon could
+    /// not read it, and todoctl said "todod answered request null instead of 1" (exit 69).
+    @Test func anEntryTooLargeToSendIsRefusedByName() throws {
+        let daemon = try DaemonProcess()
+        let dir = daemon.directory
+        func ics(_ keptBytes: Int) -> String {
+            let value = String(repeating: "QUJD", count: keptBytes / 4)
+            var folded = "X-ATTACHMENT-DATA:" + value.prefix(50)
+            var rest = value.dropFirst(50)
+            while !rest.isEmpty { folded += "\r\n " + rest.prefix(74); rest = rest.dropFirst(74) }
+            return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:big-1@example.com\r\n"
+                + "SUMMARY:旅行の計画\r\n\(folded)\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+        }
+        let huge = dir.file("huge.ics")
+        try ics(1_200 * 1024).write(toFile: huge, atomically: true, encoding: .utf8)
+        let refused = try daemon.todoctl(["import", huge])
+        #expect(refused.status == 1, "\(refused.status): \(refused.stderr)")
+        #expect(refused.stderr.hasPrefix("todoctl: cannot import todos[0] \"旅行の計画\" (uid big-1@example.com): its kept iCalendar lines"),
+                "\(refused.stderr)")
+        #expect(refused.stderr.contains("more than the 64 KiB todod keeps; nothing was imported") && refused.stderr.split(separator: "\n").count == 1,
+                "\(refused.stderr)")
+        // Within one line but over what todod keeps: the daemon names the member.
+        let large = dir.file("large.ics")
+        try ics(100 * 1024).write(toFile: large, atomically: true, encoding: .utf8)
+        let over = try daemon.todoctl(["import", large])
+        #expect(over.status == 1 && over.stderr.contains("todos[0].ical") && over.stderr.contains("65536"), "\(over.status): \(over.stderr)")
+        let c = try daemon.client()
+        #expect(try c.result("todo.list", ["status": "all"])["total"] == 0)
+        // Within the limit: imported, the lines kept.
+        let fits = dir.file("fits.ics")
+        try ics(60 * 1024).write(toFile: fits, atomically: true, encoding: .utf8)
+        let imported = try daemon.todoctl(["import", fits])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try c.result("todo.list", ["status": "all"])["total"] == 1)
+    }
 }

@@ -9,12 +9,12 @@ import TodoProtocol
 @Suite struct OutputTests {
     /// A document too long for one request line is cut into parts that each fit in one, carry
     /// the document's other members, and together hold every category and todo in order.
-    @Test func importPartsFitOneLineEach() {
+    @Test func importPartsFitOneLineEach() throws {
         let todos: [JSON] = (1...20_000).map { ["title": .string("todo \($0) 牛乳を買う"), "created": "2026-11-01T00:00:00Z"] }
         let categories: [JSON] = (1...300).map { .string("category \($0) " + String(repeating: "x", count: 150)) }
         let document: JSONObject = ["format": "todod-export", "version": 1, "exported": "2026-11-30T00:00:00Z",
                                     "categories": .array(categories), "todos": .array(todos)]
-        let parts = Runner.importParts(document).map(\.encoded)
+        let parts = try Runner.importParts(document).map(\.encoded)
         #expect(parts.count > 1)
         for (i, part) in parts.enumerated() {
             let line = RPCRequest(id: .int(Int64(i)), method: "store.import", params: part).json.serialized()
@@ -25,10 +25,10 @@ import TodoProtocol
         #expect(parts.flatMap { $0["categories"]?.arrayValue ?? [] } == categories)
         #expect(parts.flatMap { $0["todos"]?.arrayValue ?? [] } == todos)
         let small: JSONObject = ["format": "todod-export", "version": 1, "categories": [], "todos": .array(Array(todos[..<10]))]
-        #expect(Runner.importParts(small).map(\.encoded) == [small])
+        #expect(try Runner.importParts(small).map(\.encoded) == [small])
         var claimsMore = small
         claimsMore["more"] = true
-        #expect(Runner.importParts(claimsMore).map(\.encoded) == [small])
+        #expect(try Runner.importParts(claimsMore).map(\.encoded) == [small])
     }
 
     /// A refused listing prints nothing on standard output, not even the opening bracket.

@@ -27,6 +27,11 @@ import Testing
         #expect(Instant(usec: 1_796_115_600_000_000).rfc3339() == "2026-12-01T09:00:00Z")
         #expect(Instant(usec: 1_796_115_600_123_456).rfc3339(fractional: true) == "2026-12-01T09:00:00.123456Z")
         #expect(Instant(usec: -1).rfc3339(fractional: true) == "1969-12-31T23:59:59.999999Z")
+        // Digits written two at a time keep their leading zeros.
+        #expect(Instant(usec: 1_796_115_600_000_123).rfc3339(fractional: true) == "2026-12-01T09:00:00.000123Z")
+        #expect(Instant(usec: 1_796_115_600_010_200).rfc3339(fractional: true) == "2026-12-01T09:00:00.010200Z")
+        #expect(Instant(rfc3339: "0001-01-02T03:04:05Z")!.rfc3339() == "0001-01-02T03:04:05Z")
+        #expect(Instant(rfc3339: "9999-12-31T23:59:59.999999Z")!.rfc3339(fractional: true) == "9999-12-31T23:59:59.999999Z")
         _ = Instant(usec: .min).rfc3339(fractional: true)  // must not trap
         _ = Instant(usec: .max).rfc3339(fractional: true)
         for usec in stride(from: Int64(-5_000_000_000_000_000), to: 200_000_000_000_000_000, by: 7_777_777_777_777) {

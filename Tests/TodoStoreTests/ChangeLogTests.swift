@@ -211,4 +211,38 @@ import TodoTestSupport
         #expect(try store.read { try $0.oldestSeq() } == 32)
         #expect(try store.read { try $0.currentSeq() } == 42)
     }
+
+    /// The size rule: 300 edits of a 60 KiB note would log about 70 MB of images; with a bound of
+    /// 2 MiB the oldest changes go as soon as the images pass it, the file stays small, and the
+    /// newest change is still undone exactly. Before, only the count and age rules pruned, and
+    /// the same edits grew the file past 70 MB (2,000 edits of a 64 KiB note: 525 MB).
+    @Test func pruningKeepsTheImagesWithinTheirSize() throws {
+        let dir = TemporaryDirectory("log-size")
+        let path = dir.file("todos.db")
+        let limit: Int64 = 2 << 20
+        let store = try TodoStore(path: path, clock: ManualClock().source, retention: LogRetention(bytes: limit))
+        let todo = try store.write { try $0.add(NewTodo(title: "長いメモ")) }
+        func note(_ i: Int) -> String { String(repeating: "メモ\(i) ", count: 60 * 1024 / 12) }
+        for i in 0..<300 { _ = try store.write { try $0.update(todo.id, TodoPatch(notes: .set(note(i)))) } }
+        let (kept, logged, oldest) = try store.read { tx in
+            (try tx.connection.scalar("SELECT SUM(bytes) FROM changes"),
+             try tx.connection.scalar("SELECT SUM(\(ChangeLog.imageBytes)) FROM change_rows"), try tx.oldestSeq() ?? 0)
+        }
+        #expect(kept <= limit && kept > limit / 2, "the log keeps \(kept) bytes of images")
+        #expect(logged == kept, "changes.bytes says \(kept), the rows hold \(logged)")
+        #expect(oldest > 250 && oldest < 301)
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(size < 16 << 20, "the database is \(size) bytes")
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.todo(todo.id) }.notes == note(298))
+        store.close()
+
+        // A change larger than the whole bound is still kept while it is the newest.
+        let small = try TodoStore(path: path, clock: ManualClock().source, retention: LogRetention(bytes: 64 << 10))
+        _ = try small.write { try $0.update(todo.id, TodoPatch(notes: .set(note(1_000)))) }
+        let newest = try small.read { try $0.currentSeq() }
+        #expect(try small.read { try $0.oldestSeq() } == newest)
+        _ = try small.write { try $0.undo() }
+        #expect(try small.read { try $0.todo(todo.id) }.notes == note(298))
+    }
 }

@@ -213,4 +213,37 @@ import TodoTestSupport
         store.close()
         #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
     }
+
+    /// A store whose changes were logged before migration 12 gets each change's image size and the
+    /// running total filled in, and the size rule prunes by them from the first commit after.
+    @Test func aStoreLoggedBeforeMigration12GetsItsSizes() throws {
+        let dir = TemporaryDirectory("migrate12")
+        let path = dir.file("todos.db")
+        let store = try TodoStore(path: path)
+        let todo = try store.write { try $0.add(NewTodo(title: "メモ")) }
+        for i in 0..<20 { _ = try store.write { try $0.update(todo.id, TodoPatch(notes: .set(String(repeating: "長い\(i)", count: 4_000)))) } }
+        store.close()
+        _ = try ChildProcess.sqlite3(path, """
+            ALTER TABLE changes DROP COLUMN bytes; ALTER TABLE changes DROP COLUMN total_bytes;
+            DELETE FROM todod_migrations WHERE id = 12;
+            """)
+        let reopened = try TodoStore(path: path)
+        let (sizes, images) = try reopened.read { tx in
+            (try tx.connection.rows("SELECT bytes, total_bytes FROM changes ORDER BY seq") { ($0.int64(0), $0.int64(1)) },
+             try tx.connection.rows("SELECT SUM(\(ChangeLog.imageBytes)) FROM change_rows GROUP BY n <= 1 ORDER BY n <= 1 DESC") { $0.int64(0) })
+        }
+        #expect(sizes.count == 21 && sizes.allSatisfy { $0.0 > 0 })
+        #expect(sizes.first?.0 == images.first, "the add's image")
+        var running: Int64 = 0
+        #expect(sizes.allSatisfy { running += $0.0; return $0.1 == running }, "\(sizes)")
+        #expect(running == images.reduce(0, +))
+        reopened.close()
+        // The size rule reads them: a bound below the log prunes it over the next commits (at most
+        // 16 changes each).
+        let bounded = try TodoStore(path: path, retention: LogRetention(bytes: 200_000))
+        for title in ["メモ!", "メモ!!"] { _ = try bounded.write { try $0.update(todo.id, TodoPatch(title: .set(title))) } }
+        let kept = try bounded.read { try $0.connection.scalar("SELECT SUM(bytes) FROM changes") }
+        let oldest = try bounded.read { try $0.oldestSeq() } ?? 0
+        #expect(kept <= 200_000 && oldest > 1, "\(kept) bytes kept from seq \(oldest)")
+    }
 }
