@@ -34,6 +34,9 @@ public struct WeekdayNumber: Sendable, Hashable {
 /// The frequencies todod supports (RFC 5545 FREQ; SECONDLY, MINUTELY and HOURLY are refused).
 public enum Frequency: String, Sendable, CaseIterable {
     case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
+
+    /// `day`, `week`, `month`, `year`.
+    var periodName: String { ["DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"][rawValue]! }
 }
 
 /// Where a rule ends: UNTIL as a date (through that local day) or a UTC date-time.
@@ -151,6 +154,20 @@ public struct RecurrenceRule: Sendable, Equatable {
         }
         if !bySetPos.isEmpty && byDay.isEmpty && byMonthDay.isEmpty && byMonth.isEmpty {
             throw RecurrenceError("RRULE part BYSETPOS needs another BY part (BYDAY, BYMONTHDAY or BYMONTH)")
+        }
+        if !bySetPos.isEmpty {
+            // The most dates one period can hold; a BYSETPOS past it never picks one.
+            let most: Int
+            switch frequency {
+            case .daily: most = 1
+            case .weekly: most = byDay.isEmpty ? 1 : Set(byDay.map(\.weekday)).count
+            case .monthly: most = byMonthDay.isEmpty ? (byDay.isEmpty ? 1 : byDay.reduce(0) { $0 + ($1.ordinal == 0 ? 5 : 1) }) : byMonthDay.count
+            case .yearly: most = 366
+            }
+            if bySetPos.allSatisfy({ abs($0) > most }) {
+                let positions = bySetPos.map(String.init).joined(separator: ",")
+                throw RecurrenceError("RRULE never occurs: BYSETPOS=\(positions) picks from at most \(most) date\(most == 1 ? "" : "s") per \(frequency.periodName)")
+            }
         }
         if !byMonthDay.isEmpty {
             let months = byMonth.isEmpty ? Array(1...12) : byMonth

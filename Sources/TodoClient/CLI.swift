@@ -72,9 +72,10 @@ public enum CLI {
 
             // Local input first, so a bad file never needs the daemon.
             var document: JSON?
+            var skipped: [String: Int] = [:]
             if case .importFile(let path) = invocation.command {
                 let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
-                document = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
+                (document, skipped) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
 
             let transport: RPCTransport
@@ -88,6 +89,7 @@ public enum CLI {
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
                 var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                 runner.tzdir = environment["TZDIR"]
+                runner.importSkipped = skipped
                 try runner.run(invocation.command, document: document)
             }
             return exitOK
@@ -149,7 +151,11 @@ public enum CLI {
             throw .input("\(name) is not valid JSON: \(error.description)")
         }
         guard case .object = document else {
-            throw .input("\(name) is not a todod export document: expected a JSON object, found \(document.typeName)")
+            throw .input("\(name) is not a todod export document: expected a JSON object, found \(document.typeName)"
+                         + (document.arrayValue != nil ? " (todoctl imports todod's JSON export and iCalendar files)" : ""))
+        }
+        guard document["format"]?.stringValue == ExportDocument.format else {
+            throw .input("\(name) is not a todod export document: it has no \"format\": \"\(ExportDocument.format)\" member")
         }
         return document
     }
