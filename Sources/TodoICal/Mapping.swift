@@ -118,7 +118,12 @@ public struct ICalReader: Sendable {
         switch try ICalDate.parse(line) {
         case .utc(let i): return (i, false, nil)
         case .date(let days):
-            guard let i = LocalTime.instant(days: days, secondOfDay: 0, in: zone) else { throw ICalError(line: line.number, "\(line.name) out of range") }
+            // The first and last days of the years 0001 to 9999 may start outside them in a zone
+            // far from UTC: such a day starts at its UTC midnight.
+            let utcStart = Instant(seconds: days * 86_400)
+            guard let i = LocalTime.instant(days: days, secondOfDay: 0, in: zone) ?? (utcStart.isInRange ? utcStart : nil) else {
+                throw ICalError(line: line.number, "\(line.name) out of range")
+            }
             return (i, true, nil)
         case .local(let days, let second, let tzid):
             if let tzid {
@@ -206,13 +211,12 @@ public struct ICalReader: Sendable {
                 continue
             }
             let action = a.property("ACTION")?.value.trimmingSpaces.uppercased()
+            // A trigger todod cannot read or place (malformed, or outside the years 0001 to 9999)
+            // leaves the alarm as it is, kept.
             var at: Instant?
             if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.trimmingSpaces.hasSuffix("Z") {
-                at = try instant(trigger, zones).0
-            } else {
-                guard let offset = ICalDuration.parse(trigger.value) else {
-                    throw ICalError(line: trigger.number, "TRIGGER: \(ContentLine.quote(trigger.value)) is not a duration or date-time")
-                }
+                at = try? instant(trigger, zones).0
+            } else if let offset = ICalDuration.parse(trigger.value) {
                 let base = trigger.parameter("RELATED")?.uppercased() == "END" ? due?.0 : (dtstart ?? due?.0)
                 at = base?.checkedAdding(usec: offset * 1_000_000)
             }
@@ -222,7 +226,7 @@ public struct ICalReader: Sendable {
             }
             remind = at
             // Acknowledged before the trigger it has now (the todo was rescheduled since): still pending.
-            if let ack = a.property("ACKNOWLEDGED"), case let acknowledged = try instant(ack, zones).0, acknowledged >= at {
+            if let ack = a.property("ACKNOWLEDGED"), let acknowledged = try? instant(ack, zones).0, acknowledged >= at {
                 reminded = acknowledged
             }
             // The alarm's other properties go back into the alarm todod writes: kept with `>`.
@@ -332,12 +336,17 @@ public struct ICalWriter: Sendable {
     static func wellFormed(_ lines: [String]) -> [String] {
         var out: [String] = []
         var open: [String] = []
+        var skipping = 0  // inside a component left out (with everything in it)
         for raw in lines {
             guard !raw.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
                   let l = try? ContentLine(parsing: raw, number: 0) else { continue }
             let name = l.value.uppercased()
+            if skipping > 0 {
+                if l.name == "BEGIN" { skipping += 1 } else if l.name == "END" { skipping -= 1 }
+                continue
+            }
             if l.name == "BEGIN" {
-                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name) else { continue }
+                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name), !name.isEmpty else { skipping = 1; continue }
                 open.append(name)
             } else if l.name == "END" {
                 guard open.last == name else { continue }
@@ -414,7 +423,9 @@ public struct ICalWriter: Sendable {
         if let notes = e.notes { put("DESCRIPTION", ContentLines.escape(notes)) }
         if let due = e.due {
             if e.allDay {
-                put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: LocalTime(due, in: zone).days), keepValue: { _ in false })
+                // Within the years 0001 to 9999 even where the zone's day starts outside them.
+                let day = min(max(LocalTime(due, in: zone).days, -719_162), 2_932_896)
+                put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: day), keepValue: { _ in false })
             } else {
                 put("DUE", ICalDate.utcText(due))
             }
