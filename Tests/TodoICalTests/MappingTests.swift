@@ -152,7 +152,12 @@ import TodoTime
         let items = try Self.reader.items(Array(text.utf8))
         #expect(items.count == 1)
         #expect(items[0].entry.title == "Old thing")
-        #expect(items[0].entry.ical == "BEGIN:X-OPEN\nX-A:1\nEND:X-OPEN")  // SUMMARY:injected only lends parameters
+        // The VTODO it tries to open is left out whole, with what is inside it (its lines could
+        // break the one they would land in: an alarm without its END, a second DUE).
+        #expect(items[0].entry.ical == nil)
+        e.ical = "BEGIN:X-OPEN\nX-A:1\nnot a line\nX-BELL:\u{07}\nEND:VCALENDAR"
+        let open = try Self.reader.items(Array(ICalWriter().calendar([e]).utf8))
+        #expect(open.first?.entry.ical == "BEGIN:X-OPEN\nX-A:1\nEND:X-OPEN")
     }
 
     // MARK: - Files other programs write (Golden/foreign/README.md)
