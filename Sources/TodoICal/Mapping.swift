@@ -52,6 +52,8 @@ public struct ICalReader: Sendable {
         public var sortOrder: Int64?
         /// The BEGIN:VTODO line.
         public var line: Int
+        /// Whether `remind` was read from a trigger relative to the due date (else an instant).
+        public var relativeReminder = false
     }
 
     /// Every VTODO of an iCalendar file (VEVENTs, VJOURNALs and others are not todos and are skipped).
@@ -204,7 +206,7 @@ public struct ICalReader: Sendable {
             kept.append("!NO-SUMMARY")
         }
         // The reminder: the first displaying alarm whose trigger todod can place; other alarms are kept.
-        var remind: Instant?, reminded: Instant?
+        var remind: Instant?, reminded: Instant?, relative = false
         for a in c.components {
             guard a.name == "VALARM", remind == nil, let trigger = a.property("TRIGGER") else {
                 kept += a.rawLines
@@ -219,6 +221,7 @@ public struct ICalReader: Sendable {
             } else if let offset = ICalDuration.parse(trigger.value) {
                 let base = trigger.parameter("RELATED")?.uppercased() == "END" ? due?.0 : (dtstart ?? due?.0)
                 at = base?.checkedAdding(usec: offset * 1_000_000)
+                relative = at != nil
             }
             guard action == nil || action == "DISPLAY" || action == "AUDIO", let at else {
                 kept += a.rawLines
@@ -296,7 +299,9 @@ public struct ICalReader: Sendable {
             created: createdAt, updated: max(modified ?? stamp ?? createdAt, createdAt), uid: uid, priority: priority,
             tags: ICalReader.tags(tags), zone: zone, allDay: due?.allDay ?? false, recurrence: recurrence,
             ical: kept.isEmpty ? nil : kept.joined(separator: "\n"))
-        return Item(entry: entry, sortOrder: sortOrder, line: c.number)
+        var item = Item(entry: entry, sortOrder: sortOrder, line: c.number)
+        item.relativeReminder = relative && remind != nil
+        return item
     }
 
     /// Category values as tags: white space inside becomes `-`, commas are dropped, at most 64
