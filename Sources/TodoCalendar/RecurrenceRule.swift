@@ -138,7 +138,7 @@ public struct RecurrenceRule: Sendable, Equatable {
     /// Checks the combinations RFC 5545 forbids and rules that can never occur.
     func validate() throws(RecurrenceError) {
         if count != nil && until != nil { throw RecurrenceError("RRULE has both COUNT and UNTIL (use one)") }
-        if let bad = byDay.first(where: { $0.ordinal != 0 }) {
+        for bad in byDay where bad.ordinal != 0 {
             switch frequency {
             case .daily, .weekly:
                 throw RecurrenceError("RRULE part BYDAY=\(bad.code) has an ordinal, which only FREQ=MONTHLY or YEARLY allows")
@@ -167,6 +167,26 @@ public struct RecurrenceRule: Sendable, Equatable {
             if bySetPos.allSatisfy({ abs($0) > most }) {
                 let positions = bySetPos.map(String.init).joined(separator: ",")
                 throw RecurrenceError("RRULE never occurs: BYSETPOS=\(positions) picks from at most \(most) date\(most == 1 ? "" : "s") per \(frequency.periodName)")
+            }
+        }
+        // BYMONTHDAY limited by BYDAY with ordinals counted in the month: the 1st Sunday is one
+        // of days 1–7, the last one of the last 7 days; a day outside every such week never is.
+        if !byMonthDay.isEmpty, !byDay.isEmpty, byDay.allSatisfy({ $0.ordinal != 0 }),
+           frequency == .monthly || (frequency == .yearly && !byMonth.isEmpty) {
+            let possible = byMonthDay.contains { day in
+                byDay.contains { entry in
+                    switch (day > 0, entry.ordinal > 0) {
+                    case (true, true): return (7 * (entry.ordinal - 1) + 1...7 * entry.ordinal).contains(day)
+                    case (false, false): return (7 * (-entry.ordinal - 1) + 1...7 * -entry.ordinal).contains(-day)
+                    default:
+                        // Counted from the other end, in a month of 28 to 31 days.
+                        let k = abs(entry.ordinal)
+                        return (29 - 7 * k...38 - 7 * k).contains(abs(day))
+                    }
+                }
+            }
+            if !possible {
+                throw RecurrenceError("RRULE never occurs: no day of BYMONTHDAY=\(byMonthDay.map(String.init).joined(separator: ",")) is a BYDAY=\(byDay.map(\.code).joined(separator: ",")) of its month")
             }
         }
         if !byMonthDay.isEmpty {

@@ -18,6 +18,14 @@ import TodoTime
         }
     }
 
+    /// A BYMONTHDAY that no BYDAY with an ordinal can fall on (the 1st Sunday is never the 15th).
+    @Test(arguments: ["FREQ=MONTHLY;BYDAY=1SU;BYMONTHDAY=15,30,31", "FREQ=YEARLY;BYMONTH=2;BYDAY=-1FR;BYMONTHDAY=-10"])
+    func monthDaysNoOrdinalReachesAreRefused(_ rule: String) {
+        #expect(throws: RecurrenceError.self) { try RecurrenceRule(parsing: rule) }
+        #expect((try? RecurrenceRule(parsing: "FREQ=MONTHLY;BYDAY=2SU;BYMONTHDAY=8,9,10,11,12,13,14")) != nil)
+        #expect((try? RecurrenceRule(parsing: "FREQ=MONTHLY;BYDAY=-1SU;BYMONTHDAY=25")) != nil)
+    }
+
     /// Rules that still occur are not refused by the bound.
     @Test(arguments: ["FREQ=DAILY;BYDAY=MO;BYSETPOS=1", "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=-1", "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5",
                       "FREQ=YEARLY;BYDAY=MO;BYSETPOS=53"])
