@@ -94,6 +94,18 @@ import TodoTestSupport
         #expect(again["updated"] == 0 && again["unchanged"] == 4, "\(again.serialized())")
     }
 
+    /// COUNT=3 from a due date off the rule (a Tuesday, on a Monday rule, from another program's
+    /// file) is that Tuesday and two Mondays: `show` lists two more dates, not three.
+    @Test func countFromADueOffTheRuleIsNotOvercounted() throws {
+        let d = try DaemonProcess()
+        let path = try file(d, "count.ics", Self.calendar(["UID:c", "SUMMARY:Three times", "DUE:20300115T090000Z",
+                                                           "RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=3"]))
+        #expect(try run(d, ["import", path]).status == 0)
+        let show = try run(d, ["show", "1"]).stdout
+        #expect(show.contains("2030-01-21 09:00") && show.contains("2030-01-28 09:00"), "\(show)")
+        #expect(!show.contains("2030-02-04"), "\(show)")
+    }
+
     /// `--every mon,thu --due 7:00` on a Tuesday is due Thursday 07:00 (the rule's first date on
     /// or after the given one), and an all-day `--every weekday --due saturday` the Monday after.
     @Test func theFirstDueDateIsOneTheRuleNames() throws {
