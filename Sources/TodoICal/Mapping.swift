@@ -164,7 +164,7 @@ public struct ICalReader: Sendable {
                     throw ICalError(line: p.number, "PERCENT-COMPLETE must be 0 to 100, not \(ContentLine.quote(p.value))")
                 }
                 percent = v
-                if v != 100 && v != 0 || p.parameters.count > 0 || p.raw.hasPrefix("PERCENT_") { kept.append(p.raw) }
+                if v != 100 && v != 0 || p.parameters.count > 0 { kept.append(p.raw) }
             case "CATEGORIES":
                 categories += ContentLines.unescape(p.value, separator: ",").map(\.trimmingSpaces).filter { !$0.isEmpty }
                 keepIfParameters(p)
