@@ -162,7 +162,15 @@ public struct RecurrenceRule: Sendable, Equatable {
             case .daily: most = 1
             case .weekly: most = byDay.isEmpty ? 1 : Set(byDay.map(\.weekday)).count
             case .monthly: most = byMonthDay.isEmpty ? (byDay.isEmpty ? 1 : byDay.reduce(0) { $0 + ($1.ordinal == 0 ? 5 : 1) }) : byMonthDay.count
-            case .yearly: most = 366
+            case .yearly:
+                let perMonth = byDay.reduce(0) { $0 + ($1.ordinal == 0 ? 5 : 1) }
+                if !byMonthDay.isEmpty {
+                    most = (byMonth.isEmpty ? 12 : byMonth.count) * byMonthDay.count
+                } else if !byDay.isEmpty {
+                    most = byMonth.isEmpty ? byDay.reduce(0) { $0 + ($1.ordinal == 0 ? 53 : 1) } : byMonth.count * perMonth
+                } else {
+                    most = byMonth.isEmpty ? 366 : byMonth.count  // BYMONTH alone: the start's day in each
+                }
             }
             if bySetPos.allSatisfy({ abs($0) > most }) {
                 let positions = bySetPos.map(String.init).joined(separator: ",")

@@ -374,7 +374,7 @@ public struct ICalWriter: Sendable {
         var notes: Set<String> = []
         var categoryValues: [String] = []
         // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
-        // VTODO's), counted as `wellFormed` will write them: a BEGIN:VTODO is no component here.
+        // VTODO's; a kept VTODO's lines are its own too, though `wellFormed` leaves it out).
         var openComponents: [String] = []
         for raw in (e.ical ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init) {
             if raw.hasPrefix(">") {
@@ -398,7 +398,7 @@ public struct ICalWriter: Sendable {
                 templates[line.name] = line
                 continue
             }
-            if let line, line.name == "BEGIN", !["VCALENDAR", "VTODO"].contains(line.value.uppercased()) {
+            if let line, line.name == "BEGIN" {
                 openComponents.append(line.value.uppercased())
             } else if let line, line.name == "END", openComponents.last == line.value.uppercased() {
                 openComponents.removeLast()
@@ -441,7 +441,7 @@ public struct ICalWriter: Sendable {
         if e.done {
             put("COMPLETED", ICalDate.utcText(e.completed ?? e.updated))
             put("PERCENT-COMPLETE", "100")
-        } else if let t = templates["PERCENT-COMPLETE"], let p = Int(t.value.trimmingSpaces), p < 100 {
+        } else if let t = templates["PERCENT-COMPLETE"], let p = Int(t.value.trimmingSpaces), (0..<100).contains(p) {
             put("PERCENT-COMPLETE", String(p))
         }
         if let p = e.priority {

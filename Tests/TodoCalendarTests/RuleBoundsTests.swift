@@ -10,7 +10,7 @@ import TodoTime
 
     /// A BYSETPOS past the most dates one period can hold never picks one.
     @Test(arguments: ["FREQ=DAILY;BYDAY=MO;BYSETPOS=2", "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3,-3", "FREQ=MONTHLY;BYMONTH=3;BYSETPOS=2",
-                      "FREQ=MONTHLY;BYMONTHDAY=1,2;BYSETPOS=3"])
+                      "FREQ=MONTHLY;BYMONTHDAY=1,2;BYSETPOS=3", "FREQ=YEARLY;BYDAY=SA,5MO;BYSETPOS=366"])
     func rulesThatNeverOccurAreRefused(_ rule: String) {
         #expect(throws: RecurrenceError.self) { try RecurrenceRule(parsing: rule) }
         do { _ = try RecurrenceRule(parsing: rule) } catch {
