@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "TodoTime", dependencies: ["TodoCore", "TodoPosix"]),
         .target(name: "TodoCalendar", dependencies: ["TodoCore", "TodoTime"]),
         // RFC 5545 VTODO reader and writer and the todo <-> VTODO mapping (SPEC §9); no I/O.
-        .target(name: "TodoICal", dependencies: ["TodoCore", "TodoTime"]),
+        .target(name: "TodoICal", dependencies: ["TodoCore", "TodoTime", "TodoCalendar"]),
         .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar", "TodoICal"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
         // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
@@ -69,7 +69,7 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         .executableTarget(name: "todod-notify", dependencies: ["TodoNotify", "TodoPosix"]),
         .executableTarget(name: "todod-sync", dependencies: ["TodoSync", "TodoPosix"]),
-        .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"]),
+        .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport", "TodoICal", "TodoCalendar", "TodoTime"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar",
                                                            "TodoClient"]),
 
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
                     exclude: ["Golden"]),
-        .testTarget(name: "TodoICalTests", dependencies: ["TodoCore", "TodoTime", "TodoICal"], exclude: ["Golden"]),
+        .testTarget(name: "TodoICalTests", dependencies: ["TodoCore", "TodoTime", "TodoICal", "TodoCalendar"], exclude: ["Golden"]),
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
         .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoClient", "TodoSystemd", "TodoTestSupport"]),
         .testTarget(name: "TodoCalDAVTests", dependencies: ["TodoCore", "TodoCalDAV", "TodoTestSupport"]),

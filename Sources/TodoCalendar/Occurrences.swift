@@ -182,11 +182,28 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
     var finished = false
     /// Dates before this day are counted (for COUNT) but not turned into instants or returned.
     var countOnlyBefore: Int64 = .min
+    /// The last period that held a date, and how many periods without one end the walk: the
+    /// calendar repeats every 400 years (146,097 days, a whole number of weeks), so a rule that
+    /// names no date in one such cycle of its periods names none ever after. This bounds every
+    /// search, whatever the rule.
+    var lastDatedPeriod: Int64 = 0
+    let cycle: Int64
 
     /// `allDay`: the occurrences are the local midnights of the dates (whatever the start's time).
-    public init(rule: RecurrenceRule, start: Instant, zone: ZoneInfo, allDay: Bool = false) {
+    /// `countingStart`: a start that is not itself on the rule's schedule still counts as the
+    /// first occurrence for COUNT, as RFC 5545 counts DTSTART (it is not returned): the dates
+    /// a todo's rule gives from its current `due`.
+    public init(rule: RecurrenceRule, start: Instant, zone: ZoneInfo, allDay: Bool = false, countingStart: Bool = false) {
         let local = LocalTime(start, in: zone)
         expander = DateExpander(rule: rule, startDays: local.days)
+        func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
+        let i = Int64(rule.interval)
+        switch rule.frequency {
+        case .daily: cycle = 146_097 / gcd(146_097, i)
+        case .weekly: cycle = 20_871 / gcd(20_871, i)
+        case .monthly: cycle = 4_800 / gcd(4_800, i)
+        case .yearly: cycle = 400 / gcd(400, i)
+        }
         self.zone = zone
         secondOfDay = allDay ? 0 : local.secondOfDay
         micros = allDay ? 0 : (start.usec % 1_000_000 + 1_000_000) % 1_000_000
@@ -195,6 +212,15 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
         case .date(let days)?: untilDays = days; untilInstant = nil
         case .instant(let instant)?: untilDays = nil; untilInstant = instant
         case nil: untilDays = nil; untilInstant = nil
+        }
+        // A DAILY rule whose INTERVAL is whole weeks stays on the start's weekday.
+        if rule.frequency == .daily, i % 7 == 0, !rule.byDay.isEmpty, !rule.byDay.contains(where: { $0.weekday == Weekday(days: local.days) }) {
+            finished = true
+        }
+        if countingStart, rule.count != nil {
+            var probe = OccurrenceIterator(rule: rule.withoutEnd, start: start, zone: zone, allDay: allDay)
+            let first = probe.nextDate()
+            if first?.days != local.days || (!allDay && first?.instant != start) { produced = 1 }
         }
     }
 
@@ -215,7 +241,8 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
                 produced += 1
                 return (day, instant)
             }
-            guard let dates = expander.dates(period: period) else { finished = true; break }
+            guard period - lastDatedPeriod <= cycle, let dates = expander.dates(period: period) else { finished = true; break }
+            if !dates.isEmpty { lastDatedPeriod = period }
             buffer = dates
             index = 0
             period += 1
@@ -232,7 +259,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
         countOnlyBefore = days - 1
         guard expander.rule.count == nil, index >= buffer.count else { return }
         let target = expander.period(containing: days) - 1
-        if target > period { period = target }
+        if target > period { period = target; lastDatedPeriod = target }
     }
 
     /// A DAILY rule with BYMONTH: jump over whole months it excludes instead of testing each day.
@@ -262,11 +289,13 @@ extension RecurrenceRule {
         return nil
     }
 
-    /// The occurrences from `from` through `through` (both inclusive), at most `limit`.
-    public func occurrences(start: Instant, zone: ZoneInfo, from: Instant, through: Instant, limit: Int = .max, allDay: Bool = false) -> [Instant] {
+    /// The occurrences from `from` through `through` (both inclusive), at most `limit`;
+    /// `countingStart` as for `OccurrenceIterator`.
+    public func occurrences(start: Instant, zone: ZoneInfo, from: Instant, through: Instant, limit: Int = .max, allDay: Bool = false,
+                            countingStart: Bool = false) -> [Instant] {
         var out: [Instant] = []
         guard limit > 0, from <= through else { return out }
-        var walk = OccurrenceIterator(rule: self, start: start, zone: zone, allDay: allDay)
+        var walk = OccurrenceIterator(rule: self, start: start, zone: zone, allDay: allDay, countingStart: countingStart)
         walk.skip(toward: LocalTime(from, in: zone).days)
         while let t = walk.next(), t <= through {
             if t >= from {

@@ -49,16 +49,14 @@ public enum Recurrence {
             return (next, rule.text)
         }
         let after = max(due, completed)
-        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone, allDay: allDay)
+        // The current `due` counts as an occurrence even when it is off the schedule.
+        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone, allDay: allDay, countingStart: true)
         walk.skip(toward: LocalTime(after, in: zone).days)
         while let t = walk.next() {
             guard t > after else { continue }
             if let count = rule.count {
-                // Used up: the current `due` (an occurrence even when it is off the schedule)
-                // and every occurrence after it up to the completion.
-                let before = walk.produced - 1
-                let dueOnSchedule = rule.occurrences(start: due, zone: zone, from: due, through: due, limit: 1, allDay: allDay).isEmpty ? 0 : 1
-                let used = 1 + before - dueOnSchedule
+                // Used up: the current `due` and every occurrence after it up to the completion.
+                let used = walk.produced - 1
                 if used >= count { return nil }
                 rule.count = count - used
             }
@@ -73,7 +71,8 @@ public enum Recurrence {
     public static func upcoming(_ recurrence: TodoRecurrence, due: Instant, zone: ZoneInfo, allDay: Bool = false, count: Int) -> [Instant] {
         guard count > 0, let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
         guard recurrence.from == .due else { return [due] }
-        return [due] + rule.occurrences(start: due, zone: zone, from: due.adding(usec: 1), through: .latest, limit: count - 1, allDay: allDay)
+        return [due] + rule.occurrences(start: due, zone: zone, from: due.adding(usec: 1), through: .latest, limit: count - 1, allDay: allDay,
+                                        countingStart: true)
     }
 
     /// The first local date on or after `day` (days since 1970-01-01) that `rule` names with

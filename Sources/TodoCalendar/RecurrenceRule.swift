@@ -34,6 +34,9 @@ public struct WeekdayNumber: Sendable, Hashable {
 /// The frequencies todod supports (RFC 5545 FREQ; SECONDLY, MINUTELY and HOURLY are refused).
 public enum Frequency: String, Sendable, CaseIterable {
     case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
+
+    /// `day`, `week`, `month`, `year`.
+    var periodName: String { ["DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"][rawValue]! }
 }
 
 /// Where a rule ends: UNTIL as a date (through that local day) or a UTC date-time.
@@ -135,7 +138,7 @@ public struct RecurrenceRule: Sendable, Equatable {
     /// Checks the combinations RFC 5545 forbids and rules that can never occur.
     func validate() throws(RecurrenceError) {
         if count != nil && until != nil { throw RecurrenceError("RRULE has both COUNT and UNTIL (use one)") }
-        if let bad = byDay.first(where: { $0.ordinal != 0 }) {
+        for bad in byDay where bad.ordinal != 0 {
             switch frequency {
             case .daily, .weekly:
                 throw RecurrenceError("RRULE part BYDAY=\(bad.code) has an ordinal, which only FREQ=MONTHLY or YEARLY allows")
@@ -151,6 +154,48 @@ public struct RecurrenceRule: Sendable, Equatable {
         }
         if !bySetPos.isEmpty && byDay.isEmpty && byMonthDay.isEmpty && byMonth.isEmpty {
             throw RecurrenceError("RRULE part BYSETPOS needs another BY part (BYDAY, BYMONTHDAY or BYMONTH)")
+        }
+        if !bySetPos.isEmpty {
+            // The most dates one period can hold; a BYSETPOS past it never picks one.
+            let most: Int
+            switch frequency {
+            case .daily: most = 1
+            case .weekly: most = byDay.isEmpty ? 1 : Set(byDay.map(\.weekday)).count
+            case .monthly: most = byMonthDay.isEmpty ? (byDay.isEmpty ? 1 : byDay.reduce(0) { $0 + ($1.ordinal == 0 ? 5 : 1) }) : byMonthDay.count
+            case .yearly:
+                let perMonth = byDay.reduce(0) { $0 + ($1.ordinal == 0 ? 5 : 1) }
+                if !byMonthDay.isEmpty {
+                    most = (byMonth.isEmpty ? 12 : byMonth.count) * byMonthDay.count
+                } else if !byDay.isEmpty {
+                    most = byMonth.isEmpty ? byDay.reduce(0) { $0 + ($1.ordinal == 0 ? 53 : 1) } : byMonth.count * perMonth
+                } else {
+                    most = byMonth.isEmpty ? 366 : byMonth.count  // BYMONTH alone: the start's day in each
+                }
+            }
+            if bySetPos.allSatisfy({ abs($0) > most }) {
+                let positions = bySetPos.map(String.init).joined(separator: ",")
+                throw RecurrenceError("RRULE never occurs: BYSETPOS=\(positions) picks from at most \(most) date\(most == 1 ? "" : "s") per \(frequency.periodName)")
+            }
+        }
+        // BYMONTHDAY limited by BYDAY with ordinals counted in the month: the 1st Sunday is one
+        // of days 1–7, the last one of the last 7 days; a day outside every such week never is.
+        if !byMonthDay.isEmpty, !byDay.isEmpty, byDay.allSatisfy({ $0.ordinal != 0 }),
+           frequency == .monthly || (frequency == .yearly && !byMonth.isEmpty) {
+            let possible = byMonthDay.contains { day in
+                byDay.contains { entry in
+                    switch (day > 0, entry.ordinal > 0) {
+                    case (true, true): return (7 * (entry.ordinal - 1) + 1...7 * entry.ordinal).contains(day)
+                    case (false, false): return (7 * (-entry.ordinal - 1) + 1...7 * -entry.ordinal).contains(-day)
+                    default:
+                        // Counted from the other end, in a month of 28 to 31 days.
+                        let k = abs(entry.ordinal)
+                        return (29 - 7 * k...38 - 7 * k).contains(abs(day))
+                    }
+                }
+            }
+            if !possible {
+                throw RecurrenceError("RRULE never occurs: no day of BYMONTHDAY=\(byMonthDay.map(String.init).joined(separator: ",")) is a BYDAY=\(byDay.map(\.code).joined(separator: ",")) of its month")
+            }
         }
         if !byMonthDay.isEmpty {
             let months = byMonth.isEmpty ? Array(1...12) : byMonth

@@ -81,7 +81,7 @@ struct Agenda {
             // one's next date depends on when it is done).
             guard recurrence.from == .due else { continue }
             for t in rule.occurrences(start: due, zone: own, from: max(due.adding(usec: 1), start), through: end.adding(usec: -1),
-                                      limit: count + 2, allDay: todo.allDay) {
+                                      limit: count + 2, allDay: todo.allDay, countingStart: true) {
                 let d = day(t)
                 guard d >= today, d < today + Int64(count) else { continue }
                 byDay[d, default: []].append(Item(todo: index, at: t, current: false))

@@ -80,9 +80,10 @@ public enum CLI {
 
             // Local input first, so a bad file never needs the daemon.
             var document: JSON?
+            var skipped: [String: Int] = [:]
             if case .importFile(let path) = invocation.command {
                 let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
-                document = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
+                (document, skipped) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
 
             let transport: RPCTransport
@@ -98,6 +99,7 @@ public enum CLI {
                     var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                     runner.tzdir = environment["TZDIR"]
                     runner.socket = socket
+                    runner.importSkipped = skipped
                     runner.connect = { () throws(ClientError) in try connect(socket) }
                     try runner.run(invocation.command, document: document)
                 }
@@ -181,7 +183,11 @@ public enum CLI {
             throw .input("\(name) is not valid JSON: \(error.description)")
         }
         guard case .object = document else {
-            throw .input("\(name) is not a todod export document: expected a JSON object, found \(document.typeName)")
+            throw .input("\(name) is not a todod export document: expected a JSON object, found \(document.typeName)"
+                         + (document.arrayValue != nil ? " (todoctl imports todod's JSON export and iCalendar files)" : ""))
+        }
+        guard document["format"]?.stringValue == ExportDocument.format else {
+            throw .input("\(name) is not a todod export document: it has no \"format\": \"\(ExportDocument.format)\" member")
         }
         return document
     }

@@ -191,6 +191,19 @@ enum Every {
         return when.allDay ? .day(LocalTime(when.instant, in: timeZone).days) : .instant(when.instant)
     }
 
+    /// `due` moved to the rule's first date on or after it, at its time of day (`--every mon,thu
+    /// --due 7:00` on a Tuesday is due Thursday 07:00): the first occurrence is one the rule names.
+    static func snap(_ due: When, to text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> When {
+        let every = try parse(text, due: due.instant, now: now, timeZone: timeZone, command: command)
+        var rule = every.rule
+        rule.count = nil  // the first date is where COUNT starts counting
+        var walk = OccurrenceIterator(rule: rule, start: due.instant, zone: timeZone, allDay: due.allDay)
+        guard let first = walk.next() else {
+            throw UsageError("the rule \(TimeExpression.quoted(text)) for --every has no occurrence from the --due date on", command: command)
+        }
+        return When(instant: first, allDay: due.allDay)
+    }
+
     /// The first occurrence of `every` from the start of today (local midnight of that date).
     static func firstDue(_ every: Parsed, text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> Instant {
         let today = LocalTime(now, in: timeZone).days

@@ -49,7 +49,8 @@ extension HumanOutput {
     func nextOccurrences(_ todo: Todo, limit: Int = 3) -> [Instant] {
         guard let recurrence = todo.recurrence, recurrence.from == .due, let due = todo.due,
               let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
-        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone(of: todo), allDay: todo.allDay)
+        // The current due counts for COUNT even when it is off the schedule (as RFC 5545 counts DTSTART).
+        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone(of: todo), allDay: todo.allDay, countingStart: true)
         var result: [Instant] = []
         while result.count < limit, let next = walk.next() {
             if next > due { result.append(next) }

@@ -11,8 +11,10 @@ import TodoTime
 
 enum ICalFiles {
     /// The export document of a file or standard input: JSON as it is, an iCalendar file (text
-    /// starting with `BEGIN:`) converted; of a directory: every `*.ics` file in it (a vdir).
-    static func document(_ path: String, reader: ICalReader, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure) -> JSON {
+    /// starting with `BEGIN:`) converted; of a directory: every `*.ics` file in it (a vdir). With
+    /// it, how many components that are not todos (`VEVENT`: 3) the files held and were skipped.
+    static func document(_ path: String, reader: ICalReader, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure)
+        -> (document: JSON, skipped: [String: Int]) {
         let name = path == "-" ? "standard input" : path
         if path != "-", (try? Files.kind(path)) == .directory {
             return try vdir(path, reader: reader)
@@ -23,9 +25,10 @@ enum ICalFiles {
         } catch {
             throw .input("cannot read \(name): \(error.reason)")
         }
-        guard isICalendar(bytes) else { return try CLI.readDocument(name, bytes) }
+        guard isICalendar(bytes) else { return (try CLI.readDocument(name, bytes), [:]) }
         do {
-            return JSON(ICalReader.document(usable(try reader.items(bytes)), exported: reader.now))
+            let file = try reader.file(bytes)
+            return (JSON(ICalReader.document(usable(file.items), exported: reader.now)), file.skipped)
         } catch {
             throw .input("\(name): \(error)")
         }
@@ -40,19 +43,24 @@ enum ICalFiles {
     }
 
     /// Every `.ics` file of directory `path`, read as one document (all or nothing).
-    static func vdir(_ path: String, reader: ICalReader) throws(CLIFailure) -> JSON {
+    static func vdir(_ path: String, reader: ICalReader) throws(CLIFailure) -> (document: JSON, skipped: [String: Int]) {
         let names: [String]
         do { names = try Files.entries(path).filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") } } catch {
             throw .input("cannot read \(path): \(error.reason)")
         }
         var items: [ICalReader.Item] = []
+        var skipped: [String: Int] = [:]
         for name in names {
             let file = path + "/" + name
             let bytes: [UInt8]
             do { bytes = try Files.contents(of: file) } catch { throw .input("cannot read \(file): \(error.reason)") }
-            do { items += try reader.items(bytes) } catch { throw .input("\(file): \(error)") }
+            do {
+                let read = try reader.file(bytes)
+                items += read.items
+                skipped.merge(read.skipped, uniquingKeysWith: +)
+            } catch { throw .input("\(file): \(error)") }
         }
-        return JSON(ICalReader.document(usable(items), exported: reader.now))
+        return (JSON(ICalReader.document(usable(items), exported: reader.now)), skipped)
     }
 
     /// `items` with every RRULE todod cannot follow (outside docs/RECURRENCE.md, such as
@@ -67,6 +75,17 @@ enum ICalFiles {
             item.entry.ical = (item.entry.ical.map { $0 + "\n" } ?? "") + "RRULE:" + rule
             return item
         }
+    }
+
+    /// What an import skipped, for its report: `3 events, 1 journal entry` (components by kind,
+    /// most first), nil when nothing was.
+    static func skippedWords(_ skipped: [String: Int]) -> String? {
+        let names = ["VEVENT": ("event", "events"), "VJOURNAL": ("journal entry", "journal entries"), "VFREEBUSY": ("free/busy entry", "free/busy entries")]
+        let parts = skipped.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { kind, n in
+            let (one, many) = names[kind] ?? ("\(kind) component", "\(kind) components")
+            return "\(n) \(n == 1 ? one : many)"
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// The todos of an export answer, for the iCalendar writer.

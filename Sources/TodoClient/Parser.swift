@@ -302,7 +302,10 @@ public struct Parser {
         var options = AddOptions(title: words.joined(separator: " "))
         options.notes = args.value("--notes")
         options.category = args.value("--category")
-        let given = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
+        var given = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
+        if let due = given, let every = args.value("--every") {
+            given = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "add")
+        }
         options.top = args.has("--top")
         // Without --due, a rule's first occurrence from today is the (all-day) due date.
         let first: Instant?
@@ -363,7 +366,8 @@ public struct Parser {
         options.remindTime = remindTime
         var newDue: When?
         if let text = args.value("--due") {
-            let due = try whenValue(text, "--due", "edit")
+            var due = try whenValue(text, "--due", "edit")
+            if let every = args.value("--every") { due = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "edit") }
             newDue = due
             options.due = .set(due.instant)
             options.dueAllDay = due.allDay

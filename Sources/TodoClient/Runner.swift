@@ -21,6 +21,8 @@ struct Runner {
     /// The daemon's socket, and how to connect to it again (`watch --reconnect`).
     var socket = ""
     var connect: (() throws(ClientError) -> RPCTransport)?
+    /// What the file being imported held besides todos (`VEVENT`: 3), for the import report.
+    var importSkipped: [String: Int] = [:]
 
     // MARK: - Plumbing
 
@@ -92,7 +94,15 @@ struct Runner {
             // daemon applies them together with the last one.
             var result: JSON = .null
             for part in try Runner.importParts(params) { result = try call(part) }
-            if json { emit(result) } else {
+            if json {
+                if !importSkipped.isEmpty, case .object(var o) = result {
+                    var counts = JSONObject()
+                    for (kind, n) in importSkipped.sorted(by: { $0.key < $1.key }) { counts[kind] = .int(Int64(n)) }
+                    o["skipped"] = .object(counts)
+                    result = .object(o)
+                }
+                emit(result)
+            } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
                 let added = result["added"]?.intValue ?? todos
@@ -100,7 +110,8 @@ struct Runner {
                 let unchanged = result["unchanged"]?.intValue ?? 0
                 // All new: the plain count; else what became of them.
                 let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
-                print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories").")
+                let skipped = ICalFiles.skippedWords(importSkipped).map { "; skipped \($0) (not todos)" } ?? ""
+                print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories")\(skipped).")
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)

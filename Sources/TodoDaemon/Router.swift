@@ -271,6 +271,10 @@ struct Router {
             JSON.string(change.uid).write(to: &bytes)
             bytes.append(contentsOf: #","todo":"#.utf8)
             if let todo = change.todo { todo.writeJSON(to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+            if let ical = change.ical {
+                bytes.append(contentsOf: #","ical":"#.utf8)
+                JSON.string(ical).write(to: &bytes)
+            }
             bytes.append(UInt8(ascii: "}"))
         }
         bytes.append(contentsOf: #"],"more":"#.utf8)

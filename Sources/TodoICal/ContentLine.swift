@@ -66,12 +66,13 @@ public struct ContentLine: Sendable, Equatable {
     public init(parsing raw: String, number: Int) throws(ICalError) {
         let chars = Array(raw.unicodeScalars)
         var i = 0
+        // `_` is read as `-` (Synology writes PERCENT_COMPLETE); the raw line keeps it.
         func isNameChar(_ c: Unicode.Scalar) -> Bool {
-            (c >= "A" && c <= "Z") || (c >= "a" && c <= "z") || (c >= "0" && c <= "9") || c == "-"
+            (c >= "A" && c <= "Z") || (c >= "a" && c <= "z") || (c >= "0" && c <= "9") || c == "-" || c == "_"
         }
         func readName() -> String {
             var s = ""
-            while i < chars.count, isNameChar(chars[i]) { s.unicodeScalars.append(chars[i]); i += 1 }
+            while i < chars.count, isNameChar(chars[i]) { s.unicodeScalars.append(chars[i] == "_" ? "-" : chars[i]); i += 1 }
             return s.uppercased()
         }
         let name = readName()

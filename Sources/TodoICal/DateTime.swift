@@ -64,7 +64,12 @@ public enum ICalDate: Sendable, Equatable {
 
 /// Durations (RFC 5545 §3.3.6): `-PT15M`, `P1DT2H`, `P1W`.
 public enum ICalDuration {
-    /// Seconds, nil when `text` is not a duration.
+    /// The span of the instants todod keeps (the years 0001 to 9999) and a day: a longer duration
+    /// is read as this long. Added to any instant it lands outside that span (so it places
+    /// nothing), and in microseconds it cannot overflow.
+    public static let maximumSeconds: Int64 = (2_932_897 + 719_162 + 1) * 86_400
+
+    /// Seconds (at most `maximumSeconds` either way), nil when `text` is not a duration.
     public static func parse(_ text: String) -> Int64? {
         var s = Substring(text.trimmingSpaces)
         var sign: Int64 = 1
@@ -91,6 +96,7 @@ public enum ICalDuration {
             case ("S", true): total += v
             default: return nil
             }
+            total = min(total, maximumSeconds)  // a part may repeat (`P9W9W...`)
             n = nil
             any = true
         }

@@ -1,3 +1,4 @@
+import TodoCalendar
 import TodoCore
 import TodoTime
 
@@ -5,7 +6,12 @@ import TodoTime
 
 /// `Entry.ical` holds one unfolded content line per line; a line starting with `>` belongs to the
 /// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER, DESCRIPTION and
-/// ACKNOWLEDGED) and is written back inside the VALARM todod writes.
+/// ACKNOWLEDGED) and is written back inside the VALARM todod writes; a line starting with `+`
+/// belongs to another component of the same resource (an instance of a recurring todo edited
+/// or completed elsewhere: a VTODO with RECURRENCE-ID), written back after the todo's own VTODO.
+/// Lines starting with `!` are notes of the mapping itself and are never written: `!NO-SUMMARY`
+/// (the VTODO had no SUMMARY; its title is `untitled` until it gets one), `!CATEGORIES:...`
+/// (the CATEGORIES values as they came, so tags made of them are written back as they were).
 ///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
 /// parameters todod does not model (or a value it would write differently, for STATUS, PRIORITY
@@ -13,7 +19,7 @@ import TodoTime
 let mappedNames: Set<String> = [
     "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
     "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
-    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE",
+    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY",
 ]
 
 /// Parameters the mapping itself decides; others on a mapped property are kept.
@@ -29,6 +35,10 @@ public struct ICalReader: Sendable {
     /// `created` of a VTODO that says nothing about when it was made.
     public var now: Instant
 
+    /// The title of a VTODO without SUMMARY (what todod shows; no SUMMARY is written back for it
+    /// until the title changes).
+    public static let untitled = "(no title)"
+
     public init(zone: ZoneInfo, zoneName: String?, tzdir: String? = nil, now: Instant) {
         self.zone = zone
         self.zoneName = zoneName
@@ -42,21 +52,49 @@ public struct ICalReader: Sendable {
         public var sortOrder: Int64?
         /// The BEGIN:VTODO line.
         public var line: Int
+        /// Whether `remind` was read from a trigger relative to the due date (else an instant).
+        public var relativeReminder = false
     }
 
     /// Every VTODO of an iCalendar file (VEVENTs, VJOURNALs and others are not todos and are skipped).
     /// - Throws: `ICalError` with the line number: the first problem in the file, so that nothing
     ///   of a bad file is imported.
-    public func items(_ bytes: [UInt8]) throws(ICalError) -> [Item] {
+    public func items(_ bytes: [UInt8]) throws(ICalError) -> [Item] { try file(bytes).items }
+
+    /// The todos of an iCalendar file and how many components of each other kind (`VEVENT`,
+    /// `VJOURNAL`, ...) it holds beside them. VTODOs sharing a UID are one todo: the one without
+    /// RECURRENCE-ID (or else the first) is the todo, the others (instances edited or completed
+    /// elsewhere) are kept with it, and an instance completed elsewhere is not due here.
+    public func file(_ bytes: [UInt8]) throws(ICalError) -> (items: [Item], skipped: [String: Int]) {
         let calendars = try Component.parse(bytes)
         let zones = try TimeZones(calendars, tzdir: tzdir)
-        var items: [Item] = []
+        var skipped: [String: Int] = [:]
+        var groups: [[Component]] = []
+        var byUID: [String: Int] = [:]
         for cal in calendars {
-            for c in cal.components where c.name == "VTODO" {
-                items.append(try item(c, zones))
+            for c in cal.components {
+                guard c.name == "VTODO" else {
+                    if c.name != "VTIMEZONE" { skipped[c.name, default: 0] += 1 }
+                    continue
+                }
+                let uid = c.property("UID").map { ContentLines.unescape($0.value)[0].trimmingSpaces } ?? ""
+                if !uid.isEmpty, let i = byUID[uid] {
+                    groups[i].append(c)
+                } else {
+                    if !uid.isEmpty { byUID[uid] = groups.count }
+                    groups.append([c])
+                }
             }
         }
-        return items
+        var items: [Item] = []
+        items.reserveCapacity(groups.count)
+        for group in groups {
+            let master = group.firstIndex { $0.property("RECURRENCE-ID") == nil } ?? 0
+            var others = group
+            others.remove(at: master)
+            items.append(try item(group[master], zones, instances: others))
+        }
+        return (items, skipped)
     }
 
     /// The export document of one or more files' items: sorted by `X-APPLE-SORT-ORDER` (items
@@ -82,7 +120,12 @@ public struct ICalReader: Sendable {
         switch try ICalDate.parse(line) {
         case .utc(let i): return (i, false, nil)
         case .date(let days):
-            guard let i = LocalTime.instant(days: days, secondOfDay: 0, in: zone) else { throw ICalError(line: line.number, "\(line.name) out of range") }
+            // The first and last days of the years 0001 to 9999 may start outside them in a zone
+            // far from UTC: such a day starts at its UTC midnight.
+            let utcStart = Instant(seconds: days * 86_400)
+            guard let i = LocalTime.instant(days: days, secondOfDay: 0, in: zone) ?? (utcStart.isInRange ? utcStart : nil) else {
+                throw ICalError(line: line.number, "\(line.name) out of range")
+            }
             return (i, true, nil)
         case .local(let days, let second, let tzid):
             if let tzid {
@@ -93,7 +136,7 @@ public struct ICalReader: Sendable {
         }
     }
 
-    func item(_ c: Component, _ zones: TimeZones) throws(ICalError) -> Item {
+    func item(_ c: Component, _ zones: TimeZones, instances: [Component] = []) throws(ICalError) -> Item {
         var kept: [String] = []
         func keepIfParameters(_ l: ContentLine) {
             if l.parameters.contains(where: { !mappedParameters.contains($0.name) }) { kept.append(l.raw) }
@@ -104,17 +147,20 @@ public struct ICalReader: Sendable {
         var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
         for p in c.properties {
+            let value = p.value.trimmingSpaces
             switch p.name {
             case "UID": uid = text(p).trimmingSpaces; keepIfParameters(p)
             case "SUMMARY": title = text(p); keepIfParameters(p)
             case "DESCRIPTION": notes = text(p); keepIfParameters(p)
             case "DUE": due = try instant(p, zones); keepIfParameters(p)
             case "STATUS":
-                status = p.value.trimmingSpaces.uppercased()
+                guard !value.isEmpty else { continue }
+                status = value.uppercased()
                 if status != "NEEDS-ACTION" && status != "COMPLETED" || p.parameters.count > 0 { kept.append(p.raw) }
             case "COMPLETED": completed = try instant(p, zones).0; keepIfParameters(p)
             case "PERCENT-COMPLETE":
-                guard let v = Int(p.value.trimmingSpaces), (0...100).contains(v) else {
+                guard !value.isEmpty else { continue }  // an empty value says nothing
+                guard let v = Int(value), (0...100).contains(v) else {
                     throw ICalError(line: p.number, "PERCENT-COMPLETE must be 0 to 100, not \(ContentLine.quote(p.value))")
                 }
                 percent = v
@@ -125,15 +171,21 @@ public struct ICalReader: Sendable {
             case "X-TODOD-CATEGORY":
                 let v = text(p).trimmingSpaces
                 todoCategory = .some(v.isEmpty ? nil : v)
+            case "X-TODOD-NO-CATEGORY":
+                if todoCategory == nil { todoCategory = .some(nil) }
             case "PRIORITY":
-                guard let v = Int(p.value.trimmingSpaces), (0...9).contains(v) else {
+                guard !value.isEmpty else { continue }  // an empty value says nothing
+                guard let v = Int(value), (0...9).contains(v) else {
                     throw ICalError(line: p.number, "PRIORITY must be 0 to 9, not \(ContentLine.quote(p.value))")
                 }
                 priority = v == 0 ? nil : v <= 4 ? .high : v == 5 ? .medium : .low
                 if ![0, 1, 5, 9].contains(v) || p.parameters.count > 0 { kept.append(p.raw) }
-            case "RRULE": rule = p.value.trimmingSpaces.uppercased(); ruleLine = p
-            case "X-TODOD-RECUR-FROM": fromCompletion = p.value.trimmingSpaces.uppercased() == "COMPLETION"
-            case "X-APPLE-SORT-ORDER": sortOrder = Int64(p.value.trimmingSpaces)
+            case "RRULE":
+                // Parts in one order, whatever order a server stores them in.
+                rule = (try? RecurrenceRule(parsing: value))?.text ?? value.uppercased()
+                ruleLine = p
+            case "X-TODOD-RECUR-FROM": fromCompletion = value.uppercased() == "COMPLETION"
+            case "X-APPLE-SORT-ORDER": sortOrder = Int64(value)
             case "CREATED": created = try instant(p, zones).0
             case "LAST-MODIFIED": modified = try instant(p, zones).0
             case "DTSTAMP": stamp = try instant(p, zones).0
@@ -141,38 +193,48 @@ public struct ICalReader: Sendable {
             case "DTSTART":
                 dtstart = try instant(p, zones).0
                 kept.append(p.raw)
-            default: kept.append(p.raw)
+            case "CLASS" where value.uppercased() == "PUBLIC" && p.parameters.isEmpty:
+                continue  // the default, which some servers add
+            default:
+                if !value.isEmpty { kept.append(p.raw) }  // an empty property says nothing (servers drop them)
             }
         }
         guard let uid, !uid.isEmpty else { throw ICalError(line: c.number, "VTODO without UID") }
-        guard let title, !title.trimmingSpaces.isEmpty else { throw ICalError(line: c.number, "VTODO \(ContentLine.quote(uid)) without SUMMARY") }
+        if title == nil || title!.trimmingSpaces.isEmpty {
+            // Untitled (a VTODO without SUMMARY): shown as such, and no SUMMARY is invented for it.
+            title = ICalReader.untitled
+            kept.append("!NO-SUMMARY")
+        }
         // The reminder: the first displaying alarm whose trigger todod can place; other alarms are kept.
-        var remind: Instant?, reminded: Instant?
+        var remind: Instant?, reminded: Instant?, relative = false
         for a in c.components {
             guard a.name == "VALARM", remind == nil, let trigger = a.property("TRIGGER") else {
                 kept += a.rawLines
                 continue
             }
             let action = a.property("ACTION")?.value.trimmingSpaces.uppercased()
+            // A trigger todod cannot read or place (malformed, or outside the years 0001 to 9999)
+            // leaves the alarm as it is, kept.
             var at: Instant?
             if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.trimmingSpaces.hasSuffix("Z") {
-                at = try instant(trigger, zones).0
-            } else {
-                guard let offset = ICalDuration.parse(trigger.value) else {
-                    throw ICalError(line: trigger.number, "TRIGGER: \(ContentLine.quote(trigger.value)) is not a duration or date-time")
-                }
+                at = try? instant(trigger, zones).0
+            } else if let offset = ICalDuration.parse(trigger.value) {
                 let base = trigger.parameter("RELATED")?.uppercased() == "END" ? due?.0 : (dtstart ?? due?.0)
                 at = base?.checkedAdding(usec: offset * 1_000_000)
+                relative = at != nil
             }
             guard action == nil || action == "DISPLAY" || action == "AUDIO", let at else {
                 kept += a.rawLines
                 continue
             }
             remind = at
-            if let ack = a.property("ACKNOWLEDGED") { reminded = try instant(ack, zones).0 }
+            // Acknowledged before the trigger it has now (the todo was rescheduled since): still pending.
+            if let ack = a.property("ACKNOWLEDGED"), let acknowledged = try? instant(ack, zones).0, acknowledged >= at {
+                reminded = acknowledged
+            }
             // The alarm's other properties go back into the alarm todod writes: kept with `>`.
             let own: Set<String> = ["ACTION", "TRIGGER", "DESCRIPTION", "ACKNOWLEDGED"]
-            kept += a.properties.filter { !own.contains($0.name) }.map { ">" + $0.raw }
+            kept += a.properties.filter { !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty }.map { ">" + $0.raw }
             for sub in a.components { kept += sub.rawLines.map { ">" + $0 } }
         }
         let done = status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
@@ -186,22 +248,60 @@ public struct ICalReader: Sendable {
             category = tags.first
             if !tags.isEmpty { tags.removeFirst() }
         }
+        // Tag values that a tag cannot hold as they are (`Home Office`, `a,b`): the values as they
+        // came, so that they are written back so.
+        if tags.contains(where: { ICalReader.tags([$0]) != [$0] }) {
+            kept.append("!CATEGORIES:" + tags.map(ContentLines.escape).joined(separator: ","))
+        }
         var recurrence: TodoRecurrence?
         if let rule, due != nil {
             recurrence = TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due)
         } else if let ruleLine {
             kept.append(ruleLine.raw)  // todod needs a due date to recur on
         }
+        // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
+        var dueAt = due?.0
+        var completedInstances: Set<Int64> = []
+        for instance in instances {
+            kept += instance.rawLines.map { "+" + $0 }
+            guard let rid = instance.property("RECURRENCE-ID"), let at = try? instant(rid, zones).0 else { continue }
+            let state = instance.property("STATUS")?.value.trimmingSpaces.uppercased()
+            let percentDone = instance.property("PERCENT-COMPLETE").flatMap { Int($0.value.trimmingSpaces) } == 100
+            if state == "COMPLETED" || state == "CANCELLED" || (state == nil && (instance.property("COMPLETED") != nil || percentDone)) {
+                completedInstances.insert(at.seconds)
+            }
+        }
+        if let start = dueAt, let rec = recurrence, rec.from == .due, !completedInstances.isEmpty,
+           let parsed = try? RecurrenceRule(parsing: rec.rule) {
+            let localZone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
+            let allDay = due?.allDay ?? false
+            func isDone(_ t: Instant) -> Bool {
+                allDay ? completedInstances.contains { LocalTime(Instant(seconds: $0), in: localZone).days == LocalTime(t, in: localZone).days }
+                    : completedInstances.contains(t.seconds)
+            }
+            if isDone(start) {
+                // The first occurrence not completed elsewhere (a bounded look: the rule's next dates).
+                let next = parsed.occurrences(start: start, zone: localZone, from: start.adding(usec: 1), through: .latest,
+                                              limit: completedInstances.count + 1, allDay: allDay).first { !isDone($0) }
+                if let next {
+                    dueAt = next
+                    if let r = remind { remind = r.checkedAdding(usec: next.usec - start.usec) }
+                    reminded = nil
+                }
+            }
+        }
         let createdAt = created ?? modified ?? stamp ?? now
         var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
         if zone?.isEmpty == true { zone = nil }
         let entry = ExportDocument.Entry(
-            title: title, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: due?.0,
+            title: title!, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: dueAt,
             remind: remind, reminded: reminded, done: done, completed: done ? (completed ?? modified ?? createdAt) : nil,
             created: createdAt, updated: max(modified ?? stamp ?? createdAt, createdAt), uid: uid, priority: priority,
             tags: ICalReader.tags(tags), zone: zone, allDay: due?.allDay ?? false, recurrence: recurrence,
             ical: kept.isEmpty ? nil : kept.joined(separator: "\n"))
-        return Item(entry: entry, sortOrder: sortOrder, line: c.number)
+        var item = Item(entry: entry, sortOrder: sortOrder, line: c.number)
+        item.relativeReminder = relative && remind != nil
+        return item
     }
 
     /// Category values as tags: white space inside becomes `-`, commas are dropped, at most 64
@@ -241,12 +341,17 @@ public struct ICalWriter: Sendable {
     static func wellFormed(_ lines: [String]) -> [String] {
         var out: [String] = []
         var open: [String] = []
+        var skipping = 0  // inside a component left out (with everything in it)
         for raw in lines {
             guard !raw.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
                   let l = try? ContentLine(parsing: raw, number: 0) else { continue }
             let name = l.value.uppercased()
+            if skipping > 0 {
+                if l.name == "BEGIN" { skipping += 1 } else if l.name == "END" { skipping -= 1 }
+                continue
+            }
             if l.name == "BEGIN" {
-                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name) else { continue }
+                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name), !name.isEmpty else { skipping = 1; continue }
                 open.append(name)
             } else if l.name == "END" {
                 guard open.last == name else { continue }
@@ -265,12 +370,27 @@ public struct ICalWriter: Sendable {
         var templates: [String: ContentLine] = [:]
         var rest: [String] = []
         var alarm: [String] = []
+        var instances: [String] = []
+        var notes: Set<String> = []
+        var categoryValues: [String] = []
         // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
-        // VTODO's), counted as `wellFormed` will write them: a BEGIN:VTODO is no component here.
+        // VTODO's; a kept VTODO's lines are its own too, though `wellFormed` leaves it out).
         var openComponents: [String] = []
         for raw in (e.ical ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init) {
             if raw.hasPrefix(">") {
                 alarm.append(String(raw.dropFirst()))
+                continue
+            }
+            if raw.hasPrefix("+") {
+                instances.append(String(raw.dropFirst()))
+                continue
+            }
+            if raw.hasPrefix("!") {
+                if raw.hasPrefix("!CATEGORIES:") {
+                    categoryValues = ContentLines.unescape(String(raw.dropFirst(12)), separator: ",")
+                } else {
+                    notes.insert(raw)
+                }
                 continue
             }
             let line = try? ContentLine(parsing: raw, number: 0)
@@ -278,7 +398,7 @@ public struct ICalWriter: Sendable {
                 templates[line.name] = line
                 continue
             }
-            if let line, line.name == "BEGIN", !["VCALENDAR", "VTODO"].contains(line.value.uppercased()) {
+            if let line, line.name == "BEGIN" {
                 openComponents.append(line.value.uppercased())
             } else if let line, line.name == "END", openComponents.last == line.value.uppercased() {
                 openComponents.removeLast()
@@ -296,6 +416,7 @@ public struct ICalWriter: Sendable {
                 params += t.parameters.filter { p in !mappedParameters.contains(p.name) && !params.contains { $0.name == p.name } }
                 if keepValue(t.value.trimmingSpaces.uppercased()) { v = t.value }
             }
+            guard !v.trimmingSpaces.isEmpty else { return }  // never an empty value (servers refuse `X-FOO:`)
             lines.append(ContentLine(name: name, parameters: params, value: v).text)
         }
         let zone = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? .utc
@@ -303,11 +424,13 @@ public struct ICalWriter: Sendable {
         put("DTSTAMP", ICalDate.utcText(e.updated))
         put("CREATED", ICalDate.utcText(e.created))
         put("LAST-MODIFIED", ICalDate.utcText(e.updated))
-        put("SUMMARY", ContentLines.escape(e.title))
+        if !(notes.contains("!NO-SUMMARY") && e.title == ICalReader.untitled) { put("SUMMARY", ContentLines.escape(e.title)) }
         if let notes = e.notes { put("DESCRIPTION", ContentLines.escape(notes)) }
         if let due = e.due {
             if e.allDay {
-                put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: LocalTime(due, in: zone).days), keepValue: { _ in false })
+                // Within the years 0001 to 9999 even where the zone's day starts outside them.
+                let day = min(max(LocalTime(due, in: zone).days, -719_162), 2_932_896)
+                put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: day), keepValue: { _ in false })
             } else {
                 put("DUE", ICalDate.utcText(due))
             }
@@ -318,7 +441,7 @@ public struct ICalWriter: Sendable {
         if e.done {
             put("COMPLETED", ICalDate.utcText(e.completed ?? e.updated))
             put("PERCENT-COMPLETE", "100")
-        } else if let t = templates["PERCENT-COMPLETE"], let p = Int(t.value.trimmingSpaces), p < 100 {
+        } else if let t = templates["PERCENT-COMPLETE"], let p = Int(t.value.trimmingSpaces), (0..<100).contains(p) {
             put("PERCENT-COMPLETE", String(p))
         }
         if let p = e.priority {
@@ -328,10 +451,18 @@ public struct ICalWriter: Sendable {
                 return p == .high ? (1...4).contains(v) : p == .medium ? v == 5 : (6...9).contains(v)
             }
         }
-        let categories = (e.category.map { [$0] } ?? []) + e.tags
+        // Each tag as the value it came from, when it came from one (`Home Office` for `Home-Office`).
+        let tagValues = e.tags.map { tag in
+            categoryValues.first { ICalReader.tags([$0]).first?.lowercased() == tag.lowercased() } ?? tag
+        }
+        let categories = (e.category.map { [$0] } ?? []) + tagValues
         if !categories.isEmpty {
             put("CATEGORIES", categories.map(ContentLines.escape).joined(separator: ","))
-            put("X-TODOD-CATEGORY", ContentLines.escape(e.category ?? ""))
+            if let category = e.category {
+                put("X-TODOD-CATEGORY", ContentLines.escape(category))
+            } else {
+                put("X-TODOD-NO-CATEGORY", "TRUE")  // the tags alone: no value is the first one's category
+            }
         }
         if let r = e.recurrence {
             put("RRULE", r.rule)
@@ -346,9 +477,11 @@ public struct ICalWriter: Sendable {
             lines.append("BEGIN:VALARM")
             lines.append("ACTION:DISPLAY")
             lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
-            if let due = e.due {
+            if let due = e.due, !e.allDay {
                 lines.append("TRIGGER;RELATED=END:" + ICalDuration.text((remind.usec - due.usec) / 1_000_000))
             } else {
+                // An all-day todo's reminder is an instant: it stays where it is if another client
+                // later gives the todo a time of day.
                 lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(remind))
             }
             if let r = e.reminded { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(r)) }
@@ -356,6 +489,27 @@ public struct ICalWriter: Sendable {
             lines.append("END:VALARM")
         }
         lines.append("END:VTODO")
+        // The resource's other components (instances edited elsewhere), as they came.
+        lines += Self.wellFormedInstances(instances)
         return lines
+    }
+
+    /// Kept VTODO components (lines starting with `+`): whole `BEGIN:VTODO` ... `END:VTODO`
+    /// blocks whose inner lines are well formed; anything else is left out.
+    static func wellFormedInstances(_ lines: [String]) -> [String] {
+        var out: [String] = []
+        var block: [String]?
+        for raw in lines {
+            let upper = raw.uppercased()
+            if upper == "BEGIN:VTODO" {
+                block = []
+            } else if upper == "END:VTODO" {
+                if let inner = block { out += ["BEGIN:VTODO"] + wellFormed(inner) + ["END:VTODO"] }
+                block = nil
+            } else {
+                block?.append(raw)
+            }
+        }
+        return out
     }
 }

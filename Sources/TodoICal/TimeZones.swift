@@ -2,10 +2,14 @@ import TodoCore
 import TodoTime
 
 /// How `TZID`s are turned into instants: an IANA name this machine knows (also inside a prefixed
-/// name such as `/mozilla.org/20050126_1/Europe/Berlin`), else the file's own `VTIMEZONE`.
-struct TimeZones {
-    var tzdir: String?
+/// name such as `/mozilla.org/20050126_1/Europe/Berlin`), else the file's own `VTIMEZONE`. What a
+/// TZID stands for is looked up once per file, so a file's cost grows with its size, not with
+/// its size times its number of dates.
+final class TimeZones {
+    let tzdir: String?
     var vtimezones: [String: VTimeZone] = [:]
+    /// The IANA name and zone of each TZID looked up so far (nil: none known here).
+    private var known: [String: (name: String, zone: ZoneInfo)?] = [:]
 
     init(_ calendars: [Component], tzdir: String?) throws(ICalError) {
         self.tzdir = tzdir
@@ -20,20 +24,27 @@ struct TimeZones {
     }
 
     /// The IANA name `tzid` stands for, when this machine has such a zone.
-    func ianaName(_ tzid: String) -> String? {
-        if ZoneInfo(identifier: tzid, tzdir: tzdir) != nil, !tzid.hasPrefix("/") { return tzid }
-        let parts = tzid.split(separator: "/")
-        for n in [3, 2, 1] where parts.count > n {
-            let name = parts.suffix(n).joined(separator: "/")
-            if ZoneInfo(identifier: name, tzdir: tzdir) != nil { return name }
+    func ianaName(_ tzid: String) -> String? { iana(tzid)?.name }
+
+    private func iana(_ tzid: String) -> (name: String, zone: ZoneInfo)? {
+        if let found = known[tzid] { return found }
+        var found: (name: String, zone: ZoneInfo)?
+        if !tzid.hasPrefix("/"), let zone = ZoneInfo(identifier: tzid, tzdir: tzdir) {
+            found = (tzid, zone)
+        } else {
+            let parts = tzid.split(separator: "/")
+            for n in [3, 2, 1] where parts.count > n {
+                let name = parts.suffix(n).joined(separator: "/")
+                if let zone = ZoneInfo(identifier: name, tzdir: tzdir) { found = (name, zone); break }
+            }
         }
-        return nil
+        known[tzid] = .some(found)
+        return found
     }
 
     /// The instant of a local time in zone `tzid`.
     func instant(days: Int64, second: Int64, tzid: String, line: Int) throws(ICalError) -> Instant {
-        if let name = ianaName(tzid), let zone = ZoneInfo(identifier: name, tzdir: tzdir),
-           let i = LocalTime.instant(days: days, secondOfDay: second, in: zone) {
+        if let zone = iana(tzid)?.zone, let i = LocalTime.instant(days: days, secondOfDay: second, in: zone) {
             return i
         }
         if let vtz = vtimezones[tzid] {
@@ -45,8 +56,9 @@ struct TimeZones {
 
 /// A VTIMEZONE's observances (STANDARD and DAYLIGHT): their onsets from DTSTART, RDATE and a
 /// yearly RRULE (BYMONTH with BYDAY, optionally BYMONTHDAY), enough for the zones calendar
-/// programs write.
-struct VTimeZone {
+/// programs write. The onsets of DTSTART and RDATE are sorted once; those of the rules are
+/// computed once per year asked for.
+final class VTimeZone {
     struct Observance {
         var start: Int64  // local seconds (in the offset before it)
         var from: Int64
@@ -56,23 +68,34 @@ struct VTimeZone {
         var ordinal: Int64?
         var monthDays: [Int64]
         var until: Int64?
-        var rdates: [Int64]
     }
-    var observances: [Observance] = []
+    typealias Onset = (utc: Int64, to: Int64)
+    /// The observances with a yearly rule.
+    private var ruled: [Observance] = []
+    /// Every DTSTART and RDATE onset, by UTC.
+    private let fixed: [Onset]
+    /// The offset before the first onset: the earliest observance's TZOFFSETFROM.
+    private let initialOffset: Int64
+    /// The rules' onsets of the years around a year (the year before to the year after), by UTC.
+    private var ruledByYear: [Int64: [Onset]] = [:]
 
     init(_ c: Component) throws(ICalError) {
+        var fixed: [Onset] = []
+        var earliest: (start: Int64, from: Int64)?
         for o in c.components where o.name == "STANDARD" || o.name == "DAYLIGHT" {
             guard let s = o.property("DTSTART"), let f = o.property("TZOFFSETFROM"), let t = o.property("TZOFFSETTO") else {
                 throw ICalError(line: o.number, "\(o.name) needs DTSTART, TZOFFSETFROM and TZOFFSETTO")
             }
             let from = try Self.offset(f), to = try Self.offset(t)
             var ob = Observance(start: try Self.localSeconds(s), from: from, to: to, month: nil, weekday: nil, ordinal: nil,
-                                monthDays: [], until: nil, rdates: [])
+                                monthDays: [], until: nil)
+            if earliest == nil || ob.start < earliest!.start { earliest = (ob.start, from) }
+            fixed.append((ob.start - from, to))
             for r in o.properties where r.name == "RDATE" {
                 for v in r.value.split(separator: ",") {
                     var l = r
                     l.value = String(v)
-                    ob.rdates.append(try Self.localSeconds(l))
+                    fixed.append((try Self.localSeconds(l) - from, to))
                 }
             }
             if let rule = o.property("RRULE") {
@@ -80,14 +103,14 @@ struct VTimeZone {
                     let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
                     guard kv.count == 2 else { continue }
                     switch kv[0] {
-                    case "BYMONTH": ob.month = Int64(kv[1])
+                    case "BYMONTH": ob.month = Int64(kv[1]).flatMap { (1...12).contains($0) ? $0 : nil }
                     case "BYMONTHDAY": ob.monthDays = kv[1].split(separator: ",").compactMap { Int64($0) }
                     case "BYDAY":
                         let v = kv[1]
                         guard v.count >= 2 else { break }
                         let wd = String(v.suffix(2))
                         ob.weekday = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"].firstIndex(of: wd).map(Int64.init)
-                        ob.ordinal = Int64(v.dropLast(2))
+                        ob.ordinal = Int64(v.dropLast(2)).flatMap { (-5...5).contains($0) ? $0 : nil }
                     case "UNTIL":
                         var l = rule
                         l.value = kv[1]
@@ -95,20 +118,24 @@ struct VTimeZone {
                     default: break
                     }
                 }
+                if ob.month != nil { ruled.append(ob) }
             }
-            observances.append(ob)
         }
-        guard !observances.isEmpty else { throw ICalError(line: c.number, "VTIMEZONE without STANDARD or DAYLIGHT") }
+        guard let earliest else { throw ICalError(line: c.number, "VTIMEZONE without STANDARD or DAYLIGHT") }
+        self.fixed = fixed.sorted { $0.utc < $1.utc }
+        initialOffset = earliest.from
     }
 
+    /// A UTC offset, `+HHMM` or `+HHMMSS`, less than a day.
     static func offset(_ l: ContentLine) throws(ICalError) -> Int64 {
         let v = Array(l.value.trimmingSpaces.utf8)
+        let bad = ICalError(line: l.number, "\(l.name): \(ContentLine.quote(l.value)) is not a UTC offset (+HHMM)")
         guard v.count == 5 || v.count == 7, v[0] == UInt8(ascii: "+") || v[0] == UInt8(ascii: "-"),
-              v.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-            throw ICalError(line: l.number, "\(l.name): \(ContentLine.quote(l.value)) is not a UTC offset (+HHMM)")
-        }
+              v.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw bad }
         let n = v.dropFirst().map { Int64($0 - 0x30) }
-        let secs = (n[0] * 10 + n[1]) * 3600 + (n[2] * 10 + n[3]) * 60 + (n.count == 6 ? n[4] * 10 + n[5] : 0)
+        let h = n[0] * 10 + n[1], m = n[2] * 10 + n[3], s = n.count == 6 ? n[4] * 10 + n[5] : 0
+        guard h < 24, m < 60, s < 60 else { throw bad }
+        let secs = h * 3600 + m * 60 + s
         return v[0] == UInt8(ascii: "-") ? -secs : secs
     }
 
@@ -120,49 +147,81 @@ struct VTimeZone {
         }
     }
 
-    /// Onsets (UTC seconds) of `o` in `year`.
-    func onsets(_ o: Observance, year: Int64) -> [(utc: Int64, to: Int64)] {
-        var locals = o.rdates.filter { Instant.civil(days: $0 / 86_400).year == year }
-        let startYear = Instant.civil(days: o.start / 86_400).year
-        if startYear == year { locals.append(o.start) }
-        if let month = o.month, year > startYear, let first = Instant.days(year: year, month: month, day: 1) {
-            let length = Instant.monthLength(year: year, month: month)
-            let time = ((o.start % 86_400) + 86_400) % 86_400
-            var days: [Int64] = []
-            for d in 0..<length {
-                let day = first + d
-                let weekday = ((day + 4) % 7 + 7) % 7
-                if let wd = o.weekday, weekday != wd { continue }
-                if !o.monthDays.isEmpty, !o.monthDays.contains(d + 1) { continue }
-                days.append(day)
-            }
-            if let ord = o.ordinal, ord != 0 {
-                let i = ord > 0 ? Int(ord - 1) : days.count + Int(ord)
-                days = days.indices.contains(i) ? [days[i]] : []
-            }
-            for day in days {
-                let l = day * 86_400 + time
-                if let until = o.until, l > until + 86_400 { continue }
-                locals.append(l)
-            }
+    static func year(_ local: Int64) -> Int64 {
+        Instant.civil(days: local >= 0 ? local / 86_400 : -((-local + 86_399) / 86_400)).year
+    }
+
+    /// The rule onsets of observance `o` in `year`, UTC.
+    private func onsets(_ o: Observance, year: Int64) -> [Onset] {
+        let startYear = Self.year(o.start)
+        guard let month = o.month, year > startYear, let first = Instant.days(year: year, month: month, day: 1) else { return [] }
+        let length = Instant.monthLength(year: year, month: month)
+        let time = ((o.start % 86_400) + 86_400) % 86_400
+        var days: [Int64] = []
+        for d in 0..<length {
+            let day = first + d
+            let weekday = ((day + 4) % 7 + 7) % 7
+            if let wd = o.weekday, weekday != wd { continue }
+            if !o.monthDays.isEmpty, !o.monthDays.contains(d + 1) { continue }
+            days.append(day)
         }
-        return locals.map { ($0 - o.from, o.to) }
+        if let ord = o.ordinal, ord != 0 {
+            let i = ord > 0 ? Int(ord - 1) : days.count + Int(ord)
+            days = days.indices.contains(i) ? [days[i]] : []
+        }
+        var out: [Onset] = []
+        for day in days {
+            let l = day * 86_400 + time
+            if let until = o.until, l > until + 86_400 { continue }
+            out.append((l - o.from, o.to))
+        }
+        return out
+    }
+
+    /// The rules' onsets from the year before `year` to the year after, by UTC.
+    private func ruledOnsets(around year: Int64) -> [Onset] {
+        if let cached = ruledByYear[year] { return cached }
+        var all: [Onset] = []
+        for o in ruled { for y in (year - 1)...(year + 1) { all += onsets(o, year: y) } }
+        all.sort { $0.utc < $1.utc }
+        ruledByYear[year] = all
+        return all
+    }
+
+    /// The index of the first onset after `utc` in `list` (sorted by UTC).
+    private static func firstAfter(_ utc: Int64, in list: [Onset]) -> Int {
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if list[mid].utc <= utc { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 
     /// UTC seconds of local seconds `local`: in an overlap the earlier instant, in a gap the local
     /// time read with the offset before it (as `LocalTime.instant` does for IANA zones).
     func utcSeconds(local: Int64) -> Int64 {
-        let year = Instant.civil(days: local / 86_400).year
-        var all: [(utc: Int64, to: Int64)] = []
-        for o in observances { for y in (year - 1)...(year + 1) { all += onsets(o, year: y) } }
-        all.sort { $0.utc < $1.utc }
+        let ruled = ruledOnsets(around: Self.year(local))
         func offset(at utc: Int64) -> Int64 {
-            if let last = all.last(where: { $0.utc <= utc }) { return last.to }
-            let earliest = observances.min { $0.start < $1.start }!
-            return earliest.from
+            let f = Self.firstAfter(utc, in: fixed), r = Self.firstAfter(utc, in: ruled)
+            let lastFixed = f > 0 ? fixed[f - 1] : nil, lastRuled = r > 0 ? ruled[r - 1] : nil
+            switch (lastFixed, lastRuled) {
+            case let (a?, b?): return a.utc > b.utc ? a.to : b.to
+            case let (a?, nil): return a.to
+            case let (nil, b?): return b.to
+            case (nil, nil): return initialOffset
+            }
         }
-        for candidate in Set(all.map(\.to) + observances.map(\.from)).sorted(by: >) {
-            if offset(at: local - candidate) == candidate { return local - candidate }
+        // Offsets are less than a day, so the instant lies within a day of `local`: the offsets
+        // that can apply are the one in force a day before and those of the onsets since.
+        let low = local - 90_000, high = local + 90_000
+        var candidates: Set<Int64> = [offset(at: low)]
+        for list in [fixed, ruled] {
+            var i = Self.firstAfter(low, in: list)
+            while i < list.count, list[i].utc <= high { candidates.insert(list[i].to); i += 1 }
+        }
+        for candidate in candidates.sorted(by: >) where offset(at: local - candidate) == candidate {
+            return local - candidate
         }
         return local - offset(at: local - 86_400)
     }

@@ -109,13 +109,16 @@ extension ExportDocument {
             guard case .object(let o) = item else { throw RPCError.invalidParams("todos[\(firstTodo + i)]", "must be an object") }
             var e = Params(o)
             do throws(RPCError) {
-                let created = try e.instant("created")
+                // Written by another tool, a todo may not say when it was made: when it was last
+                // changed, else when the document was written, else now.
+                let updated = try e.optionalInstant("updated")
+                let created = try e.optionalInstant("created") ?? updated ?? (exported.usec != 0 ? exported : Instant.now())
                 todos.append(Entry(
                     title: try e.string("title"), notes: try e.optionalString("notes"),
                     category: try e.optionalString("category"), due: try e.optionalInstant("due"),
                     remind: try e.optionalInstant("remind"), reminded: try e.optionalInstant("reminded"),
                     done: try e.flag("done"), completed: try e.optionalInstant("completed"),
-                    created: created, updated: try e.optionalInstant("updated") ?? created,
+                    created: created, updated: updated ?? created,
                     uid: try e.optionalString("uid"), priority: try e.optionalPriority("priority"),
                     tags: try e.strings("tags"), zone: try e.optionalString("zone"),
                     allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence"),

@@ -12,6 +12,8 @@ package struct ChangedTodo: Sendable, Equatable {
     package var kind: ChangeKind
     package var uid: String
     package var todo: Todo?
+    /// What an iCalendar import kept of the todo (`todos.ical_extra`), nil when nothing.
+    package var ical: String? = nil
 }
 
 /// One change of the log as `watch` replays it: the todos and categories it wrote, each as the
@@ -95,7 +97,9 @@ extension StoreTransaction {
         changes.reserveCapacity(rows.count)
         for row in rows {
             if let todo = now[row.id] {
-                changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: todo.uid, todo: todo))
+                let ical = try connection.firstRow("SELECT ical_extra FROM todos WHERE id = ? AND ical_extra IS NOT NULL",
+                                                   [.integer(row.id)]) { $0.text(0) }
+                changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: todo.uid, todo: todo, ical: ical))
                 continue
             }
             // Deleted: its uid from the last image the log has of it.

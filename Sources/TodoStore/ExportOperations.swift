@@ -73,7 +73,11 @@ extension StoreTransaction {
                 }
             }
             if let known {
-                guard entry.ifRevision != nil || entry.updated.usec > known.1 else {
+                // Later at the precision both sides have: an iCalendar file says whole seconds, so
+                // a JSON export of the same todos (microseconds) is not later than its import.
+                let coarse = known.1 % 1_000_000 == 0 || entry.updated.usec % 1_000_000 == 0
+                let later = coarse ? entry.updated.seconds > Instant(usec: known.1).seconds : entry.updated.usec > known.1
+                guard entry.ifRevision != nil || later else {
                     unchanged += 1
                     continue
                 }

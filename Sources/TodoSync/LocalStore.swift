@@ -43,9 +43,10 @@ public final class LocalStore {
     /// The todos changed after `since` (nil: deleted), paged to the end, and the seq to go on from.
     /// Nil when the change log no longer reaches back to `since` (-32005) or `since` is after the
     /// store's newest change (a store restored from an older copy): read everything.
-    public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String)], seq: Int64)? {
+    /// Each item also has the lines an iCalendar import kept of the todo (`ical`), nil when none.
+    public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String, ical: String?)], seq: Int64)? {
         var since = since
-        var out: [(uid: String, todo: Todo?, kind: String)] = []
+        var out: [(uid: String, todo: Todo?, kind: String, ical: String?)] = []
         var index: [String: Int] = [:]
         while true {
             let page: JSON
@@ -65,12 +66,14 @@ public final class LocalStore {
                 }
                 // A todo that changed again on a later page comes again: the later state wins.
                 let kind = item["kind"]?.stringValue ?? ""
+                let ical = item["ical"]?.stringValue
                 if let i = index[uid] {
                     out[i].todo = todo
                     out[i].kind = kind
+                    out[i].ical = ical
                 } else {
                     index[uid] = out.count
-                    out.append((uid, todo, kind))
+                    out.append((uid, todo, kind, ical))
                 }
             }
             since = seq
@@ -89,6 +92,15 @@ public final class LocalStore {
             throw SyncError(Self.describe(error))
         }
         return todos
+    }
+
+    /// The lines iCalendar imports kept of the todos (`store.export`'s `ical`), by uid.
+    public func keptLines() throws(SyncError) -> [String: String] {
+        var out: [String: String] = [:]
+        for t in try call(.storeExport, [:])["todos"]?.arrayValue ?? [] {
+            if let uid = t["uid"]?.stringValue, let ical = t["ical"]?.stringValue { out[uid] = ical }
+        }
+        return out
     }
 
     /// What one `store.import` did: applied (with the uids skipped because their todo changed

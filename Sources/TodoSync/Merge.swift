@@ -4,7 +4,7 @@ import TodoCore
 /// `zone`, `done` carries `completed`: they only make sense together.
 public enum SyncField: String, CaseIterable, Sendable {
     case title, notes, category, tags, due, remind, reminded, done, priority, recurrence, order
-    /// What iCalendar kept of the VTODO (unknown properties): only the remote side changes it.
+    /// What iCalendar kept of the VTODO (unknown properties): an import here or an edit elsewhere changes it.
     case ical
 }
 
@@ -84,7 +84,10 @@ public enum ThreeWayMerge {
         case .priority: return [e.priority?.rawValue]
         case .recurrence: return [e.recurrence?.rule, e.recurrence?.from.rawValue]
         case .order: return [item.sortOrder.map { String($0) }]
-        case .ical: return [e.ical]
+        case .ical:
+            // The kept lines as a set: a server may store a resource's properties in another order.
+            guard let ical = e.ical else { return [] }
+            return ical.split(separator: "\n").map(String.init).sorted()
         }
     }
 

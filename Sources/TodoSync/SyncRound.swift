@@ -131,6 +131,9 @@ public final class SyncRound {
     struct Local {
         var todo: Todo?
         var moved: Bool
+        /// The lines an iCalendar import kept of the todo in the store (`.some(nil)`: none); nil
+        /// when not read this pass (the base's are the store's then: every round writes both).
+        var ical: String?? = nil
     }
 
     /// One pass; true when another should follow.
@@ -139,10 +142,13 @@ public final class SyncRound {
         // The store's side.
         var locals: [String: Local] = [:]
         var listed: [String: Todo]?
-        /// Every todo by uid, read from the store at most once a pass, when first needed.
+        var listedKept: [String: String] = [:]
+        /// Every todo by uid (and the lines iCalendar kept of them), read from the store at most
+        /// once a pass, when first needed.
         func listing() throws(SyncError) -> [String: Todo] {
             if let listed { return listed }
             let all = Dictionary(try store.allTodos().map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+            listedKept = try store.keptLines()
             listed = all
             return all
         }
@@ -152,20 +158,24 @@ public final class SyncRound {
                 // A move this sync made itself (a remote reorder) is not a move made here.
                 var moved = c.kind == "move"
                 if moved, let t = c.todo, try wrap({ () throws(TodoError) in try state.isOwnMove(uid: c.uid, updated: t.updated) }) { moved = false }
-                locals[c.uid] = Local(todo: c.todo, moved: moved)
+                locals[c.uid] = Local(todo: c.todo, moved: moved, ical: .some(c.ical))
             }
             newSeq = changes.seq
         } else {
             newSeq = try store.status().seq
             let all = try listing()
-            for t in all.values { locals[t.uid] = Local(todo: t, moved: false) }
+            for t in all.values { locals[t.uid] = Local(todo: t, moved: false, ical: .some(listedKept[t.uid])) }
             for (_, known) in try wrap({ () throws(TodoError) in try state.versions() }) where all[known.uid] == nil {
                 locals[known.uid] = Local(todo: nil, moved: false)
             }
         }
         for uid in movesToResend {
             let todo = locals[uid] != nil ? locals[uid]?.todo : try listing()[uid]
-            if let todo { locals[uid] = Local(todo: todo, moved: true) }
+            if let todo {
+                var local = locals[uid] ?? Local(todo: todo, moved: true, ical: .some(listedKept[uid]))
+                (local.todo, local.moved) = (todo, true)
+                locals[uid] = local
+            }
         }
         movesToResend = []
 
@@ -200,10 +210,7 @@ public final class SyncRound {
         }
         uids.subtract(blocked)
         // Todos the server changed that the store's changes do not name: read the store whole.
-        if listed == nil, uids.contains(where: { locals[$0] == nil }) {
-            let all = try store.allTodos()
-            listed = Dictionary(all.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
-        }
+        if listed == nil, uids.contains(where: { locals[$0] == nil }) { _ = try listing() }
 
         let copies = try foldRecurringCopies(&remotes) { uid in locals[uid].map(\.todo) ?? listed?[uid] }
         for uid in copies.keys { uids.remove(uid) }
@@ -221,7 +228,7 @@ public final class SyncRound {
 
         var plans: [Plan] = []
         for uid in uids.sorted() {
-            let local = locals[uid] ?? Local(todo: listed?[uid], moved: false)
+            let local = locals[uid] ?? Local(todo: listed?[uid], moved: false, ical: listed == nil ? nil : .some(listedKept[uid]))
             let base = try wrap { () throws(TodoError) in try state.item(uid: uid) }
             var remote = remotes[uid] ?? .unchanged
             if case .unchanged = remote, let base, base.refetch {
@@ -534,7 +541,8 @@ public final class SyncRound {
         case .absent: remoteItem = nil
         case .present(let href, let etag, let item, let bytes): remoteItem = (href, etag, item, bytes)
         }
-        let kept = baseItem?.entry.ical ?? remoteItem?.item.entry.ical
+        // The store's kept lines when this pass read them, else the base's (or the server's).
+        let kept: String? = if case .some(let known) = local.ical { known } else { baseItem?.entry.ical ?? remoteItem?.item.entry.ical }
         let localItem: SyncItem? = local.todo.map { todo in
             var item = SyncItem(todo: todo, kept: kept)
             if let placed, todo.position != nil {

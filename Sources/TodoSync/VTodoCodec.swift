@@ -51,7 +51,7 @@ public struct VTodoCodec: Sendable {
     public func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
         do {
             guard let first = try reader.items(bytes).first else { return .failure(SyncError("the resource holds no VTODO")) }
-            return .success(SyncItem(entry: inOwnZone(first.entry), sortOrder: first.sortOrder))
+            return .success(SyncItem(entry: inOwnZone(first.entry, relativeReminder: first.relativeReminder), sortOrder: first.sortOrder))
         } catch {
             return .failure(SyncError("\(error)"))
         }
@@ -59,14 +59,15 @@ public struct VTodoCodec: Sendable {
 
     /// An all-day todo's day is read (`DUE;VALUE=DATE`) in the reader's zone; a todo with a zone
     /// of its own (`X-TODOD-ZONE`) is due at the start of that day in its zone, as the store
-    /// keeps it, so a todo of another machine's zone does not move by the difference. Its
-    /// reminder keeps its distance from `due`.
-    func inOwnZone(_ entry: ExportDocument.Entry) -> ExportDocument.Entry {
+    /// keeps it, so a todo of another machine's zone does not move by the difference. A reminder
+    /// given relative to the due date keeps its distance from `due`; one given as an instant (as
+    /// todod writes an all-day todo's) stays where it is.
+    func inOwnZone(_ entry: ExportDocument.Entry, relativeReminder: Bool = true) -> ExportDocument.Entry {
         guard entry.allDay, let due = entry.due, let name = entry.zone, let zone = ZoneInfo(identifier: name, tzdir: reader.tzdir),
               let start = LocalTime.instant(days: LocalTime(due, in: reader.zone).days, secondOfDay: 0, in: zone), start != due else { return entry }
         var e = entry
         e.due = start
-        e.remind = entry.remind.map { Instant(usec: $0.usec + start.usec - due.usec) }
+        if relativeReminder { e.remind = entry.remind.map { Instant(usec: $0.usec + start.usec - due.usec) } }
         return e
     }
 

@@ -22,7 +22,8 @@ struct Options {
     var dump: (worker: Int, from: Int, to: Int)?
 
     static let usage = """
-        Usage: todofuzz --socket PATH [--inputs N] [--seed S] [--connections C] [--pid PID]
+        Usage: todofuzz --ical ... (the iCalendar reader and RRULEs in this process; todofuzz --ical --help)
+               todofuzz --socket PATH [--inputs N] [--seed S] [--connections C] [--pid PID]
                         [--batch B] [--hang-timeout SECONDS] [--wide-keys K] [--quiet]
                todofuzz --seed S [--wide-keys K] --dump CONNECTION:ITEM[-ITEM]
 
@@ -115,6 +116,7 @@ func roundTrip(path: String, seed: UInt64) -> String? {
 }
 
 func run() -> Int32 {
+    if CommandLine.arguments.dropFirst().first == "--ical" { return ICalFuzz.main(Array(CommandLine.arguments.dropFirst())) }
     let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
     if options.dump != nil { dump(options) }
     Posix.ignoreSIGPIPE()

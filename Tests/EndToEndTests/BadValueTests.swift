@@ -136,7 +136,7 @@ import TodoTestSupport
             ("store.import", ["format": "other", "version": 1, "categories": [], "todos": []], -32602, "format"),
             ("store.import", ["format": "todod-export", "version": 2, "categories": [], "todos": []], -32602, "version"),
             ("store.import", ["format": "todod-export", "version": 1, "categories": [""], "todos": []], -32602, "categories[0]"),
-            ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [["title": "ok"]]], -32602, "todos[0].created"),
+            ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [["title": "ok", "created": "soon"]]], -32602, "todos[0].created"),
             ("store.import", ["format": "todod-export", "version": 1, "categories": [],
                               "todos": [["title": "ok", "created": "2026-01-01T00:00:00Z"], ["title": "", "created": "2026-01-01T00:00:00Z"]]],
              -32602, "todos[1].title"),

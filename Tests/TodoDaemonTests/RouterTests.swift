@@ -91,7 +91,7 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
             ("watch", ["events": ["todo.added", "nope"]], "events[1]"),
             ("daemon.status", ["verbose": true], "verbose"),
             ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [], "more": "yes"], "more"),
-            ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [["title": "t"]]], "todos[0].created"),
+            ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [["title": "t", "created": "yesterday"]]], "todos[0].created"),
         ]
         for (method, params, field) in cases {
             let error = refusal(method, params)

@@ -33,7 +33,7 @@ import TodoTime
             updated: at("2026-11-02T00:00:00Z"), uid: "all-day@example.org", priority: .low, zone: "Asia/Tokyo", allDay: true),
         ExportDocument.Entry(
             title: "Water the plants", due: at("2026-12-05T00:00:00Z"), remind: at("2026-12-05T00:00:00Z"),
-            reminded: at("2026-11-28T00:00:05Z"), created: at("2026-10-01T00:00:00Z"), updated: at("2026-11-28T00:00:10Z"),
+            reminded: at("2026-12-05T00:00:05Z"), created: at("2026-10-01T00:00:00Z"), updated: at("2026-11-28T00:00:10Z"),
             uid: "plants", priority: .medium, tags: ["home"], zone: "Europe/Berlin",
             recurrence: TodoRecurrence(rule: "FREQ=WEEKLY;INTERVAL=2;BYDAY=SA", from: .completion)),
         ExportDocument.Entry(
@@ -152,7 +152,12 @@ import TodoTime
         let items = try Self.reader.items(Array(text.utf8))
         #expect(items.count == 1)
         #expect(items[0].entry.title == "Old thing")
-        #expect(items[0].entry.ical == "BEGIN:X-OPEN\nX-A:1\nEND:X-OPEN")  // SUMMARY:injected only lends parameters
+        // The VTODO it tries to open is left out whole, with what is inside it (its lines could
+        // break the one they would land in: an alarm without its END, a second DUE).
+        #expect(items[0].entry.ical == nil)
+        e.ical = "BEGIN:X-OPEN\nX-A:1\nnot a line\nX-BELL:\u{07}\nEND:VCALENDAR"
+        let open = try Self.reader.items(Array(ICalWriter().calendar([e]).utf8))
+        #expect(open.first?.entry.ical == "BEGIN:X-OPEN\nX-A:1\nEND:X-OPEN")
     }
 
     // MARK: - Files other programs write (Golden/foreign/README.md)
@@ -222,7 +227,8 @@ import TodoTime
         #expect(t.ical?.contains("ATTENDEE:mailto:me@example.org") == true)
         let out = ICalWriter().vtodo(t, sortOrder: 1)
         #expect(out.contains("DUE;VALUE=DATE:20250905"))
-        #expect(out.contains("TRIGGER;RELATED=END:-PT15M"))
+        // An all-day todo's reminder is an instant (another client may give the todo a time later).
+        #expect(out.contains("TRIGGER;VALUE=DATE-TIME:20250904T144500Z"))
     }
 
     /// Synology: STATUS:COMPLETED beside PERCENT-COMPLETE:0, empty DESCRIPTION, a IANA TZID

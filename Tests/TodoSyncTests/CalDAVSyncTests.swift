@@ -154,6 +154,55 @@ struct CalDAVSyncTests {
         #expect(try host.machine.openUIDs() == [uids[2], uids[0], uids[1]])
     }
 
+    /// Lines todod does not model, kept by `todoctl import` (DTSTART, GEO, ATTACH, RELATED-TO, an
+    /// e-mail alarm, X- lines), go out with the first upload, survive an edit of SUMMARY alone
+    /// on Radicale (in the store and its export, and on the server) and a local edit after it.
+    @Test func keptLinesTravelAndSurviveEditsOnBothSides() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        let kept = ["DTSTART:20261201T080000Z", "GEO:35.6812;139.7671", "ATTACH:https://example.org/plan.pdf",
+                    "RELATED-TO;RELTYPE=PARENT:parent-1", "X-PHONE-COLOR:#FF2968", "X-MOZ-GENERATION:3"]
+        let file = host.home.file("kept.ics")
+        let text = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO", "UID:kept-1", "DTSTAMP:20261201T090000Z",
+                     "LAST-MODIFIED:20261201T090000Z", "SUMMARY:資料を送る", "DUE:20261210T090000Z"] + kept
+                    + ["BEGIN:VALARM", "ACTION:EMAIL", "TRIGGER:-P1D", "SUMMARY:tomorrow", "DESCRIPTION:mail", "ATTENDEE:mailto:me@example.org",
+                       "END:VALARM", "END:VTODO", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        let imported = try host.machine.daemon.todoctl(["import", file], environment: ["TZ": "UTC"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        func resource() throws -> RemoteObject {
+            try #require(try collection.fetch(try collection.versions().map(\.href)).first)
+        }
+        func expectKept(_ text: String, _ when: String) {
+            for line in kept + ["ATTENDEE:mailto:me@example.org"] { #expect(text.contains(line), "\(when): \(line) lost") }
+        }
+        #expect(try host.once().status == 0)
+        expectKept(String(decoding: try resource().data, as: UTF8.self), "first upload")
+
+        // The phone changes SUMMARY only.
+        let r = try resource()
+        let edited = String(decoding: r.data, as: UTF8.self)
+            .replacingOccurrences(of: "SUMMARY:資料を送る", with: "SUMMARY:資料を送る (電話)")
+            .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20261202T090000Z", options: .regularExpression)
+        _ = try collection.update(href: r.href, data: Array(edited.utf8), ifMatch: r.etag)
+        let round = try host.once()
+        #expect(round.status == 0 && round.stdout.contains(": 0 sent, 1 received"), "\(round.stdout)\(round.stderr)")
+        #expect(try host.machine.todo(uid: "kept-1")?["title"] == "資料を送る (電話)")
+        let export = try host.machine.daemon.todoctl(["export", "--format", "ics"], environment: ["TZ": "UTC"])
+        expectKept(export.stdout, "the store's export after the remote edit")
+        expectKept(String(decoding: try resource().data, as: UTF8.self), "the server after the remote edit")
+
+        // An edit here goes out with them too; then rounds are quiet.
+        try host.machine.update(uid: "kept-1", ["notes": "ローカルで"])
+        #expect(try host.once().stdout.contains(": 1 sent, 0 received"))
+        let after = String(decoding: try resource().data, as: UTF8.self)
+        expectKept(after, "the server after a local edit")
+        #expect(after.contains("DESCRIPTION:ローカルで"))
+        #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
+    }
+
     /// Through a proxy that drops, delays and cuts requests and answers 500, 503 and 412 at random
     /// (seeded): rounds fail and are retried; once the faults stop, both stores and the server hold
     /// the same todos, none lost, none twice.

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TodoClient
+import TodoCore
+import TodoProtocol
+@testable import TodoSync
+import TodoTestSupport
+
+/// Sync rounds (a real todod, a collection in memory) against what servers and other clients do
+/// to a resource: rewrite it without changing it, add instances of a recurring todo, keep lines
+/// todod does not model.
+@Suite(.serialized) struct ForeignResourceTests {
+    /// A server's rewrite (RRULE parts reordered, CATEGORIES one line per value, CLASS:PUBLIC
+    /// added, an empty property dropped, a new DTSTAMP, other folds) is no change: no upload, no
+    /// store write, no conflict. And no line todod writes has an empty value.
+    @Test func aServerRewriteIsNoChange() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let uid = try #require(try m.add("A title long enough that a server folds it at another place than todod does", [
+            "tags": ["home", "急ぎ"], "due": "2026-12-07T09:00:00Z", "zone": "UTC",
+            "recurrence": ["rule": "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", "from": "due"],
+        ])["uid"]?.stringValue)
+        try m.sync(cal)
+        let href = try #require(cal.href(uid: uid))
+        let written = String(decoding: cal.resources[href]!.data, as: UTF8.self)
+        for line in written.components(separatedBy: "\r\n") where !line.isEmpty {
+            #expect(!line.hasSuffix(":"), "an empty value: \(line)")
+        }
+        cal.edit(href) { text in
+            var t = text.replacingOccurrences(of: "\r\n ", with: "")  // unfolded, then folded elsewhere below
+            t = t.replacingOccurrences(of: "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", with: "RRULE:BYDAY=MO,TH;INTERVAL=2;FREQ=WEEKLY")
+            // CATEGORIES one line per value (as Cyrus stores them), CLASS:PUBLIC and an empty property added.
+            t = t.components(separatedBy: "\r\n").map { line in
+                guard line.hasPrefix("CATEGORIES:") else { return line }
+                return line.dropFirst(11).split(separator: ",").map { "CATEGORIES:" + $0 }.joined(separator: "\r\n") + "\r\nCLASS:PUBLIC\r\nLOCATION:"
+            }.joined(separator: "\r\n")
+            #expect(t.contains("CATEGORIES:急ぎ\r\n"))
+            t = t.replacingOccurrences(of: #"DTSTAMP:\d+T\d+Z"#, with: "DTSTAMP:20270101T000000Z", options: .regularExpression)
+            t = t.replacingOccurrences(of: "SUMMARY:A title long", with: "SUMMARY:A title\r\n  long")
+            return t
+        }
+        var conflicts: [SyncStatus.Conflict] = []
+        let round = try m.sync(cal, conflicts: { conflicts.append($0) })
+        #expect(round.sent == 0 && round.received == 0 && conflicts.isEmpty, "\(round)")
+        #expect(try m.sync(cal).sent == 0)
+    }
+
+    /// A resource with an instance completed elsewhere (Thunderbird: a second VTODO with
+    /// RECURRENCE-ID): one todo here, not due at the completed instance; an edit here goes back
+    /// with both components, so the instance is not deleted from the server.
+    @Test func anInstanceCompletedElsewhereIsKeptThroughSync() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let href = cal.put("tb.ics", """
+            BEGIN:VCALENDAR\r
+            PRODID:-//Mozilla.org/NONSGML Mozilla Calendar V1.1//EN\r
+            VERSION:2.0\r
+            BEGIN:VTODO\r
+            UID:weekly@thunderbird\r
+            DTSTAMP:20261207T100000Z\r
+            LAST-MODIFIED:20261207T100000Z\r
+            SUMMARY:Weekly report\r
+            DUE:20261207T090000Z\r
+            RRULE:FREQ=WEEKLY\r
+            END:VTODO\r
+            BEGIN:VTODO\r
+            UID:weekly@thunderbird\r
+            DTSTAMP:20261207T100000Z\r
+            RECURRENCE-ID:20261207T090000Z\r
+            SUMMARY:Weekly report\r
+            DUE:20261207T090000Z\r
+            STATUS:COMPLETED\r
+            COMPLETED:20261207T100000Z\r
+            END:VTODO\r
+            END:VCALENDAR\r
+
+            """)
+        try m.sync(cal)
+        let todos = try m.todos()
+        #expect(todos.count == 1)
+        let todo = try #require(todos.first)
+        #expect(todo["due"] == "2026-12-14T09:00:00Z" && todo["done"] == false)
+        try m.update(uid: "weekly@thunderbird", ["title": "Weekly report (team)"])
+        #expect(try m.sync(cal).sent == 1)
+        let text = String(decoding: try #require(cal.resources[href]).data, as: UTF8.self)
+        #expect(text.components(separatedBy: "BEGIN:VTODO").count == 3, "\(text)")
+        #expect(text.contains("SUMMARY:Weekly report (team)") && text.contains("RECURRENCE-ID:20261207T090000Z"))
+        #expect(try m.sync(cal).sent == 0)
+    }
+}
