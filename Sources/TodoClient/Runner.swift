@@ -18,6 +18,8 @@ struct Runner {
     var clock: () -> Instant = { Instant.now() }
     /// The tz database directory iCalendar exports read zones from (nil: the system's).
     var tzdir: String?
+    /// `import --from`: what the converted file had no counterpart for, reported after the import.
+    var unmapped: [String]?
     /// The daemon's socket, and how to connect to it again (`watch --reconnect`).
     var socket = ""
     var connect: (() throws(ClientError) -> RPCTransport)?
@@ -92,7 +94,10 @@ struct Runner {
             // daemon applies them together with the last one.
             var result: JSON = .null
             for part in try Runner.importParts(params) { result = try call(part) }
-            if json { emit(result) } else {
+            if json, let unmapped, case .object(var o) = result {
+                o["unmapped"] = .array(unmapped.map(JSON.string))
+                emit(.object(o))
+            } else if json { emit(result) } else {
                 let todos = result["todos"]?.intValue ?? 0
                 let categories = result["categories"]?.intValue ?? 0
                 let added = result["added"]?.intValue ?? todos
@@ -101,6 +106,10 @@ struct Runner {
                 // All new: the plain count; else what became of them.
                 let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
                 print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories").")
+                if let unmapped {
+                    print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
+                    for line in unmapped { print("  - " + Table.oneLine(line)) }
+                }
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)
@@ -194,6 +203,8 @@ struct Runner {
             text = answer.serialized() + "\n"
         case .ics:
             text = writer.calendar(try ICalFiles.entries(answer))
+        case .todotxt:
+            text = TodotxtExport.text(try ICalFiles.entries(answer), zone: human.timeZone)
         case .vdir:
             let entries = try ICalFiles.entries(answer)
             try ICalFiles.writeVdir(entries, to: target ?? ".", writer: writer)
