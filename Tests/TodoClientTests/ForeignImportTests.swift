@@ -55,6 +55,7 @@ import TodoTime
         #expect(result.unmapped.contains("not imported: 1 deleted task (gone)"))
         #expect(result.unmapped.contains("2 instances of recurring tasks folded into their recurring todo (due at the next pending one)"))
         #expect(result.unmapped.contains("attribute estimate (1 task) has no counterpart and was not imported"))
+        #expect(result.unmapped.contains("todod has no start date: scheduled (else wait) of 2 tasks (牛乳を買う, dep) kept as an iCalendar DTSTART line, written back by export --format ics"))
     }
 
     /// 3.x (and 2.6 with `rc.json.array=off`): one object per line, no `id` on closed tasks.
@@ -123,6 +124,20 @@ import TodoTime
         }
         #expect(message("fine\nx 2026-13-45 bad month") == "line 2: invalid completion date \"2026-13-45\"")
         #expect(message("a\n\nb due:soon") == "line 3: invalid due date \"soon\" (expected YYYY-MM-DD)")
+    }
+
+    /// `--from` names a source todoctl knows; a bad file is refused before the daemon is asked.
+    @Test func importFromOnTheCommandLine() {
+        let unknown = Fixtures.run(["import", "--from", "csv", "x.csv"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("unsupported source \"csv\" for --from; the sources are taskwarrior and todotxt"), "\(unknown.stderr)")
+        let transport = FakeTransport()
+        let bad = Fixtures.run(["import", "--from", "todotxt", "-"], transport: transport, stdin: Array("ok\nx 2026-02-30 nope\n".utf8))
+        #expect(bad.status == 1 && bad.stderr == "todoctl: standard input: line 2: invalid completion date \"2026-02-30\"; nothing was imported\n", "\(bad.stderr)")
+        #expect(transport.calls.isEmpty)
+        let good = Fixtures.run(["--json", "import", "--from", "todotxt", "-"], transport: transport, stdin: Array("(B) 電話する +仕事\n".utf8))
+        #expect(good.status == 0, "\(good.stderr)")
+        let sent = transport.calls.last
+        #expect(sent?.method == "store.import" && sent?.params["todos"]?.arrayValue?.first?["title"] == "電話する", "\(String(describing: sent))")
     }
 
     @Test func todotxtExportLines() {

@@ -93,6 +93,10 @@ struct TaskwarriorImport {
         if !orphans.isEmpty { unmapped.append("imported as one-off todos: \(ForeignImport.some(orphans, "recurring instance")) whose template is not in the file") }
         if !foreignRecur.isEmpty { unmapped.append("imported as one-off todos (todod repeats by days at the finest): \(ForeignImport.some(foreignRecur, "task"))") }
         if !started.isEmpty { unmapped.append("no start/stop tracking in todod: \(ForeignImport.some(started, "active task")) imported as not started") }
+        let starts = todos.filter { $0.ical != nil }.map(\.title)
+        if !starts.isEmpty {
+            unmapped.append("todod has no start date: scheduled (else wait) of \(ForeignImport.some(starts, "task")) kept as an iCalendar DTSTART line, written back by export --format ics")
+        }
         if !waitDropped.isEmpty { unmapped.append("wait dropped where scheduled was the start: \(ForeignImport.some(waitDropped, "task"))") }
         if !otherPriority.isEmpty {
             unmapped.append("priorities other than H, M and L imported as none: \(Set(otherPriority).sorted().joined(separator: ", "))")
