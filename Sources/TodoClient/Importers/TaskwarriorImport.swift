@@ -40,9 +40,11 @@ struct TaskwarriorImport {
         // The next pending instance of each template: the earliest due among its pending children.
         // Without one (Taskwarrior makes the next instance only later), the occurrence after the
         // latest instance of any status.
-        var nextDue: [String: Instant] = [:], lastDue: [String: Instant] = [:]
+        var nextDue: [String: Instant] = [:], lastDue: [String: Instant] = [:], lastChange: [String: Instant] = [:]
         for t in tasks {
-            guard let parent = t.object["parent"]?.stringValue, let due = t.entry.due else { continue }
+            guard let parent = t.object["parent"]?.stringValue else { continue }
+            lastChange[parent] = max(lastChange[parent] ?? t.entry.updated, t.entry.updated)
+            guard let due = t.entry.due else { continue }
             if lastDue[parent].map({ due > $0 }) ?? true { lastDue[parent] = due }
             guard t.status == "pending" || t.status == "waiting" else { continue }
             if nextDue[parent].map({ due < $0 }) ?? true { nextDue[parent] = due }
@@ -58,6 +60,8 @@ struct TaskwarriorImport {
             }
             var e = t.entry
             if t.status == "recurring", let start = e.due {
+                // A change to any instance (one completed) is a change to the recurring todo.
+                e.updated = max(e.updated, lastChange[t.uuid] ?? e.updated)
                 if let next = nextDue[t.uuid] {
                     e.due = next
                 } else if let last = lastDue[t.uuid], let rule = e.recurrence.flatMap({ try? RecurrenceRule(parsing: $0.rule) }) {

@@ -4,8 +4,9 @@ import TodoTime
 /// A todo.txt file as an export document: `x` done with its completion date, `(A)`/`(B)`/`(C)`
 /// priority high/medium/low, the creation date, `+project` as tag `project` and `@context` as
 /// tag `@context`, `due:YYYY-MM-DD` an all-day due, `pri:X` (kept by some clients on done tasks)
-/// the priority; every other `key:value` stays in the notes. A line's uid is made from its text,
-/// so importing the same file again changes nothing.
+/// the priority; every other `key:value` stays in the notes. A line's uid is made from its creation
+/// date and text (not its `x`, completion date or priority), so importing the same file again
+/// changes nothing, and a line completed since updates its todo.
 struct TodotxtImport {
     let context: ForeignImport.Context
 
@@ -20,10 +21,10 @@ struct TodotxtImport {
                 throw ForeignImportError("line \(i + 1): not valid UTF-8")
             }
             guard line.contains(where: { !$0.isWhitespace }) else { continue }
-            var (e, keys, letter) = try entry(line, number: i + 1)
+            var (e, keys, letter, identity) = try entry(line, number: i + 1)
             if let letter { lowPriorities.insert(letter) }
             for key in keys { kept[key, default: 0] += 1 }
-            let uid = "todotxt-" + Self.hash(line.trimmingWhitespace)
+            let uid = "todotxt-" + Self.hash(identity)
             uids[uid, default: 0] += 1
             e.uid = uids[uid]! == 1 ? uid : uid + "-\(uids[uid]!)"
             todos.append(e)
@@ -38,8 +39,9 @@ struct TodotxtImport {
         return ForeignImport(document: ExportDocument(categories: [], todos: todos, exported: context.now), unmapped: unmapped)
     }
 
-    /// One todo.txt line: the entry, the keys kept in its notes, and its priority letter past C.
-    func entry(_ line: String, number: Int) throws(ForeignImportError) -> (ExportDocument.Entry, [String], String?) {
+    /// One todo.txt line: the entry, the keys kept in its notes, its priority letter past C, and
+    /// what names it across edits in todo.sh (the creation date and the text).
+    func entry(_ line: String, number: Int) throws(ForeignImportError) -> (ExportDocument.Entry, [String], String?, String) {
         func fail(_ what: String) -> ForeignImportError { ForeignImportError("line \(number): \(what)") }
         var words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         var done = false, completed: Instant?, created: Instant?, priority: TodoPriority?, beyond: String?
@@ -72,6 +74,7 @@ struct TodotxtImport {
             words.removeFirst()
         }
         if !done, let first = words.first, let d = try date(first, "creation date") { created = d; words.removeFirst() }
+        let identity = (created.map { LocalTime.dateText(days: LocalTime($0, in: context.zone).days) + " " } ?? "") + words.joined(separator: " ")
         var title: [String] = [], tags: [String] = [], notes: [String] = [], keys: [String] = []
         var due: Instant?
         for word in words {
@@ -97,8 +100,10 @@ struct TodotxtImport {
             title.append(word)
         }
         let made = created ?? completed ?? context.now
+        // A completion is newer than the open line it replaces, even on its creation day.
+        let finished = completed.map { max($0, made.adding(usec: 1_000_000)) } ?? made
         var e = ExportDocument.Entry(title: "", done: done, completed: done ? (completed ?? made) : nil,
-                                     created: made, updated: done ? (completed ?? made) : made, priority: priority)
+                                     created: made, updated: done ? finished : made, priority: priority)
         do throws(TodoError) {
             // A line of nothing but tags and keys keeps them as its title.
             e.title = try Validation.title(title.isEmpty ? words.joined(separator: " ") : title.joined(separator: " "))
@@ -112,7 +117,7 @@ struct TodotxtImport {
             e.allDay = true
             e.zone = context.zoneName
         }
-        return (e, keys, beyond)
+        return (e, keys, beyond, identity)
     }
 
     /// `YYYY-MM-DD` in shape (ten characters, digits and two dashes), valid or not.
@@ -134,12 +139,5 @@ struct TodotxtImport {
         for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         let hex = String(h, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate var trimmingWhitespace: String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
     }
 }
