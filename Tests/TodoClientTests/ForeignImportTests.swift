@@ -78,6 +78,8 @@ import TodoTime
                 == "line 2: due \"tomorrow\" is not a Taskwarrior date (20261224T090000Z)")
         #expect(message("{\"uuid\":\"a\",\"description\":\"x\"}\n{oops")?.hasPrefix("line 2: not valid JSON") == true)
         #expect(message(#"[{"uuid":"a","description":"x","status":"lost"}]"#) == "entry 1: unknown status \"lost\"")
+        #expect(message(#"[{"uuid":"a","description":"x"},{"uuid":"b","description":"y"},{"uuid":"a","description":"z"}]"#)
+                == "entry 3: uuid a is also the uuid of entry 1")
         #expect(message(#"[{"uuid":"a","description":"x","tags":["two words"]}]"#)?.hasPrefix("entry 1: ") == true)
     }
 

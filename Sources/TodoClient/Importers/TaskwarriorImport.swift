@@ -20,7 +20,6 @@ struct TaskwarriorImport {
 
     /// One task as read, before the recurring ones are folded.
     private struct Task {
-        var place: String
         var object: JSONObject
         var uuid: String
         var status: String
@@ -31,12 +30,19 @@ struct TaskwarriorImport {
 
     func convert(_ bytes: [UInt8]) throws(ForeignImportError) -> ForeignImport {
         var tasks: [Task] = []
-        for (place, value) in try Self.objects(bytes) { tasks.append(try task(value, place)) }
+        var places: [String: String] = [:]
+        for (place, value) in try Self.objects(bytes) {
+            let t = try task(value, place)
+            if let first = places.updateValue(place, forKey: t.uuid) {
+                throw ForeignImportError("\(place): uuid \(t.uuid) is also the uuid of \(first)")
+            }
+            tasks.append(t)
+        }
 
         var unmapped: [String] = []
         var deleted: [String] = [], instances = 0, orphans: [String] = [], started: [String] = []
         var extra: [String: Int] = [:], foreignRecur: [String] = [], waitDropped: [String] = [], otherPriority: [String] = []
-        let byUUID = Dictionary(tasks.map { ($0.uuid, $0) }, uniquingKeysWith: { a, _ in a })
+        let byUUID = Dictionary(uniqueKeysWithValues: tasks.map { ($0.uuid, $0) })
         // The next pending instance of each template: the earliest due among its pending children.
         // Without one (Taskwarrior makes the next instance only later), the occurrence after the
         // latest instance of any status.
@@ -216,7 +222,7 @@ struct TaskwarriorImport {
         } catch {
             throw fail("\(error)")
         }
-        return Task(place: place, object: o, uuid: uuid, status: status, entry: e, foreignRecur: foreign)
+        return Task(object: o, uuid: uuid, status: status, entry: e, foreignRecur: foreign)
     }
 
     /// Whether `instant` is a local midnight: Taskwarrior's `due:2026-12-24` (an all-day todo here).
