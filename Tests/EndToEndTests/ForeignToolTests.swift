@@ -137,6 +137,11 @@ import TodoTestSupport
         #expect(listed[2].hasPrefix("2 x ") && listed[2].hasSuffix(" Pay rent +家計"), "\(listed)")
         #expect(try todosh(["lsprj"]) == "+仕事\n+家計\n")
         #expect(try todosh(["listpri", "A"]).hasPrefix("1 (A) "))
+        // Archived, the done one is in done.txt: `ls` shows the open ones, `listall` all three.
+        _ = try todosh(["archive"])
+        #expect(try todosh(["ls"]).split(separator: "\n").filter { $0.contains(" x ") || $0.hasPrefix("0 x") }.isEmpty)
+        let everything = try todosh(["listall"])
+        #expect(everything.contains(" x ") && everything.contains("Pay rent +家計") && everything.contains("total 3 of 3 tasks shown"), "\(everything)")
 
         // todo.sh writes, todod reads.
         let other = TemporaryDirectory("todotxt")
