@@ -81,7 +81,13 @@ public enum CLI {
             // Local input first, so a bad file never needs the daemon.
             var document: JSON?
             var skipped: [String: Int] = [:]
-            if case .importFile(let path) = invocation.command {
+            var unmapped: [String]?
+            if case .importFile(let path, let source?) = invocation.command {
+                let context = ForeignImport.Context(zone: timeZone, zoneName: zoneName(), now: now)
+                let converted = try ForeignImport.read(path, from: source, context: context, readStdin: readStdin)
+                document = JSON(converted.document)
+                unmapped = converted.unmapped
+            } else if case .importFile(let path, nil) = invocation.command {
                 let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
                 (document, skipped) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
@@ -98,6 +104,7 @@ public enum CLI {
                 try withoutActuallyEscaping(connect) { (connect) throws(CLIFailure) in
                     var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                     runner.tzdir = environment["TZDIR"]
+                    runner.unmapped = unmapped
                     runner.socket = socket
                     runner.importSkipped = skipped
                     runner.connect = { () throws(ClientError) in try connect(socket) }

@@ -170,8 +170,9 @@ public enum Command: Equatable, Sendable {
     /// `export [--format json|ics] [--output FILE]`, `export --format vdir DIR`; `target` is the
     /// file (nil: standard output) or the vdir directory.
     case export(format: ExportFormat, target: String?)
-    /// `import FILE|DIR|-`: a JSON export, an iCalendar file or a vdir.
-    case importFile(path: String)
+    /// `import FILE|DIR|-`: a JSON export, an iCalendar file or a vdir; with `--from`, a
+    /// Taskwarrior export or a todo.txt file, converted by todoctl.
+    case importFile(path: String, from: ImportSource? = nil)
     /// `undo [STEPS]`, `redo [STEPS]`.
     case undo(steps: Int, redo: Bool)
     /// `undo --list [--limit N]`: the recent changes, newest first.
@@ -220,4 +221,6 @@ public enum ExportFormat: String, Sendable, Equatable, CaseIterable {
     case ics
     /// A directory with one `.ics` file per todo, as vdirsyncer and todoman keep calendars.
     case vdir
+    /// One todo.txt line per todo (the format of todo.sh).
+    case todotxt
 }

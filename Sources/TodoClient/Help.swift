@@ -125,15 +125,16 @@ enum Help {
               options: [("--since SEQ", "first replay the events of the changes after SEQ, then go on live"),
                         ("--reconnect", "when the daemon goes away, wait for it and resume after the last SEQ seen")]),
         Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, store id, counts and the next reminder."),
-        Entry(name: "export", synopsis: ["export [--format json|ics] [--output FILE]", "export --format vdir DIR"],
+        Entry(name: "export", synopsis: ["export [--format json|ics|todotxt] [--output FILE]", "export --format vdir DIR"],
               summary: "Write the whole store: the JSON export document, one iCalendar file with a VTODO per todo,\n"
                 + "or a vdir (a directory with one .ics file per todo, as todoman and vdirsyncer keep them).",
-              options: [("--format F", "json (default), ics or vdir"),
+              options: [("--format F", "json (default), ics, vdir or todotxt (one todo.txt line per todo)"),
                         ("--output FILE", "write to FILE (replaced atomically) instead of stdout; not with vdir")]),
-        Entry(name: "import", synopsis: ["import FILE|DIR|-"],
+        Entry(name: "import", synopsis: ["import FILE|DIR|-", "import --from taskwarrior|todotxt FILE|-"],
               summary: "Add everything in a JSON export, an iCalendar file (its VTODOs) or a vdir directory, atomically;\n"
                 + "- reads stdin. Todos are matched by uid: importing the same thing twice changes nothing.\n"
-                + "A malformed file is refused with its line number, and nothing is imported."),
+                + "A malformed file is refused with its line number, and nothing is imported.",
+              options: [("--from SOURCE", "taskwarrior ('task export') or todotxt; ends with what had no counterpart")]),
         Entry(name: "undo", synopsis: ["undo [STEPS]", "undo --list [--limit N]"],
               summary: "Revert the most recent change (STEPS times), whoever made it; 'redo' applies it again.\n"
                 + "An undo is itself a change; a new change after it makes what was undone final.\n"

@@ -58,6 +58,7 @@ public struct Parser {
         "agenda": ["--days": .value],
         "watch": ["--since": .value, "--reconnect": .flag],
         "export": ["--format": .value, "--output": .value],
+        "import": ["--from": .value],
         "undo": ["--list": .flag, "--limit": .value],
         "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value],
     ]
@@ -246,17 +247,24 @@ public struct Parser {
         case "export":
             let raw = args.value("--format") ?? "json"
             guard let format = ExportFormat(rawValue: raw) else {
-                throw UsageError("unsupported export format \(quote(raw)) for --format; the formats are json, ics and vdir", command: name)
+                throw UsageError("unsupported export format \(quote(raw)) for --format; the formats are json, ics, vdir and todotxt", command: name)
             }
             if format == .vdir {
                 guard args.value("--output") == nil else {
-                    throw UsageError("--output is for json and ics; --format vdir writes into DIR", command: name)
+                    throw UsageError("--output is for json, ics and todotxt; --format vdir writes into DIR", command: name)
                 }
                 result = .export(format: .vdir, target: try p.next("DIR"))
             } else {
                 result = .export(format: format, target: args.value("--output"))
             }
-        case "import": result = .importFile(path: try p.next("FILE"))
+        case "import":
+            let from = try args.value("--from").map { (raw: String) throws(UsageError) -> ImportSource in
+                guard let source = ImportSource(rawValue: raw) else {
+                    throw UsageError("unsupported source \(quote(raw)) for --from; the sources are taskwarrior and todotxt", command: name)
+                }
+                return source
+            }
+            result = .importFile(path: try p.next("FILE"), from: from)
         case "undo" where args.has("--list"):
             result = .history(limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
         case "undo", "redo":

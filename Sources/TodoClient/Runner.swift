@@ -18,6 +18,8 @@ struct Runner {
     var clock: () -> Instant = { Instant.now() }
     /// The tz database directory iCalendar exports read zones from (nil: the system's).
     var tzdir: String?
+    /// `import --from`: what the converted file had no counterpart for, reported after the import.
+    var unmapped: [String]?
     /// The daemon's socket, and how to connect to it again (`watch --reconnect`).
     var socket = ""
     var connect: (() throws(ClientError) -> RPCTransport)?
@@ -95,10 +97,13 @@ struct Runner {
             var result: JSON = .null
             for part in try Runner.importParts(params) { result = try call(part) }
             if json {
-                if !importSkipped.isEmpty, case .object(var o) = result {
-                    var counts = JSONObject()
-                    for (kind, n) in importSkipped.sorted(by: { $0.key < $1.key }) { counts[kind] = .int(Int64(n)) }
-                    o["skipped"] = .object(counts)
+                if case .object(var o) = result {
+                    if !importSkipped.isEmpty {
+                        var counts = JSONObject()
+                        for (kind, n) in importSkipped.sorted(by: { $0.key < $1.key }) { counts[kind] = .int(Int64(n)) }
+                        o["skipped"] = .object(counts)
+                    }
+                    if let unmapped { o["unmapped"] = .array(unmapped.map(JSON.string)) }
                     result = .object(o)
                 }
                 emit(result)
@@ -112,6 +117,10 @@ struct Runner {
                 let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
                 let skipped = ICalFiles.skippedWords(importSkipped).map { "; skipped \($0) (not todos)" } ?? ""
                 print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories")\(skipped).")
+                if let unmapped {
+                    print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
+                    for line in unmapped { print("  - " + Table.oneLine(line)) }
+                }
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)
@@ -205,6 +214,8 @@ struct Runner {
             text = answer.serialized() + "\n"
         case .ics:
             text = writer.calendar(try ICalFiles.entries(answer))
+        case .todotxt:
+            text = TodotxtExport.text(try ICalFiles.entries(answer), zone: human.timeZone)
         case .vdir:
             let entries = try ICalFiles.entries(answer)
             try ICalFiles.writeVdir(entries, to: target ?? ".", writer: writer)

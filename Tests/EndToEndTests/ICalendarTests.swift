@@ -161,7 +161,7 @@ import TodoTestSupport
         let d = try DaemonProcess()
         let bad = try run(d, ["export", "--format", "xml"])
         #expect(bad.status == 2)
-        #expect(bad.stderr.hasPrefix("todoctl: unsupported export format \"xml\" for --format; the formats are json, ics and vdir\n"))
+        #expect(bad.stderr.hasPrefix("todoctl: unsupported export format \"xml\" for --format; the formats are json, ics, vdir and todotxt\n"))
         #expect(try run(d, ["export", "--format", "vdir"]).status == 2)
         #expect(try run(d, ["export", "--format", "vdir", "--output", "x", "dir"]).status == 2)
     }

@@ -82,7 +82,7 @@ _todoctl() {
     local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo sync help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
-    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision --url --user --password-file --credential --calendar --initial -c -d -s -n -p -t "
+    local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision --url --user --password-file --credential --calendar --initial --from -c -d -s -n -p -t "
     local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
     # Find the command, the category or sync subcommand and the positionals before the cursor.
@@ -121,7 +121,8 @@ _todoctl() {
             --socket | --output | --password-file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
             --category) _todoctl_add_words < <(_todoctl_categories) ;;
             --before | --after) _todoctl_add_words < <(_todoctl_ids) ;;
-            --format) _todoctl_add_words < <(printf '%s\n' json ics vdir) ;;
+            --format) _todoctl_add_words < <(printf '%s\n' json ics vdir todotxt) ;;
+            --from) _todoctl_add_words < <(printf '%s\n' taskwarrior todotxt) ;;
             --initial) _todoctl_add_words < <(printf '%s\n' merge remote local) ;;
             --sort)
                 # Complete the key after the last comma; a leading - means descending.
@@ -167,7 +168,7 @@ _todoctl() {
             reminders) flags+=" --since --limit -n" ;;
             watch) flags+=" --since --reconnect" ;;
             export) flags+=" --format --output" ;;
-            import) flags+=" -" ;;
+            import) flags+=" --from -" ;;
             undo) flags+=" --list --limit -n" ;;
         esac
         mapfile -t COMPREPLY < <(compgen -W "$flags" -- "$cur")

@@ -266,9 +266,10 @@ complete -c todoctl -n '__todoctl_command_is reminders' -l since -x -a "$when" -
 complete -c todoctl -n '__todoctl_command_is reminders' -s n -l limit -x -d 'At most N reminders'
 complete -c todoctl -n '__todoctl_command_is watch' -l since -x -d 'First replay the changes after SEQ'
 complete -c todoctl -n '__todoctl_command_is watch' -l reconnect -d 'Wait for the daemon and resume when it goes away'
-complete -c todoctl -n '__todoctl_command_is export' -l format -x -a 'json ics vdir' -d 'Output format'
+complete -c todoctl -n '__todoctl_command_is export' -l format -x -a 'json ics vdir todotxt' -d 'Output format'
 complete -c todoctl -n '__todoctl_command_is export' -l output -r -F -d 'Write to FILE instead of stdout'
 complete -c todoctl -n '__todoctl_command_is undo' -l list -d 'Show the recent changes'
 complete -c todoctl -n '__todoctl_command_is undo' -s n -l limit -x -d 'With --list: the latest N changes'
 complete -c todoctl -n '__todoctl_command_is import; and __todoctl_npos 0' -F -a '-' -d 'Export, .ics file or vdir; - for stdin'
+complete -c todoctl -n '__todoctl_command_is import' -l from -x -a 'taskwarrior todotxt' -d "Read another tool's file"
 complete -c todoctl -n '__todoctl_command_is help; and __todoctl_npos 0' -x -a "$__todoctl_commands"
