@@ -94,22 +94,8 @@ struct CursorFile {
         var text = cursor + "\n"
         for key in state.ahead { text += "+" + key + "\n" }
         for key in state.behind { text += "-" + key + "\n" }
-        let temporary = path + ".tmp-\(getpid())"
-        // O_NONBLOCK and O_NOFOLLOW: a FIFO or a link planted at that name fails at once.
-        let fd = try syscall("open \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600) }
-        do {
-            try Posix.writeAll(fd, Array(text.utf8))
-        } catch {
-            Posix.close(fd)
-            _ = unlink(temporary)
-            throw error
-        }
-        Posix.close(fd)
-        do {
-            try syscall("rename \(temporary)") { rename(temporary, path) }
-        } catch {
-            _ = unlink(temporary)
-            throw error
-        }
+        // Not synced (it is written after every reminder): a power loss can at worst bring back an
+        // older cursor, and with it a reminder shown again, never one missed.
+        try AtomicFile.write(path, Array(text.utf8), durable: false)
     }
 }
