@@ -36,7 +36,14 @@ public enum Frequency: String, Sendable, CaseIterable {
     case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
 
     /// `day`, `week`, `month`, `year`.
-    var periodName: String { ["DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"][rawValue]! }
+    var periodName: String {
+        switch self {
+        case .daily: "day"
+        case .weekly: "week"
+        case .monthly: "month"
+        case .yearly: "year"
+        }
+    }
 }
 
 /// Where a rule ends: UNTIL as a date (through that local day) or a UTC date-time.

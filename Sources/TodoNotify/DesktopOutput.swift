@@ -260,7 +260,7 @@ final class DesktopOutput {
         }
         pending = kept
         for (token, items) in inFlight where items.count == 1 && same(items[0].reminder.id, items[0].reminder.uid) && !stands(items[0].reminder.remindUsec) {
-            inFlight[token]![0].withdrawn = true
+            inFlight[token]?[0].withdrawn = true
         }
     }
 

@@ -145,29 +145,6 @@ struct NotifyLifeTests {
         #expect(row.contains(" \(midnight.prefix(10)) ") && row.components(separatedBy: "00:00").count == 1, "\(listed.stdout)")
     }
 
-    /// The summary of missed reminders carries one button, Dismiss: pressed, it closes the
-    /// summary and completes nothing.
-    @Test func theMissedSummaryHasDismiss() throws {
-        let dir = TemporaryDirectory("nmd")
-        let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
-        let server = try NotificationServer(bus: bus, directory: dir)
-        let daemon = try DaemonProcess(directory: dir)
-        try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n1")).stop()
-        let title = unique("missed")
-        let due = rfc3339(in: 1)
-        for i in 1...7 { _ = try daemon.client().result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(due)]) }
-        #expect(NotifyTestSupport.eventually(timeout: 15) {
-            ((try? Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "TODO_TITLE=\(title) 7"])) ?? []).count == 1
-        })
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n2"))
-        let summary = try #require(server.notifications(summary: "7 missed reminders", atLeast: 1).first)
-        #expect(summary["actions"] == ["dismiss", "Dismiss"])
-        try server.invoke(summary["id"]?.intValue ?? 0, "dismiss")
-        #expect(server.closes(of: summary["id"]?.intValue ?? 0).count == 1, "\(notifier.stderr)")
-        let open = try daemon.client().result("todo.list", ["status": "open"])
-        #expect((open["todos"]?.arrayValue ?? []).filter { $0["title"]?.stringValue?.hasPrefix(title) == true }.count == 7)
-    }
-
     /// No notification server runs, but the bus can start one on demand (D-Bus activation, as
     /// dunst and most servers are started): the reminder's Notify starts it and is shown.
     @Test func aServerTheBusStartsOnDemandGetsTheReminder() throws {

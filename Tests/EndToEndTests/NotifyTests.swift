@@ -250,6 +250,12 @@ struct NotifyDesktopTests {
         #expect(summary.first?["body"]?.stringValue?.contains("\(title) 1") == true)
         #expect(summary.first?["body"]?.stringValue?.contains("and 3 more") == true)
         #expect(!server.notifications.contains { $0["summary"]?.stringValue?.hasPrefix(title) == true })
+        // Its one button, Dismiss, closes it and completes nothing.
+        #expect(summary.first?["actions"] == ["dismiss", "Dismiss"])
+        try server.invoke(summary.first?["id"]?.intValue ?? 0, "dismiss")
+        #expect(server.closes(of: summary.first?["id"]?.intValue ?? -1).count == 1, "\(notifier.stderr)")
+        let open = try daemon.client().result("todo.list", ["status": "open"])["todos"]?.arrayValue ?? []
+        #expect(open.filter { $0["title"]?.stringValue?.hasPrefix(title) == true }.count == 8, "\(open)")
         #expect(notifier.process.isRunning)
     }
 }

@@ -111,8 +111,8 @@ struct TaskwarriorImport {
         if !otherPriority.isEmpty {
             unmapped.append("priorities other than H, M and L imported as none: \(Set(otherPriority).sorted().joined(separator: ", "))")
         }
-        for key in extra.keys.sorted() {
-            unmapped.append("attribute \(key) (\(extra[key]!) task\(extra[key]! == 1 ? "" : "s")) has no counterpart and was not imported")
+        for (key, n) in extra.sorted(by: { $0.key < $1.key }) {
+            unmapped.append("attribute \(key) (\(n) task\(n == 1 ? "" : "s")) has no counterpart and was not imported")
         }
         if tasks.contains(where: { $0.object["urgency"] != nil }) { unmapped.append("urgency is computed by Taskwarrior; todod sorts by priority and due instead") }
         return ForeignImport(document: ExportDocument(categories: ForeignImport.categories(todos), todos: todos, exported: context.now),

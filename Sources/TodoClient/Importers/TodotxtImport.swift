@@ -25,16 +25,17 @@ struct TodotxtImport {
             if let letter { lowPriorities.insert(letter) }
             for key in keys { kept[key, default: 0] += 1 }
             let uid = "todotxt-" + Self.hash(identity)
-            uids[uid, default: 0] += 1
-            e.uid = uids[uid]! == 1 ? uid : uid + "-\(uids[uid]!)"
+            let seen = uids[uid, default: 0] + 1
+            uids[uid] = seen
+            e.uid = seen == 1 ? uid : uid + "-\(seen)"
             todos.append(e)
         }
         var unmapped: [String] = []
         if !lowPriorities.isEmpty {
             unmapped.append("priorities \(lowPriorities.sorted().joined(separator: ", ")) imported as low (todod has high, medium and low)")
         }
-        for key in kept.keys.sorted() {
-            unmapped.append("\(key): (\(kept[key]!) line\(kept[key]! == 1 ? "" : "s")) has no counterpart: kept in the notes")
+        for (key, n) in kept.sorted(by: { $0.key < $1.key }) {
+            unmapped.append("\(key): (\(n) line\(n == 1 ? "" : "s")) has no counterpart: kept in the notes")
         }
         return ForeignImport(document: ExportDocument(categories: [], todos: todos, exported: context.now), unmapped: unmapped)
     }
@@ -89,8 +90,8 @@ struct TodotxtImport {
                         throw fail("invalid due date \(TimeExpression.quoted(value)) (expected YYYY-MM-DD)")
                     }
                     due = d
-                case "pri" where value.count == 1 && value.first!.isASCII && value.first!.isUppercase:
-                    letter(value.first!)
+                case "pri" where value.count == 1 && value.allSatisfy({ $0.isASCII && $0.isUppercase }):
+                    letter(Character(value))
                 default:
                     notes.append(word)
                     keys.append(key)
