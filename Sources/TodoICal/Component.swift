@@ -20,9 +20,10 @@ public struct Component: Sendable {
     /// The first property called `name`.
     public func property(_ name: String) -> ContentLine? { properties.first { $0.name == name } }
 
-    /// Parses the components of a file: one or more VCALENDARs.
+    /// Parses the components of a file: one or more VCALENDARs (a bare top-level component is
+    /// given one).
     /// - Throws: `ICalError` with the line number when a line is malformed, BEGIN and END do not
-    ///   match, anything lies outside a VCALENDAR, or the file ends inside a component.
+    ///   match, a property lies outside every component, or the file ends inside a component.
     public static func parse(_ bytes: [UInt8]) throws(ICalError) -> [Component] {
         let lines = try ContentLines.unfold(bytes)
         var stack: [Component] = []
@@ -33,9 +34,6 @@ public struct Component: Sendable {
                 let name = line.value.uppercased()
                 guard !name.isEmpty, name.unicodeScalars.allSatisfy({ ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-" }) else {
                     throw ICalError(line: number, "BEGIN names no component")
-                }
-                guard !stack.isEmpty || name == "VCALENDAR" else {
-                    throw ICalError(line: number, "expected BEGIN:VCALENDAR, found BEGIN:\(name)")
                 }
                 guard stack.count < 16 else { throw ICalError(line: number, "components nested too deeply") }
                 var c = Component(name: name, number: number)
@@ -68,6 +66,14 @@ public struct Component: Sendable {
             throw ICalError(line: (lines.last?.number ?? 0) + 1, "the file ends inside BEGIN:\(open.name) of line \(open.number)")
         }
         guard !top.isEmpty else { throw ICalError(line: 1, "no BEGIN:VCALENDAR: not an iCalendar file") }
-        return top
+        // A bare component (a VTODO or VEVENT without VCALENDAR, as some tools write) is read as
+        // if a VCALENDAR held it.
+        return top.map { c in
+            guard c.name != "VCALENDAR" else { return c }
+            var calendar = Component(name: "VCALENDAR", number: c.number)
+            calendar.components = [c]
+            calendar.rawLines = c.rawLines
+            return calendar
+        }
     }
 }

@@ -142,14 +142,14 @@ public struct ICalReader: Sendable {
             if l.parameters.contains(where: { !mappedParameters.contains($0.name) }) { kept.append(l.raw) }
         }
         func text(_ l: ContentLine) -> String { ContentLines.unescape(l.value)[0] }
-        var uid: String?, title: String?, notes: String?, due: (Instant, allDay: Bool, tzid: String?)?
+        var givenUID: String?, title: String?, notes: String?, due: (Instant, allDay: Bool, tzid: String?)?
         var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
         var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
-            case "UID": uid = text(p).trimmingSpaces; keepIfParameters(p)
+            case "UID": givenUID = text(p).trimmingSpaces; keepIfParameters(p)
             case "SUMMARY": title = text(p); keepIfParameters(p)
             case "DESCRIPTION": notes = text(p); keepIfParameters(p)
             case "DUE": due = try instant(p, zones); keepIfParameters(p)
@@ -199,8 +199,10 @@ public struct ICalReader: Sendable {
                 if !value.isEmpty { kept.append(p.raw) }  // an empty property says nothing (servers drop them)
             }
         }
-        guard let uid, !uid.isEmpty else { throw ICalError(line: c.number, "VTODO without UID") }
-        if title == nil || title!.trimmingSpaces.isEmpty {
+        // A VTODO without UID (UID is required, but some files lack it) gets one made from its
+        // lines, the same on every import of the same file.
+        let uid = givenUID.flatMap { $0.isEmpty ? nil : $0 } ?? "todod-" + StableHash.hex(c.rawLines.joined(separator: "\n"))
+        if (title ?? "").trimmingSpaces.isEmpty {
             // Untitled (a VTODO without SUMMARY): shown as such, and no SUMMARY is invented for it.
             title = ICalReader.untitled
             kept.append("!NO-SUMMARY")

@@ -81,20 +81,33 @@ extension StoreTransaction {
                     unchanged += 1
                     continue
                 }
+                let values: [SQLValue] = [
+                    .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
+                    .bool(entry.done), .optional(completed), .optional(entry.priority.map { Int64($0.rank) }),
+                    .optional(TagColumn.text(fields.tags)), .optional(fields.zone), .bool(entry.allDay),
+                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
+                ]
+                // A later entry that says what the store holds is no change (a file without any
+                // timestamp is read as written now, so its every import would be "later").
+                // A sync client's conditional entry is always applied.
+                let sameAlready = entry.ifRevision != nil ? "" : """
+                     AND NOT (title IS ? AND notes IS ? AND category_id IS ? AND due IS ? AND remind IS ? AND reminded IS ?
+                        AND done IS ? AND completed IS ? AND priority IS ? AND tags IS ? AND zone IS ? AND all_day IS ?
+                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ?)
+                    """
                 try connection.run("""
                     UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
-                        reminded = ?, done = ?, completed = ?, created = ?, updated = ?, priority = ?, tags = ?, zone = ?,
-                        all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?, ical_extra = ?, revision = revision + 1
-                    WHERE id = ?
-                    """, [
-                        .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
-                        .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
-                        .bool(entry.done), .optional(completed), .integer(entry.created.usec), .integer(entry.updated.usec),
-                        .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
-                        .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
-                        .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
-                        .integer(known.0),
-                    ])
+                        reminded = ?, done = ?, completed = ?, priority = ?, tags = ?, zone = ?, all_day = ?, recur_rule = ?,
+                        recur_from = ?, ical_extra = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
+                    WHERE id = ?\(sameAlready)
+                    """, [.text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes))] + values + [
+                        .integer(entry.created.usec), .integer(entry.updated.usec),
+                        .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)), .integer(known.0),
+                    ] + (sameAlready.isEmpty ? [] : [.text(title), .optional(notes)] + values))
+                guard connection.changes > 0 else {
+                    unchanged += 1
+                    continue
+                }
                 try writeTags(known.0, fields.tags, replacing: true)
                 updated += 1
                 continue

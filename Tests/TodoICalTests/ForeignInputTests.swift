@@ -56,6 +56,21 @@ import TodoTime
         #expect(try Self.entry(["UID:y", "SUMMARY:t", "PERCENT_COMPLETE:40"]).ical == "PERCENT_COMPLETE:40")
     }
 
+    /// A bare VTODO (no VCALENDAR around it, as icalendar's test files and some tools write) is
+    /// read; one without UID gets one made from its lines, the same on every read, and two
+    /// different ones get different uids.
+    @Test func bareComponentsAndMissingUIDsAreRead() throws {
+        let bare = try Self.reader.items(Array("BEGIN:VTODO\r\nUID:bare-1\r\nSUMMARY:裸のTODO\r\nEND:VTODO\r\n".utf8))
+        #expect(bare.map(\.entry.uid) == ["bare-1"] && bare.first?.entry.title == "裸のTODO")
+        let noUID = Self.file(["SUMMARY:牛乳"]), other = Self.file(["SUMMARY:パン"])
+        let first = try #require(try Self.entry(["SUMMARY:牛乳"]).uid)
+        #expect(first.hasPrefix("todod-") && first.count == 22)
+        #expect(try Self.reader.items(noUID).first?.entry.uid == first)
+        #expect(try Self.reader.items(other).first?.entry.uid != first)
+        let events = try Self.reader.file(Array("BEGIN:VEVENT\r\nUID:e\r\nSUMMARY:会議\r\nEND:VEVENT\r\n".utf8))
+        #expect(events.items.isEmpty && events.skipped == ["VEVENT": 1])
+    }
+
     /// Components that are not todos are counted, for the import report.
     @Test func eventsAreCounted() throws {
         let text = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b\r\nEND:VEVENT\r\n"

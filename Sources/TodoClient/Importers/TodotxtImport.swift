@@ -24,7 +24,7 @@ struct TodotxtImport {
             var (e, keys, letter, identity) = try entry(line, number: i + 1)
             if let letter { lowPriorities.insert(letter) }
             for key in keys { kept[key, default: 0] += 1 }
-            let uid = "todotxt-" + Self.hash(identity)
+            let uid = "todotxt-" + StableHash.hex(identity)
             let seen = uids[uid, default: 0] + 1
             uids[uid] = seen
             e.uid = seen == 1 ? uid : uid + "-\(seen)"
@@ -132,13 +132,5 @@ struct TodotxtImport {
         guard looksLikeDate(word) else { return nil }
         let parts = word.split(separator: "-").compactMap { Int64($0) }
         return Instant.days(year: parts[0], month: parts[1], day: parts[2])
-    }
-
-    /// A stable hex hash (FNV-1a, 64 bits) of a line.
-    static func hash(_ text: String) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        let hex = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
