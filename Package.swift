@@ -40,7 +40,9 @@ let package = Package(
 
         // MARK: - Libraries
         .target(name: "TodoCore"),
-        .target(name: "TodoStore", dependencies: ["TodoCore", "CSQLite", "TodoPosix", "TodoTime", "TodoCalendar"]),
+        // The only module that touches CSQLite: Connection, Statement, result codes.
+        .target(name: "TodoSQLite", dependencies: ["CSQLite", "TodoCore"]),
+        .target(name: "TodoStore", dependencies: ["TodoCore", "TodoSQLite", "TodoPosix", "TodoTime", "TodoCalendar"]),
         .target(name: "TodoPosix", dependencies: ["CTodoLinux"]),
         .target(name: "TodoProtocol", dependencies: ["TodoCore"]),
         .target(name: "TodoSystemd", dependencies: ["CSystemd", "TodoPosix"]),
@@ -48,14 +50,23 @@ let package = Package(
         .target(name: "TodoCalendar", dependencies: ["TodoCore", "TodoTime"]),
         // RFC 5545 VTODO reader and writer and the todo <-> VTODO mapping (SPEC §9); no I/O.
         .target(name: "TodoICal", dependencies: ["TodoCore", "TodoTime", "TodoCalendar"]),
-        .target(name: "TodoClient", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar", "TodoICal"]),
+        // The WHEN and DURATION grammar (English and Japanese); no I/O.
+        .target(name: "TodoWhen", dependencies: ["TodoCore", "TodoTime"]),
+        // The client side of the socket: transports and client errors; every client links it.
+        .target(name: "TodoRPC", dependencies: ["TodoProtocol", "TodoPosix"]),
+        // The files clients share: todoctl's config, sync.conf, todod-sync's state paths and status files.
+        .target(name: "TodoUserFiles", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoWhen"]),
+        // todoctl's command line (SPEC §3-§5, §10): only todoctl, its tests and todobench link it.
+        .target(name: "TodoCLI", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar", "TodoICal",
+                                               "TodoWhen", "TodoRPC", "TodoUserFiles"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
         // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
-        .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoClient"]),
+        .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoRPC", "TodoUserFiles"]),
         // CalDAV client (SPEC §9): HTTP through libcurl and XML through libxml2, each behind one wrapper.
         .target(name: "TodoCalDAV", dependencies: ["CCurl", "CLibXML2", "TodoCore"]),
         // todod-sync's engine: state, three-way merge, the sync round; a client of todod.
-        .target(name: "TodoSync", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal", "TodoClient", "TodoCalDAV"]),
+        .target(name: "TodoSync", dependencies: ["TodoCore", "TodoSQLite", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal",
+                                                "TodoRPC", "TodoUserFiles", "TodoCalDAV"]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
@@ -65,28 +76,31 @@ let package = Package(
         .executableTarget(name: "todod-faults", dependencies: ["TodoDaemon", "TodoProtocol"]),
         // A release todoctl is one fully static file: no dynamic loader work at start (P3 in
         // docs/PERFORMANCE.md), and it runs wherever it is copied.
-        .executableTarget(name: "todoctl", dependencies: ["TodoClient", "TodoCore", "TodoPosix", "TodoTime"],
+        .executableTarget(name: "todoctl", dependencies: ["TodoCLI", "TodoCore", "TodoPosix", "TodoTime", "TodoRPC"],
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         .executableTarget(name: "todod-notify", dependencies: ["TodoNotify", "TodoPosix"]),
         .executableTarget(name: "todod-sync", dependencies: ["TodoSync", "TodoPosix"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport", "TodoICal", "TodoCalendar", "TodoTime"]),
         .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar",
-                                                           "TodoClient"]),
+                                                           "TodoWhen"]),
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
         .testTarget(name: "TodoTimeTests", dependencies: ["TodoCore", "TodoTime", "TodoTestSupport"]),
-        .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol"]),
-        .testTarget(name: "TodoClientTests", dependencies: ["TodoCore", "TodoClient", "TodoTestSupport"]),
-        .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime"]),
+        .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol", "TodoSQLite"]),
+        .testTarget(name: "TodoCLITests", dependencies: ["TodoCore", "TodoCLI", "TodoWhen", "TodoRPC", "TodoUserFiles", "TodoTestSupport",
+                                                          "TodoPosix", "TodoProtocol", "TodoTime"]),
+        .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime",
+                                                             "TodoPosix", "TodoStore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
                     exclude: ["Golden"]),
         .testTarget(name: "TodoICalTests", dependencies: ["TodoCore", "TodoTime", "TodoICal", "TodoCalendar"], exclude: ["Golden"]),
         .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
-        .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoClient", "TodoSystemd", "TodoTestSupport"]),
+        .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoUserFiles", "TodoSystemd", "TodoTestSupport",
+                                                             "TodoProtocol", "TodoTime"]),
         .testTarget(name: "TodoCalDAVTests", dependencies: ["TodoCore", "TodoCalDAV", "TodoTestSupport"]),
-        .testTarget(name: "TodoSyncTests", dependencies: ["TodoCore", "TodoSync", "TodoCalDAV", "TodoICal", "TodoTestSupport", "TodoProtocol", "TodoClient", "TodoPosix"]),
-        .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
+        .testTarget(name: "TodoSyncTests", dependencies: ["TodoCore", "TodoSync", "TodoCalDAV", "TodoICal", "TodoTestSupport", "TodoProtocol", "TodoRPC", "TodoUserFiles", "TodoPosix"]),
+        .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoSQLite", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,9 @@
 /// The one error type of the domain. Callers match on `code`; `message` is one clear sentence.
 ///
 /// The store, the daemon and the client all speak it: TodoProtocol maps each code to a JSON-RPC
-/// error code, TodoClient maps it to an exit status. A storage error that SQLite reported keeps
-/// SQLite's result code in `resultCode`, so callers decide on the code, never on the words.
+/// error code, todoctl maps it to an exit status. A storage error that SQLite reported keeps
+/// SQLite's result code in `sqliteCode` (TodoSQLite's `resultCode` names it), so callers decide
+/// on the code, never on the words.
 public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: Sendable, Equatable {
         /// A todo or category that does not exist.
@@ -23,8 +24,9 @@ public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The offending field for `.invalidField` (a wire name such as `title`), else nil.
     public let field: String?
     public let message: String
-    /// For a `.storage` error SQLite reported: its extended result code, else nil.
-    public let resultCode: SQLiteResultCode?
+    /// For a `.storage` error SQLite reported: its extended result code, else nil (TodoSQLite's
+    /// `resultCode` gives it as a `SQLiteResultCode`).
+    public let sqliteCode: Int32?
     /// For a `.storage` error SQLite reported: what went wrong in words, as `message` says it
     /// after "storage failure: " (for a caller that words the failure its own way), else nil.
     public let reason: String?
@@ -33,31 +35,31 @@ public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.field = field
-        self.resultCode = nil
+        self.sqliteCode = nil
         self.reason = nil
     }
 
     /// A storage error SQLite reported, with its result code; `message` defaults to
     /// "storage failure: " and `reason`.
-    public init(storage resultCode: SQLiteResultCode, reason: String, message: String? = nil) {
+    public init(storage sqliteCode: Int32, reason: String, message: String? = nil) {
         self.code = .storage
         self.message = message ?? "storage failure: \(reason)"
         self.field = nil
-        self.resultCode = resultCode
+        self.sqliteCode = sqliteCode
         self.reason = reason
     }
 
-    private init(code: Code, field: String?, message: String, resultCode: SQLiteResultCode?, reason: String?) {
+    private init(code: Code, field: String?, message: String, sqliteCode: Int32?, reason: String?) {
         self.code = code
         self.field = field
         self.message = message
-        self.resultCode = resultCode
+        self.sqliteCode = sqliteCode
         self.reason = reason
     }
 
     /// The same error said another way: code, field, result code and reason kept.
     public func withMessage(_ message: String) -> TodoError {
-        TodoError(code: code, field: field, message: message, resultCode: resultCode, reason: reason)
+        TodoError(code: code, field: field, message: message, sqliteCode: sqliteCode, reason: reason)
     }
 
     public static func notFound(_ message: String) -> TodoError { TodoError(.notFound, message) }
@@ -84,28 +86,4 @@ public protocol TodoErrorConvertible: Error {
 
 extension TodoError: TodoErrorConvertible {
     public init(_ error: TodoError) { self = error }
-}
-
-/// A SQLite result code, primary or extended (https://sqlite.org/rescode.html), modelled on
-/// GRDB's `ResultCode`: the raw `Int32` with names for the codes todod decides on. The names
-/// are given in TodoStore, from SQLite's own header.
-///
-/// As a pattern, a primary code matches its extended codes too:
-/// `case .busy:` matches `SQLITE_BUSY_SNAPSHOT`; an extended code matches only itself.
-public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int32
-
-    public init(rawValue: Int32) { self.rawValue = rawValue }
-
-    /// The primary code: the low eight bits.
-    public var primary: SQLiteResultCode { SQLiteResultCode(rawValue: rawValue & 0xff) }
-
-    /// Whether this is a primary code (no extended bits).
-    public var isPrimary: Bool { rawValue & ~0xff == 0 }
-
-    public static func ~= (pattern: SQLiteResultCode, code: SQLiteResultCode) -> Bool {
-        pattern.isPrimary ? pattern == code.primary : pattern == code
-    }
-
-    public var description: String { "SQLite result code \(rawValue)" }
 }

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TodoClient
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoSystemd
 import TodoTime
+import TodoRPC
 
 /// Desktop notifications: one `Notify` per reminder with Done and Snooze, the answers acted on
 /// through todod's socket, and each notification withdrawn (`CloseNotification`) once its

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TodoClient
 import TodoCore
 import TodoPosix
 import TodoProtocol

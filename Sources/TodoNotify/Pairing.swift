@@ -1,10 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TodoClient
 import TodoCore
 import TodoPosix
 import TodoProtocol
+import TodoRPC
 
 /// The daemon the notifier follows: what its reminder entries carry and what journald records
 /// about their sender. Entries are matched on all of it, so neither another daemon's store nor an

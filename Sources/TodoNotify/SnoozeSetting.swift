@@ -1,4 +1,4 @@
-import TodoClient
+import TodoUserFiles
 
 /// The `snooze` key of the configuration file todoctl reads (`Config`, SPEC §10): how long the
 /// Snooze button puts a reminder off.
@@ -7,7 +7,7 @@ enum SnoozeSetting {
     /// A bad `snooze` line or an unreadable file is reported through `warn` (one line naming file
     /// and line) and the default is used: the notifier keeps running.
     static func load(environment: [String: String], warn: (String) -> Void) -> Int64 {
-        let config = Config.load(environment: environment)
+        let config = Config.load(environment: environment, commands: nil)
         if let problem = config.problem(forKeys: ["snooze"]) {
             warn("\(problem.message); snoozing for 10 minutes")
             return Config.defaultSnooze

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 // Reading the change log out (docs/PROTOCOL.md `store.changes`, `watch` `since`): what changed
 // after a seq, as the current state of each todo, or change by change as the log recorded it. A

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 /// Migration 8: the change log and `todos.revision`.
 ///

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import TodoCore
 import TodoPosix
+import TodoSQLite
 
 /// The floor for durable single writes: plain SQLite, one row per transaction, one fsync per
 /// commit, nothing of todod's schema or logic. `todobench` sets todod's durable add rate beside it.

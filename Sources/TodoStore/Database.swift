@@ -1,6 +1,7 @@
 import Dispatch
 import TodoCore
 import TodoPosix
+import TodoSQLite
 
 /// Owns the one SQLite connection to a todo database and the serial queue it is used on.
 ///

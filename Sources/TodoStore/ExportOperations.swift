@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 extension StoreTransaction {
     /// The whole store: categories in category order, todos in manual order.

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 extension StoreTransaction {
     /// The todos matching `query`, sorted and paged, with the total number matching: the query

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 // Planning a listing: the SQL that answers a query, chosen before anything is read. `list` in
 // ListOperations.swift runs the plan.

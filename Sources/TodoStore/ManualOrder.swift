@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 /// A hand-kept order over the rows of one table, stored as sparse integer keys in its `rank`
 /// column, exposed as dense 1-based positions.

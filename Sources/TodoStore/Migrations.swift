@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 /// One schema change. Append-only: once shipped, a migration is never edited or removed, and it
 /// uses plain SQL, never the app's types.

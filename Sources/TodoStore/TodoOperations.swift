@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 // MARK: - Reading todos
 

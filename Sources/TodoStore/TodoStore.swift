@@ -1,5 +1,6 @@
 import Dispatch
 import TodoCore
+import TodoSQLite
 
 /// The todo/category store: one SQLite file, one connection, one serial queue.
 ///

@@ -2,12 +2,12 @@
 import Glibc
 #endif
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoSystemd
 import TodoTime
+import TodoUserFiles
 
 /// Opens the calendar collection of an account with its password (the real one: CalDAV; tests
 /// give their own).
@@ -225,13 +225,13 @@ public enum CalendarChoice {
     }
 
     static func path(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
     }
 
     static func origin(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
+        guard let scheme = url.firstRange(of: "://") else { return url }
         let rest = url[scheme.upperBound...]
         return String(url[..<(rest.firstIndex(of: "/") ?? url.endIndex)])
     }

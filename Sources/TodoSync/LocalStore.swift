@@ -1,6 +1,6 @@
-import TodoClient
 import TodoCore
 import TodoProtocol
+import TodoRPC
 
 /// What the sync round needs from todod, over its socket (docs/PROTOCOL.md).
 public final class LocalStore {
@@ -135,7 +135,7 @@ public final class LocalStore {
             } catch .refused(let e) where e.code == RPCError.invalidParamsCode {
                 if let field = e.field, let entry = Self.entryIndex(field) {
                     var reason = e.message
-                    if let range = reason.range(of: field) { reason = String(reason[range.upperBound...]) }
+                    if let range = reason.firstRange(of: field) { reason = String(reason[range.upperBound...]) }
                     let name = field.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
                     return .refused(index: entry, reason: (name.isEmpty ? "" : name + " ") + reason.trimmingPrefix(" "))
                 }

@@ -3,9 +3,9 @@ import Glibc
 #endif
 import Dispatch
 import TodoCalDAV
-import TodoClient
 import TodoPosix
 import TodoProtocol
+import TodoUserFiles
 
 /// todod-sync's three modes: `--check` (discovery for `todoctl sync add`), `--once` (one round per
 /// account) and the service.

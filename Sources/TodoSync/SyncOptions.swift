@@ -1,4 +1,4 @@
-import TodoClient
+import TodoUserFiles
 
 /// todod-sync's command line (docs/man/todod-sync.1.md).
 public struct SyncOptions: Equatable, Sendable {

@@ -1,7 +1,7 @@
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoPosix
+import TodoUserFiles
 
 /// What one round did, for `--once`'s summary line and the status file.
 public struct RoundReport: Sendable, Equatable {
@@ -909,7 +909,7 @@ public final class SyncRound {
     /// The collection's path, which the server's hrefs start with.
     var collectionPath: String {
         var path = collection.url
-        if let scheme = path.range(of: "://") {
+        if let scheme = path.firstRange(of: "://") {
             let rest = path[scheme.upperBound...]
             path = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
         }

@@ -2,11 +2,11 @@
 import Glibc
 #endif
 import Dispatch
-import TodoClient
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoSystemd
+import TodoRPC
 
 /// A wake-up the service's loop waits for: a local commit (`watch`), a signal. Pokes that come
 /// while it is awake fold into one.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import TodoCore
-import TodoStore
+import TodoSQLite
 
 /// What the sync knows of one todo on the server: where it is, which version, and the VTODO last
 /// synced (the merge base).

@@ -1,6 +1,6 @@
-import TodoClient
 import TodoCore
 import TodoTime
+import TodoWhen
 
 /// todoctl's WHEN parser per input (`TimeExpression.when`, what `--due` runs), in Asia/Tokyo:
 /// English and Japanese forms side by side, each parsed `calls` times per sample.

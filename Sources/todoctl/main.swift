@@ -4,10 +4,11 @@
 import Glibc
 #endif
 
-import TodoClient
+import TodoCLI
 import TodoCore
 import TodoTime
 import TodoPosix
+import TodoRPC
 
 /// Writes unbuffered, so everything is out before exit and `watch` output appears line by line.
 func emit(_ fd: Int32, _ text: String) {

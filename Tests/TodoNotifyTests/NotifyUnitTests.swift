@@ -3,10 +3,10 @@ import Testing
 import TodoCore
 import TodoSystemd
 import TodoTime
-import TodoClient
 import TodoProtocol
 import TodoTestSupport
 @testable import TodoNotify
+import TodoUserFiles
 
 /// todod-notify's pure parts: the command line, the snooze setting, the reminder's line,
 /// environment and body, and the summary of a backlog.

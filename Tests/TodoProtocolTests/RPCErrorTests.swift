@@ -1,6 +1,7 @@
 import Testing
 import TodoCore
 import TodoProtocol
+import TodoSQLite
 
 /// `RPCError` keeps the parts of a -32602 error, so naming it under a prefix never cuts text.
 @Suite struct RPCErrorTests {

@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// A caller's own error type, as the daemon's `RPCError` is: the store's failures arrive in it.
 private struct CallerError: TodoErrorConvertible, Equatable {

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoPosix
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// One account's rounds as the daemon runs them (in memory collection, real todod, real journal):
 /// conflicts go to the journal and the status file, failures back off with a one-line status, and

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// One bad item blocks nothing (docs/SYNC.md "What does not sync"): a resource todod's rules
 /// refuse, one it cannot read, and a write the server refuses are each left out and named in the

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// The built `todod-sync` against real servers (Radicale, xandikos from scripts/test) and real
 /// todod stores: two "machines" converge after seeded random edits; `--once` exit codes and the

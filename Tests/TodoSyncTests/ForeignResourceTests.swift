@@ -1,10 +1,10 @@
 import Foundation
 import Testing
-import TodoClient
 import TodoCore
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// Sync rounds (a real todod, a collection in memory) against what servers and other clients do
 /// to a resource: rewrite it without changing it, add instances of a recurring todo, keep lines

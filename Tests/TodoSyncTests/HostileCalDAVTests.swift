@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// The built todod-sync against servers that attack it (HostileServer): answers too large for
 /// memory are bounded or streamed, a resource too large is one unreadable item, libxml2 prints

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoProtocol
 @testable import TodoSync

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoProtocol
 import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// The sync round against a real todod (the built binary, its database file) and a collection in
 /// memory: both directions, echo suppression, 412s, deletes against edits, lost state, recurring

@@ -1,10 +1,10 @@
 import Foundation
 import TodoCalDAV
-import TodoClient
 import TodoCore
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// A calendar collection in memory, for the sync tests: RFC 6578 tokens (or none, `tokens =
 /// false`), ETags that change with every write, If-Match / If-None-Match enforced, and hooks a

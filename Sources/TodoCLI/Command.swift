@@ -1,0 +1,227 @@
+import TodoCore
+import TodoWhen
+
+/// Options that apply to every command: where the daemon is and whether to print JSON.
+public struct GlobalOptions: Equatable, Sendable {
+    /// `--socket PATH`.
+    public var socket: String?
+    /// `--system`: the system daemon's socket.
+    public var system = false
+    /// `--json`: print only JSON on stdout.
+    public var json = false
+
+    /// No global options.
+    public init(socket: String? = nil, system: Bool = false, json: Bool = false) {
+        self.socket = socket
+        self.system = system
+        self.json = json
+    }
+}
+
+/// `add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]`.
+public struct AddOptions: Equatable, Sendable {
+    /// The title, as given.
+    public var title: String
+    /// `--priority`, `--tag`, `--every`.
+    public var fields = AddFields()
+    /// `--notes TEXT`.
+    public var notes: String?
+    /// `--category NAME`.
+    public var category: String?
+    /// `--due WHEN`, resolved.
+    public var due: Instant?
+    /// `--remind`, resolved against `due`; for an all-day `due` without `--remind`, that day at
+    /// the morning time.
+    public var remind: Instant?
+    /// `--top`.
+    public var top = false
+    /// True when `--due` was a date without a time.
+    public var allDay = false
+    /// The IANA name of the local zone the dates were given in, when known and there are dates.
+    public var zone: String?
+
+    /// A todo titled `title` and nothing else.
+    public init(title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
+                remind: Instant? = nil, top: Bool = false) {
+        self.title = title
+        self.notes = notes
+        self.category = category
+        self.due = due
+        self.remind = remind
+        self.top = top
+    }
+}
+
+/// The filters, sort and limit of `list`, and how to show them.
+public struct ListOptions: Equatable, Sendable {
+    /// What to ask `todo.list` for; the default is open todos in manual order.
+    public var query = TodoQuery()
+    /// `--by-category`.
+    public var byCategory = false
+
+    public init() {}
+}
+
+/// How `edit` changes the reminder.
+public enum RemindChange: Equatable, Sendable {
+    /// Not mentioned.
+    case keep
+    /// `--no-remind`.
+    case clear
+    /// A WHEN, or a DURATION already resolved against `--due` in the same command.
+    case at(Instant)
+    /// A DURATION (microseconds) before the todo's current due date, read from the daemon (for an
+    /// all-day todo: before that day's morning time).
+    case beforeCurrentDue(Int64)
+    /// Not mentioned, but `--due` changes: the reminder keeps its lead time before the due time,
+    /// where an all-day due counts from its day's morning time (needs the current todo).
+    case followDue
+}
+
+/// The changes of `edit ID`.
+public struct EditOptions: Equatable, Sendable {
+    /// The todo.
+    public var id: Int64
+    /// `--priority`/`--no-priority`, `--tag`, `--untag`, `--every`/`--no-every`.
+    public var fields = EditFields()
+    /// `--title T`.
+    public var title: String?
+    /// `--notes T` / `--no-notes`.
+    public var notes: FieldChange<String> = .keep
+    /// `--category NAME` / `--no-category`.
+    public var category: FieldChange<String> = .keep
+    /// `--due WHEN` / `--no-due`.
+    public var due: FieldChange<Instant> = .keep
+    /// `--remind DURATION|WHEN` / `--no-remind`.
+    public var remind: RemindChange = .keep
+    /// True when `--due` was a date without a time.
+    public var dueAllDay = false
+    /// The IANA name of the local zone, sent with a new due or reminder, when known.
+    public var zone: String?
+    /// Seconds after local midnight at which an all-day todo is reminded (`remind-time`).
+    public var remindTime: Int64 = TimeExpression.defaultRemindTime
+    /// `--if-revision N`: change the todo only while its revision is still N.
+    public var ifRevision: Int64?
+
+    /// No changes to todo `id` yet.
+    public init(id: Int64) { self.id = id }
+
+    /// True when nothing would change.
+    var isEmpty: Bool {
+        title == nil && notes == .keep && category == .keep && due == .keep && (remind == .keep || remind == .followDue)
+    }
+}
+
+/// Where `move` puts a todo.
+public enum MoveDestination: Equatable, Sendable {
+    /// `--to N` (and `--top`, which is position 1).
+    case position(Int64)
+    /// `--before ID`.
+    case before(Int64)
+    /// `--after ID`.
+    case after(Int64)
+    /// `--bottom`: the last position, read from the daemon first.
+    case bottom
+}
+
+/// The `category` subcommands.
+public enum CategoryCommand: Equatable, Sendable {
+    /// `category list`.
+    case list
+    /// `category add NAME`.
+    case add(name: String)
+    /// `category rename NAME NEWNAME`.
+    case rename(name: String, newName: String)
+    /// `category rm NAME [--force]`.
+    case remove(name: String, force: Bool)
+    /// `category move NAME --to N`.
+    case move(name: String, position: Int64)
+}
+
+/// Stage 2 of todoctl: one parsed command with typed options.
+public enum Command: Equatable, Sendable {
+    /// `add`.
+    case add(AddOptions)
+    /// `list`.
+    case list(ListOptions)
+    /// `show ID`.
+    case show(id: Int64)
+    /// `edit ID ...`.
+    case edit(EditOptions)
+    /// `done ID... [--stop]`.
+    case complete(ids: [Int64], stop: Bool = false)
+    /// `reopen ID...`.
+    case reopen(ids: [Int64])
+    /// `rm ID...`.
+    case remove(ids: [Int64])
+    /// `move ID ...`.
+    case move(id: Int64, to: MoveDestination)
+    /// `snooze ID DURATION|WHEN`, resolved to an instant.
+    case snooze(id: Int64, until: Instant)
+    /// `category ...`.
+    case category(CategoryCommand)
+    /// `agenda [--days N]`.
+    case agenda(days: Int)
+    /// `reminders [--since WHEN] [--limit N]`.
+    case reminders(since: Instant?, limit: Int?)
+    /// `watch [--since SEQ] [--reconnect]`.
+    case watch(since: Int64? = nil, reconnect: Bool = false)
+    /// `status`.
+    case status
+    /// `export [--format json|ics] [--output FILE]`, `export --format vdir DIR`; `target` is the
+    /// file (nil: standard output) or the vdir directory.
+    case export(format: ExportFormat, target: String?)
+    /// `import FILE|DIR|-`: a JSON export, an iCalendar file or a vdir; with `--from`, a
+    /// Taskwarrior export or a todo.txt file, converted by todoctl.
+    case importFile(path: String, from: ImportSource? = nil)
+    /// `undo [STEPS]`, `redo [STEPS]`.
+    case undo(steps: Int, redo: Bool)
+    /// `undo --list [--limit N]`: the recent changes, newest first.
+    case history(limit: Int?)
+    /// `sync ...`: todod-sync's accounts (no daemon needed).
+    case sync(SyncCommand)
+    /// `help [COMMAND]`, `--help`: the help text of a command, or the overview when nil.
+    case help(topic: String?)
+    /// `--version`.
+    case version
+}
+
+/// A parsed command line: global options and the command.
+public struct Invocation: Equatable, Sendable {
+    /// `--socket`, `--system`, `--json`.
+    public var global: GlobalOptions
+    /// What to do.
+    public var command: Command
+
+    /// Pairs global options with a command.
+    public init(global: GlobalOptions, command: Command) {
+        self.global = global
+        self.command = command
+    }
+}
+
+/// A command-line usage error (exit 2): what is wrong and the usage to print after it.
+public struct UsageError: Error, Equatable, Sendable {
+    /// One line, without the `todoctl:` prefix, naming the culprit option or value.
+    public var message: String
+    /// The command the usage is for (nil for the overview).
+    public var command: String?
+
+    /// An error in `command`'s arguments.
+    public init(_ message: String, command: String?) {
+        self.message = message
+        self.command = command
+    }
+}
+
+/// What `export` writes.
+public enum ExportFormat: String, Sendable, Equatable, CaseIterable {
+    /// The export document (docs/PROTOCOL.md).
+    case json
+    /// One VCALENDAR with a VTODO per todo (docs/ICALENDAR.md).
+    case ics
+    /// A directory with one `.ics` file per todo, as vdirsyncer and todoman keep calendars.
+    case vdir
+    /// One todo.txt line per todo (the format of todo.sh).
+    case todotxt
+}

@@ -1,0 +1,258 @@
+import TodoCore
+import TodoTime
+import TodoCalendar
+import TodoWhen
+
+/// The v2 fields `add` sets: `--priority`, `--tag`, `--every`.
+public struct AddFields: Equatable, Sendable {
+    /// `--priority P`.
+    public var priority: TodoPriority?
+    /// `--tag T`..., validated, in the order given.
+    public var tags: [String] = []
+    /// `--every RULE`.
+    public var recurrence: TodoRecurrence?
+    /// True when the due date is the rule's first occurrence from today (no `--due`): a date,
+    /// so the todo is all-day.
+    public var allDay = false
+
+    public init(priority: TodoPriority? = nil, tags: [String] = [], recurrence: TodoRecurrence? = nil, allDay: Bool = false) {
+        self.priority = priority
+        self.tags = tags
+        self.recurrence = recurrence
+        self.allDay = allDay
+    }
+}
+
+/// The v2 fields `edit` changes: sent in the same one `todo.update` as the rest.
+public struct EditFields: Equatable, Sendable {
+    /// `--priority P` / `--no-priority`.
+    public var priority: FieldChange<TodoPriority> = .keep
+    /// `--tag T`...: added to the todo's tags.
+    public var addTags: [String] = []
+    /// `--untag T`...: removed from them.
+    public var removeTags: [String] = []
+    /// `--every RULE` / `--no-every`.
+    public var recurrence: FieldChange<TodoRecurrence> = .keep
+    /// With `--every` and no `--due`: the rule's first occurrence from today, the due date of a
+    /// todo that has none yet.
+    public var firstDue: Instant?
+
+    public init(priority: FieldChange<TodoPriority> = .keep, addTags: [String] = [], removeTags: [String] = [],
+                recurrence: FieldChange<TodoRecurrence> = .keep) {
+        self.priority = priority
+        self.addTags = addTags
+        self.removeTags = removeTags
+        self.recurrence = recurrence
+    }
+
+    /// True when none of these fields changes.
+    var isEmpty: Bool { self == EditFields() }
+}
+
+extension Parser.Arguments {
+    /// Every value given for a repeatable option, in order (`--tag a --tag b`).
+    func values(_ name: String) -> [String] { options.filter { $0.name == name }.compactMap(\.value) }
+}
+
+extension Parser {
+    /// The accepted spellings of a priority, for error messages.
+    static let priorityForms = "high, medium, low (or H, M, L)"
+
+    /// `high`, `medium`, `low` or `H`, `M`, `L`, in any case.
+    static func priority(_ text: String) -> TodoPriority? {
+        switch text.lowercased() {
+        case "high", "h": .high
+        case "medium", "m": .medium
+        case "low", "l": .low
+        default: nil
+        }
+    }
+
+    func priority(_ text: String, _ option: String, _ command: String) throws(UsageError) -> TodoPriority {
+        guard let value = Parser.priority(text) else {
+            throw UsageError("invalid priority \(quote(text)) for \(option): expected \(Parser.priorityForms)", command: command)
+        }
+        return value
+    }
+
+    /// The values of a repeatable tag option, each checked as the daemon would (no white space or
+    /// commas, at most 64 characters), duplicates (ignoring case) dropped.
+    func tags(_ args: Arguments, _ option: String, _ command: String) throws(UsageError) -> [String] {
+        var result: [String] = []
+        for raw in args.values(option) {
+            let tag: String
+            do { tag = try Validation.tag(raw, field: "tag") } catch {
+                let hint = raw.contains(",") ? "; give \(option) once per tag" : ""
+                throw UsageError("invalid tag \(quote(raw)) for \(option): \(error.invalidReason)\(hint)", command: command)
+            }
+            if !result.contains(where: { Validation.tagKey($0) == Validation.tagKey(tag) }) { result.append(tag) }
+        }
+        guard result.count <= Validation.maxTags else {
+            throw UsageError("too many tags: at most \(Validation.maxTags) per todo", command: command)
+        }
+        return result
+    }
+
+    /// The fields of `add`. `due` is `--due`, already resolved; without it a rule's first
+    /// occurrence from today becomes the due date (returned).
+    func addFields(_ args: Arguments, due: Instant?) throws(UsageError) -> (fields: AddFields, due: Instant?) {
+        var fields = AddFields()
+        fields.priority = try args.value("--priority").map { v throws(UsageError) in try priority(v, "--priority", "add") }
+        fields.tags = try tags(args, "--tag", "add")
+        var due = due
+        if let text = args.value("--every") {
+            let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "add")
+            fields.recurrence = every.recurrence
+            if due == nil {
+                due = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "add")
+                fields.allDay = true
+            }
+        }
+        return (fields, due)
+    }
+
+    /// The fields of `edit`.
+    func editFields(_ args: Arguments) throws(UsageError) -> EditFields {
+        for (set, clear) in [("--priority", "--no-priority"), ("--every", "--no-every")] where args.has(set) && args.has(clear) {
+            throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
+        }
+        var fields = EditFields()
+        if let text = args.value("--priority") {
+            fields.priority = .set(try priority(text, "--priority", "edit"))
+        } else if args.has("--no-priority") {
+            fields.priority = .clear
+        }
+        fields.addTags = try tags(args, "--tag", "edit")
+        fields.removeTags = try tags(args, "--untag", "edit")
+        if let both = fields.addTags.first(where: { tag in fields.removeTags.contains { Validation.tagKey($0) == Validation.tagKey(tag) } }) {
+            throw UsageError("tag \(quote(both)) is both added (--tag) and removed (--untag)", command: "edit")
+        }
+        if let text = args.value("--every") {
+            let due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "edit") }
+            let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "edit")
+            fields.recurrence = .set(every.recurrence)
+            if !args.has("--due") { fields.firstDue = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "edit") }
+        } else if args.has("--no-every") {
+            fields.recurrence = .clear
+        }
+        return fields
+    }
+
+    /// The filters of `list`: `--tag T`... (all must match), `--priority P`, `--recurring`.
+    func listFields(_ args: Arguments, into query: inout TodoQuery) throws(UsageError) {
+        query.tags = try tags(args, "--tag", "list")
+        query.priority = try args.value("--priority").map { v throws(UsageError) in try priority(v, "--priority", "list") }
+        if args.has("--recurring") { query.recurring = true }
+    }
+}
+
+extension TodoError {
+    /// The message without the `invalid FIELD: ` it starts with (`must not contain a comma`).
+    var invalidReason: String {
+        guard let field, message.hasPrefix("invalid \(field): ") else { return message }
+        return String(message.dropFirst("invalid \(field): ".count))
+    }
+}
+
+/// `--every RULE`: the RULE grammar of SPEC §4.1 or a raw RRULE, read by TodoCalendar.
+enum Every {
+    /// A parsed RULE: what is stored, and the rule to walk for the first occurrence.
+    struct Parsed {
+        var recurrence: TodoRecurrence
+        var rule: RecurrenceRule
+    }
+
+    /// Reads `text` (`due`: the first due date, when `--due` gives it; else today counts); a
+    /// bad rule is a usage error quoting it and listing the accepted forms.
+    static func parse(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> Parsed {
+        let anchor = LocalTime(due ?? now, in: timeZone).days
+        do {
+            let every = try EveryGrammar.parse(text, anchor: anchor, zone: timeZone) { when in
+                try until(when, now: now, timeZone: timeZone)
+            }
+            return Parsed(recurrence: every.recurrence, rule: try RecurrenceRule(parsing: every.rule))
+        } catch let error as RecurrenceError {
+            // "bad recurrence "TEXT": WHY; use FORMS" → "invalid rule "TEXT" for --every: WHY; use FORMS".
+            let prefix = "bad recurrence \"\(text)\": "
+            let reason = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+            let forms = reason.contains(EveryGrammar.forms) ? "" : "; use \(EveryGrammar.forms)"
+            throw UsageError("invalid rule \(TimeExpression.quoted(text)) for --every: \(reason)\(forms)", command: command)
+        } catch {
+            throw UsageError("invalid rule \(TimeExpression.quoted(text)) for --every: \(error); use \(EveryGrammar.forms)", command: command)
+        }
+    }
+
+    /// The WHEN after ` until`: a date without a time (`until Dec 24`) ends the rule with that
+    /// day; anything else at that instant.
+    static func until(_ text: String, now: Instant, timeZone: ZoneInfo) throws -> EveryUntil {
+        let when: When
+        do { when = try TimeExpression.when(text, now: now, timeZone: timeZone) } catch {
+            throw RecurrenceError("bad WHEN \(TimeExpression.quoted(text)) after until: \(error.message)")
+        }
+        return when.allDay ? .day(LocalTime(when.instant, in: timeZone).days) : .instant(when.instant)
+    }
+
+    /// `due` moved to the rule's first date on or after it, at its time of day (`--every mon,thu
+    /// --due 7:00` on a Tuesday is due Thursday 07:00): the first occurrence is one the rule names.
+    static func snap(_ due: When, to text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> When {
+        let every = try parse(text, due: due.instant, now: now, timeZone: timeZone, command: command)
+        var rule = every.rule
+        rule.count = nil  // the first date is where COUNT starts counting
+        var walk = OccurrenceIterator(rule: rule, start: due.instant, zone: timeZone, allDay: due.allDay)
+        guard let first = walk.next() else {
+            throw UsageError("the rule \(TimeExpression.quoted(text)) for --every has no occurrence from the --due date on", command: command)
+        }
+        return When(instant: first, allDay: due.allDay)
+    }
+
+    /// The first occurrence of `every` from the start of today (local midnight of that date).
+    static func firstDue(_ every: Parsed, text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> Instant {
+        let today = LocalTime(now, in: timeZone).days
+        guard let start = LocalTime.instant(days: today, secondOfDay: 0, in: timeZone) else {
+            throw UsageError("today lies outside the years 0001 to 9999", command: command)
+        }
+        var walk = OccurrenceIterator(rule: every.rule, start: start, zone: timeZone, allDay: true)
+        guard let first = walk.next() else {
+            throw UsageError("the rule \(TimeExpression.quoted(text)) for --every has no occurrence from today on", command: command)
+        }
+        return first
+    }
+}
+
+/// The zone todoctl sends with a todo's dates: the local zone's IANA name when the system tz
+/// database has it. The daemon refuses a name it cannot read, and a zone from a private `TZDIR`
+/// (`TZ=Test/Zone`) has none there: it is left out, rather than making the todo impossible to add.
+func sendableZone(_ name: String?) -> String? {
+    guard let name, ZoneInfo(identifier: name) != nil else { return nil }
+    return name
+}
+
+extension AddFields {
+    /// Puts the fields in `todo.add`'s params; `zone` (the local zone's IANA name) goes with a
+    /// due date or a rule, the dates it was entered in.
+    func apply(to params: inout NewTodo, zone: String?) {
+        params.priority = priority
+        params.tags = tags
+        params.recurrence = recurrence
+        if allDay { params.allDay = true }
+        if params.due != nil || recurrence != nil { params.zone = sendableZone(zone) }
+    }
+}
+
+extension EditFields {
+    /// Puts the fields in the one `todo.update`'s patch. A rule given without `--due` to a todo
+    /// without a due date (read with `currentDue`, only then) starts on its first occurrence.
+    func apply(to patch: inout TodoPatch, zone: String?, currentDue: () throws(CLIFailure) -> Instant?) throws(CLIFailure) {
+        patch.priority = priority
+        patch.addTags = addTags
+        patch.removeTags = removeTags
+        patch.recurrence = recurrence
+        if let firstDue, patch.due == .keep, try currentDue() == nil {
+            patch.due = .set(firstDue)
+            patch.allDay = true
+        }
+        let setsDue = if case .set = patch.due { true } else { false }
+        let setsRule = if case .set = recurrence { true } else { false }
+        if let zone = sendableZone(zone), patch.zone == .keep, setsDue || setsRule { patch.zone = .set(zone) }
+    }
+}

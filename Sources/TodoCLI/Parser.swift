@@ -1,0 +1,631 @@
+import TodoCore
+import TodoTime
+import TodoUserFiles
+import TodoWhen
+
+/// Stage 2 of todoctl: turns tokens into an `Invocation`. WHEN and DURATION values are resolved
+/// here against `now` and `timeZone`, so a bad one is a usage error.
+public struct Parser {
+    /// The instant relative times count from.
+    public var now: Instant
+    /// The zone local times are read in.
+    public var timeZone: ZoneInfo
+    /// Finds the IANA name of `timeZone` (read only by the commands that send it).
+    private let findZoneName: () -> String?
+    /// The IANA name of `timeZone`, sent as a todo's `zone`; nil when it has none.
+    public var zoneName: String? { findZoneName() }
+    /// Seconds after local midnight at which all-day todos are reminded (`remind-time`, 09:00
+    /// unless configured): the one place this default lives.
+    public var remindTime: Int64 = TimeExpression.defaultRemindTime
+    /// The configuration file's settings (aliases, default sort, snooze).
+    public var config: Config
+
+    /// A parser resolving times against `now` in `timeZone`.
+    public init(now: Instant, timeZone: ZoneInfo, zoneName: @autoclosure @escaping () -> String? = nil, config: Config = Config()) {
+        self.now = now
+        self.timeZone = timeZone
+        findZoneName = { sendableZone(zoneName()) }
+        self.config = config
+        remindTime = config.remindTime
+    }
+
+    /// The most ids one `done`, `reopen` or `rm` takes, ranges expanded.
+    static let maxIds = 10_000
+
+    /// The command names, in help order.
+    static let commandNames = Help.entries.map(\.name)
+
+    /// Whether an option takes a value (`--due WHEN`) or is a flag (`--top`).
+    enum Arity { case flag, value }
+
+    static let globalSpecs: [String: Arity] = [
+        "--socket": .value, "--system": .flag, "--json": .flag, "--help": .flag, "--version": .flag,
+    ]
+
+    static let commandSpecs: [String: [String: Arity]] = [
+        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag,
+                "--priority": .value, "--tag": .value, "--every": .value],
+        "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
+                 "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
+                 "--sort": .value, "--limit": .value, "--by-category": .flag,
+                 "--tag": .value, "--priority": .value, "--recurring": .flag],
+        "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
+                 "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
+                 "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag,
+                 "--if-revision": .value],
+        "done": ["--stop": .flag],
+        "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
+        "category": ["--force": .flag, "--to": .value],
+        "reminders": ["--since": .value, "--limit": .value],
+        "agenda": ["--days": .value],
+        "watch": ["--since": .value, "--reconnect": .flag],
+        "export": ["--format": .value, "--output": .value],
+        "import": ["--from": .value],
+        "undo": ["--list": .flag, "--limit": .value],
+        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value],
+    ]
+
+    /// The commands with subcommands, and theirs (`category`, `sync`).
+    static var subcommands: [(command: String, subcommands: [(name: String, options: Set<String>)])] {
+        [("category", categorySubcommands), ("sync", syncSubcommands)]
+    }
+
+    /// The `category` subcommands, in help order, and the options each accepts.
+    static let categorySubcommands: [(name: String, options: Set<String>)] = [
+        ("list", []), ("add", []), ("rename", []), ("rm", ["--force"]), ("move", ["--to"]),
+    ]
+
+    /// The options and positionals given to one command, in order.
+    struct Arguments {
+        var command: String?
+        var positionals: [String] = []
+        var options: [(name: String, value: String?)] = []
+        /// Words read as a cluster of short options (`-dash title`): a title that starts with a dash?
+        var dashed: [String] = []
+
+        func has(_ name: String) -> Bool { options.contains { $0.name == name } }
+        /// The last value given for `name` (later ones win, as in git).
+        func value(_ name: String) -> String? { options.last { $0.name == name }?.value }
+    }
+
+    /// Parses `arguments` (without the program name).
+    public func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        let tokens = Tokenizer.tokenize(config.expandingAlias(arguments))
+        var global = GlobalOptions()
+        var args = Arguments()
+        // `--help` anywhere before `--` wins over every other problem on the line.
+        var wantsHelp = tokens.contains { !$0.afterTerminator && $0.kind == .option(name: "--help", value: nil) }
+        var wantsVersion = false
+        var index = 0
+
+        while index < tokens.count {
+            let token = tokens[index]
+            index += 1
+            switch token.kind {
+            case .positional(let text):
+                if args.command == nil {
+                    guard Parser.commandNames.contains(text) else {
+                        throw UsageError("unknown command \(quote(text))"
+                                         + Suggestion.hint(for: text, in: Parser.commandNames + config.aliases.keys.sorted()), command: nil)
+                    }
+                    args.command = text
+                } else {
+                    args.positionals.append(text)
+                }
+            case .option(let given, let givenInline):
+                // `-aj` and `-n5` become `--all --json` and `--limit 5` (ShortOptions).
+                var items = [(name: given, inline: givenInline)]
+                if ShortOptions.isCluster(given) {
+                    guard let expanded = expandShort(given, command: args.command) else {
+                        if wantsHelp { continue }
+                        let dash = args.command == "add" ? "; to start a title with -, put it after --: todoctl add -- \(quote(given))" : ""
+                        throw UsageError("unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? "") + dash, command: args.command)
+                    }
+                    items = expanded
+                    if given.count > 3 { args.dashed.append(given) }
+                }
+                for (name, inline) in items {
+                    let spec = args.command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+                    guard let arity = spec else {
+                        if wantsHelp { continue }
+                        let known = (args.command.flatMap { Parser.commandSpecs[$0]?.keys.sorted() } ?? []) + Parser.globalSpecs.keys.sorted()
+                        throw UsageError("unknown option \(name)" + (args.command.map { " for '\($0)'" } ?? "")
+                                         + (Suggestion.closest(to: name, in: known).map { "; did you mean \($0)?" } ?? ""),
+                                         command: args.command)
+                    }
+                    var value = inline
+                    switch arity {
+                    case .flag:
+                        if inline != nil {
+                            if wantsHelp { continue }
+                            throw UsageError("option \(name) does not take a value", command: args.command)
+                        }
+                    case .value:
+                        if value == nil, index < tokens.count, !tokens[index].afterTerminator, !isKnownOption(tokens[index], args.command) {
+                            value = tokens[index].raw
+                            index += 1
+                        }
+                        guard value != nil else {
+                            if wantsHelp { continue }
+                            throw UsageError("option \(name) needs a value", command: args.command)
+                        }
+                    }
+                    switch name {
+                    case "--socket": global.socket = value
+                    case "--system": global.system = true
+                    case "--json": global.json = true
+                    case "--help": wantsHelp = true
+                    case "--version": wantsVersion = true
+                    default: args.options.append((name, value))
+                    }
+                }
+            }
+        }
+
+        if wantsHelp {
+            let topic = args.command == "help" ? (args.positionals.first ?? "help") : args.command
+            return Invocation(global: global, command: .help(topic: topic))
+        }
+        if wantsVersion { return Invocation(global: global, command: .version) }
+        if global.system, global.socket != nil {
+            throw UsageError("--socket and --system cannot be used together", command: args.command)
+        }
+        // No command: the open list, as `list` (with the configured sort).
+        guard let name = args.command else { return Invocation(global: global, command: .list(try list(Arguments()))) }
+        return Invocation(global: global, command: try command(name, args))
+    }
+
+    /// The arity of `name` in `command` (or as a global option), nil when unknown there.
+    func arity(_ name: String, _ command: String?) -> Arity? {
+        command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+    }
+
+    /// The long options a cluster of short ones stands for (`-aj`: `--all`, `--json`; `-n5`:
+    /// `--limit` with the value 5), or nil when a letter is not an option of `command`.
+    func expandShort(_ cluster: String, command: String?) -> [(name: String, inline: String?)]? {
+        let letters = Array(cluster.dropFirst())
+        var items: [(name: String, inline: String?)] = []
+        for (offset, letter) in letters.enumerated() {
+            guard let long = ShortOptions.table[letter], let arity = arity(long, command) else { return nil }
+            if arity == .value {
+                let rest = String(letters[(offset + 1)...])
+                items.append((long, rest.isEmpty ? nil : rest))
+                return items
+            }
+            items.append((long, nil))
+        }
+        return items
+    }
+
+    /// A following token that is an option this command knows, so that `--due --top` reports a
+    /// missing value instead of reading `--top` as a time. A short cluster counts only when it
+    /// is all flags or one letter (`-a`, `-aj`, `-n`), so `--sort -title` still sorts by title.
+    func isKnownOption(_ token: Token, _ command: String?) -> Bool {
+        guard case .option(let name, _) = token.kind else { return false }
+        if ShortOptions.isCluster(name) {
+            guard let items = expandShort(name, command: command) else { return false }
+            return items.allSatisfy { $0.inline == nil }
+        }
+        guard name.hasPrefix("--") else { return false }
+        return arity(name, command) != nil
+    }
+
+    // MARK: - Commands
+
+    func command(_ name: String, _ args: Arguments) throws(UsageError) -> Command {
+        var p = Positionals(args.positionals, command: name)
+        let result: Command
+        switch name {
+        case "add": result = .add(try add(args, &p))
+        case "list": result = .list(try list(args))
+        case "show": result = .show(id: try id(p.next("ID"), "todo id", name))
+        case "edit": result = .edit(try edit(args, &p))
+        case "done": result = .complete(ids: try ids(&p, name), stop: args.has("--stop"))
+        case "reopen": result = .reopen(ids: try ids(&p, name))
+        case "rm": result = .remove(ids: try ids(&p, name))
+        case "move": result = try move(args, &p)
+        case "snooze":
+            let todo = try id(p.next("ID"), "todo id", name)
+            // Without a value: the configured snooze (10m unless set).
+            let until: Instant
+            if p.peek() == nil {
+                guard let instant = TimeExpression.checkedAdd(now.usec, config.snooze) else {
+                    throw UsageError("the configured snooze reaches past the year 9999", command: name)
+                }
+                until = instant
+            } else {
+                until = try snoozeTime(p.next("DURATION|WHEN"))
+            }
+            result = .snooze(id: todo, until: until)
+        case "category": result = .category(try category(args, &p))
+        case "sync": result = .sync(try sync(args, &p))
+        case "reminders":
+            result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
+                                limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+        case "agenda": result = .agenda(days: try args.value("--days").map { v throws(UsageError) in try days(v) } ?? 7)
+        case "watch": result = .watch(since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) },
+                                      reconnect: args.has("--reconnect"))
+        case "status": result = .status
+        case "export":
+            let raw = args.value("--format") ?? "json"
+            guard let format = ExportFormat(rawValue: raw) else {
+                throw UsageError("unsupported export format \(quote(raw)) for --format; the formats are json, ics, vdir and todotxt", command: name)
+            }
+            if format == .vdir {
+                guard args.value("--output") == nil else {
+                    throw UsageError("--output is for json, ics and todotxt; --format vdir writes into DIR", command: name)
+                }
+                result = .export(format: .vdir, target: try p.next("DIR"))
+            } else {
+                result = .export(format: format, target: args.value("--output"))
+            }
+        case "import":
+            let from = try args.value("--from").map { (raw: String) throws(UsageError) -> ImportSource in
+                guard let source = ImportSource(rawValue: raw) else {
+                    throw UsageError("unsupported source \(quote(raw)) for --from; the sources are taskwarrior and todotxt", command: name)
+                }
+                return source
+            }
+            result = .importFile(path: try p.next("FILE"), from: from)
+        case "undo" where args.has("--list"):
+            result = .history(limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+        case "undo", "redo":
+            if args.has("--limit") { throw UsageError("--limit goes with --list", command: name) }
+            let steps = try p.peek() == nil ? 1 : Int(limit(p.next("STEPS"), "STEPS", name) as Int64)
+            guard steps <= 10_000 else {  // StoreUndoParams.maxSteps
+                throw UsageError("invalid STEPS \(steps): at most 10000", command: name)
+            }
+            result = .undo(steps: steps, redo: name == "redo")
+        case "help":
+            let topic = p.rest().first
+            if let topic, !Parser.commandNames.contains(topic), config.aliases[topic] == nil {
+                throw UsageError("no help for unknown command \(quote(topic))" + Suggestion.hint(for: topic, in: Parser.commandNames + config.aliases.keys.sorted()),
+                                 command: "help")
+            }
+            return .help(topic: topic)
+        default:
+            throw UsageError("unknown command \(quote(name))", command: nil)
+        }
+        try p.finish()
+        return result
+    }
+
+    /// `agenda --days N`: 1…366.
+    func days(_ text: String) throws(UsageError) -> Int {
+        guard let n = Int(text), n >= 1, n <= Agenda.maxDays else {
+            throw UsageError("invalid value \(quote(text)) for --days: expected a number of days from 1 to \(Agenda.maxDays)", command: "agenda")
+        }
+        return n
+    }
+
+    func add(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> AddOptions {
+        // Several words form one title, as in Taskwarrior: `todoctl add buy milk`.
+        let words = p.rest()
+        guard !words.isEmpty else {
+            // `add "-dash title"` reads as options: a title starting with "-" goes after `--`.
+            if let dashed = args.dashed.first {
+                throw UsageError("missing TITLE; \(quote(dashed)) was read as options: to start a title with -, put it after --: "
+                                 + "todoctl add -- \(quote(dashed))", command: "add")
+            }
+            throw UsageError("missing TITLE", command: "add")
+        }
+        var options = AddOptions(title: words.joined(separator: " "))
+        options.notes = args.value("--notes")
+        options.category = args.value("--category")
+        var given = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
+        if let due = given, let every = args.value("--every") {
+            given = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "add")
+        }
+        options.top = args.has("--top")
+        // Without --due, a rule's first occurrence from today is the (all-day) due date.
+        let first: Instant?
+        (options.fields, first) = try addFields(args, due: given?.instant)
+        let due = given ?? first.map { When(instant: $0, allDay: true) }
+        options.due = due?.instant
+        options.allDay = due?.allDay ?? false
+        if let text = args.value("--remind") {
+            options.remind = try remind(text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
+        } else if let due, due.allDay {
+            options.remind = try anchor(due, "add")
+        }
+        // The zone the dates were given in; a todo without dates has none to tell.
+        if options.due != nil || options.remind != nil { options.zone = zoneName }
+        return options
+    }
+
+    func list(_ args: Arguments) throws(UsageError) -> ListOptions {
+        var options = ListOptions()
+        let statuses = ["--open", "--done", "--all"].filter(args.has)
+        if statuses.count > 1 {
+            throw UsageError("\(statuses[0]) and \(statuses[1]) cannot be used together", command: "list")
+        }
+        switch statuses.first {
+        case "--done": options.query.status = .done
+        case "--all": options.query.status = .all
+        default: options.query.status = .open
+        }
+        if args.has("--category") && args.has("--no-category") {
+            throw UsageError("--category and --no-category cannot be used together", command: "list")
+        }
+        options.query.category = args.value("--category")
+        options.query.uncategorized = args.has("--no-category")
+        options.query.overdue = args.has("--overdue")
+        options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in throughEndOf(try when(v, "--due-before", "list")) }
+        options.query.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
+        options.query.search = args.value("--search")
+        if let keys = args.value("--sort") {
+            options.query.sort = try sortKeys(keys)
+        } else if let keys = config.sort {
+            options.query.sort = keys
+        }
+        options.query.limit = try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", "list") }
+        options.byCategory = args.has("--by-category")
+        try listFields(args, into: &options.query)
+        return options
+    }
+
+    func edit(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> EditOptions {
+        var options = EditOptions(id: try id(p.next("ID"), "todo id", "edit"))
+        for (set, clear) in [("--notes", "--no-notes"), ("--category", "--no-category"), ("--due", "--no-due"), ("--remind", "--no-remind")]
+        where args.has(set) && args.has(clear) {
+            throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
+        }
+        options.title = args.value("--title")
+        if let notes = args.value("--notes") { options.notes = .set(notes) } else if args.has("--no-notes") { options.notes = .clear }
+        if let name = args.value("--category") { options.category = .set(name) } else if args.has("--no-category") { options.category = .clear }
+        options.remindTime = remindTime
+        var newDue: When?
+        if let text = args.value("--due") {
+            var due = try whenValue(text, "--due", "edit")
+            if let every = args.value("--every") { due = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "edit") }
+            newDue = due
+            options.due = .set(due.instant)
+            options.dueAllDay = due.allDay
+        } else if args.has("--no-due") {
+            options.due = .clear
+        }
+        if let text = args.value("--remind") {
+            if TimeExpression.isLead(text) {
+                let usec: Int64
+                do { usec = try TimeExpression.lead(text) } catch {
+                    throw UsageError(error.naming("--remind"), command: "edit")
+                }
+                switch options.due {
+                case .set: options.remind = .at(try remind(text, due: try newDue.map { d throws(UsageError) in try anchor(d, "edit") }, command: "edit"))
+                case .clear: throw UsageError("--remind \(quote(text)) counts back from the due time, but --no-due clears it", command: "edit")
+                case .keep: options.remind = .beforeCurrentDue(usec)
+                }
+            } else {
+                options.remind = .at(try remind(text, due: nil, command: "edit"))
+            }
+        } else if args.has("--no-remind") {
+            options.remind = .clear
+        } else if newDue != nil {
+            options.remind = .followDue
+        }
+        options.fields = try editFields(args)
+        options.ifRevision = try args.value("--if-revision").map { v throws(UsageError) in try limit(v, "--if-revision", "edit") }
+        if options.due != .keep || options.remind != .keep { options.zone = zoneName }
+        if options.isEmpty && options.fields.isEmpty {
+            throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
+                             + "--priority, --no-priority, --tag, --untag, --every, --no-every", command: "edit")
+        }
+        return options
+    }
+
+    func move(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> Command {
+        let todo = try id(p.next("ID"), "todo id", "move")
+        let targets = ["--to", "--before", "--after", "--top", "--bottom"].filter(args.has)
+        guard targets.count == 1 else {
+            throw UsageError(targets.isEmpty ? "missing target: give one of --to N, --before ID, --after ID, --top, --bottom"
+                                             : "\(targets[0]) and \(targets[1]) cannot be used together; give exactly one target",
+                             command: "move")
+        }
+        let destination: MoveDestination
+        switch targets[0] {
+        case "--to": destination = .position(try limit(args.value("--to") ?? "", "--to", "move"))
+        case "--before": destination = .before(try id(args.value("--before") ?? "", "todo id for --before", "move"))
+        case "--after": destination = .after(try id(args.value("--after") ?? "", "todo id for --after", "move"))
+        case "--top": destination = .position(1)
+        default: destination = .bottom
+        }
+        return .move(id: todo, to: destination)
+    }
+
+    func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {
+        let sub = try subcommand(of: "category", Parser.categorySubcommands, args, &p)
+        switch sub {
+        case "list": return .list
+        case "add": return .add(name: try p.next("NAME"))
+        case "rename": return .rename(name: try p.next("NAME"), newName: try p.next("NEWNAME"))
+        case "rm": return .remove(name: try p.next("NAME"), force: args.has("--force"))
+        default:
+            let name = try p.next("NAME")
+            guard let to = args.value("--to") else {
+                throw UsageError("missing --to N for 'category move'", command: "category")
+            }
+            return .move(name: name, position: try limit(to, "--to", "category"))
+        }
+    }
+
+    // MARK: - Values
+
+    /// `ID...` with ranges (`3-5 9`): in the order given, each id once.
+    func ids(_ p: inout Positionals, _ command: String) throws(UsageError) -> [Int64] {
+        let first = try p.next("ID")
+        var result: [Int64] = []
+        var seen = Set<Int64>()
+        for text in [first] + p.rest() {
+            let (low, high) = try idRange(text, command)
+            guard high - low < Int64(Parser.maxIds) - Int64(result.count) else {
+                throw UsageError("too many ids: at most \(Parser.maxIds) at once (\(quote(text)) would make more)", command: command)
+            }
+            for value in low...high where seen.insert(value).inserted { result.append(value) }
+        }
+        return result
+    }
+
+    /// One id (`7`, as 7...7) or an inclusive range (`3-5`).
+    func idRange(_ text: String, _ command: String) throws(UsageError) -> (Int64, Int64) {
+        guard let dash = text.firstIndex(of: "-"), dash != text.startIndex else {
+            let value = try id(text, "todo id", command)
+            return (value, value)
+        }
+        guard let low = Parser.positiveInteger(String(text[..<dash])),
+              let high = Parser.positiveInteger(String(text[text.index(after: dash)...])) else {
+            throw UsageError("invalid todo id range \(quote(text)): expected FIRST-LAST, two positive integers (3-5)", command: command)
+        }
+        guard low <= high else {
+            throw UsageError("invalid todo id range \(quote(text)): it runs backwards; write \(high)-\(low)", command: command)
+        }
+        return (low, high)
+    }
+
+    /// A positive integer id.
+    func id(_ text: String, _ what: String, _ command: String) throws(UsageError) -> Int64 {
+        guard let value = Parser.positiveInteger(text) else {
+            throw UsageError("invalid \(what) \(quote(text)): expected a positive integer", command: command)
+        }
+        return value
+    }
+
+    /// A seq (`watch --since`): a non-negative integer.
+    func seq(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int64 {
+        guard text == "0" || Parser.positiveInteger(text) != nil, let value = Int64(text) else {
+            throw UsageError("invalid value \(quote(text)) for \(option): expected a change number (seq), 0 or more", command: command)
+        }
+        return value
+    }
+
+    /// A positive integer for `--limit` or `--to`.
+    func limit(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int64 {
+        guard let value = Parser.positiveInteger(text) else {
+            throw UsageError("invalid value \(quote(text)) for \(option): expected a positive integer", command: command)
+        }
+        return value
+    }
+
+    func limit(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int {
+        let value: Int64 = try limit(text, option, command)
+        guard value <= Int64(TodoQuery.maxLimit) else {
+            throw UsageError("invalid value \(quote(text)) for \(option): at most \(TodoQuery.maxLimit)", command: command)
+        }
+        return Int(value)
+    }
+
+    /// ASCII digits only (no sign, no spaces), 1 … Int64.max.
+    static func positiveInteger(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text), value > 0 else { return nil }
+        return value
+    }
+
+    func when(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Instant {
+        try whenValue(text, option, command).instant
+    }
+
+    /// A `--due-before` bound: one at 23:59:59 local (`eod`, `eom`, `月末`) covers that last second
+    /// too, so what is due at `eod` itself is "due before the end of the day".
+    func throughEndOf(_ bound: Instant) -> Instant {
+        guard bound.usec % 1_000_000 == 0, LocalTime(bound, in: timeZone).secondOfDay == 86_399 else { return bound }
+        return TimeExpression.checkedAdd(bound.usec, 1_000_000) ?? bound
+    }
+
+    /// A WHEN with whether it is all-day.
+    func whenValue(_ text: String, _ option: String, _ command: String) throws(UsageError) -> When {
+        do {
+            return try TimeExpression.when(text, now: now, timeZone: timeZone, remindTime: remindTime)
+        } catch {
+            throw UsageError(error.naming(option), command: command)
+        }
+    }
+
+    /// What a reminder of a todo due at `due` counts from: the due time, or the morning of an all-day due.
+    func anchor(_ due: When, _ command: String) throws(UsageError) -> Instant {
+        guard let anchor = TimeExpression.reminderAnchor(due, remindTime: remindTime, timeZone: timeZone) else {
+            throw UsageError("the reminder of a todo due \(quote(LocalTime(due.instant, in: timeZone).text)) falls outside the years 0001 to 9999", command: command)
+        }
+        return anchor
+    }
+
+    func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {
+        if due == nil, TimeExpression.isLead(text) {
+            throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
+        }
+        do {
+            return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone, remindTime: remindTime)
+        } catch {
+            throw UsageError(error.naming("--remind"), command: command)
+        }
+    }
+
+    /// `snooze`'s DURATION (from now) or WHEN.
+    func snoozeTime(_ text: String) throws(UsageError) -> Instant {
+        if TimeExpression.DurationParts(TimeExpression.normalize(text)) != nil {
+            let usec: Int64
+            do { usec = try TimeExpression.duration(text) } catch { throw UsageError(error.message, command: "snooze") }
+            guard let until = TimeExpression.checkedAdd(now.usec, usec) else {
+                throw UsageError("invalid duration \(quote(text)): too far in the future", command: "snooze")
+            }
+            return until
+        }
+        // A date without a time snoozes to that day's morning time.
+        guard let value = TimeExpression.parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime),
+              let until = TimeExpression.reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
+        else {
+            let forms = "expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))"
+            throw UsageError(TimeExpression.whenError(text, forms: forms).message, command: "snooze")
+        }
+        // A snooze postpones: a time already past would fire at once, so it is refused.
+        guard until > now else {
+            throw UsageError("cannot snooze until \(quote(text)): \(LocalTime(until, in: timeZone).text) has already passed; give a later time",
+                             command: "snooze")
+        }
+        return until
+    }
+
+    func sortKeys(_ text: String) throws(UsageError) -> [TodoQuery.SortKey] {
+        switch TodoQuery.SortKey.list(text) {
+        case .success(let keys): return keys
+        case .failure(let bad):
+            throw UsageError("unknown sort key \(quote(bad.key)) in --sort; valid keys: \(Help.sortKeyList) (a leading - sorts descending)",
+                             command: "list")
+        }
+    }
+
+    func quote(_ text: String) -> String { TimeExpression.quoted(text) }
+}
+
+/// The positional arguments of one command, taken in order.
+struct Positionals {
+    private var items: [String]
+    private var index = 0
+    let command: String
+
+    init(_ items: [String], command: String) {
+        self.items = items
+        self.command = command
+    }
+
+    /// The next positional, or a usage error naming `what` is missing.
+    mutating func next(_ what: String) throws(UsageError) -> String {
+        guard index < items.count else { throw UsageError("missing \(what)", command: command) }
+        index += 1
+        return items[index - 1]
+    }
+
+    func peek() -> String? { index < items.count ? items[index] : nil }
+
+    /// All remaining positionals.
+    mutating func rest() -> [String] {
+        let remaining = Array(items[index...])
+        index = items.count
+        return remaining
+    }
+
+    /// A usage error for any positional nobody took.
+    func finish() throws(UsageError) {
+        if let extra = peek() {
+            throw UsageError("unexpected argument \(TimeExpression.quoted(extra))", command: command)
+        }
+    }
+}

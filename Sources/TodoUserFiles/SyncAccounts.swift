@@ -1,0 +1,368 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoCore
+import TodoPosix
+import TodoProtocol
+
+// The files todoctl and todod-sync share (SPEC §9): the accounts in
+// `${XDG_CONFIG_HOME:-~/.config}/todod/sync.conf`, and each account's status, which todod-sync
+// writes to `${XDG_STATE_HOME:-~/.local/state}/todod/sync/NAME.status` for `todoctl sync status`.
+
+/// One CalDAV account of sync.conf. The password is never here: only where to read it.
+public struct SyncAccount: Equatable, Sendable {
+    /// The account's name (`sync add NAME`): letters, digits, `-`, `_` and `.`.
+    public var name: String
+    /// The URL the user gave: a server, a principal or a calendar.
+    public var url: String
+    public var user: String
+    /// An absolute path to a file holding the password (mode 0600).
+    public var passwordFile: String?
+    /// A systemd credential's name (`LoadCredential=`), read from `$CREDENTIALS_DIRECTORY/NAME`.
+    public var credential: String?
+    /// The calendar collection's URL that `sync add` found (nil: discover it again).
+    public var calendar: String?
+    /// How the first round treats a store and a calendar that both hold todos (`sync add
+    /// --initial`): `merge` (nil), `remote` or `local`.
+    public var initial: String?
+
+    /// The values `--initial` takes.
+    public static let initialModes = ["merge", "remote", "local"]
+
+    public init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil,
+                initial: String? = nil) {
+        self.name = name
+        self.url = url
+        self.user = user
+        self.passwordFile = passwordFile
+        self.credential = credential
+        self.calendar = calendar
+        self.initial = initial
+    }
+
+    /// The values sync.conf holds for the account, by key.
+    package var values: [(key: String, value: String)] {
+        [("url", url), ("user", user)] + [("password-file", passwordFile), ("credential", credential), ("calendar", calendar), ("initial", initial)]
+            .compactMap { k, v in v.map { (k, $0) } }
+    }
+
+    /// Whether `name` may name an account (it becomes part of file names).
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && name.first != "." &&
+            name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }
+    }
+
+    /// The account's password, from its password file (refused unless only its owner, this user,
+    /// can read it) or its systemd credential.
+    public func password(environment: [String: String]) throws(SyncConfigError) -> String {
+        let path: String
+        if let file = passwordFile {
+            let stat: (mode: UInt32, uid: UInt32)
+            do { stat = try Files.mode(file) } catch { throw SyncConfigError("cannot read the password file \(file): \(error)") }
+            guard stat.uid == getuid() else { throw SyncConfigError("the password file \(file) belongs to another user") }
+            guard stat.mode & 0o077 == 0 else {
+                throw SyncConfigError("the password file \(file) is readable by others (mode \(String(stat.mode & 0o777, radix: 8))); run: chmod 600 \(file)")
+            }
+            path = file
+        } else if let name = credential {
+            guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
+                throw SyncConfigError("account \(name): the credential \(name) needs CREDENTIALS_DIRECTORY (LoadCredential= in the unit)")
+            }
+            path = directory + "/" + name
+        } else {
+            throw SyncConfigError("account \(self.name) has neither password-file nor credential")
+        }
+        let bytes: [UInt8]
+        // Opened without blocking: a FIFO in its place is refused at once instead of hanging.
+        do { bytes = try Files.regularContents(of: path, maxBytes: 4096) } catch {
+            throw SyncConfigError("cannot read the password of account \(self.name) (\(path)): \(error.errno == EINVAL ? "not a regular file" : error.reason)")
+        }
+        var text = String(decoding: bytes, as: UTF8.self)
+        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        guard !text.isEmpty else { throw SyncConfigError("the password file of account \(self.name) (\(path)) is empty") }
+        return text
+    }
+}
+
+/// A problem with sync.conf or a password: one line naming the file (and line).
+public struct SyncConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Reading and writing sync.conf:
+///
+///     # todod-sync accounts, written by todoctl sync add. Passwords are not kept here.
+///     [home]
+///     url = https://dav.example.org/
+///     user = alice
+///     password-file = /home/alice/.config/todod/home.password
+///     calendar = https://dav.example.org/alice/tasks/
+public enum SyncConfig {
+    /// `$XDG_CONFIG_HOME/todod/sync.conf` (when absolute), else `$HOME/.config/todod/sync.conf`.
+    public static func path(environment: [String: String]) -> String? {
+        Config.path(environment: environment).map { Files.directory(of: $0) + "/sync.conf" }
+    }
+
+    /// The accounts of the file; a missing file has none.
+    public static func load(environment: [String: String]) throws(SyncConfigError) -> [SyncAccount] {
+        guard let path = path(environment: environment) else { throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set") }
+        let bytes: [UInt8]
+        do { bytes = try Files.contents(of: path, maxBytes: 1 << 20) } catch {
+            if error.errno == ENOENT || error.errno == ENOTDIR { return [] }
+            throw SyncConfigError("cannot read \(path): \(error)")
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+    }
+
+    /// Writes the accounts (mode 0600, atomically; the directory is made 0700 when missing).
+    public static func save(_ accounts: [SyncAccount], environment: [String: String]) throws(SyncConfigError) {
+        for a in accounts {
+            for (key, value) in a.values where !isWritable(value) {
+                throw SyncConfigError("account \(a.name): the \(key) holds a control character (a line break?); sync.conf takes none")
+            }
+        }
+        guard let path = path(environment: environment) else { throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set") }
+        do {
+            try SyncPaths.makePrivateDirectory(Files.directory(of: path))
+            try AtomicFile.write(path, Array(render(accounts).utf8), mode: 0o600)
+        } catch { throw SyncConfigError("cannot write \(path): \(error)") }
+    }
+
+    public static func parse(_ text: String, file: String) throws(SyncConfigError) -> [SyncAccount] {
+        var accounts: [SyncAccount] = []
+        var current: [String: String] = [:]
+        var currentName: String?
+        var currentLine = 0
+        func finish() throws(SyncConfigError) {
+            guard let name = currentName else { return }
+            guard let url = current["url"], let user = current["user"] else {
+                throw SyncConfigError("\(file):\(currentLine): account \(name) needs url and user")
+            }
+            guard current["password-file"] != nil || current["credential"] != nil else {
+                throw SyncConfigError("\(file):\(currentLine): account \(name) needs password-file or credential")
+            }
+            accounts.append(SyncAccount(name: name, url: url, user: user, passwordFile: current["password-file"],
+                                        credential: current["credential"], calendar: current["calendar"], initial: current["initial"]))
+        }
+        // "\r\n" is one Character in Swift: split on both, so a file with CRLF line ends reads too.
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+            let line = raw.trimmingSpaces()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]"), case let name = String(line.dropFirst().dropLast()), SyncAccount.isValidName(name) else {
+                    throw SyncConfigError("\(file):\(index + 1): bad account header \(line)")
+                }
+                try finish()
+                guard !accounts.contains(where: { $0.name == name }) else { throw SyncConfigError("\(file):\(index + 1): account \(name) appears twice") }
+                currentName = name
+                currentLine = index + 1
+                current = [:]
+                continue
+            }
+            guard currentName != nil else { throw SyncConfigError("\(file):\(index + 1): a key outside an [account] section") }
+            guard let eq = line.firstIndex(of: "=") else { throw SyncConfigError("\(file):\(index + 1): expected key = value") }
+            let key = String(line[..<eq]).trimmingSpaces(), value = String(line[line.index(after: eq)...]).trimmingSpaces()
+            guard ["url", "user", "password-file", "credential", "calendar", "initial"].contains(key) else {
+                throw SyncConfigError("\(file):\(index + 1): unknown key \"\(key)\"")
+            }
+            guard !value.isEmpty else { throw SyncConfigError("\(file):\(index + 1): \(key) is empty") }
+            if key == "initial", !SyncAccount.initialModes.contains(value) {
+                throw SyncConfigError("\(file):\(index + 1): initial must be merge, remote or local")
+            }
+            if key == "password-file", !value.hasPrefix("/") { throw SyncConfigError("\(file):\(index + 1): password-file must be an absolute path") }
+            current[key] = value
+        }
+        try finish()
+        return accounts
+    }
+
+    /// Whether `value` can be one value of a `key = value` line: no control character (a line
+    /// break would start another key or section) and no surrounding space (it would be trimmed).
+    public static func isWritable(_ value: String) -> Bool {
+        !value.isEmpty && value == value.trimmingSpaces() && !value.unicodeScalars.contains {
+            $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}"
+        }
+    }
+
+    public static func render(_ accounts: [SyncAccount]) -> String {
+        var out = "# todod-sync accounts, written by todoctl sync add. Passwords are not kept here.\n"
+        for a in accounts {
+            out += "\n[\(a.name)]\nurl = \(a.url)\nuser = \(a.user)\n"
+            if let f = a.passwordFile { out += "password-file = \(f)\n" }
+            if let c = a.credential { out += "credential = \(c)\n" }
+            if let c = a.calendar { out += "calendar = \(c)\n" }
+            if let i = a.initial { out += "initial = \(i)\n" }
+        }
+        return out
+    }
+}
+
+/// Where todod-sync keeps its state: `${XDG_STATE_HOME:-~/.local/state}/todod/sync/`.
+public enum SyncPaths {
+    public static func stateDirectory(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/todod/sync" }
+        if let home = environment["HOME"], !home.isEmpty { return (home.hasSuffix("/") ? home : home + "/") + ".local/state/todod/sync" }
+        return nil
+    }
+
+    /// Makes `directory` (and what is missing above it) mode 0700; todod's own directory of it
+    /// (the last component, and a `todod` above it) is made 0700 even when it existed wider
+    /// (`mkdir -p` with the usual umask): it holds sync.conf, password files, sync state.
+    public static func makePrivateDirectory(_ directory: String) throws(PosixError) {
+        try Files.makeDirectories(directory, mode: 0o700)
+        let parent = Files.directory(of: directory)
+        for path in parent.hasSuffix("/todod") ? [directory, parent] : [directory] {
+            if let (mode, uid) = try? Files.mode(path), uid == getuid(), mode & 0o077 != 0 { _ = chmod(path, mode_t(mode & 0o700)) }
+        }
+    }
+
+    /// The file todod-sync holds locked while it serves the account (`sync status` tells
+    /// "not running" when nobody holds it).
+    public static func serviceLock(account: String, environment: [String: String]) -> String? {
+        stateDirectory(environment: environment).map { "\($0)/\(account).service" }
+    }
+
+    /// The status file of an account, written by todod-sync, read by `todoctl sync status`.
+    public static func statusFile(account: String, environment: [String: String]) -> String? {
+        stateDirectory(environment: environment).map { "\($0)/\(account).status" }
+    }
+
+    /// The engine's own state of an account (hrefs, ETags, sync token, last synced versions).
+    public static func stateFile(account: String, environment: [String: String]) -> String? {
+        stateDirectory(environment: environment).map { "\($0)/\(account).state" }
+    }
+}
+
+/// What todod-sync last did for one account, as its status file holds it (JSON).
+public struct SyncStatus: Equatable, Sendable {
+    /// A field both sides changed since the last sync, and which side was kept.
+    public struct Conflict: Equatable, Sendable {
+        public var at: Instant
+        public var uid: String
+        public var title: String
+        /// The todo's fields that conflicted (`title`, `due`, ...).
+        public var fields: [String]
+        /// `local` or `remote`: the side whose values were kept (the later LAST-MODIFIED).
+        public var kept: String
+        /// The values that lost, in one line (`title "Buy milk"`), when known.
+        public var lost: String?
+        public init(at: Instant, uid: String, title: String, fields: [String], kept: String, lost: String? = nil) {
+            self.at = at
+            self.uid = uid
+            self.title = title
+            self.fields = fields
+            self.kept = kept
+            self.lost = lost
+        }
+    }
+
+    /// A todo or resource that does not sync (the server refused it, or todod cannot take it).
+    public struct Problem: Equatable, Sendable {
+        /// `refused` (the server refused a local change), `unreadable` or `rejected` (a resource
+        /// on the server that todod cannot read, or whose values its rules refuse).
+        public var kind: String
+        public var uid: String?
+        public var href: String
+        /// The todo's title, or the href when none could be read.
+        public var title: String
+        public var reason: String
+        public init(kind: String, uid: String?, href: String, title: String, reason: String) {
+            self.kind = kind
+            self.uid = uid
+            self.href = href
+            self.title = title
+            self.reason = reason
+        }
+    }
+
+    public var account: String
+    /// The calendar collection's URL.
+    public var calendar: String?
+    public var lastAttempt: Instant?
+    public var lastSuccess: Instant?
+    /// One line saying what is wrong; nil when the last round succeeded.
+    public var error: String?
+    /// When the next attempt is due after a failure (backoff).
+    public var retryAt: Instant?
+    /// Local changes waiting to go out.
+    public var pending: Int
+    /// Todos in step with the calendar.
+    public var items: Int
+    /// The most recent conflicts, newest last (at most `maxConflicts`).
+    public var conflicts: [Conflict]
+    /// What does not sync now (at most `maxProblems`).
+    public var problems: [Problem] = []
+    /// The store the account syncs and its newest change when the last round ended: changes
+    /// after it wait for the next round (`sync status` counts them as pending).
+    public var storeID: String?
+    public var storeSeq: Int64?
+
+    public static let maxConflicts = 50
+    public static let maxProblems = 200
+
+    public init(account: String, calendar: String? = nil, lastAttempt: Instant? = nil, lastSuccess: Instant? = nil, error: String? = nil,
+                retryAt: Instant? = nil, pending: Int = 0, items: Int = 0, conflicts: [Conflict] = []) {
+        self.account = account
+        self.calendar = calendar
+        self.lastAttempt = lastAttempt
+        self.lastSuccess = lastSuccess
+        self.error = error
+        self.retryAt = retryAt
+        self.pending = pending
+        self.items = items
+        self.conflicts = conflicts
+    }
+
+    public var json: JSON {
+        func time(_ i: Instant?) -> JSON { i.map { .string($0.rfc3339()) } ?? .null }
+        return [
+            "account": .string(account), "calendar": calendar.map { .string($0) } ?? .null,
+            "lastAttempt": time(lastAttempt), "lastSuccess": time(lastSuccess),
+            "error": error.map { .string($0) } ?? .null, "retryAt": time(retryAt),
+            "pending": .int(Int64(pending)), "items": .int(Int64(items)),
+            "conflicts": .array(conflicts.map {
+                var c: JSONObject = ["at": .string($0.at.rfc3339()), "uid": .string($0.uid), "title": .string($0.title),
+                                     "fields": .array($0.fields.map { .string($0) }), "kept": .string($0.kept)]
+                c["lost"] = $0.lost.map { .string($0) }
+                return .object(c)
+            }),
+            "problems": .array(problems.map {
+                ["kind": .string($0.kind), "uid": $0.uid.map { .string($0) } ?? .null, "href": .string($0.href),
+                 "title": .string($0.title), "reason": .string($0.reason)]
+            }),
+            "storeId": storeID.map { .string($0) } ?? .null, "storeSeq": storeSeq.map { .int($0) } ?? .null,
+        ]
+    }
+
+    /// Reads a status file's JSON; nil when it is not one.
+    public init?(json: JSON) {
+        func time(_ key: String, in j: JSON) -> Instant? { j[key]?.stringValue.flatMap { Instant(rfc3339: $0) } }
+        guard let account = json["account"]?.stringValue else { return nil }
+        self.init(account: account, calendar: json["calendar"]?.stringValue, lastAttempt: time("lastAttempt", in: json),
+                  lastSuccess: time("lastSuccess", in: json), error: json["error"]?.stringValue, retryAt: time("retryAt", in: json),
+                  pending: Int(json["pending"]?.intValue ?? 0), items: Int(json["items"]?.intValue ?? 0))
+        conflicts = (json["conflicts"]?.arrayValue ?? []).compactMap { c in
+            guard let at = time("at", in: c), let uid = c["uid"]?.stringValue else { return nil }
+            return Conflict(at: at, uid: uid, title: c["title"]?.stringValue ?? "", fields: (c["fields"]?.arrayValue ?? []).compactMap(\.stringValue),
+                            kept: c["kept"]?.stringValue ?? "", lost: c["lost"]?.stringValue)
+        }
+        problems = (json["problems"]?.arrayValue ?? []).compactMap { p in
+            guard let kind = p["kind"]?.stringValue, let href = p["href"]?.stringValue else { return nil }
+            return Problem(kind: kind, uid: p["uid"]?.stringValue, href: href, title: p["title"]?.stringValue ?? href,
+                           reason: p["reason"]?.stringValue ?? "")
+        }
+        storeID = json["storeId"]?.stringValue
+        storeSeq = json["storeSeq"]?.intValue
+    }
+}
+
+private extension StringProtocol {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }
+        return String(s)
+    }
+}

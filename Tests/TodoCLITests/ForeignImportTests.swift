@@ -1,0 +1,157 @@
+import Testing
+import TodoCore
+import TodoProtocol
+import TodoTime
+@testable import TodoCLI
+
+/// The mapping of `import --from taskwarrior|todotxt` and `export --format todotxt`, on fixtures
+/// written after Taskwarrior's documented export format (2.6: an array, `id` 0 on completed and
+/// deleted tasks, `depends` an array; 3.x and `rc.json.array=off`: one object per line, no `id`
+/// on closed tasks, 2.5's `depends` as a comma-separated string) and the todo.txt format.
+@Suite struct ForeignImportTests {
+    static let tokyo = ZoneInfo(identifier: "Asia/Tokyo") ?? .utc
+    static let now = Instant(rfc3339: "2026-12-01T00:00:00Z")!
+    static let context = ForeignImport.Context(zone: tokyo, zoneName: "Asia/Tokyo", now: now)
+    static func at(_ text: String) -> Instant { Instant(rfc3339: text)! }
+
+    static let taskwarrior26 = #"""
+    [
+    {"id":1,"description":"牛乳を買う","due":"20261223T150000Z","entry":"20261201T225107Z","modified":"20261202T080000Z","priority":"H","project":"Home.Kitchen","status":"pending","uuid":"ddac364d-4e31-4373-ac54-d18874f9d186","wait":"20261219T150000Z","annotations":[{"entry":"20261201T225107Z","description":"call ahead"}],"tags":["shop","今日"],"urgency":16.1},
+    {"id":2,"description":"Weekly review","due":"20261207T000000Z","entry":"20261201T225107Z","mask":"-+","modified":"20261201T225107Z","recur":"weekly","rtype":"periodic","status":"recurring","until":"20270201T000000Z","uuid":"9eaf35af-c1bc-4ad2-a540-25b494617a1e","urgency":6.3},
+    {"id":3,"description":"dep","entry":"20261201T225107Z","modified":"20261201T225107Z","priority":"L","scheduled":"20261210T000000Z","status":"pending","uuid":"f91968a2-158e-4d37-a6e4-13cb5801788a","depends":["ddac364d-4e31-4373-ac54-d18874f9d186"],"estimate":"3h","urgency":-3.2},
+    {"id":4,"description":"Weekly review","due":"20261214T000000Z","entry":"20261201T225107Z","imask":1,"modified":"20261201T225107Z","parent":"9eaf35af-c1bc-4ad2-a540-25b494617a1e","recur":"weekly","rtype":"periodic","status":"pending","until":"20270201T000000Z","uuid":"5a2f0395-aa97-4c2c-9242-84c285a3b199","urgency":6.3},
+    {"id":0,"description":"Weekly review","due":"20261207T000000Z","end":"20261207T010000Z","entry":"20261201T225107Z","imask":0,"modified":"20261207T010000Z","parent":"9eaf35af-c1bc-4ad2-a540-25b494617a1e","recur":"weekly","status":"completed","uuid":"6a2f0395-aa97-4c2c-9242-84c285a3b199","urgency":0},
+    {"id":0,"description":"done one","end":"20261201T230000Z","entry":"20261201T225107Z","modified":"20261201T230000Z","status":"completed","uuid":"85dccacc-3353-44f0-9179-b7a95b468064","urgency":0},
+    {"id":0,"description":"gone","end":"20261201T225107Z","entry":"20261201T225107Z","modified":"20261201T225107Z","status":"deleted","uuid":"ec2b26c3-9da7-4e83-906d-c632f04cfd33","urgency":0}
+    ]
+    """#
+
+    static func convert(_ text: String) throws -> ForeignImport {
+        try TaskwarriorImport(context: context).convert(Array(text.utf8))
+    }
+
+    @Test func taskwarrior26ExportMapsFieldByField() throws {
+        let result = try Self.convert(Self.taskwarrior26)
+        let todos = result.document.todos
+        #expect(todos.map(\.title) == ["牛乳を買う", "Weekly review", "dep", "done one"])
+        #expect(result.document.categories == ["Home.Kitchen"])
+        let milk = todos[0]
+        #expect(milk.uid == "ddac364d-4e31-4373-ac54-d18874f9d186")
+        #expect(milk.category == "Home.Kitchen" && milk.priority == .high && milk.tags == ["shop", "今日"])
+        // Midnight in Tokyo: an all-day due.
+        #expect(milk.due == Self.at("2026-12-23T15:00:00Z") && milk.allDay && milk.zone == "Asia/Tokyo")
+        #expect(milk.created == Self.at("2026-12-01T22:51:07Z") && milk.updated == Self.at("2026-12-02T08:00:00Z"))
+        #expect(milk.notes == "2026-12-02 07:51 call ahead")
+        #expect(milk.ical == "DTSTART:20261219T150000Z")
+        #expect(!milk.done && milk.remind == nil)
+        // The template with its instances: one recurring todo at the next pending instance.
+        let review = todos[1]
+        #expect(review.uid == "9eaf35af-c1bc-4ad2-a540-25b494617a1e")
+        #expect(review.recurrence == TodoRecurrence(rule: "FREQ=WEEKLY;UNTIL=20270201T000000Z", from: .due))
+        #expect(review.due == Self.at("2026-12-14T00:00:00Z") && !review.allDay)
+        #expect(todos[2].priority == .low && todos[2].ical == "DTSTART:20261210T000000Z")
+        #expect(todos[2].notes == "Depends on: 牛乳を買う (ddac364d-4e31-4373-ac54-d18874f9d186)")
+        #expect(todos[3].done && todos[3].completed == Self.at("2026-12-01T23:00:00Z"))
+        #expect(result.unmapped.contains("not imported: 1 deleted task (gone)"))
+        #expect(result.unmapped.contains("2 instances of recurring tasks folded into their recurring todo (due at the next pending one)"))
+        #expect(result.unmapped.contains("attribute estimate (1 task) has no counterpart and was not imported"))
+        #expect(result.unmapped.contains("todod has no start date: scheduled (else wait) of 2 tasks (牛乳を買う, dep) kept as an iCalendar DTSTART line, written back by export --format ics"))
+    }
+
+    /// 3.x (and 2.6 with `rc.json.array=off`): one object per line, no `id` on closed tasks.
+    @Test func oneObjectPerLineAndOldDepends() throws {
+        let text = #"""
+        {"description":"closed","end":"20261201T230000Z","entry":"20261201T225107Z","status":"completed","uuid":"a1"}
+        {"id":1,"description":"open","entry":"20261201T225107Z","status":"pending","uuid":"a2","depends":"a1,zz"}
+        """#
+        let todos = try Self.convert(text).document.todos
+        #expect(todos.map(\.title) == ["closed", "open"] && todos[0].done)
+        #expect(todos[1].notes == "Depends on: closed (a1), zz")
+    }
+
+    @Test func aMalformedEntryIsRefusedByItsPlace() {
+        func message(_ text: String) -> String? {
+            do { _ = try Self.convert(text); return nil } catch { return (error as? ForeignImportError)?.message }
+        }
+        #expect(message(#"[{"uuid":"a","description":"x","status":"pending"},{"uuid":"b","status":"pending"}]"#) == "entry 2: has no description")
+        #expect(message("{\"uuid\":\"a\",\"description\":\"x\"}\n{\"uuid\":\"b\",\"description\":\"y\",\"due\":\"tomorrow\"}")
+                == "line 2: due \"tomorrow\" is not a Taskwarrior date (20261224T090000Z)")
+        #expect(message("{\"uuid\":\"a\",\"description\":\"x\"}\n{oops")?.hasPrefix("line 2: not valid JSON") == true)
+        #expect(message(#"[{"uuid":"a","description":"x","status":"lost"}]"#) == "entry 1: unknown status \"lost\"")
+        #expect(message(#"[{"uuid":"a","description":"x"},{"uuid":"b","description":"y"},{"uuid":"a","description":"z"}]"#)
+                == "entry 3: uuid a is also the uuid of entry 1")
+        #expect(message(#"[{"uuid":"a","description":"x","tags":["two words"]}]"#)?.hasPrefix("entry 1: ") == true)
+    }
+
+    @Test func recurValues() {
+        #expect(TaskwarriorImport.rule("weekly") == "FREQ=WEEKLY")
+        #expect(TaskwarriorImport.rule("3d") == "FREQ=DAILY;INTERVAL=3")
+        #expect(TaskwarriorImport.rule("2wks") == "FREQ=WEEKLY;INTERVAL=2")
+        #expect(TaskwarriorImport.rule("quarterly") == "FREQ=MONTHLY;INTERVAL=3")
+        #expect(TaskwarriorImport.rule("P1Y") == "FREQ=YEARLY")
+        #expect(TaskwarriorImport.rule("weekdays") == "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")
+        #expect(TaskwarriorImport.rule("4h") == nil)
+    }
+
+    static func todotxt(_ text: String) throws -> ForeignImport {
+        try TodotxtImport(context: context).convert(Array(text.utf8))
+    }
+
+    @Test func todotxtLinesMap() throws {
+        let result = try Self.todotxt("""
+        (A) 2026-11-30 電話する +仕事 @電話 due:2026-12-24 t:2026-12-20
+        x 2026-12-01 2026-11-29 Pay rent +home pri:B
+        (D) someday maybe http://example.com/x
+
+        """)
+        let t = result.document.todos
+        #expect(t.count == 3)
+        #expect(t[0].title == "電話する" && t[0].priority == .high && t[0].tags == ["@電話", "仕事"])
+        #expect(t[0].created == Self.at("2026-11-29T15:00:00Z") && t[0].due == Self.at("2026-12-23T15:00:00Z") && t[0].allDay)
+        #expect(t[0].notes == "t:2026-12-20")
+        #expect(t[1].done && t[1].completed == Self.at("2026-11-30T15:00:00Z") && t[1].created == Self.at("2026-11-28T15:00:00Z"))
+        #expect(t[1].priority == .medium && t[1].title == "Pay rent")
+        #expect(t[2].priority == .low && t[2].title == "someday maybe http://example.com/x")
+        #expect(result.unmapped == ["priorities D imported as low (todod has high, medium and low)",
+                                    "t: (1 line) has no counterpart: kept in the notes"])
+        // The same file gives the same uids (importing again changes nothing); twin lines differ.
+        let first = try Self.todotxt("a\na\n").document.todos.map(\.uid)
+        let again = try Self.todotxt("a\na\n").document.todos.map(\.uid)
+        #expect(first[0] != first[1] && first == again)
+    }
+
+    @Test func aMalformedTodotxtLineIsRefusedWithItsNumber() {
+        func message(_ text: String) -> String? {
+            do { _ = try Self.todotxt(text); return nil } catch { return (error as? ForeignImportError)?.message }
+        }
+        #expect(message("fine\nx 2026-13-45 bad month") == "line 2: invalid completion date \"2026-13-45\"")
+        #expect(message("a\n\nb due:soon") == "line 3: invalid due date \"soon\" (expected YYYY-MM-DD)")
+    }
+
+    /// `--from` names a source todoctl knows; a bad file is refused before the daemon is asked.
+    @Test func importFromOnTheCommandLine() {
+        let unknown = Fixtures.run(["import", "--from", "csv", "x.csv"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("unsupported source \"csv\" for --from; the sources are taskwarrior and todotxt"), "\(unknown.stderr)")
+        let transport = FakeTransport()
+        let bad = Fixtures.run(["import", "--from", "todotxt", "-"], transport: transport, stdin: Array("ok\nx 2026-02-30 nope\n".utf8))
+        #expect(bad.status == 1 && bad.stderr == "todoctl: standard input: line 2: invalid completion date \"2026-02-30\"; nothing was imported\n", "\(bad.stderr)")
+        #expect(transport.calls.isEmpty)
+        let good = Fixtures.run(["--json", "import", "--from", "todotxt", "-"], transport: transport, stdin: Array("(B) 電話する +仕事\n".utf8))
+        #expect(good.status == 0, "\(good.stderr)")
+        let sent = transport.calls.last
+        #expect(sent?.method == "store.import" && sent?.params["todos"]?.arrayValue?.first?["title"] == "電話する", "\(String(describing: sent))")
+    }
+
+    @Test func todotxtExportLines() {
+        let open = ExportDocument.Entry(title: "電話する", category: "Work stuff", due: Self.at("2026-12-23T15:00:00Z"),
+                                        created: Self.at("2026-11-29T15:00:00Z"), updated: Self.now, priority: .high,
+                                        tags: ["@電話", "urgent"], allDay: true)
+        #expect(TodotxtExport.line(open, zone: Self.tokyo) == "(A) 2026-11-30 電話する +Work_stuff @電話 +urgent due:2026-12-24")
+        let done = ExportDocument.Entry(title: "Pay rent", done: true, completed: Self.at("2026-11-30T15:00:00Z"),
+                                        created: Self.at("2026-11-28T15:00:00Z"), updated: Self.now, priority: .low)
+        #expect(TodotxtExport.line(done, zone: Self.tokyo) == "x 2026-12-01 2026-11-29 Pay rent")
+        // What todod writes, todoctl reads back the same.
+        let back = try? Self.todotxt(TodotxtExport.text([open, done], zone: Self.tokyo)).document.todos
+        #expect(back?.map(\.title) == ["電話する", "Pay rent"] && back?[0].tags == ["@電話", "urgent", "Work_stuff"] && back?[1].done == true)
+    }
+}
