@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import CCurl
+import TodoPosix
 
 /// How long a request may take to connect and how long it may stall.
 public struct CalDAVTimeouts: Sendable, Equatable {
@@ -144,17 +145,11 @@ private final class Transfer {
     let stall: Double
     /// The bytes moved so far (down + up) and when that last changed.
     var moved: Int64 = -1
-    var lastProgress = monotonicSeconds()
+    var lastProgress = MonotonicClock.seconds()
     init(limit: Int, stall: Double) {
         self.limit = limit
         self.stall = stall
     }
-}
-
-private func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Gives a transfer up when no byte moved either way for `stall` seconds (curl's low-speed limit
@@ -162,7 +157,7 @@ private func monotonicSeconds() -> Double {
 private let watchProgress: todod_curl_progress_fn = { context, _, downloaded, _, uploaded in
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let moved = Int64(downloaded) + Int64(uploaded)
-    let now = monotonicSeconds()
+    let now = MonotonicClock.seconds()
     if moved != transfer.moved {
         transfer.moved = moved
         transfer.lastProgress = now
@@ -301,7 +296,7 @@ final class HTTPClient {
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         var allowed = timeouts.total
         if let deadline {
-            allowed = min(allowed, deadline - monotonicSeconds())
+            allowed = min(allowed, deadline - MonotonicClock.seconds())
             guard allowed > 0 else { throw .timeout }
         }
         _ = todod_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(timeouts.connect, allowed) * 1000)))
