@@ -23,16 +23,17 @@ public struct CalDAVTimeouts: Sendable, Equatable {
     }
 }
 
-/// An absolute http(s) URL taken apart as far as requests need.
-struct HTTPURL: Equatable {
+/// An absolute http(s) URL taken apart as far as requests need: the one URL parser of the
+/// product (todod-sync's calendar choice uses it too).
+package struct HTTPURL: Equatable {
     var scheme: String  // "http" or "https", lowercased
     var authority: String  // host[:port] as written
     var host: String  // without brackets and port, lowercased
-    var path: String  // from the first "/" (path and query); "/" when empty
+    package var path: String  // from the first "/" (path and query); "/" when empty
 
     /// Parses `text`; nil for anything that is not an absolute http(s) URL. User information in
     /// the URL (`user:password@`) is refused: credentials travel only in the Authorization header.
-    init?(_ text: String) {
+    package init?(_ text: String) {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon].lowercased()
         guard scheme == "http" || scheme == "https" else { return nil }
@@ -61,7 +62,7 @@ struct HTTPURL: Equatable {
     }
 
     /// The URL as text.
-    var string: String { scheme + "://" + authority + path }
+    package var string: String { scheme + "://" + authority + path }
 
     /// The port the URL names, or its scheme's default.
     var port: Int {
@@ -98,7 +99,7 @@ struct HTTPURL: Equatable {
 
     /// `reference` (an href or a Location header value) resolved against this URL (RFC 3986 §5,
     /// for the forms servers send: absolute URLs, absolute paths, and relative paths).
-    func resolving(_ reference: String) -> HTTPURL? {
+    package func resolving(_ reference: String) -> HTTPURL? {
         if let absolute = HTTPURL(reference) { return absolute }
         if reference.hasPrefix("//") { return HTTPURL(scheme + ":" + reference) }
         var copy = self

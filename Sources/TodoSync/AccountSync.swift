@@ -203,7 +203,8 @@ public enum CalendarChoice {
             let wanted = calendar.hasSuffix("/") ? calendar : calendar + "/"
             if let match = found.first(where: { $0.url == calendar || $0.url == wanted || path(of: $0.url) == path(of: wanted) }) { return match.url }
             // A calendar discovery did not list (another user's, shared): ask it directly.
-            let url = calendar.contains("://") ? calendar : origin(of: dav.url) + (calendar.hasPrefix("/") ? calendar : "/" + calendar)
+            let reference = calendar.contains("://") || calendar.hasPrefix("/") ? calendar : "/" + calendar
+            let url = HTTPURL(dav.url)?.resolving(reference)?.string ?? calendar
             var direct = dav
             direct.url = url
             let there: [CalendarInfo]
@@ -224,15 +225,6 @@ public enum CalendarChoice {
         }
     }
 
-    static func path(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
-    }
-
-    static func origin(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        return String(url[..<(rest.firstIndex(of: "/") ?? url.endIndex)])
-    }
+    /// The path (and query) of `url`, or `url` itself when it is no http(s) URL.
+    static func path(of url: String) -> String { HTTPURL(url)?.path ?? url }
 }
