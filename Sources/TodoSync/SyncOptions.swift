@@ -55,16 +55,16 @@ public struct SyncOptions: Equatable, Sendable {
                 }
             }
         } catch {
-            throw SyncError(error.message)
+            throw .usage(error.message)
         }
-        if pullInterval != nil && (once || check) { throw SyncError("--pull-interval goes with the service (not --once or --check)") }
+        if pullInterval != nil && (once || check) { throw SyncError.usage("--pull-interval goes with the service (not --once or --check)") }
         if check {
-            guard url != nil, user != nil, passwordFile != nil else { throw SyncError("--check needs --url, --user and --password-file") }
-            guard !once, account == nil else { throw SyncError("--check cannot be combined with --once or --account") }
+            guard url != nil, user != nil, passwordFile != nil else { throw SyncError.usage("--check needs --url, --user and --password-file") }
+            guard !once, account == nil else { throw SyncError.usage("--check cannot be combined with --once or --account") }
         } else if url != nil || user != nil || passwordFile != nil || calendar != nil {
-            throw SyncError("--url, --user, --password-file and --calendar go with --check")
+            throw SyncError.usage("--url, --user, --password-file and --calendar go with --check")
         }
-        if account != nil, !once { throw SyncError("--account goes with --once") }
+        if account != nil, !once { throw SyncError.usage("--account goes with --once") }
     }
 
     /// The service's pull interval when no `--pull-interval` is given: five minutes.

@@ -43,6 +43,7 @@ import TodoSync
             _ = try SyncOptions(arguments: arguments)
         } catch {
             #expect(error.message.contains(message), "\(error.message)")
+            guard case .usage = error else { Issue.record("not a usage error: \(error)"); return }
             #expect(!error.message.contains("\n"))
             #expect(!error.message.contains("=x"), "a value given to --password is not repeated")
         }
