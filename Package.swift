@@ -63,7 +63,7 @@ let package = Package(
         // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
         .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoRPC", "TodoUserFiles"]),
         // CalDAV client (SPEC §9): HTTP through libcurl and XML through libxml2, each behind one wrapper.
-        .target(name: "TodoCalDAV", dependencies: ["CCurl", "CLibXML2", "TodoCore"]),
+        .target(name: "TodoCalDAV", dependencies: ["CCurl", "CLibXML2", "TodoCore", "TodoPosix"]),
         // todod-sync's engine: state, three-way merge, the sync round; a client of todod.
         .target(name: "TodoSync", dependencies: ["TodoCore", "TodoSQLite", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal",
                                                 "TodoRPC", "TodoUserFiles", "TodoCalDAV"]),

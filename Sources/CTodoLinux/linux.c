@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -84,4 +85,8 @@ int todod_realtime_timer_create(void) {
 int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds) {
     struct itimerspec spec = { .it_interval = { 0, 0 }, .it_value = { (time_t)seconds, (long)nanoseconds } };
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+int todod_eventfd_create(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }

@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import CCurl
+import TodoPosix
 
 /// How long a request may take to connect and how long it may stall.
 public struct CalDAVTimeouts: Sendable, Equatable {
@@ -22,16 +23,17 @@ public struct CalDAVTimeouts: Sendable, Equatable {
     }
 }
 
-/// An absolute http(s) URL taken apart as far as requests need.
-struct HTTPURL: Equatable {
+/// An absolute http(s) URL taken apart as far as requests need: the one URL parser of the
+/// product (todod-sync's calendar choice uses it too).
+package struct HTTPURL: Equatable {
     var scheme: String  // "http" or "https", lowercased
     var authority: String  // host[:port] as written
     var host: String  // without brackets and port, lowercased
-    var path: String  // from the first "/" (path and query); "/" when empty
+    package var path: String  // from the first "/" (path and query); "/" when empty
 
     /// Parses `text`; nil for anything that is not an absolute http(s) URL. User information in
     /// the URL (`user:password@`) is refused: credentials travel only in the Authorization header.
-    init?(_ text: String) {
+    package init?(_ text: String) {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon].lowercased()
         guard scheme == "http" || scheme == "https" else { return nil }
@@ -60,7 +62,7 @@ struct HTTPURL: Equatable {
     }
 
     /// The URL as text.
-    var string: String { scheme + "://" + authority + path }
+    package var string: String { scheme + "://" + authority + path }
 
     /// The port the URL names, or its scheme's default.
     var port: Int {
@@ -97,7 +99,7 @@ struct HTTPURL: Equatable {
 
     /// `reference` (an href or a Location header value) resolved against this URL (RFC 3986 §5,
     /// for the forms servers send: absolute URLs, absolute paths, and relative paths).
-    func resolving(_ reference: String) -> HTTPURL? {
+    package func resolving(_ reference: String) -> HTTPURL? {
         if let absolute = HTTPURL(reference) { return absolute }
         if reference.hasPrefix("//") { return HTTPURL(scheme + ":" + reference) }
         var copy = self
@@ -144,17 +146,11 @@ private final class Transfer {
     let stall: Double
     /// The bytes moved so far (down + up) and when that last changed.
     var moved: Int64 = -1
-    var lastProgress = monotonicSeconds()
+    var lastProgress = MonotonicClock.seconds()
     init(limit: Int, stall: Double) {
         self.limit = limit
         self.stall = stall
     }
-}
-
-private func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// Gives a transfer up when no byte moved either way for `stall` seconds (curl's low-speed limit
@@ -162,7 +158,7 @@ private func monotonicSeconds() -> Double {
 private let watchProgress: todod_curl_progress_fn = { context, _, downloaded, _, uploaded in
     let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
     let moved = Int64(downloaded) + Int64(uploaded)
-    let now = monotonicSeconds()
+    let now = MonotonicClock.seconds()
     if moved != transfer.moved {
         transfer.moved = moved
         transfer.lastProgress = now
@@ -301,7 +297,7 @@ final class HTTPClient {
         _ = todod_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         var allowed = timeouts.total
         if let deadline {
-            allowed = min(allowed, deadline - monotonicSeconds())
+            allowed = min(allowed, deadline - MonotonicClock.seconds())
             guard allowed > 0 else { throw .timeout }
         }
         _ = todod_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(timeouts.connect, allowed) * 1000)))

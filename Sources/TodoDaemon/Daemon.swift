@@ -131,17 +131,18 @@ public final class Daemon: @unchecked Sendable {
         do { timer = try DispatchWallTimer(queue: store.queue) } catch { throw StartError(description: "cannot make the reminder timer: \(error)") }
 
         let connections: ConnectionRegistry
-        do { connections = ConnectionRegistry(seq: try store.read { try $0.currentSeq() }) } catch {
+        do { connections = ConnectionRegistry(seq: try store.read { try $0.currentSeq() }, queue: ioQueue) } catch {
             throw StartError(description: "cannot read the store's change log: \(error)")
         }
         let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         // Reminders are sent to the journal from a queue of their own: a journald that blocks
         // holds up only that queue, never requests.
+        let deliveryQueue = DispatchQueue(label: "todod.journal-write")
         let scheduler = ReminderScheduler(
             store: store, clock: { Instant.now() }, timer: timer,
-            sink: PublishingReminderSink(JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID),
+            sink: PublishingReminderSink(JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID, queue: deliveryQueue),
                                          ioQueue: ioQueue, connections: connections),
-            deliveryQueue: DispatchQueue(label: "todod.journal-write"),
+            deliveryQueue: deliveryQueue,
             onFired: { _ in status.update() })
         let started = Posix.monotonicSeconds()
         let router = Router(
@@ -296,6 +297,7 @@ public final class Daemon: @unchecked Sendable {
 
     /// On the I/O queue (the signal sources run there).
     private func stop(signal: Int32) {
+        dispatchPrecondition(condition: .onQueue(ioQueue))
         guard let running else {
             earlySignal = signal
             return

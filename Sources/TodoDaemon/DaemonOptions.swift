@@ -1,3 +1,4 @@
+import TodoPosix
 import TodoProtocol
 
 /// What `todod` was asked to do by its command line.
@@ -40,33 +41,23 @@ public struct DaemonOptions: Equatable, Sendable {
         var socket: String?
         var database: String?
         var system = false
-        var i = 0
-        while i < arguments.count {
-            let argument = arguments[i]
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-                name = String(argument[..<eq])
-                inline = String(argument[argument.index(after: eq)...])
+        var reader = ArgumentReader(arguments)
+        do throws(ArgumentError) {
+            while let argument = try reader.next() {
+                switch argument {
+                case .option("--help"): return .help
+                case .option("--version"): return .version
+                case .option("--socket"): socket = try reader.value()
+                case .option("--db"): database = try reader.value()
+                case .option("--system"):
+                    try reader.noValue()
+                    system = true
+                case .option(let name): throw ArgumentError.unknownOption(name)
+                case .operand(let word): throw ArgumentError.unexpected(word)
+                }
             }
-            func value() throws(DaemonUsageError) -> String {
-                if let inline { return inline }
-                i += 1
-                guard i < arguments.count else { throw DaemonUsageError("option '\(name)' needs a value") }
-                return arguments[i]
-            }
-            switch name {
-            case "--help", "-h": return .help
-            case "--version": return .version
-            case "--socket": socket = try value()
-            case "--db": database = try value()
-            case "--system":
-                guard inline == nil else { throw DaemonUsageError("option '--system' takes no value") }
-                system = true
-            default:
-                throw DaemonUsageError(argument.hasPrefix("-") ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'")
-            }
-            i += 1
+        } catch {
+            throw DaemonUsageError(error.message)
         }
         if system && socket != nil { throw DaemonUsageError("--system and --socket cannot be used together") }
         return .run(DaemonOptions(

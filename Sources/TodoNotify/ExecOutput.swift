@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 import TodoPosix
 
 /// `--exec PROGRAM [ARG...]`: runs the program once per reminder, with no shell in between, the
@@ -80,37 +81,34 @@ final class ExecOutput: @unchecked Sendable {
 
 /// Whether a child still runs and whether the timeout fired first; the pid is signalled only
 /// while it is unreaped, so a reused pid is never hit.
-private final class ChildState: @unchecked Sendable {
-    private var lock = pthread_mutex_t()
-    private var exited = false
-    private var killed = false
-
-    init() { pthread_mutex_init(&lock, nil) }
-    deinit { pthread_mutex_destroy(&lock) }
+private final class ChildState: Sendable {
+    private struct Flags {
+        var exited = false
+        var killed = false
+    }
+    private let flags = Mutex(Flags())
 
     /// The timeout fired: true when the child still runs (then `kill` is run, under the lock).
     func markKilled(_ kill: () -> Void) -> Bool {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        if exited { return false }
-        killed = true
-        kill()
-        return true
+        flags.withLock { f in
+            if f.exited { return false }
+            f.killed = true
+            kill()
+            return true
+        }
     }
 
     /// The child exited (not yet reaped): returns whether the timeout had fired.
     func markExited() -> Bool {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        exited = true
-        return killed
+        flags.withLock { f in
+            f.exited = true
+            return f.killed
+        }
     }
 
     /// Runs `body` (a signal to the child) only while it has not been seen to exit, holding
     /// the lock `markExited` takes before the child is reaped.
     func whileUnreaped(_ body: () -> Void) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        if !exited { body() }
+        flags.withLock { f in if !f.exited { body() } }
     }
 }

@@ -336,8 +336,7 @@ public final class Notifier {
         let now = Posix.monotonicSeconds()
         if let desktop, let retryAt = desktop.retryAt, desktop.hasPending { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
         if let feed, !feed.isConnected, let retryAt = feed.retryAt { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
-        let timeoutMs: Int32 = timeouts.min().map { Int32(min(Int64($0 / 1000) + 1, Int64(Int32.max))) } ?? -1
-        while poll(&fds, nfds_t(fds.count), timeoutMs) < 0 && errno == EINTR {}
+        _ = try? EventWait.wait(&fds, timeoutUsec: timeouts.min())
         try follower.process()
     }
 }

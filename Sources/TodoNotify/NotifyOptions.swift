@@ -1,3 +1,5 @@
+import TodoPosix
+
 /// todod-notify's command line:
 /// `todod-notify [--socket PATH | --system] [--name NAME] [--notify] [--print] [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]`.
 /// With no output flag it notifies on the desktop (D-Bus).
@@ -38,52 +40,42 @@ public struct NotifyOptions: Equatable, Sendable {
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> NotifyOptions {
         var options = NotifyOptions()
-        var i = 0
-        func value(_ flag: String) throws(UsageError) -> String {
-            i += 1
-            guard i < arguments.count else { throw UsageError(description: "\(flag) needs a value") }
-            return arguments[i]
-        }
-        while i < arguments.count {
-            let argument = arguments[i]
-            switch argument {
-            case "--socket":
-                let path = try value(argument)
-                guard !path.isEmpty else { throw UsageError(description: "--socket needs a path") }
-                options.socket = path
-            case "--system": options.system = true
-            case "--name":
-                let name = try value(argument)
-                guard Self.isName(name) else {
-                    throw UsageError(description: "--name: not a name (1 to 64 bytes of letters, digits, '-', '_' or '.', not starting with '.'): \(name)")
-                }
-                options.name = name
-            case "--notify": options.notify = true
-            case "--print": options.print = true
-            case "--exec-timeout":
-                let text = try value(argument)
-                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                    throw UsageError(description: "--exec-timeout: not a number of seconds between 0 and 86400: \(text)")
-                }
-                options.execTimeout = seconds
-            case "--exec":
-                let rest = Array(arguments[(i + 1)...])
-                guard let program = rest.first, !program.isEmpty else { throw UsageError(description: "--exec needs a program") }
-                options.exec = rest
-                i = arguments.count
-                continue
-            case "-h", "--help": options.help = true
-            case "--version": options.version = true
-            default:
-                if argument.hasPrefix("--socket=") {
-                    let path = String(argument.dropFirst("--socket=".count))
-                    guard !path.isEmpty else { throw UsageError(description: "--socket needs a path") }
+        var reader = ArgumentReader(arguments)
+        do throws(ArgumentError) {
+            while let argument = try reader.next() {
+                switch argument {
+                case .option("--socket"):
+                    let path = try reader.value()
+                    guard !path.isEmpty else { throw ArgumentError.needsValue("--socket") }
                     options.socket = path
-                } else {
-                    throw UsageError(description: "unknown argument: \(argument)")
+                case .option("--system"): try reader.noValue(); options.system = true
+                case .option("--name"):
+                    let name = try reader.value()
+                    guard Self.isName(name) else {
+                        throw ArgumentError.invalid("--name: not a name (1 to 64 bytes of letters, digits, '-', '_' or '.', not starting with '.'): \(name)")
+                    }
+                    options.name = name
+                case .option("--notify"): try reader.noValue(); options.notify = true
+                case .option("--print"): try reader.noValue(); options.print = true
+                case .option("--exec-timeout"):
+                    let text = try reader.value()
+                    guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                        throw ArgumentError.invalid("--exec-timeout: not a number of seconds between 0 and 86400: \(text)")
+                    }
+                    options.execTimeout = seconds
+                case .option("--exec"):
+                    // Everything after the program belongs to it.
+                    let program = try reader.value()
+                    guard !program.isEmpty else { throw ArgumentError.needsValue("--exec") }
+                    options.exec = [program] + reader.rest()
+                case .option("--help"): options.help = true
+                case .option("--version"): options.version = true
+                case .option(let name): throw ArgumentError.unknownOption(name)
+                case .operand(let word): throw ArgumentError.unexpected(word)
                 }
             }
-            i += 1
+        } catch {
+            throw UsageError(description: error.message)
         }
         if options.socket != nil && options.system { throw UsageError(description: "--socket and --system exclude each other") }
         if !options.print && options.exec == nil { options.notify = true }

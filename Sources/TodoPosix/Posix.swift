@@ -106,25 +106,12 @@ package enum Posix {
     /// first. nil waits forever.
     package static func waitReadable(_ fd: Int32, seconds: Double?) throws(PosixError) -> Bool {
         guard let seconds, seconds > 0 else { return true }
-        let deadline = monotonicSeconds() + seconds
-        while true {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let left = deadline - monotonicSeconds()
-            guard left > 0 else { return false }
-            let n = poll(&pfd, 1, Int32(min((left * 1000).rounded(.up), Double(Int32.max))))
-            if n > 0 { return true }
-            if n == 0 { continue }  // re-checked against the deadline
-            if errno == EINTR { continue }
-            throw PosixError("poll", errno: errno)
-        }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        return try EventWait.wait(&fds, until: monotonicSeconds() + seconds) > 0
     }
 
-    /// Seconds on the monotonic clock.
-    package static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    /// Seconds on the monotonic clock (`MonotonicClock.seconds`).
+    package static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
 
     /// Writes `bytes[offset...]`; returns the byte count written or nil when it would block.
     package static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int) throws(PosixError) -> Int? {

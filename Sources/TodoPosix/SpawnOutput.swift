@@ -33,15 +33,8 @@ extension Spawn {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while !open.isEmpty {
             var fds = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            var wait: Int32 = -1
-            if let deadline {
-                let left = deadline - Posix.monotonicSeconds()
-                if left <= 0 { timedOut = true; break }
-                wait = Int32(min((left * 1000).rounded(.up), Double(Int32.max)))
-            }
-            let n = poll(&fds, nfds_t(fds.count), wait)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { continue }
+            if let deadline, Posix.monotonicSeconds() >= deadline { timedOut = true; break }
+            guard let n = try? EventWait.wait(&fds, until: deadline), n > 0 else { continue }
             var closed: [Int32] = []
             for (i, p) in fds.enumerated() where p.revents != 0 {
                 let count = (try? Posix.read(p.fd, into: &buffer)).flatMap { $0 } ?? 0

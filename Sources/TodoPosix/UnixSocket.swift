@@ -139,8 +139,9 @@ package enum UnixDatagram {
 
     /// The next datagram, or nil when none arrives within `timeoutMilliseconds`.
     package static func receive(_ fd: Int32, timeoutMilliseconds: Int32) -> [UInt8]? {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pfd, 1, timeoutMilliseconds) > 0 else { return nil }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        let deadline = timeoutMilliseconds < 0 ? nil : MonotonicClock.seconds() + Double(timeoutMilliseconds) / 1000
+        guard (try? EventWait.wait(&fds, until: deadline)) ?? 0 > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         return n >= 0 ? Array(buffer[0..<n]) : nil

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystemd
+import TodoPosix
 
 // Following the journal as it grows (sd-journal: sd_journal_next, sd_journal_wait, cursors), for
 // todod-notify. Like Journal.swift, this is where libsystemd's journal API is called.
@@ -168,11 +169,8 @@ package final class JournalFollower {
     /// re-checks files on some file systems), or nil for never.
     package var timeoutUsec: UInt64? {
         var deadline: UInt64 = 0
-        guard sd_journal_get_timeout(journal, &deadline) >= 0, deadline != UInt64.max else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let current = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-        return deadline > current ? deadline - current : 0
+        guard sd_journal_get_timeout(journal, &deadline) >= 0 else { return nil }
+        return MonotonicClock.usecUntil(deadline)
     }
 
     /// Takes in what woke the descriptor (new entries, new files).

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystemd
+import TodoPosix
 
 // The only file that calls libsystemd's sd-bus API: desktop notifications
 // (org.freedesktop.Notifications, https://specifications.freedesktop.org/notification-spec/) on the
@@ -272,11 +273,8 @@ package final class DesktopNotifications {
     }
     package var timeoutUsec: UInt64? {
         var deadline: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &deadline) >= 0, deadline != UInt64.max else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let current = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-        return deadline > current ? deadline - current : 0
+        guard sd_bus_get_timeout(bus, &deadline) >= 0 else { return nil }
+        return MonotonicClock.usecUntil(deadline)
     }
 
     /// Handles everything the bus has for us and returns the server's signals among it. Throws

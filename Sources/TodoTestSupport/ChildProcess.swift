@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import TodoPosix
 
 /// Runs a program to completion and captures its output.
@@ -87,18 +88,18 @@ public struct ChildProcess {
 /// A value guarded by a lock, for handing results between threads in tests.
 public final class LockedBox<Value>: @unchecked Sendable {
     // @unchecked: `stored` is guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var stored: Value
 
     public init(_ value: Value) { stored = value }
 
     public var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { lock.withLock { _ in stored } }
+        set { lock.withLock { _ in stored = newValue } }
     }
 
     /// Changes the value atomically (`box.value.append(x)` would read and write separately).
     public func mutate(_ body: (inout Value) -> Void) {
-        lock.withLock { body(&stored) }
+        lock.withLock { _ in body(&stored) }
     }
 }

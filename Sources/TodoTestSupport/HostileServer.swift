@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// A small HTTP/1.1 server on a loopback address, in the test process, answering what a test's
 /// handler says: for the CalDAV client against servers that misbehave as no real one does (hrefs
@@ -45,7 +46,7 @@ public final class HostileServer: @unchecked Sendable {
     public private(set) var port = 0
     private let listener: Int32
     private let handler: @Sendable (Request) -> Response
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var recorded: [Request] = []
     private var stopped = false
 
@@ -84,18 +85,16 @@ public final class HostileServer: @unchecked Sendable {
 
     /// Stops accepting (connections being served finish on their own).
     public func stop() {
-        lock.lock()
-        let already = stopped
-        stopped = true
-        lock.unlock()
+        let already = lock.withLock { _ in
+            defer { stopped = true }
+            return stopped
+        }
         if !already { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     /// Every request so far.
     public var requests: [Request] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
+        lock.withLock { _ in recorded }
     }
 
     private func acceptLoop() {
@@ -116,9 +115,7 @@ public final class HostileServer: @unchecked Sendable {
         defer { close(fd) }
         var buffer: [UInt8] = []
         while let request = read(fd, &buffer) {
-            lock.lock()
-            recorded.append(request)
-            lock.unlock()
+            lock.withLock { _ in recorded.append(request) }
             let response = handler(request)
             var head = "HTTP/1.1 \(response.status) X\r\n"
             for (name, value) in response.headers { head += "\(name): \(value)\r\n" }

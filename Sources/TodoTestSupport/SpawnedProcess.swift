@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import TodoPosix
 
 /// A child started with `Spawn` (posix_spawn) that a test keeps running: asked whether it still
@@ -10,14 +11,14 @@ import TodoPosix
 public final class SpawnedProcess: @unchecked Sendable {
     // @unchecked: `status` is guarded by `lock`; the pid is immutable.
     public let processIdentifier: Int32
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var status: Int32?
 
     init(pid: Int32) { processIdentifier = pid }
 
     /// True until the child has exited (asking does not reap it).
     public var isRunning: Bool {
-        lock.withLock {
+        lock.withLock { _ in
             guard status == nil else { return false }
             var info = siginfo_t()
             while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) < 0 {
@@ -31,7 +32,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// that killed it.
     @discardableResult
     public func waitForExit() -> Int32 {
-        lock.withLock {
+        lock.withLock { _ in
             if let status { return status }
             let code: Int32 = switch Spawn.reap(processIdentifier) {
             case .status(let code): code
@@ -43,10 +44,10 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// The exit status once reaped (`waitForExit`), else nil.
-    public var terminationStatus: Int32? { lock.withLock { status } }
+    public var terminationStatus: Int32? { lock.withLock { _ in status } }
 
     /// Sends `signal` unless the child was reaped already (its pid may be another's by then).
     public func send(_ signal: Int32) {
-        lock.withLock { if status == nil { _ = kill(processIdentifier, signal) } }
+        lock.withLock { _ in if status == nil { _ = kill(processIdentifier, signal) } }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import TodoCore
 import TodoProtocol
 @_spi(Benchmark) import TodoStore
@@ -9,24 +10,24 @@ import TodoProtocol
 /// Results gathered from client threads.
 final class Tally: @unchecked Sendable {
     // @unchecked: every field is guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var _count = 0
     private var _latencies: [Double] = []
     private var _errors: [String] = []
     private var _end = 0.0
 
     func add(count: Int, latencies: [Double], end: Double) {
-        lock.withLock {
+        lock.withLock { _ in
             _count += count
             _latencies += latencies
             _end = max(_end, end)
         }
     }
-    func fail(_ message: String) { lock.withLock { _errors.append(message) } }
-    var count: Int { lock.withLock { _count } }
-    var latencies: [Double] { lock.withLock { _latencies } }
-    var errors: [String] { lock.withLock { _errors } }
-    var end: Double { lock.withLock { _end } }
+    func fail(_ message: String) { lock.withLock { _ in _errors.append(message) } }
+    var count: Int { lock.withLock { _ in _count } }
+    var latencies: [Double] { lock.withLock { _ in _latencies } }
+    var errors: [String] { lock.withLock { _ in _errors } }
+    var end: Double { lock.withLock { _ in _end } }
 }
 
 /// P2: durable `todo.add` per second with 1 and 16 clients, beside plain SQLite committing one row

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TodoCore
 import TodoStore
 
@@ -110,7 +111,7 @@ enum StoreBench {
 /// A counter safe to call from the store's queue.
 final class Ticker: @unchecked Sendable {
     // @unchecked: `value` is guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var value: Int64 = 0
-    func next() -> Int64 { lock.withLock { value += 1; return value } }
+    func next() -> Int64 { lock.withLock { _ in value += 1; return value } }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import TodoCore
 import TodoProtocol
 import TodoStore
@@ -88,10 +89,10 @@ enum UndoBench {
 /// A value shared between the bench's threads.
 private final class Locked<T>: @unchecked Sendable {
     // @unchecked: `stored` is touched only under `lock`.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var stored: T
     init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    func set(_ value: T) { lock.withLock { stored = value } }
-    func update(_ body: (T) -> T) { lock.withLock { stored = body(stored) } }
+    var value: T { lock.withLock { _ in stored } }
+    func set(_ value: T) { lock.withLock { _ in stored = value } }
+    func update(_ body: (T) -> T) { lock.withLock { _ in stored = body(stored) } }
 }

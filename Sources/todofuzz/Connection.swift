@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import TodoPosix
 import TodoProtocol
 
@@ -20,7 +21,7 @@ final class Connection: @unchecked Sendable {
     let fd: Int32
     let worker: Int
     private let stats: Stats
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private let readerDone = DispatchGroup()
     /// Canary ids sent and not yet answered, oldest first, with their send time.
     private var pendingCanaries: [(id: String, sent: Double)] = []
@@ -53,7 +54,7 @@ final class Connection: @unchecked Sendable {
             framer.append(buffer[0..<n])
             while case .line(let line)? = framer.next() { handle(line[...]) }
         }
-        lock.withLock {
+        lock.withLock { _ in
             closedByPeer = true
             trailingPartial = framer.pendingCount
         }
@@ -63,14 +64,14 @@ final class Connection: @unchecked Sendable {
         switch classify(line) {
         case .failure(let problem):
             stats.invalidLine("connection \(worker): \(problem.reason)", line)
-            lock.withLock { lastWasOversizeRefusal = false }
+            lock.withLock { _ in lastWasOversizeRefusal = false }
         case .success(let (outcome, id)):
             stats.answer(outcome)
             var refusal = false
             if case .error(-32600) = outcome, id == .null { refusal = true }
-            lock.withLock { lastWasOversizeRefusal = refusal }
+            lock.withLock { _ in lastWasOversizeRefusal = refusal }
             guard case .string(let text)? = id, text.hasPrefix("~canary~") else { return }
-            let expected: String? = lock.withLock {
+            let expected: String? = lock.withLock { _ in
                 guard pendingHead < pendingCanaries.count else { return nil }
                 defer { pendingHead += 1 }
                 return pendingCanaries[pendingHead].id
@@ -88,7 +89,7 @@ final class Connection: @unchecked Sendable {
     enum SendResult { case ok, closed(Int32), stalled }
 
     func send(_ bytes: [UInt8], canary: String?) -> SendResult {
-        if let canary { lock.withLock { pendingCanaries.append((canary, now())) } }
+        if let canary { lock.withLock { _ in pendingCanaries.append((canary, now())) } }
         do {
             try Posix.writeAll(fd, bytes)
             return .ok
@@ -99,14 +100,14 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    var isClosedByPeer: Bool { lock.withLock { closedByPeer && !shutDownByUs } }
+    var isClosedByPeer: Bool { lock.withLock { _ in closedByPeer && !shutDownByUs } }
 
     /// Canaries sent and not answered.
-    var unansweredCanaries: Int { lock.withLock { pendingCanaries.count - pendingHead } }
+    var unansweredCanaries: Int { lock.withLock { _ in pendingCanaries.count - pendingHead } }
 
     /// How long the oldest unanswered canary has waited, in seconds.
     var oldestCanaryAge: Double {
-        lock.withLock { pendingHead < pendingCanaries.count ? now() - pendingCanaries[pendingHead].sent : 0 }
+        lock.withLock { _ in pendingHead < pendingCanaries.count ? now() - pendingCanaries[pendingHead].sent : 0 }
     }
 
     /// Waits until the daemon hung up; false on timeout.
@@ -114,14 +115,14 @@ final class Connection: @unchecked Sendable {
         readerDone.wait(timeout: .now() + timeout) == .success
     }
 
-    var endedWithOversizeRefusal: Bool { lock.withLock { lastWasOversizeRefusal } }
+    var endedWithOversizeRefusal: Bool { lock.withLock { _ in lastWasOversizeRefusal } }
 
     /// Waits until every canary sent has been answered; false on timeout or hang-up.
     func waitForCanaries(timeout: Double) -> Bool {
         let deadline = now() + timeout
         while now() < deadline {
             if unansweredCanaries == 0 { return true }
-            if lock.withLock({ closedByPeer }) { return unansweredCanaries == 0 }
+            if lock.withLock({ _ in closedByPeer }) { return unansweredCanaries == 0 }
             usleep(2000)
         }
         return false
@@ -129,11 +130,11 @@ final class Connection: @unchecked Sendable {
 
     /// Hangs up at once, whatever is unread or unsent, and waits for the reader to finish.
     func close() {
-        lock.withLock { shutDownByUs = true }
+        lock.withLock { _ in shutDownByUs = true }
         shutdown(fd, Int32(SHUT_RDWR))
         readerDone.wait()
         Posix.close(fd)
-        let abandoned = lock.withLock { pendingCanaries.count - pendingHead }
+        let abandoned = lock.withLock { _ in pendingCanaries.count - pendingHead }
         if abandoned > 0 { stats.canariesAbandoned(abandoned) }
     }
 }
@@ -147,7 +148,7 @@ final class Worker: @unchecked Sendable {
     private let quota: Int
     private let stats: Stats
     private var generator: Generator
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var current: Connection?
     /// The last items sent, for the failure report.
     private var recent: [String] = []
@@ -160,13 +161,13 @@ final class Worker: @unchecked Sendable {
         generator = Generator(seed: seed, worker: index, wideKeys: wideKeys)
     }
 
-    var connection: Connection? { lock.withLock { current } }
-    var recentItems: [String] { lock.withLock { recent } }
+    var connection: Connection? { lock.withLock { _ in current } }
+    var recentItems: [String] { lock.withLock { _ in recent } }
 
     private func connect() -> Connection? {
         do {
             let c = try Connection(path: path, worker: index, stats: stats)
-            lock.withLock { current = c }
+            lock.withLock { _ in current = c }
             return c
         } catch {
             stats.crash("connection \(index) cannot connect to \(path): \(error)")
@@ -176,7 +177,7 @@ final class Worker: @unchecked Sendable {
 
     private func drop(_ c: Connection) {
         c.close()
-        lock.withLock { current = nil }
+        lock.withLock { _ in current = nil }
     }
 
     func run() {
@@ -191,7 +192,7 @@ final class Worker: @unchecked Sendable {
         while sent < quota && !stats.isStopping {
             let item = generator.next()
             let description = "connection \(index) item \(generator.index): \(item.kind.rawValue), \(item.bytes.count) bytes"
-            lock.withLock {
+            lock.withLock { _ in
                 recent.append(description)
                 if recent.count > 12 { recent.removeFirst() }
             }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import TodoPosix
 import TodoProtocol
 
@@ -126,7 +127,7 @@ final class Monitor: @unchecked Sendable {
     let housekeepAbove: Int
     let quiet: Bool
     let workers: [Worker]
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var stopRequested = false
     private(set) var peakRSS = 0
     private let done = DispatchGroup()
@@ -148,11 +149,11 @@ final class Monitor: @unchecked Sendable {
     }
 
     func stop() {
-        lock.withLock { stopRequested = true }
+        lock.withLock { _ in stopRequested = true }
         done.wait()
     }
 
-    private var shouldStop: Bool { lock.withLock { stopRequested } }
+    private var shouldStop: Bool { lock.withLock { _ in stopRequested } }
 
     private func loop() {
         let started = now()
@@ -165,7 +166,7 @@ final class Monitor: @unchecked Sendable {
                 stats.crash("the daemon (pid \(pid.pid)) is no longer running (\(pid.state))")
                 return
             }
-            if let pid, let rss = pid.status("VmRSS") { lock.withLock { peakRSS = max(peakRSS, rss) } }
+            if let pid, let rss = pid.status("VmRSS") { lock.withLock { _ in peakRSS = max(peakRSS, rss) } }
             for worker in workers {
                 if let c = worker.connection, c.oldestCanaryAge > 30 {
                     stats.hang("connection \(worker.index): a valid request has waited \(Int(c.oldestCanaryAge)) s for its answer")
@@ -239,7 +240,7 @@ final class Monitor: @unchecked Sendable {
 
     /// Runs `housekeep` on its own thread (never two at once), so the checks go on meanwhile.
     private func startHousekeeping(todos: Int) {
-        let start: Bool = lock.withLock {
+        let start: Bool = lock.withLock { _ in
             guard !housekeeping else { return false }
             housekeeping = true
             return true
@@ -247,7 +248,7 @@ final class Monitor: @unchecked Sendable {
         guard start else { return }
         Thread { [self] in
             housekeep(todos: todos)
-            lock.withLock { housekeeping = false }
+            lock.withLock { _ in housekeeping = false }
         }.start()
     }
 
@@ -281,8 +282,8 @@ final class Monitor: @unchecked Sendable {
 
 final class LockedResult: @unchecked Sendable {
     // @unchecked: `value` is guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var value: Result<JSON, Error>?
-    func set(_ v: Result<JSON, Error>) { lock.withLock { value = v } }
-    func get() -> Result<JSON, Error>? { lock.withLock { value } }
+    func set(_ v: Result<JSON, Error>) { lock.withLock { _ in value = v } }
+    func get() -> Result<JSON, Error>? { lock.withLock { _ in value } }
 }

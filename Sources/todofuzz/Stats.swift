@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 import TodoProtocol
 
 /// Everything the run counts, shared by all threads behind one lock.
 final class Stats: @unchecked Sendable {
     // @unchecked: every stored property is guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     private(set) var inputs = 0
     private(set) var bytes = 0
@@ -30,10 +31,10 @@ final class Stats: @unchecked Sendable {
     private(set) var housekeepingDeleted = 0
     private(set) var stopping = false
 
-    func withLock<T>(_ body: () -> T) -> T { lock.withLock(body) }
+    func withLock<T>(_ body: () -> T) -> T { lock.withLock { _ in body() } }
 
     func sent(_ item: Item) {
-        lock.withLock {
+        lock.withLock { _ in
             inputs += item.inputs
             bytes += item.bytes.count
             itemsByKind[item.kind, default: 0] += item.inputs
@@ -41,10 +42,10 @@ final class Stats: @unchecked Sendable {
         }
     }
 
-    func sentBytes(_ n: Int) { lock.withLock { bytes += n } }
+    func sentBytes(_ n: Int) { lock.withLock { _ in bytes += n } }
 
     func answer(_ outcome: Outcome) {
-        lock.withLock {
+        lock.withLock { _ in
             switch outcome {
             case .result: results += 1
             case .error(let code): errorsByCode[code, default: 0] += 1
@@ -54,7 +55,7 @@ final class Stats: @unchecked Sendable {
     }
 
     func invalidLine(_ reason: String, _ line: ArraySlice<UInt8>) {
-        lock.withLock {
+        lock.withLock { _ in
             invalid += 1
             if invalidSamples.count < 10 {
                 let text = String(decoding: line.prefix(300), as: UTF8.self)
@@ -63,26 +64,26 @@ final class Stats: @unchecked Sendable {
         }
     }
 
-    func canariesAbandoned(_ n: Int) { lock.withLock { canariesLost += n } }
-    func canarySent() { lock.withLock { canariesSent += 1 } }
-    func canaryAnswered() { lock.withLock { canariesAnswered += 1 } }
-    func connected() { lock.withLock { connects += 1 } }
-    func disconnected(deliberately: Bool) { lock.withLock { if deliberately { deliberateDisconnects += 1 } else { expectedCloses += 1 } } }
+    func canariesAbandoned(_ n: Int) { lock.withLock { _ in canariesLost += n } }
+    func canarySent() { lock.withLock { _ in canariesSent += 1 } }
+    func canaryAnswered() { lock.withLock { _ in canariesAnswered += 1 } }
+    func connected() { lock.withLock { _ in connects += 1 } }
+    func disconnected(deliberately: Bool) { lock.withLock { _ in if deliberately { deliberateDisconnects += 1 } else { expectedCloses += 1 } } }
 
     func unexpectedClose(_ what: String) {
-        lock.withLock {
+        lock.withLock { _ in
             unexpectedCloses += 1
             if unexpectedCloseSamples.count < 10 { unexpectedCloseSamples.append(what) }
         }
     }
 
-    func hang(_ what: String) { lock.withLock { hangs.append(what); stopping = true } }
-    func crash(_ what: String) { lock.withLock { crashes.append(what); stopping = true } }
-    func check(latency: Double) { lock.withLock { hangChecks += 1; maxCheckLatency = max(maxCheckLatency, latency) } }
-    func deleted(_ n: Int) { lock.withLock { housekeepingDeleted += n } }
-    func stop() { lock.withLock { stopping = true } }
-    var isStopping: Bool { lock.withLock { stopping } }
-    var inputCount: Int { lock.withLock { inputs } }
+    func hang(_ what: String) { lock.withLock { _ in hangs.append(what); stopping = true } }
+    func crash(_ what: String) { lock.withLock { _ in crashes.append(what); stopping = true } }
+    func check(latency: Double) { lock.withLock { _ in hangChecks += 1; maxCheckLatency = max(maxCheckLatency, latency) } }
+    func deleted(_ n: Int) { lock.withLock { _ in housekeepingDeleted += n } }
+    func stop() { lock.withLock { _ in stopping = true } }
+    var isStopping: Bool { lock.withLock { _ in stopping } }
+    var inputCount: Int { lock.withLock { _ in inputs } }
 }
 
 /// What one line from the daemon was.

@@ -61,6 +61,23 @@ private final class NotifyListener {
         #expect(notify.wait { $0 == "STOPPING=1" } != nil)
     }
 
+    /// SIGHUP reloads nothing (todod has nothing to reload): the manager is told neither
+    /// `RELOADING=1` nor `STOPPING=1`, the status line stays, and the daemon goes on serving.
+    @Test func sighupSaysNothingToTheManager() throws {
+        let dir = TemporaryDirectory("hup")
+        let notify = try NotifyListener(dir)
+        let daemon = try DaemonProcess(directory: dir, environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(notify.wait { $0 == "READY=1" } != nil)
+        daemon.process.send(SIGHUP)
+        _ = notify.wait(timeout: 1) { _ in false }
+        #expect(try daemon.client().result("todo.add", ["title": "再読み込みなし"])["id"] == 1)
+        #expect(notify.wait { $0.hasPrefix("STATUS=1 open") } != nil)
+        #expect(!notify.messages.contains { $0.text.contains("RELOADING=1") || $0.text.contains("STOPPING=1") },
+                "\(notify.messages.map(\.text))")
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        #expect(notify.wait { $0 == "STOPPING=1" } != nil)
+    }
+
     /// The hung store comes from `todod-faults`, a test build of the daemon; `todod` has no such switch.
     @Test func aHungStoreStopsTheWatchdog() throws {
         let dir = TemporaryDirectory("hang")

@@ -156,7 +156,7 @@ extension AccountSyncTests {
         let blocked = AccountSync(account: SyncAccount(name: "stuck", url: stuck.url, user: "alice", passwordFile: other.account.passwordFile,
                                                        calendar: stuck.url), environment: other.environment, socket: m.daemon.socket,
                                   opener: { _, _ throws(SyncError) in stuck })
-        let service = SyncService(accounts: [blocked, home], socket: m.daemon.socket, interval: 3600)
+        let service = try SyncService(accounts: [blocked, home], socket: m.daemon.socket, interval: 3600)
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             service.run()

@@ -71,9 +71,8 @@ struct CalDAVSyncTests {
         /// todod-sync as a service, pulling every `interval` seconds; its first round has ended
         /// (the status file names a success) when this returns.
         func service(interval: Int) throws -> WatchedProcess {
-            var env = environment
-            env["TODOD_SYNC_INTERVAL"] = String(interval)
-            let service = try WatchedProcess(BuiltProducts.path("todod-sync"), [], log: home.file("service.log"), environment: env)
+            let service = try WatchedProcess(BuiltProducts.path("todod-sync"), ["--pull-interval", String(interval)],
+                                             log: home.file("service.log"), environment: environment)
             #expect(NotifyTestSupport.eventually(timeout: 10) { status?.lastSuccess != nil }, "\(service.log)")
             return service
         }

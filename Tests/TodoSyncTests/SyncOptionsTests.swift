@@ -10,25 +10,42 @@ import TodoSync
         #expect(once.once && once.account == "home")
         let check = try SyncOptions(arguments: ["--check", "--url", "https://dav.example.org/", "--user", "アリス", "--password-file", "/p", "--calendar", "/alice/tasks/"])
         #expect(check.check && check.user == "アリス" && check.calendar == "/alice/tasks/")
+        let inline = try SyncOptions(arguments: ["--socket=/run/ソケット", "--pull-interval=2.5", "-h"])
+        #expect(inline.socket == "/run/ソケット" && inline.pullInterval == 2.5 && inline.help)
+        #expect(try SyncOptions(arguments: ["--pull-interval", "86400"]).pullInterval == 86_400)
+        #expect(try SyncOptions(arguments: []).pullInterval == nil)
     }
 
     @Test(arguments: [
         (["--password", "x"], "--password is not taken"),
-        (["--password=x"], "--password=x is not taken"),
+        (["--password=x"], "--password is not taken"),
+        (["--password-file=", "--check"], "option '--password-file' needs a value"),
+        (["--once=yes"], "option '--once' takes no value"),
+        (["--pull-interval"], "option '--pull-interval' needs a value"),
+        (["--pull-interval", "0"], "--pull-interval: not a number of seconds from 1 to 86400: 0"),
+        (["--pull-interval", "86401"], "not a number of seconds from 1 to 86400"),
+        (["--pull-interval", "nan"], "not a number of seconds from 1 to 86400"),
+        (["--pull-interval", "1e400"], "not a number of seconds from 1 to 86400"),
+        (["--once", "--pull-interval", "60"], "--pull-interval goes with the service"),
+        (["stray"], "unexpected argument 'stray'"),
         (["--check", "--url", "u"], "--check needs --url, --user and --password-file"),
         (["--url", "u"], "go with --check"),
         (["--account", "home"], "--account goes with --once"),
         (["--once", "--account", "../x"], "is not an account name"),
-        (["--socket"], "--socket needs a value"),
-        (["--frobnicate"], "unknown argument --frobnicate"),
+        (["--socket"], "option '--socket' needs a value"),
+        (["--socket="], "option '--socket' needs a value"),
+        (["--frobnicate"], "unknown option '--frobnicate'"),
+        (["--frobnicate=1"], "unknown option '--frobnicate'"),
     ])
     func refusesWithOneLine(_ arguments: [String], _ message: String) {
         #expect(throws: SyncError.self) { try SyncOptions(arguments: arguments) }
         do {
             _ = try SyncOptions(arguments: arguments)
         } catch {
-            #expect(error.message.contains(message))
+            #expect(error.message.contains(message), "\(error.message)")
+            guard case .usage = error else { Issue.record("not a usage error: \(error)"); return }
             #expect(!error.message.contains("\n"))
+            #expect(!error.message.contains("=x"), "a value given to --password is not repeated")
         }
     }
 }

@@ -55,4 +55,8 @@ int todod_realtime_timer_create(void);
 /// (TFD_TIMER_ABSTIME; an instant already past expires at once). Both zero disarms it.
 /// Returns 0, or -1 with errno set.
 int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds);
+
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a counter to wake a waiting thread through poll(2).
+/// <sys/eventfd.h> is not part of Swift's Glibc module. Returns the descriptor, or -1 with errno.
+int todod_eventfd_create(void);
 #endif

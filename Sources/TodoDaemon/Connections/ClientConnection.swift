@@ -87,6 +87,7 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Starts reading. Call once, on the queue.
     func start() {
+        dispatchPrecondition(condition: .onQueue(queue))
         writeSource.setEventHandler { [unowned self] in self.flush() }
         // The write source must be cancelled before the descriptor closes.
         let fd = self.fd
@@ -112,6 +113,7 @@ final class ClientConnection: @unchecked Sendable {
     nonisolated(unsafe) private static var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     private func readAvailable() {
+        dispatchPrecondition(condition: .onQueue(queue))
         while reading != nil {
             let n: Int?
             do {
@@ -174,6 +176,7 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Delivers the answer to one request: its line, newline included (nil for a notification).
     func answered(_ line: [UInt8]?) {
+        dispatchPrecondition(condition: .onQueue(queue))
         inFlight -= 1
         if let line { send(line: line) }
         resume()
@@ -182,6 +185,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Queues a piece of a line being streamed (`ResponseStream`). A peer that lets more than
     /// `streamLimit` bytes pile up is cut off (the stream then stops).
     func sendPart(_ bytes: [UInt8]) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !closed else { return }
         if unsent > ClientConnection.streamLimit {
             cutOff()
@@ -193,6 +197,7 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Queues an already serialized line.
     func send(line: [UInt8]) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !closed else { return }
         if unsent > ClientConnection.outputLimit {
             cutOff()
@@ -216,6 +221,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func flush() {
+        dispatchPrecondition(condition: .onQueue(queue))
         while outputOffset < output.count {
             let n: Int?
             do {
@@ -253,6 +259,7 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Stops reading new requests (shutdown); answers already queued still go out.
     func stopReading() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !inputClosed else { return }
         inputClosed = true
         takingRequests = false
@@ -262,6 +269,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     func close() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !closed else { return }
         closed = true
         hungUp.store(true, ordering: .relaxed)

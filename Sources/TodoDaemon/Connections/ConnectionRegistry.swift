@@ -1,3 +1,4 @@
+import Dispatch
 /// The open connections, on the I/O queue: hands each reply to its connection, fans `watch`
 /// events out to the subscribers, and answers for all of them at shutdown.
 ///
@@ -12,14 +13,22 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     /// What runs once every connection has written all its output (`whenFlushed`).
     private var flushed: (() -> Void)?
 
-    /// `seq`: the store's newest change when the daemon starts.
-    init(seq: Int64 = 0) { latestSeq = seq }
+    /// The I/O queue, the one every method must be called on.
+    private let queue: DispatchQueue
+
+    /// `seq`: the store's newest change when the daemon starts; `queue`: the I/O queue.
+    init(seq: Int64 = 0, queue: DispatchQueue) {
+        latestSeq = seq
+        self.queue = queue
+    }
 
     func add(_ connection: ClientConnection) {
+        dispatchPrecondition(condition: .onQueue(queue))
         connections[ObjectIdentifier(connection)] = connection
     }
 
     func remove(_ connection: ClientConnection) {
+        dispatchPrecondition(condition: .onQueue(queue))
         connections[ObjectIdentifier(connection)] = nil
         drained()
     }
@@ -28,12 +37,14 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     /// connection whose output waited for its peer has written it or closed (shutdown waits so
     /// for the answers already queued, without looking every few milliseconds).
     func whenFlushed(_ body: @escaping () -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
         flushed = body
         drained()
     }
 
     /// A connection's waiting output was written, or a connection left.
     func drained() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let body = flushed, allFlushed else { return }
         flushed = nil
         body()
@@ -46,6 +57,7 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     /// of later changes — reach it live. Replies arrive here in the order the store queue made
     /// them, so the switch from replay to live loses and repeats nothing.
     func deliver(_ replies: [RequestExecutor.Reply]) {
+        dispatchPrecondition(condition: .onQueue(queue))
         for reply in replies {
             if let subscription = reply.subscription { reply.connection.subscription = subscription }
             reply.connection.answered(reply.response)
@@ -63,6 +75,7 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
 
     /// Sends an event to every subscriber that asked for its type; `seq` is the change's.
     func publish(_ event: Event, seq: Int64?) {
+        dispatchPrecondition(condition: .onQueue(queue))
         let type = event.type
         var line: [UInt8]?
         for connection in connections.values {
@@ -75,6 +88,7 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
 
     /// Stops reading from every connection (shutdown); answers already queued still go out.
     func stopReading() {
+        dispatchPrecondition(condition: .onQueue(queue))
         for connection in connections.values { connection.stopReading() }
     }
 

@@ -36,6 +36,7 @@ final class ReadLoop: @unchecked Sendable {
     /// With `last`, the handler runs after the others that are ready at the same time (for the
     /// listener: connections that hung up free their descriptors before new ones are accepted).
     func watch(_ fd: Int32, last: Bool = false, handler: @escaping () -> Void) throws(PosixError) -> UInt64 {
+        dispatchPrecondition(condition: .onQueue(queue))
         let token = nextToken
         nextToken += 1
         try poll.add(fd, token: token)
@@ -47,6 +48,7 @@ final class ReadLoop: @unchecked Sendable {
     /// Stops watching; the handler is not called again, even for a readiness already reported.
     /// Call on the queue, before closing the descriptor.
     func forget(_ token: UInt64, fd: Int32) {
+        dispatchPrecondition(condition: .onQueue(queue))
         poll.remove(fd)
         handlers[token] = nil
     }
@@ -57,6 +59,7 @@ final class ReadLoop: @unchecked Sendable {
     /// handler, it runs on time (the thread that waits next sees the deadline); called otherwise,
     /// it may wait until the next readiness event.
     func after(milliseconds: Int, _ handler: @escaping () -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
         let deadline = Posix.monotonicSeconds() + Double(milliseconds) / 1000
         timers.append((deadline, handler))
         timers.sort { $0.deadline > $1.deadline }

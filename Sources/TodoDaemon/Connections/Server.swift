@@ -57,6 +57,7 @@ final class Server: @unchecked Sendable {
 
     /// Starts accepting. Call on the queue.
     func start() throws(PosixError) {
+        dispatchPrecondition(condition: .onQueue(queue))
         accepting = try readLoop.watch(listener, last: true) { [unowned self] in self.acceptAll() }
     }
 
@@ -75,6 +76,7 @@ final class Server: @unchecked Sendable {
     }
 
     private func acceptAll() {
+        dispatchPrecondition(condition: .onQueue(queue))
         for _ in 0..<Server.acceptBatch {
             let fd: Int32?
             do {
@@ -174,6 +176,7 @@ final class Server: @unchecked Sendable {
 
     /// Stops accepting and stops reading from every connection; answers already queued still go out.
     func stopAccepting() {
+        dispatchPrecondition(condition: .onQueue(queue))
         stopped = true
         if let accepting {
             readLoop.forget(accepting, fd: listener)

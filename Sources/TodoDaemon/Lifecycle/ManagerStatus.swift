@@ -1,3 +1,4 @@
+import Dispatch
 import TodoCore
 import TodoStore
 import TodoSystemd
@@ -19,6 +20,7 @@ final class ManagerStatus: @unchecked Sendable {
     }
 
     func update() {
+        dispatchPrecondition(condition: .onQueue(store.queue))
         guard enabled, let text = try? store.readOnQueue({ tx in
             ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder(), timeZone: timeZone)
         }), text != last else { return }

@@ -18,6 +18,8 @@ final class Watchdog: @unchecked Sendable {
     private let half: Double?
     private var last = 0.0
     private var timer: DispatchSourceTimer?
+    /// The queue `start` was given: `progress` must be called there.
+    private var queue: DispatchQueue?
 
     init() {
         half = ServiceManager.watchdogInterval().map { Double($0) / 2_000_000 }
@@ -26,6 +28,7 @@ final class Watchdog: @unchecked Sendable {
     /// Starts the timer on `queue` when the manager asked for a watchdog.
     func start(on queue: DispatchQueue) {
         guard let half else { return }
+        self.queue = queue
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now(), repeating: .microseconds(Int(half * 1_000_000)), leeway: .microseconds(Int(half * 100_000)))
         timer.setEventHandler { [unowned self] in beat() }
@@ -37,6 +40,7 @@ final class Watchdog: @unchecked Sendable {
     /// the last beat, so the steps of the work that cannot beat (the commit's fsync, encoding the
     /// answer) have three quarters of the interval, not half, before the manager gives up.
     func progress() {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
         guard let half, Posix.monotonicSeconds() - last >= half / 2 else { return }
         beat()
     }

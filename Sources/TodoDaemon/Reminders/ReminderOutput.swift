@@ -26,10 +26,13 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
     private var onStandardError: Set<[Int64]> = []
     /// Whether the last delivery was refused (the warning is logged once per outage).
     private var refusing = false
+    private let queue: DispatchQueue
 
     /// `timeZone` is the zone of the local times in messages (the daemon passes the one `TZ`
     /// names, read as todoctl reads it); `storeID` goes into every entry as `TODO_STORE`.
-    init(log: Log, timeZone: ZoneInfo, storeID: String) {
+    /// `queue` is the delivery queue, the one `deliver` must be called on.
+    init(log: Log, timeZone: ZoneInfo, storeID: String, queue: DispatchQueue) {
+        self.queue = queue
         self.log = log
         self.timeZone = timeZone
         self.storeID = storeID
@@ -39,6 +42,7 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
     }
 
     func deliver(_ reminder: FiredReminder) -> Bool {
+        dispatchPrecondition(condition: .onQueue(queue))
         let fields = Self.fields(reminder, storeID: storeID, timeZone: timeZone)
         let key = [reminder.todo.id, reminder.todo.remind?.usec ?? 0]
         guard let errno = Journal.send(fields) else {

@@ -85,6 +85,7 @@ final class ReminderScheduler: @unchecked Sendable {
     /// Arms the timer for the earliest pending reminder. One already due fires as soon as the
     /// store queue is free: after the answers of the commit that called this.
     func rearm() {
+        dispatchPrecondition(condition: .onQueue(store.queue))
         guard !delivering else { return }  // the batch in flight re-arms once it is recorded
         let next: Instant?
         do {
@@ -104,6 +105,7 @@ final class ReminderScheduler: @unchecked Sendable {
 
     /// The timer went off.
     func timerFired() {
+        dispatchPrecondition(condition: .onQueue(store.queue))
         armedFor = nil
         fireDue()
     }
@@ -150,6 +152,7 @@ final class ReminderScheduler: @unchecked Sendable {
 
     /// Back on the store queue: records what was delivered, reports it, and arms for what is next.
     private func record(_ delivered: [FiredReminder], refused: Bool, full: Bool) {
+        dispatchPrecondition(condition: .onQueue(store.queue))
         delivering = false
         do {
             try store.writeOnQueue { tx in

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TodoCore
 import TodoProtocol
 import TodoStore
@@ -62,7 +63,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// Called on the store queue after each commit of a pass with a write.
     private let afterCommit: @Sendable () -> Void
 
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var pending: [Job] = []
     private var scheduled = false
     /// Requests held behind their connection's `reminder.list`, in order, by connection.
@@ -84,6 +85,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// Takes one request of `connection`, on the I/O queue: answers it inline when it can
     /// (`answerInline`), else queues it for the store queue (`submit`).
     func handle(_ request: Result<RPCRequest, RPCFailure>, from connection: ClientConnection) {
+        dispatchPrecondition(condition: .onQueue(ioQueue))
         let job = Job(connection: connection, request: request)
         if let reply = answerInline(job, connectionIdle: connection.waitingAnswers == 1) {
             delivery.deliver([reply])
@@ -99,7 +101,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
 
     /// Queues a job for the store queue; called on the I/O queue.
     func submit(_ job: Job) {
-        let schedule: Bool = lock.withLock {
+        let schedule: Bool = lock.withLock { _ in
             if parked[ObjectIdentifier(job.connection)] != nil {
                 parked[ObjectIdentifier(job.connection)]!.append(job)
                 return false
@@ -115,7 +117,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// after its first `reminder.list` are parked (and so are its later submissions, pending or
     /// new) until that list's answer is handed over.
     private func takePending() -> (jobs: [Job], journalReads: [Job], more: Bool) {
-        lock.withLock {
+        lock.withLock { _ in
             let count = Self.passLength(pending)
             var taken = Array(pending[..<count])
             pending.removeFirst(count)
@@ -154,6 +156,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// Answers a `reminder.list` on the journal queue, then lets its connection's held requests go on.
     private func readJournal(_ job: Job) {
         journalQueue.async { [self] in
+            dispatchPrecondition(condition: .onQueue(journalQueue))
             guard case .success(let request) = job.request else { return }
             var response: [UInt8]?
             if !job.connection.hungUp.load(ordering: .relaxed) {
@@ -165,7 +168,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
                 }
             }
             deliver([Reply(connection: job.connection, response: response, events: [], subscription: nil)])
-            let schedule: Bool = lock.withLock {
+            let schedule: Bool = lock.withLock { _ in
                 pending.append(contentsOf: parked.removeValue(forKey: ObjectIdentifier(job.connection)) ?? [])
                 guard !pending.isEmpty, !scheduled else { return false }
                 scheduled = true
@@ -183,9 +186,10 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// A `todo.list` answered here is streamed (`ResponseStream`): its first todos leave while the
     /// rest are read.
     func answerInline(_ job: Job, connectionIdle: Bool) -> Reply? {
+        dispatchPrecondition(condition: .onQueue(ioQueue))
         guard connectionIdle, case .success(let request) = job.request, request.known != .watch,
               request.known?.kind == .read, request.known?.readsJournal != true,
-              lock.withLock({ !scheduled }) else { return nil }
+              lock.withLock({ _ in !scheduled }) else { return nil }
         let stream = request.known == .todoList ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
         var reply: Reply?
         store.queue.sync {  // a block returning nothing: `sync<T>` would look up `Reply?`'s metadata on every call
@@ -228,6 +232,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     }
 
     private func drain() {
+        dispatchPrecondition(condition: .onQueue(store.queue))
         let (jobs, journalReads, more) = takePending()
         defer {
             for job in journalReads { readJournal(job) }  // after this pass's answers

@@ -107,7 +107,7 @@ public final class SyncState {
             do {
                 return (try SyncState(path: path), reason)
             } catch {
-                throw SyncError("cannot create the sync state \(path): \(error)")
+                throw .cannotCreateState(path: path, reason: "\(error)")
             }
         }
     }

@@ -50,10 +50,10 @@ public struct VTodoCodec: Sendable {
     /// no VTODO or cannot be read.
     public func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
         do {
-            guard let first = try reader.items(bytes).first else { return .failure(SyncError("the resource holds no VTODO")) }
+            guard let first = try reader.items(bytes).first else { return .failure(.unreadableItem("the resource holds no VTODO")) }
             return .success(SyncItem(entry: inOwnZone(first.entry, relativeReminder: first.relativeReminder), sortOrder: first.sortOrder))
         } catch {
-            return .failure(SyncError("\(error)"))
+            return .failure(.unreadableItem("\(error)"))
         }
     }
 
@@ -93,9 +93,54 @@ private extension String {
     }
 }
 
-/// A sync failure: one line for the status file and the journal (never holding a password).
-public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
+/// A sync failure: one line for the status file and the journal (never holding a password),
+/// `message`.
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A mistake on todod-sync's command line.
+    case usage(String)
+    /// Neither `XDG_STATE_HOME` nor `HOME` is set, so there is no state directory.
+    case noStateDirectory
+    /// The state directory `path` cannot be made.
+    case cannotMakeDirectory(path: String, reason: String)
+    /// The account's lock cannot be taken.
+    case cannotLock(account: String, reason: String)
+    /// Another process's round of the account held its lock for all of `seconds`.
+    case roundInProgress(account: String, seconds: Int)
+    /// The sync state database at `path` can be neither opened nor made anew.
+    case cannotCreateState(path: String, reason: String)
+    /// The account's password cannot be read (its file or credential).
+    case password(String)
+    /// The server failed or refused (CalDAV's message, naming the host).
+    case server(String)
+    /// `calendar` (as given) is no calendar on the server at `server`.
+    case notACalendar(String, server: String)
+    /// The calendar at this URL holds no todos (VTODO).
+    case calendarWithoutTodos(String)
+    /// No calendar at the server holds todos.
+    case noTodoCalendar(server: String)
+    /// Several calendars hold todos and none was chosen: each one's URL and name.
+    case severalTodoCalendars([String])
+    /// A resource that holds no VTODO, or none that can be read: why.
+    case unreadableItem(String)
+    /// Anything else (todod's answers, the sync state), said in full.
+    case failed(String)
+
+    public init(_ message: String) { self = .failed(message) }
+
+    public var message: String {
+        switch self {
+        case .usage(let text), .password(let text), .server(let text), .unreadableItem(let text), .failed(let text): text
+        case .noStateDirectory: "cannot find the state directory: neither XDG_STATE_HOME nor HOME is set"
+        case .cannotMakeDirectory(let path, let reason): "cannot make \(path): \(reason)"
+        case .cannotLock(let account, let reason): "cannot lock \(account): \(reason)"
+        case .roundInProgress(let account, let seconds): "another todod-sync round of \(account) has not finished in \(seconds) s"
+        case .cannotCreateState(let path, let reason): "cannot create the sync state \(path): \(reason)"
+        case .notACalendar(let calendar, let server): "\(calendar) is not a calendar on \(server)"
+        case .calendarWithoutTodos(let url): "the calendar \(url) does not hold todos (VTODO)"
+        case .noTodoCalendar(let server): "no calendar holding todos (VTODO) at \(server); make one, or name it with --calendar"
+        case .severalTodoCalendars(let names): "several calendars hold todos; choose one with --calendar: " + names.joined(separator: ", ")
+        }
+    }
+
     public var description: String { message }
 }

@@ -114,25 +114,25 @@ public final class AccountSync {
     /// The account's lock (waiting at most `lockTimeout` for another process's round).
     func takeLock() throws(SyncError) -> FileLock {
         guard let statePath = SyncPaths.stateFile(account: account.name, environment: environment) else {
-            throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
+            throw .noStateDirectory
         }
         let directory = Files.directory(of: statePath)
-        do { try SyncPaths.makePrivateDirectory(directory) } catch { throw SyncError("cannot make \(directory): \(error)") }
+        do { try SyncPaths.makePrivateDirectory(directory) } catch { throw .cannotMakeDirectory(path: directory, reason: "\(error)") }
         let lock: FileLock?
-        do { lock = try FileLock(path: directory + "/\(account.name).lock", timeout: lockTimeout) } catch { throw SyncError("cannot lock \(account.name): \(error)") }
-        guard let lock else { throw SyncError("another todod-sync round of \(account.name) has not finished in \(Int(lockTimeout)) s") }
+        do { lock = try FileLock(path: directory + "/\(account.name).lock", timeout: lockTimeout) } catch { throw .cannotLock(account: account.name, reason: "\(error)") }
+        guard let lock else { throw .roundInProgress(account: account.name, seconds: Int(lockTimeout)) }
         return lock
     }
 
     /// One round, the lock held.
     func run() throws(SyncError) -> RoundReport {
         guard let statePath = SyncPaths.stateFile(account: account.name, environment: environment) else {
-            throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
+            throw .noStateDirectory
         }
 
         if collection == nil {
             let password: String
-            do { password = try account.password(environment: environment) } catch { throw SyncError(error.message) }
+            do { password = try account.password(environment: environment) } catch { throw .password(error.message) }
             collection = try opener(account, password)
         }
         guard let collection else { throw SyncError("no collection") }
@@ -198,41 +198,33 @@ public enum CalendarChoice {
     /// calendar holding VTODOs. With several and none named, the error lists them.
     public static func choose(_ dav: CalDAVAccount, calendar: String?) throws(SyncError) -> String {
         let found: [CalendarInfo]
-        do { found = try dav.calendars() } catch { throw SyncError(error.message) }
+        do { found = try dav.calendars() } catch { throw .server(error.message) }
         if let calendar {
             let wanted = calendar.hasSuffix("/") ? calendar : calendar + "/"
             if let match = found.first(where: { $0.url == calendar || $0.url == wanted || path(of: $0.url) == path(of: wanted) }) { return match.url }
             // A calendar discovery did not list (another user's, shared): ask it directly.
-            let url = calendar.contains("://") ? calendar : origin(of: dav.url) + (calendar.hasPrefix("/") ? calendar : "/" + calendar)
+            let reference = calendar.contains("://") || calendar.hasPrefix("/") ? calendar : "/" + calendar
+            let url = HTTPURL(dav.url)?.resolving(reference)?.string ?? calendar
             var direct = dav
             direct.url = url
             let there: [CalendarInfo]
-            do { there = try direct.calendars() } catch { throw SyncError("\(calendar): \(error.message)") }
+            do { there = try direct.calendars() } catch { throw .server("\(calendar): \(error.message)") }
             guard there.count == 1, let only = there.first, path(of: only.url) == path(of: url.hasSuffix("/") ? url : url + "/") else {
-                throw SyncError("\(calendar) is not a calendar on \(dav.url)")
+                throw .notACalendar(calendar, server: dav.url)
             }
-            guard only.holdsTodos else { throw SyncError("the calendar \(only.url) does not hold todos (VTODO)") }
+            guard only.holdsTodos else { throw .calendarWithoutTodos(only.url) }
             return only.url
         }
         let todos = found.filter(\.holdsTodos)
         switch todos.count {
         case 1: return todos[0].url
-        case 0: throw SyncError("no calendar holding todos (VTODO) at \(dav.url); make one, or name it with --calendar")
+        case 0: throw .noTodoCalendar(server: dav.url)
         default:
             let names = todos.map { $0.displayName.isEmpty ? $0.url : "\($0.url) (\($0.displayName))" }
-            throw SyncError("several calendars hold todos; choose one with --calendar: " + names.joined(separator: ", "))
+            throw .severalTodoCalendars(names)
         }
     }
 
-    static func path(of url: String) -> String {
-        guard let scheme = url.firstRange(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
-    }
-
-    static func origin(of url: String) -> String {
-        guard let scheme = url.firstRange(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        return String(url[..<(rest.firstIndex(of: "/") ?? url.endIndex)])
-    }
+    /// The path (and query) of `url`, or `url` itself when it is no http(s) URL.
+    static func path(of url: String) -> String { HTTPURL(url)?.path ?? url }
 }

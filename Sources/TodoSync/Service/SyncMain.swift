@@ -10,9 +10,6 @@ import TodoUserFiles
 /// todod-sync's three modes: `--check` (discovery for `todoctl sync add`), `--once` (one round per
 /// account) and the service.
 public enum SyncMain {
-    /// The pull interval: 5 minutes, or `TODOD_SYNC_INTERVAL` seconds (for tests).
-    public static let intervalVariable = "TODOD_SYNC_INTERVAL"
-
     public static func main(arguments: [String], environment: [String: String], opener: CollectionOpener? = nil) -> Int32 {
         let options: SyncOptions
         do { options = try SyncOptions(arguments: arguments) } catch {
@@ -71,8 +68,13 @@ public enum SyncMain {
             return ok ? 0 : 1
         }
 
-        let interval = environment[intervalVariable].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 300
-        let service = SyncService(accounts: accounts, socket: socket, interval: interval)
+        let service: SyncService
+        do {
+            service = try SyncService(accounts: accounts, socket: socket, interval: options.pullInterval ?? SyncOptions.defaultPullInterval)
+        } catch {
+            SyncOutput.error("cannot start the service: \(error)")
+            return 1
+        }
         service.log = verbose
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)

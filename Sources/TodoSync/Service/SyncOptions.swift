@@ -1,4 +1,5 @@
 import TodoUserFiles
+import TodoPosix
 
 /// todod-sync's command line (docs/man/todod-sync.1.md).
 public struct SyncOptions: Equatable, Sendable {
@@ -11,13 +12,15 @@ public struct SyncOptions: Equatable, Sendable {
     public var user: String?
     public var passwordFile: String?
     public var calendar: String?
+    /// Seconds between the service's pulls of remote changes (`--pull-interval`; nil: the default).
+    public var pullInterval: Double?
     public var help = false
     public var version = false
 
     public init() {}
 
     public static let usage = """
-        usage: todod-sync [--socket PATH] [--verbose]
+        usage: todod-sync [--socket PATH] [--pull-interval SECONDS] [--verbose]
                todod-sync [--socket PATH] --once [--account NAME] [--verbose]
                todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH]
                todod-sync --help | --version
@@ -25,43 +28,58 @@ public struct SyncOptions: Equatable, Sendable {
 
     /// Reads the arguments (without the program name). Throws a one-line usage error.
     public init(arguments: [String]) throws(SyncError) {
-        var i = 0
-        func value(_ name: String) throws(SyncError) -> String {
-            i += 1
-            guard i < arguments.count, !arguments[i].isEmpty else { throw SyncError("\(name) needs a value") }
-            return arguments[i]
-        }
-        while i < arguments.count {
-            let arg = arguments[i]
-            switch arg {
-            case "--socket": socket = try value(arg)
-            case "--once": once = true
-            case "--account":
-                let name = try value(arg)
-                guard SyncAccount.isValidName(name) else { throw SyncError("--account: \(name) is not an account name") }
-                account = name
-            case "--verbose": verbose = true
-            case "--check": check = true
-            case "--url": url = try value(arg)
-            case "--user": user = try value(arg)
-            case "--password-file": passwordFile = try value(arg)
-            case "--calendar": calendar = try value(arg)
-            case "--help", "-h": help = true
-            case "--version": version = true
-            default:
-                if arg.hasPrefix("--password") {
-                    throw SyncError("\(arg) is not taken: a password on the command line is visible to every user (ps); use --password-file")
+        var reader = ArgumentReader(arguments)
+        do throws(ArgumentError) {
+            while let argument = try reader.next() {
+                switch argument {
+                case .option("--socket"): socket = try Self.nonEmpty(reader.value(), "--socket")
+                case .option("--once"): try reader.noValue(); once = true
+                case .option("--account"):
+                    let name = try reader.value()
+                    guard SyncAccount.isValidName(name) else { throw ArgumentError.invalid("--account: \(name) is not an account name") }
+                    account = name
+                case .option("--pull-interval"): pullInterval = try Self.seconds(reader.value())
+                case .option("--verbose"): try reader.noValue(); verbose = true
+                case .option("--check"): try reader.noValue(); check = true
+                case .option("--url"): url = try Self.nonEmpty(reader.value(), "--url")
+                case .option("--user"): user = try Self.nonEmpty(reader.value(), "--user")
+                case .option("--password-file"): passwordFile = try Self.nonEmpty(reader.value(), "--password-file")
+                case .option("--calendar"): calendar = try Self.nonEmpty(reader.value(), "--calendar")
+                case .option("--help"): help = true
+                case .option("--version"): version = true
+                case .option(let name) where name.hasPrefix("--password"):
+                    // The value is not repeated: it may be the password.
+                    throw ArgumentError.invalid("\(name) is not taken: a password on the command line is visible to every user (ps); use --password-file")
+                case .option(let name): throw ArgumentError.unknownOption(name)
+                case .operand(let word): throw ArgumentError.unexpected(word)
                 }
-                throw SyncError("unknown argument \(arg)")
             }
-            i += 1
+        } catch {
+            throw .usage(error.message)
         }
+        if pullInterval != nil && (once || check) { throw SyncError.usage("--pull-interval goes with the service (not --once or --check)") }
         if check {
-            guard url != nil, user != nil, passwordFile != nil else { throw SyncError("--check needs --url, --user and --password-file") }
-            guard !once, account == nil else { throw SyncError("--check cannot be combined with --once or --account") }
+            guard url != nil, user != nil, passwordFile != nil else { throw SyncError.usage("--check needs --url, --user and --password-file") }
+            guard !once, account == nil else { throw SyncError.usage("--check cannot be combined with --once or --account") }
         } else if url != nil || user != nil || passwordFile != nil || calendar != nil {
-            throw SyncError("--url, --user, --password-file and --calendar go with --check")
+            throw SyncError.usage("--url, --user, --password-file and --calendar go with --check")
         }
-        if account != nil, !once { throw SyncError("--account goes with --once") }
+        if account != nil, !once { throw SyncError.usage("--account goes with --once") }
+    }
+
+    /// The service's pull interval when no `--pull-interval` is given: five minutes.
+    public static let defaultPullInterval = 300.0
+
+    private static func nonEmpty(_ value: String, _ name: String) throws(ArgumentError) -> String {
+        guard !value.isEmpty else { throw .needsValue(name) }
+        return value
+    }
+
+    /// A `--pull-interval`: seconds, from 1 to 86400 (a day).
+    private static func seconds(_ text: String) throws(ArgumentError) -> Double {
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
+            throw .invalid("--pull-interval: not a number of seconds from 1 to 86400: \(text)")
+        }
+        return seconds
     }
 }

@@ -2,53 +2,12 @@
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoSystemd
 import TodoRPC
-
-/// A wake-up the service's loop waits for: a local commit (`watch`), a signal. Pokes that come
-/// while it is awake fold into one.
-final class Wakeup: @unchecked Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let lock = PthreadMutex()
-    private var poked = false
-
-    func poke() {
-        lock.locked {
-            guard !poked else { return }
-            poked = true
-            semaphore.signal()
-        }
-    }
-
-    /// Waits until poked or `seconds` pass; true when poked.
-    func wait(seconds: Double) -> Bool {
-        let result = seconds.isFinite
-            ? semaphore.wait(timeout: .now() + .nanoseconds(Int(max(0, min(seconds, 86_400)) * 1e9)))
-            : { semaphore.wait(); return .success }()
-        guard result == .success else { return false }
-        lock.locked { poked = false }
-        return true
-    }
-}
-
-/// A mutex (pthread) for the little state the watch thread and the loop share.
-final class PthreadMutex: @unchecked Sendable {
-    /// On the heap: a pthread mutex must not move.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(mutex, nil) }
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-    func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
-    }
-}
 
 /// The running service (SPEC §9): a round of every account at start, after every local commit
 /// (followed with `watch`, 200 ms of debounce), and on the pull schedule; a failed account waits
@@ -61,25 +20,29 @@ public final class SyncService: @unchecked Sendable {
     /// Seconds between pulls.
     let interval: Double
     let debounce = 0.2
-    /// One wake-up per account, and the main thread's last.
+    /// One wake-up per account, then the main thread's, then the watch thread's (its backoff).
     let wakeups: [Wakeup]
-    private let stopFlag = PthreadMutex()
-    private var stopping = false
-    private var lines: [String]
+    /// Set by `stop`; then each loop ends at its next wake-up.
+    private let stopping = Atomic(false)
+    /// Each account's part of the status line.
+    private let lines: Mutex<[String]>
     public var log: (String) -> Void = { _ in }
 
-    public init(accounts: [AccountSync], socket: String, interval: Double) {
+    /// Throws when a wake-up descriptor cannot be made (at the descriptor limit).
+    public init(accounts: [AccountSync], socket: String, interval: Double) throws(PosixError) {
         self.accounts = accounts
         self.socket = socket
         self.interval = interval
-        wakeups = (0...accounts.count).map { _ in Wakeup() }
-        lines = accounts.map { "\($0.account.name): starting" }
+        var wakeups: [Wakeup] = []
+        for _ in 0..<(accounts.count + 2) { wakeups.append(try Wakeup()) }
+        self.wakeups = wakeups
+        lines = Mutex(accounts.map { "\($0.account.name): starting" })
     }
 
-    var isStopping: Bool { stopFlag.locked { stopping } }
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     public func stop() {
-        stopFlag.locked { stopping = true }
+        stopping.store(true, ordering: .releasing)
         poke()
     }
 
@@ -101,7 +64,7 @@ public final class SyncService: @unchecked Sendable {
             // Each account is used by its own queue alone.
             DispatchQueue(label: "todod-sync.account.\(a.account.name)").async(group: done) { [self] in loop(accounts[i], index: i) }
         }
-        while !isStopping { _ = wakeups[accounts.count].wait(seconds: .infinity) }
+        while !isStopping { _ = wakeups[accounts.count].wait(until: nil) }
         done.wait()
         ServiceManager.notify("STOPPING=1")
     }
@@ -122,7 +85,7 @@ public final class SyncService: @unchecked Sendable {
                 case .failure(let error): SyncOutput.error("\(a.account.name): \(error.message)")
                 }
                 let line = "\(a.account.name): " + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step")
-                let status = stopFlag.locked { () -> String in
+                let status = lines.withLock { lines in
                     lines[index] = line
                     return lines.joined(separator: "; ")
                 }
@@ -131,11 +94,10 @@ public final class SyncService: @unchecked Sendable {
             changed = false
             let retry = a.retryAt.flatMap { $0 > Posix.monotonicSeconds() ? $0 : nil }
             let deadline = min(nextPull, retry ?? .infinity)
-            if wakeup.wait(seconds: deadline - Posix.monotonicSeconds()) {
+            if wakeup.wait(until: deadline.isFinite ? deadline : nil) {
                 guard !isStopping else { break }
-                // Debounce: a burst of commits is one round.
-                usleep(UInt32(debounce * 1_000_000))
-                _ = wakeup.wait(seconds: 0)
+                // Debounce: a burst of commits is one round; a stop cuts it short.
+                _ = wakeup.settle(until: Posix.monotonicSeconds() + debounce) { isStopping }
                 changed = true
             }
         }
@@ -159,7 +121,7 @@ public final class SyncService: @unchecked Sendable {
                 log("watch: \(LocalStore.describe(error))")
             }
             guard !isStopping else { return }
-            usleep(UInt32(delay * 1_000_000))
+            _ = wakeups[accounts.count + 1].settle(until: Posix.monotonicSeconds() + delay) { isStopping }
             delay = min(delay * 2, 30)
         }
     }
