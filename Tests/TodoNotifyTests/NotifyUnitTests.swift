@@ -27,6 +27,14 @@ struct NotifyUnitTests {
         #expect(throws: NotifyOptions.UsageError.self) { try NotifyOptions.parse(["--exec-timeout", "nan", "--print"]) }
         #expect(throws: NotifyOptions.UsageError.self) { try NotifyOptions.parse(["--bogus"]) }
         #expect(throws: NotifyOptions.UsageError.self) { try NotifyOptions.parse(["--socket"]) }
+        // `--x=y` as todod and todod-sync take it; one-line errors naming the option.
+        let inline = try NotifyOptions.parse(["--socket=/ソケット", "--name=電話", "--exec-timeout=3", "--exec=prog", "--print"])
+        #expect(inline.socket == "/ソケット" && inline.name == "電話" && inline.execTimeout == 3 && inline.exec == ["prog", "--print"])
+        #expect(try NotifyOptions.parse(["-h"]).help)
+        #expect(throws: NotifyOptions.UsageError(description: "option '--print' takes no value")) { try NotifyOptions.parse(["--print=yes"]) }
+        #expect(throws: NotifyOptions.UsageError(description: "unknown option '--bogus'")) { try NotifyOptions.parse(["--bogus=1"]) }
+        #expect(throws: NotifyOptions.UsageError(description: "unexpected argument 'extra'")) { try NotifyOptions.parse(["extra"]) }
+        #expect(throws: NotifyOptions.UsageError(description: "option '--socket' needs a value")) { try NotifyOptions.parse(["--socket="]) }
         // Each notifier its own cursor: the outputs and the name make the file's name.
         #expect(try NotifyOptions.parse([]).mode == "desktop")
         #expect(try NotifyOptions.parse(["--print", "--notify"]).mode == "desktop+print")
