@@ -9,6 +9,8 @@ import TodoTime
 /// ACKNOWLEDGED) and is written back inside the VALARM todod writes; a line starting with `+`
 /// belongs to another component of the same resource (an instance of a recurring todo edited
 /// or completed elsewhere: a VTODO with RECURRENCE-ID), written back after the todo's own VTODO.
+/// Lines starting with `~` are a VTIMEZONE the kept lines' TZID needs that names no zone known
+/// here (written back when a line of the calendar uses that TZID).
 /// Lines starting with `!` are notes of the mapping itself and are never written: `!NO-SUMMARY`
 /// (the VTODO had no SUMMARY; its title is `untitled` until it gets one), `!CATEGORIES:...`
 /// (the CATEGORIES values as they came, so tags made of them are written back as they were).
@@ -292,6 +294,14 @@ public struct ICalReader: Sendable {
                 }
             }
         }
+        // The VTIMEZONEs of TZIDs in kept lines that name no zone known here, so those lines stay valid.
+        var keptZones: Set<String> = []
+        for raw in kept where raw.contains(";") {
+            let body = raw.hasPrefix(">") || raw.hasPrefix("+") ? String(raw.dropFirst()) : raw
+            guard let tzid = (try? ContentLine(parsing: body, number: 0))?.parameter("TZID"), keptZones.insert(tzid).inserted,
+                  let definition = zones.keptDefinition(tzid) else { continue }
+            kept += definition.map { "~" + $0 }
+        }
         let createdAt = created ?? modified ?? stamp ?? now
         var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
         if zone?.isEmpty == true { zone = nil }
@@ -329,12 +339,21 @@ public struct ICalWriter: Sendable {
 
     /// One VCALENDAR holding every entry, `X-APPLE-SORT-ORDER` counting their order from 1.
     public func calendar(_ entries: [ExportDocument.Entry], firstSortOrder: Int = 1) -> String {
+        var body = ""
+        var zones = ZoneDefinitions(tzdir: tzdir)
+        for (i, e) in entries.enumerated() {
+            for line in vtodo(e, sortOrder: firstSortOrder + i) {
+                zones.note(line)
+                body += ContentLines.fold(line)
+            }
+            if let ical = e.ical, ical.hasPrefix("~") || ical.contains("\n~") {
+                zones.keep(ical.split(separator: "\n").filter { $0.hasPrefix("~") }.map { String($0.dropFirst()) })
+            }
+        }
         var out = ContentLines.fold("BEGIN:VCALENDAR") + ContentLines.fold("VERSION:2.0")
             + ContentLines.fold("PRODID:-//todod//todod//EN")
-        for (i, e) in entries.enumerated() {
-            for line in vtodo(e, sortOrder: firstSortOrder + i) { out += ContentLines.fold(line) }
-        }
-        return out + ContentLines.fold("END:VCALENDAR")
+        for line in zones.components() { out += ContentLines.fold(line) }
+        return out + body + ContentLines.fold("END:VCALENDAR")
     }
 
     /// Kept lines that cannot break the file they go into (an `ical` member may come from any
@@ -387,6 +406,7 @@ public struct ICalWriter: Sendable {
                 instances.append(String(raw.dropFirst()))
                 continue
             }
+            if raw.hasPrefix("~") { continue }  // a VTIMEZONE: `calendar` writes it
             if raw.hasPrefix("!") {
                 if raw.hasPrefix("!CATEGORIES:") {
                     categoryValues = ContentLines.unescape(String(raw.dropFirst(12)), separator: ",")
@@ -421,7 +441,8 @@ public struct ICalWriter: Sendable {
             guard !v.trimmingSpaces.isEmpty else { return }  // never an empty value (servers refuse `X-FOO:`)
             lines.append(ContentLine(name: name, parameters: params, value: v).text)
         }
-        let zone = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? .utc
+        let known = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
+        let zone = (info: known ?? .utc, tzid: known.map { _ in e.zone! })
         put("UID", ContentLines.escape(e.uid ?? ""))
         put("DTSTAMP", ICalDate.utcText(e.updated))
         put("CREATED", ICalDate.utcText(e.created))
@@ -431,8 +452,12 @@ public struct ICalWriter: Sendable {
         if let due = e.due {
             if e.allDay {
                 // Within the years 0001 to 9999 even where the zone's day starts outside them.
-                let day = min(max(LocalTime(due, in: zone).days, -719_162), 2_932_896)
+                let day = min(max(LocalTime(due, in: zone.info).days, -719_162), 2_932_896)
                 put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: day), keepValue: { _ in false })
+            } else if e.zone != nil, zone.tzid != nil {
+                // In its zone, which the calendar's VTIMEZONE explains to every reader.
+                let local = LocalTime(due, in: zone.info)
+                put("DUE", [("TZID", [e.zone!])], ICalDate.dateText(days: local.days) + "T" + ICalDate.timeText(local.secondOfDay))
             } else {
                 put("DUE", ICalDate.utcText(due))
             }
@@ -472,7 +497,8 @@ public struct ICalWriter: Sendable {
         } else if let kept = templates["RRULE"] {
             lines.append(kept.raw)  // a rule todod does not follow (no due date, or outside its subset)
         }
-        if let z = e.zone { put("X-TODOD-ZONE", ContentLines.escape(z)) }
+        // The zone of a todo whose DUE does not name it (all-day, or a zone unknown here).
+        if let z = e.zone, e.allDay || zone.tzid == nil || e.due == nil { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
         lines += Self.wellFormed(rest)
         if let remind = e.remind {
