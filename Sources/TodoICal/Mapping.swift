@@ -5,8 +5,8 @@ import TodoTime
 // The todo <-> VTODO mapping of SPEC §9 (docs/ICALENDAR.md has the table).
 
 /// `Entry.ical` holds one unfolded content line per line; a line starting with `>` belongs to the
-/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER, DESCRIPTION and
-/// ACKNOWLEDGED) and is written back inside the VALARM todod writes; a line starting with `+`
+/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER and ACKNOWLEDGED, and
+/// DESCRIPTION unless it is the title) and is written back inside the VALARM todod writes; a line starting with `+`
 /// belongs to another component of the same resource (an instance of a recurring todo edited
 /// or completed elsewhere: a VTODO with RECURRENCE-ID), written back after the todo's own VTODO.
 /// Lines starting with `~` are a VTIMEZONE the kept lines' TZID needs that names no zone known
@@ -148,6 +148,7 @@ public struct ICalReader: Sendable {
         var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
         var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
+        var dtstartLine: (line: ContentLine, index: Int)?
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
@@ -194,6 +195,7 @@ public struct ICalReader: Sendable {
             case "X-TODOD-ZONE": zoneName = text(p).trimmingSpaces
             case "DTSTART":
                 dtstart = try instant(p, zones).0
+                dtstartLine = (p, kept.count)
                 kept.append(p.raw)
             case "CLASS" where value.uppercased() == "PUBLIC" && p.parameters.isEmpty:
                 continue  // the default, which some servers add
@@ -222,6 +224,7 @@ public struct ICalReader: Sendable {
             var at: Instant?
             if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.trimmingSpaces.hasSuffix("Z") {
                 at = try? instant(trigger, zones).0
+                relative = false
             } else if let offset = ICalDuration.parse(trigger.value) {
                 let base = trigger.parameter("RELATED")?.uppercased() == "END" ? due?.0 : (dtstart ?? due?.0)
                 at = base?.checkedAdding(usec: offset * 1_000_000)
@@ -232,13 +235,18 @@ public struct ICalReader: Sendable {
                 continue
             }
             remind = at
+            // An absolute trigger stays one (Apple, Thunderbird write them): noted for the writer.
+            if !relative, due?.allDay == false { kept.append("!ALARM-ABSOLUTE") }
             // Acknowledged before the trigger it has now (the todo was rescheduled since): still pending.
             if let ack = a.property("ACKNOWLEDGED"), let acknowledged = try? instant(ack, zones).0, acknowledged >= at {
                 reminded = acknowledged
             }
             // The alarm's other properties go back into the alarm todod writes: kept with `>`.
-            let own: Set<String> = ["ACTION", "TRIGGER", "DESCRIPTION", "ACKNOWLEDGED"]
-            kept += a.properties.filter { !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty }.map { ">" + $0.raw }
+            let own: Set<String> = ["ACTION", "TRIGGER", "ACKNOWLEDGED"]
+            // Its DESCRIPTION is kept unless it is the title (what todod writes there).
+            kept += a.properties.filter {
+                !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty && !($0.name == "DESCRIPTION" && $0.parameters.isEmpty && text($0) == title)
+            }.map { ">" + $0.raw }
             for sub in a.components { kept += sub.rawLines.map { ">" + $0 } }
         }
         let done = status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
@@ -262,6 +270,17 @@ public struct ICalReader: Sendable {
             recurrence = TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due)
         } else if let ruleLine {
             kept.append(ruleLine.raw)  // todod needs a due date to recur on
+        }
+        // DTSTART: the one todod writes for a recurring todo (at its due, in its form) is implied;
+        // another is kept with its distance from DUE, so the two move together.
+        if let (line, index) = dtstartLine, let due, let dtstart {
+            let own = !line.parameters.contains { !mappedParameters.contains($0.name) }
+                && (line.parameter("VALUE")?.uppercased() == "DATE") == due.allDay
+            if recurrence != nil, dtstart == due.0, own {
+                kept.remove(at: index)
+            } else {
+                kept.append("!START-BEFORE-DUE:\(due.0.seconds - dtstart.seconds)")
+            }
         }
         // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
         var dueAt = due?.0
@@ -394,6 +413,9 @@ public struct ICalWriter: Sendable {
         var instances: [String] = []
         var notes: Set<String> = []
         var categoryValues: [String] = []
+        // A kept DTSTART, and how long before DUE it was read.
+        var startTemplate: ContentLine?
+        var startBeforeDue: Int64?
         // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
         // VTODO's; a kept VTODO's lines are its own too, though `wellFormed` leaves it out).
         var openComponents: [String] = []
@@ -410,12 +432,19 @@ public struct ICalWriter: Sendable {
             if raw.hasPrefix("!") {
                 if raw.hasPrefix("!CATEGORIES:") {
                     categoryValues = ContentLines.unescape(String(raw.dropFirst(12)), separator: ",")
+                } else if raw.hasPrefix("!START-BEFORE-DUE:") {
+                    // Any `ical` member may carry it: only a distance within the years todod keeps.
+                    startBeforeDue = Int64(raw.dropFirst(18)).flatMap { $0.magnitude <= ICalDuration.maximumSeconds ? $0 : nil }
                 } else {
                     notes.insert(raw)
                 }
                 continue
             }
             let line = try? ContentLine(parsing: raw, number: 0)
+            if openComponents.isEmpty, let line, line.name == "DTSTART", startTemplate == nil {
+                startTemplate = line
+                continue
+            }
             if openComponents.isEmpty, let line, mappedNames.contains(line.name), templates[line.name] == nil {
                 templates[line.name] = line
                 continue
@@ -449,18 +478,31 @@ public struct ICalWriter: Sendable {
         put("LAST-MODIFIED", ICalDate.utcText(e.updated))
         if !(notes.contains("!NO-SUMMARY") && e.title == ICalReader.untitled) { put("SUMMARY", ContentLines.escape(e.title)) }
         if let notes = e.notes { put("DESCRIPTION", ContentLines.escape(notes)) }
-        if let due = e.due {
+        /// An instant as DUE writes it: the day of an all-day todo, local time in a known zone, else UTC.
+        func dateValue(_ t: Instant) -> (parameters: [(name: String, values: [String])], value: String) {
             if e.allDay {
                 // Within the years 0001 to 9999 even where the zone's day starts outside them.
-                let day = min(max(LocalTime(due, in: zone.info).days, -719_162), 2_932_896)
-                put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: day), keepValue: { _ in false })
-            } else if e.zone != nil, zone.tzid != nil {
-                // In its zone, which the calendar's VTIMEZONE explains to every reader.
-                let local = LocalTime(due, in: zone.info)
-                put("DUE", [("TZID", [e.zone!])], ICalDate.dateText(days: local.days) + "T" + ICalDate.timeText(local.secondOfDay))
-            } else {
-                put("DUE", ICalDate.utcText(due))
+                let day = min(max(LocalTime(t, in: zone.info).days, -719_162), 2_932_896)
+                return ([("VALUE", ["DATE"])], ICalDate.dateText(days: day))
             }
+            if let tzid = zone.tzid {
+                // In its zone, which the calendar's VTIMEZONE explains to every reader.
+                let local = LocalTime(t, in: zone.info)
+                return ([("TZID", [tzid])], ICalDate.dateText(days: local.days) + "T" + ICalDate.timeText(local.secondOfDay))
+            }
+            return ([], ICalDate.utcText(t))
+        }
+        if let due = e.due {
+            let v = dateValue(due)
+            put("DUE", v.parameters, v.value)
+            if let t = startTemplate {
+                lines.append(startBeforeDue.flatMap { due.checkedAdding(usec: -$0 * 1_000_000) }.map { movedStart(t, to: $0, zone) } ?? t.raw)
+            } else if e.recurrence != nil {
+                // The rule's anchor (RFC 5545), so every reader computes the occurrences todod does.
+                lines.append(ContentLine(name: "DTSTART", parameters: v.parameters, value: v.value).text)
+            }
+        } else if let t = startTemplate {
+            lines.append(t.raw)
         }
         let open: (String) -> Bool = { $0 == "IN-PROCESS" || $0 == "NEEDS-ACTION" }
         let closed: (String) -> Bool = { $0 == "CANCELLED" || $0 == "COMPLETED" }
@@ -504,8 +546,11 @@ public struct ICalWriter: Sendable {
         if let remind = e.remind {
             lines.append("BEGIN:VALARM")
             lines.append("ACTION:DISPLAY")
-            lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
-            if let due = e.due, !e.allDay {
+            // The alarm's own DESCRIPTION when it came with one (kept), else the title.
+            if !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
+                lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
+            }
+            if let due = e.due, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
                 lines.append("TRIGGER;RELATED=END:" + ICalDuration.text((remind.usec - due.usec) / 1_000_000))
             } else {
                 // An all-day todo's reminder is an instant: it stays where it is if another client
@@ -520,6 +565,29 @@ public struct ICalWriter: Sendable {
         // The resource's other components (instances edited elsewhere), as they came.
         lines += Self.wellFormedInstances(instances)
         return lines
+    }
+
+    /// Kept DTSTART `t` moved to `start` (as far before DUE as it was read), in its own form: a
+    /// date, local time in its TZID's zone, floating (the todo's zone) or UTC; as it was when
+    /// that says the same instant.
+    func movedStart(_ t: ContentLine, to start: Instant, _ zone: (info: ZoneInfo, tzid: String?)) -> String {
+        var value: String
+        let parameters = t.parameters
+        if t.parameter("VALUE")?.uppercased() == "DATE" {
+            value = ICalDate.dateText(days: LocalTime(start, in: zone.info).days)
+        } else if t.value.trimmingSpaces.uppercased().hasSuffix("Z") {
+            value = ICalDate.utcText(start)
+        } else {
+            var local = zone.info
+            if let tzid = t.parameter("TZID") {
+                // A zone only its kept VTIMEZONE explains: written as it came.
+                guard let resolved = TimeZones.resolve(tzid, tzdir: tzdir)?.zone else { return t.raw }
+                local = resolved
+            }
+            let l = LocalTime(start, in: local)
+            value = ICalDate.dateText(days: l.days) + "T" + ICalDate.timeText(l.secondOfDay)
+        }
+        return value == t.value.trimmingSpaces ? t.raw : ContentLine(name: "DTSTART", parameters: parameters, value: value).text
     }
 
     /// Kept VTODO components (lines starting with `+`): whole `BEGIN:VTODO` ... `END:VTODO`

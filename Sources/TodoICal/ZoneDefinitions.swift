@@ -21,7 +21,18 @@ struct ZoneDefinitions {
     mutating func note(_ raw: String) {
         // Only a line with parameters (a `;` before its first `:`) can name a TZID.
         let utf8 = raw.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), utf8[..<colon].contains(UInt8(ascii: ";")),
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let semicolon = utf8[..<colon].firstIndex(of: UInt8(ascii: ";"))
+        else { return }
+        // The lines todod writes itself (`DUE;TZID=Europe/Berlin:20261201T090000`) without a full parse.
+        let parameter = utf8[utf8.index(after: semicolon)..<colon]
+        if parameter.starts(with: "TZID=".utf8), !parameter.contains(where: { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "\"") }),
+           let local = Self.localSeconds(utf8[utf8.index(after: colon)...]) {
+            let tzid = String(decoding: parameter.dropFirst(5), as: UTF8.self)
+            let old = spans[tzid] ?? nil
+            spans[tzid] = (min(old?.low ?? local, local), max(old?.high ?? local, local))
+            return
+        }
+        guard
               let line = try? ContentLine(parsing: raw, number: 0), let tzid = line.parameter("TZID"), !tzid.isEmpty
         else { return }
         var first = line
@@ -33,6 +44,23 @@ struct ZoneDefinitions {
         let local = days * 86_400 + second
         let old = spans[tzid] ?? nil
         spans[tzid] = (min(old?.low ?? local, local), max(old?.high ?? local, local))
+    }
+
+    /// Local seconds of a `YYYYMMDDTHHMMSS` value, nil for anything else.
+    static func localSeconds(_ v: Substring.UTF8View) -> Int64? {
+        guard v.count == 15 else { return nil }
+        var n: [Int64] = []
+        n.reserveCapacity(14)
+        for (i, b) in v.enumerated() {
+            if i == 8 { guard b == UInt8(ascii: "T") else { return nil }; continue }
+            guard b >= 0x30, b <= 0x39 else { return nil }
+            n.append(Int64(b - 0x30))
+        }
+        let y = n[0] * 1000 + n[1] * 100 + n[2] * 10 + n[3], m = n[4] * 10 + n[5], d = n[6] * 10 + n[7]
+        let h = n[8] * 10 + n[9], mi = n[10] * 10 + n[11], sec = n[12] * 10 + n[13]
+        guard y >= 1, (1...12).contains(m), d >= 1, d <= Instant.monthLength(year: y, month: m), h < 24, mi < 60, sec < 61,
+              let days = Instant.days(year: y, month: m, day: d) else { return nil }
+        return days * 86_400 + h * 3600 + mi * 60 + sec
     }
 
     /// Notes the VTIMEZONEs among the kept lines of a todo (`~` lines, prefix removed).

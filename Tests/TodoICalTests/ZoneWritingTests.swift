@@ -37,6 +37,9 @@ import TodoTime
         let again = try #require(try Self.reader.items(Array(text.utf8)).first).entry
         #expect(again.zone == "Europe/Berlin")
         #expect(ICalWriter().calendar([again]) == text)
+        // A recurring todo carries its anchor, DTSTART, at its due; read back, that one is implied (not kept).
+        #expect(text.contains("\r\nDTSTART;TZID=Europe/Berlin:20261201T090000\r\n"))
+        #expect(again.ical == nil)
         // An all-day todo keeps its zone as X-TODOD-ZONE (a date has no TZID); a todo without zone is in UTC.
         var allDay = e
         allDay.allDay = true
@@ -113,5 +116,32 @@ import TodoTime
         var plain = e
         plain.ical = e.ical?.split(separator: "\n").filter { !$0.hasPrefix("DTSTART") }.joined(separator: "\n")
         #expect(!ICalWriter().calendar([plain]).contains("Mitteleuropa"))
+    }
+
+    /// A kept DTSTART moves with DUE (completing a recurring todo, rescheduling it), keeping the
+    /// distance it was read at, in its own form; while DUE stays, it is written as it came.
+    @Test func aKeptStartMovesWithDue() throws {
+        for (line, moved) in [("DTSTART;TZID=Europe/Berlin:20261207T090000", "DTSTART;TZID=Europe/Berlin:20261214T090000"),
+                              ("DTSTART:20261207T080000Z", "DTSTART:20261214T080000Z"),
+                              ("DTSTART;VALUE=DATE:20261207", "DTSTART;VALUE=DATE:20261214"),
+                              ("DTSTART;X-FOO=bar;TZID=W. Europe Standard Time:20261207T090000",
+                               "DTSTART;X-FOO=bar;TZID=W. Europe Standard Time:20261214T090000")] {
+            let due = line.contains("VALUE=DATE") ? "DUE;VALUE=DATE:20261209" : "DUE;TZID=Europe/Berlin:20261209T170000"
+            let e = try #require(try Self.reader.items(Self.file(["UID:s", "SUMMARY:Wochenbericht", line, due, "RRULE:FREQ=WEEKLY"])).first).entry
+            #expect(ICalWriter().calendar([e]).contains("\r\n" + line + "\r\n"), "\(line) not as it came")
+            var next = e
+            next.due = e.due!.adding(usec: 7 * 86_400 * 1_000_000)
+            let text = ICalWriter().calendar([next])
+            #expect(text.contains("\r\n" + moved + "\r\n"), "\(line): \(text)")
+            #expect(!text.contains(line + "\r\n"))
+            // Read again, the start is as far before the due as it was.
+            let back = try #require(try Self.reader.items(Array(text.utf8)).first).entry
+            #expect(back.ical?.contains("!START-BEFORE-DUE:") == true)
+            #expect(back.due == next.due)
+        }
+        // A distance no instant can be moved by is not applied (the line is written as it came).
+        var hostile = ExportDocument.Entry(title: "t", due: Self.now, created: Self.now, updated: Self.now, uid: "h")
+        hostile.ical = "DTSTART:20261201T000000Z\n!START-BEFORE-DUE:9223372036854775807"
+        #expect(ICalWriter().calendar([hostile]).contains("\r\nDTSTART:20261201T000000Z\r\n"))
     }
 }
