@@ -13,7 +13,9 @@ import TodoTime
 /// here (written back when a line of the calendar uses that TZID).
 /// Lines starting with `!` are notes of the mapping itself and are never written: `!NO-SUMMARY`
 /// (the VTODO had no SUMMARY; its title is `untitled` until it gets one), `!CATEGORIES:...`
-/// (the CATEGORIES values as they came, so tags made of them are written back as they were).
+/// (the CATEGORIES values as they came, so tags made of them are written back as they were),
+/// `!START-BEFORE-DUE:<seconds>` (how long before DUE the kept DTSTART was, so it moves with DUE),
+/// `!ALARM-ABSOLUTE` (the mapped alarm's trigger was an instant, and is written as one).
 ///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
 /// parameters todod does not model (or a value it would write differently, for STATUS, PRIORITY
