@@ -83,6 +83,7 @@ public enum CLI {
             // Local input first, so a bad file never needs the daemon.
             var document: JSON?
             var skipped: [String: Int] = [:]
+            var notFollowed: [ICalFiles.KeptRule] = []
             var unmapped: [String]?
             if case .importFile(let path, let source?) = invocation.command {
                 let context = ForeignImport.Context(zone: timeZone, zoneName: zoneName(), now: now)
@@ -91,7 +92,7 @@ public enum CLI {
                 unmapped = converted.unmapped
             } else if case .importFile(let path, nil) = invocation.command {
                 let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
-                (document, skipped) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
+                (document, skipped, notFollowed) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
 
             let transport: RPCTransport
@@ -109,6 +110,7 @@ public enum CLI {
                     runner.unmapped = unmapped
                     runner.socket = socket
                     runner.importSkipped = skipped
+                    runner.importNotFollowed = notFollowed
                     runner.connect = { () throws(ClientError) in try connect(socket) }
                     try runner.run(invocation.command, document: document)
                 }

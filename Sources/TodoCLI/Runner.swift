@@ -27,6 +27,8 @@ struct Runner {
     var connect: (() throws(ClientError) -> RPCTransport)?
     /// What the file being imported held besides todos (`VEVENT`: 3), for the import report.
     var importSkipped: [String: Int] = [:]
+    /// The rules the file being imported had that todod keeps without following, for the report.
+    var importNotFollowed: [ICalFiles.KeptRule] = []
 
     // MARK: - Plumbing
 
@@ -106,6 +108,15 @@ struct Runner {
                         o["skipped"] = .object(counts)
                     }
                     if let unmapped { o["unmapped"] = .array(unmapped.map(JSON.string)) }
+                    if !importNotFollowed.isEmpty {
+                        o["notFollowed"] = .array(importNotFollowed.map { r in
+                            var rule = JSONObject()
+                            if let file = r.file { rule["file"] = .string(file) }
+                            rule["line"] = .int(Int64(r.line))
+                            rule["reason"] = .string(r.reason)
+                            return .object(rule)
+                        })
+                    }
                     result = .object(o)
                 }
                 emit(result)
@@ -117,7 +128,8 @@ struct Runner {
                 let unchanged = result["unchanged"]?.intValue ?? 0
                 // All new: the plain count; else what became of them.
                 let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
-                let skipped = ICalFiles.skippedWords(importSkipped).map { "; skipped \($0) (not todos)" } ?? ""
+                let skipped = (ICalFiles.skippedWords(importSkipped).map { "; skipped \($0) (not todos)" } ?? "")
+                    + (ICalFiles.keptRuleWords(importNotFollowed).map { "; " + $0 } ?? "")
                 print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories")\(skipped).")
                 if let unmapped {
                     print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")

@@ -211,6 +211,11 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
         switch rule.until {
         case .date(let days)?: untilDays = days; untilInstant = nil
         case .instant(let instant)?: untilDays = nil; untilInstant = instant
+        case .local(let seconds)?:
+            // Floating: that wall-clock time in the zone followed (for an all-day walk, its day).
+            let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
+            untilDays = allDay ? days : nil
+            untilInstant = allDay ? nil : (LocalTime.instant(days: days, secondOfDay: seconds - days * 86_400, in: zone) ?? .latest)
         case nil: untilDays = nil; untilInstant = nil
         }
         // A DAILY rule whose INTERVAL is whole weeks stays on the start's weekday.

@@ -40,6 +40,9 @@ public enum Recurrence {
             switch rule.until {
             case .date(let days)?: if LocalTime(next, in: zone).days > days { return nil }
             case .instant(let until)?: if next > until { return nil }
+            case .local(let seconds)?:
+                let l = LocalTime(next, in: zone)
+                if (allDay ? l.days * 86_400 : l.days * 86_400 + l.secondOfDay) > (allDay ? seconds - ((seconds % 86_400) + 86_400) % 86_400 : seconds) { return nil }
             case nil: break
             }
             if let count = rule.count {

@@ -52,6 +52,9 @@ public enum RuleUntil: Sendable, Equatable {
     case date(days: Int64)
     /// `UNTIL=20261224T080000Z`: through that instant.
     case instant(Instant)
+    /// `UNTIL=20261224T090000` (floating, as Nextcloud Tasks writes it): through that wall-clock
+    /// time (seconds since 1970-01-01 local) in the zone the rule is followed in.
+    case local(seconds: Int64)
 }
 
 /// A rule todod cannot use, with a one-line reason naming the part.
@@ -230,6 +233,10 @@ public struct RecurrenceRule: Sendable, Equatable {
             let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
             let s = seconds - days * 86_400
             parts.append("UNTIL=" + Self.basicDate(days) + "T" + Self.pad(s / 3600, 2) + Self.pad(s / 60 % 60, 2) + Self.pad(s % 60, 2) + "Z")
+        case .local(let seconds)?:
+            let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
+            let s = seconds - days * 86_400
+            parts.append("UNTIL=" + Self.basicDate(days) + "T" + Self.pad(s / 3600, 2) + Self.pad(s / 60 % 60, 2) + Self.pad(s % 60, 2))
         case nil: break
         }
         return parts.joined(separator: ";")
@@ -264,16 +271,14 @@ public struct RecurrenceRule: Sendable, Equatable {
             for b in bytes[range] { guard b >= 48, b <= 57 else { return nil }; n = n * 10 + Int64(b - 48) }
             return n
         }
-        let bad = RecurrenceError("RRULE part UNTIL=\(value) is not a date (20261224) or a UTC date-time (20261224T090000Z)")
+        let bad = RecurrenceError("RRULE part UNTIL=\(value) is not a date (20261224) or a date-time (20261224T090000Z, 20261224T090000)")
         guard let y = digits(0..<4), let m = digits(4..<6), let d = digits(6..<8), let days = Instant.days(year: y, month: m, day: d) else { throw bad }
         if bytes.count == 8 { return .date(days: days) }
-        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
+        guard bytes.count == 16 && bytes[15] == UInt8(ascii: "Z") || bytes.count == 15, bytes[8] == UInt8(ascii: "T"),
               let hh = digits(9..<11), let mm = digits(11..<13), let ss = digits(13..<15), hh < 24, mm < 60, ss < 61
-        else {
-            if bytes.count == 15 { throw RecurrenceError("RRULE part UNTIL=\(value) is a local time; give it in UTC with a Z (20261224T090000Z)") }
-            throw bad
-        }
-        return .instant(Instant(seconds: days * 86_400 + hh * 3600 + mm * 60 + min(ss, 59)))
+        else { throw bad }
+        let seconds = days * 86_400 + hh * 3600 + mm * 60 + min(ss, 59)
+        return bytes.count == 15 ? .local(seconds: seconds) : .instant(Instant(seconds: seconds))
     }
 
     static func basicDate(_ days: Int64) -> String {

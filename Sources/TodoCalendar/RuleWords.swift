@@ -50,6 +50,11 @@ extension RecurrenceRule {
         case .instant(let t)?:
             let local = LocalTime(t, in: zone)
             text += ", until " + (local.secondOfDay == 86_399 ? String(local.text.prefix(10)) : local.text)
+        case .local(let seconds)?:
+            let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
+            let second = seconds - days * 86_400
+            func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+            text += ", until " + LocalTime.dateText(days: days) + " " + two(second / 3600) + ":" + two(second / 60 % 60)
         case nil: break
         }
         return fromCompletion ? "after done: " + text : text

@@ -5,13 +5,17 @@ import TodoTime
 // The todo <-> VTODO mapping of SPEC §9 (docs/ICALENDAR.md has the table).
 
 /// `Entry.ical` holds one unfolded content line per line; a line starting with `>` belongs to the
-/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER, DESCRIPTION and
-/// ACKNOWLEDGED) and is written back inside the VALARM todod writes; a line starting with `+`
+/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER and ACKNOWLEDGED, and
+/// DESCRIPTION unless it is the title) and is written back inside the VALARM todod writes; a line starting with `+`
 /// belongs to another component of the same resource (an instance of a recurring todo edited
 /// or completed elsewhere: a VTODO with RECURRENCE-ID), written back after the todo's own VTODO.
+/// Lines starting with `~` are a VTIMEZONE the kept lines' TZID needs that names no zone known
+/// here (written back when a line of the calendar uses that TZID).
 /// Lines starting with `!` are notes of the mapping itself and are never written: `!NO-SUMMARY`
 /// (the VTODO had no SUMMARY; its title is `untitled` until it gets one), `!CATEGORIES:...`
-/// (the CATEGORIES values as they came, so tags made of them are written back as they were).
+/// (the CATEGORIES values as they came, so tags made of them are written back as they were),
+/// `!START-BEFORE-DUE:<seconds>` (how long before DUE the kept DTSTART was, so it moves with DUE),
+/// `!ALARM-ABSOLUTE` (the mapped alarm's trigger was an instant, and is written as one).
 ///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
 /// parameters todod does not model (or a value it would write differently, for STATUS, PRIORITY
@@ -146,6 +150,7 @@ public struct ICalReader: Sendable {
         var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
         var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
+        var dtstartLine: (line: ContentLine, index: Int)?
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
@@ -192,6 +197,7 @@ public struct ICalReader: Sendable {
             case "X-TODOD-ZONE": zoneName = text(p).trimmingSpaces
             case "DTSTART":
                 dtstart = try instant(p, zones).0
+                dtstartLine = (p, kept.count)
                 kept.append(p.raw)
             case "CLASS" where value.uppercased() == "PUBLIC" && p.parameters.isEmpty:
                 continue  // the default, which some servers add
@@ -220,6 +226,7 @@ public struct ICalReader: Sendable {
             var at: Instant?
             if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.trimmingSpaces.hasSuffix("Z") {
                 at = try? instant(trigger, zones).0
+                relative = false
             } else if let offset = ICalDuration.parse(trigger.value) {
                 let base = trigger.parameter("RELATED")?.uppercased() == "END" ? due?.0 : (dtstart ?? due?.0)
                 at = base?.checkedAdding(usec: offset * 1_000_000)
@@ -230,13 +237,18 @@ public struct ICalReader: Sendable {
                 continue
             }
             remind = at
+            // An absolute trigger stays one (Apple, Thunderbird write them): noted for the writer.
+            if !relative, due?.allDay == false { kept.append("!ALARM-ABSOLUTE") }
             // Acknowledged before the trigger it has now (the todo was rescheduled since): still pending.
             if let ack = a.property("ACKNOWLEDGED"), let acknowledged = try? instant(ack, zones).0, acknowledged >= at {
                 reminded = acknowledged
             }
             // The alarm's other properties go back into the alarm todod writes: kept with `>`.
-            let own: Set<String> = ["ACTION", "TRIGGER", "DESCRIPTION", "ACKNOWLEDGED"]
-            kept += a.properties.filter { !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty }.map { ">" + $0.raw }
+            let own: Set<String> = ["ACTION", "TRIGGER", "ACKNOWLEDGED"]
+            // Its DESCRIPTION is kept unless it is the title (what todod writes there).
+            kept += a.properties.filter {
+                !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty && !($0.name == "DESCRIPTION" && $0.parameters.isEmpty && text($0) == title)
+            }.map { ">" + $0.raw }
             for sub in a.components { kept += sub.rawLines.map { ">" + $0 } }
         }
         let done = status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
@@ -260,6 +272,17 @@ public struct ICalReader: Sendable {
             recurrence = TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due)
         } else if let ruleLine {
             kept.append(ruleLine.raw)  // todod needs a due date to recur on
+        }
+        // DTSTART: the one todod writes for a recurring todo (at its due, in its form) is implied;
+        // another is kept with its distance from DUE, so the two move together.
+        if let (line, index) = dtstartLine, let due, let dtstart {
+            let own = !line.parameters.contains { !mappedParameters.contains($0.name) }
+                && (line.parameter("VALUE")?.uppercased() == "DATE") == due.allDay
+            if recurrence != nil, dtstart == due.0, own {
+                kept.remove(at: index)
+            } else {
+                kept.append("!START-BEFORE-DUE:\(due.0.seconds - dtstart.seconds)")
+            }
         }
         // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
         var dueAt = due?.0
@@ -291,6 +314,14 @@ public struct ICalReader: Sendable {
                     reminded = nil
                 }
             }
+        }
+        // The VTIMEZONEs of TZIDs in kept lines that name no zone known here, so those lines stay valid.
+        var keptZones: Set<String> = []
+        for raw in kept where raw.contains(";") {
+            let body = raw.hasPrefix(">") || raw.hasPrefix("+") ? String(raw.dropFirst()) : raw
+            guard let tzid = (try? ContentLine(parsing: body, number: 0))?.parameter("TZID"), keptZones.insert(tzid).inserted,
+                  let definition = zones.keptDefinition(tzid) else { continue }
+            kept += definition.map { "~" + $0 }
         }
         let createdAt = created ?? modified ?? stamp ?? now
         var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
@@ -329,12 +360,21 @@ public struct ICalWriter: Sendable {
 
     /// One VCALENDAR holding every entry, `X-APPLE-SORT-ORDER` counting their order from 1.
     public func calendar(_ entries: [ExportDocument.Entry], firstSortOrder: Int = 1) -> String {
+        var body = ""
+        var zones = ZoneDefinitions(tzdir: tzdir)
+        for (i, e) in entries.enumerated() {
+            for line in vtodo(e, sortOrder: firstSortOrder + i) {
+                zones.note(line)
+                body += ContentLines.fold(line)
+            }
+            if let ical = e.ical, ical.hasPrefix("~") || ical.contains("\n~") {
+                zones.keep(ical.split(separator: "\n").filter { $0.hasPrefix("~") }.map { String($0.dropFirst()) })
+            }
+        }
         var out = ContentLines.fold("BEGIN:VCALENDAR") + ContentLines.fold("VERSION:2.0")
             + ContentLines.fold("PRODID:-//todod//todod//EN")
-        for (i, e) in entries.enumerated() {
-            for line in vtodo(e, sortOrder: firstSortOrder + i) { out += ContentLines.fold(line) }
-        }
-        return out + ContentLines.fold("END:VCALENDAR")
+        for line in zones.components() { out += ContentLines.fold(line) }
+        return out + body + ContentLines.fold("END:VCALENDAR")
     }
 
     /// Kept lines that cannot break the file they go into (an `ical` member may come from any
@@ -375,6 +415,9 @@ public struct ICalWriter: Sendable {
         var instances: [String] = []
         var notes: Set<String> = []
         var categoryValues: [String] = []
+        // A kept DTSTART, and how long before DUE it was read.
+        var startTemplate: ContentLine?
+        var startBeforeDue: Int64?
         // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
         // VTODO's; a kept VTODO's lines are its own too, though `wellFormed` leaves it out).
         var openComponents: [String] = []
@@ -387,15 +430,23 @@ public struct ICalWriter: Sendable {
                 instances.append(String(raw.dropFirst()))
                 continue
             }
+            if raw.hasPrefix("~") { continue }  // a VTIMEZONE: `calendar` writes it
             if raw.hasPrefix("!") {
                 if raw.hasPrefix("!CATEGORIES:") {
                     categoryValues = ContentLines.unescape(String(raw.dropFirst(12)), separator: ",")
+                } else if raw.hasPrefix("!START-BEFORE-DUE:") {
+                    // Any `ical` member may carry it: only a distance within the years todod keeps.
+                    startBeforeDue = Int64(raw.dropFirst(18)).flatMap { $0.magnitude <= ICalDuration.maximumSeconds ? $0 : nil }
                 } else {
                     notes.insert(raw)
                 }
                 continue
             }
             let line = try? ContentLine(parsing: raw, number: 0)
+            if openComponents.isEmpty, let line, line.name == "DTSTART", startTemplate == nil {
+                startTemplate = line
+                continue
+            }
             if openComponents.isEmpty, let line, mappedNames.contains(line.name), templates[line.name] == nil {
                 templates[line.name] = line
                 continue
@@ -421,21 +472,39 @@ public struct ICalWriter: Sendable {
             guard !v.trimmingSpaces.isEmpty else { return }  // never an empty value (servers refuse `X-FOO:`)
             lines.append(ContentLine(name: name, parameters: params, value: v).text)
         }
-        let zone = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? .utc
+        let known = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
+        let zone = (info: known ?? .utc, tzid: known.map { _ in e.zone! })
         put("UID", ContentLines.escape(e.uid ?? ""))
         put("DTSTAMP", ICalDate.utcText(e.updated))
         put("CREATED", ICalDate.utcText(e.created))
         put("LAST-MODIFIED", ICalDate.utcText(e.updated))
         if !(notes.contains("!NO-SUMMARY") && e.title == ICalReader.untitled) { put("SUMMARY", ContentLines.escape(e.title)) }
         if let notes = e.notes { put("DESCRIPTION", ContentLines.escape(notes)) }
-        if let due = e.due {
+        /// An instant as DUE writes it: the day of an all-day todo, local time in a known zone, else UTC.
+        func dateValue(_ t: Instant) -> (parameters: [(name: String, values: [String])], value: String) {
             if e.allDay {
                 // Within the years 0001 to 9999 even where the zone's day starts outside them.
-                let day = min(max(LocalTime(due, in: zone).days, -719_162), 2_932_896)
-                put("DUE", [("VALUE", ["DATE"])], ICalDate.dateText(days: day), keepValue: { _ in false })
-            } else {
-                put("DUE", ICalDate.utcText(due))
+                let day = min(max(LocalTime(t, in: zone.info).days, -719_162), 2_932_896)
+                return ([("VALUE", ["DATE"])], ICalDate.dateText(days: day))
             }
+            if let tzid = zone.tzid {
+                // In its zone, which the calendar's VTIMEZONE explains to every reader.
+                let local = LocalTime(t, in: zone.info)
+                return ([("TZID", [tzid])], ICalDate.dateText(days: local.days) + "T" + ICalDate.timeText(local.secondOfDay))
+            }
+            return ([], ICalDate.utcText(t))
+        }
+        if let due = e.due {
+            let v = dateValue(due)
+            put("DUE", v.parameters, v.value)
+            if let t = startTemplate {
+                lines.append(startBeforeDue.flatMap { due.checkedAdding(usec: -$0 * 1_000_000) }.map { movedStart(t, to: $0, zone) } ?? t.raw)
+            } else if e.recurrence != nil {
+                // The rule's anchor (RFC 5545), so every reader computes the occurrences todod does.
+                lines.append(ContentLine(name: "DTSTART", parameters: v.parameters, value: v.value).text)
+            }
+        } else if let t = startTemplate {
+            lines.append(t.raw)
         }
         let open: (String) -> Bool = { $0 == "IN-PROCESS" || $0 == "NEEDS-ACTION" }
         let closed: (String) -> Bool = { $0 == "CANCELLED" || $0 == "COMPLETED" }
@@ -472,14 +541,18 @@ public struct ICalWriter: Sendable {
         } else if let kept = templates["RRULE"] {
             lines.append(kept.raw)  // a rule todod does not follow (no due date, or outside its subset)
         }
-        if let z = e.zone { put("X-TODOD-ZONE", ContentLines.escape(z)) }
+        // The zone of a todo whose DUE does not name it (all-day, or a zone unknown here).
+        if let z = e.zone, e.allDay || zone.tzid == nil || e.due == nil { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
         lines += Self.wellFormed(rest)
         if let remind = e.remind {
             lines.append("BEGIN:VALARM")
             lines.append("ACTION:DISPLAY")
-            lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
-            if let due = e.due, !e.allDay {
+            // The alarm's own DESCRIPTION when it came with one (kept), else the title.
+            if !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
+                lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
+            }
+            if let due = e.due, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
                 lines.append("TRIGGER;RELATED=END:" + ICalDuration.text((remind.usec - due.usec) / 1_000_000))
             } else {
                 // An all-day todo's reminder is an instant: it stays where it is if another client
@@ -494,6 +567,29 @@ public struct ICalWriter: Sendable {
         // The resource's other components (instances edited elsewhere), as they came.
         lines += Self.wellFormedInstances(instances)
         return lines
+    }
+
+    /// Kept DTSTART `t` moved to `start` (as far before DUE as it was read), in its own form: a
+    /// date, local time in its TZID's zone, floating (the todo's zone) or UTC; as it was when
+    /// that says the same instant.
+    func movedStart(_ t: ContentLine, to start: Instant, _ zone: (info: ZoneInfo, tzid: String?)) -> String {
+        var value: String
+        let parameters = t.parameters
+        if t.parameter("VALUE")?.uppercased() == "DATE" {
+            value = ICalDate.dateText(days: LocalTime(start, in: zone.info).days)
+        } else if t.value.trimmingSpaces.uppercased().hasSuffix("Z") {
+            value = ICalDate.utcText(start)
+        } else {
+            var local = zone.info
+            if let tzid = t.parameter("TZID") {
+                // A zone only its kept VTIMEZONE explains: written as it came.
+                guard let resolved = TimeZones.resolve(tzid, tzdir: tzdir)?.zone else { return t.raw }
+                local = resolved
+            }
+            let l = LocalTime(start, in: local)
+            value = ICalDate.dateText(days: l.days) + "T" + ICalDate.timeText(l.secondOfDay)
+        }
+        return value == t.value.trimmingSpaces ? t.raw : ContentLine(name: "DTSTART", parameters: parameters, value: value).text
     }
 
     /// Kept VTODO components (lines starting with `+`): whole `BEGIN:VTODO` ... `END:VTODO`

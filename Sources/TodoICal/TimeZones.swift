@@ -8,6 +8,8 @@ import TodoTime
 final class TimeZones {
     let tzdir: String?
     var vtimezones: [String: VTimeZone] = [:]
+    /// Each VTIMEZONE's lines, by TZID.
+    private var definitions: [String: [String]] = [:]
     /// The IANA name and zone of each TZID looked up so far (nil: none known here).
     private var known: [String: (name: String, zone: ZoneInfo)?] = [:]
 
@@ -19,6 +21,7 @@ final class TimeZones {
                     throw ICalError(line: c.number, "VTIMEZONE without TZID")
                 }
                 vtimezones[id] = try VTimeZone(c)
+                definitions[id] = c.rawLines
             }
         }
     }
@@ -28,18 +31,29 @@ final class TimeZones {
 
     private func iana(_ tzid: String) -> (name: String, zone: ZoneInfo)? {
         if let found = known[tzid] { return found }
-        var found: (name: String, zone: ZoneInfo)?
-        if !tzid.hasPrefix("/"), let zone = ZoneInfo(identifier: tzid, tzdir: tzdir) {
-            found = (tzid, zone)
-        } else {
-            let parts = tzid.split(separator: "/")
-            for n in [3, 2, 1] where parts.count > n {
-                let name = parts.suffix(n).joined(separator: "/")
-                if let zone = ZoneInfo(identifier: name, tzdir: tzdir) { found = (name, zone); break }
-            }
-        }
+        let found = Self.resolve(tzid, tzdir: tzdir)
         known[tzid] = .some(found)
         return found
+    }
+
+    /// The IANA zone a TZID names on this machine: itself, the IANA name at the end of a
+    /// prefixed one (`/mozilla.org/20050126_1/Europe/Berlin`), or the zone of a Windows name
+    /// (`W. Europe Standard Time`); nil when none.
+    static func resolve(_ tzid: String, tzdir: String?) -> (name: String, zone: ZoneInfo)? {
+        if !tzid.hasPrefix("/"), let zone = ZoneInfo(identifier: tzid, tzdir: tzdir) { return (tzid, zone) }
+        if let name = WindowsZones.iana[tzid.trimmingSpaces], let zone = ZoneInfo(identifier: name, tzdir: tzdir) { return (name, zone) }
+        let parts = tzid.split(separator: "/")
+        for n in [3, 2, 1] where parts.count > n {
+            let name = parts.suffix(n).joined(separator: "/")
+            if let zone = ZoneInfo(identifier: name, tzdir: tzdir) { return (name, zone) }
+        }
+        return nil
+    }
+
+    /// The file's VTIMEZONE of `tzid` as it came, when the TZID names no zone known here (so
+    /// that the lines using it stay valid where they are written back).
+    func keptDefinition(_ tzid: String) -> [String]? {
+        iana(tzid) == nil ? definitions[tzid] : nil
     }
 
     /// The instant of a local time in zone `tzid`.
@@ -147,9 +161,10 @@ final class VTimeZone {
         }
     }
 
-    static func year(_ local: Int64) -> Int64 {
-        Instant.civil(days: local >= 0 ? local / 86_400 : -((-local + 86_399) / 86_400)).year
-    }
+    static func year(_ local: Int64) -> Int64 { Instant.civil(days: floorDays(local)).year }
+
+    /// The day (since 1970-01-01) of local seconds `local`.
+    static func floorDays(_ local: Int64) -> Int64 { local >= 0 ? local / 86_400 : -((-local + 86_399) / 86_400) }
 
     /// The rule onsets of observance `o` in `year`, UTC.
     private func onsets(_ o: Observance, year: Int64) -> [Onset] {

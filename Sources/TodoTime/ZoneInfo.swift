@@ -8,13 +8,15 @@ public struct ZoneInfo: Sendable {
     let transitions: [Int64]
     /// `offsets[i]` is the UTC offset (seconds east) that starts at `transitions[i]`.
     let offsets: [Int64]
+    /// Whether the offset that starts at `transitions[i]` is daylight-saving time.
+    let daylight: [Bool]
     /// The UTC offset before the first transition (RFC 8536 §3.2: time type 0).
     let initialOffset: Int64
     /// The rule for instants at or after the last transition, or for all instants without transitions.
     let rule: PosixRule?
 
     /// Coordinated Universal Time.
-    public static let utc = ZoneInfo(transitions: [], offsets: [], initialOffset: 0, rule: nil)
+    public static let utc = ZoneInfo(transitions: [], offsets: [], daylight: [], initialOffset: 0, rule: nil)
 
     /// The zone `TZ` names, with glibc's rules: nil (unset) → /etc/localtime; "" → UTC;
     /// ":file" or "file" → a TZif file (absolute, or relative to $TZDIR or /usr/share/zoneinfo);
@@ -67,7 +69,7 @@ public struct ZoneInfo: Sendable {
     /// A zone from a POSIX TZ rule string, nil when it does not parse.
     public init?(posixRule: String) {
         guard let rule = PosixRule(Array(posixRule.utf8)) else { return nil }
-        self.init(transitions: [], offsets: [], initialOffset: rule.standardOffset, rule: rule)
+        self.init(transitions: [], offsets: [], daylight: [], initialOffset: rule.standardOffset, rule: rule)
     }
 
     /// Seconds east of UTC in effect at `utcSeconds` (seconds since the Unix epoch, any Int64 value
@@ -86,16 +88,17 @@ public struct ZoneInfo: Sendable {
         return low == 0 ? initialOffset : offsets[low - 1]
     }
 
-    private init(transitions: [Int64], offsets: [Int64], initialOffset: Int64, rule: PosixRule?) {
+    private init(transitions: [Int64], offsets: [Int64], daylight: [Bool], initialOffset: Int64, rule: PosixRule?) {
         self.transitions = transitions
         self.offsets = offsets
+        self.daylight = daylight
         self.initialOffset = initialOffset
         self.rule = rule
     }
 
     private init(block: TZifBlock, rule: PosixRule?) {
         self.init(transitions: block.transitions, offsets: block.transitionTypes.map { block.typeOffsets[$0] },
-                  initialOffset: block.typeOffsets[0], rule: rule)
+                  daylight: block.transitionTypes.map { block.typeDaylight[$0] }, initialOffset: block.typeOffsets[0], rule: rule)
     }
 
     /// A zone from the TZif file at `path`, nil when it cannot be read or is not one.
@@ -147,6 +150,8 @@ private struct TZifBlock {
     var transitionTypes: [Int] = []
     /// The UT offset of each local time type.
     var typeOffsets: [Int64] = []
+    /// Whether each local time type is daylight-saving time.
+    var typeDaylight: [Bool] = []
 
     init?(_ reader: inout ByteReader, header: TZifHeader, timeSize: Int) {
         let typeCount = header.typeCount
@@ -168,9 +173,10 @@ private struct TZifBlock {
         for _ in 0..<typeCount {
             // utoff (int32), isdst and desigidx (one byte each).
             guard let offset = reader.uint32().map({ Int32(bitPattern: $0) }), offset != Int32.min,
-                  reader.skip(2)
+                  let isdst = reader.byte(), reader.skip(1)
             else { return nil }
             typeOffsets.append(Int64(offset))
+            typeDaylight.append(isdst != 0)
         }
         guard reader.skip(header.charCount + header.leapCount * (timeSize + 4) + header.isstdCount + header.isutCount)
         else { return nil }

@@ -54,7 +54,7 @@ import TodoTime
             let untilText: String = switch rule.until {
             case .instant(let t)?: "u\(t.seconds)"
             case .date(let days)?: { let (uy, um, ud) = Instant.civil(days: days); return "d\(Self.pad(uy, 4))-\(Self.pad(um, 2))-\(Self.pad(ud, 2))" }()
-            case nil: "-"
+            case .local?, nil: "-"  // randomRule writes no floating UNTIL
             }
             lines += "\(zoneName)\t\(withoutUntil.text)\t\(startText)\t\(untilText)\t\(after.seconds)\t\(windowEnd.seconds)\n"
             cases.append(Case(zone: zoneName, rule: rule, start: start, after: after, windowEnd: windowEnd))

@@ -252,14 +252,14 @@ import TodoTime
         #expect(ICalWriter().vtodo(t, sortOrder: 1).contains("PRIORITY:4"))
     }
 
-    /// A TZID that only the file's VTIMEZONE explains (an Outlook-style name): standard and
+    /// A TZID that only the file's VTIMEZONE explains (a custom name): standard and
     /// daylight time from its yearly rules, the local time in the spring gap read with the offset
     /// before it; a TZID naming an IANA zone inside a prefixed name.
     @Test func vtimezoneRules() throws {
         let text = """
             BEGIN:VCALENDAR
             BEGIN:VTIMEZONE
-            TZID:W. Europe Standard Time
+            TZID:Westeuropa
             BEGIN:STANDARD
             DTSTART:16011028T030000
             RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10
@@ -276,22 +276,22 @@ import TodoTime
             BEGIN:VTODO
             UID:winter
             SUMMARY:winter
-            DUE;TZID=W. Europe Standard Time:20260115T090000
+            DUE;TZID=Westeuropa:20260115T090000
             END:VTODO
             BEGIN:VTODO
             UID:summer
             SUMMARY:summer
-            DUE;TZID="W. Europe Standard Time":20260715T090000
+            DUE;TZID="Westeuropa":20260715T090000
             END:VTODO
             BEGIN:VTODO
             UID:gap
             SUMMARY:gap
-            DUE;TZID=W. Europe Standard Time:20260329T023000
+            DUE;TZID=Westeuropa:20260329T023000
             END:VTODO
             BEGIN:VTODO
             UID:overlap
             SUMMARY:overlap
-            DUE;TZID=W. Europe Standard Time:20261025T023000
+            DUE;TZID=Westeuropa:20261025T023000
             END:VTODO
             BEGIN:VTODO
             UID:prefixed

@@ -82,6 +82,16 @@ ensure_test_environment() {
         echo "==> installing radicale, xandikos and vdirsyncer into $venv" >&2
         "$venv/bin/pip" install --quiet --disable-pip-version-check radicale xandikos vdirsyncer
     }
+    "$venv/bin/python" -c 'import recurring_ical_events, caldav' 2>/dev/null || {
+        echo "==> installing recurring-ical-events and caldav into $venv" >&2
+        "$venv/bin/pip" install --quiet --disable-pip-version-check recurring-ical-events caldav
+    }
+    # recurring-ical-events pins python-dateutil below 3, whose tz ignores the TZif footer (no DST
+    # after 2037): the dateutil oracle needs 4 or later, with which recurring-ical-events works too.
+    "$venv/bin/python" -c 'import dateutil, sys; sys.exit(int(dateutil.__version__.split(".")[0]) < 4)' 2>/dev/null || {
+        echo "==> installing python-dateutil 4 into $venv" >&2
+        "$venv/bin/pip" install --quiet --disable-pip-version-check "python-dateutil>=4" 2>/dev/null
+    }
     export TODOD_RRULE_PYTHON="$PWD/$venv/bin/python"
     export TODOD_TODOMAN="$PWD/$venv/bin/todo"
     export TODOD_RADICALE="$PWD/$venv/bin/radicale"

@@ -14,7 +14,7 @@ enum ICalFiles {
     /// starting with `BEGIN:`) converted; of a directory: every `*.ics` file in it (a vdir). With
     /// it, how many components that are not todos (`VEVENT`: 3) the files held and were skipped.
     static func document(_ path: String, reader: ICalReader, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure)
-        -> (document: JSON, skipped: [String: Int]) {
+        -> (document: JSON, skipped: [String: Int], notFollowed: [KeptRule]) {
         let name = path == "-" ? "standard input" : path
         if path != "-", (try? Files.kind(path)) == .directory {
             return try vdir(path, reader: reader)
@@ -25,10 +25,11 @@ enum ICalFiles {
         } catch {
             throw .input("cannot read \(name): \(error.reason)")
         }
-        guard isICalendar(bytes) else { return (try CLI.readDocument(name, bytes), [:]) }
+        guard isICalendar(bytes) else { return (try CLI.readDocument(name, bytes), [:], []) }
         do {
             let file = try reader.file(bytes)
-            return (JSON(ICalReader.document(usable(file.items), exported: reader.now)), file.skipped)
+            let items = usable(file.items)
+            return (JSON(ICalReader.document(items, exported: reader.now)), file.skipped, keptRules(items, file: nil))
         } catch {
             throw .input("\(name): \(error)")
         }
@@ -43,24 +44,66 @@ enum ICalFiles {
     }
 
     /// Every `.ics` file of directory `path`, read as one document (all or nothing).
-    static func vdir(_ path: String, reader: ICalReader) throws(CLIFailure) -> (document: JSON, skipped: [String: Int]) {
+    static func vdir(_ path: String, reader: ICalReader) throws(CLIFailure) -> (document: JSON, skipped: [String: Int], notFollowed: [KeptRule]) {
         let names: [String]
         do { names = try Files.entries(path).filter { $0.hasSuffix(".ics") && !$0.hasPrefix(".") } } catch {
             throw .input("cannot read \(path): \(error.reason)")
         }
         var items: [ICalReader.Item] = []
         var skipped: [String: Int] = [:]
+        var notFollowed: [KeptRule] = []
         for name in names {
             let file = path + "/" + name
             let bytes: [UInt8]
             do { bytes = try Files.contents(of: file) } catch { throw .input("cannot read \(file): \(error.reason)") }
             do {
                 let read = try reader.file(bytes)
+                notFollowed += keptRules(usable(read.items), file: name)
                 items += read.items
                 skipped.merge(read.skipped, uniquingKeysWith: +)
             } catch { throw .input("\(file): \(error)") }
         }
-        return (JSON(ICalReader.document(usable(items), exported: reader.now)), skipped)
+        return (JSON(ICalReader.document(usable(items), exported: reader.now)), skipped, notFollowed)
+    }
+
+    /// A recurrence rule an import kept without following it: the todo is one todo, its RRULE
+    /// goes back out unchanged.
+    struct KeptRule: Sendable, Equatable {
+        /// The file in the directory imported (nil for a single file).
+        var file: String?
+        /// The line of the todo's BEGIN:VTODO.
+        var line: Int
+        /// What todod does not follow: `FREQ=HOURLY`, a part's name (`RSCALE`, `BYHOUR`), or
+        /// `no DUE` (todod recurs on the due date).
+        var reason: String
+    }
+
+    /// The rules of `items` (after `usable`) kept but not followed.
+    static func keptRules(_ items: [ICalReader.Item], file: String?) -> [KeptRule] {
+        items.compactMap { item in
+            guard item.entry.recurrence == nil, let ical = item.entry.ical,
+                  let rule = ical.split(separator: "\n").first(where: { $0.uppercased().hasPrefix("RRULE") }) else { return nil }
+            let reason = item.entry.due == nil ? "no DUE" : unfollowedPart(String(rule.drop { $0 != ":" }.dropFirst()))
+            return KeptRule(file: file, line: item.line, reason: reason)
+        }
+    }
+
+    /// The first part of rule `text` todod does not compute (`FREQ=HOURLY`, `RSCALE`), else the whole rule.
+    static func unfollowedPart(_ text: String) -> String {
+        let known: Set<String> = ["FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "BYMONTH", "BYSETPOS", "COUNT", "UNTIL", "WKST"]
+        for part in text.uppercased().split(separator: ";") {
+            let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
+            if kv[0] == "FREQ", kv.count == 2, !["DAILY", "WEEKLY", "MONTHLY", "YEARLY"].contains(kv[1]) { return "FREQ=" + kv[1] }
+            if !known.contains(kv[0]) { return kv[0] }
+        }
+        return text
+    }
+
+    /// The report's words for kept rules: `2 rules kept but not followed: line 12 (FREQ=HOURLY), b.ics line 4 (RSCALE)`.
+    static func keptRuleWords(_ rules: [KeptRule]) -> String? {
+        guard !rules.isEmpty else { return nil }
+        let places = rules.map { r in (r.file.map { $0 + " " } ?? "") + "line \(r.line) (\(r.reason))" }
+        return "\(rules.count) \(rules.count == 1 ? "rule" : "rules") kept but not followed: " + places.joined(separator: ", ")
     }
 
     /// `items` with every RRULE todod cannot follow (outside docs/RECURRENCE.md, such as
