@@ -47,7 +47,8 @@ package final class TodoStore: Sendable {
     /// A read sees one state of the store without a transaction of its own: every write runs on
     /// the same serial queue and the file is held exclusively, so nothing changes between the
     /// statements of one read. Each statement reads in autocommit mode, with no `BEGIN` and
-    /// `COMMIT` around them.
+    /// `COMMIT` around them. While a `writeDetached` runs, a read runs instead in a read
+    /// transaction of a read-only second connection: the state committed before it.
     package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.sync(reading: true) { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
     }
@@ -70,7 +71,7 @@ package final class TodoStore: Sendable {
     /// queue free meanwhile (for long work: the undo of a large import). Must be called on the
     /// store queue. Until it ends, reads there see the store as it was before it (a snapshot:
     /// never half of it) and other writes fail, so the caller holds them back
-    /// (`longWriteRunning`). Like every write it commits whole or not at all: a daemon killed
+    /// (`longWriteRunningOnQueue`). Like every write it commits whole or not at all: a daemon killed
     /// meanwhile leaves the store as it was before it. `done` runs on the store queue once the
     /// transaction committed or rolled back and the store holds its file exclusively again.
     package func writeDetached<T, E: TodoErrorConvertible>(on worker: DispatchQueue, _ body: @escaping @Sendable (StoreTransaction) throws(E) -> T,
