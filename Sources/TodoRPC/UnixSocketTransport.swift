@@ -10,8 +10,8 @@ import TodoProtocol
 /// trusted, so a socket planted by another user at a path the client uses is refused.
 ///
 /// No wait for the daemon is unbounded: connecting, sending and every wait for an answer give up
-/// after `timeout` seconds without progress (`ClientError.timedOut`), `store.import` and
-/// `store.export` after `longTimeoutFactor` times that; only `watch`, once subscribed, waits forever.
+/// after `timeout` seconds without progress (`ClientError.timedOut`), `store.import`,
+/// `store.export`, `store.undo` and `store.redo` after `longTimeoutFactor` times that; only `watch`, once subscribed, waits forever.
 public final class UnixSocketTransport: RPCTransport {
     public let path: String
     private let fd: Int32

@@ -65,13 +65,14 @@ package final class Connection {
         _ = todod_sqlite_pool_small_blocks()
     }()
 
-    /// Opens (creating if missing) the database file at `path`.
+    /// Opens (creating if missing) the database file at `path`; `readOnly` opens an existing
+    /// file for reading only.
     /// ([sqlite3_open_v2](https://sqlite.org/c3ref/open.html))
-    package init(path: String) throws(TodoError) {
+    package init(path: String, readOnly: Bool = false) throws(TodoError) {
         Connection.configured
         var db: SQLiteHandle?
         // NOFOLLOW: a path with a symbolic link in it is refused, never followed.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
@@ -93,8 +94,19 @@ package final class Connection {
         try execute("PRAGMA temp_store = MEMORY")
     }
 
-    deinit {
+    /// Set by `close`: the handle is gone.
+    private var closed = false
+
+    deinit { close() }
+
+    /// Closes the connection now rather than when the last reference goes (a WAL that another
+    /// connection will open next must be let go first); nothing may use it afterwards.
+    func close() {
+        guard !closed else { return }
+        closed = true
         cache.values.forEach { $0.finalize() }
+        cache = [:]
+        recent = nil
         sqlite3_close_v2(handle)
     }
 

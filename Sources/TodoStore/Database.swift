@@ -12,6 +12,14 @@ final class Database: @unchecked Sendable {
     let path: String
     let queue: DispatchQueue
     private var connection: Connection?
+    /// Whether the connection writes the change log (its TEMP triggers).
+    private let changeLog: Bool
+    /// While a long write runs on a thread of its own (`beginLongWrite` to `endLongWrite`): the
+    /// read-only connection every read is answered from meanwhile, in a read transaction of its
+    /// own, so it sees the store as last committed, never the long write half done.
+    private var snapshot: Connection?
+    /// Set by `closeOnQueue`: a long write ending later does not open the file again.
+    private var closed = false
     private let queueKey = DispatchSpecificKey<Void>()
     /// The file opened at `path`: device and inode as found right after opening.
     private let identity: Files.Identity?
@@ -26,6 +34,7 @@ final class Database: @unchecked Sendable {
     init(path: String, label: String = "todod.store", changeLog: Bool = true) throws(TodoError) {
         self.path = path
         self.queue = DispatchQueue(label: label)
+        self.changeLog = changeLog
         try Database.refuseOrphanedLog(path)
         let connection = try Connection(path: path)
         // The daemon is the store's only user: it keeps its file locks for as long as it runs
@@ -76,18 +85,81 @@ final class Database: @unchecked Sendable {
     /// True on the database queue.
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) != nil }
 
-    /// Runs `body` with the connection on the database queue and waits for it.
-    func sync<T, E: TodoErrorConvertible>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
+    /// Runs `body` with the connection on the database queue and waits for it. `reading`: the
+    /// body only reads (while a long write runs it reads the last committed state).
+    func sync<T, E: TodoErrorConvertible>(reading: Bool = false, _ body: (Connection) throws(E) -> T) throws(E) -> T {
         precondition(!isOnQueue, "Database.sync called re-entrantly on its own queue")  // programmer error
         // `DispatchQueue.sync` rethrows as `any Error`; the result carries the typed error across.
-        let result = queue.sync { Result { () throws(E) in try body(try open(as: E.self)) } }
+        let result = queue.sync { Result { () throws(E) in try onQueue(reading: reading, body) } }
         return try result.get()
     }
 
     /// Runs `body` with the connection; the caller must already be on the database queue.
-    func onQueue<T, E: TodoErrorConvertible>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
+    /// `reading`: the body only reads (while a long write runs it reads the last committed
+    /// state); a write meanwhile fails with a storage error.
+    func onQueue<T, E: TodoErrorConvertible>(reading: Bool = false, _ body: (Connection) throws(E) -> T) throws(E) -> T {
         dispatchPrecondition(condition: .onQueue(queue))
-        return try body(try open(as: E.self))
+        guard let snapshot else { return try body(try open(as: E.self)) }
+        guard reading else { throw E(TodoError.storage("storage failure: the store is busy undoing or redoing a large change; try again when it ends")) }
+        // One read transaction: all its statements see one state, even if the long write commits meanwhile.
+        do { try snapshot.run("BEGIN") } catch { throw E(error) }
+        defer { try? snapshot.run("COMMIT") }
+        return try body(snapshot)
+    }
+
+    /// True while a long write runs (`beginLongWrite` to `endLongWrite`). Must run on the queue.
+    var longWriteRunning: Bool { snapshot != nil }
+
+    /// Hands the connection over to a long write that runs on another thread, leaving the queue
+    /// free: reads go on from a read-only snapshot connection, writes fail until `endLongWrite`.
+    /// The connection is opened again in SQLite's normal locking mode (a WAL index in a `-shm`
+    /// file) so that the snapshot can read beside it; the write transaction is begun here, so
+    /// no other process can write meanwhile. Must run on the queue.
+    /// - Returns: the connection, in an open write transaction (`BEGIN IMMEDIATE`).
+    func beginLongWrite() throws(TodoError) -> Connection {
+        dispatchPrecondition(condition: .onQueue(queue))
+        try checkFileBeforeWrite()
+        guard connection != nil, snapshot == nil else { throw TodoError.storage("storage failure: the store is closed") }
+        connection?.close()  // the exclusive connection: its WAL goes into the file
+        connection = nil
+        do {
+            let shared = try Connection(path: path)
+            try shared.execute("PRAGMA busy_timeout = 1000; \(Migrator.connectionPragmas)")
+            if changeLog { try shared.execute(ChangeLog.triggers) }
+            try shared.run("BEGIN IMMEDIATE")
+            _ = try shared.scalar("SELECT count(*) FROM store_info")  // opens the WAL and its index
+            let reader = try Connection(path: path, readOnly: true)
+            try reader.execute("PRAGMA busy_timeout = 1000;")
+            snapshot = reader
+            return shared
+        } catch {
+            snapshot?.close()
+            snapshot = nil
+            connection = try? Self.reopenExclusive(path, changeLog: changeLog)
+            throw error
+        }
+    }
+
+    /// Takes the connection back from a finished long write (committed or rolled back): the
+    /// snapshot closes and the store holds its file exclusively again. Must run on the queue.
+    func endLongWrite(_ shared: Connection) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        snapshot?.close()
+        snapshot = nil
+        if shared.inTransaction { try? shared.run("ROLLBACK") }
+        // The last connection closing empties the WAL into the file and deletes it and the -shm.
+        shared.close()
+        guard !closed else { return }
+        connection = try? Self.reopenExclusive(path, changeLog: changeLog)
+    }
+
+    /// Opens the migrated file again, exclusively (as `init` does), with the log's triggers.
+    private static func reopenExclusive(_ path: String, changeLog: Bool) throws(TodoError) -> Connection {
+        let connection = try Connection(path: path)
+        try connection.execute("PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 1000; \(Migrator.connectionPragmas)")
+        if changeLog { try connection.execute(ChangeLog.triggers) }
+        _ = try connection.scalar("SELECT count(*) FROM store_info")  // takes the lock now
+        return connection
     }
 
     private func open<E: TodoErrorConvertible>(as: E.Type) throws(E) -> Connection {
@@ -100,7 +172,10 @@ final class Database: @unchecked Sendable {
     func closeOnQueue() {
         dispatchPrecondition(condition: .onQueue(queue))
         _ = fileProblemOnQueue()
+        closed = true
         connection = nil
+        snapshot?.close()
+        snapshot = nil
     }
 }
 

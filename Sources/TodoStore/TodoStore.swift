@@ -48,14 +48,15 @@ package final class TodoStore: Sendable {
     /// A read sees one state of the store without a transaction of its own: every write runs on
     /// the same serial queue and the file is held exclusively, so nothing changes between the
     /// statements of one read. Each statement reads in autocommit mode, with no `BEGIN` and
-    /// `COMMIT` around them.
+    /// `COMMIT` around them. While a `writeDetached` runs, a read runs instead in a read
+    /// transaction of a read-only second connection: the state committed before it.
     package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.sync { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
+        try database.sync(reading: true) { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
     }
 
     /// Like `read`, for a caller already running on the store queue.
     package func readOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.onQueue { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
+        try database.onQueue(reading: true) { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
     }
 
     /// Like `write`, for a caller already running on the store queue: one transaction, durable
@@ -66,6 +67,43 @@ package final class TodoStore: Sendable {
             return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
     }
+
+    /// Runs `body` as one write transaction on `worker`, a thread of its own, leaving the store
+    /// queue free meanwhile (for long work: the undo of a large import). Must be called on the
+    /// store queue. Until it ends, reads there see the store as it was before it (a snapshot:
+    /// never half of it) and other writes fail, so the caller holds them back
+    /// (`longWriteRunningOnQueue`). Like every write it commits whole or not at all: a daemon killed
+    /// meanwhile leaves the store as it was before it. `done` runs on the store queue once the
+    /// transaction committed or rolled back and the store holds its file exclusively again.
+    package func writeDetached<T, E: TodoErrorConvertible>(on worker: DispatchQueue, _ body: @escaping @Sendable (StoreTransaction) throws(E) -> T,
+                                                           done: @escaping @Sendable (Result<T, E>) -> Void) {
+        let shared: Connection
+        do throws(TodoError) { shared = try database.beginLongWrite() } catch { return done(.failure(E(error))) }
+        nonisolated(unsafe) let connection = shared  // used by the worker alone until it hands it back
+        worker.async { [self] in
+            let result = Result { () throws(E) -> T in
+                do throws(E) {
+                    let value = try committing(connection, body)
+                    do throws(TodoError) { try connection.run("COMMIT") } catch { throw E(error) }
+                    // What readers no longer need goes into the file here, not on the store
+                    // queue when the connection is closed there.
+                    try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    return value
+                } catch {
+                    if connection.inTransaction { try? connection.run("ROLLBACK") }
+                    throw error
+                }
+            }
+            nonisolated(unsafe) let outcome = result
+            queue.async { [self] in
+                database.endLongWrite(connection)
+                done(outcome)
+            }
+        }
+    }
+
+    /// True while a `writeDetached` runs. Must run on the store queue.
+    package var longWriteRunningOnQueue: Bool { database.longWriteRunning }
 
     /// Runs the body of a write transaction, then the step of log pruning due before its commit.
     private func committing<T, E: TodoErrorConvertible>(_ connection: Connection, _ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {

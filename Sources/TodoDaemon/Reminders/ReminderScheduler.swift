@@ -68,6 +68,8 @@ final class ReminderScheduler: @unchecked Sendable {
     static let batchSize = 100
     /// How long to wait before retrying after a failed delivery.
     static let retryDelayUsec: Int64 = 5_000_000
+    /// How soon a reminder due while an undo or redo holds the store's writes is looked at again.
+    static let longWriteRetryUsec: Int64 = 500_000
 
     /// `timer` must fire on the store queue; `sink` is called only on `deliveryQueue`; `onFired`
     /// gets each recorded batch on the store queue (the daemon publishes it as `reminder` events).
@@ -125,6 +127,9 @@ final class ReminderScheduler: @unchecked Sendable {
         guard !delivering else { return }
         let now = clock()
         if let retryAt, now < retryAt { return rearm() }
+        // An undo or redo holds the store's writes: what is due fires when it ends (its commit
+        // re-arms), or, if it fails, at the next look.
+        if store.longWriteRunningOnQueue { return arm(at: now.adding(usec: Self.longWriteRetryUsec)) }
         let due: [Todo]
         do {
             due = try store.readOnQueue { try $0.dueReminders(at: now, limit: Self.batchSize) }
@@ -153,6 +158,10 @@ final class ReminderScheduler: @unchecked Sendable {
     /// Back on the store queue: records what was delivered, reports it, and arms for what is next.
     private func record(_ delivered: [FiredReminder], refused: Bool, full: Bool) {
         dispatchPrecondition(condition: .onQueue(store.queue))
+        if store.longWriteRunningOnQueue {  // cannot write yet: recorded once the undo or redo ends, never sent twice
+            store.queue.asyncAfter(deadline: .now() + .milliseconds(100)) { self.record(delivered, refused: refused, full: full) }
+            return
+        }
         delivering = false
         do {
             try store.writeOnQueue { tx in

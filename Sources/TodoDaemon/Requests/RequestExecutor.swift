@@ -51,6 +51,8 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         case store(TodoError)
         /// The one request of a pass of its own failed: the whole transaction rolled back.
         case requestFailed
+        /// The undo or redo running on its own thread failed with this answer: it rolled back.
+        case answered(Reply)
 
         init(_ error: TodoError) { self = .store(error) }
     }
@@ -70,6 +72,11 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     private var parked: [ObjectIdentifier: [Job]] = [:]
     /// Where `reminder.list` reads the journal.
     private let journalQueue = DispatchQueue(label: "todod.journal-read")
+    /// Where a `store.undo` or `store.redo` runs (`runDetached`), the store queue free meanwhile.
+    private let longWriteQueue = DispatchQueue(label: "todod.long-write")
+    /// The connection whose undo or redo runs on `longWriteQueue`, if one does: until it ends,
+    /// reads are answered (from the state before it) and everything else waits in `pending`.
+    private var detached: ObjectIdentifier?
 
     /// `replies` gets every reply on `ioQueue`; `afterCommit` runs on the store queue after each
     /// commit (the daemon re-arms the reminder timer and updates its status line there).
@@ -118,6 +125,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// new) until that list's answer is handed over.
     private func takePending() -> (jobs: [Job], journalReads: [Job], more: Bool) {
         lock.withLock { _ in
+            if let detached { return (takeReadsWhileDetached(detached), [], false) }
             let count = Self.passLength(pending)
             var taken = Array(pending[..<count])
             pending.removeFirst(count)
@@ -146,6 +154,32 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             scheduled = !pending.isEmpty
             return (taken, journalReads, scheduled)
         }
+    }
+
+    /// While an undo or redo runs on its own thread: takes the pending reads of the store, leaving
+    /// writes, long requests, journal reads and every later job of their connections (and of the
+    /// connection undoing) in `pending`, in order, until it ends. Called under `lock`.
+    private func takeReadsWhileDetached(_ undoing: ObjectIdentifier) -> [Job] {
+        var taken: [Job] = [], held: [Job] = []
+        var holding: Set<ObjectIdentifier> = [undoing]
+        for job in pending {
+            let id = ObjectIdentifier(job.connection)
+            if holding.contains(id) || parked[id] != nil || !Self.readsStoreOnly(job) {
+                holding.insert(id)
+                held.append(job)
+            } else {
+                taken.append(job)
+            }
+        }
+        pending = held
+        scheduled = false  // the held jobs are scheduled again when the undo or redo ends
+        return taken
+    }
+
+    /// Whether `job` only reads the store (or is answered with an error without touching it).
+    private static func readsStoreOnly(_ job: Job) -> Bool {
+        guard case .success(let request) = job.request, let method = request.known else { return true }
+        return method.kind == .read && !method.readsJournal && !isLong(job)
     }
 
     private static func readsJournal(_ job: Job) -> Bool {
@@ -250,6 +284,9 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         // a statement journal cuts the savepoint's in-memory journal back when it ends, walking
         // it from its start: with the pages of a large undo in it, that cost grew with every row.
         let own = jobs.count == 1 && Self.isLong(jobs[0])
+        if own, case .success(let request) = jobs[0].request, request.known == .storeUndo || request.known == .storeRedo {
+            return runDetached(jobs[0])
+        }
         do throws(PassFailure) {
             if writes {
                 try store.writeOnQueue { (tx) throws(PassFailure) in
@@ -283,6 +320,45 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             }
         }
         deliver(replies)
+    }
+
+    /// Runs a `store.undo` or `store.redo` as one transaction on `longWriteQueue`
+    /// (`TodoStore.writeDetached`): the store queue stays free, reads of other clients are
+    /// answered meanwhile from the state before it, and the watchdog's timer and reminders go on.
+    /// Writes and everything after a held job of the same connection wait in `pending` until it
+    /// ends; then its answer and events leave, as after any commit, and the held jobs run.
+    private func runDetached(_ job: Job) {
+        lock.withLock { _ in detached = ObjectIdentifier(job.connection) }
+        store.writeDetached(on: longWriteQueue, { [self] (tx) throws(PassFailure) -> Reply in
+            let reply = run(job, tx, savepoint: false)
+            if reply.failed { throw PassFailure.answered(reply) }
+            return reply
+        }, done: { [self] result in
+            var reply: Reply
+            switch result {
+            case .success(let done):
+                afterCommit()
+                reply = done
+            case .failure(.answered(let failed)):
+                reply = failed
+            case .failure(.store(let error)):
+                reply = Reply(connection: job.connection, response: nil, events: [], subscription: nil, failed: true)
+                if case .success(let request) = job.request, let id = request.id {
+                    reply = Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: id, RPCError(error))),
+                                  events: [], subscription: nil, failed: true)
+                }
+            case .failure(.requestFailed):
+                reply = Reply(connection: job.connection, response: nil, events: [], subscription: nil, failed: true)
+            }
+            deliver([reply])
+            let schedule: Bool = lock.withLock { _ in
+                detached = nil
+                guard !pending.isEmpty, !scheduled else { return false }
+                scheduled = true
+                return true
+            }
+            if schedule { store.queue.async { self.drain() } }
+        })
     }
 
     private func run(_ job: Job, _ tx: StoreTransaction, savepoint: Bool, stream: ResponseStream? = nil) -> Reply {

@@ -63,8 +63,9 @@ public enum Method: String, Sendable, CaseIterable {
     /// journal-read queue, off the store queue.
     public var readsJournal: Bool { self == .reminderList }
 
-    /// Whether a client should allow it the long timeout (it moves the whole store).
-    public var movesWholeStore: Bool { self == .storeImport || self == .storeExport }
+    /// Whether a client should allow it the long timeout (it may move the whole store: an
+    /// import, an export, the undo or redo of a large import).
+    public var movesWholeStore: Bool { self == .storeImport || self == .storeExport || self == .storeUndo || self == .storeRedo }
 }
 
 /// The type of a `watch` event (docs/PROTOCOL.md): the one place each is named.

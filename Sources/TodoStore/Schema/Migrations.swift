@@ -178,6 +178,8 @@ let migrations: [Migration] = [
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.
 struct Migrator {
+    /// What every connection that writes the store sets when it opens (they last as long as it).
+    static let connectionPragmas = "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
     let connection: Connection
     let path: String
 
@@ -217,7 +219,7 @@ struct Migrator {
         guard mode?.lowercased() == "wal" else {
             throw TodoError.storage("cannot use \(path): could not switch it to WAL mode")
         }
-        try connection.execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+        try connection.execute(Self.connectionPragmas)
 
         for migration in migrations where !applied.contains(migration.id) {
             try connection.transaction { () throws(TodoError) in
