@@ -101,7 +101,7 @@ package final class Connection {
 
     /// Closes the connection now rather than when the last reference goes (a WAL that another
     /// connection will open next must be let go first); nothing may use it afterwards.
-    func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         cache.values.forEach { $0.finalize() }
