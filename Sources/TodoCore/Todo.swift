@@ -38,8 +38,8 @@ public struct Todo: Sendable, Equatable {
     /// The ids of this todo's subtasks, in manual order: the todos whose `parent` it is (the
     /// inverse relationship, never stored).
     public var subtasks: [Int64] = []
-    /// The uid of a parent named elsewhere (an iCalendar `RELATED-TO`, an import) that the store
-    /// does not hold yet; the link is made when that todo arrives.
+    /// The parent's uid. With `parent` nil, a parent named elsewhere (an iCalendar `RELATED-TO`,
+    /// an import) that the store does not hold yet: the link is made when that todo arrives.
     public var parentUid: String? = nil
     /// When the todo can be started (iCalendar `DTSTART`); before it, `list --ready` leaves it out.
     public var start: Instant? = nil
@@ -157,8 +157,10 @@ public struct NewTodo: Sendable, Equatable {
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
         remind: Instant? = nil, noReminder: Bool = false, top: Bool = false,
         priority: TodoPriority? = nil, tags: [String] = [], zone: String? = nil, allDay: Bool = false,
-        recurrence: TodoRecurrence? = nil
+        recurrence: TodoRecurrence? = nil, parent: Int64? = nil, start: Instant? = nil
     ) {
+        self.parent = parent
+        self.start = start
         self.title = title
         self.notes = notes
         self.category = category
@@ -211,8 +213,11 @@ public struct TodoPatch: Sendable, Equatable {
         category: FieldChange<String> = .keep, due: FieldChange<Instant> = .keep,
         remind: FieldChange<Instant> = .keep, priority: FieldChange<TodoPriority> = .keep,
         tags: FieldChange<[String]> = .keep, addTags: [String] = [], removeTags: [String] = [],
-        zone: FieldChange<String> = .keep, allDay: Bool? = nil, recurrence: FieldChange<TodoRecurrence> = .keep
+        zone: FieldChange<String> = .keep, allDay: Bool? = nil, recurrence: FieldChange<TodoRecurrence> = .keep,
+        parent: FieldChange<Int64> = .keep, start: FieldChange<Instant> = .keep
     ) {
+        self.parent = parent
+        self.start = start
         self.title = title
         self.notes = notes
         self.category = category

@@ -19,7 +19,7 @@ import TodoTime
 let mappedNames: Set<String> = [
     "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
     "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
-    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY",
+    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART",
 ]
 
 /// Parameters the mapping itself decides; others on a mapped property are kept.
@@ -54,6 +54,8 @@ public struct ICalReader: Sendable {
         public var line: Int
         /// Whether `remind` was read from a trigger relative to the due date (else an instant).
         public var relativeReminder = false
+        /// The uids this VTODO names as its subtasks (`RELATED-TO;RELTYPE=CHILD`).
+        public var children: [String] = []
     }
 
     /// Every VTODO of an iCalendar file (VEVENTs, VJOURNALs and others are not todos and are skipped).
@@ -93,6 +95,15 @@ public struct ICalReader: Sendable {
             var others = group
             others.remove(at: master)
             items.append(try item(group[master], zones, instances: others))
+        }
+        // A parent that names its subtasks (RELTYPE=CHILD): each such subtask of this file
+        // that names no parent of its own is its subtask.
+        let index = Dictionary(items.enumerated().compactMap { i, item in item.entry.uid.map { ($0, i) } }, uniquingKeysWith: { a, _ in a })
+        for item in items {
+            guard let uid = item.entry.uid else { continue }
+            for child in item.children {
+                if let c = index[child], items[c].entry.parent == nil, child != uid { items[c].entry.parent = uid }
+            }
         }
         return (items, skipped)
     }
@@ -146,6 +157,7 @@ public struct ICalReader: Sendable {
         var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
         var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
+        var parentUID: String?, childUIDs: [String] = [], startIsDate = false
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
@@ -191,8 +203,26 @@ public struct ICalReader: Sendable {
             case "DTSTAMP": stamp = try instant(p, zones).0
             case "X-TODOD-ZONE": zoneName = text(p).trimmingSpaces
             case "DTSTART":
-                dtstart = try instant(p, zones).0
-                kept.append(p.raw)
+                let start = try instant(p, zones)
+                dtstart = start.0
+                keepIfParameters(p)
+                // A date on a todo whose due is a time (or that has none): written back as a date.
+                if start.allDay {
+                    kept.append("!START-DATE")
+                    startIsDate = true
+                }
+            case "RELATED-TO":
+                // RELTYPE defaults to PARENT; CHILD names a subtask (linked by the reader of the
+                // whole file); other relations are kept as they are.
+                let reltype = p.parameter("RELTYPE")?.uppercased() ?? "PARENT"
+                let related = text(p).trimmingSpaces
+                if related.isEmpty { continue }
+                if reltype == "PARENT", parentUID == nil, p.parameters.allSatisfy({ $0.name == "RELTYPE" }) {
+                    parentUID = related
+                } else {
+                    if reltype == "CHILD" { childUIDs.append(related) }
+                    kept.append(p.raw)
+                }
             case "CLASS" where value.uppercased() == "PUBLIC" && p.parameters.isEmpty:
                 continue  // the default, which some servers add
             default:
@@ -295,6 +325,7 @@ public struct ICalReader: Sendable {
         let createdAt = created ?? modified ?? stamp ?? now
         var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
         if zone?.isEmpty == true { zone = nil }
+        if zone == nil, startIsDate { zone = self.zoneName }  // the day a date start names
         let entry = ExportDocument.Entry(
             title: title!, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: dueAt,
             remind: remind, reminded: reminded, done: done, completed: done ? (completed ?? modified ?? createdAt) : nil,
@@ -302,6 +333,9 @@ public struct ICalReader: Sendable {
             tags: ICalReader.tags(tags), zone: zone, allDay: due?.allDay ?? false, recurrence: recurrence,
             ical: kept.isEmpty ? nil : kept.joined(separator: "\n"))
         var item = Item(entry: entry, sortOrder: sortOrder, line: c.number)
+        item.entry.start = dtstart
+        item.entry.parent = parentUID
+        item.children = childUIDs
         item.relativeReminder = relative && remind != nil
         return item
     }
@@ -472,6 +506,15 @@ public struct ICalWriter: Sendable {
         } else if let kept = templates["RRULE"] {
             lines.append(kept.raw)  // a rule todod does not follow (no due date, or outside its subset)
         }
+        if let start = e.start {
+            if e.allDay || notes.contains("!START-DATE") {
+                let day = min(max(LocalTime(start, in: zone).days, -719_162), 2_932_896)
+                put("DTSTART", [("VALUE", ["DATE"])], ICalDate.dateText(days: day))
+            } else {
+                put("DTSTART", ICalDate.utcText(start))
+            }
+        }
+        if let parent = e.parent { lines.append(ContentLine(name: "RELATED-TO", parameters: [("RELTYPE", ["PARENT"])], value: ContentLines.escape(parent)).text) }
         if let z = e.zone { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
         lines += Self.wellFormed(rest)

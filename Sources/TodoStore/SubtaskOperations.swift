@@ -10,6 +10,15 @@ extension StoreTransaction {
         try connection.rows("SELECT id FROM todos WHERE parent_id = ? ORDER BY rank", [.integer(id)]) { $0.int64(0) }
     }
 
+    /// Fills in what a todo read from its row does not hold: its subtasks, and its parent's uid
+    /// (`parentUid`, which for a link not yet made is the uid it waits for).
+    func fillLinks(_ todo: inout Todo) throws(TodoError) {
+        todo.subtasks = try subtaskIDs(of: todo.id)
+        if let parent = todo.parent {
+            todo.parentUid = try connection.firstRow("SELECT uid FROM todos WHERE id = ?", [.integer(parent)]) { $0.text(0) }
+        }
+    }
+
     /// Checks that `parent` may become the parent of todo `child` (nil for a todo not made yet):
     /// it exists, and it is neither `child` nor one of its subtasks at any depth.
     /// - Throws: `.invalidField` (`parent`).

@@ -64,7 +64,7 @@ extension StoreTransaction {
             return todo
         }
         guard var found else { throw TodoError.notFound("no todo with id \(id)") }
-        found.subtasks = try subtaskIDs(of: id)
+        try fillLinks(&found)
         return found
     }
 
@@ -84,7 +84,7 @@ extension StoreTransaction {
         for row in rows {
             var todo = row.todo
             todo.position = row.todo.done ? nil : positions[row.rank]
-            todo.subtasks = try subtaskIDs(of: todo.id)
+            try fillLinks(&todo)
             todos.append(todo)
         }
         return todos
