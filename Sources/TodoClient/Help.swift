@@ -124,7 +124,7 @@ enum Help {
         Entry(name: "agenda", synopsis: ["agenda [--days N]"],
               summary: "The open todos that are overdue, then each of the next N days (today first, in the local zone)\n"
                   + "with the todos due on it and the coming occurrences of recurring todos (marked ↻; later\n"
-                  + "occurrences, not yet the todo's due, are dimmed).",
+                  + "occurrences, not yet the todo's due, are dimmed), and the todos that start on it (marked starts).",
               options: [("--days N", "how many days, today included (default 7, at most 366)")]),
         Entry(name: "reminders", synopsis: ["reminders [--since WHEN] [--limit N]"],
               summary: "List reminders that have fired, read back from the journal, oldest first.\nA last line says when older ones were left out.",

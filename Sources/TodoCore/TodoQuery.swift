@@ -42,6 +42,9 @@ public struct TodoQuery: Sendable, Equatable {
     public var recurring: Bool?
     /// Only the subtasks of the todo with this id (one level).
     public var parent: Int64?
+    /// Only todos that start strictly before this instant, and at or after `startAfter`.
+    public var startBefore: Instant?
+    public var startAfter: Instant?
     /// Only todos whose start has come (none, or at or before now).
     public var ready = false
     /// Subtasks under their parents (in manual order among their siblings), with the parents of

@@ -20,6 +20,8 @@ extension TodoQuery {
         recurring = try p.optionalFlag("recurring")
         parent = try p.optionalInt("parent", in: 1...Int64.max)
         ready = try p.flag("ready")
+        startBefore = try p.optionalInstant("startBefore")
+        startAfter = try p.optionalInstant("startAfter")
         tree = try p.flag("tree")
         if let keys = p.raw("sort"), keys != .null {
             guard case .array(let items) = keys else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
@@ -65,6 +67,8 @@ extension TodoQuery {
         if let recurring { p["recurring"] = .bool(recurring) }
         if let parent { p["parent"] = .int(parent) }
         if ready { p["ready"] = .bool(true) }
+        if let startBefore { p["startBefore"] = JSON(startBefore) }
+        if let startAfter { p["startAfter"] = JSON(startAfter) }
         if tree { p["tree"] = .bool(true) }
         if !sort.isEmpty {
             p["sort"] = .array(sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
@@ -77,6 +81,6 @@ extension TodoQuery {
     /// Whether any filter narrows the listing beyond its status.
     public var isFiltered: Bool {
         category != nil || uncategorized || overdue || dueBefore != nil || dueAfter != nil || search != nil
-            || !tags.isEmpty || priority != nil || recurring != nil || parent != nil || ready
+            || !tags.isEmpty || priority != nil || recurring != nil || parent != nil || ready || startBefore != nil || startAfter != nil
     }
 }

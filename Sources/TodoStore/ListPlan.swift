@@ -77,6 +77,14 @@ extension StoreTransaction {
             conditions.append("t.parent_id = ?")
             values.append(.integer(parent))
         }
+        if let before = query.startBefore {
+            conditions.append("t.start < ?")
+            values.append(.integer(before.usec))
+        }
+        if let after = query.startAfter {
+            conditions.append("t.start >= ?")
+            values.append(.integer(after.usec))
+        }
         if query.ready {
             conditions.append("(t.start IS NULL OR t.start <= ?)")
             values.append(.integer(now.usec))

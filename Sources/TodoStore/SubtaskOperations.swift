@@ -12,11 +12,17 @@ extension StoreTransaction {
 
     /// Fills in what a todo read from its row does not hold: its subtasks, and its parent's uid
     /// (`parentUid`, which for a link not yet made is the uid it waits for).
-    func fillLinks(_ todo: inout Todo) throws(TodoError) {
-        todo.subtasks = try subtaskIDs(of: todo.id)
+    func fillLinks(_ todo: inout Todo, anySubtasks: Bool = true) throws(TodoError) {
+        if anySubtasks { todo.subtasks = try subtaskIDs(of: todo.id) }
         if let parent = todo.parent {
             todo.parentUid = try connection.firstRow("SELECT uid FROM todos WHERE id = ?", [.integer(parent)]) { $0.text(0) }
         }
+    }
+
+    /// Whether any todo is a subtask: one seek in `todos_parent`. A store without subtasks (every
+    /// store before them) then reads its todos without a lookup per todo.
+    func anySubtasks() throws(TodoError) -> Bool {
+        try connection.firstRow("SELECT 1 FROM todos WHERE parent_id IS NOT NULL LIMIT 1", [], { _ in true }) != nil
     }
 
     /// Checks that `parent` may become the parent of todo `child` (nil for a todo not made yet):

@@ -81,10 +81,11 @@ extension StoreTransaction {
         let positions = try todoOrder.positions(of: rows.compactMap { $0.todo.done ? nil : $0.rank })
         var todos: [Todo] = []
         todos.reserveCapacity(rows.count)
+        let anySubtasks = try anySubtasks()
         for row in rows {
             var todo = row.todo
             todo.position = row.todo.done ? nil : positions[row.rank]
-            try fillLinks(&todo)
+            try fillLinks(&todo, anySubtasks: anySubtasks)
             todos.append(todo)
         }
         return todos

@@ -24,9 +24,14 @@ import TodoTestSupport
         try json(d, ["list"] + arguments, environment: environment).arrayValue?.compactMap { $0["id"]?.intValue } ?? []
     }
 
-    /// Every todo as the database holds it: id, done, parent_id, parent_uid, start.
-    private func rows(_ d: DaemonProcess) throws -> String {
-        try ChildProcess.sqlite3(d.database, "SELECT id, done, parent_id, parent_uid, start FROM todos ORDER BY id;")
+    /// Every todo as the daemon reads it back from its database, by id: done, position, parent,
+    /// parentUid, subtasks, start (the daemon holds the file exclusively while it runs).
+    private func rows(_ d: DaemonProcess) throws -> [String] {
+        let all = try json(d, ["list", "--all", "--flat", "--sort", "id"]).arrayValue ?? []
+        #expect(!all.isEmpty)
+        return all.map { t in
+            ["id", "done", "position", "parent", "parentUid", "subtasks", "start"].map { t[$0]?.serialized() ?? "-" }.joined(separator: " ")
+        }
     }
 
     /// 1 買い物 > 2 牛乳, 3 卵 > 5 白い卵; 4 掃除 top-level, made between them in manual order.
@@ -149,8 +154,13 @@ import TodoTestSupport
         try JSON.object(o).serialized().write(toFile: reversed, atomically: true, encoding: .utf8)
         #expect(try run(other, ["import", reversed]).status == 0)
         let titles = try json(other, ["list"]).arrayValue?.compactMap { $0["title"]?.stringValue } ?? []
-        #expect(titles == ["買い物", "牛乳", "卵", "白い卵", "掃除"], "\(titles)")
-        #expect(try ChildProcess.sqlite3(other.database, "SELECT count(*) FROM todos WHERE parent_uid IS NOT NULL;") == "0")
+        // The manual order is the document's (reversed); subtasks under their parents in it.
+        #expect(titles == ["掃除", "買い物", "卵", "白い卵", "牛乳"], "\(titles)")
+        let linked = try json(other, ["list", "--flat"]).arrayValue ?? []
+        let byTitle = Dictionary(uniqueKeysWithValues: linked.map { ($0["title"]?.stringValue ?? "", $0) })
+        #expect(byTitle["牛乳"]?["parent"] == byTitle["買い物"]?["id"] && byTitle["白い卵"]?["parent"] == byTitle["卵"]?["id"])
+        #expect(byTitle["掃除"]?["parent"] == .null && byTitle["白い卵"]?["start"] == "2099-01-02T00:00:00Z")
+        #expect(byTitle["卵"]?["parentUid"] == byTitle["買い物"]?["uid"])
         // Importing again changes nothing.
         let before = try rows(other)
         #expect(try run(other, ["import", reversed]).status == 0)
@@ -177,6 +187,23 @@ import TodoTestSupport
         #expect(try run(d, ["undo"]).status == 0)
         #expect(try json(d, ["show", "1"])["start"] != .null)
         let bad = try run(d, ["add", "x", "--start", "someday"])
-        #expect(bad.status == 2 && bad.stderr.hasPrefix("todoctl: ") && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+        #expect(bad.status == 2 && bad.stderr.hasPrefix("todoctl: invalid time \"someday\" for --start: "), "\(bad.stderr)")
+        #expect(try ids(d, ["--all"]) == [1, 2, 3])
+    }
+
+    /// `agenda` shows a todo on its start day (marked `starts`), besides on its due day.
+    @Test func agendaShowsTheStartDay() throws {
+        let d = try DaemonProcess()
+        #expect(try run(d, ["add", "準備", "--start", "tomorrow 10:00", "--due", "+5d"]).status == 0)
+        #expect(try run(d, ["add", "later", "--start", "+20d"]).status == 0)
+        let document = try json(d, ["agenda", "--days", "3"])
+        let days = try #require(document["days"]?.arrayValue)
+        let tomorrow = days[1]["items"]?.arrayValue ?? []
+        #expect(tomorrow.count == 1 && tomorrow.first?["todo"]?["id"] == 1 && tomorrow.first?["starts"] == true, "\(days)")
+        #expect(days[0]["items"] == [] && days[2]["items"] == [])
+        let human = try run(d, ["agenda", "--days", "2"]).stdout
+        #expect(human.contains { _ in true } && human.split(separator: "\n").contains { $0.contains("10:00") && $0.contains("starts") && $0.hasSuffix("準備") },
+                "\(human)")
+        #expect(!human.contains("later"))
     }
 }
