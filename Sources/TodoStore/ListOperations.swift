@@ -16,10 +16,12 @@ extension StoreTransaction {
     /// `each` returns false.
     package func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
         guard query.tree else { return try run(try plan(query), chunk: chunk, total: total, each: each) }
-        let page = try treePage(query)
-        total(page.total)
-        for start in stride(from: 0, to: page.todos.count, by: max(1, chunk)) {
-            guard each(Array(page.todos[start..<min(start + chunk, page.todos.count)])) else { return }
+        // The order first (ids only), then the todos read a chunk at a time as they go out, as a
+        // flat listing reads them: a long tree is never held whole nor written faster than read.
+        let (ids, count) = try treeOrder(query)
+        total(count)
+        for start in stride(from: 0, to: ids.count, by: max(1, chunk)) {
+            guard each(try treeTodos(ids[start..<min(start + chunk, ids.count)])) else { return }
         }
     }
 

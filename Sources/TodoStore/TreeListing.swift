@@ -15,6 +15,22 @@ extension StoreTransaction {
     /// The page of `query` in tree order, with the number of todos that order holds (the matching
     /// todos and their context parents).
     func treePage(_ query: TodoQuery) throws(TodoError) -> TodoPage {
+        let (ids, total) = try treeOrder(query)
+        return TodoPage(todos: try treeTodos(ids[...]), total: total)
+    }
+
+    /// The todos `ids` name, read whole, with their positions.
+    func treeTodos(_ ids: ArraySlice<Int64>) throws(TodoError) -> [Todo] {
+        var rows: [TodoRow] = []
+        rows.reserveCapacity(ids.count)
+        for id in ids {
+            if let row = try connection.firstRow(todoByID, [.integer(id)], TodoRow.init) { rows.append(row) }
+        }
+        return try withPositions(rows)
+    }
+
+    /// The ids of the page of `query` in tree order, and how many todos that order holds.
+    func treeOrder(_ query: TodoQuery) throws(TodoError) -> (ids: [Int64], total: Int) {
         var flat = query
         flat.tree = false
         flat.limit = nil
@@ -71,12 +87,6 @@ extension StoreTransaction {
             }
             if top == id || !matchedSet.contains(top) { emit(top) }
         }
-        let page = order.dropFirst(query.offset)
-        var rows: [TodoRow] = []
-        rows.reserveCapacity(page.count)
-        for id in page {
-            if let row = try connection.firstRow(todoByID, [.integer(id)], TodoRow.init) { rows.append(row) }
-        }
-        return TodoPage(todos: try withPositions(rows), total: total)
+        return (Array(order.dropFirst(query.offset)), total)
     }
 }
