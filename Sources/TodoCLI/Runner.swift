@@ -73,11 +73,17 @@ struct Runner {
         case .list(let options): try suggestingCategory(options.query.category) { () throws(CLIFailure) in try list(options) }
         case .show(let id):
             let result = try call(TodoGetParams(id: id))
-            if json { emit(result) } else { print(human.todoDetails(try todo(result))) }
+            if json { emit(result); break }
+            let shown = try todo(result)
+            var query = TodoQuery()
+            query.parent = id
+            query.status = .all
+            let subtasks = shown.subtasks.isEmpty ? [] : try todos(try call(query)["todos"])
+            print(human.todoDetails(shown, subtasks: subtasks))
         case .edit(let options): try edit(options)
         case .complete(let ids, let stop): try batch(TodoCompleteParams(ids: ids, stop: stop), verb: "Completed", already: "done")
         case .reopen(let ids): try batch(TodoReopenParams(ids: ids), verb: "Reopened", already: "open")
-        case .remove(let ids): try batch(TodoDeleteParams(ids: ids), verb: "Deleted")
+        case .remove(let ids, let recursive): try batch(TodoDeleteParams(ids: ids, recursive: recursive), verb: "Deleted")
         case .move(let id, let destination): try move(id, destination)
         case .snooze(let id, let until):
             let result = try call(TodoSnoozeParams(id: id, until: until))
@@ -270,6 +276,15 @@ struct Runner {
         var pending = ""
         var batch: [Todo] = []
         var widths: [Int]?
+        // In a tree, how deep each todo sits: the chain of its listed parents above it.
+        var depths: [Int64: Int] = [:]
+        var chain: [Int64] = []
+        func depth(_ todo: Todo) -> Int {
+            guard o.query.tree else { return 0 }
+            if let parent = todo.parent, let i = chain.lastIndex(of: parent) { chain.removeSubrange((i + 1)...) } else { chain.removeAll() }
+            chain.append(todo.id)
+            return chain.count - 1
+        }
         if json { pending = "[" }
         let rest: JSONObject
         do throws(ClientError) {
@@ -280,11 +295,14 @@ struct Runner {
                     if pending.utf8.count >= 1 << 16 { out(pending); pending = "" }
                     return
                 }
-                batch.append(try Runner.decode(item))
+                let todo = try Runner.decode(item)
+                depths[todo.id] = depth(todo)
+                batch.append(todo)
                 if batch.count == Runner.streamedRows {
                     // More may follow: leave room for the ids and positions to come.
                     let last = (before["total"]?.intValue).map { Int($0) + o.query.offset } ?? 0
-                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last, rules: o.query.recurring == true))
+                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last, rules: o.query.recurring == true, depths: depths))
+                    depths = [:]
                     batch = []
                 }
             }
@@ -293,7 +311,7 @@ struct Runner {
             throw .client(error)
         }
         if json { out(pending + "]\n"); return }
-        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths, rules: o.query.recurring == true)) }
+        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths, rules: o.query.recurring == true, depths: depths)) }
         if shown == 0 {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")

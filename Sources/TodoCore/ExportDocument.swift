@@ -38,6 +38,11 @@ public struct ExportDocument: Sendable, Equatable {
         public var ifRevision: Int64?
         /// With `ifRevision`: delete the todo instead of updating it.
         public var deleted: Bool = false
+        /// The uid of the todo this one is a subtask of (its own entry may come later, or the
+        /// store may already hold it; otherwise the link waits for it).
+        public var parent: String? = nil
+        /// When the todo can be started.
+        public var start: Instant? = nil
 
         public init(
             title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
@@ -73,6 +78,8 @@ public struct ExportDocument: Sendable, Equatable {
                 completed: todo.completed, created: todo.created, updated: todo.updated, uid: todo.uid,
                 priority: todo.priority, tags: todo.tags, zone: todo.zone, allDay: todo.allDay,
                 recurrence: todo.recurrence)
+            start = todo.start
+            parent = todo.parentUid
         }
     }
 

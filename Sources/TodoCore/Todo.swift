@@ -33,6 +33,16 @@ public struct Todo: Sendable, Equatable {
     public var recurrence: TodoRecurrence?
     /// Grows with every change to the todo (1 when made); `todo.update` may carry `ifRevision`.
     public var revision: Int64
+    /// The id of the todo this one is a subtask of; nil for a top-level todo.
+    public var parent: Int64? = nil
+    /// The ids of this todo's subtasks, in manual order: the todos whose `parent` it is (the
+    /// inverse relationship, never stored).
+    public var subtasks: [Int64] = []
+    /// The parent's uid. With `parent` nil, a parent named elsewhere (an iCalendar `RELATED-TO`,
+    /// an import) that the store does not hold yet: the link is made when that todo arrives.
+    public var parentUid: String? = nil
+    /// When the todo can be started (iCalendar `DTSTART`); before it, `list --ready` leaves it out.
+    public var start: Instant? = nil
 
     public init(
         id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
@@ -138,13 +148,19 @@ public struct NewTodo: Sendable, Equatable {
     /// `due` is the start of a local day in `zone`.
     public var allDay: Bool
     public var recurrence: TodoRecurrence?
+    /// Make it a subtask of the todo with this id.
+    public var parent: Int64? = nil
+    /// When the todo can be started.
+    public var start: Instant? = nil
 
     public init(
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
         remind: Instant? = nil, noReminder: Bool = false, top: Bool = false,
         priority: TodoPriority? = nil, tags: [String] = [], zone: String? = nil, allDay: Bool = false,
-        recurrence: TodoRecurrence? = nil
+        recurrence: TodoRecurrence? = nil, parent: Int64? = nil, start: Instant? = nil
     ) {
+        self.parent = parent
+        self.start = start
         self.title = title
         self.notes = notes
         self.category = category
@@ -188,14 +204,20 @@ public struct TodoPatch: Sendable, Equatable {
     /// Nil keeps it (or, when `due` is set, means false).
     public var allDay: Bool?
     public var recurrence: FieldChange<TodoRecurrence> = .keep
+    /// Make it a subtask of another todo (refused when that would make a cycle), or top-level.
+    public var parent: FieldChange<Int64> = .keep
+    public var start: FieldChange<Instant> = .keep
 
     public init(
         title: FieldChange<String> = .keep, notes: FieldChange<String> = .keep,
         category: FieldChange<String> = .keep, due: FieldChange<Instant> = .keep,
         remind: FieldChange<Instant> = .keep, priority: FieldChange<TodoPriority> = .keep,
         tags: FieldChange<[String]> = .keep, addTags: [String] = [], removeTags: [String] = [],
-        zone: FieldChange<String> = .keep, allDay: Bool? = nil, recurrence: FieldChange<TodoRecurrence> = .keep
+        zone: FieldChange<String> = .keep, allDay: Bool? = nil, recurrence: FieldChange<TodoRecurrence> = .keep,
+        parent: FieldChange<Int64> = .keep, start: FieldChange<Instant> = .keep
     ) {
+        self.parent = parent
+        self.start = start
         self.title = title
         self.notes = notes
         self.category = category

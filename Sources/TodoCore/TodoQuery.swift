@@ -6,7 +6,7 @@ public struct TodoQuery: Sendable, Equatable {
 
     /// A key todos can be sorted by.
     public enum SortField: String, Sendable, CaseIterable {
-        case id, title, created, updated, due, position, category, priority
+        case id, title, created, updated, due, position, category, priority, start
     }
 
     /// One sort key with its direction. Todos without a due date (or category, or priority) sort after those
@@ -40,6 +40,16 @@ public struct TodoQuery: Sendable, Equatable {
     public var priority: TodoPriority?
     /// Only recurring todos (true) or only one-off todos (false).
     public var recurring: Bool?
+    /// Only the subtasks of the todo with this id (one level).
+    public var parent: Int64?
+    /// Only todos that start strictly before this instant, and at or after `startAfter`.
+    public var startBefore: Instant?
+    public var startAfter: Instant?
+    /// Only todos whose start has come (none, or at or before now).
+    public var ready = false
+    /// Subtasks under their parents (in manual order among their siblings), with the parents of
+    /// matching subtasks as context; the page is cut from that order.
+    public var tree = false
     /// Sort keys in order of precedence; empty means manual order.
     public var sort: [SortKey] = []
     public var limit: Int?

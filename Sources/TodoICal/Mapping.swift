@@ -14,7 +14,7 @@ import TodoTime
 /// Lines starting with `!` are notes of the mapping itself and are never written: `!NO-SUMMARY`
 /// (the VTODO had no SUMMARY; its title is `untitled` until it gets one), `!CATEGORIES:...`
 /// (the CATEGORIES values as they came, so tags made of them are written back as they were),
-/// `!START-BEFORE-DUE:<seconds>` (how long before DUE the kept DTSTART was, so it moves with DUE),
+/// `!START-DATE` (the start was a date on a todo with a time),
 /// `!ALARM-ABSOLUTE` (the mapped alarm's trigger was an instant, and is written as one).
 ///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
@@ -23,7 +23,7 @@ import TodoTime
 let mappedNames: Set<String> = [
     "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
     "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
-    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY",
+    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART",
 ]
 
 /// Parameters the mapping itself decides; others on a mapped property are kept.
@@ -58,6 +58,8 @@ public struct ICalReader: Sendable {
         public var line: Int
         /// Whether `remind` was read from a trigger relative to the due date (else an instant).
         public var relativeReminder = false
+        /// The uids this VTODO names as its subtasks (`RELATED-TO;RELTYPE=CHILD`).
+        public var children: [String] = []
     }
 
     /// Every VTODO of an iCalendar file (VEVENTs, VJOURNALs and others are not todos and are skipped).
@@ -97,6 +99,15 @@ public struct ICalReader: Sendable {
             var others = group
             others.remove(at: master)
             items.append(try item(group[master], zones, instances: others))
+        }
+        // A parent that names its subtasks (RELTYPE=CHILD): each such subtask of this file
+        // that names no parent of its own is its subtask.
+        let index = Dictionary(items.enumerated().compactMap { i, item in item.entry.uid.map { ($0, i) } }, uniquingKeysWith: { a, _ in a })
+        for item in items {
+            guard let uid = item.entry.uid else { continue }
+            for child in item.children {
+                if let c = index[child], items[c].entry.parent == nil, child != uid { items[c].entry.parent = uid }
+            }
         }
         return (items, skipped)
     }
@@ -150,7 +161,8 @@ public struct ICalReader: Sendable {
         var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
         var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
-        var dtstartLine: (line: ContentLine, index: Int)?
+        var dtstartLine: ContentLine?
+        var parentUID: String?, childUIDs: [String] = [], startIsDate = false
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
@@ -196,9 +208,27 @@ public struct ICalReader: Sendable {
             case "DTSTAMP": stamp = try instant(p, zones).0
             case "X-TODOD-ZONE": zoneName = text(p).trimmingSpaces
             case "DTSTART":
-                dtstart = try instant(p, zones).0
-                dtstartLine = (p, kept.count)
-                kept.append(p.raw)
+                let start = try instant(p, zones)
+                dtstart = start.0
+                dtstartLine = p
+                keepIfParameters(p)
+                // A date on a todo whose due is a time (or that has none): written back as a date.
+                if start.allDay {
+                    kept.append("!START-DATE")
+                    startIsDate = true
+                }
+            case "RELATED-TO":
+                // RELTYPE defaults to PARENT; CHILD names a subtask (linked by the reader of the
+                // whole file); other relations are kept as they are.
+                let reltype = p.parameter("RELTYPE")?.uppercased() ?? "PARENT"
+                let related = text(p).trimmingSpaces
+                if related.isEmpty { continue }
+                if reltype == "PARENT", parentUID == nil, p.parameters.allSatisfy({ $0.name == "RELTYPE" }) {
+                    parentUID = related
+                } else {
+                    if reltype == "CHILD" { childUIDs.append(related) }
+                    kept.append(p.raw)
+                }
             case "CLASS" where value.uppercased() == "PUBLIC" && p.parameters.isEmpty:
                 continue  // the default, which some servers add
             default:
@@ -274,15 +304,13 @@ public struct ICalReader: Sendable {
             kept.append(ruleLine.raw)  // todod needs a due date to recur on
         }
         // DTSTART: the one todod writes for a recurring todo (at its due, in its form) is implied;
-        // another is kept with its distance from DUE, so the two move together.
-        if let (line, index) = dtstartLine, let due, let dtstart {
-            let own = !line.parameters.contains { !mappedParameters.contains($0.name) }
-                && (line.parameter("VALUE")?.uppercased() == "DATE") == due.allDay
-            if recurrence != nil, dtstart == due.0, own {
-                kept.remove(at: index)
-            } else {
-                kept.append("!START-BEFORE-DUE:\(due.0.seconds - dtstart.seconds)")
-            }
+        // another is the todo's start.
+        if let line = dtstartLine, let due, dtstart == due.0, recurrence != nil,
+           !line.parameters.contains(where: { !mappedParameters.contains($0.name) }),
+           (line.parameter("VALUE")?.uppercased() == "DATE") == due.allDay {
+            dtstart = nil
+            kept.removeAll { $0 == "!START-DATE" }
+            startIsDate = false
         }
         // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
         var dueAt = due?.0
@@ -326,6 +354,7 @@ public struct ICalReader: Sendable {
         let createdAt = created ?? modified ?? stamp ?? now
         var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
         if zone?.isEmpty == true { zone = nil }
+        if zone == nil, startIsDate { zone = self.zoneName }  // the day a date start names
         let entry = ExportDocument.Entry(
             title: title!, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: dueAt,
             remind: remind, reminded: reminded, done: done, completed: done ? (completed ?? modified ?? createdAt) : nil,
@@ -333,6 +362,9 @@ public struct ICalReader: Sendable {
             tags: ICalReader.tags(tags), zone: zone, allDay: due?.allDay ?? false, recurrence: recurrence,
             ical: kept.isEmpty ? nil : kept.joined(separator: "\n"))
         var item = Item(entry: entry, sortOrder: sortOrder, line: c.number)
+        item.entry.start = dtstart
+        item.entry.parent = parentUID
+        item.children = childUIDs
         item.relativeReminder = relative && remind != nil
         return item
     }
@@ -417,7 +449,6 @@ public struct ICalWriter: Sendable {
         var categoryValues: [String] = []
         // A kept DTSTART, and how long before DUE it was read.
         var startTemplate: ContentLine?
-        var startBeforeDue: Int64?
         // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
         // VTODO's; a kept VTODO's lines are its own too, though `wellFormed` leaves it out).
         var openComponents: [String] = []
@@ -434,9 +465,6 @@ public struct ICalWriter: Sendable {
             if raw.hasPrefix("!") {
                 if raw.hasPrefix("!CATEGORIES:") {
                     categoryValues = ContentLines.unescape(String(raw.dropFirst(12)), separator: ",")
-                } else if raw.hasPrefix("!START-BEFORE-DUE:") {
-                    // Any `ical` member may carry it: only a distance within the years todod keeps.
-                    startBeforeDue = Int64(raw.dropFirst(18)).flatMap { $0.magnitude <= ICalDuration.maximumSeconds ? $0 : nil }
                 } else {
                     notes.insert(raw)
                 }
@@ -497,14 +525,21 @@ public struct ICalWriter: Sendable {
         if let due = e.due {
             let v = dateValue(due)
             put("DUE", v.parameters, v.value)
-            if let t = startTemplate {
-                lines.append(startBeforeDue.flatMap { due.checkedAdding(usec: -$0 * 1_000_000) }.map { movedStart(t, to: $0, zone) } ?? t.raw)
-            } else if e.recurrence != nil {
-                // The rule's anchor (RFC 5545), so every reader computes the occurrences todod does.
-                lines.append(ContentLine(name: "DTSTART", parameters: v.parameters, value: v.value).text)
+        }
+        if let start = e.start {
+            // In DUE's form (a date for an all-day todo or a date start), with the parameters it came with.
+            var v = dateValue(start)
+            if !e.allDay, notes.contains("!START-DATE") {
+                v = ([("VALUE", ["DATE"])], ICalDate.dateText(days: min(max(LocalTime(start, in: zone.info).days, -719_162), 2_932_896)))
             }
+            let extra = startTemplate?.parameters.filter { p in !mappedParameters.contains(p.name) } ?? []
+            lines.append(ContentLine(name: "DTSTART", parameters: v.parameters + extra, value: v.value).text)
         } else if let t = startTemplate {
-            lines.append(t.raw)
+            lines.append(t.raw)  // kept by a release that did not read starts
+        } else if let due = e.due, e.recurrence != nil {
+            // The rule's anchor (RFC 5545), so every reader computes the occurrences todod does.
+            let v = dateValue(due)
+            lines.append(ContentLine(name: "DTSTART", parameters: v.parameters, value: v.value).text)
         }
         let open: (String) -> Bool = { $0 == "IN-PROCESS" || $0 == "NEEDS-ACTION" }
         let closed: (String) -> Bool = { $0 == "CANCELLED" || $0 == "COMPLETED" }
@@ -541,6 +576,7 @@ public struct ICalWriter: Sendable {
         } else if let kept = templates["RRULE"] {
             lines.append(kept.raw)  // a rule todod does not follow (no due date, or outside its subset)
         }
+        if let parent = e.parent { lines.append(ContentLine(name: "RELATED-TO", parameters: [("RELTYPE", ["PARENT"])], value: ContentLines.escape(parent)).text) }
         // The zone of a todo whose DUE does not name it (all-day, or a zone unknown here).
         if let z = e.zone, e.allDay || zone.tzid == nil || e.due == nil { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
@@ -567,29 +603,6 @@ public struct ICalWriter: Sendable {
         // The resource's other components (instances edited elsewhere), as they came.
         lines += Self.wellFormedInstances(instances)
         return lines
-    }
-
-    /// Kept DTSTART `t` moved to `start` (as far before DUE as it was read), in its own form: a
-    /// date, local time in its TZID's zone, floating (the todo's zone) or UTC; as it was when
-    /// that says the same instant.
-    func movedStart(_ t: ContentLine, to start: Instant, _ zone: (info: ZoneInfo, tzid: String?)) -> String {
-        var value: String
-        let parameters = t.parameters
-        if t.parameter("VALUE")?.uppercased() == "DATE" {
-            value = ICalDate.dateText(days: LocalTime(start, in: zone.info).days)
-        } else if t.value.trimmingSpaces.uppercased().hasSuffix("Z") {
-            value = ICalDate.utcText(start)
-        } else {
-            var local = zone.info
-            if let tzid = t.parameter("TZID") {
-                // A zone only its kept VTIMEZONE explains: written as it came.
-                guard let resolved = TimeZones.resolve(tzid, tzdir: tzdir)?.zone else { return t.raw }
-                local = resolved
-            }
-            let l = LocalTime(start, in: local)
-            value = ICalDate.dateText(days: l.days) + "T" + ICalDate.timeText(l.secondOfDay)
-        }
-        return value == t.value.trimmingSpaces ? t.raw : ContentLine(name: "DTSTART", parameters: parameters, value: value).text
     }
 
     /// Kept VTODO components (lines starting with `+`): whole `BEGIN:VTODO` ... `END:VTODO`

@@ -23,11 +23,14 @@ public struct Config: Equatable, Sendable {
     public var snooze = Config.defaultSnooze
     /// `alias.NAME`: the words NAME stands for; the first is always a built-in command.
     public var aliases: [String: [String]] = [:]
+    /// `hide-future-starts = yes`: `list` shows only todos whose start has come, as `--ready`
+    /// (`--all-starts` shows the others too).
+    public var hideFutureStarts = false
     /// The lines that could not be read, each left out (its key keeps its default).
     public var problems: [ConfigProblem] = []
 
     /// The keys of the file.
-    package static let keys = ["remind-time", "sort", "snooze"]
+    package static let keys = ["remind-time", "sort", "snooze", "hide-future-starts"]
 
     /// The defaults: what todoctl does without a file.
     public init() {}
@@ -129,9 +132,15 @@ public struct Config: Equatable, Sendable {
             do { config.snooze = try TimeExpression.duration(value) } catch {
                 throw ConfigError(at + "bad value \(quoted(value)) for snooze: expected a duration (\(TimeExpression.durationForms))")
             }
+        case "hide-future-starts":
+            switch value.lowercased() {
+            case "yes", "true", "on", "1": config.hideFutureStarts = true
+            case "no", "false", "off", "0": config.hideFutureStarts = false
+            default: throw ConfigError(at + "bad value \(quoted(value)) for hide-future-starts: expected yes or no")
+            }
         default:
             guard key.hasPrefix("alias.") else {
-                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, sort, snooze and alias.NAME"
+                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, sort, snooze, hide-future-starts and alias.NAME"
                 throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
             }
             let name = String(key.dropFirst("alias.".count))

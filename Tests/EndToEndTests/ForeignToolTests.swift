@@ -76,7 +76,7 @@ import TodoTestSupport
             #expect(todo["done"] as? Bool == (t["status"] as? String == "completed"))
             #expect(todo["completed"] as? String == Self.rfc3339(t["end"]))
             let start = Self.rfc3339(t["scheduled"]) ?? Self.rfc3339(t["wait"])
-            #expect((todo["ical"] as? String) == start.map { "DTSTART:" + $0.filter { $0 != "-" && $0 != ":" } })
+            #expect(todo["start"] as? String == start && todo["ical"] == nil, "\(uid)")
             if recurring {
                 let until = Self.rfc3339(t["until"])!.filter { $0 != "-" && $0 != ":" }
                 #expect((todo["recurrence"] as? [String: Any])?["rule"] as? String == "FREQ=WEEKLY;UNTIL=" + until)

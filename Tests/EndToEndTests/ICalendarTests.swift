@@ -125,8 +125,9 @@ import TodoTestSupport
         #expect(try json(d, ["list", "--all"]).arrayValue == [])
     }
 
-    /// What todod does not model (Apple's alarm uid, SEQUENCE, a VTIMEZONE-resolved TZID's DTSTART)
-    /// is stored with the todo (migration 9) and written back by the next export.
+    /// What todod does not model (Apple's alarm uid, SEQUENCE) is stored with the todo (migration
+    /// 9) and written back by the next export; a DTSTART with a VTIMEZONE-resolved TZID is the
+    /// todo's start, written back as the same instant.
     @Test func unknownPropertiesSurviveTheStore() throws {
         let d = try DaemonProcess()
         let r = try run(d, ["import", Self.foreign + "/apple-reminders.ics"])

@@ -39,9 +39,12 @@ import TodoRPC
         let transport = Self.transport()
         let result = Fixtures.run(["agenda", "--days", "3"], transport: transport, timeZone: Self.tokyo)
         #expect(result.status == 0)
-        #expect(transport.methods == ["todo.list"])
+        // The todos due in the window, then the ones that start in it.
+        #expect(transport.methods == ["todo.list", "todo.list"])
         let params = transport.calls.first?.params ?? [:]
         #expect(params["status"] == "open" && params["dueBefore"] == "2026-06-03T15:00:00Z")
+        let starts = transport.calls.last?.params ?? [:]
+        #expect(starts["startAfter"] == "2026-05-31T15:00:00Z" && starts["startBefore"] == "2026-06-03T15:00:00Z", "\(starts)")
         #expect(result.stdoutLines == [
             "ID  TIME                            CATEGORY  TITLE",
             "Overdue",

@@ -88,11 +88,17 @@ import TodoRPC
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
         #expect(transport.methods == (c.counted ? [c.method, c.method] : [c.method]))
-        if c.counted, case .object(var counting) = c.params {
+        // `list` asks for the tree (subtasks under their parents) unless --flat.
+        var params = c.params
+        if c.method == "todo.list", case .object(var o) = params {
+            o["tree"] = true
+            params = .object(o)
+        }
+        if c.counted, case .object(var counting) = params {
             counting["limit"] = .int(0)
             #expect(transport.calls.first.map { JSON.object($0.params).sortedKeys } == JSON.object(counting).sortedKeys)
         }
-        #expect(transport.calls.last.map { JSON.object($0.params).sortedKeys } == c.params.sortedKeys)
+        #expect(transport.calls.last.map { JSON.object($0.params).sortedKeys } == params.sortedKeys)
         #expect(result.connectedTo == ["/run/user/1000/todod/todod.sock"])
     }
 

@@ -135,6 +135,48 @@ import TodoTime
         #expect(!closed.contains("STATUS:IN-PROCESS"))
     }
 
+    /// DTSTART is the todo's start, written back once (a date as a date); RELATED-TO names the
+    /// parent (RELTYPE defaults to PARENT), and a parent's RELTYPE=CHILD links a subtask of the
+    /// same file that names no parent; other relations are kept as they came.
+    @Test func startAndRelationsMap() throws {
+        let text = """
+            BEGIN:VCALENDAR
+            BEGIN:VTODO
+            UID:child-a
+            SUMMARY:子A
+            DTSTART:20261201T090000Z
+            RELATED-TO:parent-1
+            RELATED-TO;RELTYPE=SIBLING:child-b
+            END:VTODO
+            BEGIN:VTODO
+            UID:parent-1
+            SUMMARY:親
+            DTSTART;VALUE=DATE:20261130
+            RELATED-TO;RELTYPE=CHILD:child-b
+            END:VTODO
+            BEGIN:VTODO
+            UID:child-b
+            SUMMARY:子B
+            END:VTODO
+            END:VCALENDAR
+
+            """
+        let items = try Self.reader.items(Array(text.utf8))
+        let (a, parent, b) = (items[0].entry, items[1].entry, items[2].entry)
+        #expect(a.start == Self.at("2026-12-01T09:00:00Z") && a.parent == "parent-1")
+        #expect(a.ical == "RELATED-TO;RELTYPE=SIBLING:child-b")
+        #expect(b.parent == "parent-1" && parent.parent == nil)
+        let outA = ICalWriter().vtodo(a, sortOrder: 1)
+        #expect(outA.filter { $0.hasPrefix("DTSTART") } == ["DTSTART:20261201T090000Z"])
+        #expect(outA.filter { $0.hasPrefix("RELATED-TO") }.sorted() == ["RELATED-TO;RELTYPE=PARENT:parent-1", "RELATED-TO;RELTYPE=SIBLING:child-b"])
+        // A date start on a todo without a due date stays a date.
+        let outParent = ICalWriter().vtodo(parent, sortOrder: 2)
+        #expect(outParent.filter { $0.hasPrefix("DTSTART") } == ["DTSTART;VALUE=DATE:20261130"], "\(outParent)")
+        // Read back, the same todo.
+        let again = try Self.reader.items(Array((["BEGIN:VCALENDAR"] + outA + ["END:VCALENDAR", ""]).joined(separator: "\r\n").utf8))
+        #expect(again.first?.entry.start == a.start && again.first?.entry.parent == a.parent && again.first?.entry.ical == a.ical)
+    }
+
     /// An RRULE without a DUE (todod recurs on its due date) is kept and written back as it was.
     @Test func aRuleWithoutDueIsKept() throws {
         let text = "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:r\nSUMMARY:r\nDTSTART:20260101T090000Z\nRRULE:FREQ=WEEKLY;BYDAY=MO\nEND:VTODO\nEND:VCALENDAR\n"
@@ -223,10 +265,11 @@ import TodoTime
         #expect(t.category == "買い物")
         #expect(t.tags == ["home"])
         #expect(t.priority == .medium)
-        #expect(t.ical?.contains("RELATED-TO;RELTYPE=PARENT:0f9e8d7c6b5a4321") == true)
+        #expect(t.parent == "0f9e8d7c6b5a4321" && t.ical?.contains("RELATED-TO") != true)
         #expect(t.ical?.contains("ATTENDEE:mailto:me@example.org") == true)
         let out = ICalWriter().vtodo(t, sortOrder: 1)
         #expect(out.contains("DUE;VALUE=DATE:20250905"))
+        #expect(out.filter { $0.hasPrefix("RELATED-TO") } == ["RELATED-TO;RELTYPE=PARENT:0f9e8d7c6b5a4321"])
         // An all-day todo's reminder is an instant (another client may give the todo a time later).
         #expect(out.contains("TRIGGER;VALUE=DATE-TIME:20250904T144500Z"))
     }

@@ -53,7 +53,7 @@ struct EncodingTests {
             let json = try JSON.parse(todo.encodedJSON)
             #expect(json.objectValue?.keys == ["id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
                                                "completed", "position", "created", "updated", "priority", "tags", "zone", "allDay", "recurrence",
-                                               "revision"])
+                                               "revision", "parent", "subtasks", "parentUid", "start"])
             #expect(try Todo(json: json) == todo)
             #expect(json["notes"] == (todo.notes.map(JSON.string) ?? .null))
             #expect(json["due"] == JSON(todo.due))
@@ -63,7 +63,7 @@ struct EncodingTests {
         let one = Todo(id: 7, uid: "u", title: "牛乳を買う \"1\"\n", notes: nil, category: "仕事", due: Instant(usec: 1_796_115_600_250_000),
                        remind: nil, done: true, completed: Instant(usec: 0), position: 3, created: Instant(usec: -1), updated: Instant(usec: 0),
                        priority: .high, tags: ["家"], zone: "Asia/Tokyo", allDay: true, recurrence: TodoRecurrence(rule: "FREQ=DAILY"))
-        #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z","priority":"high","tags":["家"],"zone":"Asia/Tokyo","allDay":true,"recurrence":{"rule":"FREQ=DAILY","from":"due"},"revision":1}"#)
+        #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z","priority":"high","tags":["家"],"zone":"Asia/Tokyo","allDay":true,"recurrence":{"rule":"FREQ=DAILY","from":"due"},"revision":1,"parent":null,"subtasks":[],"parentUid":null,"start":null}"#)
     }
 
     @Test func anEventLineIsTheNotificationLine() {

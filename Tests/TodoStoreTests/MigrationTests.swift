@@ -161,8 +161,10 @@ import TodoTestSupport
         let previous = migrations.filter { $0.id <= 9 }
         // The previous release's triggers: today's without the ical_extra image.
         var oldTriggers = ChangeLog.triggers
-        for gone in [" OR OLD.ical_extra IS NOT NEW.ical_extra", ", b_ical_extra", ", a_ical_extra", ", OLD.ical_extra", ", NEW.ical_extra"] {
-            oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
+        for column in ["ical_extra", "parent_id", "parent_uid", "start"] {
+            for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
+                oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
+            }
         }
         #expect(!oldTriggers.contains("ical_extra"))
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
@@ -245,5 +247,54 @@ import TodoTestSupport
         let kept = try bounded.read { try $0.connection.scalar("SELECT SUM(bytes) FROM changes") }
         let oldest = try bounded.read { try $0.oldestSeq() } ?? 0
         #expect(kept <= 200_000 && oldest > 1, "\(kept) bytes kept from seq \(oldest)")
+    }
+
+    /// A store of the previous release (migrations 1 to 12, changes logged by that release's
+    /// triggers, whose images have no parent or start) upgrades in place: its todos are top-level
+    /// without a start, its older changes still undo and redo, and changes logged after the
+    /// upgrade undo a parent and a start exactly.
+    @Test func aPreviousReleaseStoreGetsSubtasksAndStarts() throws {
+        let dir = TemporaryDirectory("migrate13")
+        let path = dir.file("todos.db")
+        let previous = migrations.filter { $0.id <= 12 }
+        var oldTriggers = ChangeLog.triggers
+        for column in ["parent_id", "parent_uid", "start"] {
+            for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
+                oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
+            }
+        }
+        #expect(!oldTriggers.contains("parent") && !oldTriggers.contains("start"))
+        func change(_ seq: Int, _ kind: String, _ description: String) -> String {
+            "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
+        }
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(previous.map(\.sql).joined(separator: "\n"))
+            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(oldTriggers)
+            INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid) VALUES ('親', '親', '親', 65536, 1, 1, 'p-1');
+            \(change(1, "add", "add 1"))
+            INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid) VALUES ('子', '子', '子', 131072, 2, 2, 'c-1');
+            \(change(2, "add", "add 2"))
+            UPDATE todos SET title = '子供', title_key = '子供', search_key = '子供', updated = 3, revision = revision + 1 WHERE uid = 'c-1';
+            \(change(3, "update", "edit 2"))
+            """)
+        let store = try TodoStore(path: path)
+        #expect(try store.read { try $0.todo(2) }.parent == nil && store.read { try $0.todo(2) }.start == nil)
+        // Logged after the upgrade: a parent and a start, undone exactly.
+        let start = Instant(usec: 4_102_444_800_000_000)
+        let linked = try store.write { try $0.update(2, TodoPatch(parent: .set(1), start: .set(start))) }
+        #expect(linked.parent == 1 && linked.start == start)
+        #expect(try store.read { try $0.todo(1) }.subtasks == [2])
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.todo(2) }.parent == nil && store.read { try $0.todo(1) }.subtasks == [])
+        // Logged before: the edit undoes and redoes as before; the todo stays top-level.
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.todo(2) }.title == "子")
+        _ = try store.write { try $0.redo() }
+        #expect(try store.read { try $0.todo(2) }.title == "子供" && store.read { try $0.todo(2) }.parent == nil)
+        store.close()
+        #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
     }
 }

@@ -201,6 +201,60 @@ struct CalDAVSyncTests {
         #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
     }
 
+    /// Subtasks and starts both ways through Radicale, with python-caldav as the phone: a parent and
+    /// a subtask it saves (`RELATED-TO`, the subtask first, so its parent arrives after it) are a
+    /// subtask here with its start; a subtask made here reaches it as `RELATED-TO;RELTYPE=PARENT`
+    /// with the parent's uid and a `DTSTART`; then rounds are quiet.
+    @Test func subtasksTravelBothWaysWithPythonCalDAV() throws {
+        let python = NotifyTestSupport.python
+        guard (try? ChildProcess.run(python, ["-c", "import caldav"]).status) == 0 else {
+            Issue.record("python-caldav is not in the test venv (scripts/test installs it)")
+            return
+        }
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        /// Runs python-caldav on the calendar: `body` sees `cal`; its output is returned.
+        func phone(_ body: String) throws -> String {
+            let script = """
+                import caldav, sys
+                client = caldav.DAVClient(url=sys.argv[1], username=sys.argv[2], password=sys.argv[3])
+                cal = caldav.Calendar(client=client, url=sys.argv[1])
+                \(body)
+                """
+            let result = try ChildProcess.run(python, ["-c", script, calendar, server.user ?? "", server.password ?? ""])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout
+        }
+        func vtodo(_ lines: [String]) -> String {
+            (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//phone//EN", "BEGIN:VTODO", "DTSTAMP:20261201T090000Z"] + lines
+             + ["END:VTODO", "END:VCALENDAR"]).joined(separator: "\\r\\n")
+        }
+        let child = vtodo(["UID:phone-child", "SUMMARY:牛乳", "RELATED-TO;RELTYPE=PARENT:phone-parent", "DTSTART:20261205T000000Z"])
+        let parent = vtodo(["UID:phone-parent", "SUMMARY:買い物"])
+        _ = try phone("cal.save_todo(\"\(child)\")\ncal.save_todo(\"\(parent)\")")
+        #expect(try host.once().status == 0)
+        let parentHere = try #require(try host.machine.todo(uid: "phone-parent"))
+        let childHere = try #require(try host.machine.todo(uid: "phone-child"))
+        #expect(childHere["parent"] == parentHere["id"] && childHere["parentUid"] == "phone-parent")
+        #expect(childHere["start"] == "2026-12-05T00:00:00Z")
+        #expect(try host.machine.todo(uid: "phone-parent")?["subtasks"] == .array([childHere["id"]!]))
+
+        // Made here: a subtask of the phone's parent.
+        let made = try host.machine.add("卵", ["parent": parentHere["id"]!, "start": "2026-12-06T09:00:00Z"])
+        let uid = try #require(made["uid"]?.stringValue)
+        #expect(try host.once().status == 0)
+        let seen = try phone("""
+            for t in cal.todos(include_completed=True):
+                c = t.icalendar_component
+                if str(c.get('uid')) == '\(uid)':
+                    rel = c.get('related-to')
+                    print(str(rel), rel.params.get('RELTYPE'), c.get('dtstart').dt.isoformat())
+            """)
+        #expect(seen == "phone-parent PARENT 2026-12-06T09:00:00+00:00\n", "\(seen)")
+        #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
+    }
+
     /// Through a proxy that drops, delays and cuts requests and answers 500, 503 and 412 at random
     /// (seeded): rounds fail and are retried; once the faults stop, both stores and the server hold
     /// the same todos, none lost, none twice.

@@ -7,7 +7,7 @@
 
 set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo sync help
 # Options that take a value in the next word.
-set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --url --user --password-file --credential --calendar --initial -c -d -s -n -p -t
+set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --parent --start --url --user --password-file --credential --calendar --initial -c -d -s -n -p -t
 
 # Prints the command, then the category or sync subcommand (if any), then the positionals, one per line.
 function __todoctl_words
@@ -131,7 +131,7 @@ function __todoctl_sort_keys
     set -l token (commandline -ct)
     string match -q -- '--sort=*' $token; and set token (string replace -- '--sort=' '' $token)
     set -l head (string replace -r '[^,]*$' '' -- $token)
-    for k in id title created updated due position category priority
+    for k in id title created updated due position category priority start
         echo $head$k
         echo $head-$k
     end
@@ -182,6 +182,8 @@ complete -c todoctl -n '__todoctl_command_is add' -l top -d 'Put it first in the
 complete -c todoctl -n '__todoctl_command_is add' -s p -l priority -x -a "$priorities" -d 'Its priority'
 complete -c todoctl -n '__todoctl_command_is add' -s t -l tag -x -a '(__todoctl_tags)' -d 'Tag it T (repeatable)'
 complete -c todoctl -n '__todoctl_command_is add' -l every -x -a "$rules" -d 'Make it recurring: RULE'
+complete -c todoctl -n '__todoctl_command_is add' -l parent -x -a '(__todoctl_ids)' -d 'Make it a subtask of todo ID'
+complete -c todoctl -n '__todoctl_command_is add' -l start -x -a "$when" -d 'When it can be started'
 
 # list
 complete -c todoctl -n '__todoctl_command_is list' -l open -d 'Open todos (default)'
@@ -199,6 +201,10 @@ complete -c todoctl -n '__todoctl_command_is list' -l by-category -d 'Group by c
 complete -c todoctl -n '__todoctl_command_is list' -s t -l tag -x -a '(__todoctl_tags)' -d 'Only todos tagged T (all must match)'
 complete -c todoctl -n '__todoctl_command_is list' -s p -l priority -x -a "$priorities" -d 'Only todos of priority P'
 complete -c todoctl -n '__todoctl_command_is list' -l recurring -d 'Only recurring todos, with their rule'
+complete -c todoctl -n '__todoctl_command_is list' -l flat -d 'A plain list, subtasks not under their parents'
+complete -c todoctl -n '__todoctl_command_is list' -l ready -d 'Only todos whose start has come'
+complete -c todoctl -n '__todoctl_command_is list' -l all-starts -d 'Todos whose start is to come too'
+complete -c todoctl -n '__todoctl_command_is list' -l parent -x -a '(__todoctl_ids)' -d 'Only the subtasks of todo ID'
 
 # show, edit, done, reopen, rm, move, snooze: todo ids
 complete -c todoctl -n '__todoctl_command_is show edit move; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
@@ -225,9 +231,14 @@ complete -c todoctl -n '__todoctl_command_is edit' -l untag -x -a '(__todoctl_ta
 complete -c todoctl -n '__todoctl_command_is edit' -l every -x -a "$rules" -d 'Make it recurring: RULE'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-every -d 'Make it a one-off todo'
 complete -c todoctl -n '__todoctl_command_is edit' -l if-revision -x -d 'Change it only while its revision is N'
+complete -c todoctl -n '__todoctl_command_is edit' -l parent -x -a '(__todoctl_ids)' -d 'Make it a subtask of todo ID'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-parent -d 'Make it a top-level todo'
+complete -c todoctl -n '__todoctl_command_is edit' -l start -x -a "$when" -d 'When it can be started'
+complete -c todoctl -n '__todoctl_command_is edit' -l no-start -d 'Clear the start'
 
 # done
 complete -c todoctl -n '__todoctl_command_is done' -l stop -d 'End recurring todos for good'
+complete -c todoctl -n '__todoctl_command_is rm' -l recursive -d 'Delete their subtasks too'
 
 # move
 complete -c todoctl -n '__todoctl_command_is move' -l to -x -d 'To be the N-th todo of the open list'

@@ -58,6 +58,8 @@ public struct ListOptions: Equatable, Sendable {
     public var query = TodoQuery()
     /// `--by-category`.
     public var byCategory = false
+    /// `--flat`: no tree (the query's `tree` is off).
+    public var flat: Bool { !query.tree }
 
     public init() {}
 }
@@ -153,7 +155,7 @@ public enum Command: Equatable, Sendable {
     /// `reopen ID...`.
     case reopen(ids: [Int64])
     /// `rm ID...`.
-    case remove(ids: [Int64])
+    case remove(ids: [Int64], recursive: Bool)
     /// `move ID ...`.
     case move(id: Int64, to: MoveDestination)
     /// `snooze ID DURATION|WHEN`, resolved to an instant.

@@ -14,6 +14,10 @@ public struct AddFields: Equatable, Sendable {
     /// True when the due date is the rule's first occurrence from today (no `--due`): a date,
     /// so the todo is all-day.
     public var allDay = false
+    /// `--parent ID`.
+    public var parent: Int64?
+    /// `--start WHEN`.
+    public var start: Instant?
 
     public init(priority: TodoPriority? = nil, tags: [String] = [], recurrence: TodoRecurrence? = nil, allDay: Bool = false) {
         self.priority = priority
@@ -36,6 +40,10 @@ public struct EditFields: Equatable, Sendable {
     /// With `--every` and no `--due`: the rule's first occurrence from today, the due date of a
     /// todo that has none yet.
     public var firstDue: Instant?
+    /// `--parent ID` / `--no-parent`.
+    public var parent: FieldChange<Int64> = .keep
+    /// `--start WHEN` / `--no-start`.
+    public var start: FieldChange<Instant> = .keep
 
     public init(priority: FieldChange<TodoPriority> = .keep, addTags: [String] = [], removeTags: [String] = [],
                 recurrence: FieldChange<TodoRecurrence> = .keep) {
@@ -99,6 +107,8 @@ extension Parser {
         var fields = AddFields()
         fields.priority = try args.value("--priority").map { v throws(UsageError) in try priority(v, "--priority", "add") }
         fields.tags = try tags(args, "--tag", "add")
+        fields.parent = try args.value("--parent").map { v throws(UsageError) in try id(v, "todo id for --parent", "add") }
+        fields.start = try args.value("--start").map { v throws(UsageError) in try when(v, "--start", "add") }
         var due = due
         if let text = args.value("--every") {
             let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "add")
@@ -113,7 +123,8 @@ extension Parser {
 
     /// The fields of `edit`.
     func editFields(_ args: Arguments) throws(UsageError) -> EditFields {
-        for (set, clear) in [("--priority", "--no-priority"), ("--every", "--no-every")] where args.has(set) && args.has(clear) {
+        for (set, clear) in [("--priority", "--no-priority"), ("--every", "--no-every"), ("--parent", "--no-parent"), ("--start", "--no-start")]
+        where args.has(set) && args.has(clear) {
             throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
         }
         var fields = EditFields()
@@ -121,6 +132,16 @@ extension Parser {
             fields.priority = .set(try priority(text, "--priority", "edit"))
         } else if args.has("--no-priority") {
             fields.priority = .clear
+        }
+        if let text = args.value("--parent") {
+            fields.parent = .set(try id(text, "todo id for --parent", "edit"))
+        } else if args.has("--no-parent") {
+            fields.parent = .clear
+        }
+        if let text = args.value("--start") {
+            fields.start = .set(try when(text, "--start", "edit"))
+        } else if args.has("--no-start") {
+            fields.start = .clear
         }
         fields.addTags = try tags(args, "--tag", "edit")
         fields.removeTags = try tags(args, "--untag", "edit")
@@ -143,6 +164,13 @@ extension Parser {
         query.tags = try tags(args, "--tag", "list")
         query.priority = try args.value("--priority").map { v throws(UsageError) in try priority(v, "--priority", "list") }
         if args.has("--recurring") { query.recurring = true }
+        query.parent = try args.value("--parent").map { v throws(UsageError) in try id(v, "todo id for --parent", "list") }
+        if args.has("--ready") && args.has("--all-starts") {
+            throw UsageError("--ready and --all-starts cannot be used together", command: "list")
+        }
+        query.ready = args.has("--ready") || (config.hideFutureStarts && !args.has("--all-starts"))
+        // Subtasks under their parents, unless asked for the plain list (or one parent's subtasks).
+        query.tree = !args.has("--flat") && query.parent == nil
     }
 }
 
@@ -234,6 +262,8 @@ extension AddFields {
         params.priority = priority
         params.tags = tags
         params.recurrence = recurrence
+        params.parent = parent
+        params.start = start
         if allDay { params.allDay = true }
         if params.due != nil || recurrence != nil { params.zone = sendableZone(zone) }
     }
@@ -247,6 +277,8 @@ extension EditFields {
         patch.addTags = addTags
         patch.removeTags = removeTags
         patch.recurrence = recurrence
+        patch.parent = parent
+        patch.start = start
         if let firstDue, patch.due == .keep, try currentDue() == nil {
             patch.due = .set(firstDue)
             patch.allDay = true

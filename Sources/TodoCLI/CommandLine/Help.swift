@@ -40,7 +40,7 @@ enum Help {
 
     static let entries: [Entry] = [
         Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]",
-                                      "    [--priority P] [--tag T]... [--every RULE]"],
+                                      "    [--priority P] [--tag T]... [--every RULE] [--parent ID] [--start WHEN]"],
               summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top is given.",
               options: [("--category NAME", "put it in category NAME (created if missing)"),
                         ("--due WHEN", "when it is due"),
@@ -50,11 +50,15 @@ enum Help {
                         ("--priority P", "its priority: high, medium or low"),
                         ("--tag T", "tag it T (repeatable); a tag is a word without spaces or commas"),
                         ("--every RULE", "make it recurring: done moves it to the next occurrence;\n"
-                            + "the first due is --due, else the rule's first day from today")]),
+                            + "the first due is --due, else the rule's first day from today"),
+                        ("--parent ID", "make it a subtask of todo ID"),
+                        ("--start WHEN", "when it can be started (list --ready leaves it out until then)")]),
         Entry(name: "list", synopsis: ["list [--open | --done | --all] [--category NAME | --no-category] [--overdue]",
                                        "     [--due-before WHEN] [--due-after WHEN] [--search TEXT] [--sort KEYS] [--limit N]",
-                                       "     [--by-category] [--tag T]... [--priority P] [--recurring]"],
-              summary: "List todos; by default the open ones in manual order.",
+                                       "     [--by-category] [--tag T]... [--priority P] [--recurring]",
+                                       "     [--flat] [--ready | --all-starts] [--parent ID]"],
+              summary: "List todos; by default the open ones in manual order, subtasks indented under their parent\n"
+                + "(a filter that matches a subtask lists its parents too).",
               options: [("--all, --open, --done", "which todos (default: --open)"),
                         ("--category NAME", "only todos in category NAME"),
                         ("--no-category", "only todos without a category"),
@@ -70,12 +74,16 @@ enum Help {
                         ("--by-category", "group the listing by category, uncategorised last"),
                         ("--tag T", "only todos tagged T (repeatable: every one must match)"),
                         ("--priority P", "only todos of priority P"),
-                        ("--recurring", "only recurring todos, with their rule in words")]),
-        Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo."),
+                        ("--recurring", "only recurring todos, with their rule in words"),
+                        ("--flat", "one plain list: subtasks not under their parents"),
+                        ("--ready", "only todos whose start has come (or that have none)"),
+                        ("--all-starts", "todos whose start is to come too (where hide-future-starts hides them)"),
+                        ("--parent ID", "only the subtasks of todo ID")]),
+        Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo, with its subtasks."),
         Entry(name: "edit", synopsis: ["edit ID [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
                                        "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]",
                                        "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]",
-                                       "        [--if-revision N]"],
+                                       "        [--if-revision N] [--parent ID | --no-parent] [--start WHEN | --no-start]"],
               summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.\n"
                 + "When edit reads the todo first (for some options), or with --if-revision, a todo someone else\n"
                 + "changed meanwhile is left as it is and the edit is refused.",
@@ -88,13 +96,16 @@ enum Help {
                         ("--tag T, --untag T", "add or remove a tag (each repeatable; one change)"),
                         ("--every RULE, --no-every", "make it recurring or one-off; a todo without a due date\n"
                             + "starts on the rule's first day from today"),
-                        ("--if-revision N", "change it only if its revision is still N (as `show` printed it)")]),
+                        ("--if-revision N", "change it only if its revision is still N (as `show` printed it)"),
+                        ("--parent ID, --no-parent", "make it a subtask of todo ID, or a top-level todo (no cycles)"),
+                        ("--start WHEN, --no-start", "set or clear when it can be started")]),
         Entry(name: "done", synopsis: ["done ID... [--stop]"],
-              summary: "Mark todos as done. One already done is left as it is and reported so.\n"
+              summary: "Mark todos as done, with their open subtasks. One already done is left as it is and reported so.\n"
                 + "A recurring todo advances to its next occurrence and stays open; when its rule is used up it is done.\n\(idRanges)",
               options: [("--stop", "end recurring todos for good: mark them done instead of advancing them")]),
-        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again, each back at its place in the manual order.\nOne already open is reported so. \(idRanges)"),
-        Entry(name: "rm", synopsis: ["rm ID..."], summary: "Delete todos. \(idRanges)"),
+        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again, each back at its place in the manual order,\nand the done parents of a subtask. One already open is reported so. \(idRanges)"),
+        Entry(name: "rm", synopsis: ["rm ID... [--recursive]"], summary: "Delete todos. \(idRanges)",
+              options: [("--recursive", "delete their subtasks too (a todo with subtasks is refused without it)")]),
         Entry(name: "move", synopsis: ["move ID (--to N | --before ID | --after ID | --top | --bottom)"],
               summary: "Move a todo in the manual order. Give exactly one target. Positions count the open todos,\n"
                 + "as list shows them; a done todo moved keeps that place for when it is reopened.",
@@ -114,7 +125,7 @@ enum Help {
         Entry(name: "agenda", synopsis: ["agenda [--days N]"],
               summary: "The open todos that are overdue, then each of the next N days (today first, in the local zone)\n"
                   + "with the todos due on it and the coming occurrences of recurring todos (marked ↻; later\n"
-                  + "occurrences, not yet the todo's due, are dimmed).",
+                  + "occurrences, not yet the todo's due, are dimmed), and the todos that start on it (marked starts).",
               options: [("--days N", "how many days, today included (default 7, at most 366)")]),
         Entry(name: "reminders", synopsis: ["reminders [--since WHEN] [--limit N]"],
               summary: "List reminders that have fired, read back from the journal, oldest first.\nA last line says when older ones were left out.",

@@ -44,16 +44,18 @@ public struct Parser {
 
     static let commandSpecs: [String: [String: Arity]] = [
         "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag,
-                "--priority": .value, "--tag": .value, "--every": .value],
+                "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value],
         "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
                  "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
                  "--sort": .value, "--limit": .value, "--by-category": .flag,
-                 "--tag": .value, "--priority": .value, "--recurring": .flag],
+                 "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag, "--all-starts": .flag,
+                 "--parent": .value],
         "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
                  "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
                  "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag,
-                 "--if-revision": .value],
+                 "--if-revision": .value, "--parent": .value, "--no-parent": .flag, "--start": .value, "--no-start": .flag],
         "done": ["--stop": .flag],
+        "rm": ["--recursive": .flag],
         "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
@@ -222,7 +224,7 @@ public struct Parser {
         case "edit": result = .edit(try edit(args, &p))
         case "done": result = .complete(ids: try ids(&p, name), stop: args.has("--stop"))
         case "reopen": result = .reopen(ids: try ids(&p, name))
-        case "rm": result = .remove(ids: try ids(&p, name))
+        case "rm": result = .remove(ids: try ids(&p, name), recursive: args.has("--recursive"))
         case "move": result = try move(args, &p)
         case "snooze":
             let todo = try id(p.next("ID"), "todo id", name)
@@ -408,7 +410,7 @@ public struct Parser {
         if options.due != .keep || options.remind != .keep { options.zone = zoneName }
         if options.isEmpty && options.fields.isEmpty {
             throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
-                             + "--priority, --no-priority, --tag, --untag, --every, --no-every", command: "edit")
+                             + "--priority, --no-priority, --tag, --untag, --every, --no-every, --parent, --no-parent, --start, --no-start", command: "edit")
         }
         return options
     }

@@ -7,7 +7,7 @@ import TodoWhen
 /// `task export` (Taskwarrior 2.6 and 3.x: a JSON array, or one object per line) as an export
 /// document: description → title, project → category, tags, priority H/M/L, due, entry/modified/
 /// end → created/updated/completed, uuid → uid (so importing again changes nothing), annotations
-/// and depends → notes lines, scheduled (else wait) → a kept `DTSTART` iCalendar line, a recurring
+/// and depends → notes lines, scheduled (else wait) → start, a recurring
 /// template and its instances → one recurring todo due at the next pending instance.
 struct TaskwarriorImport {
     let context: ForeignImport.Context
@@ -104,10 +104,6 @@ struct TaskwarriorImport {
         if !orphans.isEmpty { unmapped.append("imported as one-off todos: \(ForeignImport.some(orphans, "recurring instance")) whose template is not in the file") }
         if !foreignRecur.isEmpty { unmapped.append("imported as one-off todos (todod repeats by days at the finest): \(ForeignImport.some(foreignRecur, "task"))") }
         if !started.isEmpty { unmapped.append("no start/stop tracking in todod: \(ForeignImport.some(started, "active task")) imported as not started") }
-        let starts = todos.filter { $0.ical != nil }.map(\.title)
-        if !starts.isEmpty {
-            unmapped.append("todod has no start date: scheduled (else wait) of \(ForeignImport.some(starts, "task")) kept as an iCalendar DTSTART line, written back by export --format ics")
-        }
         if !waitDropped.isEmpty { unmapped.append("wait dropped where scheduled was the start: \(ForeignImport.some(waitDropped, "task"))") }
         if !otherPriority.isEmpty {
             unmapped.append("priorities other than H, M and L imported as none: \(Set(otherPriority).sorted().joined(separator: ", "))")
@@ -205,9 +201,7 @@ struct TaskwarriorImport {
             }
         }
         let scheduled = try date("scheduled"), wait = try date("wait")
-        if let start = scheduled ?? wait {
-            e.ical = "DTSTART:" + Self.basic(start)
-        }
+        e.start = scheduled ?? wait
         var foreign: String?
         if status == "recurring", let recur = try string("recur"), due != nil {
             if var rule = Self.rule(recur) {

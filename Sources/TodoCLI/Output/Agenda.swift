@@ -16,6 +16,8 @@ struct Agenda {
         /// False for a later occurrence of a recurring todo (it becomes `due` once the earlier
         /// ones are completed).
         var current: Bool
+        /// The todo starts then (its `start`), rather than being due.
+        var starts = false
     }
 
     struct Day {
@@ -54,9 +56,21 @@ struct Agenda {
         return (today, start, end)
     }
 
-    /// Lays out `todos` over `days` days from `now`'s local day in `zone`. A todo's `zone` is
-    /// used for its recurrence and all-day dates; `zoneNamed` reads a zone (and may cache).
-    init(todos: [Todo], now: Instant, zone: ZoneInfo, days count: Int, zoneNamed: (String) -> ZoneInfo?) {
+    /// The query for the todos that start in the window (`start` to `end`), by start.
+    static func startQuery(start: Instant, end: Instant) -> TodoQuery {
+        var query = TodoQuery()
+        query.status = .open
+        query.startAfter = start
+        query.startBefore = end
+        query.sort = [TodoQuery.SortKey(.start), TodoQuery.SortKey(.id)]
+        return query
+    }
+
+    /// Lays out `todos` over `days` days from `now`'s local day in `zone`, and `starting` (todos
+    /// that start in the window) on their start days. A todo's `zone` is used for its recurrence
+    /// and all-day dates; `zoneNamed` reads a zone (and may cache).
+    init(todos due: [Todo], starting: [Todo] = [], now: Instant, zone: ZoneInfo, days count: Int, zoneNamed: (String) -> ZoneInfo?) {
+        let todos = due + starting
         self.todos = todos
         zones = todos.map { $0.zone.flatMap(zoneNamed) ?? zone }
         let (today, start, end) = Agenda.window(now: now, zone: zone, days: count)
@@ -64,7 +78,12 @@ struct Agenda {
         through = end
         overdue = []
         var byDay: [Int64: [Item]] = [:]
-        for (index, todo) in todos.enumerated() {
+        for (index, todo) in todos.enumerated() where index >= due.count {
+            guard !todo.done, let starts = todo.start, starts >= start, starts < end else { continue }
+            let day = todo.allDay ? LocalTime(starts, in: zones[index]).days : LocalTime(starts, in: zone).days
+            byDay[day, default: []].append(Item(todo: index, at: starts, current: true, starts: true))
+        }
+        for (index, todo) in todos.enumerated() where index < due.count {
             guard !todo.done, let due = todo.due else { continue }
             let own = zones[index]
             /// The local day an occurrence falls on: an all-day todo's date in its own zone,
@@ -100,7 +119,9 @@ struct Agenda {
     /// "items": [{"at", "current", "todo"}]}]}`, the todos as the daemon sent them.
     func json(raw: [JSON]) -> JSON {
         func item(_ i: Item) -> JSON {
-            .object(["at": .string(i.at.rfc3339()), "current": .bool(i.current), "todo": raw[i.todo]])
+            var o: JSONObject = ["at": .string(i.at.rfc3339()), "current": .bool(i.current), "todo": raw[i.todo]]
+            if i.starts { o["starts"] = .bool(true) }
+            return .object(o)
         }
         let dayValues: [JSON] = days.map { day in
             let (y, m, d) = Instant.civil(days: day.date)
@@ -126,7 +147,7 @@ extension HumanOutput {
                                     Table.Column("CATEGORY", flexible: true), Table.Column("TITLE", flexible: true)])
         struct Row { var todo: Int; var current: Bool; var overdue: Bool }
         var rows: [Row] = []
-        func add(_ index: Int, at: Instant, current: Bool, overdue: Bool) {
+        func add(_ index: Int, at: Instant, current: Bool, overdue: Bool, starts: Bool = false) {
             let todo = agenda.todos[index]
             let local = LocalTime(at, in: todo.allDay ? agenda.zones[index] : timeZone)
             let time: String
@@ -136,11 +157,14 @@ extension HumanOutput {
                 time = todo.allDay ? "all day" : String(local.text.suffix(5))
             }
             let mark = (todo.recurrence != nil ? "↻" : "") + (overdue ? " " + TerminalText.relative(at, now: now) : "")
+                + (starts ? " starts" : "")
             table.append(["\(todo.id)", time, mark.trimmingPrefixSpace, todo.category ?? "", todo.title])
             rows.append(Row(todo: index, current: current, overdue: overdue))
         }
         for index in agenda.overdue { add(index, at: agenda.todos[index].due!, current: true, overdue: true) }
-        for day in agenda.days { for item in day.items { add(item.todo, at: item.at, current: item.current, overdue: false) } }
+        for day in agenda.days {
+            for item in day.items { add(item.todo, at: item.at, current: item.current, overdue: false, starts: item.starts) }
+        }
         let lines = table.render(maxWidth: maxWidth, style: colour ? { row, column, text in
             guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
             if rows[row].overdue && (column == 1 || column == 2) { return HumanOutput.red + text + HumanOutput.reset }
@@ -182,13 +206,17 @@ extension Runner {
         let result = try call(Agenda.query(end: window.end))
         guard let raw = result["todos"]?.arrayValue else { throw Runner.bad("expected an array of todos") }
         let list = try todos(result["todos"])
+        // The todos that start in the window, on their start days.
+        let started = try call(Agenda.startQuery(start: window.start, end: window.end))
+        let startRaw = started["todos"]?.arrayValue ?? []
+        let starting = try todos(started["todos"])
         var zones: [String: ZoneInfo?] = [:]
-        let agenda = Agenda(todos: list, now: now, zone: human.timeZone, days: days) { name in
+        let agenda = Agenda(todos: list, starting: starting, now: now, zone: human.timeZone, days: days) { name in
             if let cached = zones[name] { return cached }
             let zone = ZoneInfo(identifier: name)
             zones[name] = zone
             return zone
         }
-        if json { emit(agenda.json(raw: raw)) } else { print(human.agenda(agenda)) }
+        if json { emit(agenda.json(raw: raw + startRaw)) } else { print(human.agenda(agenda)) }
     }
 }

@@ -59,6 +59,23 @@ extension HumanOutput {
     }
 
     /// `show`'s Priority and Tags lines.
+    /// A todo's start: its date (all-day) or local time, and how far off it is while it has not come.
+    func startText(_ todo: Todo, _ start: Instant) -> String {
+        let text = todo.allDay ? LocalTime.dateText(days: LocalTime(start, in: zone(named: todo.zone)).days) : LocalTime(start, in: timeZone).text
+        return start > now && !todo.done ? text + " (" + dueRelative(todo, start) + ")" : text
+    }
+
+    /// `show`'s Parent and Subtasks lines: the subtasks one per line, `✓` for a done one.
+    func subtaskDetails(_ todo: Todo, _ subtasks: [Todo]) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        if let parent = todo.parent { pairs.append(("Parent", "\(parent)")) }
+        if let uid = todo.parentUid { pairs.append(("Parent", Table.oneLine(uid) + " (not here yet)")) }
+        if !subtasks.isEmpty {
+            pairs.append(("Subtasks", subtasks.map { "\($0.id) " + ($0.done ? "✓ " : "") + Table.oneLine($0.title) }.joined(separator: "\n")))
+        }
+        return pairs
+    }
+
     func labelDetails(_ todo: Todo) -> [(String, String)] {
         [("Priority", todo.priority?.rawValue ?? "-"), ("Tags", todo.tags.isEmpty ? "-" : Table.oneLine(HumanOutput.tagWords(todo.tags)))]
     }

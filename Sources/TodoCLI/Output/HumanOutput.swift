@@ -96,8 +96,9 @@ struct HumanOutput {
     /// sets `widths` from its rows, with the ID and POS columns wide enough for `numbersUpTo`;
     /// later calls print rows only, in those widths. The `!` (priority) column is there when the
     /// first part has a todo with a priority; `rules` adds the REPEATS column (`list --recurring`).
+    /// `depths` indents a subtask's title under its parent's (a tree listing).
     func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, widths: inout [Int]?,
-                   numbersUpTo: Int = 0, rules: Bool = false) -> [String] {
+                   numbersUpTo: Int = 0, rules: Bool = false, depths: [Int64: Int] = [:]) -> [String] {
         let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
         func columns(priority: Bool) -> [Table.Column] {
             var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
@@ -117,7 +118,7 @@ struct HumanOutput {
             if priority { row.append(HumanOutput.priorityMark(todo.priority)) }
             if sections == nil { row.append(todo.category ?? "") }
             if rules { row.append(ruleWords(todo)) }
-            row.append(HumanOutput.titleWithTags(todo))
+            row.append(String(repeating: "  ", count: min(depths[todo.id] ?? 0, 20)) + HumanOutput.titleWithTags(todo))
             table.append(row)
         }
         let dueColumns: Set<Int> = [3, 4]
@@ -152,7 +153,7 @@ struct HumanOutput {
 
     /// `show`: aligned `Label: value` lines. A done todo's times have no relative hint, and its
     /// reminder is marked as off (it fires only if the todo is reopened).
-    func todoDetails(_ todo: Todo) -> [String] {
+    func todoDetails(_ todo: Todo, subtasks: [Todo] = []) -> [String] {
         var pairs: [(String, String)] = [("ID", "\(todo.id)"), ("Title", Table.oneLine(todo.title))]
         if todo.done {
             pairs.append(("Status", paint("done", HumanOutput.green) + (todo.completed.map { " since " + LocalTime($0, in: timeZone).text } ?? "")))
@@ -172,6 +173,7 @@ struct HumanOutput {
         } else {
             pairs.append(("Due", "-"))
         }
+        if let start = todo.start { pairs.append(("Start", startText(todo, start))) }
         pairs += scheduleDetails(todo)
         var remind = "-"
         if let instant = todo.remind {
@@ -187,6 +189,7 @@ struct HumanOutput {
         pairs.append(("Created", LocalTime(todo.created, in: timeZone).text))
         pairs.append(("Updated", LocalTime(todo.updated, in: timeZone).text))
         pairs.append(("Revision", "\(todo.revision)"))
+        pairs += subtaskDetails(todo, subtasks)
         if let notes = todo.notes, !notes.isEmpty {
             pairs.append(("Notes", notes.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }.joined(separator: "\n")))
         }

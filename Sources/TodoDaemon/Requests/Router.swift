@@ -157,7 +157,7 @@ struct Router {
     }
 
     private func todoDelete(_ p: TodoDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        let todos = try tx.delete(p.ids)
+        let todos = try tx.delete(p.ids, recursive: p.recursive)
         return Outcome(encodedResult: Todo.encodedJSON(todos), events: todos.isEmpty ? [] : [.todos(.todoDeleted, todos)])
     }
 

@@ -28,6 +28,8 @@ extension JSON {
                 "priority": JSON(e.priority), "tags": JSON(e.tags), "zone": JSON(e.zone), "allDay": .bool(e.allDay),
                 "recurrence": JSON(e.recurrence),
             ]
+            if let parent = e.parent { o["parent"] = .string(parent) }
+            if let start = e.start { o["start"] = JSON(start) }
             // Only where an iCalendar import kept something (docs/PROTOCOL.md, docs/ICALENDAR.md).
             if let ical = e.ical { o["ical"] = .string(ical) }
             // Import conditions: only in documents a sync client sends.
@@ -66,6 +68,10 @@ extension Todo {
             tags: o["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [], zone: o["zone"]?.stringValue,
             allDay: o["allDay"]?.boolValue ?? false, recurrence: o["recurrence"]?.recurrenceValue,
             revision: o["revision"]?.intValue ?? 0)
+        parent = o["parent"]?.intValue
+        subtasks = o["subtasks"]?.arrayValue?.compactMap(\.intValue) ?? []
+        parentUid = o["parentUid"]?.stringValue
+        start = instant("start")
     }
 }
 
@@ -123,6 +129,8 @@ extension ExportDocument {
                     tags: try e.strings("tags"), zone: try e.optionalString("zone"),
                     allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence"),
                     ical: try e.optionalString("ical")))
+                todos[todos.count - 1].parent = try e.optionalString("parent")
+                todos[todos.count - 1].start = try e.optionalInstant("start")
                 todos[todos.count - 1].ifRevision = try e.optionalInt("ifRevision", in: 0...Int64.max)
                 todos[todos.count - 1].deleted = try e.flag("deleted")
                 if todos[todos.count - 1].deleted, (todos[todos.count - 1].ifRevision ?? 0) == 0 {
@@ -142,7 +150,8 @@ extension ExportDocument {
 extension Todo {
     /// Appends the todo object to `out`: `id`, `uid`, `title`, `notes`, `category`, `due`,
     /// `remind`, `reminded`, `done`, `completed`, `position`, `created`, `updated`, `priority`,
-    /// `tags`, `zone`, `allDay`, `recurrence`, `revision` (absent values
+    /// `tags`, `zone`, `allDay`, `recurrence`, `revision`, `parent`, `subtasks`, `parentUid`,
+    /// `start` (absent values
     /// are null; instants RFC 3339 UTC, with microseconds only when they have them). The one
     /// encoder of a todo, written field by field: answers, listings and events never build a tree
     /// of JSON values for it.
@@ -192,6 +201,17 @@ extension Todo {
         }
         out.append(literal: #","revision":"#)
         out.append(decimal: revision)
+        out.append(literal: #","parent":"#)
+        if let parent { out.append(decimal: parent) } else { out.append(literal: "null") }
+        out.append(literal: #","subtasks":["#)
+        for (i, id) in subtasks.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(decimal: id)
+        }
+        out.append(literal: #"],"parentUid":"#)
+        Todo.write(parentUid, to: &out)
+        out.append(literal: #","start":"#)
+        Todo.write(start, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 

@@ -46,11 +46,15 @@ extension NewTodo: MethodParams {
             priority: try p.optionalPriority("priority"), tags: try p.strings("tags"),
             zone: try p.optionalString("zone"), allDay: try p.flag("allDay"),
             recurrence: try p.optionalRecurrence("recurrence"))
+        parent = try p.optionalInt("parent", in: 1...Int64.max)
+        start = try p.optionalInstant("start")
         try p.finish()
     }
 
     public var encoded: JSONObject {
         var p: JSONObject = ["title": .string(title)]
+        if let parent { p["parent"] = .int(parent) }
+        if let start { p["start"] = .instant(start) }
         if let notes { p["notes"] = .string(notes) }
         if let category { p["category"] = .string(category) }
         if let due { p["due"] = .instant(due) }
@@ -107,6 +111,8 @@ public struct TodoUpdateParams: MethodParams, Equatable {
             addTags: try p.strings("addTags"), removeTags: try p.strings("removeTags"),
             zone: try p.change("zone") { $0 }, allDay: try p.optionalFlag("allDay"),
             recurrence: try p.recurrenceChange("recurrence"))
+        patch.parent = try p.idChange("parent")
+        patch.start = try p.change("start") { (s) throws(RPCError) in try Params.instantValue(s, "start") }
         ifRevision = try p.optionalInt("ifRevision", in: 1...Int64.max)
         try p.finish()
     }
@@ -126,6 +132,8 @@ public struct TodoUpdateParams: MethodParams, Equatable {
         p["zone"] = Self.encode(patch.zone) { .string($0) }
         if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
         p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
+        p["parent"] = Self.encode(patch.parent) { .int($0) }
+        p["start"] = Self.encode(patch.start) { .instant($0) }
         if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         return p
     }
@@ -192,11 +200,30 @@ public struct TodoReopenParams: TodoIDsParams, Equatable {
     public init(ids: [Int64]) { self.ids = ids }
 }
 
-/// `todo.delete`.
+/// `todo.delete`: a todo with subtasks is deleted only with `recursive` (its subtasks with it).
 public struct TodoDeleteParams: TodoIDsParams, Equatable {
     public static let method = Method.todoDelete
     public var ids: [Int64]
-    public init(ids: [Int64]) { self.ids = ids }
+    public var recursive: Bool
+    public init(ids: [Int64]) { self.init(ids: ids, recursive: false) }
+
+    public init(ids: [Int64], recursive: Bool) {
+        self.ids = ids
+        self.recursive = recursive
+    }
+
+    public init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        ids = try p.ids("ids")
+        recursive = try p.flag("recursive")
+        try p.finish()
+    }
+
+    public var encoded: JSONObject {
+        var p: JSONObject = ["ids": .array(ids.map { .int($0) })]
+        if recursive { p["recursive"] = .bool(true) }
+        return p
+    }
 }
 
 /// `todo.move`: exactly one of `position`, `before` and `after`.

@@ -60,6 +60,15 @@ extension Params {
         }
     }
 
+    /// An update's todo id (`parent`): absent keeps, null clears.
+    public mutating func idChange(_ key: String) throws(RPCError) -> FieldChange<Int64> {
+        switch raw(key) {
+        case nil: return .keep
+        case .null?: return .clear
+        case let value?: return .set(try Params.integer(value, key, 1...Int64.max))
+        }
+    }
+
     /// An update's recurrence: absent keeps, null clears.
     public mutating func recurrenceChange(_ key: String) throws(RPCError) -> FieldChange<TodoRecurrence> {
         switch raw(key) {

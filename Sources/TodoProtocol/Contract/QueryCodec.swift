@@ -18,6 +18,11 @@ extension TodoQuery {
         tags = try p.strings("tags", max: Validation.maxTags)
         priority = try p.optionalPriority("priority")
         recurring = try p.optionalFlag("recurring")
+        parent = try p.optionalInt("parent", in: 1...Int64.max)
+        ready = try p.flag("ready")
+        startBefore = try p.optionalInstant("startBefore")
+        startAfter = try p.optionalInstant("startAfter")
+        tree = try p.flag("tree")
         if let keys = p.raw("sort"), keys != .null {
             guard case .array(let items) = keys else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
             // Each key may appear once, so there are never more keys than fields to sort by.
@@ -60,6 +65,11 @@ extension TodoQuery {
         if !tags.isEmpty { p["tags"] = JSON(tags) }
         if let priority { p["priority"] = JSON(priority) }
         if let recurring { p["recurring"] = .bool(recurring) }
+        if let parent { p["parent"] = .int(parent) }
+        if ready { p["ready"] = .bool(true) }
+        if let startBefore { p["startBefore"] = JSON(startBefore) }
+        if let startAfter { p["startAfter"] = JSON(startAfter) }
+        if tree { p["tree"] = .bool(true) }
         if !sort.isEmpty {
             p["sort"] = .array(sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
         }
@@ -71,6 +81,6 @@ extension TodoQuery {
     /// Whether any filter narrows the listing beyond its status.
     public var isFiltered: Bool {
         category != nil || uncategorized || overdue || dueBefore != nil || dueAfter != nil || search != nil
-            || !tags.isEmpty || priority != nil || recurring != nil
+            || !tags.isEmpty || priority != nil || recurring != nil || parent != nil || ready || startBefore != nil || startAfter != nil
     }
 }

@@ -9,11 +9,13 @@ extension StoreTransaction {
         let kept = Dictionary(try connection.rows("SELECT uid, ical_extra FROM todos WHERE ical_extra IS NOT NULL", []) {
             ($0.text(0), $0.text(1))
         }, uniquingKeysWith: { a, _ in a })
+        let uids = Dictionary(todos.map { ($0.todo.id, $0.todo.uid) }, uniquingKeysWith: { a, _ in a })
         return ExportDocument(
             categories: try categories().map(\.name),
             todos: todos.map {
                 var entry = ExportDocument.Entry($0.todo)
                 entry.ical = kept[$0.todo.uid]
+                if let parent = $0.todo.parent { entry.parent = uids[parent] }
                 return entry
             },
             exported: now)
@@ -36,6 +38,10 @@ extension StoreTransaction {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
         var seen: Set<String> = []
         var added = 0, updated = 0, unchanged = 0, deleted = 0, stale: [String] = []
+        // The parent links of the entries applied, made once every entry is in (a subtask may
+        // come before its parent), and the uids that arrived (links waiting for them resolve).
+        var links: [(id: Int64, parent: String?)] = []
+        var arrived: [(uid: String, id: Int64)] = []
         for (i, name) in document.categories.enumerated() {
             _ = try Validation.categoryName(name, field: "categories[\(i)]")
             _ = try categoryID(creating: name)
@@ -68,6 +74,7 @@ extension StoreTransaction {
                     continue
                 }
                 if entry.deleted, let known {
+                    try releaseSubtasks(of: known.0)
                     try connection.run("DELETE FROM todos WHERE id = ?", [.integer(known.0)])
                     deleted += 1
                     continue
@@ -87,6 +94,7 @@ extension StoreTransaction {
                     .bool(entry.done), .optional(completed), .optional(entry.priority.map { Int64($0.rank) }),
                     .optional(TagColumn.text(fields.tags)), .optional(fields.zone), .bool(entry.allDay),
                     .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
+                    .optional(entry.start),
                 ]
                 // A later entry that says what the store holds is no change (a file without any
                 // timestamp is read as written now, so its every import would be "later").
@@ -94,17 +102,18 @@ extension StoreTransaction {
                 let sameAlready = entry.ifRevision != nil ? "" : """
                      AND NOT (title IS ? AND notes IS ? AND category_id IS ? AND due IS ? AND remind IS ? AND reminded IS ?
                         AND done IS ? AND completed IS ? AND priority IS ? AND tags IS ? AND zone IS ? AND all_day IS ?
-                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ?)
+                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ? AND start IS ?)
                     """
                 try connection.run("""
                     UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
                         reminded = ?, done = ?, completed = ?, priority = ?, tags = ?, zone = ?, all_day = ?, recur_rule = ?,
-                        recur_from = ?, ical_extra = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
+                        recur_from = ?, ical_extra = ?, start = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
                     WHERE id = ?\(sameAlready)
                     """, [.text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes))] + values + [
                         .integer(entry.created.usec), .integer(entry.updated.usec),
                         .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)), .integer(known.0),
                     ] + (sameAlready.isEmpty ? [] : [.text(title), .optional(notes)] + values))
+                links.append((known.0, entry.parent))
                 guard connection.changes > 0 else {
                     unchanged += 1
                     continue
@@ -117,8 +126,8 @@ extension StoreTransaction {
             try connection.run("""
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
                                    done, completed, rank, created, updated, uid,
-                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra, start)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [
                     .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                     .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
@@ -128,9 +137,15 @@ extension StoreTransaction {
                     .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
                     .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
                     .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
+                    .optional(entry.start),
                 ])
-            try writeTags(connection.lastInsertRowID, fields.tags, replacing: false)
+            let id = connection.lastInsertRowID
+            try writeTags(id, fields.tags, replacing: false)
+            arrived.append((uid, id))
+            if entry.parent != nil { links.append((id, entry.parent)) }
         }
+        for (uid, id) in arrived { try resolveWaitingSubtasks(uid: uid, id: id) }
+        for (id, parent) in links { try linkParent(id, uid: parent) }
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
         progress()  // recording the change sums the size of every row it wrote
         try recordChange(.import, "\(label ?? "import"): \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))

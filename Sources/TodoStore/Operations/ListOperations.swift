@@ -8,14 +8,22 @@ extension StoreTransaction {
     /// The SQL is assembled only from fixed fragments chosen by the query's enums; every value
     /// is a bound parameter. `now` decides what is overdue.
     package func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
-        try run(try plan(query))
+        if query.tree { return try treePage(query) }
+        return try run(try plan(query))
     }
 
     /// `list` for a long listing: the total first, then the todos `chunk` at a time (with their
     /// positions) as the rows are read, so the listing is never held whole. Stops early when
     /// `each` returns false.
     package func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
-        try run(try plan(query), chunk: chunk, total: total, each: each)
+        guard query.tree else { return try run(try plan(query), chunk: chunk, total: total, each: each) }
+        // The order first (ids only), then the todos read a chunk at a time as they go out, as a
+        // flat listing reads them: a long tree is never held whole nor written faster than read.
+        let (ids, count) = try treeOrder(query)
+        total(count)
+        for start in stride(from: 0, to: ids.count, by: max(1, chunk)) {
+            guard each(try treeTodos(ids[start..<min(start + chunk, ids.count)])) else { return }
+        }
     }
 
     /// Runs a plan: the total, then the page.
@@ -49,7 +57,7 @@ extension StoreTransaction {
     /// Calls `body` with each row of the page, in order, until it returns false. A page in two
     /// parts reads the first part's rows, then the second's from where the first part ended:
     /// right away when the page held some of the first part, else after counting it.
-    private func forEachPageRow(_ plan: ListPlan, total: Int,
+    func forEachPageRow(_ plan: ListPlan, total: Int,
                                 _ body: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
         guard let parts = plan.parts else {
             try connection.forEachRow(plan.page(forTotal: total), plan.pageValues, body)

@@ -74,6 +74,22 @@ extension StoreTransaction {
         if query.status == .all && (query.priority != nil || recurringOnly) && !dueRange {
             conditions.append("t.done IN (0, 1)")
         }
+        if let parent = query.parent {
+            conditions.append("t.parent_id = ?")
+            values.append(.integer(parent))
+        }
+        if let before = query.startBefore {
+            conditions.append("t.start < ?")
+            values.append(.integer(before.usec))
+        }
+        if let after = query.startAfter {
+            conditions.append("t.start >= ?")
+            values.append(.integer(after.usec))
+        }
+        if query.ready {
+            conditions.append("(t.start IS NULL OR t.start <= ?)")
+            values.append(.integer(now.usec))
+        }
         if let search = query.search {
             let needle = TextKey.search(Validation.trimmed(search))
             guard !needle.isEmpty else { throw TodoError.invalid("search", "must not be empty") }
@@ -241,6 +257,7 @@ extension StoreTransaction {
         case .due where dated: return ["t.due" + direction]
         case .due: return key.descending ? ["t.due IS NOT NULL DESC", "t.due DESC"] : ["t.due IS NULL", "t.due"]
         case .position: return ["t.rank" + direction]
+        case .start: return ["t.start IS NULL", "t.start" + direction]
         case .category: return ["c.rank IS NULL", "c.rank" + direction]
         // `priority` holds TodoPriority.rank (1 high … 3 low): ascending lists high first, in the
         // order of `todos_done_priority` (none as 4, last).

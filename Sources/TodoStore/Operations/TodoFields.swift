@@ -129,19 +129,19 @@ extension StoreTransaction {
     // MARK: - Completing a recurring todo
 
     /// Completes open todo `id` when it recurs and `stop` is false: its `due` moves to the next
-    /// occurrence (in its zone; see TodoCalendar's `Recurrence.advance`), the reminder keeps its
-    /// lead time and is re-armed, `completed` records this completion, the rule keeps what is
+    /// occurrence (in its zone; see TodoCalendar's `Recurrence.advance`), the reminder and the start
+    /// keep their lead time and is re-armed, `completed` records this completion, the rule keeps what is
     /// left of it (COUNT counts down), and the todo stays open. One row's update.
     /// - Returns: false when the todo is done, does not recur, or its rule is exhausted: it is
     ///   then to be completed for good like any todo.
     /// - Throws: `.conflict` when the stored rule cannot be used (nothing changes).
     func advanceIfRecurring(_ id: Int64) throws(TodoError) -> Bool {
         let found = try connection.firstRow("""
-            SELECT recur_rule, recur_from, due, remind, zone, all_day FROM todos
+            SELECT recur_rule, recur_from, due, remind, zone, all_day, start FROM todos
             WHERE id = ? AND done = 0 AND recur_rule IS NOT NULL AND due IS NOT NULL
             """, [.integer(id)]) { s in
             (rule: s.text(0), from: s.optionalText(1).flatMap(RecurrenceBase.init(rawValue:)) ?? .due, due: s.instant(2),
-             remind: s.optionalInstant(3), zone: s.optionalText(4), allDay: s.bool(5))
+             remind: s.optionalInstant(3), zone: s.optionalText(4), allDay: s.bool(5), start: s.optionalInstant(6))
         }
         guard let t = found else { return false }
         let next: (due: Instant, rule: String)?
@@ -153,13 +153,14 @@ extension StoreTransaction {
         }
         guard let next else { return false }
         let remind = t.remind.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }
+        let start = t.start.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }  // as far before due as it was
         try connection.run("""
-            UPDATE todos SET due = ?, due_end = ?, remind = ?, reminded = NULL, recur_rule = ?, completed = ?, updated = ?,
+            UPDATE todos SET due = ?, due_end = ?, remind = ?, start = ?, reminded = NULL, recur_rule = ?, completed = ?, updated = ?,
                 revision = revision + 1
             WHERE id = ?
             """, [
                 .integer(next.due.usec), .optional(dueEnd(due: next.due, allDay: t.allDay, zone: t.zone)), .optional(remind),
-                .text(next.rule), .integer(now.usec), .integer(now.usec), .integer(id),
+                .optional(start), .text(next.rule), .integer(now.usec), .integer(now.usec), .integer(id),
             ])
         return true
     }

@@ -6,12 +6,13 @@ import TodoSQLite
 /// The columns every todo read selects, in the order `TodoRow.init(_:)` reads them.
 let todoFields = """
     t.id, t.title, t.notes, c.name, t.due, t.remind, t.reminded, t.done, t.completed, t.rank,
-    t.created, t.updated, t.uid, t.priority, t.tags, t.zone, t.all_day, t.recur_rule, t.recur_from, t.revision
+    t.created, t.updated, t.uid, t.priority, t.tags, t.zone, t.all_day, t.recur_rule, t.recur_from, t.revision,
+    t.parent_id, t.parent_uid, t.start
     """
 /// The join that gives a todo its category's name.
 let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
 /// How many columns `todoFields` selects.
-let todoFieldCount: Int32 = 20
+let todoFieldCount: Int32 = 23
 /// `todoFields` from all todos with their category names.
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
@@ -38,6 +39,9 @@ struct TodoRow {
             zone: s.optionalText(15), allDay: s.bool(16),
             recurrence: s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) },
             revision: s.int64(19))
+        todo.parent = s.optionalInt64(20)
+        todo.parentUid = s.optionalText(21)
+        todo.start = s.optionalInstant(22)
     }
 
     /// The priority a stored rank (`TodoPriority.rank`) stands for.
@@ -60,7 +64,8 @@ extension StoreTransaction {
             todo.position = s.optionalInt64(todoFieldCount).map { Int($0) }
             return todo
         }
-        guard let found else { throw TodoError.notFound("no todo with id \(id)") }
+        guard var found else { throw TodoError.notFound("no todo with id \(id)") }
+        try fillLinks(&found)
         return found
     }
 
@@ -75,11 +80,16 @@ extension StoreTransaction {
     /// their order.
     func withPositions(_ rows: [TodoRow]) throws(TodoError) -> [Todo] {
         let positions = try todoOrder.positions(of: rows.compactMap { $0.todo.done ? nil : $0.rank })
-        return rows.map { row in
+        var todos: [Todo] = []
+        todos.reserveCapacity(rows.count)
+        let anySubtasks = try anySubtasks()
+        for row in rows {
             var todo = row.todo
             todo.position = row.todo.done ? nil : positions[row.rank]
-            return todo
+            try fillLinks(&todo, anySubtasks: anySubtasks)
+            todos.append(todo)
         }
+        return todos
     }
 
     /// The store's own id: a UUID made with the store, never changed.
@@ -113,12 +123,13 @@ extension StoreTransaction {
         let fields = try checkedFields(priority: new.priority, tags: new.tags, zone: new.zone, allDay: new.allDay,
                                        recurrence: new.recurrence, due: new.due)
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
+        if let parent = new.parent { try checkParent(parent, of: nil) }
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
         try connection.run("""
             INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated, uid,
-                               priority, tags, zone, all_day, due_end, recur_rule, recur_from)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               priority, tags, zone, all_day, due_end, recur_rule, recur_from, parent_id, start)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [
                 .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                 .optional(category?.id), .optional(new.due), .optional(remind), .integer(rank),
@@ -126,6 +137,7 @@ extension StoreTransaction {
                 .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
                 .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone)),
                 .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
+                .optional(new.parent), .optional(new.start),
             ])
         let id = connection.lastInsertRowID
         try writeTags(id, fields.tags, replacing: false)
@@ -133,9 +145,12 @@ extension StoreTransaction {
         // first or last: its position needs no counting.
         let open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
         try recordChange(.add, "add \(id) \(ChangeLog.quoted(title))")
-        return Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
-                    remind: remind, position: Int(open), created: now, updated: now,
-                    priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
+        var todo = Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
+                        remind: remind, position: Int(open), created: now, updated: now,
+                        priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
+        todo.parent = new.parent
+        todo.start = new.start
+        return todo
     }
 
     func searchKey(_ title: String, _ notes: String?) -> String {
@@ -201,6 +216,21 @@ extension StoreTransaction {
         case .set(let r): new.recurrence = try checkedRecurrence(r, field: "recurrence")
         case .clear: new.recurrence = nil
         }
+        switch patch.parent {
+        case .keep: break
+        case .set(let p):
+            try checkParent(p, of: id)
+            new.parent = p
+            new.parentUid = nil
+        case .clear:
+            new.parent = nil
+            new.parentUid = nil
+        }
+        switch patch.start {
+        case .keep: break
+        case .set(let s): new.start = s
+        case .clear: new.start = nil
+        }
         // Setting `due` without `allDay` makes it a time of day; clearing it clears `allDay`.
         if let allDay = patch.allDay {
             new.allDay = allDay
@@ -242,7 +272,8 @@ extension StoreTransaction {
             UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?,
                 category_id = CASE WHEN ? THEN ? ELSE category_id END,
                 due = ?, remind = ?, reminded = ?, updated = ?, revision = revision + 1,
-                priority = ?, tags = ?, zone = ?, all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?
+                priority = ?, tags = ?, zone = ?, all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?,
+                parent_id = ?, parent_uid = ?, start = ?
             WHERE id = ?
             """, [
                 .text(new.title), .text(TextKey.sort(new.title)), .optional(new.notes),
@@ -251,6 +282,7 @@ extension StoreTransaction {
                 .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(new.tags)), .optional(new.zone),
                 .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: new.zone)),
                 .optional(new.recurrence?.rule), .optional(new.recurrence?.from.rawValue),
+                .optional(new.parent), .optional(new.parentUid), .optional(new.start),
                 .integer(id),
             ])
         if new.tags != old.tags { try writeTags(id, new.tags, replacing: true) }
@@ -273,21 +305,37 @@ extension StoreTransaction {
         try setDone(ids, false)
     }
 
+    /// Completing a todo completes its open subtasks, at any depth, in the same change (a
+    /// recurring todo that advances stays open and completes none); reopening a subtask reopens
+    /// its done parents. The todos returned are the ones named, then the others this touched.
     private func setDone(_ ids: [Int64], _ done: Bool, stop: Bool = true) throws(TodoError) -> [Todo] {
         let ids = try existing(ids)
+        var touched = ids
+        var seen = Set(ids)
         for id in ids {
             if done, !stop, try advanceIfRecurring(id) { continue }
-            try connection.run("""
-                UPDATE todos SET done = ?, completed = ?, updated = ?, revision = revision + 1 WHERE id = ? AND done <> ?
-                """, [.bool(done), done ? .integer(now.usec) : .null, .integer(now.usec), .integer(id), .bool(done)])
+            try markDone(id, done)
+            let related = done ? try openDescendants(of: id) : try doneAncestors(of: id)
+            for other in related where seen.insert(other).inserted {
+                touched.append(other)
+                try markDone(other, done)
+            }
         }
         try recordChange(done ? .complete : .reopen, (done ? "done " : "reopen ") + ChangeLog.list(ids))
-        return try withPositions(ids.map { (id) throws(TodoError) in try row(id) })
+        return try withPositions(touched.map { (id) throws(TodoError) in try row(id) })
+    }
+
+    private func markDone(_ id: Int64, _ done: Bool) throws(TodoError) {
+        try connection.run("""
+            UPDATE todos SET done = ?, completed = ?, updated = ?, revision = revision + 1 WHERE id = ? AND done <> ?
+            """, [.bool(done), done ? .integer(now.usec) : .null, .integer(now.usec), .integer(id), .bool(done)])
     }
 
     /// Deletes todos and returns them as they were. All or nothing. Their ids are never reused.
-    package func delete(_ ids: [Int64]) throws(TodoError) -> [Todo] {
-        let ids = try existing(ids)
+    /// A todo with subtasks is deleted only with `recursive` (its subtasks, at any depth, go in
+    /// the same change); otherwise it is refused (`.conflict`) unless they are named too.
+    package func delete(_ ids: [Int64], recursive: Bool = false) throws(TodoError) -> [Todo] {
+        let ids = try withSubtasks(existing(ids), recursive: recursive)
         let deleted = try withPositions(ids.map { (id) throws(TodoError) in try row(id) })
         for id in ids {
             try connection.run("DELETE FROM todos WHERE id = ?", [.integer(id)])

@@ -174,6 +174,28 @@ let migrations: [Migration] = [
     changeLogICalMigration,
     changeLogDeletionsMigration,
     changeLogSizeMigration,
+    Migration(id: 13, name: "subtasks and start dates", sql: """
+        -- parent_id: the todo this one is a subtask of (NULL for none); no foreign key, the store
+        -- keeps it pointing at an existing todo (a parent is deleted only with its subtasks).
+        -- parent_uid: a parent named by uid (an iCalendar RELATED-TO, an import) that the store
+        -- does not hold yet; resolved into parent_id when a todo with that uid arrives.
+        -- start: when the todo can be started (iCalendar DTSTART), NULL for none.
+        ALTER TABLE todos ADD COLUMN parent_id INTEGER;
+        ALTER TABLE todos ADD COLUMN parent_uid TEXT;
+        ALTER TABLE todos ADD COLUMN start INTEGER;
+        -- A todo's subtasks in manual order, and the links still waiting for their parent.
+        CREATE INDEX todos_parent ON todos(parent_id, rank) WHERE parent_id IS NOT NULL;
+        CREATE INDEX todos_parent_uid ON todos(parent_uid) WHERE parent_uid IS NOT NULL;
+        """),
+    Migration(id: 14, name: "change log images of subtasks and start dates", sql: """
+        -- Images logged before this hold NULL there, which is what every todo had then.
+        ALTER TABLE change_rows ADD COLUMN b_parent_id;
+        ALTER TABLE change_rows ADD COLUMN a_parent_id;
+        ALTER TABLE change_rows ADD COLUMN b_parent_uid;
+        ALTER TABLE change_rows ADD COLUMN a_parent_uid;
+        ALTER TABLE change_rows ADD COLUMN b_start;
+        ALTER TABLE change_rows ADD COLUMN a_start;
+        """),
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

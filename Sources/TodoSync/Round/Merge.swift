@@ -4,6 +4,8 @@ import TodoCore
 /// `zone`, `done` carries `completed`: they only make sense together.
 public enum SyncField: String, CaseIterable, Sendable {
     case title, notes, category, tags, due, remind, reminded, done, priority, recurrence, order
+    /// The parent's uid (`RELATED-TO`) and the start (`DTSTART`).
+    case parent, start
     /// What iCalendar kept of the VTODO (unknown properties): an import here or an edit elsewhere changes it.
     case ical
 }
@@ -84,6 +86,8 @@ public enum ThreeWayMerge {
         case .priority: return [e.priority?.rawValue]
         case .recurrence: return [e.recurrence?.rule, e.recurrence?.from.rawValue]
         case .order: return [item.sortOrder.map { String($0) }]
+        case .parent: return [e.parent]
+        case .start: return [e.start.map { String($0.seconds) }]
         case .ical:
             // The kept lines as a set: a server may store a resource's properties in another order.
             guard let ical = e.ical else { return [] }
@@ -110,6 +114,8 @@ public enum ThreeWayMerge {
         case .priority: target.entry.priority = s.priority
         case .recurrence: target.entry.recurrence = s.recurrence
         case .order: target.sortOrder = source.sortOrder
+        case .parent: target.entry.parent = s.parent
+        case .start: target.entry.start = s.start
         case .ical: target.entry.ical = s.ical
         }
     }

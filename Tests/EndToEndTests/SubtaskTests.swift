@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+import TodoProtocol
+import TodoTestSupport
+
+/// Subtasks and start dates through the built `todoctl` against a real daemon and database:
+/// `add --parent`, the tree listing, `show`, completing and reopening across the tree, `rm`
+/// with and without `--recursive`, cycles refused, undo and redo of each, export and import,
+/// `--start`, `list --ready`, `--sort start` and `hide-future-starts`.
+@Suite struct SubtaskTests {
+    static let env = ["TZ": "Asia/Tokyo", "NO_COLOR": "1", "COLUMNS": "100"]
+
+    private func run(_ d: DaemonProcess, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Result {
+        try d.todoctl(arguments, environment: Self.env.merging(environment) { _, b in b })
+    }
+
+    private func json(_ d: DaemonProcess, _ arguments: [String], environment: [String: String] = [:]) throws -> JSON {
+        let result = try run(d, ["--json"] + arguments, environment: environment)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return try JSON.parse(result.stdout)
+    }
+
+    private func ids(_ d: DaemonProcess, _ arguments: [String], environment: [String: String] = [:]) throws -> [Int64] {
+        try json(d, ["list"] + arguments, environment: environment).arrayValue?.compactMap { $0["id"]?.intValue } ?? []
+    }
+
+    /// Every todo as the daemon reads it back from its database, by id: done, position, parent,
+    /// parentUid, subtasks, start (the daemon holds the file exclusively while it runs).
+    private func rows(_ d: DaemonProcess) throws -> [String] {
+        let all = try json(d, ["list", "--all", "--flat", "--sort", "id"]).arrayValue ?? []
+        #expect(!all.isEmpty)
+        return all.map { t in
+            ["id", "done", "position", "parent", "parentUid", "subtasks", "start"].map { t[$0]?.serialized() ?? "-" }.joined(separator: " ")
+        }
+    }
+
+    /// 1 買い物 > 2 牛乳, 3 卵 > 5 白い卵; 4 掃除 top-level, made between them in manual order.
+    private func makeTree(_ d: DaemonProcess) throws {
+        #expect(try run(d, ["add", "買い物"]).status == 0)
+        #expect(try json(d, ["add", "牛乳", "--parent", "1"])["parent"] == 1)
+        #expect(try run(d, ["add", "卵", "--parent", "1"]).status == 0)
+        #expect(try run(d, ["add", "掃除"]).status == 0)
+        #expect(try run(d, ["add", "白い卵", "--parent", "3"]).status == 0)
+    }
+
+    @Test func addListShowAsATree() throws {
+        let d = try DaemonProcess()
+        try makeTree(d)
+        // The tree: subtasks under their parent in manual order; the flat list is the manual order.
+        #expect(try ids(d, []) == [1, 2, 3, 5, 4])
+        #expect(try ids(d, ["--flat"]) == [1, 2, 3, 4, 5])
+        let table = try run(d, ["list"]).stdout.split(separator: "\n").map(String.init)
+        #expect(table.count == 6, "\(table)")
+        #expect(table[1].hasSuffix(" 買い物") && table[2].hasSuffix("   牛乳") && table[4].hasSuffix("     白い卵") && table[5].hasSuffix(" 掃除"),
+                "\(table)")
+        // The inverse relationship: the parent knows its subtasks, in manual order.
+        let parent = try json(d, ["show", "1"])
+        #expect(parent["subtasks"] == [2, 3] && parent["parent"] == .null)
+        let shown = try run(d, ["show", "1"]).stdout
+        #expect(shown.contains("Subtasks: 2 牛乳\n") && shown.contains("3 卵\n"), "\(shown)")
+        #expect(try run(d, ["show", "5"]).stdout.contains("Parent:   3\n"))
+        // Moving the parent keeps its subtasks under it in the tree; the order stays one order.
+        #expect(try run(d, ["move", "1", "--bottom"]).status == 0)
+        #expect(try ids(d, []) == [4, 1, 2, 3, 5])
+        #expect(try ids(d, ["--flat"]) == [2, 3, 4, 5, 1])
+        // A filter that matches a subtask shows its parents as context.
+        #expect(try ids(d, ["--search", "白い"]) == [1, 3, 5])
+        // One parent's subtasks (one level).
+        #expect(try ids(d, ["--parent", "1"]) == [2, 3])
+        // An unknown parent is refused and nothing is added.
+        let unknown = try run(d, ["add", "x", "--parent", "99"])
+        #expect(unknown.status != 0 && unknown.stderr == "todoctl: invalid parent: no todo with id 99\n", "\(unknown.stderr)")
+        #expect(try ids(d, ["--all"]).count == 5)
+    }
+
+    @Test func cyclesAreRefusedAndEditMovesAcrossTheTree() throws {
+        let d = try DaemonProcess()
+        try makeTree(d)
+        let before = try rows(d)
+        for (child, parent) in [("1", "5"), ("1", "1"), ("3", "5")] {
+            let refused = try run(d, ["edit", child, "--parent", parent])
+            #expect(refused.status != 0 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("cycle") || refused.stderr.contains("own subtask"), "\(refused.stderr)")
+        }
+        #expect(try rows(d) == before, "nothing changed")
+        // Made top-level, then a subtask of another, each one change undone and redone.
+        #expect(try json(d, ["edit", "3", "--no-parent"])["parent"] == .null)
+        #expect(try json(d, ["show", "1"])["subtasks"] == [2])
+        #expect(try json(d, ["edit", "3", "--parent", "4"])["parent"] == 4)
+        #expect(try ids(d, []) == [1, 2, 4, 3, 5])
+        #expect(try run(d, ["undo", "2"]).status == 0)
+        #expect(try rows(d) == before)
+        #expect(try run(d, ["redo"]).status == 0)
+        #expect(try json(d, ["show", "3"])["parent"] == .null)
+    }
+
+    @Test func doneCompletesSubtasksAndReopenReopensParents() throws {
+        let d = try DaemonProcess()
+        try makeTree(d)
+        #expect(try run(d, ["done", "2"]).status == 0)
+        let before = try rows(d)
+        // One change completes the parent and every open subtask below it.
+        let done = try json(d, ["done", "1"]).arrayValue ?? []
+        #expect(done.compactMap { $0["id"]?.intValue }.sorted() == [1, 3, 5])
+        #expect(try ids(d, ["--done", "--flat"]).sorted() == [1, 2, 3, 5])
+        #expect(try run(d, ["undo"]).status == 0)
+        #expect(try rows(d) == before, "one undo brings them all back")
+        #expect(try run(d, ["redo"]).status == 0)
+        // Reopening a subtask reopens its done parents, up to the top; its siblings stay done.
+        let reopened = try json(d, ["reopen", "5"]).arrayValue ?? []
+        #expect(reopened.compactMap { $0["id"]?.intValue } == [5, 3, 1])
+        #expect(try ids(d, ["--flat"]) == [1, 3, 4, 5])
+        #expect(try run(d, ["undo"]).status == 0)
+        #expect(try ids(d, ["--flat"]) == [4])
+    }
+
+    @Test func rmOfAParentNeedsRecursive() throws {
+        let d = try DaemonProcess()
+        try makeTree(d)
+        let before = try rows(d)
+        let refused = try run(d, ["rm", "3"])
+        #expect(refused.status != 0 && refused.stderr == "todoctl: todo 3 has 1 subtask (5 first); delete them with it (recursive) or move them first\n",
+                "\(refused.stderr)")
+        #expect(try rows(d) == before)
+        // Named together, no --recursive is needed.
+        #expect(try run(d, ["rm", "3", "5"]).status == 0)
+        #expect(try run(d, ["undo"]).status == 0)
+        #expect(try rows(d) == before)
+        let deleted = try run(d, ["rm", "1", "--recursive"])
+        #expect(deleted.status == 0 && deleted.stdout == "Deleted 4 todos.\n", "\(deleted.stdout)")
+        #expect(try ids(d, ["--all"]) == [4])
+        #expect(try run(d, ["undo"]).status == 0)
+        #expect(try rows(d) == before, "one undo brings the whole tree back")
+        #expect(try run(d, ["redo"]).status == 0)
+        #expect(try ids(d, ["--all"]) == [4])
+    }
+
+    @Test func exportAndImportKeepTheTree() throws {
+        let d = try DaemonProcess()
+        try makeTree(d)
+        #expect(try run(d, ["edit", "5", "--start", "2099-01-02 09:00"]).status == 0)
+        let file = d.directory.file("export.json")
+        #expect(try run(d, ["export", "--output", file]).status == 0)
+        let document = try JSON.parse(String(contentsOfFile: file, encoding: .utf8))
+        let entries = document["todos"]?.arrayValue ?? []
+        let uid = { (i: Int) in entries[i]["uid"] }
+        #expect(entries[1]["parent"] == uid(0) && entries[4]["parent"] == uid(2) && entries[3]["parent"] == nil)
+        #expect(entries[4]["start"] == "2099-01-02T00:00:00Z")
+        // Into another store, subtasks before their parents: the links are made when the parents arrive.
+        let other = try DaemonProcess()
+        guard case .object(var o) = document else { Issue.record("not an object"); return }
+        o["todos"] = .array(entries.reversed())
+        let reversed = d.directory.file("reversed.json")
+        try JSON.object(o).serialized().write(toFile: reversed, atomically: true, encoding: .utf8)
+        #expect(try run(other, ["import", reversed]).status == 0)
+        let titles = try json(other, ["list"]).arrayValue?.compactMap { $0["title"]?.stringValue } ?? []
+        // The manual order is the document's (reversed); subtasks under their parents in it.
+        #expect(titles == ["掃除", "買い物", "卵", "白い卵", "牛乳"], "\(titles)")
+        let linked = try json(other, ["list", "--flat"]).arrayValue ?? []
+        let byTitle = Dictionary(uniqueKeysWithValues: linked.map { ($0["title"]?.stringValue ?? "", $0) })
+        #expect(byTitle["牛乳"]?["parent"] == byTitle["買い物"]?["id"] && byTitle["白い卵"]?["parent"] == byTitle["卵"]?["id"])
+        #expect(byTitle["掃除"]?["parent"] == .null && byTitle["白い卵"]?["start"] == "2099-01-02T00:00:00Z")
+        #expect(byTitle["卵"]?["parentUid"] == byTitle["買い物"]?["uid"])
+        // Importing again changes nothing.
+        let before = try rows(other)
+        #expect(try run(other, ["import", reversed]).status == 0)
+        #expect(try rows(other) == before)
+    }
+
+    @Test func startDatesReadyAndSort() throws {
+        let d = try DaemonProcess()
+        #expect(try run(d, ["add", "未来", "--start", "2099-05-01"]).status == 0)
+        #expect(try json(d, ["add", "過去", "--start", "2001-01-01 10:00"])["start"] == "2001-01-01T01:00:00Z")
+        #expect(try run(d, ["add", "なし"]).status == 0)
+        #expect(try ids(d, ["--ready"]) == [2, 3])
+        #expect(try ids(d, ["--sort", "start"]) == [2, 1, 3])
+        #expect(try ids(d, ["--sort", "-start"]) == [1, 2, 3])
+        #expect(try run(d, ["show", "1"]).stdout.contains("Start:"))
+        // hide-future-starts makes --ready the default; --all-starts shows them all.
+        let config = d.directory.file("config")
+        try FileManager.default.createDirectory(atPath: config + "/todod", withIntermediateDirectories: true)
+        try "hide-future-starts = yes\n".write(toFile: config + "/todod/config", atomically: true, encoding: .utf8)
+        #expect(try ids(d, [], environment: ["XDG_CONFIG_HOME": config]) == [2, 3])
+        #expect(try ids(d, ["--all-starts"], environment: ["XDG_CONFIG_HOME": config]) == [1, 2, 3])
+        // Cleared and set again, undone.
+        #expect(try json(d, ["edit", "1", "--no-start"])["start"] == .null)
+        #expect(try run(d, ["undo"]).status == 0)
+        #expect(try json(d, ["show", "1"])["start"] != .null)
+        let bad = try run(d, ["add", "x", "--start", "someday"])
+        #expect(bad.status == 2 && bad.stderr.hasPrefix("todoctl: invalid time \"someday\" for --start: "), "\(bad.stderr)")
+        #expect(try ids(d, ["--all"]) == [1, 2, 3])
+    }
+
+    /// `agenda` shows a todo on its start day (marked `starts`), besides on its due day.
+    @Test func agendaShowsTheStartDay() throws {
+        let d = try DaemonProcess()
+        #expect(try run(d, ["add", "準備", "--start", "tomorrow 10:00", "--due", "+5d"]).status == 0)
+        #expect(try run(d, ["add", "later", "--start", "+20d"]).status == 0)
+        let document = try json(d, ["agenda", "--days", "3"])
+        let days = try #require(document["days"]?.arrayValue)
+        let tomorrow = days[1]["items"]?.arrayValue ?? []
+        #expect(tomorrow.count == 1 && tomorrow.first?["todo"]?["id"] == 1 && tomorrow.first?["starts"] == true, "\(days)")
+        #expect(days[0]["items"] == [] && days[2]["items"] == [])
+        let human = try run(d, ["agenda", "--days", "2"]).stdout
+        #expect(human.contains { _ in true } && human.split(separator: "\n").contains { $0.contains("10:00") && $0.contains("starts") && $0.hasSuffix("準備") },
+                "\(human)")
+        #expect(!human.contains("later"))
+    }
+}
