@@ -179,9 +179,10 @@ extension Runner {
     func agenda(days: Int) throws(CLIFailure) {
         let now = human.now
         let window = Agenda.window(now: now, zone: human.timeZone, days: days)
-        let result = try call(Agenda.query(end: window.end))
-        guard let raw = result["todos"]?.arrayValue else { throw Runner.bad("expected an array of todos") }
-        let list = try todos(result["todos"])
+        let (rawPage, page) = try answer(Agenda.query(end: window.end))
+        let list = page.todos
+        // For `--json`: the todos as the daemon sent them (the page was read whole, one to one).
+        let raw = rawPage["todos"]?.arrayValue ?? []
         var zones: [String: ZoneInfo?] = [:]
         let agenda = Agenda(todos: list, now: now, zone: human.timeZone, days: days) { name in
             if let cached = zones[name] { return cached }

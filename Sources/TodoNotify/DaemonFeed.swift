@@ -157,13 +157,13 @@ final class DaemonFeed {
             close("todod refused \(id == watchID ? "watch" : "daemon.status"): \(error["message"]?.stringValue ?? "?")")
             return false
         }
-        if id == watchID - 1, let store = message["result"]?["storeId"]?.stringValue, store != storeID {
+        if id == watchID - 1, let result = message["result"], let store = (try? DaemonStatus(wire: result))?.storeID, store != storeID {
             log.error("todod at \(socket) now serves store \(store), not \(storeID); reminders come from the journal only")
             wrongStore = true
             close(nil)
             return false
         }
-        if id == watchID, message["result"]?["subscribed"] == .bool(true) {
+        if id == watchID, let result = message["result"], (try? WatchAnswer(wire: result))?.subscribed == true {
             if lostLogged { log.info("following todod's changes again") }
             lostLogged = false
             backoff = Self.firstBackoff
