@@ -352,13 +352,14 @@ public struct ImportResult: WireCodable, Equatable {
         }
     }
 
-    /// Counts an older todod did not send read as: every todo added, none updated or unchanged.
+    /// Counts an older todod did not send read as: every todo added (none for a held part), none
+    /// updated or unchanged.
     public init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "store.import result")
         todos = try f.optionalCount("todos") ?? 0
         categories = try f.optionalCount("categories") ?? 0
         more = try f.bool("more", default: false)
-        added = try f.optionalCount("added") ?? todos
+        added = try f.optionalCount("added") ?? (more ? 0 : todos)
         updated = try f.optionalCount("updated") ?? 0
         unchanged = try f.optionalCount("unchanged") ?? 0
         deleted = try f.optionalCount("deleted")

@@ -98,7 +98,7 @@ import TodoProtocol
             _ = try TodoPage(wire: ["total": "many", "todos": []])
             Issue.record("a string total was accepted")
         } catch {
-            #expect(error.description == "todo.list result.total is not a count")
+            #expect(error.description == "todo.list result.total is not an integer")
         }
         #expect(throws: DecodingError.self) { try [Todo](wire: ["todos": []]) }
         #expect(throws: DecodingError.self) { try ReversalResult(wire: ["seq": 1]) }
