@@ -323,36 +323,37 @@ struct HumanOutput {
     /// safe piece by piece (`summary`, `Table.oneLine`), leaving the colour of "reminder" intact.
     /// Relative times are seen from `now`: `watch` passes the time the event arrived.
     func event(_ json: JSON) -> String {
+        let event = WatchEvent(params: json)
         // The change's seq first (`#12`), the number `watch --since` resumes after.
-        guard let seq = json["seq"]?.intValue else { return eventText(json) }
+        guard let seq = event.seq else { return eventText(event) }
         var rest = json.objectValue ?? JSONObject()
         rest["seq"] = nil
-        return paint("#\(seq)", HumanOutput.dim) + " " + eventText(.object(rest))
+        var shown = event
+        shown.json = .object(rest)
+        return paint("#\(seq)", HumanOutput.dim) + " " + eventText(shown)
     }
 
-    private func eventText(_ json: JSON) -> String {
-        let type = json["type"]?.stringValue ?? "event"
-        func todos(_ value: JSON?) -> [Todo] { (value?.arrayValue ?? []).compactMap { try? Todo(json: $0) } }
+    private func eventText(_ event: WatchEvent) -> String {
+        let type = event.kind?.name ?? "event"
         func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }
-        switch type {
-        case EventType.reminder.name:
-            if let todo = (json["todos"]?.arrayValue?.first ?? json["todo"]).flatMap({ try? Todo(json: $0) }) {
-                let late = json["lateUsec"]?.intValue ?? 0
+        switch event.kind {
+        case .known(.reminder)?:
+            if let todo = event.todos.first {
+                let late = event.lateUsec ?? 0
                 return paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
             }
-            return "reminder " + raw(json)
-        case let t where t.hasPrefix("todo.") && json["todos"] != nil:
-            let verb = Table.oneLine(String(t.dropFirst("todo.".count)))
-            let list = todos(json["todos"])
-            return "\(verb) " + (list.isEmpty ? raw(json["todos"]) : list.map(summary).joined(separator: "; "))
-        case "category.renamed":
-            let name = json["category"]?["name"]?.stringValue ?? "?"
-            return "category renamed: \(Table.oneLine(json["oldName"]?.stringValue ?? "?")) → \(Table.oneLine(name))"
-        case let t where t.hasPrefix("category."):
-            let verb = Table.oneLine(String(t.dropFirst("category.".count)))
-            return "category \(verb): " + (json["category"]?["name"]?.stringValue.map(Table.oneLine) ?? raw(json))
+            return "reminder " + raw(event.json)
+        case _ where type.hasPrefix("todo.") && event.hasTodos:
+            let verb = Table.oneLine(String(type.dropFirst("todo.".count)))
+            return "\(verb) " + (event.todos.isEmpty ? raw(event.json["todos"]) : event.todos.map(summary).joined(separator: "; "))
+        case .known(.categoryRenamed)?:
+            let name = event.category?.name ?? "?"
+            return "category renamed: \(Table.oneLine(event.oldName ?? "?")) → \(Table.oneLine(name))"
+        case _ where type.hasPrefix("category."):
+            let verb = Table.oneLine(String(type.dropFirst("category.".count)))
+            return "category \(verb): " + (event.category?.name.map(Table.oneLine) ?? raw(event.json))
         default:
-            var rest = json.objectValue ?? JSONObject()
+            var rest = event.json.objectValue ?? JSONObject()
             rest["type"] = nil
             return "\(Table.oneLine(type)) \(raw(.object(rest)))"
         }

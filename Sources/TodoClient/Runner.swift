@@ -637,7 +637,7 @@ struct Runner {
             var lost = "it closed the connection"
             do {
                 try transport.watch(WatchParams(since: since)) { event in
-                    if let seq = event["seq"]?.intValue { since = max(since ?? seq, seq) }
+                    if let seq = WatchEvent(params: event).seq { since = max(since ?? seq, seq) }
                     if json { emit(event); return true }
                     var seen = human
                     seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start

@@ -529,3 +529,70 @@ public struct ChangesPage: WireCodable, Equatable {
         out.append(UInt8(ascii: "}"))
     }
 }
+
+// MARK: - watch events
+
+/// The `params` of one `watch` event notification, read by clients (todod writes them in its
+/// `Event`): `type`, the change's `seq` (none for `reminder`), and the members its type has.
+/// Read leniently, for forward compatibility: a client may be older than the daemon, so a type
+/// it does not know is `.unknown(name)` with the whole `params` kept in `json`, and a todo it
+/// cannot read is left out of `todos` rather than failing the stream.
+public struct WatchEvent: Sendable {
+    /// The event's type: one this client knows, or the name of one it does not.
+    public enum Kind: Sendable, Equatable {
+        case known(EventType)
+        case unknown(String)
+
+        public init(name: String) { self = EventType(rawValue: name).map(Kind.known) ?? .unknown(name) }
+
+        /// The name on the wire.
+        public var name: String {
+            switch self {
+            case .known(let type): type.name
+            case .unknown(let name): name
+            }
+        }
+    }
+
+    /// The category an event names: `category.*` events carry the category object (only `id`
+    /// and `name` when replayed from the log).
+    public struct CategoryRef: Sendable, Equatable {
+        public var id: Int64?
+        public var name: String?
+    }
+
+    /// The type; nil when `params` has no `type` string.
+    public var kind: Kind?
+    public var seq: Int64?
+    /// The todos of a `todo.*` event, or the one todo of a `reminder` (the readable ones).
+    public var todos: [Todo]
+    /// Whether `params` had a `todos` array (even one with nothing readable in it).
+    public var hasTodos: Bool
+    public var category: CategoryRef?
+    /// The old name of a `category.renamed`.
+    public var oldName: String?
+    /// When a `reminder` was delivered, and how late against its reminder time.
+    public var fired: Instant?
+    public var lateUsec: Int64?
+    /// The whole `params`, as sent.
+    public var json: JSON
+
+    /// Reads an event's `params`; never fails (what it cannot read stays only in `json`).
+    public init(params: JSON) {
+        json = params
+        kind = params["type"]?.stringValue.map(Kind.init(name:))
+        seq = params["seq"]?.intValue
+        let items = params["todos"]?.arrayValue
+        hasTodos = items != nil
+        todos = (items ?? []).compactMap { try? Todo(json: $0) }
+        if kind == .known(.reminder), todos.isEmpty, let todo = params["todo"].flatMap({ try? Todo(json: $0) }) {
+            todos = [todo]  // written by a todod before `todos`
+        }
+        if case .object(let o)? = params["category"] {
+            category = CategoryRef(id: o["id"]?.intValue, name: o["name"]?.stringValue)
+        }
+        oldName = params["oldName"]?.stringValue
+        fired = params["fired"]?.stringValue.flatMap(Instant.init(rfc3339:))
+        lateUsec = params["lateUsec"]?.intValue
+    }
+}

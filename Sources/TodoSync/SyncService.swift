@@ -152,7 +152,7 @@ public final class SyncService: @unchecked Sendable {
                 delay = 1
                 poke()  // what changed while nobody watched
                 try transport.watch(WatchParams(since: seq)) { [self] event in
-                    if event["seq"] != nil { poke() }  // a change (reminders carry no seq)
+                    if WatchEvent(params: event).seq != nil { poke() }  // a change (reminders carry no seq)
                     return !isStopping
                 }
             } catch {

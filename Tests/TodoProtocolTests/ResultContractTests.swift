@@ -121,4 +121,18 @@ import TodoProtocol
         #expect(Set(all.map { String($0.prefix { $0 != " " }) }) == Set(TodoProtocol.Method.allCases.map(\.name)))
         #expect(all.contains("store.changes → ChangesPage") && all.contains("todo.complete → Array<Todo>"))
     }
+
+    /// Watch events are read leniently: a type this client does not know is kept by name (a
+    /// newer todod may send it), a reminder from a todod before `todos` still has its todo.
+    @Test func watchEventsKeepUnknownTypesByName() throws {
+        let todo = try JSON.parse(Self.todo.encodedJSON)
+        let renamed = WatchEvent(params: ["seq": 4, "type": "category.renamed", "category": ["id": 1, "name": "仕事"], "oldName": "work"])
+        #expect(renamed.kind == .known(.categoryRenamed) && renamed.seq == 4 && renamed.category?.name == "仕事" && renamed.oldName == "work")
+        let future = WatchEvent(params: ["seq": 5, "type": "todo.teleported", "todos": [todo]])
+        #expect(future.kind == .unknown("todo.teleported") && future.kind?.name == "todo.teleported" && future.todos == [Self.todo])
+        let old = WatchEvent(params: ["type": "reminder", "todo": todo, "lateUsec": 3, "fired": "2026-12-01T09:00:00.5Z"])
+        #expect(old.kind == .known(.reminder) && old.seq == nil && old.todos == [Self.todo] && old.lateUsec == 3 && old.fired == Self.at)
+        let broken = WatchEvent(params: ["type": 3, "todos": [1, todo]])
+        #expect(broken.kind == nil && broken.hasTodos && broken.todos == [Self.todo])
+    }
 }
