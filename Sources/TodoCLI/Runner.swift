@@ -32,9 +32,20 @@ struct Runner {
 
     // MARK: - Plumbing
 
-    /// Calls the method `params` belong to.
-    func call<P: MethodParams>(_ params: P) throws(CLIFailure) -> JSON {
-        do { return try transport.call(P.method, params.encoded) } catch { throw .client(error) }
+    /// Calls the method `params` belong to and reads its result.
+    func call<P: MethodParams>(_ params: P) throws(CLIFailure) -> P.Result {
+        do { return try transport.call(params) } catch { throw .client(error) }
+    }
+
+    /// Calls the method `params` belong to: its result read, and the JSON it came as (what
+    /// `--json` prints, as the daemon sent it).
+    func answer<P: MethodParams>(_ params: P) throws(CLIFailure) -> (json: JSON, result: P.Result) {
+        do {
+            let json = try transport.call(P.method, params.encoded)
+            return (json, try P.result(from: json))
+        } catch {
+            throw .client(error)
+        }
     }
 
     /// Prints one JSON document and a newline.
@@ -54,17 +65,6 @@ struct Runner {
         do { return try Todo(json: value) } catch { throw Runner.bad(error.description) }
     }
 
-    func todos(_ value: JSON?) throws(CLIFailure) -> [Todo] {
-        guard let items = value?.arrayValue else { throw Runner.bad("expected an array of todos") }
-        var result: [Todo] = []
-        for item in items { result.append(try todo(item)) }
-        return result
-    }
-
-    func category(_ value: JSON) throws(CLIFailure) -> Category {
-        do { return try Category(json: value) } catch { throw Runner.bad(error.description) }
-    }
-
     // MARK: - Commands
 
     func run(_ command: Command, document: JSON?) throws(CLIFailure) {
@@ -72,13 +72,12 @@ struct Runner {
         case .add(let options): try add(options)
         case .list(let options): try suggestingCategory(options.query.category) { () throws(CLIFailure) in try list(options) }
         case .show(let id):
-            let result = try call(TodoGetParams(id: id))
-            if json { emit(result); break }
-            let shown = try todo(result)
+            let (raw, shown) = try answer(TodoGetParams(id: id))
+            if json { emit(raw); break }
             var query = TodoQuery()
             query.parent = id
             query.status = .all
-            let subtasks = shown.subtasks.isEmpty ? [] : try todos(try call(query)["todos"])
+            let subtasks = shown.subtasks.isEmpty ? [] : try call(query).todos
             print(human.todoDetails(shown, subtasks: subtasks))
         case .edit(let options): try edit(options)
         case .complete(let ids, let stop): try batch(TodoCompleteParams(ids: ids, stop: stop), verb: "Completed", already: "done")
@@ -86,9 +85,8 @@ struct Runner {
         case .remove(let ids, let recursive): try batch(TodoDeleteParams(ids: ids, recursive: recursive), verb: "Deleted")
         case .move(let id, let destination): try move(id, destination)
         case .snooze(let id, let until):
-            let result = try call(TodoSnoozeParams(id: id, until: until))
-            if json { emit(result) } else {
-                let t = try todo(result)
+            let (raw, t) = try answer(TodoSnoozeParams(id: id, until: until))
+            if json { emit(raw) } else {
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
             }
         case .category(let sub): try category(sub)
@@ -96,18 +94,18 @@ struct Runner {
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
         case .watch(let since, let reconnect): try watch(since: since, reconnect: reconnect)
         case .status:
-            let result = try call(DaemonStatusParams())
-            guard result.objectValue != nil else { throw Runner.bad("\(Method.daemonStatus.name) did not return an object") }
-            if json { emit(result) } else { print(human.status(result)) }
+            let (raw, status) = try answer(DaemonStatusParams())
+            if json { emit(raw) } else { print(human.status(status)) }
         case .export(let format, let target): try export(format, target)
         case .importFile:
             guard let params = document?.objectValue else { throw .input("nothing to import") }
             // A document too long for one request line goes in parts on this connection; the
             // daemon applies them together with the last one.
-            var result: JSON = .null
-            for part in try Runner.importParts(params) { result = try call(part) }
+            var raw: JSON = .null
+            var result = ImportResult(heldTodos: 0, categories: 0)
+            for part in try Runner.importParts(params) { (raw, result) = try answer(part) }
             if json {
-                if case .object(var o) = result {
+                if case .object(var o) = raw {
                     if !importSkipped.isEmpty {
                         var counts = JSONObject()
                         for (kind, n) in importSkipped.sorted(by: { $0.key < $1.key }) { counts[kind] = .int(Int64(n)) }
@@ -123,15 +121,12 @@ struct Runner {
                             return .object(rule)
                         })
                     }
-                    result = .object(o)
+                    raw = .object(o)
                 }
-                emit(result)
+                emit(raw)
             } else {
-                let todos = result["todos"]?.intValue ?? 0
-                let categories = result["categories"]?.intValue ?? 0
-                let added = result["added"]?.intValue ?? todos
-                let updated = result["updated"]?.intValue ?? 0
-                let unchanged = result["unchanged"]?.intValue ?? 0
+                let (todos, categories, added) = (result.todos, result.categories, result.added)
+                let (updated, unchanged) = (result.updated, result.unchanged)
                 // All new: the plain count; else what became of them.
                 let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
                 let skipped = (ICalFiles.skippedWords(importSkipped).map { "; skipped \($0) (not todos)" } ?? "")
@@ -226,18 +221,18 @@ struct Runner {
 
     /// `export`: the document to stdout or a file, or iCalendar to stdout, a file or a vdir.
     func export(_ format: ExportFormat, _ target: String?) throws(CLIFailure) {
-        let answer = try call(StoreExportParams())
+        let (answer, document) = try self.answer(StoreExportParams())
         let writer = ICalWriter(tzdir: tzdir)
         let text: String
         switch format {
         case .json:
             text = answer.serialized() + "\n"
         case .ics:
-            text = writer.calendar(try ICalFiles.entries(answer))
+            text = writer.calendar(document.todos)
         case .todotxt:
-            text = TodotxtExport.text(try ICalFiles.entries(answer), zone: human.timeZone)
+            text = TodotxtExport.text(document.todos, zone: human.timeZone)
         case .vdir:
-            let entries = try ICalFiles.entries(answer)
+            let entries = document.todos
             try ICalFiles.writeVdir(entries, to: target ?? ".", writer: writer)
             return report(entries.count, target ?? ".")
         }
@@ -245,7 +240,7 @@ struct Runner {
         do { try AtomicFile.write(target, Array(text.utf8), mode: 0o600) } catch {
             throw .input("cannot write \(target): \(error.reason)")
         }
-        report(answer["todos"]?.arrayValue?.count ?? 0, target)
+        report(document.todos.count, target)
     }
 
     /// What an export to a file or directory wrote: a line, or `{"todos": N, "path": P}` with --json.
@@ -261,8 +256,8 @@ struct Runner {
         var params = TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
                                    zone: o.zone, allDay: o.allDay)
         o.fields.apply(to: &params, zone: human.zoneName)
-        let result = try call(params)
-        if json { emit(result) } else { print("Added " + human.summary(try todo(result))) }
+        let (raw, todo) = try answer(params)
+        if json { emit(raw) } else { print("Added " + human.summary(todo)) }
     }
 
     /// Rows per part of a streamed `list` table: the first part decides the column widths.
@@ -286,21 +281,21 @@ struct Runner {
             return chain.count - 1
         }
         if json { pending = "[" }
-        let rest: JSONObject
+        let total: Int?
         do throws(ClientError) {
-            rest = try transport.stream(TodoListParams.method, o.query.encoded, arrayKey: "todos") { item, before throws(ClientError) in
+            total = try transport.list(o.query) { item, before throws(ClientError) in
                 shown += 1
                 if json {
                     pending += (shown > 1 ? "," : "") + item.serialized()
                     if pending.utf8.count >= 1 << 16 { out(pending); pending = "" }
                     return
                 }
-                let todo = try Runner.decode(item)
+                let todo = try Todo.decoded(item)
                 depths[todo.id] = depth(todo)
                 batch.append(todo)
                 if batch.count == Runner.streamedRows {
                     // More may follow: leave room for the ids and positions to come.
-                    let last = (before["total"]?.intValue).map { Int($0) + o.query.offset } ?? 0
+                    let last = before.map { $0 + o.query.offset } ?? 0
                     print(human.todoTable(batch, widths: &widths, numbersUpTo: last, rules: o.query.recurring == true, depths: depths))
                     depths = [:]
                     batch = []
@@ -317,14 +312,9 @@ struct Runner {
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
             return
         }
-        if let total = rest["total"]?.intValue, total > shown {
+        if let total, total > shown {
             print(human.paint("Showing \(shown) of \(total) todos.", HumanOutput.dim))
         }
-    }
-
-    /// One todo of a streamed answer.
-    private static func decode(_ item: JSON) throws(ClientError) -> Todo {
-        do { return try Todo(json: item) } catch { throw .badAnswer(error.description) }
     }
 
     /// The adjustment of a listing by due date, where it needs one and the listing is short enough
@@ -335,16 +325,17 @@ struct Runner {
         guard let local = LocalDayListing(query: query, zone: human.timeZone, zones: { zones.zone($0) }) else { return nil }
         var count = local.serverQuery
         count.limit = 0
-        guard let total = try call(count)["total"]?.intValue, total <= LocalDayListing.maxRows else { return nil }
+        guard try call(count).total <= LocalDayListing.maxRows else { return nil }
         return local
     }
 
     /// The todos of `local` read whole, filtered and ordered here.
     private func localDayListing(_ local: LocalDayListing) throws(CLIFailure) -> (items: [(json: JSON, todo: Todo)], total: Int) {
-        let result = try call(local.serverQuery)
-        guard let items = result["todos"]?.arrayValue else { throw Runner.bad("expected an array of todos") }
+        let (raw, page) = try answer(local.serverQuery)
+        // The page was read whole: its todos' JSON, for `--json`, pairs with them one to one.
+        let items = raw["todos"]?.arrayValue ?? []
         var pairs: [(json: JSON, todo: Todo)] = []
-        for item in items { pairs.append((item, try todo(item))) }
+        for (item, todo) in zip(items, page.todos) { pairs.append((item, todo)) }
         return local.apply(pairs, todo: \.todo)
     }
 
@@ -369,8 +360,8 @@ struct Runner {
             let (items, total) = try localDayListing(local)
             return try printByCategory(items.map(\.todo), total: total, o)
         }
-        let result = try call(o.query)
-        try printByCategory(try todos(result["todos"]), total: result["total"]?.intValue.map(Int.init), o)
+        let page = try call(o.query)
+        try printByCategory(page.todos, total: page.total, o)
     }
 
     private func printByCategory(_ list: [Todo], total: Int?, _ o: ListOptions) throws(CLIFailure) {
@@ -379,7 +370,7 @@ struct Runner {
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
             return
         }
-        let categories = try (call(CategoryListParams()).arrayValue ?? []).map { value throws(CLIFailure) in try category(value) }
+        let categories = try call(CategoryListParams())
         print(human.todoTable(list, sections: Runner.sections(list, categories: categories), rules: o.query.recurring == true))
         if let total, total > list.count {
             print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
@@ -413,7 +404,7 @@ struct Runner {
         var read: Todo? = nil
         func current() throws(CLIFailure) -> Todo {
             if let read { return read }
-            let todo = try todo(try call(TodoGetParams(id: o.id)))
+            let todo = try call(TodoGetParams(id: o.id))
             read = todo
             return todo
         }
@@ -442,19 +433,19 @@ struct Runner {
         }
         try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try current().due })
         let ifRevision = o.ifRevision ?? read?.revision
-        let result: JSON
+        let result: (json: JSON, result: Todo)
         do {
-            result = try call(TodoUpdateParams(id: o.id, patch: patch, ifRevision: ifRevision))
+            result = try answer(TodoUpdateParams(id: o.id, patch: patch, ifRevision: ifRevision))
         } catch .client(.refused(let error)) where error.code == RPCError.conflictCode && ifRevision != nil {
             throw refusedEdit(o.id, read: ifRevision!, error)
         }
-        if json { emit(result) } else { print("Updated " + human.summary(try todo(result))) }
+        if json { emit(result.json) } else { print("Updated " + human.summary(result.result)) }
     }
 
     /// An edit refused because todo `id` is no longer at revision `read`: said plainly, with the
     /// revision it is at now (read again; the daemon's own words if that fails).
     func refusedEdit(_ id: Int64, read: Int64, _ error: RPCError) -> CLIFailure {
-        guard let now = try? todo(try call(TodoGetParams(id: id))), now.revision != read else { return .client(.refused(error)) }
+        guard let now = try? call(TodoGetParams(id: id)), now.revision != read else { return .client(.refused(error)) }
         return .input("todo \(id) was changed by someone else since you read it (revision \(read), now \(now.revision)); "
                       + "nothing was changed — run `todoctl show \(id)` and edit again")
     }
@@ -491,14 +482,14 @@ struct Runner {
     /// The daemon changes `updated` only when it changes something, so a todo in the wanted state
     /// whose `updated` is older than this command was not changed by it.
     func batch<P: TodoIDsParams>(_ params: P, verb: String, already: String? = nil) throws(CLIFailure) {
-        let result: JSON
-        do { result = try call(params) } catch {
+        let result: (json: JSON, result: [Todo])
+        do { result = try answer(params) } catch {
             // The daemon changes all the ids or none: say so when one of several is refused.
             guard params.ids.count > 1, case .client(.refused(let rpc)) = error else { throw error }
             throw .input(rpc.message + "; nothing was changed: none of the \(params.ids.count) todos was \(verb.lowercased())")
         }
-        if json { emit(result); return }
-        var list = try todos(result)
+        if json { emit(result.json); return }
+        var list = result.result
         if already == "done" {
             // A recurring todo moves on to its next occurrence and stays open.
             let advanced = list.filter { !$0.done && $0.recurrence != nil }
@@ -535,13 +526,10 @@ struct Runner {
             last.sort = [TodoQuery.SortKey(.position, descending: true)]
             last.limit = 1
             let page = try call(last)
-            guard let total = page["total"]?.intValue else { throw Runner.bad("\(Method.todoList.name) did not return total") }
-            let lastID = try todos(page["todos"]).first?.id
-            target = lastID.map { $0 == id ? .position(Int(total)) : .after($0) } ?? .position(1)
+            target = page.todos.first.map { $0.id == id ? .position(page.total) : .after($0.id) } ?? .position(1)
         }
-        let result = try call(TodoMoveParams(id: id, target: target))
-        if json { emit(result) } else {
-            let t = try todo(result)
+        let (raw, t) = try answer(TodoMoveParams(id: id, target: target))
+        if json { emit(raw) } else {
             if let position = t.position {
                 print("Moved \(t.id) to position \(position).")
             } else {
@@ -554,8 +542,8 @@ struct Runner {
     func suggestingCategory(_ name: String?, _ body: () throws(CLIFailure) -> Void) throws(CLIFailure) {
         do { try body() } catch {
             guard let name, case .client(.refused(let rpc)) = error, rpc.code == RPCError.notFoundCode,
-                  let items = try? call(CategoryListParams()).arrayValue,
-                  let hint = Suggestion.closest(to: name, in: items.compactMap { $0["name"]?.stringValue })
+                  let categories = try? call(CategoryListParams()),
+                  let hint = Suggestion.closest(to: name, in: categories.map(\.name))
             else { throw error }
             throw .input(rpc.message + "; did you mean \(TimeExpression.quoted(hint))?")
         }
@@ -571,9 +559,9 @@ struct Runner {
             } catch {
                 // Name the option that does it.
                 guard !force, case .client(.refused(let rpc)) = error, rpc.code == RPCError.conflictCode else { throw error }
-                let count = ((try? call(CategoryListParams()).arrayValue) ?? [])
-                    .first { $0["name"]?.stringValue?.lowercased() == name.lowercased() }
-                    .map { Int(($0["open"]?.intValue ?? 0) + ($0["done"]?.intValue ?? 0)) }
+                let count = ((try? call(CategoryListParams())) ?? [])
+                    .first { $0.name.lowercased() == name.lowercased() }
+                    .map { $0.open + $0.done }
                 let what = count.map { "still has \(Runner.count($0, "todo"))" } ?? "still has todos"
                 throw .input("category \(TimeExpression.quoted(name)) \(what); 'todoctl category rm \(Table.oneLine(name)) --force' deletes it "
                              + "and leaves its todos without a category")
@@ -586,29 +574,25 @@ struct Runner {
     private func categoryChange(_ sub: CategoryCommand) throws(CLIFailure) {
         switch sub {
         case .list:
-            let result = try call(CategoryListParams())
-            guard let items = result.arrayValue else { throw Runner.bad("\(Method.categoryList.name) did not return an array") }
-            if json { emit(result); return }
-            let categories = try items.map { value throws(CLIFailure) in try category(value) }
+            let (raw, categories) = try answer(CategoryListParams())
+            if json { emit(raw); return }
             print(categories.isEmpty ? ["No categories."] : human.categoryTable(categories))
             return
         case .add(let name):
-            let result = try call(CategoryAddParams(name: name))
-            if json { emit(result) } else { print("Added category \(Table.oneLine(try category(result).name)).") }
+            let (raw, c) = try answer(CategoryAddParams(name: name))
+            if json { emit(raw) } else { print("Added category \(Table.oneLine(c.name)).") }
         case .rename(let name, let newName):
-            let result = try call(CategoryRenameParams(name: name, newName: newName))
-            if json { emit(result) } else { print("Renamed category \(Table.oneLine(name)) to \(Table.oneLine(try category(result).name)).") }
+            let (raw, c) = try answer(CategoryRenameParams(name: name, newName: newName))
+            if json { emit(raw) } else { print("Renamed category \(Table.oneLine(name)) to \(Table.oneLine(c.name)).") }
         case .remove(let name, let force):
-            let result = try call(CategoryDeleteParams(name: name, force: force))
-            if json { emit(result); return }
-            let c = try category(result)
+            let (raw, c) = try answer(CategoryDeleteParams(name: name, force: force))
+            if json { emit(raw); return }
             let unlinked = c.open + c.done
             print("Deleted category \(Table.oneLine(c.name))."
                   + (unlinked > 0 ? " \(unlinked) \(unlinked == 1 ? "todo is" : "todos are") now uncategorised." : ""))
         case .move(let name, let position):
-            let result = try call(CategoryMoveParams(name: name, position: position))
-            if json { emit(result) } else {
-                let c = try category(result)
+            let (raw, c) = try answer(CategoryMoveParams(name: name, position: position))
+            if json { emit(raw) } else {
                 print("Moved category \(Table.oneLine(c.name)) to position \(c.position).")
             }
         }
@@ -622,9 +606,8 @@ struct Runner {
     /// were left out; `--json` prints the daemon's answer to the limit as given.
     func reminders(since: Instant?, limit: Int?) throws(CLIFailure) {
         let shown = limit ?? Runner.defaultReminderLimit
-        let result = try call(ReminderListParams(since: since, limit: json ? limit : min(shown + 1, Runner.maxReminderLimit)))
-        guard var items = result.arrayValue else { throw Runner.bad("\(Method.reminderList.name) did not return an array") }
-        if json { emit(result); return }
+        var (raw, items) = try answer(ReminderListParams(since: since, limit: json ? limit : min(shown + 1, Runner.maxReminderLimit)))
+        if json { emit(raw); return }
         if items.isEmpty {
             print("No reminders have fired" + (since.map { " since " + LocalTime($0, in: human.timeZone).text } ?? "") + ".")
             return
@@ -634,7 +617,7 @@ struct Runner {
         if more { items.removeFirst(items.count - shown) }
         var reminders: [HumanOutput.Reminder] = []
         for item in items {
-            do { reminders.append(try HumanOutput.Reminder(json: item)) } catch { throw Runner.bad(error.description) }
+            do { reminders.append(try HumanOutput.Reminder(item)) } catch { throw Runner.bad(error.description) }
         }
         print(human.reminderTable(reminders))
         if more {
@@ -647,12 +630,12 @@ struct Runner {
 
     /// `undo` / `redo`: one line saying what was reverted or applied again.
     func undo(steps: Int, redo: Bool) throws(CLIFailure) {
-        let result = redo ? try call(StoreRedoParams(steps: steps)) : try call(StoreUndoParams(steps: steps))
-        if json { emit(result); return }
-        guard let description = result["description"]?.stringValue else { throw Runner.bad("\((redo ? Method.storeRedo : .storeUndo).name) did not say what it did") }
+        let (raw, result) = redo ? try answer(StoreRedoParams(steps: steps)) : try answer(StoreUndoParams(steps: steps))
+        if json { emit(raw); return }
+        let description = result.description
         print((redo ? "Redid: " : "Undid: ") + Table.oneLine(description))
         // Fewer changes than asked for: say so, so `redo 2` with one left is not taken for two.
-        if let done = result["changes"]?.arrayValue?.count, done < steps {
+        if case let done = result.changes.count, done < steps {
             print("Only \(Runner.count(done, "change")) could be \(redo ? "redone" : "undone") of the \(steps) asked for: there was nothing more to \(redo ? "redo" : "undo").")
         }
         // A change todod-sync made (`sync NAME: ...`) came from another device: say so.
@@ -668,15 +651,9 @@ struct Runner {
 
     /// `undo --list`: the recent changes, newest first.
     func history(limit: Int?) throws(CLIFailure) {
-        let result = try call(StoreHistoryParams(limit: limit))
-        guard let items = result.arrayValue else { throw Runner.bad("\(Method.storeHistory.name) did not return an array") }
-        if json { emit(result); return }
-        if items.isEmpty { print("No changes in the log."); return }
-        var entries: [HumanOutput.Change] = []
-        for item in items {
-            guard let entry = HumanOutput.Change(json: item) else { throw Runner.bad("malformed change entry") }
-            entries.append(entry)
-        }
+        let (raw, entries) = try answer(StoreHistoryParams(limit: limit))
+        if json { emit(raw); return }
+        if entries.isEmpty { print("No changes in the log."); return }
         print(human.historyTable(entries))
     }
 
@@ -691,7 +668,7 @@ struct Runner {
             var lost = "it closed the connection"
             do {
                 try transport.watch(WatchParams(since: since)) { event in
-                    if let seq = event["seq"]?.intValue { since = max(since ?? seq, seq) }
+                    if let seq = WatchEvent(params: event).seq { since = max(since ?? seq, seq) }
                     if json { emit(event); return true }
                     var seen = human
                     seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start

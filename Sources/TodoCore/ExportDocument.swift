@@ -121,3 +121,29 @@ public struct ImportCounts: Sendable, Equatable {
         self.unchanged = unchanged
     }
 }
+
+extension ExportDocument {
+    /// About how many bytes the document takes, as JSON text on the wire or held in memory by
+    /// the daemon (whichever is more): the one import-size estimate, used by todod to bound an
+    /// import held in parts and by clients to cut an import into parts. Generous on purpose
+    /// (text counted twice where escaping may double it).
+    public var estimatedBytes: Int {
+        var bytes = 0
+        for name in categories { bytes += ExportDocument.estimatedBytes(category: name) }
+        for todo in todos { bytes += todo.estimatedBytes }
+        return bytes
+    }
+
+    /// About the bytes one category name takes (see `estimatedBytes`).
+    public static func estimatedBytes(category name: String) -> Int { 32 + name.utf8.count * 2 }
+}
+
+extension ExportDocument.Entry {
+    /// About the bytes one entry takes: its fixed members, then its text (see
+    /// `ExportDocument.estimatedBytes`).
+    public var estimatedBytes: Int {
+        400 + title.utf8.count * 2 + (notes?.utf8.count ?? 0) * 2 + (ical?.utf8.count ?? 0) * 2
+            + tags.reduce(0) { $0 + $1.utf8.count * 2 + 3 } + (category?.utf8.count ?? 0) * 2
+            + (zone?.utf8.count ?? 0) + (uid?.utf8.count ?? 0) + (recurrence?.rule.utf8.count ?? 0)
+    }
+}

@@ -133,37 +133,38 @@ final class DaemonFeed {
     /// connection was closed because of it.
     private func take(_ message: JSON, into items: inout [Item]) -> Bool {
         if message["method"] == .string("event"), let params = message["params"] {
-            if let seq = params["seq"]?.intValue { lastSeq = max(lastSeq ?? seq, seq) }
-            guard let type = params["type"]?.stringValue else { return true }
-            if type == "reminder" {
+            let event = WatchEvent(params: params)
+            if let seq = event.seq { lastSeq = max(lastSeq ?? seq, seq) }
+            guard let kind = event.kind else { return true }
+            if kind == .known(.reminder) {
                 items.append(.reminder(params))
             } else {
-                let todos = (params["todos"]?.arrayValue ?? []).compactMap { try? Todo(json: $0) }
-                items.append(.changed(type: type, todos: todos))
+                items.append(.changed(type: kind.name, todos: event.todos))
             }
             return true
         }
         guard let id = message["id"]?.intValue else { return true }
-        if let error = message["error"] {
-            let code = error["code"]?.intValue
-            if id == watchID, watchHadSince, code == -32005 || code == -32602 {
+        if let object = message["error"] {
+            let error = RPCError(json: object)
+            let code = error?.code
+            if id == watchID, watchHadSince, code == RPCError.historyGoneCode || code == RPCError.invalidParamsCode {
                 // The log no longer reaches back (or the store is another one): start from now.
-                log.warning("todod cannot replay the changes since seq \(lastSeq ?? 0) (\(error["message"]?.stringValue ?? "?")); following from now")
+                log.warning("todod cannot replay the changes since seq \(lastSeq ?? 0) (\(error?.message ?? "?")); following from now")
                 lastSeq = nil
                 close(nil)
                 retryAt = 0
                 return false
             }
-            close("todod refused \(id == watchID ? "watch" : "daemon.status"): \(error["message"]?.stringValue ?? "?")")
+            close("todod refused \(id == watchID ? "watch" : "daemon.status"): \(error?.message ?? "?")")
             return false
         }
-        if id == watchID - 1, let store = message["result"]?["storeId"]?.stringValue, store != storeID {
+        if id == watchID - 1, let result = message["result"], let store = (try? DaemonStatus(wire: result))?.storeID, store != storeID {
             log.error("todod at \(socket) now serves store \(store), not \(storeID); reminders come from the journal only")
             wrongStore = true
             close(nil)
             return false
         }
-        if id == watchID, message["result"]?["subscribed"] == .bool(true) {
+        if id == watchID, let result = message["result"], (try? WatchAnswer(wire: result))?.subscribed == true {
             if lostLogged { log.info("following todod's changes again") }
             lostLogged = false
             backoff = Self.firstBackoff

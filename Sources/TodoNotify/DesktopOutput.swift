@@ -272,14 +272,13 @@ final class DesktopOutput {
         do {
             let transport = try UnixSocketTransport(path: socket)
             // The id must still name the todo the reminder was about.
-            if !todo.uid.isEmpty, let uid = try transport.call(.todoGet, ["id": .int(todo.todo)])["uid"]?.stringValue, uid != todo.uid {
+            if !todo.uid.isEmpty, case let uid = try transport.call(TodoGetParams(id: todo.todo)).uid, uid != todo.uid {
                 log.warning("\(key): todo \(todo.todo) is no longer the one reminded of; nothing done")
                 return
             }
             switch key {
             case "done":
-                let result = try transport.call(.todoComplete, TodoCompleteParams(ids: [todo.todo]).encoded)
-                if let after = result.arrayValue?.first.flatMap({ try? Todo(json: $0) }), !after.done {
+                if let after = try transport.call(TodoCompleteParams(ids: [todo.todo])).first, !after.done {
                     let next = after.due.map { " to " + (after.allDay ? LocalTime.dateText(days: LocalTime($0, in: after.zone.flatMap { ZoneInfo(identifier: $0) } ?? zone).days) : LocalTime($0, in: zone).text) } ?? ""
                     log.info("todo \(todo.todo) advanced\(next)")
                 } else {
@@ -287,7 +286,7 @@ final class DesktopOutput {
                 }
             case "snooze":
                 let until = Instant(usec: Instant.now().usec + snoozeUsec)
-                _ = try transport.call(.todoSnooze, TodoSnoozeParams(id: todo.todo, until: until).encoded)
+                _ = try transport.call(TodoSnoozeParams(id: todo.todo, until: until))
                 log.info("todo \(todo.todo) snoozed until \(LocalTime(until, in: zone).text)")
             default:
                 return

@@ -42,11 +42,11 @@ struct Pairing: Equatable {
             throw ClientError.unreachable(socket: socket, reason: error.reason)
         }
         let transport = try UnixSocketTransport(path: socket)
-        let status = try transport.call(.daemonStatus, [:])
-        guard let storeID = status["storeId"]?.stringValue, !storeID.isEmpty else {
+        let status = try transport.call(DaemonStatusParams())
+        guard let storeID = status.storeID, !storeID.isEmpty else {
             throw ClientError.badAnswer("daemon.status has no storeId (a todod older than contract v2?)")
         }
-        if let pid = status["pid"]?.intValue, pid > 0, let owner = try? Files.mode("/proc/\(pid)").uid,
+        if let pid = status.pid, pid > 0, let owner = try? Files.mode("/proc/\(pid)").uid,
            let bytes = try? Files.contents(of: "/proc/\(pid)/comm", maxBytes: 64) {
             let comm = Validation.trimmed(String(decoding: bytes, as: UTF8.self))
             return Pairing(storeID: storeID, uid: owner, command: comm.isEmpty ? nil : comm)

@@ -58,8 +58,8 @@ public struct Reminder: Sendable, Equatable {
 
     /// The `params` of a `reminder` event of `watch`; nil for one that is not well formed.
     init?(event params: JSON) {
-        guard let object = params["todos"]?.arrayValue?.first ?? params["todo"], let todo = try? Todo(json: object), todo.id > 0,
-              let late = params["lateUsec"]?.intValue else { return nil }
+        let event = WatchEvent(params: params)
+        guard let todo = event.todos.first, todo.id > 0, let late = event.lateUsec else { return nil }
         id = todo.id
         uid = todo.uid
         title = todo.title
@@ -68,7 +68,7 @@ public struct Reminder: Sendable, Equatable {
         dueText = todo.due.map { $0.rfc3339(fractional: true) }
         lateUsec = max(0, late)
         remindUsec = todo.remind?.usec
-        journalUsec = params["fired"]?.stringValue.flatMap(Instant.init(rfc3339:))?.usec ?? Instant.now().usec
+        journalUsec = event.fired?.usec ?? Instant.now().usec
         allDay = todo.allDay
         zone = todo.zone
         highPriority = todo.priority == .high

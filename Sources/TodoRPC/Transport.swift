@@ -43,3 +43,43 @@ extension RPCTransport {
         return result
     }
 }
+
+extension RPCTransport {
+    /// Calls the method `params` belong to and reads its answer as the method's result type; an
+    /// answer that is not one is `ClientError.badAnswer` naming the method.
+    public func call<P: MethodParams>(_ params: P) throws(ClientError) -> P.Result {
+        try P.result(from: try call(P.method, params.encoded))
+    }
+
+    /// `todo.list` read as it arrives: each todo's JSON as sent, with the page's `total` (nil
+    /// until it came); returns `total`.
+    public func list(_ query: TodoListParams, todo: (JSON, Int?) throws(ClientError) -> Void) throws(ClientError) -> Int? {
+        func total(_ members: JSONObject) throws(ClientError) -> Int? {
+            guard let value = members["total"] else { return nil }
+            guard case .int(let n) = value, n >= 0, let count = Int(exactly: n) else {
+                throw ClientError.badAnswer("\(Method.todoList.name) sent a malformed total")
+            }
+            return count
+        }
+        let rest = try stream(TodoListParams.method, query.encoded, arrayKey: "todos") { (item, before) throws(ClientError) in
+            try todo(item, try total(before))
+        }
+        return try total(rest)
+    }
+}
+
+extension MethodParams {
+    /// Reads `json` as the result of this method (client side).
+    public static func result(from json: JSON) throws(ClientError) -> Result {
+        do { return try Result(wire: json) } catch {
+            throw ClientError.badAnswer("\(method.name) sent a malformed result: \(error.description)")
+        }
+    }
+}
+
+extension WireCodable {
+    /// Reads `json` as this type (client side), a malformed one `ClientError.badAnswer`.
+    public static func decoded(_ json: JSON) throws(ClientError) -> Self {
+        do { return try Self(wire: json) } catch { throw ClientError.badAnswer(error.description) }
+    }
+}

@@ -126,7 +126,7 @@ public final class UnixSocketTransport: RPCTransport {
     }
 
     public func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
-        _ = try call(WatchParams.method, params.encoded)
+        _ = try call(params)
         limit = nil  // subscribed: events may be hours apart
         while true {
             let message: JSON

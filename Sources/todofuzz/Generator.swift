@@ -64,11 +64,9 @@ struct Generator {
 
     // MARK: - Vocabulary
 
-    static let methods = [
-        Method.todoAdd.name, Method.todoGet.name, Method.todoList.name, Method.todoUpdate.name, Method.todoComplete.name, Method.todoReopen.name, Method.todoDelete.name,
-        Method.todoMove.name, Method.todoSnooze.name, Method.categoryAdd.name, Method.categoryList.name, Method.categoryRename.name, Method.categoryDelete.name,
-        Method.categoryMove.name, Method.reminderList.name, Method.storeExport.name, Method.storeImport.name, Method.daemonStatus.name, Method.watch.name,
-    ]
+    /// Every method todod serves: a new one is fuzzed as soon as it is declared (and `validParams`
+    /// does not compile until it says what a correct client sends it).
+    static let methods = Method.allCases.map(\.name)
     static let eventTypes = EventType.allCases.map(\.name)
     static let sortKeys = ["id", "title", "created", "updated", "due", "position", "category"]
     static let allParamNames = [
@@ -215,19 +213,20 @@ struct Generator {
 
     /// Params that a correct client could send for `method` (they may still be refused, for
     /// example an unknown id or an impossible date).
-    private mutating func validParams(_ method: String) -> V? {
+    private mutating func validParams(_ name: String) -> V? {
+        guard let method = Method(name: name) else { return nil }
         var p: [(String, V)] = []
         switch method {
-        case Method.todoAdd.name:
+        case .todoAdd:
             p.append(("title", .str(title())))
             if rng.chance(0.3) { p.append(("notes", orNull(.str(rng.word(rng.int(0...100)))))) }
             if rng.chance(0.3) { p.append(("category", orNull(.str(category())))) }
             if rng.chance(0.3) { p.append(("due", orNull(instant()))) }
             if rng.chance(0.2) { p.append(("remind", orNull(instant()))) }
             if rng.chance(0.2) { p.append(("top", orNull(.bool(rng.chance(0.5))))) }
-        case Method.todoGet.name:
+        case .todoGet:
             p.append(("id", id()))
-        case Method.todoList.name:
+        case .todoList:
             if rng.chance(0.3) { p.append(("status", .str(rng.pick(["open", "done", "all", "ALL", "closed"])))) }
             if rng.chance(0.15) { p.append(("category", .str(category()))) }
             if rng.chance(0.1) { p.append(("uncategorized", .bool(rng.chance(0.5)))) }
@@ -244,46 +243,53 @@ struct Generator {
             }
             if rng.chance(0.95) { p.append(("limit", .int(Int64(rng.int(0...20))))) }
             if rng.chance(0.2) { p.append(("offset", .int(Int64(rng.int(0...50))))) }
-        case Method.todoUpdate.name:
+        case .todoUpdate:
             p.append(("id", id()))
             if rng.chance(0.4) { p.append(("title", .str(title()))) }
             if rng.chance(0.3) { p.append(("notes", orNull(.str(rng.word(rng.int(0...100)))))) }
             if rng.chance(0.3) { p.append(("category", orNull(.str(category())))) }
             if rng.chance(0.3) { p.append(("due", orNull(instant()))) }
             if rng.chance(0.3) { p.append(("remind", orNull(instant()))) }
-        case Method.todoComplete.name, Method.todoReopen.name, Method.todoDelete.name:
+        case .todoComplete, .todoReopen, .todoDelete:
             p.append(("ids", ids()))
-        case Method.todoMove.name:
+        case .todoMove:
             p.append(("id", id()))
             switch rng.below(3) {
             case 0: p.append(("position", .int(Int64(rng.int(1...40)))))
             case 1: p.append(("before", id()))
             default: p.append(("after", id()))
             }
-        case Method.todoSnooze.name:
+        case .todoSnooze:
             p.append(("id", id()))
             p.append(("until", instant()))
-        case Method.categoryAdd.name:
+        case .categoryAdd:
             p.append(("name", .str(category())))
-        case Method.categoryRename.name:
+        case .categoryRename:
             p.append(("name", .str(category())))
             p.append(("newName", .str(category())))
-        case Method.categoryDelete.name:
+        case .categoryDelete:
             p.append(("name", .str(category())))
             if rng.chance(0.5) { p.append(("force", .bool(rng.chance(0.5)))) }
-        case Method.categoryMove.name:
+        case .categoryMove:
             p.append(("name", .str(category())))
             p.append(("position", .int(Int64(rng.int(1...10)))))
-        case Method.reminderList.name:
+        case .reminderList:
             if rng.chance(0.5) { p.append(("since", instant())) }
             if rng.chance(0.5) { p.append(("limit", .int(Int64(rng.int(1...20))))) }
-        case Method.storeImport.name:
+        case .storeImport:
             return exportDocument(todos: rng.int(0...3))
-        case Method.watch.name:
+        case .watch:
             if rng.chance(0.6) {
                 p.append(("events", .arr((0..<rng.int(0...3)).map { _ in .str(rng.pick(Self.eventTypes)) })))
             }
-        default:  // category.list, store.export, daemon.status: no params
+        case .storeUndo, .storeRedo:
+            if rng.chance(0.5) { p.append(("steps", .int(Int64(rng.int(1...3))))) }
+        case .storeHistory:
+            if rng.chance(0.5) { p.append(("limit", .int(Int64(rng.int(1...20))))) }
+        case .storeChanges:
+            p.append(("since", .int(Int64(rng.int(0...200)))))
+            if rng.chance(0.5) { p.append(("limit", .int(Int64(rng.int(1...50))))) }
+        case .categoryList, .storeExport, .daemonStatus:  // no params
             if rng.chance(0.5) { return nil }
         }
         return .obj(p)
@@ -296,6 +302,8 @@ struct Generator {
             let m = rng.pick(Self.methods)
             if m == Method.watch.name && !rng.chance(0.1) { continue }
             if m == Method.storeExport.name && !rng.chance(0.3) { continue }
+            // Undo and redo may revert many changes at once: rarer still.
+            if (m == Method.storeUndo.name || m == Method.storeRedo.name) && !rng.chance(0.2) { continue }
             return m
         }
     }

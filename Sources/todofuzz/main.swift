@@ -26,6 +26,7 @@ struct Options {
                todofuzz --socket PATH [--inputs N] [--seed S] [--connections C] [--pid PID]
                         [--batch B] [--hang-timeout SECONDS] [--wide-keys K] [--quiet]
                todofuzz --seed S [--wide-keys K] --dump CONNECTION:ITEM[-ITEM]
+               todofuzz --methods   (every method it fuzzes, one a line: all that todod serves)
 
         Sends at least N (default 1000000) hostile inputs to the todod listening on PATH, over C
         (default 8) concurrent connections, from a generator seeded with S (random by default,
@@ -117,6 +118,11 @@ func roundTrip(path: String, seed: UInt64) -> String? {
 
 func run() -> Int32 {
     if CommandLine.arguments.dropFirst().first == "--ical" { return ICalFuzz.main(Array(CommandLine.arguments.dropFirst())) }
+    // Every method it fuzzes, one a line: the method enum, which scripts/check-docs holds docs/PROTOCOL.md to.
+    if CommandLine.arguments.dropFirst().first == "--methods" {
+        for name in Generator.methods { print(name) }
+        return 0
+    }
     let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
     if options.dump != nil { dump(options) }
     Posix.ignoreSIGPIPE()

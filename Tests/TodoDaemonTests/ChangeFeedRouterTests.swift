@@ -109,5 +109,5 @@ import TodoTestSupport
 }
 
 private struct NoHistory: ReminderHistoryReading {
-    func list(since: Instant?, limit: Int) throws(TodoError) -> [JSON] { [] }
+    func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord] { [] }
 }

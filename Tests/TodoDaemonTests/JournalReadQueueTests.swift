@@ -14,9 +14,9 @@ import TodoTestSupport
 /// A reminder history whose reads wait for the test: a big journal read in slow motion.
 private final class SlowHistory: ReminderHistoryReading, @unchecked Sendable {
     let gate = DispatchSemaphore(value: 0)
-    func list(since: Instant?, limit: Int) throws(TodoError) -> [JSON] {
+    func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord] {
         gate.wait()
-        return [.object(["id": 1])]
+        return [ReminderRecord(id: 1, uid: nil, title: nil, category: nil, due: nil, remind: nil, fired: nil, lateUsec: nil, allDay: false, zone: nil)]
     }
 }
 

@@ -9,9 +9,9 @@ import TodoTestSupport
 private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
     // @unchecked: the tests call `list` from one thread at a time.
     var asked: [(since: Instant?, limit: Int)] = []
-    func list(since: Instant?, limit: Int) throws(TodoError) -> [JSON] {
+    func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord] {
         asked.append((since, limit))
-        return [.object(["id": 1])]
+        return [ReminderRecord(id: 1, uid: nil, title: nil, category: nil, due: nil, remind: nil, fired: nil, lateUsec: nil, allDay: false, zone: nil)]
     }
 }
 
@@ -195,7 +195,7 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
 
     @Test func reminderListReadsTheHistoryWithTheDefaultLimit() throws {
         let listed = try router.listReminders(RPCRequest(id: .int(1), method: "reminder.list", params: [:]))
-        #expect(try Self.result(listed) == [["id": 1]])
+        #expect(try Self.result(listed).arrayValue?.map { $0["id"] } == [.int(1)])
         #expect(history.asked.last?.limit == ReminderListParams.defaultLimit && history.asked.last?.since == nil)
         _ = try router.listReminders(RPCRequest(id: .int(2), method: "reminder.list", params: ["since": "2026-01-01T00:00:00Z", "limit": 5]))
         #expect(history.asked.last?.limit == 5 && history.asked.last?.since == Instant(rfc3339: "2026-01-01T00:00:00Z"))

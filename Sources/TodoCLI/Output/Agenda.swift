@@ -203,13 +203,14 @@ extension Runner {
     func agenda(days: Int) throws(CLIFailure) {
         let now = human.now
         let window = Agenda.window(now: now, zone: human.timeZone, days: days)
-        let result = try call(Agenda.query(end: window.end))
-        guard let raw = result["todos"]?.arrayValue else { throw Runner.bad("expected an array of todos") }
-        let list = try todos(result["todos"])
+        let (rawPage, page) = try answer(Agenda.query(end: window.end))
+        let list = page.todos
+        // For `--json`: the todos as the daemon sent them (the page was read whole, one to one).
+        let raw = rawPage["todos"]?.arrayValue ?? []
         // The todos that start in the window, on their start days.
-        let started = try call(Agenda.startQuery(start: window.start, end: window.end))
-        let startRaw = started["todos"]?.arrayValue ?? []
-        let starting = try todos(started["todos"])
+        let (rawStarted, started) = try answer(Agenda.startQuery(start: window.start, end: window.end))
+        let startRaw = rawStarted["todos"]?.arrayValue ?? []
+        let starting = started.todos
         var zones: [String: ZoneInfo?] = [:]
         let agenda = Agenda(todos: list, starting: starting, now: now, zone: human.timeZone, days: days) { name in
             if let cached = zones[name] { return cached }

@@ -245,24 +245,17 @@ struct HumanOutput {
         var allDay = false
         var zone: String?
 
-        init(json: JSON) throws(DecodingError) {
-            guard let id = json["id"]?.intValue, let title = json["title"]?.stringValue else {
-                throw DecodingError("malformed reminder object")
-            }
+        /// The row of a fired reminder; one without id or title is malformed.
+        init(_ record: ReminderRecord) throws(DecodingError) {
+            guard let id = record.id, let title = record.title else { throw DecodingError("malformed reminder object") }
             self.id = id
             self.title = title
-            category = json["category"]?.stringValue
-            due = json["due"]?.stringValue.flatMap(Instant.init(rfc3339:))
-            fired = json["fired"]?.stringValue.flatMap(Instant.init(rfc3339:))
-            allDay = json["allDay"]?.boolValue ?? false
-            zone = json["zone"]?.stringValue
-            if let late = json["lateUsec"]?.intValue {
-                lateUsec = late
-            } else if case .double(let d)? = json["lateUsec"], d.isFinite, abs(d) < 9e15 {
-                lateUsec = Int64(d)
-            } else {
-                lateUsec = 0
-            }
+            category = record.category
+            due = record.due.flatMap(Instant.init(rfc3339:))
+            fired = record.fired
+            allDay = record.allDay
+            zone = record.zone
+            lateUsec = record.lateUsec ?? 0
         }
     }
 
@@ -281,33 +274,12 @@ struct HumanOutput {
         } : nil)
     }
 
-    /// One entry of `store.history`.
-    struct Change {
-        var seq: Int64
-        var at: Instant
-        var kind: String
-        var description: String
-        var canUndo: Bool
-        var canRedo: Bool
-
-        init?(json: JSON) {
-            guard let seq = json["seq"]?.intValue, let at = json["at"]?.stringValue.flatMap(Instant.init(rfc3339:)),
-                  let kind = json["kind"]?.stringValue, let description = json["description"]?.stringValue else { return nil }
-            self.seq = seq
-            self.at = at
-            self.kind = kind
-            self.description = description
-            canUndo = json["canUndo"]?.boolValue ?? false
-            canRedo = json["canRedo"]?.boolValue ?? false
-        }
-    }
-
     /// `undo --list`: SEQ, WHEN, KIND, what `undo` or `redo` would do to it, and the description.
-    func historyTable(_ changes: [Change]) -> [String] {
+    func historyTable(_ changes: [HistoryEntry]) -> [String] {
         var table = Table(columns: [Table.Column("SEQ", alignment: .right), Table.Column("WHEN"), Table.Column("KIND"),
                                     Table.Column("CAN"), Table.Column("CHANGE", flexible: true)])
         for c in changes {
-            table.append(["\(c.seq)", LocalTime(c.at, in: timeZone).text, c.kind,
+            table.append(["\(c.seq)", LocalTime(c.at, in: timeZone).text, c.kind.rawValue,
                           c.canUndo ? "undo" : c.canRedo ? "redo" : "", c.description])
         }
         return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
@@ -322,27 +294,24 @@ struct HumanOutput {
 
     // MARK: Status
 
-    func status(_ json: JSON) -> [String] {
-        let version = json["version"]?.stringValue ?? "?"
+    func status(_ status: DaemonStatus) -> [String] {
+        let version = status.version
         var pairs: [(String, String)] = []
-        if let pid = json["pid"]?.intValue { pairs.append(("PID", "\(pid)")) }
-        let uptime: Int64? = json["uptime"]?.intValue ?? {
-            if case .double(let d)? = json["uptime"], d.isFinite, d >= 0, d < 9e15 { return Int64(d) }
-            return nil
-        }()
+        if let pid = status.pid { pairs.append(("PID", "\(pid)")) }
+        let uptime: Int64? = status.uptime.flatMap { $0 >= 0 && $0 < 9e15 ? Int64($0) : nil }
         if let uptime {
             let since = LocalTime(now.adding(usec: -uptime.multipliedReportingOverflow(by: 1_000_000).partialValue), in: timeZone).text
             pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
         }
-        if let database = json["database"]?.stringValue { pairs.append(("Database", Table.oneLine(database))) }
-        if let storeID = json["storeId"]?.stringValue { pairs.append(("Store", Table.oneLine(storeID))) }
-        if let seq = json["seq"]?.intValue { pairs.append(("Last change", "#\(seq)")) }
-        let problem = json["databaseProblem"]?.stringValue
+        if let database = status.database { pairs.append(("Database", Table.oneLine(database))) }
+        if let storeID = status.storeID { pairs.append(("Store", Table.oneLine(storeID))) }
+        if let seq = status.seq { pairs.append(("Last change", "#\(seq)")) }
+        let problem = status.databaseProblem
         if let problem { pairs.append(("Problem", paint(Table.oneLine(problem), HumanOutput.red))) }
-        let open = json["open"]?.intValue.map(String.init) ?? "?"
-        let done = json["done"]?.intValue.map(String.init) ?? "?"
+        let open = status.open.map(String.init) ?? "?"
+        let done = status.done.map(String.init) ?? "?"
         pairs.append(("Todos", "\(open) open, \(done) done"))
-        if let next = json["nextReminder"]?.stringValue.flatMap(Instant.init(rfc3339:)) {
+        if let next = status.nextReminder {
             pairs.append(("Next reminder", when(next)))
         } else {
             pairs.append(("Next reminder", "none"))
@@ -357,36 +326,37 @@ struct HumanOutput {
     /// safe piece by piece (`summary`, `Table.oneLine`), leaving the colour of "reminder" intact.
     /// Relative times are seen from `now`: `watch` passes the time the event arrived.
     func event(_ json: JSON) -> String {
+        let event = WatchEvent(params: json)
         // The change's seq first (`#12`), the number `watch --since` resumes after.
-        guard let seq = json["seq"]?.intValue else { return eventText(json) }
+        guard let seq = event.seq else { return eventText(event) }
         var rest = json.objectValue ?? JSONObject()
         rest["seq"] = nil
-        return paint("#\(seq)", HumanOutput.dim) + " " + eventText(.object(rest))
+        var shown = event
+        shown.json = .object(rest)
+        return paint("#\(seq)", HumanOutput.dim) + " " + eventText(shown)
     }
 
-    private func eventText(_ json: JSON) -> String {
-        let type = json["type"]?.stringValue ?? "event"
-        func todos(_ value: JSON?) -> [Todo] { (value?.arrayValue ?? []).compactMap { try? Todo(json: $0) } }
+    private func eventText(_ event: WatchEvent) -> String {
+        let type = event.kind?.name ?? "event"
         func raw(_ value: JSON?) -> String { Table.oneLine(value?.serialized() ?? "") }
-        switch type {
-        case EventType.reminder.name:
-            if let todo = (json["todos"]?.arrayValue?.first ?? json["todo"]).flatMap({ try? Todo(json: $0) }) {
-                let late = json["lateUsec"]?.intValue ?? 0
+        switch event.kind {
+        case .known(.reminder)?:
+            if let todo = event.todos.first {
+                let late = event.lateUsec ?? 0
                 return paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
             }
-            return "reminder " + raw(json)
-        case let t where t.hasPrefix("todo.") && json["todos"] != nil:
-            let verb = Table.oneLine(String(t.dropFirst("todo.".count)))
-            let list = todos(json["todos"])
-            return "\(verb) " + (list.isEmpty ? raw(json["todos"]) : list.map(summary).joined(separator: "; "))
-        case "category.renamed":
-            let name = json["category"]?["name"]?.stringValue ?? "?"
-            return "category renamed: \(Table.oneLine(json["oldName"]?.stringValue ?? "?")) → \(Table.oneLine(name))"
-        case let t where t.hasPrefix("category."):
-            let verb = Table.oneLine(String(t.dropFirst("category.".count)))
-            return "category \(verb): " + (json["category"]?["name"]?.stringValue.map(Table.oneLine) ?? raw(json))
+            return "reminder " + raw(event.json)
+        case _ where type.hasPrefix("todo.") && event.hasTodos:
+            let verb = Table.oneLine(String(type.dropFirst("todo.".count)))
+            return "\(verb) " + (event.todos.isEmpty ? raw(event.json["todos"]) : event.todos.map(summary).joined(separator: "; "))
+        case .known(.categoryRenamed)?:
+            let name = event.category?.name ?? "?"
+            return "category renamed: \(Table.oneLine(event.oldName ?? "?")) → \(Table.oneLine(name))"
+        case _ where type.hasPrefix("category."):
+            let verb = Table.oneLine(String(type.dropFirst("category.".count)))
+            return "category \(verb): " + (event.category?.name.map(Table.oneLine) ?? raw(event.json))
         default:
-            var rest = json.objectValue ?? JSONObject()
+            var rest = event.json.objectValue ?? JSONObject()
             rest["type"] = nil
             return "\(Table.oneLine(type)) \(raw(.object(rest)))"
         }

@@ -125,8 +125,8 @@ struct SyncRunner {
     /// The number of todos in the store, when todod answers.
     func storeCount() -> Int? {
         let socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: getuid())
-        guard let transport = try? UnixSocketTransport(path: socket, timeout: 5), let s = try? transport.call(.daemonStatus, [:]),
-              let open = s["open"]?.intValue, let done = s["done"]?.intValue else { return nil }
+        guard let transport = try? UnixSocketTransport(path: socket, timeout: 5), let s = try? transport.call(DaemonStatusParams()),
+              let open = s.open, let done = s.done else { return nil }
         return Int(open + done)
     }
 
@@ -264,15 +264,14 @@ struct SyncRunner {
         guard let storeID = s.storeID, let since = s.storeSeq else { return 0 }
         let socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: getuid())
         guard let transport = try? UnixSocketTransport(path: socket, timeout: 5),
-              (try? transport.call(.daemonStatus, [:]))?["storeId"]?.stringValue == storeID else { return 0 }
+              (try? transport.call(DaemonStatusParams()))?.storeID == storeID else { return 0 }
         var uids = Set<String>()
         var from = since
         for _ in 0..<100 {
-            guard let page = try? transport.call(.storeChanges, StoreChangesParams(since: from, limit: 1000).encoded),
-                  let seq = page["seq"]?.intValue else { break }
-            for item in page["changes"]?.arrayValue ?? [] { if let uid = item["uid"]?.stringValue { uids.insert(uid) } }
-            from = seq
-            if page["more"]?.boolValue != true { break }
+            guard let page = try? transport.call(StoreChangesParams(since: from, limit: 1000)) else { break }
+            for item in page.changes { uids.insert(item.uid) }
+            from = page.seq
+            if !page.more { break }
         }
         return uids.count
     }

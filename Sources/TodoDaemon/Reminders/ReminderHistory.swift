@@ -5,7 +5,7 @@ import TodoSystemd
 /// Where `reminder.list` reads fired reminders back (the journal; a fake in tests).
 protocol ReminderHistoryReading: Sendable {
     /// The newest `limit` reminders fired at or after `since`, oldest first, as `reminder.list` rows.
-    func list(since: Instant?, limit: Int) throws(TodoError) -> [JSON]
+    func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord]
 }
 
 /// Reads fired reminders back from the journal for `reminder.list`.
@@ -22,7 +22,7 @@ struct ReminderHistory: ReminderHistoryReading {
     /// The daemon's command name as journald records it (`/proc/self/comm`).
     let command: String
 
-    func list(since: Instant?, limit: Int) throws(TodoError) -> [JSON] {
+    func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord] {
         guard Journal.isAvailable else {
             throw TodoError.storage("cannot read reminders: there is no journal on this machine (\(Journal.socketPath) is missing); todod wrote them to its standard error")
         }
@@ -39,18 +39,11 @@ struct ReminderHistory: ReminderHistoryReading {
         }
         return entries.map { entry in
             let f = entry.fields
-            return .object([
-                "id": f["TODO_ID"].flatMap { Int64($0) }.map(JSON.int) ?? .null,
-                "uid": f["TODO_UID"].map(JSON.string) ?? .null,
-                "title": f["TODO_TITLE"].map(JSON.string) ?? .null,
-                "category": f["TODO_CATEGORY"].map(JSON.string) ?? .null,
-                "due": f["TODO_DUE"].map(JSON.string) ?? .null,
-                "remind": JSON(f["TODO_REMIND_USEC"].flatMap { Int64($0) }.map(Instant.init(usec:))),
-                "fired": JSON(Instant(usec: Int64(clamping: entry.realtimeUsec))),
-                "lateUsec": f["TODO_LATE_USEC"].flatMap { Int64($0) }.map(JSON.int) ?? .null,
-                "allDay": .bool(f["TODO_ALL_DAY"] == "1"),
-                "zone": f["TODO_ZONE"].map(JSON.string) ?? .null,
-            ])
+            return ReminderRecord(
+                id: f["TODO_ID"].flatMap { Int64($0) }, uid: f["TODO_UID"], title: f["TODO_TITLE"], category: f["TODO_CATEGORY"],
+                due: f["TODO_DUE"], remind: f["TODO_REMIND_USEC"].flatMap { Int64($0) }.map(Instant.init(usec:)),
+                fired: Instant(usec: Int64(clamping: entry.realtimeUsec)), lateUsec: f["TODO_LATE_USEC"].flatMap { Int64($0) },
+                allDay: f["TODO_ALL_DAY"] == "1", zone: f["TODO_ZONE"])
         }
     }
 }

@@ -20,10 +20,10 @@ struct Router {
         /// For `watch` with `since`: the replayed events, each a whole notification line.
         var replay: [[UInt8]] = []
 
-        init(result: JSON, events: [Event] = [], subscription: Subscription? = nil) {
-            var bytes: [UInt8] = []
-            result.write(to: &bytes)
-            self.init(encodedResult: bytes, events: events, subscription: subscription)
+        /// A method's reply, its result written by the result type's one encoder.
+        init<R: WireCodable>(_ reply: Reply<R>) {
+            self.init(encodedResult: reply.result.wireBytes, events: reply.events, subscription: reply.subscription)
+            replay = reply.replay
         }
 
         init(encodedResult: [UInt8]?, events: [Event] = [], subscription: Subscription? = nil) {
@@ -31,6 +31,15 @@ struct Router {
             self.events = events
             self.subscription = subscription
         }
+    }
+
+    /// What one method's handler returns: its params type's `Result`, and the events the
+    /// change causes (`Outcome` encodes the result).
+    struct Reply<R: WireCodable> {
+        var result: R
+        var events: [Event] = []
+        var subscription: Subscription? = nil
+        var replay: [[UInt8]] = []
     }
 
     let status: StatusSource
@@ -57,7 +66,9 @@ struct Router {
         switch method {
         case .todoGet: return try onStore(TodoGetParams(decoding: p), tx, todoGet)
         case .todoAdd: return try onStore(TodoAddParams(decoding: p), tx, todoAdd)
-        case .todoList: return try onStore(TodoListParams(decoding: p), tx) { (query, tx) throws(TodoError) in try todoList(query, stream, tx) }
+        case .todoList:
+            let query = try TodoListParams(decoding: p)
+            do { return try todoList(query, stream, tx) } catch { throw RPCError(error) }
         case .todoUpdate: return try onStore(TodoUpdateParams(decoding: p), tx, todoUpdate)
         case .todoComplete: return try onStore(TodoCompleteParams(decoding: p), tx, todoComplete)
         case .todoReopen: return try onStore(TodoReopenParams(decoding: p), tx, todoReopen)
@@ -73,8 +84,8 @@ struct Router {
         case .watch: return try onStore(WatchParams(decoding: p), tx, watch)
         case .storeChanges: return try onStore(StoreChangesParams(decoding: p), tx, storeChanges)
         case .storeExport: return try onStore(StoreExportParams(decoding: p), tx, storeExport)
-        case .storeImport: return try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx)
-        case .reminderList: return try reminderList(ReminderListParams(decoding: p))
+        case .storeImport: return Outcome(try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx))
+        case .reminderList: return Outcome(try reminderList(ReminderListParams(decoding: p)))
         case .storeUndo: return try onStore(StoreUndoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: false, p.steps, tx) }
         case .storeRedo: return try onStore(StoreRedoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: true, p.steps, tx) }
         case .storeHistory: return try onStore(StoreHistoryParams(decoding: p), tx, storeHistory)
@@ -82,34 +93,35 @@ struct Router {
     }
 
     /// Runs a method's store work on its decoded params: the store's errors become wire errors
-    /// (a params error was already one).
+    /// (a params error was already one). The handler answers with the params' own result type.
     @inline(__always)
-    private func onStore<P>(_ params: P, _ tx: StoreTransaction,
-                            _ body: (P, StoreTransaction) throws(TodoError) -> Outcome) throws(RPCError) -> Outcome {
-        do { return try body(params, tx) } catch { throw RPCError(error) }
+    private func onStore<P: MethodParams>(_ params: P, _ tx: StoreTransaction,
+                                          _ body: (P, StoreTransaction) throws(TodoError) -> Reply<P.Result>) throws(RPCError) -> Outcome {
+        do { return Outcome(try body(params, tx)) } catch { throw RPCError(error) }
     }
 
     /// Performs a `reminder.list` request: reads the journal, not the store (the executor runs
     /// it on the journal-read queue).
     func listReminders(_ request: RPCRequest) throws(RPCError) -> Outcome {
-        try reminderList(ReminderListParams(decoding: request.params))
+        Outcome(try reminderList(ReminderListParams(decoding: request.params)))
     }
 
     // MARK: - todo.*
 
-    private func todoGet(_ p: TodoGetParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        Outcome(encodedResult: try tx.todo(p.id).encodedJSON)
+    private func todoGet(_ p: TodoGetParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
+        Reply(result: try tx.todo(p.id))
     }
 
-    private func todoAdd(_ new: TodoAddParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoAdd(_ new: TodoAddParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
         let created = try newCategory(new.category, tx)
         let todo = try tx.add(new)
-        return Outcome(encodedResult: todo.encodedJSON, events: try categoryEvents(created, tx) + [.todos(.todoAdded, [todo])])
+        return Reply(result: todo, events: try categoryEvents(created, tx) + [.todos(.todoAdded, [todo])])
     }
 
-    /// `todo.list`, written to `stream` while the todos are read when there is one.
+    /// `todo.list`, written to `stream` while the todos are read when there is one (by the
+    /// pieces of `TodoPage`'s encoder).
     private func todoList(_ query: TodoListParams, _ stream: ResponseStream?, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        guard let stream else { return Outcome(encodedResult: try tx.list(query).encoded) }
+        guard let stream else { return Outcome(Reply<TodoListParams.Result>(result: try tx.list(query))) }
         // Nothing is written until the rows are being read: an error before then (the statement
         // failing to prepare, say) is still answered as an error, not cut into a started line.
         var head: [UInt8]? = nil
@@ -129,74 +141,72 @@ struct Router {
     /// Todos per piece of a streamed listing.
     static let streamedTodos = 500
 
-    private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoUpdate(_ p: TodoUpdateParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
         let before = try tx.todo(p.id)
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
         let todo = try tx.update(p.id, p.patch, ifRevision: p.ifRevision)
-        return Outcome(encodedResult: todo.encodedJSON,
-                       events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
+        return Reply(result: todo, events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
     }
 
-    private func todoComplete(_ p: TodoCompleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoComplete(_ p: TodoCompleteParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
         try setDone(true, p.ids, stop: p.stop, tx)
     }
 
-    private func todoReopen(_ p: TodoReopenParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoReopen(_ p: TodoReopenParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
         try setDone(false, p.ids, stop: false, tx)
     }
 
     /// Completes or reopens `ids`; the event names only the todos that changed (a recurring todo
     /// that advanced to its next occurrence did, though it is still open).
-    private func setDone(_ done: Bool, _ ids: [Int64], stop: Bool, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func setDone(_ done: Bool, _ ids: [Int64], stop: Bool, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
         var wasDone: Set<Int64> = []
         for id in ids where try tx.todo(id).done { wasDone.insert(id) }
         let todos = done ? try tx.complete(ids, stop: stop) : try tx.reopen(ids)
         let changed = todos.filter { wasDone.contains($0.id) != done }
-        return Outcome(encodedResult: Todo.encodedJSON(todos),
-                       events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])
+        return Reply(result: todos, events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])
     }
 
-    private func todoDelete(_ p: TodoDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoDelete(_ p: TodoDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
         let todos = try tx.delete(p.ids, recursive: p.recursive)
-        return Outcome(encodedResult: Todo.encodedJSON(todos), events: todos.isEmpty ? [] : [.todos(.todoDeleted, todos)])
+        return Reply(result: todos, events: todos.isEmpty ? [] : [.todos(.todoDeleted, todos)])
     }
 
-    private func todoMove(_ p: TodoMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoMove(_ p: TodoMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
         let before = try tx.todo(p.id)
         let todo = try tx.move(p.id, to: p.target)
         // A done todo has no position; its place still moved when `updated` changed.
         let moved = todo.position != before.position || todo.updated != before.updated
-        return Outcome(encodedResult: todo.encodedJSON, events: moved ? [.todos(.todoMoved, [todo])] : [])
+        return Reply(result: todo, events: moved ? [.todos(.todoMoved, [todo])] : [])
     }
 
-    private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
         let todo = try tx.snooze(p.id, until: p.until)
-        return Outcome(encodedResult: todo.encodedJSON, events: [.todos(.todoUpdated, [todo])])
+        return Reply(result: todo, events: [.todos(.todoUpdated, [todo])])
     }
 
     // MARK: - category.*
 
-    private func categoryList(_: CategoryListParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        Outcome(result: .array(try tx.categories().map(JSON.init)))
+    private func categoryList(_: CategoryListParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Category]> {
+        Reply(result: try tx.categories())
     }
 
-    private func categoryAdd(_ p: CategoryAddParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func categoryAdd(_ p: CategoryAddParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category> {
         let category = try tx.addCategory(p.name)
-        return Outcome(result: JSON(category), events: [.category(.categoryAdded, category)])
+        return Reply(result: category, events: [.category(.categoryAdded, category)])
     }
 
-    private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category> {
         let old = try tx.category(named: p.name)
         let category = try tx.renameCategory(p.name, to: p.newName)
-        guard category.name != old.name else { return Outcome(result: JSON(category), events: []) }
+        guard category.name != old.name else { return Reply(result: category) }
         // Its todos changed with it (the change log holds them; sync sends them again).
         var events = [Event.category(.categoryRenamed, category, oldName: old.name)]
         let renamed = try tx.list(Self.all(inCategory: category.name)).todos
         if !renamed.isEmpty { events.append(.todos(.todoUpdated, renamed)) }
-        return Outcome(result: JSON(category), events: events)
+        return Reply(result: category, events: events)
     }
 
-    private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category> {
         let old = try tx.category(named: p.name)
         var unlinked = try tx.list(Self.all(inCategory: old.name)).todos
         let category = try tx.deleteCategory(p.name, force: p.force)
@@ -205,44 +215,40 @@ struct Router {
             unlinked = try unlinked.map { (t) throws(TodoError) in try tx.todo(t.id) }
             events.append(.todos(.todoUpdated, unlinked))
         }
-        return Outcome(result: JSON(category), events: events)
+        return Reply(result: category, events: events)
     }
 
-    private func categoryMove(_ p: CategoryMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func categoryMove(_ p: CategoryMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category> {
         let before = try tx.category(named: p.name)
         let category = try tx.moveCategory(p.name, to: Int(p.position))
-        return Outcome(result: JSON(category),
-                       events: category.position == before.position ? [] : [.category(.categoryMoved, category)])
+        return Reply(result: category, events: category.position == before.position ? [] : [.category(.categoryMoved, category)])
     }
 
     // MARK: - reminder.*, daemon.*, watch
 
-    private func reminderList(_ p: ReminderListParams) throws(RPCError) -> Outcome {
+    private func reminderList(_ p: ReminderListParams) throws(RPCError) -> Reply<[ReminderRecord]> {
         do {
-            return Outcome(result: .array(try reminders.list(since: p.since, limit: p.limit ?? ReminderListParams.defaultLimit)))
+            return Reply(result: try reminders.list(since: p.since, limit: p.limit ?? ReminderListParams.defaultLimit))
         } catch {
             throw RPCError(error)
         }
     }
 
-    private func daemonStatus(_: DaemonStatusParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func daemonStatus(_: DaemonStatusParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<DaemonStatus> {
         let counts = try tx.counts()
-        return Outcome(result: .object([
-            "version": .string(TododVersion.string), "storeId": .string(status.storeID), "pid": .int(Int64(status.pid)),
-            "uptime": .double(status.uptime()), "database": .string(status.database),
-            "open": .int(Int64(counts.open)), "done": .int(Int64(counts.done)),
-            "nextReminder": JSON(try tx.nextPendingReminder()), "seq": .int(try tx.currentSeq()),
-            "databaseProblem": status.databaseProblem().map(JSON.string) ?? .null,
-        ]))
+        return Reply(result: DaemonStatus(
+            version: TododVersion.string, storeID: status.storeID, pid: Int64(status.pid), uptime: status.uptime(),
+            database: status.database, open: Int64(counts.open), done: Int64(counts.done),
+            nextReminder: try tx.nextPendingReminder(), seq: try tx.currentSeq(), databaseProblem: status.databaseProblem()))
     }
 
     /// `watch`; with `since`, the events of the changes after it up to the newest, to be sent
     /// after the answer. The connection is subscribed when the answer is delivered, in the order
     /// the store queue made the replies: the events of every later change reach it live, those
     /// of the changes replayed here do not (`ConnectionRegistry.deliver`).
-    private func watch(_ p: WatchParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func watch(_ p: WatchParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<WatchAnswer> {
         let subscription = Subscription(p)
-        var outcome = Outcome(result: ["subscribed": true], subscription: subscription)
+        var outcome = Reply(result: WatchAnswer(), subscription: subscription)
         guard let since = p.since else { return outcome }
         for change in try tx.loggedChanges(after: since, through: try tx.currentSeq()) {
             for event in Event.replayed(change) where subscription.includes(event.type) {
@@ -254,51 +260,30 @@ struct Router {
 
     /// `store.changes`: `seq` is what to ask with next — the last item's while `more`, else the
     /// newest change's.
-    private func storeChanges(_ p: StoreChangesParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func storeChanges(_ p: StoreChangesParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<ChangesPage> {
         let page = try tx.changedTodos(after: p.since, limit: p.limit ?? StoreChangesParams.defaultLimit)
         let next = page.more ? page.changes.last?.seq ?? p.since : try tx.currentSeq()
-        var bytes: [UInt8] = []
-        bytes.append(contentsOf: #"{"seq":"#.utf8)
-        JSON.int(next).write(to: &bytes)
-        bytes.append(contentsOf: #","changes":["#.utf8)
-        for (i, change) in page.changes.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: #"{"seq":"#.utf8)
-            JSON.int(change.seq).write(to: &bytes)
-            bytes.append(contentsOf: #","kind":"#.utf8)
-            JSON.string(change.kind.rawValue).write(to: &bytes)
-            bytes.append(contentsOf: #","uid":"#.utf8)
-            JSON.string(change.uid).write(to: &bytes)
-            bytes.append(contentsOf: #","todo":"#.utf8)
-            if let todo = change.todo { todo.writeJSON(to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
-            if let ical = change.ical {
-                bytes.append(contentsOf: #","ical":"#.utf8)
-                JSON.string(ical).write(to: &bytes)
-            }
-            bytes.append(UInt8(ascii: "}"))
-        }
-        bytes.append(contentsOf: #"],"more":"#.utf8)
-        bytes.append(contentsOf: (page.more ? "true" : "false").utf8)
-        bytes.append(UInt8(ascii: "}"))
-        return Outcome(encodedResult: bytes)
+        return Reply(result: ChangesPage(seq: next, changes: page.changes.map {
+            ChangesPage.Item(seq: $0.seq, kind: $0.kind, uid: $0.uid, todo: $0.todo, ical: $0.ical)
+        }, more: page.more))
     }
 
     // MARK: - store.*
 
-    private func storeExport(_: StoreExportParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        Outcome(result: JSON(try tx.export()))
+    private func storeExport(_: StoreExportParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<ExportDocument> {
+        Reply(result: try tx.export())
     }
 
     /// The most todos one import may hold before it is applied.
     static let maxImportTodos = 1_000_000
-    /// The most memory the parts of one import may take while held (`HeldImport.size`).
+    /// The most memory the parts of one import may take while held (`ExportDocument.estimatedBytes`).
     static let maxImportBytes = 256 << 20
 
     /// `store.import`, one part of it. A document too long for one line (1 MiB) arrives in parts
     /// on one connection: each but the last says `"more": true` and is only checked and `held`
     /// (nothing is written); the last applies every part in this one transaction. Any error drops
     /// what is held, and so does closing the connection: the import stays all or nothing.
-    func storeImport(_ p: StoreImportParams, held: inout HeldImport?, _ tx: StoreTransaction) throws(RPCError) -> Outcome {
+    func storeImport(_ p: StoreImportParams, held: inout HeldImport?, _ tx: StoreTransaction) throws(RPCError) -> Reply<ImportResult> {
         let before = held?.document
         let heldBytes = held?.bytes ?? 0
         held = nil
@@ -312,46 +297,28 @@ struct Router {
             throw RPCError.invalidParams("todos", "an import holds at most \(Router.maxImportTodos) todos")
         }
         if p.more {
-            let bytes = heldBytes + HeldImport.size(of: part)
+            let bytes = heldBytes + part.estimatedBytes
             guard bytes <= Router.maxImportBytes else {
                 throw RPCError.invalidParams("todos", "an import in parts may hold at most \(Router.maxImportBytes >> 20) MiB; this one holds \(bytes >> 20) MiB")
             }
             held = HeldImport(document: document, bytes: bytes)
-            return Outcome(result: ["todos": .int(Int64(document.todos.count)), "categories": .int(Int64(document.categories.count)),
-                                    "more": true])
+            return Reply(result: ImportResult(heldTodos: document.todos.count, categories: document.categories.count))
         }
         let counts: ImportCounts
         do { counts = try tx.importDocument(document, label: p.label, progress: progress) } catch { throw RPCError(error) }
         progress()  // the commit follows, which cannot tell the watchdog it moves
-        var result: JSONObject = ["todos": .int(Int64(counts.todos)), "categories": .int(Int64(counts.categories)),
-                            "added": .int(Int64(counts.added)), "updated": .int(Int64(counts.updated)),
-                            "unchanged": .int(Int64(counts.unchanged))]
-        if counts.conditional {
-            result["deleted"] = .int(Int64(counts.deleted))
-            result["stale"] = .array(counts.stale.map(JSON.string))
-        }
-        return Outcome(result: .object(result), events: [.imported(todos: counts.todos, categories: counts.categories)])
+        return Reply(result: ImportResult(counts), events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
 
     /// `store.undo` / `store.redo`: `{seq, description, changes, todos, categories, deletedTodos,
     /// deletedCategories}`, and the ordinary events of what it changed.
-    private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Reply<ReversalResult> {
         let r = redo ? try tx.redo(steps: steps, progress: progress) : try tx.undo(steps: steps, progress: progress)
-        var out: [UInt8] = []
-        JSON.object([
-            "seq": r.seq.map { .int($0) } ?? .null, "description": .string(r.description),
-            "changes": .array(r.changes.map { .int($0) }), "categories": .array(r.categories.map(JSON.init)),
-            "deletedCategories": .array(r.deletedCategories.map(JSON.init)),
-        ]).write(to: &out)
-        out.removeLast()  // the closing brace: the todos follow, written by their one encoder
-        out.append(contentsOf: #","todos":"#.utf8)
-        out.append(contentsOf: Todo.encodedJSON(r.todos))
-        out.append(contentsOf: #","deletedTodos":"#.utf8)
-        out.append(contentsOf: Todo.encodedJSON(r.deletedTodos))
-        out.append(UInt8(ascii: "}"))
+        let result = ReversalResult(seq: r.seq, description: r.description, changes: r.changes, categories: r.categories,
+                                    deletedCategories: r.deletedCategories, todos: r.todos, deletedTodos: r.deletedTodos)
         let events = Self.events(of: r)
         progress()  // the commit follows, which cannot tell the watchdog it moves
-        return Outcome(encodedResult: out, events: events)
+        return Reply(result: result, events: events)
     }
 
     /// The events a client watching would have seen had the changes an undo or redo made been
@@ -391,12 +358,11 @@ struct Router {
     }
 
     /// `store.history`: the newest changes first.
-    private func storeHistory(_ p: StoreHistoryParams, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func storeHistory(_ p: StoreHistoryParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[HistoryEntry]> {
         let entries = try tx.history(limit: p.limit ?? StoreHistoryParams.defaultLimit)
-        return Outcome(result: .array(entries.map { e in
-            .object(["seq": .int(e.seq), "at": JSON(e.at), "kind": .string(e.kind.rawValue), "description": .string(e.description),
-                     "canUndo": .bool(e.canUndo), "canRedo": .bool(e.canRedo)])
-        }))
+        return Reply(result: entries.map { e in
+            HistoryEntry(seq: e.seq, at: e.at, kind: e.kind, description: e.description, canUndo: e.canUndo, canRedo: e.canRedo)
+        })
     }
 
     // MARK: -
@@ -426,20 +392,11 @@ struct Router {
     }
 }
 
-/// What a connection holds of a `store.import` sent in parts, and about how much memory it takes.
+/// What a connection holds of a `store.import` sent in parts, and about how much memory it
+/// takes (`ExportDocument.estimatedBytes`, the estimate clients cut their parts by).
 struct HeldImport {
     var document: ExportDocument
     var bytes: Int
-
-    /// About the memory `part` takes once held: its text plus what each todo costs besides.
-    static func size(of part: ExportDocument) -> Int {
-        var bytes = 0
-        for name in part.categories { bytes += name.utf8.count + 32 }
-        for todo in part.todos {
-            bytes += 160 + todo.title.utf8.count + (todo.notes?.utf8.count ?? 0) + (todo.category?.utf8.count ?? 0)
-        }
-        return bytes
-    }
 }
 
 /// What `daemon.status` reports beyond the store's counts.

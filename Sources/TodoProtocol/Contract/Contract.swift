@@ -2,8 +2,12 @@ import TodoCore
 
 /// The params of one method, read by the daemon and written by clients from this one definition.
 /// Decoding reports each mistake as a -32602 error naming the field, and refuses any member the
-/// method does not take (`Params.finish`). Adding a method: a case of `Method` and a type here.
+/// method does not take (`Params.finish`). Each also names the method's `Result`, whose one
+/// encoder the daemon writes and whose one decoder clients read (Results.swift). Adding a method:
+/// a case of `Method`, a type here and its result type.
 public protocol MethodParams: Sendable {
+    /// What the method answers.
+    associatedtype Result: WireCodable
     /// The method these are the params of.
     static var method: Method { get }
     /// Reads the params of a request (daemon side).
@@ -17,6 +21,7 @@ public protocol MethodParams: Sendable {
 /// `todo.get`.
 public struct TodoGetParams: MethodParams, Equatable {
     public static let method = Method.todoGet
+    public typealias Result = Todo
     public var id: Int64
 
     public init(id: Int64) { self.id = id }
@@ -36,6 +41,7 @@ public typealias TodoAddParams = NewTodo
 
 extension NewTodo: MethodParams {
     public static let method = Method.todoAdd
+    public typealias Result = Todo
 
     public init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
@@ -74,6 +80,7 @@ public typealias TodoListParams = TodoQuery
 
 extension TodoQuery: MethodParams {
     public static let method = Method.todoList
+    public typealias Result = TodoPage
 
     public init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
@@ -88,6 +95,7 @@ extension TodoQuery: MethodParams {
 /// `removeTags` change the tag set atomically (applied after `tags`).
 public struct TodoUpdateParams: MethodParams, Equatable {
     public static let method = Method.todoUpdate
+    public typealias Result = Todo
     public var id: Int64
     public var patch: TodoPatch
     /// Refuse the update (-32002) unless the todo's `revision` is still this.
@@ -149,7 +157,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
 }
 
 /// The params of `todo.complete`, `todo.reopen` and `todo.delete`: the todos, by id.
-public protocol TodoIDsParams: MethodParams {
+public protocol TodoIDsParams: MethodParams where Result == [Todo] {
     var ids: [Int64] { get }
     init(ids: [Int64])
 }
@@ -168,6 +176,7 @@ extension TodoIDsParams {
 /// `todo.complete`: a recurring todo advances to its next occurrence unless `stop` ends it.
 public struct TodoCompleteParams: TodoIDsParams, Equatable {
     public static let method = Method.todoComplete
+    public typealias Result = [Todo]
     public var ids: [Int64]
     /// Ends recurring todos for good instead of advancing them.
     public var stop: Bool
@@ -196,6 +205,7 @@ public struct TodoCompleteParams: TodoIDsParams, Equatable {
 /// `todo.reopen`.
 public struct TodoReopenParams: TodoIDsParams, Equatable {
     public static let method = Method.todoReopen
+    public typealias Result = [Todo]
     public var ids: [Int64]
     public init(ids: [Int64]) { self.ids = ids }
 }
@@ -203,6 +213,7 @@ public struct TodoReopenParams: TodoIDsParams, Equatable {
 /// `todo.delete`: a todo with subtasks is deleted only with `recursive` (its subtasks with it).
 public struct TodoDeleteParams: TodoIDsParams, Equatable {
     public static let method = Method.todoDelete
+    public typealias Result = [Todo]
     public var ids: [Int64]
     public var recursive: Bool
     public init(ids: [Int64]) { self.init(ids: ids, recursive: false) }
@@ -229,6 +240,7 @@ public struct TodoDeleteParams: TodoIDsParams, Equatable {
 /// `todo.move`: exactly one of `position`, `before` and `after`.
 public struct TodoMoveParams: MethodParams, Equatable {
     public static let method = Method.todoMove
+    public typealias Result = Todo
     public var id: Int64
     public var target: MoveTarget
 
@@ -267,6 +279,7 @@ public struct TodoMoveParams: MethodParams, Equatable {
 /// `todo.snooze`.
 public struct TodoSnoozeParams: MethodParams, Equatable {
     public static let method = Method.todoSnooze
+    public typealias Result = Todo
     public var id: Int64
     public var until: Instant
 
@@ -290,12 +303,14 @@ public struct TodoSnoozeParams: MethodParams, Equatable {
 /// `category.list`: no params.
 public struct CategoryListParams: NoParams {
     public static let method = Method.categoryList
+    public typealias Result = [Category]
     public init() {}
 }
 
 /// `category.add`.
 public struct CategoryAddParams: MethodParams, Equatable {
     public static let method = Method.categoryAdd
+    public typealias Result = Category
     public var name: String
 
     public init(name: String) { self.name = name }
@@ -312,6 +327,7 @@ public struct CategoryAddParams: MethodParams, Equatable {
 /// `category.rename`.
 public struct CategoryRenameParams: MethodParams, Equatable {
     public static let method = Method.categoryRename
+    public typealias Result = Category
     public var name: String
     public var newName: String
 
@@ -333,6 +349,7 @@ public struct CategoryRenameParams: MethodParams, Equatable {
 /// `category.delete`; `force` unlinks the category's todos instead of refusing.
 public struct CategoryDeleteParams: MethodParams, Equatable {
     public static let method = Method.categoryDelete
+    public typealias Result = Category
     public var name: String
     public var force: Bool
 
@@ -354,6 +371,7 @@ public struct CategoryDeleteParams: MethodParams, Equatable {
 /// `category.move`.
 public struct CategoryMoveParams: MethodParams, Equatable {
     public static let method = Method.categoryMove
+    public typealias Result = Category
     public var name: String
     public var position: Int64
 
@@ -377,6 +395,7 @@ public struct CategoryMoveParams: MethodParams, Equatable {
 /// `reminder.list`: the fired reminders, oldest first, at most `limit` of the latest.
 public struct ReminderListParams: MethodParams, Equatable {
     public static let method = Method.reminderList
+    public typealias Result = [ReminderRecord]
     /// The limit when none is given, and the largest one.
     public static let defaultLimit = 100
     public static let maxLimit = 10_000
@@ -406,6 +425,7 @@ public struct ReminderListParams: MethodParams, Equatable {
 /// `daemon.status`: no params.
 public struct DaemonStatusParams: NoParams {
     public static let method = Method.daemonStatus
+    public typealias Result = DaemonStatus
     public init() {}
 }
 
@@ -413,6 +433,7 @@ public struct DaemonStatusParams: NoParams {
 /// the changes after it are replayed before the live ones.
 public struct WatchParams: MethodParams, Equatable {
     public static let method = Method.watch
+    public typealias Result = WatchAnswer
     public var events: Set<EventType>?
     public var since: Int64?
 
@@ -452,12 +473,14 @@ public struct WatchParams: MethodParams, Equatable {
 /// `store.export`: no params.
 public struct StoreExportParams: NoParams {
     public static let method = Method.storeExport
+    public typealias Result = ExportDocument
     public init() {}
 }
 
 /// `store.undo` and `store.redo`: how many changes to revert or apply again (default 1).
 public struct StoreUndoParams: MethodParams, Equatable {
     public static let method = Method.storeUndo
+    public typealias Result = ReversalResult
     public static let maxSteps = 10_000
     public var steps: Int
 
@@ -475,6 +498,7 @@ public struct StoreUndoParams: MethodParams, Equatable {
 /// `store.redo`: as `store.undo`.
 public struct StoreRedoParams: MethodParams, Equatable {
     public static let method = Method.storeRedo
+    public typealias Result = ReversalResult
     public var steps: Int
 
     public init(steps: Int = 1) { self.steps = steps }
@@ -489,6 +513,7 @@ public struct StoreRedoParams: MethodParams, Equatable {
 /// `store.history`: the newest changes first, at most `limit` (default 20).
 public struct StoreHistoryParams: MethodParams, Equatable {
     public static let method = Method.storeHistory
+    public typealias Result = [HistoryEntry]
     public static let defaultLimit = 20
     public static let maxLimit = 10_000
     public var limit: Int?
@@ -512,6 +537,7 @@ public struct StoreHistoryParams: MethodParams, Equatable {
 /// and `more` on every part but the last of a document too long for one line.
 public struct StoreImportParams: MethodParams, Equatable {
     public static let method = Method.storeImport
+    public typealias Result = ImportResult
     /// The document's members, `more` left out: checked when read as an `ExportDocument`.
     public var document: JSONObject
     public var more: Bool
@@ -556,6 +582,7 @@ public struct StoreImportParams: MethodParams, Equatable {
 /// change first, at most `limit` of them (`more` says whether others follow).
 public struct StoreChangesParams: MethodParams, Equatable {
     public static let method = Method.storeChanges
+    public typealias Result = ChangesPage
     /// The limit when none is given, and the largest one.
     public static let defaultLimit = 1000
     public static let maxLimit = 10_000

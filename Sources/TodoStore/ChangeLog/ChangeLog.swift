@@ -78,14 +78,6 @@ let changeLogSizeMigration = Migration(id: 12, name: "change log sizes", sql: ""
         FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq) AS total FROM changes) AS t WHERE t.seq = changes.seq;
     """)
 
-/// What kind of change a log entry records.
-package enum ChangeKind: String, Sendable, CaseIterable {
-    case add, update, complete, reopen, delete, move, snooze
-    case categoryAdd = "category.add", categoryRename = "category.rename"
-    case categoryDelete = "category.delete", categoryMove = "category.move"
-    case `import`, undo, redo
-}
-
 /// One entry of the change log as read back.
 package struct ChangeEntry: Sendable, Equatable {
     package var seq: Int64

@@ -130,8 +130,8 @@ extension StoreTransaction {
 
     /// Completes open todo `id` when it recurs and `stop` is false: its `due` moves to the next
     /// occurrence (in its zone; see TodoCalendar's `Recurrence.advance`), the reminder and the start
-    /// keep their lead time and is re-armed, `completed` records this completion, the rule keeps what is
-    /// left of it (COUNT counts down), and the todo stays open. One row's update.
+    /// keep their distance from it (the reminder is re-armed), `completed` records this completion,
+    /// the rule keeps what is left of it (COUNT counts down), and the todo stays open. One row's update.
     /// - Returns: false when the todo is done, does not recur, or its rule is exhausted: it is
     ///   then to be completed for good like any todo.
     /// - Throws: `.conflict` when the stored rule cannot be used (nothing changes).

@@ -29,14 +29,14 @@ public final class LocalStore {
         }
     }
 
-    func call(_ method: Method, _ params: JSONObject) throws(SyncError) -> JSON {
-        do { return try transport.call(method, params) } catch { throw SyncError(Self.describe(error)) }
+    func call<P: MethodParams>(_ params: P) throws(SyncError) -> P.Result {
+        do { return try transport.call(params) } catch { throw SyncError(Self.describe(error)) }
     }
 
     /// `daemon.status`: the store's id and its newest change.
     public func status() throws(SyncError) -> (storeID: String, seq: Int64) {
-        let s = try call(.daemonStatus, [:])
-        guard let id = s["storeId"]?.stringValue, let seq = s["seq"]?.intValue else { throw SyncError("todod sent no storeId or seq (too old?)") }
+        let s = try call(DaemonStatusParams())
+        guard let id = s.storeID, let seq = s.seq else { throw SyncError("todod sent no storeId or seq (too old?)") }
         return (id, seq)
     }
 
@@ -44,40 +44,32 @@ public final class LocalStore {
     /// Nil when the change log no longer reaches back to `since` (-32005) or `since` is after the
     /// store's newest change (a store restored from an older copy): read everything.
     /// Each item also has the lines an iCalendar import kept of the todo (`ical`), nil when none.
-    public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String, ical: String?)], seq: Int64)? {
+    public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64)? {
         var since = since
-        var out: [(uid: String, todo: Todo?, kind: String, ical: String?)] = []
+        var out: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)] = []
         var index: [String: Int] = [:]
         while true {
-            let page: JSON
+            let page: ChangesPage
             do {
-                page = try transport.call(.storeChanges, StoreChangesParams(since: since, limit: 1000).encoded)
+                page = try transport.call(StoreChangesParams(since: since, limit: 1000))
             } catch .refused(let e) where e.code == RPCError.historyGoneCode || (e.code == RPCError.invalidParamsCode && e.field == "since") {
                 return nil  // history gone, or a seq this store never reached (an older copy of it): read it whole
             } catch {
                 throw SyncError(Self.describe(error))
             }
-            guard let seq = page["seq"]?.intValue, let items = page["changes"]?.arrayValue else { throw SyncError("todod sent a malformed store.changes page") }
-            for item in items {
-                guard let uid = item["uid"]?.stringValue else { continue }
-                var todo: Todo?
-                if let t = item["todo"], t != .null {
-                    do { todo = try Todo(json: t) } catch { throw SyncError("todod sent a malformed todo: \(error)") }
-                }
+            for item in page.changes {
                 // A todo that changed again on a later page comes again: the later state wins.
-                let kind = item["kind"]?.stringValue ?? ""
-                let ical = item["ical"]?.stringValue
-                if let i = index[uid] {
-                    out[i].todo = todo
-                    out[i].kind = kind
-                    out[i].ical = ical
+                if let i = index[item.uid] {
+                    out[i].todo = item.todo
+                    out[i].kind = item.kind
+                    out[i].ical = item.ical
                 } else {
-                    index[uid] = out.count
-                    out.append((uid, todo, kind, ical))
+                    index[item.uid] = out.count
+                    out.append((item.uid, item.todo, item.kind, item.ical))
                 }
             }
-            since = seq
-            if page["more"]?.boolValue != true { return (out, seq) }
+            since = page.seq
+            if !page.more { return (out, page.seq) }
         }
     }
 
@@ -85,9 +77,9 @@ public final class LocalStore {
     public func allTodos() throws(SyncError) -> [Todo] {
         var todos: [Todo] = []
         do {
-            _ = try transport.stream(.todoList, ["status": "all"], arrayKey: "todos") { (item, _) throws(ClientError) in
-                do { todos.append(try Todo(json: item)) } catch { throw ClientError.badAnswer("malformed todo: \(error)") }
-            }
+            var query = TodoListParams()
+            query.status = .all
+            _ = try transport.list(query) { (item, _) throws(ClientError) in todos.append(try Todo.decoded(item)) }
         } catch {
             throw SyncError(Self.describe(error))
         }
@@ -97,8 +89,8 @@ public final class LocalStore {
     /// The lines iCalendar imports kept of the todos (`store.export`'s `ical`), by uid.
     public func keptLines() throws(SyncError) -> [String: String] {
         var out: [String: String] = [:]
-        for t in try call(.storeExport, [:])["todos"]?.arrayValue ?? [] {
-            if let uid = t["uid"]?.stringValue, let ical = t["ical"]?.stringValue { out[uid] = ical }
+        for t in try call(StoreExportParams()).todos {
+            if let uid = t.uid, let ical = t.ical { out[uid] = ical }
         }
         return out
     }
@@ -118,8 +110,7 @@ public final class LocalStore {
         var parts: [[ExportDocument.Entry]] = [[]]
         var size = 0
         for e in entries {
-            let bytes = 400 + e.title.utf8.count + (e.notes?.utf8.count ?? 0) * 2 + (e.ical?.utf8.count ?? 0) * 2
-                + e.tags.reduce(0) { $0 + $1.utf8.count + 3 } + (e.category?.utf8.count ?? 0)
+            let bytes = e.estimatedBytes
             if size + bytes > 512 << 10, !parts[parts.count - 1].isEmpty {
                 parts.append([])
                 size = 0
@@ -127,11 +118,11 @@ public final class LocalStore {
             parts[parts.count - 1].append(e)
             size += bytes
         }
-        var result: JSON = .null
+        var result: ImportResult?
         for (i, part) in parts.enumerated() {
             guard case .object(let document) = JSON(ExportDocument(categories: [], todos: part, exported: Instant(usec: 0))) else { return .applied(stale: []) }
             do {
-                result = try transport.call(.storeImport, StoreImportParams(document: document, more: i < parts.count - 1, label: label).encoded)
+                result = try transport.call(StoreImportParams(document: document, more: i < parts.count - 1, label: label))
             } catch .refused(let e) where e.code == RPCError.invalidParamsCode {
                 if let field = e.field, let entry = Self.entryIndex(field) {
                     var reason = e.message
@@ -144,7 +135,7 @@ public final class LocalStore {
                 throw SyncError(Self.describe(error))
             }
         }
-        return .applied(stale: Set((result["stale"]?.arrayValue ?? []).compactMap(\.stringValue)))
+        return .applied(stale: Set(result?.stale ?? []))
     }
 
     /// N of a field `todos[N]...`.
@@ -155,13 +146,11 @@ public final class LocalStore {
 
     /// `todo.move` of one todo to the `position`-th place among the open todos.
     public func move(id: Int64, position: Int) throws(SyncError) -> Todo {
-        let result = try call(.todoMove, TodoMoveParams(id: id, target: .position(position)).encoded)
-        do { return try Todo(json: result) } catch { throw SyncError("todod sent a malformed todo: \(error)") }
+        try call(TodoMoveParams(id: id, target: .position(position)))
     }
 
     /// `todo.complete` of one todo: a recurring one advances to its next occurrence.
     public func complete(id: Int64) throws(SyncError) -> Todo? {
-        let result = try call(.todoComplete, TodoCompleteParams(ids: [id]).encoded)
-        return result.arrayValue?.first.flatMap { try? Todo(json: $0) }
+        try call(TodoCompleteParams(ids: [id])).first
     }
 }

@@ -110,11 +110,11 @@ public final class SyncService: @unchecked Sendable {
         while !isStopping {
             do throws(ClientError) {
                 let transport = try UnixSocketTransport(path: socket, timeout: 10)
-                let seq = try transport.call(.daemonStatus, [:])["seq"]?.intValue
+                let seq = try transport.call(DaemonStatusParams()).seq
                 delay = 1
                 poke()  // what changed while nobody watched
                 try transport.watch(WatchParams(since: seq)) { [self] event in
-                    if event["seq"] != nil { poke() }  // a change (reminders carry no seq)
+                    if WatchEvent(params: event).seq != nil { poke() }  // a change (reminders carry no seq)
                     return !isStopping
                 }
             } catch {
