@@ -11,6 +11,8 @@ public struct SyncOptions: Equatable, Sendable {
     public var user: String?
     public var passwordFile: String?
     public var calendar: String?
+    /// `--check --lists`: the account's lists are its calendars.
+    public var lists = false
     public var help = false
     public var version = false
 
@@ -19,7 +21,7 @@ public struct SyncOptions: Equatable, Sendable {
     public static let usage = """
         usage: todod-sync [--socket PATH] [--verbose]
                todod-sync [--socket PATH] --once [--account NAME] [--verbose]
-               todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH]
+               todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH] [--lists]
                todod-sync --help | --version
         """
 
@@ -46,6 +48,7 @@ public struct SyncOptions: Equatable, Sendable {
             case "--user": user = try value(arg)
             case "--password-file": passwordFile = try value(arg)
             case "--calendar": calendar = try value(arg)
+            case "--lists": lists = true
             case "--help", "-h": help = true
             case "--version": version = true
             default:
@@ -59,8 +62,8 @@ public struct SyncOptions: Equatable, Sendable {
         if check {
             guard url != nil, user != nil, passwordFile != nil else { throw SyncError("--check needs --url, --user and --password-file") }
             guard !once, account == nil else { throw SyncError("--check cannot be combined with --once or --account") }
-        } else if url != nil || user != nil || passwordFile != nil || calendar != nil {
-            throw SyncError("--url, --user, --password-file and --calendar go with --check")
+        } else if url != nil || user != nil || passwordFile != nil || calendar != nil || lists {
+            throw SyncError("--url, --user, --password-file, --calendar and --lists go with --check")
         }
         if account != nil, !once { throw SyncError("--account goes with --once") }
     }
