@@ -191,4 +191,32 @@ struct ListSyncTests {
         let r = try a.once()
         #expect(r.stdout.contains(": 0 sent, 0 received"), "\(r.stdout)\(r.stderr)")
     }
+
+    /// A sync token the server does not know (a server restored from a backup, a token of
+    /// another server): DAViCal answers it as if it knew it, listing every resource and no
+    /// deletion. A todo deleted on the server meanwhile is still deleted here.
+    @Test(arguments: CalDAVServer.Kind.allCases)
+    func aDeletionIsFoundThoughTheServerDidNotKnowTheToken(_ kind: CalDAVServer.Kind) throws {
+        let (server, calendar) = try Self.server(kind)
+        let host = try CalDAVSyncTests.host(server, calendar)
+        var uids: [String] = []
+        for title in ["一", "二", "三", "四", "五", "六"] { uids.append(try #require(try host.machine.add(title)["uid"]?.stringValue)) }
+        try Self.once(host)
+        // Another client deletes one.
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        let objects = try collection.fetch(try collection.versions().map(\.href))
+        let gone = try #require(objects.first { (try? VTodoCodec().item($0.data).get())?.entry.uid == uids[2] })
+        try collection.delete(href: gone.href, ifMatch: gone.etag)
+        // The state's token becomes one the server never gave: its number far ahead.
+        let path = try #require(SyncPaths.stateFile(account: "home", environment: host.environment))
+        let state = try SyncState.open(path: path).0
+        let token = try #require(state.token)
+        let digits = token.reversed().prefix { $0.isNumber }.count
+        try state.setToken(String(token.dropLast(digits)) + "99999" + String(token.suffix(digits)))
+        try Self.once(host)
+        let left = try host.machine.todos().compactMap { $0["uid"]?.stringValue }
+        #expect(Set(left) == Set(uids).subtracting([uids[2]]), "\(kind): token \(token)")
+        let r = try host.once()
+        #expect(r.stdout.contains(": 0 sent, 0 received"), "\(r.stdout)\(r.stderr)")
+    }
 }
