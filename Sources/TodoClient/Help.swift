@@ -161,8 +161,8 @@ enum Help {
                             + "(LoadCredential= of todod-sync.service; see todod-sync(1))"),
                         ("--calendar URL|PATH", "add: the calendar to use (default: the one discovery finds for todos);\n"
                             + "with --lists, repeatable: the calendars to sync, the first the default list"),
-                        ("--lists", "add: lists are calendars: every calendar holding todos is a category by its\n"
-                            + "name, and a new category gets a calendar (as Nextcloud Tasks and Apple Reminders show them)"),
+                        ("--lists", "add: lists are calendars: each calendar holding todos is a category by its\n"
+                            + "name, a new category gets a calendar (as Nextcloud Tasks shows lists)"),
                         ("--initial MODE", "add: when the store and the calendar both hold todos, what the first round\n"
                             + "does: merge (default: each side gets what only the other has), remote (the calendar\n"
                             + "wins: what only the store has is removed here, one undoable change) or local (the\n"
