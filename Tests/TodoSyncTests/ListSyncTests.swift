@@ -53,6 +53,45 @@ struct ListSyncTests {
         return out
     }
 
+    /// What python-caldav, a client of its own, sees: each calendar's display name → its todos'
+    /// SUMMARY → their CATEGORIES values. Nil without the test venv's interpreter.
+    static func seenByPythonCalDAV(_ server: CalDAVServer) throws -> [String: [String: [String]]]? {
+        guard let radicale = CalDAVTestSupport.radicale, let text = try? String(contentsOfFile: radicale, encoding: .utf8),
+              let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("#!") else { return nil }
+        let python = String(first.dropFirst(2)).trimmingCharacters(in: .whitespaces)
+        let script = """
+            import sys, json, caldav
+            c = caldav.DAVClient(url=sys.argv[1], username=sys.argv[2] or None, password=sys.argv[3] or None)
+            out = {}
+            for cal in c.principal().calendars():
+                todos = {}
+                for t in cal.todos(include_completed=True):
+                    v = t.icalendar_component
+                    cats = v.get("categories")
+                    values = []
+                    for one in (cats if isinstance(cats, list) else [cats] if cats is not None else []):
+                        values += [str(x) for x in one.cats]
+                    todos[str(v.get("summary"))] = values
+                out[cal.get_display_name()] = todos
+            print(json.dumps(out))
+            """
+        let r = try ChildProcess.run(python, ["-c", script, server.rootURL, server.user ?? "", server.password ?? ""], environment: ProcessInfo.processInfo.environment)
+        guard r.status == 0, let json = try? JSON.parse(Array(r.stdout.utf8)), case .object(let calendars) = json else {
+            Issue.record("python-caldav: \(r.stdout)\(r.stderr)")
+            return [:]
+        }
+        var out: [String: [String: [String]]] = [:]
+        for (name, todos) in calendars.pairs {
+            var summaries: [String: [String]] = [:]
+            for (summary, values) in todos.objectValue?.pairs ?? [] {
+                let strings: [String] = (values.arrayValue ?? []).compactMap { $0.stringValue }
+                summaries[summary] = strings
+            }
+            out[name] = summaries
+        }
+        return out
+    }
+
     static func once(_ host: CalDAVSyncTests.Host) throws {
         let r = try host.once(["--verbose"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
@@ -91,6 +130,13 @@ struct ListSyncTests {
         #expect(shopping.items[milk]?.entry.tags == ["urgent"])
         let withPlain = lists.values.filter { $0.items[plain] != nil }
         #expect(withPlain.map(\.url) == [defaultList], "\(names)")
+
+        // Another client (python-caldav) sees the lists as calendars, tags as CATEGORIES.
+        if kind == .radicale || kind == .xandikos, let seen = try Self.seenByPythonCalDAV(server) {
+            #expect(seen["買い物"]?["牛乳を買う"] == ["urgent"], "\(seen)")
+            #expect(seen["仕事"]?["報告書"] == [], "\(seen)")
+            #expect(seen["Tasks タスク"]?["plain"] == [], "\(seen)")
+        }
 
         // A second store sees the same lists as categories.
         let b = try Self.host(server)
