@@ -76,8 +76,12 @@ struct ListSync {
         // Every other calendar, with its category's name.
         var lists: [ListMap.List] = []
         for cal in found where cal.url != defaultURL {
+            // The calendar's name as a category here: a second calendar of one name gets its path.
             var name = Self.displayName(cal.displayName)
             let known = map.lists.first { $0.url == cal.url }
+            if lists.contains(where: { $0.name == name }) || name.isEmpty {
+                name += " (" + (cal.url.split(separator: "/").last.map(String.init) ?? cal.url) + ")"
+            }
             if let known, let id = known.category, let local = categories.first(where: { $0.id == id }) {
                 if local.name != known.name {
                     // Renamed here (and there too: here wins): the calendar follows.
@@ -95,10 +99,6 @@ struct ListSync {
                     log("\(account.name): the calendar \(cal.url) is now called \(name): renamed the category")
                     categories = try categoryList()
                 }
-            }
-            // Two calendars of one name: the second is told apart by its path.
-            if lists.contains(where: { $0.name == name }) || name.isEmpty {
-                name += " (" + (cal.url.split(separator: "/").last.map(String.init) ?? cal.url) + ")"
             }
             lists.append(ListMap.List(url: cal.url, name: name, category: categories.first { $0.name == name }?.id))
         }
