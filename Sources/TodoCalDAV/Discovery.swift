@@ -122,6 +122,26 @@ public struct CalDAVAccount: Sendable {
         guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
     }
 
+    /// Renames the calendar at `url` (PROPPATCH of its DAV:displayname).
+    public func renameCalendar(at url: String, to name: String) throws(CalDAVError) {
+        let client = HTTPClient(user: user, password: password, origin: url, timeouts: timeouts)
+        guard let target = HTTPURL(url) else {
+            throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")
+        }
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <d:propertyupdate xmlns:d="DAV:"><d:set><d:prop><d:displayname>\(name.xmlEscaped)</d:displayname></d:prop></d:set></d:propertyupdate>
+            """
+        let response = try client.dav("PROPPATCH", target, depth: nil, body: body)
+        guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
+        // A 207 whose propstat refuses the property.
+        if response.status == 207, let status = try? Multistatus(response.body),
+           let failed = status.responses.first(where: { r in r.propstats.contains { !(200..<300).contains($0.status) } }) {
+            let code = failed.propstats.first { !(200..<300).contains($0.status) }?.status ?? 500
+            throw .http(status: code, "the server did not rename the calendar")
+        }
+    }
+
     // MARK: - Steps
 
     private func calendars(ofPrincipal principal: HTTPURL, _ client: HTTPClient) throws(CalDAVError) -> [CalendarInfo] {

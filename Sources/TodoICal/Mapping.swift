@@ -38,6 +38,9 @@ public struct ICalReader: Sendable {
     public var tzdir: String?
     /// `created` of a VTODO that says nothing about when it was made.
     public var now: Instant
+    /// Every `CATEGORIES` value is a tag (a calendar that is a list is the category): without
+    /// `X-TODOD-CATEGORY` no value becomes the category.
+    public var categoriesAreTags = false
 
     /// The title of a VTODO without SUMMARY (what todod shows; no SUMMARY is written back for it
     /// until the title changes).
@@ -288,6 +291,8 @@ public struct ICalReader: Sendable {
         case .some(let named):
             category = named
             if let named, let i = tags.firstIndex(where: { $0.lowercased() == named.lowercased() }) { tags.remove(at: i) }
+        case .none where categoriesAreTags:
+            category = nil
         case .none:
             category = tags.first
             if !tags.isEmpty { tags.removeFirst() }

@@ -20,8 +20,18 @@ public struct SyncAccount: Equatable, Sendable {
     public var passwordFile: String?
     /// A systemd credential's name (`LoadCredential=`), read from `$CREDENTIALS_DIRECTORY/NAME`.
     public var credential: String?
-    /// The calendar collection's URL that `sync add` found (nil: discover it again).
-    public var calendar: String?
+    /// The calendar collection's URL that `sync add` found (nil: discover it again). With
+    /// `lists`, the default list (todos without a category).
+    public var calendar: String? {
+        get { calendars.first }
+        set { calendars = newValue.map { [$0] + calendars.dropFirst() } ?? [] }
+    }
+    /// Every `calendar` line, in order: with `lists`, the lists to sync (none: every calendar of
+    /// the account that holds todos).
+    public var calendars: [String] = []
+    /// Lists are calendars (`lists = yes`): every calendar is a category by its display name.
+    /// Without it the account syncs its one calendar, categories written as `X-TODOD-CATEGORY`.
+    public var lists = false
     /// How the first round treats a store and a calendar that both hold todos (`sync add
     /// --initial`): `merge` (nil), `remote` or `local`.
     public var initial: String?
@@ -36,14 +46,22 @@ public struct SyncAccount: Equatable, Sendable {
         self.user = user
         self.passwordFile = passwordFile
         self.credential = credential
-        self.calendar = calendar
         self.initial = initial
+        self.calendar = calendar
+    }
+
+    /// An account syncing its lists as calendars (`lists = yes`), of `calendars` (empty: all).
+    public init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, lists calendars: [String],
+                initial: String? = nil) {
+        self.init(name: name, url: url, user: user, passwordFile: passwordFile, credential: credential, initial: initial)
+        self.calendars = calendars
+        lists = true
     }
 
     /// The values sync.conf holds for the account, by key.
-    package var values: [(key: String, value: String)] {
-        [("url", url), ("user", user)] + [("password-file", passwordFile), ("credential", credential), ("calendar", calendar), ("initial", initial)]
-            .compactMap { k, v in v.map { (k, $0) } }
+    packagevar values: [(key: String, value: String)] {
+        [("url", url), ("user", user)] + ([("password-file", passwordFile), ("credential", credential)] + calendars.map { ("calendar", $0) }
+            + [("lists", lists ? "yes" : nil), ("initial", initial)]).compactMap { k, v in v.map { (k, $0) } }
     }
 
     /// Whether `name` may name an account (it becomes part of file names).
@@ -135,6 +153,7 @@ public enum SyncConfig {
         var current: [String: String] = [:]
         var currentName: String?
         var currentLine = 0
+        var calendars: [String] = []
         func finish() throws(SyncConfigError) {
             guard let name = currentName else { return }
             guard let url = current["url"], let user = current["user"] else {
@@ -143,8 +162,14 @@ public enum SyncConfig {
             guard current["password-file"] != nil || current["credential"] != nil else {
                 throw SyncConfigError("\(file):\(currentLine): account \(name) needs password-file or credential")
             }
-            accounts.append(SyncAccount(name: name, url: url, user: user, passwordFile: current["password-file"],
-                                        credential: current["credential"], calendar: current["calendar"], initial: current["initial"]))
+            var account = SyncAccount(name: name, url: url, user: user, passwordFile: current["password-file"],
+                                      credential: current["credential"], initial: current["initial"])
+            account.calendars = calendars
+            account.lists = current["lists"] == "yes"
+            guard account.lists || calendars.count <= 1 else {
+                throw SyncConfigError("\(file):\(currentLine): account \(name) names several calendars; that takes lists = yes")
+            }
+            accounts.append(account)
         }
         // "\r\n" is one Character in Swift: split on both, so a file with CRLF line ends reads too.
         for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
@@ -159,12 +184,13 @@ public enum SyncConfig {
                 currentName = name
                 currentLine = index + 1
                 current = [:]
+                calendars = []
                 continue
             }
             guard currentName != nil else { throw SyncConfigError("\(file):\(index + 1): a key outside an [account] section") }
             guard let eq = line.firstIndex(of: "=") else { throw SyncConfigError("\(file):\(index + 1): expected key = value") }
             let key = String(line[..<eq]).trimmingSpaces(), value = String(line[line.index(after: eq)...]).trimmingSpaces()
-            guard ["url", "user", "password-file", "credential", "calendar", "initial"].contains(key) else {
+            guard ["url", "user", "password-file", "credential", "calendar", "lists", "initial"].contains(key) else {
                 throw SyncConfigError("\(file):\(index + 1): unknown key \"\(key)\"")
             }
             guard !value.isEmpty else { throw SyncConfigError("\(file):\(index + 1): \(key) is empty") }
@@ -172,6 +198,8 @@ public enum SyncConfig {
                 throw SyncConfigError("\(file):\(index + 1): initial must be merge, remote or local")
             }
             if key == "password-file", !value.hasPrefix("/") { throw SyncConfigError("\(file):\(index + 1): password-file must be an absolute path") }
+            if key == "lists", value != "yes", value != "no" { throw SyncConfigError("\(file):\(index + 1): lists must be yes or no") }
+            if key == "calendar" { calendars.append(value) }
             current[key] = value
         }
         try finish()
@@ -192,7 +220,8 @@ public enum SyncConfig {
             out += "\n[\(a.name)]\nurl = \(a.url)\nuser = \(a.user)\n"
             if let f = a.passwordFile { out += "password-file = \(f)\n" }
             if let c = a.credential { out += "credential = \(c)\n" }
-            if let c = a.calendar { out += "calendar = \(c)\n" }
+            for c in a.calendars { out += "calendar = \(c)\n" }
+            if a.lists { out += "lists = yes\n" }
             if let i = a.initial { out += "initial = \(i)\n" }
         }
         return out
@@ -229,9 +258,28 @@ public enum SyncPaths {
         stateDirectory(environment: environment).map { "\($0)/\(account).status" }
     }
 
-    /// The engine's own state of an account (hrefs, ETags, sync token, last synced versions).
+    /// The engine's own state of an account (hrefs, ETags, sync token, last synced versions);
+    /// with lists, its default list's.
     public static func stateFile(account: String, environment: [String: String]) -> String? {
         stateDirectory(environment: environment).map { "\($0)/\(account).state" }
+    }
+
+    /// The state of one more list of an account (`NAME@HASH.state`, the hash of the calendar's URL).
+    public static func listStateFile(account: String, calendar: String, environment: [String: String]) -> String? {
+        stateDirectory(environment: environment).map { "\($0)/\(account)@\(StableHash.hex(calendar).prefix(16)).state" }
+    }
+
+    /// Which calendar is which category of an account with lists (`NAME.lists`).
+    public static func listsFile(account: String, environment: [String: String]) -> String? {
+        stateDirectory(environment: environment).map { "\($0)/\(account).lists" }
+    }
+
+    /// Every file of an account's state: its status, its states (all its lists'), its lists.
+    public static func accountFiles(account: String, environment: [String: String]) -> [String] {
+        guard let directory = stateDirectory(environment: environment) else { return [] }
+        let lists = ((try? Files.entries(directory)) ?? []).filter { $0.hasPrefix(account + "@") && $0.hasSuffix(".state") }
+        return [statusFile(account: account, environment: environment), stateFile(account: account, environment: environment),
+                listsFile(account: account, environment: environment)].compactMap { $0 } + lists.map { directory + "/" + $0 }
     }
 }
 

@@ -18,6 +18,9 @@ import TodoUserFiles
             SyncAccount(name: "home", url: "https://dav.example.org/", user: "alice", passwordFile: "/home/alice/.config/todod/home.password",
                         calendar: "https://dav.example.org/alice/tasks/"),
             SyncAccount(name: "work.2", url: "http://127.0.0.1:5232/", user: "bob", credential: "work-password"),
+            SyncAccount(name: "lists", url: "https://dav.example.org/", user: "alice", passwordFile: "/p", lists: []),
+            SyncAccount(name: "named", url: "https://dav.example.org/", user: "alice", passwordFile: "/p",
+                        lists: ["https://dav.example.org/alice/tasks/", "/alice/仕事/"]),
         ]
         let text = SyncConfig.render(accounts)
         #expect(!text.contains("secret"))
@@ -37,6 +40,8 @@ import TodoUserFiles
         ("[a]\nurl = https://x/\nuser = a\ncredential = c\n[a]\n", "sync.conf:5: account a appears twice"),
         ("[a]\nurl\n", "sync.conf:2: expected key = value"),
         ("[a]\nuser =\n", "sync.conf:2: user is empty"),
+        ("[a]\nurl = https://x/\nuser = a\ncredential = c\nlists = maybe\n", "sync.conf:5: lists must be yes or no"),
+        ("[a]\nurl = https://x/\nuser = a\ncredential = c\ncalendar = /a/\ncalendar = /b/\n", "sync.conf:1: account a names several calendars; that takes lists = yes"),
     ])
     func badConfigNamesFileAndLine(text: String, message: String) {
         #expect(throws: SyncConfigError(message)) { try SyncConfig.parse(text, file: "sync.conf") }

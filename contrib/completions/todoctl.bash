@@ -163,7 +163,7 @@ _todoctl() {
                 esac ;;
             sync)
                 case $sub in
-                    add) flags+=" --url --user --password-file --credential --calendar --initial" ;;
+                    add) flags+=" --url --user --password-file --credential --calendar --initial --lists" ;;
                 esac ;;
             agenda) flags+=" --days" ;;
             reminders) flags+=" --since --limit -n" ;;

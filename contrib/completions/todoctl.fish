@@ -269,6 +269,7 @@ complete -c todoctl -n '__todoctl_sync_sub add' -l user -x -d 'The user name on 
 complete -c todoctl -n '__todoctl_sync_sub add' -l password-file -r -F -d 'A file holding the password (mode 0600)'
 complete -c todoctl -n '__todoctl_sync_sub add' -l credential -x -d 'The systemd credential holding the password'
 complete -c todoctl -n '__todoctl_sync_sub add' -l calendar -x -d 'The calendar to use'
+complete -c todoctl -n '__todoctl_sync_sub add' -l lists -d 'Every calendar is a list (a category)'
 complete -c todoctl -n '__todoctl_sync_sub add' -l initial -x -a 'merge remote local' -d 'What the first round does when both sides hold todos'
 
 # agenda, reminders, export, import, help

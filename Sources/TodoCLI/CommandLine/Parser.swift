@@ -64,7 +64,7 @@ public struct Parser {
         "export": ["--format": .value, "--output": .value],
         "import": ["--from": .value],
         "undo": ["--list": .flag, "--limit": .value],
-        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value],
+        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value, "--lists": .flag],
     ]
 
     /// The commands with subcommands, and theirs (`category`, `sync`).

@@ -71,7 +71,7 @@ enum SyncURL {
 extension Parser {
     /// The `sync` subcommands, in help order, and the options each accepts.
     static let syncSubcommands: [(name: String, options: Set<String>)] = [
-        ("add", ["--url", "--user", "--password-file", "--credential", "--calendar", "--initial"]),
+        ("add", ["--url", "--user", "--password-file", "--credential", "--calendar", "--initial", "--lists"]),
         ("list", []), ("remove", []), ("now", []), ("status", []),
     ]
 
@@ -110,12 +110,17 @@ extension Parser {
                 throw UsageError("invalid credential name \(quote(credential)) for --credential: use letters, digits, -, _ and .", command: "sync")
             }
             if let problem = SyncURL.problem(url, option: "--url") { throw UsageError(problem, command: "sync") }
-            let calendar = args.value("--calendar")
-            if let calendar {
+            let lists = args.has("--lists")
+            let calendars = lists ? args.values("--calendar") : args.value("--calendar").map { [$0] } ?? []
+            for calendar in calendars {
                 if calendar.isEmpty { throw UsageError("--calendar needs a URL or a path", command: "sync") }
                 if calendar.contains("://"), let problem = SyncURL.problem(calendar, option: "--calendar") { throw UsageError(problem, command: "sync") }
             }
-            return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendar,
+            if lists {
+                return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, lists: calendars,
+                                        initial: initial == "merge" ? nil : initial))
+            }
+            return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendars.first,
                                     initial: initial == "merge" ? nil : initial))
         }
     }

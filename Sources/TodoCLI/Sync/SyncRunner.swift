@@ -90,6 +90,7 @@ struct SyncRunner {
         let secret = passwordFile ?? (environment["CREDENTIALS_DIRECTORY"] ?? "") + "/" + (o.credential ?? "")
         var arguments = ["--check", "--url", o.url, "--user", o.user, "--password-file", secret]
         if let calendar = o.calendar { arguments += ["--calendar", calendar] }
+        if o.lists { arguments += ["--lists"] }
         let (status, stdout, stderr, timedOut) = try runSync(arguments, timeout: SyncRunner.checkTimeout, passThrough: false)
         if timedOut { throw .input("cannot add account \(o.name): todod-sync --check did not finish within \(Int(SyncRunner.checkTimeout)) s") }
         guard status == .status(0) else {
@@ -99,11 +100,18 @@ struct SyncRunner {
         guard let calendar = SyncRunner.firstLine(stdout), calendar.contains("://") else {
             throw .input("cannot add account \(o.name): todod-sync --check named no calendar")
         }
-        account.calendar = calendar
+        if o.lists {
+            // Every calendar (or the ones named) is a list: sync.conf keeps what was named.
+            account.lists = true
+            account.calendars = o.calendars
+        } else {
+            account.calendar = calendar
+        }
         accounts.append(account)
         try save(accounts)
         if json { emit(SyncRunner.json(account, status: nil)) } else {
-            print(["Added sync account \(o.name): \(Table.oneLine(o.user)) at \(Table.oneLine(calendar))"])
+            print(["Added sync account \(o.name): \(Table.oneLine(o.user)) at \(Table.oneLine(calendar))"
+                   + (o.lists ? " (the default list; every calendar\(o.calendars.isEmpty ? "" : " named") is a list)" : "")])
             let remote = SyncRunner.lines(stdout).dropFirst().first { $0.hasPrefix("todos ") }.flatMap { Int($0.dropFirst(6)) }
             if let line = SyncRunner.firstRound(remote: remote, local: storeCount(), initial: o.initial) { print([line]) }
         }
@@ -137,8 +145,7 @@ struct SyncRunner {
         let gone = try account(name, in: accounts)
         accounts.removeAll { $0.name == name }
         try save(accounts)
-        for path in [SyncPaths.statusFile(account: name, environment: environment), SyncPaths.stateFile(account: name, environment: environment)] {
-            guard let path else { continue }
+        for path in SyncPaths.accountFiles(account: name, environment: environment) {
             do { try Files.unlink(path) } catch where error.errno == ENOENT {} catch {
                 err("todoctl: removed account \(name), but not its file \(path): \(error.reason)\n")
             }

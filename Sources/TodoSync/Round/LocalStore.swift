@@ -2,8 +2,9 @@ import TodoCore
 import TodoProtocol
 import TodoRPC
 
-/// What the sync round needs from todod, over its socket (docs/PROTOCOL.md).
-public final class LocalStore {
+/// What the sync round needs from todod, over its socket (docs/PROTOCOL.md). `ListView` shows a
+/// round one list of it.
+public class LocalStore {
     let transport: RPCTransport
 
     public init(transport: RPCTransport) { self.transport = transport }

@@ -351,6 +351,7 @@ public final class SyncRound {
                 try wrap { () throws(TodoError) in try state.clearRemoteProblems(href: p.href) }
             }
         } else {
+            removed += try wholeAnswerRemovals(changed, removed, known)
             // A resource this round created after the token and deleted since is in no state a
             // server's token names, so a server that compares states (xandikos) does not report
             // it removed: one the delta does not list is gone.

@@ -28,6 +28,19 @@ public struct SyncItem: Sendable, Equatable {
 public struct VTodoCodec: Sendable {
     public var reader: ICalReader
     public var writer: ICalWriter
+    /// Of a calendar that is a list, one that is not the default: its todos' category is the
+    /// calendar's, never a property of theirs (read as none).
+    public var categoryIsCalendar = false
+
+    /// The codec of a list: `CATEGORIES` are tags; in the default list (`isDefault`) a todo's
+    /// `X-TODOD-CATEGORY` is still read (what a one-calendar account wrote), elsewhere the
+    /// calendar is the category.
+    public func list(isDefault: Bool) -> VTodoCodec {
+        var codec = self
+        codec.reader.categoriesAreTags = true
+        codec.categoryIsCalendar = !isDefault
+        return codec
+    }
 
     /// `zone` reads floating times of foreign VTODOs (the user's zone, from `TZ`).
     public init(zone: ZoneInfo = .utc, zoneName: String? = nil, tzdir: String? = nil) {
@@ -51,7 +64,9 @@ public struct VTodoCodec: Sendable {
     public func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
         do {
             guard let first = try reader.items(bytes).first else { return .failure(.unreadableItem("the resource holds no VTODO")) }
-            return .success(SyncItem(entry: inOwnZone(first.entry, relativeReminder: first.relativeReminder), sortOrder: first.sortOrder))
+            var entry = inOwnZone(first.entry, relativeReminder: first.relativeReminder)
+            if categoryIsCalendar { entry.category = nil }
+            return .success(SyncItem(entry: entry, sortOrder: first.sortOrder))
         } catch {
             return .failure(.unreadableItem("\(error)"))
         }

@@ -130,6 +130,15 @@ public final class AccountSync {
             throw .noStateDirectory
         }
 
+        if account.lists {
+            let password: String
+            do { password = try account.password(environment: environment) } catch { throw SyncError(error.message) }
+            let lists = ListSync(account: account, environment: environment, dav: CalDAVAccount(url: account.url, user: account.user, password: password),
+                                 store: try LocalStore(socket: socket), log: log, onConflict: { [account] c in Self.journal(c, account: account.name) })
+            let report = try lists.run()
+            status.calendar = lists.account.calendar ?? ListMap.load(SyncPaths.listsFile(account: account.name, environment: environment) ?? "").defaultURL
+            return report
+        }
         if collection == nil {
             let password: String
             do { password = try account.password(environment: environment) } catch { throw .password(error.message) }

@@ -102,6 +102,7 @@ public enum SyncMain {
             SyncOutput.error(error.message)
             return 1
         }
+        if options.lists { return checkLists(options, password: password) }
         switch Result(catching: { () throws(SyncError) in
             try CalendarChoice.choose(CalDAVAccount(url: url, user: user, password: password), calendar: options.calendar)
         }) {
@@ -110,6 +111,26 @@ public enum SyncMain {
             // How many todos it holds, for sync add to say what the first round will do.
             let collection = CalDAVAccount(url: url, user: user, password: password).collection(url: calendar)
             if let versions = try? collection.versions() { print("todos \(versions.count)") }
+            return 0
+        case .failure(let error):
+            SyncOutput.error(error.message)
+            return 1
+        }
+    }
+
+    /// `--check --lists`: the default list's URL on stdout, then how many todos all the lists
+    /// hold and how many lists there are.
+    static func checkLists(_ options: SyncOptions, password: String) -> Int32 {
+        guard let url = options.url, let user = options.user else { return 2 }
+        let dav = CalDAVAccount(url: url, user: user, password: password)
+        var account = SyncAccount(name: "check", url: url, user: user, lists: options.calendar.map { [$0] } ?? [])
+        account.passwordFile = options.passwordFile
+        switch Result(catching: { () throws(SyncError) in try ListSync.calendars(of: account, dav) }) {
+        case .success(let (found, _)):
+            print(ListSync.defaultCalendar(found, named: account.calendars, previous: nil))
+            let counts = found.map { try? dav.collection($0).versions().count }
+            if !counts.contains(where: { $0 == nil }) { print("todos \(counts.reduce(0) { $0 + ($1 ?? 0) })") }
+            print("lists \(found.count)")
             return 0
         case .failure(let error):
             SyncOutput.error(error.message)

@@ -12,6 +12,8 @@ public struct SyncOptions: Equatable, Sendable {
     public var user: String?
     public var passwordFile: String?
     public var calendar: String?
+    /// `--check --lists`: the account's lists are its calendars.
+    public var lists = false
     /// Seconds between the service's pulls of remote changes (`--pull-interval`; nil: the default).
     public var pullInterval: Double?
     public var help = false
@@ -22,7 +24,7 @@ public struct SyncOptions: Equatable, Sendable {
     public static let usage = """
         usage: todod-sync [--socket PATH] [--pull-interval SECONDS] [--verbose]
                todod-sync [--socket PATH] --once [--account NAME] [--verbose]
-               todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH]
+               todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH] [--lists]
                todod-sync --help | --version
         """
 
@@ -45,6 +47,7 @@ public struct SyncOptions: Equatable, Sendable {
                 case .option("--user"): user = try Self.nonEmpty(reader.value(), "--user")
                 case .option("--password-file"): passwordFile = try Self.nonEmpty(reader.value(), "--password-file")
                 case .option("--calendar"): calendar = try Self.nonEmpty(reader.value(), "--calendar")
+                case .option("--lists"): try reader.noValue(); lists = true
                 case .option("--help"): help = true
                 case .option("--version"): version = true
                 case .option(let name) where name.hasPrefix("--password"):
@@ -61,8 +64,8 @@ public struct SyncOptions: Equatable, Sendable {
         if check {
             guard url != nil, user != nil, passwordFile != nil else { throw SyncError.usage("--check needs --url, --user and --password-file") }
             guard !once, account == nil else { throw SyncError.usage("--check cannot be combined with --once or --account") }
-        } else if url != nil || user != nil || passwordFile != nil || calendar != nil {
-            throw SyncError.usage("--url, --user, --password-file and --calendar go with --check")
+        } else if url != nil || user != nil || passwordFile != nil || calendar != nil || lists {
+            throw SyncError.usage("--url, --user, --password-file, --calendar and --lists go with --check")
         }
         if account != nil, !once { throw SyncError.usage("--account goes with --once") }
     }

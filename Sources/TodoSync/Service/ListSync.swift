@@ -1,0 +1,287 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoCalDAV
+import TodoRPC
+import TodoUserFiles
+import TodoCore
+import TodoPosix
+import TodoProtocol
+
+/// Which calendar is which list of an account (`NAME.lists`, JSON): the default list's URL, and
+/// each other calendar with the category name both sides last agreed on and that category's id
+/// (a rename on either side is told from it).
+struct ListMap: Equatable {
+    struct List: Equatable {
+        var url: String
+        var name: String
+        var category: Int64?
+    }
+    var defaultURL: String?
+    var lists: [List] = []
+
+    static func load(_ path: String) -> ListMap {
+        guard let bytes = try? Files.contents(of: path, maxBytes: 1 << 22), let json = try? JSON.parse(bytes) else { return ListMap() }
+        var map = ListMap(defaultURL: json["default"]?.stringValue)
+        for item in json["lists"]?.arrayValue ?? [] {
+            guard let url = item["url"]?.stringValue, let name = item["name"]?.stringValue else { continue }
+            map.lists.append(List(url: url, name: name, category: item["category"]?.intValue))
+        }
+        return map
+    }
+
+    func save(_ path: String) throws(SyncError) {
+        let lists: [JSON] = lists.map { l in
+            .object(["url": .string(l.url), "name": .string(l.name), "category": l.category.map { .int($0) } ?? .null])
+        }
+        var bytes: [UInt8] = []
+        JSON.object(["default": defaultURL.map { .string($0) } ?? .null, "lists": .array(lists)]).write(to: &bytes)
+        bytes.append(0x0A)
+        do { try AtomicFile.write(path, bytes, mode: 0o600) } catch { throw SyncError("cannot write \(path): \(error)") }
+    }
+}
+
+/// The rounds of an account whose lists are calendars (`lists = yes`): every calendar of the
+/// account that holds todos (or those sync.conf names) is one category, by its display name;
+/// the default one (the first named, or the first found) holds the todos without a category.
+/// Before the rounds, renames go across (a category renamed here renames its calendar, a
+/// calendar renamed there its category) and a category without a calendar gets one
+/// (`MKCALENDAR`). Then one `SyncRound` per calendar, each with its own state, sees the store
+/// through a `ListView` of its category: a todo moved to another category leaves one list (its
+/// resource is deleted there) and comes to the other (a new resource, the same UID). The other
+/// lists go first, the default list last, so a todo that moves out of the default list (the
+/// first round of an account that was one calendar) is on its new calendar before it leaves the
+/// old one; a round cut off in between leaves it on both until the next round, never on none.
+struct ListSync {
+    let account: SyncAccount
+    let environment: [String: String]
+    let dav: CalDAVAccount
+    let store: LocalStore
+    var log: (String) -> Void
+    var onConflict: (SyncStatus.Conflict) -> Void
+
+    /// One round of every list.
+    func run() throws(SyncError) -> RoundReport {
+        guard let statePath = SyncPaths.stateFile(account: account.name, environment: environment),
+              let mapPath = SyncPaths.listsFile(account: account.name, environment: environment) else {
+            throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
+        }
+        let firstListsRound = access(mapPath, F_OK) != 0
+        var map = ListMap.load(mapPath)
+        let before = map
+        let (found, others) = try calendars(made: Set(map.lists.map(\.url)))
+        let defaultURL = Self.defaultCalendar(found, named: account.calendars, previous: map.defaultURL)
+        map.defaultURL = defaultURL
+        var categories = try categoryList()
+
+        // Every other calendar, with its category's name.
+        var lists: [ListMap.List] = []
+        for cal in found where cal.url != defaultURL {
+            // The calendar's name as a category here: a second calendar of one name gets its path.
+            var name = Self.displayName(cal.displayName)
+            let known = map.lists.first { $0.url == cal.url }
+            if lists.contains(where: { $0.name == name }) || name.isEmpty {
+                name += " (" + (cal.url.split(separator: "/").last.map(String.init) ?? cal.url) + ")"
+            }
+            if let known, let id = known.category, let local = categories.first(where: { $0.id == id }) {
+                if local.name != known.name {
+                    // Renamed here (and there too: here wins): the calendar follows.
+                    do {
+                        try dav.renameCalendar(at: cal.url, to: local.name)
+                        log("\(account.name): renamed the calendar \(cal.url) to \(local.name)")
+                        name = local.name
+                    } catch {
+                        log("\(account.name): cannot rename the calendar \(cal.url) to \(local.name): \(error.message)")
+                        name = known.name  // its todos stay where they are until it can
+                    }
+                } else if name != known.name, !categories.contains(where: { $0.name == name }) {
+                    // Renamed there: the category follows.
+                    _ = try store.call(.categoryRename, CategoryRenameParams(name: local.name, newName: name).encoded)
+                    log("\(account.name): the calendar \(cal.url) is now called \(name): renamed the category")
+                    categories = try categoryList()
+                }
+            }
+            lists.append(ListMap.List(url: cal.url, name: name, category: categories.first { $0.name == name }?.id))
+        }
+
+        // A category with todos and no calendar: a new calendar where the server allows it.
+        var localOnly: [(name: String, todos: Int, reason: String)] = []
+        for category in categories where category.open + category.done > 0 && !lists.contains(where: { $0.name == category.name }) {
+            // A calendar of that name sync.conf did not name is that list's.
+            if let there = others.first(where: { Self.displayName($0.displayName) == category.name && $0.url != defaultURL }) {
+                lists.append(ListMap.List(url: there.url, name: category.name, category: category.id))
+                continue
+            }
+            switch Result(catching: { () throws(CalDAVError) in try makeCalendar(for: category.name, near: defaultURL) }) {
+            case .success(let url):
+                log("\(account.name): made the calendar \(url) for the list \(category.name)")
+                lists.append(ListMap.List(url: url, name: category.name, category: category.id))
+            case .failure(let error):
+                log("\(account.name): cannot make a calendar for the list \(category.name): \(error.message)")
+                localOnly.append((category.name, category.open + category.done, "the server made no calendar for it (\(error.message))"))
+            }
+        }
+        map.lists = lists
+        try map.save(mapPath)
+
+        // The rounds: the other lists first, the default list last. A server that takes a UID
+        // in one calendar of the account only (Cyrus) refuses a moved todo's new resource while
+        // the old one is there: when a round refused something and another round sent, the
+        // lists that refused go once more (their old resources are gone by then).
+        let rounds = lists.map { (url: $0.url, category: Optional($0.name)) } + [(url: defaultURL, category: nil)]
+        func round(_ list: (url: String, category: String?)) throws(SyncError) -> RoundReport {
+            let path = list.category == nil ? statePath
+                : SyncPaths.listStateFile(account: account.name, calendar: list.url, environment: environment) ?? statePath
+            let (state, reset) = try SyncState.open(path: path)
+            if let reset { log(reset) }
+            // A list whose category is not the one its last round saw (the account's first
+            // round with lists, a rename that did not go through) holds todos the store's
+            // changes would not name: this round reads the store whole.
+            let seen = list.category == nil ? !firstListsRound : before.lists.contains { $0.url == list.url && $0.name == list.category }
+            if !seen {
+                do { try state.setSeq(nil) } catch { throw SyncError("sync state \(path): \(error.message)") }
+            }
+            let view = ListView(transport: store.transport, category: list.category)
+            let codec = AccountSync.codec(environment).list(isDefault: list.category == nil)
+            let round = SyncRound(account: account.name, collection: dav.collection(url: list.url), store: view, state: state, codec: codec)
+            round.log = log
+            round.initial = account.initial
+            round.onConflict = onConflict
+            return try round.run()
+        }
+        var reports: [RoundReport?] = Array(repeating: nil, count: rounds.count)
+        var firstError: SyncError?
+        for sweep in 0..<2 {
+            let sent = reports.reduce(0) { $0 + ($1?.sent ?? 0) }
+            for (i, list) in rounds.enumerated() {
+                if sweep == 1 {
+                    guard sent > 0, let r = reports[i], r.problems.contains(where: { $0.kind == .refused }) else { continue }
+                }
+                do {
+                    var r = try round(list)
+                    if let earlier = reports[i] {
+                        r.sent += earlier.sent
+                        r.received += earlier.received
+                        r.conflicts = earlier.conflicts + r.conflicts
+                    }
+                    reports[i] = r
+                } catch {
+                    log("\(account.name): the list \(list.category ?? "(default)") at \(list.url): \(error.message)")
+                    if firstError == nil { firstError = SyncError("\(list.category ?? "default list"): \(error.message)") }
+                }
+            }
+        }
+        var report = RoundReport()
+        for r in reports.compactMap({ $0 }) { Self.add(r, to: &report) }
+        if let firstError { throw firstError }
+
+        // The ids of categories the rounds brought (a calendar that was new here).
+        categories = try categoryList()
+        for i in map.lists.indices where map.lists[i].category == nil {
+            map.lists[i].category = categories.first { $0.name == map.lists[i].name }?.id
+        }
+        try map.save(mapPath)
+        for list in localOnly {
+            report.problems.append(SyncProblem(kind: .refused, uid: nil, href: defaultURL, title: list.name,
+                                               reason: "the list stays in this store only: \(list.reason)"))
+            report.pending += list.todos
+        }
+        return report
+    }
+
+    /// The account's calendars that hold todos, or the ones sync.conf names (in its order) and
+    /// those todod made for its lists (`made`); and the calendars holding todos not synced.
+    func calendars(made: Set<String>) throws(SyncError) -> (synced: [CalendarInfo], others: [CalendarInfo]) {
+        try Self.calendars(of: account, dav, made: made)
+    }
+
+    static func calendars(of account: SyncAccount, _ dav: CalDAVAccount, made: Set<String> = []) throws(SyncError) -> (synced: [CalendarInfo], others: [CalendarInfo]) {
+        let all: [CalendarInfo]
+        do { all = try dav.calendars() } catch { throw SyncError(error.message) }
+        let todos = all.filter(\.holdsTodos)
+        guard !account.calendars.isEmpty else {
+            guard !todos.isEmpty else { throw SyncError("no calendar holding todos (VTODO) at \(dav.url); make one, or name it with --calendar") }
+            return (todos, [])
+        }
+        var out: [CalendarInfo] = []
+        for named in account.calendars {
+            let url = try CalendarChoice.choose(dav, calendar: named)
+            let info = all.first { $0.url == url } ?? CalendarInfo(url: url, displayName: CalendarChoice.path(of: url).split(separator: "/").last.map(String.init) ?? url,
+                                                                   holdsTodos: true, supportsSyncToken: true)
+            if !out.contains(where: { $0.url == info.url }) { out.append(info) }
+        }
+        for info in todos where made.contains(info.url) && !out.contains(where: { $0.url == info.url }) { out.append(info) }
+        return (out, todos.filter { info in !out.contains { $0.url == info.url } })
+    }
+
+    /// The default list: the first calendar sync.conf names, else the one chosen before, else
+    /// the first found (by URL: two stores choose the same).
+    static func defaultCalendar(_ found: [CalendarInfo], named: [String], previous: String?) -> String {
+        if !named.isEmpty, let first = found.first { return first.url }
+        if let previous, found.contains(where: { $0.url == previous }) { return previous }
+        return found.map(\.url).min() ?? ""
+    }
+
+    /// A display name as a category name: DAViCal escapes `&` twice (`&amp;amp;`), so a name
+    /// that still holds an XML entity is unescaped once more.
+    static func displayName(_ name: String) -> String {
+        guard name.contains("&") else { return name }
+        var out = name
+        for (entity, text) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&#39;", "'"), ("&amp;", "&")] {
+            out = out.replacingOccurrences(of: entity, with: text)
+        }
+        return out
+    }
+
+    /// `category.list`.
+    func categoryList() throws(SyncError) -> [TodoCore.Category] {
+        let result = try store.call(.categoryList, [:])
+        var out: [TodoCore.Category] = []
+        for item in result.arrayValue ?? [] {
+            do { out.append(try TodoCore.Category(json: item)) } catch { throw SyncError("todod sent a malformed category: \(error)") }
+        }
+        return out
+    }
+
+    /// MKCALENDAR of a list named `name` beside the default calendar, at a path made from the
+    /// name (so two stores that make the same list at once make one calendar); one already
+    /// there (made by another store) is taken when it holds todos.
+    func makeCalendar(for name: String, near defaultURL: String) throws(CalDAVError) -> String {
+        var home = defaultURL.hasSuffix("/") ? String(defaultURL.dropLast()) : defaultURL
+        if let slash = home.lastIndex(of: "/") { home = String(home[...slash]) }
+        let url = home + "todod-" + StableHash.hex(name) + "/"
+        do {
+            try dav.makeCalendar(at: url, name: name)
+        } catch {
+            var there = dav
+            there.url = url
+            guard let existing = try? there.calendars(), existing.count == 1, existing[0].holdsTodos else { throw error }
+        }
+        return url
+    }
+
+    /// One list's round added to the account's report.
+    static func add(_ r: RoundReport, to report: inout RoundReport) {
+        report.sent += r.sent
+        report.received += r.received
+        report.conflicts += r.conflicts
+        report.pending += r.pending
+        report.items += r.items
+        report.skipped += r.skipped
+        report.problems += r.problems
+        report.storeID = r.storeID
+        report.storeSeq = r.storeSeq
+    }
+}
+
+private extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        var out = ""
+        var rest = Substring(self)
+        while let range = rest.range(of: target) {
+            out += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return out + rest
+    }
+}
