@@ -59,7 +59,7 @@ public struct SyncAccount: Equatable, Sendable {
     }
 
     /// The values sync.conf holds for the account, by key.
-    packagevar values: [(key: String, value: String)] {
+    package var values: [(key: String, value: String)] {
         [("url", url), ("user", user)] + ([("password-file", passwordFile), ("credential", credential)] + calendars.map { ("calendar", $0) }
             + [("lists", lists ? "yes" : nil), ("initial", initial)]).compactMap { k, v in v.map { (k, $0) } }
     }

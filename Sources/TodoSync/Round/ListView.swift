@@ -26,7 +26,7 @@ final class ListView: LocalStore {
         return copy
     }
 
-    override func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String, ical: String?)], seq: Int64)? {
+    override func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64)? {
         guard let all = try super.changes(since: since) else { return nil }
         // A todo that left this list is gone from it (its new list's round sends it there).
         return (all.todos.map { c in (c.uid, c.todo.flatMap { holds($0) ? shown($0) : nil }, c.kind, c.ical) }, all.seq)
@@ -69,8 +69,7 @@ final class ListView: LocalStore {
         } else {
             return todo
         }
-        let result = try call(.todoMove, TodoMoveParams(id: id, target: target).encoded)
-        do { return shown(try Todo(json: result)) } catch { throw SyncError("todod sent a malformed todo: \(error)") }
+        return shown(try call(TodoMoveParams(id: id, target: target)))
     }
 
     override func complete(id: Int64) throws(SyncError) -> Todo? {

@@ -96,7 +96,7 @@ struct ListSync {
                     }
                 } else if name != known.name, !categories.contains(where: { $0.name == name }) {
                     // Renamed there: the category follows.
-                    _ = try store.call(.categoryRename, CategoryRenameParams(name: local.name, newName: name).encoded)
+                    _ = try store.call(CategoryRenameParams(name: local.name, newName: name))
                     log("\(account.name): the calendar \(cal.url) is now called \(name): renamed the category")
                     categories = try categoryList()
                 }
@@ -235,12 +235,7 @@ struct ListSync {
 
     /// `category.list`.
     func categoryList() throws(SyncError) -> [TodoCore.Category] {
-        let result = try store.call(.categoryList, [:])
-        var out: [TodoCore.Category] = []
-        for item in result.arrayValue ?? [] {
-            do { out.append(try TodoCore.Category(json: item)) } catch { throw SyncError("todod sent a malformed category: \(error)") }
-        }
-        return out
+        try store.call(CategoryListParams())
     }
 
     /// MKCALENDAR of a list named `name` beside the default calendar, at a path made from the
@@ -278,7 +273,7 @@ private extension String {
     func replacingOccurrences(of target: String, with replacement: String) -> String {
         var out = ""
         var rest = Substring(self)
-        while let range = rest.range(of: target) {
+        while let range = rest.firstRange(of: target) {
             out += rest[..<range.lowerBound] + replacement
             rest = rest[range.upperBound...]
         }
