@@ -15,24 +15,33 @@ extension SyncRound {
         var copies: [String: RecurringCopy]
     }
 
-    /// Reads both sides for one pass.
-    func gather(_ report: inout RoundReport) throws(SyncError) -> Gathered {
-        // The store's side.
-        var locals: [String: SyncPlanner.Local] = [:]
-        var listed: [String: Todo]?
-        var listedKept: [String: String] = [:]
-        var listedOpen: [String] = []
-        /// Every todo by uid (and the lines iCalendar kept of them), read from the store at most
-        /// once a pass, when first needed.
-        func listing() throws(SyncError) -> [String: Todo] {
-            if let listed { return listed }
-            let todos = try store.allTodos()
-            let all = Dictionary(todos.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
-            listedOpen = todos.filter { $0.position != nil }.sorted { $0.position! < $1.position! }.map(\.uid)
-            listedKept = try store.keptLines()
-            listed = all
+    /// The whole store, read at most once a pass, when first needed.
+    final class StoreListing {
+        let store: LocalStore
+        /// Every todo by uid (nil: not read yet).
+        private(set) var todos: [String: Todo]?
+        /// The lines iCalendar kept of the todos, by uid.
+        private(set) var kept: [String: String] = [:]
+        /// The open todos' uids in the manual order.
+        private(set) var open: [String] = []
+
+        init(_ store: LocalStore) { self.store = store }
+
+        func read() throws(SyncError) -> [String: Todo] {
+            if let todos { return todos }
+            let list = try store.allTodos()
+            let all = Dictionary(list.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
+            open = list.filter { $0.position != nil }.sorted { $0.position! < $1.position! }.map(\.uid)
+            kept = try store.keptLines()
+            todos = all
             return all
         }
+    }
+
+    /// The store's side: the todos changed since the last pass (all of them without a seq, or
+    /// when the change log no longer reaches back), by uid, and the seq read up to.
+    func localChanges(_ listing: StoreListing) throws(SyncError) -> (locals: [String: SyncPlanner.Local], seq: Int64) {
+        var locals: [String: SyncPlanner.Local] = [:]
         let newSeq: Int64
         if let seq = state.seq, let changes = try store.changes(since: seq) {
             for c in changes.todos {
@@ -44,21 +53,28 @@ extension SyncRound {
             newSeq = changes.seq
         } else {
             newSeq = try store.status().seq
-            let all = try listing()
-            for t in all.values { locals[t.uid] = SyncPlanner.Local(todo: t, moved: false, ical: .some(listedKept[t.uid])) }
+            let all = try listing.read()
+            for t in all.values { locals[t.uid] = SyncPlanner.Local(todo: t, moved: false, ical: .some(listing.kept[t.uid])) }
             for (_, known) in try wrap({ () throws(TodoError) in try state.versions() }) where all[known.uid] == nil {
                 locals[known.uid] = SyncPlanner.Local(todo: nil, moved: false)
             }
         }
         for uid in movesToResend {
-            let todo = locals[uid] != nil ? locals[uid]?.todo : try listing()[uid]
+            let todo = locals[uid] != nil ? locals[uid]?.todo : try listing.read()[uid]
             if let todo {
-                var local = locals[uid] ?? SyncPlanner.Local(todo: todo, moved: true, ical: .some(listedKept[uid]))
+                var local = locals[uid] ?? SyncPlanner.Local(todo: todo, moved: true, ical: .some(listing.kept[uid]))
                 (local.todo, local.moved) = (todo, true)
                 locals[uid] = local
             }
         }
         movesToResend = []
+        return (locals, newSeq)
+    }
+
+    /// Reads both sides for one pass.
+    func gather(_ report: inout RoundReport) throws(SyncError) -> Gathered {
+        let listing = StoreListing(store)
+        var (locals, newSeq) = try localChanges(listing)
 
         // The server's side.
         var (remotes, token, skipped) = try remoteChanges()
@@ -92,9 +108,9 @@ extension SyncRound {
         }
         uids.subtract(blocked)
         // Todos the server changed that the store's changes do not name: read the store whole.
-        if listed == nil, uids.contains(where: { locals[$0] == nil }) { _ = try listing() }
+        if listing.todos == nil, uids.contains(where: { locals[$0] == nil }) { _ = try listing.read() }
 
-        let copies = try foldRecurringCopies(&remotes) { uid in locals[uid].map(\.todo) ?? listed?[uid] }
+        let copies = try foldRecurringCopies(&remotes) { uid in locals[uid].map(\.todo) ?? listing.todos?[uid] }
         for uid in copies.keys { uids.remove(uid) }
 
         var bases: [String: SyncedItem] = [:]
@@ -104,22 +120,22 @@ extension SyncRound {
             }
         }
         try loadBases(uids)
-        // The order is read when a todo moved here, is new here, or a renumbering is due.
+        // The order is read when a todo moved here, has no place on the server, or a renumbering is due.
         let renumber = state.meta("renumber") != nil || initialMode == "local"
         let placing = renumber || uids.contains { uid in
             guard let local = locals[uid], local.todo?.position != nil else { return false }
-            return local.moved || SyncPlanner.isNewHere(base: bases[uid], remote: remotes[uid] ?? .unchanged)
+            return local.moved || SyncPlanner.hasNoPlace(base: bases[uid], remote: remotes[uid] ?? .unchanged)
         }
         var open: [String]?
         var known: [String: Int64] = [:]
         if placing {
-            _ = try listing()
-            open = listedOpen
-            try loadBases(listedOpen)
+            _ = try listing.read()
+            open = listing.open
+            try loadBases(listing.open)
             known = try wrap { () throws(TodoError) in try state.sortOrders() }
         }
         for uid in uids.union(open ?? []) where locals[uid] == nil {
-            locals[uid] = SyncPlanner.Local(todo: listed?[uid], moved: false, ical: listed == nil ? nil : .some(listedKept[uid]))
+            locals[uid] = SyncPlanner.Local(todo: listing.todos?[uid], moved: false, ical: listing.todos == nil ? nil : .some(listing.kept[uid]))
         }
         let input = SyncPlanner.Input(uids: uids, locals: locals, remotes: remotes, bases: bases, open: open, known: known, refused: refused,
                                       initialMode: initialMode, renumber: renumber, now: options.now(), codec: codec)

@@ -106,7 +106,9 @@ public enum SyncPlanner {
             for (uid, remote) in input.remotes { if case .present(_, _, let item, _) = remote { known[uid] = item.sortOrder } }
             let moved = Set(open.filter { uid in
                 guard let local = input.locals[uid], local.todo?.position != nil else { return false }
-                return local.moved || input.uids.contains(uid) && isNewHere(base: input.bases[uid], remote: input.remotes[uid] ?? .unchanged)
+                guard !local.moved else { return true }
+                return input.uids.contains(uid) && hasNoPlace(base: input.bases[uid], remote: input.remotes[uid] ?? .unchanged)
+                    && changedHere(local.todo, base: input.bases[uid], input.codec)
             })
             // Todos coming from the server this pass go to the end of the local order.
             let incoming = input.remotes.compactMap { uid, remote -> Int64? in
@@ -132,12 +134,22 @@ public enum SyncPlanner {
         return out
     }
 
-    /// A todo without a place in the server's order yet: never synced (no base, or one of a
-    /// creation not confirmed), and not on the server or there without a sort order.
-    static func isNewHere(base: SyncedItem?, remote: Remote) -> Bool {
-        guard base == nil || base?.base.isEmpty == true else { return false }
+    /// Whether the store's todo differs from the last synced version (true without one): an
+    /// import of the server's version is no change made here.
+    static func changedHere(_ todo: Todo?, base: SyncedItem?, _ codec: VTodoCodec) -> Bool {
+        guard let todo, let base, !base.base.isEmpty, let baseItem = try? codec.item(base.base).get() else { return true }
+        let local = codec.canonical(SyncItem(todo: todo, kept: baseItem.entry.ical).ordered(baseItem.sortOrder))
+        return !ThreeWayMerge.sameContent(local, baseItem)
+    }
+
+    /// A todo without a place in the server's order: the server's new version has no sort order,
+    /// or (unchanged there) the last synced one has none (never synced, a creation not confirmed,
+    /// a todo sent while done or from a client without sort orders). Open and changed here, it is
+    /// placed.
+    static func hasNoPlace(base: SyncedItem?, remote: Remote) -> Bool {
         if case .present(_, _, let item, _) = remote { return item.sortOrder == nil }
-        return true
+        guard let base, !base.base.isEmpty else { return true }
+        return SyncState.sortOrder(in: String(decoding: base.base, as: UTF8.self)) == nil
     }
 
     /// What to do for one todo, from its base, its store side and its server side; `placed` is
@@ -219,52 +231,60 @@ public enum SyncPlanner {
             p.known = r.item.sortOrder
             p.newState = .some(SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes))
         case (let l?, let r?):
-            var remote = codec.canonical(r.item)
-            // todoman and others complete a recurring todo by marking it COMPLETED: here it
-            // advances instead (todo.complete), and the advanced todo goes back.
-            if remote.entry.done, remote.entry.recurrence != nil, let baseItem, !baseItem.entry.done, !l.entry.done, l.entry.recurrence != nil {
-                remote.entry.done = false
-                remote.entry.completed = nil
-                p.completeAfter = true
-            }
-            var outcome = ThreeWayMerge.merge(base: baseItem, local: l, remote: remote)
-            if baseItem == nil, let mode = initialMode {
-                // A first round's --initial remote or local: that side wins whole.
-                outcome.merged = mode == "remote" ? remote : l
-                outcome.merged.entry.uid = remote.entry.uid ?? l.entry.uid
-            }
-            if baseItem == nil, placed == nil, let order = remote.sortOrder {
-                // Matched by UID without a base (a lost state): the server's place is kept, and
-                // the store follows it; the store's position is no sort order.
-                outcome.merged.sortOrder = order
-            }
-            let merged = codec.canonical(outcome.merged)
-            if !outcome.conflicts.isEmpty {
-                let losing = outcome.kept == "local" ? remote : l
-                p.conflict = conflict(outcome.conflicts.map(\.rawValue), kept: outcome.kept, title: merged.entry.title,
-                                      lost: outcome.conflicts.map { "\($0.rawValue) \(shown($0, losing))" }.joined(separator: ", "))
-            }
-            if !ThreeWayMerge.sameContent(merged, l) || p.completeAfter {
-                var entry = merged.entry
-                entry.ifRevision = local.todo?.revision
-                p.localWrite = entry
-            }
-            let orderChanged = merged.sortOrder != nil && merged.sortOrder != remote.sortOrder
-            p.known = merged.sortOrder
-            // Reordered on the server (and not here, or later there): the local order follows.
-            if let baseItem, let target = merged.sortOrder, target == remote.sortOrder, target != baseItem.sortOrder, target != l.sortOrder {
-                p.move = target
-                p.moveUp = baseItem.sortOrder.map { target < $0 } ?? false
-            }
-            if !ThreeWayMerge.sameContent(merged, remote) || orderChanged || p.completeAfter {
-                p.remoteWrite = .update(href: r.href, etag: r.etag, item: merged)
-            } else if base?.etag != r.etag || base?.base != r.bytes || base?.refetch == true {
-                p.newState = .some(SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes))
-            } else if p.localWrite == nil {
-                return nil  // in step: the echo of what the last round wrote
-            }
+            guard merge(&p, local: l, remote: r, baseItem: baseItem, placed: placed, revision: local.todo?.revision, input) else { return nil }
         }
         return p
+    }
+
+    /// Both sides hold the todo: merged against the base (or one side taken whole by a first
+    /// round's `--initial`), and what goes where. False when the two are in step.
+    static func merge(_ p: inout Plan, local l: SyncItem, remote r: (href: String, etag: String, item: SyncItem, bytes: [UInt8]),
+                      baseItem: SyncItem?, placed: Int64?, revision: Int64?, _ input: Input) -> Bool {
+        var remote = input.codec.canonical(r.item)
+        // todoman and others complete a recurring todo by marking it COMPLETED: here it
+        // advances instead (todo.complete), and the advanced todo goes back.
+        if remote.entry.done, remote.entry.recurrence != nil, let baseItem, !baseItem.entry.done, !l.entry.done, l.entry.recurrence != nil {
+            remote.entry.done = false
+            remote.entry.completed = nil
+            p.completeAfter = true
+        }
+        var outcome = ThreeWayMerge.merge(base: baseItem, local: l, remote: remote)
+        if baseItem == nil, let mode = input.initialMode {
+            // A first round's --initial remote or local: that side wins whole.
+            outcome.merged = mode == "remote" ? remote : l
+            outcome.merged.entry.uid = remote.entry.uid ?? l.entry.uid
+        }
+        if baseItem == nil, placed == nil, let order = remote.sortOrder {
+            // Matched by UID without a base (a lost state): the server's place is kept, and
+            // the store follows it; the store's position is no sort order.
+            outcome.merged.sortOrder = order
+        }
+        let merged = input.codec.canonical(outcome.merged)
+        if !outcome.conflicts.isEmpty {
+            let losing = outcome.kept == "local" ? remote : l
+            p.conflict = SyncStatus.Conflict(at: input.now, uid: p.uid, title: merged.entry.title, fields: outcome.conflicts.map(\.rawValue),
+                                          kept: outcome.kept, lost: outcome.conflicts.map { "\($0.rawValue) \(shown($0, losing))" }.joined(separator: ", "))
+        }
+        if !ThreeWayMerge.sameContent(merged, l) || p.completeAfter {
+            var entry = merged.entry
+            entry.ifRevision = revision
+            p.localWrite = entry
+        }
+        let orderChanged = merged.sortOrder != nil && merged.sortOrder != remote.sortOrder
+        p.known = merged.sortOrder
+        // Reordered on the server (and not here, or later there): the local order follows.
+        if let baseItem, let target = merged.sortOrder, target == remote.sortOrder, target != baseItem.sortOrder, target != l.sortOrder {
+            p.move = target
+            p.moveUp = baseItem.sortOrder.map { target < $0 } ?? false
+        }
+        if !ThreeWayMerge.sameContent(merged, remote) || orderChanged || p.completeAfter {
+            p.remoteWrite = .update(href: r.href, etag: r.etag, item: merged)
+        } else if p.base?.etag != r.etag || p.base?.base != r.bytes || p.base?.refetch == true {
+            p.newState = .some(SyncedItem(uid: p.uid, href: r.href, etag: r.etag, base: r.bytes))
+        } else if p.localWrite == nil {
+            return false  // in step: the echo of what the last round wrote
+        }
+        return true
     }
 
     // MARK: - The manual order
