@@ -131,8 +131,7 @@ import TodoUserFiles
         cal.put("both.ics", vtodo(uid: both, summary: "両方 (向こう)", modified: "20200101T000000Z"))
         let store = try LocalStore(socket: m.daemon.socket)
         let (state, _) = try SyncState.open(path: m.statePath)
-        let round = SyncRound(account: "home", collection: cal, store: store, state: state, codec: VTodoCodec())
-        round.initial = mode
+        let round = SyncRound(account: "home", collection: cal, store: store, state: state, codec: VTodoCodec(), options: .init(initial: mode))
         let report = try round.run()
         return (m, cal, report, localOnly)
     }

@@ -88,12 +88,12 @@ import TodoUserFiles
         let second = try #require(try m.add("second").result_uid)
         try m.sync(cal)
         func order(_ uid: String) -> Int64? { cal.items()[uid]?.sortOrder }
-        #expect(order(first) == 1 && order(second) == 2)
+        #expect(order(first) == 1024 && order(second) == 2048)
         let id = try #require(try m.todo(uid: second)?["id"])
         _ = try m.client.result("todo.move", ["id": id, "position": 1])
         try m.sync(cal)
         #expect(try #require(order(second)) < #require(order(first)))  // above the todo now below it
-        for (name, n) in [("c", 30), ("a", 10), ("b", 20)] {
+        for (name, n) in [("c", 30000), ("a", 10000), ("b", 20000)] {
             cal.put("\(name).ics", vtodo(uid: "phone-\(name)", summary: name, extra: ["X-APPLE-SORT-ORDER:\(n)"]))
         }
         try m.sync(cal)
@@ -135,7 +135,7 @@ import TodoUserFiles
         for t in ["A", "B", "C", "D"] { uids.append(try #require(try m.add(t).result_uid)) }
         try m.sync(cal)
         try cal.setSortOrder(uid: uids[3], 0)  // D to the top
-        try cal.setSortOrder(uid: uids[0], 5)  // A to the bottom
+        try cal.setSortOrder(uid: uids[0], 5000)  // A to the bottom
         #expect(try m.sync(cal).received == 2)
         #expect(try m.openUIDs() == [uids[3], uids[1], uids[2], uids[0]])
         let second = try m.sync(cal)

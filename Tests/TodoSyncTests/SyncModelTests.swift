@@ -8,7 +8,8 @@ import TodoTestSupport
 /// The randomized model test (seeded; the seed is printed, `TODOSYNC_SEED=N` replays it): two
 /// todod stores and one collection, random concurrent edits on both sides and from a third client
 /// of the server, rounds until quiet; then both stores and the collection hold the same todos, no
-/// duplicates, and every edit is there unless it lost a same-field conflict.
+/// duplicates, the same manual order everywhere (random moves on both stores, reorders on the
+/// server), and every edit is there unless it lost a same-field conflict.
 @Suite(.serialized) struct SyncModelTests {
     enum Field: String, CaseIterable { case title, notes, priority, done, tags }
 
@@ -62,6 +63,13 @@ import TodoTestSupport
                 epoch.writes[uid] = nil
                 continue
             }
+            if roll == 3 {
+                // A move in the manual order (of an open todo).
+                let open = try m.openUIDs()
+                guard let id = todo["id"], todo["done"] != true, open.count > 1 else { continue }
+                _ = try m.client.result("todo.move", ["id": id, "position": .int(Int64(Int.random(in: 1...open.count, using: &rng)))])
+                continue
+            }
             let field = Field.allCases[Int.random(in: 0..<Field.allCases.count, using: &rng)]
             switch field {
             case .title: try m.update(uid: uid, ["title": .string("題 \(counter)")])
@@ -103,6 +111,12 @@ import TodoTestSupport
             }
             if let uid { out[uid] = .string(title) }
         }
+        // And reorders an open todo (another sort order, an old LAST-MODIFIED).
+        let open = cal.openUIDsBySortOrder().sorted()
+        if !open.isEmpty {
+            let uid = open[Int.random(in: 0..<open.count, using: &rng)]
+            try? cal.setSortOrder(uid: uid, Int64.random(in: -10_000...20_000, using: &rng), modified: "20200101T000000Z")
+        }
         return out
     }
 
@@ -140,6 +154,12 @@ import TodoTestSupport
                     if let item = items[uid] { #expect(Self.value(item, f) == va, "\(f) of \(uid) differs on the server (seed \(seed))") }
                 }
             }
+            // The same manual order in both stores and on the server.
+            let oa = try a.openUIDs(), ob = try b.openUIDs()
+            #expect(oa == ob, "different orders: \(oa) / \(ob) (seed \(seed), epoch \(epochNumber))")
+            let orders = oa.map { items[$0]?.sortOrder }
+            #expect(!orders.contains(nil) && zip(orders, orders.dropFirst()).allSatisfy { $0! <= $1! },
+                    "the server's order is not the stores': \(orders) (seed \(seed), epoch \(epochNumber))")
             // No lost edit: a field only one side wrote has that side's value; both: one of them.
             for uid in ua {
                 for f in Field.allCases {
@@ -174,14 +194,14 @@ import TodoTestSupport
     /// renumbering when there is no room.
     @Test func theNeighbourRuleStaysInsideInt64() {
         let (lo, hi) = (Int64.min, Int64.max)
-        let mid = SyncRound.between(lo, hi)
+        let mid = SyncPlanner.between(lo, hi)
         #expect(mid.map { $0 > lo && $0 < hi } == true)
-        #expect(SyncRound.between(-3, 5) == 1)
-        #expect(SyncRound.between(5, 6) == nil && SyncRound.between(6, 5) == nil)
-        #expect(SyncRound.between(hi - 10, nil) == nil && SyncRound.between(nil, lo + 10) == nil)
-        #expect(SyncRound.between(nil, -700_000_000) == -700_001_024 && SyncRound.between(nil, nil) == 1024)
+        #expect(SyncPlanner.between(-3, 5) == 1)
+        #expect(SyncPlanner.between(5, 6) == nil && SyncPlanner.between(6, 5) == nil)
+        #expect(SyncPlanner.between(hi - 10, nil) == nil && SyncPlanner.between(nil, lo + 10) == nil)
+        #expect(SyncPlanner.between(nil, -700_000_000) == -700_001_024 && SyncPlanner.between(nil, nil) == 1024)
         // Several moved at once, placed from the top; no room at the edge: every open todo renumbered.
-        #expect(SyncRound.place(moved: ["x", "y"], open: ["a", "x", "y", "b"], known: ["a": 0, "b": 100, "x": 500]) == ["x": 50, "y": 75])
-        #expect(SyncRound.place(moved: ["x"], open: ["x", "a"], known: ["a": lo + 5]) == ["x": 1024, "a": 2048])
+        #expect(SyncPlanner.place(moved: ["x", "y"], open: ["a", "x", "y", "b"], known: ["a": 0, "b": 100, "x": 500]).orders == ["x": 50, "y": 75])
+        #expect(SyncPlanner.place(moved: ["x"], open: ["x", "a"], known: ["a": lo + 5]) == (["x": 1024, "a": 2048], true))
     }
 }

@@ -33,6 +33,14 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     var refuseCreates = 0
     /// Listings of changes left before the network goes (nil: it never does).
     var changesBeforeCut: Int?
+    /// Writes (creations, updates, deletes) left before the network goes (nil: it never does).
+    var writesBeforeCut: Int?
+
+    private func write() throws(CalDAVError) {
+        guard let left = writesBeforeCut else { return }
+        guard left > 0 else { throw .network("connection cut") }
+        writesBeforeCut = left - 1
+    }
 
     private func bump(_ href: String) -> String {
         counter += 1
@@ -74,6 +82,7 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
 
     func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) {
         let href = path + name
+        try write()
         if refuseCreates > 0 {
             refuseCreates -= 1
             throw .preconditionFailed
@@ -86,6 +95,7 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     }
 
     func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? {
+        try write()
         beforeWrite?(href)
         guard let r = resources[href] else { throw .notFound }
         guard r.etag == etag else { throw .preconditionFailed }
@@ -95,6 +105,7 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     }
 
     func delete(href: String, ifMatch etag: String) throws(CalDAVError) {
+        try write()
         beforeWrite?(href)
         guard let r = resources[href] else { throw .notFound }
         guard r.etag == etag else { throw .preconditionFailed }
@@ -150,9 +161,11 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     }
 
     /// The uids of the open todos on the server, in X-APPLE-SORT-ORDER order (the order another
-    /// client shows).
+    /// client shows; ties by uid, as todod orders them).
     func openUIDsBySortOrder() -> [String] {
-        items().filter { !$0.value.entry.done }.sorted { $0.value.sortOrder! < $1.value.sortOrder! }.map(\.key)
+        items().filter { !$0.value.entry.done }.sorted { a, b in
+            a.value.sortOrder != b.value.sortOrder ? a.value.sortOrder! < b.value.sortOrder! : a.key < b.key
+        }.map(\.key)
     }
 
     /// The sort orders Apple Reminders gives four todos (large, negative), put on the server as
@@ -172,6 +185,32 @@ func vtodo(uid: String, summary: String, modified: String = "20261201T090000Z", 
         + ["END:VTODO", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
 }
 
+/// The sync round's connection to todod, with a hook run before each `store.import` (a test
+/// changes a todo there, between the round's read and its write).
+final class ImportHook: RPCTransport {
+    let inner: RPCTransport
+    let beforeImport: () -> Void
+
+    init(_ inner: RPCTransport, beforeImport: @escaping () -> Void) {
+        self.inner = inner
+        self.beforeImport = beforeImport
+    }
+
+    func call(_ method: TodoProtocol.Method, _ params: JSONObject) throws(ClientError) -> JSON {
+        if method == .storeImport { beforeImport() }
+        return try inner.call(method, params)
+    }
+
+    func stream(_ method: TodoProtocol.Method, _ params: JSONObject, arrayKey: String,
+                element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
+        try inner.stream(method, params, arrayKey: arrayKey, element: element)
+    }
+
+    func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
+        try inner.watch(params, onEvent: onEvent)
+    }
+}
+
 /// One "machine": a todod with its store, and the sync state of one account against a collection.
 final class Machine {
     let daemon: DaemonProcess
@@ -188,11 +227,10 @@ final class Machine {
     /// One round of the account against `collection`.
     @discardableResult
     func sync(_ collection: CalendarCollection, beforeApply: @escaping () -> Void = {}, conflicts: ((SyncStatus.Conflict) -> Void)? = nil) throws -> RoundReport {
-        let store = try LocalStore(socket: daemon.socket)
+        let transport = ImportHook(try UnixSocketTransport(path: daemon.socket, timeout: 30), beforeImport: beforeApply)
         let (state, _) = try SyncState.open(path: statePath)
-        let round = SyncRound(account: "home", collection: collection, store: store, state: state, codec: VTodoCodec())
-        if let conflicts { round.onConflict = conflicts }
-        round.beforeApply = beforeApply
+        let round = SyncRound(account: "home", collection: collection, store: LocalStore(transport: transport), state: state, codec: VTodoCodec(),
+                              options: .init(onConflict: conflicts ?? { _ in }))
         return try round.run()
     }
 

@@ -141,7 +141,7 @@ public final class SyncState {
     /// Starts over for another calendar or store: no token, no seq, no items (the next round
     /// matches the two sides by UID).
     public func reset(calendar: String, storeID: String) throws(TodoError) {
-        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM problems; DELETE FROM meta WHERE key IN ('token', 'seq');")
+        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM problems; DELETE FROM meta WHERE key IN ('token', 'seq', 'renumber');")
         do {
             try setMeta("calendar", calendar)
             try setMeta("store", storeID)

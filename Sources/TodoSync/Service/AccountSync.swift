@@ -149,10 +149,9 @@ public final class AccountSync {
         let store = try LocalStore(socket: socket)
         let (state, reset) = try SyncState.open(path: statePath)
         if let reset { log(reset) }
-        let round = SyncRound(account: account.name, collection: collection, store: store, state: state, codec: Self.codec(environment))
-        round.log = log
-        round.initial = account.initial
-        round.onConflict = { [account] c in Self.journal(c, account: account.name) }
+        let options = SyncRound.Options(initial: account.initial, log: log, onConflict: { [account] c in Self.journal(c, account: account.name) })
+        let round = SyncRound(account: account.name, collection: collection, store: store, state: state, codec: Self.codec(environment),
+                              options: options)
         return try round.run()
     }
 

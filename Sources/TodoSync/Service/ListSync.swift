@@ -143,10 +143,9 @@ struct ListSync {
             }
             let view = ListView(transport: store.transport, category: list.category)
             let codec = AccountSync.codec(environment).list(isDefault: list.category == nil)
-            let round = SyncRound(account: account.name, collection: dav.collection(url: list.url), store: view, state: state, codec: codec)
-            round.log = log
-            round.initial = account.initial
-            round.onConflict = onConflict
+            let options = SyncRound.Options(initial: account.initial, log: log, onConflict: onConflict)
+            let round = SyncRound(account: account.name, collection: dav.collection(url: list.url), store: view, state: state, codec: codec,
+                                  options: options)
             return try round.run()
         }
         var reports: [RoundReport?] = Array(repeating: nil, count: rounds.count)
