@@ -4,6 +4,7 @@ import TodoCore
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoRPC
 import TodoUserFiles
 
 /// A calendar collection in memory, for the sync tests: RFC 6578 tokens (or none, `tokens =

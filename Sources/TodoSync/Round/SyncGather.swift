@@ -47,7 +47,7 @@ extension SyncRound {
         if let seq = state.seq, let changes = try store.changes(since: seq) {
             for c in changes.todos {
                 // A move this sync made itself (a remote reorder) is not a move made here.
-                var moved = c.kind == "move"
+                var moved = c.kind == .move
                 if moved, let t = c.todo, try wrap({ () throws(TodoError) in try state.isOwnMove(uid: c.uid, updated: t.updated) }) { moved = false }
                 locals[c.uid] = SyncPlanner.Local(todo: c.todo, moved: moved, ical: .some(c.ical))
             }

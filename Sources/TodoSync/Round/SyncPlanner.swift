@@ -387,6 +387,8 @@ public enum SyncPlanner {
         case .priority: return e.priority?.rawValue ?? "none"
         case .recurrence: return e.recurrence?.rule ?? "none"
         case .order: return item.sortOrder.map { String($0) } ?? "none"
+        case .parent: return e.parent.map { "subtask of " + $0 } ?? "none"
+        case .start: return e.start?.rfc3339() ?? "none"
         case .ical: return "\(e.ical?.utf8.count ?? 0) bytes of other properties"
         }
     }

@@ -175,11 +175,7 @@ public final class SyncRound {
 
     /// The collection's path, which the server's hrefs start with.
     var collectionPath: String {
-        var path = collection.url
-        if let scheme = path.range(of: "://") {
-            let rest = path[scheme.upperBound...]
-            path = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
-        }
+        let path = HTTPURL(collection.url)?.path ?? collection.url
         return path.hasSuffix("/") ? path : path + "/"
     }
 
