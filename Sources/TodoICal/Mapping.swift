@@ -14,7 +14,8 @@ import TodoTime
 /// Lines starting with `!` are notes of the mapping itself and are never written: `!NO-SUMMARY`
 /// (the VTODO had no SUMMARY; its title is `untitled` until it gets one), `!CATEGORIES:...`
 /// (the CATEGORIES values as they came, so tags made of them are written back as they were),
-/// `!START-DATE` (the start was a date on a todo with a time),
+/// `!START-DATE` (the start was a date on a todo with a time), `^<usec> DTSTART...` (the line the
+/// start was read from and the start it said: written as it came while the start is that),
 /// `!ALARM-ABSOLUTE` (the mapped alarm's trigger was an instant, and is written as one).
 ///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
@@ -214,7 +215,7 @@ public struct ICalReader: Sendable {
                 let start = try instant(p, zones)
                 dtstart = start.0
                 dtstartLine = p
-                keepIfParameters(p)
+                kept.append("^\(start.0.usec) " + p.raw)  // the line it came in, written again while it says the start
                 // A date on a todo whose due is a time (or that has none): written back as a date.
                 if start.allDay {
                     kept.append("!START-DATE")
@@ -314,7 +315,7 @@ public struct ICalReader: Sendable {
            !line.parameters.contains(where: { !mappedParameters.contains($0.name) }),
            (line.parameter("VALUE")?.uppercased() == "DATE") == due.allDay {
             dtstart = nil
-            kept.removeAll { $0 == "!START-DATE" }
+            kept.removeAll { $0 == "!START-DATE" || $0.hasPrefix("^") }
             startIsDate = false
         }
         // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
@@ -351,7 +352,8 @@ public struct ICalReader: Sendable {
         // The VTIMEZONEs of TZIDs in kept lines that name no zone known here, so those lines stay valid.
         var keptZones: Set<String> = []
         for raw in kept where raw.contains(";") {
-            let body = raw.hasPrefix(">") || raw.hasPrefix("+") ? String(raw.dropFirst()) : raw
+            let body = raw.hasPrefix(">") || raw.hasPrefix("+") ? String(raw.dropFirst())
+                : raw.hasPrefix("^") ? String(raw.drop { $0 != " " }.dropFirst()) : raw
             guard let tzid = (try? ContentLine(parsing: body, number: 0))?.parameter("TZID"), keptZones.insert(tzid).inserted,
                   let definition = zones.keptDefinition(tzid) else { continue }
             kept += definition.map { "~" + $0 }
@@ -454,6 +456,8 @@ public struct ICalWriter: Sendable {
         var categoryValues: [String] = []
         // A kept DTSTART, and how long before DUE it was read.
         var startTemplate: ContentLine?
+        // The DTSTART the start was read from (its form: date, TZID, floating or UTC).
+        var startForm: (line: ContentLine, usec: Int64)?
         // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
         // VTODO's; a kept VTODO's lines are its own too, though `wellFormed` leaves it out).
         var openComponents: [String] = []
@@ -467,6 +471,12 @@ public struct ICalWriter: Sendable {
                 continue
             }
             if raw.hasPrefix("~") { continue }  // a VTIMEZONE: `calendar` writes it
+            if raw.hasPrefix("^") {
+                // `^<usec> DTSTART...`: the line the start was read from, and the start it said.
+                let said = Int64(raw.dropFirst().prefix { $0 != " " })
+                startForm = (try? ContentLine(parsing: String(raw.drop { $0 != " " }.dropFirst()), number: 0)).flatMap { l in said.map { (l, $0) } }
+                continue
+            }
             if raw.hasPrefix("!") {
                 if raw.hasPrefix("!CATEGORIES:") {
                     categoryValues = ContentLines.unescape(String(raw.dropFirst(12)), separator: ",")
@@ -520,9 +530,9 @@ public struct ICalWriter: Sendable {
                 let day = min(max(LocalTime(t, in: zone.info).days, -719_162), 2_932_896)
                 return ([("VALUE", ["DATE"])], ICalDate.dateText(days: day))
             }
-            if let tzid = zone.tzid {
-                // In its zone, which the calendar's VTIMEZONE explains to every reader.
-                let local = LocalTime(t, in: zone.info)
+            if let tzid = zone.tzid, case let local = LocalTime(t, in: zone.info), (-719_162...2_932_896).contains(local.days) {
+                // In its zone, which the calendar's VTIMEZONE explains to every reader (UTC for an
+                // instant whose local day falls outside the years 0001 to 9999).
                 return ([("TZID", [tzid])], ICalDate.dateText(days: local.days) + "T" + ICalDate.timeText(local.secondOfDay))
             }
             return ([], ICalDate.utcText(t))
@@ -532,13 +542,16 @@ public struct ICalWriter: Sendable {
             put("DUE", v.parameters, v.value)
         }
         if let start = e.start {
-            // In DUE's form (a date for an all-day todo or a date start), with the parameters it came with.
-            var v = dateValue(start)
-            if !e.allDay, notes.contains("!START-DATE") {
-                v = ([("VALUE", ["DATE"])], ICalDate.dateText(days: min(max(LocalTime(start, in: zone.info).days, -719_162), 2_932_896)))
+            if let t = startForm, let written = t.usec == start.usec ? t.line.raw : startLine(t.line, at: start, zone) {
+                lines.append(written)
+            } else {
+                // In DUE's form (a date for an all-day todo or a date start).
+                var v = dateValue(start)
+                if !e.allDay, notes.contains("!START-DATE") {
+                    v = ([("VALUE", ["DATE"])], ICalDate.dateText(days: min(max(LocalTime(start, in: zone.info).days, -719_162), 2_932_896)))
+                }
+                lines.append(ContentLine(name: "DTSTART", parameters: v.parameters, value: v.value).text)
             }
-            let extra = startTemplate?.parameters.filter { p in !mappedParameters.contains(p.name) } ?? []
-            lines.append(ContentLine(name: "DTSTART", parameters: v.parameters + extra, value: v.value).text)
         } else if let t = startTemplate {
             lines.append(t.raw)  // kept by a release that did not read starts
         } else if let due = e.due, e.recurrence != nil {
@@ -608,6 +621,30 @@ public struct ICalWriter: Sendable {
         // The resource's other components (instances edited elsewhere), as they came.
         lines += Self.wellFormedInstances(instances)
         return lines
+    }
+
+    /// DTSTART `t` (the line the start was read from) moved to `start`, in its own form: a date,
+    /// local time in its TZID's zone, floating (the todo's zone) or UTC. Nil when its form cannot
+    /// say it (a TZID only its own VTIMEZONE explains, a year past 9999).
+    func startLine(_ t: ContentLine, at start: Instant, _ zone: (info: ZoneInfo, tzid: String?)) -> String? {
+        var value: String
+        if t.parameter("VALUE")?.uppercased() == "DATE" {
+            let days = LocalTime(start, in: zone.info).days
+            guard (-719_162...2_932_896).contains(days) else { return nil }
+            value = ICalDate.dateText(days: days)
+        } else if t.value.trimmingSpaces.uppercased().hasSuffix("Z") {
+            value = ICalDate.utcText(start)
+        } else {
+            var local = zone.info
+            if let tzid = t.parameter("TZID") {
+                guard let resolved = TimeZones.resolve(tzid, tzdir: tzdir)?.zone else { return nil }
+                local = resolved
+            }
+            let l = LocalTime(start, in: local)
+            guard (-719_162...2_932_896).contains(l.days) else { return nil }
+            value = ICalDate.dateText(days: l.days) + "T" + ICalDate.timeText(l.secondOfDay)
+        }
+        return value == t.value.trimmingSpaces ? t.raw : ContentLine(name: "DTSTART", parameters: t.parameters, value: value).text
     }
 
     /// Kept VTODO components (lines starting with `+`): whole `BEGIN:VTODO` ... `END:VTODO`

@@ -164,7 +164,7 @@ import TodoTime
         let items = try Self.reader.items(Array(text.utf8))
         let (a, parent, b) = (items[0].entry, items[1].entry, items[2].entry)
         #expect(a.start == Self.at("2026-12-01T09:00:00Z") && a.parent == "parent-1")
-        #expect(a.ical == "RELATED-TO;RELTYPE=SIBLING:child-b")
+        #expect(a.ical == "^1796115600000000 DTSTART:20261201T090000Z\nRELATED-TO;RELTYPE=SIBLING:child-b")
         #expect(b.parent == "parent-1" && parent.parent == nil)
         let outA = ICalWriter().vtodo(a, sortOrder: 1)
         #expect(outA.filter { $0.hasPrefix("DTSTART") } == ["DTSTART:20261201T090000Z"])

@@ -90,8 +90,9 @@ public enum ThreeWayMerge {
         case .start: return [e.start.map { String($0.seconds) }]
         case .ical:
             // The kept lines as a set: a server may store a resource's properties in another order.
+            // The line a start was read from (`^`) follows the start, which is compared as itself.
             guard let ical = e.ical else { return [] }
-            return ical.split(separator: "\n").map(String.init).sorted()
+            return ical.split(separator: "\n").filter { !$0.hasPrefix("^") }.map(String.init).sorted()
         }
     }
 
