@@ -1,6 +1,6 @@
 /// What kind of change a change-log entry records: the `kind` of `store.changes` items and of
 /// `store.history` entries on the wire (docs/PROTOCOL.md), and what the store writes in its log.
-public enum ChangeKind: String, Sendable, CaseIterable {
+package enum ChangeKind: String, Sendable, CaseIterable {
     case add, update, complete, reopen, delete, move, snooze
     case categoryAdd = "category.add", categoryRename = "category.rename"
     case categoryDelete = "category.delete", categoryMove = "category.move"

@@ -3,7 +3,7 @@ import TodoCore
 /// A method's result (or a part of one) with its one encoder and its one decoder: todod writes it
 /// with `write(wire:)`, clients read it back with `init(wire:)`. Each `MethodParams` names its
 /// `Result`, so a method's two sides cannot drift apart (docs/PROTOCOL.md has the shapes).
-public protocol WireCodable: Sendable {
+package protocol WireCodable: Sendable {
     /// Reads the value a daemon sent (client side); a malformed one is a one-line error.
     init(wire: JSON) throws(DecodingError)
     /// Appends the value's JSON text (daemon side).
@@ -12,7 +12,7 @@ public protocol WireCodable: Sendable {
 
 extension WireCodable {
     /// The value's JSON text.
-    public var wireBytes: [UInt8] {
+    package var wireBytes: [UInt8] {
         var bytes: [UInt8] = []
         write(wire: &bytes)
         return bytes
@@ -116,17 +116,17 @@ struct WireFields {
 // MARK: - Values
 
 extension Todo: WireCodable {
-    public init(wire: JSON) throws(DecodingError) { try self.init(json: wire) }
-    public func write(wire out: inout [UInt8]) { writeJSON(to: &out) }
+    package init(wire: JSON) throws(DecodingError) { try self.init(json: wire) }
+    package func write(wire out: inout [UInt8]) { writeJSON(to: &out) }
 }
 
 extension Category: WireCodable {
-    public init(wire: JSON) throws(DecodingError) { try self.init(json: wire) }
-    public func write(wire out: inout [UInt8]) { JSON(self).write(to: &out) }
+    package init(wire: JSON) throws(DecodingError) { try self.init(json: wire) }
+    package func write(wire out: inout [UInt8]) { JSON(self).write(to: &out) }
 }
 
 extension Array: WireCodable where Element: WireCodable {
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         guard case .array(let items) = wire else { throw DecodingError("expected an array, not \(wire.typeName)") }
         var values: [Element] = []
         values.reserveCapacity(items.count)
@@ -136,7 +136,7 @@ extension Array: WireCodable where Element: WireCodable {
         self = values
     }
 
-    public func write(wire out: inout [UInt8]) {
+    package func write(wire out: inout [UInt8]) {
         out.append(UInt8(ascii: "["))
         for (i, value) in enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -147,44 +147,44 @@ extension Array: WireCodable where Element: WireCodable {
 }
 
 extension String: WireCodable {
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         guard case .string(let s) = wire else { throw DecodingError("expected a string, not \(wire.typeName)") }
         self = s
     }
 
-    public func write(wire out: inout [UInt8]) { JSON.writeString(self, to: &out) }
+    package func write(wire out: inout [UInt8]) { JSON.writeString(self, to: &out) }
 }
 
 extension Int64: WireCodable {
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         guard case .int(let i) = wire else { throw DecodingError("expected an integer, not \(wire.typeName)") }
         self = i
     }
 
-    public func write(wire out: inout [UInt8]) { JSON.int(self).write(to: &out) }
+    package func write(wire out: inout [UInt8]) { JSON.int(self).write(to: &out) }
 }
 
 extension ChangeKind: WireCodable {
     /// An unknown kind is an error: todod and its clients ship together, and a client that
     /// guessed would misread the change (`move` decides how sync orders a todo).
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         guard case .string(let s) = wire else { throw DecodingError("a change kind must be a string, not \(wire.typeName)") }
         guard let kind = ChangeKind(rawValue: s) else { throw DecodingError("unknown change kind \"\(s.prefix(40))\"") }
         self = kind
     }
 
-    public func write(wire out: inout [UInt8]) { JSON.writeString(rawValue, to: &out) }
+    package func write(wire out: inout [UInt8]) { JSON.writeString(rawValue, to: &out) }
 }
 
 // MARK: - todo.list
 
 extension TodoPage: WireCodable {
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "todo.list result")
         self.init(todos: try f.value("todos"), total: try f.count("total"))
     }
 
-    public func write(wire out: inout [UInt8]) { out.append(contentsOf: encoded) }
+    package func write(wire out: inout [UInt8]) { out.append(contentsOf: encoded) }
 }
 
 // MARK: - reminder.list
@@ -192,19 +192,19 @@ extension TodoPage: WireCodable {
 /// One fired reminder of `reminder.list`, as the journal recorded it: every member but `fired`
 /// and `allDay` may be null (an entry written by an older todod lacks some). `due` is the text
 /// the journal holds, passed on as it is.
-public struct ReminderRecord: WireCodable, Equatable {
-    public var id: Int64?
-    public var uid: String?
-    public var title: String?
-    public var category: String?
-    public var due: String?
-    public var remind: Instant?
-    public var fired: Instant?
-    public var lateUsec: Int64?
-    public var allDay: Bool
-    public var zone: String?
+package struct ReminderRecord: WireCodable, Equatable {
+    package var id: Int64?
+    package var uid: String?
+    package var title: String?
+    package var category: String?
+    package var due: String?
+    package var remind: Instant?
+    package var fired: Instant?
+    package var lateUsec: Int64?
+    package var allDay: Bool
+    package var zone: String?
 
-    public init(id: Int64?, uid: String?, title: String?, category: String?, due: String?, remind: Instant?,
+    package init(id: Int64?, uid: String?, title: String?, category: String?, due: String?, remind: Instant?,
                 fired: Instant?, lateUsec: Int64?, allDay: Bool, zone: String?) {
         self.id = id
         self.uid = uid
@@ -218,7 +218,7 @@ public struct ReminderRecord: WireCodable, Equatable {
         self.zone = zone
     }
 
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "reminder")
         self.init(id: try f.optionalInt("id"), uid: try f.optionalString("uid"), title: try f.optionalString("title"),
                   category: try f.optionalString("category"), due: try f.optionalString("due"),
@@ -227,7 +227,7 @@ public struct ReminderRecord: WireCodable, Equatable {
                   zone: try f.optionalString("zone"))
     }
 
-    public func write(wire out: inout [UInt8]) {
+    package func write(wire out: inout [UInt8]) {
         JSON.object([
             "id": id.map(JSON.int) ?? .null, "uid": JSON(uid), "title": JSON(title), "category": JSON(category),
             "due": JSON(due), "remind": JSON(remind), "fired": JSON(fired), "lateUsec": lateUsec.map(JSON.int) ?? .null,
@@ -240,22 +240,22 @@ public struct ReminderRecord: WireCodable, Equatable {
 
 /// `daemon.status`. todod sends every member; a client reads the ones an older todod did not
 /// send as nil (`version` as "?").
-public struct DaemonStatus: WireCodable, Equatable {
-    public var version: String
-    public var storeID: String?
-    public var pid: Int64?
+package struct DaemonStatus: WireCodable, Equatable {
+    package var version: String
+    package var storeID: String?
+    package var pid: Int64?
     /// Seconds since todod started.
-    public var uptime: Double?
-    public var database: String?
-    public var open: Int64?
-    public var done: Int64?
-    public var nextReminder: Instant?
+    package var uptime: Double?
+    package var database: String?
+    package var open: Int64?
+    package var done: Int64?
+    package var nextReminder: Instant?
     /// The newest change's seq.
-    public var seq: Int64?
+    package var seq: Int64?
     /// Why the database file is no longer the one open, or nil.
-    public var databaseProblem: String?
+    package var databaseProblem: String?
 
-    public init(version: String, storeID: String?, pid: Int64?, uptime: Double?, database: String?, open: Int64?,
+    package init(version: String, storeID: String?, pid: Int64?, uptime: Double?, database: String?, open: Int64?,
                 done: Int64?, nextReminder: Instant?, seq: Int64?, databaseProblem: String?) {
         self.version = version
         self.storeID = storeID
@@ -269,7 +269,7 @@ public struct DaemonStatus: WireCodable, Equatable {
         self.databaseProblem = databaseProblem
     }
 
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "daemon.status result")
         self.init(version: try f.optionalString("version") ?? "?", storeID: try f.optionalString("storeId"),
                   pid: try f.optionalInt("pid"), uptime: try f.optionalDouble("uptime"), database: try f.optionalString("database"),
@@ -278,7 +278,7 @@ public struct DaemonStatus: WireCodable, Equatable {
                   databaseProblem: try f.optionalString("databaseProblem"))
     }
 
-    public func write(wire out: inout [UInt8]) {
+    package func write(wire out: inout [UInt8]) {
         JSON.object([
             "version": .string(version), "storeId": JSON(storeID), "pid": pid.map(JSON.int) ?? .null,
             "uptime": uptime.map(JSON.double) ?? .null, "database": JSON(database),
@@ -292,44 +292,44 @@ public struct DaemonStatus: WireCodable, Equatable {
 // MARK: - watch
 
 /// The answer to `watch`: `{"subscribed": true}`; the events follow as notifications.
-public struct WatchAnswer: WireCodable, Equatable {
-    public var subscribed: Bool
+package struct WatchAnswer: WireCodable, Equatable {
+    package var subscribed: Bool
 
-    public init(subscribed: Bool = true) { self.subscribed = subscribed }
+    package init(subscribed: Bool = true) { self.subscribed = subscribed }
 
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         subscribed = try WireFields(wire, "watch result").bool("subscribed", default: false)
     }
 
-    public func write(wire out: inout [UInt8]) { JSON.object(["subscribed": .bool(subscribed)]).write(to: &out) }
+    package func write(wire out: inout [UInt8]) { JSON.object(["subscribed": .bool(subscribed)]).write(to: &out) }
 }
 
 // MARK: - store.*
 
 extension ExportDocument: WireCodable {
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         do { try self.init(json: wire) } catch { throw DecodingError("store.export result: \(error.message)") }
     }
 
-    public func write(wire out: inout [UInt8]) { JSON(self).write(to: &out) }
+    package func write(wire out: inout [UInt8]) { JSON(self).write(to: &out) }
 }
 
 /// `store.import`: for a part with `more`, what is held so far (`todos`, `categories`,
 /// `more: true`); for the last part, what the import did. `deleted` and `stale` are sent only
 /// when entries carried `ifRevision`.
-public struct ImportResult: WireCodable, Equatable {
-    public var todos: Int
-    public var categories: Int
+package struct ImportResult: WireCodable, Equatable {
+    package var todos: Int
+    package var categories: Int
     /// A part was held; nothing is written until the last one.
-    public var more: Bool
-    public var added: Int
-    public var updated: Int
-    public var unchanged: Int
-    public var deleted: Int?
-    public var stale: [String]?
+    package var more: Bool
+    package var added: Int
+    package var updated: Int
+    package var unchanged: Int
+    package var deleted: Int?
+    package var stale: [String]?
 
     /// The answer to a part that is held.
-    public init(heldTodos todos: Int, categories: Int) {
+    package init(heldTodos todos: Int, categories: Int) {
         self.todos = todos
         self.categories = categories
         more = true
@@ -339,7 +339,7 @@ public struct ImportResult: WireCodable, Equatable {
     }
 
     /// The answer to the last part.
-    public init(_ counts: ImportCounts) {
+    package init(_ counts: ImportCounts) {
         todos = counts.todos
         categories = counts.categories
         more = false
@@ -354,7 +354,7 @@ public struct ImportResult: WireCodable, Equatable {
 
     /// Counts an older todod did not send read as: every todo added (none for a held part), none
     /// updated or unchanged.
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "store.import result")
         todos = try f.optionalCount("todos") ?? 0
         categories = try f.optionalCount("categories") ?? 0
@@ -366,7 +366,7 @@ public struct ImportResult: WireCodable, Equatable {
         stale = try f.optionalValue("stale")
     }
 
-    public func write(wire out: inout [UInt8]) {
+    package func write(wire out: inout [UInt8]) {
         var o: JSONObject = ["todos": .int(Int64(todos)), "categories": .int(Int64(categories))]
         if more {
             o["more"] = true
@@ -383,16 +383,16 @@ public struct ImportResult: WireCodable, Equatable {
 
 /// `store.undo` and `store.redo`: the seq of the undo or redo itself (nil when it changed
 /// nothing), the changes it reverted or applied again, their descriptions, and what it touched.
-public struct ReversalResult: WireCodable, Equatable {
-    public var seq: Int64?
-    public var description: String
-    public var changes: [Int64]
-    public var categories: [Category]
-    public var deletedCategories: [Category]
-    public var todos: [Todo]
-    public var deletedTodos: [Todo]
+package struct ReversalResult: WireCodable, Equatable {
+    package var seq: Int64?
+    package var description: String
+    package var changes: [Int64]
+    package var categories: [Category]
+    package var deletedCategories: [Category]
+    package var todos: [Todo]
+    package var deletedTodos: [Todo]
 
-    public init(seq: Int64?, description: String, changes: [Int64], categories: [Category], deletedCategories: [Category],
+    package init(seq: Int64?, description: String, changes: [Int64], categories: [Category], deletedCategories: [Category],
                 todos: [Todo], deletedTodos: [Todo]) {
         self.seq = seq
         self.description = description
@@ -403,14 +403,14 @@ public struct ReversalResult: WireCodable, Equatable {
         self.deletedTodos = deletedTodos
     }
 
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "store.undo result")
         self.init(seq: try f.optionalInt("seq"), description: try f.string("description"), changes: try f.value("changes"),
                   categories: try f.value("categories"), deletedCategories: try f.value("deletedCategories"),
                   todos: try f.value("todos"), deletedTodos: try f.value("deletedTodos"))
     }
 
-    public func write(wire out: inout [UInt8]) {
+    package func write(wire out: inout [UInt8]) {
         out.append(literal: #"{"seq":"#)
         if let seq { seq.write(wire: &out) } else { out.append(literal: "null") }
         out.append(literal: #","description":"#)
@@ -430,15 +430,15 @@ public struct ReversalResult: WireCodable, Equatable {
 }
 
 /// One entry of `store.history`, newest first.
-public struct HistoryEntry: WireCodable, Equatable {
-    public var seq: Int64
-    public var at: Instant
-    public var kind: ChangeKind
-    public var description: String
-    public var canUndo: Bool
-    public var canRedo: Bool
+package struct HistoryEntry: WireCodable, Equatable {
+    package var seq: Int64
+    package var at: Instant
+    package var kind: ChangeKind
+    package var description: String
+    package var canUndo: Bool
+    package var canRedo: Bool
 
-    public init(seq: Int64, at: Instant, kind: ChangeKind, description: String, canUndo: Bool, canRedo: Bool) {
+    package init(seq: Int64, at: Instant, kind: ChangeKind, description: String, canUndo: Bool, canRedo: Bool) {
         self.seq = seq
         self.at = at
         self.kind = kind
@@ -447,13 +447,13 @@ public struct HistoryEntry: WireCodable, Equatable {
         self.canRedo = canRedo
     }
 
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "store.history entry")
         self.init(seq: try f.int("seq"), at: try f.instant("at"), kind: try f.value("kind"), description: try f.string("description"),
                   canUndo: try f.bool("canUndo", default: false), canRedo: try f.bool("canRedo", default: false))
     }
 
-    public func write(wire out: inout [UInt8]) {
+    package func write(wire out: inout [UInt8]) {
         JSON.object([
             "seq": .int(seq), "at": JSON(at), "kind": .string(kind.rawValue), "description": .string(description),
             "canUndo": .bool(canUndo), "canRedo": .bool(canRedo),
@@ -463,17 +463,17 @@ public struct HistoryEntry: WireCodable, Equatable {
 
 /// `store.changes`: `seq` to ask with next, the changed todos oldest change first, and whether
 /// more follow.
-public struct ChangesPage: WireCodable, Equatable {
+package struct ChangesPage: WireCodable, Equatable {
     /// One todo that changed: its state now (nil: deleted), and the lines an iCalendar import
     /// kept of it (`ical`, sent only when there are some).
-    public struct Item: WireCodable, Equatable {
-        public var seq: Int64
-        public var kind: ChangeKind
-        public var uid: String
-        public var todo: Todo?
-        public var ical: String?
+    package struct Item: WireCodable, Equatable {
+        package var seq: Int64
+        package var kind: ChangeKind
+        package var uid: String
+        package var todo: Todo?
+        package var ical: String?
 
-        public init(seq: Int64, kind: ChangeKind, uid: String, todo: Todo?, ical: String?) {
+        package init(seq: Int64, kind: ChangeKind, uid: String, todo: Todo?, ical: String?) {
             self.seq = seq
             self.kind = kind
             self.uid = uid
@@ -481,13 +481,13 @@ public struct ChangesPage: WireCodable, Equatable {
             self.ical = ical
         }
 
-        public init(wire: JSON) throws(DecodingError) {
+        package init(wire: JSON) throws(DecodingError) {
             let f = try WireFields(wire, "store.changes item")
             self.init(seq: try f.int("seq"), kind: try f.value("kind"), uid: try f.string("uid"),
                       todo: try f.optionalValue("todo"), ical: try f.optionalString("ical"))
         }
 
-        public func write(wire out: inout [UInt8]) {
+        package func write(wire out: inout [UInt8]) {
             out.append(literal: #"{"seq":"#)
             seq.write(wire: &out)
             out.append(literal: #","kind":"#)
@@ -504,22 +504,22 @@ public struct ChangesPage: WireCodable, Equatable {
         }
     }
 
-    public var seq: Int64
-    public var changes: [Item]
-    public var more: Bool
+    package var seq: Int64
+    package var changes: [Item]
+    package var more: Bool
 
-    public init(seq: Int64, changes: [Item], more: Bool) {
+    package init(seq: Int64, changes: [Item], more: Bool) {
         self.seq = seq
         self.changes = changes
         self.more = more
     }
 
-    public init(wire: JSON) throws(DecodingError) {
+    package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "store.changes result")
         self.init(seq: try f.int("seq"), changes: try f.value("changes"), more: try f.bool("more", default: false))
     }
 
-    public func write(wire out: inout [UInt8]) {
+    package func write(wire out: inout [UInt8]) {
         out.append(literal: #"{"seq":"#)
         seq.write(wire: &out)
         out.append(literal: #","changes":"#)
@@ -537,16 +537,16 @@ public struct ChangesPage: WireCodable, Equatable {
 /// Read leniently, for forward compatibility: a client may be older than the daemon, so a type
 /// it does not know is `.unknown(name)` with the whole `params` kept in `json`, and a todo it
 /// cannot read is left out of `todos` rather than failing the stream.
-public struct WatchEvent: Sendable {
+package struct WatchEvent: Sendable {
     /// The event's type: one this client knows, or the name of one it does not.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case known(EventType)
         case unknown(String)
 
-        public init(name: String) { self = EventType(rawValue: name).map(Kind.known) ?? .unknown(name) }
+        package init(name: String) { self = EventType(rawValue: name).map(Kind.known) ?? .unknown(name) }
 
         /// The name on the wire.
-        public var name: String {
+        package var name: String {
             switch self {
             case .known(let type): type.name
             case .unknown(let name): name
@@ -556,29 +556,29 @@ public struct WatchEvent: Sendable {
 
     /// The category an event names: `category.*` events carry the category object (only `id`
     /// and `name` when replayed from the log).
-    public struct CategoryRef: Sendable, Equatable {
-        public var id: Int64?
-        public var name: String?
+    package struct CategoryRef: Sendable, Equatable {
+        package var id: Int64?
+        package var name: String?
     }
 
     /// The type; nil when `params` has no `type` string.
-    public var kind: Kind?
-    public var seq: Int64?
+    package var kind: Kind?
+    package var seq: Int64?
     /// The todos of a `todo.*` event, or the one todo of a `reminder` (the readable ones).
-    public var todos: [Todo]
+    package var todos: [Todo]
     /// Whether `params` had a `todos` array (even one with nothing readable in it).
-    public var hasTodos: Bool
-    public var category: CategoryRef?
+    package var hasTodos: Bool
+    package var category: CategoryRef?
     /// The old name of a `category.renamed`.
-    public var oldName: String?
+    package var oldName: String?
     /// When a `reminder` was delivered, and how late against its reminder time.
-    public var fired: Instant?
-    public var lateUsec: Int64?
+    package var fired: Instant?
+    package var lateUsec: Int64?
     /// The whole `params`, as sent.
-    public var json: JSON
+    package var json: JSON
 
     /// Reads an event's `params`; never fails (what it cannot read stays only in `json`).
-    public init(params: JSON) {
+    package init(params: JSON) {
         json = params
         kind = params["type"]?.stringValue.map(Kind.init(name:))
         seq = params["seq"]?.intValue

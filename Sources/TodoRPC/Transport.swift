@@ -1,7 +1,7 @@
 import TodoProtocol
 
 /// What went wrong talking to the daemon, mapped once to todoctl's exit status.
-public enum ClientError: Error, Sendable, Equatable {
+package enum ClientError: Error, Sendable, Equatable {
     /// The daemon could not be reached at `socket` (exit 69).
     case unreachable(socket: String, reason: String)
     /// The daemon refused the request (exit 1).
@@ -18,7 +18,7 @@ public enum ClientError: Error, Sendable, Equatable {
 
 /// A connection to the daemon that answers JSON-RPC calls. `UnixSocketTransport` is the real
 /// one; tests may substitute their own.
-public protocol RPCTransport: AnyObject {
+package protocol RPCTransport: AnyObject {
     /// Sends one request (`params` made by the method's `MethodParams`) and returns its `result`.
     func call(_ method: Method, _ params: JSONObject) throws(ClientError) -> JSON
     /// Sends one request whose `result` object holds a long array under `arrayKey`, hands the
@@ -33,7 +33,7 @@ public protocol RPCTransport: AnyObject {
 
 extension RPCTransport {
     /// The whole answer first, then its elements: for transports that cannot stream.
-    public func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
+    package func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
                        element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
         guard case .object(var result) = try call(method, params), let items = result[arrayKey]?.arrayValue else {
             throw ClientError.badAnswer("\(method.name) did not return \(arrayKey)")
@@ -47,13 +47,13 @@ extension RPCTransport {
 extension RPCTransport {
     /// Calls the method `params` belong to and reads its answer as the method's result type; an
     /// answer that is not one is `ClientError.badAnswer` naming the method.
-    public func call<P: MethodParams>(_ params: P) throws(ClientError) -> P.Result {
+    package func call<P: MethodParams>(_ params: P) throws(ClientError) -> P.Result {
         try P.result(from: try call(P.method, params.encoded))
     }
 
     /// `todo.list` read as it arrives: each todo's JSON as sent, with the page's `total` (nil
     /// until it came); returns `total`.
-    public func list(_ query: TodoListParams, todo: (JSON, Int?) throws(ClientError) -> Void) throws(ClientError) -> Int? {
+    package func list(_ query: TodoListParams, todo: (JSON, Int?) throws(ClientError) -> Void) throws(ClientError) -> Int? {
         func total(_ members: JSONObject) throws(ClientError) -> Int? {
             guard let value = members["total"] else { return nil }
             guard case .int(let n) = value, n >= 0, let count = Int(exactly: n) else {
@@ -70,7 +70,7 @@ extension RPCTransport {
 
 extension MethodParams {
     /// Reads `json` as the result of this method (client side).
-    public static func result(from json: JSON) throws(ClientError) -> Result {
+    package static func result(from json: JSON) throws(ClientError) -> Result {
         do { return try Result(wire: json) } catch {
             throw ClientError.badAnswer("\(method.name) sent a malformed result: \(error.description)")
         }
@@ -79,7 +79,7 @@ extension MethodParams {
 
 extension WireCodable {
     /// Reads `json` as this type (client side), a malformed one `ClientError.badAnswer`.
-    public static func decoded(_ json: JSON) throws(ClientError) -> Self {
+    package static func decoded(_ json: JSON) throws(ClientError) -> Self {
         do { return try Self(wire: json) } catch { throw ClientError.badAnswer(error.description) }
     }
 }

@@ -6,45 +6,45 @@ import TodoCore
 
 extension ZoneInfo {
     /// One change of UTC offset.
-    public struct Change: Sendable, Equatable {
+    package struct Change: Sendable, Equatable {
         /// The instant of the change (seconds since the Unix epoch).
-        public var utc: Int64
+        package var utc: Int64
         /// The offsets (seconds east of UTC) before and after it.
-        public var from: Int64
-        public var to: Int64
+        package var from: Int64
+        package var to: Int64
         /// Whether the offset after it is daylight-saving time.
-        public var isDaylight: Bool
+        package var isDaylight: Bool
     }
 
     /// A yearly daylight-saving rule whose dates are "weekday `w` of month `m`" (POSIX `Mm.w.d`),
     /// at a time of day: what an iCalendar `RRULE:FREQ=YEARLY;BYMONTH=m;BYDAY=wD` says.
-    public struct YearlyRule: Sendable, Equatable {
+    package struct YearlyRule: Sendable, Equatable {
         /// When one offset starts each year.
-        public struct Onset: Sendable, Equatable {
-            public var month: Int64
+        package struct Onset: Sendable, Equatable {
+            package var month: Int64
             /// 1 to 4: that weekday of the month; 5: the last one.
-            public var week: Int64
+            package var week: Int64
             /// 0 = Sunday.
-            public var weekday: Int64
+            package var weekday: Int64
             /// Seconds after midnight, local time in the offset before the change (0 to 86 399).
-            public var time: Int64
+            package var time: Int64
 
             /// Days since 1970-01-01 of the onset's date in `year`.
-            public func day(in year: Int64) -> Int64 {
+            package func day(in year: Int64) -> Int64 {
                 PosixRule.RuleDate.monthWeekDay(month: month, week: week, weekday: weekday).day(in: year)
             }
         }
 
-        public var standardOffset: Int64
-        public var daylightOffset: Int64
-        public var daylightStart: Onset
-        public var standardStart: Onset
+        package var standardOffset: Int64
+        package var daylightOffset: Int64
+        package var daylightStart: Onset
+        package var standardStart: Onset
         /// The instant from which the rule gives every change of the zone (nil: always).
-        public var since: Int64?
+        package var since: Int64?
     }
 
     /// Whether daylight-saving time is in effect at `utcSeconds`.
-    public func isDaylight(at utcSeconds: Int64) -> Bool {
+    package func isDaylight(at utcSeconds: Int64) -> Bool {
         if let rule, transitions.last.map({ utcSeconds >= $0 }) ?? true {
             guard let d = rule.daylight else { return false }
             return rule.secondsFromUTC(at: utcSeconds) == d.offset && d.offset != rule.standardOffset
@@ -60,7 +60,7 @@ extension ZoneInfo {
     /// The yearly rule of the zone's data (the TZif footer), when it has daylight-saving time in
     /// the `Mm.w.d` form at times within the day; nil otherwise (no daylight-saving time, or
     /// rules no yearly RRULE can say).
-    public var yearlyRule: YearlyRule? {
+    package var yearlyRule: YearlyRule? {
         guard let rule, let d = rule.daylight,
               case .monthWeekDay(let sm, let sw, let sd) = d.start, case .monthWeekDay(let em, let ew, let ed) = d.end,
               (0..<86_400).contains(d.startTime), (0..<86_400).contains(d.endTime), d.offset != rule.standardOffset
@@ -83,7 +83,7 @@ extension ZoneInfo {
 
     /// The changes of offset from `start` through `end` (UTC seconds), in order: those of the
     /// table, then those of the yearly rule after it.
-    public func changes(from start: Int64, through end: Int64) -> [Change] {
+    package func changes(from start: Int64, through end: Int64) -> [Change] {
         guard start <= end else { return [] }
         var out: [Change] = []
         for (i, t) in transitions.enumerated() where t >= start && t <= end {

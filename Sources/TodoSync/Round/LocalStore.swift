@@ -4,13 +4,13 @@ import TodoRPC
 
 /// What the sync round needs from todod, over its socket (docs/PROTOCOL.md). `ListView` shows a
 /// round one list of it.
-public class LocalStore {
+package class LocalStore {
     let transport: RPCTransport
 
-    public init(transport: RPCTransport) { self.transport = transport }
+    package init(transport: RPCTransport) { self.transport = transport }
 
     /// Connects to todod at `socket` (`SocketPaths.socket`, as todoctl resolves it).
-    public convenience init(socket: String) throws(SyncError) {
+    package convenience init(socket: String) throws(SyncError) {
         do {
             self.init(transport: try UnixSocketTransport(path: socket, timeout: 30))
         } catch {
@@ -35,7 +35,7 @@ public class LocalStore {
     }
 
     /// `daemon.status`: the store's id and its newest change.
-    public func status() throws(SyncError) -> (storeID: String, seq: Int64) {
+    package func status() throws(SyncError) -> (storeID: String, seq: Int64) {
         let s = try call(DaemonStatusParams())
         guard let id = s.storeID, let seq = s.seq else { throw SyncError("todod sent no storeId or seq (too old?)") }
         return (id, seq)
@@ -45,7 +45,7 @@ public class LocalStore {
     /// Nil when the change log no longer reaches back to `since` (-32005) or `since` is after the
     /// store's newest change (a store restored from an older copy): read everything.
     /// Each item also has the lines an iCalendar import kept of the todo (`ical`), nil when none.
-    public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64)? {
+    package func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64)? {
         var since = since
         var out: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)] = []
         var index: [String: Int] = [:]
@@ -75,7 +75,7 @@ public class LocalStore {
     }
 
     /// Every todo, open and done, in manual order.
-    public func allTodos() throws(SyncError) -> [Todo] {
+    package func allTodos() throws(SyncError) -> [Todo] {
         var todos: [Todo] = []
         do {
             var query = TodoListParams()
@@ -88,7 +88,7 @@ public class LocalStore {
     }
 
     /// The lines iCalendar imports kept of the todos (`store.export`'s `ical`), by uid.
-    public func keptLines() throws(SyncError) -> [String: String] {
+    package func keptLines() throws(SyncError) -> [String: String] {
         var out: [String: String] = [:]
         for t in try call(StoreExportParams()).todos {
             if let uid = t.uid, let ical = t.ical { out[uid] = ical }
@@ -98,7 +98,7 @@ public class LocalStore {
 
     /// What one `store.import` did: applied (with the uids skipped because their todo changed
     /// meanwhile), or refused whole because of one entry (its index and why).
-    public enum ApplyResult: Equatable {
+    package enum ApplyResult: Equatable {
         case applied(stale: Set<String>)
         case refused(index: Int, reason: String)
     }
@@ -106,7 +106,7 @@ public class LocalStore {
     /// One `store.import` of conditional entries (each with `ifRevision`), sent in parts of at
     /// most about 512 KiB (a request line holds 1 MiB) on this one connection and applied in one
     /// transaction: all or nothing.
-    public func apply(_ entries: [ExportDocument.Entry], label: String? = nil) throws(SyncError) -> ApplyResult {
+    package func apply(_ entries: [ExportDocument.Entry], label: String? = nil) throws(SyncError) -> ApplyResult {
         guard !entries.isEmpty else { return .applied(stale: []) }
         var parts: [[ExportDocument.Entry]] = [[]]
         var size = 0
@@ -146,12 +146,12 @@ public class LocalStore {
     }
 
     /// `todo.move` of one todo to the `position`-th place among the open todos.
-    public func move(id: Int64, position: Int) throws(SyncError) -> Todo {
+    package func move(id: Int64, position: Int) throws(SyncError) -> Todo {
         try call(TodoMoveParams(id: id, target: .position(position)))
     }
 
     /// `todo.complete` of one todo: a recurring one advances to its next occurrence.
-    public func complete(id: Int64) throws(SyncError) -> Todo? {
+    package func complete(id: Int64) throws(SyncError) -> Todo? {
         try call(TodoCompleteParams(ids: [id])).first
     }
 }

@@ -5,7 +5,7 @@ import TodoCore
 /// What one pass decides, as a pure function of the store's side, the server's side and the
 /// last synced versions (docs/SYNC.md): no I/O, no clock, no randomness. `SyncRound` gathers its
 /// input and applies its result; the model test drives it directly.
-public enum SyncPlanner {
+package enum SyncPlanner {
     /// The remote side of one todo in this pass.
     enum Remote {
         /// Not among the server's changes: as the base says.

@@ -5,28 +5,28 @@ import TodoCore
 import TodoPosix
 
 /// What one round did, for `--once`'s summary line and the status file.
-public struct RoundReport: Sendable, Equatable {
+package struct RoundReport: Sendable, Equatable {
     /// Resources written to (or deleted from) the server.
-    public var sent = 0
+    package var sent = 0
     /// Todos added, changed or deleted in the store.
-    public var received = 0
-    public var conflicts: [SyncStatus.Conflict] = []
+    package var received = 0
+    package var conflicts: [SyncStatus.Conflict] = []
     /// Todos still to be merged again (a 412 or a todo changed during the round, past the passes).
-    public var pending = 0
+    package var pending = 0
     /// Todos in step with the calendar.
-    public var items = 0
+    package var items = 0
     /// Resources the round could not read (a malformed VTODO), with why; they are left alone.
-    public var skipped: [String] = []
+    package var skipped: [String] = []
     /// Everything that does not sync after the round (named in `sync status` until fixed).
-    public var problems: [SyncProblem] = []
+    package var problems: [SyncProblem] = []
     /// The store's id, and its newest change when the round ended.
-    public var storeID: String?
-    public var storeSeq: Int64?
+    package var storeID: String?
+    package var storeSeq: Int64?
 
-    public init() {}
+    package init() {}
 
     /// `home: 3 sent, 2 received, 1 conflict`.
-    public func summary(account: String) -> String {
+    package func summary(account: String) -> String {
         var s = "\(account): \(sent) sent, \(received) received, \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if pending > 0 { s += ", \(pending) pending" }
         if !problems.isEmpty { s += ", \(problems.count) not syncing (todoctl sync status names them)" }
@@ -41,29 +41,29 @@ public struct RoundReport: Sendable, Equatable {
 /// what changed for it in one conditional `store.import`, the server gets conditional PUTs and
 /// DELETEs. A pass that meets a concurrent change (an import found the todo changed, a 412) is
 /// followed by another, at most `Options.maxPasses`.
-public final class SyncRound {
+package final class SyncRound {
     /// How a round runs and whom it tells, all given at construction.
-    public struct Options {
+    package struct Options {
         /// Passes at most in one round.
-        public var maxPasses: Int
+        package var maxPasses: Int
         /// Resources per `fetch` (calendar-multiget).
-        public var fetchBatch: Int
+        package var fetchBatch: Int
         /// The most seconds a round's requests may take together: a server that answers slowly
         /// enough never holds a round (and its account's local pushes) longer.
-        public var timeLimit: Double
+        package var timeLimit: Double
         /// How the first round of this state treats a store and a calendar that both hold todos
         /// (`sync add --initial`): `merge` (nil), `remote` (the calendar wins: what only the store
         /// has is removed there) or `local` (the store wins: what only the calendar has is deleted
         /// on the server, and the store's order is the server's).
-        public var initial: String?
+        package var initial: String?
         /// The clock conflicts and new resources' names are made with.
-        public var now: () -> Instant
+        package var now: () -> Instant
         /// Verbose progress lines.
-        public var log: (String) -> Void
+        package var log: (String) -> Void
         /// Called for each conflict as it is resolved (the daemon logs it to the journal).
-        public var onConflict: (SyncStatus.Conflict) -> Void
+        package var onConflict: (SyncStatus.Conflict) -> Void
 
-        public init(maxPasses: Int = 4, fetchBatch: Int = 200, timeLimit: Double = 600, initial: String? = nil,
+        package init(maxPasses: Int = 4, fetchBatch: Int = 200, timeLimit: Double = 600, initial: String? = nil,
                     now: @escaping () -> Instant = { Instant.now() }, log: @escaping (String) -> Void = { _ in },
                     onConflict: @escaping (SyncStatus.Conflict) -> Void = { _ in }) {
             self.maxPasses = maxPasses
@@ -76,7 +76,7 @@ public final class SyncRound {
         }
     }
 
-    public let account: String
+    package let account: String
     let collection: CalendarCollection
     let store: LocalStore
     let state: SyncState
@@ -98,7 +98,7 @@ public final class SyncRound {
     /// round, in its first pass).
     var triedRefused = false
 
-    public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
+    package init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
                 options: Options = Options()) {
         self.account = account
         self.collection = collection
@@ -109,7 +109,7 @@ public final class SyncRound {
     }
 
     /// Runs passes until nothing is left to merge again (or `maxPasses`), within `timeLimit`.
-    public func run() throws(SyncError) -> RoundReport {
+    package func run() throws(SyncError) -> RoundReport {
         collection.setDeadline(Posix.monotonicSeconds() + options.timeLimit)
         defer { collection.setDeadline(nil) }
         var report = RoundReport()

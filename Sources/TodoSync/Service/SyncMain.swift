@@ -9,8 +9,8 @@ import TodoUserFiles
 
 /// todod-sync's three modes: `--check` (discovery for `todoctl sync add`), `--once` (one round per
 /// account) and the service.
-public enum SyncMain {
-    public static func main(arguments: [String], environment: [String: String], opener: CollectionOpener? = nil) -> Int32 {
+package enum SyncMain {
+    package static func main(arguments: [String], environment: [String: String], opener: CollectionOpener? = nil) -> Int32 {
         let options: SyncOptions
         do { options = try SyncOptions(arguments: arguments) } catch {
             SyncOutput.error(error.message)

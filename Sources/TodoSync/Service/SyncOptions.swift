@@ -2,26 +2,26 @@ import TodoUserFiles
 import TodoPosix
 
 /// todod-sync's command line (docs/man/todod-sync.1.md).
-public struct SyncOptions: Equatable, Sendable {
-    public var socket: String?
-    public var once = false
-    public var account: String?
-    public var verbose = false
-    public var check = false
-    public var url: String?
-    public var user: String?
-    public var passwordFile: String?
-    public var calendar: String?
+package struct SyncOptions: Equatable, Sendable {
+    package var socket: String?
+    package var once = false
+    package var account: String?
+    package var verbose = false
+    package var check = false
+    package var url: String?
+    package var user: String?
+    package var passwordFile: String?
+    package var calendar: String?
     /// `--check --lists`: the account's lists are its calendars.
-    public var lists = false
+    package var lists = false
     /// Seconds between the service's pulls of remote changes (`--pull-interval`; nil: the default).
-    public var pullInterval: Double?
-    public var help = false
-    public var version = false
+    package var pullInterval: Double?
+    package var help = false
+    package var version = false
 
-    public init() {}
+    package init() {}
 
-    public static let usage = """
+    package static let usage = """
         usage: todod-sync [--socket PATH] [--pull-interval SECONDS] [--verbose]
                todod-sync [--socket PATH] --once [--account NAME] [--verbose]
                todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH] [--lists]
@@ -29,7 +29,7 @@ public struct SyncOptions: Equatable, Sendable {
         """
 
     /// Reads the arguments (without the program name). Throws a one-line usage error.
-    public init(arguments: [String]) throws(SyncError) {
+    package init(arguments: [String]) throws(SyncError) {
         var reader = ArgumentReader(arguments)
         do throws(ArgumentError) {
             while let argument = try reader.next() {
@@ -71,7 +71,7 @@ public struct SyncOptions: Equatable, Sendable {
     }
 
     /// The service's pull interval when no `--pull-interval` is given: five minutes.
-    public static let defaultPullInterval = 300.0
+    package static let defaultPullInterval = 300.0
 
     private static func nonEmpty(_ value: String, _ name: String) throws(ArgumentError) -> String {
         guard !value.isEmpty else { throw .needsValue(name) }

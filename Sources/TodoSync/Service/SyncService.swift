@@ -14,7 +14,7 @@ import TodoRPC
 /// out its backoff. Each account runs on its own thread, so a slow or stuck server holds only its
 /// own account (and each round has a deadline). Idle, it sleeps until the next pull: no other
 /// wake-ups.
-public final class SyncService: @unchecked Sendable {
+package final class SyncService: @unchecked Sendable {
     let accounts: [AccountSync]
     let socket: String
     /// Seconds between pulls.
@@ -26,10 +26,10 @@ public final class SyncService: @unchecked Sendable {
     private let stopping = Atomic(false)
     /// Each account's part of the status line.
     private let lines: Mutex<[String]>
-    public var log: (String) -> Void = { _ in }
+    package var log: (String) -> Void = { _ in }
 
     /// Throws when a wake-up descriptor cannot be made (at the descriptor limit).
-    public init(accounts: [AccountSync], socket: String, interval: Double) throws(PosixError) {
+    package init(accounts: [AccountSync], socket: String, interval: Double) throws(PosixError) {
         self.accounts = accounts
         self.socket = socket
         self.interval = interval
@@ -41,7 +41,7 @@ public final class SyncService: @unchecked Sendable {
 
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .releasing)
         poke()
     }
@@ -50,7 +50,7 @@ public final class SyncService: @unchecked Sendable {
     func poke() { for w in wakeups { w.poke() } }
 
     /// Runs until `stop` (SIGTERM, SIGINT).
-    public func run() {
+    package func run() {
         let serving = accounts.compactMap { a in
             let lock = a.serviceLock()
             if lock == nil { SyncOutput.error("\(a.account.name): another todod-sync serves this account already") }
