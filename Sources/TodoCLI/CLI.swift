@@ -7,22 +7,22 @@ import TodoRPC
 import TodoUserFiles
 
 /// The todoctl program: tokenize, parse, run, with one exit path.
-public enum CLI {
+package enum CLI {
     /// Exit status: success.
-    public static let exitOK: Int32 = 0
+    package static let exitOK: Int32 = 0
     /// Exit status: the daemon refused, or an input file is unreadable or invalid.
-    public static let exitRefused: Int32 = 1
+    package static let exitRefused: Int32 = 1
     /// Exit status: command-line usage error.
-    public static let exitUsage: Int32 = 2
+    package static let exitUsage: Int32 = 2
     /// Exit status: daemon unreachable, untrusted, or not speaking our protocol (EX_UNAVAILABLE).
-    public static let exitUnavailable: Int32 = 69
+    package static let exitUnavailable: Int32 = 69
 
     /// Runs todoctl and returns its exit status. `connect` opens a transport to a socket path.
     /// `readStdin` reads standard input to its end (for `import -`). `now` is the time of the
     /// command; `clock` tells the time later on (`watch` describes each event as it arrives).
     /// `zoneName` finds the IANA name of `timeZone`, sent as the `zone` of todos (only `add` and
     /// `edit` ask for it).
-    public static func main(arguments: [String], environment: [String: String], uid: UInt32,
+    package static func main(arguments: [String], environment: [String: String], uid: UInt32,
                             isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
                             zoneName: @autoclosure @escaping () -> String? = nil,
                             stdout: (String) -> Void, stderr: (String) -> Void,
@@ -140,7 +140,7 @@ public enum CLI {
     }
 
     /// Reads standard input to its end.
-    public static func readStandardInput() throws(PosixError) -> [UInt8] {
+    package static func readStandardInput() throws(PosixError) -> [UInt8] {
         try Posix.readToEnd(0)  // standard input
     }
 

@@ -3,27 +3,27 @@
 
 /// One calendar collection on a CalDAV server, reached through one kept-alive connection.
 /// Not for use from two threads at once.
-public final class CalDAVCollection: CalendarCollection {
+package final class CalDAVCollection: CalendarCollection {
     /// The collection's URL (with a trailing slash).
-    public let url: String
+    package let url: String
     private let base: HTTPURL?
     let client: HTTPClient
     /// Hrefs per calendar-multiget request.
-    public var fetchBatchSize = 100
+    package var fetchBatchSize = 100
     /// The most members one listing may name (all its sync-collection pages together): a
     /// server naming more is refused rather than followed into memory.
-    public var maxMembers = 100_000
+    package var maxMembers = 100_000
     /// The most pages one sync-collection may take (a server truncating forever).
-    public var maxPages = 1000
+    package var maxPages = 1000
     /// The largest resource read (larger ones come back `tooLarge`, without their data).
-    public var maxResourceBytes = 1 << 20
+    package var maxResourceBytes = 1 << 20
     /// The longest href or ETag taken from a listing.
     static let listingTextLimit = 64 << 10
 
     /// The collection at `url`, authenticating as `user` with `password` (HTTP Basic) when given,
     /// to `origin` alone (the account's URL; nil: the collection's own). A URL that is not
     /// absolute http(s) makes every request fail with `.network`.
-    public convenience init(url: String, user: String?, password: String?, origin: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
+    package convenience init(url: String, user: String?, password: String?, origin: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
         self.init(url: url, client: HTTPClient(user: user, password: password, origin: origin ?? url, timeouts: timeouts))
     }
 
@@ -37,11 +37,11 @@ public final class CalDAVCollection: CalendarCollection {
         self.client = client
     }
 
-    public func setDeadline(_ deadline: Double?) { client.deadline = deadline }
+    package func setDeadline(_ deadline: Double?) { client.deadline = deadline }
 
     /// Requests sent and connections opened so far (one connection serves many requests).
-    public var requestCount: Int { client.requestCount }
-    public var connectionCount: Int { client.connectionCount }
+    package var requestCount: Int { client.requestCount }
+    package var connectionCount: Int { client.connectionCount }
 
     private func collectionURL() throws(CalDAVError) -> HTTPURL {
         guard let base else { throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))") }
@@ -59,7 +59,7 @@ public final class CalDAVCollection: CalendarCollection {
 
     /// sync-collection, repeated with each new token while the server answers 507 (truncated).
     /// A changed member listed without its ETag comes with `etag` "" (fetch it to learn it).
-    public func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
+    package func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
         let target = try collectionURL()
         let selfPath = comparablePath(target.path, base: target)
         var order: [String] = []  // hrefs in the order first seen
@@ -134,7 +134,7 @@ public final class CalDAVCollection: CalendarCollection {
         return DAVStatus.error(response)
     }
 
-    public func versions() throws(CalDAVError) -> [RemoteVersion] {
+    package func versions() throws(CalDAVError) -> [RemoteVersion] {
         let target = try collectionURL()
         let body = """
             <?xml version="1.0" encoding="utf-8"?>
@@ -157,7 +157,7 @@ public final class CalDAVCollection: CalendarCollection {
         return result
     }
 
-    public func fetch(_ hrefs: [String]) throws(CalDAVError) -> [RemoteObject] {
+    package func fetch(_ hrefs: [String]) throws(CalDAVError) -> [RemoteObject] {
         let target = try collectionURL()
         var result: [RemoteObject] = []
         result.reserveCapacity(hrefs.count)
@@ -211,7 +211,7 @@ public final class CalDAVCollection: CalendarCollection {
 
     // MARK: - Writing
 
-    public func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) {
+    package func create(name: String, data: [UInt8]) throws(CalDAVError) -> (href: String, etag: String?) {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw .malformed("bad resource name \(name)")
         }
@@ -227,13 +227,13 @@ public final class CalDAVCollection: CalendarCollection {
         return (href, Self.strongETag(response))
     }
 
-    public func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? {
+    package func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? {
         let response = try client.send("PUT", try resourceURL(href), headers: Self.putHeaders(["If-Match": etag]), body: data)
         guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
         return Self.strongETag(response)
     }
 
-    public func delete(href: String, ifMatch etag: String) throws(CalDAVError) {
+    package func delete(href: String, ifMatch etag: String) throws(CalDAVError) {
         let response = try client.send("DELETE", try resourceURL(href), headers: ["If-Match": etag])
         guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
     }

@@ -3,25 +3,25 @@
 // tests implement it in memory.
 
 /// A calendar object resource as the server lists it: where it is and which version.
-public struct RemoteVersion: Sendable, Equatable, Hashable {
+package struct RemoteVersion: Sendable, Equatable, Hashable {
     /// The resource's path on the server (as the server wrote it in the multistatus, percent-encoded).
-    public var href: String
+    package var href: String
     /// Its strong ETag, quotes included, exactly as the server sent it.
-    public var etag: String
-    public init(href: String, etag: String) {
+    package var etag: String
+    package init(href: String, etag: String) {
         self.href = href
         self.etag = etag
     }
 }
 
 /// A resource with its body (an iCalendar object, UTF-8).
-public struct RemoteObject: Sendable, Equatable {
-    public var href: String
-    public var etag: String
-    public var data: [UInt8]
+package struct RemoteObject: Sendable, Equatable {
+    package var href: String
+    package var etag: String
+    package var data: [UInt8]
     /// Larger than the client reads (`data` is empty): one resource that cannot be read.
-    public var tooLarge: Bool
-    public init(href: String, etag: String, data: [UInt8], tooLarge: Bool = false) {
+    package var tooLarge: Bool
+    package init(href: String, etag: String, data: [UInt8], tooLarge: Bool = false) {
         self.href = href
         self.etag = etag
         self.data = data
@@ -30,14 +30,14 @@ public struct RemoteObject: Sendable, Equatable {
 }
 
 /// What changed in a collection since a sync token (RFC 6578 `sync-collection`).
-public struct CollectionDelta: Sendable, Equatable {
+package struct CollectionDelta: Sendable, Equatable {
     /// Resources added or changed since the token.
-    public var changed: [RemoteVersion]
+    package var changed: [RemoteVersion]
     /// Hrefs of resources removed since the token.
-    public var removed: [String]
+    package var removed: [String]
     /// The token to send next time.
-    public var token: String
-    public init(changed: [RemoteVersion], removed: [String], token: String) {
+    package var token: String
+    package init(changed: [RemoteVersion], removed: [String], token: String) {
         self.changed = changed
         self.removed = removed
         self.token = token
@@ -46,7 +46,7 @@ public struct CollectionDelta: Sendable, Equatable {
 
 /// Why a CalDAV request failed. `message` is one line for `todoctl sync status`, and never holds
 /// a password.
-public enum CalDAVError: Error, Equatable, Sendable {
+package enum CalDAVError: Error, Equatable, Sendable {
     /// 401 (or 403 on a request that needs no special privilege): wrong user or password.
     case unauthorized
     /// 412: the resource changed since its ETag (If-Match) or already exists (If-None-Match: *).
@@ -67,7 +67,7 @@ public enum CalDAVError: Error, Equatable, Sendable {
     case malformed(String)
 
     /// One line saying what is wrong, for a person.
-    public var message: String {
+    package var message: String {
         switch self {
         case .unauthorized: return "wrong user name or password (the server answered 401)"
         case .preconditionFailed: return "the item changed on the server (412)"
@@ -83,7 +83,7 @@ public enum CalDAVError: Error, Equatable, Sendable {
 }
 
 /// One calendar collection holding VTODOs.
-public protocol CalendarCollection: AnyObject {
+package protocol CalendarCollection: AnyObject {
     /// The collection's URL.
     var url: String { get }
     /// RFC 6578 `sync-collection` from `token` (nil: everything). Throws `.tokenInvalid` when the
@@ -108,5 +108,5 @@ public protocol CalendarCollection: AnyObject {
 }
 
 extension CalendarCollection {
-    public func setDeadline(_ deadline: Double?) {}
+    package func setDeadline(_ deadline: Double?) {}
 }

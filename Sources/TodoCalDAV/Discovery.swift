@@ -3,16 +3,16 @@
 // calendar-home-set, and the collections in that home.
 
 /// A calendar collection found by discovery.
-public struct CalendarInfo: Sendable, Equatable {
+package struct CalendarInfo: Sendable, Equatable {
     /// Its absolute URL.
-    public var url: String
+    package var url: String
     /// Its DAV:displayname (the last path segment when it has none).
-    public var displayName: String
+    package var displayName: String
     /// Whether it may hold VTODOs (C:supported-calendar-component-set lists VTODO, or is absent).
-    public var holdsTodos: Bool
+    package var holdsTodos: Bool
     /// Whether it offers a DAV:sync-token (RFC 6578 sync-collection).
-    public var supportsSyncToken: Bool
-    public init(url: String, displayName: String, holdsTodos: Bool, supportsSyncToken: Bool) {
+    package var supportsSyncToken: Bool
+    package init(url: String, displayName: String, holdsTodos: Bool, supportsSyncToken: Bool) {
         self.url = url
         self.displayName = displayName
         self.holdsTodos = holdsTodos
@@ -21,14 +21,14 @@ public struct CalendarInfo: Sendable, Equatable {
 }
 
 /// A CalDAV account: where the server is and who we are on it.
-public struct CalDAVAccount: Sendable {
+package struct CalDAVAccount: Sendable {
     /// The server's root, a principal, a calendar home, or a calendar collection.
-    public var url: String
-    public var user: String?
-    public var password: String?
-    public var timeouts: CalDAVTimeouts
+    package var url: String
+    package var user: String?
+    package var password: String?
+    package var timeouts: CalDAVTimeouts
 
-    public init(url: String, user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
+    package init(url: String, user: String?, password: String?, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
         self.url = url
         self.user = user
         self.password = password
@@ -42,7 +42,7 @@ public struct CalDAVAccount: Sendable {
 
     /// The calendars of the account: `[that calendar]` when `url` is a calendar collection,
     /// else every calendar in the user's calendar home.
-    public func calendars() throws(CalDAVError) -> [CalendarInfo] {
+    package func calendars() throws(CalDAVError) -> [CalendarInfo] {
         let client = HTTPClient(user: user, password: password, origin: url, timeouts: timeouts)
         guard let start = HTTPURL(url) else {
             throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")
@@ -98,15 +98,15 @@ public struct CalDAVAccount: Sendable {
     }
 
     /// A collection at `url` with this account's credentials.
-    public func collection(url: String) -> CalDAVCollection {
+    package func collection(url: String) -> CalDAVCollection {
         CalDAVCollection(url: url, user: user, password: password, origin: self.url, timeouts: timeouts)
     }
 
     /// The collection `info` describes, with this account's credentials.
-    public func collection(_ info: CalendarInfo) -> CalDAVCollection { collection(url: info.url) }
+    package func collection(_ info: CalendarInfo) -> CalDAVCollection { collection(url: info.url) }
 
     /// Makes a calendar collection for VTODOs at `url` (MKCALENDAR, RFC 4791 §5.3.1) named `name`.
-    public func makeCalendar(at url: String, name: String) throws(CalDAVError) {
+    package func makeCalendar(at url: String, name: String) throws(CalDAVError) {
         let client = HTTPClient(user: user, password: password, origin: url, timeouts: timeouts)
         guard let target = HTTPURL(url) else {
             throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")

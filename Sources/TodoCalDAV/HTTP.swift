@@ -7,15 +7,15 @@ import Glibc
 import CCurl
 
 /// How long a request may take to connect and how long it may stall.
-public struct CalDAVTimeouts: Sendable, Equatable {
+package struct CalDAVTimeouts: Sendable, Equatable {
     /// Seconds to establish the TCP (and TLS) connection.
-    public var connect: Double
+    package var connect: Double
     /// Seconds a request may go without a byte moving either way before it is given up.
-    public var stall: Double
+    package var stall: Double
     /// Seconds a whole request may take, however its bytes trickle in (a server dripping its
     /// answer a byte at a time never stalls).
-    public var total: Double
-    public init(connect: Double = 10, stall: Double = 30, total: Double = 300) {
+    package var total: Double
+    package init(connect: Double = 10, stall: Double = 30, total: Double = 300) {
         self.connect = connect
         self.stall = stall
         self.total = total

@@ -2,7 +2,7 @@ import TodoCore
 import TodoTime
 
 /// The end a person gives a rule with ` until WHEN`, as the caller's WHEN parser read it.
-public enum EveryUntil: Sendable, Equatable {
+package enum EveryUntil: Sendable, Equatable {
     /// A date and time: occurrences up to and including it.
     case instant(Instant)
     /// A date without a time (days since 1970-01-01, local): occurrences through the end of that day.
@@ -11,12 +11,12 @@ public enum EveryUntil: Sendable, Equatable {
 
 /// What `--every RULE` means: an RRULE in canonical text, and whether the next occurrence counts
 /// from the completion (` after done`) rather than from `due`.
-public struct EveryRule: Sendable, Equatable {
-    public var rule: String
-    public var fromCompletion: Bool
-    public init(rule: String, fromCompletion: Bool) { self.rule = rule; self.fromCompletion = fromCompletion }
+package struct EveryRule: Sendable, Equatable {
+    package var rule: String
+    package var fromCompletion: Bool
+    package init(rule: String, fromCompletion: Bool) { self.rule = rule; self.fromCompletion = fromCompletion }
     /// The todo's `recurrence` field.
-    public var recurrence: TodoRecurrence { TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due) }
+    package var recurrence: TodoRecurrence { TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due) }
 }
 
 /// The RULE grammar of SPEC §4.1 (`--every`): `day`, `weekday`, `week`, `2 weeks`, `month`,
@@ -24,16 +24,16 @@ public struct EveryRule: Sendable, Equatable {
 /// by ` after done`, ` until WHEN` or ` for N times`; or a raw RRULE. Month-end rules do what a
 /// person means (docs/RECURRENCE.md): `month on the 31st` is the month's last day in shorter
 /// months (`BYMONTHDAY=28,29,30,31;BYSETPOS=-1`, which other CalDAV clients read the same way).
-public enum EveryGrammar {
+package enum EveryGrammar {
     /// The accepted forms, for error messages.
-    public static let forms = "day, weekday, week, 2 weeks, month, year, mon,thu, month on the last friday, month on the 15th, "
+    package static let forms = "day, weekday, week, 2 weeks, month, year, mon,thu, month on the last friday, month on the 15th, "
         + "each optionally followed by \"after done\", \"until WHEN\" or \"for N times\"; or an RRULE such as FREQ=MONTHLY;BYDAY=-1FR"
 
     /// Reads a RULE. `anchor` is the local date (days since 1970-01-01) of the first `due`, when
     /// known: `month` from the 29th–31st and `year` from 29 February keep to the month's end.
     /// `zone` ends a date-only ` until` at the end of that local day; `until` reads the WHEN text
     /// (the caller's WHEN grammar) and may throw its own error.
-    public static func parse(_ text: String, anchor: Int64? = nil, zone: ZoneInfo,
+    package static func parse(_ text: String, anchor: Int64? = nil, zone: ZoneInfo,
                              until resolve: (String) throws -> EveryUntil) throws -> EveryRule {
         func bad(_ why: String) -> RecurrenceError {
             RecurrenceError("bad recurrence \"\(text)\": \(why); use \(forms)")

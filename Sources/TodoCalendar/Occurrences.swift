@@ -165,7 +165,7 @@ struct DateExpander {
 /// as `LocalTime.instant` does), COUNT counted from the start, UNTIL inclusive. A start at the
 /// second of two equal wall-clock times (a fall-back overlap) is after its own day's occurrence,
 /// the first of them; that one is before DTSTART, so it is neither returned nor counted.
-public struct OccurrenceIterator: IteratorProtocol, Sendable {
+package struct OccurrenceIterator: IteratorProtocol, Sendable {
     let expander: DateExpander
     let zone: ZoneInfo
     let secondOfDay: Int64
@@ -178,7 +178,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
     var buffer: [Int64] = []
     var index = 0
     /// How many occurrences from the start have been produced (or skipped over).
-    public private(set) var produced = 0
+    package private(set) var produced = 0
     var finished = false
     /// Dates before this day are counted (for COUNT) but not turned into instants or returned.
     var countOnlyBefore: Int64 = .min
@@ -193,7 +193,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
     /// `countingStart`: a start that is not itself on the rule's schedule still counts as the
     /// first occurrence for COUNT, as RFC 5545 counts DTSTART (it is not returned): the dates
     /// a todo's rule gives from its current `due`.
-    public init(rule: RecurrenceRule, start: Instant, zone: ZoneInfo, allDay: Bool = false, countingStart: Bool = false) {
+    package init(rule: RecurrenceRule, start: Instant, zone: ZoneInfo, allDay: Bool = false, countingStart: Bool = false) {
         let local = LocalTime(start, in: zone)
         expander = DateExpander(rule: rule, startDays: local.days)
         func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
@@ -225,7 +225,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
     }
 
     /// The next occurrence: its local date (days since 1970-01-01) and instant.
-    public mutating func nextDate() -> (days: Int64, instant: Instant)? {
+    package mutating func nextDate() -> (days: Int64, instant: Instant)? {
         while !finished {
             if index < buffer.count {
                 let day = buffer[index]
@@ -251,7 +251,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
         return nil
     }
 
-    public mutating func next() -> Instant? { nextDate()?.instant }
+    package mutating func next() -> Instant? { nextDate()?.instant }
 
     /// Moves the walk toward the local day `days`: without COUNT it starts at the period holding
     /// it (or just before); with COUNT the dates more than a day before it are only counted.
@@ -280,7 +280,7 @@ public struct OccurrenceIterator: IteratorProtocol, Sendable {
 extension RecurrenceRule {
     /// The first occurrence strictly after `after`, with `start` as DTSTART, in `zone`; nil when
     /// the rule ends before (COUNT, UNTIL, or the year 9999).
-    public func next(after: Instant, start: Instant, zone: ZoneInfo, allDay: Bool = false) -> Instant? {
+    package func next(after: Instant, start: Instant, zone: ZoneInfo, allDay: Bool = false) -> Instant? {
         var walk = OccurrenceIterator(rule: self, start: start, zone: zone, allDay: allDay)
         walk.skip(toward: LocalTime(after, in: zone).days)
         while let t = walk.next() {
@@ -291,7 +291,7 @@ extension RecurrenceRule {
 
     /// The occurrences from `from` through `through` (both inclusive), at most `limit`;
     /// `countingStart` as for `OccurrenceIterator`.
-    public func occurrences(start: Instant, zone: ZoneInfo, from: Instant, through: Instant, limit: Int = .max, allDay: Bool = false,
+    package func occurrences(start: Instant, zone: ZoneInfo, from: Instant, through: Instant, limit: Int = .max, allDay: Bool = false,
                             countingStart: Bool = false) -> [Instant] {
         var out: [Instant] = []
         guard limit > 0, from <= through else { return out }

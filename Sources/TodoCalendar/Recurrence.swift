@@ -3,11 +3,11 @@ import TodoTime
 
 /// Advancing ONE recurring todo (SPEC §3.1): its `due` moves to the next occurrence when it is
 /// completed; the stored rule keeps what is left of it. See docs/RECURRENCE.md.
-public enum Recurrence {
+package enum Recurrence {
     /// The todo's next `due` and the rule to store with it, or nil when the rule is exhausted:
     /// what the store calls when a recurring todo is completed (`from` as in its `recurrence`).
     /// See `advance(rule:fromCompletion:due:zone:completed:allDay:)`.
-    public static func advance(rule: String, from: RecurrenceBase, due: Instant, zone: ZoneInfo, completed: Instant,
+    package static func advance(rule: String, from: RecurrenceBase, due: Instant, zone: ZoneInfo, completed: Instant,
                                allDay: Bool = false) throws(RecurrenceError) -> (due: Instant, rule: String)? {
         try advance(rule: rule, fromCompletion: from == .completion, due: due, zone: zone, completed: completed, allDay: allDay)
     }
@@ -25,7 +25,7 @@ public enum Recurrence {
     ///   its last day), at `due`'s time of day; when the rule has BYDAY, BYMONTHDAY or BYMONTH,
     ///   the first day of the rule on or after that date. COUNT decreases by one.
     /// - `allDay`: the todo is due on dates; the result is the local midnight of the next date.
-    public static func advance(rule text: String, fromCompletion: Bool, due: Instant, zone: ZoneInfo, completed: Instant,
+    package static func advance(rule text: String, fromCompletion: Bool, due: Instant, zone: ZoneInfo, completed: Instant,
                                allDay: Bool = false) throws(RecurrenceError) -> (due: Instant, rule: String)? {
         var rule = try RecurrenceRule(parsing: text)
         if fromCompletion {
@@ -68,7 +68,7 @@ public enum Recurrence {
     /// The todo's next `count` dates, its current `due` first, for `show` and `list --recurring`:
     /// the rule's occurrences from `due` (`from: due`), or `due` alone for an `after done` rule
     /// (its later dates depend on when it is done). Empty when the rule does not parse.
-    public static func upcoming(_ recurrence: TodoRecurrence, due: Instant, zone: ZoneInfo, allDay: Bool = false, count: Int) -> [Instant] {
+    package static func upcoming(_ recurrence: TodoRecurrence, due: Instant, zone: ZoneInfo, allDay: Bool = false, count: Int) -> [Instant] {
         guard count > 0, let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
         guard recurrence.from == .due else { return [due] }
         return [due] + rule.occurrences(start: due, zone: zone, from: due.adding(usec: 1), through: .latest, limit: count - 1, allDay: allDay,
@@ -78,7 +78,7 @@ public enum Recurrence {
     /// The first local date on or after `day` (days since 1970-01-01) that `rule` names with
     /// that day as DTSTART: the first `due` of a todo given `--every` without `--due` (SPEC §4.1:
     /// "the first occurrence from today"). Nil when the rule names no date from there.
-    public static func firstDate(rule text: String, onOrAfter day: Int64) throws(RecurrenceError) -> Int64? {
+    package static func firstDate(rule text: String, onOrAfter day: Int64) throws(RecurrenceError) -> Int64? {
         let rule = try RecurrenceRule(parsing: text)
         var walk = OccurrenceIterator(rule: rule, start: Instant(seconds: day * 86_400), zone: .utc, allDay: true)
         return walk.nextDate()?.days

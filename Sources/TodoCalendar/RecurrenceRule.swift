@@ -1,16 +1,16 @@
 import TodoCore
 
 /// A day of the week, Monday first (the RFC 5545 default week start).
-public enum Weekday: Int, Sendable, CaseIterable, Comparable {
+package enum Weekday: Int, Sendable, CaseIterable, Comparable {
     case monday = 0, tuesday, wednesday, thursday, friday, saturday, sunday
 
     /// The two-letter RRULE code (`MO`).
-    public var code: String { ["MO", "TU", "WE", "TH", "FR", "SA", "SU"][rawValue] }
+    package var code: String { ["MO", "TU", "WE", "TH", "FR", "SA", "SU"][rawValue] }
     /// The English name (`Monday`).
-    public var name: String { ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][rawValue] }
+    package var name: String { ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][rawValue] }
 
     /// The weekday of a count of days since 1970-01-01 (a Thursday).
-    public init(days: Int64) {
+    package init(days: Int64) {
         let r = (days + 3) % 7
         self = Weekday(rawValue: Int(r < 0 ? r + 7 : r))!
     }
@@ -20,19 +20,19 @@ public enum Weekday: Int, Sendable, CaseIterable, Comparable {
         self = found
     }
 
-    public static func < (a: Weekday, b: Weekday) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: Weekday, b: Weekday) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// One BYDAY entry: a weekday, with an ordinal (`2MO`, `-1FR`) or without (0: every such day).
-public struct WeekdayNumber: Sendable, Hashable {
-    public var ordinal: Int
-    public var weekday: Weekday
-    public init(_ weekday: Weekday, ordinal: Int = 0) { self.weekday = weekday; self.ordinal = ordinal }
+package struct WeekdayNumber: Sendable, Hashable {
+    package var ordinal: Int
+    package var weekday: Weekday
+    package init(_ weekday: Weekday, ordinal: Int = 0) { self.weekday = weekday; self.ordinal = ordinal }
     var code: String { (ordinal == 0 ? "" : String(ordinal)) + weekday.code }
 }
 
 /// The frequencies todod supports (RFC 5545 FREQ; SECONDLY, MINUTELY and HOURLY are refused).
-public enum Frequency: String, Sendable, CaseIterable {
+package enum Frequency: String, Sendable, CaseIterable {
     case daily = "DAILY", weekly = "WEEKLY", monthly = "MONTHLY", yearly = "YEARLY"
 
     /// `day`, `week`, `month`, `year`.
@@ -47,7 +47,7 @@ public enum Frequency: String, Sendable, CaseIterable {
 }
 
 /// Where a rule ends: UNTIL as a date (through that local day) or a UTC date-time.
-public enum RuleUntil: Sendable, Equatable {
+package enum RuleUntil: Sendable, Equatable {
     /// `UNTIL=20261224`: through that date (days since 1970-01-01) in the todo's zone.
     case date(days: Int64)
     /// `UNTIL=20261224T080000Z`: through that instant.
@@ -55,36 +55,36 @@ public enum RuleUntil: Sendable, Equatable {
 }
 
 /// A rule todod cannot use, with a one-line reason naming the part.
-public struct RecurrenceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct RecurrenceError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// An iCalendar recurrence rule (RFC 5545 §3.3.10) of the subset todod supports: FREQ DAILY,
 /// WEEKLY, MONTHLY, YEARLY; INTERVAL; BYDAY (ordinals with MONTHLY and YEARLY); BYMONTHDAY
 /// (negative counts from the month's end); BYMONTH; BYSETPOS; COUNT; UNTIL; WKST. Anything else
 /// (BYHOUR, BYMINUTE, BYSECOND, BYYEARDAY, BYWEEKNO, sub-daily FREQ, unknown parts) is refused.
-public struct RecurrenceRule: Sendable, Equatable {
-    public var frequency: Frequency
-    public var interval: Int = 1
-    public var byDay: [WeekdayNumber] = []
-    public var byMonthDay: [Int] = []
-    public var byMonth: [Int] = []
-    public var bySetPos: [Int] = []
-    public var count: Int?
-    public var until: RuleUntil?
-    public var weekStart: Weekday = .monday
+package struct RecurrenceRule: Sendable, Equatable {
+    package var frequency: Frequency
+    package var interval: Int = 1
+    package var byDay: [WeekdayNumber] = []
+    package var byMonthDay: [Int] = []
+    package var byMonth: [Int] = []
+    package var bySetPos: [Int] = []
+    package var count: Int?
+    package var until: RuleUntil?
+    package var weekStart: Weekday = .monday
 
     /// The largest INTERVAL and COUNT accepted (a century of daily occurrences is plenty).
-    public static let maximumInterval = 1000
-    public static let maximumCount = 100_000
+    package static let maximumInterval = 1000
+    package static let maximumCount = 100_000
 
-    public init(frequency: Frequency) { self.frequency = frequency }
+    package init(frequency: Frequency) { self.frequency = frequency }
 
     /// Parses RRULE text (`FREQ=MONTHLY;BYDAY=-1FR`, optionally prefixed `RRULE:`); names and
     /// values are case-insensitive.
-    public init(parsing text: String) throws(RecurrenceError) {
+    package init(parsing text: String) throws(RecurrenceError) {
         var body = Substring(text.uppercased()).trimmingSpaces
         if body.hasPrefix("RRULE:") { body = body.dropFirst(6) }
         guard !body.isEmpty else { throw RecurrenceError("empty RRULE") }
@@ -214,7 +214,7 @@ public struct RecurrenceRule: Sendable, Equatable {
     }
 
     /// The canonical text: parts in a fixed order, defaults (INTERVAL=1, WKST=MO) left out.
-    public var text: String {
+    package var text: String {
         var parts = ["FREQ=\(frequency.rawValue)"]
         if interval != 1 { parts.append("INTERVAL=\(interval)") }
         if !byMonth.isEmpty { parts.append("BYMONTH=" + byMonth.map(String.init).joined(separator: ",")) }

@@ -7,7 +7,7 @@ extension RecurrenceRule {
     /// COUNT reads as "N more times" (the current `due` included, docs/RECURRENCE.md); UNTIL as
     /// the local date (and time, unless it is the end of a day) in `zone`. Parts without plain
     /// words are shown as RRULE text in parentheses.
-    public func words(fromCompletion: Bool = false, zone: ZoneInfo = .utc) -> String {
+    package func words(fromCompletion: Bool = false, zone: ZoneInfo = .utc) -> String {
         var text = "every " + (interval == 1 ? Self.unit(frequency) : "\(interval) \(Self.unit(frequency))s")
         var leftover: [String] = []
         let plainDays = byDay.filter { $0.ordinal == 0 }.map(\.weekday)
@@ -87,13 +87,13 @@ extension RecurrenceRule {
 
 extension Recurrence {
     /// A todo's `recurrence` in words, in its zone.
-    public static func words(_ recurrence: TodoRecurrence, zone: ZoneInfo) -> String {
+    package static func words(_ recurrence: TodoRecurrence, zone: ZoneInfo) -> String {
         words(rule: recurrence.rule, fromCompletion: recurrence.from == .completion, zone: zone)
     }
 
     /// The stored rule in words (see `RecurrenceRule.words`); the RRULE text itself when it does
     /// not parse (a rule from an older or foreign client is shown, never hidden).
-    public static func words(rule: String, fromCompletion: Bool, zone: ZoneInfo) -> String {
+    package static func words(rule: String, fromCompletion: Bool, zone: ZoneInfo) -> String {
         guard let parsed = try? RecurrenceRule(parsing: rule) else { return (fromCompletion ? "after done: " : "") + rule }
         return parsed.words(fromCompletion: fromCompletion, zone: zone)
     }

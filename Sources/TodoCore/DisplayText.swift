@@ -10,9 +10,9 @@
 /// tags, U+E007F), which draw one picture; variation selectors, combining marks and everything else.
 /// Control characters (Cc) are not this function's business: titles cannot hold them, and
 /// todoctl turns them into spaces before calling it.
-public enum DisplayText {
+package enum DisplayText {
     /// `text` with the characters above written as `<U+XXXX>`; `text` itself when it has none.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         // Most text has no scalar at or above U+00AD, the first format character.
         guard text.unicodeScalars.contains(where: { $0.value >= 0xAD && isHidden($0) }) else { return text }
         let scalars = Array(text.unicodeScalars)
@@ -36,7 +36,7 @@ public enum DisplayText {
     }
 
     /// Whether `scalar` is one `escaped` writes out (before the emoji exceptions).
-    public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0xAD { return false }
         // Between U+2070 and U+FEFE (kana, CJK, Hangul ...) there is no format character: no lookup.
@@ -48,7 +48,7 @@ public enum DisplayText {
     /// Whether `scalar` draws nothing by itself: white space, control and format characters,
     /// marks (which need a base), default-ignorable code points (fillers, variation selectors).
     /// A title or category name made only of these is refused.
-    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0x80 { return v <= 0x20 || v == 0x7F }
         // Kana, CJK ideographs and Hangul syllables, the usual first letters past ASCII: visible.
@@ -74,7 +74,7 @@ public enum DisplayText {
     }
 
     /// "<U+202E>".
-    public static func name(_ scalar: Unicode.Scalar) -> String {
+    package static func name(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "<U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + ">"
     }

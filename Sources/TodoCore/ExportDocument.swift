@@ -3,43 +3,43 @@
 /// Ids are not part of it: importing adds every todo as a new one (new ids, appended to the
 /// manual order in the exported order) and reuses categories whose names already exist. Each
 /// todo's `uid` is: an import keeps it, and refuses a uid the store already has.
-public struct ExportDocument: Sendable, Equatable {
+package struct ExportDocument: Sendable, Equatable {
     /// The format identifier written into every export.
-    public static let format = "todod-export"
+    package static let format = "todod-export"
     /// The version of the format this build writes and reads.
-    public static let version = 1
+    package static let version = 1
 
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The todo's uid; nil when the document has none (the import makes one).
-        public var uid: String?
-        public var title: String
-        public var notes: String?
-        public var category: String?
-        public var due: Instant?
-        public var remind: Instant?
-        public var reminded: Instant?
-        public var done: Bool
-        public var completed: Instant?
-        public var created: Instant
-        public var updated: Instant
-        public var priority: TodoPriority?
-        public var tags: [String]
-        public var zone: String?
-        public var allDay: Bool
-        public var recurrence: TodoRecurrence?
+        package var uid: String?
+        package var title: String
+        package var notes: String?
+        package var category: String?
+        package var due: Instant?
+        package var remind: Instant?
+        package var reminded: Instant?
+        package var done: Bool
+        package var completed: Instant?
+        package var created: Instant
+        package var updated: Instant
+        package var priority: TodoPriority?
+        package var tags: [String]
+        package var zone: String?
+        package var allDay: Bool
+        package var recurrence: TodoRecurrence?
         /// What an iCalendar import kept that todod does not model (unknown properties,
         /// parameters and components of the VTODO, as unfolded content lines joined by `\n`),
         /// written back into the VTODO by an iCalendar export (docs/ICALENDAR.md).
-        public var ical: String?
+        package var ical: String?
         /// A condition for `store.import` (a sync client's, never written by an export): apply
         /// this entry only while the store's todo with this uid has this `revision`, or, when 0,
         /// only while the store has no todo with this uid. Otherwise the entry is skipped and its
         /// uid listed as stale, so a todo changed meanwhile is never overwritten.
-        public var ifRevision: Int64?
+        package var ifRevision: Int64?
         /// With `ifRevision`: delete the todo instead of updating it.
-        public var deleted: Bool = false
+        package var deleted: Bool = false
 
-        public init(
+        package init(
             title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
             remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
             completed: Instant? = nil, created: Instant, updated: Instant, uid: String? = nil,
@@ -66,7 +66,7 @@ public struct ExportDocument: Sendable, Equatable {
         }
 
         /// The entry a todo exports as.
-        public init(_ todo: Todo) {
+        package init(_ todo: Todo) {
             self.init(
                 title: todo.title, notes: todo.notes, category: todo.category, due: todo.due,
                 remind: todo.remind, reminded: todo.reminded, done: todo.done,
@@ -77,12 +77,12 @@ public struct ExportDocument: Sendable, Equatable {
     }
 
     /// Category names in category order.
-    public var categories: [String]
+    package var categories: [String]
     /// Todos in manual order.
-    public var todos: [Entry]
-    public var exported: Instant
+    package var todos: [Entry]
+    package var exported: Instant
 
-    public init(categories: [String], todos: [Entry], exported: Instant) {
+    package init(categories: [String], todos: [Entry], exported: Instant) {
         self.categories = categories
         self.todos = todos
         self.exported = exported
@@ -90,23 +90,23 @@ public struct ExportDocument: Sendable, Equatable {
 }
 
 /// What an import added.
-public struct ImportCounts: Sendable, Equatable {
+package struct ImportCounts: Sendable, Equatable {
     /// The todos the document held.
-    public var todos: Int
+    package var todos: Int
     /// The categories the import made.
-    public var categories: Int
+    package var categories: Int
     /// Of `todos`: added as new, updated (a known uid, newer in the document), left as they were.
-    public var added: Int
-    public var updated: Int
-    public var unchanged: Int
+    package var added: Int
+    package var updated: Int
+    package var unchanged: Int
     /// Of `todos`, when entries carried `ifRevision`: the todos deleted (`deleted` entries), and
     /// the uids of the entries skipped because the todo's revision was no longer the one given.
-    public var deleted: Int = 0
-    public var stale: [String] = []
+    package var deleted: Int = 0
+    package var stale: [String] = []
     /// Whether any entry carried `ifRevision` (the answer then lists `deleted` and `stale`).
-    public var conditional = false
+    package var conditional = false
 
-    public init(todos: Int, categories: Int, added: Int? = nil, updated: Int = 0, unchanged: Int = 0) {
+    package init(todos: Int, categories: Int, added: Int? = nil, updated: Int = 0, unchanged: Int = 0) {
         self.todos = todos
         self.categories = categories
         self.added = added ?? todos

@@ -2,55 +2,55 @@
 ///
 /// Instants cross the wire and the JSON output as RFC 3339 strings in UTC with a `Z`
 /// (`2026-12-01T09:00:00Z`); the store keeps them as 64-bit integers.
-public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Microseconds since 1970-01-01T00:00:00Z.
-    public var usec: Int64
+    package var usec: Int64
 
-    public init(usec: Int64) { self.usec = usec }
+    package init(usec: Int64) { self.usec = usec }
 
     /// An instant a whole number of seconds after the epoch.
-    public init(seconds: Int64) { self.usec = seconds &* 1_000_000 }
+    package init(seconds: Int64) { self.usec = seconds &* 1_000_000 }
 
-    public static func < (a: Instant, b: Instant) -> Bool { a.usec < b.usec }
+    package static func < (a: Instant, b: Instant) -> Bool { a.usec < b.usec }
 
     /// The instant `micros` microseconds later (negative for earlier).
-    public func adding(usec micros: Int64) -> Instant { Instant(usec: usec &+ micros) }
+    package func adding(usec micros: Int64) -> Instant { Instant(usec: usec &+ micros) }
 
     /// The earliest instant todod stores, reads or writes: 0001-01-01T00:00:00Z.
-    public static let earliest = Instant(usec: -719_162 * 86_400 * 1_000_000)
+    package static let earliest = Instant(usec: -719_162 * 86_400 * 1_000_000)
     /// The latest: 9999-12-31T23:59:59.999999Z. RFC 3339 has four-digit years, so an instant
     /// outside these could be stored but not exported and imported again.
-    public static let latest = Instant(usec: 2_932_897 * 86_400 * 1_000_000 - 1)
+    package static let latest = Instant(usec: 2_932_897 * 86_400 * 1_000_000 - 1)
 
     /// Whether the instant lies within the years 0001 to 9999 (UTC).
-    public var isInRange: Bool { self >= Instant.earliest && self <= Instant.latest }
+    package var isInRange: Bool { self >= Instant.earliest && self <= Instant.latest }
 
     /// The instant `micros` microseconds later, or nil when that overflows or leaves the years
     /// 0001 to 9999.
-    public func checkedAdding(usec micros: Int64) -> Instant? {
+    package func checkedAdding(usec micros: Int64) -> Instant? {
         let (sum, overflow) = usec.addingReportingOverflow(micros)
         let moved = Instant(usec: sum)
         return !overflow && moved.isInRange ? moved : nil
     }
 
     /// Whole seconds since the epoch, rounded toward negative infinity.
-    public var seconds: Int64 {
+    package var seconds: Int64 {
         let (quotient, remainder) = usec.quotientAndRemainder(dividingBy: 1_000_000)
         return remainder < 0 ? quotient - 1 : quotient
     }
 
-    public var description: String { rfc3339() }
+    package var description: String { rfc3339() }
 
     /// Formats as RFC 3339 UTC: `2026-12-01T09:00:00Z`, with `.ffffff` when
     /// `fractional` is true and the instant is not on a whole second.
-    public func rfc3339(fractional: Bool = false) -> String {
+    package func rfc3339(fractional: Bool = false) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
             String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<writeRFC3339(fractional: fractional, into: buffer)]), as: UTF8.self)
         }
     }
 
     /// Appends the UTF-8 bytes of `rfc3339(fractional:)` to `out`, made without a String.
-    public func appendRFC3339(fractional: Bool = false, to out: inout [UInt8]) {
+    package func appendRFC3339(fractional: Bool = false, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
             out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<writeRFC3339(fractional: fractional, into: buffer)]))
         }
@@ -92,7 +92,7 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// (at most microseconds are kept). Returns nil for anything else, including impossible dates
     /// and instants that the offset moves outside the years 0001 to 9999 UTC
     /// (`9999-12-31T23:59:59-23:59`).
-    public init?(rfc3339 text: String) {
+    package init?(rfc3339 text: String) {
         guard let usec = Instant.rfc3339Usec(text) else { return nil }
         self.usec = usec
         guard isInRange else { return nil }
@@ -100,7 +100,7 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Whether `text` is a well-formed RFC 3339 date-time whose offset moves it outside the
     /// years 0001 to 9999 UTC: what makes `init?(rfc3339:)` refuse an otherwise valid text.
-    public static func isOutOfRangeRFC3339(_ text: String) -> Bool {
+    package static func isOutOfRangeRFC3339(_ text: String) -> Bool {
         guard let usec = rfc3339Usec(text) else { return false }
         return !Instant(usec: usec).isInRange
     }
@@ -162,7 +162,7 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     // MARK: - Civil calendar (proleptic Gregorian), after Howard Hinnant's algorithms
 
     /// Days since the epoch for a valid calendar date, or nil when the date does not exist.
-    public static func days(year: Int64, month: Int64, day: Int64) -> Int64? {
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64? {
         guard year >= 1, year <= 9999, month >= 1, month <= 12, day >= 1, day <= monthLength(year: year, month: month) else { return nil }
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -174,12 +174,12 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Whether `year` has a February 29.
-    public static func isLeapYear(_ year: Int64) -> Bool {
+    package static func isLeapYear(_ year: Int64) -> Bool {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
     /// The number of days of `month` (1…12) in `year`.
-    public static func monthLength(year: Int64, month: Int64) -> Int64 {
+    package static func monthLength(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: isLeapYear(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -188,7 +188,7 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// Year, month and day of a count of days since the epoch.
-    public static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -209,7 +209,7 @@ import Darwin
 
 extension Instant {
     /// The current wall-clock time (`CLOCK_REALTIME`).
-    public static func now() -> Instant {
+    package static func now() -> Instant {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Instant(usec: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000)

@@ -1,12 +1,12 @@
 extension TodoQuery.SortKey {
     /// A sort key that is not one, as written.
-    public struct Unknown: Error, Equatable, Sendable {
-        public var key: String
+    package struct Unknown: Error, Equatable, Sendable {
+        package var key: String
     }
 
     /// Comma-separated sort keys (`-updated,title`: a leading - sorts descending), as `--sort`
     /// and the config file's `sort` give them, or the first part that is not a key.
-    public static func list(_ text: String) -> Result<[TodoQuery.SortKey], Unknown> {
+    package static func list(_ text: String) -> Result<[TodoQuery.SortKey], Unknown> {
         var keys: [TodoQuery.SortKey] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let descending = part.hasPrefix("-")
@@ -18,5 +18,5 @@ extension TodoQuery.SortKey {
     }
 
     /// The key names for messages: `id, title, ...`.
-    public static var names: String { TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var names: String { TodoQuery.SortField.allCases.map(\.rawValue).joined(separator: ", ") }
 }

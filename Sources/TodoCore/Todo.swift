@@ -1,40 +1,40 @@
 /// A todo as the store returns it (its fields are described in docs/PROTOCOL.md).
-public struct Todo: Sendable, Equatable {
+package struct Todo: Sendable, Equatable {
     /// Assigned by the store; never reused and never changed, not even by reordering.
-    public var id: Int64
+    package var id: Int64
     /// Globally unique and stable (a lowercase UUID for todos made here); never changes, and
     /// survives export and import. `id` is the short local number users type.
-    public var uid: String
-    public var title: String
-    public var notes: String?
+    package var uid: String
+    package var title: String
+    package var notes: String?
     /// The name of the todo's category, if any.
-    public var category: String?
-    public var due: Instant?
+    package var category: String?
+    package var due: Instant?
     /// When the reminder fires; nil means no reminder.
-    public var remind: Instant?
+    package var remind: Instant?
     /// When the reminder fired, or nil while it is pending (or there is none).
-    public var reminded: Instant?
-    public var done: Bool
-    public var completed: Instant?
+    package var reminded: Instant?
+    package var done: Bool
+    package var completed: Instant?
     /// 1-based rank among the open todos in the one manual order (dense: 1...n); nil for a done
     /// todo, which keeps its place in the order for when it is reopened.
-    public var position: Int?
-    public var created: Instant
+    package var position: Int?
+    package var created: Instant
     /// Changes only when something about the todo really changed.
-    public var updated: Instant
-    public var priority: TodoPriority?
+    package var updated: Instant
+    package var priority: TodoPriority?
     /// Short words that cut across categories; sorted, unique case-insensitively.
-    public var tags: [String]
+    package var tags: [String]
     /// The IANA zone the todo's dates were entered in (recurrence and all-day dates use it).
-    public var zone: String?
+    package var zone: String?
     /// Due on a local day (the start of that day in `zone`), not at a time of day.
-    public var allDay: Bool
+    package var allDay: Bool
     /// Nil for a one-off todo; a recurring todo is one todo whose `due` advances.
-    public var recurrence: TodoRecurrence?
+    package var recurrence: TodoRecurrence?
     /// Grows with every change to the todo (1 when made); `todo.update` may carry `ifRevision`.
-    public var revision: Int64
+    package var revision: Int64
 
-    public init(
+    package init(
         id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
         due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
         done: Bool = false, completed: Instant? = nil, position: Int?,
@@ -64,14 +64,14 @@ public struct Todo: Sendable, Equatable {
 }
 
 /// How urgent a todo is: iCalendar PRIORITY 1–4, 5 and 6–9 (0 is none).
-public enum TodoPriority: String, Sendable, CaseIterable, Comparable {
+package enum TodoPriority: String, Sendable, CaseIterable, Comparable {
     case high, medium, low
 
     /// High sorts first.
-    public static func < (a: TodoPriority, b: TodoPriority) -> Bool { a.rank < b.rank }
+    package static func < (a: TodoPriority, b: TodoPriority) -> Bool { a.rank < b.rank }
 
     /// 1 for high, 2 for medium, 3 for low: the order `--sort priority` lists them in.
-    public var rank: Int {
+    package var rank: Int {
         switch self {
         case .high: 1
         case .medium: 2
@@ -81,7 +81,7 @@ public enum TodoPriority: String, Sendable, CaseIterable, Comparable {
 }
 
 /// Where the next occurrence of a recurring todo counts from.
-public enum RecurrenceBase: String, Sendable, CaseIterable {
+package enum RecurrenceBase: String, Sendable, CaseIterable {
     /// The schedule: the occurrence after the current `due`.
     case due
     /// The completion: "every 2 weeks after I actually did it".
@@ -89,12 +89,12 @@ public enum RecurrenceBase: String, Sendable, CaseIterable {
 }
 
 /// A recurring todo's schedule.
-public struct TodoRecurrence: Sendable, Equatable {
+package struct TodoRecurrence: Sendable, Equatable {
     /// An iCalendar RRULE (`FREQ=WEEKLY;BYDAY=MO,TH`), without the `RRULE:` name.
-    public var rule: String
-    public var from: RecurrenceBase
+    package var rule: String
+    package var from: RecurrenceBase
 
-    public init(rule: String, from: RecurrenceBase = .due) {
+    package init(rule: String, from: RecurrenceBase = .due) {
         self.rule = rule
         self.from = from
     }
@@ -102,15 +102,15 @@ public struct TodoRecurrence: Sendable, Equatable {
 
 /// A category. It knows its todos through the inverse relationship: `open` and `done`
 /// are counted from the todos that name it, never stored.
-public struct Category: Sendable, Equatable {
-    public var id: Int64
-    public var name: String
+package struct Category: Sendable, Equatable {
+    package var id: Int64
+    package var name: String
     /// 1-based rank in the category order; always dense.
-    public var position: Int
-    public var open: Int
-    public var done: Int
+    package var position: Int
+    package var open: Int
+    package var done: Int
 
-    public init(id: Int64, name: String, position: Int, open: Int = 0, done: Int = 0) {
+    package init(id: Int64, name: String, position: Int, open: Int = 0, done: Int = 0) {
         self.id = id
         self.name = name
         self.position = position
@@ -120,26 +120,26 @@ public struct Category: Sendable, Equatable {
 }
 
 /// The fields of a new todo, before the store assigns id, position and timestamps.
-public struct NewTodo: Sendable, Equatable {
-    public var title: String
-    public var notes: String?
+package struct NewTodo: Sendable, Equatable {
+    package var title: String
+    package var notes: String?
     /// A category name; a category that does not exist yet is created.
-    public var category: String?
-    public var due: Instant?
+    package var category: String?
+    package var due: Instant?
     /// When the reminder fires; when nil it defaults to `due` (unless `noReminder`).
-    public var remind: Instant?
+    package var remind: Instant?
     /// Create the todo without a reminder even though it has a due date.
-    public var noReminder: Bool
+    package var noReminder: Bool
     /// Put the todo first in the manual order instead of last.
-    public var top: Bool
-    public var priority: TodoPriority?
-    public var tags: [String]
-    public var zone: String?
+    package var top: Bool
+    package var priority: TodoPriority?
+    package var tags: [String]
+    package var zone: String?
     /// `due` is the start of a local day in `zone`.
-    public var allDay: Bool
-    public var recurrence: TodoRecurrence?
+    package var allDay: Bool
+    package var recurrence: TodoRecurrence?
 
-    public init(
+    package init(
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
         remind: Instant? = nil, noReminder: Bool = false, top: Bool = false,
         priority: TodoPriority? = nil, tags: [String] = [], zone: String? = nil, allDay: Bool = false,
@@ -161,7 +161,7 @@ public struct NewTodo: Sendable, Equatable {
 }
 
 /// One field of an update: leave it, set it, or clear it.
-public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
+package enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
     case keep
     case set(Value)
     case clear
@@ -172,24 +172,24 @@ public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
 /// Changing `due` without touching `remind` moves the reminder with it (same lead time);
 /// clearing `due` clears the reminder. Any change to `due` or `remind` re-arms the reminder.
 /// Setting `due` without `allDay` makes it a time of day; clearing `due` clears `allDay`.
-public struct TodoPatch: Sendable, Equatable {
-    public var title: FieldChange<String> = .keep
-    public var notes: FieldChange<String> = .keep
-    public var category: FieldChange<String> = .keep
-    public var due: FieldChange<Instant> = .keep
-    public var remind: FieldChange<Instant> = .keep
-    public var priority: FieldChange<TodoPriority> = .keep
+package struct TodoPatch: Sendable, Equatable {
+    package var title: FieldChange<String> = .keep
+    package var notes: FieldChange<String> = .keep
+    package var category: FieldChange<String> = .keep
+    package var due: FieldChange<Instant> = .keep
+    package var remind: FieldChange<Instant> = .keep
+    package var priority: FieldChange<TodoPriority> = .keep
     /// Replaces the whole set (`.clear` empties it); applied before `addTags` and `removeTags`.
-    public var tags: FieldChange<[String]> = .keep
+    package var tags: FieldChange<[String]> = .keep
     /// Tags to add and to remove, in one atomic change (`--tag`, `--untag`).
-    public var addTags: [String] = []
-    public var removeTags: [String] = []
-    public var zone: FieldChange<String> = .keep
+    package var addTags: [String] = []
+    package var removeTags: [String] = []
+    package var zone: FieldChange<String> = .keep
     /// Nil keeps it (or, when `due` is set, means false).
-    public var allDay: Bool?
-    public var recurrence: FieldChange<TodoRecurrence> = .keep
+    package var allDay: Bool?
+    package var recurrence: FieldChange<TodoRecurrence> = .keep
 
-    public init(
+    package init(
         title: FieldChange<String> = .keep, notes: FieldChange<String> = .keep,
         category: FieldChange<String> = .keep, due: FieldChange<Instant> = .keep,
         remind: FieldChange<Instant> = .keep, priority: FieldChange<TodoPriority> = .keep,
@@ -210,11 +210,11 @@ public struct TodoPatch: Sendable, Equatable {
         self.recurrence = recurrence
     }
 
-    public var isEmpty: Bool { self == TodoPatch() }
+    package var isEmpty: Bool { self == TodoPatch() }
 }
 
 /// Where a moved todo or category goes.
-public enum MoveTarget: Sendable, Equatable {
+package enum MoveTarget: Sendable, Equatable {
     /// To this 1-based position: among open todos (a done todo gets the place it will have
     /// when reopened), among all categories.
     case position(Int)

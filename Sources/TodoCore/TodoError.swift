@@ -4,8 +4,8 @@
 /// error code, todoctl maps it to an exit status. A storage error that SQLite reported keeps
 /// SQLite's result code in `sqliteCode` (TodoSQLite's `resultCode` names it), so callers decide
 /// on the code, never on the words.
-public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: Sendable, Equatable {
+package struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Code: Sendable, Equatable {
         /// A todo or category that does not exist.
         case notFound
         /// The change contradicts existing data (a duplicate category name, a category still in use).
@@ -20,18 +20,18 @@ public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
         case historyGone
     }
 
-    public let code: Code
+    package let code: Code
     /// The offending field for `.invalidField` (a wire name such as `title`), else nil.
-    public let field: String?
-    public let message: String
+    package let field: String?
+    package let message: String
     /// For a `.storage` error SQLite reported: its extended result code, else nil (TodoSQLite's
     /// `resultCode` gives it as a `SQLiteResultCode`).
-    public let sqliteCode: Int32?
+    package let sqliteCode: Int32?
     /// For a `.storage` error SQLite reported: what went wrong in words, as `message` says it
     /// after "storage failure: " (for a caller that words the failure its own way), else nil.
-    public let reason: String?
+    package let reason: String?
 
-    public init(_ code: Code, _ message: String, field: String? = nil) {
+    package init(_ code: Code, _ message: String, field: String? = nil) {
         self.code = code
         self.message = message
         self.field = field
@@ -41,7 +41,7 @@ public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A storage error SQLite reported, with its result code; `message` defaults to
     /// "storage failure: " and `reason`.
-    public init(storage sqliteCode: Int32, reason: String, message: String? = nil) {
+    package init(storage sqliteCode: Int32, reason: String, message: String? = nil) {
         self.code = .storage
         self.message = message ?? "storage failure: \(reason)"
         self.field = nil
@@ -58,32 +58,32 @@ public struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The same error said another way: code, field, result code and reason kept.
-    public func withMessage(_ message: String) -> TodoError {
+    package func withMessage(_ message: String) -> TodoError {
         TodoError(code: code, field: field, message: message, sqliteCode: sqliteCode, reason: reason)
     }
 
-    public static func notFound(_ message: String) -> TodoError { TodoError(.notFound, message) }
-    public static func conflict(_ message: String) -> TodoError { TodoError(.conflict, message) }
-    public static func storage(_ message: String) -> TodoError { TodoError(.storage, message) }
+    package static func notFound(_ message: String) -> TodoError { TodoError(.notFound, message) }
+    package static func conflict(_ message: String) -> TodoError { TodoError(.conflict, message) }
+    package static func storage(_ message: String) -> TodoError { TodoError(.storage, message) }
     /// "history gone: ..." for a `since` older than the change log keeps; `oldest` is the
     /// oldest seq it can still go on from.
-    public static func historyGone(since: Int64, oldest: Int64) -> TodoError {
+    package static func historyGone(since: Int64, oldest: Int64) -> TodoError {
         TodoError(.historyGone, "history gone: the change log no longer reaches back to seq \(since) (the oldest seq to go on from is \(oldest)); read everything again")
     }
-    public static func invalid(_ field: String, _ reason: String) -> TodoError {
+    package static func invalid(_ field: String, _ reason: String) -> TodoError {
         TodoError(.invalidField, "invalid \(field): \(reason)", field: field)
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// An error type a `TodoError` converts into. Store calls that run the caller's code (a
 /// savepoint around a request) throw the caller's own error type, a storage failure of their own
 /// converted, so no caller has to cast an `any Error` back.
-public protocol TodoErrorConvertible: Error {
+package protocol TodoErrorConvertible: Error {
     init(_ error: TodoError)
 }
 
 extension TodoError: TodoErrorConvertible {
-    public init(_ error: TodoError) { self = error }
+    package init(_ error: TodoError) { self = error }
 }

@@ -1,62 +1,62 @@
 /// What `todo.list` asks for: filters, a multi-key sort and a page.
-public struct TodoQuery: Sendable, Equatable {
-    public enum Status: String, Sendable, CaseIterable {
+package struct TodoQuery: Sendable, Equatable {
+    package enum Status: String, Sendable, CaseIterable {
         case open, done, all
     }
 
     /// A key todos can be sorted by.
-    public enum SortField: String, Sendable, CaseIterable {
+    package enum SortField: String, Sendable, CaseIterable {
         case id, title, created, updated, due, position, category, priority
     }
 
     /// One sort key with its direction. Todos without a due date (or category, or priority) sort after those
     /// with one in both directions; the last tie-breaker is always the manual position.
-    public struct SortKey: Sendable, Equatable {
-        public var field: SortField
-        public var descending: Bool
+    package struct SortKey: Sendable, Equatable {
+        package var field: SortField
+        package var descending: Bool
 
-        public init(_ field: SortField, descending: Bool = false) {
+        package init(_ field: SortField, descending: Bool = false) {
             self.field = field
             self.descending = descending
         }
     }
 
-    public var status: Status = .open
+    package var status: Status = .open
     /// Only todos in this category (by name, case-insensitively).
-    public var category: String?
+    package var category: String?
     /// Only todos without a category.
-    public var uncategorized = false
+    package var uncategorized = false
     /// Only open todos whose due instant has passed.
-    public var overdue = false
+    package var overdue = false
     /// Only todos due strictly before this instant.
-    public var dueBefore: Instant?
+    package var dueBefore: Instant?
     /// Only todos due at or after this instant.
-    public var dueAfter: Instant?
+    package var dueAfter: Instant?
     /// Only todos whose title or notes contain this text, ignoring case and width.
-    public var search: String?
+    package var search: String?
     /// Only todos carrying every one of these tags (case-insensitively).
-    public var tags: [String] = []
+    package var tags: [String] = []
     /// Only todos of this priority.
-    public var priority: TodoPriority?
+    package var priority: TodoPriority?
     /// Only recurring todos (true) or only one-off todos (false).
-    public var recurring: Bool?
+    package var recurring: Bool?
     /// Sort keys in order of precedence; empty means manual order.
-    public var sort: [SortKey] = []
-    public var limit: Int?
-    public var offset = 0
+    package var sort: [SortKey] = []
+    package var limit: Int?
+    package var offset = 0
 
-    public init() {}
+    package init() {}
 
     /// The largest page a single request may ask for.
-    public static let maxLimit = 100_000
+    package static let maxLimit = 100_000
 }
 
 /// A page of todos and the number of todos matching the filters.
-public struct TodoPage: Sendable, Equatable {
-    public var todos: [Todo]
-    public var total: Int
+package struct TodoPage: Sendable, Equatable {
+    package var todos: [Todo]
+    package var total: Int
 
-    public init(todos: [Todo], total: Int) {
+    package init(todos: [Todo], total: Int) {
         self.todos = todos
         self.total = total
     }

@@ -1,11 +1,11 @@
 /// Lowercase UUID text for todo `uid`s.
-public enum RandomUUID {
+package enum RandomUUID {
     /// A version 7 UUID (RFC 9562) for something made at `instant`:
     /// "019ad8f2-6f3c-7a4e-9b1f-3c2d4e5f6a7b". The first 48 bits are the Unix time in
     /// milliseconds and the next 12 the microseconds within it (RFC 9562 method 3), the last 62
     /// random from the system's generator. Uids made one after another sort one after another,
     /// so the store's unique index on them grows at its end instead of at random pages.
-    public static func make(at instant: Instant) -> String {
+    package static func make(at instant: Instant) -> String {
         let usec = UInt64(bitPattern: instant.usec)
         let millis = usec / 1000, submilli = (usec % 1000) * 4096 / 1000
         var generator = SystemRandomNumberGenerator()
@@ -38,7 +38,7 @@ public enum RandomUUID {
     }
 
     /// Whether `text` is a UUID as todod writes it (lowercase hex, dashes at 8, 13, 18, 23).
-    public static func isWellFormed(_ text: String) -> Bool {
+    package static func isWellFormed(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 36 else { return false }
         for (i, b) in bytes.enumerated() {

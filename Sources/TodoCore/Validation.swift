@@ -1,24 +1,24 @@
 /// The limits of a todo's and a category's fields (docs/PROTOCOL.md). Each function returns the value to store or throws `.invalidField`
 /// naming the field.
-public enum Validation {
-    public static let maxTitleCharacters = 1000
+package enum Validation {
+    package static let maxTitleCharacters = 1000
     /// Room for 1000 characters of up to four bytes each. A character (grapheme cluster) has no
     /// size limit of its own: 200,000 combining marks on one letter are one character.
-    public static let maxTitleBytes = 4096
-    public static let maxNotesBytes = 64 * 1024
-    public static let maxCategoryCharacters = 200
+    package static let maxTitleBytes = 4096
+    package static let maxNotesBytes = 64 * 1024
+    package static let maxCategoryCharacters = 200
     /// Room for 200 characters of up to four bytes each (and some to spare).
-    public static let maxCategoryBytes = 1024
+    package static let maxCategoryBytes = 1024
 
     /// A title: trimmed, non-empty, at most 1000 characters and 4 KiB of UTF-8, no control
     /// characters, and at least one visible character.
-    public static func title(_ raw: String, field: String = "title") throws(TodoError) -> String {
+    package static func title(_ raw: String, field: String = "title") throws(TodoError) -> String {
         try singleLine(raw, field: field, maxCharacters: maxTitleCharacters, maxBytes: maxTitleBytes)
     }
 
     /// Notes: at most 64 KiB of UTF-8; tabs and line breaks are allowed, other control
     /// characters are not. Notes that are only whitespace are stored as no notes.
-    public static func notes(_ raw: String, field: String = "notes") throws(TodoError) -> String? {
+    package static func notes(_ raw: String, field: String = "notes") throws(TodoError) -> String? {
         guard raw.utf8.count <= maxNotesBytes else {
             throw TodoError.invalid(field, "longer than \(maxNotesBytes) bytes")
         }
@@ -30,20 +30,20 @@ public enum Validation {
 
     /// A category name: trimmed, non-empty, at most 200 characters and 1 KiB of UTF-8, no control
     /// characters, and at least one visible character.
-    public static func categoryName(_ raw: String, field: String = "category") throws(TodoError) -> String {
+    package static func categoryName(_ raw: String, field: String = "category") throws(TodoError) -> String {
         try singleLine(raw, field: field, maxCharacters: maxCategoryCharacters, maxBytes: maxCategoryBytes)
     }
 
-    public static let maxTagCharacters = 64
-    public static let maxTags = 32
+    package static let maxTagCharacters = 64
+    package static let maxTags = 32
     /// Longer than any IANA zone name (the longest is about 30 bytes).
-    public static let maxZoneBytes = 64
-    public static let maxRuleBytes = 1024
+    package static let maxZoneBytes = 64
+    package static let maxRuleBytes = 1024
 
     /// Tags: each non-empty, at most 64 characters, without white space or commas, no control
     /// or only-invisible characters; at most 32, unique case-insensitively (the first spelling
     /// wins); returned sorted case-insensitively.
-    public static func tags(_ raw: [String], field: String = "tags") throws(TodoError) -> [String] {
+    package static func tags(_ raw: [String], field: String = "tags") throws(TodoError) -> [String] {
         var seen: Set<String> = []
         var tags: [String] = []
         for (i, rawTag) in raw.enumerated() {
@@ -55,7 +55,7 @@ public enum Validation {
     }
 
     /// One tag (see `tags`).
-    public static func tag(_ raw: String, field: String = "tag") throws(TodoError) -> String {
+    package static func tag(_ raw: String, field: String = "tag") throws(TodoError) -> String {
         let tag = try singleLine(raw, field: field, maxCharacters: maxTagCharacters, maxBytes: maxTagCharacters * 4)
         if let bad = tag.unicodeScalars.first(where: { isWhitespace($0) || $0 == "," }) {
             throw TodoError.invalid(field, bad == "," ? "must not contain a comma" : "must not contain white space")
@@ -64,12 +64,12 @@ public enum Validation {
     }
 
     /// The case-insensitive identity of a tag, as stored for lookups.
-    public static func tagKey(_ tag: String) -> String { tag.lowercased() }
+    package static func tagKey(_ tag: String) -> String { tag.lowercased() }
 
     /// A time zone name as IANA spells them (`Asia/Tokyo`, `America/Argentina/Buenos_Aires`,
     /// `Etc/GMT+9`, `UTC`): ASCII letters, digits and `/_+-`, no empty or dot-dot part. Whether the
     /// zone exists on this machine is not checked here.
-    public static func zone(_ raw: String, field: String = "zone") throws(TodoError) -> String {
+    package static func zone(_ raw: String, field: String = "zone") throws(TodoError) -> String {
         let ok = !raw.isEmpty && raw.utf8.count <= maxZoneBytes
             && raw.utf8.allSatisfy { b in
                 (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
@@ -82,7 +82,7 @@ public enum Validation {
 
     /// The shape of a recurrence rule's text: non-empty ASCII without white space, at most 1 KiB.
     /// Its meaning is checked by TodoCalendar.
-    public static func ruleText(_ raw: String, field: String = "recurrence.rule") throws(TodoError) -> String {
+    package static func ruleText(_ raw: String, field: String = "recurrence.rule") throws(TodoError) -> String {
         var rule = trimmed(raw)
         if rule.uppercased().hasPrefix("RRULE:") { rule = String(rule.dropFirst(6)) }
         guard !rule.isEmpty, rule.utf8.count <= maxRuleBytes,
@@ -115,7 +115,7 @@ public enum Validation {
     }
 
     /// Removes leading and trailing white space, including the ideographic space U+3000.
-    public static func trimmed(_ s: String) -> String {
+    package static func trimmed(_ s: String) -> String {
         let ends = s.unicodeScalars
         if let first = ends.first, let last = ends.last, !isWhitespace(first), !isWhitespace(last) {
             return s

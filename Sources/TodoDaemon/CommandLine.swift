@@ -9,7 +9,7 @@ import TodoProtocol
 extension Daemon {
     /// The `todod` executable: reads the command line and the environment, then prints the help
     /// or the version, or runs the daemon. A usage error is one line on standard error, exit 2.
-    public static func main() -> Never {
+    package static func main() -> Never {
         main(name: "todod", afterStart: nil)
     }
 

@@ -16,7 +16,7 @@ import TodoTime
 /// then announce. On SIGTERM or SIGINT: stop accepting and reading, let every request already
 /// received finish and its answer leave, close the store, exit 0. SIGHUP is ignored (logged):
 /// there is nothing to reload.
-public final class Daemon: @unchecked Sendable {
+package final class Daemon: @unchecked Sendable {
     // @unchecked: `running`, `stopping` and `earlySignal` are touched only on the I/O queue
     // (`start` sets `running` there, `stop` runs there); `databaseWatch` only on the store queue once its
     // source runs (`start` sets it before); `signalSources` is filled in `start` only to keep
@@ -49,7 +49,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
 
-    public convenience init(options: DaemonOptions, environment: [String: String]) {
+    package convenience init(options: DaemonOptions, environment: [String: String]) {
         self.init(options: options, environment: environment, afterStart: nil)
     }
 
@@ -67,7 +67,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Runs the daemon until it is stopped; never returns.
-    public func run() -> Never {
+    package func run() -> Never {
         do {
             try start()
         } catch {

@@ -1,23 +1,23 @@
 import TodoProtocol
 
 /// What `todod` was asked to do by its command line.
-public enum DaemonCommand: Equatable, Sendable {
+package enum DaemonCommand: Equatable, Sendable {
     case run(DaemonOptions)
     case help
     case version
 }
 
 /// Where the daemon keeps its database and listens.
-public struct DaemonOptions: Equatable, Sendable {
-    public var socket: String
-    public var database: String
+package struct DaemonOptions: Equatable, Sendable {
+    package var socket: String
+    package var database: String
 
-    public init(socket: String, database: String) {
+    package init(socket: String, database: String) {
         self.socket = socket
         self.database = database
     }
 
-    public static let usage = """
+    package static let usage = """
         Usage: todod [--socket PATH | --system] [--db PATH]
 
         The todod daemon: owns the todo store, fires reminders into the journal, and serves
@@ -36,7 +36,7 @@ public struct DaemonOptions: Equatable, Sendable {
         """
 
     /// Parses `arguments` (without the program name). Throws a one-line message for a usage error.
-    public static func parse(_ arguments: [String], environment: [String: String], uid: UInt32, home: String) throws(DaemonUsageError) -> DaemonCommand {
+    package static func parse(_ arguments: [String], environment: [String: String], uid: UInt32, home: String) throws(DaemonUsageError) -> DaemonCommand {
         var socket: String?
         var database: String?
         var system = false
@@ -76,7 +76,7 @@ public struct DaemonOptions: Equatable, Sendable {
 }
 
 /// A command-line mistake, described in one line.
-public struct DaemonUsageError: Error, Equatable, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
+package struct DaemonUsageError: Error, Equatable, Sendable {
+    package let message: String
+    package init(_ message: String) { self.message = message }
 }

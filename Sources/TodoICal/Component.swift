@@ -2,29 +2,29 @@ import TodoCore
 
 /// A component (`VCALENDAR`, `VTODO`, `VALARM`, `VTIMEZONE`, ...): its BEGIN line, its
 /// properties in order, its subcomponents in order, and its END line.
-public struct Component: Sendable {
-    public var name: String
+package struct Component: Sendable {
+    package var name: String
     /// The line number of `BEGIN:` (1-based).
-    public var number: Int
-    public var properties: [ContentLine] = []
-    public var components: [Component] = []
+    package var number: Int
+    package var properties: [ContentLine] = []
+    package var components: [Component] = []
     /// Every line of the component, BEGIN and END included, in file order (unknown components
     /// are kept with these).
-    public var rawLines: [String] = []
+    package var rawLines: [String] = []
 
-    public init(name: String, number: Int) {
+    package init(name: String, number: Int) {
         self.name = name
         self.number = number
     }
 
     /// The first property called `name`.
-    public func property(_ name: String) -> ContentLine? { properties.first { $0.name == name } }
+    package func property(_ name: String) -> ContentLine? { properties.first { $0.name == name } }
 
     /// Parses the components of a file: one or more VCALENDARs (a bare top-level component is
     /// given one).
     /// - Throws: `ICalError` with the line number when a line is malformed, BEGIN and END do not
     ///   match, a property lies outside every component, or the file ends inside a component.
-    public static func parse(_ bytes: [UInt8]) throws(ICalError) -> [Component] {
+    package static func parse(_ bytes: [UInt8]) throws(ICalError) -> [Component] {
         let lines = try ContentLines.unfold(bytes)
         var stack: [Component] = []
         var top: [Component] = []

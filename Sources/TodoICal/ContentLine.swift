@@ -3,31 +3,31 @@ import TodoCore
 // RFC 5545 §3.1: content lines, folding, parameters and TEXT escaping. No I/O.
 
 /// Why a file is refused: the 1-based number of the (first physical) line at fault and what is wrong.
-public struct ICalError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var message: String
-    public init(line: Int, _ message: String) {
+package struct ICalError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var message: String
+    package init(line: Int, _ message: String) {
         self.line = line
         self.message = message
     }
     /// "line 12: ...".
-    public var description: String { "line \(line): \(message)" }
+    package var description: String { "line \(line): \(message)" }
 }
 
 /// One unfolded content line: `NAME;PARAM=VALUE,...:value`.
-public struct ContentLine: Sendable, Equatable {
+package struct ContentLine: Sendable, Equatable {
     /// Upper-cased property name (`SUMMARY`, `X-APPLE-SORT-ORDER`).
-    public var name: String
+    package var name: String
     /// Parameters in their order: upper-cased name and values (quotes removed).
-    public var parameters: [(name: String, values: [String])]
+    package var parameters: [(name: String, values: [String])]
     /// The raw value after the first unquoted colon (TEXT still escaped).
-    public var value: String
+    package var value: String
     /// The whole unfolded line as it was read (kept byte for byte for unknown properties).
-    public var raw: String
+    package var raw: String
     /// The first physical line it came from (1-based).
-    public var number: Int
+    package var number: Int
 
-    public init(name: String, parameters: [(name: String, values: [String])] = [], value: String, number: Int = 0) {
+    package init(name: String, parameters: [(name: String, values: [String])] = [], value: String, number: Int = 0) {
         self.name = name
         self.parameters = parameters
         self.value = value
@@ -36,17 +36,17 @@ public struct ContentLine: Sendable, Equatable {
         self.raw = text
     }
 
-    public static func == (a: ContentLine, b: ContentLine) -> Bool {
+    package static func == (a: ContentLine, b: ContentLine) -> Bool {
         a.raw == b.raw && a.number == b.number
     }
 
     /// The first value of parameter `name` (upper-case), if present.
-    public func parameter(_ name: String) -> String? {
+    package func parameter(_ name: String) -> String? {
         parameters.first { $0.name == name }?.values.first
     }
 
     /// The line written out (parameters quoted where they must be); not folded.
-    public var text: String {
+    package var text: String {
         var s = name
         for p in parameters {
             s += ";" + p.name + "=" + p.values.map(ContentLine.parameterValue).joined(separator: ",")
@@ -63,7 +63,7 @@ public struct ContentLine: Sendable, Equatable {
 
     /// Parses one unfolded line.
     /// - Throws: `ICalError` naming `number` when the line has no name or no colon, or a parameter is malformed.
-    public init(parsing raw: String, number: Int) throws(ICalError) {
+    package init(parsing raw: String, number: Int) throws(ICalError) {
         let chars = Array(raw.unicodeScalars)
         var i = 0
         // `_` is read as `-` (Synology writes PERCENT_COMPLETE); the raw line keeps it.
@@ -126,13 +126,13 @@ public struct ContentLine: Sendable, Equatable {
 }
 
 /// Folding, unfolding and TEXT escaping.
-public enum ContentLines {
+package enum ContentLines {
     /// The most octets of one physical line, CRLF not counted (RFC 5545 §3.1).
-    public static let foldWidth = 75
+    package static let foldWidth = 75
 
     /// `line` folded into physical lines of at most 75 octets, each ended by CRLF; a fold never
     /// splits a UTF-8 character (continuation lines start with one space, which counts).
-    public static func fold(_ line: String) -> String {
+    package static func fold(_ line: String) -> String {
         var out = ""
         var count = 0
         for scalar in line.unicodeScalars {
@@ -151,7 +151,7 @@ public enum ContentLines {
     /// space or tab) removed, empty lines skipped; each with the number of its first physical
     /// line. A UTF-8 byte order mark at the start is ignored.
     /// - Throws: when a logical line is not valid UTF-8, or the file starts with a continuation.
-    public static func unfold(_ bytes: [UInt8]) throws(ICalError) -> [(text: String, number: Int)] {
+    package static func unfold(_ bytes: [UInt8]) throws(ICalError) -> [(text: String, number: Int)] {
         var start = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
         var logical: [(bytes: [UInt8], number: Int)] = []
@@ -186,7 +186,7 @@ public enum ContentLines {
     }
 
     /// TEXT escaped: `\` `;` `,` and line breaks (RFC 5545 §3.3.11).
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         var previousCR = false
         for c in text.unicodeScalars {
@@ -205,7 +205,7 @@ public enum ContentLines {
 
     /// TEXT unescaped; with `separator` (`,` for CATEGORIES) split at its unescaped occurrences.
     /// An unknown escape keeps the character after the backslash.
-    public static func unescape(_ text: String, separator: Unicode.Scalar? = nil) -> [String] {
+    package static func unescape(_ text: String, separator: Unicode.Scalar? = nil) -> [String] {
         var parts: [String] = []
         var out = ""
         var escaped = false

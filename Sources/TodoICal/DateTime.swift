@@ -2,7 +2,7 @@ import TodoCore
 import TodoTime
 
 /// A DATE or DATE-TIME value as written (RFC 5545 §3.3.4, §3.3.5).
-public enum ICalDate: Sendable, Equatable {
+package enum ICalDate: Sendable, Equatable {
     /// `VALUE=DATE`: days since 1970-01-01.
     case date(days: Int64)
     /// `...Z`.
@@ -42,14 +42,14 @@ public enum ICalDate: Sendable, Equatable {
     }
 
     /// `YYYYMMDDTHHMMSSZ`.
-    public static func utcText(_ instant: Instant) -> String {
+    package static func utcText(_ instant: Instant) -> String {
         let s = instant.seconds
         let days = s >= 0 ? s / 86_400 : -((-s + 86_399) / 86_400)
         return dateText(days: days) + "T" + timeText(s - days * 86_400) + "Z"
     }
 
     /// `YYYYMMDD`.
-    public static func dateText(days: Int64) -> String {
+    package static func dateText(days: Int64) -> String {
         let (y, m, d) = Instant.civil(days: days)
         return pad(y, 4) + pad(m, 2) + pad(d, 2)
     }
@@ -63,14 +63,14 @@ public enum ICalDate: Sendable, Equatable {
 }
 
 /// Durations (RFC 5545 §3.3.6): `-PT15M`, `P1DT2H`, `P1W`.
-public enum ICalDuration {
+package enum ICalDuration {
     /// The span of the instants todod keeps (the years 0001 to 9999) and a day: a longer duration
     /// is read as this long. Added to any instant it lands outside that span (so it places
     /// nothing), and in microseconds it cannot overflow.
-    public static let maximumSeconds: Int64 = (2_932_897 + 719_162 + 1) * 86_400
+    package static let maximumSeconds: Int64 = (2_932_897 + 719_162 + 1) * 86_400
 
     /// Seconds (at most `maximumSeconds` either way), nil when `text` is not a duration.
-    public static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         var s = Substring(text.trimmingSpaces)
         var sign: Int64 = 1
         if s.hasPrefix("-") { sign = -1; s = s.dropFirst() } else if s.hasPrefix("+") { s = s.dropFirst() }
@@ -105,7 +105,7 @@ public enum ICalDuration {
     }
 
     /// The text of `seconds`: `PT0S`, `-PT15M`, `P1DT2H`, `-P2D`.
-    public static func text(_ seconds: Int64) -> String {
+    package static func text(_ seconds: Int64) -> String {
         var v = seconds.magnitude
         var out = seconds < 0 ? "-P" : "P"
         let days = v / 86_400

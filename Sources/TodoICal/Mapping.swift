@@ -26,20 +26,20 @@ let mappedNames: Set<String> = [
 let mappedParameters: Set<String> = ["VALUE", "TZID"]
 
 /// Reads VTODOs into export-document entries.
-public struct ICalReader: Sendable {
+package struct ICalReader: Sendable {
     /// The zone floating times and dates are read in (the user's), and its IANA name (the
     /// `zone` of todos that name none).
-    public var zone: ZoneInfo
-    public var zoneName: String?
-    public var tzdir: String?
+    package var zone: ZoneInfo
+    package var zoneName: String?
+    package var tzdir: String?
     /// `created` of a VTODO that says nothing about when it was made.
-    public var now: Instant
+    package var now: Instant
 
     /// The title of a VTODO without SUMMARY (what todod shows; no SUMMARY is written back for it
     /// until the title changes).
-    public static let untitled = "(no title)"
+    package static let untitled = "(no title)"
 
-    public init(zone: ZoneInfo, zoneName: String?, tzdir: String? = nil, now: Instant) {
+    package init(zone: ZoneInfo, zoneName: String?, tzdir: String? = nil, now: Instant) {
         self.zone = zone
         self.zoneName = zoneName
         self.tzdir = tzdir
@@ -47,25 +47,25 @@ public struct ICalReader: Sendable {
     }
 
     /// One VTODO read, with its place in the manual order (`X-APPLE-SORT-ORDER`) when it has one.
-    public struct Item: Sendable {
-        public var entry: ExportDocument.Entry
-        public var sortOrder: Int64?
+    package struct Item: Sendable {
+        package var entry: ExportDocument.Entry
+        package var sortOrder: Int64?
         /// The BEGIN:VTODO line.
-        public var line: Int
+        package var line: Int
         /// Whether `remind` was read from a trigger relative to the due date (else an instant).
-        public var relativeReminder = false
+        package var relativeReminder = false
     }
 
     /// Every VTODO of an iCalendar file (VEVENTs, VJOURNALs and others are not todos and are skipped).
     /// - Throws: `ICalError` with the line number: the first problem in the file, so that nothing
     ///   of a bad file is imported.
-    public func items(_ bytes: [UInt8]) throws(ICalError) -> [Item] { try file(bytes).items }
+    package func items(_ bytes: [UInt8]) throws(ICalError) -> [Item] { try file(bytes).items }
 
     /// The todos of an iCalendar file and how many components of each other kind (`VEVENT`,
     /// `VJOURNAL`, ...) it holds beside them. VTODOs sharing a UID are one todo: the one without
     /// RECURRENCE-ID (or else the first) is the todo, the others (instances edited or completed
     /// elsewhere) are kept with it, and an instance completed elsewhere is not due here.
-    public func file(_ bytes: [UInt8]) throws(ICalError) -> (items: [Item], skipped: [String: Int]) {
+    package func file(_ bytes: [UInt8]) throws(ICalError) -> (items: [Item], skipped: [String: Int]) {
         let calendars = try Component.parse(bytes)
         let zones = try TimeZones(calendars, tzdir: tzdir)
         var skipped: [String: Int] = [:]
@@ -99,7 +99,7 @@ public struct ICalReader: Sendable {
 
     /// The export document of one or more files' items: sorted by `X-APPLE-SORT-ORDER` (items
     /// without one after, in file order), categories in the order they first appear.
-    public static func document(_ items: [Item], exported: Instant) -> ExportDocument {
+    package static func document(_ items: [Item], exported: Instant) -> ExportDocument {
         let sorted = items.enumerated().sorted { a, b in
             switch (a.element.sortOrder, b.element.sortOrder) {
             case let (x?, y?): return x != y ? x < y : a.offset < b.offset
@@ -322,13 +322,13 @@ public struct ICalReader: Sendable {
 }
 
 /// Writes export-document entries as VTODOs.
-public struct ICalWriter: Sendable {
-    public var tzdir: String?
+package struct ICalWriter: Sendable {
+    package var tzdir: String?
 
-    public init(tzdir: String? = nil) { self.tzdir = tzdir }
+    package init(tzdir: String? = nil) { self.tzdir = tzdir }
 
     /// One VCALENDAR holding every entry, `X-APPLE-SORT-ORDER` counting their order from 1.
-    public func calendar(_ entries: [ExportDocument.Entry], firstSortOrder: Int = 1) -> String {
+    package func calendar(_ entries: [ExportDocument.Entry], firstSortOrder: Int = 1) -> String {
         var out = ContentLines.fold("BEGIN:VCALENDAR") + ContentLines.fold("VERSION:2.0")
             + ContentLines.fold("PRODID:-//todod//todod//EN")
         for (i, e) in entries.enumerated() {
@@ -366,7 +366,7 @@ public struct ICalWriter: Sendable {
     }
 
     /// The unfolded lines of one VTODO.
-    public func vtodo(_ e: ExportDocument.Entry, sortOrder: Int) -> [String] {
+    package func vtodo(_ e: ExportDocument.Entry, sortOrder: Int) -> [String] {
         // Kept lines: mapped properties among them lend their parameters (and, where consistent,
         // their value) to the line written; the rest are written back as they were.
         var templates: [String: ContentLine] = [:]

@@ -16,7 +16,7 @@ import TodoTime
 /// `--print`, `--exec` and the desktop, saves its place once the reminders of a round are out,
 /// and sleeps in `poll` on the journal's, the socket's and the bus's descriptors until one has
 /// something. Nothing wakes it on a timer except a pending retry.
-public final class Notifier {
+package final class Notifier {
     private let follower: JournalFollower
     private let cursorFile: CursorFile
     private let print: Bool
@@ -58,7 +58,7 @@ public final class Notifier {
 
     /// The whole program: returns the exit status (0 only for --help and --version; otherwise it
     /// runs until killed, or returns 1 when the journal cannot be read or stdout is gone).
-    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+    package static func main(arguments: [String], environment: [String: String]) -> Int32 {
         let log = NotifyLog(prefixPriority: environment["JOURNAL_STREAM"] != nil)
         let options: NotifyOptions
         do {

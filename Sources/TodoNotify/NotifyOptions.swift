@@ -1,42 +1,42 @@
 /// todod-notify's command line:
 /// `todod-notify [--socket PATH | --system] [--name NAME] [--notify] [--print] [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]`.
 /// With no output flag it notifies on the desktop (D-Bus).
-public struct NotifyOptions: Equatable, Sendable {
-    public var socket: String?
-    public var system = false
+package struct NotifyOptions: Equatable, Sendable {
+    package var socket: String?
+    package var system = false
     /// Desktop notifications over D-Bus.
-    public var notify = false
+    package var notify = false
     /// One line per reminder on standard output.
-    public var print = false
+    package var print = false
     /// The program (and its arguments) run per reminder; everything after `--exec` belongs to it.
-    public var exec: [String]?
+    package var exec: [String]?
     /// Seconds an `--exec` program may run before it (and its process group) is killed.
-    public var execTimeout = 30.0
+    package var execTimeout = 30.0
     /// Tells this notifier's cursor apart from others' with the same outputs (`--name`).
-    public var name: String?
-    public var help = false
-    public var version = false
+    package var name: String?
+    package var help = false
+    package var version = false
 
     /// What the notifier hands reminders to, as its cursor file names it: `desktop`, `print`,
     /// `exec`, or several joined by `+` (`desktop+print`).
-    public var mode: String {
+    package var mode: String {
         [notify ? "desktop" : nil, print ? "print" : nil, exec != nil ? "exec" : nil].compactMap { $0 }.joined(separator: "+")
     }
 
-    public static let usage = """
+    package static let usage = """
         usage: todod-notify [--socket PATH | --system] [--name NAME] [--notify] [--print]
                             [--exec-timeout SECONDS] [--exec PROGRAM [ARG...]]
         Shows todod's reminders as desktop notifications with Done and Snooze (the default),
         prints them (--print) or runs a program per reminder (--exec). See todod-notify(1).
         """
 
-    public struct UsageError: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct UsageError: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
-    public init() {}
+    package init() {}
 
-    public static func parse(_ arguments: [String]) throws(UsageError) -> NotifyOptions {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> NotifyOptions {
         var options = NotifyOptions()
         var i = 0
         func value(_ flag: String) throws(UsageError) -> String {

@@ -5,28 +5,28 @@ import TodoTime
 
 /// One fired reminder as todod wrote it to the journal (docs/REMINDERS.md), with where it is in
 /// the journal; or as its `reminder` event on the daemon's `watch` stream brought it first.
-public struct Reminder: Sendable, Equatable {
-    public var id: Int64
-    public var uid: String
-    public var title: String
-    public var category: String?
+package struct Reminder: Sendable, Equatable {
+    package var id: Int64
+    package var uid: String
+    package var title: String
+    package var category: String?
     /// TODO_DUE as written (RFC 3339), and as an instant.
-    public var dueText: String?
-    public var due: Instant?
+    package var dueText: String?
+    package var due: Instant?
     /// How late todod fired it against its scheduled instant.
-    public var lateUsec: Int64
+    package var lateUsec: Int64
     /// When journald received the entry (or todod fired it, for an event), microseconds since the epoch.
-    public var journalUsec: Int64
+    package var journalUsec: Int64
     /// The reminder instant it fired for (TODO_REMIND_USEC).
-    public var remindUsec: Int64?
+    package var remindUsec: Int64?
     /// An all-day todo: `due` is the start of its day in `zone` (or the user's zone).
-    public var allDay = false
+    package var allDay = false
     /// The todo's own zone (IANA name), when it has one.
-    public var zone: String?
+    package var zone: String?
     /// A high-priority todo (`high`).
-    public var highPriority = false
+    package var highPriority = false
     /// Where the entry is in the journal; nil for a reminder that came from `watch`.
-    public var cursor: String?
+    package var cursor: String?
 
     /// The journal fields a reminder is made of.
     static let fields = ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_LATE_USEC",
@@ -35,7 +35,7 @@ public struct Reminder: Sendable, Equatable {
     /// What names one firing on both paths: the todo, the instant it was due to remind at and
     /// how late todod fired it (so the instant it fired). A todo reminded again later (snoozed,
     /// advanced) is another firing with another key.
-    public var key: String { "\(id):\(remindUsec ?? 0):\(lateUsec)" }
+    package var key: String { "\(id):\(remindUsec ?? 0):\(lateUsec)" }
 
     /// nil for an entry without a valid TODO_ID or TODO_TITLE (not one todod writes).
     init?(_ entry: JournalFollower.Entry) {

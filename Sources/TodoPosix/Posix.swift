@@ -4,18 +4,18 @@ import Glibc
 import CTodoLinux
 
 /// A failed system call: the function's name and errno.
-public struct PosixError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let function: String
-    public let errno: Int32
+package struct PosixError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let function: String
+    package let errno: Int32
 
-    public init(_ function: String, errno: Int32) {
+    package init(_ function: String, errno: Int32) {
         self.function = function
         self.errno = errno
     }
 
     /// The C library's text for errno ("No such file or directory").
-    public var reason: String { String(cString: strerror(errno)) }
-    public var description: String { "\(function): \(reason)" }
+    package var reason: String { String(cString: strerror(errno)) }
+    package var description: String { "\(function): \(reason)" }
 }
 
 /// The one wrapper every system call goes through: retries on EINTR and turns -1 into a

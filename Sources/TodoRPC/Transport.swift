@@ -1,7 +1,7 @@
 import TodoProtocol
 
 /// What went wrong talking to the daemon, mapped once to todoctl's exit status.
-public enum ClientError: Error, Sendable, Equatable {
+package enum ClientError: Error, Sendable, Equatable {
     /// The daemon could not be reached at `socket` (exit 69).
     case unreachable(socket: String, reason: String)
     /// The daemon refused the request (exit 1).
@@ -18,7 +18,7 @@ public enum ClientError: Error, Sendable, Equatable {
 
 /// A connection to the daemon that answers JSON-RPC calls. `UnixSocketTransport` is the real
 /// one; tests may substitute their own.
-public protocol RPCTransport: AnyObject {
+package protocol RPCTransport: AnyObject {
     /// Sends one request (`params` made by the method's `MethodParams`) and returns its `result`.
     func call(_ method: Method, _ params: JSONObject) throws(ClientError) -> JSON
     /// Sends one request whose `result` object holds a long array under `arrayKey`, hands the
@@ -33,7 +33,7 @@ public protocol RPCTransport: AnyObject {
 
 extension RPCTransport {
     /// The whole answer first, then its elements: for transports that cannot stream.
-    public func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
+    package func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
                        element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
         guard case .object(var result) = try call(method, params), let items = result[arrayKey]?.arrayValue else {
             throw ClientError.badAnswer("\(method.name) did not return \(arrayKey)")

@@ -12,8 +12,8 @@ import TodoProtocol
 /// No wait for the daemon is unbounded: connecting, sending and every wait for an answer give up
 /// after `timeout` seconds without progress (`ClientError.timedOut`), `store.import` and
 /// `store.export` after `longTimeoutFactor` times that; only `watch`, once subscribed, waits forever.
-public final class UnixSocketTransport: RPCTransport {
-    public let path: String
+package final class UnixSocketTransport: RPCTransport {
+    package let path: String
     private let fd: Int32
     private var framer = LineFramer(maxLineLength: 1 << 30)
     private var nextID: Int64 = 1
@@ -23,15 +23,15 @@ public final class UnixSocketTransport: RPCTransport {
     private var limit: Double?
 
     /// The default of `timeout`, in seconds.
-    public static let defaultTimeout = 10.0
+    package static let defaultTimeout = 10.0
     /// How many times `timeout` the long operations (import and export) may take.
-    public static let longTimeoutFactor = 30.0
+    package static let longTimeoutFactor = 30.0
     /// The variable that sets `timeout` (seconds; 0 waits forever).
-    public static let timeoutVariable = "TODOCTL_TIMEOUT"
+    package static let timeoutVariable = "TODOCTL_TIMEOUT"
 
     /// The timeout `TODOCTL_TIMEOUT` asks for: nil for "never" (0), the default when unset.
     /// Throws a one-line message for a value that is not a number of seconds.
-    public static func timeout(environment: [String: String]) throws(ClientError) -> Double? {
+    package static func timeout(environment: [String: String]) throws(ClientError) -> Double? {
         guard let text = environment[timeoutVariable], !text.isEmpty else { return defaultTimeout }
         guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 * 365 else {
             throw ClientError.badTimeout(text)
@@ -40,11 +40,11 @@ public final class UnixSocketTransport: RPCTransport {
     }
 
     /// "10 s", "0.5 s".
-    public static func describe(_ seconds: Double) -> String {
+    package static func describe(_ seconds: Double) -> String {
         seconds == seconds.rounded() && seconds < 1e15 ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
-    public init(path: String, trustedUIDs: Set<UInt32> = [getuid(), 0], timeout: Double? = UnixSocketTransport.defaultTimeout) throws(ClientError) {
+    package init(path: String, trustedUIDs: Set<UInt32> = [getuid(), 0], timeout: Double? = UnixSocketTransport.defaultTimeout) throws(ClientError) {
         self.path = path
         self.timeout = timeout
         self.limit = timeout
@@ -70,7 +70,7 @@ public final class UnixSocketTransport: RPCTransport {
 
     deinit { Posix.close(fd) }
 
-    public func call(_ method: Method, _ params: JSONObject) throws(ClientError) -> JSON {
+    package func call(_ method: Method, _ params: JSONObject) throws(ClientError) -> JSON {
         let id = try send(method, params)
         while true {
             if let result = try answer(to: id, in: try receive()) { return result }
@@ -79,7 +79,7 @@ public final class UnixSocketTransport: RPCTransport {
 
     /// Reads the answer as it arrives (`JSONStream`): a long listing is printed while the rest
     /// is still on the wire, and only one element is held at a time.
-    public func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
+    package func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
                        element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
         let id = try send(method, params)
         let fd = self.fd
@@ -125,7 +125,7 @@ public final class UnixSocketTransport: RPCTransport {
         return result
     }
 
-    public func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
+    package func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
         _ = try call(WatchParams.method, params.encoded)
         limit = nil  // subscribed: events may be hours apart
         while true {

@@ -6,31 +6,31 @@ import TodoCore
 ///
 /// As a pattern, a primary code matches its extended codes too:
 /// `case .busy:` matches `SQLITE_BUSY_SNAPSHOT`; an extended code matches only itself.
-public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int32
+package struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: Int32
 
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+    package init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The primary code: the low eight bits.
-    public var primary: SQLiteResultCode { SQLiteResultCode(rawValue: rawValue & 0xff) }
+    package var primary: SQLiteResultCode { SQLiteResultCode(rawValue: rawValue & 0xff) }
 
     /// Whether this is a primary code (no extended bits).
-    public var isPrimary: Bool { rawValue & ~0xff == 0 }
+    package var isPrimary: Bool { rawValue & ~0xff == 0 }
 
-    public static func ~= (pattern: SQLiteResultCode, code: SQLiteResultCode) -> Bool {
+    package static func ~= (pattern: SQLiteResultCode, code: SQLiteResultCode) -> Bool {
         pattern.isPrimary ? pattern == code.primary : pattern == code
     }
 
-    public var description: String { "SQLite result code \(rawValue)" }
+    package var description: String { "SQLite result code \(rawValue)" }
 }
 
 extension TodoError {
     /// For a `.storage` error SQLite reported: its extended result code, else nil.
-    public var resultCode: SQLiteResultCode? { sqliteCode.map(SQLiteResultCode.init(rawValue:)) }
+    package var resultCode: SQLiteResultCode? { sqliteCode.map(SQLiteResultCode.init(rawValue:)) }
 
     /// A storage error SQLite reported, with its result code; `message` defaults to
     /// "storage failure: " and `reason`.
-    public init(storage resultCode: SQLiteResultCode, reason: String, message: String? = nil) {
+    package init(storage resultCode: SQLiteResultCode, reason: String, message: String? = nil) {
         self.init(storage: resultCode.rawValue, reason: reason, message: message)
     }
 }

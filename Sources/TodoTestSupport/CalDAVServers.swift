@@ -13,27 +13,27 @@ import TodoPosix
 /// standard input is a pipe held by the test process: when that closes, because the server was
 /// stopped or the test process ended in any way, the server exits, so a shared server started
 /// once per test process never outlives it.
-public enum CalDAVTestSupport {
+package enum CalDAVTestSupport {
     static func configured(_ name: String) -> String? {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// `TODOD_RADICALE`: Radicale's console script.
-    public static let radicale = configured("TODOD_RADICALE")
+    package static let radicale = configured("TODOD_RADICALE")
     /// `TODOD_XANDIKOS`: xandikos's console script.
-    public static let xandikos = configured("TODOD_XANDIKOS")
+    package static let xandikos = configured("TODOD_XANDIKOS")
     /// `TODOD_VDIRSYNCER`: vdirsyncer's console script.
-    public static let vdirsyncer = configured("TODOD_VDIRSYNCER")
+    package static let vdirsyncer = configured("TODOD_VDIRSYNCER")
     /// `TODOD_CYRUS` / `TODOD_DAVICAL`: scripts/lib/caldav-server.sh, which runs that server
     /// from its Debian packages, set where scripts/test installed them.
-    public static let cyrus = configured("TODOD_CYRUS")
-    public static let davical = configured("TODOD_DAVICAL")
+    package static let cyrus = configured("TODOD_CYRUS")
+    package static let davical = configured("TODOD_DAVICAL")
 
     /// Why the server of `kind` does not run on this machine, or nil when it must: Radicale and
     /// xandikos always must; Cyrus and DAViCal must where scripts/test installed them, and
     /// otherwise carry the reason scripts/test gave (`TODOD_CYRUS_SKIP` / `TODOD_DAVICAL_SKIP`).
     /// The tests print it and skip that server; a configured server that does not start fails.
-    public static func unavailable(_ kind: CalDAVServer.Kind) -> String? {
+    package static func unavailable(_ kind: CalDAVServer.Kind) -> String? {
         let (script, variable): (String?, String)
         switch kind {
         case .radicale, .xandikos: return nil
@@ -47,14 +47,14 @@ public enum CalDAVTestSupport {
 
     /// Whether the server tests must run: the servers are configured, or `CI` is set (then a
     /// missing server is a failure). A plain `swift test` without them skips those tests.
-    public static let serversRequired = (radicale != nil && xandikos != nil)
+    package static let serversRequired = (radicale != nil && xandikos != nil)
         || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
 
     /// The message of a test skipped for want of servers.
-    public static let skipMessage = "CalDAV servers not configured: set TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
+    package static let skipMessage = "CalDAV servers not configured: set TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now.
-    public static func freePort() -> Int {
+    package static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -73,7 +73,7 @@ public enum CalDAVTestSupport {
 
     /// Sends `request` (a whole HTTP/1.0 request) to 127.0.0.1:`port` and returns the answer, or
     /// nil when nothing listens there or the connection fails.
-    public static func rawHTTP(port: Int, _ request: String) -> String? {
+    package static func rawHTTP(port: Int, _ request: String) -> String? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -117,13 +117,13 @@ public enum CalDAVTestSupport {
     }
 
     /// The repository checkout (where Package.swift is).
-    public static var repository: String { NotifyTestSupport.repository }
+    package static var repository: String { NotifyTestSupport.repository }
 }
 
-public enum CalDAVTestError: Error, CustomStringConvertible {
+package enum CalDAVTestError: Error, CustomStringConvertible {
     case notConfigured(String)
     case didNotStart(String, String)
-    public var description: String {
+    package var description: String {
         switch self {
         case .notConfigured(let what): return "\(what) is not set: scripts/test installs the CalDAV servers"
         case .didNotStart(let what, let log): return "\(what) did not start: \(log.suffix(2000))"
@@ -134,14 +134,14 @@ public enum CalDAVTestError: Error, CustomStringConvertible {
 /// A child process whose standard input is a pipe it watches for EOF, output going to a file;
 /// stopped (SIGTERM, then SIGKILL) and reaped by `stop()` or on release. Started with `Spawn`
 /// (posix_spawn), like every child of the tests.
-public class WatchedProcess: @unchecked Sendable {
+package class WatchedProcess: @unchecked Sendable {
     // @unchecked: the fields are set once in init; stop() is called from one test at a time.
-    public let process: SpawnedProcess
-    public let logPath: String
+    package let process: SpawnedProcess
+    package let logPath: String
     private let stdinWrite: Int32
 
     /// Starts `executable` with the tests' environment plus `environment`, output to `log`.
-    public init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
+    package init(_ executable: String, _ arguments: [String], log: String, environment: [String: String] = [:]) throws {
         logPath = log
         let output = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw PosixError("open \(log)", errno: errno) }
@@ -168,16 +168,16 @@ public class WatchedProcess: @unchecked Sendable {
         Posix.close(stdinWrite)
     }
 
-    public var pid: Int32 { process.processIdentifier }
-    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    package var pid: Int32 { process.processIdentifier }
+    package var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// How long `stop()` waits after SIGTERM before SIGKILL (a server that stops daemons of its
     /// own needs more than the default 5 s).
-    public var stopGrace: Double = 5
+    package var stopGrace: Double = 5
 
     /// Stops the process and reaps it; returns its status.
     @discardableResult
-    public func stop() -> Int32 {
+    package func stop() -> Int32 {
         if let status = process.terminationStatus { return status }
         guard process.isRunning else { return process.waitForExit() }
         process.send(SIGTERM)
@@ -199,12 +199,12 @@ private let watchedPythonMain = """
 /// A CalDAV server for tests: Radicale (htpasswd user `alice` with a non-ASCII password),
 /// xandikos (no authentication, `--autocreate`), Cyrus IMAP or DAViCal (user `alice`, the same
 /// password; scripts/lib/caldav-server.sh), on 127.0.0.1 with storage in its own directory.
-public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
+package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
+    package enum Kind: String, Sendable, CaseIterable {
         case radicale, xandikos, cyrus, davical
 
         /// The server's name as people know it.
-        public var displayName: String {
+        package var displayName: String {
             switch self {
             case .radicale: return "Radicale"
             case .xandikos: return "xandikos"
@@ -214,21 +214,21 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         }
     }
 
-    public let kind: Kind
-    public let port: Int
-    public let directory: TemporaryDirectory
+    package let kind: Kind
+    package let port: Int
+    package let directory: TemporaryDirectory
     /// The user and password to authenticate with (nil for xandikos, which asks for none).
-    public let user: String?
-    public let password: String?
+    package let user: String?
+    package let password: String?
 
     /// The user and password Radicale, Cyrus and DAViCal are started with.
-    public static let radicaleUser = "alice"
-    public static let radicalePassword = "pässwörd-秘密-🔑"
+    package static let radicaleUser = "alice"
+    package static let radicalePassword = "pässwörd-秘密-🔑"
 
     /// `http://127.0.0.1:PORT/`
-    public var rootURL: String { "http://127.0.0.1:\(port)/" }
+    package var rootURL: String { "http://127.0.0.1:\(port)/" }
     /// The URL of the collection under which tests make their calendars (the calendar home).
-    public var homeURL: String {
+    package var homeURL: String {
         switch kind {
         case .radicale: return rootURL + Self.radicaleUser + "/"
         case .xandikos: return rootURL + "user/calendars/"
@@ -253,7 +253,7 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     }
 
     /// Starts Radicale from `TODOD_RADICALE` (or `script`) and waits until it answers.
-    public static func radicale(script: String? = CalDAVTestSupport.radicale) throws -> CalDAVServer {
+    package static func radicale(script: String? = CalDAVTestSupport.radicale) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_RADICALE") }
         var lastError: Error = CalDAVTestError.didNotStart("radicale", "")
         for _ in 0..<3 {  // the free port may be taken between choosing and binding it
@@ -290,7 +290,7 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     }
 
     /// Starts xandikos from `TODOD_XANDIKOS` (or `script`) and waits until it answers.
-    public static func xandikos(script: String? = CalDAVTestSupport.xandikos) throws -> CalDAVServer {
+    package static func xandikos(script: String? = CalDAVTestSupport.xandikos) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_XANDIKOS") }
         var lastError: Error = CalDAVTestError.didNotStart("xandikos", "")
         for _ in 0..<3 {
@@ -326,7 +326,7 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
 
     /// Starts Cyrus IMAP or DAViCal with scripts/lib/caldav-server.sh (`TODOD_CYRUS` /
     /// `TODOD_DAVICAL`, or `script`) and waits until it answers.
-    public static func packaged(_ kind: Kind, script: String? = nil) throws -> CalDAVServer {
+    package static func packaged(_ kind: Kind, script: String? = nil) throws -> CalDAVServer {
         let variable = kind == .cyrus ? "TODOD_CYRUS" : "TODOD_DAVICAL"
         guard let script = script ?? (kind == .cyrus ? CalDAVTestSupport.cyrus : CalDAVTestSupport.davical)
         else { throw CalDAVTestError.notConfigured(variable) }
@@ -343,7 +343,7 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     }
 
     /// Starts a server of `kind`.
-    public static func start(_ kind: Kind) throws -> CalDAVServer {
+    package static func start(_ kind: Kind) throws -> CalDAVServer {
         switch kind {
         case .radicale: return try radicale()
         case .xandikos: return try xandikos()
@@ -358,7 +358,7 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
 
     /// The server of `kind` this test process shares: started on first use, ended with the
     /// process. Tests make calendars of their own on it, so they do not see each other's items.
-    public static func shared(_ kind: Kind) throws -> CalDAVServer {
+    package static func shared(_ kind: Kind) throws -> CalDAVServer {
         switch kind {
         case .radicale: return try sharedRadicale.get()
         case .xandikos: return try sharedXandikos.get()
@@ -369,18 +369,18 @@ public final class CalDAVServer: WatchedProcess, @unchecked Sendable {
 }
 
 /// scripts/lib/fault-proxy.py in front of a server: faults at random (seeded) or on demand.
-public final class FaultProxy: WatchedProcess, @unchecked Sendable {
-    public private(set) var port = 0
-    public let directory: TemporaryDirectory
+package final class FaultProxy: WatchedProcess, @unchecked Sendable {
+    package private(set) var port = 0
+    package let directory: TemporaryDirectory
 
     /// `http://127.0.0.1:PORT/`
-    public var rootURL: String { "http://127.0.0.1:\(port)/" }
+    package var rootURL: String { "http://127.0.0.1:\(port)/" }
 
     /// Starts the proxy in front of `upstream` (`http://127.0.0.1:PORT`) and waits until it
     /// listens. `seed`, `rate` and `faults` set the random faults (none by default); `delay` is
     /// how long a delay fault waits.
     /// `tls` (certificate, key: PEM files) makes it serve HTTPS.
-    public init(upstream: String, seed: UInt64 = 0, rate: Double = 0, faults: [String] = [], delay: Double = 3,
+    package init(upstream: String, seed: UInt64 = 0, rate: Double = 0, faults: [String] = [], delay: Double = 3,
                 tls: (certificate: String, key: String)? = nil) throws {
         let directory = TemporaryDirectory("proxy")
         self.directory = directory
@@ -404,7 +404,7 @@ public final class FaultProxy: WatchedProcess, @unchecked Sendable {
 
     /// Queues `kind` (drop, delay, cut, 500, 503, 412) for the next `count` requests (of `method`
     /// when given).
-    public func inject(_ kind: String, count: Int = 1, method: String? = nil) throws {
+    package func inject(_ kind: String, count: Int = 1, method: String? = nil) throws {
         let query = "kind=\(kind)&count=\(count)" + (method.map { "&method=\($0)" } ?? "")
         guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?\(query) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
         else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
@@ -412,7 +412,7 @@ public final class FaultProxy: WatchedProcess, @unchecked Sendable {
 
     /// Queues a made-up answer (`status`, `body`, `headers`) for the next request (of `method`
     /// when given), which is not forwarded; the log line has the first 2000 bytes of the request.
-    public func injectAnswer(status: Int, body: String, headers: [String: String] = [:], method: String? = nil) throws {
+    package func injectAnswer(status: Int, body: String, headers: [String: String] = [:], method: String? = nil) throws {
         let file = directory.file("canned-\(UInt32.random(in: 0...UInt32.max))")
         try Data(body.utf8).write(to: URL(fileURLWithPath: file))
         var query = "kind=canned&status=\(status)&body=\(Self.encoded(file))" + (method.map { "&method=\($0)" } ?? "")
@@ -426,13 +426,13 @@ public final class FaultProxy: WatchedProcess, @unchecked Sendable {
     }
 
     /// Empties the fault queue and stops random faults.
-    public func clear() throws {
+    package func clear() throws {
         guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?clear=1 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
         else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
     }
 
     /// The proxy's log: one line per request (`pass ...` or `fault KIND ...`).
-    public var faultLog: [String] {
+    package var faultLog: [String] {
         ((try? String(contentsOfFile: directory.file("faults.log"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 }

@@ -10,12 +10,12 @@ import TodoPosix
 /// was seen to crash ("Bad pointer dereference") while Swift Testing started children from
 /// several tests at once. The pipes are close-on-exec, so a child another test starts meanwhile
 /// cannot hold them open.
-public struct ChildProcess {
-    public struct Result: Sendable {
+package struct ChildProcess {
+    package struct Result: Sendable {
         /// The exit status, or 128 + the signal for a child killed by one.
-        public var status: Int32
-        public var stdout: String
-        public var stderr: String
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
     }
 
     /// Runs `executable` (a path, or a name looked up on PATH by `/usr/bin/env`, so a name that
@@ -24,7 +24,7 @@ public struct ChildProcess {
     /// With `timeout` (seconds), a child still running then is killed with SIGKILL, with
     /// everything it started (it runs in a process group of its own): status 137.
     @discardableResult
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String] = [], input: String? = nil,
         environment: [String: String]? = nil, timeout: Double? = nil
     ) throws -> Result {
@@ -78,27 +78,27 @@ public struct ChildProcess {
     }
 
     /// Runs the `sqlite3` shell on a database file and returns its output, trimmed.
-    public static func sqlite3(_ database: String, _ sql: String) throws -> String {
+    package static func sqlite3(_ database: String, _ sql: String) throws -> String {
         let result = try run("sqlite3", [database], input: sql)
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
 /// A value guarded by a lock, for handing results between threads in tests.
-public final class LockedBox<Value>: @unchecked Sendable {
+package final class LockedBox<Value>: @unchecked Sendable {
     // @unchecked: `stored` is guarded by `lock`.
     private let lock = NSLock()
     private var stored: Value
 
-    public init(_ value: Value) { stored = value }
+    package init(_ value: Value) { stored = value }
 
-    public var value: Value {
+    package var value: Value {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
 
     /// Changes the value atomically (`box.value.append(x)` would read and write separately).
-    public func mutate(_ body: (inout Value) -> Void) {
+    package func mutate(_ body: (inout Value) -> Void) {
         lock.withLock { body(&stored) }
     }
 }

@@ -8,17 +8,17 @@ import TodoPosix
 /// Started with posix_spawn (`SpawnedProcess`), not Foundation's `Process`, whose `run` crashed
 /// once while tests started children in parallel. Standard input is /dev/null, standard output
 /// is this process's, standard error a close-on-exec pipe read after the daemon exited.
-public final class DaemonProcess: @unchecked Sendable {
+package final class DaemonProcess: @unchecked Sendable {
     // @unchecked: every stored property is immutable after init; `process` guards its own state.
-    public let directory: TemporaryDirectory
-    public let socket: String
-    public let database: String
-    public let process: SpawnedProcess
+    package let directory: TemporaryDirectory
+    package let socket: String
+    package let database: String
+    package let process: SpawnedProcess
     private let stderrRead: Int32
 
     /// Starts `todod` (or `executable`, another build of it such as `todod-faults`) and waits
     /// until its socket accepts connections.
-    public init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:],
+    package init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:],
                 socket: String? = nil, database: String? = nil, executable: String = "todod") throws {
         self.directory = directory ?? TemporaryDirectory("d")
         self.socket = socket ?? self.directory.file("todod.sock")
@@ -49,7 +49,7 @@ public final class DaemonProcess: @unchecked Sendable {
         Posix.close(stderrRead)
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { process.processIdentifier }
 
     private func waitUntilListening() throws {
         for _ in 0..<500 {
@@ -65,23 +65,23 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Sends `signal` and waits for the exit status (the status is 128+signal when killed).
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+    package func stop(signal: Int32 = SIGTERM) -> Int32 {
         process.send(signal)
         return process.waitForExit()
     }
 
 
     /// What the daemon wrote on stderr (read after it exited).
-    public func stderrText() -> String {
+    package func stderrText() -> String {
         guard !process.isRunning else { return "" }
         return String(decoding: (try? Posix.readToEnd(stderrRead)) ?? [], as: UTF8.self)
     }
 
     /// A new raw client connected to this daemon.
-    public func client() throws -> RawClient { try RawClient(path: socket) }
+    package func client() throws -> RawClient { try RawClient(path: socket) }
 
     /// Runs the built `todoctl` against this daemon.
-    public func todoctl(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> ChildProcess.Result {
+    package func todoctl(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> ChildProcess.Result {
         var env = ProcessInfo.processInfo.environment
         env["TODOD_SOCKET"] = socket
         env["NO_COLOR"] = "1"
@@ -90,7 +90,7 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 }
 
-public enum DaemonProcessError: Error {
+package enum DaemonProcessError: Error {
     case exited(Int32, String)
     case notListening(String)
 }

@@ -7,16 +7,16 @@ import Foundation
 /// handler says: for the CalDAV client against servers that misbehave as no real one does (hrefs
 /// naming other hosts, ETags with line breaks, answers dripped a few bytes at a time, endless or
 /// huge multistatus bodies). Each connection gets its own thread; every request is recorded.
-public final class HostileServer: @unchecked Sendable {
+package final class HostileServer: @unchecked Sendable {
     /// One request as it arrived.
-    public struct Request: Sendable {
-        public var method: String
-        public var path: String
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
         /// Header lines as sent (name: value), in order.
-        public var headers: [String]
-        public var body: [UInt8]
-        public var bodyText: String { String(decoding: body, as: UTF8.self) }
-        public func header(_ name: String) -> String? {
+        package var headers: [String]
+        package var body: [UInt8]
+        package var bodyText: String { String(decoding: body, as: UTF8.self) }
+        package func header(_ name: String) -> String? {
             let prefix = name.lowercased() + ":"
             return headers.first { $0.lowercased().hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) }
         }
@@ -25,24 +25,24 @@ public final class HostileServer: @unchecked Sendable {
     /// An answer: the status, headers and either a body or a writer that sends the body in
     /// pieces (returning false when the client went away). A writer's answer has no
     /// Content-Length: the connection is closed after it.
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [(String, String)]
-        public var body: [UInt8]
-        public var writer: (@Sendable ((([UInt8]) -> Bool)) -> Void)?
-        public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], writer: (@Sendable ((([UInt8]) -> Bool)) -> Void)? = nil) {
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [(String, String)]
+        package var body: [UInt8]
+        package var writer: (@Sendable ((([UInt8]) -> Bool)) -> Void)?
+        package init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], writer: (@Sendable ((([UInt8]) -> Bool)) -> Void)? = nil) {
             self.status = status
             self.headers = headers
             self.body = body
             self.writer = writer
         }
-        public init(status: Int, xml: String) {
+        package init(status: Int, xml: String) {
             self.init(status: status, headers: [("Content-Type", "application/xml; charset=utf-8")], body: Array(xml.utf8))
         }
     }
 
-    public let host: String
-    public private(set) var port = 0
+    package let host: String
+    package private(set) var port = 0
     private let listener: Int32
     private let handler: @Sendable (Request) -> Response
     private let lock = NSLock()
@@ -50,10 +50,10 @@ public final class HostileServer: @unchecked Sendable {
     private var stopped = false
 
     /// `http://HOST:PORT`
-    public var origin: String { "http://\(host):\(port)" }
+    package var origin: String { "http://\(host):\(port)" }
 
     /// Listens on `host` (a loopback address) at a free port.
-    public init(host: String = "127.0.0.1", handler: @escaping @Sendable (Request) -> Response) throws {
+    package init(host: String = "127.0.0.1", handler: @escaping @Sendable (Request) -> Response) throws {
         self.host = host
         self.handler = handler
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -83,7 +83,7 @@ public final class HostileServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops accepting (connections being served finish on their own).
-    public func stop() {
+    package func stop() {
         lock.lock()
         let already = stopped
         stopped = true
@@ -92,7 +92,7 @@ public final class HostileServer: @unchecked Sendable {
     }
 
     /// Every request so far.
-    public var requests: [Request] {
+    package var requests: [Request] {
         lock.lock()
         defer { lock.unlock() }
         return recorded
@@ -181,13 +181,13 @@ public final class HostileServer: @unchecked Sendable {
     // MARK: Answers a CalDAV server gives
 
     /// A multistatus of `responses` (XML fragments) and an optional sync token.
-    public static func multistatus(_ responses: String, token: String? = nil) -> String {
+    package static func multistatus(_ responses: String, token: String? = nil) -> String {
         "<?xml version='1.0' encoding='utf-8'?><d:multistatus xmlns:d='DAV:' xmlns:c='urn:ietf:params:xml:ns:caldav'>\(responses)"
             + (token.map { "<d:sync-token>\($0)</d:sync-token>" } ?? "") + "</d:multistatus>"
     }
 
     /// One response naming `href` with its ETag (XML-escaped already) and, when given, its data.
-    public static func member(_ href: String, etag: String, data: String? = nil) -> String {
+    package static func member(_ href: String, etag: String, data: String? = nil) -> String {
         "<d:response><d:href>\(href)</d:href><d:propstat><d:prop><d:getetag>\(etag)</d:getetag>"
             + (data.map { "<c:calendar-data>\($0)</c:calendar-data>" } ?? "") + "</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
     }

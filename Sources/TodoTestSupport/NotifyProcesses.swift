@@ -7,9 +7,9 @@ import TodoProtocol
 
 /// The processes todod-notify's tests run: a private session bus, a stand-in notification server
 /// on it, and the notifier itself.
-public enum NotifyTestSupport {
+package enum NotifyTestSupport {
     /// The repository checkout the tests were built in (where Package.swift is).
-    public static let repository: String = {
+    package static let repository: String = {
         var dir = URL(fileURLWithPath: BuiltProducts.directory)
         while dir.path != "/" {
             if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir.path }
@@ -19,10 +19,10 @@ public enum NotifyTestSupport {
     }()
 
     /// The private Python environment scripts/test makes, with jeepney in it.
-    public static var python: String { repository + "/.build/test-venv/bin/python" }
+    package static var python: String { repository + "/.build/test-venv/bin/python" }
 
     /// Whether the stand-in can run here: dbus-daemon, dbus-send and the venv with jeepney.
-    public static let available: Bool = {
+    package static let available: Bool = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
               FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-send"),
               FileManager.default.isExecutableFile(atPath: python) else { return false }
@@ -30,7 +30,7 @@ public enum NotifyTestSupport {
     }()
 
     /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
-    public static func eventually(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    package static func eventually(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         repeat {
             if try condition() { return true }
@@ -41,10 +41,10 @@ public enum NotifyTestSupport {
 }
 
 /// A process started by a test with its output going to files, stopped (and reaped) on release.
-public class BackgroundProcess: @unchecked Sendable {
-    public let process: SpawnedProcess
-    public let stdoutPath: String
-    public let stderrPath: String
+package class BackgroundProcess: @unchecked Sendable {
+    package let process: SpawnedProcess
+    package let stdoutPath: String
+    package let stderrPath: String
 
     init(_ executable: String, _ arguments: [String], environment: [String: String], output: String) throws {
         stdoutPath = output + ".out"
@@ -66,12 +66,12 @@ public class BackgroundProcess: @unchecked Sendable {
     deinit { stop() }
 
     /// Starts any program with its output going to `output`.out and .err.
-    public static func started(_ executable: String, _ arguments: [String], environment: [String: String] = [:], output: String) throws -> BackgroundProcess {
+    package static func started(_ executable: String, _ arguments: [String], environment: [String: String] = [:], output: String) throws -> BackgroundProcess {
         try BackgroundProcess(executable, arguments, environment: environment, output: output)
     }
 
     /// The pids of this process's children (from /proc).
-    public var children: [Int32] {
+    package var children: [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> Int32? in
             guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                   let close = stat.lastIndex(of: ")") else { return nil }
@@ -80,30 +80,30 @@ public class BackgroundProcess: @unchecked Sendable {
         }
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { process.processIdentifier }
 
     /// SIGTERM, then SIGKILL after five seconds; returns the exit status.
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+    package func stop(signal: Int32 = SIGTERM) -> Int32 {
         guard process.isRunning else { return process.waitForExit() }
         process.send(signal)
         if !NotifyTestSupport.eventually(timeout: 5, { !process.isRunning }) { process.send(SIGKILL) }
         return process.waitForExit()
     }
 
-    public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
-    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-    public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+    package var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    package var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    package var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
 }
 
 /// A private `dbus-daemon --session` listening on `DIR/bus`.
-public final class SessionBus: BackgroundProcess, @unchecked Sendable {
-    public let address: String
+package final class SessionBus: BackgroundProcess, @unchecked Sendable {
+    package let address: String
 
     /// Starts it on `socket` and waits until it accepts connections. With `activating`, the bus
     /// starts the stand-in notification server on demand (D-Bus activation), recording to that
     /// file, and knows no other service.
-    public init(socket: String, directory: TemporaryDirectory, activating record: String? = nil) throws {
+    package init(socket: String, directory: TemporaryDirectory, activating record: String? = nil) throws {
         address = "unix:path=" + socket
         var arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
         if let record {
@@ -136,12 +136,12 @@ public final class SessionBus: BackgroundProcess, @unchecked Sendable {
 }
 
 /// The stand-in org.freedesktop.Notifications server (scripts/lib/notification-server.py).
-public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
-    public let record: String
-    public let bus: SessionBus
+package final class NotificationServer: BackgroundProcess, @unchecked Sendable {
+    package let record: String
+    package let bus: SessionBus
 
     /// `slow`: Notify calls whose summary starts with the prefix are answered that many seconds late.
-    public init(bus: SessionBus, directory: TemporaryDirectory, name: String = "server", slow: (prefix: String, seconds: Double)? = nil) throws {
+    package init(bus: SessionBus, directory: TemporaryDirectory, name: String = "server", slow: (prefix: String, seconds: Double)? = nil) throws {
         self.bus = bus
         record = directory.file("notifications.jsonl")
         try? FileManager.default.removeItem(atPath: record + ".ready")
@@ -153,12 +153,12 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
     }
 
     /// Every Notify call so far, in order.
-    public var notifications: [JSON] {
+    package var notifications: [JSON] {
         ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
     }
 
     /// The Notify calls whose summary is `summary`, waiting up to `timeout` seconds for `count`.
-    public func notifications(summary: String, atLeast count: Int, timeout: Double = 15) -> [JSON] {
+    package func notifications(summary: String, atLeast count: Int, timeout: Double = 15) -> [JSON] {
         var found: [JSON] = []
         _ = NotifyTestSupport.eventually(timeout: timeout) {
             found = notifications.filter { $0["summary"] == .string(summary) }
@@ -168,13 +168,13 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
     }
 
     /// Every CloseNotification call so far, in order (`id`, `time`, `sender`).
-    public var closes: [JSON] { Self.lines(record + ".closes") }
+    package var closes: [JSON] { Self.lines(record + ".closes") }
 
     /// The late answers sent so far (`id`, `time`), with `slow`.
-    public var replies: [JSON] { Self.lines(record + ".replies") }
+    package var replies: [JSON] { Self.lines(record + ".replies") }
 
     /// The CloseNotification calls for `id`, waiting up to `timeout` seconds for one.
-    public func closes(of id: Int64, timeout: Double = 10) -> [JSON] {
+    package func closes(of id: Int64, timeout: Double = 10) -> [JSON] {
         var found: [JSON] = []
         _ = NotifyTestSupport.eventually(timeout: timeout) {
             found = closes.filter { $0["id"] == .int(id) }
@@ -189,7 +189,7 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
 
     /// Sends, from another peer that owns nothing, a unicast ActionInvoked(id, action) to the
     /// bus name `destination` (what any program on the session bus can do).
-    public func spoof(to destination: String, id: Int64, action: String) throws {
+    package func spoof(to destination: String, id: Int64, action: String) throws {
         let result = try ChildProcess.run(NotifyTestSupport.python, [NotifyTestSupport.repository + "/scripts/lib/notification-server.py",
                                                                      "--spoof", destination, String(id), action],
                                           environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"])
@@ -197,7 +197,7 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
     }
 
     /// Presses the button `action` of notification `id` (ActionInvoked, then NotificationClosed).
-    public func invoke(_ id: Int64, _ action: String) throws {
+    package func invoke(_ id: Int64, _ action: String) throws {
         let result = try ChildProcess.run("/usr/bin/dbus-send", [
             "--session", "--print-reply", "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
             "org.todod.Test.Invoke", "uint32:\(id)", "string:\(action)",
@@ -207,15 +207,15 @@ public final class NotificationServer: BackgroundProcess, @unchecked Sendable {
 }
 
 /// `todod-notify` against a test's daemon, with its state (the cursor) in `state`.
-public final class NotifierProcess: BackgroundProcess, @unchecked Sendable {
+package final class NotifierProcess: BackgroundProcess, @unchecked Sendable {
     /// Starts it and waits until it follows the journal (its "following" log line).
-    public convenience init(daemon: DaemonProcess, arguments: [String] = [], state: String, bus: String? = nil,
+    package convenience init(daemon: DaemonProcess, arguments: [String] = [], state: String, bus: String? = nil,
                             environment: [String: String] = [:], output: String) throws {
         try self.init(socket: daemon.socket, arguments: arguments, state: state, bus: bus, environment: environment, output: output)
     }
 
     /// The same against whatever listens at `socket`.
-    public init(socket: String, arguments: [String] = [], state: String, bus: String? = nil,
+    package init(socket: String, arguments: [String] = [], state: String, bus: String? = nil,
                 environment: [String: String] = [:], output: String) throws {
         var env = ["XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": bus ?? "unix:path=/nonexistent/bus", "TZ": "UTC"]
         for (k, v) in environment { env[k] = v }
@@ -225,7 +225,7 @@ public final class NotifierProcess: BackgroundProcess, @unchecked Sendable {
     }
 
     /// The `--print` lines whose title field is `title`, waiting up to `timeout` seconds for `count`.
-    public func printed(title: String, atLeast count: Int, timeout: Double = 15) -> [[String]] {
+    package func printed(title: String, atLeast count: Int, timeout: Double = 15) -> [[String]] {
         var found: [[String]] = []
         _ = NotifyTestSupport.eventually(timeout: timeout) {
             found = stdoutLines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
@@ -236,6 +236,6 @@ public final class NotifierProcess: BackgroundProcess, @unchecked Sendable {
     }
 }
 
-public enum NotifyTestError: Error {
+package enum NotifyTestError: Error {
     case didNotStart(String, String)
 }

@@ -9,7 +9,7 @@ extension Process {
     /// Reaps the child itself: Foundation's `waitUntilExit` was seen to wait forever for a child
     /// killed while other children were being started.
     @discardableResult
-    public func waitForExit() -> Int32 {
+    package func waitForExit() -> Int32 {
         let pid = processIdentifier
         while true {
             var status: Int32 = 0

@@ -6,12 +6,12 @@ import TodoPosix
 import TodoProtocol
 
 /// A test client speaking raw lines to the daemon, with a receive timeout so a test never hangs.
-public final class RawClient {
-    public let fd: Int32
+package final class RawClient {
+    package let fd: Int32
     private var framer = LineFramer(maxLineLength: 1 << 30)
     private var nextID: Int64 = 1
 
-    public init(path: String, timeoutSeconds: Int = 20) throws {
+    package init(path: String, timeoutSeconds: Int = 20) throws {
         fd = try UnixSocket.connect(path: path)
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -20,12 +20,12 @@ public final class RawClient {
     deinit { Posix.close(fd) }
 
     /// Sends raw bytes as they are.
-    public func send(_ bytes: [UInt8]) throws { try Posix.sendAll(fd, bytes) }
-    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+    package func send(_ bytes: [UInt8]) throws { try Posix.sendAll(fd, bytes) }
+    package func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     /// Sends one request line and returns its id.
     @discardableResult
-    public func request(_ method: String, _ params: JSONObject = JSONObject()) throws -> Int64 {
+    package func request(_ method: String, _ params: JSONObject = JSONObject()) throws -> Int64 {
         let id = nextID
         nextID += 1
         var bytes: [UInt8] = []
@@ -36,7 +36,7 @@ public final class RawClient {
     }
 
     /// Sends a request and waits for its response message.
-    public func call(_ method: String, _ params: JSONObject = JSONObject()) throws -> JSON {
+    package func call(_ method: String, _ params: JSONObject = JSONObject()) throws -> JSON {
         let id = try request(method, params)
         while true {
             let message = try receive()
@@ -45,14 +45,14 @@ public final class RawClient {
     }
 
     /// The `result` of a call, failing when the daemon answered with an error.
-    public func result(_ method: String, _ params: JSONObject = JSONObject()) throws -> JSON {
+    package func result(_ method: String, _ params: JSONObject = JSONObject()) throws -> JSON {
         let message = try call(method, params)
         guard let result = message["result"] else { throw RawClientError.failed(message.serialized()) }
         return result
     }
 
     /// The next message, or throws `closed` when the daemon hung up.
-    public func receive() throws -> JSON {
+    package func receive() throws -> JSON {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             if case .line(let line)? = framer.next() { return try JSON.parse(line) }
@@ -63,7 +63,7 @@ public final class RawClient {
     }
 
     /// Whether the daemon closed the connection (reads until end of file or timeout).
-    public func isClosedByPeer() -> Bool {
+    package func isClosedByPeer() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             guard let n = try? Posix.read(fd, into: &chunk) else { return false }
@@ -72,7 +72,7 @@ public final class RawClient {
     }
 }
 
-public enum RawClientError: Error {
+package enum RawClientError: Error {
     case closed
     case timeout
     case failed(String)

@@ -1,11 +1,11 @@
 /// A small deterministic generator (SplitMix64), so a failing randomized test, or a fuzz run
 /// (todofuzz draws its inputs from it), can be replayed from its printed seed.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,7 +14,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// The seed from environment variable `name` when set, else a random one.
-    public static func seed(from name: String) -> UInt64 {
+    package static func seed(from name: String) -> UInt64 {
         if let text = ProcessInfo.processInfo.environment[name], let seed = UInt64(text) { return seed }
         return UInt64.random(in: 0...UInt64.max)
     }

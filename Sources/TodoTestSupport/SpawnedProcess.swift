@@ -7,16 +7,16 @@ import TodoPosix
 /// A child started with `Spawn` (posix_spawn) that a test keeps running: asked whether it still
 /// runs without being reaped, signalled only while its pid is still its own, reaped once.
 /// Takes the place of Foundation's `Process`, whose `run` crashed once under parallel tests.
-public final class SpawnedProcess: @unchecked Sendable {
+package final class SpawnedProcess: @unchecked Sendable {
     // @unchecked: `status` is guarded by `lock`; the pid is immutable.
-    public let processIdentifier: Int32
+    package let processIdentifier: Int32
     private let lock = NSLock()
     private var status: Int32?
 
     init(pid: Int32) { processIdentifier = pid }
 
     /// True until the child has exited (asking does not reap it).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         lock.withLock {
             guard status == nil else { return false }
             var info = siginfo_t()
@@ -30,7 +30,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// Waits for the child to exit and reaps it (once): its exit status, or 128 + the signal
     /// that killed it.
     @discardableResult
-    public func waitForExit() -> Int32 {
+    package func waitForExit() -> Int32 {
         lock.withLock {
             if let status { return status }
             let code: Int32 = switch Spawn.reap(processIdentifier) {
@@ -43,10 +43,10 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// The exit status once reaped (`waitForExit`), else nil.
-    public var terminationStatus: Int32? { lock.withLock { status } }
+    package var terminationStatus: Int32? { lock.withLock { status } }
 
     /// Sends `signal` unless the child was reaped already (its pid may be another's by then).
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         lock.withLock { if status == nil { _ = kill(processIdentifier, signal) } }
     }
 }

@@ -3,7 +3,7 @@ import TodoPosix
 
 /// A time zone from the system's tz database (TZif files, tzfile(5) / RFC 8536) or a POSIX TZ
 /// string, read without Foundation: how todoctl and todod show and read local times.
-public struct ZoneInfo: Sendable {
+package struct ZoneInfo: Sendable {
     /// Transition instants (seconds since the Unix epoch), strictly ascending.
     let transitions: [Int64]
     /// `offsets[i]` is the UTC offset (seconds east) that starts at `transitions[i]`.
@@ -14,14 +14,14 @@ public struct ZoneInfo: Sendable {
     let rule: PosixRule?
 
     /// Coordinated Universal Time.
-    public static let utc = ZoneInfo(transitions: [], offsets: [], initialOffset: 0, rule: nil)
+    package static let utc = ZoneInfo(transitions: [], offsets: [], initialOffset: 0, rule: nil)
 
     /// The zone `TZ` names, with glibc's rules: nil (unset) → /etc/localtime; "" → UTC;
     /// ":file" or "file" → a TZif file (absolute, or relative to $TZDIR or /usr/share/zoneinfo);
     /// otherwise a POSIX TZ string ("JST-9", "EST5EDT,M3.2.0,M11.1.0", "<+0530>-5:30"); anything unreadable → UTC.
     ///
     /// `tzdir` is the value of `TZDIR`; nil or empty means /usr/share/zoneinfo.
-    public static func named(byTZ tz: String?, tzdir: String? = nil) -> ZoneInfo {
+    package static func named(byTZ tz: String?, tzdir: String? = nil) -> ZoneInfo {
         guard let tz else { return ZoneInfo(path: "/etc/localtime") ?? .utc }
         if tz.isEmpty { return .utc }
         let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
@@ -36,14 +36,14 @@ public struct ZoneInfo: Sendable {
     ///
     /// `tzdir` is the database directory; nil or empty means /usr/share/zoneinfo. Identifiers that
     /// are absolute or contain a ".." component are refused.
-    public init?(identifier: String, tzdir: String? = nil) {
+    package init?(identifier: String, tzdir: String? = nil) {
         let components = identifier.split(separator: "/", omittingEmptySubsequences: false)
         guard !identifier.isEmpty, !identifier.hasPrefix("/"), !components.contains("..") else { return nil }
         self.init(path: ZoneInfo.directory(tzdir) + "/" + identifier)
     }
 
     /// A zone from the bytes of a TZif file (versions 1–4), nil when they are not one.
-    public init?(tzif bytes: [UInt8]) {
+    package init?(tzif bytes: [UInt8]) {
         var reader = ByteReader(bytes: bytes)
         guard let header = TZifHeader(&reader) else { return nil }
         let version = header.version
@@ -65,14 +65,14 @@ public struct ZoneInfo: Sendable {
     }
 
     /// A zone from a POSIX TZ rule string, nil when it does not parse.
-    public init?(posixRule: String) {
+    package init?(posixRule: String) {
         guard let rule = PosixRule(Array(posixRule.utf8)) else { return nil }
         self.init(transitions: [], offsets: [], initialOffset: rule.standardOffset, rule: rule)
     }
 
     /// Seconds east of UTC in effect at `utcSeconds` (seconds since the Unix epoch, any Int64 value
     /// — never traps, also far in the past or future).
-    public func secondsFromUTC(at utcSeconds: Int64) -> Int64 {
+    package func secondsFromUTC(at utcSeconds: Int64) -> Int64 {
         if let rule, transitions.last.map({ utcSeconds >= $0 }) ?? true {
             return rule.secondsFromUTC(at: utcSeconds)
         }

@@ -11,30 +11,30 @@ import TodoWhen
 /// Keys: `remind-time` (HH:MM, the reminder time of all-day todos), `sort` (the default order of
 /// `list` and bare `todoctl`, as `--sort`), `snooze` (the DURATION of `snooze ID` without one),
 /// `alias.NAME` (a command line that `todoctl NAME ...` stands for).
-public struct Config: Equatable, Sendable {
+package struct Config: Equatable, Sendable {
     /// 10 minutes in microseconds.
-    public static let defaultSnooze: Int64 = 10 * 60 * 1_000_000
+    package static let defaultSnooze: Int64 = 10 * 60 * 1_000_000
 
     /// `remind-time`: when all-day todos are reminded, as seconds after local midnight.
-    public var remindTime: Int64 = TimeExpression.defaultRemindTime
+    package var remindTime: Int64 = TimeExpression.defaultRemindTime
     /// `sort`: the keys `list` sorts by when no `--sort` is given (nil: manual order).
-    public var sort: [TodoQuery.SortKey]?
+    package var sort: [TodoQuery.SortKey]?
     /// `snooze`: the DURATION of `snooze ID` without one, in microseconds.
-    public var snooze = Config.defaultSnooze
+    package var snooze = Config.defaultSnooze
     /// `alias.NAME`: the words NAME stands for; the first is always a built-in command.
-    public var aliases: [String: [String]] = [:]
+    package var aliases: [String: [String]] = [:]
     /// The lines that could not be read, each left out (its key keeps its default).
-    public var problems: [ConfigProblem] = []
+    package var problems: [ConfigProblem] = []
 
     /// The keys of the file.
     package static let keys = ["remind-time", "sort", "snooze"]
 
     /// The defaults: what todoctl does without a file.
-    public init() {}
+    package init() {}
 
     /// The file todoctl reads: `$XDG_CONFIG_HOME/todod/config` when XDG_CONFIG_HOME is an
     /// absolute path, else `$HOME/.config/todod/config`; nil when neither is known.
-    public static func path(environment: [String: String]) -> String? {
+    package static func path(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/todod/config" }
         if let home = environment["HOME"], !home.isEmpty { return (home.hasSuffix("/") ? home : home + "/") + ".config/todod/config" }
         return nil
@@ -53,7 +53,7 @@ public struct Config: Equatable, Sendable {
     /// file is a problem of every key (`ConfigProblem.everyKey`), a bad line one of its key.
     /// `commands` are todoctl's command names, which an alias must start with and may not be
     /// (nil: aliases are not checked against them, for a reader that only wants other keys).
-    public static func load(environment: [String: String], commands: [String]?) -> Config {
+    package static func load(environment: [String: String], commands: [String]?) -> Config {
         load(environment: environment, commands: commands) { (path) throws(PosixError) in try Files.contents(of: path, maxBytes: 1 << 20) }
     }
 
@@ -79,7 +79,7 @@ public struct Config: Equatable, Sendable {
 
     /// Reads the text of a config file; `file` names it in messages. A line that cannot be read is
     /// left out and recorded in `problems`. `commands` as for `load`.
-    public static func parse(_ text: String, file: String, commands: [String]?) -> Config {
+    package static func parse(_ text: String, file: String, commands: [String]?) -> Config {
         var config = Config()
         // ("\r\n" is one Character in Swift: a CRLF line end is a line end too.)
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
@@ -175,7 +175,7 @@ public struct Config: Equatable, Sendable {
     /// `arguments` with an alias in the command's place replaced by its words. The command is
     /// the first argument that is neither an option nor the value of `--socket`; nothing after
     /// `--` is a command. Expanded words are never expanded again.
-    public func expandingAlias(_ arguments: [String]) -> [String] {
+    package func expandingAlias(_ arguments: [String]) -> [String] {
         guard !aliases.isEmpty, let index = Config.commandIndex(arguments), let words = aliases[arguments[index]] else { return arguments }
         return Array(arguments[..<index]) + words + arguments[(index + 1)...]
     }
@@ -195,13 +195,13 @@ public struct Config: Equatable, Sendable {
 
     /// The problem that stops a command line before it is parsed: a bad line of the alias it
     /// names (or an unreadable file, which may hold that alias); `commands` are todoctl's.
-    public func aliasProblem(_ arguments: [String], commands: [String]) -> ConfigProblem? {
+    package func aliasProblem(_ arguments: [String], commands: [String]) -> ConfigProblem? {
         guard let index = Config.commandIndex(arguments), !commands.contains(arguments[index]) else { return nil }
         return problems.first { $0.key == ConfigProblem.everyKey || $0.key == "alias." + arguments[index] }
     }
 
     /// The problem that stops a command needing `keys` (the value it would use is unknown), or nil.
-    public func problem(forKeys keys: Set<String>) -> ConfigProblem? {
+    package func problem(forKeys keys: Set<String>) -> ConfigProblem? {
         guard !keys.isEmpty else { return nil }
         return problems.first { $0.key.map { $0 == ConfigProblem.everyKey || keys.contains($0) } ?? false }
     }
@@ -218,13 +218,13 @@ public struct Config: Equatable, Sendable {
 
 /// A line of the configuration file that could not be read: todoctl warns and goes on without
 /// it, unless the command needs the key it was meant to set (`CLI`).
-public struct ConfigProblem: Equatable, Sendable {
+package struct ConfigProblem: Equatable, Sendable {
     /// Stands for every key: the whole file could not be read.
-    public static let everyKey = "*"
+    package static let everyKey = "*"
     /// The key the line was meant to set (a misspelt one read as the closest key), or nil.
-    public var key: String?
+    package var key: String?
     /// One line naming the file and the line (`~/.config/todod/config:3: unknown key ...`).
-    public var message: String
+    package var message: String
 
     package init(key: String?, message: String) {
         self.key = key
@@ -234,10 +234,10 @@ public struct ConfigProblem: Equatable, Sendable {
 
 /// A problem with the configuration file: one line naming the file and, where there is one, the
 /// line (`~/.config/todod/config:3: unknown key "remnd-time"`). todoctl exits with status 2.
-public struct ConfigError: Error, Equatable, Sendable {
-    public var message: String
+package struct ConfigError: Error, Equatable, Sendable {
+    package var message: String
 
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 }
 
 /// Splitting a command line into words the way a shell does, without running one: blanks separate

@@ -10,26 +10,26 @@ import TodoProtocol
 // writes to `${XDG_STATE_HOME:-~/.local/state}/todod/sync/NAME.status` for `todoctl sync status`.
 
 /// One CalDAV account of sync.conf. The password is never here: only where to read it.
-public struct SyncAccount: Equatable, Sendable {
+package struct SyncAccount: Equatable, Sendable {
     /// The account's name (`sync add NAME`): letters, digits, `-`, `_` and `.`.
-    public var name: String
+    package var name: String
     /// The URL the user gave: a server, a principal or a calendar.
-    public var url: String
-    public var user: String
+    package var url: String
+    package var user: String
     /// An absolute path to a file holding the password (mode 0600).
-    public var passwordFile: String?
+    package var passwordFile: String?
     /// A systemd credential's name (`LoadCredential=`), read from `$CREDENTIALS_DIRECTORY/NAME`.
-    public var credential: String?
+    package var credential: String?
     /// The calendar collection's URL that `sync add` found (nil: discover it again).
-    public var calendar: String?
+    package var calendar: String?
     /// How the first round treats a store and a calendar that both hold todos (`sync add
     /// --initial`): `merge` (nil), `remote` or `local`.
-    public var initial: String?
+    package var initial: String?
 
     /// The values `--initial` takes.
-    public static let initialModes = ["merge", "remote", "local"]
+    package static let initialModes = ["merge", "remote", "local"]
 
-    public init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil,
+    package init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil,
                 initial: String? = nil) {
         self.name = name
         self.url = url
@@ -47,14 +47,14 @@ public struct SyncAccount: Equatable, Sendable {
     }
 
     /// Whether `name` may name an account (it becomes part of file names).
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64 && name.first != "." &&
             name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }
     }
 
     /// The account's password, from its password file (refused unless only its owner, this user,
     /// can read it) or its systemd credential.
-    public func password(environment: [String: String]) throws(SyncConfigError) -> String {
+    package func password(environment: [String: String]) throws(SyncConfigError) -> String {
         let path: String
         if let file = passwordFile {
             let stat: (mode: UInt32, uid: UInt32)
@@ -85,10 +85,10 @@ public struct SyncAccount: Equatable, Sendable {
 }
 
 /// A problem with sync.conf or a password: one line naming the file (and line).
-public struct SyncConfigError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct SyncConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// Reading and writing sync.conf:
@@ -99,14 +99,14 @@ public struct SyncConfigError: Error, Equatable, Sendable, CustomStringConvertib
 ///     user = alice
 ///     password-file = /home/alice/.config/todod/home.password
 ///     calendar = https://dav.example.org/alice/tasks/
-public enum SyncConfig {
+package enum SyncConfig {
     /// `$XDG_CONFIG_HOME/todod/sync.conf` (when absolute), else `$HOME/.config/todod/sync.conf`.
-    public static func path(environment: [String: String]) -> String? {
+    package static func path(environment: [String: String]) -> String? {
         Config.path(environment: environment).map { Files.directory(of: $0) + "/sync.conf" }
     }
 
     /// The accounts of the file; a missing file has none.
-    public static func load(environment: [String: String]) throws(SyncConfigError) -> [SyncAccount] {
+    package static func load(environment: [String: String]) throws(SyncConfigError) -> [SyncAccount] {
         guard let path = path(environment: environment) else { throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set") }
         let bytes: [UInt8]
         do { bytes = try Files.contents(of: path, maxBytes: 1 << 20) } catch {
@@ -117,7 +117,7 @@ public enum SyncConfig {
     }
 
     /// Writes the accounts (mode 0600, atomically; the directory is made 0700 when missing).
-    public static func save(_ accounts: [SyncAccount], environment: [String: String]) throws(SyncConfigError) {
+    package static func save(_ accounts: [SyncAccount], environment: [String: String]) throws(SyncConfigError) {
         for a in accounts {
             for (key, value) in a.values where !isWritable(value) {
                 throw SyncConfigError("account \(a.name): the \(key) holds a control character (a line break?); sync.conf takes none")
@@ -130,7 +130,7 @@ public enum SyncConfig {
         } catch { throw SyncConfigError("cannot write \(path): \(error)") }
     }
 
-    public static func parse(_ text: String, file: String) throws(SyncConfigError) -> [SyncAccount] {
+    package static func parse(_ text: String, file: String) throws(SyncConfigError) -> [SyncAccount] {
         var accounts: [SyncAccount] = []
         var current: [String: String] = [:]
         var currentName: String?
@@ -180,13 +180,13 @@ public enum SyncConfig {
 
     /// Whether `value` can be one value of a `key = value` line: no control character (a line
     /// break would start another key or section) and no surrounding space (it would be trimmed).
-    public static func isWritable(_ value: String) -> Bool {
+    package static func isWritable(_ value: String) -> Bool {
         !value.isEmpty && value == value.trimmingSpaces() && !value.unicodeScalars.contains {
             $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}"
         }
     }
 
-    public static func render(_ accounts: [SyncAccount]) -> String {
+    package static func render(_ accounts: [SyncAccount]) -> String {
         var out = "# todod-sync accounts, written by todoctl sync add. Passwords are not kept here.\n"
         for a in accounts {
             out += "\n[\(a.name)]\nurl = \(a.url)\nuser = \(a.user)\n"
@@ -200,8 +200,8 @@ public enum SyncConfig {
 }
 
 /// Where todod-sync keeps its state: `${XDG_STATE_HOME:-~/.local/state}/todod/sync/`.
-public enum SyncPaths {
-    public static func stateDirectory(environment: [String: String]) -> String? {
+package enum SyncPaths {
+    package static func stateDirectory(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/todod/sync" }
         if let home = environment["HOME"], !home.isEmpty { return (home.hasSuffix("/") ? home : home + "/") + ".local/state/todod/sync" }
         return nil
@@ -210,7 +210,7 @@ public enum SyncPaths {
     /// Makes `directory` (and what is missing above it) mode 0700; todod's own directory of it
     /// (the last component, and a `todod` above it) is made 0700 even when it existed wider
     /// (`mkdir -p` with the usual umask): it holds sync.conf, password files, sync state.
-    public static func makePrivateDirectory(_ directory: String) throws(PosixError) {
+    package static func makePrivateDirectory(_ directory: String) throws(PosixError) {
         try Files.makeDirectories(directory, mode: 0o700)
         let parent = Files.directory(of: directory)
         for path in parent.hasSuffix("/todod") ? [directory, parent] : [directory] {
@@ -220,35 +220,35 @@ public enum SyncPaths {
 
     /// The file todod-sync holds locked while it serves the account (`sync status` tells
     /// "not running" when nobody holds it).
-    public static func serviceLock(account: String, environment: [String: String]) -> String? {
+    package static func serviceLock(account: String, environment: [String: String]) -> String? {
         stateDirectory(environment: environment).map { "\($0)/\(account).service" }
     }
 
     /// The status file of an account, written by todod-sync, read by `todoctl sync status`.
-    public static func statusFile(account: String, environment: [String: String]) -> String? {
+    package static func statusFile(account: String, environment: [String: String]) -> String? {
         stateDirectory(environment: environment).map { "\($0)/\(account).status" }
     }
 
     /// The engine's own state of an account (hrefs, ETags, sync token, last synced versions).
-    public static func stateFile(account: String, environment: [String: String]) -> String? {
+    package static func stateFile(account: String, environment: [String: String]) -> String? {
         stateDirectory(environment: environment).map { "\($0)/\(account).state" }
     }
 }
 
 /// What todod-sync last did for one account, as its status file holds it (JSON).
-public struct SyncStatus: Equatable, Sendable {
+package struct SyncStatus: Equatable, Sendable {
     /// A field both sides changed since the last sync, and which side was kept.
-    public struct Conflict: Equatable, Sendable {
-        public var at: Instant
-        public var uid: String
-        public var title: String
+    package struct Conflict: Equatable, Sendable {
+        package var at: Instant
+        package var uid: String
+        package var title: String
         /// The todo's fields that conflicted (`title`, `due`, ...).
-        public var fields: [String]
+        package var fields: [String]
         /// `local` or `remote`: the side whose values were kept (the later LAST-MODIFIED).
-        public var kept: String
+        package var kept: String
         /// The values that lost, in one line (`title "Buy milk"`), when known.
-        public var lost: String?
-        public init(at: Instant, uid: String, title: String, fields: [String], kept: String, lost: String? = nil) {
+        package var lost: String?
+        package init(at: Instant, uid: String, title: String, fields: [String], kept: String, lost: String? = nil) {
             self.at = at
             self.uid = uid
             self.title = title
@@ -259,16 +259,16 @@ public struct SyncStatus: Equatable, Sendable {
     }
 
     /// A todo or resource that does not sync (the server refused it, or todod cannot take it).
-    public struct Problem: Equatable, Sendable {
+    package struct Problem: Equatable, Sendable {
         /// `refused` (the server refused a local change), `unreadable` or `rejected` (a resource
         /// on the server that todod cannot read, or whose values its rules refuse).
-        public var kind: String
-        public var uid: String?
-        public var href: String
+        package var kind: String
+        package var uid: String?
+        package var href: String
         /// The todo's title, or the href when none could be read.
-        public var title: String
-        public var reason: String
-        public init(kind: String, uid: String?, href: String, title: String, reason: String) {
+        package var title: String
+        package var reason: String
+        package init(kind: String, uid: String?, href: String, title: String, reason: String) {
             self.kind = kind
             self.uid = uid
             self.href = href
@@ -277,32 +277,32 @@ public struct SyncStatus: Equatable, Sendable {
         }
     }
 
-    public var account: String
+    package var account: String
     /// The calendar collection's URL.
-    public var calendar: String?
-    public var lastAttempt: Instant?
-    public var lastSuccess: Instant?
+    package var calendar: String?
+    package var lastAttempt: Instant?
+    package var lastSuccess: Instant?
     /// One line saying what is wrong; nil when the last round succeeded.
-    public var error: String?
+    package var error: String?
     /// When the next attempt is due after a failure (backoff).
-    public var retryAt: Instant?
+    package var retryAt: Instant?
     /// Local changes waiting to go out.
-    public var pending: Int
+    package var pending: Int
     /// Todos in step with the calendar.
-    public var items: Int
+    package var items: Int
     /// The most recent conflicts, newest last (at most `maxConflicts`).
-    public var conflicts: [Conflict]
+    package var conflicts: [Conflict]
     /// What does not sync now (at most `maxProblems`).
-    public var problems: [Problem] = []
+    package var problems: [Problem] = []
     /// The store the account syncs and its newest change when the last round ended: changes
     /// after it wait for the next round (`sync status` counts them as pending).
-    public var storeID: String?
-    public var storeSeq: Int64?
+    package var storeID: String?
+    package var storeSeq: Int64?
 
-    public static let maxConflicts = 50
-    public static let maxProblems = 200
+    package static let maxConflicts = 50
+    package static let maxProblems = 200
 
-    public init(account: String, calendar: String? = nil, lastAttempt: Instant? = nil, lastSuccess: Instant? = nil, error: String? = nil,
+    package init(account: String, calendar: String? = nil, lastAttempt: Instant? = nil, lastSuccess: Instant? = nil, error: String? = nil,
                 retryAt: Instant? = nil, pending: Int = 0, items: Int = 0, conflicts: [Conflict] = []) {
         self.account = account
         self.calendar = calendar
@@ -315,7 +315,7 @@ public struct SyncStatus: Equatable, Sendable {
         self.conflicts = conflicts
     }
 
-    public var json: JSON {
+    package var json: JSON {
         func time(_ i: Instant?) -> JSON { i.map { .string($0.rfc3339()) } ?? .null }
         return [
             "account": .string(account), "calendar": calendar.map { .string($0) } ?? .null,
@@ -337,7 +337,7 @@ public struct SyncStatus: Equatable, Sendable {
     }
 
     /// Reads a status file's JSON; nil when it is not one.
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         func time(_ key: String, in j: JSON) -> Instant? { j[key]?.stringValue.flatMap { Instant(rfc3339: $0) } }
         guard let account = json["account"]?.stringValue else { return nil }
         self.init(account: account, calendar: json["calendar"]?.stringValue, lastAttempt: time("lastAttempt", in: json),

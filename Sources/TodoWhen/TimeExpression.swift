@@ -2,16 +2,16 @@ import TodoCore
 import TodoTime
 
 /// A bad WHEN or DURATION value: `message` quotes the value and lists the accepted forms, one line.
-public struct TimeExpressionError: Error, Equatable, Sendable {
+package struct TimeExpressionError: Error, Equatable, Sendable {
     /// One line for the user, without the `todoctl:` prefix.
-    public let message: String
+    package let message: String
     /// For a value that could not be read: `invalid time "xyz"`, the part before the problem.
     private let subject: String?
     /// For a value that could not be read: what is wrong with it (`expected ...`).
     private let problem: String?
 
     /// An error with the given one-line message.
-    public init(message: String) {
+    package init(message: String) {
         self.message = message
         subject = nil
         problem = nil
@@ -27,13 +27,13 @@ public struct TimeExpressionError: Error, Equatable, Sendable {
 
     /// The message with the option that gave the value named right after it:
     /// `invalid time "xyz" for --due: expected ...`; a message about no one value ends `(--due)`.
-    public func naming(_ option: String) -> String {
+    package func naming(_ option: String) -> String {
         guard let subject, let problem else { return message + " (\(option))" }
         return "\(subject) for \(option): \(problem)"
     }
 
     /// Two errors are equal when they say the same.
-    public static func == (a: TimeExpressionError, b: TimeExpressionError) -> Bool { a.message == b.message }
+    package static func == (a: TimeExpressionError, b: TimeExpressionError) -> Bool { a.message == b.message }
 }
 
 /// The WHEN and DURATION grammar of `todoctl` (todoctl(1), WHEN AND DURATION).
@@ -78,10 +78,10 @@ public struct TimeExpressionError: Error, Equatable, Sendable {
 /// Local conversions use `ZoneInfo.secondsFromUTC(at:)` and the proleptic Gregorian calendar
 /// of `TodoCore.Instant` rather than `Calendar`, whose Gregorian calendar switches to the Julian one
 /// before 1582 and whose handling of nonexistent local times is not documented.
-public enum TimeExpression {
+package enum TimeExpression {
     /// Parses WHEN relative to `now` in `timeZone` (todoctl passes the zone TZ names), in English
     /// or Japanese; `morning` and `朝` are `remindTime` (seconds after local midnight).
-    public static func when(_ text: String, now: Instant, timeZone: ZoneInfo,
+    package static func when(_ text: String, now: Instant, timeZone: ZoneInfo,
                             remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> When {
         guard let value = parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime) else {
             throw whenError(text)
@@ -99,13 +99,13 @@ public enum TimeExpression {
     }
 
     /// The instant of `when(_:now:timeZone:)` (an all-day value: the start of its day).
-    public static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
+    package static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
         try when(text, now: now, timeZone: timeZone).instant
     }
 
     /// Parses DURATION: `30s`, `15m`, `2h`, `1d`, `1w`, and sums like `1h30m` (units in the order
     /// w d h m s, each at most once). Returns microseconds, always > 0.
-    public static func duration(_ text: String) throws(TimeExpressionError) -> Int64 {
+    package static func duration(_ text: String) throws(TimeExpressionError) -> Int64 {
         guard let parts = DurationParts(normalize(text)), let usec = parts.totalUsec, usec > 0 else {
             throw TimeExpressionError(invalid: "duration", text, "expected \(durationForms)")
         }
@@ -116,7 +116,7 @@ public enum TimeExpression {
     /// "a reminder given as a duration needs a due date"; for an all-day todo the caller passes
     /// `reminderAnchor`, its morning time); otherwise a WHEN, where a date without a time means
     /// that day at `remindTime` (seconds after local midnight).
-    public static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo,
+    package static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo,
                               remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> Instant {
         if isLead(text) {
             let usec = try lead(text)

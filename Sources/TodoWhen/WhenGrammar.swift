@@ -4,20 +4,20 @@ import TodoTime
 /// A resolved WHEN: the instant, and whether it names a whole local day (a date given without a
 /// time of day: `friday`, `Dec 24`, `2026-12-24`, `next week`). An all-day instant is the start
 /// of that local day (00:00, or the first instant that exists when the day starts in a DST gap).
-public struct When: Equatable, Sendable {
+package struct When: Equatable, Sendable {
     /// The instant the value names.
-    public var instant: Instant
+    package var instant: Instant
     /// True for a date without a time of day.
-    public var allDay: Bool
+    package var allDay: Bool
 
     /// A WHEN at `instant`.
-    public init(instant: Instant, allDay: Bool = false) {
+    package init(instant: Instant, allDay: Bool = false) {
         self.instant = instant
         self.allDay = allDay
     }
 
     /// The local day (days since 1970-01-01) of an all-day value, read in `zone`.
-    public func day(in zone: ZoneInfo) -> Int64 { LocalTime(instant, in: zone).days }
+    package func day(in zone: ZoneInfo) -> Int64 { LocalTime(instant, in: zone).days }
 }
 
 /// The natural-language part of WHEN (todoctl(1), WHEN AND DURATION): day words, weekdays, month
@@ -25,11 +25,11 @@ public struct When: Equatable, Sendable {
 /// zone against `now`; tokens are already lowercased.
 extension TimeExpression {
     /// Seconds after local midnight of the default morning time of all-day reminders (09:00).
-    public static let defaultRemindTime: Int64 = 9 * 3600
+    package static let defaultRemindTime: Int64 = 9 * 3600
 
     /// The instant a reminder of `when` counts from: the due instant, or for an all-day value that
     /// day at `remindTime` (seconds after local midnight). Nil outside the years 0001 to 9999.
-    public static func reminderAnchor(_ when: When, remindTime: Int64, timeZone: ZoneInfo) -> Instant? {
+    package static func reminderAnchor(_ when: When, remindTime: Int64, timeZone: ZoneInfo) -> Instant? {
         guard when.allDay else { return when.instant }
         return LocalTime.instant(days: when.day(in: timeZone), secondOfDay: remindTime, in: timeZone)
     }

@@ -2,16 +2,16 @@ import TodoCore
 import TodoWhen
 
 /// Options that apply to every command: where the daemon is and whether to print JSON.
-public struct GlobalOptions: Equatable, Sendable {
+package struct GlobalOptions: Equatable, Sendable {
     /// `--socket PATH`.
-    public var socket: String?
+    package var socket: String?
     /// `--system`: the system daemon's socket.
-    public var system = false
+    package var system = false
     /// `--json`: print only JSON on stdout.
-    public var json = false
+    package var json = false
 
     /// No global options.
-    public init(socket: String? = nil, system: Bool = false, json: Bool = false) {
+    package init(socket: String? = nil, system: Bool = false, json: Bool = false) {
         self.socket = socket
         self.system = system
         self.json = json
@@ -19,29 +19,29 @@ public struct GlobalOptions: Equatable, Sendable {
 }
 
 /// `add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]`.
-public struct AddOptions: Equatable, Sendable {
+package struct AddOptions: Equatable, Sendable {
     /// The title, as given.
-    public var title: String
+    package var title: String
     /// `--priority`, `--tag`, `--every`.
-    public var fields = AddFields()
+    package var fields = AddFields()
     /// `--notes TEXT`.
-    public var notes: String?
+    package var notes: String?
     /// `--category NAME`.
-    public var category: String?
+    package var category: String?
     /// `--due WHEN`, resolved.
-    public var due: Instant?
+    package var due: Instant?
     /// `--remind`, resolved against `due`; for an all-day `due` without `--remind`, that day at
     /// the morning time.
-    public var remind: Instant?
+    package var remind: Instant?
     /// `--top`.
-    public var top = false
+    package var top = false
     /// True when `--due` was a date without a time.
-    public var allDay = false
+    package var allDay = false
     /// The IANA name of the local zone the dates were given in, when known and there are dates.
-    public var zone: String?
+    package var zone: String?
 
     /// A todo titled `title` and nothing else.
-    public init(title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
+    package init(title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
                 remind: Instant? = nil, top: Bool = false) {
         self.title = title
         self.notes = notes
@@ -53,17 +53,17 @@ public struct AddOptions: Equatable, Sendable {
 }
 
 /// The filters, sort and limit of `list`, and how to show them.
-public struct ListOptions: Equatable, Sendable {
+package struct ListOptions: Equatable, Sendable {
     /// What to ask `todo.list` for; the default is open todos in manual order.
-    public var query = TodoQuery()
+    package var query = TodoQuery()
     /// `--by-category`.
-    public var byCategory = false
+    package var byCategory = false
 
-    public init() {}
+    package init() {}
 }
 
 /// How `edit` changes the reminder.
-public enum RemindChange: Equatable, Sendable {
+package enum RemindChange: Equatable, Sendable {
     /// Not mentioned.
     case keep
     /// `--no-remind`.
@@ -79,32 +79,32 @@ public enum RemindChange: Equatable, Sendable {
 }
 
 /// The changes of `edit ID`.
-public struct EditOptions: Equatable, Sendable {
+package struct EditOptions: Equatable, Sendable {
     /// The todo.
-    public var id: Int64
+    package var id: Int64
     /// `--priority`/`--no-priority`, `--tag`, `--untag`, `--every`/`--no-every`.
-    public var fields = EditFields()
+    package var fields = EditFields()
     /// `--title T`.
-    public var title: String?
+    package var title: String?
     /// `--notes T` / `--no-notes`.
-    public var notes: FieldChange<String> = .keep
+    package var notes: FieldChange<String> = .keep
     /// `--category NAME` / `--no-category`.
-    public var category: FieldChange<String> = .keep
+    package var category: FieldChange<String> = .keep
     /// `--due WHEN` / `--no-due`.
-    public var due: FieldChange<Instant> = .keep
+    package var due: FieldChange<Instant> = .keep
     /// `--remind DURATION|WHEN` / `--no-remind`.
-    public var remind: RemindChange = .keep
+    package var remind: RemindChange = .keep
     /// True when `--due` was a date without a time.
-    public var dueAllDay = false
+    package var dueAllDay = false
     /// The IANA name of the local zone, sent with a new due or reminder, when known.
-    public var zone: String?
+    package var zone: String?
     /// Seconds after local midnight at which an all-day todo is reminded (`remind-time`).
-    public var remindTime: Int64 = TimeExpression.defaultRemindTime
+    package var remindTime: Int64 = TimeExpression.defaultRemindTime
     /// `--if-revision N`: change the todo only while its revision is still N.
-    public var ifRevision: Int64?
+    package var ifRevision: Int64?
 
     /// No changes to todo `id` yet.
-    public init(id: Int64) { self.id = id }
+    package init(id: Int64) { self.id = id }
 
     /// True when nothing would change.
     var isEmpty: Bool {
@@ -113,7 +113,7 @@ public struct EditOptions: Equatable, Sendable {
 }
 
 /// Where `move` puts a todo.
-public enum MoveDestination: Equatable, Sendable {
+package enum MoveDestination: Equatable, Sendable {
     /// `--to N` (and `--top`, which is position 1).
     case position(Int64)
     /// `--before ID`.
@@ -125,7 +125,7 @@ public enum MoveDestination: Equatable, Sendable {
 }
 
 /// The `category` subcommands.
-public enum CategoryCommand: Equatable, Sendable {
+package enum CategoryCommand: Equatable, Sendable {
     /// `category list`.
     case list
     /// `category add NAME`.
@@ -139,7 +139,7 @@ public enum CategoryCommand: Equatable, Sendable {
 }
 
 /// Stage 2 of todoctl: one parsed command with typed options.
-public enum Command: Equatable, Sendable {
+package enum Command: Equatable, Sendable {
     /// `add`.
     case add(AddOptions)
     /// `list`.
@@ -187,35 +187,35 @@ public enum Command: Equatable, Sendable {
 }
 
 /// A parsed command line: global options and the command.
-public struct Invocation: Equatable, Sendable {
+package struct Invocation: Equatable, Sendable {
     /// `--socket`, `--system`, `--json`.
-    public var global: GlobalOptions
+    package var global: GlobalOptions
     /// What to do.
-    public var command: Command
+    package var command: Command
 
     /// Pairs global options with a command.
-    public init(global: GlobalOptions, command: Command) {
+    package init(global: GlobalOptions, command: Command) {
         self.global = global
         self.command = command
     }
 }
 
 /// A command-line usage error (exit 2): what is wrong and the usage to print after it.
-public struct UsageError: Error, Equatable, Sendable {
+package struct UsageError: Error, Equatable, Sendable {
     /// One line, without the `todoctl:` prefix, naming the culprit option or value.
-    public var message: String
+    package var message: String
     /// The command the usage is for (nil for the overview).
-    public var command: String?
+    package var command: String?
 
     /// An error in `command`'s arguments.
-    public init(_ message: String, command: String?) {
+    package init(_ message: String, command: String?) {
         self.message = message
         self.command = command
     }
 }
 
 /// What `export` writes.
-public enum ExportFormat: String, Sendable, Equatable, CaseIterable {
+package enum ExportFormat: String, Sendable, Equatable, CaseIterable {
     /// The export document (docs/PROTOCOL.md).
     case json
     /// One VCALENDAR with a VTODO per todo (docs/ICALENDAR.md).

@@ -4,18 +4,18 @@ import TodoCalendar
 import TodoWhen
 
 /// The v2 fields `add` sets: `--priority`, `--tag`, `--every`.
-public struct AddFields: Equatable, Sendable {
+package struct AddFields: Equatable, Sendable {
     /// `--priority P`.
-    public var priority: TodoPriority?
+    package var priority: TodoPriority?
     /// `--tag T`..., validated, in the order given.
-    public var tags: [String] = []
+    package var tags: [String] = []
     /// `--every RULE`.
-    public var recurrence: TodoRecurrence?
+    package var recurrence: TodoRecurrence?
     /// True when the due date is the rule's first occurrence from today (no `--due`): a date,
     /// so the todo is all-day.
-    public var allDay = false
+    package var allDay = false
 
-    public init(priority: TodoPriority? = nil, tags: [String] = [], recurrence: TodoRecurrence? = nil, allDay: Bool = false) {
+    package init(priority: TodoPriority? = nil, tags: [String] = [], recurrence: TodoRecurrence? = nil, allDay: Bool = false) {
         self.priority = priority
         self.tags = tags
         self.recurrence = recurrence
@@ -24,20 +24,20 @@ public struct AddFields: Equatable, Sendable {
 }
 
 /// The v2 fields `edit` changes: sent in the same one `todo.update` as the rest.
-public struct EditFields: Equatable, Sendable {
+package struct EditFields: Equatable, Sendable {
     /// `--priority P` / `--no-priority`.
-    public var priority: FieldChange<TodoPriority> = .keep
+    package var priority: FieldChange<TodoPriority> = .keep
     /// `--tag T`...: added to the todo's tags.
-    public var addTags: [String] = []
+    package var addTags: [String] = []
     /// `--untag T`...: removed from them.
-    public var removeTags: [String] = []
+    package var removeTags: [String] = []
     /// `--every RULE` / `--no-every`.
-    public var recurrence: FieldChange<TodoRecurrence> = .keep
+    package var recurrence: FieldChange<TodoRecurrence> = .keep
     /// With `--every` and no `--due`: the rule's first occurrence from today, the due date of a
     /// todo that has none yet.
-    public var firstDue: Instant?
+    package var firstDue: Instant?
 
-    public init(priority: FieldChange<TodoPriority> = .keep, addTags: [String] = [], removeTags: [String] = [],
+    package init(priority: FieldChange<TodoPriority> = .keep, addTags: [String] = [], removeTags: [String] = [],
                 recurrence: FieldChange<TodoRecurrence> = .keep) {
         self.priority = priority
         self.addTags = addTags

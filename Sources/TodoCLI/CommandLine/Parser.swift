@@ -5,23 +5,23 @@ import TodoWhen
 
 /// Stage 2 of todoctl: turns tokens into an `Invocation`. WHEN and DURATION values are resolved
 /// here against `now` and `timeZone`, so a bad one is a usage error.
-public struct Parser {
+package struct Parser {
     /// The instant relative times count from.
-    public var now: Instant
+    package var now: Instant
     /// The zone local times are read in.
-    public var timeZone: ZoneInfo
+    package var timeZone: ZoneInfo
     /// Finds the IANA name of `timeZone` (read only by the commands that send it).
     private let findZoneName: () -> String?
     /// The IANA name of `timeZone`, sent as a todo's `zone`; nil when it has none.
-    public var zoneName: String? { findZoneName() }
+    package var zoneName: String? { findZoneName() }
     /// Seconds after local midnight at which all-day todos are reminded (`remind-time`, 09:00
     /// unless configured): the one place this default lives.
-    public var remindTime: Int64 = TimeExpression.defaultRemindTime
+    package var remindTime: Int64 = TimeExpression.defaultRemindTime
     /// The configuration file's settings (aliases, default sort, snooze).
-    public var config: Config
+    package var config: Config
 
     /// A parser resolving times against `now` in `timeZone`.
-    public init(now: Instant, timeZone: ZoneInfo, zoneName: @autoclosure @escaping () -> String? = nil, config: Config = Config()) {
+    package init(now: Instant, timeZone: ZoneInfo, zoneName: @autoclosure @escaping () -> String? = nil, config: Config = Config()) {
         self.now = now
         self.timeZone = timeZone
         findZoneName = { sendableZone(zoneName()) }
@@ -89,7 +89,7 @@ public struct Parser {
     }
 
     /// Parses `arguments` (without the program name).
-    public func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    package func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         let tokens = Tokenizer.tokenize(config.expandingAlias(arguments))
         var global = GlobalOptions()
         var args = Arguments()

@@ -1,8 +1,8 @@
 /// One command-line argument after tokenizing: an option (with a value written inline as
 /// `--name=value`) or a positional argument.
-public struct Token: Equatable, Sendable {
+package struct Token: Equatable, Sendable {
     /// What the argument is.
-    public enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         /// `--name` or `--name=value`; `name` keeps its dashes (`--due`). `-h` becomes `--help`;
         /// any other single-dash option keeps its spelling (`-x`) and is always unknown.
         case option(name: String, value: String?)
@@ -11,14 +11,14 @@ public struct Token: Equatable, Sendable {
     }
 
     /// What the argument is.
-    public var kind: Kind
+    package var kind: Kind
     /// The argument exactly as given, for options that take the next argument as their value.
-    public var raw: String
+    package var raw: String
     /// True for arguments after `--`, which are always positional and never an option's value.
-    public var afterTerminator: Bool
+    package var afterTerminator: Bool
 
     /// A token of `kind` read from `raw`.
-    public init(_ kind: Kind, raw: String, afterTerminator: Bool = false) {
+    package init(_ kind: Kind, raw: String, afterTerminator: Bool = false) {
         self.kind = kind
         self.raw = raw
         self.afterTerminator = afterTerminator
@@ -27,9 +27,9 @@ public struct Token: Equatable, Sendable {
 
 /// Stage 1 of todoctl: splits argv into tokens without knowing which options take values;
 /// the parser decides that and takes the next token's `raw` text as the value.
-public enum Tokenizer {
+package enum Tokenizer {
     /// Tokenizes `arguments` (without the program name). `--` itself produces no token.
-    public static func tokenize(_ arguments: [String]) -> [Token] {
+    package static func tokenize(_ arguments: [String]) -> [Token] {
         var tokens: [Token] = []
         var terminated = false
         for argument in arguments {

@@ -5,7 +5,7 @@ import TodoTime
 
 /// `import --from taskwarrior|todotxt`: another tool's file, converted by todoctl into the export
 /// document the daemon already imports, with a report of what had no counterpart in todod.
-public enum ImportSource: String, Sendable, Equatable, CaseIterable {
+package enum ImportSource: String, Sendable, Equatable, CaseIterable {
     case taskwarrior
     case todotxt
 }

@@ -2,21 +2,21 @@ import TodoCore
 
 /// Rows of text cells printed in aligned columns, measured by display width so that East Asian
 /// wide characters and emoji stay aligned.
-public struct Table: Sendable {
+package struct Table: Sendable {
     /// Where a cell's text sits inside its column.
-    public enum Alignment: Sendable { case left, right }
+    package enum Alignment: Sendable { case left, right }
 
     /// One column: its header title, alignment and whether it may shrink.
-    public struct Column: Sendable {
+    package struct Column: Sendable {
         /// The header text.
-        public var title: String
+        package var title: String
         /// Left or right alignment of the header and the cells.
-        public var alignment: Alignment
+        package var alignment: Alignment
         /// May shrink (truncate with …) when the table is wider than the terminal.
-        public var flexible: Bool
+        package var flexible: Bool
 
         /// A column titled `title`.
-        public init(_ title: String, alignment: Alignment = .left, flexible: Bool = false) {
+        package init(_ title: String, alignment: Alignment = .left, flexible: Bool = false) {
             self.title = title
             self.alignment = alignment
             self.flexible = flexible
@@ -24,9 +24,9 @@ public struct Table: Sendable {
     }
 
     /// The columns, in display order.
-    public private(set) var columns: [Column]
+    package private(set) var columns: [Column]
     /// The rows appended so far, each with exactly one cell per column.
-    public private(set) var rows: [[String]] = []
+    package private(set) var rows: [[String]] = []
     /// The display width of each cell of `rows`, measured once.
     private var cellWidths: [[Int]] = []
 
@@ -34,13 +34,13 @@ public struct Table: Sendable {
     static let minimumFlexibleWidth = 5
 
     /// An empty table with these columns.
-    public init(columns: [Column]) {
+    package init(columns: [Column]) {
         self.columns = columns
     }
 
     /// Adds a row. Missing cells are empty and extra cells are ignored; control characters
     /// (newlines, tabs) become spaces so that every row stays on one line.
-    public mutating func append(_ cells: [String]) {
+    package mutating func append(_ cells: [String]) {
         var row = cells.prefix(columns.count).map(Table.oneLine)
         while row.count < columns.count { row.append("") }
         rows.append(row)
@@ -63,7 +63,7 @@ public struct Table: Sendable {
     /// `widths` for the later parts, with `header` false. A later cell wider than its column is cut
     /// only where the first part was cut to fit `maxWidth` — a flexible column, or the last column
     /// beyond the space left — and otherwise pushes the rest of its line out of alignment.
-    public func render(maxWidth: Int? = nil, widths fixed: [Int]? = nil, header: Bool = true,
+    package func render(maxWidth: Int? = nil, widths fixed: [Int]? = nil, header: Bool = true,
                        style: ((Int?, Int, String) -> String)? = nil) -> [String] {
         guard !columns.isEmpty else { return [] }
         let widths = fixed ?? columnWidths(maxWidth: maxWidth)
@@ -91,7 +91,7 @@ public struct Table: Sendable {
     // MARK: - Layout
 
     /// The width of each column after shrinking flexible columns to fit `maxWidth`.
-    public func columnWidths(maxWidth: Int?) -> [Int] {
+    package func columnWidths(maxWidth: Int?) -> [Int] {
         var widths = columns.map { TerminalText.width(Table.oneLine($0.title)) }
         for row in cellWidths {
             for (i, width) in row.enumerated() {

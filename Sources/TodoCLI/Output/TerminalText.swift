@@ -2,7 +2,7 @@ import TodoCore
 import TodoTime
 
 /// Display width, truncation, padding and human time formats for terminal output.
-public enum TerminalText {
+package enum TerminalText {
     /// Columns a string occupies in a terminal: East Asian Wide and Fullwidth characters (CJK, kana,
     /// fullwidth forms, most emoji) take 2; combining marks, zero-width joiners, variation selectors
     /// and other zero-width scalars take 0; everything else 1. Measured per grapheme cluster (an
@@ -13,7 +13,7 @@ public enum TerminalText {
     /// letter with combining marks is 1 and a decomposed Hangul syllable 2, while the half-width
     /// katakana sound marks U+FF9E/FF9F (which extend the cluster) keep their own column. Control
     /// characters count 0. East Asian Ambiguous characters (`…`, `°`, Greek, Cyrillic) count 1.
-    public static func width(_ s: String) -> Int {
+    package static func width(_ s: String) -> Int {
         // Printable ASCII, the common case, is one column per byte.
         if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
         var total = 0
@@ -24,7 +24,7 @@ public enum TerminalText {
     /// `s` cut to at most `columns` columns, ending with "…" when cut, never splitting a grapheme
     /// cluster or leaving half of a wide character. Spaces before the "…" are dropped, so the result
     /// may be narrower than `columns`; it is empty when `columns` is 0 or less.
-    public static func truncate(_ s: String, to columns: Int) -> String {
+    package static func truncate(_ s: String, to columns: Int) -> String {
         guard columns > 0 else { return "" }
         if width(s) <= columns { return s }
         var out = ""
@@ -41,7 +41,7 @@ public enum TerminalText {
 
     /// `s` padded with spaces on the right (or left when `alignRight` is true) to `columns` columns;
     /// unchanged when it is already that wide or wider.
-    public static func pad(_ s: String, to columns: Int, alignRight: Bool = false) -> String {
+    package static func pad(_ s: String, to columns: Int, alignRight: Bool = false) -> String {
         let missing = columns - width(s)
         guard missing > 0 else { return s }
         let spaces = String(repeating: " ", count: missing)
@@ -49,7 +49,7 @@ public enum TerminalText {
     }
 
     /// `s` without the spaces at its end.
-    public static func droppingTrailingSpaces(_ s: String) -> String {
+    package static func droppingTrailingSpaces(_ s: String) -> String {
         var end = s.endIndex
         while end > s.startIndex, s[s.index(before: end)] == " " { end = s.index(before: end) }
         return String(s[..<end])
@@ -61,7 +61,7 @@ public enum TerminalText {
     /// to hours once that is 60 minutes or more, to days at 24 hours, to weeks at 7 days — so a
     /// due time given as `+2h` reads "in 2h" for its first half hour, not "in 1h" a moment after it
     /// was set, and 1h 59m reads "in 2h". Weeks are the largest unit ("in 60w").
-    public static func relative(_ instant: Instant, now: Instant) -> String {
+    package static func relative(_ instant: Instant, now: Instant) -> String {
         let (diff, overflow) = instant.usec.subtractingReportingOverflow(now.usec)
         let future = overflow ? instant.usec > now.usec : diff > 0
         let usec = overflow ? UInt64.max / 2 : diff.magnitude

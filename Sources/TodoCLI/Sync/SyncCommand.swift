@@ -7,7 +7,7 @@ import TodoWhen
 // runs todod-sync for anything that needs the network.
 
 /// The `sync` subcommands.
-public enum SyncCommand: Equatable, Sendable {
+package enum SyncCommand: Equatable, Sendable {
     /// `sync add ...`: check the account with todod-sync, then write it and start the service.
     /// The account as given: `passwordFile` is made absolute when it is written, `calendar` may
     /// be a URL or a path on the server.

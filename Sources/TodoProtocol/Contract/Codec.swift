@@ -4,14 +4,14 @@ import TodoCore
 
 extension JSON {
     /// An instant as RFC 3339 UTC, with microseconds only when it has them.
-    public init(_ instant: Instant?) {
+    package init(_ instant: Instant?) {
         self = instant.map { .string($0.rfc3339(fractional: true)) } ?? .null
     }
 
     init(_ string: String?) { self = string.map(JSON.string) ?? .null }
 
     /// The category object: `id`, `name`, `position`, `open`, `done`.
-    public init(_ category: Category) {
+    package init(_ category: Category) {
         self = .object([
             "id": .int(category.id), "name": .string(category.name), "position": .int(Int64(category.position)),
             "open": .int(Int64(category.open)), "done": .int(Int64(category.done)),
@@ -19,7 +19,7 @@ extension JSON {
     }
 
     /// The export document (see docs/PROTOCOL.md).
-    public init(_ document: ExportDocument) {
+    package init(_ document: ExportDocument) {
         let todos: [JSON] = document.todos.map { e in
             var o: JSONObject = [
                 "uid": JSON(e.uid), "title": .string(e.title), "notes": JSON(e.notes), "category": JSON(e.category),
@@ -44,14 +44,14 @@ extension JSON {
 }
 
 /// A value the client could not read from the daemon's answer.
-public struct DecodingError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct DecodingError: Error, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension Todo {
     /// Reads a todo object (client side).
-    public init(json: JSON) throws(DecodingError) {
+    package init(json: JSON) throws(DecodingError) {
         guard case .object(let o) = json, let id = o["id"]?.intValue, let title = o["title"]?.stringValue,
               let done = o["done"]?.boolValue, let position = o["position"], position == .null || position.intValue != nil,
               let created = o["created"]?.stringValue.flatMap(Instant.init(rfc3339:)),
@@ -71,7 +71,7 @@ extension Todo {
 
 extension Category {
     /// Reads a category object (client side).
-    public init(json: JSON) throws(DecodingError) {
+    package init(json: JSON) throws(DecodingError) {
         guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue,
               let position = json["position"]?.intValue, let open = json["open"]?.intValue, let done = json["done"]?.intValue
         else { throw DecodingError("malformed category object") }
@@ -83,7 +83,7 @@ extension ExportDocument {
     /// Reads an export document; every problem is a -32602 error naming its place
     /// (`todos[3].due`, counting from `firstTodo` for a later part of a long import). Unknown
     /// members are refused.
-    public init(json: JSON, firstTodo: Int = 0) throws(RPCError) {
+    package init(json: JSON, firstTodo: Int = 0) throws(RPCError) {
         guard case .object(let object) = json else { throw RPCError.invalidParams("document", "must be an object") }
         var p = Params(object)
         let format = try p.string("format")
@@ -146,7 +146,7 @@ extension Todo {
     /// are null; instants RFC 3339 UTC, with microseconds only when they have them). The one
     /// encoder of a todo, written field by field: answers, listings and events never build a tree
     /// of JSON values for it.
-    public func writeJSON(to out: inout [UInt8]) {
+    package func writeJSON(to out: inout [UInt8]) {
         out.append(literal: #"{"id":"#)
         out.append(decimal: id)
         out.append(literal: #","uid":"#)
@@ -196,7 +196,7 @@ extension Todo {
     }
 
     /// The todo's JSON text.
-    public var encodedJSON: [UInt8] {
+    package var encodedJSON: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)  // a typical todo takes 400 to 450 bytes: one allocation, no growing
         writeJSON(to: &bytes)
@@ -204,7 +204,7 @@ extension Todo {
     }
 
     /// `todos` as a JSON array.
-    public static func encodedJSON(_ todos: [Todo]) -> [UInt8] {
+    package static func encodedJSON(_ todos: [Todo]) -> [UInt8] {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
         for (i, todo) in todos.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -230,7 +230,7 @@ extension TodoPage {
     /// The page as JSON text, `{"total": n, "todos": [...]}`, built one todo at a time: a long
     /// listing never exists as a tree of JSON values. `total` comes first, so a client reading
     /// the answer as it arrives knows it before the todos.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var bytes = TodoPage.encodedHead(total: total)
         TodoPage.append(todos, first: true, to: &bytes)
         bytes.append(contentsOf: TodoPage.encodedTail)
@@ -238,12 +238,12 @@ extension TodoPage {
     }
 
     /// `{"total":N,"todos":[`: how the JSON text of a page begins.
-    public static func encodedHead(total: Int) -> [UInt8] {
+    package static func encodedHead(total: Int) -> [UInt8] {
         Array(#"{"total":"#.utf8) + Array(String(total).utf8) + Array(#","todos":["#.utf8)
     }
 
     /// Appends `todos` to a page's JSON text, after a comma unless they come `first`.
-    public static func append(_ todos: [Todo], first: Bool, to bytes: inout [UInt8]) {
+    package static func append(_ todos: [Todo], first: Bool, to bytes: inout [UInt8]) {
         for (i, todo) in todos.enumerated() {
             if i > 0 || !first { bytes.append(UInt8(ascii: ",")) }
             todo.writeJSON(to: &bytes)
@@ -251,5 +251,5 @@ extension TodoPage {
     }
 
     /// `]}`: how the JSON text of a page ends.
-    public static let encodedTail = Array("]}".utf8)
+    package static let encodedTail = Array("]}".utf8)
 }

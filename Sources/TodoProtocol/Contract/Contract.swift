@@ -3,7 +3,7 @@ import TodoCore
 /// The params of one method, read by the daemon and written by clients from this one definition.
 /// Decoding reports each mistake as a -32602 error naming the field, and refuses any member the
 /// method does not take (`Params.finish`). Adding a method: a case of `Method` and a type here.
-public protocol MethodParams: Sendable {
+package protocol MethodParams: Sendable {
     /// The method these are the params of.
     static var method: Method { get }
     /// Reads the params of a request (daemon side).
@@ -15,29 +15,29 @@ public protocol MethodParams: Sendable {
 // MARK: - todo.*
 
 /// `todo.get`.
-public struct TodoGetParams: MethodParams, Equatable {
-    public static let method = Method.todoGet
-    public var id: Int64
+package struct TodoGetParams: MethodParams, Equatable {
+    package static let method = Method.todoGet
+    package var id: Int64
 
-    public init(id: Int64) { self.id = id }
+    package init(id: Int64) { self.id = id }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         id = try p.int("id", in: 1...Int64.max)
         try p.finish()
     }
 
-    public var encoded: JSONObject { ["id": .int(id)] }
+    package var encoded: JSONObject { ["id": .int(id)] }
 }
 
 /// `todo.add`: the new todo's fields (`noReminder` is not on the wire: a client sends no
 /// `remind`, and the reminder defaults to the due time).
-public typealias TodoAddParams = NewTodo
+package typealias TodoAddParams = NewTodo
 
 extension NewTodo: MethodParams {
-    public static let method = Method.todoAdd
+    package static let method = Method.todoAdd
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         self.init(
             title: try p.string("title"), notes: try p.optionalString("notes"),
@@ -49,7 +49,7 @@ extension NewTodo: MethodParams {
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p: JSONObject = ["title": .string(title)]
         if let notes { p["notes"] = .string(notes) }
         if let category { p["category"] = .string(category) }
@@ -66,36 +66,36 @@ extension NewTodo: MethodParams {
 }
 
 /// `todo.list`: the query (QueryCodec.swift reads and writes its members).
-public typealias TodoListParams = TodoQuery
+package typealias TodoListParams = TodoQuery
 
 extension TodoQuery: MethodParams {
-    public static let method = Method.todoList
+    package static let method = Method.todoList
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         try self.init(params: &p)
         try p.finish()
     }
 
-    public var encoded: JSONObject { params }
+    package var encoded: JSONObject { params }
 }
 
 /// `todo.update`: absent keeps a field, null clears it, a value sets it. `addTags` and
 /// `removeTags` change the tag set atomically (applied after `tags`).
-public struct TodoUpdateParams: MethodParams, Equatable {
-    public static let method = Method.todoUpdate
-    public var id: Int64
-    public var patch: TodoPatch
+package struct TodoUpdateParams: MethodParams, Equatable {
+    package static let method = Method.todoUpdate
+    package var id: Int64
+    package var patch: TodoPatch
     /// Refuse the update (-32002) unless the todo's `revision` is still this.
-    public var ifRevision: Int64?
+    package var ifRevision: Int64?
 
-    public init(id: Int64, patch: TodoPatch, ifRevision: Int64? = nil) {
+    package init(id: Int64, patch: TodoPatch, ifRevision: Int64? = nil) {
         self.id = id
         self.patch = patch
         self.ifRevision = ifRevision
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         id = try p.int("id", in: 1...Int64.max)
         patch = TodoPatch(
@@ -111,7 +111,7 @@ public struct TodoUpdateParams: MethodParams, Equatable {
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p: JSONObject = ["id": .int(id)]
         if let ifRevision { p["ifRevision"] = .int(ifRevision) }
         p["title"] = Self.encode(patch.title) { .string($0) }
@@ -141,44 +141,44 @@ public struct TodoUpdateParams: MethodParams, Equatable {
 }
 
 /// The params of `todo.complete`, `todo.reopen` and `todo.delete`: the todos, by id.
-public protocol TodoIDsParams: MethodParams {
+package protocol TodoIDsParams: MethodParams {
     var ids: [Int64] { get }
     init(ids: [Int64])
 }
 
 extension TodoIDsParams {
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         let ids = try p.ids("ids")
         try p.finish()
         self.init(ids: ids)
     }
 
-    public var encoded: JSONObject { ["ids": .array(ids.map { .int($0) })] }
+    package var encoded: JSONObject { ["ids": .array(ids.map { .int($0) })] }
 }
 
 /// `todo.complete`: a recurring todo advances to its next occurrence unless `stop` ends it.
-public struct TodoCompleteParams: TodoIDsParams, Equatable {
-    public static let method = Method.todoComplete
-    public var ids: [Int64]
+package struct TodoCompleteParams: TodoIDsParams, Equatable {
+    package static let method = Method.todoComplete
+    package var ids: [Int64]
     /// Ends recurring todos for good instead of advancing them.
-    public var stop: Bool
+    package var stop: Bool
 
-    public init(ids: [Int64]) { self.init(ids: ids, stop: false) }
+    package init(ids: [Int64]) { self.init(ids: ids, stop: false) }
 
-    public init(ids: [Int64], stop: Bool) {
+    package init(ids: [Int64], stop: Bool) {
         self.ids = ids
         self.stop = stop
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         ids = try p.ids("ids")
         stop = try p.flag("stop")
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p: JSONObject = ["ids": .array(ids.map { .int($0) })]
         if stop { p["stop"] = .bool(true) }
         return p
@@ -186,31 +186,31 @@ public struct TodoCompleteParams: TodoIDsParams, Equatable {
 }
 
 /// `todo.reopen`.
-public struct TodoReopenParams: TodoIDsParams, Equatable {
-    public static let method = Method.todoReopen
-    public var ids: [Int64]
-    public init(ids: [Int64]) { self.ids = ids }
+package struct TodoReopenParams: TodoIDsParams, Equatable {
+    package static let method = Method.todoReopen
+    package var ids: [Int64]
+    package init(ids: [Int64]) { self.ids = ids }
 }
 
 /// `todo.delete`.
-public struct TodoDeleteParams: TodoIDsParams, Equatable {
-    public static let method = Method.todoDelete
-    public var ids: [Int64]
-    public init(ids: [Int64]) { self.ids = ids }
+package struct TodoDeleteParams: TodoIDsParams, Equatable {
+    package static let method = Method.todoDelete
+    package var ids: [Int64]
+    package init(ids: [Int64]) { self.ids = ids }
 }
 
 /// `todo.move`: exactly one of `position`, `before` and `after`.
-public struct TodoMoveParams: MethodParams, Equatable {
-    public static let method = Method.todoMove
-    public var id: Int64
-    public var target: MoveTarget
+package struct TodoMoveParams: MethodParams, Equatable {
+    package static let method = Method.todoMove
+    package var id: Int64
+    package var target: MoveTarget
 
-    public init(id: Int64, target: MoveTarget) {
+    package init(id: Int64, target: MoveTarget) {
         self.id = id
         self.target = target
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         id = try p.int("id", in: 1...Int64.max)
         let given = ["position", "before", "after"].filter { p.has($0) }
@@ -226,7 +226,7 @@ public struct TodoMoveParams: MethodParams, Equatable {
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p: JSONObject = ["id": .int(id)]
         switch target {
         case .position(let n): p["position"] = .int(Int64(n))
@@ -238,137 +238,137 @@ public struct TodoMoveParams: MethodParams, Equatable {
 }
 
 /// `todo.snooze`.
-public struct TodoSnoozeParams: MethodParams, Equatable {
-    public static let method = Method.todoSnooze
-    public var id: Int64
-    public var until: Instant
+package struct TodoSnoozeParams: MethodParams, Equatable {
+    package static let method = Method.todoSnooze
+    package var id: Int64
+    package var until: Instant
 
-    public init(id: Int64, until: Instant) {
+    package init(id: Int64, until: Instant) {
         self.id = id
         self.until = until
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         id = try p.int("id", in: 1...Int64.max)
         until = try p.instant("until")
         try p.finish()
     }
 
-    public var encoded: JSONObject { ["id": .int(id), "until": .instant(until)] }
+    package var encoded: JSONObject { ["id": .int(id), "until": .instant(until)] }
 }
 
 // MARK: - category.*
 
 /// `category.list`: no params.
-public struct CategoryListParams: NoParams {
-    public static let method = Method.categoryList
-    public init() {}
+package struct CategoryListParams: NoParams {
+    package static let method = Method.categoryList
+    package init() {}
 }
 
 /// `category.add`.
-public struct CategoryAddParams: MethodParams, Equatable {
-    public static let method = Method.categoryAdd
-    public var name: String
+package struct CategoryAddParams: MethodParams, Equatable {
+    package static let method = Method.categoryAdd
+    package var name: String
 
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         name = try p.string("name")
         try p.finish()
     }
 
-    public var encoded: JSONObject { ["name": .string(name)] }
+    package var encoded: JSONObject { ["name": .string(name)] }
 }
 
 /// `category.rename`.
-public struct CategoryRenameParams: MethodParams, Equatable {
-    public static let method = Method.categoryRename
-    public var name: String
-    public var newName: String
+package struct CategoryRenameParams: MethodParams, Equatable {
+    package static let method = Method.categoryRename
+    package var name: String
+    package var newName: String
 
-    public init(name: String, newName: String) {
+    package init(name: String, newName: String) {
         self.name = name
         self.newName = newName
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         name = try p.string("name")
         newName = try p.string("newName")
         try p.finish()
     }
 
-    public var encoded: JSONObject { ["name": .string(name), "newName": .string(newName)] }
+    package var encoded: JSONObject { ["name": .string(name), "newName": .string(newName)] }
 }
 
 /// `category.delete`; `force` unlinks the category's todos instead of refusing.
-public struct CategoryDeleteParams: MethodParams, Equatable {
-    public static let method = Method.categoryDelete
-    public var name: String
-    public var force: Bool
+package struct CategoryDeleteParams: MethodParams, Equatable {
+    package static let method = Method.categoryDelete
+    package var name: String
+    package var force: Bool
 
-    public init(name: String, force: Bool = false) {
+    package init(name: String, force: Bool = false) {
         self.name = name
         self.force = force
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         name = try p.string("name")
         force = try p.flag("force")
         try p.finish()
     }
 
-    public var encoded: JSONObject { ["name": .string(name), "force": .bool(force)] }
+    package var encoded: JSONObject { ["name": .string(name), "force": .bool(force)] }
 }
 
 /// `category.move`.
-public struct CategoryMoveParams: MethodParams, Equatable {
-    public static let method = Method.categoryMove
-    public var name: String
-    public var position: Int64
+package struct CategoryMoveParams: MethodParams, Equatable {
+    package static let method = Method.categoryMove
+    package var name: String
+    package var position: Int64
 
-    public init(name: String, position: Int64) {
+    package init(name: String, position: Int64) {
         self.name = name
         self.position = position
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         name = try p.string("name")
         position = try p.int("position", in: 1...Int64(Int32.max))
         try p.finish()
     }
 
-    public var encoded: JSONObject { ["name": .string(name), "position": .int(position)] }
+    package var encoded: JSONObject { ["name": .string(name), "position": .int(position)] }
 }
 
 // MARK: - reminder.*, daemon.*, watch
 
 /// `reminder.list`: the fired reminders, oldest first, at most `limit` of the latest.
-public struct ReminderListParams: MethodParams, Equatable {
-    public static let method = Method.reminderList
+package struct ReminderListParams: MethodParams, Equatable {
+    package static let method = Method.reminderList
     /// The limit when none is given, and the largest one.
-    public static let defaultLimit = 100
-    public static let maxLimit = 10_000
-    public var since: Instant?
-    public var limit: Int?
+    package static let defaultLimit = 100
+    package static let maxLimit = 10_000
+    package var since: Instant?
+    package var limit: Int?
 
-    public init(since: Instant? = nil, limit: Int? = nil) {
+    package init(since: Instant? = nil, limit: Int? = nil) {
         self.since = since
         self.limit = limit
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         since = try p.optionalInstant("since")
         limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p = JSONObject()
         if let since { p["since"] = .instant(since) }
         if let limit { p["limit"] = .int(Int64(limit)) }
@@ -377,24 +377,24 @@ public struct ReminderListParams: MethodParams, Equatable {
 }
 
 /// `daemon.status`: no params.
-public struct DaemonStatusParams: NoParams {
-    public static let method = Method.daemonStatus
-    public init() {}
+package struct DaemonStatusParams: NoParams {
+    package static let method = Method.daemonStatus
+    package init() {}
 }
 
 /// `watch`: the event types to receive (nil for all of them), and `since`, a seq: the events of
 /// the changes after it are replayed before the live ones.
-public struct WatchParams: MethodParams, Equatable {
-    public static let method = Method.watch
-    public var events: Set<EventType>?
-    public var since: Int64?
+package struct WatchParams: MethodParams, Equatable {
+    package static let method = Method.watch
+    package var events: Set<EventType>?
+    package var since: Int64?
 
-    public init(events: Set<EventType>? = nil, since: Int64? = nil) {
+    package init(events: Set<EventType>? = nil, since: Int64? = nil) {
         self.events = events
         self.since = since
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         since = try p.optionalInt("since", in: 0...Int64.max)
         events = nil
@@ -412,7 +412,7 @@ public struct WatchParams: MethodParams, Equatable {
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p = JSONObject()
         if let events { p["events"] = .array(events.map(\.name).sorted().map(JSON.string)) }
         if let since { p["since"] = .int(since) }
@@ -423,58 +423,58 @@ public struct WatchParams: MethodParams, Equatable {
 // MARK: - store.*
 
 /// `store.export`: no params.
-public struct StoreExportParams: NoParams {
-    public static let method = Method.storeExport
-    public init() {}
+package struct StoreExportParams: NoParams {
+    package static let method = Method.storeExport
+    package init() {}
 }
 
 /// `store.undo` and `store.redo`: how many changes to revert or apply again (default 1).
-public struct StoreUndoParams: MethodParams, Equatable {
-    public static let method = Method.storeUndo
-    public static let maxSteps = 10_000
-    public var steps: Int
+package struct StoreUndoParams: MethodParams, Equatable {
+    package static let method = Method.storeUndo
+    package static let maxSteps = 10_000
+    package var steps: Int
 
-    public init(steps: Int = 1) { self.steps = steps }
+    package init(steps: Int = 1) { self.steps = steps }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         steps = try p.optionalInt("steps", in: 1...Int64(Self.maxSteps)).map(Int.init) ?? 1
         try p.finish()
     }
 
-    public var encoded: JSONObject { steps == 1 ? [:] : ["steps": .int(Int64(steps))] }
+    package var encoded: JSONObject { steps == 1 ? [:] : ["steps": .int(Int64(steps))] }
 }
 
 /// `store.redo`: as `store.undo`.
-public struct StoreRedoParams: MethodParams, Equatable {
-    public static let method = Method.storeRedo
-    public var steps: Int
+package struct StoreRedoParams: MethodParams, Equatable {
+    package static let method = Method.storeRedo
+    package var steps: Int
 
-    public init(steps: Int = 1) { self.steps = steps }
+    package init(steps: Int = 1) { self.steps = steps }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         steps = try StoreUndoParams(decoding: object).steps
     }
 
-    public var encoded: JSONObject { StoreUndoParams(steps: steps).encoded }
+    package var encoded: JSONObject { StoreUndoParams(steps: steps).encoded }
 }
 
 /// `store.history`: the newest changes first, at most `limit` (default 20).
-public struct StoreHistoryParams: MethodParams, Equatable {
-    public static let method = Method.storeHistory
-    public static let defaultLimit = 20
-    public static let maxLimit = 10_000
-    public var limit: Int?
+package struct StoreHistoryParams: MethodParams, Equatable {
+    package static let method = Method.storeHistory
+    package static let defaultLimit = 20
+    package static let maxLimit = 10_000
+    package var limit: Int?
 
-    public init(limit: Int? = nil) { self.limit = limit }
+    package init(limit: Int? = nil) { self.limit = limit }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p = JSONObject()
         if let limit { p["limit"] = .int(Int64(limit)) }
         return p
@@ -483,16 +483,16 @@ public struct StoreHistoryParams: MethodParams, Equatable {
 
 /// `store.import`, one part of it: an export document (read whole by `ExportDocument(json:)`),
 /// and `more` on every part but the last of a document too long for one line.
-public struct StoreImportParams: MethodParams, Equatable {
-    public static let method = Method.storeImport
+package struct StoreImportParams: MethodParams, Equatable {
+    package static let method = Method.storeImport
     /// The document's members, `more` left out: checked when read as an `ExportDocument`.
-    public var document: JSONObject
-    public var more: Bool
+    package var document: JSONObject
+    package var more: Bool
     /// What the change is called in `undo --list` instead of `import` (`sync home`): at most
     /// 100 characters, one line.
-    public var label: String?
+    package var label: String?
 
-    public init(document: JSONObject, more: Bool = false, label: String? = nil) {
+    package init(document: JSONObject, more: Bool = false, label: String? = nil) {
         self.document = document
         self.more = more
         self.label = label
@@ -500,7 +500,7 @@ public struct StoreImportParams: MethodParams, Equatable {
         self.document["label"] = nil
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         more = try p.flag("more")
         label = try p.optionalString("label")
@@ -513,11 +513,11 @@ public struct StoreImportParams: MethodParams, Equatable {
     }
 
     /// The document of this part; errors name todos counting from `firstTodo`.
-    public func read(firstTodo: Int = 0) throws(RPCError) -> ExportDocument {
+    package func read(firstTodo: Int = 0) throws(RPCError) -> ExportDocument {
         try ExportDocument(json: .object(document), firstTodo: firstTodo)
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p = document
         if more { p["more"] = true }
         if let label { p["label"] = .string(label) }
@@ -527,27 +527,27 @@ public struct StoreImportParams: MethodParams, Equatable {
 
 /// `store.changes`: the current state of every todo changed after the seq `since`, oldest
 /// change first, at most `limit` of them (`more` says whether others follow).
-public struct StoreChangesParams: MethodParams, Equatable {
-    public static let method = Method.storeChanges
+package struct StoreChangesParams: MethodParams, Equatable {
+    package static let method = Method.storeChanges
     /// The limit when none is given, and the largest one.
-    public static let defaultLimit = 1000
-    public static let maxLimit = 10_000
-    public var since: Int64
-    public var limit: Int?
+    package static let defaultLimit = 1000
+    package static let maxLimit = 10_000
+    package var since: Int64
+    package var limit: Int?
 
-    public init(since: Int64, limit: Int? = nil) {
+    package init(since: Int64, limit: Int? = nil) {
         self.since = since
         self.limit = limit
     }
 
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         since = try p.int("since", in: 0...Int64.max)
         limit = try p.optionalInt("limit", in: 1...Int64(Self.maxLimit)).map(Int.init)
         try p.finish()
     }
 
-    public var encoded: JSONObject {
+    package var encoded: JSONObject {
         var p: JSONObject = ["since": .int(since)]
         if let limit { p["limit"] = .int(Int64(limit)) }
         return p
@@ -557,17 +557,17 @@ public struct StoreChangesParams: MethodParams, Equatable {
 // MARK: -
 
 /// The params of a method that takes none: any member is refused.
-public protocol NoParams: MethodParams, Equatable {
+package protocol NoParams: MethodParams, Equatable {
     init()
 }
 
 extension NoParams {
-    public init(decoding object: JSONObject) throws(RPCError) {
+    package init(decoding object: JSONObject) throws(RPCError) {
         self.init()
         try Params(object).finish()
     }
 
-    public var encoded: JSONObject { JSONObject() }
+    package var encoded: JSONObject { JSONObject() }
 }
 
 extension JSON {

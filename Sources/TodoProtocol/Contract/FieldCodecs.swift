@@ -7,13 +7,13 @@ import TodoCore
 
 extension Params {
     /// A priority that may be absent or null.
-    public mutating func optionalPriority(_ key: String) throws(RPCError) -> TodoPriority? {
+    package mutating func optionalPriority(_ key: String) throws(RPCError) -> TodoPriority? {
         guard let text = try optionalString(key) else { return nil }
         return try Params.priorityValue(text, key)
     }
 
     /// An update's priority: absent keeps, null clears.
-    public mutating func priorityChange(_ key: String) throws(RPCError) -> FieldChange<TodoPriority> {
+    package mutating func priorityChange(_ key: String) throws(RPCError) -> FieldChange<TodoPriority> {
         try change(key) { (s) throws(RPCError) in try Params.priorityValue(s, key) }
     }
 
@@ -25,7 +25,7 @@ extension Params {
     }
 
     /// An array of strings that may be absent or null (empty then).
-    public mutating func strings(_ key: String, max: Int = 1_000) throws(RPCError) -> [String] {
+    package mutating func strings(_ key: String, max: Int = 1_000) throws(RPCError) -> [String] {
         switch raw(key) {
         case nil, .null?: return []
         case let value?: return try Params.stringArray(value, key, max: max)
@@ -33,7 +33,7 @@ extension Params {
     }
 
     /// An update's string array: absent keeps, null clears, an array sets.
-    public mutating func stringsChange(_ key: String, max: Int = 1_000) throws(RPCError) -> FieldChange<[String]> {
+    package mutating func stringsChange(_ key: String, max: Int = 1_000) throws(RPCError) -> FieldChange<[String]> {
         switch raw(key) {
         case nil: return .keep
         case .null?: return .clear
@@ -53,7 +53,7 @@ extension Params {
     }
 
     /// A recurrence that may be absent or null.
-    public mutating func optionalRecurrence(_ key: String) throws(RPCError) -> TodoRecurrence? {
+    package mutating func optionalRecurrence(_ key: String) throws(RPCError) -> TodoRecurrence? {
         switch raw(key) {
         case nil, .null?: return nil
         case let value?: return try Params.recurrenceValue(value, key)
@@ -61,7 +61,7 @@ extension Params {
     }
 
     /// An update's recurrence: absent keeps, null clears.
-    public mutating func recurrenceChange(_ key: String) throws(RPCError) -> FieldChange<TodoRecurrence> {
+    package mutating func recurrenceChange(_ key: String) throws(RPCError) -> FieldChange<TodoRecurrence> {
         switch raw(key) {
         case nil: return .keep
         case .null?: return .clear
@@ -88,7 +88,7 @@ extension Params {
     }
 
     /// An optional boolean: nil when absent or null.
-    public mutating func optionalFlag(_ key: String) throws(RPCError) -> Bool? {
+    package mutating func optionalFlag(_ key: String) throws(RPCError) -> Bool? {
         switch raw(key) {
         case nil, .null?: return nil
         case .bool(let b)?: return b
@@ -99,18 +99,18 @@ extension Params {
 
 extension JSON {
     /// `"high"`, `"medium"`, `"low"` or null.
-    public init(_ priority: TodoPriority?) { self = priority.map { .string($0.rawValue) } ?? .null }
+    package init(_ priority: TodoPriority?) { self = priority.map { .string($0.rawValue) } ?? .null }
 
     /// An array of strings.
-    public init(_ strings: [String]) { self = .array(strings.map(JSON.string)) }
+    package init(_ strings: [String]) { self = .array(strings.map(JSON.string)) }
 
     /// `{"rule": ..., "from": ...}` or null.
-    public init(_ recurrence: TodoRecurrence?) {
+    package init(_ recurrence: TodoRecurrence?) {
         self = recurrence.map { .object(["rule": .string($0.rule), "from": .string($0.from.rawValue)]) } ?? .null
     }
 
     /// Reads what `init(_ recurrence:)` wrote (client side); nil for null or a malformed value.
-    public var recurrenceValue: TodoRecurrence? {
+    package var recurrenceValue: TodoRecurrence? {
         guard let rule = self["rule"]?.stringValue else { return nil }
         return TodoRecurrence(rule: rule, from: self["from"]?.stringValue.flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
     }

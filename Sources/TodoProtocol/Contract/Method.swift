@@ -1,7 +1,7 @@
 /// Every JSON-RPC method todod serves (docs/PROTOCOL.md): the one place a method's name is
 /// written. Each has one params type (`MethodParams`, in Contract.swift) that the daemon decodes
 /// and clients encode.
-public enum Method: String, Sendable, CaseIterable {
+package enum Method: String, Sendable, CaseIterable {
     // Declared roughly by how often they are called: `init(name:)` tries them in this order.
     case todoGet = "todo.get"
     case todoAdd = "todo.add"
@@ -29,15 +29,15 @@ public enum Method: String, Sendable, CaseIterable {
     case storeChanges = "store.changes"
 
     /// Whether a method changes the store (and so needs the write transaction and an fsync).
-    public enum Kind: Sendable { case read, write }
+    package enum Kind: Sendable { case read, write }
 
     /// The name on the wire.
-    public var name: String { rawValue }
+    package var name: String { rawValue }
 
     /// The method called `name`; nil for one todod does not know. Compares the name with each
     /// method's in turn (every name is a small string, so each comparison is a word compare):
     /// no hashing, no allocation.
-    public init?(name: String) {
+    package init?(name: String) {
         for method in Method.inOrder where method.rawValue == name {
             self = method
             return
@@ -47,7 +47,7 @@ public enum Method: String, Sendable, CaseIterable {
 
     private static let inOrder = Method.allCases
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .todoGet, .todoList, .categoryList, .storeExport, .daemonStatus, .watch, .reminderList, .storeHistory:
             .read
@@ -61,14 +61,14 @@ public enum Method: String, Sendable, CaseIterable {
 
     /// Whether the method reads the journal rather than the store: todod runs it on the
     /// journal-read queue, off the store queue.
-    public var readsJournal: Bool { self == .reminderList }
+    package var readsJournal: Bool { self == .reminderList }
 
     /// Whether a client should allow it the long timeout (it moves the whole store).
-    public var movesWholeStore: Bool { self == .storeImport || self == .storeExport }
+    package var movesWholeStore: Bool { self == .storeImport || self == .storeExport }
 }
 
 /// The type of a `watch` event (docs/PROTOCOL.md): the one place each is named.
-public enum EventType: String, Sendable, CaseIterable {
+package enum EventType: String, Sendable, CaseIterable {
     case todoAdded = "todo.added"
     case todoUpdated = "todo.updated"
     case todoCompleted = "todo.completed"
@@ -83,5 +83,5 @@ public enum EventType: String, Sendable, CaseIterable {
     case reminder = "reminder"
 
     /// The name on the wire.
-    public var name: String { rawValue }
+    package var name: String { rawValue }
 }

@@ -2,14 +2,14 @@ import TodoCore
 
 /// Reads a request's params, each failure a -32602 error naming the field. Call `finish()` last:
 /// any member nobody asked for is refused, so a misspelt field never passes silently.
-public struct Params {
-    public let object: JSONObject
+package struct Params {
+    package let object: JSONObject
     /// Which of the first 64 of `object.pairs` were read, one bit each. No method has that many
     /// parameters, so an object with more members has an unknown one among its first 64, and
     /// the first unknown member always falls within them.
     private var used: UInt64 = 0
 
-    public init(_ object: JSONObject) {
+    package init(_ object: JSONObject) {
         self.object = object
     }
 
@@ -20,14 +20,14 @@ public struct Params {
     }
 
     /// A required string.
-    public mutating func string(_ key: String) throws(RPCError) -> String {
+    package mutating func string(_ key: String) throws(RPCError) -> String {
         guard let value = take(key) else { throw RPCError.invalidParams(key, "is required") }
         guard case .string(let s) = value else { throw RPCError.invalidParams(key, "must be a string, not \(value.typeName)") }
         return s
     }
 
     /// A string that may be absent or null.
-    public mutating func optionalString(_ key: String) throws(RPCError) -> String? {
+    package mutating func optionalString(_ key: String) throws(RPCError) -> String? {
         switch take(key) {
         case nil, .null?: return nil
         case .string(let s)?: return s
@@ -36,13 +36,13 @@ public struct Params {
     }
 
     /// A required integer in `range`.
-    public mutating func int(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(RPCError) -> Int64 {
+    package mutating func int(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(RPCError) -> Int64 {
         guard let value = take(key) else { throw RPCError.invalidParams(key, "is required") }
         return try Params.integer(value, key, range)
     }
 
     /// An integer that may be absent or null.
-    public mutating func optionalInt(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(RPCError) -> Int64? {
+    package mutating func optionalInt(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(RPCError) -> Int64? {
         switch take(key) {
         case nil, .null?: return nil
         case let value?: return try Params.integer(value, key, range)
@@ -64,7 +64,7 @@ public struct Params {
     }
 
     /// A boolean that defaults to false when absent or null.
-    public mutating func flag(_ key: String) throws(RPCError) -> Bool {
+    package mutating func flag(_ key: String) throws(RPCError) -> Bool {
         switch take(key) {
         case nil, .null?: return false
         case .bool(let b)?: return b
@@ -73,18 +73,18 @@ public struct Params {
     }
 
     /// An RFC 3339 instant that may be absent or null.
-    public mutating func optionalInstant(_ key: String) throws(RPCError) -> Instant? {
+    package mutating func optionalInstant(_ key: String) throws(RPCError) -> Instant? {
         guard let text = try optionalString(key) else { return nil }
         return try Params.instantValue(text, key)
     }
 
     /// A required RFC 3339 instant.
-    public mutating func instant(_ key: String) throws(RPCError) -> Instant {
+    package mutating func instant(_ key: String) throws(RPCError) -> Instant {
         try Params.instantValue(try string(key), key)
     }
 
     /// Reads an RFC 3339 instant, or fails naming `key`.
-    public static func instantValue(_ text: String, _ key: String) throws(RPCError) -> Instant {
+    package static func instantValue(_ text: String, _ key: String) throws(RPCError) -> Instant {
         guard let instant = Instant(rfc3339: text) else {
             if Instant.isOutOfRangeRFC3339(text) {
                 throw RPCError.invalidParams(key, "must fall within the years 0001 to 9999 UTC once its offset is applied, not \"\(text.prefix(40))\"")
@@ -95,7 +95,7 @@ public struct Params {
     }
 
     /// An update field: absent keeps, null clears, a value sets.
-    public mutating func change<T>(_ key: String, _ convert: (String) throws(RPCError) -> T) throws(RPCError) -> FieldChange<T> {
+    package mutating func change<T>(_ key: String, _ convert: (String) throws(RPCError) -> T) throws(RPCError) -> FieldChange<T> {
         switch take(key) {
         case nil: return .keep
         case .null?: return .clear
@@ -105,7 +105,7 @@ public struct Params {
     }
 
     /// A required non-empty array of todo ids.
-    public mutating func ids(_ key: String) throws(RPCError) -> [Int64] {
+    package mutating func ids(_ key: String) throws(RPCError) -> [Int64] {
         guard let value = take(key) else { throw RPCError.invalidParams(key, "is required") }
         guard case .array(let items) = value else { throw RPCError.invalidParams(key, "must be an array of ids, not \(value.typeName)") }
         guard !items.isEmpty else { throw RPCError.invalidParams(key, "must name at least one todo") }
@@ -116,13 +116,13 @@ public struct Params {
     }
 
     /// The raw value of a member, marking it as read.
-    public mutating func raw(_ key: String) -> JSON? { take(key) }
+    package mutating func raw(_ key: String) -> JSON? { take(key) }
 
     /// Whether the member is present (even as null).
-    public func has(_ key: String) -> Bool { object[key] != nil }
+    package func has(_ key: String) -> Bool { object[key] != nil }
 
     /// Refuses members that were never read.
-    public func finish() throws(RPCError) {
+    package func finish() throws(RPCError) {
         let unread = (~used).trailingZeroBitCount  // the first member not read
         if unread < object.pairs.count {
             throw RPCError.invalidParams(object.pairs[unread].key, "is not a parameter of this method")

@@ -3,7 +3,7 @@ import TodoCore
 /// `todo.list` params, read by the daemon and written by clients from the same definition.
 extension TodoQuery {
     /// Reads `todo.list` params; each mistake is a -32602 error naming the field.
-    public init(params p: inout Params) throws(RPCError) {
+    package init(params p: inout Params) throws(RPCError) {
         self.init()
         if let status = try p.optionalString("status") {
             guard let s = Status(rawValue: status) else { throw RPCError.invalidParams("status", "must be open, done or all") }
@@ -49,7 +49,7 @@ extension TodoQuery {
     }
 
     /// The `todo.list` params asking for this query (defaults left out).
-    public var params: JSONObject {
+    package var params: JSONObject {
         var p: JSONObject = ["status": .string(status.rawValue)]
         if let category { p["category"] = .string(category) }
         if uncategorized { p["uncategorized"] = .bool(true) }
@@ -69,7 +69,7 @@ extension TodoQuery {
     }
 
     /// Whether any filter narrows the listing beyond its status.
-    public var isFiltered: Bool {
+    package var isFiltered: Bool {
         category != nil || uncategorized || overdue || dueBefore != nil || dueAfter != nil || search != nil
             || !tags.isEmpty || priority != nil || recurring != nil
     }

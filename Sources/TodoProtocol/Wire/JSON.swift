@@ -1,5 +1,5 @@
 /// A JSON value. Objects keep their keys in order, so output is stable and reads like the input.
-public enum JSON: Sendable, Equatable {
+package enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
     /// An integer that fits in 64 bits (ids, counts, positions).
@@ -10,20 +10,20 @@ public enum JSON: Sendable, Equatable {
     case array([JSON])
     case object(JSONObject)
 
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         if case .object(let o) = self { return o[key] }
         return nil
     }
 
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
-    public var intValue: Int64? { if case .int(let i) = self { return i }; return nil }
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
-    public var objectValue: JSONObject? { if case .object(let o) = self { return o }; return nil }
-    public var isNull: Bool { self == .null }
+    package var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    package var intValue: Int64? { if case .int(let i) = self { return i }; return nil }
+    package var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    package var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
+    package var objectValue: JSONObject? { if case .object(let o) = self { return o }; return nil }
+    package var isNull: Bool { self == .null }
 
     /// A short name of the value's type, for error messages ("a string", "an object").
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -36,16 +36,16 @@ public enum JSON: Sendable, Equatable {
 }
 
 /// A JSON object with keys in insertion order.
-public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
-    public private(set) var pairs: [(key: String, value: JSON)]
+package struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    package private(set) var pairs: [(key: String, value: JSON)]
 
-    public init() { pairs = [] }
+    package init() { pairs = [] }
 
     /// An object of pairs whose keys are known to be distinct (the parser checked them).
     init(distinctPairs: [(key: String, value: JSON)]) { pairs = distinctPairs }
-    public init(dictionaryLiteral elements: (String, JSON)...) { pairs = elements.map { ($0.0, $0.1) } }
+    package init(dictionaryLiteral elements: (String, JSON)...) { pairs = elements.map { ($0.0, $0.1) } }
 
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         get { pairs.first { $0.key == key }?.value }
         set {
             if let i = pairs.firstIndex(where: { $0.key == key }) {
@@ -56,9 +56,9 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         }
     }
 
-    public var keys: [String] { pairs.map(\.key) }
+    package var keys: [String] { pairs.map(\.key) }
 
-    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+    package static func == (a: JSONObject, b: JSONObject) -> Bool {
         a.pairs.count == b.pairs.count && zip(a.pairs, b.pairs).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     }
 }
@@ -66,23 +66,23 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
 extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int64) { self = .int(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSON)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int64) { self = .int(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSON)...) {
         var o = JSONObject()
         for (k, v) in elements { o[k] = v }
         self = .object(o)
     }
-    public init(nilLiteral: ()) { self = .null }
+    package init(nilLiteral: ()) { self = .null }
 }
 
 // MARK: - Writing
 
 extension JSON {
     /// Compact UTF-8 JSON text (no newlines), non-ASCII written as is.
-    public func serialized() -> String {
+    package func serialized() -> String {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(to: &out)
@@ -90,7 +90,7 @@ extension JSON {
     }
 
     /// Appends compact UTF-8 JSON text to `out`.
-    public func write(to out: inout [UInt8]) {
+    package func write(to out: inout [UInt8]) {
         switch self {
         case .null: out.append(literal: "null")
         case .bool(let b): out.append(literal: b ? "true" : "false")
@@ -178,19 +178,19 @@ extension JSON {
 // MARK: - Reading
 
 /// Why a text is not acceptable JSON; `offset` is the byte where reading stopped.
-public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let reason: String
-    public let offset: Int
-    public var description: String { "\(reason) at byte \(offset)" }
+package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let reason: String
+    package let offset: Int
+    package var description: String { "\(reason) at byte \(offset)" }
 }
 
 extension JSON {
     /// The deepest nesting of arrays and objects accepted.
-    public static let maxDepth = 64
+    package static let maxDepth = 64
 
     /// Parses one JSON text (RFC 8259, strict: no trailing commas, comments, NaN, or invalid
     /// UTF-8; surrounding whitespace allowed; nesting at most `maxDepth`).
-    public static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONParseError) -> JSON where Bytes.Element == UInt8 {
+    package static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONParseError) -> JSON where Bytes.Element == UInt8 {
         var parser = JSONParser(bytes: Array(bytes))
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -199,7 +199,7 @@ extension JSON {
         return value
     }
 
-    public static func parse(_ text: String) throws(JSONParseError) -> JSON { try parse(Array(text.utf8)) }
+    package static func parse(_ text: String) throws(JSONParseError) -> JSON { try parse(Array(text.utf8)) }
 }
 
 private struct JSONParser {

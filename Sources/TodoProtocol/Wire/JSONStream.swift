@@ -5,13 +5,13 @@
 ///
 /// The reader only finds where each value ends (`JSONStream.endOfValue`); every piece is then
 /// parsed by `JSON.parse`, so it accepts exactly what the whole-message parser accepts.
-public struct JSONStream {
+package struct JSONStream {
     /// What `read` is called for: more bytes, or nil at end of input.
-    public typealias Source = () throws -> [UInt8]?
+    package typealias Source = () throws -> [UInt8]?
 
     /// Why the stream cannot be read as a response.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     private var buffer: [UInt8]
@@ -21,7 +21,7 @@ public struct JSONStream {
     private let maxValueLength: Int
 
     /// A reader of the bytes `buffered` (already received) followed by what `source` delivers.
-    public init(buffered: [UInt8] = [], maxValueLength: Int = 1 << 30, source: @escaping Source) {
+    package init(buffered: [UInt8] = [], maxValueLength: Int = 1 << 30, source: @escaping Source) {
         buffer = buffered
         self.maxValueLength = maxValueLength
         self.source = source
@@ -31,7 +31,7 @@ public struct JSONStream {
     /// the message has a `result` object holding an array under `arrayKey`, that array's elements
     /// go to `element` one by one, with the members of `result` read before the array, and the
     /// array is left out of the returned `result`; `streamed` says whether there was one.
-    public mutating func message(streaming arrayKey: String,
+    package mutating func message(streaming arrayKey: String,
                                  element: (JSON, JSONObject) throws -> Void) throws -> (members: JSONObject, streamed: Bool) {
         var members = JSONObject()
         var streamed = false
@@ -66,7 +66,7 @@ public struct JSONStream {
     }
 
     /// The bytes received after the message, for whoever reads the stream next.
-    public var remainder: [UInt8] { Array(buffer[position...]) }
+    package var remainder: [UInt8] { Array(buffer[position...]) }
 
     // MARK: - Structure
 
@@ -160,7 +160,7 @@ public struct JSONStream {
     /// The index just past the JSON value starting at `start` (after no whitespace), or nil when
     /// `bytes` ends before the value does. Only strings and nesting are tracked: what lies between
     /// is checked by the parser afterwards.
-    public static func endOfValue(in bytes: [UInt8], from start: Int) -> Int? {
+    package static func endOfValue(in bytes: [UInt8], from start: Int) -> Int? {
         guard start < bytes.count else { return nil }
         var i = start
         var depth = 0

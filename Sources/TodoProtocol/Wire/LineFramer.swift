@@ -3,43 +3,43 @@
 /// Feed it whatever `read` returned, then take lines until `next()` returns nil. A trailing `\r`
 /// is dropped (so CRLF works). Once a line grows past `maxLineLength` without a newline,
 /// `next()` returns `.tooLong` and the framer stops producing lines: the connection must close.
-public struct LineFramer: Sendable {
-    public enum Frame: Equatable, Sendable {
+package struct LineFramer: Sendable {
+    package enum Frame: Equatable, Sendable {
         case line([UInt8])
         case tooLong
     }
 
     /// A line longer than 1 MiB is refused (docs/PROTOCOL.md).
-    public static let defaultMaxLineLength = 1 << 20
+    package static let defaultMaxLineLength = 1 << 20
 
-    public let maxLineLength: Int
+    package let maxLineLength: Int
     private var buffer: [UInt8] = []
     private var start = 0
     /// Bytes before this index (from `start`) are known to contain no newline.
     private var scanned = 0
     private var overflowed = false
 
-    public init(maxLineLength: Int = LineFramer.defaultMaxLineLength) {
+    package init(maxLineLength: Int = LineFramer.defaultMaxLineLength) {
         self.maxLineLength = maxLineLength
     }
 
     /// Bytes received but not yet returned as a line.
-    public var pendingCount: Int { buffer.count - start }
+    package var pendingCount: Int { buffer.count - start }
 
     /// Removes and returns the bytes received but not yet returned as a line (for a reader that
     /// takes the stream over).
-    public mutating func takePending() -> [UInt8] {
+    package mutating func takePending() -> [UInt8] {
         defer { buffer = []; start = 0; scanned = 0 }
         return Array(buffer[start...])
     }
 
-    public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         guard !overflowed else { return }
         buffer.append(contentsOf: bytes)
     }
 
     /// The next complete line (without its newline), `.tooLong`, or nil when more bytes are needed.
-    public mutating func next() -> Frame? {
+    package mutating func next() -> Frame? {
         if overflowed { return .tooLong }
         var i = max(start, scanned)
         while i < buffer.count {

@@ -1,15 +1,15 @@
 import TodoCore
 
 /// A JSON-RPC 2.0 error: code, one-line message, and the offending field when there is one.
-public struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringConvertible {
-    public let code: Int
-    public let message: String
-    public let field: String?
+package struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringConvertible {
+    package let code: Int
+    package let message: String
+    package let field: String?
     /// For a -32602 error made by `invalidParams`: what is wrong with `field`, the message after
     /// its name (`must be a string`), kept so the error can be named again under a prefix.
-    public let reason: String?
+    package let reason: String?
 
-    public init(code: Int, message: String, field: String? = nil) {
+    package init(code: Int, message: String, field: String? = nil) {
         self.init(code: code, message: message, field: field, reason: nil)
     }
 
@@ -20,35 +20,35 @@ public struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringC
         self.reason = reason
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     // MARK: Codes (docs/PROTOCOL.md)
-    public static let parseErrorCode = -32700
-    public static let invalidRequestCode = -32600
-    public static let methodNotFoundCode = -32601
-    public static let invalidParamsCode = -32602
-    public static let internalErrorCode = -32603
-    public static let notFoundCode = -32001
-    public static let conflictCode = -32002
-    public static let permissionDeniedCode = -32003
-    public static let storageCode = -32004
-    public static let historyGoneCode = -32005
+    package static let parseErrorCode = -32700
+    package static let invalidRequestCode = -32600
+    package static let methodNotFoundCode = -32601
+    package static let invalidParamsCode = -32602
+    package static let internalErrorCode = -32603
+    package static let notFoundCode = -32001
+    package static let conflictCode = -32002
+    package static let permissionDeniedCode = -32003
+    package static let storageCode = -32004
+    package static let historyGoneCode = -32005
 
-    public static func parseError(_ reason: String) -> RPCError { RPCError(code: parseErrorCode, message: "parse error: \(reason)") }
-    public static func invalidRequest(_ reason: String) -> RPCError { RPCError(code: invalidRequestCode, message: "invalid request: \(reason)") }
-    public static func methodNotFound(_ method: String) -> RPCError {
+    package static func parseError(_ reason: String) -> RPCError { RPCError(code: parseErrorCode, message: "parse error: \(reason)") }
+    package static func invalidRequest(_ reason: String) -> RPCError { RPCError(code: invalidRequestCode, message: "invalid request: \(reason)") }
+    package static func methodNotFound(_ method: String) -> RPCError {
         RPCError(code: methodNotFoundCode, message: "method not found: \(method)")
     }
     /// -32602 naming the field: "invalid params: title must be a string".
-    public static func invalidParams(_ field: String, _ reason: String) -> RPCError {
+    package static func invalidParams(_ field: String, _ reason: String) -> RPCError {
         RPCError(code: invalidParamsCode, message: "invalid params: \(field) \(reason)", field: field, reason: reason)
     }
-    public static let permissionDenied = RPCError(
+    package static let permissionDenied = RPCError(
         code: permissionDeniedCode, message: "permission denied: this daemon serves only its owner and root")
 
     /// The one mapping from the domain's errors to wire codes. (As `TodoErrorConvertible`, a
     /// request's savepoint throws a storage failure of its own as an `RPCError` already mapped.)
-    public init(_ error: TodoError) {
+    package init(_ error: TodoError) {
         switch error.code {
         case .notFound: self.init(code: RPCError.notFoundCode, message: error.message)
         case .conflict: self.init(code: RPCError.conflictCode, message: error.message)
@@ -61,35 +61,35 @@ public struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomStringC
 
     /// The same -32602 error for a field nested under `prefix` (`title` → `todos[3].title`).
     /// An error without a `reason` keeps its whole message after the new name.
-    public func nested(under prefix: String) -> RPCError {
+    package func nested(under prefix: String) -> RPCError {
         guard code == RPCError.invalidParamsCode, let field else { return self }
         return .invalidParams(prefix + field, reason ?? message)
     }
 
     /// The error object of a response: `{"code", "message", "data": {"field"}}`.
-    public var json: JSON {
+    package var json: JSON {
         var o: JSONObject = ["code": .int(Int64(code)), "message": .string(message)]
         if let field { o["data"] = ["field": .string(field)] }
         return .object(o)
     }
 
     /// Reads an error object back (client side).
-    public init?(json: JSON) {
+    package init?(json: JSON) {
         guard let code = json["code"]?.intValue, let message = json["message"]?.stringValue else { return nil }
         self.init(code: Int(code), message: message, field: json["data"]?["field"]?.stringValue)
     }
 }
 
 /// A decoded request. `id` is nil for a notification, which gets no response.
-public struct RPCRequest: Sendable {
-    public var id: JSON?
+package struct RPCRequest: Sendable {
+    package var id: JSON?
     /// The method's name as sent.
-    public let method: String
+    package let method: String
     /// The method, decoded once here; nil for a name todod does not know.
-    public let known: Method?
-    public var params: JSONObject
+    package let known: Method?
+    package var params: JSONObject
 
-    public init(id: JSON?, method: String, params: JSONObject = JSONObject()) {
+    package init(id: JSON?, method: String, params: JSONObject = JSONObject()) {
         self.id = id
         self.method = method
         self.known = Method(name: method)
@@ -97,12 +97,12 @@ public struct RPCRequest: Sendable {
     }
 
     /// A request for `params`' method (client side).
-    public init<P: MethodParams>(id: JSON?, _ params: P) {
+    package init<P: MethodParams>(id: JSON?, _ params: P) {
         self.init(id: id, method: P.method.name, params: params.encoded)
     }
 
     /// Decodes one line. On failure returns the id to answer with (null when unknown) and the error.
-    public static func decode(_ line: [UInt8]) -> Result<RPCRequest, RPCFailure> {
+    package static func decode(_ line: [UInt8]) -> Result<RPCRequest, RPCFailure> {
         let value: JSON
         do throws(JSONParseError) {
             value = try JSON.parse(line)
@@ -140,7 +140,7 @@ public struct RPCRequest: Sendable {
     }
 
     /// The request as a line of JSON (client side), without the newline.
-    public var json: JSON {
+    package var json: JSON {
         var o: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
         if !params.pairs.isEmpty { o["params"] = .object(params) }
         if let id { o["id"] = id }
@@ -149,28 +149,28 @@ public struct RPCRequest: Sendable {
 }
 
 /// A request that could not be decoded: the id to answer with and the error.
-public struct RPCFailure: Error, Sendable {
-    public var id: JSON
-    public var error: RPCError
+package struct RPCFailure: Error, Sendable {
+    package var id: JSON
+    package var error: RPCError
 
-    public init(id: JSON, error: RPCError) {
+    package init(id: JSON, error: RPCError) {
         self.id = id
         self.error = error
     }
 }
 
 /// Builders for what the daemon sends.
-public enum RPCMessage {
-    public static func result(id: JSON, _ result: JSON) -> JSON {
+package enum RPCMessage {
+    package static func result(id: JSON, _ result: JSON) -> JSON {
         .object(["jsonrpc": "2.0", "result": result, "id": id])
     }
 
-    public static func error(id: JSON, _ error: RPCError) -> JSON {
+    package static func error(id: JSON, _ error: RPCError) -> JSON {
         .object(["jsonrpc": "2.0", "error": error.json, "id": id])
     }
 
     /// `message` as one line, newline included.
-    public static func line(_ message: JSON) -> [UInt8] {
+    package static func line(_ message: JSON) -> [UInt8] {
         var bytes: [UInt8] = []
         message.write(to: &bytes)
         bytes.append(0x0A)
@@ -179,7 +179,7 @@ public enum RPCMessage {
 
     /// The line of `result(id:_:)` for a result that is already JSON text: a long listing is
     /// written out once, never held as a tree.
-    public static func resultLine(id: JSON, encodedResult: [UInt8]) -> [UInt8] {
+    package static func resultLine(id: JSON, encodedResult: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(encodedResult.count + 64)
         bytes.append(literal: #"{"jsonrpc":"2.0","result":"#)
@@ -192,7 +192,7 @@ public enum RPCMessage {
 
     /// The line of a `watch` notification, `{"jsonrpc":"2.0","method":"event","params":{...}}`,
     /// for params that are already JSON text.
-    public static func eventLine(encodedParams: [UInt8]) -> [UInt8] {
+    package static func eventLine(encodedParams: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(encodedParams.count + 64)
         bytes.append(literal: #"{"jsonrpc":"2.0","method":"event","params":"#)

@@ -3,13 +3,13 @@ import TodoProtocol
 import TodoRPC
 
 /// What the sync round needs from todod, over its socket (docs/PROTOCOL.md).
-public final class LocalStore {
+package final class LocalStore {
     let transport: RPCTransport
 
-    public init(transport: RPCTransport) { self.transport = transport }
+    package init(transport: RPCTransport) { self.transport = transport }
 
     /// Connects to todod at `socket` (`SocketPaths.socket`, as todoctl resolves it).
-    public convenience init(socket: String) throws(SyncError) {
+    package convenience init(socket: String) throws(SyncError) {
         do {
             self.init(transport: try UnixSocketTransport(path: socket, timeout: 30))
         } catch {
@@ -34,7 +34,7 @@ public final class LocalStore {
     }
 
     /// `daemon.status`: the store's id and its newest change.
-    public func status() throws(SyncError) -> (storeID: String, seq: Int64) {
+    package func status() throws(SyncError) -> (storeID: String, seq: Int64) {
         let s = try call(.daemonStatus, [:])
         guard let id = s["storeId"]?.stringValue, let seq = s["seq"]?.intValue else { throw SyncError("todod sent no storeId or seq (too old?)") }
         return (id, seq)
@@ -44,7 +44,7 @@ public final class LocalStore {
     /// Nil when the change log no longer reaches back to `since` (-32005) or `since` is after the
     /// store's newest change (a store restored from an older copy): read everything.
     /// Each item also has the lines an iCalendar import kept of the todo (`ical`), nil when none.
-    public func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String, ical: String?)], seq: Int64)? {
+    package func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: String, ical: String?)], seq: Int64)? {
         var since = since
         var out: [(uid: String, todo: Todo?, kind: String, ical: String?)] = []
         var index: [String: Int] = [:]
@@ -82,7 +82,7 @@ public final class LocalStore {
     }
 
     /// Every todo, open and done, in manual order.
-    public func allTodos() throws(SyncError) -> [Todo] {
+    package func allTodos() throws(SyncError) -> [Todo] {
         var todos: [Todo] = []
         do {
             _ = try transport.stream(.todoList, ["status": "all"], arrayKey: "todos") { (item, _) throws(ClientError) in
@@ -95,7 +95,7 @@ public final class LocalStore {
     }
 
     /// The lines iCalendar imports kept of the todos (`store.export`'s `ical`), by uid.
-    public func keptLines() throws(SyncError) -> [String: String] {
+    package func keptLines() throws(SyncError) -> [String: String] {
         var out: [String: String] = [:]
         for t in try call(.storeExport, [:])["todos"]?.arrayValue ?? [] {
             if let uid = t["uid"]?.stringValue, let ical = t["ical"]?.stringValue { out[uid] = ical }
@@ -105,7 +105,7 @@ public final class LocalStore {
 
     /// What one `store.import` did: applied (with the uids skipped because their todo changed
     /// meanwhile), or refused whole because of one entry (its index and why).
-    public enum ApplyResult: Equatable {
+    package enum ApplyResult: Equatable {
         case applied(stale: Set<String>)
         case refused(index: Int, reason: String)
     }
@@ -113,7 +113,7 @@ public final class LocalStore {
     /// One `store.import` of conditional entries (each with `ifRevision`), sent in parts of at
     /// most about 512 KiB (a request line holds 1 MiB) on this one connection and applied in one
     /// transaction: all or nothing.
-    public func apply(_ entries: [ExportDocument.Entry], label: String? = nil) throws(SyncError) -> ApplyResult {
+    package func apply(_ entries: [ExportDocument.Entry], label: String? = nil) throws(SyncError) -> ApplyResult {
         guard !entries.isEmpty else { return .applied(stale: []) }
         var parts: [[ExportDocument.Entry]] = [[]]
         var size = 0
@@ -154,13 +154,13 @@ public final class LocalStore {
     }
 
     /// `todo.move` of one todo to the `position`-th place among the open todos.
-    public func move(id: Int64, position: Int) throws(SyncError) -> Todo {
+    package func move(id: Int64, position: Int) throws(SyncError) -> Todo {
         let result = try call(.todoMove, TodoMoveParams(id: id, target: .position(position)).encoded)
         do { return try Todo(json: result) } catch { throw SyncError("todod sent a malformed todo: \(error)") }
     }
 
     /// `todo.complete` of one todo: a recurring one advances to its next occurrence.
-    public func complete(id: Int64) throws(SyncError) -> Todo? {
+    package func complete(id: Int64) throws(SyncError) -> Todo? {
         let result = try call(.todoComplete, TodoCompleteParams(ids: [id]).encoded)
         return result.arrayValue?.first.flatMap { try? Todo(json: $0) }
     }

@@ -2,7 +2,7 @@ import TodoCore
 
 /// The fields the merge works on, each compared and taken whole. `due` carries `allDay` and
 /// `zone`, `done` carries `completed`: they only make sense together.
-public enum SyncField: String, CaseIterable, Sendable {
+package enum SyncField: String, CaseIterable, Sendable {
     case title, notes, category, tags, due, remind, reminded, done, priority, recurrence, order
     /// What iCalendar kept of the VTODO (unknown properties): an import here or an edit elsewhere changes it.
     case ical
@@ -14,19 +14,19 @@ public enum SyncField: String, CaseIterable, Sendable {
 /// with the later `updated` (LAST-MODIFIED) wins it, the remote on a tie. The store's side keeps
 /// its microseconds, so within the second a VTODO's LAST-MODIFIED names, the store's change counts as later. Tags merge as sets: what
 /// either side added is added, what either side removed is removed. Pure: no I/O.
-public enum ThreeWayMerge {
-    public struct Outcome: Sendable, Equatable {
-        public var merged: SyncItem
+package enum ThreeWayMerge {
+    package struct Outcome: Sendable, Equatable {
+        package var merged: SyncItem
         /// The fields both sides changed differently (empty: no conflict).
-        public var conflicts: [SyncField]
+        package var conflicts: [SyncField]
         /// `local` or `remote`: the side that won the conflicting fields.
-        public var kept: String
+        package var kept: String
     }
 
     /// Merges `local` and `remote` against `base`. Without a base (a todo both sides hold that
     /// was never synced: a resync after lost state), the later side wins whole and tags are
     /// joined; that is not reported as a conflict.
-    public static func merge(base: SyncItem?, local: SyncItem, remote: SyncItem) -> Outcome {
+    package static func merge(base: SyncItem?, local: SyncItem, remote: SyncItem) -> Outcome {
         let localWins = local.entry.updated > remote.entry.updated
         var merged = localWins ? local : remote
         var conflicts: [SyncField] = []
@@ -60,12 +60,12 @@ public enum ThreeWayMerge {
 
     /// Whether two items hold the same todo, `updated`, `created` and the manual order aside:
     /// what decides that a side changed (compare canonical items, `VTodoCodec.canonical`).
-    public static func sameContent(_ a: SyncItem, _ b: SyncItem) -> Bool {
+    package static func sameContent(_ a: SyncItem, _ b: SyncItem) -> Bool {
         SyncField.allCases.allSatisfy { $0 == .order || value($0, a) == value($0, b) }
     }
 
     /// The fields in which `a` and `b` differ.
-    public static func differences(_ a: SyncItem, _ b: SyncItem) -> [SyncField] {
+    package static func differences(_ a: SyncItem, _ b: SyncItem) -> [SyncField] {
         SyncField.allCases.filter { value($0, a) != value($0, b) }
     }
 

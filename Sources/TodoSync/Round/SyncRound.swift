@@ -4,28 +4,28 @@ import TodoPosix
 import TodoUserFiles
 
 /// What one round did, for `--once`'s summary line and the status file.
-public struct RoundReport: Sendable, Equatable {
+package struct RoundReport: Sendable, Equatable {
     /// Resources written to (or deleted from) the server.
-    public var sent = 0
+    package var sent = 0
     /// Todos added, changed or deleted in the store.
-    public var received = 0
-    public var conflicts: [SyncStatus.Conflict] = []
+    package var received = 0
+    package var conflicts: [SyncStatus.Conflict] = []
     /// Todos still to be merged again (a 412 or a todo changed during the round, past the passes).
-    public var pending = 0
+    package var pending = 0
     /// Todos in step with the calendar.
-    public var items = 0
+    package var items = 0
     /// Resources the round could not read (a malformed VTODO), with why; they are left alone.
-    public var skipped: [String] = []
+    package var skipped: [String] = []
     /// Everything that does not sync after the round (named in `sync status` until fixed).
-    public var problems: [SyncProblem] = []
+    package var problems: [SyncProblem] = []
     /// The store's id, and its newest change when the round ended.
-    public var storeID: String?
-    public var storeSeq: Int64?
+    package var storeID: String?
+    package var storeSeq: Int64?
 
-    public init() {}
+    package init() {}
 
     /// `home: 3 sent, 2 received, 1 conflict`.
-    public func summary(account: String) -> String {
+    package func summary(account: String) -> String {
         var s = "\(account): \(sent) sent, \(received) received, \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if pending > 0 { s += ", \(pending) pending" }
         if !problems.isEmpty { s += ", \(problems.count) not syncing (todoctl sync status names them)" }
@@ -38,20 +38,20 @@ public struct RoundReport: Sendable, Equatable {
 /// the store gets what changed for it in one conditional `store.import`, the server gets
 /// conditional PUTs and DELETEs. A pass that meets a concurrent change (an import found the todo
 /// changed, a 412) is followed by another pass, at most `maxPasses`.
-public final class SyncRound {
-    public let account: String
+package final class SyncRound {
+    package let account: String
     let collection: CalendarCollection
     let store: LocalStore
     let state: SyncState
     let codec: VTodoCodec
-    public var maxPasses = 4
+    package var maxPasses = 4
     /// Resources per `fetch` (calendar-multiget).
-    public var fetchBatch = 200
-    public var now: () -> Instant = { Instant.now() }
+    package var fetchBatch = 200
+    package var now: () -> Instant = { Instant.now() }
     /// Called for each conflict as it is resolved (the daemon logs it to the journal).
-    public var onConflict: (SyncStatus.Conflict) -> Void = { _ in }
+    package var onConflict: (SyncStatus.Conflict) -> Void = { _ in }
     /// Verbose progress lines.
-    public var log: (String) -> Void = { _ in }
+    package var log: (String) -> Void = { _ in }
     /// Runs just before the store's import (tests change a todo there).
     var beforeApply: () -> Void = {}
     /// The resources this round created after the token of its last pass; a pass that created
@@ -71,11 +71,11 @@ public final class SyncRound {
     /// (`sync add --initial`): `merge` (nil), `remote` (the calendar wins: what only the store
     /// has is removed there) or `local` (the store wins: what only the calendar has is deleted
     /// on the server).
-    public var initial: String?
+    package var initial: String?
     /// The mode of this pass: set only in a first round whose both sides hold todos.
     var initialMode: String?
 
-    public init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
+    package init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec) {
         self.account = account
         self.collection = collection
         self.store = store
@@ -85,10 +85,10 @@ public final class SyncRound {
 
     /// The most seconds a round's requests may take together: a server that answers slowly
     /// enough never holds a round (and its account's local pushes) longer.
-    public var timeLimit = 600.0
+    package var timeLimit = 600.0
 
     /// Runs passes until nothing is left to merge again (or `maxPasses`), within `timeLimit`.
-    public func run() throws(SyncError) -> RoundReport {
+    package func run() throws(SyncError) -> RoundReport {
         collection.setDeadline(Posix.monotonicSeconds() + timeLimit)
         defer { collection.setDeadline(nil) }
         var report = RoundReport()

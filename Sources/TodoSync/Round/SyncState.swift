@@ -6,17 +6,17 @@ import TodoSQLite
 
 /// What the sync knows of one todo on the server: where it is, which version, and the VTODO last
 /// synced (the merge base).
-public struct SyncedItem: Sendable, Equatable {
-    public var uid: String
-    public var href: String
-    public var etag: String
+package struct SyncedItem: Sendable, Equatable {
+    package var uid: String
+    package var href: String
+    package var etag: String
     /// The VTODO bytes both sides agreed on last.
-    public var base: [UInt8]
+    package var base: [UInt8]
     /// The server holds a version not merged yet (an import found the todo changed meanwhile):
     /// fetch it again next round.
-    public var refetch: Bool
+    package var refetch: Bool
 
-    public init(uid: String, href: String, etag: String, base: [UInt8], refetch: Bool = false) {
+    package init(uid: String, href: String, etag: String, base: [UInt8], refetch: Bool = false) {
         self.uid = uid
         self.href = href
         self.etag = etag
@@ -26,8 +26,8 @@ public struct SyncedItem: Sendable, Equatable {
 }
 
 /// A todo or resource that does not sync, named in `sync status` until it is fixed or deleted.
-public struct SyncProblem: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+package struct SyncProblem: Sendable, Equatable {
+    package enum Kind: String, Sendable {
         /// A resource on the server that todod cannot read (by href): left alone there.
         case unreadable
         /// A resource todod reads but its rules refuse (a title too long, an unknown rule ...).
@@ -35,16 +35,16 @@ public struct SyncProblem: Sendable, Equatable {
         /// A local change the server refused (403, 409, 415, 507 ...): tried again every round.
         case refused
     }
-    public var kind: Kind
-    public var uid: String?
-    public var href: String
-    public var etag: String
+    package var kind: Kind
+    package var uid: String?
+    package var href: String
+    package var etag: String
     /// The todo's title, or the href when none could be read.
-    public var title: String
+    package var title: String
     /// Why, in one line (the server's reason for a refusal).
-    public var reason: String
+    package var reason: String
 
-    public init(kind: Kind, uid: String?, href: String, etag: String = "", title: String, reason: String) {
+    package init(kind: Kind, uid: String?, href: String, etag: String = "", title: String, reason: String) {
         self.kind = kind
         self.uid = uid
         self.href = href
@@ -60,9 +60,9 @@ public struct SyncProblem: Sendable, Equatable {
 /// One account's sync state (SPEC §9): a small SQLite file of its own (`SyncPaths.stateFile`),
 /// one row per todo, so a change rewrites one row, not the whole state. A missing or unreadable
 /// file starts empty (`SyncState.open`): the next round resyncs by UID.
-public final class SyncState {
+package final class SyncState {
     let connection: Connection
-    public let path: String
+    package let path: String
 
     static let schema = """
         PRAGMA journal_mode = WAL;
@@ -98,7 +98,7 @@ public final class SyncState {
     /// Opens the state at `path`; a file that is not a readable state is moved aside
     /// (`NAME.state.corrupt`) and an empty state started: the round then resyncs by UID.
     /// - Returns: the state, and the reason when it started over.
-    public static func open(path: String) throws(SyncError) -> (SyncState, reset: String?) {
+    package static func open(path: String) throws(SyncError) -> (SyncState, reset: String?) {
         do {
             return (try SyncState(path: path), nil)
         } catch {
@@ -127,20 +127,20 @@ public final class SyncState {
     }
 
     /// The calendar collection's URL the state belongs to.
-    public var calendar: String? { meta("calendar") }
+    package var calendar: String? { meta("calendar") }
     /// The RFC 6578 sync token of the last pull.
-    public var token: String? { meta("token") }
+    package var token: String? { meta("token") }
     /// The `storeId` of the todod store the state belongs to.
-    public var storeID: String? { meta("store") }
+    package var storeID: String? { meta("store") }
     /// The last store change consumed (`store.changes` `since`); nil: read the whole store.
-    public var seq: Int64? { meta("seq").flatMap { Int64($0) } }
+    package var seq: Int64? { meta("seq").flatMap { Int64($0) } }
 
-    public func setToken(_ token: String?) throws(TodoError) { try setMeta("token", token) }
-    public func setSeq(_ seq: Int64?) throws(TodoError) { try setMeta("seq", seq.map { String($0) }) }
+    package func setToken(_ token: String?) throws(TodoError) { try setMeta("token", token) }
+    package func setSeq(_ seq: Int64?) throws(TodoError) { try setMeta("seq", seq.map { String($0) }) }
 
     /// Starts over for another calendar or store: no token, no seq, no items (the next round
     /// matches the two sides by UID).
-    public func reset(calendar: String, storeID: String) throws(TodoError) {
+    package func reset(calendar: String, storeID: String) throws(TodoError) {
         try connection.execute("BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM problems; DELETE FROM meta WHERE key IN ('token', 'seq');")
         do {
             try setMeta("calendar", calendar)
@@ -158,16 +158,16 @@ public final class SyncState {
         SyncedItem(uid: s.text(0), href: s.text(1), etag: s.text(2), base: Array(s.text(3).utf8), refetch: s.int64(4) != 0)
     }
 
-    public func item(uid: String) throws(TodoError) -> SyncedItem? {
+    package func item(uid: String) throws(TodoError) -> SyncedItem? {
         try connection.firstRow("SELECT uid, href, etag, base, refetch FROM items WHERE uid = ?", [.text(uid)], Self.item)
     }
 
-    public func item(href: String) throws(TodoError) -> SyncedItem? {
+    package func item(href: String) throws(TodoError) -> SyncedItem? {
         try connection.firstRow("SELECT uid, href, etag, base, refetch FROM items WHERE href = ?", [.text(href)], Self.item)
     }
 
     /// Every item's href and ETag (the ETag comparison of servers without sync tokens).
-    public func versions() throws(TodoError) -> [String: (uid: String, etag: String)] {
+    package func versions() throws(TodoError) -> [String: (uid: String, etag: String)] {
         var out: [String: (uid: String, etag: String)] = [:]
         for row in try connection.rows("SELECT href, uid, etag FROM items", [], { ($0.text(0), $0.text(1), $0.text(2)) }) {
             out[row.0] = (row.1, row.2)
@@ -176,13 +176,13 @@ public final class SyncState {
     }
 
     /// The items to fetch again this round.
-    public func refetching() throws(TodoError) -> [SyncedItem] {
+    package func refetching() throws(TodoError) -> [SyncedItem] {
         try connection.rows("SELECT uid, href, etag, base, refetch FROM items WHERE refetch <> 0", [], Self.item)
     }
 
-    public var count: Int { Int((try? connection.scalar("SELECT COUNT(*) FROM items")) ?? 0) }
+    package var count: Int { Int((try? connection.scalar("SELECT COUNT(*) FROM items")) ?? 0) }
 
-    public func save(_ item: SyncedItem) throws(TodoError) {
+    package func save(_ item: SyncedItem) throws(TodoError) {
         // A new item may take the href of an item the server lost (unlikely, but hrefs are unique).
         try connection.run("DELETE FROM items WHERE href = ? AND uid <> ?", [.text(item.href), .text(item.uid)])
         try connection.run("""
@@ -191,18 +191,18 @@ public final class SyncState {
             """, [.text(item.uid), .text(item.href), .text(item.etag), .text(String(decoding: item.base, as: UTF8.self)), .integer(item.refetch ? 1 : 0)])
     }
 
-    public func markRefetch(uid: String) throws(TodoError) {
+    package func markRefetch(uid: String) throws(TodoError) {
         try connection.run("UPDATE items SET refetch = 1 WHERE uid = ?", [.text(uid)])
     }
 
-    public func remove(uid: String) throws(TodoError) {
+    package func remove(uid: String) throws(TodoError) {
         try connection.run("DELETE FROM items WHERE uid = ?", [.text(uid)])
         try connection.run("DELETE FROM moves WHERE uid = ?", [.text(uid)])
     }
 
     /// Every item's `X-APPLE-SORT-ORDER` in its base (items without one left out): the places
     /// the server's order gave the todos when they were last synced.
-    public func sortOrders() throws(TodoError) -> [String: Int64] {
+    package func sortOrders() throws(TodoError) -> [String: Int64] {
         var out: [String: Int64] = [:]
         for row in try connection.rows("SELECT uid, base FROM items", [], { ($0.text(0), $0.text(1)) }) {
             if let order = Self.sortOrder(in: row.1) { out[row.0] = order }
@@ -223,20 +223,20 @@ public final class SyncState {
 
     /// Records a move the round itself made in the store (the todo's `updated` after it), so the
     /// next round does not take it for a move made here and send it back.
-    public func recordMove(uid: String, updated: Instant) throws(TodoError) {
+    package func recordMove(uid: String, updated: Instant) throws(TodoError) {
         try connection.run("INSERT INTO moves (uid, updated) VALUES (?, ?) ON CONFLICT (uid) DO UPDATE SET updated = excluded.updated",
                            [.text(uid), .integer(updated.usec)])
     }
 
     /// Whether the todo's latest change is the move a round made (`recordMove`), nothing since.
-    public func isOwnMove(uid: String, updated: Instant) throws(TodoError) -> Bool {
+    package func isOwnMove(uid: String, updated: Instant) throws(TodoError) -> Bool {
         try connection.firstRow("SELECT updated FROM moves WHERE uid = ?", [.text(uid)]) { $0.int64(0) } == updated.usec
     }
 
     // MARK: - Items that do not sync
 
     /// Records a problem (replacing one of the same kind for the same todo or resource).
-    public func record(_ problem: SyncProblem) throws(TodoError) {
+    package func record(_ problem: SyncProblem) throws(TodoError) {
         try connection.run("""
             INSERT INTO problems (kind, key, uid, href, etag, title, reason) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (kind, key) DO UPDATE SET uid = excluded.uid, href = excluded.href, etag = excluded.etag,
@@ -246,7 +246,7 @@ public final class SyncState {
     }
 
     /// Every problem, oldest first.
-    public func problems() throws(TodoError) -> [SyncProblem] {
+    package func problems() throws(TodoError) -> [SyncProblem] {
         try connection.rows("SELECT kind, uid, href, etag, title, reason FROM problems ORDER BY rowid", []) { s in
             SyncProblem(kind: SyncProblem.Kind(rawValue: s.text(0)) ?? .unreadable, uid: s.isNull(1) ? nil : s.text(1), href: s.text(2),
                         etag: s.text(3), title: s.text(4), reason: s.text(5))
@@ -254,17 +254,17 @@ public final class SyncState {
     }
 
     /// Forgets the server-side problems of the resource at `href` (read again, or gone).
-    public func clearRemoteProblems(href: String) throws(TodoError) {
+    package func clearRemoteProblems(href: String) throws(TodoError) {
         try connection.run("DELETE FROM problems WHERE kind <> 'refused' AND key = ?", [.text(href)])
     }
 
     /// Forgets that the server refused the todo `uid` (it went through, or has nothing to send).
-    public func clearRefused(uid: String) throws(TodoError) {
+    package func clearRefused(uid: String) throws(TodoError) {
         try connection.run("DELETE FROM problems WHERE kind = 'refused' AND key = ?", [.text(uid)])
     }
 
     /// Runs `body` in one transaction (many item writes, one fsync).
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             let value = try body()

@@ -4,18 +4,18 @@ import TodoTime
 
 /// One todo as the sync sees it: the export entry (what `store.import` takes and a VTODO holds)
 /// and its place in the manual order (`X-APPLE-SORT-ORDER`).
-public struct SyncItem: Sendable, Equatable {
-    public var entry: ExportDocument.Entry
-    public var sortOrder: Int64?
+package struct SyncItem: Sendable, Equatable {
+    package var entry: ExportDocument.Entry
+    package var sortOrder: Int64?
 
-    public init(entry: ExportDocument.Entry, sortOrder: Int64? = nil) {
+    package init(entry: ExportDocument.Entry, sortOrder: Int64? = nil) {
         self.entry = entry
         self.sortOrder = sortOrder
     }
 
     /// A todo of the store (`store.changes`, `todo.list`): its position is its sort order, and
     /// what iCalendar kept of it (`ical`, not part of a todo object) comes from `kept`.
-    public init(todo: Todo, kept ical: String?) {
+    package init(todo: Todo, kept ical: String?) {
         var entry = ExportDocument.Entry(todo)
         entry.ical = ical
         self.init(entry: entry, sortOrder: todo.position.map(Int64.init))
@@ -25,18 +25,18 @@ public struct SyncItem: Sendable, Equatable {
 /// Todo ↔ VTODO bytes for one calendar object resource, through TodoICal. Stable: the bytes of
 /// an item read back from bytes are those bytes again, so a todo that did not change is never
 /// sent again (no echo loops).
-public struct VTodoCodec: Sendable {
-    public var reader: ICalReader
-    public var writer: ICalWriter
+package struct VTodoCodec: Sendable {
+    package var reader: ICalReader
+    package var writer: ICalWriter
 
     /// `zone` reads floating times of foreign VTODOs (the user's zone, from `TZ`).
-    public init(zone: ZoneInfo = .utc, zoneName: String? = nil, tzdir: String? = nil) {
+    package init(zone: ZoneInfo = .utc, zoneName: String? = nil, tzdir: String? = nil) {
         reader = ICalReader(zone: zone, zoneName: zoneName, tzdir: tzdir, now: Instant(usec: 0))
         writer = ICalWriter(tzdir: tzdir)
     }
 
     /// The resource's bytes: one VCALENDAR holding one VTODO.
-    public func bytes(_ item: SyncItem) -> [UInt8] {
+    package func bytes(_ item: SyncItem) -> [UInt8] {
         let order = Int(clamping: item.sortOrder ?? 0)
         var text = writer.calendar([item.entry], firstSortOrder: order)
         if item.sortOrder == nil {
@@ -48,7 +48,7 @@ public struct VTodoCodec: Sendable {
 
     /// The item of a resource: its first VTODO. Nil (with the reason) when the resource holds
     /// no VTODO or cannot be read.
-    public func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
+    package func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
         do {
             guard let first = try reader.items(bytes).first else { return .failure(SyncError("the resource holds no VTODO")) }
             return .success(SyncItem(entry: inOwnZone(first.entry, relativeReminder: first.relativeReminder), sortOrder: first.sortOrder))
@@ -73,7 +73,7 @@ public struct VTodoCodec: Sendable {
 
     /// The item as a VTODO would bring it back: instants to the second, `completed` of an open
     /// todo dropped, and so on. Two items with the same canonical form write the same bytes.
-    public func canonical(_ item: SyncItem) -> SyncItem {
+    package func canonical(_ item: SyncItem) -> SyncItem {
         (try? self.item(bytes(item)).get()) ?? item
     }
 }
@@ -94,8 +94,8 @@ private extension String {
 }
 
 /// A sync failure: one line for the status file and the journal (never holding a password).
-public struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

@@ -11,25 +11,25 @@ import TodoUserFiles
 
 /// Opens the calendar collection of an account with its password (the real one: CalDAV; tests
 /// give their own).
-public typealias CollectionOpener = (SyncAccount, String) throws(SyncError) -> CalendarCollection
+package typealias CollectionOpener = (SyncAccount, String) throws(SyncError) -> CalendarCollection
 
 /// One account of sync.conf: its rounds, each under the account's lock, each followed by its
 /// status file; its conflicts to the journal; its backoff after failures.
-public final class AccountSync {
-    public let account: SyncAccount
+package final class AccountSync {
+    package let account: SyncAccount
     let environment: [String: String]
     let socket: String
     let opener: CollectionOpener
     var collection: CalendarCollection?
-    public private(set) var status: SyncStatus
+    package private(set) var status: SyncStatus
     /// Consecutive failed rounds, and when (monotonic seconds) the next attempt is due.
-    public private(set) var failures = 0
-    public private(set) var retryAt: Double?
-    public var log: (String) -> Void = { _ in }
+    package private(set) var failures = 0
+    package private(set) var retryAt: Double?
+    package var log: (String) -> Void = { _ in }
     /// How long a round waits for another process's round of the same account.
-    public var lockTimeout = 600.0
+    package var lockTimeout = 600.0
 
-    public init(account: SyncAccount, environment: [String: String], socket: String, opener: @escaping CollectionOpener = AccountSync.calDAV) {
+    package init(account: SyncAccount, environment: [String: String], socket: String, opener: @escaping CollectionOpener = AccountSync.calDAV) {
         self.account = account
         self.environment = environment
         self.socket = socket
@@ -49,7 +49,7 @@ public final class AccountSync {
     }
 
     /// The real collection: the account's calendar, or the one discovery finds.
-    public static func calDAV(_ account: SyncAccount, _ password: String) throws(SyncError) -> CalendarCollection {
+    package static func calDAV(_ account: SyncAccount, _ password: String) throws(SyncError) -> CalendarCollection {
         let dav = CalDAVAccount(url: account.url, user: account.user, password: password)
         if let calendar = account.calendar { return dav.collection(url: calendar) }
         return dav.collection(url: try CalendarChoice.choose(dav, calendar: nil))
@@ -58,7 +58,7 @@ public final class AccountSync {
     /// One round; the status file is written after it, whatever happened, under the account's
     /// lock (so a round beside it never has its status overwritten by an older one).
     @discardableResult
-    public func round() -> Result<RoundReport, SyncError> {
+    package func round() -> Result<RoundReport, SyncError> {
         status.lastAttempt = Instant.now()
         let lock: FileLock
         do { lock = try takeLock() } catch {
@@ -182,21 +182,21 @@ public final class AccountSync {
 }
 
 /// Lines on stderr, prefixed `todod-sync: `.
-public enum SyncOutput {
-    public static func error(_ line: String) { stderr("todod-sync: \(line)\n") }
+package enum SyncOutput {
+    package static func error(_ line: String) { stderr("todod-sync: \(line)\n") }
 
     /// Text on stderr as it is.
-    public static func stderr(_ text: String) {
+    package static func stderr(_ text: String) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }
 
 /// Which calendar of an account to sync (`--check`, and an account whose calendar is not known).
-public enum CalendarChoice {
+package enum CalendarChoice {
     /// The calendar `calendar` names (a URL, or a path on the account's server), or the one
     /// calendar holding VTODOs. With several and none named, the error lists them.
-    public static func choose(_ dav: CalDAVAccount, calendar: String?) throws(SyncError) -> String {
+    package static func choose(_ dav: CalDAVAccount, calendar: String?) throws(SyncError) -> String {
         let found: [CalendarInfo]
         do { found = try dav.calendars() } catch { throw SyncError(error.message) }
         if let calendar {

@@ -9,11 +9,11 @@ import TodoUserFiles
 
 /// todod-sync's three modes: `--check` (discovery for `todoctl sync add`), `--once` (one round per
 /// account) and the service.
-public enum SyncMain {
+package enum SyncMain {
     /// The pull interval: 5 minutes, or `TODOD_SYNC_INTERVAL` seconds (for tests).
-    public static let intervalVariable = "TODOD_SYNC_INTERVAL"
+    package static let intervalVariable = "TODOD_SYNC_INTERVAL"
 
-    public static func main(arguments: [String], environment: [String: String], opener: CollectionOpener? = nil) -> Int32 {
+    package static func main(arguments: [String], environment: [String: String], opener: CollectionOpener? = nil) -> Int32 {
         let options: SyncOptions
         do { options = try SyncOptions(arguments: arguments) } catch {
             SyncOutput.error(error.message)

@@ -1,22 +1,22 @@
 import TodoUserFiles
 
 /// todod-sync's command line (docs/man/todod-sync.1.md).
-public struct SyncOptions: Equatable, Sendable {
-    public var socket: String?
-    public var once = false
-    public var account: String?
-    public var verbose = false
-    public var check = false
-    public var url: String?
-    public var user: String?
-    public var passwordFile: String?
-    public var calendar: String?
-    public var help = false
-    public var version = false
+package struct SyncOptions: Equatable, Sendable {
+    package var socket: String?
+    package var once = false
+    package var account: String?
+    package var verbose = false
+    package var check = false
+    package var url: String?
+    package var user: String?
+    package var passwordFile: String?
+    package var calendar: String?
+    package var help = false
+    package var version = false
 
-    public init() {}
+    package init() {}
 
-    public static let usage = """
+    package static let usage = """
         usage: todod-sync [--socket PATH] [--verbose]
                todod-sync [--socket PATH] --once [--account NAME] [--verbose]
                todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH]
@@ -24,7 +24,7 @@ public struct SyncOptions: Equatable, Sendable {
         """
 
     /// Reads the arguments (without the program name). Throws a one-line usage error.
-    public init(arguments: [String]) throws(SyncError) {
+    package init(arguments: [String]) throws(SyncError) {
         var i = 0
         func value(_ name: String) throws(SyncError) -> String {
             i += 1

@@ -55,7 +55,7 @@ final class PthreadMutex: @unchecked Sendable {
 /// out its backoff. Each account runs on its own thread, so a slow or stuck server holds only its
 /// own account (and each round has a deadline). Idle, it sleeps until the next pull: no other
 /// wake-ups.
-public final class SyncService: @unchecked Sendable {
+package final class SyncService: @unchecked Sendable {
     let accounts: [AccountSync]
     let socket: String
     /// Seconds between pulls.
@@ -66,9 +66,9 @@ public final class SyncService: @unchecked Sendable {
     private let stopFlag = PthreadMutex()
     private var stopping = false
     private var lines: [String]
-    public var log: (String) -> Void = { _ in }
+    package var log: (String) -> Void = { _ in }
 
-    public init(accounts: [AccountSync], socket: String, interval: Double) {
+    package init(accounts: [AccountSync], socket: String, interval: Double) {
         self.accounts = accounts
         self.socket = socket
         self.interval = interval
@@ -78,7 +78,7 @@ public final class SyncService: @unchecked Sendable {
 
     var isStopping: Bool { stopFlag.locked { stopping } }
 
-    public func stop() {
+    package func stop() {
         stopFlag.locked { stopping = true }
         poke()
     }
@@ -87,7 +87,7 @@ public final class SyncService: @unchecked Sendable {
     func poke() { for w in wakeups { w.poke() } }
 
     /// Runs until `stop` (SIGTERM, SIGINT).
-    public func run() {
+    package func run() {
         let serving = accounts.compactMap { a in
             let lock = a.serviceLock()
             if lock == nil { SyncOutput.error("\(a.account.name): another todod-sync serves this account already") }
