@@ -1,4 +1,4 @@
-// todoctl: the command-line client of todod. Everything happens in TodoClient's CLI.main; this
+// todoctl: the command-line client of todod. Everything happens in TodoCLI's CLI.main; this
 // file only supplies the real process: arguments, environment, terminal, clock and descriptors.
 #if canImport(Glibc)
 import Glibc
