@@ -284,7 +284,8 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         // a statement journal cuts the savepoint's in-memory journal back when it ends, walking
         // it from its start: with the pages of a large undo in it, that cost grew with every row.
         let own = jobs.count == 1 && Self.isLong(jobs[0])
-        if own, case .success(let request) = jobs[0].request, request.known == .storeUndo || request.known == .storeRedo {
+        if own, case .success(let request) = jobs[0].request, request.known == .storeUndo || request.known == .storeRedo,
+           reversesManyRows(request) {
             return runDetached(jobs[0])
         }
         do throws(PassFailure) {
@@ -320,6 +321,20 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             }
         }
         deliver(replies)
+    }
+
+    /// Rows from which an undo or redo runs off the store queue (`runDetached`). Reopening the
+    /// file for it costs about 20 ms, so a short one (an edit, a move) runs on the store queue
+    /// like any write; one that would hold it longer than that leaves it free.
+    static let detachedReversalRows = 2_000
+
+    /// Whether `request` (a `store.undo` or `store.redo`) reverses `detachedReversalRows` or more.
+    private func reversesManyRows(_ request: RPCRequest) -> Bool {
+        let redo = request.known == .storeRedo
+        let steps = (redo ? (try? StoreRedoParams(decoding: request.params))?.steps
+                          : (try? StoreUndoParams(decoding: request.params))?.steps) ?? 1
+        let rows = try? store.readOnQueue { (tx) throws(TodoError) in try tx.reversalRows(redo: redo, steps: steps) }
+        return (rows ?? Self.detachedReversalRows) >= Self.detachedReversalRows
     }
 
     /// Runs a `store.undo` or `store.redo` as one transaction on `longWriteQueue`

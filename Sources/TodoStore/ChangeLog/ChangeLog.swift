@@ -395,6 +395,16 @@ extension StoreTransaction {
         try reverse(redo: true, steps: steps, progress: progress)
     }
 
+    /// How many logged rows `undo(steps:)` (or `redo`) would reverse now: what tells a long
+    /// reversal from a short one before it starts.
+    package func reversalRows(redo: Bool, steps: Int) throws(TodoError) -> Int {
+        let pick = redo
+            ? "SELECT first_n, last_n FROM changes WHERE seq > \(Self.newestDone) AND state = 'undone' ORDER BY seq LIMIT ?"
+            : "SELECT first_n, last_n FROM changes WHERE state = 'done' ORDER BY seq DESC LIMIT ?"
+        let rows = try connection.scalar("SELECT coalesce(SUM(last_n - first_n + 1), 0) FROM (\(pick))", [.integer(Int64(max(1, steps)))])
+        return Int(clamping: rows)
+    }
+
     private func reverse(redo: Bool, steps: Int, progress: () -> Void) throws(TodoError) -> Reversal {
         guard steps >= 1, steps <= 10_000 else { throw TodoError.invalid("steps", "must be 1 to 10000") }
         let pick = redo
