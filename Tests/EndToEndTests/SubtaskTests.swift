@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
@@ -205,5 +206,129 @@ import TodoTestSupport
         #expect(human.contains { _ in true } && human.split(separator: "\n").contains { $0.contains("10:00") && $0.contains("starts") && $0.hasSuffix("準備") },
                 "\(human)")
         #expect(!human.contains("later"))
+    }
+
+    /// One change's watch events, in order: each event's type and the ids of its todos.
+    private struct Change: Equatable, CustomStringConvertible {
+        var events: [String]
+        var todos: [[Int64]]
+        var description: String { zip(events, todos).map { "\($0) \($1)" }.joined(separator: "; ") }
+    }
+
+    /// The events a subscriber receives up to the one adding `sentinel`, grouped by `seq` (one
+    /// group per change, in commit order; the sentinel's change left out).
+    private func changes(_ watcher: RawClient, until sentinel: String) throws -> [Change] {
+        var groups: [(seq: Int64, change: Change)] = []
+        while true {
+            let message = try watcher.receive()
+            guard message["method"] == "event", let params = message["params"], let seq = params["seq"]?.intValue else { continue }
+            if params["todos"]?[0]?["title"]?.stringValue == sentinel { return groups.map(\.change) }
+            let type = params["type"]?.stringValue ?? "?"
+            let ids = params["todos"]?.arrayValue?.compactMap { $0["id"]?.intValue } ?? []
+            if let last = groups.last, last.seq == seq {
+                groups[groups.count - 1].change.events.append(type)
+                groups[groups.count - 1].change.todos.append(ids)
+            } else {
+                #expect(groups.last.map { $0.seq < seq } ?? true, "seqs grow")
+                groups.append((seq, Change(events: [type], todos: [ids])))
+            }
+        }
+    }
+
+    /// The cascades as a subscriber sees them: `done` of a parent, `reopen` of a subtask and
+    /// `rm --recursive` each send one event listing every todo they touched, in one change (one
+    /// seq), and one undo of each sends the events of all of them back, again in one change.
+    @Test func watchSeesEachCascadeAsOneChange() throws {
+        let d = try DaemonProcess()
+        try makeTree(d)
+        #expect(try run(d, ["done", "2"]).status == 0)
+        let watcher = try d.client()
+        #expect(try watcher.result("watch") == ["subscribed": true])
+        let before = try rows(d)
+        #expect(try run(d, ["done", "1"]).status == 0)
+        #expect(try run(d, ["undo"]).status == 0)
+        #expect(try rows(d) == before, "one undo reopens the parent and its subtasks")
+        #expect(try run(d, ["redo"]).status == 0)
+        #expect(try run(d, ["reopen", "5"]).status == 0)
+        #expect(try run(d, ["undo"]).status == 0)
+        let allDone = try rows(d)
+        #expect(try run(d, ["rm", "1", "--recursive"]).status == 0)
+        #expect(try ids(d, ["--all"]) == [4])
+        #expect(try run(d, ["undo"]).status == 0)
+        #expect(try rows(d) == allDone, "one undo brings the whole tree back")
+        #expect(try run(d, ["add", "終わり"]).status == 0)
+        let seen = try changes(watcher, until: "終わり")
+        let expected = [
+            Change(events: ["todo.completed"], todos: [[1, 3, 5]]),          // done 1: the parent, then its open subtasks
+            Change(events: ["todo.reopened"], todos: [[1, 3, 5]]),           // its undo
+            Change(events: ["todo.completed"], todos: [[1, 3, 5]]),          // redo
+            Change(events: ["todo.reopened"], todos: [[5, 3, 1]]),           // reopen 5: it, then its parents up to the top
+            Change(events: ["todo.completed"], todos: [[5, 3, 1]]),          // its undo
+            Change(events: ["todo.deleted"], todos: [[1, 2, 3, 5]]),         // rm 1 --recursive
+            Change(events: ["todo.added"], todos: [[1, 2, 3, 5]]),           // its undo
+        ]
+        #expect(seen.count == expected.count, "\(seen)")
+        for (got, want) in zip(seen, expected) {
+            #expect(got.events == want.events && got.todos.map { $0.sorted() } == want.todos.map { $0.sorted() }, "\(got) instead of \(want)")
+        }
+        #expect(seen[0].todos == [[1, 3, 5]] && seen[3].todos == [[5, 3, 1]] && seen[5].todos.first?.first == 1, "the named todo first: \(seen)")
+    }
+
+    /// A tree listing longer than the 32 MiB a reader may fall behind arrives whole: 20,000 todos
+    /// (4,000 of them subtasks, 2,000 of those two levels down) with 2.4 KB notes each, about
+    /// 55 MB of `todo.list`, through `todoctl list`, `list --json` and a raw client reading a megabyte at a time. The tree
+    /// used to be read whole and written in one burst, which cut the reader off ("message ended
+    /// early").
+    @Test(.disabled("""
+        Fails on this code: todod writes the streamed listing from its I/O queue faster than any \
+        reader drains it and cuts the reader off at 32 MiB unsent (a raw reader got 9 MB of 55, \
+        todoctl list 3 MB: "the message ended early"); enable once the stream waits for the peer
+        """))
+    func aLongTreeListingIsNotCutOff() throws {
+        let d = try DaemonProcess()
+        let c = try RawClient(path: d.socket, timeoutSeconds: 120)  // the last part applies the whole import
+        let count = 20_000
+        let notes = String(repeating: "メモ", count: 400)  // 2,400 bytes
+        let uid = { (i: Int) in String(format: "00000000-0000-4000-8000-%012d", i) }
+        /// i ≡ 5 (mod 10) is a subtask of i - 1, i ≡ 0 (mod 10) a subtask of i - 5.
+        let parent = { (i: Int) -> Int? in i % 10 == 5 ? i - 1 : i % 10 == 0 ? i - 5 : nil }
+        let entries: [JSON] = (1...count).map { i in
+            var o: JSONObject = ["uid": .string(uid(i)), "title": .string("木 \(i)"), "notes": .string(notes), "created": "2026-11-01T00:00:00Z"]
+            if let p = parent(i) { o["parent"] = .string(uid(p)) }
+            return .object(o)
+        }
+        let part = 150  // under the 1 MiB a request line may take
+        for start in stride(from: 0, to: count, by: part) {
+            let more = start + part < count
+            let answer = try c.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "more": .bool(more),
+                                                       "todos": .array(Array(entries[start..<min(start + part, count)]))])
+            if !more { #expect(answer["added"] == .int(Int64(count))) }
+        }
+        // The tree order: in each ten, 1 2 3 4 5 10 6 7 8 9.
+        let order = (0..<count / 10).flatMap { b in [1, 2, 3, 4, 5, 10, 6, 7, 8, 9].map { "木 \(b * 10 + $0)" } }
+        // A raw client reading the line a megabyte at a time.
+        let raw = try RawClient(path: d.socket, timeoutSeconds: 120)
+        try raw.send(Array(#"{"jsonrpc":"2.0","id":1,"method":"todo.list","params":{"status":"all","tree":true}}"#.utf8) + [0x0A])
+        var line: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while line.last != 0x0A, let n = try Posix.read(raw.fd, into: &chunk), n > 0 { line += chunk[0..<n] }
+        #expect(line.last == 0x0A, "cut off after \(line.count) bytes")
+        let answer = (try? JSON.parse(String(decoding: line, as: UTF8.self))) ?? .null
+        #expect(answer["result"]?["total"] == .int(Int64(count)), "\(answer["error"] ?? .null)")
+        #expect(answer["result"]?["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue } == order)
+        let table = try run(d, ["list", "--all"])
+        #expect(table.status == 0 && table.stderr.isEmpty, "\(table.stderr)")
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.count == count + 1, "\(lines.count) lines")
+        #expect(lines.last?.hasSuffix("木 \(count - 1)") == true && lines.contains { $0.hasSuffix("     木 10") }, "\(lines.suffix(3))")
+        // todoctl: the JSON listing (every todo whole), then the table.
+        let listed = try run(d, ["--json", "list", "--all"])
+        #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")
+        #expect(listed.stdout.utf8.count > 40 << 20, "\(listed.stdout.utf8.count) bytes")
+        let todos = (try? JSON.parse(listed.stdout))?.arrayValue ?? []
+        #expect(todos.compactMap { $0["title"]?.stringValue } == order)
+        #expect(todos.allSatisfy { $0["notes"]?.stringValue == notes })
+        #expect(todos.filter { $0["parent"] != .null }.count == 4_000)
+        #expect(try c.result("daemon.status")["open"] == .int(Int64(count)), "the daemon serves on")
     }
 }

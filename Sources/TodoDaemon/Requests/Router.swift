@@ -157,12 +157,14 @@ struct Router {
     }
 
     /// Completes or reopens `ids`; the event names only the todos that changed (a recurring todo
-    /// that advanced to its next occurrence did, though it is still open).
+    /// that advanced to its next occurrence did, though it is still open), the named ones and
+    /// every subtask completed or parent reopened with them (those changed by being there).
     private func setDone(_ done: Bool, _ ids: [Int64], stop: Bool, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
         var wasDone: Set<Int64> = []
         for id in ids where try tx.todo(id).done { wasDone.insert(id) }
         let todos = done ? try tx.complete(ids, stop: stop) : try tx.reopen(ids)
-        let changed = todos.filter { wasDone.contains($0.id) != done }
+        let named = Set(ids)
+        let changed = todos.filter { !named.contains($0.id) || wasDone.contains($0.id) != done }
         return Reply(result: todos, events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])
     }
 
