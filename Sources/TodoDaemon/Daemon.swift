@@ -155,7 +155,8 @@ package final class Daemon: @unchecked Sendable {
             status.update()
         })
         let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log,
-                            requests: executor, connections: connections)
+                            requests: executor, connections: connections,
+                            spoolBudget: SpoolBudget(directory: Files.directory(of: openPath)))
         let running = Running(store: store, server: server, connections: connections, executor: executor, scheduler: scheduler,
                               createdSocket: passed == nil ? options.socket : nil)
         do {

@@ -109,6 +109,42 @@ package enum Files {
         return fd >= 0 ? fd : nil
     }
 
+    /// A new file without a name in `directory`, open for reading and writing and readable by
+    /// nobody else: it is gone with its last descriptor, a crash included (`O_TMPFILE`; where
+    /// the file system lacks that, a file made by `mkstemp` and unlinked at once).
+    package static func openUnnamedFile(in directory: String) throws(PosixError) -> Int32 {
+        let fd = open(directory, O_RDWR | O_CLOEXEC | __O_TMPFILE, mode_t(0o600))
+        if fd >= 0 { return fd }
+        guard [EOPNOTSUPP, EISDIR, EINVAL].contains(errno) else { throw PosixError("open \(directory) (O_TMPFILE)", errno: errno) }
+        var template = Array((directory + "/.todod-XXXXXX").utf8CString)
+        let made = try syscall("mkstemp in \(directory)") { template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) } }
+        Glibc.unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        _ = fcntl(made, F_SETFD, FD_CLOEXEC)
+        return made
+    }
+
+    /// Writes all of `bytes` at `offset` of the file `fd` (`pwrite`).
+    package static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int) throws(PosixError) {
+        var done = 0
+        while done < bytes.count {
+            let n = try syscall("pwrite") { bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) } }
+            done += n
+        }
+    }
+
+    /// Reads `count` bytes at `offset` of the file `fd` (`pread`); fewer only at its end.
+    package static func read(_ fd: Int32, count: Int, at offset: Int) throws(PosixError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try syscall("pread") { bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) } }
+            if n == 0 { break }
+            done += n
+        }
+        bytes.removeLast(count - done)
+        return bytes
+    }
+
     /// A directory (or a link on the way to it) that a daemon must not trust, in one line.
     package struct Untrusted: Error, Sendable, Equatable, CustomStringConvertible {
         package let description: String

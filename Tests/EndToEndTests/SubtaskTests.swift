@@ -274,17 +274,13 @@ import TodoTestSupport
         #expect(seen[0].todos == [[1, 3, 5]] && seen[3].todos == [[5, 3, 1]] && seen[5].todos.first?.first == 1, "the named todo first: \(seen)")
     }
 
-    /// A tree listing longer than the 32 MiB a reader may fall behind arrives whole: 20,000 todos
-    /// (4,000 of them subtasks, 2,000 of those two levels down) with 2.4 KB notes each, about
-    /// 55 MB of `todo.list`, through `todoctl list`, `list --json` and a raw client reading a megabyte at a time. The tree
-    /// used to be read whole and written in one burst, which cut the reader off ("message ended
-    /// early").
-    @Test(.disabled("""
-        Fails on this code: todod writes the streamed listing from its I/O queue faster than any \
-        reader drains it and cuts the reader off at 32 MiB unsent (a raw reader got 9 MB of 55, \
-        todoctl list 3 MB: "the message ended early"); enable once the stream waits for the peer
-        """))
-    func aLongTreeListingIsNotCutOff() throws {
+    /// A tree listing far longer than the daemon holds in memory for a reader arrives whole:
+    /// 20,000 todos (4,000 of them subtasks, 2,000 of those two levels down) with 2.4 KB notes
+    /// each, about 55 MB of `todo.list`, through `todoctl list`, `list --json` and a raw client
+    /// reading a megabyte at a time. todod writes a listing faster than any reader drains it:
+    /// it used to cut the reader off at 32 MiB unsent ("the message ended early"); the rest now
+    /// waits in a spool file until the reader catches up.
+    @Test func aLongTreeListingIsNotCutOff() throws {
         let d = try DaemonProcess()
         let c = try RawClient(path: d.socket, timeoutSeconds: 120)  // the last part applies the whole import
         let count = 20_000

@@ -62,7 +62,8 @@ private final class ConnectionHarness: @unchecked Sendable {
     let peer: Int32
     private let ours: Int32
 
-    init() throws {
+    /// `spoolBudget`: where a long streamed answer may wait (nil: nowhere, it is cut off).
+    init(spoolBudget: SpoolBudget? = nil) throws {
         readLoop = try ReadLoop(queue: ioQueue)
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
@@ -72,7 +73,8 @@ private final class ConnectionHarness: @unchecked Sendable {
         setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let reports = reports
         connection = ClientConnection(fd: ours, peer: try UnixSocket.peerCredentials(ours), queue: ioQueue, readLoop: readLoop,
-                                      requests: handler, onClose: { _ in reports.closed() }, onCutOff: { reports.cutOff($0) })
+                                      requests: handler, spoolBudget: spoolBudget,
+                                      onClose: { _ in reports.closed() }, onCutOff: { reports.cutOff($0) })
         keptConnections.append(connection)
         ioQueue.sync { connection.start() }
     }
@@ -260,24 +262,63 @@ private final class ConnectionHarness: @unchecked Sendable {
     }
 
     /// The output bound: a peer that lets more than `outputLimit` of answers and events pile up
-    /// unread is cut off (and told how much it left); a streamed answer may reach `streamLimit`.
+    /// unread is cut off (and told how much it left).
     @Test func aPeerThatStopsReadingIsCutOffAtTheOutputBound() throws {
         let h = try ConnectionHarness()
         let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20) + [0x0A]
-        let parts = ClientConnection.outputLimit / (1 << 20) + 4
-        h.ioQueue.sync { for _ in 0..<parts { h.connection.sendPart(mebibyte) } }
-        #expect(h.ioQueue.sync { !h.connection.closed })  // within the stream bound
+        let parts = ClientConnection.outputLimit / (1 << 20)
+        h.ioQueue.sync { for _ in 0..<parts { h.connection.send(line: mebibyte) } }
+        #expect(h.ioQueue.sync { !h.connection.closed })  // within the bound
         #expect(h.reports.cutOffWith == nil)
-        h.ioQueue.sync { h.connection.send(line: mebibyte) }
+        h.ioQueue.sync { for _ in 0..<2 { h.connection.send(line: mebibyte) } }
         #expect(h.ioQueue.sync { h.connection.closed })
         let unread = try #require(h.reports.cutOffWith)
         #expect(unread > ClientConnection.outputLimit)
         #expect(h.reports.isClosed)
         // The peer reads what the kernel held, then the end: nothing more was queued.
-        #expect(h.readToEnd() < parts << 20)
+        #expect(h.readToEnd() < (parts + 2) << 20)
     }
 
     /// A streamed answer beyond `streamLimit` is cut off too.
+    /// With a spool, a stream past its bound in memory waits on disk: a peer that reads only
+    /// after all of it was queued gets every byte in order, and an answer queued behind it
+    /// comes after it. The spool's file has no name (nothing is left in its directory).
+    @Test func aStreamBeyondItsBoundInMemoryWaitsInTheSpool() throws {
+        let dir = TemporaryDirectory("spool")
+        let h = try ConnectionHarness(spoolBudget: SpoolBudget(directory: dir.path))
+        let parts = ClientConnection.streamLimit / (1 << 20) * 3
+        let piece = { (i: Int) in [UInt8](repeating: UInt8(0x41 + i % 26), count: 1 << 20) }
+        h.ioQueue.sync {
+            for i in 0..<parts { h.connection.sendPart(piece(i)) }
+            h.connection.send(line: Array("after\n".utf8))
+        }
+        #expect(!h.ioQueue.sync { h.connection.closed })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let expected = (0..<parts).flatMap(piece) + Array("after\n".utf8)
+        while received.count < expected.count {
+            let n = Glibc.read(h.peer, &buffer, buffer.count)
+            guard n > 0 else { break }
+            received += buffer[0..<n]
+        }
+        #expect(received.count == expected.count)
+        #expect(received == expected, "every byte, in order")
+        #expect(h.ioQueue.sync { h.connection.isFlushed && !h.connection.closed })
+    }
+
+    /// A stream that would take more than the spool budget is cut off, and gives its room back.
+    @Test func aStreamBeyondTheSpoolBudgetIsCutOff() throws {
+        let dir = TemporaryDirectory("spool")
+        let budget = SpoolBudget(directory: dir.path, limit: 2 << 20)
+        let h = try ConnectionHarness(spoolBudget: budget)
+        let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20)
+        h.ioQueue.sync { for _ in 0..<(ClientConnection.streamLimit / (1 << 20) + 8) { h.connection.sendPart(mebibyte) } }
+        #expect(h.ioQueue.sync { h.connection.closed })
+        #expect((h.reports.cutOffWith ?? 0) > ClientConnection.streamLimit)
+        #expect(h.ioQueue.sync { budget.reserve(2 << 20) }, "the cut-off spool's room is free again")
+    }
+
     @Test func aStreamBeyondItsBoundIsCutOff() throws {
         let h = try ConnectionHarness()
         let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20)

@@ -20,7 +20,9 @@ protocol RequestHandling: AnyObject, Sendable {
 /// waits unparsed, and reading pauses once `inputLimit` bytes wait, until the peer reads. Every
 /// buffer is bounded in bytes: a peer that lets more than `outputLimit` bytes of answers and events
 /// (`streamLimit` for a streamed answer) pile up is cut off, so it never grows the daemon without
-/// bound, nor stalls it or other clients.
+/// bound, nor stalls it or other clients. A streamed answer beyond `streamLimit` waits on disk
+/// instead (`OutputSpool`, all connections' together bounded by their `SpoolBudget`), so a slow
+/// reader of a long listing gets all of it.
 final class ClientConnection: @unchecked Sendable {
     // @unchecked: everything mutable is touched only on `queue` (the I/O queue), or by a
     // `ResponseStream` on the I/O thread while that queue waits in `store.queue.sync`
@@ -37,6 +39,13 @@ final class ClientConnection: @unchecked Sendable {
     private var framer = LineFramer()
     private var output: [UInt8] = []
     private var outputOffset = 0
+    /// What waits behind `output` on disk: the rest of a long streamed answer and anything
+    /// queued after it, until it is all written.
+    private var spool: OutputSpool?
+    /// Bytes of answers and events queued behind a spooled stream (bounded by `outputLimit`, as
+    /// in memory).
+    private var linesInSpool = 0
+    private let spoolBudget: SpoolBudget?
     private var inFlight = 0
     private var inputClosed = false
     /// Whether complete lines received are still taken as requests (false after a line too long).
@@ -54,8 +63,11 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Unsent answers and events beyond which a peer is cut off.
     static let outputLimit = 8 << 20
-    /// Unsent output a streamed answer (`ResponseStream`) may reach before the peer is cut off.
-    static let streamLimit = 32 << 20
+    /// Unsent output a streamed answer (`ResponseStream`) may reach in memory; beyond it the
+    /// rest waits in the `OutputSpool` (or, without a spool budget, the peer is cut off).
+    static let streamLimit = outputLimit
+    /// Bytes read back from the spool at a time.
+    static let spoolChunk = 1 << 20
     /// Unsent output above which the connection takes no new request.
     static let outputHighMark = 1 << 20
     /// Requests a connection may have waiting for answers before it takes no new one.
@@ -70,8 +82,9 @@ final class ClientConnection: @unchecked Sendable {
     /// Called when the peer is cut off for not reading, with the bytes it left unread.
     private let onCutOff: (Int) -> Void
 
+    /// `spoolBudget`: where streamed answers beyond `streamLimit` may wait on disk (nil: nowhere).
     init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
-         requests: any RequestHandling,
+         requests: any RequestHandling, spoolBudget: SpoolBudget? = nil,
          onClose: @escaping (ClientConnection) -> Void, onDrained: @escaping (ClientConnection) -> Void = { _ in },
          onCutOff: @escaping (Int) -> Void = { _ in }) {
         self.fd = fd
@@ -79,6 +92,7 @@ final class ClientConnection: @unchecked Sendable {
         self.queue = queue
         self.readLoop = readLoop
         self.requests = requests
+        self.spoolBudget = spoolBudget
         self.onClose = onClose
         self.onDrained = onDrained
         self.onCutOff = onCutOff
@@ -139,8 +153,9 @@ final class ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// Unsent output, in bytes.
-    private var unsent: Int { output.count - outputOffset }
+    /// Unsent output, in bytes: in memory, and on disk behind it.
+    private var unsent: Int { unsentInMemory + (spool?.pending ?? 0) }
+    private var unsentInMemory: Int { output.count - outputOffset }
 
     /// Submits the complete lines received, in order, while the connection may take requests:
     /// fewer than `maxInFlight` waiting for answers and no more than `outputHighMark` unsent.
@@ -182,11 +197,19 @@ final class ClientConnection: @unchecked Sendable {
         resume()
     }
 
-    /// Queues a piece of a line being streamed (`ResponseStream`). A peer that lets more than
-    /// `streamLimit` bytes pile up is cut off (the stream then stops).
+    /// Queues a piece of a line being streamed (`ResponseStream`). Beyond `streamLimit` bytes
+    /// unsent, the pieces wait in the spool; a peer that falls further behind than the spool
+    /// budget allows is cut off (the stream then stops).
     func sendPart(_ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !closed else { return }
+        if spool == nil, unsentInMemory + bytes.count > ClientConnection.streamLimit, let spoolBudget {
+            spool = OutputSpool(budget: spoolBudget)
+        }
+        if let spool {
+            if !spool.append(bytes) { cutOff() } else if !writing { flush() }
+            return
+        }
         if unsent > ClientConnection.streamLimit {
             cutOff()
             return
@@ -195,10 +218,15 @@ final class ClientConnection: @unchecked Sendable {
         flush()
     }
 
-    /// Queues an already serialized line.
+    /// Queues an already serialized line; behind a spooled stream, it waits in the spool too.
     func send(line: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !closed else { return }
+        if let spool {
+            linesInSpool += line.count
+            if linesInSpool > ClientConnection.outputLimit || !spool.append(line) { cutOff() } else if !writing { flush() }
+            return
+        }
         if unsent > ClientConnection.outputLimit {
             cutOff()
             return
@@ -222,20 +250,31 @@ final class ClientConnection: @unchecked Sendable {
 
     private func flush() {
         dispatchPrecondition(condition: .onQueue(queue))
-        while outputOffset < output.count {
-            let n: Int?
-            do {
-                n = try Posix.write(fd, output, from: outputOffset)
-            } catch {
+        while true {
+            while outputOffset < output.count {
+                let n: Int?
+                do {
+                    n = try Posix.write(fd, output, from: outputOffset)
+                } catch {
+                    close()
+                    return
+                }
+                guard let n else {
+                    if !writing { writing = true; writeSource.resume() }
+                    return
+                }
+                outputOffset += n
+            }
+            guard let spool, spool.pending > 0 else { break }
+            output = spool.take(upTo: ClientConnection.spoolChunk)
+            outputOffset = 0
+            if output.isEmpty {  // the spool could not be read back: the line cannot be completed
                 close()
                 return
             }
-            guard let n else {
-                if !writing { writing = true; writeSource.resume() }
-                return
-            }
-            outputOffset += n
         }
+        spool = nil
+        linesInSpool = 0
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
         if writing {  // only output that waited: an answer written at once costs nothing more
@@ -251,7 +290,7 @@ final class ClientConnection: @unchecked Sendable {
     var waitingAnswers: Int { inFlight }
 
     /// Whether everything queued has been written.
-    var isFlushed: Bool { outputOffset >= output.count }
+    var isFlushed: Bool { unsent == 0 }
 
     private func closeIfIdle() {
         if inputClosed && inFlight == 0 && isFlushed && subscription == .unsubscribed && !taking { close() }
@@ -278,6 +317,7 @@ final class ClientConnection: @unchecked Sendable {
         writeSource.cancel()
         output = []
         outputOffset = 0
+        spool = nil
         onClose(self)
     }
 }

@@ -1,11 +1,11 @@
 import TodoProtocol
 
 /// A response written to its connection while it is produced: `{"jsonrpc":"2.0","result":`, the
-/// result's text in pieces, then `,"id":…}` and the newline. The pieces count against the
-/// connection's output bound for streams (`ClientConnection.streamLimit`, 32 MiB): a slow reader
-/// may fall that far behind, one that falls further is cut off and the stream stops. A long
-/// `todo.list` goes out this way, so the client sees its first todos at once and todod never
-/// holds more of the answer than the peer has not read yet.
+/// result's text in pieces, then `,"id":…}` and the newline. Pieces a slow reader has not taken
+/// yet wait in memory up to `ClientConnection.streamLimit`, then on disk (`OutputSpool`); only a
+/// reader beyond the spool budget is cut off, and the stream then stops. A long `todo.list`
+/// goes out this way, so the client sees its first todos at once and the store queue is not
+/// held for a slow reader.
 ///
 /// Only for a request answered inline (`RequestExecutor.answerInline`): that runs on the I/O
 /// thread while the I/O queue waits for it, so writing to the connection here is safe, and no

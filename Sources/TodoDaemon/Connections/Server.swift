@@ -21,6 +21,7 @@ final class Server: @unchecked Sendable {
     private let log: Log
     private let connections: ConnectionRegistry
     private let requests: any RequestHandling
+    private let spoolBudget: SpoolBudget
 
     /// A descriptor of /dev/null held in reserve (-1 while none): closed to accept and shed a
     /// connection when the process is out of descriptors, so the listener never stays readable
@@ -39,9 +40,9 @@ final class Server: @unchecked Sendable {
     static let maxLingering = 64
 
     /// `requests` takes every request of every connection; `connections` holds the connections
-    /// while they are open.
+    /// while they are open; `spoolBudget` is where their long streamed answers may wait.
     init(listener: Int32, queue: DispatchQueue, readLoop: ReadLoop, allowedUIDs: Set<UInt32>, log: Log,
-         requests: any RequestHandling, connections: ConnectionRegistry) {
+         requests: any RequestHandling, connections: ConnectionRegistry, spoolBudget: SpoolBudget) {
         self.listener = listener
         self.queue = queue
         self.readLoop = readLoop
@@ -49,6 +50,7 @@ final class Server: @unchecked Sendable {
         self.log = log
         self.requests = requests
         self.connections = connections
+        self.spoolBudget = spoolBudget
         refusals = RateLimitedWarning(log: log)
         shortOfDescriptors = RateLimitedWarning(log: log)
         cutOffs = RateLimitedWarning(log: log)
@@ -100,7 +102,7 @@ final class Server: @unchecked Sendable {
                 continue
             }
             let connection = ClientConnection(
-                fd: fd, peer: peer, queue: queue, readLoop: readLoop, requests: requests,
+                fd: fd, peer: peer, queue: queue, readLoop: readLoop, requests: requests, spoolBudget: spoolBudget,
                 onClose: { [connections] c in connections.remove(c) },
                 onDrained: { [connections] _ in connections.drained() },
                 onCutOff: { [unowned self] unread in
