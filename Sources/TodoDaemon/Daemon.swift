@@ -30,7 +30,8 @@ package final class Daemon: @unchecked Sendable {
     /// A SIGTERM or SIGINT that came before `running` was set: acted on as soon as it is.
     private var earlySignal: Int32?
     private var signalSources: [DispatchSourceSignal] = []
-    private let watchdog = Watchdog()
+    private let notifier = ManagerNotifier()
+    private let watchdog: Watchdog
     private var databaseWatch: DispatchSourceRead?
     private let environment: [String: String]
     private let afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?
@@ -64,6 +65,7 @@ package final class Daemon: @unchecked Sendable {
         self.environment = environment
         self.afterStart = afterStart
         self.changeLog = changeLog
+        self.watchdog = Watchdog(notifier: notifier)
     }
 
     /// Runs the daemon until it is stopped; never returns.
@@ -134,7 +136,7 @@ package final class Daemon: @unchecked Sendable {
         do { connections = ConnectionRegistry(seq: try store.read { try $0.currentSeq() }, queue: ioQueue) } catch {
             throw StartError(description: "cannot read the store's change log: \(error)")
         }
-        let status = ManagerStatus(store: store, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
+        let status = ManagerStatus(store: store, notifier: notifier, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         // Reminders are sent to the journal from a queue of their own: a journald that blocks
         // holds up only that queue, never requests.
         let deliveryQueue = DispatchQueue(label: "todod.journal-write")
@@ -175,7 +177,7 @@ package final class Daemon: @unchecked Sendable {
         }
         watchDatabaseFile(store) { status.update() }
         watchdog.start(on: store.queue)
-        ServiceManager.notify("READY=1")
+        notifier.send("READY=1")
         afterStart?(store.queue)
         log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
     }
@@ -305,19 +307,20 @@ package final class Daemon: @unchecked Sendable {
         }
         guard !stopping else { return }
         stopping = true
-        ServiceManager.notify("STOPPING=1")
+        notifier.send("STOPPING=1")
         log.info("stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
         running.server.stopAccepting()
         if let createdSocket = running.createdSocket { try? Files.unlink(createdSocket) }
         // Every request received so far runs before the barrier; its answer is then queued here.
         let (store, connections) = (running.store, running.connections)
-        running.executor.barrier { [ioQueue] in
+        running.executor.barrier { [ioQueue, notifier] in
             ioQueue.async {
                 store.close()
                 // Exits when the last answer is written (or its peer left), or after 5 s for a
                 // peer that does not read.
-                connections.whenFlushed { exit(0) }
-                ioQueue.asyncAfter(deadline: .now() + 5) { exit(0) }
+                let exit: @Sendable () -> Void = { notifier.flush(seconds: 1); Glibc.exit(0) }
+                connections.whenFlushed(exit)
+                ioQueue.asyncAfter(deadline: .now() + 5, execute: exit)
             }
         }
     }

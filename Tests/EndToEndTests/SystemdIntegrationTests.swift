@@ -61,6 +61,26 @@ private final class NotifyListener {
         #expect(notify.wait { $0 == "STOPPING=1" } != nil)
     }
 
+    /// A manager that stops reading its socket (its datagram queue holds ten) holds up no
+    /// request: `sd_notify` blocks then, and the store queue used to block in it after the
+    /// tenth unread beat, so every write hung. The status and beats wait coalesced meanwhile;
+    /// once the socket is read again the newest status arrives, and SIGTERM still exits 0.
+    @Test func aManagerThatStopsReadingHoldsUpNoRequest() throws {
+        let dir = TemporaryDirectory("notify-full")
+        let notify = try NotifyListener(dir)
+        let daemon = try DaemonProcess(directory: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "100000"])
+        Thread.sleep(forTimeInterval: 1.5)  // 30 beats unread: the queue is full
+        let client = try RawClient(path: daemon.socket, timeoutSeconds: 5)
+        for i in 1...20 {
+            #expect(try client.result("todo.add", ["title": .string("満杯 \(i)")])["id"] == .int(Int64(i)))
+        }
+        #expect(try client.result("todo.get", ["id": 20])["title"] == "満杯 20")
+        #expect(notify.wait { $0.hasPrefix("STATUS=20 open") } != nil, "\(notify.messages.map(\.text).suffix(5))")
+        #expect(notify.messages.prefix(3).contains { $0.text == "READY=1" }, "\(notify.messages.prefix(3).map(\.text))")
+        #expect(daemon.stop(signal: SIGTERM) == 0)
+        #expect(notify.wait { $0 == "STOPPING=1" } != nil)
+    }
+
     /// SIGHUP reloads nothing (todod has nothing to reload): the manager is told neither
     /// `RELOADING=1` nor `STOPPING=1`, the status line stays, and the daemon goes on serving.
     @Test func sighupSaysNothingToTheManager() throws {

@@ -1,7 +1,6 @@
 import Dispatch
 import TodoCore
 import TodoStore
-import TodoSystemd
 import TodoTime
 
 /// Keeps systemd's STATUS= line current: the open and done counts and the next reminder
@@ -9,12 +8,14 @@ import TodoTime
 final class ManagerStatus: @unchecked Sendable {
     // @unchecked: `last` is touched only on the store queue, where every `update` is called.
     private let store: TodoStore
+    private let notifier: ManagerNotifier
     private let enabled: Bool
     private let timeZone: ZoneInfo
     private var last = ""
 
-    init(store: TodoStore, enabled: Bool, timeZone: ZoneInfo) {
+    init(store: TodoStore, notifier: ManagerNotifier, enabled: Bool, timeZone: ZoneInfo) {
         self.store = store
+        self.notifier = notifier
         self.enabled = enabled
         self.timeZone = timeZone
     }
@@ -25,7 +26,7 @@ final class ManagerStatus: @unchecked Sendable {
             ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder(), timeZone: timeZone)
         }), text != last else { return }
         last = text
-        ServiceManager.notify("STATUS=" + text)
+        notifier.status(text)
     }
 
     /// "3 open, 1 done; next reminder 2026-12-01 09:00 +09:00" (or "no reminder pending").

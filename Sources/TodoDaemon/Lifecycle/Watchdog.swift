@@ -16,11 +16,13 @@ import TodoSystemd
 final class Watchdog: @unchecked Sendable {
     // @unchecked: `timer` is set once, in `start`, only to keep the source alive. `last` has a
     // lock: `progress` also comes from an undo or redo running on a thread of its own.
+    private let notifier: ManagerNotifier
     private let half: Double?
     private let last = Mutex(0.0)
     private var timer: DispatchSourceTimer?
 
-    init() {
+    init(notifier: ManagerNotifier) {
+        self.notifier = notifier
         half = ServiceManager.watchdogInterval().map { Double($0) / 2_000_000 }
     }
 
@@ -44,6 +46,6 @@ final class Watchdog: @unchecked Sendable {
 
     private func beat() {
         last.withLock { $0 = Posix.monotonicSeconds() }
-        ServiceManager.notify("WATCHDOG=1")
+        notifier.beat()
     }
 }
