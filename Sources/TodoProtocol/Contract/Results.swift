@@ -14,6 +14,7 @@ extension WireCodable {
     /// The value's JSON text.
     package var wireBytes: [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(1024)  // a todo is about 500 bytes: no regrowing on the way there
         write(wire: &bytes)
         return bytes
     }

@@ -35,8 +35,11 @@ package final class ZoneCatalog: Sendable {
 enum TagColumn {
     static func text(_ tags: [String]) -> String? { tags.isEmpty ? nil : tags.joined(separator: " ") }
     static func tags(_ text: String?) -> [String] {
-        guard let text, !text.isEmpty else { return [] }
-        return text.split(separator: " ").map(String.init)
+        guard var text, !text.isEmpty else { return [] }
+        // Split on the byte, not the Character: this runs for every todo read.
+        return text.withUTF8 { bytes in
+            bytes.split(separator: 0x20).map { String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self) }
+        }
     }
 }
 

@@ -17,11 +17,13 @@ let todoFieldCount: Int32 = 23
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
 let todoByID = "SELECT \(todoColumns) WHERE t.id = ?1"
-/// One todo by id, with its position (null when it is done) as the column after `todoFields`:
-/// one statement.
+/// One todo by id, with three columns after `todoFields`: its position (null when it is done),
+/// whether it has subtasks, and its parent's uid. One statement: a `todo.get` steps no other
+/// unless the todo has subtasks.
 let todoWithPositionByID = "SELECT \(todoFields), CASE WHEN t.done THEN NULL ELSE "
     + ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
-    + " END FROM todos t \(categoryJoin) WHERE t.id = ?1"
+    + " END, EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id), (SELECT p.uid FROM todos p WHERE p.id = t.parent_id)"
+    + " FROM todos t \(categoryJoin) WHERE t.id = ?1"
 
 /// A todo as stored: its fields plus the sparse order key its position is counted from.
 struct TodoRow {
@@ -62,11 +64,12 @@ extension StoreTransaction {
         let found = try connection.firstRow(todoWithPositionByID, [.integer(id)]) { s in
             var todo = TodoRow(s).todo
             todo.position = s.optionalInt64(todoFieldCount).map { Int($0) }
-            return todo
+            if todo.parent != nil { todo.parentUid = s.optionalText(todoFieldCount + 2) }
+            return (todo: todo, hasSubtasks: s.bool(todoFieldCount + 1))
         }
         guard var found else { throw TodoError.notFound("no todo with id \(id)") }
-        try fillLinks(&found)
-        return found
+        if found.hasSubtasks { found.todo.subtasks = try subtaskIDs(of: id) }
+        return found.todo
     }
 
     func row(_ id: Int64) throws(TodoError) -> TodoRow {
