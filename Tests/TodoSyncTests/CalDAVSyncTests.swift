@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodoCalDAV
 import TodoCore
+import TodoPosix
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
@@ -368,6 +369,37 @@ struct CalDAVSyncTests {
         #expect(latencies.sorted()[2] < 3)
         service.process.send(SIGTERM)
         #expect(service.process.waitForExit() == 0)
+    }
+
+    /// A service manager that stops reading its socket holds up no round: `sd_notify` blocks once
+    /// ten datagrams wait, and the account loop used to block in it on its STATUS= after the
+    /// tenth round, so later commits never reached the server. Fifteen commits, a round each,
+    /// all arrive; the newest status is there once the socket is read; SIGTERM still exits 0.
+    @Test func aManagerThatStopsReadingHoldsUpNoRound() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        let notify = host.home.file("notify.sock")
+        let listener = try UnixDatagram.bind(path: notify)
+        defer { Posix.close(listener) }
+        host.environment["NOTIFY_SOCKET"] = notify
+        let service = try host.service(interval: 3600)
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        for i in 1...15 {
+            try host.machine.add("満杯 \(i)")
+            let arrived = try NotifyTestSupport.eventually(timeout: 20) { try collection.versions().count == i }
+            #expect(arrived, "commit \(i) did not reach the server: \(service.log)")
+            if !arrived { break }
+        }
+        var said: [String] = []
+        while let bytes = UnixDatagram.receive(listener, timeoutMilliseconds: 1000) {
+            said.append(String(decoding: bytes, as: UTF8.self))
+            if said.last == "STATUS=home: 15 todos in step" { break }
+        }
+        #expect(said.first == "READY=1", "\(said.prefix(3))")
+        #expect(said.last == "STATUS=home: 15 todos in step", "\(said.suffix(3))")
+        #expect(service.stop() == 0)
+        #expect(UnixDatagram.receive(listener, timeoutMilliseconds: 5000).map { String(decoding: $0, as: UTF8.self) } == "STOPPING=1")
     }
 
     /// The service pulls on its schedule (here every second): a todo another client puts on the

@@ -1,6 +1,7 @@
 import Dispatch
 import TodoCore
 import TodoStore
+import TodoSystemd
 import TodoTime
 
 /// Keeps systemd's STATUS= line current: the open and done counts and the next reminder

@@ -24,6 +24,8 @@ package final class SyncService: @unchecked Sendable {
     let wakeups: [Wakeup]
     /// Set by `stop`; then each loop ends at its next wake-up.
     private let stopping = Atomic(false)
+    /// READY=1, STATUS= and STOPPING=1 to systemd, off the account loops.
+    private let manager = ManagerNotifier()
     /// Each account's part of the status line.
     private let lines: Mutex<[String]>
     package var log: (String) -> Void = { _ in }
@@ -58,7 +60,8 @@ package final class SyncService: @unchecked Sendable {
         }
         defer { withExtendedLifetime(serving) {} }
         DispatchQueue(label: "todod-sync.watch").async { [self] in follow() }
-        ServiceManager.notify("READY=1\nSTATUS=starting")
+        manager.send("READY=1")
+        manager.status("starting")
         let done = DispatchGroup()
         for (i, a) in accounts.enumerated() {
             // Each account is used by its own queue alone.
@@ -66,7 +69,8 @@ package final class SyncService: @unchecked Sendable {
         }
         while !isStopping { _ = wakeups[accounts.count].wait(until: nil) }
         done.wait()
-        ServiceManager.notify("STOPPING=1")
+        manager.send("STOPPING=1")
+        manager.flush(seconds: 1)
     }
 
     /// One account's rounds, on its own thread.
@@ -89,7 +93,7 @@ package final class SyncService: @unchecked Sendable {
                     lines[index] = line
                     return lines.joined(separator: "; ")
                 }
-                ServiceManager.notify("STATUS=" + status)
+                manager.status(status)
             }
             changed = false
             let retry = a.retryAt.flatMap { $0 > Posix.monotonicSeconds() ? $0 : nil }
