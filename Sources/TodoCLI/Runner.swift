@@ -270,7 +270,7 @@ struct Runner {
         var shown = 0
         var pending = ""
         var batch: [Todo] = []
-        var widths: [Int]?
+        var layout: HumanOutput.ListLayout?
         // In a tree, how deep each todo sits: the chain of its listed parents above it.
         var depths: [Int64: Int] = [:]
         var chain: [Int64] = []
@@ -296,7 +296,8 @@ struct Runner {
                 if batch.count == Runner.streamedRows {
                     // More may follow: leave room for the ids and positions to come.
                     let last = before.map { $0 + o.query.offset } ?? 0
-                    print(human.todoTable(batch, widths: &widths, numbersUpTo: last, rules: o.query.recurring == true, depths: depths))
+                    print(human.todoTable(batch, layout: &layout, numbersUpTo: last, rules: o.query.recurring == true,
+                                          depths: depths))
                     depths = [:]
                     batch = []
                 }
@@ -306,7 +307,9 @@ struct Runner {
             throw .client(error)
         }
         if json { out(pending + "]\n"); return }
-        if !batch.isEmpty { print(human.todoTable(batch, widths: &widths, rules: o.query.recurring == true, depths: depths)) }
+        if !batch.isEmpty {
+            print(human.todoTable(batch, layout: &layout, rules: o.query.recurring == true, depths: depths))
+        }
         if shown == 0 {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")

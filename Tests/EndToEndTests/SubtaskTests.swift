@@ -192,6 +192,46 @@ import TodoTestSupport
         #expect(try ids(d, ["--all"]) == [1, 2, 3])
     }
 
+    /// `list` shows the start beside the due, as the due is shown, and how far off a start still to
+    /// come is; the START columns are there only while a listed todo has a start, so a listing
+    /// without starts is as it always was. `--json` is the same either way.
+    @Test func listShowsStartsBesideDue() throws {
+        let d = try DaemonProcess()
+        #expect(try run(d, ["add", "なし", "--due", "2099-06-01 12:00"]).status == 0)
+        let plain = try run(d, ["list"]).stdout
+        #expect(!plain.contains("START"), "\(plain)")
+        #expect(try run(d, ["add", "未来", "--start", "2099-05-01 09:00"]).status == 0)
+        #expect(try run(d, ["add", "過去", "--start", "2001-01-01 10:00"]).status == 0)
+        let table = try run(d, ["list"]).stdout.split(separator: "\n").map(String.init)
+        #expect(table.count == 4 && table[0].contains("  DUE  ") && table[0].contains("  START  "), "\(table)")
+        // The start in local time (Tokyo); a start still to come says how far off it is, one that has come does not.
+        #expect(table[2].contains("  2099-05-01 09:00  in ") && table[2].hasSuffix("  未来"), "\(table)")
+        #expect(table[3].contains("  2001-01-01 10:00  ") && !table[3].contains(" in ")
+                && !table[3].contains("overdue"),
+                "\(table)")
+        #expect(table[1].contains("2099-06-01 12:00  in ") && !table[1].contains("2099-05"), "\(table)")
+        // START sits under its header and every title starts in one column (the cells before the
+        // titles are ASCII: characters are columns).
+        let start = table[0].range(of: "START").map { table[0].distance(from: table[0].startIndex, to: $0.lowerBound) }
+        let underStart = start.map { table[2].dropFirst($0).hasPrefix("2099-05-01")
+            && table[3].dropFirst($0).hasPrefix("2001-01-01") }
+        #expect(underStart == true,
+                "\(table)")
+        let titleColumns = table.dropFirst().map { line in line.prefix { $0.isASCII }.count }
+        #expect(Set(titleColumns) == [table[0].count - "TITLE".count], "\(titleColumns) \(table)")
+        // Not ready yet: `--ready` leaves the future start out.
+        #expect(try ids(d, ["--ready"]) == [1, 3])
+        // --json carries the start as an instant, nothing else new.
+        let listed = try json(d, ["list"]).arrayValue ?? []
+        #expect(listed.map { $0["start"] } == [.null, "2099-05-01T00:00:00Z", "2001-01-01T01:00:00Z"])
+        #expect(Set(listed[0].objectValue?.keys.map { $0 } ?? []) == Set(listed[1].objectValue?.keys.map { $0 } ?? []))
+        // With no start left the listing is as before any start.
+        #expect(try run(d, ["edit", "2", "--no-start"]).status == 0 && run(d, ["edit", "3", "--no-start"]).status == 0)
+        let again = try run(d, ["list"]).stdout.split(separator: "\n")
+        #expect(again.first.map(String.init) == plain.split(separator: "\n").first.map(String.init)
+                && !again.joined().contains("START"))
+    }
+
     /// `agenda` shows a todo on its start day (marked `starts`), besides on its due day.
     @Test func agendaShowsTheStartDay() throws {
         let d = try DaemonProcess()

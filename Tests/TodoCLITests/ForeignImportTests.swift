@@ -6,8 +6,9 @@ import TodoTime
 
 /// The mapping of `import --from taskwarrior|todotxt` and `export --format todotxt`, on fixtures
 /// written after Taskwarrior's documented export format (2.6: an array, `id` 0 on completed and
-/// deleted tasks, `depends` an array; 3.x and `rc.json.array=off`: one object per line, no `id`
-/// on closed tasks, 2.5's `depends` as a comma-separated string) and the todo.txt format.
+/// deleted tasks, `depends` an array; `rc.json.array=off`, in 2.6 as in 3.x: one object per line;
+/// 2.5's `depends` as a comma-separated string; 3.x's own export in Taskwarrior3ImportTests) and
+/// the todo.txt format.
 @Suite struct ForeignImportTests {
     static let tokyo = ZoneInfo(identifier: "Asia/Tokyo") ?? .utc
     static let now = Instant(rfc3339: "2026-12-01T00:00:00Z")!
@@ -58,7 +59,8 @@ import TodoTime
         #expect(!result.unmapped.contains { $0.contains("start date") })
     }
 
-    /// 3.x (and 2.6 with `rc.json.array=off`): one object per line, no `id` on closed tasks.
+    /// `rc.json.array=off` (2.6 and 3.x): one object per line; a file without `id`s (made by hand
+    /// or by a script: Taskwarrior writes `"id":0` on closed tasks); 2.5's `depends`.
     @Test func oneObjectPerLineAndOldDepends() throws {
         let text = #"""
         {"description":"closed","end":"20261201T230000Z","entry":"20261201T225107Z","status":"completed","uuid":"a1"}

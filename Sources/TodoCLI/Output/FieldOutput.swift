@@ -58,11 +58,26 @@ extension HumanOutput {
         return result
     }
 
-    /// `show`'s Priority and Tags lines.
     /// A todo's start: its date (all-day) or local time, and how far off it is while it has not come.
     func startText(_ todo: Todo, _ start: Instant) -> String {
-        let text = todo.allDay ? LocalTime.dateText(days: LocalTime(start, in: zone(named: todo.zone)).days) : LocalTime(start, in: timeZone).text
-        return start > now && !todo.done ? text + " (" + dueRelative(todo, start) + ")" : text
+        let text = startDate(todo, start)
+        return isFutureStart(todo, start) ? text + " (" + dueRelative(todo, start) + ")" : text
+    }
+
+    /// A start as `list` and `show` print it: the date of an all-day todo (in its zone), else the local time.
+    func startDate(_ todo: Todo, _ start: Instant) -> String {
+        todo.allDay ? LocalTime.dateText(days: LocalTime(start, in: zone(named: todo.zone)).days)
+            : LocalTime(start, in: timeZone).text
+    }
+
+    /// An open todo whose start has not come: `list --ready` leaves it out.
+    func isFutureStart(_ todo: Todo, _ start: Instant) -> Bool { start > now && !todo.done }
+
+    /// `list`'s two START cells: the start as DUE shows a due, and how far off it is (`in 3d`,
+    /// `tomorrow`) while it has not come, which marks a todo not ready yet; empty cells without one.
+    func startCells(_ todo: Todo) -> [String] {
+        guard let start = todo.start else { return ["", ""] }
+        return [startDate(todo, start), isFutureStart(todo, start) ? dueRelative(todo, start) : ""]
     }
 
     /// `show`'s Parent and Subtasks lines: the subtasks one per line, `✓` for a done one.
@@ -76,6 +91,7 @@ extension HumanOutput {
         return pairs
     }
 
+    /// `show`'s Priority and Tags lines.
     func labelDetails(_ todo: Todo) -> [(String, String)] {
         [("Priority", todo.priority?.rawValue ?? "-"), ("Tags", todo.tags.isEmpty ? "-" : Table.oneLine(HumanOutput.tagWords(todo.tags)))]
     }

@@ -88,33 +88,45 @@ struct HumanOutput {
     /// The `list` table. With `sections`, rows are grouped under a header line per section and
     /// the CATEGORY column is left out; columns stay aligned across sections.
     func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, rules: Bool = false) -> [String] {
-        var widths: [Int]?
-        return todoTable(todos, sections: sections, widths: &widths, rules: rules)
+        var layout: ListLayout?
+        return todoTable(todos, sections: sections, layout: &layout, rules: rules)
     }
 
-    /// The `list` table printed in parts: the first call (with `widths` nil) prints the header and
-    /// sets `widths` from its rows, with the ID and POS columns wide enough for `numbersUpTo`;
-    /// later calls print rows only, in those widths. The `!` (priority) column is there when the
-    /// first part has a todo with a priority; `rules` adds the REPEATS column (`list --recurring`).
-    /// `depths` indents a subtask's title under its parent's (a tree listing).
-    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, widths: inout [Int]?,
+    /// The shape of a `list` table printed in parts: which optional columns it has and how wide
+    /// each column is, both decided by its first part.
+    struct ListLayout {
+        /// The `!` (priority) column is there.
+        var priority: Bool
+        /// The START columns (the start and how far off it is) are there.
+        var start: Bool
+        /// The width of each column, in display order.
+        var widths: [Int]
+    }
+
+    /// The `list` table printed in parts: the first call (with `layout` nil) prints the header and
+    /// sets `layout` from its rows, with the ID and POS columns wide enough for `numbersUpTo`;
+    /// later calls print rows only, in that layout. The `!` (priority) column is there when the
+    /// first part has a todo with a priority, the START columns when it has one with a start
+    /// (`startCells`); `rules` adds the REPEATS column (`list --recurring`). `depths` indents a
+    /// subtask's title under its parent's (a tree listing).
+    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, layout: inout ListLayout?,
                    numbersUpTo: Int = 0, rules: Bool = false, depths: [Int64: Int] = [:]) -> [String] {
         let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
-        func columns(priority: Bool) -> [Table.Column] {
-            var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
-                           Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
-            if priority { columns.append(Table.Column("!")) }
-            if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
-            if rules { columns.append(Table.Column("REPEATS", flexible: true)) }
-            columns.append(Table.Column("TITLE", flexible: true))
-            return columns
-        }
-        let priority = widths.map { $0.count == columns(priority: true).count } ?? ordered.contains { $0.priority != nil }
-        var table = Table(columns: columns(priority: priority))
+        let priority = layout?.priority ?? ordered.contains { $0.priority != nil }
+        let start = layout?.start ?? ordered.contains { $0.start != nil }
+        var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
+                       Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
+        if start { columns += [Table.Column("START"), Table.Column("")] }
+        if priority { columns.append(Table.Column("!")) }
+        if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
+        if rules { columns.append(Table.Column("REPEATS", flexible: true)) }
+        columns.append(Table.Column("TITLE", flexible: true))
+        var table = Table(columns: columns)
         for todo in ordered {
             var row = ["\(todo.id)", todo.position.map { "\($0)" } ?? "", todo.done ? "✓" : todo.recurrence == nil ? "" : HumanOutput.recurringMark,
                        todo.due.map { dueText(todo, $0) } ?? "",
                        todo.due.map { todo.done ? "" : dueRelative(todo, $0) } ?? ""]
+            if start { row += startCells(todo) }
             if priority { row.append(HumanOutput.priorityMark(todo.priority)) }
             if sections == nil { row.append(todo.category ?? "") }
             if rules { row.append(ruleWords(todo)) }
@@ -122,18 +134,22 @@ struct HumanOutput {
             table.append(row)
         }
         let dueColumns: Set<Int> = [3, 4]
-        let header = widths == nil
-        var fitted = widths ?? table.columnWidths(maxWidth: maxWidth)
-        if widths == nil {
+        let startColumns: Set<Int> = start ? [5, 6] : []
+        let header = layout == nil
+        var fitted = layout?.widths ?? table.columnWidths(maxWidth: maxWidth)
+        if layout == nil {
             for column in [0, 1] { fitted[column] = max(fitted[column], String(numbersUpTo).count) }
         }
-        widths = fitted
+        layout = ListLayout(priority: priority, start: start, widths: fitted)
         let lines = table.render(maxWidth: maxWidth, widths: fitted, header: header, style: colour ? { row, column, text in
             guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
             let todo = ordered[row]
             if todo.done { return HumanOutput.dim + text + HumanOutput.reset }
             if dueColumns.contains(column), let due = todo.due, self.isOverdue(todo, due) {
                 return HumanOutput.red + text + HumanOutput.reset
+            }
+            if startColumns.contains(column), let start = todo.start, self.isFutureStart(todo, start) {
+                return HumanOutput.yellow + text + HumanOutput.reset
             }
             return text
         } : nil)

@@ -308,15 +308,19 @@ extension StoreTransaction {
         try setDone(ids, false)
     }
 
-    /// Completing a todo completes its open subtasks, at any depth, in the same change (a
-    /// recurring todo that advances stays open and completes none); reopening a subtask reopens
-    /// its done parents. The todos returned are the ones named, then the others this touched.
+    /// Completing a todo completes its open subtasks, at any depth, in the same change; a
+    /// recurring todo that advances stays open, and its subtasks are done with this occurrence
+    /// and open again for the next (`renewSubtasks`). Reopening a subtask reopens its done
+    /// parents. The todos returned are the ones named, then the others this touched.
     private func setDone(_ ids: [Int64], _ done: Bool, stop: Bool = true) throws(TodoError) -> [Todo] {
         let ids = try existing(ids)
         var touched = ids
         var seen = Set(ids)
         for id in ids {
-            if done, !stop, try advanceIfRecurring(id) { continue }
+            if done, !stop, let shift = try advance(id) {
+                touched += try renewSubtasks(of: id, shift: shift, seen: &seen)
+                continue
+            }
             try markDone(id, done)
             let related = done ? try openDescendants(of: id) : try doneAncestors(of: id)
             for other in related where seen.insert(other).inserted {
@@ -328,7 +332,8 @@ extension StoreTransaction {
         return try withPositions(touched.map { (id) throws(TodoError) in try row(id) })
     }
 
-    private func markDone(_ id: Int64, _ done: Bool) throws(TodoError) {
+    /// Marks todo `id` done (now) or open; nothing changes when it already is.
+    func markDone(_ id: Int64, _ done: Bool) throws(TodoError) {
         try connection.run("""
             UPDATE todos SET done = ?, completed = ?, updated = ?, revision = revision + 1 WHERE id = ? AND done <> ?
             """, [.bool(done), done ? .integer(now.usec) : .null, .integer(now.usec), .integer(id), .bool(done)])
