@@ -415,8 +415,17 @@ package struct ICalWriter: Sendable {
     package func calendar(_ entries: [ExportDocument.Entry], firstSortOrder: Int = 1) -> String {
         var body = ""
         var zones = ZoneDefinitions(tzdir: tzdir)
+        // Each zone read from the tz database once per file, not once per todo.
+        var known: [String: ZoneInfo?] = [:]
         for (i, e) in entries.enumerated() {
-            for line in vtodo(e, sortOrder: firstSortOrder + i) {
+            var zone: ZoneInfo?
+            if let name = e.zone {
+                if let z = known[name] { zone = z } else {
+                    zone = ZoneInfo(identifier: name, tzdir: tzdir)
+                    known[name] = .some(zone)
+                }
+            }
+            for line in vtodo(e, sortOrder: firstSortOrder + i, zone: zone) {
                 zones.note(line)
                 body += ContentLines.fold(line)
             }
@@ -460,6 +469,12 @@ package struct ICalWriter: Sendable {
 
     /// The unfolded lines of one VTODO.
     package func vtodo(_ e: ExportDocument.Entry, sortOrder: Int) -> [String] {
+        vtodo(e, sortOrder: sortOrder, zone: e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) })
+    }
+
+    /// The unfolded lines of one VTODO whose zone (`e.zone` read from the tz database, nil when
+    /// unknown there) the caller has already read.
+    func vtodo(_ e: ExportDocument.Entry, sortOrder: Int, zone known: ZoneInfo?) -> [String] {
         // Kept lines: mapped properties among them lend their parameters (and, where consistent,
         // their value) to the line written; the rest are written back as they were.
         var templates: [String: ContentLine] = [:]
@@ -529,7 +544,6 @@ package struct ICalWriter: Sendable {
             guard !v.trimmingSpaces.isEmpty else { return }  // never an empty value (servers refuse `X-FOO:`)
             lines.append(ContentLine(name: name, parameters: params, value: v).text)
         }
-        let known = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
         let zone = (info: known ?? .utc, tzid: known.map { _ in e.zone! })
         put("UID", ContentLines.escape(e.uid ?? ""))
         put("DTSTAMP", ICalDate.utcText(e.updated))
