@@ -188,17 +188,20 @@ struct PythonCalDAVTests {
         #expect(try Self.once(host).contains(": 0 sent, 0 received"))
     }
 
-    /// A todo made here, weekly on Mondays in `zone`, due at `due` and starting 30 minutes before,
+    /// A todo made here recurring by `rule` in `zone`, due at `due` and starting 30 minutes before,
     /// sent to the server: its uid and due.
-    static func weekly(_ host: CalDAVSyncTests.Host, _ zone: String, _ due: String) throws -> (String, Instant) {
+    static func recurring(_ host: CalDAVSyncTests.Host, _ zone: String, _ due: String,
+                          _ rule: String) throws -> (String, Instant) {
         let dueAt = try #require(Instant(rfc3339: due))
         let made = try host.machine.add("ゴミ出し \(zone)", [
             "due": .string(due), "start": .string(dueAt.adding(usec: -1_800_000_000).description),
-            "zone": .string(zone), "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=MO"],
+            "zone": .string(zone), "recurrence": ["rule": .string(rule)],
         ])
         #expect(try once(host).contains(": 1 sent, 0 received"))
         return (try #require(made["uid"]?.stringValue), dueAt)
     }
+
+    static let weekly = "FREQ=WEEKLY;BYDAY=MO"
 
     /// Recurring todos made here (weekly on Mondays, 08:30 to 09:00, in Asia/Tokyo and in
     /// Europe/Berlin the week before its clocks change) completed by python-caldav with
@@ -209,14 +212,18 @@ struct PythonCalDAVTests {
     ///
     /// python-caldav expands the rule in UTC (`_next` turns DTSTART into UTC): Monday 08:30 in
     /// Tokyo is Sunday 23:30 UTC, so its next "Monday" is Monday 23:30 UTC, Tuesday 08:30 in Tokyo;
-    /// across Berlin's change its next occurrence is 10:00 local, not 09:00. todod shows what it
-    /// wrote. The completion time is given as python code often has it, a local time with a fixed
-    /// offset, which Radicale stores as `COMPLETED;TZID="UTC+09:00"` with no VTIMEZONE: read as that offset.
-    @Test(arguments: [("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "2026-12-08T00:00:00Z"),
-                      ("Europe/Berlin", "2027-03-22T09:00:00+01:00", "2027-03-29T08:00:00Z")])
-    func pythonCalDAVCompletesARecurringTodoMadeHereSafely(_ zone: String, _ due: String, _ next: String) throws {
+    /// across Berlin's change its next occurrence is 10:00 local, not 09:00; a rule without BY
+    /// parts (daily) it counts from the completion time (09:05 in Tokyo), not from DTSTART. todod
+    /// shows what it wrote. The completion time is given as python code often has it, a local time
+    /// with a fixed offset, which Radicale stores as `COMPLETED;TZID="UTC+09:00"` with no
+    /// VTIMEZONE: read as that offset.
+    @Test(arguments: [("Asia/Tokyo", "2026-12-07T09:00:00+09:00", weekly, "2026-12-08T00:00:00Z"),
+                      ("Europe/Berlin", "2027-03-22T09:00:00+01:00", weekly, "2027-03-29T08:00:00Z"),
+                      ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "FREQ=DAILY", "2026-12-08T00:35:00Z")])
+    func pythonCalDAVCompletesARecurringTodoMadeHereSafely(_ zone: String, _ due: String, _ rule: String,
+                                                          _ next: String) throws {
         let (host, phone) = try Self.setUp()
-        let (uid, dueAt) = try Self.weekly(host, zone, due)
+        let (uid, dueAt) = try Self.recurring(host, zone, due, rule)
         try phone.run("""
             done_at = dt.datetime.fromisoformat(\(JSON.string(due).serialized())) + dt.timedelta(minutes=5)
             by_uid(cal, \(JSON.string(uid).serialized())).complete(handle_rrule=True, completion_timestamp=done_at)
@@ -233,7 +240,7 @@ struct PythonCalDAVTests {
         let here = try #require(try host.machine.todo(uid: uid))
         #expect(here["done"] == false && here["due"] == open["due"]?["utc"], "\(here)")
         #expect(here["start"] == open["dtstart"]?["utc"], "\(here)")
-        #expect(here["recurrence"]?["rule"] == "FREQ=WEEKLY;BYDAY=MO")
+        #expect(here["recurrence"]?["rule"]?.stringValue == rule)
         let start = try #require(here["start"]?.stringValue.flatMap { Instant(rfc3339: $0) })
         let hereDue = try #require(here["due"]?.stringValue.flatMap { Instant(rfc3339: $0) })
         #expect(hereDue.usec - start.usec == 1_800_000_000, "start and due kept their distance")
@@ -249,13 +256,15 @@ struct PythonCalDAVTests {
     /// one open todo, due at the rule's next occurrence in the todo's zone (09:00 local on both
     /// sides of Berlin's change), its start 30 minutes before; writing it back keeps every
     /// component of the resource.
-    @Test(arguments: [("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "2026-12-14T00:00:00Z"),
-                      ("Europe/Berlin", "2027-03-22T09:00:00+01:00", "2027-03-29T07:00:00Z")])
-    func pythonCalDAVCompletesThisAndFuture(_ zone: String, _ due: String, _ next: String) throws {
+    @Test(arguments: [("Asia/Tokyo", "2026-12-07T09:00:00+09:00", weekly, "2026-12-14T00:00:00Z"),
+                      ("Europe/Berlin", "2027-03-22T09:00:00+01:00", weekly, "2027-03-29T07:00:00Z"),
+                      ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "FREQ=DAILY", "2026-12-08T00:00:00Z")])
+    func pythonCalDAVCompletesThisAndFuture(_ zone: String, _ due: String, _ rule: String, _ next: String) throws {
         let (host, phone) = try Self.setUp()
-        let (uid, dueAt) = try Self.weekly(host, zone, due)
+        let (uid, dueAt) = try Self.recurring(host, zone, due, rule)
         try phone.run("""
-            done_at = dt.datetime.fromisoformat(\(JSON.string(due).serialized())).astimezone(UTC) + dt.timedelta(minutes=5)
+            done_at = dt.datetime.fromisoformat(\(JSON.string(due).serialized())).astimezone(UTC)
+            done_at += dt.timedelta(minutes=5)
             todo = by_uid(cal, \(JSON.string(uid).serialized()))
             # python-caldav's thisandfuture takes every component for a VTODO (the first is the
             # master, the last the one to complete): a VTIMEZONE, which Radicale stores with every
