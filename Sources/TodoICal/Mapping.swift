@@ -16,7 +16,9 @@ import TodoTime
 /// (the CATEGORIES values as they came, so tags made of them are written back as they were),
 /// `!START-DATE` (the start was a date on a todo with a time), `^<usec> DTSTART...` (the line the
 /// start was read from and the start it said: written as it came while the start is that),
-/// `!ALARM-ABSOLUTE` (the mapped alarm's trigger was an instant, and is written as one).
+/// `!ALARM-ABSOLUTE` (the mapped alarm's trigger was an instant, and is written as one),
+/// `!ALARM-START` and `!ALARM-RELATED-START` (its trigger was relative to DTSTART, without RELATED
+/// or with `RELATED=START`, and is written so while the todo has a start).
 ///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
 /// parameters todod does not model (or a value it would write differently, for STATUS, PRIORITY
@@ -248,7 +250,7 @@ package struct ICalReader: Sendable {
             kept.append("!NO-SUMMARY")
         }
         // The reminder: the first displaying alarm whose trigger todod can place; other alarms are kept.
-        var remind: Instant?, reminded: Instant?, relative = false
+        var remind: Instant?, reminded: Instant?, relative = false, startTrigger: String?
         for a in c.components {
             guard a.name == "VALARM", remind == nil, let trigger = a.property("TRIGGER") else {
                 kept += a.rawLines
@@ -262,9 +264,14 @@ package struct ICalReader: Sendable {
                 at = try? instant(trigger, zones).0
                 relative = false
             } else if let offset = ICalDuration.parse(trigger.value) {
-                let base = trigger.parameter("RELATED")?.uppercased() == "END" ? due?.0 : (dtstart ?? due?.0)
+                let related = trigger.parameter("RELATED")?.uppercased()
+                let base = related == "END" ? due?.0 : (dtstart ?? due?.0)
                 at = base?.checkedAdding(usec: offset * 1_000_000)
                 relative = at != nil
+                // Relative to DTSTART: written back so (with RELATED=START only when it came with it).
+                if related != "END", dtstart != nil, at != nil {
+                    startTrigger = related == nil ? "!ALARM-START" : "!ALARM-RELATED-START"
+                }
             }
             guard action == nil || action == "DISPLAY" || action == "AUDIO", let at else {
                 kept += a.rawLines
@@ -273,6 +280,7 @@ package struct ICalReader: Sendable {
             remind = at
             // An absolute trigger stays one (Apple, Thunderbird write them): noted for the writer.
             if !relative, due?.allDay == false { kept.append("!ALARM-ABSOLUTE") }
+            if relative, let startTrigger { kept.append(startTrigger) }
             // Acknowledged before the trigger it has now (the todo was rescheduled since): still pending.
             if let ack = a.property("ACKNOWLEDGED"), let acknowledged = try? instant(ack, zones).0, acknowledged >= at {
                 reminded = acknowledged
@@ -334,9 +342,13 @@ package struct ICalReader: Sendable {
            let parsed = try? RecurrenceRule(parsing: rec.rule) {
             let localZone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
             let allDay = due?.allDay ?? false
-            func isDone(_ t: Instant) -> Bool {
-                allDay ? completedInstances.contains { LocalTime(Instant(seconds: $0), in: localZone).days == LocalTime(t, in: localZone).days }
-                    : completedInstances.contains(t.seconds)
+            // An instance is named by its DTSTART (RFC 5545 RECURRENCE-ID), which is this far from its due.
+            let lead = (dtstart ?? start).usec - start.usec
+            func isDone(_ due: Instant) -> Bool {
+                let t = due.adding(usec: lead)
+                guard allDay else { return completedInstances.contains(t.seconds) }
+                let day = LocalTime(t, in: localZone).days
+                return completedInstances.contains { LocalTime(Instant(seconds: $0), in: localZone).days == day }
             }
             if isDone(start) {
                 // The first occurrence not completed elsewhere (a bounded look: the rule's next dates).
@@ -345,6 +357,8 @@ package struct ICalReader: Sendable {
                 if let next {
                     dueAt = next
                     if let r = remind { remind = r.checkedAdding(usec: next.usec - start.usec) }
+                    // The start as far before the due as it was.
+                    if let s = dtstart { dtstart = s.checkedAdding(usec: next.usec - start.usec) }
                     reminded = nil
                 }
             }
@@ -401,8 +415,17 @@ package struct ICalWriter: Sendable {
     package func calendar(_ entries: [ExportDocument.Entry], firstSortOrder: Int = 1) -> String {
         var body = ""
         var zones = ZoneDefinitions(tzdir: tzdir)
+        // Each zone read from the tz database once per file, not once per todo.
+        var known: [String: ZoneInfo?] = [:]
         for (i, e) in entries.enumerated() {
-            for line in vtodo(e, sortOrder: firstSortOrder + i) {
+            var zone: ZoneInfo?
+            if let name = e.zone {
+                if let z = known[name] { zone = z } else {
+                    zone = ZoneInfo(identifier: name, tzdir: tzdir)
+                    known[name] = .some(zone)
+                }
+            }
+            for line in vtodo(e, sortOrder: firstSortOrder + i, zone: zone) {
                 zones.note(line)
                 body += ContentLines.fold(line)
             }
@@ -446,6 +469,12 @@ package struct ICalWriter: Sendable {
 
     /// The unfolded lines of one VTODO.
     package func vtodo(_ e: ExportDocument.Entry, sortOrder: Int) -> [String] {
+        vtodo(e, sortOrder: sortOrder, zone: e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) })
+    }
+
+    /// The unfolded lines of one VTODO whose zone (`e.zone` read from the tz database, nil when
+    /// unknown there) the caller has already read.
+    func vtodo(_ e: ExportDocument.Entry, sortOrder: Int, zone known: ZoneInfo?) -> [String] {
         // Kept lines: mapped properties among them lend their parameters (and, where consistent,
         // their value) to the line written; the rest are written back as they were.
         var templates: [String: ContentLine] = [:]
@@ -515,7 +544,6 @@ package struct ICalWriter: Sendable {
             guard !v.trimmingSpaces.isEmpty else { return }  // never an empty value (servers refuse `X-FOO:`)
             lines.append(ContentLine(name: name, parameters: params, value: v).text)
         }
-        let known = e.zone.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
         let zone = (info: known ?? .utc, tzid: known.map { _ in e.zone! })
         put("UID", ContentLines.escape(e.uid ?? ""))
         put("DTSTAMP", ICalDate.utcText(e.updated))
@@ -606,7 +634,12 @@ package struct ICalWriter: Sendable {
             if !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
                 lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
             }
-            if let due = e.due, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
+            let startForm = notes.contains("!ALARM-RELATED-START") ? "TRIGGER;RELATED=START:"
+                : notes.contains("!ALARM-START") ? "TRIGGER:" : nil
+            if let start = e.start, let startForm, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
+                // Relative to DTSTART as it came (python-caldav, Thunderbird write such alarms).
+                lines.append(startForm + ICalDuration.text((remind.usec - start.usec) / 1_000_000))
+            } else if let due = e.due, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
                 lines.append("TRIGGER;RELATED=END:" + ICalDuration.text((remind.usec - due.usec) / 1_000_000))
             } else {
                 // An all-day todo's reminder is an instant: it stays where it is if another client

@@ -50,6 +50,28 @@ final class TimeZones {
         return nil
     }
 
+    /// The offset in seconds a TZID such as `UTC+09:00`, `UTC-0500` or `GMT+9` names without a
+    /// VTIMEZONE (Radicale's vobject writes a fixed-offset Python time so: python-caldav's
+    /// `complete(completion_timestamp=...)` with a local time); nil for any other name.
+    static func fixedOffset(_ tzid: String) -> Int64? {
+        let name = tzid.trimmingSpaces.uppercased()
+        guard name.hasPrefix("UTC") || name.hasPrefix("GMT") else { return nil }
+        let rest = name.dropFirst(3)
+        guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
+        let digits = rest.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
+        let hours: Substring, minutes: Substring
+        switch digits.count {
+        case 1 where digits[0].count == 4: (hours, minutes) = (digits[0].prefix(2), digits[0].suffix(2))
+        case 1 where (1...2).contains(digits[0].count): (hours, minutes) = (digits[0], "0")
+        case 2 where (1...2).contains(digits[0].count) && digits[1].count == 2:
+            (hours, minutes) = (digits[0], digits[1])
+        default: return nil
+        }
+        guard hours.allSatisfy(\.isASCII), minutes.allSatisfy(\.isASCII), let h = Int64(hours), let m = Int64(minutes),
+              h <= 18, m < 60 else { return nil }
+        return (sign == "-" ? -1 : 1) * (h * 3600 + m * 60)
+    }
+
     /// The file's VTIMEZONE of `tzid` as it came, when the TZID names no zone known here (so
     /// that the lines using it stay valid where they are written back).
     func keptDefinition(_ tzid: String) -> [String]? {
@@ -63,6 +85,9 @@ final class TimeZones {
         }
         if let vtz = vtimezones[tzid] {
             return Instant(seconds: vtz.utcSeconds(local: days * 86_400 + second))
+        }
+        if let offset = Self.fixedOffset(tzid) {
+            return Instant(seconds: days * 86_400 + second - offset)
         }
         throw ICalError(line: line, "TZID \(ContentLine.quote(tzid)) is neither a time zone known here nor given by a VTIMEZONE")
     }

@@ -42,6 +42,25 @@ import TodoTime
         }
     }
 
+    /// A TZID naming a fixed offset with no VTIMEZONE (Radicale's vobject stores a Python time
+    /// with a fixed offset as `TZID="UTC+09:00"`) is read as that offset; a name that only looks
+    /// like one is still refused with its line.
+    @Test func fixedOffsetTZIDsAreReadAsTheirOffset() throws {
+        let cases = [("\"UTC+09:00\"", "2026-12-07T00:05:00Z"),
+                     ("UTC-0500", "2026-12-07T14:05:00Z"), ("GMT+9", "2026-12-07T00:05:00Z"),
+                     ("\"UTC+05:30\"", "2026-12-07T03:35:00Z")]
+        for (tzid, instant) in cases {
+            let e = try Self.entry(["UID:x", "SUMMARY:t", "STATUS:COMPLETED",
+                                    "COMPLETED;TZID=\(tzid);X-VOBJ-FLOATINGTIME-ALLOWED=TRUE:20261207T090500"])
+            #expect(e.completed == Self.at(instant), "\(tzid)")
+        }
+        for tzid in ["\"UTC+25:00\"", "\"UTC+9:0\"", "UTC+", "\"UTCX+09:00\""] {
+            #expect(throws: ICalError.self, "\(tzid)") {
+                try Self.reader.items(Self.file(["UID:x", "SUMMARY:t", "DUE;TZID=\(tzid):20261201T090000"]))
+            }
+        }
+    }
+
     /// Synology's `PERCENT_COMPLETE`, a VTODO without SUMMARY, an empty PRIORITY and STATUS: read.
     /// The untitled todo is written back without a SUMMARY (nothing invented), until it gets a title.
     @Test func imperfectFilesAreRead() throws {
