@@ -71,11 +71,12 @@ package enum Recurrence {
     /// The todo's next `count` dates, its current `due` first, for `show` and `list --recurring`:
     /// the rule's occurrences from `due` (`from: due`), or `due` alone for an `after done` rule
     /// (its later dates depend on when it is done). Empty when the rule does not parse.
-    package static func upcoming(_ recurrence: TodoRecurrence, due: Instant, zone: ZoneInfo, allDay: Bool = false, count: Int) -> [Instant] {
-        guard count > 0, let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
+    /// `start`: the todo's start, the rule's anchor when it has one (see `laterDues`).
+    package static func upcoming(_ recurrence: TodoRecurrence, due: Instant, start: Instant? = nil, zone: ZoneInfo,
+                                 allDay: Bool = false, count: Int) -> [Instant] {
+        guard count > 0, (try? RecurrenceRule(parsing: recurrence.rule)) != nil else { return [] }
         guard recurrence.from == .due else { return [due] }
-        return [due] + rule.occurrences(start: due, zone: zone, from: due.adding(usec: 1), through: .latest, limit: count - 1, allDay: allDay,
-                                        countingStart: true)
+        return [due] + laterDues(recurrence, due: due, start: start, zone: zone, allDay: allDay, limit: count - 1)
     }
 
     /// The first local date on or after `day` (days since 1970-01-01) that `rule` names with

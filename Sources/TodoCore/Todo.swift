@@ -98,15 +98,88 @@ package enum RecurrenceBase: String, Sendable, CaseIterable {
     case completion
 }
 
-/// A recurring todo's schedule.
+/// A recurring todo's schedule: its rule and, from iCalendar, the dates its set adds and removes
+/// (RFC 5545 §3.8.5, docs/ICALENDAR.md "Recurrence sets").
 package struct TodoRecurrence: Sendable, Equatable {
     /// An iCalendar RRULE (`FREQ=WEEKLY;BYDAY=MO,TH`), without the `RRULE:` name.
     package var rule: String
     package var from: RecurrenceBase
+    /// EXDATE: occurrences that are not due (matched with the occurrence's start, see `RecurrenceDate`).
+    package var exdates: [RecurrenceDate] = []
+    /// RDATE: occurrences besides the rule's (not counted by its COUNT).
+    package var rdates: [RecurrenceDate] = []
+    /// The rule's first occurrence still to come (its DTSTART) while the todo's current occurrence
+    /// is an RDATE before it; nil when the current occurrence is the rule's DTSTART.
+    package var ruleStart: Instant?
 
-    package init(rule: String, from: RecurrenceBase = .due) {
+    package init(rule: String, from: RecurrenceBase = .due, exdates: [RecurrenceDate] = [], rdates: [RecurrenceDate] = [],
+                 ruleStart: Instant? = nil) {
         self.rule = rule
         self.from = from
+        self.exdates = exdates
+        self.rdates = rdates
+        self.ruleStart = ruleStart
+    }
+
+    /// Whether it has EXDATEs, RDATEs or a rule start of its own.
+    package var hasSet: Bool { !exdates.isEmpty || !rdates.isEmpty || ruleStart != nil }
+
+    /// The set as one text (what the store keeps in `recur_set`): lines `exdate V...`, `rdate V...`
+    /// and `rule-start T`, values as `RecurrenceDate.text`; nil when `hasSet` is false.
+    package var setText: String? {
+        guard hasSet else { return nil }
+        var lines: [String] = []
+        if !exdates.isEmpty { lines.append((["exdate"] + exdates.map(\.text)).joined(separator: " ")) }
+        if !rdates.isEmpty { lines.append((["rdate"] + rdates.map(\.text)).joined(separator: " ")) }
+        if let ruleStart { lines.append("rule-start " + ruleStart.rfc3339(fractional: true)) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Reads what `setText` wrote into this recurrence (values it cannot read are left out).
+    package mutating func readSet(_ text: String?) {
+        guard let text else { return }
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            guard let key = words.first else { continue }
+            switch key {
+            case "exdate": exdates = words.dropFirst().compactMap(RecurrenceDate.init(text:))
+            case "rdate": rdates = words.dropFirst().compactMap(RecurrenceDate.init(text:))
+            case "rule-start": ruleStart = words.dropFirst().first.flatMap { Instant(rfc3339: $0) }
+            default: continue
+            }
+        }
+    }
+}
+
+/// One EXDATE or RDATE value: a date (`VALUE=DATE`, it names a day in the todo's zone) or an
+/// instant (a UTC or `TZID` time; a floating one is read in the zone of the import).
+package enum RecurrenceDate: Sendable, Hashable, Comparable {
+    /// Days since 1970-01-01.
+    case date(Int64)
+    case instant(Instant)
+
+    /// `2026-12-07` or `2026-12-07T08:00:00Z` (fractional seconds when it has them).
+    package var text: String {
+        switch self {
+        case .date(let days):
+            let (y, m, d) = Instant.civil(days: days)
+            func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            let year = String(y)
+            return String(repeating: "0", count: max(0, 4 - year.count)) + year + "-" + two(m) + "-" + two(d)
+        case .instant(let t): return t.rfc3339(fractional: true)
+        }
+    }
+
+    /// Reads `text`; nil for anything else.
+    package init?(text: String) {
+        if text.count == 10 {
+            let parts = text.split(separator: "-").compactMap { Int64($0) }
+            guard parts.count == 3, let days = Instant.days(year: parts[0], month: parts[1], day: parts[2]) else { return nil }
+            self = .date(days)
+        } else {
+            guard let t = Instant(rfc3339: text) else { return nil }
+            self = .instant(t)
+        }
     }
 }
 

@@ -157,6 +157,18 @@ package struct ICalReader: Sendable {
         }
     }
 
+    /// The dates of an EXDATE or RDATE line, several per line (a PERIOD's start; values that are
+    /// not dates are left out: the line is kept as it came anyway).
+    func recurrenceDates(_ line: ContentLine, _ zones: TimeZones) -> [RecurrenceDate] {
+        line.value.split(separator: ",").compactMap { part in
+            var one = line
+            one.value = String(part.split(separator: "/").first ?? part)
+            guard let parsed = try? ICalDate.parse(one) else { return nil }
+            if case .date(let days) = parsed { return .date(days) }
+            return (try? instant(one, zones)).map { .instant($0.0) }
+        }
+    }
+
     func item(_ c: Component, _ zones: TimeZones, instances: [Component] = []) throws(ICalError) -> Item {
         var kept: [String] = []
         func keepIfParameters(_ l: ContentLine) {
@@ -169,6 +181,7 @@ package struct ICalReader: Sendable {
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
         var dtstartLine: ContentLine?
         var parentUID: String?, childUIDs: [String] = [], startIsDate = false
+        var exdates: [RecurrenceDate] = [], rdates: [RecurrenceDate] = []
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
@@ -207,6 +220,9 @@ package struct ICalReader: Sendable {
                 // Parts in one order, whatever order a server stores them in.
                 rule = (try? RecurrenceRule(parsing: value))?.text ?? value.uppercased()
                 ruleLine = p
+            case "EXDATE", "RDATE":
+                kept.append(p.raw)  // travels as it came; its dates are honoured (docs/ICALENDAR.md)
+                if p.name == "EXDATE" { exdates += recurrenceDates(p, zones) } else { rdates += recurrenceDates(p, zones) }
             case "X-TODOD-RECUR-FROM": fromCompletion = value.uppercased() == "COMPLETION"
             case "X-APPLE-SORT-ORDER": sortOrder = Int64(value)
             case "CREATED": created = try instant(p, zones).0
@@ -313,7 +329,7 @@ package struct ICalReader: Sendable {
         }
         var recurrence: TodoRecurrence?
         if let rule, due != nil {
-            recurrence = TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due)
+            recurrence = TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due, exdates: exdates, rdates: rdates)
         } else if let ruleLine {
             kept.append(ruleLine.raw)  // todod needs a due date to recur on
         }
@@ -361,6 +377,23 @@ package struct ICalReader: Sendable {
                     if let s = dtstart { dtstart = s.checkedAdding(usec: next.usec - start.usec) }
                     reminded = nil
                 }
+            }
+        }
+        // A first occurrence an EXDATE removes is not due: the todo starts at the set's next one.
+        if let current = dueAt, let rec = recurrence, rec.from == .due, !rec.exdates.isEmpty,
+           let parsed = try? RecurrenceRule(parsing: rec.rule) {
+            let localZone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
+                ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
+            let allDay = due?.allDay ?? false
+            let walk = RecurrenceSetWalk(rule: parsed, recurrence: rec, current: dtstart ?? current, zone: localZone, allDay: allDay)
+            if walk.isExcluded(dtstart ?? current),
+               let next = try? Recurrence.advance(rec, due: current, start: dtstart, zone: localZone, completed: .earliest,
+                                                  allDay: allDay) {
+                dueAt = next.due
+                dtstart = next.start
+                recurrence = next.recurrence
+                if let r = remind { remind = r.checkedAdding(usec: next.due.usec - current.usec) }
+                reminded = nil
             }
         }
         // The VTIMEZONEs of TZIDs in kept lines that name no zone known here, so those lines stay valid.

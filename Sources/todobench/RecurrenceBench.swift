@@ -37,6 +37,21 @@ enum RecurrenceBench {
             }
             report("advance: \(name)", times.map { $0 / Double(calls / 4) }, extra: "per call")
         }
+        // What completing runs in the store now (`Recurrence.advance` over the recurrence set):
+        // the same shapes, and one with 10 EXDATEs and an RDATE.
+        let week: Int64 = 7 * 86_400_000_000
+        let set = TodoRecurrence(rule: shapes[1].1, exdates: (1...10).map { .instant(start.adding(usec: Int64($0) * week)) },
+                                 rdates: [.instant(start.adding(usec: 3 * 86_400_000_000))])
+        for (name, recurrence) in [("2 weeks on mon,thu", TodoRecurrence(rule: shapes[1].1)),
+                                   ("daily for 5000 times", TodoRecurrence(rule: shapes[5].1)),
+                                   ("2 weeks on mon,thu, 10 EXDATEs, 1 RDATE", set)] {
+            let times = try Measure.samples(samples) {
+                for after in afters.prefix(calls / 4) {
+                    sink &+= try Recurrence.advance(recurrence, due: start, start: nil, zone: zone, completed: after)?.due.usec ?? 0
+                }
+            }
+            report("advance (set): \(name)", times.map { $0 / Double(calls / 4) }, extra: "per call")
+        }
         // What `agenda --days 7` adds locally: the occurrences of 1,000 recurring todos (the shapes
         // above in turn, dues spread over the last month) in a 7-day window, each rule parsed.
         let windowStart = Instant(rfc3339: "2026-12-01T00:00:00Z")!
@@ -49,6 +64,14 @@ enum RecurrenceBench {
             }
         }
         report("agenda expansion: 1,000 todos x 7 days", expansion)
+        // The same through the recurrence set (what `agenda` runs now).
+        let setExpansion = Measure.samples(samples) {
+            for (text, due) in todos {
+                sink &+= Int64(Recurrence.laterDues(TodoRecurrence(rule: text), due: due, start: nil, zone: zone, from: windowStart,
+                                                    through: windowEnd, limit: 9).count)
+            }
+        }
+        report("agenda expansion (set): 1,000 todos x 7 days", setExpansion)
         if sink == 42 { print("") }  // keeps the work from being optimized away
     }
 }

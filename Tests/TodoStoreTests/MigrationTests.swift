@@ -161,7 +161,7 @@ import TodoTestSupport
         let previous = migrations.filter { $0.id <= 9 }
         // The previous release's triggers: today's without the ical_extra image.
         var oldTriggers = ChangeLog.triggers
-        for column in ["ical_extra", "parent_id", "parent_uid", "start"] {
+        for column in ["ical_extra", "parent_id", "parent_uid", "start", "recur_set"] {
             for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
                 oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
             }
@@ -258,7 +258,7 @@ import TodoTestSupport
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 12 }
         var oldTriggers = ChangeLog.triggers
-        for column in ["parent_id", "parent_uid", "start"] {
+        for column in ["parent_id", "parent_uid", "start", "recur_set"] {
             for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
                 oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
             }
@@ -294,6 +294,45 @@ import TodoTestSupport
         #expect(try store.read { try $0.todo(2) }.title == "子")
         _ = try store.write { try $0.redo() }
         #expect(try store.read { try $0.todo(2) }.title == "子供" && store.read { try $0.todo(2) }.parent == nil)
+        store.close()
+        #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
+    }
+
+    /// A store of the previous release (migrations 1 to 14, changes logged by its triggers, whose
+    /// images have no `recur_set`) upgrades in place: its recurring todo has no EXDATE or RDATE,
+    /// its older change still undoes, and a set given after the upgrade is undone exactly.
+    @Test func aPreviousReleaseStoreGetsRecurrenceSets() throws {
+        let dir = TemporaryDirectory("migrate15")
+        let path = dir.file("todos.db")
+        let previous = migrations.filter { $0.id <= 14 }
+        var oldTriggers = ChangeLog.triggers
+        for gone in [" OR OLD.recur_set IS NOT NEW.recur_set", ", b_recur_set", ", a_recur_set", ", OLD.recur_set", ", NEW.recur_set"] {
+            oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
+        }
+        #expect(!oldTriggers.contains("recur_set"))
+        _ = try ChildProcess.sqlite3(path, """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+            \(previous.map(\.sql).joined(separator: "\n"))
+            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(oldTriggers)
+            INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid, due, recur_rule, recur_from)
+                VALUES ('毎週', '毎週', '毎週', 65536, 1, 1, 'w-1', 4102444800000000, 'FREQ=WEEKLY', 'due');
+            INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (1, 'add', 'add 1', 'done', 1, 1);
+            UPDATE todos SET title = '毎週月曜', title_key = '毎週月曜', search_key = '毎週月曜', updated = 2,
+                revision = revision + 1 WHERE uid = 'w-1';
+            INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (2, 'update', 'edit 1', 'done', 2, 2);
+            """)
+        let store = try TodoStore(path: path)
+        let before = try store.read { try $0.todo(1) }.recurrence
+        #expect(before == TodoRecurrence(rule: "FREQ=WEEKLY"))
+        let excluded = TodoRecurrence(rule: "FREQ=WEEKLY", exdates: [.date(47_489)], rdates: [.instant(Instant(usec: 4_102_617_600_000_000))])
+        let set = try store.write { try $0.update(1, TodoPatch(recurrence: .set(excluded))) }
+        #expect(set.recurrence == excluded)
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.todo(1) }.recurrence == before)
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.todo(1) }.title == "毎週")
         store.close()
         #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
     }

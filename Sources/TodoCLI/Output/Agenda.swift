@@ -95,12 +95,12 @@ struct Agenda {
             } else if due < end {
                 byDay[day(due), default: []].append(Item(todo: index, at: due, current: true))
             }
-            guard let recurrence = todo.recurrence, let rule = try? RecurrenceRule(parsing: recurrence.rule) else { continue }
-            // Later occurrences (only `from: due` rules have a schedule to show; an `after done`
-            // one's next date depends on when it is done).
-            guard recurrence.from == .due else { continue }
-            for t in rule.occurrences(start: due, zone: own, from: max(due.adding(usec: 1), start), through: end.adding(usec: -1),
-                                      limit: count + 2, allDay: todo.allDay, countingStart: true) {
+            guard let recurrence = todo.recurrence else { continue }
+            // Later occurrences of its set (only `from: due` rules have a schedule to show; an
+            // `after done` one's next date depends on when it is done).
+            for t in Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: own, allDay: todo.allDay,
+                                          from: max(due.adding(usec: 1), start), through: end.adding(usec: -1),
+                                          limit: count + 2) {
                 let d = day(t)
                 guard d >= today, d < today + Int64(count) else { continue }
                 byDay[d, default: []].append(Item(todo: index, at: t, current: false))

@@ -47,15 +47,10 @@ extension HumanOutput {
     /// The occurrences after `due` of a recurring todo that follows its schedule (`from: due`),
     /// at most `limit`; none for one counted from its completion or without a due date.
     func nextOccurrences(_ todo: Todo, limit: Int = 3) -> [Instant] {
-        guard let recurrence = todo.recurrence, recurrence.from == .due, let due = todo.due,
-              let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
-        // The current due counts for COUNT even when it is off the schedule (as RFC 5545 counts DTSTART).
-        var walk = OccurrenceIterator(rule: rule, start: due, zone: zone(of: todo), allDay: todo.allDay, countingStart: true)
-        var result: [Instant] = []
-        while result.count < limit, let next = walk.next() {
-            if next > due { result.append(next) }
-        }
-        return result
+        guard let recurrence = todo.recurrence, let due = todo.due else { return [] }
+        // The occurrences of its set: EXDATEs left out, RDATEs in, anchored at its start (RFC 5545's DTSTART).
+        return Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: zone(of: todo), allDay: todo.allDay,
+                                    limit: limit)
     }
 
     /// A todo's start: its date (all-day) or local time, and how far off it is while it has not come.

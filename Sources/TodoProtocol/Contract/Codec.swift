@@ -195,7 +195,20 @@ extension Todo {
             JSON.writeString(recurrence.rule, to: &out)
             out.append(literal: #","from":""#)
             out.append(contentsOf: recurrence.from.rawValue.utf8)
-            out.append(literal: #""}"#)
+            out.append(UInt8(ascii: "\""))
+            for (key, dates) in [("exdates", recurrence.exdates), ("rdates", recurrence.rdates)] where !dates.isEmpty {
+                out.append(contentsOf: ",\"\(key)\":[".utf8)
+                for (i, date) in dates.enumerated() {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    JSON.writeString(date.text, to: &out)
+                }
+                out.append(UInt8(ascii: "]"))
+            }
+            if let start = recurrence.ruleStart {
+                out.append(literal: #","ruleStart":"#)
+                Todo.write(start, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         } else {
             out.append(literal: "null")
         }

@@ -89,11 +89,26 @@ extension Params {
             guard let from = RecurrenceBase(rawValue: fromText) else {
                 throw RPCError.invalidParams("from", "must be due or completion, not \"\(fromText.prefix(40))\"")
             }
+            let exdates = try r.recurrenceDates("exdates")
+            let rdates = try r.recurrenceDates("rdates")
+            let ruleStart = try r.optionalInstant("ruleStart")
             try r.finish()
-            return TodoRecurrence(rule: rule, from: from)
+            return TodoRecurrence(rule: rule, from: from, exdates: exdates, rdates: rdates, ruleStart: ruleStart)
         } catch {
             throw error.nested(under: "\(key).")
         }
+    }
+
+    /// EXDATE or RDATE values (`RecurrenceDate.text`): an array of strings, empty when absent or null.
+    mutating func recurrenceDates(_ key: String) throws(RPCError) -> [RecurrenceDate] {
+        var dates: [RecurrenceDate] = []
+        for (i, text) in try strings(key, max: 10_000).enumerated() {
+            guard let date = RecurrenceDate(text: text) else {
+                throw RPCError.invalidParams("\(key)[\(i)]", "must be a date (2026-12-07) or a UTC time (2026-12-07T08:00:00Z)")
+            }
+            dates.append(date)
+        }
+        return dates
     }
 
     /// An optional boolean: nil when absent or null.
@@ -113,14 +128,25 @@ extension JSON {
     /// An array of strings.
     package init(_ strings: [String]) { self = .array(strings.map(JSON.string)) }
 
-    /// `{"rule": ..., "from": ...}` or null.
+    /// `{"rule": ..., "from": ...}` (with `exdates`, `rdates`, `ruleStart` when it has them) or null.
     package init(_ recurrence: TodoRecurrence?) {
-        self = recurrence.map { .object(["rule": .string($0.rule), "from": .string($0.from.rawValue)]) } ?? .null
+        guard let r = recurrence else { self = .null; return }
+        var o: JSONObject = ["rule": .string(r.rule), "from": .string(r.from.rawValue)]
+        if !r.exdates.isEmpty { o["exdates"] = JSON(r.exdates.map(\.text)) }
+        if !r.rdates.isEmpty { o["rdates"] = JSON(r.rdates.map(\.text)) }
+        if let start = r.ruleStart { o["ruleStart"] = JSON(start) }
+        self = .object(o)
     }
 
     /// Reads what `init(_ recurrence:)` wrote (client side); nil for null or a malformed value.
     package var recurrenceValue: TodoRecurrence? {
         guard let rule = self["rule"]?.stringValue else { return nil }
-        return TodoRecurrence(rule: rule, from: self["from"]?.stringValue.flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
+        func dates(_ key: String) -> [RecurrenceDate] {
+            guard case .array(let items)? = self[key] else { return [] }
+            return items.compactMap { $0.stringValue.flatMap(RecurrenceDate.init(text:)) }
+        }
+        return TodoRecurrence(rule: rule, from: self["from"]?.stringValue.flatMap(RecurrenceBase.init(rawValue:)) ?? .due,
+                              exdates: dates("exdates"), rdates: dates("rdates"),
+                              ruleStart: self["ruleStart"]?.stringValue.flatMap { Instant(rfc3339: $0) })
     }
 }

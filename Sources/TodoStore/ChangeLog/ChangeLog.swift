@@ -136,7 +136,7 @@ enum ChangeLog {
     static let todoColumns = [
         "id", "title", "title_key", "notes", "search_key", "category_id", "due", "remind", "reminded", "done",
         "completed", "rank", "created", "updated", "uid", "priority", "tags", "zone", "all_day", "due_end",
-        "recur_rule", "recur_from", "revision", "ical_extra", "parent_id", "parent_uid", "start",
+        "recur_rule", "recur_from", "revision", "ical_extra", "parent_id", "parent_uid", "start", "recur_set",
     ]
     /// The stored columns of a category (its counts are kept by triggers), and the `change_rows`
     /// columns (after the prefix) that hold them.

@@ -94,7 +94,7 @@ extension StoreTransaction {
                     .bool(entry.done), .optional(completed), .optional(entry.priority.map { Int64($0.rank) }),
                     .optional(TagColumn.text(fields.tags)), .optional(fields.zone), .bool(entry.allDay),
                     .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
-                    .optional(entry.start),
+                    .optional(entry.start), .optional(fields.recurrence?.setText),
                 ]
                 // A later entry that says what the store holds is no change (a file without any
                 // timestamp is read as written now, so its every import would be "later").
@@ -102,12 +102,12 @@ extension StoreTransaction {
                 let sameAlready = entry.ifRevision != nil ? "" : """
                      AND NOT (title IS ? AND notes IS ? AND category_id IS ? AND due IS ? AND remind IS ? AND reminded IS ?
                         AND done IS ? AND completed IS ? AND priority IS ? AND tags IS ? AND zone IS ? AND all_day IS ?
-                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ? AND start IS ?)
+                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ? AND start IS ? AND recur_set IS ?)
                     """
                 try connection.run("""
                     UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
                         reminded = ?, done = ?, completed = ?, priority = ?, tags = ?, zone = ?, all_day = ?, recur_rule = ?,
-                        recur_from = ?, ical_extra = ?, start = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
+                        recur_from = ?, ical_extra = ?, start = ?, recur_set = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
                     WHERE id = ?\(sameAlready)
                     """, [.text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes))] + values + [
                         .integer(entry.created.usec), .integer(entry.updated.usec),
@@ -126,8 +126,9 @@ extension StoreTransaction {
             try connection.run("""
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
                                    done, completed, rank, created, updated, uid,
-                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra, start)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra, start,
+                                   recur_set)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [
                     .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                     .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
@@ -137,7 +138,7 @@ extension StoreTransaction {
                     .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
                     .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
                     .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
-                    .optional(entry.start),
+                    .optional(entry.start), .optional(fields.recurrence?.setText),
                 ])
             let id = connection.lastInsertRowID
             try writeTags(id, fields.tags, replacing: false)

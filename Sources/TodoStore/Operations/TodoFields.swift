@@ -59,7 +59,9 @@ extension StoreTransaction {
     func checkedRecurrence(_ recurrence: TodoRecurrence, field: String) throws(TodoError) -> TodoRecurrence {
         let text = try Validation.ruleText(recurrence.rule, field: field + ".rule")
         do {
-            return TodoRecurrence(rule: try RecurrenceRule(parsing: text).text, from: recurrence.from)
+            var checked = recurrence
+            checked.rule = try RecurrenceRule(parsing: text).text
+            return checked
         } catch {
             throw TodoError.invalid(field + ".rule", error.message)
         }
@@ -131,39 +133,42 @@ extension StoreTransaction {
 
     // MARK: - Completing a recurring todo
 
-    /// Completes open todo `id` when it recurs and `stop` is false: its `due` moves to the next
-    /// occurrence (in its zone; see TodoCalendar's `Recurrence.advance`), the reminder and the start
-    /// keep their distance from it (the reminder is re-armed), `completed` records this completion,
-    /// the rule keeps what is left of it (COUNT counts down), and the todo stays open. One row's update.
-    /// - Returns: false when the todo is done, does not recur, or its rule is exhausted: it is
+    /// Completes open todo `id` when it recurs and `stop` is false: it moves to the next occurrence
+    /// of its recurrence set (in its zone; see TodoCalendar's `Recurrence.advance`: the start, when
+    /// it has one, is the rule's anchor and the due keeps its distance from it), the reminder keeps
+    /// its distance from the due (and is re-armed), `completed` records this completion, the rule
+    /// keeps what is left of it (COUNT counts down), and the todo stays open. One row's update.
+    /// - Returns: false when the todo is done, does not recur, or its set is exhausted: it is
     ///   then to be completed for good like any todo.
     /// - Throws: `.conflict` when the stored rule cannot be used (nothing changes).
     func advanceIfRecurring(_ id: Int64) throws(TodoError) -> Bool {
         let found = try connection.firstRow("""
-            SELECT recur_rule, recur_from, due, remind, zone, all_day, start FROM todos
+            SELECT recur_rule, recur_from, due, remind, zone, all_day, start, recur_set FROM todos
             WHERE id = ? AND done = 0 AND recur_rule IS NOT NULL AND due IS NOT NULL
             """, [.integer(id)]) { s in
-            (rule: s.text(0), from: s.optionalText(1).flatMap(RecurrenceBase.init(rawValue:)) ?? .due, due: s.instant(2),
-             remind: s.optionalInstant(3), zone: s.optionalText(4), allDay: s.bool(5), start: s.optionalInstant(6))
+            var recurrence = TodoRecurrence(rule: s.text(0), from: s.optionalText(1).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
+            recurrence.readSet(s.optionalText(7))
+            return (recurrence: recurrence, due: s.instant(2), remind: s.optionalInstant(3), zone: s.optionalText(4),
+                    allDay: s.bool(5), start: s.optionalInstant(6))
         }
         guard let t = found else { return false }
-        let next: (due: Instant, rule: String)?
+        let next: Recurrence.Advanced?
         do {
-            next = try Recurrence.advance(rule: t.rule, from: t.from, due: t.due,
-                                          zone: zones.zoneOrUTC(t.zone), completed: now, allDay: t.allDay)
+            next = try Recurrence.advance(t.recurrence, due: t.due, start: t.start, zone: zones.zoneOrUTC(t.zone),
+                                          completed: now, allDay: t.allDay)
         } catch {
             throw TodoError.conflict("todo \(id) recurs by a rule this build cannot use (\(error.message)); complete it with stop to end it")
         }
         guard let next else { return false }
         let remind = t.remind.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }
-        let start = t.start.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }  // as far before due as it was
         try connection.run("""
-            UPDATE todos SET due = ?, due_end = ?, remind = ?, start = ?, reminded = NULL, recur_rule = ?, completed = ?, updated = ?,
-                revision = revision + 1
+            UPDATE todos SET due = ?, due_end = ?, remind = ?, start = ?, reminded = NULL, recur_rule = ?, recur_set = ?,
+                completed = ?, updated = ?, revision = revision + 1
             WHERE id = ?
             """, [
                 .integer(next.due.usec), .optional(dueEnd(due: next.due, allDay: t.allDay, zone: t.zone)), .optional(remind),
-                .optional(start), .text(next.rule), .integer(now.usec), .integer(now.usec), .integer(id),
+                .optional(next.start), .text(next.recurrence.rule), .optional(next.recurrence.setText),
+                .integer(now.usec), .integer(now.usec), .integer(id),
             ])
         return true
     }

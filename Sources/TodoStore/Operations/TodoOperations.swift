@@ -7,12 +7,12 @@ import TodoSQLite
 let todoFields = """
     t.id, t.title, t.notes, c.name, t.due, t.remind, t.reminded, t.done, t.completed, t.rank,
     t.created, t.updated, t.uid, t.priority, t.tags, t.zone, t.all_day, t.recur_rule, t.recur_from, t.revision,
-    t.parent_id, t.parent_uid, t.start
+    t.parent_id, t.parent_uid, t.start, t.recur_set
     """
 /// The join that gives a todo its category's name.
 let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
 /// How many columns `todoFields` selects.
-let todoFieldCount: Int32 = 23
+let todoFieldCount: Int32 = 24
 /// `todoFields` from all todos with their category names.
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
@@ -44,6 +44,7 @@ struct TodoRow {
         todo.parent = s.optionalInt64(20)
         todo.parentUid = s.optionalText(21)
         todo.start = s.optionalInstant(22)
+        todo.recurrence?.readSet(s.optionalText(23))
     }
 
     /// The priority a stored rank (`TodoPriority.rank`) stands for.
@@ -131,8 +132,8 @@ extension StoreTransaction {
         let uid = RandomUUID.make(at: now)
         try connection.run("""
             INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated, uid,
-                               priority, tags, zone, all_day, due_end, recur_rule, recur_from, parent_id, start)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               priority, tags, zone, all_day, due_end, recur_rule, recur_from, parent_id, start, recur_set)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [
                 .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                 .optional(category?.id), .optional(new.due), .optional(remind), .integer(rank),
@@ -140,7 +141,7 @@ extension StoreTransaction {
                 .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
                 .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone)),
                 .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
-                .optional(new.parent), .optional(new.start),
+                .optional(new.parent), .optional(new.start), .optional(fields.recurrence?.setText),
             ])
         let id = connection.lastInsertRowID
         try writeTags(id, fields.tags, replacing: false)
@@ -216,7 +217,13 @@ extension StoreTransaction {
         }
         switch patch.recurrence {
         case .keep: break
-        case .set(let r): new.recurrence = try checkedRecurrence(r, field: "recurrence")
+        case .set(let r):
+            new.recurrence = try checkedRecurrence(r, field: "recurrence")
+            // The EXDATEs and RDATEs came with the todo's iCalendar and stay while it recurs.
+            if let old = old.recurrence, r.exdates.isEmpty, r.rdates.isEmpty {
+                new.recurrence?.exdates = old.exdates
+                new.recurrence?.rdates = old.rdates
+            }
         case .clear: new.recurrence = nil
         }
         switch patch.parent {
@@ -270,13 +277,17 @@ extension StoreTransaction {
         if new.due != old.due || new.remind != old.remind || remindTouched {
             new.reminded = nil
         }
+        // A rule start of its own holds only while the todo sits on the RDATE it advanced to.
+        if new.due != old.due || new.start != old.start || new.recurrence?.rule != old.recurrence?.rule {
+            new.recurrence?.ruleStart = nil
+        }
         guard new != old else { return try todo(id) }
         try connection.run("""
             UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?,
                 category_id = CASE WHEN ? THEN ? ELSE category_id END,
                 due = ?, remind = ?, reminded = ?, updated = ?, revision = revision + 1,
                 priority = ?, tags = ?, zone = ?, all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?,
-                parent_id = ?, parent_uid = ?, start = ?
+                parent_id = ?, parent_uid = ?, start = ?, recur_set = ?
             WHERE id = ?
             """, [
                 .text(new.title), .text(TextKey.sort(new.title)), .optional(new.notes),
@@ -285,7 +296,7 @@ extension StoreTransaction {
                 .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(new.tags)), .optional(new.zone),
                 .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: new.zone)),
                 .optional(new.recurrence?.rule), .optional(new.recurrence?.from.rawValue),
-                .optional(new.parent), .optional(new.parentUid), .optional(new.start),
+                .optional(new.parent), .optional(new.parentUid), .optional(new.start), .optional(new.recurrence?.setText),
                 .integer(id),
             ])
         if new.tags != old.tags { try writeTags(id, new.tags, replacing: true) }

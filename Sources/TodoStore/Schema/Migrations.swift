@@ -196,6 +196,14 @@ let migrations: [Migration] = [
         ALTER TABLE change_rows ADD COLUMN b_start;
         ALTER TABLE change_rows ADD COLUMN a_start;
         """),
+    Migration(id: 15, name: "recurrence sets", sql: """
+        -- recur_set: a recurring todo's EXDATEs, RDATEs and the rule's own start while the todo
+        -- sits on an RDATE (TodoRecurrence.setText), NULL for none: what completing it reads.
+        ALTER TABLE todos ADD COLUMN recur_set TEXT;
+        -- Images logged before this hold NULL there, which is what every todo had then.
+        ALTER TABLE change_rows ADD COLUMN b_recur_set;
+        ALTER TABLE change_rows ADD COLUMN a_recur_set;
+        """),
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.
