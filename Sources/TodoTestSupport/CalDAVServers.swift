@@ -252,14 +252,23 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         guard started, process.isRunning else { throw CalDAVTestError.didNotStart(kind.rawValue, log) }
     }
 
-    /// Starts Radicale from `TODOD_RADICALE` (or `script`) and waits until it answers.
-    package static func radicale(script: String? = CalDAVTestSupport.radicale) throws -> CalDAVServer {
+    /// Starts Radicale from `TODOD_RADICALE` (or `script`) and waits until it answers. `rights`:
+    /// the text of a rights file (`[rights] type = from_file`) instead of `owner_only`;
+    /// `users`: more htpasswd users (name, password) beside `alice`.
+    package static func radicale(script: String? = CalDAVTestSupport.radicale, rights: String? = nil,
+                                 users: [(name: String, password: String)] = []) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_RADICALE") }
         var lastError: Error = CalDAVTestError.didNotStart("radicale", "")
         for _ in 0..<3 {  // the free port may be taken between choosing and binding it
             let directory = TemporaryDirectory("radicale")
             let port = CalDAVTestSupport.freePort()
-            try Data("\(radicaleUser):\(radicalePassword)\n".utf8).write(to: URL(fileURLWithPath: directory.file("users")))
+            let htpasswd = ([(radicaleUser, radicalePassword)] + users).map { "\($0.0):\($0.1)\n" }.joined()
+            try Data(htpasswd.utf8).write(to: URL(fileURLWithPath: directory.file("users")))
+            var rightsSection = "type = owner_only"
+            if let rights {
+                try Data(rights.utf8).write(to: URL(fileURLWithPath: directory.file("rights")))
+                rightsSection = "type = from_file\nfile = \(directory.file("rights"))"
+            }
             let config = """
                 [server]
                 hosts = 127.0.0.1:\(port)
@@ -274,7 +283,7 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
                 [storage]
                 filesystem_folder = \(directory.file("collections"))
                 [rights]
-                type = owner_only
+                \(rightsSection)
                 [web]
                 type = none
                 [logging]

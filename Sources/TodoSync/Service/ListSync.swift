@@ -8,39 +8,6 @@ import TodoCore
 import TodoPosix
 import TodoProtocol
 
-/// Which calendar is which list of an account (`NAME.lists`, JSON): the default list's URL, and
-/// each other calendar with the category name both sides last agreed on and that category's id
-/// (a rename on either side is told from it).
-struct ListMap: Equatable {
-    struct List: Equatable {
-        var url: String
-        var name: String
-        var category: Int64?
-    }
-    var defaultURL: String?
-    var lists: [List] = []
-
-    static func load(_ path: String) -> ListMap {
-        guard let bytes = try? Files.contents(of: path, maxBytes: 1 << 22), let json = try? JSON.parse(bytes) else { return ListMap() }
-        var map = ListMap(defaultURL: json["default"]?.stringValue)
-        for item in json["lists"]?.arrayValue ?? [] {
-            guard let url = item["url"]?.stringValue, let name = item["name"]?.stringValue else { continue }
-            map.lists.append(List(url: url, name: name, category: item["category"]?.intValue))
-        }
-        return map
-    }
-
-    func save(_ path: String) throws(SyncError) {
-        let lists: [JSON] = lists.map { l in
-            .object(["url": .string(l.url), "name": .string(l.name), "category": l.category.map { .int($0) } ?? .null])
-        }
-        var bytes: [UInt8] = []
-        JSON.object(["default": defaultURL.map { .string($0) } ?? .null, "lists": .array(lists)]).write(to: &bytes)
-        bytes.append(0x0A)
-        do { try AtomicFile.write(path, bytes, mode: 0o600) } catch { throw SyncError("cannot write \(path): \(error)") }
-    }
-}
-
 /// The rounds of an account whose lists are calendars (`lists = yes`): every calendar of the
 /// account that holds todos (or those sync.conf names) is one category, by its display name;
 /// the default one (the first named, or the first found) holds the todos without a category.
@@ -52,6 +19,10 @@ struct ListMap: Equatable {
 /// lists go first, the default list last, so a todo that moves out of the default list (the
 /// first round of an account that was one calendar) is on its new calendar before it leaves the
 /// old one; a round cut off in between leaves it on both until the next round, never on none.
+/// Several accounts of one store each have lists of their own (`ListClaims`): a calendar whose
+/// name another account's list has is the category `NAME (ACCOUNT)`, the first account with
+/// lists holds the todos without a category and makes the calendars of new categories, and
+/// another account's default calendar is a list like the others.
 struct ListSync {
     let account: SyncAccount
     let environment: [String: String]
@@ -67,46 +38,71 @@ struct ListSync {
             throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
         }
         let firstListsRound = access(mapPath, F_OK) != 0
+        let (found, others) = try calendars(made: Set(ListMap.load(mapPath).lists.map(\.url)))
+        // Naming takes turns with the store's other accounts with lists: their lists are theirs.
+        let naming = try ListClaims.load(account: account.name, environment: environment).lock(environment: environment)
+        defer { naming?.unlock() }
+        let claims = ListClaims.load(account: account.name, environment: environment)
         var map = ListMap.load(mapPath)
         let before = map
-        let (found, others) = try calendars(made: Set(map.lists.map(\.url)))
         let defaultURL = Self.defaultCalendar(found, named: account.calendars, previous: map.defaultURL)
         map.defaultURL = defaultURL
+        map.uncategorized = claims.holdsUncategorized(map: map, firstRound: firstListsRound)
         var categories = try categoryList()
 
-        // Every other calendar, with its category's name.
+        // Every other calendar (and the default one, when another account holds the todos
+        // without a category), with its category's name.
         var lists: [ListMap.List] = []
-        for cal in found where cal.url != defaultURL {
-            // The calendar's name as a category here: a second calendar of one name gets its path.
-            var name = Self.displayName(cal.displayName)
-            let known = map.lists.first { $0.url == cal.url }
-            if lists.contains(where: { $0.name == name }) || name.isEmpty {
-                name += " (" + (cal.url.split(separator: "/").last.map(String.init) ?? cal.url) + ")"
+        for cal in found where cal.url != defaultURL || !map.uncategorized {
+            let shown = Self.displayName(cal.displayName)
+            // A new name: the calendar's, with the account's where another account's list has it,
+            // with its path where another calendar of this account has it.
+            func newName() -> String {
+                let name: String = shown.isEmpty ? "" : claims.name(for: shown, categories: categories)
+                guard lists.contains(where: { $0.name == name }) || name.isEmpty else { return name }
+                let path: String = cal.url.split(separator: "/").last.map(String.init) ?? cal.url
+                return name + " (" + path + ")"
             }
-            if let known, let id = known.category, let local = categories.first(where: { $0.id == id }) {
-                if local.name != known.name {
-                    // Renamed here (and there too: here wins): the calendar follows.
-                    do {
-                        try dav.renameCalendar(at: cal.url, to: local.name)
-                        log("\(account.name): renamed the calendar \(cal.url) to \(local.name)")
-                        name = local.name
-                    } catch {
-                        log("\(account.name): cannot rename the calendar \(cal.url) to \(local.name): \(error.message)")
-                        name = known.name  // its todos stay where they are until it can
-                    }
-                } else if name != known.name, !categories.contains(where: { $0.name == name }) {
-                    // Renamed there: the category follows.
+            guard let known = map.lists.first(where: { $0.url == cal.url }) else {
+                let name = newName()
+                let id = categories.first { $0.name == name }?.id
+                lists.append(ListMap.List(url: cal.url, name: name, displayName: shown, category: id))
+                continue
+            }
+            // A list named before keeps its name until one side renames it (no flip-flop).
+            var list = known
+            let local = known.category.flatMap { id in categories.first { $0.id == id } }
+            if let local, local.name != known.name {
+                // Renamed here (and there too: here wins): the calendar follows.
+                let display = claims.displayName(for: local.name, categories: categories)
+                do {
+                    try dav.renameCalendar(at: cal.url, to: display)
+                    log("\(account.name): renamed the calendar \(cal.url) to \(display)")
+                    list.name = local.name
+                    list.displayName = display
+                } catch {
+                    log("\(account.name): cannot rename the calendar \(cal.url) to \(display): \(error.message)")
+                }
+            } else if shown != known.displayName {
+                // Renamed there: the category follows (a name already a category here joins it).
+                let name = newName()
+                if let local, !categories.contains(where: { $0.name == name }) {
                     _ = try store.call(CategoryRenameParams(name: local.name, newName: name))
-                    log("\(account.name): the calendar \(cal.url) is now called \(name): renamed the category")
+                    log("\(account.name): the calendar \(cal.url) is now called \(shown): the category is \(name)")
                     categories = try categoryList()
                 }
+                list.name = name
+                list.displayName = shown
             }
-            lists.append(ListMap.List(url: cal.url, name: name, category: categories.first { $0.name == name }?.id))
+            list.category = categories.first { $0.name == list.name }?.id
+            lists.append(list)
         }
 
-        // A category with todos and no calendar: a new calendar where the server allows it.
+        // A category with todos and no calendar, no other account's list: a new calendar where
+        // the server allows it, made by the account that holds the todos without a category.
         var localOnly: [(name: String, todos: Int, reason: String)] = []
-        for category in categories where category.open + category.done > 0 && !lists.contains(where: { $0.name == category.name }) {
+        for category in categories where map.uncategorized && category.open + category.done > 0
+            && !lists.contains(where: { $0.name == category.name }) && !claims.claims(category) {
             // A calendar of that name sync.conf did not name is that list's.
             if let there = others.first(where: { Self.displayName($0.displayName) == category.name && $0.url != defaultURL }) {
                 lists.append(ListMap.List(url: there.url, name: category.name, category: category.id))
@@ -123,12 +119,14 @@ struct ListSync {
         }
         map.lists = lists
         try map.save(mapPath)
+        naming?.unlock()
 
         // The rounds: the other lists first, the default list last. A server that takes a UID
         // in one calendar of the account only (Cyrus) refuses a moved todo's new resource while
         // the old one is there: when a round refused something and another round sent, the
         // lists that refused go once more (their old resources are gone by then).
-        let rounds = lists.map { (url: $0.url, category: Optional($0.name)) } + [(url: defaultURL, category: nil)]
+        let rounds = lists.map { (url: $0.url, category: Optional($0.name)) }
+            + (map.uncategorized ? [(url: defaultURL, category: nil)] : [])
         func round(_ list: (url: String, category: String?)) throws(SyncError) -> RoundReport {
             let path = list.category == nil ? statePath
                 : SyncPaths.listStateFile(account: account.name, calendar: list.url, environment: environment) ?? statePath
@@ -249,7 +247,10 @@ struct ListSync {
         } catch {
             var there = dav
             there.url = url
-            guard let existing = try? there.calendars(), existing.count == 1, existing[0].holdsTodos else { throw error }
+            // Only a calendar at that very URL: discovery from a URL that is not there finds the
+            // home's calendars (one of them when the home has one).
+            guard let existing = try? there.calendars(), existing.count == 1, existing[0].holdsTodos,
+                  CalendarChoice.path(of: existing[0].url) == CalendarChoice.path(of: url) else { throw error }
         }
         return url
     }
