@@ -89,11 +89,13 @@ extension StoreTransaction {
     }
 
     /// How many todos above the matches of `plan` do not match: the context of a tree listing.
+    /// The matching subtasks are found among the subtasks (`todos_parent`): left to itself,
+    /// SQLite would walk every todo of the status to find them.
     private func contextCount(_ plan: ListPlan) throws(TodoError) -> Int {
         let subtasks = (["t.parent_id IS NOT NULL"] + plan.matchTerms).joined(separator: " AND ")
         let sql = """
             WITH RECURSIVE above(id) AS (
-                SELECT t.parent_id FROM todos t WHERE \(subtasks)
+                SELECT t.parent_id FROM todos t INDEXED BY todos_parent WHERE \(subtasks)
                 UNION SELECT t.parent_id FROM todos t JOIN above ON t.id = above.id WHERE t.parent_id IS NOT NULL)
             SELECT COUNT(*) FROM above JOIN todos t ON t.id = above.id WHERE \(matchExpression(plan)) = 0
             """
