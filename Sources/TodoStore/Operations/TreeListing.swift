@@ -47,6 +47,10 @@ extension StoreTransaction {
         var order: [Int64] = []
         var placed: Set<Int64> = []
         guard wanted > 0, matching > 0 else { return ([], total) }
+        // A long listing meets mostly todos without subtasks: knowing the parents up front (one
+        // walk of `todos_parent`) spares each of them the statement that reads its tree.
+        let parentsSQL = "SELECT DISTINCT parent_id FROM todos INDEXED BY todos_parent WHERE parent_id IS NOT NULL"
+        let parents = wanted <= Self.treeLookupLimit ? nil : Set(try connection.rows(parentsSQL, []) { $0.int64(0) })
         // Columns 0 and 20 of `todoFields`: id, parent_id.
         try forEachPageRow(plan, total: matching) { (s) throws(TodoError) in
             let id = s.int64(0)
@@ -57,13 +61,17 @@ extension StoreTransaction {
                 // A matching top-level todo brings this subtask where it falls itself.
                 if top != id, try matches(top, plan) { return true }
             }
-            for shown in try shownTree(top, plan) where placed.insert(shown).inserted {
+            let tree = parents.map { !$0.contains(top) } == true ? [top] : try shownTree(top, plan)
+            for shown in tree where placed.insert(shown).inserted {
                 if order.count < wanted { order.append(shown) }
             }
             return order.count < wanted
         }
         return (Array(order.dropFirst(query.offset)), total)
     }
+
+    /// Up to this many todos (offset and limit), a tree page looks each tree up as it meets it.
+    static let treeLookupLimit = 1_000
 
     /// The terms of `plan`'s filters as one expression on todo `t`: 1 when it matches, else 0.
     private func matchExpression(_ plan: ListPlan) -> String {
