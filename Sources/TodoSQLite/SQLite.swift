@@ -185,6 +185,23 @@ package final class Connection {
         try firstRow(sql, values) { $0.int64(0) } ?? 0
     }
 
+    /// Runs `body` and counts the result rows SQLite hands to every statement of this connection
+    /// meanwhile (`SQLITE_TRACE_ROW`): how much a read reads, for tests.
+    package func countingRows<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (value: T, rows: Int) {
+        let counter = RowCounter()
+        let context = Unmanaged.passUnretained(counter).toOpaque()
+        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_ROW), { _, context, _, _ in
+            if let context { Unmanaged<RowCounter>.fromOpaque(context).takeUnretainedValue().rows += 1 }
+            return 0
+        }, context)
+        defer {
+            sqlite3_trace_v2(handle, 0, nil, nil)
+            withExtendedLifetime(counter) {}
+        }
+        let value = try body()
+        return (value, counter.rows)
+    }
+
     /// How many rows the last INSERT, UPDATE or DELETE changed (not counting triggers).
     package var changes: Int64 { Int64(sqlite3_changes(handle)) }
 
@@ -299,4 +316,9 @@ package final class Statement {
     }
 
     package func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
+
+/// The count `Connection.countingRows` keeps.
+private final class RowCounter {
+    var rows = 0
 }

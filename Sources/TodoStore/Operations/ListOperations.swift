@@ -77,7 +77,8 @@ extension StoreTransaction {
         try connection.forEachRow(parts.second, plan.values + [.integer(Int64(rest)), .integer(Int64(skip))], body)
     }
 
-    private func total(_ plan: ListPlan) throws(TodoError) -> Int {
+    /// How many todos `plan` matches, from the kept counts when they answer it.
+    func total(_ plan: ListPlan) throws(TodoError) -> Int {
         guard let kept = plan.keptCounts else {  // status and category alone: the kept counts answer it
             return Int(try connection.scalar(plan.count, plan.values))
         }

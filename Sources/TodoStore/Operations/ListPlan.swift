@@ -116,6 +116,11 @@ extension StoreTransaction {
         let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized && !recurringOnly && tagKeys.isEmpty
         let todos = tagDriven ? "todo_tags g CROSS JOIN todos t ON t.id = g.todo_id AND g.tag_key = ?"
             : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t"
+        // Whether one todo `t` matches, every tag a term (a tree listing tests the todos around
+        // its matches with it).
+        let tagTerm = "EXISTS (SELECT 1 FROM todo_tags x WHERE x.todo_id = t.id AND x.tag_key = ?)"
+        let matchTerms = conditions + (tagDriven ? [tagTerm] : [])
+        let matchValues = values + (tagDriven ? [.text(tagKeys[0])] : [])
         // The driving tag's `?` comes first in every statement.
         if tagDriven { values.insert(.text(tagKeys[0]), at: 0) }
         let table = scansTable ? "todos t NOT INDEXED" : todos
@@ -134,6 +139,8 @@ extension StoreTransaction {
             narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
             parts: statusOnly ? Self.pageParts(query.sort, status: query.status, conditions: conditions) : nil,
             values: values,
+            matchTerms: matchTerms,
+            matchValues: matchValues,
             keptCounts: keptCounts,
             limit: query.limit ?? -1,
             offset: query.offset)
@@ -206,6 +213,9 @@ extension StoreTransaction {
         /// in two parts.
         var parts: PageParts?
         var values: [SQLValue]
+        /// The filters as terms on one todo `t` (no join), and their values in order.
+        var matchTerms: [String]
+        var matchValues: [SQLValue]
         /// When only the status and category filters apply: the kept counts that give the total.
         var keptCounts: KeptCounts?
         /// The page's size (-1: all) and start.

@@ -1,15 +1,20 @@
 import TodoCore
 
-// `todo.list` with `tree`: subtasks under their parents. The matching todos are read in the
-// query's order (ids and links only), the parents of matching subtasks are added as context,
-// and the forest is walked: each top-level todo where it falls in the query's order, each
-// todo's subtasks after it in manual order among their siblings. The page is cut from that order.
+// `todo.list` with `tree`: subtasks under their parents. The matching todos are walked in the
+// query's order: a top-level one brings its tree there, and so does a matching subtask whose
+// top-level todo does not match (that todo and the parents between are shown as context); a
+// subtask whose top-level todo matches comes with that todo, where it falls. A tree shows its
+// matching todos and the todos above them, each todo's subtasks after it in manual order. The
+// walk stops once the page is full, so a page reads about as many todos as it shows, with their
+// trees; the total is the number of matches and of the todos above them that do not match.
 
 extension StoreTransaction {
-    /// One todo of the forest: its parent and its order key.
+    /// One todo of a tree: its parent, its order key among its siblings, and whether it matches.
     private struct Node {
+        var id: Int64
         var parent: Int64?
         var rank: Int64
+        var matches: Bool
     }
 
     /// The page of `query` in tree order, with the number of todos that order holds (the matching
@@ -36,57 +41,105 @@ extension StoreTransaction {
         flat.limit = nil
         flat.offset = 0
         let plan = try plan(flat)
-        var matched: [Int64] = []
-        var nodes: [Int64: Node] = [:]
-        // Columns 0, 9 and 20 of `todoFields`: id, rank, parent_id.
-        try forEachPageRow(plan, total: Int.max) { (s) throws(TodoError) in
-            let id = s.int64(0)
-            matched.append(id)
-            nodes[id] = Node(parent: s.optionalInt64(20), rank: s.int64(9))
-            return true
-        }
-        // The parents of matching subtasks, up to the top, as context.
-        for id in matched {
-            var parent = nodes[id]?.parent
-            while let p = parent, nodes[p] == nil {
-                guard let node = try connection.firstRow("SELECT parent_id, rank FROM todos WHERE id = ?", [.integer(p)], {
-                    Node(parent: $0.optionalInt64(0), rank: $0.int64(1))
-                }) else { break }
-                nodes[p] = node
-                parent = node.parent
-            }
-        }
-        var children: [Int64: [Int64]] = [:]
-        for (id, node) in nodes {
-            if let p = node.parent, nodes[p] != nil { children[p, default: []].append(id) }
-        }
-        for key in children.keys { children[key]!.sort { nodes[$0]!.rank < nodes[$1]!.rank } }
+        let matching = try total(plan)
+        let total = matching + (matching == 0 ? 0 : try contextCount(plan))
         let wanted = query.limit.map { query.offset + $0 } ?? Int.max
         var order: [Int64] = []
-        var total = 0
-        var emitted: Set<Int64> = []
-        /// The subtree under `root`, depth first; only the first `wanted` ids are kept.
-        func emit(_ root: Int64) {
-            var stack = [root]
-            while let id = stack.popLast() {
-                guard emitted.insert(id).inserted else { continue }
-                total += 1
-                if order.count < wanted { order.append(id) }
-                stack += (children[id] ?? []).reversed()
-            }
-        }
-        let matchedSet = Set(matched)
-        for id in matched {
-            // The top of this todo's tree among the listed ones: where a tree whose top is only
-            // context starts (at its first matching member); a matching top keeps its own place.
+        var placed: Set<Int64> = []
+        guard wanted > 0, matching > 0 else { return ([], total) }
+        // A long listing meets mostly todos without subtasks: knowing the parents up front (one
+        // walk of `todos_parent`) spares each of them the statement that reads its tree.
+        let parentsSQL = "SELECT DISTINCT parent_id FROM todos INDEXED BY todos_parent WHERE parent_id IS NOT NULL"
+        let parents = wanted <= Self.treeLookupLimit ? nil : Set(try connection.rows(parentsSQL, []) { $0.int64(0) })
+        // Columns 0 and 20 of `todoFields`: id, parent_id.
+        try forEachPageRow(plan, total: matching) { (s) throws(TodoError) in
+            let id = s.int64(0)
+            guard !placed.contains(id) else { return true }
             var top = id
-            var steps = 0
-            while let p = nodes[top]?.parent, nodes[p] != nil, steps < nodes.count {
-                top = p
-                steps += 1
+            if s.optionalInt64(20) != nil {
+                top = try self.top(of: id)
+                // A matching top-level todo brings this subtask where it falls itself.
+                if top != id, try matches(top, plan) { return true }
             }
-            if top == id || !matchedSet.contains(top) { emit(top) }
+            let tree = parents.map { !$0.contains(top) } == true ? [top] : try shownTree(top, plan)
+            for shown in tree where placed.insert(shown).inserted {
+                if order.count < wanted { order.append(shown) }
+            }
+            return order.count < wanted
         }
         return (Array(order.dropFirst(query.offset)), total)
+    }
+
+    /// Up to this many todos (offset and limit), a tree page looks each tree up as it meets it.
+    static let treeLookupLimit = 1_000
+
+    /// The terms of `plan`'s filters as one expression on todo `t`: 1 when it matches, else 0.
+    private func matchExpression(_ plan: ListPlan) -> String {
+        plan.matchTerms.isEmpty ? "1" : "coalesce(" + plan.matchTerms.joined(separator: " AND ") + ", 0)"
+    }
+
+    /// Whether todo `id` matches `plan`'s filters.
+    private func matches(_ id: Int64, _ plan: ListPlan) throws(TodoError) -> Bool {
+        let sql = "SELECT \(matchExpression(plan)) FROM todos t WHERE t.id = ?"
+        return try connection.scalar(sql, plan.matchValues + [.integer(id)]) != 0
+    }
+
+    /// The top of the tree holding `id`: its highest ancestor (itself for a top-level todo).
+    private func top(of id: Int64) throws(TodoError) -> Int64 {
+        var top = id
+        var seen: Set<Int64> = [id]
+        let sql = "SELECT p.id FROM todos t JOIN todos p ON p.id = t.parent_id WHERE t.id = ?"
+        while let parent = try connection.firstRow(sql, [.integer(top)], { $0.int64(0) }),
+              seen.insert(parent).inserted {
+            top = parent
+        }
+        return top
+    }
+
+    /// How many todos above the matches of `plan` do not match: the context of a tree listing.
+    /// The matching subtasks are found among the subtasks (`todos_parent`): left to itself,
+    /// SQLite would walk every todo of the status to find them.
+    private func contextCount(_ plan: ListPlan) throws(TodoError) -> Int {
+        let subtasks = (["t.parent_id IS NOT NULL"] + plan.matchTerms).joined(separator: " AND ")
+        let sql = """
+            WITH RECURSIVE above(id) AS (
+                SELECT t.parent_id FROM todos t INDEXED BY todos_parent WHERE \(subtasks)
+                UNION SELECT t.parent_id FROM todos t JOIN above ON t.id = above.id WHERE t.parent_id IS NOT NULL)
+            SELECT COUNT(*) FROM above JOIN todos t ON t.id = above.id WHERE \(matchExpression(plan)) = 0
+            """
+        return Int(try connection.scalar(sql, plan.matchValues + plan.matchValues))
+    }
+
+    /// The todos the tree under `top` shows for `plan`, depth first, each todo's subtasks in
+    /// manual order: those that match and those above a match. Reads the whole tree.
+    private func shownTree(_ top: Int64, _ plan: ListPlan) throws(TodoError) -> [Int64] {
+        let sql = """
+            WITH RECURSIVE below(id) AS (
+                SELECT ? UNION SELECT c.id FROM todos c JOIN below ON c.parent_id = below.id)
+            SELECT t.id, t.parent_id, t.rank, \(matchExpression(plan)) FROM below JOIN todos t ON t.id = below.id
+            """
+        let nodes = try connection.rows(sql, [.integer(top)] + plan.matchValues) {
+            Node(id: $0.int64(0), parent: $0.optionalInt64(1), rank: $0.int64(2), matches: $0.int64(3) != 0)
+        }
+        var children: [Int64: [Node]] = [:]
+        for node in nodes where node.id != top {
+            if let parent = node.parent { children[parent, default: []].append(node) }
+        }
+        for key in children.keys { children[key]?.sort { $0.rank < $1.rank } }
+        // Every todo in depth-first order; then, from the deepest up, whether it or one below matches.
+        var walk: [Int64] = []
+        var matchesHere: [Int64: Bool] = [:]
+        var stack = [top]
+        while let id = stack.popLast() {
+            walk.append(id)
+            stack += (children[id] ?? []).reversed().map(\.id)
+        }
+        for node in nodes { matchesHere[node.id] = node.matches }
+        var shown: Set<Int64> = []
+        for id in walk.reversed()
+        where matchesHere[id] == true || (children[id] ?? []).contains(where: { shown.contains($0.id) }) {
+            shown.insert(id)
+        }
+        return walk.filter(shown.contains)
     }
 }
