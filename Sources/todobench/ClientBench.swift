@@ -52,13 +52,7 @@ enum ClientBench {
             var taskList: [Double]? = nil
             if let task {
                 let twDir = try TempDir("tw")
-                let rc = twDir.file("taskrc")
-                try Taskwarrior.rcText(data: twDir.file("data")).write(toFile: rc, atomically: false, encoding: .utf8)
-                try FileManager.default.createDirectory(atPath: twDir.file("data"), withIntermediateDirectories: true)
-                var twEnv = Spawn.baseEnvironment()
-                twEnv["TASKRC"] = rc
-                twEnv["TASKDATA"] = twDir.file("data")
-                twEnv["NO_COLOR"] = "1"
+                let twEnv = try Taskwarrior.environment(in: twDir)
                 let file = twDir.file("import.json")
                 try Seed.taskwarriorFile(path: file, count: size)
                 let imported = try Spawn.run(task, ["import", file], environment: twEnv, stderr: twDir.file("import.log"))
@@ -111,6 +105,19 @@ enum ClientBench {
 
 /// The Taskwarrior configuration the bench uses: stock defaults except what a script needs.
 enum Taskwarrior {
+    /// The environment `task` runs in with a private configuration and data directory in `dir`
+    /// (written here).
+    static func environment(in dir: TempDir) throws -> [String: String] {
+        let rc = dir.file("taskrc")
+        try rcText(data: dir.file("data")).write(toFile: rc, atomically: false, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: dir.file("data"), withIntermediateDirectories: true)
+        var environment = Spawn.baseEnvironment()
+        environment["TASKRC"] = rc
+        environment["TASKDATA"] = dir.file("data")
+        environment["NO_COLOR"] = "1"
+        return environment
+    }
+
     static func rcText(data: String) -> String {
         """
         # todobench: a private Taskwarrior. Defaults otherwise (gc stays on, hooks none installed).

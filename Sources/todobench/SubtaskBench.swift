@@ -80,12 +80,7 @@ enum SubtaskBench {
             return
         }
         let twDir = try TempDir("tw-export")
-        let rc = twDir.file("taskrc")
-        try Taskwarrior.rcText(data: twDir.file("data")).write(toFile: rc, atomically: false, encoding: .utf8)
-        try FileManager.default.createDirectory(atPath: twDir.file("data"), withIntermediateDirectories: true)
-        var twEnv = Spawn.baseEnvironment()
-        twEnv["TASKRC"] = rc
-        twEnv["TASKDATA"] = twDir.file("data")
+        let twEnv = try Taskwarrior.environment(in: twDir)
         let input = twDir.file("input.json")
         try taskwarriorInput(path: input, count: tasks)
         let imported = try Spawn.run(task, ["import", input], environment: twEnv, stderr: twDir.file("import.log"))

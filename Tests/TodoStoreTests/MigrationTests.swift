@@ -5,6 +5,18 @@ import TodoCore
 import TodoTestSupport
 
 @Suite struct MigrationTests {
+    /// The change-log triggers of a release before `columns` existed: today's, with every
+    /// mention of those columns' images taken out.
+    static func triggers(without columns: [String]) -> String {
+        var triggers = ChangeLog.triggers
+        for column in columns {
+            for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
+                triggers = triggers.replacingOccurrences(of: gone, with: "")
+            }
+        }
+        return triggers
+    }
+
     /// A database written by the previous schema (migrations 1 to 4) gets a uid for every todo
     /// (distinct random UUIDs, kept from then on) and a store id that stays the same.
     @Test func aPreviousSchemaDatabaseGetsUIDsAndAStoreID() throws {
@@ -160,12 +172,7 @@ import TodoTestSupport
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 9 }
         // The previous release's triggers: today's without the ical_extra image.
-        var oldTriggers = ChangeLog.triggers
-        for column in ["ical_extra", "parent_id", "parent_uid", "start", "recur_set"] {
-            for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
-                oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
-            }
-        }
+        let oldTriggers = Self.triggers(without: ["ical_extra", "parent_id", "parent_uid", "start", "recur_set"])
         #expect(!oldTriggers.contains("ical_extra"))
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
             "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
@@ -257,12 +264,7 @@ import TodoTestSupport
         let dir = TemporaryDirectory("migrate13")
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 12 }
-        var oldTriggers = ChangeLog.triggers
-        for column in ["parent_id", "parent_uid", "start", "recur_set"] {
-            for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
-                oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
-            }
-        }
+        let oldTriggers = Self.triggers(without: ["parent_id", "parent_uid", "start", "recur_set"])
         #expect(!oldTriggers.contains("parent") && !oldTriggers.contains("start"))
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
             "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
@@ -305,10 +307,7 @@ import TodoTestSupport
         let dir = TemporaryDirectory("migrate15")
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 14 }
-        var oldTriggers = ChangeLog.triggers
-        for gone in [" OR OLD.recur_set IS NOT NEW.recur_set", ", b_recur_set", ", a_recur_set", ", OLD.recur_set", ", NEW.recur_set"] {
-            oldTriggers = oldTriggers.replacingOccurrences(of: gone, with: "")
-        }
+        let oldTriggers = Self.triggers(without: ["recur_set"])
         #expect(!oldTriggers.contains("recur_set"))
         _ = try ChildProcess.sqlite3(path, """
             PRAGMA journal_mode = WAL;

@@ -43,19 +43,6 @@ struct OccurrenceShift: Sendable, Equatable {
 }
 
 extension StoreTransaction {
-    /// Advances open recurring todo `id` (`advanceIfRecurring`) and says how its due moved.
-    /// - Returns: nil when it did not advance (done, not recurring, or its rule used up).
-    func advance(_ id: Int64) throws(TodoError) -> OccurrenceShift? {
-        let read = { () throws(TodoError) -> (due: Instant?, zone: String?)? in
-            try self.connection.firstRow("SELECT due, zone FROM todos WHERE id = ?", [.integer(id)]) {
-                ($0.optionalInstant(0), $0.optionalText(1))
-            }
-        }
-        guard let before = try read(), let oldDue = before.due, try advanceIfRecurring(id),
-              let newDue = try read()?.due else { return nil }
-        return OccurrenceShift(from: oldDue, to: newDue, in: zones.zoneOrUTC(before.zone))
-    }
-
     /// Renews the subtasks of todo `parent`, which advanced by `shift`, for its next occurrence,
     /// at any depth: a subtask is open again (a done one reopened) with its due, start and
     /// reminder moved by `shift` (the reminder re-armed), and its own subtasks renewed the same
@@ -73,7 +60,7 @@ extension StoreTransaction {
             guard let (done, recurs, due) = found else { continue }
             if recurs, let due {
                 guard !done, due <= shift.oldDue else { continue }
-                if let own = try advance(child) {
+                if let own = try advanceIfRecurring(child) {
                     touched.append(child)
                     touched += try renewSubtasks(of: child, shift: own, seen: &seen)
                 } else {

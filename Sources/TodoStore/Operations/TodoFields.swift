@@ -138,10 +138,11 @@ extension StoreTransaction {
     /// it has one, is the rule's anchor and the due keeps its distance from it), the reminder keeps
     /// its distance from the due (and is re-armed), `completed` records this completion, the rule
     /// keeps what is left of it (COUNT counts down), and the todo stays open. One row's update.
-    /// - Returns: false when the todo is done, does not recur, or its set is exhausted: it is
-    ///   then to be completed for good like any todo.
+    /// - Returns: how its due moved (its subtasks move the same way), or nil when the todo is
+    ///   done, does not recur, or its set is exhausted: it is then to be completed for good like
+    ///   any todo.
     /// - Throws: `.conflict` when the stored rule cannot be used (nothing changes).
-    func advanceIfRecurring(_ id: Int64) throws(TodoError) -> Bool {
+    func advanceIfRecurring(_ id: Int64) throws(TodoError) -> OccurrenceShift? {
         let found = try connection.firstRow("""
             SELECT recur_rule, recur_from, due, remind, zone, all_day, start, recur_set FROM todos
             WHERE id = ? AND done = 0 AND recur_rule IS NOT NULL AND due IS NOT NULL
@@ -151,7 +152,7 @@ extension StoreTransaction {
             return (recurrence: recurrence, due: s.instant(2), remind: s.optionalInstant(3), zone: s.optionalText(4),
                     allDay: s.bool(5), start: s.optionalInstant(6))
         }
-        guard let t = found else { return false }
+        guard let t = found else { return nil }
         let next: Recurrence.Advanced?
         do {
             next = try Recurrence.advance(t.recurrence, due: t.due, start: t.start, zone: zones.zoneOrUTC(t.zone),
@@ -159,7 +160,7 @@ extension StoreTransaction {
         } catch {
             throw TodoError.conflict("todo \(id) recurs by a rule this build cannot use (\(error.message)); complete it with stop to end it")
         }
-        guard let next else { return false }
+        guard let next else { return nil }
         let remind = t.remind.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }
         try connection.run("""
             UPDATE todos SET due = ?, due_end = ?, remind = ?, start = ?, reminded = NULL, recur_rule = ?, recur_set = ?,
@@ -170,6 +171,6 @@ extension StoreTransaction {
                 .optional(next.start), .text(next.recurrence.rule), .optional(next.recurrence.setText),
                 .integer(now.usec), .integer(now.usec), .integer(id),
             ])
-        return true
+        return OccurrenceShift(from: t.due, to: next.due, in: zones.zoneOrUTC(t.zone))
     }
 }

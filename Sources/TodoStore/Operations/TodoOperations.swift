@@ -328,7 +328,7 @@ extension StoreTransaction {
         var touched = ids
         var seen = Set(ids)
         for id in ids {
-            if done, !stop, let shift = try advance(id) {
+            if done, !stop, let shift = try advanceIfRecurring(id) {
                 touched += try renewSubtasks(of: id, shift: shift, seen: &seen)
                 continue
             }
