@@ -185,7 +185,10 @@ package struct ICalReader: Sendable {
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
-            case "UID": givenUID = text(p).trimmingSpaces; keepIfParameters(p)
+            case "UID":
+                // The first, as instances are grouped by it (a second UID is invalid and dropped).
+                guard givenUID == nil else { continue }
+                givenUID = text(p).trimmingSpaces; keepIfParameters(p)
             case "SUMMARY": title = text(p); keepIfParameters(p)
             case "DESCRIPTION": notes = text(p); keepIfParameters(p)
             case "DUE": due = try instant(p, zones); keepIfParameters(p)

@@ -183,6 +183,38 @@ import TodoTime
         #expect(again.due == e.due && again.ical == e.ical)
     }
 
+    /// A VTODO with two UIDs (invalid) is its first UID's todo, the one its instances are grouped
+    /// by, and reads again as the same todo (found by `todofuzz --ical`, seed 6775755394819072423:
+    /// the second UID won, the instance became a todo of its own and the copy was refused).
+    @Test func aSecondUIDIsDropped() throws {
+        let text = """
+            BEGIN:VCALENDAR\r
+            BEGIN:VTODO\r
+            UID:first\r
+            SUMMARY:Report\r
+            DUE:20261207T090000Z\r
+            RRULE:FREQ=WEEKLY\r
+            UID;X-A=b:second\r
+            END:VTODO\r
+            BEGIN:VTODO\r
+            UID:first\r
+            RECURRENCE-ID:20261207T090000Z\r
+            SUMMARY:Report\r
+            STATUS:COMPLETED\r
+            PRIORITY:99\r
+            END:VTODO\r
+            END:VCALENDAR\r
+
+            """
+        let items = try Self.reader.items(Array(text.utf8))
+        let e = try #require(items.first).entry
+        #expect(items.count == 1 && e.uid == "first")
+        let out = ICalWriter().calendar([e])
+        #expect(!out.contains("second"))
+        let again = try Self.reader.items(Array(out.utf8))
+        #expect(again.count == 1 && again.first?.entry.uid == "first" && again.first?.entry.ical == e.ical)
+    }
+
     /// What servers rewrite reads as the same todo: RRULE parts in another order, CATEGORIES one
     /// line per value, empty properties dropped, CLASS:PUBLIC added, another DTSTAMP, other folds.
     @Test func rewrittenCopiesReadTheSame() throws {
