@@ -35,9 +35,17 @@ package struct SyncAccount: Equatable, Sendable {
     /// How the first round treats a store and a calendar that both hold todos (`sync add
     /// --initial`): `merge` (nil), `remote` or `local`.
     package var initial: String?
+    /// The most seconds a round may talk with the server (`round-limit`; nil: 600). A round that
+    /// reaches it stops writing; what it had no time for is pending, and the next round goes on.
+    package var roundLimit: Int?
 
     /// The values `--initial` takes.
     package static let initialModes = ["merge", "remote", "local"]
+    /// The values `round-limit` takes, in seconds, and its default.
+    package static let roundLimits = 1...86_400
+    package static let defaultRoundLimit: Double = 600
+    /// The round's time limit in seconds.
+    package var roundTimeLimit: Double { roundLimit.map(Double.init) ?? Self.defaultRoundLimit }
 
     package init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil,
                 initial: String? = nil) {
@@ -61,7 +69,7 @@ package struct SyncAccount: Equatable, Sendable {
     /// The values sync.conf holds for the account, by key.
     package var values: [(key: String, value: String)] {
         [("url", url), ("user", user)] + ([("password-file", passwordFile), ("credential", credential)] + calendars.map { ("calendar", $0) }
-            + [("lists", lists ? "yes" : nil), ("initial", initial)]).compactMap { k, v in v.map { (k, $0) } }
+            + [("lists", lists ? "yes" : nil), ("initial", initial), ("round-limit", roundLimit.map(String.init))]).compactMap { k, v in v.map { (k, $0) } }
     }
 
     /// Whether `name` may name an account (it becomes part of file names).
@@ -166,6 +174,7 @@ package enum SyncConfig {
                                       credential: current["credential"], initial: current["initial"])
             account.calendars = calendars
             account.lists = current["lists"] == "yes"
+            account.roundLimit = current["round-limit"].flatMap { Int($0) }
             guard account.lists || calendars.count <= 1 else {
                 throw SyncConfigError("\(file):\(currentLine): account \(name) names several calendars; that takes lists = yes")
             }
@@ -190,7 +199,7 @@ package enum SyncConfig {
             guard currentName != nil else { throw SyncConfigError("\(file):\(index + 1): a key outside an [account] section") }
             guard let eq = line.firstIndex(of: "=") else { throw SyncConfigError("\(file):\(index + 1): expected key = value") }
             let key = String(line[..<eq]).trimmingSpaces(), value = String(line[line.index(after: eq)...]).trimmingSpaces()
-            guard ["url", "user", "password-file", "credential", "calendar", "lists", "initial"].contains(key) else {
+            guard ["url", "user", "password-file", "credential", "calendar", "lists", "initial", "round-limit"].contains(key) else {
                 throw SyncConfigError("\(file):\(index + 1): unknown key \"\(key)\"")
             }
             guard !value.isEmpty else { throw SyncConfigError("\(file):\(index + 1): \(key) is empty") }
@@ -198,6 +207,9 @@ package enum SyncConfig {
                 throw SyncConfigError("\(file):\(index + 1): initial must be merge, remote or local")
             }
             if key == "password-file", !value.hasPrefix("/") { throw SyncConfigError("\(file):\(index + 1): password-file must be an absolute path") }
+            if key == "round-limit", !(Int(value).map(SyncAccount.roundLimits.contains) ?? false) {
+                throw SyncConfigError("\(file):\(index + 1): round-limit must be a number of seconds from 1 to 86400")
+            }
             if key == "lists", value != "yes", value != "no" { throw SyncConfigError("\(file):\(index + 1): lists must be yes or no") }
             if key == "calendar" { calendars.append(value) }
             current[key] = value
@@ -223,6 +235,7 @@ package enum SyncConfig {
             for c in a.calendars { out += "calendar = \(c)\n" }
             if a.lists { out += "lists = yes\n" }
             if let i = a.initial { out += "initial = \(i)\n" }
+            if let r = a.roundLimit { out += "round-limit = \(r)\n" }
         }
         return out
     }
@@ -346,6 +359,8 @@ package struct SyncStatus: Equatable, Sendable {
     /// after it wait for the next round (`sync status` counts them as pending).
     package var storeID: String?
     package var storeSeq: Int64?
+    /// The last round's time ran out with writes left (they are `pending`; the next round goes on).
+    package var unfinished = false
 
     package static let maxConflicts = 50
     package static let maxProblems = 200
@@ -381,6 +396,7 @@ package struct SyncStatus: Equatable, Sendable {
                  "title": .string($0.title), "reason": .string($0.reason)]
             }),
             "storeId": storeID.map { .string($0) } ?? .null, "storeSeq": storeSeq.map { .int($0) } ?? .null,
+            "unfinished": .bool(unfinished),
         ]
     }
 
@@ -403,6 +419,7 @@ package struct SyncStatus: Equatable, Sendable {
         }
         storeID = json["storeId"]?.stringValue
         storeSeq = json["storeSeq"]?.intValue
+        unfinished = json["unfinished"]?.boolValue ?? false
     }
 }
 

@@ -14,7 +14,7 @@ import TodoUserFiles
     // MARK: sync.conf
 
     @Test func configRoundTrips() throws {
-        let accounts = [
+        var accounts = [
             SyncAccount(name: "home", url: "https://dav.example.org/", user: "alice", passwordFile: "/home/alice/.config/todod/home.password",
                         calendar: "https://dav.example.org/alice/tasks/"),
             SyncAccount(name: "work.2", url: "http://127.0.0.1:5232/", user: "bob", credential: "work-password"),
@@ -22,7 +22,11 @@ import TodoUserFiles
             SyncAccount(name: "named", url: "https://dav.example.org/", user: "alice", passwordFile: "/p",
                         lists: ["https://dav.example.org/alice/tasks/", "/alice/仕事/"]),
         ]
+        var slow = SyncAccount(name: "slow", url: "https://dav.example.org/", user: "alice", passwordFile: "/p")
+        slow.roundLimit = 3600
+        accounts.append(slow)
         let text = SyncConfig.render(accounts)
+        #expect(text.contains("\n[slow]\n") && text.contains("\nround-limit = 3600\n"))
         #expect(!text.contains("secret"))
         #expect(try SyncConfig.parse(text, file: "sync.conf") == accounts)
         // Comments, blank lines, spaces around `=` and CRLF are read too.
@@ -41,6 +45,8 @@ import TodoUserFiles
         ("[a]\nurl\n", "sync.conf:2: expected key = value"),
         ("[a]\nuser =\n", "sync.conf:2: user is empty"),
         ("[a]\nurl = https://x/\nuser = a\ncredential = c\nlists = maybe\n", "sync.conf:5: lists must be yes or no"),
+        ("[a]\nurl = https://x/\nuser = a\ncredential = c\nround-limit = 0\n", "sync.conf:5: round-limit must be a number of seconds from 1 to 86400"),
+        ("[a]\nurl = https://x/\nuser = a\ncredential = c\nround-limit = 10m\n", "sync.conf:5: round-limit must be a number of seconds from 1 to 86400"),
         ("[a]\nurl = https://x/\nuser = a\ncredential = c\ncalendar = /a/\ncalendar = /b/\n", "sync.conf:1: account a names several calendars; that takes lists = yes"),
     ])
     func badConfigNamesFileAndLine(text: String, message: String) {

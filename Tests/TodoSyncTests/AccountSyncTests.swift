@@ -12,13 +12,14 @@ import TodoUserFiles
 /// conflicts go to the journal and the status file, failures back off with a one-line status, and
 /// two rounds of one account never run at once.
 @Suite(.serialized) struct AccountSyncTests {
-    static func account(_ m: Machine, _ cal: CalendarCollection) throws -> (AccountSync, [String: String], TemporaryDirectory) {
+    static func account(_ m: Machine, _ cal: CalendarCollection, roundLimit: Int? = nil) throws -> (AccountSync, [String: String], TemporaryDirectory) {
         let home = TemporaryDirectory("acct")
         var env: [String: String] = ["HOME": home.path, "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config")]
         env["TZ"] = "UTC"
         let file = home.file("pw")
         FileManager.default.createFile(atPath: file, contents: Data("秘密-password".utf8), attributes: [.posixPermissions: 0o600])
-        let account = SyncAccount(name: "home", url: cal.url, user: "alice", passwordFile: file, calendar: cal.url)
+        var account = SyncAccount(name: "home", url: cal.url, user: "alice", passwordFile: file, calendar: cal.url)
+        account.roundLimit = roundLimit
         let sync = AccountSync(account: account, environment: env, socket: m.daemon.socket, opener: { _, password throws(SyncError) in
             guard password == "秘密-password" else { throw SyncError("wrong password given to the opener") }
             return cal

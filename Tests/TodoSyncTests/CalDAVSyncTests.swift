@@ -49,7 +49,7 @@ struct CalDAVSyncTests {
         let home: TemporaryDirectory
         var environment: [String: String]
 
-        init(url: String, calendar: String?, user: String, password: String) throws {
+        init(url: String, calendar: String?, user: String, password: String, roundLimit: Int? = nil) throws {
             machine = try Machine()
             home = TemporaryDirectory("synchome")
             environment = ProcessInfo.processInfo.environment
@@ -61,8 +61,9 @@ struct CalDAVSyncTests {
             environment["JOURNAL_STREAM"] = nil
             let passwordFile = home.file("home.password")
             FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
-            try SyncConfig.save([SyncAccount(name: "home", url: url, user: user, passwordFile: passwordFile, calendar: calendar)],
-                                environment: environment)
+            var account = SyncAccount(name: "home", url: url, user: user, passwordFile: passwordFile, calendar: calendar)
+            account.roundLimit = roundLimit
+            try SyncConfig.save([account], environment: environment)
         }
 
         func once(_ extra: [String] = []) throws -> ChildProcess.Result {
@@ -85,8 +86,9 @@ struct CalDAVSyncTests {
         }
     }
 
-    static func host(_ server: CalDAVServer, _ calendar: String) throws -> Host {
-        try Host(url: server.rootURL, calendar: calendar, user: server.user ?? "anyone", password: server.password ?? "unused")
+    static func host(_ server: CalDAVServer, _ calendar: String, roundLimit: Int? = nil) throws -> Host {
+        try Host(url: server.rootURL, calendar: calendar, user: server.user ?? "anyone", password: server.password ?? "unused",
+                 roundLimit: roundLimit)
     }
 
     @Test(arguments: CalDAVServer.Kind.allCases)
@@ -432,6 +434,41 @@ struct CalDAVSyncTests {
         #expect(several.status == 1)
         #expect(several.stderr.contains("several calendars hold todos") && several.stderr.contains(calendar))
         #expect(several.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// A first upload longer than a round (`round-limit = 2` in sync.conf, 300 todos to Radicale)
+    /// ends as pending, not failed: `--once` says how many went and how many wait, and exits 1
+    /// (not all synced); `sync status` says so without an error; the service then goes on at
+    /// once, round after round, until every todo is on the server once. Before, `--once` said
+    /// "the server did not answer in time" and the status showed an error with `PENDING 0`.
+    @Test func anUploadLongerThanARoundEndsPendingAndTheServiceFinishesIt() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar, roundLimit: 2)
+        let todos = (0..<300).map { i -> JSON in ["title": .string("大量 \(i)"), "created": "2026-11-01T00:00:00Z"] }
+        _ = try host.machine.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+        let first = try host.once()
+        #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
+        let line = try #require(first.stdout.split(separator: "\n").first.map(String.init))
+        let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        #expect(line.hasSuffix(" pending (the round's time ran out; the next round goes on)") && numbers.count == 4, "\(line)")
+        let (sent, pending) = (numbers.first ?? 0, numbers.last ?? 0)
+        #expect(pending > 0 && sent + pending == 300, "\(line)")
+        let status = try #require(host.status)
+        #expect(status.error == nil && status.unfinished && status.pending == pending)
+        let table = try ChildProcess.run(BuiltProducts.path("todoctl"), ["sync", "status"], environment: host.environment).stdout
+        #expect(table.contains("the last round's time ran out; todoctl sync now goes on") && table.contains(" \(pending) "), "\(table)")
+
+        let service = try host.service(interval: 3600)
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        let done = NotifyTestSupport.eventually(timeout: 120) { host.status.map { !$0.unfinished && $0.pending == 0 } ?? false }
+        #expect(done, "\(service.log)")
+        #expect(service.stop() == 0)
+        let uids = try collection.fetch(try collection.versions().map(\.href)).compactMap { object -> String? in
+            let text = String(decoding: object.data, as: UTF8.self)
+            return text.split(separator: "\r\n").first { $0.hasPrefix("UID:") }.map(String.init)
+        }
+        #expect(uids.count == 300 && Set(uids).count == 300, "every todo on the server once: \(uids.count)")
     }
 
     /// Figures for the report: the initial sync of 1,000 todos and a round with nothing to do.

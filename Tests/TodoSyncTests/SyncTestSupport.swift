@@ -227,11 +227,12 @@ final class Machine {
 
     /// One round of the account against `collection`.
     @discardableResult
-    func sync(_ collection: CalendarCollection, beforeApply: @escaping () -> Void = {}, conflicts: ((SyncStatus.Conflict) -> Void)? = nil) throws -> RoundReport {
+    func sync(_ collection: CalendarCollection, beforeApply: @escaping () -> Void = {}, conflicts: ((SyncStatus.Conflict) -> Void)? = nil,
+              timeLimit: Double = SyncAccount.defaultRoundLimit) throws -> RoundReport {
         let transport = ImportHook(try UnixSocketTransport(path: daemon.socket, timeout: 30), beforeImport: beforeApply)
         let (state, _) = try SyncState.open(path: statePath)
         let round = SyncRound(account: "home", collection: collection, store: LocalStore(transport: transport), state: state, codec: VTodoCodec(),
-                              options: .init(onConflict: conflicts ?? { _ in }))
+                              options: .init(timeLimit: timeLimit, onConflict: conflicts ?? { _ in }))
         return try round.run()
     }
 

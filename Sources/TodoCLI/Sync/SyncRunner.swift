@@ -217,6 +217,9 @@ struct SyncRunner {
             var problem = s.error ?? ""
             // A retry is said only when a service is there to make it.
             if running, s.error != nil, let retry = s.retryAt { problem += "; retry " + TerminalText.relative(retry, now: human.now).replacingOverdue() }
+            if s.error == nil, s.unfinished {
+                problem = "the last round's time ran out" + (running ? "; the next goes on" : "; todoctl sync now goes on")
+            }
             if !s.problems.isEmpty {
                 let note = "\(s.problems.count) todo\(s.problems.count == 1 ? "" : "s") not syncing (below)"
                 problem = problem.isEmpty ? note : problem + "; " + note

@@ -63,6 +63,11 @@ extension SyncRound {
                 }
                 continue
             }
+            let copy = copies.first { $0.value.original == plan.uid }
+            if plan.remoteWrite != nil || plan.completeAfter || copy != nil, timeIsUp {
+                left.insert(plan.uid)  // no time to write it: the next round does
+                continue
+            }
             if let conflict = plan.conflict {
                 report.conflicts.append(conflict)
                 options.onConflict(conflict)
@@ -75,17 +80,22 @@ extension SyncRound {
                     plan.remoteWrite = .update(href: href, etag: etag, item: item)
                 }
             }
-            let retry = try write(plan, &report)
+            let retry: Bool
+            do {
+                retry = try write(plan, &report)
+                if let copy { try settle(copy: copy.key, copy.value, advanced: plan.completeAfter && !retry, &report) }
+            } catch .outOfTime {
+                left.insert(plan.uid)
+                continue
+            }
             if retry {
                 again = true
                 retried.insert(plan.uid)
                 if plan.placed != nil { placedRetried = true }
             }
-            if let copy = copies.first(where: { $0.value.original == plan.uid }) {
-                try settle(copy: copy.key, copy.value, advanced: plan.completeAfter && !retry, &report)
-            }
         }
-        if !placedRetried, state.meta("renumber") != nil { try wrap { () throws(TodoError) in try state.setMeta("renumber", nil) } }
+        retried.formUnion(left)
+        if !placedRetried, left.isEmpty, state.meta("renumber") != nil { try wrap { () throws(TodoError) in try state.setMeta("renumber", nil) } }
         // The store follows the server's order wherever it is in step with it.
         let serverChanged = plans.contains { plan in
             if case .present = plan.remote { return true }
@@ -197,7 +207,7 @@ extension SyncRound {
                 try refused(plan, href: collectionPath + name, title: item.entry.title, error)
                 return false
             } catch {
-                throw SyncError(error.message)
+                throw roundError(error)
             }
             try confirm(uid: plan.uid, href: created.href, etag: created.etag, bytes: bytes)
             createdSinceToken.insert(created.href)
@@ -220,7 +230,7 @@ extension SyncRound {
                 try refused(plan, href: href, title: item.entry.title, error)
                 return false
             } catch {
-                throw SyncError(error.message)
+                throw roundError(error)
             }
             try confirm(uid: plan.uid, href: href, etag: newTag, bytes: bytes)
             report.sent += 1
@@ -235,7 +245,7 @@ extension SyncRound {
                 try refused(plan, href: href, title: plan.uid, error)
                 return false
             } catch {
-                throw SyncError(error.message)
+                throw roundError(error)
             }
             try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
             report.sent += 1
@@ -316,7 +326,7 @@ extension SyncRound {
             return
         } catch .notFound {
         } catch {
-            throw SyncError(error.message)
+            throw roundError(error)
         }
         try wrap { () throws(TodoError) in try state.remove(uid: uid) }
     }

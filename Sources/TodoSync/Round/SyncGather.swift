@@ -172,7 +172,7 @@ extension SyncRound {
             changed = try calDAV { () throws(CalDAVError) in try collection.versions() }
             full = true
         } catch {
-            throw SyncError(error.message)
+            throw roundError(error)
         }
         if full {
             let present = Set(changed.map(\.href))

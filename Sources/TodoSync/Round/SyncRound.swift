@@ -22,6 +22,9 @@ package struct RoundReport: Sendable, Equatable {
     /// The store's id, and its newest change when the round ended.
     package var storeID: String?
     package var storeSeq: Int64?
+    /// The round used up its time limit with writes left: they are `pending`, and the next round
+    /// goes on with them.
+    package var unfinished = false
 
     package init() {}
 
@@ -29,6 +32,7 @@ package struct RoundReport: Sendable, Equatable {
     package func summary(account: String) -> String {
         var s = "\(account): \(sent) sent, \(received) received, \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if pending > 0 { s += ", \(pending) pending" }
+        if unfinished { s += " (the round's time ran out; the next round goes on)" }
         if !problems.isEmpty { s += ", \(problems.count) not syncing (todoctl sync status names them)" }
         return s
     }
@@ -63,7 +67,7 @@ package final class SyncRound {
         /// Called for each conflict as it is resolved (the daemon logs it to the journal).
         package var onConflict: (SyncStatus.Conflict) -> Void
 
-        package init(maxPasses: Int = 4, fetchBatch: Int = 200, timeLimit: Double = 600, initial: String? = nil,
+        package init(maxPasses: Int = 4, fetchBatch: Int = 200, timeLimit: Double = SyncAccount.defaultRoundLimit, initial: String? = nil,
                     now: @escaping () -> Instant = { Instant.now() }, log: @escaping (String) -> Void = { _ in },
                     onConflict: @escaping (SyncStatus.Conflict) -> Void = { _ in }) {
             self.maxPasses = maxPasses
@@ -97,6 +101,13 @@ package final class SyncRound {
     /// Whether this round has tried again the local changes the server refused before (once a
     /// round, in its first pass).
     var triedRefused = false
+    /// When (monotonic seconds) this round's time ends: no write starts after it.
+    var deadline = Double.infinity
+    /// The todos whose writes to the server the round had no time left for. A pass that left
+    /// any is the last, and saves neither the store's seq nor the server's token, so the next
+    /// round finds them again (as one cut off would).
+    var left: Set<String> = []
+    var timeIsUp: Bool { Posix.monotonicSeconds() >= deadline }
 
     package init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
                 options: Options = Options()) {
@@ -110,7 +121,8 @@ package final class SyncRound {
 
     /// Runs passes until nothing is left to merge again (or `maxPasses`), within `timeLimit`.
     package func run() throws(SyncError) -> RoundReport {
-        collection.setDeadline(Posix.monotonicSeconds() + options.timeLimit)
+        deadline = Posix.monotonicSeconds() + options.timeLimit
+        collection.setDeadline(deadline)
         defer { collection.setDeadline(nil) }
         var report = RoundReport()
         let status = try store.status()
@@ -129,10 +141,16 @@ package final class SyncRound {
         report.storeID = status.storeID
         for _ in 0..<options.maxPasses {
             guard try pass(&report) else { break }
+            // Another pass is due, but the time is up: what it would merge again is pending.
+            if timeIsUp {
+                report.unfinished = true
+                break
+            }
         }
         if state.meta("initial") != nil { try wrap { () throws(TodoError) in try state.setMeta("initial", nil) } }
         report.problems = try wrap { () throws(TodoError) in try state.problems() }
         report.pending = try pendingCount(report.problems)
+        if !left.isEmpty { report.unfinished = true }
         report.items = state.count
         report.storeSeq = try store.status().seq
         return report
@@ -143,6 +161,7 @@ package final class SyncRound {
         let gathered = try gather(&report)
         let decided = SyncPlanner.plan(gathered.input)
         var again = try apply(decided, gathered, &report)
+        if !left.isEmpty { return false }
         try wrap { () throws(TodoError) in
             try state.setSeq(gathered.seq)
             // Saved only once no resource this pass created is waiting for the next pass's check.
@@ -153,11 +172,11 @@ package final class SyncRound {
         return again
     }
 
-    /// The local changes not on the server: every refusal, every todo to merge again, and the
-    /// todos waiting on a resource todod cannot read whose store copy differs from the last
-    /// synced one.
+    /// The local changes not on the server: every refusal, every todo to merge again or left for
+    /// the next round, and the todos waiting on a resource todod cannot read whose store copy
+    /// differs from the last synced one.
     func pendingCount(_ problems: [SyncProblem]) throws(SyncError) -> Int {
-        var uids = Set(try wrap { () throws(TodoError) in try state.refetching() }.map(\.uid))
+        var uids = Set(try wrap { () throws(TodoError) in try state.refetching() }.map(\.uid)).union(left)
         uids.formUnion(problems.filter { $0.kind == .refused }.compactMap(\.uid))
         let waiting = Set(problems.filter { $0.kind != .refused }.compactMap(\.uid)).subtracting(uids)
         if !waiting.isEmpty {
@@ -188,7 +207,16 @@ package final class SyncRound {
     }
 
     func calDAV<T>(_ body: () throws(CalDAVError) -> T) throws(SyncError) -> T {
-        do { return try body() } catch { throw SyncError(error.message) }
+        do { return try body() } catch { throw roundError(error) }
+    }
+
+    /// A server's failure as the round's: a request cut off because the round's time ran out
+    /// says so (the server answers; it is the round that is long).
+    func roundError(_ error: CalDAVError) -> SyncError {
+        if case .timeout = error, timeIsUp {
+            return .outOfTime(seconds: Int(options.timeLimit.rounded()))
+        }
+        return SyncError(error.message)
     }
 }
 

@@ -137,6 +137,8 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case severalTodoCalendars([String])
     /// A resource that holds no VTODO, or none that can be read: why.
     case unreadableItem(String)
+    /// The round's time limit (`round-limit` in sync.conf, seconds) ran out before it was done.
+    case outOfTime(seconds: Int)
     /// Anything else (todod's answers, the sync state), said in full.
     case failed(String)
 
@@ -153,6 +155,7 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notACalendar(let calendar, let server): "\(calendar) is not a calendar on \(server)"
         case .calendarWithoutTodos(let url): "the calendar \(url) does not hold todos (VTODO)"
         case .noTodoCalendar(let server): "no calendar holding todos (VTODO) at \(server); make one, or name it with --calendar"
+        case .outOfTime(let seconds): "the round's \(seconds) s ran out before the server had answered; the next round goes on"
         case .severalTodoCalendars(let names): "several calendars hold todos; choose one with --calendar: " + names.joined(separator: ", ")
         }
     }

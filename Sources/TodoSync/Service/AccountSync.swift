@@ -91,6 +91,7 @@ package final class AccountSync {
             }
             status.storeID = report.storeID
             status.storeSeq = report.storeSeq
+            status.unfinished = report.unfinished
         case .failure(let error):
             failures += 1
             // 2 s doubling to 5 minutes, ±20 % so that many clients do not come back at once.
@@ -149,7 +150,8 @@ package final class AccountSync {
         let store = try LocalStore(socket: socket)
         let (state, reset) = try SyncState.open(path: statePath)
         if let reset { log(reset) }
-        let options = SyncRound.Options(initial: account.initial, log: log, onConflict: { [account] c in Self.journal(c, account: account.name) })
+        let options = SyncRound.Options(timeLimit: account.roundTimeLimit, initial: account.initial, log: log,
+                                        onConflict: { [account] c in Self.journal(c, account: account.name) })
         let round = SyncRound(account: account.name, collection: collection, store: store, state: state, codec: Self.codec(environment),
                               options: options)
         return try round.run()

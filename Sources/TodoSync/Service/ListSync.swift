@@ -141,7 +141,7 @@ struct ListSync {
             }
             let view = ListView(transport: store.transport, category: list.category)
             let codec = AccountSync.codec(environment).list(isDefault: list.category == nil)
-            let options = SyncRound.Options(initial: account.initial, log: log, onConflict: onConflict)
+            let options = SyncRound.Options(timeLimit: account.roundTimeLimit, initial: account.initial, log: log, onConflict: onConflict)
             let round = SyncRound(account: account.name, collection: dav.collection(url: list.url), store: view, state: state, codec: codec,
                                   options: options)
             return try round.run()
@@ -261,6 +261,7 @@ struct ListSync {
         report.received += r.received
         report.conflicts += r.conflicts
         report.pending += r.pending
+        report.unfinished = report.unfinished || r.unfinished
         report.items += r.items
         report.skipped += r.skipped
         report.problems += r.problems

@@ -83,19 +83,24 @@ package final class SyncService: @unchecked Sendable {
             let pull = now >= nextPull
             if pull { nextPull = now + interval }
             // In backoff, the account waits for its retry; its changes wait with it.
+            var unfinished = false
             if (a.retryAt ?? 0) <= now && (pull || changed || a.retryAt != nil) {
                 switch a.round() {
-                case .success(let report): log(report.summary(account: a.account.name))
+                case .success(let report):
+                    log(report.summary(account: a.account.name))
+                    unfinished = report.unfinished
                 case .failure(let error): SyncOutput.error("\(a.account.name): \(error.message)")
                 }
-                let line = "\(a.account.name): " + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step")
+                let line = "\(a.account.name): " + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step" + (a.status.pending > 0 ? ", \(a.status.pending) pending" : ""))
                 let status = lines.withLock { lines in
                     lines[index] = line
                     return lines.joined(separator: "; ")
                 }
                 manager.status(status)
             }
-            changed = false
+            // A round whose time ran out with writes left is followed by the next at once.
+            changed = unfinished
+            if unfinished { continue }
             let retry = a.retryAt.flatMap { $0 > Posix.monotonicSeconds() ? $0 : nil }
             let deadline = min(nextPull, retry ?? .infinity)
             if wakeup.wait(until: deadline.isFinite ? deadline : nil) {
