@@ -44,7 +44,9 @@ package struct Todo: Sendable, Equatable {
     /// When the todo can be started (iCalendar `DTSTART`); before it, `list --ready` leaves it out.
     package var start: Instant? = nil
 
-    package init(
+    /// (Inlinable: the store builds one per row read, and across the module boundary the
+    /// initializer built the value and then copied it, a retain and release of every field.)
+    @inlinable package init(
         id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
         due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
         done: Bool = false, completed: Instant? = nil, position: Int?,

@@ -388,16 +388,19 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             do throws(RPCError) {
                 var held = job.connection.heldImport
                 defer { job.connection.heldImport = held }
-                let outcome = try savepoint && request.known?.kind == .write
+                var outcome = try savepoint && request.known?.kind == .write
                     ? tx.savepoint { () throws(RPCError) in try router.perform(request, in: tx, heldImport: &held) }
                     : router.perform(request, in: tx, heldImport: &held, stream: stream)
-                guard let encoded = outcome.encodedResult else {  // it went out through the stream
+                // Taken out of the outcome, the result's buffer is the answer's only owner: its
+                // line is made in it.
+                guard let encoded = outcome.encodedResult.take() else {  // it went out through the stream
                     stream?.finish()
                     return Reply(connection: job.connection, response: nil, events: outcome.events, subscription: outcome.subscription,
                                  seq: outcome.seq, replay: outcome.replay)
                 }
-                return Reply(connection: job.connection, response: request.id.map { RPCMessage.resultLine(id: $0, encodedResult: encoded) },
-                             events: outcome.events, subscription: outcome.subscription, seq: outcome.seq, replay: outcome.replay)
+                let response: [UInt8]? = if let id = request.id { RPCMessage.resultLine(id: id, encodedResult: encoded) } else { nil }
+                return Reply(connection: job.connection, response: response, events: outcome.events,
+                             subscription: outcome.subscription, seq: outcome.seq, replay: outcome.replay)
             } catch {
                 if let stream, stream.started {
                     stream.abandon()

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Splits a byte stream into `\n`-terminated lines with a hard cap on line length.
 ///
 /// Feed it whatever `read` returned, then take lines until `next()` returns nil. A trailing `\r`
@@ -33,31 +35,43 @@ package struct LineFramer: Sendable {
         return Array(buffer[start...])
     }
 
-    package mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    /// Appends what a `read` returned. (Concrete rather than generic: called from other modules,
+    /// a generic append is not specialized there and copies byte by byte.)
+    package mutating func append(_ bytes: ArraySlice<UInt8>) {
         guard !overflowed else { return }
-        buffer.append(contentsOf: bytes)
+        bytes.withUnsafeBufferPointer { buffer.append(contentsOf: $0) }
+    }
+
+    package mutating func append(_ bytes: [UInt8]) {
+        append(bytes[...])
     }
 
     /// The next complete line (without its newline), `.tooLong`, or nil when more bytes are needed.
     package mutating func next() -> Frame? {
         if overflowed { return .tooLong }
-        var i = max(start, scanned)
-        while i < buffer.count {
-            if buffer[i] == 0x0A {
-                var end = i
-                if end > start, buffer[end - 1] == 0x0D { end -= 1 }
-                if end - start > maxLineLength { return overflow() }
-                let line = Array(buffer[start..<end])
-                start = i + 1
-                scanned = start
-                compact()
-                return .line(line)
-            }
-            i += 1
+        let from = max(start, scanned)
+        if let i = LineFramer.newline(in: buffer, from: from) {
+            var end = i
+            if end > start, buffer[end - 1] == 0x0D { end -= 1 }
+            if end - start > maxLineLength { return overflow() }
+            let line = Array(buffer[start..<end])
+            start = i + 1
+            scanned = start
+            compact()
+            return .line(line)
         }
-        scanned = i
+        scanned = buffer.count
         if buffer.count - start > maxLineLength + 1 { return overflow() }
         return nil
+    }
+
+    /// The index of the first newline in `bytes` at or after `from` (`memchr`, not a loop in Swift).
+    private static func newline(in bytes: [UInt8], from: Int) -> Int? {
+        guard from < bytes.count else { return nil }
+        return bytes.withUnsafeBufferPointer { b -> Int? in
+            guard let base = b.baseAddress, let hit = memchr(base + from, 0x0A, b.count - from) else { return nil }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     private mutating func overflow() -> Frame {

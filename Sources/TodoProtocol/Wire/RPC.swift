@@ -102,7 +102,16 @@ package struct RPCRequest: Sendable {
     }
 
     /// Decodes one line. On failure returns the id to answer with (null when unknown) and the error.
+    /// A plain line is read without a tree of JSON values (`RequestScanner`); any other, and every
+    /// line in error, by `decodeTree`.
     package static func decode(_ line: [UInt8]) -> Result<RPCRequest, RPCFailure> {
+        if let request = RequestScanner.scan(line) { return .success(request) }
+        return decodeTree(line)
+    }
+
+    /// Decodes one line through a tree of JSON values: what `decode` does for any line, and the
+    /// one place the request's rules and errors are written.
+    package static func decodeTree(_ line: [UInt8]) -> Result<RPCRequest, RPCFailure> {
         let value: JSON
         do throws(JSONParseError) {
             value = try JSON.parse(line)
@@ -178,17 +187,17 @@ package enum RPCMessage {
     }
 
     /// The line of `result(id:_:)` for a result that is already JSON text: a long listing is
-    /// written out once, never held as a tree.
-    package static func resultLine(id: JSON, encodedResult: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(encodedResult.count + 64)
-        bytes.append(literal: #"{"jsonrpc":"2.0","result":"#)
-        bytes.append(contentsOf: encodedResult)
-        bytes.append(literal: #","id":"#)
-        id.write(to: &bytes)
-        bytes.append(literal: "}\n")
-        return bytes
+    /// written out once, never held as a tree. The line is made in the result's own buffer (its
+    /// text moved up for the head, in place when it has the room), not copied into a new one.
+    package static func resultLine(id: JSON, encodedResult: consuming [UInt8]) -> [UInt8] {
+        resultHead.withUTF8Buffer { encodedResult.insert(contentsOf: $0, at: 0) }
+        encodedResult.append(literal: #","id":"#)
+        id.write(to: &encodedResult)
+        encodedResult.append(literal: "}\n")
+        return encodedResult
     }
+
+    private static let resultHead: StaticString = #"{"jsonrpc":"2.0","result":"#
 
     /// The line of a `watch` notification, `{"jsonrpc":"2.0","method":"event","params":{...}}`,
     /// for params that are already JSON text.

@@ -144,7 +144,7 @@ extension StoreTransaction {
             WHERE k.seq > ?1 AND k.seq <= ?2 AND r.tbl = 'todo'
             ORDER BY r.n
             """, [.integer(since), .integer(through)]) { s in
-            (TodoRow(s).todo, s.int64(todoFieldCount), s.bool(todoFieldCount + 1), s.bool(todoFieldCount + 2))
+            (TodoRow.todo(s), s.int64(todoFieldCount), s.bool(todoFieldCount + 1), s.bool(todoFieldCount + 2))
         }.forEach { todo, seq, inserted, deleted in
             guard let c = index[seq] else { return }  // pruned meanwhile: cannot happen inside one transaction
             if let slot = todoSlots[seq]?[todo.id] {

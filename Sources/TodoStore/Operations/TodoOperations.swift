@@ -19,10 +19,12 @@ let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 let todoByID = "SELECT \(todoColumns) WHERE t.id = ?1"
 /// One todo by id, with three columns after `todoFields`: its position (null when it is done),
 /// whether it has subtasks, and its parent's uid. One statement: a `todo.get` steps no other
-/// unless the todo has subtasks.
+/// unless the todo has subtasks. (The parent's row is looked up only for a subtask: a
+/// subquery opens its cursor each time it runs, which a top-level todo need not pay.)
 let todoWithPositionByID = "SELECT \(todoFields), CASE WHEN t.done THEN NULL ELSE "
     + ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
-    + " END, EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id), (SELECT p.uid FROM todos p WHERE p.id = t.parent_id)"
+    + " END, EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id),"
+    + " CASE WHEN t.parent_id IS NULL THEN NULL ELSE (SELECT p.uid FROM todos p WHERE p.id = t.parent_id) END"
     + " FROM todos t \(categoryJoin) WHERE t.id = ?1"
 
 /// A todo as stored: its fields plus the sparse order key its position is counted from.
@@ -32,7 +34,13 @@ struct TodoRow {
 
     init(_ s: Statement) {
         rank = s.int64(9)
-        todo = Todo(
+        todo = TodoRow.todo(s)
+    }
+
+    /// The todo of the row `s` stands on, without its position: read straight into its value
+    /// (no `TodoRow` to copy it out of).
+    static func todo(_ s: Statement) -> Todo {
+        var todo = Todo(
             id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
             due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
             done: s.bool(7), completed: s.optionalInstant(8), position: nil,
@@ -45,6 +53,7 @@ struct TodoRow {
         todo.parentUid = s.optionalText(21)
         todo.start = s.optionalInstant(22)
         todo.recurrence?.readSet(s.optionalText(23))
+        return todo
     }
 
     /// The priority a stored rank (`TodoPriority.rank`) stands for.
@@ -62,15 +71,17 @@ extension StoreTransaction {
     /// The todo with `id`.
     /// - Throws: `.notFound`.
     package func todo(_ id: Int64) throws(TodoError) -> Todo {
+        var hasSubtasks = false
         let found = try connection.firstRow(todoWithPositionByID, [.integer(id)]) { s in
-            var todo = TodoRow(s).todo
+            var todo = TodoRow.todo(s)
             todo.position = s.optionalInt64(todoFieldCount).map { Int($0) }
             if todo.parent != nil { todo.parentUid = s.optionalText(todoFieldCount + 2) }
-            return (todo: todo, hasSubtasks: s.bool(todoFieldCount + 1))
+            hasSubtasks = s.bool(todoFieldCount + 1)
+            return todo
         }
-        guard var found else { throw TodoError.notFound("no todo with id \(id)") }
-        if found.hasSubtasks { found.todo.subtasks = try subtaskIDs(of: id) }
-        return found.todo
+        guard var todo = found else { throw TodoError.notFound("no todo with id \(id)") }
+        if hasSubtasks { todo.subtasks = try subtaskIDs(of: id) }
+        return todo
     }
 
     func row(_ id: Int64) throws(TodoError) -> TodoRow {
