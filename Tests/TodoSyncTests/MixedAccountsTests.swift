@@ -66,7 +66,8 @@ struct MixedAccountsTests {
     }
 
     /// Another client changes the SUMMARY of the todo `uid` in the calendar `url` to `title`.
-    static func retitle(_ uid: String, in url: String, _ server: CalDAVServer, to title: String) throws {
+    static func retitle(_ uid: String, in url: String, _ server: CalDAVServer, to title: String,
+                        modified: String = "20261202T120000Z") throws {
         let collection = dav(server).collection(url: url)
         let object = try resource(uid, in: collection)
         let text = String(decoding: object.data, as: UTF8.self)
@@ -80,8 +81,7 @@ struct MixedAccountsTests {
         var end = at + 1
         while end < lines.count, lines[end].hasPrefix(" ") || lines[end].hasPrefix("\t") { end += 1 }
         lines.replaceSubrange(at..<end, with: ["SUMMARY:\(title)"])
-        let modified = lines.firstIndex { $0.hasPrefix("LAST-MODIFIED") }
-        if let modified { lines[modified] = "LAST-MODIFIED:20261202T120000Z" }
+        if let at = lines.firstIndex(where: { $0.hasPrefix("LAST-MODIFIED") }) { lines[at] = "LAST-MODIFIED:\(modified)" }
         let data = Array(lines.joined(separator: "\r\n").utf8)
         _ = try collection.update(href: object.href, data: data, ifMatch: object.etag)
     }
@@ -280,6 +280,40 @@ struct MixedAccountsTests {
         try Self.twice(a)
         let moved = try Self.placed(home.server), there = try Self.placed(workServer)
         #expect(moved[plain] == nil && there[plain] == ["Tasks タスク"], "\(moved) \(there)")
+        try ListAccountsTests.expectQuiet(a)
+    }
+
+    /// Home without lists first, work with lists: one todo of work's list edited on both servers
+    /// between two rounds (the same field: the later LAST-MODIFIED wins, once, everywhere), then
+    /// deleted on home's calendar (a copy: the todo goes from the store and from work's server).
+    @Test(arguments: CalDAVServer.Kind.allCases)
+    func aTodoEditedOnBothServersEndsTheSameOnBoth(_ kind: CalDAVServer.Kind) throws {
+        let (homeServer, homeCalendar) = try ListSyncTests.server(kind)
+        let work = try ListAccountsTests.server(kind, phone: "work")
+        let a = try CalDAVSyncTests.host(homeServer, homeCalendar)
+        try Self.add("work", work.server, lists: true, to: a)
+        let uid = try #require(a.machine.add("見積もり", ["category": "Tasks"])["uid"]?.stringValue)
+        try Self.twice(a)
+        let workTasks = try #require(work.urls["Tasks"])
+        #expect(try ListSyncTests.lists(work.server)["Tasks"]?.items[uid] != nil)
+
+        try Self.retitle(uid, in: workTasks, work.server, to: "work's title", modified: "20261202T120000Z")
+        try Self.retitle(uid, in: homeCalendar, homeServer, to: "home's title", modified: "20261202T130000Z")
+        try Self.twice(a)
+        #expect(try a.machine.todo(uid: uid)?["title"]?.stringValue == "home's title")
+        #expect(try ListSyncTests.lists(work.server)["Tasks"]?.items[uid]?.entry.title == "home's title")
+        let onHome = try Self.calendar(homeServer, homeCalendar)
+        #expect(onHome.items[uid]?.entry.title == "home's title" && onHome.copies[uid] == 1)
+        #expect(onHome.items[uid]?.entry.category == "Tasks")
+        try ListAccountsTests.expectQuiet(a)
+
+        // Deleted on home's calendar by another client: gone here and from work's server.
+        let home = Self.dav(homeServer).collection(url: homeCalendar)
+        let object = try Self.resource(uid, in: home)
+        try home.delete(href: object.href, ifMatch: object.etag)
+        try Self.twice(a)
+        #expect(try a.machine.todo(uid: uid) == nil)
+        #expect(try Self.placed(work.server)[uid] == nil)
         try ListAccountsTests.expectQuiet(a)
     }
 }
