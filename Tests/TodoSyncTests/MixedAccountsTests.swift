@@ -81,7 +81,9 @@ struct MixedAccountsTests {
         var end = at + 1
         while end < lines.count, lines[end].hasPrefix(" ") || lines[end].hasPrefix("\t") { end += 1 }
         lines.replaceSubrange(at..<end, with: ["SUMMARY:\(title)"])
-        if let at = lines.firstIndex(where: { $0.hasPrefix("LAST-MODIFIED") }) { lines[at] = "LAST-MODIFIED:\(modified)" }
+        if let at = lines.firstIndex(where: { $0.hasPrefix("LAST-MODIFIED") }) {
+            lines[at] = "LAST-MODIFIED:\(modified)"
+        }
         let data = Array(lines.joined(separator: "\r\n").utf8)
         _ = try collection.update(href: object.href, data: data, ifMatch: object.etag)
     }
