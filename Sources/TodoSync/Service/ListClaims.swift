@@ -18,7 +18,9 @@ struct ListClaims {
     var ids: Set<Int64> = []
     /// Whether another account's default calendar holds the todos without a category.
     var uncategorizedElsewhere = false
-    /// Whether this account comes first of those with `lists = yes` in sync.conf.
+    /// Whether this account is the first of sync.conf that can hold the todos without a
+    /// category: the first with `lists = yes`, and no account without lists before it (that one
+    /// is a copy of the whole store, and they are its).
     var first = true
     /// Whether another account of sync.conf has lists too (only then do accounts take turns).
     var shared = false
@@ -26,8 +28,10 @@ struct ListClaims {
     /// The claims of every other account with lists in sync.conf (sync.conf unreadable: none).
     static func load(account: String, environment: [String: String]) -> ListClaims {
         var claims = ListClaims(account: account)
-        let withLists = ((try? SyncConfig.load(environment: environment)) ?? []).filter(\.lists).map(\.name)
-        claims.first = withLists.first.map { $0 == account } ?? true
+        let accounts = (try? SyncConfig.load(environment: environment)) ?? []
+        let withLists = accounts.filter(\.lists).map(\.name)
+        let before = accounts.prefix { $0.name != account }
+        claims.first = (withLists.first.map { $0 == account } ?? true) && !before.contains { !$0.lists }
         for other in withLists where other != account {
             claims.shared = true
             guard let path = SyncPaths.listsFile(account: other, environment: environment),
@@ -55,7 +59,8 @@ struct ListClaims {
 
     /// Whether this account's default calendar holds the todos without a category: as its map
     /// says once it has one (a role never moves by itself: the calendar's todos would move);
-    /// on its first round, when no other account's does and it is the first with lists.
+    /// on its first round, when no other account's does and it is the first with lists, no
+    /// account without lists before it.
     func holdsUncategorized(map: ListMap, firstRound: Bool) -> Bool {
         firstRound ? (!uncategorizedElsewhere && first) : map.uncategorized
     }

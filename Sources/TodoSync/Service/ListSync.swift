@@ -128,8 +128,8 @@ struct ListSync {
         let rounds = lists.map { (url: $0.url, category: Optional($0.name)) }
             + (map.uncategorized ? [(url: defaultURL, category: nil)] : [])
         func round(_ list: (url: String, category: String?)) throws(SyncError) -> RoundReport {
-            let path = list.category == nil ? statePath
-                : SyncPaths.listStateFile(account: account.name, calendar: list.url, environment: environment) ?? statePath
+            let path = Self.statePath(of: list, account: account.name, defaultURL: defaultURL,
+                                      environment: environment) ?? statePath
             let (state, reset) = try SyncState.open(path: path)
             if let reset { log(reset) }
             // A list whose category is not the one its last round saw (the account's first
@@ -184,6 +184,22 @@ struct ListSync {
             report.pending += list.todos
         }
         return report
+    }
+
+    /// The state of one list's rounds: `NAME.state` for the default list, `NAME@HASH.state` for
+    /// the others. The default calendar of an account that synced it alone (without lists) goes
+    /// on with `NAME.state` where another account holds the todos without a category and the
+    /// calendar is a list like the others: its state knows every todo the calendar holds, so
+    /// those of other lists leave it (deleted there) rather than come into its category.
+    static func statePath(of list: (url: String, category: String?), account: String, defaultURL: String,
+                          environment: [String: String]) -> String? {
+        let main = SyncPaths.stateFile(account: account, environment: environment)
+        guard list.category != nil,
+              let own = SyncPaths.listStateFile(account: account, calendar: list.url, environment: environment) else {
+            return main
+        }
+        if list.url == defaultURL, access(own, F_OK) != 0, let main, access(main, F_OK) == 0 { return main }
+        return own
     }
 
     /// The account's calendars that hold todos, or the ones sync.conf names (in its order) and
