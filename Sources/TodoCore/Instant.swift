@@ -45,22 +45,24 @@ package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// `fractional` is true and the instant is not on a whole second.
     package func rfc3339(fractional: Bool = false) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
-            String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<writeRFC3339(fractional: fractional, into: buffer)]), as: UTF8.self)
+            String(decoding: UnsafeBufferPointer(start: buffer.baseAddress, count: writeRFC3339(fractional: fractional, into: buffer.baseAddress!)),
+                   as: UTF8.self)
         }
     }
 
     /// Appends the UTF-8 bytes of `rfc3339(fractional:)` to `out`, made without a String.
     package func appendRFC3339(fractional: Bool = false, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<writeRFC3339(fractional: fractional, into: buffer)]))
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: writeRFC3339(fractional: fractional, into: buffer.baseAddress!)))
         }
     }
 
     /// Room for the longest text `writeRFC3339` makes, whatever the year.
-    private static let rfc3339Capacity = 48
+    package static let rfc3339Capacity = 48
 
-    /// Writes the RFC 3339 text into `buffer` and returns its length.
-    private func writeRFC3339(fractional: Bool, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    /// Writes the RFC 3339 text of `rfc3339(fractional:)` at `buffer`, which has room for
+    /// `rfc3339Capacity` bytes, and returns its length.
+    package func writeRFC3339(fractional: Bool, into buffer: UnsafeMutablePointer<UInt8>) -> Int {
         let secs = seconds
         let micros = (usec % 1_000_000 + 1_000_000) % 1_000_000
         let (q, r) = secs.quotientAndRemainder(dividingBy: 86_400)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TodoCore
 import TodoProtocol
@@ -64,6 +65,36 @@ struct EncodingTests {
                        remind: nil, done: true, completed: Instant(usec: 0), position: 3, created: Instant(usec: -1), updated: Instant(usec: 0),
                        priority: .high, tags: ["家"], zone: "Asia/Tokyo", allDay: true, recurrence: TodoRecurrence(rule: "FREQ=DAILY"))
         #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z","priority":"high","tags":["家"],"zone":"Asia/Tokyo","allDay":true,"recurrence":{"rule":"FREQ=DAILY","from":"due"},"revision":1,"parent":null,"subtasks":[],"parentUid":null,"start":null}"#)
+    }
+
+    /// A todo written through `ByteWriter` fits the room its bound gives even when every value
+    /// takes the most it can: strings of bytes that each need a six-byte escape, the widest
+    /// integers, instants with microseconds at the ends of the years accepted, many tags,
+    /// subtasks and recurrence dates. Foundation's parser (not ours) reads the text back.
+    @Test func aTodoWhoseEveryValueTakesTheMostRoomEncodesWhole() throws {
+        let escapes = String(repeating: "\u{1}\u{1F}\u{7F}", count: 300)
+        let first = Instant(usec: -62_135_596_800_000_000 + 1), last = Instant(usec: 253_402_300_799_999_999)
+        let exdates: [RecurrenceDate] = Array(repeating: .instant(last), count: 50)
+        let rdates: [RecurrenceDate] = (0..<50).map { RecurrenceDate.date(Int64($0) - 719_162) }
+        let recurrence = TodoRecurrence(rule: escapes, from: .completion, exdates: exdates, rdates: rdates, ruleStart: first)
+        let tags: [String] = Array(repeating: escapes, count: 20)
+        var todo = Todo(id: Int64.max, uid: escapes, title: escapes + "牛乳", notes: escapes, category: escapes,
+                        due: last, remind: first, reminded: last, done: true, completed: first, position: Int.max,
+                        created: first, updated: last, priority: .medium, tags: tags, zone: escapes, allDay: true,
+                        recurrence: recurrence, revision: Int64.min)
+        todo.parent = Int64.min
+        todo.subtasks = Array(repeating: Int64.min, count: 100)
+        todo.parentUid = escapes
+        todo.start = last
+        var appended: [UInt8] = Array("[".utf8)
+        todo.writeJSON(to: &appended)
+        for encoded in [todo.encodedJSON, Array(appended.dropFirst())] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(encoded)) as? [String: Any])
+            #expect(object["title"] as? String == todo.title)
+            #expect((object["tags"] as? [String])?.count == 20)
+            #expect(try Todo(json: JSON.parse(encoded)) == todo)
+        }
+        #expect(!todo.encodedJSON.contains { $0 < 0x20 || $0 == 0x7F })
     }
 
     @Test func anEventLineIsTheNotificationLine() {

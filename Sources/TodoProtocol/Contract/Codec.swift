@@ -156,84 +156,99 @@ extension Todo {
     /// encoder of a todo, written field by field: answers, listings and events never build a tree
     /// of JSON values for it.
     package func writeJSON(to out: inout [UInt8]) {
-        out.append(literal: #"{"id":"#)
-        out.append(decimal: id)
-        out.append(literal: #","uid":"#)
-        JSON.writeString(uid, to: &out)
-        out.append(literal: #","title":"#)
-        JSON.writeString(title, to: &out)
-        out.append(literal: #","notes":"#)
-        Todo.write(notes, to: &out)
-        out.append(literal: #","category":"#)
-        Todo.write(category, to: &out)
-        out.append(literal: #","due":"#)
-        Todo.write(due, to: &out)
-        out.append(literal: #","remind":"#)
-        Todo.write(remind, to: &out)
-        out.append(literal: #","reminded":"#)
-        Todo.write(reminded, to: &out)
-        out.append(literal: done ? #","done":true,"completed":"# : #","done":false,"completed":"#)
-        Todo.write(completed, to: &out)
-        out.append(literal: #","position":"#)
-        if let position { out.append(decimal: Int64(position)) } else { out.append(literal: "null") }
-        out.append(literal: #","created":"#)
-        Todo.write(created, to: &out)
-        out.append(literal: #","updated":"#)
-        Todo.write(updated, to: &out)
-        out.append(literal: #","priority":"#)
-        Todo.write(priority?.rawValue, to: &out)
-        out.append(literal: #","tags":["#)
-        for (i, tag) in tags.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            JSON.writeString(tag, to: &out)
-        }
-        out.append(literal: #"],"zone":"#)
-        Todo.write(zone, to: &out)
-        out.append(literal: allDay ? #","allDay":true,"recurrence":"# : #","allDay":false,"recurrence":"#)
-        if let recurrence {
-            out.append(literal: #"{"rule":"#)
-            JSON.writeString(recurrence.rule, to: &out)
-            out.append(literal: #","from":""#)
-            out.append(contentsOf: recurrence.from.rawValue.utf8)
-            out.append(UInt8(ascii: "\""))
-            for (key, dates) in [("exdates", recurrence.exdates), ("rdates", recurrence.rdates)] where !dates.isEmpty {
-                out.append(contentsOf: ",\"\(key)\":[".utf8)
-                for (i, date) in dates.enumerated() {
-                    if i > 0 { out.append(UInt8(ascii: ",")) }
-                    JSON.writeString(date.text, to: &out)
-                }
-                out.append(UInt8(ascii: "]"))
-            }
-            if let start = recurrence.ruleStart {
-                out.append(literal: #","ruleStart":"#)
-                Todo.write(start, to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        } else {
-            out.append(literal: "null")
-        }
-        out.append(literal: #","revision":"#)
-        out.append(decimal: revision)
-        out.append(literal: #","parent":"#)
-        if let parent { out.append(decimal: parent) } else { out.append(literal: "null") }
-        out.append(literal: #","subtasks":["#)
-        for (i, id) in subtasks.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(decimal: id)
-        }
-        out.append(literal: #"],"parentUid":"#)
-        Todo.write(parentUid, to: &out)
-        out.append(literal: #","start":"#)
-        Todo.write(start, to: &out)
-        out.append(UInt8(ascii: "}"))
+        out.append(atMost: jsonBound) { write(into: &$0) }
     }
 
     /// The todo's JSON text.
-    package var encodedJSON: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)  // a typical todo takes 400 to 450 bytes: one allocation, no growing
-        writeJSON(to: &bytes)
-        return bytes
+    package var encodedJSON: [UInt8] { [UInt8](atMost: jsonBound) { write(into: &$0) } }
+
+    private func write(into w: inout ByteWriter) {
+        w.put(#"{"id":"#)
+        w.put(decimal: id)
+        w.put(#","uid":"#)
+        w.put(string: uid)
+        w.put(#","title":"#)
+        w.put(string: title)
+        w.put(#","notes":"#)
+        Todo.put(notes, &w)
+        w.put(#","category":"#)
+        Todo.put(category, &w)
+        w.put(#","due":"#)
+        Todo.put(due, &w)
+        w.put(#","remind":"#)
+        Todo.put(remind, &w)
+        w.put(#","reminded":"#)
+        Todo.put(reminded, &w)
+        w.put(done ? #","done":true,"completed":"# : #","done":false,"completed":"#)
+        Todo.put(completed, &w)
+        w.put(#","position":"#)
+        if let position { w.put(decimal: Int64(position)) } else { w.put("null") }
+        w.put(#","created":"#)
+        w.put(instant: created)
+        w.put(#","updated":"#)
+        w.put(instant: updated)
+        w.put(#","priority":"#)
+        Todo.put(priority?.rawValue, &w)
+        w.put(#","tags":["#)
+        for (i, tag) in tags.enumerated() {
+            if i > 0 { w.put(UInt8(ascii: ",")) }
+            w.put(string: tag)
+        }
+        w.put(#"],"zone":"#)
+        Todo.put(zone, &w)
+        w.put(allDay ? #","allDay":true,"recurrence":"# : #","allDay":false,"recurrence":"#)
+        if let recurrence {
+            w.put(#"{"rule":"#)
+            w.put(string: recurrence.rule)
+            w.put(#","from":"#)
+            w.put(string: recurrence.from.rawValue)
+            for (key, dates) in [(#","exdates":["# as StaticString, recurrence.exdates), (#","rdates":["#, recurrence.rdates)]
+            where !dates.isEmpty {
+                w.put(key)
+                for (i, date) in dates.enumerated() {
+                    if i > 0 { w.put(UInt8(ascii: ",")) }
+                    w.put(string: date.text)
+                }
+                w.put(UInt8(ascii: "]"))
+            }
+            if let start = recurrence.ruleStart {
+                w.put(#","ruleStart":"#)
+                w.put(instant: start)
+            }
+            w.put(UInt8(ascii: "}"))
+        } else {
+            w.put("null")
+        }
+        w.put(#","revision":"#)
+        w.put(decimal: revision)
+        w.put(#","parent":"#)
+        if let parent { w.put(decimal: parent) } else { w.put("null") }
+        w.put(#","subtasks":["#)
+        for (i, id) in subtasks.enumerated() {
+            if i > 0 { w.put(UInt8(ascii: ",")) }
+            w.put(decimal: id)
+        }
+        w.put(#"],"parentUid":"#)
+        Todo.put(parentUid, &w)
+        w.put(#","start":"#)
+        Todo.put(start, &w)
+        w.put(UInt8(ascii: "}"))
+    }
+
+    /// The most `write(into:)` writes for this todo: the keys, punctuation and literals (under
+    /// 400 bytes, recurrence's included), then each value's own bound.
+    private var jsonBound: Int {
+        typealias W = ByteWriter
+        func bound(_ text: String?) -> Int { text.map(W.stringBound) ?? 0 }
+        var n = 400 + 4 * W.decimalBound + 8 * W.instantBound + W.stringBound(uid) + W.stringBound(title)
+            + bound(notes) + bound(category) + bound(zone) + bound(parentUid) + bound(priority?.rawValue)
+        for tag in tags { n += W.stringBound(tag) + 1 }
+        n += subtasks.count * (W.decimalBound + 1)
+        if let recurrence {
+            n += W.stringBound(recurrence.rule) + W.stringBound(recurrence.from.rawValue)
+            n += (recurrence.exdates.count + recurrence.rdates.count) * (W.instantBound + 1)  // a date's text is shorter
+        }
+        return n
     }
 
     /// `todos` as a JSON array.
@@ -247,15 +262,12 @@ extension Todo {
         return bytes
     }
 
-    private static func write(_ text: String?, to out: inout [UInt8]) {
-        if let text { JSON.writeString(text, to: &out) } else { out.append(literal: "null") }
+    private static func put(_ text: String?, _ w: inout ByteWriter) {
+        if let text { w.put(string: text) } else { w.put("null") }
     }
 
-    private static func write(_ instant: Instant?, to out: inout [UInt8]) {
-        guard let instant else { out.append(literal: "null"); return }
-        out.append(UInt8(ascii: "\""))
-        instant.appendRFC3339(fractional: true, to: &out)
-        out.append(UInt8(ascii: "\""))
+    private static func put(_ instant: Instant?, _ w: inout ByteWriter) {
+        if let instant { w.put(instant: instant) } else { w.put("null") }
     }
 }
 

@@ -8,10 +8,12 @@ package protocol WireCodable: Sendable {
     init(wire: JSON) throws(DecodingError)
     /// Appends the value's JSON text (daemon side).
     func write(wire out: inout [UInt8])
+    /// The value's JSON text (daemon side).
+    var wireBytes: [UInt8] { get }
 }
 
 extension WireCodable {
-    /// The value's JSON text.
+    /// The value's JSON text, appended to an empty array.
     package var wireBytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(1024)  // a todo is about 500 bytes: no regrowing on the way there
@@ -119,6 +121,7 @@ struct WireFields {
 extension Todo: WireCodable {
     package init(wire: JSON) throws(DecodingError) { try self.init(json: wire) }
     package func write(wire out: inout [UInt8]) { writeJSON(to: &out) }
+    package var wireBytes: [UInt8] { encodedJSON }
 }
 
 extension Category: WireCodable {

@@ -149,30 +149,24 @@ extension JSON {
         return false
     }
 
+    /// `s` as a JSON string (quotes, `\"`, `\\`, `\n`, `\r`, `\t`, and `\u00XX` for the other
+    /// control characters and DEL). Most strings need no escape and are copied whole.
     static func writeString(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var s = s  // `withUTF8` reads a native string in place
-        s.withUTF8 { bytes in
-            // Most strings need no escape: copied whole.
+        var text = s  // `withUTF8` reads a native string in place
+        let escaped = text.withUTF8 { bytes in
             guard needsEscape(bytes) else {
+                out.append(UInt8(ascii: "\""))
                 out.append(contentsOf: bytes)
-                return
+                out.append(UInt8(ascii: "\""))
+                return false
             }
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                case 0..<0x20, 0x7F:
-                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                default: out.append(byte)
-                }
-            }
+            return true
         }
-        out.append(UInt8(ascii: "\""))
+        if escaped { out.append(atMost: ByteWriter.stringBound(utf8Count: text.utf8.count)) { $0.put(string: s) } }
     }
+
+    /// The lowercase hexadecimal digit of `nibble` (0...15).
+    static func hexDigit(_ nibble: UInt8) -> UInt8 { hex[Int(nibble)] }
 }
 
 // MARK: - Reading
