@@ -36,10 +36,23 @@ enum TagColumn {
     static func text(_ tags: [String]) -> String? { tags.isEmpty ? nil : tags.joined(separator: " ") }
     static func tags(_ text: String?) -> [String] {
         guard var text, !text.isEmpty else { return [] }
-        // Split on the byte, not the Character: this runs for every todo read.
-        return text.withUTF8 { bytes in
-            bytes.split(separator: 0x20).map { String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self) }
+        return text.withUTF8(tags(bytes:))
+    }
+
+    /// The tags of the column's UTF-8 bytes, split on the space byte (not the Character: this
+    /// runs for every todo read), into an array sized once.
+    static func tags(bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        guard !bytes.isEmpty else { return [] }
+        var spaces = 0
+        for byte in bytes where byte == 0x20 { spaces += 1 }
+        var tags: [String] = []
+        tags.reserveCapacity(spaces + 1)
+        var start = 0
+        for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x20 {
+            if i > start { tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)) }
+            start = i + 1
         }
+        return tags
     }
 }
 
