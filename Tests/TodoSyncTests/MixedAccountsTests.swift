@@ -318,4 +318,44 @@ struct MixedAccountsTests {
         #expect(try Self.placed(work.server)[uid] == nil)
         try ListAccountsTests.expectQuiet(a)
     }
+
+    /// The same mix under the service, not `--once`: todod-sync running with home (one calendar,
+    /// first) and work (lists). A local todo in work's list and one without a category reach
+    /// their calendars as soon as they are committed; another client's edit on work's server
+    /// comes in at the next pull and goes on to home's calendar; then, with the service stopped,
+    /// a round of each account finds nothing left to send or receive.
+    @Test(arguments: CalDAVServer.Kind.allCases)
+    func theServiceKeepsAMixOfAccountsInStep(_ kind: CalDAVServer.Kind) throws {
+        let (homeServer, homeCalendar) = try ListSyncTests.server(kind)
+        let work = try ListAccountsTests.server(kind, phone: "work")
+        let a = try CalDAVSyncTests.host(homeServer, homeCalendar)
+        try Self.add("work", work.server, lists: true, to: a)
+        let service = try a.service(interval: 2)
+        defer { _ = service.stop() }
+        let workTasks = try #require(work.urls["Tasks"])
+
+        let report = try #require(try a.machine.add("報告書", ["category": "Tasks"])["uid"]?.stringValue)
+        let plain = try #require(try a.machine.add("牛乳を買う")["uid"]?.stringValue)
+        func inStep() throws -> Bool {
+            let onHome = try Self.calendar(homeServer, homeCalendar).items, onWork = try Self.placed(work.server)
+            return onHome[report]?.entry.category == "Tasks" && onHome[plain] != nil
+                && onWork[report] == ["Tasks"] && onWork[plain] == nil
+        }
+        #expect(try NotifyTestSupport.eventually(timeout: 30, inStep), "\(service.log)")
+
+        let phoneTodo = try #require(work.phone["仕事"])
+        try Self.retitle(phoneTodo, in: try #require(work.urls["仕事"]), work.server, to: "電話で編集")
+        try Self.retitle(report, in: workTasks, work.server, to: "報告書 (phone)")
+        func arrived() throws -> Bool {
+            let here = try ListSyncTests.byUID(a), onHome = try Self.calendar(homeServer, homeCalendar).items
+            return here[phoneTodo]?["title"]?.stringValue == "電話で編集" && here[report]?["title"]?.stringValue == "報告書 (phone)"
+                && onHome[phoneTodo]?.entry.title == "電話で編集" && onHome[report]?.entry.title == "報告書 (phone)"
+        }
+        #expect(try NotifyTestSupport.eventually(timeout: 30, arrived), "\(service.log)")
+        #expect(try Self.calendar(homeServer, homeCalendar).copies.values.allSatisfy { $0 == 1 })
+        #expect(try Self.placed(work.server)[report] == ["Tasks"])
+
+        #expect(service.stop() == 0, "\(service.log)")
+        try ListAccountsTests.expectQuiet(a)
+    }
 }
