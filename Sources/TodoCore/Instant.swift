@@ -45,15 +45,16 @@ package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// `fractional` is true and the instant is not on a whole second.
     package func rfc3339(fractional: Bool = false) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
-            String(decoding: UnsafeBufferPointer(start: buffer.baseAddress, count: writeRFC3339(fractional: fractional, into: buffer.baseAddress!)),
-                   as: UTF8.self)
+            let count = writeRFC3339(fractional: fractional, into: buffer.baseAddress!)
+            return String(decoding: UnsafeBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
         }
     }
 
     /// Appends the UTF-8 bytes of `rfc3339(fractional:)` to `out`, made without a String.
     package func appendRFC3339(fractional: Bool = false, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: writeRFC3339(fractional: fractional, into: buffer.baseAddress!)))
+            let count = writeRFC3339(fractional: fractional, into: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: count))
         }
     }
 

@@ -320,8 +320,8 @@ package final class Statement {
     /// The UTF-8 bytes of a text column (empty for NULL), valid only inside `body`: for reading
     /// pieces of a column without making the whole of it a String first.
     package func withText<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        guard let p = sqlite3_column_text(handle, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return body(UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column))))
+        let p = sqlite3_column_text(handle, column)
+        return body(UnsafeBufferPointer(start: p, count: p == nil ? 0 : Int(sqlite3_column_bytes(handle, column))))
     }
 }
 

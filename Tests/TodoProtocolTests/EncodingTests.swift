@@ -76,7 +76,8 @@ struct EncodingTests {
         let first = Instant(usec: -62_135_596_800_000_000 + 1), last = Instant(usec: 253_402_300_799_999_999)
         let exdates: [RecurrenceDate] = Array(repeating: .instant(last), count: 50)
         let rdates: [RecurrenceDate] = (0..<50).map { RecurrenceDate.date(Int64($0) - 719_162) }
-        let recurrence = TodoRecurrence(rule: escapes, from: .completion, exdates: exdates, rdates: rdates, ruleStart: first)
+        let recurrence = TodoRecurrence(rule: escapes, from: .completion, exdates: exdates, rdates: rdates,
+                                        ruleStart: first)
         let tags: [String] = Array(repeating: escapes, count: 20)
         var todo = Todo(id: Int64.max, uid: escapes, title: escapes + "牛乳", notes: escapes, category: escapes,
                         due: last, remind: first, reminded: last, done: true, completed: first, position: Int.max,

@@ -348,7 +348,8 @@ struct MixedAccountsTests {
         try Self.retitle(report, in: workTasks, work.server, to: "報告書 (phone)")
         func arrived() throws -> Bool {
             let here = try ListSyncTests.byUID(a), onHome = try Self.calendar(homeServer, homeCalendar).items
-            return here[phoneTodo]?["title"]?.stringValue == "電話で編集" && here[report]?["title"]?.stringValue == "報告書 (phone)"
+            return here[phoneTodo]?["title"]?.stringValue == "電話で編集"
+                && here[report]?["title"]?.stringValue == "報告書 (phone)"
                 && onHome[phoneTodo]?.entry.title == "電話で編集" && onHome[report]?.entry.title == "報告書 (phone)"
         }
         #expect(try NotifyTestSupport.eventually(timeout: 30, arrived), "\(service.log)")

@@ -202,8 +202,8 @@ extension Todo {
             w.put(string: recurrence.rule)
             w.put(#","from":"#)
             w.put(string: recurrence.from.rawValue)
-            for (key, dates) in [(#","exdates":["# as StaticString, recurrence.exdates), (#","rdates":["#, recurrence.rdates)]
-            where !dates.isEmpty {
+            let sets: [(StaticString, [RecurrenceDate])] = [(#","exdates":["#, recurrence.exdates), (#","rdates":["#, recurrence.rdates)]
+            for (key, dates) in sets where !dates.isEmpty {
                 w.put(key)
                 for (i, date) in dates.enumerated() {
                     if i > 0 { w.put(UInt8(ascii: ",")) }
@@ -246,7 +246,8 @@ extension Todo {
         n += subtasks.count * (W.decimalBound + 1)
         if let recurrence {
             n += W.stringBound(recurrence.rule) + W.stringBound(recurrence.from.rawValue)
-            n += (recurrence.exdates.count + recurrence.rdates.count) * (W.instantBound + 1)  // a date's text is shorter
+            // A date's text is never longer than an instant's.
+            n += (recurrence.exdates.count + recurrence.rdates.count) * (W.instantBound + 1)
         }
         return n
     }

@@ -49,7 +49,9 @@ enum TagColumn {
         tags.reserveCapacity(spaces + 1)
         var start = 0
         for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x20 {
-            if i > start { tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)) }
+            if i > start {
+                tags.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+            }
             start = i + 1
         }
         return tags

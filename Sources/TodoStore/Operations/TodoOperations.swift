@@ -45,7 +45,8 @@ struct TodoRow {
             due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
             done: s.bool(7), completed: s.optionalInstant(8), position: nil,
             created: s.instant(10), updated: s.instant(11),
-            priority: s.optionalInt64(13).flatMap { TodoRow.priority(rank: $0) }, tags: s.withText(14, TagColumn.tags(bytes:)),
+            priority: s.optionalInt64(13).flatMap { TodoRow.priority(rank: $0) },
+            tags: s.withText(14, TagColumn.tags(bytes:)),
             zone: s.optionalText(15), allDay: s.bool(16),
             recurrence: s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) },
             revision: s.int64(19))
