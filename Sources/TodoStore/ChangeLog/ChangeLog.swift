@@ -67,12 +67,12 @@ let changeLogDeletionsMigration = Migration(id: 11, name: "change log deletions 
 /// columns plus `ChangeLog.rowOverhead` per row) and the running total of every change logged
 /// up to it (`changes.total_bytes`, like `seq` never lowered by pruning), so the size of the log
 /// is the newest total minus the oldest's total before it: two rows read, never a sum over the
-/// log. Filled in here for the changes already logged, with the same measure `recordChange`
-/// uses (`ChangeLog.imageBytes`).
+/// log. Filled in here for the changes already logged, with the measure `recordChange` used then
+/// (`ChangeLog.imageBytesOfMigration12`: the columns added later are counted from their migration on).
 let changeLogSizeMigration = Migration(id: 12, name: "change log sizes", sql: """
     ALTER TABLE changes ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE changes ADD COLUMN total_bytes INTEGER NOT NULL DEFAULT 0;
-    UPDATE changes SET bytes = (SELECT coalesce(SUM(\(ChangeLog.imageBytes)), 0) FROM change_rows
+    UPDATE changes SET bytes = (SELECT coalesce(SUM(\(ChangeLog.imageBytesOfMigration12)), 0) FROM change_rows
                                 WHERE n BETWEEN changes.first_n AND changes.last_n);
     UPDATE changes SET total_bytes = t.total
         FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq) AS total FROM changes) AS t WHERE t.seq = changes.seq;
@@ -146,11 +146,20 @@ enum ChangeLog {
 
     /// Bytes counted per `change_rows` row besides its text: its integers and record headers.
     static let rowOverhead = 160
-    /// The text columns of a row image, the ones that make a log large (a note, kept iCalendar lines).
-    static let textColumns = ["title", "title_key", "notes", "search_key", "uid", "tags", "zone", "recur_rule", "ical_extra"]
+    /// The text columns of a row image, the ones that make a log large (a note, kept iCalendar
+    /// lines, a recurrence set of up to 20,000 dates).
+    static let textColumns = ["title", "title_key", "notes", "search_key", "uid", "tags", "zone", "recur_rule", "ical_extra",
+                              "parent_uid", "recur_set"]
     /// SQL for the bytes one `change_rows` row holds: both images' text plus `rowOverhead`.
-    static let imageBytes = "\(rowOverhead) + " + ["b", "a"].flatMap { p in textColumns.map { "coalesce(length(CAST(\(p)_\($0) AS BLOB)), 0)" } }
-        .joined(separator: " + ")
+    static let imageBytes = imageBytes(of: textColumns)
+    /// `imageBytes` over the text columns migration 12 knew (it runs before later migrations add
+    /// columns, so its measure stays the one of its time).
+    static let imageBytesOfMigration12 = imageBytes(of: Array(textColumns.prefix(9)))
+
+    private static func imageBytes(of columns: [String]) -> String {
+        "\(rowOverhead) + " + ["b", "a"].flatMap { p in columns.map { "coalesce(length(CAST(\(p)_\($0) AS BLOB)), 0)" } }
+            .joined(separator: " + ")
+    }
 
     /// The `change_rows` of change `?1`: a range of `n`.
     static let rowsOf = "n BETWEEN (SELECT first_n FROM changes WHERE seq = ?1) AND (SELECT last_n FROM changes WHERE seq = ?1)"
