@@ -50,14 +50,6 @@ package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
-    /// Appends the UTF-8 bytes of `rfc3339(fractional:)` to `out`, made without a String.
-    package func appendRFC3339(fractional: Bool = false, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Instant.rfc3339Capacity) { buffer in
-            let count = writeRFC3339(fractional: fractional, into: buffer.baseAddress!)
-            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: count))
-        }
-    }
-
     /// Room for the longest text `writeRFC3339` makes, whatever the year.
     package static let rfc3339Capacity = 48
 
