@@ -185,4 +185,7 @@ package enum Posix {
     }
 
     package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Whether `path` names a file or directory (a symbolic link by what it points to).
+    package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }

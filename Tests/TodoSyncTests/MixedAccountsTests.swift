@@ -67,7 +67,7 @@ struct MixedAccountsTests {
 
     /// Another client changes the SUMMARY of the todo `uid` in the calendar `url` to `title`.
     static func retitle(_ uid: String, in url: String, _ server: CalDAVServer, to title: String,
-                        modified: String = "20261202T120000Z") throws {
+                        modified: String = icalStamp(fromNow: 3_600)) throws {
         let collection = dav(server).collection(url: url)
         let object = try resource(uid, in: collection)
         let text = String(decoding: object.data, as: UTF8.self)
@@ -299,8 +299,8 @@ struct MixedAccountsTests {
         let workTasks = try #require(work.urls["Tasks"])
         #expect(try ListSyncTests.lists(work.server)["Tasks"]?.items[uid] != nil)
 
-        try Self.retitle(uid, in: workTasks, work.server, to: "work's title", modified: "20261202T120000Z")
-        try Self.retitle(uid, in: homeCalendar, homeServer, to: "home's title", modified: "20261202T130000Z")
+        try Self.retitle(uid, in: workTasks, work.server, to: "work's title", modified: icalStamp(fromNow: 3_600))
+        try Self.retitle(uid, in: homeCalendar, homeServer, to: "home's title", modified: icalStamp(fromNow: 7_200))
         try Self.twice(a)
         #expect(try a.machine.todo(uid: uid)?["title"]?.stringValue == "home's title")
         #expect(try ListSyncTests.lists(work.server)["Tasks"]?.items[uid]?.entry.title == "home's title")

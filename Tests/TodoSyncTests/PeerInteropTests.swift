@@ -410,7 +410,7 @@ struct PeerInteropTests {
         cal.edit(href) { text in
             text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100")
                 .replacingOccurrences(of: #"RRULE:[^\r]*\r\n"#, with: "", options: .regularExpression)
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20261207T090000Z", options: .regularExpression)
+                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(icalStamp(fromNow: 3_600))", options: .regularExpression)
         }
         var copy = original.replacingOccurrences(of: "UID:\(uid)", with: "UID:todoman-copy-1")
             .replacingOccurrences(of: "DUE:20261207T080000Z", with: "DUE:20261214T080000Z")

@@ -441,7 +441,7 @@ import TodoUserFiles
         let href = try #require(cal.href(uid: uid))
         cal.edit(href) { text in
             text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100")
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20261207T090000Z", options: .regularExpression)
+                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(icalStamp(fromNow: 3_600))", options: .regularExpression)
         }
         try m.sync(cal)
         let local = try #require(try m.todo(uid: uid))

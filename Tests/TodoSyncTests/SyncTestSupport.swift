@@ -179,6 +179,14 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     }
 }
 
+/// An iCalendar UTC time `seconds` from now (`20261202T140000Z`): a LAST-MODIFIED another
+/// client writes after the test's own changes, on whatever day the suite runs (a fixed date
+/// stops being later once the day passes it).
+func icalStamp(fromNow seconds: Int64) -> String {
+    let text = Instant(usec: Instant.now().usec + seconds * 1_000_000).rfc3339()  // 2026-12-02T14:00:00Z
+    return text.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+}
+
 /// A VTODO as another client writes it.
 func vtodo(uid: String, summary: String, modified: String = "20261201T090000Z", extra: [String] = []) -> String {
     (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//other client//EN", "BEGIN:VTODO", "UID:\(uid)", "DTSTAMP:\(modified)",

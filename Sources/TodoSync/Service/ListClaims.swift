@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoUserFiles
@@ -35,7 +32,7 @@ struct ListClaims {
         for other in withLists where other != account {
             claims.shared = true
             guard let path = SyncPaths.listsFile(account: other, environment: environment),
-                  access(path, F_OK) == 0 else { continue }
+                  Posix.exists(path) else { continue }
             let map = ListMap.load(path)
             if map.uncategorized && map.defaultURL != nil { claims.uncategorizedElsewhere = true }
             for list in map.lists {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCalDAV
 import TodoRPC
 import TodoUserFiles
@@ -37,7 +34,7 @@ struct ListSync {
               let mapPath = SyncPaths.listsFile(account: account.name, environment: environment) else {
             throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
         }
-        let firstListsRound = access(mapPath, F_OK) != 0
+        let firstListsRound = !Posix.exists(mapPath)
         let (found, others) = try calendars(made: Set(ListMap.load(mapPath).lists.map(\.url)))
         // Naming takes turns with the store's other accounts with lists: their lists are theirs.
         let naming = try ListClaims.load(account: account.name, environment: environment).lock(environment: environment)
@@ -198,7 +195,7 @@ struct ListSync {
               let own = SyncPaths.listStateFile(account: account, calendar: list.url, environment: environment) else {
             return main
         }
-        if list.url == defaultURL, access(own, F_OK) != 0, let main, access(main, F_OK) == 0 { return main }
+        if list.url == defaultURL, !Posix.exists(own), let main, Posix.exists(main) { return main }
         return own
     }
 
