@@ -102,8 +102,18 @@ struct CalDAVServerTests {
         _ = try calendar.update(href: hrefs[0], data: vtodo(made[hrefs[0]]!, "changed"), ifMatch: etags[hrefs[0]]!)
         try calendar.delete(href: hrefs[1], ifMatch: etags[hrefs[1]]!)
         let delta = try calendar.changes(since: initial.token)
-        #expect(delta.changed.map(\.href) == [hrefs[0]])
-        #expect(delta.changed.first?.etag != etags[hrefs[0]])
+        if kind == .davical {
+            // DAViCal may report again a member written just before the token it gave (seen on a
+            // loaded machine: s3, created last, came back unchanged). RFC 6578 clients compare
+            // ETags, as todod does: what changed must be there, anything more unchanged.
+            let reported = Dictionary(delta.changed.map { ($0.href, $0.etag) }, uniquingKeysWith: { a, _ in a })
+            #expect(reported[hrefs[0]] != nil && reported[hrefs[0]] != etags[hrefs[0]])
+            #expect(reported.filter { $0.key != hrefs[0] }.allSatisfy { $0.key != hrefs[1] && etags[$0.key] == $0.value },
+                    "\(reported)")
+        } else {
+            #expect(delta.changed.map(\.href) == [hrefs[0]])
+            #expect(delta.changed.first?.etag != etags[hrefs[0]])
+        }
         #expect(delta.removed == [hrefs[1]])
         #expect(delta.token != initial.token)
 
