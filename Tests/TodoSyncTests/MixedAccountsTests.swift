@@ -122,6 +122,18 @@ struct MixedAccountsTests {
         try ListSyncTests.byUID(host).mapValues { $0["category"]?.stringValue }
     }
 
+    /// A store whose account home syncs one calendar of a server of `kind` and comes first, and
+    /// whose account work, after it, has lists on another server (with a phone's todo in each).
+    static func homeWithoutListsThenWorkWithLists(_ kind: CalDAVServer.Kind) throws
+        -> (homeServer: CalDAVServer, homeCalendar: String,
+            work: (server: CalDAVServer, urls: [String: String], phone: [String: String]), host: Host) {
+        let (homeServer, homeCalendar) = try ListSyncTests.server(kind)
+        let work = try ListAccountsTests.server(kind, phone: "work")
+        let host = try CalDAVSyncTests.host(homeServer, homeCalendar)
+        try add("work", work.server, lists: true, to: host)
+        return (homeServer, homeCalendar, work, host)
+    }
+
     /// Two rounds of every account (a todo one account brings down goes to the other in the next).
     static func twice(_ host: Host) throws {
         try ListSyncTests.once(host)
@@ -290,10 +302,7 @@ struct MixedAccountsTests {
     /// deleted on home's calendar (a copy: the todo goes from the store and from work's server).
     @Test(arguments: CalDAVServer.Kind.allCases)
     func aTodoEditedOnBothServersEndsTheSameOnBoth(_ kind: CalDAVServer.Kind) throws {
-        let (homeServer, homeCalendar) = try ListSyncTests.server(kind)
-        let work = try ListAccountsTests.server(kind, phone: "work")
-        let a = try CalDAVSyncTests.host(homeServer, homeCalendar)
-        try Self.add("work", work.server, lists: true, to: a)
+        let (homeServer, homeCalendar, work, a) = try Self.homeWithoutListsThenWorkWithLists(kind)
         let uid = try #require(a.machine.add("見積もり", ["category": "Tasks"])["uid"]?.stringValue)
         try Self.twice(a)
         let workTasks = try #require(work.urls["Tasks"])
@@ -326,10 +335,7 @@ struct MixedAccountsTests {
     /// a round of each account finds nothing left to send or receive.
     @Test(arguments: CalDAVServer.Kind.allCases)
     func theServiceKeepsAMixOfAccountsInStep(_ kind: CalDAVServer.Kind) throws {
-        let (homeServer, homeCalendar) = try ListSyncTests.server(kind)
-        let work = try ListAccountsTests.server(kind, phone: "work")
-        let a = try CalDAVSyncTests.host(homeServer, homeCalendar)
-        try Self.add("work", work.server, lists: true, to: a)
+        let (homeServer, homeCalendar, work, a) = try Self.homeWithoutListsThenWorkWithLists(kind)
         let service = try a.service(interval: 2)
         defer { _ = service.stop() }
         let workTasks = try #require(work.urls["Tasks"])
