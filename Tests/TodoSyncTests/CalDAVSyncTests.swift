@@ -436,7 +436,7 @@ struct CalDAVSyncTests {
         #expect(several.stderr.split(separator: "\n").count == 1)
     }
 
-    /// A first upload longer than a round (`round-limit = 2` in sync.conf, 300 todos to Radicale)
+    /// A first upload longer than a round (`round-limit = 4` in sync.conf, 600 todos to Radicale)
     /// ends as pending, not failed: `--once` says how many went and how many wait, and exits 1
     /// (not all synced); `sync status` says so without an error; the service then goes on at
     /// once, round after round, until every todo is on the server once. Before, `--once` said
@@ -444,8 +444,8 @@ struct CalDAVSyncTests {
     @Test func anUploadLongerThanARoundEndsPendingAndTheServiceFinishesIt() throws {
         let server = try Self.server(.radicale)
         let calendar = try Self.calendar(server)
-        let host = try Self.host(server, calendar, roundLimit: 2)
-        let todos = (0..<300).map { i -> JSON in ["title": .string("大量 \(i)"), "created": "2026-11-01T00:00:00Z"] }
+        let host = try Self.host(server, calendar, roundLimit: 4)
+        let todos = (0..<600).map { i -> JSON in ["title": .string("大量 \(i)"), "created": "2026-11-01T00:00:00Z"] }
         _ = try host.machine.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
         let first = try host.once()
         #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
@@ -453,7 +453,7 @@ struct CalDAVSyncTests {
         let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         #expect(line.hasSuffix(" pending (the round's time ran out; the next round goes on)") && numbers.count == 4, "\(line)")
         let (sent, pending) = (numbers.first ?? 0, numbers.last ?? 0)
-        #expect(pending > 0 && sent + pending == 300, "\(line)")
+        #expect(pending > 0 && sent + pending == 600, "\(line)")
         let status = try #require(host.status)
         #expect(status.error == nil && status.unfinished && status.pending == pending)
         let table = try ChildProcess.run(BuiltProducts.path("todoctl"), ["sync", "status"], environment: host.environment).stdout
@@ -468,7 +468,7 @@ struct CalDAVSyncTests {
             let text = String(decoding: object.data, as: UTF8.self)
             return text.split(separator: "\r\n").first { $0.hasPrefix("UID:") }.map(String.init)
         }
-        #expect(uids.count == 300 && Set(uids).count == 300, "every todo on the server once: \(uids.count)")
+        #expect(uids.count == 600 && Set(uids).count == 600, "every todo on the server once: \(uids.count)")
     }
 
     /// Figures for the report: the initial sync of 1,000 todos and a round with nothing to do.
