@@ -34,44 +34,33 @@ package struct Todo: Sendable, Equatable {
     /// Grows with every change to the todo (1 when made); `todo.update` may carry `ifRevision`.
     package var revision: Int64
     /// The id of the todo this one is a subtask of; nil for a top-level todo.
-    package var parent: Int64? = nil
+    package var parent: Int64?
     /// The ids of this todo's subtasks, in manual order: the todos whose `parent` it is (the
     /// inverse relationship, never stored).
-    package var subtasks: [Int64] = []
+    package var subtasks: [Int64]
     /// The parent's uid. With `parent` nil, a parent named elsewhere (an iCalendar `RELATED-TO`,
     /// an import) that the store does not hold yet: the link is made when that todo arrives.
-    package var parentUid: String? = nil
+    package var parentUid: String?
     /// When the todo can be started (iCalendar `DTSTART`); before it, `list --ready` leaves it out.
-    package var start: Instant? = nil
+    package var start: Instant?
+}
 
-    /// (Inlinable: the store builds one per row read, and across the module boundary the
-    /// initializer built the value and then copied it, a retain and release of every field.)
-    @inlinable package init(
+extension Todo {
+    /// (In an extension, through the memberwise initializer: an initializer of the struct's own
+    /// that assigns the fields one by one built the value on the stack and then copied it, a
+    /// retain and release of every field, for every row read.)
+    package init(
         id: Int64, uid: String = "", title: String, notes: String? = nil, category: String? = nil,
         due: Instant? = nil, remind: Instant? = nil, reminded: Instant? = nil,
         done: Bool = false, completed: Instant? = nil, position: Int?,
         created: Instant, updated: Instant, priority: TodoPriority? = nil, tags: [String] = [],
-        zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil, revision: Int64 = 1
+        zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil, revision: Int64 = 1,
+        parent: Int64? = nil, parentUid: String? = nil, start: Instant? = nil, subtasks: [Int64] = []
     ) {
-        self.revision = revision
-        self.id = id
-        self.uid = uid
-        self.title = title
-        self.notes = notes
-        self.category = category
-        self.due = due
-        self.remind = remind
-        self.reminded = reminded
-        self.done = done
-        self.completed = completed
-        self.position = position
-        self.created = created
-        self.updated = updated
-        self.priority = priority
-        self.tags = tags
-        self.zone = zone
-        self.allDay = allDay
-        self.recurrence = recurrence
+        self.init(id: id, uid: uid, title: title, notes: notes, category: category, due: due, remind: remind, reminded: reminded,
+                  done: done, completed: completed, position: position, created: created, updated: updated, priority: priority,
+                  tags: tags, zone: zone, allDay: allDay, recurrence: recurrence, revision: revision, parent: parent,
+                  subtasks: subtasks, parentUid: parentUid, start: start)
     }
 }
 
@@ -224,9 +213,9 @@ package struct NewTodo: Sendable, Equatable {
     package var allDay: Bool
     package var recurrence: TodoRecurrence?
     /// Make it a subtask of the todo with this id.
-    package var parent: Int64? = nil
+    package var parent: Int64?
     /// When the todo can be started.
-    package var start: Instant? = nil
+    package var start: Instant?
 
     package init(
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,

@@ -129,8 +129,26 @@ package final class Connection {
         while try stmt.step() {}
     }
 
+    /// Rows inserted, updated or deleted through this connection since it opened, triggers'
+    /// included (`sqlite3_total_changes64`); a rollback does not count down.
+    package var changeCount: Int64 { sqlite3_total_changes64(handle) }
+
     /// The cached prepared statement for `sql`, reset and with the given parameters bound.
     package func statement(_ sql: String, _ values: [SQLValue] = []) throws(TodoError) -> Statement {
+        let stmt = try prepared(sql)
+        try stmt.bind(values)
+        return stmt
+    }
+
+    /// The same with one integer parameter, without an array of values to make (a read by id).
+    package func statement(_ sql: String, integer value: Int64) throws(TodoError) -> Statement {
+        let stmt = try prepared(sql)
+        try stmt.bind(value)
+        return stmt
+    }
+
+    /// The cached prepared statement for `sql`, prepared on its first use.
+    private func prepared(_ sql: String) throws(TodoError) -> Statement {
         let stmt: Statement
         if let recent, recent.sql == sql {
             stmt = recent.statement
@@ -144,7 +162,6 @@ package final class Connection {
             stmt = Statement(raw, connection: self)
             cache[SQLText(sql)] = stmt
         }
-        try stmt.bind(values)
         return stmt
     }
 
@@ -174,6 +191,7 @@ package final class Connection {
     }
 
     /// The first row of a query, mapped by `row`, or nil when there is none.
+    @inlinable
     package func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> T? {
         let stmt = try statement(sql, values)
         defer { stmt.reset() }
@@ -269,6 +287,11 @@ package final class Statement {
     }
 
     fileprivate func finalize() { sqlite3_finalize(handle) }
+
+    fileprivate func bind(_ value: Int64) throws(TodoError) {
+        let rc = sqlite3_bind_int64(handle, 1, value)
+        guard rc == SQLITE_OK else { throw connection.error(rc) }
+    }
 
     fileprivate func bind(_ values: [SQLValue]) throws(TodoError) {
         for (i, value) in values.enumerated() {

@@ -11,7 +11,11 @@ final class Database: @unchecked Sendable {
     // @unchecked: `connection` and `lostFile` are touched only on `queue`; the rest is immutable.
     let path: String
     let queue: DispatchQueue
-    private var connection: Connection?
+    private var connection: Connection? {
+        didSet { hints = ReadHints() }
+    }
+    /// What reads on `connection` may skip (`ReadHints`), made again with every new connection.
+    private var hints = ReadHints()
     /// Whether the connection writes the change log (its TEMP triggers).
     private let changeLog: Bool
     /// While a long write runs on a thread of its own (`beginLongWrite` to `endLongWrite`): the
@@ -105,6 +109,12 @@ final class Database: @unchecked Sendable {
         do { try snapshot.run("BEGIN") } catch { throw E(error) }
         defer { try? snapshot.run("COMMIT") }
         return try body(snapshot)
+    }
+
+    /// The hints for a read outside a write transaction on `connection`: the exclusive connection's
+    /// own, none for the snapshot (another connection writes meanwhile). Must run on the queue.
+    func hints(for connection: Connection) -> ReadHints? {
+        connection === self.connection && snapshot == nil ? hints : nil
     }
 
     /// True while a long write runs (`beginLongWrite` to `endLongWrite`). Must run on the queue.

@@ -51,12 +51,16 @@ package final class TodoStore: Sendable {
     /// `COMMIT` around them. While a `writeDetached` runs, a read runs instead in a read
     /// transaction of a read-only second connection: the state committed before it.
     package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.sync(reading: true) { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
+        try database.sync(reading: true) { (connection) throws(E) in
+            try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, hints: database.hints(for: connection)))
+        }
     }
 
     /// Like `read`, for a caller already running on the store queue.
     package func readOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        try database.onQueue(reading: true) { (connection) throws(E) in try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention)) }
+        try database.onQueue(reading: true) { (connection) throws(E) in
+            try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, hints: database.hints(for: connection)))
+        }
     }
 
     /// Like `write`, for a caller already running on the store queue: one transaction, durable
@@ -167,6 +171,8 @@ package struct StoreTransaction {
     /// In a write transaction: the newest change it logged, so the next change and the seq of
     /// its events need not read it back (nil in reads, which log nothing).
     var logTail: LogTail? = nil
+    /// In a read outside a write transaction: facts about the store it may skip looking up.
+    var hints: ReadHints? = nil
 
     /// Runs `body` in a savepoint of the open write transaction: when it throws, only its own
     /// changes are undone and the transaction goes on. It throws the body's error type; a

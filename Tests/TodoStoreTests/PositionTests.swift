@@ -84,3 +84,53 @@ import TodoTestSupport
         #expect(after.map(\.position) == after.map { $0.done ? nil : { count += 1; return count }() })
     }
 }
+
+/// A read keeps what it learnt about the whole store (`ReadHints`: the sums of the order's blocks,
+/// whether any todo is a subtask) until a row changes. Every todo read alone must show what a
+/// write transaction, which always looks, shows — after every kind of change, and after an undo.
+@Suite struct ReadHintTests {
+    /// Every todo as a read and as a write transaction see it alone.
+    private func alone(_ store: TodoStore, _ ids: ClosedRange<Int64>) throws -> (read: [Todo], written: [Todo]) {
+        let read = try store.read { tx in try ids.compactMap { id in try? tx.todo(id) } }
+        let written = try store.write { tx in try ids.compactMap { id in try? tx.todo(id) } }
+        return (read, written)
+    }
+
+    @Test func aTodoReadAloneMatchesWhatAWriteSeesAfterEveryChange() throws {
+        let dir = TemporaryDirectory("readhints")
+        let store = try makeStore(dir)
+        try store.write { tx in for i in 1...700 { _ = try tx.add(NewTodo(title: "t\(i)")) } }  // three blocks of keys
+        let ids: ClosedRange<Int64> = 1...702
+        var seen = try alone(store, ids)
+        #expect(seen.read.map(\.position) == Array(1...700))
+        let changes: [(String, (StoreTransaction) throws -> Void)] = [
+            ("move to the front", { tx in _ = try tx.move(690, to: .position(1)) }),
+            ("move into the second half of a block", { tx in _ = try tx.move(3, to: .position(500)) }),
+            ("complete", { tx in _ = try tx.complete([10, 300, 650]) }),
+            ("reopen", { tx in _ = try tx.reopen([300]) }),
+            ("delete", { tx in _ = try tx.delete([1, 2, 699]) }),
+            ("add at the end", { tx in _ = try tx.add(NewTodo(title: "new")) }),
+            ("make a subtask", { tx in
+                var subtask = NewTodo(title: "sub")
+                subtask.parent = 5
+                _ = try tx.add(subtask)
+            }),
+        ]
+        for (what, change) in changes {
+            _ = try store.write { tx in try change(tx) }
+            seen = try alone(store, ids)
+            #expect(seen.read == seen.written, "after \(what)")
+            // The positions are the dense ones of the open todos in manual order.
+            let listed = try store.read { try $0.list(TodoQuery()).todos }
+            let positionOf = Dictionary(uniqueKeysWithValues: listed.map { ($0.id, $0.position) })
+            let wrong = seen.read.filter { todo in todo.position != (todo.done ? nil : positionOf[todo.id] ?? nil) }.map(\.id)
+            #expect(wrong.isEmpty, "after \(what): todos \(wrong.prefix(5))")
+        }
+        #expect(try store.read { try $0.todo(5) }.subtasks == [702])
+        // An undo puts rows back: the subtask goes, and reads see it gone.
+        _ = try store.write { try $0.undo() }
+        seen = try alone(store, ids)
+        #expect(seen.read == seen.written)
+        #expect(try store.read { try $0.todo(5) }.subtasks == [])
+    }
+}

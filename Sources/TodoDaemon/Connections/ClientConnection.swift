@@ -8,7 +8,7 @@ import TodoProtocol
 /// `RequestExecutor`). Each is answered later through `ClientConnection.answered`, in that order.
 protocol RequestHandling: AnyObject, Sendable {
     /// A complete line from `connection`: a request, or the error to answer it with.
-    func handle(_ request: Result<RPCRequest, RPCFailure>, from connection: ClientConnection)
+    func handle(_ request: consuming Result<RPCRequest, RPCFailure>, from connection: ClientConnection)
 }
 
 /// One client: a non-blocking socket read through the `ReadLoop` and written through a Dispatch
@@ -33,33 +33,33 @@ final class ClientConnection: @unchecked Sendable {
     private let queue: DispatchQueue
     private let readLoop: ReadLoop
     /// The `readLoop` registration while reading (nil while paused or after the input ended).
-    private var reading: UInt64?
+    @exclusivity(unchecked) private var reading: UInt64?
     private let writeSource: DispatchSourceWrite
-    private var writing = false
-    private var framer = LineFramer()
-    private var output: [UInt8] = []
-    private var outputOffset = 0
+    @exclusivity(unchecked) private var writing = false
+    @exclusivity(unchecked) private var framer = LineFramer()
+    @exclusivity(unchecked) private var output: [UInt8] = []
+    @exclusivity(unchecked) private var outputOffset = 0
     /// What waits behind `output` on disk: the rest of a long streamed answer and anything
     /// queued after it, until it is all written.
-    private var spool: OutputSpool?
+    @exclusivity(unchecked) private var spool: OutputSpool?
     /// Bytes of answers and events queued behind a spooled stream (bounded by `outputLimit`, as
     /// in memory).
-    private var linesInSpool = 0
+    @exclusivity(unchecked) private var linesInSpool = 0
     private let spoolBudget: SpoolBudget?
-    private var inFlight = 0
-    private var inputClosed = false
+    @exclusivity(unchecked) private var inFlight = 0
+    @exclusivity(unchecked) private var inputClosed = false
     /// Whether complete lines received are still taken as requests (false after a line too long).
-    private var takingRequests = true
+    @exclusivity(unchecked) private var takingRequests = true
     /// Set while `takeRequests` runs: an answer given inline comes back into it.
-    private var taking = false
-    private(set) var closed = false
+    @exclusivity(unchecked) private var taking = false
+    @exclusivity(unchecked) private(set) var closed = false
     /// Set once the connection is closed; read from the store queue to skip its pending reads.
     let hungUp = Atomic<Bool>(false)
     /// The parts of a `store.import` sent so far in parts (`"more": true`), not yet applied.
     /// Touched only on the store queue; dropped with the connection.
-    var heldImport: HeldImport?
+    @exclusivity(unchecked) var heldImport: HeldImport?
     /// The events this connection is sent, once it called `watch`.
-    var subscription: Subscription = .unsubscribed
+    @exclusivity(unchecked) var subscription: Subscription = .unsubscribed
 
     /// Unsent answers and events beyond which a peer is cut off.
     static let outputLimit = 8 << 20
@@ -124,7 +124,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// A scratch buffer shared by every connection: reads happen one at a time on the I/O queue.
-    nonisolated(unsafe) private static var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    @exclusivity(unchecked) nonisolated(unsafe) private static var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     private func readAvailable() {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -163,13 +163,19 @@ final class ClientConnection: @unchecked Sendable {
         guard !taking else { return }
         taking = true
         defer { taking = false }
-        while takingRequests, !closed, inFlight < ClientConnection.maxInFlight, unsent <= ClientConnection.outputHighMark,
-              let frame = framer.next() {
+        while takingRequests, !closed, inFlight < ClientConnection.maxInFlight, unsent <= ClientConnection.outputHighMark {
+            // Decoded where the line lies in the input buffer; handed over once the framer is done with it.
+            var request: Result<RPCRequest, RPCFailure>?
+            let frame = framer.next { line in
+                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { request = RPCRequest.decode(line) }  // blank lines are ignored
+            }
             switch frame {
-            case .line(let line):
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }  // blank lines are ignored
+            case nil:
+                return
+            case .line:
+                guard let request else { continue }
                 inFlight += 1
-                requests.handle(RPCRequest.decode(line), from: self)
+                requests.handle(request, from: self)
             case .tooLong:
                 // Answer in order after what is already queued, then hang up.
                 inFlight += 1

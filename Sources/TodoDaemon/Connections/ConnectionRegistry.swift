@@ -57,14 +57,16 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     /// of later changes — reach it live. Replies arrive here in the order the store queue made
     /// them, so the switch from replay to live loses and repeats nothing.
     func deliver(_ replies: [RequestExecutor.Reply]) {
+        for reply in replies { deliver(reply) }
+    }
+
+    func deliver(_ reply: RequestExecutor.Reply) {
         dispatchPrecondition(condition: .onQueue(queue))
-        for reply in replies {
-            if let subscription = reply.subscription { reply.connection.subscription = subscription }
-            reply.connection.answered(reply.response)
-            for line in reply.replay { reply.connection.sendReplay(line: line) }
-            for event in reply.events { publish(event, seq: reply.seq) }
-            if let seq = reply.seq { latestSeq = max(latestSeq, seq) }
-        }
+        if let subscription = reply.subscription { reply.connection.subscription = subscription }
+        reply.connection.answered(reply.response)
+        for line in reply.replay { reply.connection.sendReplay(line: line) }
+        for event in reply.events { publish(event, seq: reply.seq) }
+        if let seq = reply.seq { latestSeq = max(latestSeq, seq) }
     }
 
     /// Sends a fired reminder to its subscribers with the seq of the newest change sent before

@@ -15,12 +15,12 @@ final class ReadLoop: @unchecked Sendable {
     // (the waiting thread reads them inside `queue.sync`); `poll` (epoll) is thread-safe.
     private let queue: DispatchQueue
     private let poll: ReadinessPoll
-    private var handlers: [UInt64: () -> Void] = [:]
-    private var nextToken: UInt64 = 1
+    @exclusivity(unchecked) private var handlers: [UInt64: () -> Void] = [:]
+    @exclusivity(unchecked) private var nextToken: UInt64 = 1
     /// Work for later (`after`), soonest last: run by the waiting thread when its wait times out.
-    private var timers: [(deadline: Double, handler: () -> Void)] = []
+    @exclusivity(unchecked) private var timers: [(deadline: Double, handler: () -> Void)] = []
     /// The one token whose handler runs after the others of its batch (`watch(last:)`).
-    private var lastToken: UInt64 = 0
+    @exclusivity(unchecked) private var lastToken: UInt64 = 0
 
     /// Starts the waiting thread. It runs for the life of the process.
     init(queue: DispatchQueue) throws(PosixError) {

@@ -91,11 +91,11 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
 
     /// Takes one request of `connection`, on the I/O queue: answers it inline when it can
     /// (`answerInline`), else queues it for the store queue (`submit`).
-    func handle(_ request: Result<RPCRequest, RPCFailure>, from connection: ClientConnection) {
+    func handle(_ request: consuming Result<RPCRequest, RPCFailure>, from connection: ClientConnection) {
         dispatchPrecondition(condition: .onQueue(ioQueue))
         let job = Job(connection: connection, request: request)
         if let reply = answerInline(job, connectionIdle: connection.waitingAnswers == 1) {
-            delivery.deliver([reply])
+            delivery.deliver(reply)
         } else {
             submit(job)
         }
@@ -417,4 +417,10 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
 protocol ReplyDelivering: AnyObject, Sendable {
     /// Hands each reply to its connection, in order, and publishes its events.
     func deliver(_ replies: [RequestExecutor.Reply])
+    /// The same for one reply, without an array to hold it (an inline answer).
+    func deliver(_ reply: RequestExecutor.Reply)
+}
+
+extension ReplyDelivering {
+    func deliver(_ reply: RequestExecutor.Reply) { deliver([reply]) }
 }

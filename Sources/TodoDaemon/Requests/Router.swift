@@ -5,8 +5,9 @@ import TodoStore
 /// Serves each JSON-RPC method (docs/PROTOCOL.md): decodes its params (`MethodParams`), calls the
 /// store, and returns the result and the `watch` events the change causes. One function per
 /// method. Runs on the store queue, inside the transaction the executor opened (`reminder.list`
-/// on the journal-read queue).
-struct Router {
+/// on the journal-read queue). A class: each method's handler is passed as a closure over it,
+/// which for a struct copied all of it for every request.
+final class Router: Sendable {
     /// What one request produced.
     struct Outcome {
         /// The result as JSON text, written once here on the store queue; nil when it went out
@@ -45,7 +46,13 @@ struct Router {
     let status: StatusSource
     let reminders: any ReminderHistoryReading
     /// Called on the store queue between the slices of long work (a large import, undo or redo).
-    var progress: @Sendable () -> Void = {}
+    let progress: @Sendable () -> Void
+
+    init(status: StatusSource, reminders: any ReminderHistoryReading, progress: @escaping @Sendable () -> Void = {}) {
+        self.status = status
+        self.reminders = reminders
+        self.progress = progress
+    }
 
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
     /// `heldImport` is what the connection holds of a `store.import` sent in parts. With a

@@ -48,17 +48,27 @@ package struct LineFramer: Sendable {
 
     /// The next complete line (without its newline), `.tooLong`, or nil when more bytes are needed.
     package mutating func next() -> Frame? {
+        var line: [UInt8] = []
+        return next { line = Array($0) }.map { $0 == .line ? .line(line) : .tooLong }
+    }
+
+    /// What `next(_:)` found.
+    package enum Kind: Sendable { case line, tooLong }
+
+    /// As `next()`, but the line's bytes are handed to `body` where they lie, not copied out;
+    /// they are valid only during the call.
+    package mutating func next(_ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Kind? {
         if overflowed { return .tooLong }
         let from = max(start, scanned)
         if let i = LineFramer.newline(in: buffer, from: from) {
             var end = i
             if end > start, buffer[end - 1] == 0x0D { end -= 1 }
             if end - start > maxLineLength { return overflow() }
-            let line = Array(buffer[start..<end])
+            buffer.withUnsafeBufferPointer { [start] in body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
             start = i + 1
             scanned = start
             compact()
-            return .line(line)
+            return .line
         }
         scanned = buffer.count
         if buffer.count - start > maxLineLength + 1 { return overflow() }
@@ -74,7 +84,7 @@ package struct LineFramer: Sendable {
         }
     }
 
-    private mutating func overflow() -> Frame {
+    private mutating func overflow() -> Kind {
         overflowed = true
         buffer = []
         start = 0

@@ -105,8 +105,13 @@ package struct RPCRequest: Sendable {
     /// A plain line is read without a tree of JSON values (`RequestScanner`); any other, and every
     /// line in error, by `decodeTree`.
     package static func decode(_ line: [UInt8]) -> Result<RPCRequest, RPCFailure> {
+        line.withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// The same for a line where it lies (a connection's input buffer).
+    package static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<RPCRequest, RPCFailure> {
         if let request = RequestScanner.scan(line) { return .success(request) }
-        return decodeTree(line)
+        return decodeTree(Array(line))
     }
 
     /// Decodes one line through a tree of JSON values: what `decode` does for any line, and the

@@ -15,10 +15,12 @@ import Glibc
 package enum RequestScanner {
     /// The request `line` holds, or nil when it is not a plain one (see above).
     package static func scan(_ line: [UInt8]) -> RPCRequest? {
-        line.withUnsafeBufferPointer { bytes in
-            var scanner = Scanner(bytes: bytes)
-            return scanner.request()
-        }
+        line.withUnsafeBufferPointer { scan($0) }
+    }
+
+    package static func scan(_ line: UnsafeBufferPointer<UInt8>) -> RPCRequest? {
+        var scanner = Scanner(bytes: line)
+        return scanner.request()
     }
 
     /// Members a scanned `params` object may have; a longer one is left to the tree decoder (its

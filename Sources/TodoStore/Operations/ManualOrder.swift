@@ -98,6 +98,41 @@ struct ManualOrder {
             + " - (SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= \(key) AND o.rank < ((\(block) + 1) << \(blockShift))) + 1 END)"
     }
 
+    /// SQL for a counted row's place inside its key's block, from the nearer end (as
+    /// `positionSQL` counts it, without the sums of the blocks): in the block's first half the
+    /// count of counted rows before the key, zero or more; in its second half minus the count
+    /// from the key to the block's end, the row itself included, so below zero. With the blocks'
+    /// sums known (`ReadHints.blockSums`), `position(block:inBlock:sums:)` makes the position.
+    static func placeInBlockSQL(table: StaticString, counted: StaticString?, key: String) -> String {
+        let filter = counted.map { "o.\($0) AND " } ?? ""
+        let block = "(\(key) >> \(blockShift))"
+        let half = Int64(1) << (blockShift - 1)
+        return "(CASE WHEN (\(key) & \((Int64(1) << blockShift) - 1)) < \(half) THEN"
+            + " (SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= (\(block) << \(blockShift)) AND o.rank < \(key))"
+            + " ELSE -(SELECT COUNT(*) FROM \(table) o WHERE \(filter)o.rank >= \(key) AND o.rank < ((\(block) + 1) << \(blockShift))) END)"
+    }
+
+    /// The 1-based position of the counted row with key `rank` from its place in its block
+    /// (`placeInBlockSQL`) and the counted rows of the blocks before it and through it.
+    static func position(rank: Int64, placeInBlock: Int64, sums: BlockSums) -> Int {
+        let block = rank >> blockShift
+        return Int(placeInBlock >= 0 ? sums.before(block) + placeInBlock + 1 : sums.through(block) + placeInBlock + 1)
+    }
+
+    /// How many counted rows the blocks before each block hold: one pass over the block table.
+    func blockSums() throws(TodoError) -> BlockSums {
+        guard let blocks else { return BlockSums(blocks: [], through: []) }
+        var keys: [Int64] = [], through: [Int64] = []
+        var sum: Int64 = 0
+        try connection.forEachRow("SELECT block, size FROM \(blocks) ORDER BY block") { row in
+            sum += row.int64(1)
+            keys.append(row.int64(0))
+            through.append(sum)
+            return true
+        }
+        return BlockSums(blocks: keys, through: through)
+    }
+
     /// Positions of many keys. Scattered keys (a page of a listing): one pass over the block
     /// table, then a count inside each key's block. Many keys close together (a long listing): one
     /// ordered walk over the keys between the first and the last, which costs one index row per
@@ -305,5 +340,37 @@ struct ManualOrder {
             }
             half *= 2
         }
+    }
+}
+
+/// The running sums of a block table (`ManualOrder.blockSums`): how many counted rows the blocks
+/// up to each one hold.
+struct BlockSums {
+    /// The blocks that hold counted rows, ascending.
+    let blocks: [Int64]
+    /// For each of `blocks`, the counted rows of it and of every block before it.
+    let through: [Int64]
+
+    /// The counted rows in the blocks before `block`.
+    func before(_ block: Int64) -> Int64 {
+        let i = firstIndex(notBelow: block)
+        return i == 0 ? 0 : through[i - 1]
+    }
+
+    /// The counted rows in `block` and the blocks before it.
+    func through(_ block: Int64) -> Int64 {
+        let i = firstIndex(notBelow: block)
+        if i < blocks.count, blocks[i] == block { return through[i] }
+        return i == 0 ? 0 : through[i - 1]
+    }
+
+    /// The index of the first block at or after `block` (binary search).
+    private func firstIndex(notBelow block: Int64) -> Int {
+        var low = 0, high = blocks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if blocks[mid] < block { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }

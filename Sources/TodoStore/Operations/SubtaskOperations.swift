@@ -19,10 +19,15 @@ extension StoreTransaction {
         }
     }
 
-    /// Whether any todo is a subtask: one seek in `todos_parent`. A store without subtasks (every
-    /// store before them) then reads its todos without a lookup per todo.
+    /// Whether any todo is a subtask: one seek in `todos_parent` (in a read, once until a row
+    /// changes: `ReadHints`). A store without subtasks (every store before them) then reads its
+    /// todos without a lookup per todo.
     func anySubtasks() throws(TodoError) -> Bool {
-        try connection.firstRow("SELECT 1 FROM todos WHERE parent_id IS NOT NULL LIMIT 1", [], { _ in true }) != nil
+        let look = { () throws(TodoError) -> Bool in
+            try connection.firstRow("SELECT 1 FROM todos WHERE parent_id IS NOT NULL LIMIT 1", [], { _ in true }) != nil
+        }
+        guard let hints else { return try look() }
+        return try hints.anySubtasks(connection, look)
     }
 
     /// Checks that `parent` may become the parent of todo `child` (nil for a todo not made yet):

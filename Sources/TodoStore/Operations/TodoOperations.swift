@@ -21,11 +21,24 @@ let todoByID = "SELECT \(todoColumns) WHERE t.id = ?1"
 /// whether it has subtasks, and its parent's uid. One statement: a `todo.get` steps no other
 /// unless the todo has subtasks. (The parent's row is looked up only for a subtask: a
 /// subquery opens its cursor each time it runs, which a top-level todo need not pay.)
-let todoWithPositionByID = "SELECT \(todoFields), CASE WHEN t.done THEN NULL ELSE "
-    + ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
-    + " END, EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id),"
-    + " CASE WHEN t.parent_id IS NULL THEN NULL ELSE (SELECT p.uid FROM todos p WHERE p.id = t.parent_id) END"
-    + " FROM todos t \(categoryJoin) WHERE t.id = ?1"
+let todoWithPositionByID = todoByID(position: positionSQL, subtasks: subtasksSQL)
+
+/// As `todoWithPositionByID`, for a read with `ReadHints`: the first extra column is the todo's
+/// place in its order block (`ManualOrder.placeInBlockSQL`), and without `subtasks` (no todo of
+/// the store is a subtask) the second is 0 without looking.
+func todoWithPlaceByID(subtasks: Bool) -> String { subtasks ? todoWithPlaceAndSubtasksByID : todoWithPlaceNoSubtasksByID }
+
+private let positionSQL = ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
+private let placeSQL = ManualOrder.placeInBlockSQL(table: ManualOrder.todos, counted: ManualOrder.openTodos, key: "t.rank")
+private let subtasksSQL = "EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id)"
+private let todoWithPlaceAndSubtasksByID = todoByID(position: placeSQL, subtasks: subtasksSQL)
+private let todoWithPlaceNoSubtasksByID = todoByID(position: placeSQL, subtasks: "0")
+
+private func todoByID(position: String, subtasks: String) -> String {
+    "SELECT \(todoFields), CASE WHEN t.done THEN NULL ELSE \(position) END, \(subtasks),"
+        + " CASE WHEN t.parent_id IS NULL THEN NULL ELSE (SELECT p.uid FROM todos p WHERE p.id = t.parent_id) END"
+        + " FROM todos t \(categoryJoin) WHERE t.id = ?1"
+}
 
 /// A todo as stored: its fields plus the sparse order key its position is counted from.
 struct TodoRow {
@@ -37,24 +50,21 @@ struct TodoRow {
         todo = TodoRow.todo(s)
     }
 
-    /// The todo of the row `s` stands on, without its position: read straight into its value
-    /// (no `TodoRow` to copy it out of).
-    static func todo(_ s: Statement) -> Todo {
-        var todo = Todo(
+    /// The todo of the row `s` stands on, without its position (unless given): read straight into
+    /// its value (no `TodoRow` to copy it out of). `parentUid` overrides the row's column.
+    static func todo(_ s: Statement, position: Int? = nil, parentUid: String?? = nil, subtasks: [Int64] = []) -> Todo {
+        var recurrence = s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) }
+        recurrence?.readSet(s.optionalText(23))
+        return Todo(
             id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
             due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
-            done: s.bool(7), completed: s.optionalInstant(8), position: nil,
+            done: s.bool(7), completed: s.optionalInstant(8), position: position,
             created: s.instant(10), updated: s.instant(11),
             priority: s.optionalInt64(13).flatMap { TodoRow.priority(rank: $0) },
             tags: s.withText(14, TagColumn.tags(bytes:)),
-            zone: s.optionalText(15), allDay: s.bool(16),
-            recurrence: s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) },
-            revision: s.int64(19))
-        todo.parent = s.optionalInt64(20)
-        todo.parentUid = s.optionalText(21)
-        todo.start = s.optionalInstant(22)
-        todo.recurrence?.readSet(s.optionalText(23))
-        return todo
+            zone: s.optionalText(15), allDay: s.bool(16), recurrence: recurrence, revision: s.int64(19),
+            parent: s.optionalInt64(20), parentUid: parentUid ?? s.optionalText(21), start: s.optionalInstant(22),
+            subtasks: subtasks)
     }
 
     /// The priority a stored rank (`TodoPriority.rank`) stands for.
@@ -72,17 +82,20 @@ extension StoreTransaction {
     /// The todo with `id`.
     /// - Throws: `.notFound`.
     package func todo(_ id: Int64) throws(TodoError) -> Todo {
-        var hasSubtasks = false
-        let found = try connection.firstRow(todoWithPositionByID, [.integer(id)]) { s in
-            var todo = TodoRow.todo(s)
-            todo.position = s.optionalInt64(todoFieldCount).map { Int($0) }
-            if todo.parent != nil { todo.parentUid = s.optionalText(todoFieldCount + 2) }
-            hasSubtasks = s.bool(todoFieldCount + 1)
-            return todo
+        // In a read with hints, the sums of the order's blocks and whether the store has any
+        // subtask are known without a statement until a row changes.
+        let sums = try hints?.todoBlockSums(todoOrder)
+        let s = try sums == nil ? connection.statement(todoWithPositionByID, integer: id)
+                                : connection.statement(todoWithPlaceByID(subtasks: anySubtasks()), integer: id)
+        defer { s.reset() }
+        guard try s.step() else { throw TodoError.notFound("no todo with id \(id)") }
+        // A subtask's parent uid is the parent's own (the column keeps it only for a link not made yet).
+        let parentUid: String?? = s.optionalInt64(20) == nil ? nil : .some(s.optionalText(todoFieldCount + 2))
+        let subtasks = s.bool(todoFieldCount + 1) ? try subtaskIDs(of: id) : []
+        let position = s.optionalInt64(todoFieldCount).map { value in
+            sums.map { ManualOrder.position(rank: s.int64(9), placeInBlock: value, sums: $0) } ?? Int(value)
         }
-        guard var todo = found else { throw TodoError.notFound("no todo with id \(id)") }
-        if hasSubtasks { todo.subtasks = try subtaskIDs(of: id) }
-        return todo
+        return TodoRow.todo(s, position: position, parentUid: parentUid, subtasks: subtasks)
     }
 
     func row(_ id: Int64) throws(TodoError) -> TodoRow {
