@@ -245,6 +245,9 @@ package final class Connection {
     /// Whether a transaction is open.
     package var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Whether the open transaction has written (`sqlite3_txn_state`).
+    package var inWriteTransaction: Bool { sqlite3_txn_state(handle, nil) == SQLITE_TXN_WRITE }
+
     package func error(_ rc: Int32) -> TodoError {
         Connection.error(rc, String(cString: sqlite3_errmsg(handle)))
     }

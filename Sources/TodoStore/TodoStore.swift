@@ -45,11 +45,11 @@ package final class TodoStore: Sendable {
     /// (`{ (tx) throws(TodoError) in ... }`), or a `TodoErrorConvertible` type of the caller's;
     /// a failure of the store itself (closed, file replaced, commit failed) arrives converted.
     ///
-    /// A read sees one state of the store without a transaction of its own: every write runs on
-    /// the same serial queue and the file is held exclusively, so nothing changes between the
-    /// statements of one read. Each statement reads in autocommit mode, with no `BEGIN` and
-    /// `COMMIT` around them. While a `writeDetached` runs, a read runs instead in a read
-    /// transaction of a read-only second connection: the state committed before it.
+    /// A read sees one state of the store: every write runs on the same serial queue and the file
+    /// is held exclusively, so nothing changes between the statements of one read. The reads
+    /// between two writes share one read transaction (`Database.onQueue`), ended before the next
+    /// write. While a `writeDetached` runs, a read runs instead in a read transaction of a
+    /// read-only second connection: the state committed before it.
     package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.sync(reading: true) { (connection) throws(E) in
             try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, hints: database.hints(for: connection)))
