@@ -386,8 +386,10 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
                 return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
             }
             do throws(RPCError) {
-                var held = job.connection.heldImport
-                defer { job.connection.heldImport = held }
+                // Only a `store.import` in parts holds anything between requests.
+                let imports = request.known == .storeImport
+                var held = imports ? job.connection.heldImport : nil
+                defer { if imports { job.connection.heldImport = held } }
                 var outcome = try savepoint && request.known?.kind == .write
                     ? tx.savepoint { () throws(RPCError) in try router.perform(request, in: tx, heldImport: &held) }
                     : router.perform(request, in: tx, heldImport: &held, stream: stream)
