@@ -213,9 +213,9 @@ package struct NewTodo: Sendable, Equatable {
     package var allDay: Bool
     package var recurrence: TodoRecurrence?
     /// Make it a subtask of the todo with this id.
-    package var parent: Int64?
+    package var parent: Int64? = nil
     /// When the todo can be started.
-    package var start: Instant?
+    package var start: Instant? = nil
 
     package init(
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,

@@ -8,7 +8,8 @@ import TodoSQLite
 /// Nothing else touches the connection, so there are no locks around it (the model of GRDB's
 /// `DatabaseQueue`). Calling `sync` from inside its own queue is a programmer error and traps.
 final class Database: @unchecked Sendable {
-    // @unchecked: `connection` and `lostFile` are touched only on `queue`; the rest is immutable.
+    // @unchecked: `connection`, `readHeld`, `hints` and `lostFile` are touched only on `queue`;
+    // the rest is immutable.
     let path: String
     let queue: DispatchQueue
     private var connection: Connection? {

@@ -28,6 +28,8 @@ final class ClientConnection: @unchecked Sendable {
     // `ResponseStream` on the I/O thread while that queue waits in `store.queue.sync`
     // (`RequestExecutor.answerInline`); except `heldImport`, touched only on the store queue, and
     // `hungUp`, an atomic read from any queue. The static `scratch` is used only on the I/O queue.
+    // Confined so, the state needs no dynamic exclusivity checks (`@exclusivity(unchecked)`): 12
+    // calls into the runtime a request.
     let fd: Int32
     let peer: PeerCredentials
     private let queue: DispatchQueue

@@ -102,7 +102,7 @@ struct ManualOrder {
     /// `positionSQL` counts it, without the sums of the blocks): in the block's first half the
     /// count of counted rows before the key, zero or more; in its second half minus the count
     /// from the key to the block's end, the row itself included, so below zero. With the blocks'
-    /// sums known (`ReadHints.blockSums`), `position(block:inBlock:sums:)` makes the position.
+    /// sums known (`ReadHints.todoBlockSums`), `position(rank:placeInBlock:sums:)` makes the position.
     static func placeInBlockSQL(table: StaticString, counted: StaticString?, key: String) -> String {
         let filter = counted.map { "o.\($0) AND " } ?? ""
         let block = "(\(key) >> \(blockShift))"
