@@ -91,8 +91,8 @@ import TodoTestSupport
 @Suite struct ReadHintTests {
     /// Every todo as a read and as a write transaction see it alone.
     private func alone(_ store: TodoStore, _ ids: ClosedRange<Int64>) throws -> (read: [Todo], written: [Todo]) {
-        let read = try store.read { tx in try ids.compactMap { id in try? tx.todo(id) } }
-        let written = try store.write { tx in try ids.compactMap { id in try? tx.todo(id) } }
+        let read = try store.read { tx in ids.compactMap { id in try? tx.todo(id) } }
+        let written = try store.write { tx in ids.compactMap { id in try? tx.todo(id) } }
         return (read, written)
     }
 
