@@ -1,7 +1,8 @@
 import TodoCore
 import TodoSQLite
 
-/// Facts about the whole store that reads use to skip work, each worked out once and kept until
+/// Facts about the whole store that reads use to skip work (a position's block sums, whether
+/// there are subtasks, category names), each worked out once and kept until
 /// a row changes: the store's exclusive connection is the only writer, so while its count of
 /// changed rows (`Connection.changeCount`) stands still, nothing a read sees has changed.
 ///
@@ -23,6 +24,23 @@ final class ReadHints {
             blockSumsAt = now
         }
         return sums
+    }
+
+    private var categoriesAt: Int64 = -1
+    private var categories: [Int64: String] = [:]
+
+    /// The name of the category with `id`; `look` reads it, the first time it is asked for since
+    /// a row changed (the names are forgotten then, never read all at once).
+    func categoryName(_ id: Int64, _ connection: Connection, _ look: (Int64) throws(TodoError) -> String?) throws(TodoError) -> String? {
+        let now = connection.changeCount
+        if now != categoriesAt {
+            categories.removeAll(keepingCapacity: true)
+            categoriesAt = now
+        }
+        if let name = categories[id] { return name }
+        let name = try look(id)
+        if let name { categories[id] = name }
+        return name
     }
 
     /// Whether any todo is a subtask; `compute` looks, when a row changed since it last did.

@@ -86,8 +86,9 @@ import TodoTestSupport
 }
 
 /// A read keeps what it learnt about the whole store (`ReadHints`: the sums of the order's blocks,
-/// whether any todo is a subtask) until a row changes. Every todo read alone must show what a
-/// write transaction, which always looks, shows — after every kind of change, and after an undo.
+/// whether any todo is a subtask, category names) until a row changes. Every todo read alone must
+/// show what a write transaction, which always looks, shows — after every kind of change, and
+/// after an undo.
 @Suite struct ReadHintTests {
     /// Every todo as a read and as a write transaction see it alone.
     private func alone(_ store: TodoStore, _ ids: ClosedRange<Int64>) throws -> (read: [Todo], written: [Todo]) {
@@ -99,10 +100,15 @@ import TodoTestSupport
     @Test func aTodoReadAloneMatchesWhatAWriteSeesAfterEveryChange() throws {
         let dir = TemporaryDirectory("readhints")
         let store = try makeStore(dir)
-        try store.write { tx in for i in 1...700 { _ = try tx.add(NewTodo(title: "t\(i)")) } }  // three blocks of keys
+        try store.write { tx in
+            _ = try tx.addCategory("家")
+            _ = try tx.addCategory("仕事")
+            for i in 1...700 { _ = try tx.add(NewTodo(title: "t\(i)", category: [nil, "家", "仕事"][i % 3])) }  // three blocks of keys
+        }
         let ids: ClosedRange<Int64> = 1...702
         var seen = try alone(store, ids)
         #expect(seen.read.map(\.position) == Array(1...700))
+        #expect(seen.read.map(\.category) == (1...700).map { [nil, "家", "仕事"][$0 % 3] })
         let changes: [(String, (StoreTransaction) throws -> Void)] = [
             ("move to the front", { tx in _ = try tx.move(690, to: .position(1)) }),
             ("move into the second half of a block", { tx in _ = try tx.move(3, to: .position(500)) }),
@@ -110,6 +116,13 @@ import TodoTestSupport
             ("reopen", { tx in _ = try tx.reopen([300]) }),
             ("delete", { tx in _ = try tx.delete([1, 2, 699]) }),
             ("add at the end", { tx in _ = try tx.add(NewTodo(title: "new")) }),
+            ("rename a category", { tx in _ = try tx.renameCategory("家", to: "うち") }),
+            ("move a todo to another category", { tx in
+                var patch = TodoPatch()
+                patch.category = .set("仕事")
+                _ = try tx.update(4, patch)
+            }),
+            ("delete a category its todos are in", { tx in _ = try tx.deleteCategory("仕事", force: true) }),
             ("make a subtask", { tx in
                 var subtask = NewTodo(title: "sub")
                 subtask.parent = 5

@@ -23,21 +23,23 @@ let todoByID = "SELECT \(todoColumns) WHERE t.id = ?1"
 /// subquery opens its cursor each time it runs, which a top-level todo need not pay.)
 let todoWithPositionByID = todoByID(position: positionSQL, subtasks: subtasksSQL)
 
-/// As `todoWithPositionByID`, for a read with `ReadHints`: the first extra column is the todo's
-/// place in its order block (`ManualOrder.placeInBlockSQL`), and without `subtasks` (no todo of
-/// the store is a subtask) the second is 0 without looking.
+/// As `todoWithPositionByID`, for a read with `ReadHints`: column 3 is the category's id, which
+/// the hints name (no join); the first extra column is the todo's place in its order block
+/// (`ManualOrder.placeInBlockSQL`); and without `subtasks` (no todo of the store is a subtask)
+/// the second is 0 without looking.
 func todoWithPlaceByID(subtasks: Bool) -> String { subtasks ? todoWithPlaceAndSubtasksByID : todoWithPlaceNoSubtasksByID }
 
 private let positionSQL = ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
 private let placeSQL = ManualOrder.placeInBlockSQL(table: ManualOrder.todos, counted: ManualOrder.openTodos, key: "t.rank")
 private let subtasksSQL = "EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id)"
-private let todoWithPlaceAndSubtasksByID = todoByID(position: placeSQL, subtasks: subtasksSQL)
-private let todoWithPlaceNoSubtasksByID = todoByID(position: placeSQL, subtasks: "0")
+private let fieldsWithCategoryID = todoFields.replacing("c.name", with: "t.category_id")
+private let todoWithPlaceAndSubtasksByID = todoByID(fieldsWithCategoryID, position: placeSQL, subtasks: subtasksSQL, join: "")
+private let todoWithPlaceNoSubtasksByID = todoByID(fieldsWithCategoryID, position: placeSQL, subtasks: "0", join: "")
 
-private func todoByID(position: String, subtasks: String) -> String {
-    "SELECT \(todoFields), CASE WHEN t.done THEN NULL ELSE \(position) END, \(subtasks),"
+private func todoByID(_ fields: String = todoFields, position: String, subtasks: String, join: String = categoryJoin) -> String {
+    "SELECT \(fields), CASE WHEN t.done THEN NULL ELSE \(position) END, \(subtasks),"
         + " CASE WHEN t.parent_id IS NULL THEN NULL ELSE (SELECT p.uid FROM todos p WHERE p.id = t.parent_id) END"
-        + " FROM todos t \(categoryJoin) WHERE t.id = ?1"
+        + " FROM todos t \(join) WHERE t.id = ?1"
 }
 
 /// A todo as stored: its fields plus the sparse order key its position is counted from.
@@ -51,12 +53,14 @@ struct TodoRow {
     }
 
     /// The todo of the row `s` stands on, without its position (unless given): read straight into
-    /// its value (no `TodoRow` to copy it out of). `parentUid` overrides the row's column.
-    static func todo(_ s: Statement, position: Int? = nil, parentUid: String?? = nil, subtasks: [Int64] = []) -> Todo {
+    /// its value (no `TodoRow` to copy it out of). `category` and `parentUid` override the row's
+    /// columns.
+    static func todo(_ s: Statement, position: Int? = nil, category: String?? = nil, parentUid: String?? = nil,
+                     subtasks: [Int64] = []) -> Todo {
         var recurrence = s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) }
         recurrence?.readSet(s.optionalText(23))
         return Todo(
-            id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: s.optionalText(3),
+            id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: category ?? s.optionalText(3),
             due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
             done: s.bool(7), completed: s.optionalInstant(8), position: position,
             created: s.instant(10), updated: s.instant(11),
@@ -95,7 +99,15 @@ extension StoreTransaction {
         let position = s.optionalInt64(todoFieldCount).map { value in
             sums.map { ManualOrder.position(rank: s.int64(9), placeInBlock: value, sums: $0) } ?? Int(value)
         }
-        return TodoRow.todo(s, position: position, parentUid: parentUid, subtasks: subtasks)
+        var category: String?? = nil
+        if let hints, sums != nil {  // column 3 holds the category's id
+            category = try s.optionalInt64(3).flatMap { categoryID throws(TodoError) in
+                try hints.categoryName(categoryID, connection) { (id) throws(TodoError) in
+                    try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.integer(id)]) { $0.text(0) }
+                }
+            }
+        }
+        return TodoRow.todo(s, position: position, category: category, parentUid: parentUid, subtasks: subtasks)
     }
 
     func row(_ id: Int64) throws(TodoError) -> TodoRow {
