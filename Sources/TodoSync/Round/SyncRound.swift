@@ -107,7 +107,9 @@ package final class SyncRound {
     /// any is the last, and saves neither the store's seq nor the server's token, so the next
     /// round finds them again (as one cut off would).
     var left: Set<String> = []
-    var timeIsUp: Bool { Posix.monotonicSeconds() >= deadline }
+    /// Whether the round's time is up: from `deadlineSlack` before the deadline, when no write
+    /// starts any more and a timeout is the deadline's.
+    var timeIsUp: Bool { Posix.monotonicSeconds() >= deadline - Self.deadlineSlack }
 
     package init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
                 options: Options = Options()) {
@@ -209,6 +211,12 @@ package final class SyncRound {
     func calDAV<T>(_ body: () throws(CalDAVError) -> T) throws(SyncError) -> T {
         do { return try body() } catch { throw roundError(error) }
     }
+
+    /// How long before the deadline the round's time is up: the HTTP client's timer counts whole
+    /// milliseconds from a start taken a little after the time left was given it, so the request
+    /// the deadline cuts off can end a millisecond or two before it (and a write started that
+    /// late could not finish anyway).
+    static let deadlineSlack = 0.05
 
     /// A server's failure as the round's: a request cut off because the round's time ran out
     /// says so (the server answers; it is the round that is long).
