@@ -86,8 +86,8 @@ extension StoreTransaction {
     /// The todo with `id`.
     /// - Throws: `.notFound`.
     package func todo(_ id: Int64) throws(TodoError) -> Todo {
-        // In a read with hints, the sums of the order's blocks and whether the store has any
-        // subtask are known without a statement until a row changes.
+        // In a read with hints, the sums of the order's blocks, whether the store has any subtask
+        // and the category's name are known without a statement until a row changes.
         let sums = try hints?.todoBlockSums(todoOrder)
         let s = try sums == nil ? connection.statement(todoWithPositionByID, integer: id)
                                 : connection.statement(todoWithPlaceByID(subtasks: anySubtasks()), integer: id)
@@ -100,7 +100,7 @@ extension StoreTransaction {
             sums.map { ManualOrder.position(rank: s.int64(9), placeInBlock: value, sums: $0) } ?? Int(value)
         }
         var category: String?? = nil
-        if let hints, sums != nil {  // column 3 holds the category's id
+        if let hints {  // column 3 holds the category's id
             category = try s.optionalInt64(3).flatMap { categoryID throws(TodoError) in
                 try hints.categoryName(categoryID, connection) { (id) throws(TodoError) in
                     try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.integer(id)]) { $0.text(0) }
