@@ -58,7 +58,7 @@ struct CursorFile {
     func read() throws(Unreadable) -> State {
         let bytes: [UInt8]
         do {
-            bytes = try Files.regularContents(of: path, maxBytes: 1 << 20)
+            bytes = try Files.regularContents(of: path, maxBytes: 1 << 24)  // Notifier.keysKept keys of two kinds
         } catch where error.errno == ENOENT {
             return State()
         } catch {

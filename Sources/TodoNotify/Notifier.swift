@@ -29,24 +29,32 @@ package final class Notifier {
     static let batchLimit = 1000
     /// Entries read between two looks at the `watch` stream, once caught up.
     static let liveBatch = 32
-    /// Reminders remembered per path to tell a second arrival from a new one.
-    static let keysKept = 4096
+    /// Reminders remembered per path to tell a second arrival from a new one: a bound on
+    /// memory (about 35 MB and a cursor file of 7 MB when full), not on a burst's size.
+    static let keysKept = 1 << 18
 
     /// The journal entries read, in order; the cursor moves past an entry once it and every one
     /// before it are settled (handed out, or stepped over).
     private var ledger = CursorLedger()
     /// Reminders the fast path brought that every output is done with and whose journal entry
-    /// has not been read yet (saved in the cursor file: a restart steps over them too).
+    /// has not been read yet (saved in the cursor file: a restart steps over them too), with when
+    /// they were handed out; kept `aheadSeconds` (an entry todod never wrote does not come).
     private var ahead = KeySet(limit: Notifier.keysKept)
+    static let aheadSeconds: Int64 = 3600
     /// Reminders the fast path brought that the desktop still works on.
     private var inProgress: Set<String> = []
     /// Reminders handed out from the journal whose `watch` event has not come (it would be a
     /// repeat), with when they fired; saved in the cursor file, kept `behindSeconds`.
     private var fromJournal = KeySet(limit: Notifier.keysKept)
-    private var fromJournalAt: [String: Int64] = [:]
     static let behindSeconds: Int64 = 120
     private var savedCursor: String?
+    /// The cursor file is behind what the notifier knows.
     private var stateDirty = false
+    /// ... and a reminder was handed out since it was written: it is written before the next
+    /// wait or round. A round that only stepped over journal entries it had handed out already
+    /// leaves the file as it was until the notifier waits (the old cursor with the old keys also
+    /// steps over them), so the catch-up after a burst is not one file write per 32 entries.
+    private var handedOutSinceSave = false
 
     private init(follower: JournalFollower, cursorFile: CursorFile, print: Bool, exec: ExecOutput?, log: NotifyLog) {
         self.follower = follower
@@ -121,11 +129,9 @@ package final class Notifier {
             }
         }
         notifier.feed = DaemonFeed(socket: socket, storeID: pairing.storeID, log: log)
-        for key in state?.ahead ?? [] { notifier.ahead.insert(key) }
-        for key in state?.behind ?? [] {
-            notifier.fromJournal.insert(key)
-            notifier.fromJournalAt[key] = Instant.now().usec
-        }
+        let now = Instant.now().usec
+        for key in state?.ahead ?? [] { notifier.ahead.insert(key, usec: now) }
+        for key in state?.behind ?? [] { notifier.fromJournal.insert(key, usec: now) }
         do {
             let start = try follower.seek(after: state?.cursor)
             notifier.savedCursor = start
@@ -189,7 +195,7 @@ package final class Notifier {
             desktop?.flush()
             desktop?.process()
             desktop?.flush()
-            saveStateIfChanged()
+            if !more || handedOutSinceSave { saveStateIfChanged() }
             if more { continue }
             catchingUp = false
             do {
@@ -234,8 +240,7 @@ package final class Notifier {
             return true
         }
         if reminder.journalUsec > Instant.now().usec - Self.behindSeconds * 1_000_000 {
-            fromJournal.insert(key)
-            fromJournalAt[key] = reminder.journalUsec
+            fromJournal.insert(key, usec: reminder.journalUsec)
             stateDirty = true
         }
         return deliver(reminder, ticket: ticket, backlog: backlog)
@@ -245,7 +250,6 @@ package final class Notifier {
     private func fromTheFeed(_ reminder: Reminder) -> Bool {
         let key = reminder.key
         if fromJournal.remove(key) {
-            fromJournalAt[key] = nil
             stateDirty = true
             return true
         }
@@ -255,6 +259,7 @@ package final class Notifier {
 
     /// Hands one reminder to every output; false when standard output is gone.
     private func deliver(_ reminder: Reminder, ticket: Int?, backlog: Bool) -> Bool {
+        handedOutSinceSave = true
         if print {
             do {
                 try Posix.writeAll(1, Array((reminder.printLine + "\n").utf8))
@@ -270,7 +275,7 @@ package final class Notifier {
         } else if let ticket {
             ledger.settle(ticket)
         } else {
-            ahead.insert(reminder.key)
+            ahead.insert(reminder.key, usec: Instant.now().usec)
             stateDirty = true
         }
         return true
@@ -283,9 +288,10 @@ package final class Notifier {
         if let ticket = item.ticket {
             ledger.settle(ticket)
         } else {
-            ahead.insert(key)
+            ahead.insert(key, usec: Instant.now().usec)
             stateDirty = true
         }
+        handedOutSinceSave = true
     }
 
     /// Unblocks (true) or blocks (false) the signals that end the notifier, in this thread.
@@ -310,20 +316,21 @@ package final class Notifier {
             stateDirty = true
         }
         guard stateDirty else { return }
-        // An event that has not followed its journal entry within minutes will not come.
-        let old = Instant.now().usec - Self.behindSeconds * 1_000_000
-        for key in fromJournal.keys where (fromJournalAt[key] ?? 0) < old {
-            fromJournal.remove(key)
-            fromJournalAt[key] = nil
-        }
+        // An event that has not followed its journal entry within minutes will not come, nor an
+        // entry its event did not precede by an hour.
+        let now = Instant.now().usec
+        fromJournal.forget(before: now - Self.behindSeconds * 1_000_000)
+        ahead.forget(before: now - Self.aheadSeconds * 1_000_000)
         do {
             try cursorFile.write(CursorFile.State(cursor: savedCursor, ahead: ahead.keys, behind: fromJournal.keys))
             stateDirty = false
+            handedOutSinceSave = false
             cursorFailureLogged = false
         } catch {
             if !cursorFailureLogged { log.error("cannot save the journal cursor in \(cursorFile.path): \(error.reason); a restart may repeat reminders") }
             cursorFailureLogged = true
             stateDirty = false  // tried again with the next change
+            handedOutSinceSave = false
         }
     }
 
@@ -379,32 +386,87 @@ struct CursorLedger {
     }
 }
 
-/// A set of keys that forgets the oldest beyond `limit`, in insertion order.
+/// Keys of reminders, each with the instant (µs) it stands for, in the order they were added;
+/// insert, remove and lookup take constant time whatever the count. Beyond `limit` (a bound on
+/// memory, far above any burst a store can fire) the oldest are forgotten; `forget(before:)`
+/// drops those that stood for long enough.
 struct KeySet {
     let limit: Int
-    private var set: Set<String> = []
-    private var order: [String] = []
+    /// Each key with its place in `order` and its instant.
+    private var entries: [String: (serial: Int, usec: Int64)] = [:]
+    /// The keys in the order they came, with their serials; a removed key stays here until it
+    /// reaches the front (its serial no longer matches `entries`).
+    private var order: [(key: String, serial: Int)] = []
+    private var front = 0
+    private var serial = 0
 
     init(limit: Int) { self.limit = limit }
 
-    var keys: [String] { order }
+    var count: Int { entries.count }
 
-    func contains(_ key: String) -> Bool { set.contains(key) }
+    /// The keys, oldest first.
+    var keys: [String] { order[front...].compactMap { isLive($0) ? $0.key : nil } }
 
-    mutating func insert(_ key: String) {
-        guard set.insert(key).inserted else { return }
-        order.append(key)
-        if order.count > limit {
-            let drop = order.count - limit
-            for old in order.prefix(drop) { set.remove(old) }
-            order.removeFirst(drop)
+    func contains(_ key: String) -> Bool { entries[key] != nil }
+
+    mutating func insert(_ key: String, usec: Int64) {
+        guard entries[key] == nil else { return }
+        serial += 1
+        entries[key] = (serial, usec)
+        order.append((key, serial))
+        while entries.count > limit, let oldest = popFront() { entries[oldest] = nil }
+        if order.count - front > 2 * entries.count + 1024 {  // mostly removed keys: keep the live ones
+            order = order[front...].filter(isLive)
+            front = 0
         }
     }
 
     @discardableResult
     mutating func remove(_ key: String) -> Bool {
-        guard set.remove(key) != nil else { return false }
-        if let i = order.firstIndex(of: key) { order.remove(at: i) }
+        guard entries.removeValue(forKey: key) != nil else { return false }
+        if entries.isEmpty { clearOrder() }
         return true
+    }
+
+    /// Forgets the keys, from the oldest on, whose instant is before `usec`; stops at the first
+    /// that is not.
+    mutating func forget(before usec: Int64) {
+        while front < order.count {
+            let first = order[front]
+            if isLive(first) && entries[first.key]!.usec >= usec { break }
+            if isLive(first) { entries[first.key] = nil }
+            front += 1
+        }
+        compact()
+    }
+
+    private func isLive(_ item: (key: String, serial: Int)) -> Bool { entries[item.key]?.serial == item.serial }
+
+    /// The oldest key still held, taken off the front.
+    private mutating func popFront() -> String? {
+        while front < order.count {
+            let first = order[front]
+            front += 1
+            if isLive(first) {
+                compact()
+                return first.key
+            }
+        }
+        return nil
+    }
+
+    private mutating func clearOrder() {
+        order.removeAll(keepingCapacity: order.count < 4096)
+        front = 0
+    }
+
+    /// Drops the front that was stepped over once it is most of the array.
+    private mutating func compact() {
+        if front == order.count {
+            clearOrder()
+        } else if front > 1024 && front * 2 > order.count {
+            order.removeFirst(front)
+            front = 0
+        }
     }
 }

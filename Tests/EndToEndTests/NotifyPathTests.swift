@@ -53,6 +53,34 @@ struct NotifyPathTests {
         #expect(runs[1].printed(title: after, atLeast: 2, timeout: 0).count == 1)
     }
 
+    /// 6,000 reminders due in the same second, more than the notifier once remembered (4,096):
+    /// the `watch` stream brings them all before the journal's copies are read, and each is still
+    /// printed exactly once, by a notifier that is never restarted.
+    @Test func aBurstLargerThanAnyBoundIsPrintedOnce() throws {
+        let dir = TemporaryDirectory("nbu")
+        let daemon = try DaemonProcess(directory: dir)
+        let notifier = try NotifierProcess(daemon: daemon, arguments: ["--print"], state: dir.file("state"), output: dir.file("n"))
+        let tag = unique("burst")
+        let count = 6000
+        let due = rfc3339(in: 4)
+        let c = try daemon.client()
+        for start in stride(from: 0, to: count, by: 250) {  // pipelined, 250 answers read at a time
+            for i in start..<min(count, start + 250) { try c.request("todo.add", ["title": .string("\(tag) \(i)"), "due": .string(due)]) }
+            for _ in start..<min(count, start + 250) { _ = try c.receive() }
+        }
+        func printed() -> [String] { notifier.stdoutLines.compactMap { $0.split(separator: "\t").last.map(String.init) }.filter { $0.hasPrefix(tag) } }
+        #expect(NotifyTestSupport.eventually(timeout: 120) { Set(printed()).count >= count }, "\(Set(printed()).count) printed")
+        #expect(try Journalctl.reminders(title: "\(tag) \(count - 1)", atLeast: 1).count == 1)
+        // The journal's copies have all been read (they are stepped over) once the cursor file
+        // holds no key of the burst that waits for its entry.
+        let cursor = dir.file("state") + "/todod/notify-print.cursor"
+        #expect(NotifyTestSupport.eventually(timeout: 60) {
+            ((try? String(contentsOfFile: cursor, encoding: .utf8)) ?? "").split(separator: "\n").count == 1
+        }, "keys still waiting for their journal entries")
+        let all = printed()
+        #expect(all.count == count && Set(all).count == count, "\(all.count) lines, \(Set(all).count) distinct")
+    }
+
     /// A `--print` and an `--exec` notifier (and two named ones) keep separate cursors: one that
     /// was stopped shows what fired meanwhile although the other handed it out already.
     @Test func eachNotifierKeepsItsOwnCursor() throws {

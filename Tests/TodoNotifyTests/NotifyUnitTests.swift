@@ -72,9 +72,31 @@ struct NotifyUnitTests {
         #expect(ledger.advance() == "c")
         #expect(ledger.advance() == nil)
         var keys = KeySet(limit: 2)
-        keys.insert("1"); keys.insert("2"); keys.insert("3")
+        keys.insert("1", usec: 1); keys.insert("2", usec: 2); keys.insert("3", usec: 3)
         #expect(keys.keys == ["2", "3"] && !keys.contains("1"))
         #expect(keys.remove("2") && !keys.remove("2") && keys.keys == ["3"])
+        keys.insert("2", usec: 4)
+        #expect(keys.keys == ["3", "2"])
+        keys.forget(before: 4)
+        #expect(keys.keys == ["2"] && !keys.contains("3") && keys.contains("2"))
+    }
+
+    /// A burst far beyond the old bound of 4,096: every key is held until its other copy comes,
+    /// in any order of arrival, and the set is empty afterwards.
+    @Test func theKeySetHoldsABurstOfFiftyThousand() {
+        var keys = KeySet(limit: Notifier.keysKept)
+        let burst = (0..<50_000).map { "\($0):1796083200000000:0" }
+        for (i, key) in burst.enumerated() { keys.insert(key, usec: Int64(i)) }
+        #expect(keys.count == 50_000 && keys.contains(burst[0]))
+        for key in burst.reversed() where !keys.remove(key) { Issue.record("\(key) was forgotten") }
+        #expect(keys.count == 0 && keys.keys.isEmpty)
+        // Beyond the bound the oldest go, and nothing else.
+        var small = KeySet(limit: 1000)
+        for (i, key) in burst.prefix(3000).enumerated() { small.insert(key, usec: Int64(i)) }
+        #expect(small.count == 1000 && small.keys == Array(burst[2000..<3000]))
+        for key in burst[2000..<2500] { small.remove(key) }
+        small.insert(burst[0], usec: 0)
+        #expect(small.keys == Array(burst[2500..<3000]) + [burst[0]])
     }
 
     /// The same firing read from a `watch` event and from its journal entry has one key.
