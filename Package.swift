@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "todobench", targets: ["todobench"]),
         .executable(name: "todod-notify", targets: ["todod-notify"]),
         .executable(name: "todod-sync", targets: ["todod-sync"]),
+        .executable(name: "todoctl-ui", targets: ["todoctl-ui"]),
     ],
     targets: [
         // MARK: - C libraries, fenced off behind systemLibrary shims
@@ -36,6 +37,12 @@ let package = Package(
             providers: [.apt(["libxml2-dev"])]
         ),
 
+        // No pkgConfig: Debian's ncursesw.pc sets -D flags SwiftPM refuses; the header is in /usr/include.
+        .systemLibrary(
+            name: "CNcursesw",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+
         .target(name: "CTodoLinux"),
 
         // MARK: - Libraries
@@ -59,6 +66,11 @@ let package = Package(
         // todoctl's command line (SPEC §3-§5, §10): only todoctl, its tests and todobench link it.
         .target(name: "TodoCLI", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar", "TodoICal",
                                                "TodoWhen", "TodoRPC", "TodoUserFiles"]),
+        // The terminal as a screen of cells: the only module that touches ncursesw.
+        .target(name: "TodoTerminal", dependencies: ["CNcursesw", "TodoPosix"]),
+        // `todoctl ui`: the interactive, live list; runs todoctl's commands in process.
+        .target(name: "TodoUI", dependencies: ["TodoCLI", "TodoCore", "TodoPosix", "TodoProtocol", "TodoRPC", "TodoTerminal", "TodoTime",
+                                              "TodoUserFiles"]),
         .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
         // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
         .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoRPC", "TodoUserFiles"]),
@@ -78,6 +90,7 @@ let package = Package(
         // docs/PERFORMANCE.md), and it runs wherever it is copied.
         .executableTarget(name: "todoctl", dependencies: ["TodoCLI", "TodoCore", "TodoPosix", "TodoTime", "TodoRPC"],
                           linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
+        .executableTarget(name: "todoctl-ui", dependencies: ["TodoUI", "TodoPosix"]),
         .executableTarget(name: "todod-notify", dependencies: ["TodoNotify", "TodoPosix"]),
         .executableTarget(name: "todod-sync", dependencies: ["TodoSync", "TodoPosix"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport", "TodoICal", "TodoCalendar", "TodoTime"]),

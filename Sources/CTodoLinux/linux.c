@@ -7,6 +7,10 @@
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <signal.h>
+#include <errno.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -89,4 +93,23 @@ int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds) {
 
 int todod_eventfd_create(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int todod_signalfd_create(int signal) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signal);
+    int error = pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (error != 0) {
+        errno = error;
+        return -1;
+    }
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int todod_signalfd_drain(int fd) {
+    struct signalfd_siginfo info;
+    int count = 0;
+    while (read(fd, &info, sizeof info) == (ssize_t)sizeof info) count++;
+    return count;
 }

@@ -28,7 +28,8 @@ package enum CLI {
                             stdout: (String) -> Void, stderr: (String) -> Void,
                             connect: (String) throws(ClientError) -> RPCTransport,
                             readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
-                            clock: @escaping () -> Instant = { Instant.now() }) -> Int32 {
+                            clock: @escaping () -> Instant = { Instant.now() },
+                            runUI: ((_ socket: String) -> Int32)? = nil) -> Int32 {
         var socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: uid)
         var socketFromFlag = false
         if arguments == [CommandTable.argument] {
@@ -65,6 +66,11 @@ package enum CLI {
                 return exitOK
             default:
                 break
+            }
+
+            if case .ui = invocation.command {
+                guard let runUI else { throw .usage(UsageError("the interactive list cannot run from here", command: "ui")) }
+                return runUI(socket)
             }
 
             // sync needs no daemon: sync.conf, status files and todod-sync.

@@ -139,7 +139,7 @@ struct Runner {
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)
-        case .help, .version, .sync:
+        case .help, .version, .sync, .ui:
             break
         }
     }

@@ -112,3 +112,18 @@ package final class Wakeup: Sendable {
         return poked
     }
 }
+
+/// A signal read as data: the signal is blocked in the calling thread (and the threads it starts
+/// later) and becomes readable on `descriptor`, to wait for in `poll` beside other descriptors.
+package final class SignalDescriptor {
+    package let descriptor: Int32
+
+    package init(signal: Int32) throws(PosixError) {
+        descriptor = try syscall("signalfd") { todod_signalfd_create(signal) }
+    }
+
+    deinit { Posix.close(descriptor) }
+
+    /// Takes what is pending; true when the signal came since the last call.
+    package func take() -> Bool { todod_signalfd_drain(descriptor) > 0 }
+}

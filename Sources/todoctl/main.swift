@@ -15,6 +15,20 @@ func emit(_ fd: Int32, _ text: String) {
     try? Posix.writeAll(fd, Array(text.utf8))
 }
 
+/// `todoctl ui`: replaces this process with todoctl-ui (beside this todoctl, else on PATH), so
+/// that todoctl itself never loads ncurses. Returns only when it could not be started.
+func runInteractiveList(socket: String) -> Int32 {
+    let beside = Executable.ownPath.map { Files.directory(of: $0) + "/todoctl-ui" }
+    let onPath = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { String($0) + "/todoctl-ui" }
+    guard let program = Executable.firstRunnable([beside].compactMap { $0 } + onPath) else {
+        emit(STDERR_FILENO, "todoctl: todoctl-ui is not installed beside todoctl or on PATH\n")
+        return 69
+    }
+    let error = Executable.replace(with: program, arguments: ["--socket", socket])
+    emit(STDERR_FILENO, "todoctl: cannot run \(program): \(error.reason)\n")
+    return 69
+}
+
 /// The process environment, for the few variables todoctl reads.
 let environment: [String: String] = Posix.environment()
 let status = CLI.main(
@@ -30,6 +44,7 @@ let status = CLI.main(
     stderr: { emit(STDERR_FILENO, $0) },
     connect: { (path: String) throws(ClientError) -> RPCTransport in
         try UnixSocketTransport(path: path, timeout: UnixSocketTransport.timeout(environment: environment))
-    }
+    },
+    runUI: runInteractiveList
 )
 exit(status)

@@ -22,7 +22,7 @@ ensure_packages() {
 # What building todod needs beyond the Swift toolchain.
 ensure_build_packages() {
     command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; return 1; }
-    ensure_packages pkg-config libsqlite3-dev libsystemd-dev libcurl4-openssl-dev libxml2-dev
+    ensure_packages pkg-config libsqlite3-dev libsystemd-dev libcurl4-openssl-dev libxml2-dev libncurses-dev
 }
 
 # Starts a private systemd-journald when none is listening (machines whose PID 1 is not systemd

@@ -59,4 +59,11 @@ int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds);
 /// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a counter to wake a waiting thread through poll(2).
 /// <sys/eventfd.h> is not part of Swift's Glibc module. Returns the descriptor, or -1 with errno.
 int todod_eventfd_create(void);
+
+/// Blocks `signal` in the calling thread and returns signalfd(-1, {signal}, SFD_NONBLOCK |
+/// SFD_CLOEXEC), or -1 with errno set. <sys/signalfd.h> is not part of Swift's Glibc module.
+int todod_signalfd_create(int signal);
+
+/// Reads every pending signal from a signalfd made by todod_signalfd_create: how many were read.
+int todod_signalfd_drain(int fd);
 #endif

@@ -170,6 +170,8 @@ package enum Command: Equatable, Sendable {
     case watch(since: Int64? = nil, reconnect: Bool = false)
     /// `status`.
     case status
+    /// `ui`: the interactive list (a program of its own, todoctl-ui).
+    case ui
     /// `export [--format json|ics] [--output FILE]`, `export --format vdir DIR`; `target` is the
     /// file (nil: standard output) or the vdir directory.
     case export(format: ExportFormat, target: String?)

@@ -136,6 +136,10 @@ enum Help {
                 + "Ends with exit 69 when the daemon goes away.",
               options: [("--since SEQ", "first replay the events of the changes after SEQ, then go on live"),
                         ("--reconnect", "when the daemon goes away, wait for it and resume after the last SEQ seen")]),
+        Entry(name: "ui", synopsis: ["ui"],
+              summary: "The todo list in the terminal, live: move with j/k, act on the selected todo with one key\n"
+                + "(space done, d delete, a add, e edit, J/K move, u undo), / filter, : any command, ? every key.\n"
+                + "Changes from any client show at once. Keys: ui.key.ACTION = KEY in the config file."),
         Entry(name: "status", synopsis: ["status"], summary: "Show the daemon's health: version, pid, uptime, database, store id, counts and the next reminder."),
         Entry(name: "export", synopsis: ["export [--format json|ics|todotxt] [--output FILE]", "export --format vdir DIR"],
               summary: "Write the whole store: the JSON export document, one iCalendar file with a VTODO per todo,\n"

@@ -248,6 +248,7 @@ package struct Parser {
         case "watch": result = .watch(since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) },
                                       reconnect: args.has("--reconnect"))
         case "status": result = .status
+        case "ui": result = .ui
         case "export":
             let raw = args.value("--format") ?? "json"
             guard let format = ExportFormat(rawValue: raw) else {

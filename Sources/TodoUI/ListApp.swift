@@ -1,0 +1,534 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TodoCLI
+import TodoCore
+import TodoPosix
+import TodoProtocol
+import TodoRPC
+import TodoTerminal
+import TodoTime
+import TodoUserFiles
+
+/// `todoctl ui`: the open todos as a list the user moves through and edits in place, kept live
+/// by the daemon's `watch` stream (docs/UI.md).
+///
+/// Only the rows on screen, and a page either side, are read (`todo.list` with `limit` and
+/// `offset`), so the size of the store does not matter. The selection is a todo (its uid), not a
+/// row: whatever moves, it stays on that todo while the todo is in the rows read, and on the row
+/// it was on when the todo left the list. Each key that changes something is one todoctl command
+/// run in this process (one request to todod), so errors read as todoctl's do; they show as one
+/// line in the status bar.
+final class ListApp {
+    struct Environment {
+        var socket: String
+        var variables: [String: String]
+        var timeZone: ZoneInfo
+        var zoneName: String?
+    }
+
+    enum PromptKind: Equatable {
+        case add, edit(Int64), category(Int64), filter, command
+    }
+
+    private let environment: Environment
+    private let terminal: Terminal
+    private var keys: KeyBindings
+    private var transport: UnixSocketTransport?
+    private(set) var watch: DaemonWatch?
+    private var retryAt = 0.0
+
+    // What is shown.
+    private static let sorts: [TodoQuery.SortField?] = [nil, .due, .priority, .title, .created, .updated, .id, .category, .start]
+    private var sortIndex = 0
+    private var descending = false
+    private var showDone = false
+    private var filter = ""
+    private var detailsShown = true
+    private var helpShown = false
+    private var helpTop = 0
+
+    // The rows read: `rows[i]` is row `windowStart + i` of the listing of `total`.
+    private var rows: [Todo] = []
+    private var windowStart = 0
+    private var total = 0
+    private var top = 0
+    private var cursor = 0
+    private var selectedUID: String?
+    private var marked: Set<Int64> = []
+
+    private var prompt: (kind: PromptKind, editor: LineEditor)?
+    private var status: (text: String, error: Bool)?
+    private var quit = false
+
+    init(environment: Environment, terminal: Terminal, keys: KeyBindings, problems: [String]) {
+        self.environment = environment
+        self.terminal = terminal
+        self.keys = keys
+        if let first = problems.first { status = (first, true) }
+        if let sort = Config.load(environment: environment.variables, commands: nil).sort?.first {
+            sortIndex = Self.sorts.firstIndex(of: sort.field == .position ? nil : sort.field) ?? 0
+            descending = sort.descending
+        }
+    }
+
+    // MARK: The loop
+
+    /// Runs until `q`; returns the exit status.
+    func run() -> Int32 {
+        connect()
+        draw()
+        while !quit {
+            var fds = [pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: terminal.resizeDescriptor, events: Int16(POLLIN), revents: 0)]
+            if let watch { fds.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0)) }
+            let timeout: Double? = watch == nil ? max(0.05, retryAt - Posix.monotonicSeconds()) : nil
+            _ = try? EventWait.wait(&fds, timeoutUsec: timeout.map { UInt64($0 * 1e6) })
+            var dirty = false
+            while let key = terminal.readKey() {
+                handle(key)
+                dirty = true
+                if quit { break }
+            }
+            if quit { break }
+            if let watch {
+                if fds.count > 2 && fds[2].revents != 0 {
+                    guard let items = watch.read() else {
+                        lost("todod went away")
+                        draw()
+                        continue
+                    }
+                    var changed = false
+                    for item in items {
+                        switch item {
+                        case .changed: changed = true
+                        case .reminder(let titles): status = ("⏰ " + titles.map(ListRendering.safe).joined(separator: ", "), false)
+                        }
+                    }
+                    if changed { reload() }
+                    dirty = dirty || !items.isEmpty
+                }
+            } else if Posix.monotonicSeconds() >= retryAt {
+                connect()
+                dirty = true
+            }
+            if dirty { draw() }
+        }
+        return 0
+    }
+
+    /// (Re)connects: the request socket and the `watch` subscription, then reads the list.
+    private func connect() {
+        do {
+            transport = try UnixSocketTransport(path: environment.socket, timeout: UnixSocketTransport.defaultTimeout)
+            watch = try DaemonWatch(socket: environment.socket)
+            if status?.text.hasPrefix("todod") == true { status = ("todod is back", false) }
+            reload()
+        } catch {
+            lost("todod is not running at \(environment.socket)")
+        }
+    }
+
+    private func lost(_ why: String) {
+        transport = nil
+        watch = nil
+        retryAt = Posix.monotonicSeconds() + 1
+        status = (why + "; waiting for it to come back", true)
+    }
+
+    // MARK: Reading the list
+
+    private var listHeight: Int { max(1, terminal.rows - 3 - detailsHeight) }
+    private var detailsHeight: Int { detailsShown && terminal.rows >= 16 ? min(10, terminal.rows / 3) : 0 }
+
+    private var query: TodoQuery {
+        var q = TodoQuery()
+        q.status = showDone ? .all : .open
+        if let field = Self.sorts[sortIndex] { q.sort = [TodoQuery.SortKey(field, descending: descending)] } else if descending {
+            q.sort = [TodoQuery.SortKey(.position, descending: true)]
+        }
+        let search = trimmed(filter)
+        if !search.isEmpty { q.search = search }
+        return q
+    }
+
+    /// Reads the rows around the top of the screen again and puts the selection back on its todo.
+    private func reload() {
+        guard let transport else { return }
+        var q = query
+        let page = listHeight
+        let start = max(0, top - page)
+        q.offset = start
+        q.limit = page * 3
+        do {
+            let result = try transport.call(q)
+            rows = result.todos
+            total = result.total
+            windowStart = start
+        } catch {
+            if case .refused = error {
+                status = (describe(error), true)
+            } else {
+                lost("todod went away")
+            }
+            return
+        }
+        if let uid = selectedUID, let i = rows.firstIndex(where: { $0.uid == uid }) {
+            cursor = windowStart + i
+        }
+        cursor = max(0, min(cursor, total - 1))
+        scrollToCursor()
+        selectedUID = todo(at: cursor)?.uid
+    }
+
+    private func todo(at index: Int) -> Todo? {
+        let i = index - windowStart
+        return i >= 0 && i < rows.count ? rows[i] : nil
+    }
+
+    private var selected: Todo? { todo(at: cursor) }
+
+    /// Moves the cursor to `index` (clamped), scrolling and reading more rows when needed.
+    private func select(_ index: Int) {
+        cursor = max(0, min(index, total - 1))
+        let before = top
+        scrollToCursor()
+        if todo(at: cursor) == nil || todo(at: top) == nil || todo(at: min(total - 1, top + listHeight - 1)) == nil || before != top && windowNeedsMore {
+            selectedUID = nil
+            reload()
+        }
+        selectedUID = todo(at: cursor)?.uid
+    }
+
+    private var windowNeedsMore: Bool {
+        top < windowStart || top + listHeight > windowStart + rows.count && windowStart + rows.count < total
+    }
+
+    private func scrollToCursor() {
+        let height = listHeight
+        if cursor < top { top = cursor }
+        if cursor >= top + height { top = cursor - height + 1 }
+        top = max(0, min(top, max(0, total - height)))
+    }
+
+    // MARK: Keys
+
+    func handle(_ key: Key) {
+        if key == .resize {
+            scrollToCursor()
+            reload()
+            return
+        }
+        if helpShown {
+            switch keys.action(for: key) {
+            case .down?: helpTop += 1
+            case .up?: helpTop = max(0, helpTop - 1)
+            default:
+                helpShown = false
+                helpTop = 0
+            }
+            return
+        }
+        if prompt != nil { return promptKey(key) }
+        if key == .escape {
+            if !marked.isEmpty { marked = [] } else if !filter.isEmpty { setFilter("") }
+            status = nil
+            return
+        }
+        guard let action = keys.action(for: key) else {
+            if case .character(let c) = key, c != " " { status = ("'\(ListRendering.safe(String(c)))' does nothing; ? lists the keys", true) }
+            return
+        }
+        perform(action)
+    }
+
+    private func perform(_ action: Action) {
+        status = nil
+        switch action {
+        case .down: select(cursor + 1)
+        case .up: select(cursor - 1)
+        case .pageDown: select(cursor + listHeight)
+        case .pageUp: select(cursor - listHeight)
+        case .first: select(0)
+        case .last: select(total - 1)
+        case .toggleDone:
+            let ids = targets()
+            guard !ids.isEmpty else { return }
+            let allDone = ids.allSatisfy { id in rows.first { $0.id == id }?.done == true }
+            run([allDone ? "reopen" : "done"] + ids.map(String.init))
+            marked = []
+        case .delete:
+            let ids = targets()
+            guard !ids.isEmpty else { return }
+            run(["rm"] + ids.map(String.init) + (ids.contains { id in rows.first { $0.id == id }?.subtasks.isEmpty == false } ? ["--recursive"] : []))
+            marked = []
+        case .add: prompt = (.add, LineEditor())
+        case .edit:
+            guard let todo = selected else { return }
+            prompt = (.edit(todo.id), LineEditor(todo.title))
+        case .category:
+            guard let todo = selected else { return }
+            prompt = (.category(todo.id), LineEditor(todo.category ?? ""))
+        case .snooze:
+            guard let todo = selected else { return }
+            run(["snooze", String(todo.id)])
+        case .moveDown, .moveUp:
+            guard let todo = selected else { return }
+            guard Self.sorts[sortIndex] == nil && !descending else {
+                status = ("J and K move in the manual order: press s until the sort is manual", true)
+                return
+            }
+            guard let neighbour = self.todo(at: cursor + (action == .moveDown ? 1 : -1)) else { return }
+            run(["move", String(todo.id), action == .moveDown ? "--after" : "--before", String(neighbour.id)])
+        case .indent:
+            guard let todo = selected, let above = self.todo(at: cursor - 1) else { return }
+            run(["edit", String(todo.id), "--parent", String(above.parent == nil ? above.id : above.parent!)])
+        case .outdent:
+            guard let todo = selected, todo.parent != nil else { return }
+            run(["edit", String(todo.id), "--no-parent"])
+        case .undo: run(["undo"])
+        case .redo: run(["redo"])
+        case .mark:
+            guard let todo = selected else { return }
+            if marked.remove(todo.id) == nil { marked.insert(todo.id) }
+            select(cursor + 1)
+        case .filter: prompt = (.filter, LineEditor(filter))
+        case .command: prompt = (.command, LineEditor())
+        case .sort:
+            sortIndex = (sortIndex + 1) % Self.sorts.count
+            descending = false
+            reload()
+        case .reverse:
+            descending.toggle()
+            reload()
+        case .showDone:
+            showDone.toggle()
+            reload()
+        case .details:
+            detailsShown.toggle()
+            scrollToCursor()
+            reload()
+        case .help: helpShown = true
+        case .quit: quit = true
+        case .refresh:
+            reload()
+        }
+    }
+
+    /// The marked todos, else the selected one.
+    private func targets() -> [Int64] {
+        marked.isEmpty ? selected.map { [$0.id] } ?? [] : marked.sorted()
+    }
+
+    private func promptKey(_ key: Key) {
+        guard let (kind, current) = prompt else { return }
+        var editor = current
+        switch key {
+        case .escape:
+            prompt = nil
+            if kind == .filter { setFilter("") }
+        case .enter:
+            prompt = nil
+            submit(kind, trimmed(editor.text))
+        default:
+            if editor.handle(key) {
+                prompt = (kind, editor)
+                if kind == .filter { setFilter(editor.text) }
+            }
+        }
+    }
+
+    private func setFilter(_ text: String) {
+        filter = text
+        reload()
+    }
+
+    private func submit(_ kind: PromptKind, _ text: String) {
+        switch kind {
+        case .filter:
+            setFilter(text)
+        case .add:
+            guard !text.isEmpty else { return }
+            guard let (title, options) = titleAndOptions(text) else { return }
+            let below = selected
+            var arguments = ["add", title] + options
+            if let parent = below?.parent, !options.contains("--parent") { arguments += ["--parent", String(parent)] }
+            guard let added = run(arguments, json: true)?["id"]?.intValue else { return }
+            if let below, Self.sorts[sortIndex] == nil && !descending {
+                run(["move", String(added), "--after", String(below.id)], quiet: true)
+            }
+            if let uid = (try? transport?.call(TodoGetParams(id: added)))?.uid { selectedUID = uid }
+            reload()
+        case .edit(let id):
+            guard !text.isEmpty else { return }
+            if text.hasPrefix("--") {
+                guard case .success(let words) = ShellWords.split(text) else { return fail("the options are not closed (a quote is missing)") }
+                run(["edit", String(id)] + words)
+            } else {
+                run(["edit", String(id), "--title", text])
+            }
+        case .category(let id):
+            run(["edit", String(id)] + (text.isEmpty ? ["--no-category"] : ["--category", text]))
+        case .command:
+            guard !text.isEmpty else { return }
+            guard case .success(var words) = ShellWords.split(text) else { return fail("the command is not closed (a quote is missing)") }
+            if words.first == "todoctl" { words.removeFirst() }
+            if words.first == "ui" { return fail("todoctl ui is already running") }
+            if words.first == "watch" { return fail("watch runs until stopped: run it in another terminal") }
+            run(words)
+        }
+    }
+
+    /// `TITLE [--option ...]`: the title is everything before the first ` --`.
+    private func titleAndOptions(_ text: String) -> (String, [String])? {
+        let characters = Array(text)
+        guard let dash = (0..<max(0, characters.count - 2)).first(where: { characters[$0] == " " && characters[$0 + 1] == "-" && characters[$0 + 2] == "-" }) else {
+            return (text, [])
+        }
+        let title = trimmed(String(characters[..<dash]))
+        guard case .success(let words) = ShellWords.split(String(characters[(dash + 1)...])) else {
+            fail("the options are not closed (a quote is missing)")
+            return nil
+        }
+        return (title, words)
+    }
+
+    private func fail(_ message: String) { status = (message, true) }
+
+    /// Runs one todoctl command in this process (one request to todod, as todoctl makes it);
+    /// its first line of output, or its error, goes to the status bar. With `json`, returns what
+    /// it printed as JSON.
+    @discardableResult
+    private func run(_ arguments: [String], json: Bool = false, quiet: Bool = false) -> JSON? {
+        var out = ""
+        var err = ""
+        let code = CLI.main(arguments: ["--socket", environment.socket] + (json ? ["--json"] : []) + arguments,
+                            environment: self.environment.variables, uid: getuid(), isTerminal: false, terminalWidth: nil,
+                            now: Instant.now(), timeZone: self.environment.timeZone, zoneName: self.environment.zoneName,
+                            stdout: { out += $0 }, stderr: { err += $0 },
+                            connect: { (path: String) throws(ClientError) -> RPCTransport in try UnixSocketTransport(path: path) })
+        let lines = { (text: String) in text.split(separator: "\n").map(String.init).filter { !trimmed($0).isEmpty } }
+        if code != 0 {
+            status = (lines(err).first.map(ListRendering.safe) ?? "todoctl \(arguments.first ?? "") failed (\(code))", true)
+        } else if !quiet {
+            status = (json ? Self.confirmation(arguments) : lines(out).first.map(ListRendering.safe) ?? lines(err).first.map(ListRendering.safe) ?? "done", false)
+        }
+        reload()
+        return code == 0 && json ? try? JSON.parse(Array(out.utf8)) : nil
+    }
+
+    private static func confirmation(_ arguments: [String]) -> String {
+        arguments.first == "add" ? "Added " + ListRendering.safe(arguments.count > 1 ? arguments[1] : "") : "done"
+    }
+
+    private func describe(_ error: ClientError) -> String { ListRendering.safe("\(error)") }
+
+    // MARK: Drawing
+
+    func draw() {
+        terminal.erase()
+        let width = terminal.columns
+        let now = Instant.now()
+        let rendering = ListRendering(now: now, timeZone: environment.timeZone, width: max(20, width - 2))
+        // The bar on top.
+        let sortName = Self.sorts[sortIndex].map(\.rawValue) ?? "manual"
+        var bar = " todod · \(total) \(showDone ? "todos" : "open") · sort: \(sortName) \(descending ? "↓" : "↑")"
+        if !filter.isEmpty { bar += " · /" + ListRendering.safe(filter) }
+        if !marked.isEmpty { bar += " · \(marked.count) marked" }
+        let hint = "? help "
+        bar = TerminalText.truncate(bar, to: max(0, width - TerminalText.width(hint) - 1))
+        let barStyle = Style(reverse: true)
+        terminal.put(bar, row: 0, column: 0, style: barStyle)
+        terminal.fill(row: 0, from: TerminalText.width(bar), style: barStyle)
+        terminal.put(hint, row: 0, column: max(0, width - TerminalText.width(hint)), style: barStyle)
+
+        if helpShown { return drawHelp() }
+
+        let visible = (top..<min(total, top + listHeight)).compactMap { todo(at: $0) }
+        var depths: [Int64: Int] = [:]
+        for todo in rows {
+            if let parent = todo.parent { depths[todo.id] = (depths[parent] ?? 0) + 1 }
+        }
+        let table = rendering.table(visible, depths: depths)
+        if visible.isEmpty {
+            let empty = watch == nil ? "" : filter.isEmpty ? "Nothing to do. a adds a todo." : "No todo matches /\(ListRendering.safe(filter))."
+            terminal.put(empty, row: 2, column: 2, style: Style(dim: true))
+        } else {
+            terminal.put(TerminalText.truncate(table.header, to: width - 2), row: 1, column: 2, style: Style(bold: true))
+        }
+        for (i, line) in table.rows.enumerated() where i < visible.count {
+            let todo = visible[i]
+            let isSelected = top + i == cursor
+            var style = Style(dim: todo.done, reverse: isSelected)
+            if rendering.isOverdue(todo) { style.colour = .red } else if rendering.startsLater(todo) { style.colour = .yellow }
+            let row = 2 + i
+            if isSelected { terminal.fill(row: row, from: 0, style: style) }
+            terminal.put(marked.contains(todo.id) ? "*" : " ", row: row, column: 0, style: Style(bold: true, reverse: isSelected, colour: .cyan))
+            terminal.put(TerminalText.truncate(line, to: width - 2), row: row, column: 2, style: style)
+        }
+        if detailsHeight > 0, let todo = selected {
+            let first = terminal.rows - 1 - detailsHeight
+            terminal.put(String(repeating: "─", count: width), row: first, column: 0, style: Style(dim: true))
+            for (i, line) in rendering.details(todo).prefix(detailsHeight - 1).enumerated() {
+                terminal.put(TerminalText.truncate(line, to: width - 2), row: first + 1 + i, column: 1)
+            }
+        }
+        drawStatus()
+    }
+
+    private func drawStatus() {
+        let row = terminal.rows - 1
+        let width = terminal.columns
+        if let (kind, editor) = prompt {
+            let label: String
+            switch kind {
+            case .add: label = "Add: "
+            case .edit: label = "Edit: "
+            case .category: label = "Category: "
+            case .filter: label = "/"
+            case .command: label = ":"
+            }
+            let room = max(1, width - TerminalText.width(label) - 1)
+            // The part of the text around the cursor that fits.
+            var shown = editor.text
+            var column = editor.cursorColumn
+            while column >= room, !shown.isEmpty {
+                column -= TerminalText.width(String(shown.removeFirst()))
+            }
+            terminal.put(label, row: row, column: 0, style: Style(bold: true))
+            terminal.put(TerminalText.truncate(ListRendering.safe(shown), to: room), row: row, column: TerminalText.width(label))
+            terminal.cursor(at: (row, TerminalText.width(label) + column))
+            terminal.refresh()
+            return
+        }
+        terminal.cursor(at: nil)
+        if let status {
+            terminal.put(TerminalText.truncate(status.text, to: width - 1), row: row, column: 0, style: status.error ? Style(bold: true, colour: .red) : Style())
+        }
+        terminal.refresh()
+    }
+
+    private func drawHelp() {
+        let width = terminal.columns
+        var entries: [String] = []
+        for action in Action.allCases {
+            entries.append(TerminalText.pad(keys.keys(of: action).joined(separator: " "), to: 9) + " " + action.help)
+        }
+        // Two columns where they fit, else one that j and k scroll.
+        let columnWidth = entries.map(TerminalText.width).max() ?? 0
+        let twoColumns = width >= 2 * columnWidth + 4
+        let perColumn = twoColumns ? (entries.count + 1) / 2 : entries.count
+        var lines = (0..<perColumn).map { i in
+            twoColumns && i + perColumn < entries.count ? TerminalText.pad(entries[i], to: columnWidth + 3) + entries[i + perColumn] : entries[i]
+        }
+        lines.append("Prompts: ← → home end, C-u C-k C-w, enter runs, esc cancels.")
+        let room = terminal.rows - 3
+        helpTop = max(0, min(helpTop, lines.count - room))
+        terminal.put("Keys (j k scroll, any other key closes):", row: 1, column: 1, style: Style(bold: true))
+        for (i, line) in lines.dropFirst(helpTop).prefix(room).enumerated() {
+            terminal.put(TerminalText.truncate(line, to: width - 2), row: 2 + i, column: 1)
+        }
+        terminal.cursor(at: nil)
+        terminal.refresh()
+    }
+}
