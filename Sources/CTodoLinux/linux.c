@@ -95,10 +95,10 @@ int todod_eventfd_create(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
-int todod_signalfd_create(int signal) {
+int todod_signalfd_create(const int *signals, int count) {
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, signal);
+    for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
     int error = pthread_sigmask(SIG_BLOCK, &set, NULL);
     if (error != 0) {
         errno = error;
@@ -109,7 +109,7 @@ int todod_signalfd_create(int signal) {
 
 int todod_signalfd_drain(int fd) {
     struct signalfd_siginfo info;
-    int count = 0;
-    while (read(fd, &info, sizeof info) == (ssize_t)sizeof info) count++;
-    return count;
+    int last = 0;
+    while (read(fd, &info, sizeof info) == (ssize_t)sizeof info) last = (int)info.ssi_signo;
+    return last;
 }

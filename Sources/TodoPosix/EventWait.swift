@@ -113,17 +113,20 @@ package final class Wakeup: Sendable {
     }
 }
 
-/// A signal read as data: the signal is blocked in the calling thread (and the threads it starts
-/// later) and becomes readable on `descriptor`, to wait for in `poll` beside other descriptors.
+/// Signals read as data: they are blocked in the calling thread (and the threads it starts
+/// later) and become readable on `descriptor`, to wait for in `poll` beside other descriptors.
 package final class SignalDescriptor {
     package let descriptor: Int32
 
-    package init(signal: Int32) throws(PosixError) {
-        descriptor = try syscall("signalfd") { todod_signalfd_create(signal) }
+    package init(signals: [Int32]) throws(PosixError) {
+        descriptor = try syscall("signalfd") { todod_signalfd_create(signals, Int32(signals.count)) }
     }
 
     deinit { Posix.close(descriptor) }
 
-    /// Takes what is pending; true when the signal came since the last call.
-    package func take() -> Bool { todod_signalfd_drain(descriptor) > 0 }
+    /// Takes what is pending: the last signal that came since the last call, nil when none did.
+    package func take() -> Int32? {
+        let signal = todod_signalfd_drain(descriptor)
+        return signal > 0 ? signal : nil
+    }
 }

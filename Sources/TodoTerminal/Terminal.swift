@@ -53,6 +53,12 @@ package final class Terminal {
     /// returns `.resize`.
     package var resizeDescriptor: Int32 { resizeSignal?.descriptor ?? -1 }
     private var resizeSignal: SignalDescriptor?
+    /// Readable when SIGTERM, SIGINT (Ctrl-C) or SIGHUP came: `stopSignal` says which. The caller
+    /// ends its loop, and `stop` gives the terminal back, instead of ncurses exiting from inside
+    /// a signal handler.
+    package var stopDescriptor: Int32 { stopSignals?.descriptor ?? -1 }
+    private var stopSignals: SignalDescriptor?
+    package private(set) var stopSignal: Int32?
 
     private init(colour: Bool) {
         self.colour = colour
@@ -78,7 +84,8 @@ package final class Terminal {
         set_escdelay(25)
         curs_set(0)
         let terminal = Terminal(colour: colour && has_colors())
-        terminal.resizeSignal = try? SignalDescriptor(signal: SIGWINCH)
+        terminal.resizeSignal = try? SignalDescriptor(signals: [SIGWINCH])
+        terminal.stopSignals = try? SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
         if terminal.colour {
             start_color()
             use_default_colors()
@@ -96,6 +103,7 @@ package final class Terminal {
         curs_set(1)
         endwin()
         resizeSignal = nil
+        stopSignals = nil
     }
 
     deinit { stop() }
@@ -140,7 +148,8 @@ package final class Terminal {
 
     /// The next key typed, nil when none waits.
     package func readKey() -> Key? {
-        if resizeSignal?.take() == true {
+        if stopSignal == nil, let signal = stopSignals?.take() { stopSignal = signal }
+        if resizeSignal?.take() != nil {
             do {
                 var size = winsize()
                 if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 {

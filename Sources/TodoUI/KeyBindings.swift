@@ -65,17 +65,13 @@ struct KeyBindings {
         for (key, action) in Self.defaults { actions[key] = action }
     }
 
-    /// The defaults with the config file's `ui.key.*` lines on top; `problems` gets one line per
-    /// line that could not be used.
-    init(configText: String, problems: inout [String]) {
+    /// The defaults with the config file's `ui.key.ACTION = KEY` lines on top; `problems` gets
+    /// one line per line that could not be used.
+    init(config: [String: String], problems: inout [String]) {
         self.init()
-        for raw in configText.split(separator: "\n") {
-            let line = trimmed(raw)
-            guard line.hasPrefix("ui.key."), let equals = line.firstIndex(of: "=") else { continue }
-            let name = trimmed(line[line.index(line.startIndex, offsetBy: 7)..<equals])
-            let value = trimmed(line[line.index(after: equals)...])
+        for (name, value) in config.sorted(by: { $0.key < $1.key }) {
             guard let action = Action(rawValue: name) else {
-                problems.append("config: ui.key.\(name): no such action (see '?' in todoctl ui)")
+                problems.append("config: ui.key.\(name): no such action (? in todoctl ui lists them)")
                 continue
             }
             guard let key = Self.key(named: value) else {
@@ -143,11 +139,4 @@ struct KeyBindings {
         case .resize: return "resize"
         }
     }
-}
-
-/// `text` without the spaces, tabs and carriage returns around it.
-func trimmed(_ text: some StringProtocol) -> String {
-    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-    guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
-    return String(text[first...last])
 }

@@ -61,12 +61,12 @@ final class ListApp {
     private var status: (text: String, error: Bool)?
     private var quit = false
 
-    init(environment: Environment, terminal: Terminal, keys: KeyBindings, problems: [String]) {
+    init(environment: Environment, config: Config, terminal: Terminal, keys: KeyBindings, problems: [String]) {
         self.environment = environment
         self.terminal = terminal
         self.keys = keys
         if let first = problems.first { status = (first, true) }
-        if let sort = Config.load(environment: environment.variables, commands: nil).sort?.first {
+        if let sort = config.sort?.first {
             sortIndex = Self.sorts.firstIndex(of: sort.field == .position ? nil : sort.field) ?? 0
             descending = sort.descending
         }
@@ -80,7 +80,8 @@ final class ListApp {
         draw()
         while !quit {
             var fds = [pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: terminal.resizeDescriptor, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: terminal.resizeDescriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: terminal.stopDescriptor, events: Int16(POLLIN), revents: 0)]
             if let watch { fds.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0)) }
             let timeout: Double? = watch == nil ? max(0.05, retryAt - Posix.monotonicSeconds()) : nil
             _ = try? EventWait.wait(&fds, timeoutUsec: timeout.map { UInt64($0 * 1e6) })
@@ -90,9 +91,10 @@ final class ListApp {
                 dirty = true
                 if quit { break }
             }
+            if let signal = terminal.stopSignal { return 128 + signal }
             if quit { break }
             if let watch {
-                if fds.count > 2 && fds[2].revents != 0 {
+                if fds.count > 3 && fds[3].revents != 0 {
                     guard let items = watch.read() else {
                         lost("todod went away")
                         draw()
@@ -147,7 +149,7 @@ final class ListApp {
         if let field = Self.sorts[sortIndex] { q.sort = [TodoQuery.SortKey(field, descending: descending)] } else if descending {
             q.sort = [TodoQuery.SortKey(.position, descending: true)]
         }
-        let search = trimmed(filter)
+        let search = Validation.trimmed(filter)
         if !search.isEmpty { q.search = search }
         return q
     }
@@ -286,8 +288,13 @@ final class ListApp {
         case .outdent:
             guard let todo = selected, todo.parent != nil else { return }
             run(["edit", String(todo.id), "--no-parent"])
-        case .undo: run(["undo"])
-        case .redo: run(["redo"])
+        case .undo, .redo:
+            // The selection goes to the todo the step brought back or changed.
+            let answer = run([action == .undo ? "undo" : "redo"], json: true)
+            if case .array(let todos)? = answer?["todos"], let uid = todos.first?["uid"]?.stringValue {
+                selectedUID = uid
+                reload()
+            }
         case .mark:
             guard let todo = selected else { return }
             if marked.remove(todo.id) == nil { marked.insert(todo.id) }
@@ -329,7 +336,7 @@ final class ListApp {
             if kind == .filter { setFilter("") }
         case .enter:
             prompt = nil
-            submit(kind, trimmed(editor.text))
+            submit(kind, Validation.trimmed(editor.text))
         default:
             if editor.handle(key) {
                 prompt = (kind, editor)
@@ -385,7 +392,7 @@ final class ListApp {
         guard let dash = (0..<max(0, characters.count - 2)).first(where: { characters[$0] == " " && characters[$0 + 1] == "-" && characters[$0 + 2] == "-" }) else {
             return (text, [])
         }
-        let title = trimmed(String(characters[..<dash]))
+        let title = Validation.trimmed(String(characters[..<dash]))
         guard case .success(let words) = ShellWords.split(String(characters[(dash + 1)...])) else {
             fail("the options are not closed (a quote is missing)")
             return nil
@@ -407,18 +414,24 @@ final class ListApp {
                             now: Instant.now(), timeZone: self.environment.timeZone, zoneName: self.environment.zoneName,
                             stdout: { out += $0 }, stderr: { err += $0 },
                             connect: { (path: String) throws(ClientError) -> RPCTransport in try UnixSocketTransport(path: path) })
-        let lines = { (text: String) in text.split(separator: "\n").map(String.init).filter { !trimmed($0).isEmpty } }
+        let lines = { (text: String) in text.split(separator: "\n").map(String.init).filter { !Validation.trimmed($0).isEmpty } }
+        let answer = code == 0 && json ? try? JSON.parse(Array(out.utf8)) : nil
         if code != 0 {
             status = (lines(err).first.map(ListRendering.safe) ?? "todoctl \(arguments.first ?? "") failed (\(code))", true)
         } else if !quiet {
-            status = (json ? Self.confirmation(arguments) : lines(out).first.map(ListRendering.safe) ?? lines(err).first.map(ListRendering.safe) ?? "done", false)
+            status = (json ? Self.confirmation(arguments, answer) : lines(out).first.map(ListRendering.safe) ?? lines(err).first.map(ListRendering.safe) ?? "done", false)
         }
         reload()
-        return code == 0 && json ? try? JSON.parse(Array(out.utf8)) : nil
+        return answer
     }
 
-    private static func confirmation(_ arguments: [String]) -> String {
-        arguments.first == "add" ? "Added " + ListRendering.safe(arguments.count > 1 ? arguments[1] : "") : "done"
+    private static func confirmation(_ arguments: [String], _ answer: JSON?) -> String {
+        switch arguments.first {
+        case "add": return "Added " + ListRendering.safe(arguments.count > 1 ? arguments[1] : "")
+        case "undo": return "Undid: " + ListRendering.safe(answer?["description"]?.stringValue ?? "")
+        case "redo": return "Redid: " + ListRendering.safe(answer?["description"]?.stringValue ?? "")
+        default: return "done"
+        }
     }
 
     private func describe(_ error: ClientError) -> String { ListRendering.safe("\(error)") }

@@ -43,9 +43,9 @@ package enum UIMain {
             }
         }
         let socket = SocketPaths.socket(flag: socketFlag, system: system, environment: environment, uid: getuid())
-        let config = Config.path(environment: environment).flatMap { try? Files.contents(of: $0, maxBytes: 1 << 20) }
-        var problems: [String] = []
-        let keys = KeyBindings(configText: config.flatMap { String(validating: $0, as: UTF8.self) } ?? "", problems: &problems)
+        let config = Config.load(environment: environment, commands: nil)
+        var problems = config.problems.map(\.message)
+        let keys = KeyBindings(config: config.uiKeys, problems: &problems)
         let noColour = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         let terminal: Terminal
         do {
@@ -57,7 +57,7 @@ package enum UIMain {
         let app = ListApp(environment: ListApp.Environment(socket: socket, variables: environment,
                                                            timeZone: ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
                                                            zoneName: ZoneInfo.identifier(byTZ: environment["TZ"], tzdir: environment["TZDIR"])),
-                          terminal: terminal, keys: keys, problems: problems)
+                          config: config, terminal: terminal, keys: keys, problems: problems)
         let status = app.run()
         terminal.stop()
         return status

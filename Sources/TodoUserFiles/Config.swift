@@ -26,6 +26,9 @@ package struct Config: Equatable, Sendable {
     /// `hide-future-starts = yes`: `list` shows only todos whose start has come, as `--ready`
     /// (`--all-starts` shows the others too).
     package var hideFutureStarts = false
+    /// `ui.key.ACTION = KEY`: the keys of `todoctl ui`, by action (that program checks them).
+    package var uiKeys: [String: String] = [:]
+    package static let uiKeyPrefix = "ui.key."
     /// The lines that could not be read, each left out (its key keeps its default).
     package var problems: [ConfigProblem] = []
 
@@ -102,7 +105,7 @@ package struct Config: Equatable, Sendable {
     /// The key a line of `key` was meant for: itself when known, the closest known key for a
     /// misspelt one (`remnd-time`), nil when none is close.
     package static func meant(_ key: String) -> String? {
-        if keys.contains(key) || key.hasPrefix("alias.") { return key }
+        if keys.contains(key) || key.hasPrefix("alias.") || key.hasPrefix(uiKeyPrefix) { return key }
         if let dot = key.firstIndex(of: "."), Suggestion.closest(to: String(key[..<dot]), in: ["alias"]) != nil {
             return "alias" + key[dot...]
         }
@@ -138,9 +141,11 @@ package struct Config: Equatable, Sendable {
             case "no", "false", "off", "0": config.hideFutureStarts = false
             default: throw ConfigError(at + "bad value \(quoted(value)) for hide-future-starts: expected yes or no")
             }
+        case _ where key.hasPrefix(Config.uiKeyPrefix):
+            config.uiKeys[String(key.dropFirst(Config.uiKeyPrefix.count))] = value  // todoctl ui checks them
         default:
             guard key.hasPrefix("alias.") else {
-                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, sort, snooze, hide-future-starts and alias.NAME"
+                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, sort, snooze, hide-future-starts, alias.NAME and ui.key.ACTION"
                 throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
             }
             let name = String(key.dropFirst("alias.".count))

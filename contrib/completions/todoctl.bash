@@ -79,7 +79,7 @@ _todoctl() {
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo sync help"
+    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status ui export import undo redo sync help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
     local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision --parent --start --url --user --password-file --credential --calendar --initial --from -c -d -s -n -p -t "

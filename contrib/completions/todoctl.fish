@@ -5,7 +5,7 @@
 # (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
 # silently: an unreachable daemon just means no suggestions.
 
-set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status export import undo redo sync help
+set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status ui export import undo redo sync help
 # Options that take a value in the next word.
 set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --parent --start --url --user --password-file --credential --calendar --initial -c -d -s -n -p -t
 
@@ -165,6 +165,7 @@ complete -c todoctl -n '__todoctl_command_is' -a agenda -d 'The coming days: due
 complete -c todoctl -n '__todoctl_command_is' -a reminders -d 'List reminders that fired'
 complete -c todoctl -n '__todoctl_command_is' -a watch -d 'Print live events'
 complete -c todoctl -n '__todoctl_command_is' -a status -d 'Show the daemon health'
+complete -c todoctl -n '__todoctl_command_is' -a ui -d 'The interactive list'
 complete -c todoctl -n '__todoctl_command_is' -a export -d 'Write the whole store as JSON, iCalendar or a vdir'
 complete -c todoctl -n '__todoctl_command_is' -a import -d 'Add everything in an export, an iCalendar file or a vdir'
 complete -c todoctl -n '__todoctl_command_is' -a undo -d 'Revert the most recent change'

@@ -60,10 +60,12 @@ int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds);
 /// <sys/eventfd.h> is not part of Swift's Glibc module. Returns the descriptor, or -1 with errno.
 int todod_eventfd_create(void);
 
-/// Blocks `signal` in the calling thread and returns signalfd(-1, {signal}, SFD_NONBLOCK |
-/// SFD_CLOEXEC), or -1 with errno set. <sys/signalfd.h> is not part of Swift's Glibc module.
-int todod_signalfd_create(int signal);
+/// Blocks the `count` signals in the calling thread and returns signalfd(-1, those,
+/// SFD_NONBLOCK | SFD_CLOEXEC), or -1 with errno set. <sys/signalfd.h> is not part of Swift's
+/// Glibc module.
+int todod_signalfd_create(const int *signals, int count);
 
-/// Reads every pending signal from a signalfd made by todod_signalfd_create: how many were read.
+/// Reads every pending signal from a signalfd made by todod_signalfd_create: the number of the
+/// last one read, 0 when none was pending.
 int todod_signalfd_drain(int fd);
 #endif

@@ -1,0 +1,260 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TodoCore
+import TodoProtocol
+import TodoTestSupport
+
+/// `todoctl ui` in a real terminal: tmux runs it against a real daemon, keys go in with
+/// `send-keys`, the screen comes back with `capture-pane`, and what each key did is read from the
+/// store with todoctl. Golden screens (Golden/ui-*.txt) at 80×24 and 60×20.
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (scripts/test installs it)"))
+struct InteractiveListTests {
+    /// One tmux server of its own running `todoctl ui`; after it exits the pane prints its exit
+    /// status and the terminal's settings.
+    final class Pane {
+        let server = "todod-ui-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+
+        init(daemon: DaemonProcess, width: Int = 80, height: Int = 24, environment: [String: String] = [:]) throws {
+            var variables = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": daemon.directory.path, "XDG_CONFIG_HOME": daemon.directory.file("config")]
+            for (k, v) in environment { variables[k] = v }
+            let env = variables.sorted { $0.key < $1.key }.map { Self.quoted("\($0.key)=\($0.value)") }.joined(separator: " ")
+            // An interactive shell with job control, as a user's: Ctrl-Z stops the list, fg resumes it.
+            try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "\(width)", "-y", "\(height)",
+                      "env PS1='$ ' TERM=screen bash --norc --noprofile -i"])
+            #expect(waitFor { $0.contains { $0.hasPrefix("$") } }, "\(screen())")
+            try type("env \(env) \(Self.quoted(BuiltProducts.path("todoctl"))) --socket \(Self.quoted(daemon.socket)) ui")
+            try press("Enter")
+            #expect(waitFor { $0.first?.contains(" todod · ") == true }, "\(screen())")
+        }
+
+        deinit { _ = try? tmux(["kill-server"]) }
+
+        /// Once the list has ended: its exit status as `EXITED N`, then the terminal's settings.
+        func exitLine() throws -> [String] {
+            #expect(waitFor { $0.last(where: { !$0.isEmpty }) == "$" }, "\(screen())")
+            try type("s=$?; clear; echo EXITED $s; stty -a")
+            try press("Enter")
+            _ = waitFor { $0.contains { $0.hasPrefix("EXITED ") } }
+            return screen()
+        }
+
+        static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+        @discardableResult
+        func tmux(_ arguments: [String]) throws -> String {
+            let result = try ChildProcess.run("/usr/bin/tmux", ["-L", server] + arguments, environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color"])
+            return result.stdout
+        }
+
+        /// The screen, one string per row, trailing spaces cut.
+        func screen() -> [String] {
+            let text = (try? tmux(["capture-pane", "-p", "-t", "ui"])) ?? ""
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).replacingOccurrences(of: " +$", with: "", options: .regularExpression) }
+        }
+
+        /// Types `keys` (tmux key names: "j", "Space", "Enter", "C-r").
+        func press(_ keys: String...) throws { try tmux(["send-keys", "-t", "ui"] + keys) }
+
+        /// Types `text` literally (Japanese included).
+        func type(_ text: String) throws { try tmux(["send-keys", "-t", "ui", "-l", text]) }
+
+        func waitFor(timeout: Double = 10, _ condition: ([String]) -> Bool) -> Bool {
+            NotifyTestSupport.eventually(timeout: timeout) { condition(self.screen()) }
+        }
+
+        func contains(_ text: String, timeout: Double = 10) -> Bool { waitFor(timeout: timeout) { $0.contains { $0.contains(text) } } }
+
+        /// The pid of todoctl-ui in this pane.
+        var programPID: Int32? {
+            guard let shell = Int32(((try? tmux(["list-panes", "-t", "ui", "-F", "#{pane_pid}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+            let children = (try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) {
+                if (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?.hasPrefix("todoctl-ui") == true { return child }
+            }
+            return nil
+        }
+    }
+
+    static func todo(_ daemon: DaemonProcess, _ id: Int) throws -> JSON? {
+        let result = try daemon.todoctl(["--json", "show", "\(id)"])
+        return result.status == 0 ? try JSON.parse(Array(result.stdout.utf8)) : nil
+    }
+
+    /// A store with Japanese, emoji, a combining mark and a category, none with a due date (so
+    /// the screens do not move with the clock).
+    static func seeded() throws -> DaemonProcess {
+        let daemon = try DaemonProcess()
+        for arguments in [["牛乳を買う", "--category", "買い物"], ["Write the report", "--priority", "high"], ["🍣 with friends"],
+                          ["Café crème, naïve é", "--tag", "急ぎ"], ["クリーニングを出す", "--category", "家"]] {
+            #expect(try daemon.todoctl(["add"] + arguments).status == 0)
+        }
+        return daemon
+    }
+
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden").path
+
+    @Test(arguments: [(80, 24), (60, 20)])
+    func theScreenAtEachSize(width: Int, height: Int) throws {
+        let daemon = try Self.seeded()
+        let pane = try Pane(daemon: daemon, width: width, height: height)
+        #expect(pane.contains("クリーニングを出す") || width < 80)
+        let shown = pane.screen().joined(separator: "\n")
+        for line in pane.screen() { #expect(TerminalWidth.of(line) <= width, "\(line)") }
+        let file = Self.golden + "/ui-\(width)x\(height).txt"
+        if ProcessInfo.processInfo.environment["TODOD_GOLDEN_UPDATE"] == "1" {
+            try shown.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        #expect(shown == (try String(contentsOfFile: file, encoding: .utf8)), "\(shown)")
+        try pane.press("q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
+    /// Each key's effect, read back from the store.
+    @Test func keysActOnTheStore() throws {
+        let daemon = try Self.seeded()
+        let pane = try Pane(daemon: daemon)
+        // space: done, and undo (u) brings it back.
+        try pane.press("j", "Space")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2))??["done"] == .bool(true) })
+        try pane.press("u")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2))??["done"] == .bool(false) })
+        // J moves it down in the manual order, keeping its id.
+        #expect(try Self.todo(daemon, 2)?["position"] == .int(2))
+        try pane.press("J")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2))??["position"] == .int(3) })
+        // d deletes without a prompt; u brings it back with its id.
+        try pane.press("d")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2)) == .some(nil) })
+        try pane.press("u")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2))??["title"] == .string("Write the report") })
+        // a: Japanese typed into the prompt, with a Japanese WHEN.
+        try pane.press("a")
+        try pane.type("歯医者を予約 --due 明日の朝")
+        #expect(pane.contains("Add: 歯医者を予約 --due 明日の朝"))
+        try pane.press("Enter")
+        #expect(pane.contains("Added 歯医者を予約"))
+        let added = try #require(try Self.todo(daemon, 6))
+        #expect(added["title"] == .string("歯医者を予約") && added["due"] != .null && added["due"] != nil)
+        // e: a new title; the cursor moves by grapheme (C-a, then the first character deleted).
+        try pane.press("e", "C-u")
+        try pane.type("歯科の予約")
+        try pane.press("Left", "Left", "BSpace", "Enter")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 6))??["title"] == .string("歯科予約") })
+        // m: a category.
+        try pane.press("m")
+        try pane.type("病院")
+        try pane.press("Enter")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 6))??["category"] == .string("病院") })
+        // : any todoctl command; a bad one is one line in the status bar and the list stays.
+        try pane.press(":")
+        try pane.type("add 外から来た --priority low")
+        try pane.press("Enter")
+        #expect(pane.contains("外から来た"))
+        try pane.press(":")
+        try pane.type("frobnicate")
+        try pane.press("Enter")
+        #expect(pane.contains("unknown command"), "\(pane.screen())")
+        #expect(pane.screen().first?.contains(" todod · 7 open") == true)
+        // /: a filter as you type, across width and case.
+        try pane.press("/")
+        try pane.type("ＷＲＩＴＥ")
+        #expect(pane.waitFor { s in s.contains { $0.contains("Write the report") } && !s.contains { $0.contains("牛乳を買う") } })
+        try pane.press("Escape")
+        #expect(pane.contains("牛乳を買う"))
+        // v marks two, space completes both in one request: one undo step brings both back.
+        try pane.press("g", "v", "v", "Space")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 1))??["done"] == .bool(true) })
+        #expect(try Self.todo(daemon, 3)?["done"] == .bool(true))
+        try pane.press("u")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 1))??["done"] == .bool(false) })
+        #expect(try Self.todo(daemon, 3)?["done"] == .bool(false))
+        // s sorts by the next key; ? lists every key.
+        try pane.press("s")
+        #expect(pane.contains("sort: due"))
+        try pane.press("?")
+        #expect(pane.contains("Keys (j k scroll"))
+        try pane.press("x", "q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
+    /// Keys from the config file: `ui.key.done = x` completes with x; a bad line is one line in
+    /// the status bar, and the rest of the keys work.
+    @Test func keysFromTheConfigFile() throws {
+        let daemon = try Self.seeded()
+        try FileManager.default.createDirectory(atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
+        try "ui.key.done = x\nui.key.frobnicate = y\n".write(toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
+        let pane = try Pane(daemon: daemon)
+        #expect(pane.contains("ui.key.frobnicate: no such action"), "\(pane.screen())")
+        try pane.press("x")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 1))??["done"] == .bool(true) })
+        try pane.press("Space")  // still space too
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2))??["done"] == .bool(true) })
+        // todoctl itself takes the ui.key lines without a warning.
+        let list = try daemon.todoctl(["list"], environment: ["XDG_CONFIG_HOME": daemon.directory.file("config")])
+        #expect(list.status == 0 && list.stderr.isEmpty, "\(list.stderr)")
+    }
+
+    /// Another client's change is on screen at once, and the selection stays on its todo.
+    @Test func changesFromElsewhereAndTheSelection() throws {
+        let daemon = try Self.seeded()
+        let pane = try Pane(daemon: daemon)
+        try pane.press("j", "j")  // on 🍣 with friends (id 3)
+        #expect(try daemon.todoctl(["add", "上に追加", "--top"]).status == 0)
+        #expect(pane.contains("上に追加"))
+        try pane.press("Space")  // still on id 3, now one row lower
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 3))??["done"] == .bool(true) })
+        #expect(try Self.todo(daemon, 2)?["done"] == .bool(false))
+        // A reminder that fires shows in the status line.
+        #expect(try daemon.todoctl(["add", "今すぐ通知", "--due", "+1s"]).status == 0)
+        #expect(pane.contains("⏰ 今すぐ通知", timeout: 15))
+    }
+
+    /// Resize, suspend and resume, the daemon going away and coming back, and SIGTERM.
+    @Test func theTerminalAndTheDaemonComeAndGo() throws {
+        let dir = TemporaryDirectory("uid")
+        var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
+        let socket = daemon!.socket, database = daemon!.database
+        #expect(try daemon!.todoctl(["add", "長いタイトルの日本語のタスクで幅を確かめる 🍣🍣🍣"]).status == 0)
+        let pane = try Pane(daemon: daemon!)
+        try pane.tmux(["resize-window", "-t", "ui", "-x", "60", "-y", "20"])
+        #expect(pane.waitFor { $0.first?.hasSuffix("? help") == true && TerminalWidth.of($0.first ?? "") == 59 }, "\(pane.screen())")
+        for line in pane.screen() { #expect(TerminalWidth.of(line) <= 60, "\(line)") }
+        // Ctrl-Z gives the terminal back to the shell; fg brings the list back.
+        try pane.press("C-z")
+        #expect(pane.contains("Stopped"), "\(pane.screen())")
+        try pane.type("fg")
+        try pane.press("Enter")
+        #expect(pane.waitFor { $0.first?.hasSuffix("? help") == true && $0.contains { $0.contains("長いタイトル") } }, "\(pane.screen())")
+        let pid = try #require(pane.programPID)
+        daemon?.stop()
+        daemon = nil
+        #expect(pane.contains("todod is not running") || pane.contains("todod went away"), "\(pane.screen())")
+        daemon = try DaemonProcess(directory: dir, socket: socket, database: database)
+        #expect(pane.contains("todod is back"), "\(pane.screen())")
+        #expect(try daemon!.todoctl(["add", "戻ってから"]).status == 0)
+        #expect(pane.contains("戻ってから"))
+        kill(pid, SIGTERM)
+        let after = try pane.exitLine()
+        #expect(after.contains("EXITED 143"), "\(after)")
+        // The terminal is as the shell left it: canonical input and echo back on.
+        let settings = after.joined(separator: " ")
+        #expect(settings.contains(" icanon") && settings.contains(" echo ") && !settings.contains("-icanon"), "\(settings)")
+    }
+}
+
+/// Display width as a terminal shows it (wide East Asian and emoji two columns).
+enum TerminalWidth {
+    static func of(_ s: String) -> Int {
+        s.unicodeScalars.reduce(0) { sum, scalar in
+            let v = scalar.value
+            if v < 0x20 || (0x300...0x36F).contains(v) || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return sum }
+            let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+                || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
+                || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
+            return sum + (wide ? 2 : 1)
+        }
+    }
+}
