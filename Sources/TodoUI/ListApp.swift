@@ -45,6 +45,13 @@ final class ListApp {
     private var showDone = false
     private var filter = ""
     private var detailsShown = true
+    /// Rows grouped under a line per category (the listing sorted by category first).
+    private var sections = false
+    /// Only this category (`.some(nil)`: only todos without one); nil: all.
+    private var category: String??
+    /// The category pane while it is open: the categories with their counts, and the row chosen
+    /// (0 is "All", 1 "No category").
+    private var pane: (categories: [Category], row: Int)?
     private var helpShown = false
     private var helpTop = 0
 
@@ -149,6 +156,12 @@ final class ListApp {
         if let field = Self.sorts[sortIndex] { q.sort = [TodoQuery.SortKey(field, descending: descending)] } else if descending {
             q.sort = [TodoQuery.SortKey(.position, descending: true)]
         }
+        if sections && Self.sorts[sortIndex] != .category { q.sort.insert(TodoQuery.SortKey(.category), at: 0) }
+        switch category {
+        case .some(.some(let name)): q.category = name
+        case .some(.none): q.uncategorized = true
+        case .none: break
+        }
         let search = Validation.trimmed(filter)
         if !search.isEmpty { q.search = search }
         return q
@@ -211,6 +224,21 @@ final class ListApp {
         if cursor < top { top = cursor }
         if cursor >= top + height { top = cursor - height + 1 }
         top = max(0, min(top, max(0, total - height)))
+        // With sections, the category lines take room too: the cursor's row must still fit.
+        while sections && top < cursor && linesNeeded(from: top, to: cursor) > height { top += 1 }
+    }
+
+    /// Screen lines the rows `from...to` take with their section lines.
+    private func linesNeeded(from first: Int, to last: Int) -> Int {
+        var lines = 0
+        var previous: String?
+        for index in first...last {
+            let category = todo(at: index)?.category
+            if index == first || category != previous { lines += 1 }
+            previous = category
+            lines += 1
+        }
+        return lines
     }
 
     // MARK: Keys
@@ -232,6 +260,7 @@ final class ListApp {
             return
         }
         if prompt != nil { return promptKey(key) }
+        if pane != nil { return paneKey(key) }
         if key == .escape {
             if !marked.isEmpty { marked = [] } else if !filter.isEmpty { setFilter("") }
             status = nil
@@ -319,6 +348,50 @@ final class ListApp {
         case .quit: quit = true
         case .refresh:
             reload()
+        case .categories:
+            guard let transport else { return }
+            do {
+                let categories = try transport.call(CategoryListParams())
+                let row: Int
+                switch category {
+                case .some(.some(let name)): row = 2 + (categories.firstIndex { $0.name == name } ?? -2)
+                case .some(.none): row = 1
+                case .none: row = 0
+                }
+                pane = (categories, row)
+            } catch {
+                status = (describe(error), true)
+            }
+        case .sections:
+            sections.toggle()
+            reload()
+        }
+    }
+
+    /// A key while the category pane is open: move, choose (enter), close (escape).
+    private func paneKey(_ key: Key) {
+        guard var (categories, row) = pane else { return }
+        let count = categories.count + 2
+        switch key {
+        case .escape: pane = nil
+        case .enter:
+            pane = nil
+            category = row == 0 ? nil : row == 1 ? .some(nil) : .some(categories[row - 2].name)
+            selectedUID = nil
+            cursor = 0
+            top = 0
+            reload()
+            return
+        default:
+            switch keys.action(for: key) {
+            case .down?: row = min(count - 1, row + 1)
+            case .up?: row = max(0, row - 1)
+            case .first?: row = 0
+            case .last?: row = count - 1
+            case .quit?, .categories?: pane = nil
+            default: break
+            }
+            if pane != nil { pane = (categories, row) }
         }
     }
 
@@ -446,6 +519,12 @@ final class ListApp {
         // The bar on top.
         let sortName = Self.sorts[sortIndex].map(\.rawValue) ?? "manual"
         var bar = " todod · \(total) \(showDone ? "todos" : "open") · sort: \(sortName) \(descending ? "↓" : "↑")"
+        switch category {
+        case .some(.some(let name)): bar += " · " + ListRendering.safe(name)
+        case .some(.none): bar += " · no category"
+        case .none: break
+        }
+        if sections { bar += " · sections" }
         if !filter.isEmpty { bar += " · /" + ListRendering.safe(filter) }
         if !marked.isEmpty { bar += " · \(marked.count) marked" }
         let hint = "? help "
@@ -462,19 +541,30 @@ final class ListApp {
         for todo in rows {
             if let parent = todo.parent { depths[todo.id] = (depths[parent] ?? 0) + 1 }
         }
-        let table = rendering.table(visible, depths: depths)
+        let table = rendering.table(visible, depths: depths, categoryColumn: !sections)
         if visible.isEmpty {
             let empty = watch == nil ? "" : filter.isEmpty ? "Nothing to do. a adds a todo." : "No todo matches /\(ListRendering.safe(filter))."
             terminal.put(empty, row: 2, column: 2, style: Style(dim: true))
         } else {
             terminal.put(TerminalText.truncate(table.header, to: width - 2), row: 1, column: 2, style: Style(bold: true))
         }
+        // With sections, a line names the category where it changes (and at the top); the rows
+        // that no longer fit below are left out (the cursor stays in view: scrollToCursor).
+        var row = 1
+        var previous: String?
         for (i, line) in table.rows.enumerated() where i < visible.count {
             let todo = visible[i]
+            row += 1
+            if sections && (i == 0 || previous != todo.category) {
+                terminal.put(TerminalText.truncate(todo.category.map(ListRendering.safe) ?? "No category", to: width - 2), row: row, column: 1,
+                             style: Style(bold: true, underline: true))
+                row += 1
+            }
+            previous = todo.category
+            guard row < 2 + listHeight else { break }
             let isSelected = top + i == cursor
             var style = Style(dim: todo.done, reverse: isSelected)
             if rendering.isOverdue(todo) { style.colour = .red } else if rendering.startsLater(todo) { style.colour = .yellow }
-            let row = 2 + i
             if isSelected { terminal.fill(row: row, from: 0, style: style) }
             terminal.put(marked.contains(todo.id) ? "*" : " ", row: row, column: 0, style: Style(bold: true, reverse: isSelected, colour: .cyan))
             terminal.put(TerminalText.truncate(line, to: width - 2), row: row, column: 2, style: style)
@@ -486,7 +576,29 @@ final class ListApp {
                 terminal.put(TerminalText.truncate(line, to: width - 2), row: first + 1 + i, column: 1)
             }
         }
+        drawPane()
         drawStatus()
+    }
+
+    /// The category pane over the left of the list, when open: every category with its open
+    /// count, "All" and "No category" first.
+    private func drawPane() {
+        guard let (categories, chosen) = pane else { return }
+        let names = ["All", "No category"] + categories.map { ListRendering.safe($0.name) }
+        let counts = [nil, nil] + categories.map { Optional($0.open) }
+        let inner = min(terminal.columns - 4, max(16, names.map(TerminalText.width).max() ?? 0) + 7)
+        let height = min(names.count, max(1, listHeight - 1))
+        let first = max(0, min(chosen - height / 2, names.count - height))
+        terminal.put("┌" + String(repeating: "─", count: inner) + "┐", row: 1, column: 0, style: Style(bold: true))
+        for i in 0..<height {
+            let n = first + i
+            let count = counts[n].map { " \($0)" } ?? ""
+            let text = TerminalText.pad(TerminalText.truncate(names[n], to: inner - 2 - count.count) , to: inner - 2 - count.count) + count
+            terminal.put("│", row: 2 + i, column: 0, style: Style(bold: true))
+            terminal.put(" " + text + " ", row: 2 + i, column: 1, style: Style(reverse: n == chosen))
+            terminal.put("│", row: 2 + i, column: inner + 1, style: Style(bold: true))
+        }
+        terminal.put("└" + String(repeating: "─", count: inner) + "┘", row: 2 + height, column: 0, style: Style(bold: true))
     }
 
     private func drawStatus() {

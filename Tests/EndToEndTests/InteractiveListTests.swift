@@ -197,6 +197,22 @@ struct InteractiveListTests {
         #expect(list.status == 0 && list.stderr.isEmpty, "\(list.stderr)")
     }
 
+    /// Sections by category (C) and the category pane with counts (c) choosing one.
+    @Test func sectionsAndTheCategoryPane() throws {
+        let daemon = try Self.seeded()
+        let pane = try Pane(daemon: daemon)
+        try pane.press("C")
+        #expect(pane.waitFor { s in s.contains(" 買い物") && s.contains(" 家") && s.contains(" No category") }, "\(pane.screen())")
+        #expect(pane.screen()[1].contains("CATEGORY") == false)
+        try pane.press("c")
+        #expect(pane.waitFor { s in s.contains { $0.contains("│ 買い物") && $0.hasSuffix("1 │") } }, "\(pane.screen())")
+        try pane.press("j", "j", "Enter")
+        #expect(pane.waitFor { s in s.first?.contains("· 1 open") == true && s.first?.contains("· 買い物") == true
+            && s.contains { $0.contains("牛乳を買う") } && !s.contains { $0.contains("Write the report") } }, "\(pane.screen())")
+        try pane.press("c", "g", "Enter")  // All again
+        #expect(pane.contains("Write the report"))
+    }
+
     /// Another client's change is on screen at once, and the selection stays on its todo.
     @Test func changesFromElsewhereAndTheSelection() throws {
         let daemon = try Self.seeded()

@@ -13,11 +13,17 @@ package struct ListRendering {
     }
 
     /// The table's header line and one line per todo, at most `width` columns wide; `depths`
-    /// indents a subtask's title under its parent's.
-    package func table(_ todos: [Todo], depths: [Int64: Int] = [:]) -> (header: String, rows: [String]) {
+    /// indents a subtask's title under its parent's. Without `categoryColumn` (rows shown under
+    /// a line per category) the CATEGORY column is left out, as `list --by-category` does.
+    package func table(_ todos: [Todo], depths: [Int64: Int] = [:], categoryColumn: Bool = true) -> (header: String, rows: [String]) {
         var layout: HumanOutput.ListLayout?
-        let lines = human.todoTable(todos, layout: &layout, depths: depths)
-        return (lines.first ?? "", Array(lines.dropFirst()))
+        guard !categoryColumn, !todos.isEmpty else {
+            let lines = human.todoTable(todos, layout: &layout, depths: depths)
+            return (lines.first ?? "", Array(lines.dropFirst()))
+        }
+        // One section without a title: the header, its empty title line, the rows.
+        let lines = human.todoTable(todos, sections: [(title: "", todos: todos)], layout: &layout, depths: depths)
+        return (lines.first ?? "", Array(lines.dropFirst(2)))
     }
 
     /// `show`'s lines for one todo.
