@@ -44,6 +44,12 @@ package enum CLI {
             do {
                 invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config).parse(arguments)
             } catch {
+                // `edit ID` alone on a terminal: the todo in the editor.
+                if isTerminal, error.command == "edit", error.message.hasPrefix("nothing to change"),
+                   let at = arguments.firstIndex(of: "edit"), at + 2 == arguments.count {
+                    return editInEditor(arguments: arguments, editAt: at, environment: environment, uid: uid, now: now, timeZone: timeZone,
+                                        zoneName: zoneName, stdout: stdout, stderr: stderr, connect: connect)
+                }
                 warn(config.problems, stderr)
                 throw .usage(error)
             }

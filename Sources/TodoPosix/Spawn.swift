@@ -22,16 +22,17 @@ package enum Spawn {
     /// be signalled together. Standard input is /dev/null, output and errors are inherited;
     /// with `streams`, the child gets those descriptors instead (descriptors of
     /// the caller's should be close-on-exec, as `pipe()` makes them, so that no other child
-    /// inherits them).
+    /// inherits them). `foreground` keeps it in the caller's process group with the caller's
+    /// standard input, for a program that uses the terminal (an editor).
     /// - Returns: the child's pid.
     package static func start(_ program: String, _ arguments: [String], environment: [String: String],
-                              streams: StandardStreams? = nil) throws(PosixError) -> pid_t {
+                              streams: StandardStreams? = nil, foreground: Bool = false) throws(PosixError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let input = streams?.input {
             posix_spawn_file_actions_adddup2(&actions, input, 0)
-        } else {
+        } else if !foreground {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         if let streams {
@@ -53,8 +54,9 @@ package enum Spawn {
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
+        // Its own process group, unless it is to use the terminal as we do (an editor).
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(&attributes, Int16((foreground ? 0 : POSIX_SPAWN_SETPGROUP) | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
         let argv = ([program] + arguments).map { strdup($0) }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }

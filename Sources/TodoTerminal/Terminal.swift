@@ -141,6 +141,19 @@ package final class Terminal {
         }
     }
 
+    /// Gives the terminal back for a while (a program of the user's runs on it: the editor);
+    /// `resume` takes it again and redraws.
+    package func suspend() {
+        def_prog_mode()
+        endwin()
+    }
+
+    package func resume() {
+        reset_prog_mode()
+        clearok(todod_stdscr(), true)
+        wrefresh(todod_stdscr())
+    }
+
     /// Puts what was drawn on the screen.
     package func refresh() {
         wrefresh(todod_stdscr())

@@ -5,7 +5,7 @@ enum Action: String, CaseIterable {
     case down, up, pageDown = "page-down", pageUp = "page-up", first, last
     case toggleDone = "done", delete, add, edit, category, snooze, moveDown = "move-down", moveUp = "move-up"
     case indent, outdent, undo, redo, mark, filter, command, sort, reverse
-    case showDone = "show-done", details, help, quit, refresh, categories, sections
+    case showDone = "show-done", details, help, quit, refresh, categories, sections, editor
 
     /// A few words for the help screen.
     var help: String {
@@ -40,6 +40,7 @@ enum Action: String, CaseIterable {
         case .refresh: return "read again and redraw"
         case .categories: return "categories: show one"
         case .sections: return "sections by category"
+        case .editor: return "the whole todo in $EDITOR"
         }
     }
 }
@@ -60,7 +61,7 @@ struct KeyBindings {
         (.character("u"), .undo), (.control("r"), .redo), (.character("v"), .mark), (.character("/"), .filter),
         (.character(":"), .command), (.character("s"), .sort), (.character("S"), .reverse),
         (.character("A"), .showDone), (.tab, .details), (.character("?"), .help), (.character("q"), .quit),
-        (.control("l"), .refresh), (.character("c"), .categories), (.character("C"), .sections),
+        (.control("l"), .refresh), (.character("c"), .categories), (.character("C"), .sections), (.character("E"), .editor),
     ]
 
     init() {

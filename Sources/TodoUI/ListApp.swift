@@ -365,6 +365,12 @@ final class ListApp {
         case .sections:
             sections.toggle()
             reload()
+        case .editor:
+            guard let todo = selected else { return }
+            // The editor gets the terminal; the list redraws when it ends.
+            terminal.suspend()
+            run(["edit", String(todo.id)], onTerminal: true)
+            terminal.resume()
         }
     }
 
@@ -479,11 +485,13 @@ final class ListApp {
     /// its first line of output, or its error, goes to the status bar. With `json`, returns what
     /// it printed as JSON.
     @discardableResult
-    private func run(_ arguments: [String], json: Bool = false, quiet: Bool = false) -> JSON? {
+    private func run(_ arguments: [String], json: Bool = false, quiet: Bool = false, onTerminal: Bool = false) -> JSON? {
         var out = ""
         var err = ""
+        var variables = environment.variables
+        variables["NO_COLOR"] = "1"  // the first line goes to the status bar as text
         let code = CLI.main(arguments: ["--socket", environment.socket] + (json ? ["--json"] : []) + arguments,
-                            environment: self.environment.variables, uid: getuid(), isTerminal: false, terminalWidth: nil,
+                            environment: variables, uid: getuid(), isTerminal: onTerminal, terminalWidth: nil,
                             now: Instant.now(), timeZone: self.environment.timeZone, zoneName: self.environment.zoneName,
                             stdout: { out += $0 }, stderr: { err += $0 },
                             connect: { (path: String) throws(ClientError) -> RPCTransport in try UnixSocketTransport(path: path) })

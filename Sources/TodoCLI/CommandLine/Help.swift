@@ -86,7 +86,8 @@ enum Help {
                                        "        [--if-revision N] [--parent ID | --no-parent] [--start WHEN | --no-start]"],
               summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.\n"
                 + "When edit reads the todo first (for some options), or with --if-revision, a todo someone else\n"
-                + "changed meanwhile is left as it is and the edit is refused.",
+                + "changed meanwhile is left as it is and the edit is refused. 'edit ID' alone on a terminal opens\n"
+                + "the todo as a text form in $VISUAL or $EDITOR; what you change is applied when you save.",
               options: [("--title T", "new title"),
                         ("--notes T, --no-notes", "set or clear the notes"),
                         ("--category NAME, --no-category", "set or clear the category"),
