@@ -215,6 +215,23 @@ struct InteractiveListTests {
         #expect(pane.contains("Write the report"))
     }
 
+    /// Hostile text is shown as `list` shows it, and colours follow NO_COLOR.
+    @Test func hostileTextAndColours() throws {
+        let daemon = try DaemonProcess()
+        _ = try daemon.client().result("todo.add", ["title": .string("evil \u{202E}gnp.exe title \u{200B} zw")])
+        #expect(try daemon.todoctl(["add", "期限切れ", "--due", "-2h"]).status == 0)
+        for noColour in [false, true] {
+            let pane = try Pane(daemon: daemon, environment: noColour ? ["NO_COLOR": "1"] : [:])
+            #expect(pane.contains("evil <U+202E>gnp.exe title <U+200B> zw"), "\(pane.screen())")
+            let styled = try pane.tmux(["capture-pane", "-p", "-e", "-t", "ui"])
+            let overdue = try #require(styled.split(separator: "\n").first { $0.contains("期限切れ") })
+            // Red is SGR 31 (or 38;5;1 / 91 where the terminal maps it so).
+            let red = overdue.contains("[31m") || overdue.contains(";31m") || overdue.contains("38;5;1m") || overdue.contains("[91m")
+            #expect(red != noColour, "\(noColour ? "NO_COLOR" : "colour"): \(overdue.debugDescription)")
+            try pane.press("q")
+        }
+    }
+
     /// Another client's change is on screen at once, and the selection stays on its todo.
     @Test func changesFromElsewhereAndTheSelection() throws {
         let daemon = try Self.seeded()
