@@ -33,9 +33,9 @@ final class ListApp {
 
     private let environment: Environment
     private let terminal: Terminal
-    private var keys: KeyBindings
+    private let keys: KeyBindings
     private var transport: UnixSocketTransport?
-    private(set) var watch: DaemonWatch?
+    private var watch: DaemonWatch?
     private var retryAt = 0.0
 
     // What is shown.
@@ -206,17 +206,13 @@ final class ListApp {
     /// Moves the cursor to `index` (clamped), scrolling and reading more rows when needed.
     private func select(_ index: Int) {
         cursor = max(0, min(index, total - 1))
-        let before = top
         scrollToCursor()
-        if todo(at: cursor) == nil || todo(at: top) == nil || todo(at: min(total - 1, top + listHeight - 1)) == nil || before != top && windowNeedsMore {
+        // Rows on screen that were not read: read around the new top.
+        if total > 0 && (todo(at: top) == nil || todo(at: min(total - 1, top + listHeight - 1)) == nil) {
             selectedUID = nil
             reload()
         }
         selectedUID = todo(at: cursor)?.uid
-    }
-
-    private var windowNeedsMore: Bool {
-        top < windowStart || top + listHeight > windowStart + rows.count && windowStart + rows.count < total
     }
 
     private func scrollToCursor() {
