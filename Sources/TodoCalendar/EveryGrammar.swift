@@ -27,7 +27,8 @@ package struct EveryRule: Sendable, Equatable {
 package enum EveryGrammar {
     /// The accepted forms, for error messages.
     package static let forms = "day, weekday, week, 2 weeks, month, year, mon,thu, month on the last friday, month on the 15th, "
-        + "each optionally followed by \"after done\", \"until WHEN\" or \"for N times\"; or an RRULE such as FREQ=MONTHLY;BYDAY=-1FR"
+        + "each optionally followed by \"after done\", \"until WHEN\" or \"for N times\"; 毎日, 平日, 毎週水曜, 隔週金曜, 毎月25日, "
+        + "毎月最終金曜, 毎年12月24日 (完了後, 10回, 12月31日まで); or an RRULE such as FREQ=MONTHLY;BYDAY=-1FR"
 
     /// Reads a RULE. `anchor` is the local date (days since 1970-01-01) of the first `due`, when
     /// known: `month` from the 29th–31st and `year` from 29 February keep to the month's end.
@@ -38,7 +39,8 @@ package enum EveryGrammar {
         func bad(_ why: String) -> RecurrenceError {
             RecurrenceError("bad recurrence \"\(text)\": \(why); use \(forms)")
         }
-        var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        // Japanese (`毎週水曜`, `毎月最終金曜 完了後`) is read as the English rule it means.
+        var words = (JapaneseEvery.english(text) ?? text).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         func lower(_ i: Int) -> String { words[i].lowercased() }
         if words.first?.lowercased() == "every" { words.removeFirst() }
         var fromCompletion = false

@@ -310,6 +310,7 @@ package struct JapaneseScanner {
     package static let weekWords: [(String, Int64)] = [("再来週", 2), ("来週", 1), ("今週", 0), ("先週", -1)]
     package static let weekdayKanji: [Character: Int64] = ["日": 0, "月": 1, "火": 2, "水": 3, "木": 4, "金": 5, "土": 6]
     package static let endWords: [(String, Substring)] = [
+        ("来月末", "eonm"), ("来週末", "eonw"), ("来年末", "eony"),
         ("今月末", "eom"), ("月末", "eom"), ("今週末", "eow"), ("週末", "eow"), ("今年末", "eoy"), ("年末", "eoy"),
         ("今日中", "eod"), ("今週中", "eow"), ("今月中", "eom"), ("年内", "eoy"),
     ]

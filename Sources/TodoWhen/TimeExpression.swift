@@ -228,7 +228,9 @@ package enum TimeExpression {
 
     /// The year, month and day of `YYYY-M-D` (month and day of one or two digits), not checked.
     package static func dateFields(_ s: Substring) -> (Int64, Int64, Int64)? {
-        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        // 2026-12-24, or 2026/12/24 as Japanese dates are written (one separator throughout).
+        let separator: Character = s.contains("/") ? "/" : "-"
+        let parts = s.split(separator: separator, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, (1...2).contains(parts[1].count), (1...2).contains(parts[2].count),
               let y = number(parts[0]), let m = number(parts[1]), let d = number(parts[2])
         else { return nil }

@@ -56,6 +56,18 @@ extension TimeExpression {
         if tokens.count == 1, let end = endOf(first, today: today) {
             return LocalTime.instant(days: end, secondOfDay: 86_399, in: timeZone).map { When(instant: $0) }
         }
+        // `end of month`, `end of this week`, `end of next month`: as eom, eow, eonm.
+        if tokens.count >= 3, tokens[0] == "end", tokens[1] == "of" {
+            var unit = tokens[2...]
+            var next = false
+            if unit.first == "next" || unit.first == "this" {
+                next = unit.first == "next"
+                unit = unit.dropFirst()
+            }
+            let words: [Substring: Substring] = ["day": "eod", "week": "eow", "month": "eom", "year": "eoy"]
+            guard unit.count == 1, let word = words[unit.first!], let end = endOf(next ? "eon" + word.dropFirst(2) : word, today: today) else { return nil }
+            return LocalTime.instant(days: end, secondOfDay: 86_399, in: timeZone).map { When(instant: $0) }
+        }
         if tokens == ["tonight"] {
             return LocalTime.instant(days: today, secondOfDay: 20 * 3600, in: timeZone).map { When(instant: $0) }
         }
@@ -65,7 +77,8 @@ extension TimeExpression {
     }
 
     /// `eod`, `eow`, `eom`, `eoy`: the last day of this day, week (weeks start on Monday), month or
-    /// year, as in Taskwarrior; the caller adds 23:59:59.
+    /// year, as in Taskwarrior; `eond`, `eonw`, `eonm`, `eony` of the next one (`end of next
+    /// month`, `来月末`). The caller adds 23:59:59.
     package static func endOf(_ word: Substring, today: Int64) -> Int64? {
         let (year, month, _) = Instant.civil(days: today)
         switch word {
@@ -73,6 +86,10 @@ extension TimeExpression {
         case "eow": return today + (7 - weekday(ofDays: today)) % 7
         case "eom": return Instant.days(year: year, month: month, day: Instant.monthLength(year: year, month: month))
         case "eoy": return Instant.days(year: year, month: 12, day: 31)
+        case "eond": return today + 1
+        case "eonw": return endOf("eow", today: today + 7)
+        case "eonm": return Instant.days(year: month == 12 ? year + 1 : year, month: month == 12 ? 1 : month + 1, day: 1).flatMap { endOf("eom", today: $0) }
+        case "eony": return Instant.days(year: year + 1, month: 1, day: 1).flatMap { endOf("eoy", today: $0) }
         default: return nil
         }
     }
@@ -178,12 +195,12 @@ extension TimeExpression {
             let word = words[0]
             switch word {
             case "today": return .day(today)
-            case "tomorrow": return .day(today + 1)
+            case "tomorrow", "tmrw", "tmr", "tmw": return .day(today + 1)
             case "yesterday": return .day(today - 1)
             default: break
             }
             if let target = weekdays[String(word)] { return .weekday(target) }
-            return date(word).map { .day($0) }
+            return (date(word) ?? slashMonthDay(word, today: today)).map { .day($0) }
         case 2 where words[0] == "next" || words[0] == "last":
             let next = words[0] == "next"
             if let target = weekdays[String(words[1])] {
@@ -238,6 +255,16 @@ extension TimeExpression {
             if let day = Instant.days(year: year, month: m, day: d) { return day }
         }
         return nil
+    }
+
+    /// `12/24` (month/day, as Japanese and American dates are written): the coming one, as
+    /// `Dec 24`.
+    package static func slashMonthDay(_ word: Substring, today: Int64) -> Int64? {
+        let parts = word.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), let m = number(parts[0]), (1...12).contains(m),
+              let d = dayOfMonth(parts[1]), !parts[1].contains(where: { $0.isLetter }) else { return nil }
+        let names = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        return monthDay([Substring(names[Int(m) - 1]), Substring(String(d))], today: today)
     }
 
     /// `24`, `24th`, `1st`, `2nd`, `3rd`: 1…31.

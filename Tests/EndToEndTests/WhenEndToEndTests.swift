@@ -129,7 +129,6 @@ import TodoTestSupport
         let third = try d.todoctl(["--json", "add", "請求書", "--due", "三日後"], environment: env)
         let allDay = try d.todoctl(["--json", "add", "買い物", "--due", "１２月２４日"], environment: env)
         let after = Date()
-        let cal = Self.calendar
         let listed = try d.todoctl(["--json", "list"], environment: env)
         #expect(listed.status == 0, "\(listed.stderr)")
         let todos = try JSON.parse(listed.stdout).arrayValue ?? []
@@ -200,5 +199,33 @@ import TodoTestSupport
         #expect(try ids(["list", "--sort", "due", "--limit", "2"]) == [today, eod])
         let table = try d.todoctl(["list", "--due-before", "eod", "--limit", "1", "--sort", "due"], environment: berlin)
         #expect(table.stdout.contains("Showing 1 of 2 todos."), "\(table.stdout)")
+    }
+
+    /// Dates and rules as people write them, through the real todoctl: slashes, `tmrw`, the end of
+    /// next month in Japanese, and `--every` in Japanese stored as the RRULE it means.
+    @Test func datesAndRulesAsPeopleWriteThem() throws {
+        let d = try DaemonProcess()
+        let env = ["TZ": "UTC"]
+        func due(_ when: String) throws -> String? {
+            let result = try d.todoctl(["--json", "add", "x", "--due", when], environment: env)
+            #expect(result.status == 0, "\(when): \(result.stderr)")
+            return try JSON.parse(result.stdout)["due"]?.stringValue
+        }
+        #expect(try due("2027/03/05 15:00") == "2027-03-05T15:00:00Z")
+        #expect(try due("2027/03/05") == "2027-03-05T00:00:00Z")
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let now = Date()
+        let nextMonth = utc.date(byAdding: .month, value: 1, to: utc.date(from: utc.dateComponents([.year, .month], from: now))!)!
+        let endOfNextMonth = utc.date(byAdding: DateComponents(month: 1, second: -1), to: nextMonth)!
+        let formatter = ISO8601DateFormatter()
+        #expect(try due("来月末") == formatter.string(from: endOfNextMonth))
+        #expect(try due("tmrw 9am")?.hasSuffix("T09:00:00Z") == true)
+        let every = try d.todoctl(["--json", "add", "月末の締め", "--every", "毎月最終金曜 完了後"], environment: env)
+        #expect(every.status == 0, "\(every.stderr)")
+        let recurrence = try JSON.parse(every.stdout)["recurrence"]
+        #expect(recurrence?["rule"] == .string("FREQ=MONTHLY;BYDAY=-1FR") && recurrence?["from"] == .string("completion"), "\(every.stdout)")
+        let bad = try d.todoctl(["add", "x", "--every", "毎秒"], environment: env)
+        #expect(bad.status == 2 && bad.stderr.contains("毎秒") && bad.stderr.contains("毎月最終金曜"), "\(bad.stderr)")
     }
 }

@@ -13,6 +13,13 @@ import TodoWhen
 
     /// From Tuesday 2026-12-01 10:00 local.
     static let forms: [(String, String)] = [
+        // as people write them (the morning of Tuesday 2026-12-01)
+        ("来月末", "2027-01-31 23:59:59"),
+        ("来週末", "2026-12-13 23:59:59"),
+        ("再来週", "2026-12-14 00:00:00 all-day"),
+        ("2026/12/24", "2026-12-24 00:00:00 all-day"),
+        ("12/24 15:00", "2026-12-24 15:00:00"),
+        ("11/30", "2027-11-30 00:00:00 all-day"),
         // days
         ("今日", "2026-12-01 00:00:00 all-day"),
         ("明日", "2026-12-02 00:00:00 all-day"),
@@ -149,6 +156,10 @@ import TodoWhen
         ("3日前", "3 days ago"), ("2時間前", "2 hours ago"),
         ("月末", "eom"), ("週末", "eow"), ("年末", "eoy"), ("来月", "next month"), ("来年", "next year"),
         ("12月24日", "Dec 24"), ("2月29日", "Feb 29"), ("2027年1月5日", "2027-01-05"), ("12月24日の午後5時", "Dec 24 at 5pm"),
+        // As people write dates: slashes, the ends of next periods, short forms.
+        ("来月末", "end of next month"), ("来週末", "end of next week"), ("来年末", "end of next year"), ("月末", "end of month"),
+        ("週末", "end of this week"), ("2027/01/05", "2027-01-05"), ("12/24", "Dec 24"), ("12/24 15:00", "Dec 24 at 3pm"),
+        ("2/29", "Feb 29"), ("明日", "tmrw"), ("明日の朝", "tmrw morning"),
     ]
 
     /// At many instants over three years (every 37 hours and 11 minutes, so every weekday and hour

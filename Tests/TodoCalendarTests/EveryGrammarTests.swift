@@ -44,6 +44,29 @@ import TodoTime
         ("month until 2027-01-01T09:00:00Z after done", "FREQ=MONTHLY;UNTIL=20270101T090000Z", true),
         ("FREQ=MONTHLY;BYDAY=-1FR", "FREQ=MONTHLY;BYDAY=-1FR", false),
         ("freq=weekly;byday=mo after done for 3 times", "FREQ=WEEKLY;BYDAY=MO;COUNT=3", true),
+        // In Japanese.
+        ("毎日", "FREQ=DAILY", false),
+        ("平日", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", false),
+        ("毎週", "FREQ=WEEKLY", false),
+        ("毎週水曜", "FREQ=WEEKLY;BYDAY=WE", false),
+        ("毎週月曜と木曜", "FREQ=WEEKLY;BYDAY=MO,TH", false),
+        ("毎週月・水・金", "FREQ=WEEKLY;BYDAY=MO,WE,FR", false),
+        ("隔週金曜", "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR", false),
+        ("隔週", "FREQ=WEEKLY;INTERVAL=2", false),
+        ("3日ごと", "FREQ=DAILY;INTERVAL=3", false),
+        ("２週間ごと", "FREQ=WEEKLY;INTERVAL=2", false),
+        ("毎月", "FREQ=MONTHLY", false),
+        ("毎月25日", "FREQ=MONTHLY;BYMONTHDAY=25", false),
+        ("毎月31日", "FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1", false),
+        ("毎月末", "FREQ=MONTHLY;BYMONTHDAY=-1", false),
+        ("毎月最終金曜", "FREQ=MONTHLY;BYDAY=-1FR", false),
+        ("毎月第2月曜", "FREQ=MONTHLY;BYDAY=2MO", false),
+        ("毎月最終平日", "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", false),
+        ("毎年", "FREQ=YEARLY", false),
+        ("毎年12月24日", "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24", false),
+        ("毎週金曜 完了後", "FREQ=WEEKLY;BYDAY=FR", true),
+        ("毎日 5回", "FREQ=DAILY;COUNT=5", false),
+        ("毎週 Dec 24まで", "FREQ=WEEKLY;UNTIL=20261224T145959Z", false),
     ])
     func forms(text: String, rule: String, fromCompletion: Bool) throws {
         #expect(try Self.parse(text) == EveryRule(rule: rule, fromCompletion: fromCompletion))
@@ -58,7 +81,7 @@ import TodoTime
         #expect(try Self.parse("year", anchor: (2028, 3, 1)).rule == "FREQ=YEARLY")
     }
 
-    @Test(arguments: ["fortnightly", "week on", "weeks", "month on the 32nd", "mon,funday", "day for 0 times", "day until",
+    @Test(arguments: ["毎週金星", "毎月32日", "毎年13月1日", "毎秒", "fortnightly", "week on", "weeks", "month on the 32nd", "mon,funday", "day for 0 times", "day until",
                       "day for 2 times until Dec 24", "FREQ=HOURLY", "FREQ=DAILY;COUNT=2 for 3 times", "", "after done"])
     func badRulesQuoteTheRuleAndListTheForms(text: String) {
         #expect {

@@ -21,7 +21,7 @@ enum Help {
     ]
 
     static let whenHelp = """
-        WHEN: a date: 2026-12-24, today, tomorrow, yesterday, friday, next friday, next week|month,
+        WHEN: a date: 2026-12-24, 2026/12/24, 12/24, today, tomorrow, friday, next friday, next week|month,
               Dec 24, 24 Dec 2027 (alone: all-day, reminded at 09:00); a time: 17:30, 9am, 5:30pm,
               noon, midnight (alone: today if still ahead, else tomorrow); both: tomorrow at 9am,
               Dec 24 5pm, friday 17:30; tonight, eod, eow, eom, eoy; +90s, +2h, +3d, +1mo, +1y,
