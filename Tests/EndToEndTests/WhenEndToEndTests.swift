@@ -129,6 +129,7 @@ import TodoTestSupport
         let third = try d.todoctl(["--json", "add", "請求書", "--due", "三日後"], environment: env)
         let allDay = try d.todoctl(["--json", "add", "買い物", "--due", "１２月２４日"], environment: env)
         let after = Date()
+        let cal = Self.calendar
         let listed = try d.todoctl(["--json", "list"], environment: env)
         #expect(listed.status == 0, "\(listed.stderr)")
         let todos = try JSON.parse(listed.stdout).arrayValue ?? []
