@@ -220,6 +220,24 @@ package final class Connection {
         return (value, counter.rows)
     }
 
+    /// Runs `body` and counts the virtual machine steps every prepared statement of this
+    /// connection takes meanwhile (`SQLITE_STMTSTATUS_VM_STEP`): how much work a request does,
+    /// rows it reads and skips included, for tests.
+    package func countingSteps<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (value: T, steps: Int) {
+        func takeSteps() -> Int {
+            var total = 0
+            var stmt = sqlite3_next_stmt(handle, nil)
+            while let s = stmt {
+                total += Int(sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 1))
+                stmt = sqlite3_next_stmt(handle, s)
+            }
+            return total
+        }
+        _ = takeSteps()
+        let value = try body()
+        return (value, takeSteps())
+    }
+
     /// How many rows the last INSERT, UPDATE or DELETE changed (not counting triggers).
     package var changes: Int64 { Int64(sqlite3_changes(handle)) }
 

@@ -4,7 +4,9 @@ import TodoSQLite
 // Reading the change log out (docs/PROTOCOL.md `store.changes`, `watch` `since`): what changed
 // after a seq, as the current state of each todo, or change by change as the log recorded it. A
 // change's rows are the range `first_n...last_n` of `change_rows` (ChangeLog.swift): every query
-// walks `changes` by seq and reads each one's rows by that range of the primary key.
+// walks `changes` by seq and reads each one's rows by that range of the primary key. `NOT INDEXED`
+// keeps it so: left to itself SQLite builds an automatic index on `tbl` and scans every todo row
+// of the log once per change (8,000 changes took seconds a page).
 
 /// One todo of a `store.changes` page: the latest change after `since` that touched it, and its
 /// state now (nil when it is deleted: a tombstone).
@@ -67,7 +69,7 @@ extension StoreTransaction {
         try checkHistory(since: since)
         // Each todo's latest change after `since`, with that change's kind.
         let latest = """
-            SELECT r.row_id, max(k.seq) AS s FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ?1 AND r.tbl = 'todo' GROUP BY r.row_id
+            SELECT r.row_id, max(k.seq) AS s FROM changes k CROSS JOIN change_rows r NOT INDEXED ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ?1 AND r.tbl = 'todo' GROUP BY r.row_id
             """
         let select = "SELECT l.row_id, l.s, k.kind FROM (\(latest)) l JOIN changes k ON k.seq = l.s"
         func read(_ sql: String, _ values: [SQLValue]) throws(TodoError) -> [(id: Int64, seq: Int64, kind: ChangeKind)] {
@@ -82,7 +84,7 @@ extension StoreTransaction {
             rows.removeAll { $0.seq == split }
             if rows.isEmpty {
                 rows = try read("SELECT * FROM (\(select)) WHERE s = ?2 ORDER BY row_id", [.integer(since), .integer(split)])
-                more = try connection.firstRow("SELECT 1 FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ? AND r.tbl = 'todo' LIMIT 1",
+                more = try connection.firstRow("SELECT 1 FROM changes k CROSS JOIN change_rows r NOT INDEXED ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ? AND r.tbl = 'todo' LIMIT 1",
                                                [.integer(split)]) { _ in true } != nil
             }
         }
@@ -105,7 +107,7 @@ extension StoreTransaction {
             }
             // Deleted: its uid from the last image the log has of it.
             let gone = try connection.firstRow("""
-                SELECT coalesce(r.a_uid, r.b_uid) FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n
+                SELECT coalesce(r.a_uid, r.b_uid) FROM changes k CROSS JOIN change_rows r NOT INDEXED ON r.n BETWEEN k.first_n AND k.last_n
                 WHERE k.seq = ? AND r.tbl = 'todo' AND r.row_id = ? ORDER BY r.n DESC LIMIT 1
                 """, [.integer(row.seq), .integer(row.id)]) { $0.text(0) }
             changes.append(ChangedTodo(seq: row.seq, kind: row.kind, uid: gone ?? "", todo: nil))
@@ -140,7 +142,7 @@ extension StoreTransaction {
         var todoSlots: [Int64: [Int64: Int]] = [:]  // seq → todo id → index in its change
         try connection.rows("""
             SELECT \(fields), k.seq, r.has_before = 0, r.has_after = 0
-            FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n LEFT JOIN categories c ON c.id = \(image("category_id"))
+            FROM changes k CROSS JOIN change_rows r NOT INDEXED ON r.n BETWEEN k.first_n AND k.last_n LEFT JOIN categories c ON c.id = \(image("category_id"))
             WHERE k.seq > ?1 AND k.seq <= ?2 AND r.tbl = 'todo'
             ORDER BY r.n
             """, [.integer(since), .integer(through)]) { s in
@@ -159,7 +161,7 @@ extension StoreTransaction {
         try connection.rows("""
             SELECT r.row_id, CASE WHEN r.has_after THEN r.a_title ELSE r.b_title END, CASE WHEN r.has_before THEN r.b_title END,
                    k.seq, r.has_before = 0, r.has_after = 0
-            FROM changes k CROSS JOIN change_rows r ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ?1 AND k.seq <= ?2 AND r.tbl = 'category' ORDER BY r.n
+            FROM changes k CROSS JOIN change_rows r NOT INDEXED ON r.n BETWEEN k.first_n AND k.last_n WHERE k.seq > ?1 AND k.seq <= ?2 AND r.tbl = 'category' ORDER BY r.n
             """, [.integer(since), .integer(through)]) { s in
             (s.int64(0), s.text(1), s.optionalText(2), s.int64(3), s.bool(4), s.bool(5))
         }.forEach { id, name, before, seq, inserted, deleted in

@@ -145,8 +145,20 @@ extension StoreTransaction {
             arrived.append((uid, id))
             if entry.parent != nil { links.append((id, entry.parent)) }
         }
-        for (uid, id) in arrived { try resolveWaitingSubtasks(uid: uid, id: id) }
-        for (id, parent) in links { try linkParent(id, uid: parent) }
+        // The links waiting for a todo that arrived first, then the entries' own.
+        var asked: [(id: Int64, link: ParentLink)] = []
+        var touched: Set<Int64> = []
+        for (uid, id) in arrived {
+            for child in try connection.rows("SELECT id FROM todos WHERE parent_uid = ?", [.text(uid)], { $0.int64(0) }) {
+                asked.append((child, .todo(id)))
+                touched.insert(child)
+            }
+        }
+        for (id, parent) in links {
+            asked.append((id, parent.map(ParentLink.uid) ?? .none))
+            touched.remove(id)
+        }
+        try setParentLinks(asked, touched: touched)
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
         progress()  // recording the change sums the size of every row it wrote
         try recordChange(.import, "\(label ?? "import"): \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))

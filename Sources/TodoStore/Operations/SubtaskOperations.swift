@@ -100,39 +100,74 @@ extension StoreTransaction {
         return all
     }
 
-    /// Links the todos waiting for a parent with `uid` (their `parent_uid`) to todo `id`, which
-    /// now holds that uid: a `RELATED-TO` that arrived before its parent. Links that would make a
-    /// cycle stay waiting.
-    func resolveWaitingSubtasks(uid: String, id: Int64) throws(TodoError) {
-        let waiting = try connection.rows("SELECT id FROM todos WHERE parent_uid = ?", [.text(uid)]) { $0.int64(0) }
-        for child in waiting where try !makesCycle(parent: id, child: child) {
-            try connection.run("UPDATE todos SET parent_id = ?, parent_uid = NULL, updated = ?, revision = revision + 1 WHERE id = ?",
-                               [.integer(id), .integer(now.usec), .integer(child)])
-        }
+    /// What an import asks of one todo's parent link.
+    enum ParentLink {
+        /// Top-level.
+        case none
+        /// The todo with this uid: linked when the store holds it, else kept waiting for it.
+        case uid(String)
+        /// The todo with this id (a todo that arrived with the uid a link waited for).
+        case todo(Int64)
     }
 
-    /// Sets todo `id`'s parent to the todo with uid `parentUid` when the store holds it (and the
-    /// link makes no cycle), else keeps the uid to link later; nil makes it top-level.
-    func linkParent(_ id: Int64, uid parentUid: String?) throws(TodoError) {
-        guard let parentUid else {
-            try connection.run("""
-                UPDATE todos SET parent_id = NULL, parent_uid = NULL, revision = revision + 1
-                WHERE id = ? AND (parent_id IS NOT NULL OR parent_uid IS NOT NULL)
-                """, [.integer(id)])
-            return
+    /// Sets the parent links an import asks for, `links` in order (a later one for the same todo
+    /// wins); `touched` are the todos whose `updated` changes with their link (links that waited
+    /// for a todo that arrived). A uid the store does not hold is kept waiting (`parent_uid`). A
+    /// link that would close a cycle is never written, not even as a waiting uid: of each cycle the
+    /// links would make, the last one asked for is dropped and its todo left top-level. Every
+    /// todo is read at most once: O(n) for n links, whatever the depth of the trees.
+    func setParentLinks(_ links: [(id: Int64, link: ParentLink)], touched: Set<Int64>) throws(TodoError) {
+        // The links asked for, resolved to ids, and the order each was asked in.
+        var target: [Int64: (parent: Int64?, uid: String?, order: Int)] = [:]
+        var children: [Int64] = []
+        for (order, (id, link)) in links.enumerated() {
+            if target[id] == nil { children.append(id) }
+            switch link {
+            case .none: target[id] = (nil, nil, order)
+            case .todo(let parent): target[id] = (parent, nil, order)
+            case .uid(let uid):
+                let parent = try connection.firstRow("SELECT id FROM todos WHERE uid = ?", [.text(uid)]) { $0.int64(0) }
+                target[id] = (parent, parent == nil ? uid : nil, order)
+            }
         }
-        if let parent = try connection.firstRow("SELECT id FROM todos WHERE uid = ?", [.text(parentUid)], { $0.int64(0) }),
-           try !makesCycle(parent: parent, child: id) {
-            try connection.run("""
-                UPDATE todos SET parent_id = ?1, parent_uid = NULL, revision = revision + 1
-                WHERE id = ?2 AND (parent_id IS NOT ?1 OR parent_uid IS NOT NULL)
-                """, [.integer(parent), .integer(id)])
-            return
+        // Walks up from each linked todo with the links as asked (the store's own above them),
+        // each todo once: `reachesTop` holds the todos known to end at a top-level todo.
+        var stored: [Int64: Int64?] = [:]
+        func parent(of id: Int64) throws(TodoError) -> Int64? {
+            if let asked = target[id] { return asked.parent }
+            if let known = stored[id] { return known }
+            let read = try connection.firstRow("SELECT parent_id FROM todos WHERE id = ?", [.integer(id)]) { $0.optionalInt64(0) } ?? nil
+            stored[id] = read
+            return read
         }
-        try connection.run("""
-            UPDATE todos SET parent_id = NULL, parent_uid = ?1, revision = revision + 1
-            WHERE id = ?2 AND (parent_id IS NOT NULL OR parent_uid IS NOT ?1)
-            """, [.text(parentUid), .integer(id)])
+        var reachesTop: Set<Int64> = []
+        for child in children {
+            var path: [Int64] = []
+            var onPath: [Int64: Int] = [:]
+            var current: Int64? = child
+            while let id = current, !reachesTop.contains(id) {
+                if let start = onPath[id] {
+                    // A cycle: drop the link of it asked for last (a store's own links make none).
+                    let asked = path[start...].filter { target[$0]?.parent != nil }
+                    if let last = asked.max(by: { target[$0]!.order < target[$1]!.order }) {
+                        target[last]?.parent = nil
+                    }
+                    break
+                }
+                onPath[id] = path.count
+                path.append(id)
+                current = try parent(of: id)
+            }
+            reachesTop.formUnion(path)
+        }
+        for id in children {
+            guard let link = target[id] else { continue }
+            let updated = touched.contains(id) ? ", updated = ?3" : ""
+            try connection.run("""
+                UPDATE todos SET parent_id = ?1, parent_uid = ?2, revision = revision + 1\(updated)
+                WHERE id = ?4 AND (parent_id IS NOT ?1 OR parent_uid IS NOT ?2)
+                """, [.optional(link.parent), .optional(link.uid), .integer(now.usec), .integer(id)])
+        }
     }
 
     /// Whether making `parent` the parent of `child` would make a cycle (or a self-link).

@@ -46,6 +46,10 @@ extension StoreTransaction {
         let wanted = query.limit.map { query.offset + $0 } ?? Int.max
         var order: [Int64] = []
         var placed: Set<Int64> = []
+        // Each todo's top, and whether a top matches, found once: a chain listed children first
+        // would otherwise walk up from every one of its todos (quadratic in its depth).
+        var tops: [Int64: Int64] = [:]
+        var topMatches: [Int64: Bool] = [:]
         guard wanted > 0, matching > 0 else { return ([], total) }
         // A long listing meets mostly todos without subtasks: knowing the parents up front (one
         // walk of `todos_parent`) spares each of them the statement that reads its tree.
@@ -57,9 +61,14 @@ extension StoreTransaction {
             guard !placed.contains(id) else { return true }
             var top = id
             if s.optionalInt64(20) != nil {
-                top = try self.top(of: id)
+                top = try self.top(of: id, known: &tops)
                 // A matching top-level todo brings this subtask where it falls itself.
-                if top != id, try matches(top, plan) { return true }
+                if top != id {
+                    let topMatch: Bool
+                    if let known = topMatches[top] { topMatch = known } else { topMatch = try matches(top, plan) }
+                    topMatches[top] = topMatch
+                    if topMatch { return true }
+                }
             }
             let tree = parents.map { !$0.contains(top) } == true ? [top] : try shownTree(top, plan)
             for shown in tree where placed.insert(shown).inserted {
@@ -85,14 +94,23 @@ extension StoreTransaction {
     }
 
     /// The top of the tree holding `id`: its highest ancestor (itself for a top-level todo).
-    private func top(of id: Int64) throws(TodoError) -> Int64 {
+    /// `known` holds the tops found so far and gets every todo walked: each todo is read once.
+    private func top(of id: Int64, known: inout [Int64: Int64]) throws(TodoError) -> Int64 {
+        if let top = known[id] { return top }
         var top = id
+        var walked: [Int64] = [id]
         var seen: Set<Int64> = [id]
         let sql = "SELECT p.id FROM todos t JOIN todos p ON p.id = t.parent_id WHERE t.id = ?"
         while let parent = try connection.firstRow(sql, [.integer(top)], { $0.int64(0) }),
               seen.insert(parent).inserted {
+            if let above = known[parent] {
+                top = above
+                break
+            }
             top = parent
+            walked.append(parent)
         }
+        for todo in walked { known[todo] = top }
         return top
     }
 
