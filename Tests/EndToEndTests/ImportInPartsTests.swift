@@ -102,8 +102,13 @@ import TodoTestSupport
         try #"{"format": "todod-export", "version": 1, "categories": [], "todos": [{"title": "牛乳"}, {"title": "卵"}]}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         let hung = try DaemonProcess(directory: dir, environment: ["TODOD_TEST_FAULT": "hang-store-after=0"], executable: "todod-faults")
-        func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(hung.pid)/fd").count) ?? 0 }
-        let before = descriptors()
+        // The daemon's end of each connection it accepted is listed with the socket's path, as
+        // the listening socket is (/proc/net/unix).
+        func sockets() -> Int {
+            let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").filter { $0.hasSuffix(" " + hung.socket) }.count
+        }
+        #expect(eventually(timeout: 30) { sockets() == 1 })  // DaemonProcess's probe is gone
         let result = LockedBox<ChildProcess.Result?>(nil)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -111,8 +116,8 @@ import TodoTestSupport
             result.mutate { $0 = r }
             done.signal()
         }
-        // The daemon accepted todoctl's connection: one descriptor more.
-        #expect(eventually(timeout: 30) { descriptors() > before })
+        // The daemon accepted todoctl's connection.
+        #expect(eventually(timeout: 30) { sockets() > 1 })
         hung.stop(signal: SIGKILL)
         done.wait()
         let cut = try #require(result.value)
