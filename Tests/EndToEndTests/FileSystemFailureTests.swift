@@ -105,6 +105,36 @@ struct FileSystemFailureTests {
         #expect(try ChildProcess.sqlite3(daemon.database, "PRAGMA integrity_check;") == "ok")
     }
 
+    /// A listing its reader has not read yet waits in a spool file beside the store; on a full
+    /// disk that file cannot take it, the reader is cut off, and the log says why (it blamed "a
+    /// client that stopped reading").
+    @Test func aSpoolOnAFullDiskSaysSo() throws {
+        let dir = TemporaryDirectory("spool")
+        try run("mount", ["-t", "tmpfs", "-o", "size=128m,mode=0700", "tmpfs", dir.path])
+        defer { _ = try? ChildProcess.run("umount", ["-l", dir.path]) }
+        let daemon = try DaemonProcess(directory: dir)
+        let c = try RawClient(path: daemon.socket, timeoutSeconds: 120)
+        let notes = String(repeating: "x", count: 4_000)
+        for part in 0..<15 {  // 3,000 todos, 12 MB of listing: more than the 8 MiB held in memory
+            let todos: [JSON] = (0..<200).map { i in ["title": .string("木 \(part) \(i)"), "notes": .string(notes)] }
+            _ = try c.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+        }
+        _ = try? ChildProcess.run("dd", ["if=/dev/zero", "of=\(dir.file("filler"))", "bs=64k"])
+        // The daemon's end of a connection is listed with the socket's path (/proc/net/unix).
+        func sockets() -> Int {
+            let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").filter { $0.hasSuffix(" " + daemon.socket) }.count
+        }
+        let reader = try RawClient(path: daemon.socket)
+        try reader.send(Array(#"{"jsonrpc":"2.0","id":1,"method":"todo.list","params":{"status":"all"}}"#.utf8) + [0x0A])
+        #expect(eventually(timeout: 60) { sockets() == 2 })  // c and the listener: the reader is gone
+        #expect(try c.result("daemon.status")["open"] == 3_000, "the daemon serves on")
+        #expect(daemon.stop() == 0)
+        let log = daemon.stderrText()
+        #expect(log.contains("reading slower than todod answers: cannot spool the rest of its answers in \(dir.path): No space left on device")
+                && !log.contains("stopped reading"), "\(log)")
+    }
+
     /// A read-only database is refused at start (documented choice): exit 1, one line, untouched.
     @Test func aReadOnlyDatabaseIsRefusedAtStart() throws {
         let dir = TemporaryDirectory("ro")
