@@ -544,14 +544,14 @@ struct Runner {
             let advanced = list.filter { !$0.done && $0.recurrence != nil }
             for todo in advanced { print(human.advanced(todo)) }
             // The subtasks of an advanced parent: done with this occurrence, open for the next.
-            let reopened = list.filter { !$0.done && $0.recurrence == nil }
+            let reopened = advanced.isEmpty ? [] : list.filter { !$0.done && $0.recurrence == nil }
             if let only = reopened.first, reopened.count == 1 {
                 print("Reopened subtask \(only.id) for the next occurrence: \(Table.oneLine(only.title))")
             } else if !reopened.isEmpty {
                 print("Reopened \(reopened.count) subtasks for the next occurrence: \(reopened.map { String($0.id) }.joined(separator: ", ")).")
             }
-            list.removeAll { !$0.done }
-            if list.isEmpty && !(advanced.isEmpty && reopened.isEmpty) { return }
+            list.removeAll { !$0.done && ($0.recurrence != nil || !advanced.isEmpty) }
+            if list.isEmpty && !advanced.isEmpty { return }
         }
         let unchanged = already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []
         let changed = list.count - unchanged.count
