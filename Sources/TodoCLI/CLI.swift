@@ -36,6 +36,14 @@ package enum CLI {
             stdout(CommandTable.text)
             return exitOK
         }
+        if let index = CompletionWords.index(arguments) {
+            let path = CompletionWords.socket(arguments[..<index], environment: environment, uid: uid)
+            if let transport = try? connect(path), let lines = try? CompletionWords.lines(arguments[(index + 1)...], transport: transport),
+               !lines.isEmpty {
+                stdout(lines.joined(separator: "\n") + "\n")
+            }
+            return exitOK
+        }
         do throws(CLIFailure) {
             // A bad config line is a warning, unless the command needs what it was meant to set.
             let config = Config.load(environment: environment)
@@ -53,7 +61,10 @@ package enum CLI {
                 warn(config.problems, stderr)
                 throw .usage(error)
             }
-            if let problem = config.problem(forKeys: configKeys(invocation.command)) { throw .config(ConfigError(problem.message)) }
+            let needed = configKeys(invocation, config: config) { probe in
+                try? Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: probe).parse(arguments)
+            }
+            if let problem = config.problem(forKeys: needed) { throw .config(ConfigError(problem.message)) }
             warn(config.problems, stderr)
             let global = invocation.global
             socket = SocketPaths.socket(flag: global.socket, system: global.system, environment: environment, uid: uid)
@@ -116,8 +127,10 @@ package enum CLI {
                                     maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
             human.zoneName = zoneName()
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
+              try withoutActuallyEscaping(stderr) { (err) throws(CLIFailure) in
                 try withoutActuallyEscaping(connect) { (connect) throws(CLIFailure) in
                     var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
+                    runner.err = err
                     runner.tzdir = environment["TZDIR"]
                     runner.unmapped = unmapped
                     runner.socket = socket
@@ -126,6 +139,7 @@ package enum CLI {
                     runner.connect = { () throws(ClientError) in try connect(socket) }
                     try runner.run(invocation.command, document: document)
                 }
+              }
             }
             return exitOK
         } catch {
@@ -135,15 +149,31 @@ package enum CLI {
         }
     }
 
-    /// The config keys whose values `command` uses: a bad line for one of them stops it.
-    static func configKeys(_ command: Command) -> Set<String> {
-        switch command {
-        case .add(let o): o.due != nil || o.remind != nil ? ["remind-time"] : []
-        case .edit(let o): o.due != .keep || o.remind != .keep ? ["remind-time"] : []
-        case .snooze: ["remind-time", "snooze"]
-        case .list: ["sort"]
-        default: []
+    /// The config keys of a bad line whose value `invocation` depends on: parsed again with
+    /// another value for the key, the same arguments mean something else (`list --sort id` does
+    /// not need `sort`, `add --due "fri 10:00"` not `remind-time`). `edit` changing a due or a
+    /// reminder needs `remind-time` besides: it moves an all-day todo's reminder with it.
+    static func configKeys(_ invocation: Invocation, config: Config, parse: (Config) -> Invocation?) -> Set<String> {
+        let bad = Set(config.problems.compactMap(\.key))
+        let probed = bad.contains(ConfigProblem.everyKey) ? Set(Config.keys) : bad
+        var needed: Set<String> = []
+        for key in probed {
+            var probe = config
+            switch key {
+            case "remind-time": probe.remindTime = (config.remindTime + 60) % 86_400
+            case "sort": probe.sort = config.sort == [.init(.id)] ? [.init(.title)] : [.init(.id)]
+            case "snooze": probe.snooze = config.snooze + 1_000_000
+            default: continue  // hide-future-starts and aliases: warned about, never needed
+            }
+            guard var other = parse(probe) else { needed.insert(key); continue }
+            if case .edit(var o) = other.command, case .edit(let mine) = invocation.command {
+                if key == "remind-time" && (mine.due != .keep || mine.remind != .keep) { needed.insert(key); continue }
+                o.remindTime = mine.remindTime
+                other.command = .edit(o)
+            }
+            if other != invocation { needed.insert(key) }
         }
+        return needed
     }
 
     /// One warning line per config problem the command goes on without.

@@ -16,6 +16,8 @@ struct Runner {
     var json: Bool
     var human: HumanOutput
     var out: (String) -> Void
+    /// Standard error, for notes that must not mix with `--json` output.
+    var err: (String) -> Void = { _ in }
     /// The time now, for output made later than the command started (`watch`).
     var clock: () -> Instant = { Instant.now() }
     /// The tz database directory iCalendar exports read zones from (nil: the system's).
@@ -70,7 +72,9 @@ struct Runner {
     func run(_ command: Command, document: JSON?) throws(CLIFailure) {
         switch command {
         case .add(let options): try add(options)
-        case .list(let options): try suggestingCategory(options.query.category) { () throws(CLIFailure) in try list(options) }
+        case .list(let options):
+            try suggestingCategory(options.query.category) { () throws(CLIFailure) in try list(options) }
+            if options.hidesFutureStarts { try sayHiddenStarts(options.query) }
         case .show(let id):
             let (raw, shown) = try answer(TodoGetParams(id: id))
             if json { emit(raw); break }
@@ -82,7 +86,16 @@ struct Runner {
         case .edit(let options): try edit(options)
         case .complete(let ids, let stop): try batch(TodoCompleteParams(ids: ids, stop: stop), verb: "Completed", already: "done")
         case .reopen(let ids): try batch(TodoReopenParams(ids: ids), verb: "Reopened", already: "open")
-        case .remove(let ids, let recursive): try batch(TodoDeleteParams(ids: ids, recursive: recursive), verb: "Deleted")
+        case .remove(let ids, let recursive):
+            do {
+                try batch(TodoDeleteParams(ids: ids, recursive: recursive), verb: "Deleted")
+            } catch {
+                // The daemon names its parameter (`recursive`); say the option that sets it.
+                let phrase = "delete them with it (recursive)"
+                guard case .client(.refused(let rpc)) = error, rpc.code == RPCError.conflictCode,
+                      rpc.message.contains(phrase) else { throw error }
+                throw .input(rpc.message.replacing(phrase, with: "delete them with it (--recursive)"))
+            }
         case .move(let id, let destination): try move(id, destination)
         case .snooze(let id, let until):
             let (raw, t) = try answer(TodoSnoozeParams(id: id, until: until))
@@ -103,7 +116,10 @@ struct Runner {
             // daemon applies them together with the last one.
             var raw: JSON = .null
             var result = ImportResult(heldTodos: 0, categories: 0)
-            for part in try Runner.importParts(params) { (raw, result) = try answer(part) }
+            let parts = try Runner.importParts(params)
+            for (index, part) in parts.enumerated() {
+                do { (raw, result) = try answer(part) } catch { throw Runner.importCut(error, last: index == parts.count - 1) }
+            }
             if json {
                 if case .object(var o) = raw {
                     if !importSkipped.isEmpty {
@@ -320,6 +336,36 @@ struct Runner {
         }
     }
 
+    /// An import whose connection todod closed (stopped or killed) says what became of it: the
+    /// daemon applies an import as one transaction, with its last part, and answers after it
+    /// committed; before the last part nothing was applied at all.
+    static func importCut(_ error: CLIFailure, last: Bool) -> CLIFailure {
+        switch error {
+        case .client(.badAnswer(UnixSocketTransport.closed)), .client(.unreachable):
+            return .gone(last ? "todod closed the connection before it answered the import (stopped or crashed?); an import is one transaction: "
+                            + "nothing was imported, unless todod had just finished all of it ('todoctl list' shows which)"
+                         : "todod closed the connection in the middle of the import (stopped or crashed?); nothing was imported")
+        default:
+            return error
+        }
+    }
+
+    /// After a listing that the configuration's `hide-future-starts` cut: how many todos it left
+    /// out (a dim footer, or one line on stderr with `--json`); nothing when it left out none.
+    private func sayHiddenStarts(_ query: TodoQuery) throws(CLIFailure) {
+        var count = query
+        count.tree = false
+        count.limit = 0
+        count.offset = 0
+        let ready = try call(count).total
+        count.ready = false
+        let hidden = try call(count).total - ready
+        guard hidden > 0 else { return }
+        let note = hidden == 1 ? "1 todo whose start is to come is hidden by hide-future-starts; --all-starts shows it."
+            : "\(hidden) todos whose start is to come are hidden by hide-future-starts; --all-starts shows them."
+        if json { err("todoctl: " + note + "\n") } else { print(human.paint(note, HumanOutput.dim)) }
+    }
+
     /// The adjustment of a listing by due date, where it needs one and the listing is short enough
     /// to be read whole (`LocalDayListing.maxRows`; the daemon counts it first); longer ones keep
     /// the daemon's order of instants.
@@ -497,7 +543,14 @@ struct Runner {
             // A recurring todo moves on to its next occurrence and stays open.
             let advanced = list.filter { !$0.done && $0.recurrence != nil }
             for todo in advanced { print(human.advanced(todo)) }
-            list.removeAll { !$0.done && $0.recurrence != nil }
+            // The subtasks of an advanced parent: done with this occurrence, open for the next.
+            let reopened = advanced.isEmpty ? [] : list.filter { !$0.done && $0.recurrence == nil }
+            if let only = reopened.first, reopened.count == 1 {
+                print("Reopened subtask \(only.id) for the next occurrence: \(Table.oneLine(only.title))")
+            } else if !reopened.isEmpty {
+                print("Reopened \(reopened.count) subtasks for the next occurrence: \(reopened.map { String($0.id) }.joined(separator: ", ")).")
+            }
+            list.removeAll { !$0.done && ($0.recurrence != nil || !advanced.isEmpty) }
             if list.isEmpty && !advanced.isEmpty { return }
         }
         let unchanged = already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []

@@ -218,4 +218,12 @@ package enum Files {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
+
+    /// The bytes an unprivileged process may still write on the file system holding `path`
+    /// (`statvfs`: free blocks for non-root users times the fragment size).
+    package static func availableBytes(_ path: String) throws(PosixError) -> Int64 {
+        var st = statvfs()
+        try syscall("statvfs \(path)") { statvfs(path, &st) }
+        return Int64(st.f_bavail) * Int64(st.f_frsize)
+    }
 }

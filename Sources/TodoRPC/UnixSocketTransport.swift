@@ -140,7 +140,8 @@ package final class UnixSocketTransport: RPCTransport {
         }
     }
 
-    private static let closed = "todod closed the connection"
+    /// The reason of `ClientError.badAnswer` when todod closed the connection before answering.
+    package static let closed = "todod closed the connection"
 
     /// Sends a request with the next id and returns that id.
     private func send(_ method: Method, _ params: JSONObject) throws(ClientError) -> Int64 {

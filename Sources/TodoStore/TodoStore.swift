@@ -68,6 +68,7 @@ package final class TodoStore: Sendable {
     package func writeOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.onQueue { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
+            defer { DiskRoom.trimAfterWrite(connection, path: database.path) }
             return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
     }
@@ -109,11 +110,17 @@ package final class TodoStore: Sendable {
     /// True while a `writeDetached` runs. Must run on the store queue.
     package var longWriteRunningOnQueue: Bool { database.longWriteRunning }
 
-    /// Runs the body of a write transaction, then the step of log pruning due before its commit.
+    /// Runs the body of a write transaction, then the step of log pruning due before its commit,
+    /// then the check that a large one has room on disk (`DiskRoom`).
     private func committing<T, E: TodoErrorConvertible>(_ connection: Connection, _ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         let tx = StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, logTail: LogTail())
         let value = try body(tx)
-        do { try tx.pruneBeforeCommit() } catch { throw E(error) }
+        do throws(TodoError) {
+            try tx.pruneBeforeCommit()
+            try DiskRoom.checkBeforeCommit(connection, path: database.path)
+        } catch {
+            throw E(error)
+        }
         return value
     }
 
@@ -132,6 +139,7 @@ package final class TodoStore: Sendable {
     package func write<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.sync { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
+            defer { DiskRoom.trimAfterWrite(connection, path: database.path) }
             return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
     }

@@ -38,6 +38,28 @@ import TodoTestSupport
         #expect(try Self.complete(d, ["add", "x", "-t", "tag-"]) == ["tag-a", "tag-b", "tag-c"])
     }
 
+    /// Tags are the todos' tags, never the JSON key `tags`; ids and tags come from every todo,
+    /// not from the first 200 (the 250th todo's id and tag are offered).
+    @Test func idsAndTagsComeFromEveryTodo() throws {
+        let d = try DaemonProcess()
+        let todos: [JSON] = (1...250).map { i in
+            ["title": .string("t\(i)"), "tags": i == 250 ? ["最後", "last"] : ["買い物"]]
+        }
+        let file = d.directory.file("many.json")
+        try JSON.object(["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)]).serialized()
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try d.todoctl(["import", file]).status == 0)
+        #expect(try Self.complete(d, ["add", "x", "--tag", ""]) == ["last", "最後", "買い物"].sorted())
+        #expect(try Self.complete(d, ["list", "-t", "最"]) == ["最後"])
+        #expect(try Self.complete(d, ["show", "25"]) == ["25", "250"])
+        #expect(try Self.complete(d, ["done", "249"]) == ["249"])
+        // What zsh and fish read: each id with its title; nothing, and no error, without a daemon.
+        let words = try d.todoctl(["__complete", "ids", "--open", "250"])
+        #expect(words.status == 0 && words.stdout == "250\tt250\n", "\(words.stdout)\(words.stderr)")
+        let away = try d.todoctl(["--socket", d.directory.file("none.sock"), "__complete", "tags"])
+        #expect(away.status == 0 && away.stdout.isEmpty && away.stderr.isEmpty, "\(away.stderr)")
+    }
+
     /// The same through fish (`complete -C`), where fish is installed; the built todoctl first on PATH.
     @Test func fishOffersOpenTodosForDone() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") else { return }

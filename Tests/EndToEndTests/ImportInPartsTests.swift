@@ -92,4 +92,38 @@ import TodoTestSupport
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try c.result("todo.list", ["status": "all"])["total"] == 1)
     }
+    /// `todoctl import` whose daemon is killed with -9 before it answered says that nothing was
+    /// imported (an import is one transaction), and nothing was: the daemon started again on the
+    /// same database holds no todo. The store of `todod-faults` hangs from its start, so the
+    /// import is still waiting when the kill comes (after the daemon accepted todoctl).
+    @Test func anImportCutByKillNineSaysNothingWasImported() throws {
+        let dir = TemporaryDirectory("cut")
+        let file = dir.file("import.json")
+        try #"{"format": "todod-export", "version": 1, "categories": [], "todos": [{"title": "牛乳"}, {"title": "卵"}]}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let hung = try DaemonProcess(directory: dir, environment: ["TODOD_TEST_FAULT": "hang-store-after=0"], executable: "todod-faults")
+        // The daemon's end of each connection it accepted is listed with the socket's path, as
+        // the listening socket is (/proc/net/unix).
+        func sockets() -> Int {
+            let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").filter { $0.hasSuffix(" " + hung.socket) }.count
+        }
+        #expect(eventually(timeout: 30) { sockets() == 1 })  // DaemonProcess's probe is gone
+        let result = LockedBox<ChildProcess.Result?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let r = try? hung.todoctl(["import", file])
+            result.mutate { $0 = r }
+            done.signal()
+        }
+        // The daemon accepted todoctl's connection.
+        #expect(eventually(timeout: 30) { sockets() > 1 })
+        hung.stop(signal: SIGKILL)
+        done.wait()
+        let cut = try #require(result.value)
+        #expect(cut.status == 69 && cut.stderr.hasPrefix("todoctl: todod closed the connection before it answered the import")
+                && cut.stderr.contains("nothing was imported") && cut.stderr.split(separator: "\n").count == 1, "\(cut.stderr)")
+        let again = try DaemonProcess(directory: dir)
+        #expect(try again.client().result("todo.list", ["status": "all"])["total"] == 0)
+    }
 }

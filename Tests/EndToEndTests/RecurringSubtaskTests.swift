@@ -88,6 +88,25 @@ import TodoTestSupport
         #expect(try contents(rows(d)) == contents(after))
     }
 
+    /// `done` of a recurring parent says what happened: the parent and a recurring subtask
+    /// advanced, the other subtasks open again for the next occurrence (none "Completed").
+    @Test func doneOfARecurringParentSaysWhatHappened() throws {
+        let d = try DaemonProcess()
+        try makeTree(d)
+        let done = try run(d, ["done", "1"])
+        let lines = done.stdout.split(separator: "\n").map(String.init)
+        #expect(done.status == 0 && lines.count == 3 && !done.stdout.contains("Completed"), "\(done.stdout)")
+        #expect(lines.first?.hasPrefix("Advanced 1 to 2099-01-12 09:00 ") == true && lines.first?.hasSuffix(": 週報") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("Advanced 5 to ") == true, "\(lines)")
+        #expect(lines.last == "Reopened 3 subtasks for the next occurrence: 2, 3, 7.", "\(lines)")
+        // One subtask: named with its title.
+        let other = try DaemonProcess()
+        #expect(try run(other, ["add", "日報", "--due", "2099-01-05 09:00", "--every", "day"]).status == 0)
+        #expect(try run(other, ["add", "書く", "--parent", "1"]).status == 0)
+        #expect(try run(other, ["done", "2"]).status == 0)
+        #expect(try run(other, ["done", "1"]).stdout.hasSuffix("\nReopened subtask 2 for the next occurrence: 書く\n"))
+    }
+
     /// `rows` without the revisions, which undo and redo raise as any change does.
     private func contents(_ rows: [Int64: [String: String]]) -> [Int64: [String: String]] {
         rows.mapValues { $0.filter { $0.key != "revision" } }

@@ -120,7 +120,7 @@ import TodoTestSupport
         try makeTree(d)
         let before = try rows(d)
         let refused = try run(d, ["rm", "3"])
-        #expect(refused.status != 0 && refused.stderr == "todoctl: todo 3 has 1 subtask (5 first); delete them with it (recursive) or move them first\n",
+        #expect(refused.status != 0 && refused.stderr == "todoctl: todo 3 has 1 subtask (5 first); delete them with it (--recursive) or move them first\n",
                 "\(refused.stderr)")
         #expect(try rows(d) == before)
         // Named together, no --recursive is needed.
@@ -190,6 +190,44 @@ import TodoTestSupport
         let bad = try run(d, ["add", "x", "--start", "someday"])
         #expect(bad.status == 2 && bad.stderr.hasPrefix("todoctl: invalid time \"someday\" for --start: "), "\(bad.stderr)")
         #expect(try ids(d, ["--all"]) == [1, 2, 3])
+    }
+
+    /// hide-future-starts says how many todos it hid (a footer; one line on stderr with `--json`,
+    /// whose output stays one JSON array), and hides none from `--all` or `--all-starts`.
+    @Test func hiddenStartsAreCounted() throws {
+        let d = try DaemonProcess()
+        #expect(try run(d, ["add", "未来", "--start", "2099-05-01"]).status == 0)
+        #expect(try run(d, ["add", "来年", "--start", "2099-06-01 10:00"]).status == 0)
+        #expect(try run(d, ["add", "なし"]).status == 0)
+        let config = d.directory.file("config")
+        try FileManager.default.createDirectory(atPath: config + "/todod", withIntermediateDirectories: true)
+        try "hide-future-starts = yes\n".write(toFile: config + "/todod/config", atomically: true, encoding: .utf8)
+        let env = ["XDG_CONFIG_HOME": config]
+        let note = "2 todos whose start is to come are hidden by hide-future-starts; --all-starts shows them."
+        let plain = try run(d, ["list"], environment: env)
+        #expect(plain.status == 0 && plain.stdout.hasSuffix("  なし\n" + note + "\n") && plain.stderr.isEmpty, "\(plain.stdout)\(plain.stderr)")
+        let asJSON = try run(d, ["--json", "list"], environment: env)
+        #expect(try JSON.parse(asJSON.stdout).arrayValue?.count == 1 && asJSON.stderr == "todoctl: " + note + "\n", "\(asJSON.stderr)")
+        let unhidden = try run(d, ["list", "--search", "なし"]).stdout
+        #expect(try run(d, ["list", "--search", "なし"], environment: env).stdout == unhidden)
+        for all in [["--all"], ["--all-starts"]] {
+            let shown = try run(d, ["--json", "list"] + all, environment: env)
+            #expect(try JSON.parse(shown.stdout).arrayValue?.count == 3 && shown.stderr.isEmpty, "\(all): \(shown.stderr)")
+            #expect(!(try run(d, ["list"] + all, environment: env).stdout.contains("hidden")))
+        }
+        #expect(try run(d, ["edit", "1", "--no-start"]).status == 0)
+        #expect(try run(d, ["list"], environment: env).stdout.hasSuffix("1 todo whose start is to come is hidden by hide-future-starts; --all-starts shows it.\n"))
+    }
+
+    /// A start given as a date without a due shows as that date, not as `00:00` of it.
+    @Test func dateOnlyStartShowsNoTime() throws {
+        let d = try DaemonProcess()
+        #expect(try run(d, ["add", "日付だけ", "--start", "2099-05-01"]).status == 0)
+        #expect(try run(d, ["add", "時刻も", "--start", "2099-05-02 09:30"]).status == 0)
+        let table = try run(d, ["list"]).stdout
+        #expect(table.contains("  2099-05-01  ") && !table.contains("00:00") && table.contains("  2099-05-02 09:30  in "), "\(table)")
+        let shown = try run(d, ["show", "1"]).stdout
+        #expect(shown.contains("2099-05-01 (in ") && !shown.contains("00:00"), "\(shown)")
     }
 
     /// `list` shows the start beside the due, as the due is shown, and how far off a start still to

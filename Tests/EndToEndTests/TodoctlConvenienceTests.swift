@@ -131,6 +131,30 @@ import TodoTestSupport
         #expect(abs(plainUntil.timeIntervalSince(before) - 600) < 120)
     }
 
+    /// A misspelt key read as the key it was meant for stops only a command whose meaning that
+    /// value would change: given on the command line, or not used by what was asked, the line is
+    /// one warning and the command runs.
+    @Test func aMisspeltKeyStopsOnlyWhatNeedsIt() throws {
+        let s = try Setup()
+        try s.add(["kept"])
+        let file = s.config.file("todod/config")
+        let cases: [(text: String, command: [String], line: String)] = [
+            ("sotr = -id\n", ["list", "--sort", "id"], "todoctl: warning: \(file):1: unknown key \"sotr\"; did you mean \"sort\"? (line ignored)"),
+            ("remnd-time = 07:00\n", ["add", "x", "--due", "2099-01-02 10:00"], "todoctl: warning: \(file):1: unknown key \"remnd-time\""),
+            ("snoze = 1h\n", ["snooze", "1", "30m"], "todoctl: warning: \(file):1: unknown key \"snoze\"; did you mean \"snooze\"?"),
+        ]
+        for c in cases {
+            try s.write(c.text)
+            let result = try s.run(c.command)
+            #expect(result.status == 0 && !result.stdout.isEmpty, "\(c.text) \(c.command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(c.line) && result.stderr.split(separator: "\n").count == 1, "\(c.text): \(result.stderr)")
+        }
+        // What does use it still stops.
+        try s.write("sotr = -id\n")
+        let list = try s.run(["list"])
+        #expect(list.status == 2 && list.stderr == "todoctl: \(file):1: unknown key \"sotr\"; did you mean \"sort\"?\n", "\(list.stderr)")
+    }
+
     /// A bad line stops only the commands that need the key it was meant to set (exit 2, one line
     /// naming file and line); every other command warns and goes on without the line.
     @Test func aBadConfigFileNamesFileAndLine() throws {

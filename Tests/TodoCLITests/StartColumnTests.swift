@@ -35,7 +35,7 @@ import TodoProtocol
             " 1    1     2026-06-02 09:00  in 21h  2026-06-01 09:00            家        牛乳を買う",
             " 2    2                               2026-06-02        tomorrow            準備",
             " 3    3                               2026-06-01 15:00  in 3h               Pay rent",
-            " 4    4  ✓                            2026-07-01 00:00                      plain",
+            " 4    4  ✓                            2026-07-01                            plain",
             " 5    5                                                                     報告書",
         ])
         for line in result.stdoutLines.dropFirst() {
@@ -64,9 +64,9 @@ import TodoProtocol
         var layout: HumanOutput.ListLayout?
         let first = human.todoTable([decode(Self.todo(1, "a", start: "2026-06-03T00:00:00Z"))], layout: &layout)
         let second = human.todoTable([decode(Self.todo(2, "b"))], layout: &layout)
-        #expect(first == ["ID  POS  ✓  DUE    START                    CATEGORY  TITLE",
-                          " 1    1            2026-06-03 00:00  in 2d            a"])
-        #expect(second == [" 2    2                                               b"])
+        #expect(first == ["ID  POS  ✓  DUE    START              CATEGORY  TITLE",
+                          " 1    1            2026-06-03  in 2d            a"])
+        #expect(second == [" 2    2                                         b"])
         var plain: HumanOutput.ListLayout?
         _ = human.todoTable([decode(Self.todo(1, "a"))], layout: &plain)
         #expect(human.todoTable([decode(Self.todo(2, "b", start: "2026-06-03T00:00:00Z"))], layout: &plain)

@@ -74,7 +74,7 @@ private final class ConnectionHarness: @unchecked Sendable {
         let reports = reports
         connection = ClientConnection(fd: ours, peer: try UnixSocket.peerCredentials(ours), queue: ioQueue, readLoop: readLoop,
                                       requests: handler, spoolBudget: spoolBudget,
-                                      onClose: { _ in reports.closed() }, onCutOff: { reports.cutOff($0) })
+                                      onClose: { _ in reports.closed() }, onCutOff: { unread, _ in reports.cutOff(unread) })
         keptConnections.append(connection)
         ioQueue.sync { connection.start() }
     }

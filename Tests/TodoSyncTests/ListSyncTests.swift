@@ -190,7 +190,9 @@ struct ListSyncTests {
 
         // Renamed here: the calendar's display name follows, its resource stays where it is.
         _ = try a.machine.client.result("category.rename", ["name": "買い物", "newName": "食料品"])
-        try Self.once(a)
+        // The summary counts the rename as sent (it said "0 sent").
+        let renamedHere = try a.once([])
+        #expect(renamedHere.status == 0 && renamedHere.stdout.contains("home: 1 sent, 0 received"), "\(renamedHere.stdout)\(renamedHere.stderr)")
         var lists = try Self.lists(server)
         #expect(lists["買い物"] == nil)
         #expect(lists["食料品"]?.url == before.url && lists["食料品"]?.items[uid] != nil)
@@ -200,7 +202,8 @@ struct ListSyncTests {
         // Renamed there (another client): the category follows on both stores.
         let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
         try dav.renameCalendar(at: before.url, to: "Groceries")
-        try Self.once(a)
+        let renamedThere = try a.once([])
+        #expect(renamedThere.status == 0 && renamedThere.stdout.contains("home: 0 sent, 1 received"), "\(renamedThere.stdout)\(renamedThere.stderr)")
         try Self.once(b)
         lists = try Self.lists(server)
         #expect(lists["Groceries"]?.url == before.url && lists["Groceries"]?.items[uid] != nil)

@@ -1,8 +1,8 @@
 # bash completion for todoctl                                    -*- shell-script -*-
 # Installed as .../share/bash-completion/completions/todoctl by scripts/install.
-# Works with or without the bash-completion package. Todo ids and category names are asked from the
-# daemon (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
-# silently: an unreachable daemon just means no suggestions.
+# Works with or without the bash-completion package. Todo ids, tags and category names are asked
+# from the daemon (`todoctl __complete ids|tags PREFIX`, which reads every todo, and `todoctl --json
+# category list`), within 2 seconds, silently: an unreachable daemon just means no suggestions.
 
 # The connection options already on the command line (--socket PATH, --system), one per line.
 _todoctl_connection() {
@@ -28,18 +28,25 @@ _todoctl_query() {
     timeout 2 "$prog" "${conn[@]}" --json "$@" 2>/dev/null </dev/null
 }
 
-# Todo ids, one per line: every todo's, or with "open" or "done" only those (done completes open
-# todos, reopen reopens done ones).
+# Runs todoctl __complete ARGS (words one per line) against the same daemon.
+_todoctl_complete_words() {
+    local prog=${COMP_WORDS[0]} conn
+    [[ $prog == "~/"* ]] && prog=$HOME/${prog#"~/"}
+    mapfile -t conn < <(_todoctl_connection)
+    timeout 2 "$prog" "${conn[@]}" __complete "$@" 2>/dev/null </dev/null
+}
+
+# Todo ids starting with $cur, one per line: every todo's, or with "open" or "done" only those
+# (done completes open todos, reopen reopens done ones).
 _todoctl_ids() {
     local status=--all
     case $1 in open) status=--open ;; done) status=--done ;; esac
-    _todoctl_query list "$status" --limit 200 | grep -o '"id":[0-9]*' | cut -d: -f2
+    _todoctl_complete_words ids "$status" "$cur" | cut -f1
 }
 
-# The tags in use (of the first 200 todos), one per line.
+# The tags in use starting with $cur, one per line.
 _todoctl_tags() {
-    _todoctl_query list --all --limit 200 | grep -o '"tags":\[[^]]*\]' | grep -o '"\([^"\\]\|\\.\)*"' |
-        sed 's/^"//; s/"$//; s/\\"/"/g; s/\\\\/\\/g' | sort -u
+    _todoctl_complete_words tags "$cur"
 }
 
 _todoctl_categories() {

@@ -1,9 +1,9 @@
 # fish completion for todoctl. Installed by scripts/install as PREFIX/share/fish/vendor_completions.d/todoctl.fish:
 # ~/.local/share/fish/vendor_completions.d/todoctl.fish (--user), or /etc/fish/completions/todoctl.fish
 # for --system with the default prefix /usr/local (which fish does not read).
-# Todo ids (with their titles) and category names are asked from the daemon
-# (`todoctl --json list --all --limit 200`, `todoctl --json category list`), within 2 seconds,
-# silently: an unreachable daemon just means no suggestions.
+# Todo ids (with their titles), tags and category names are asked from the daemon
+# (`todoctl __complete ids|tags PREFIX`, which reads every todo, and `todoctl --json category
+# list`), within 2 seconds, silently: an unreachable daemon just means no suggestions.
 
 set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status ui export import undo redo sync help
 # Options that take a value in the next word.
@@ -97,14 +97,19 @@ function __todoctl_query
     timeout 2 $prog (__todoctl_connection) --json $argv 2>/dev/null </dev/null
 end
 
-# Todo ids with their titles as descriptions: every todo's, or with open or done only those.
+# Runs todoctl __complete ARGS (one word a line) against the daemon the command line names.
+function __todoctl_complete_words
+    set -l prog (commandline -opc)[1]
+    timeout 2 $prog (__todoctl_connection) __complete $argv 2>/dev/null </dev/null
+end
+
+# Todo ids starting with what is typed, with their titles as descriptions: every todo's, or with
+# open or done only those.
 function __todoctl_ids
     set -l todo_status --all
     test "$argv[1]" = open; and set todo_status --open
     test "$argv[1]" = done; and set todo_status --done
-    __todoctl_query list $todo_status --limit 200 | string replace -a '},{"id":' \n'{"id":' |
-        string replace -r -f '^\[?\{"id":(\d+),(?:"uid":"[^"]*",)?"title":"((?:[^"\\\\]|\\\\.)*)".*' '$1\t$2' |
-        string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
+    __todoctl_complete_words ids $todo_status (commandline -ct)
 end
 
 function __todoctl_categories
@@ -112,11 +117,9 @@ function __todoctl_categories
         string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
 end
 
-# The tags in use (of the first 200 todos).
+# The tags in use starting with what is typed.
 function __todoctl_tags
-    __todoctl_query list --all --limit 200 | string match -a -r -g '"tags":\[([^]]*)\]' |
-        string match -a -r -g '"((?:[^"\\\\]|\\\\.)*)"' |
-        string replace -a '\\"' '"' | string replace -a '\\\\' '\\' | sort -u
+    __todoctl_complete_words tags (commandline -ct)
 end
 
 # The alias names of the configuration file (alias.NAME = ...).

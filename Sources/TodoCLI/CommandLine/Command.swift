@@ -58,6 +58,9 @@ package struct ListOptions: Equatable, Sendable {
     package var query = TodoQuery()
     /// `--by-category`.
     package var byCategory = false
+    /// The configuration's `hide-future-starts` leaves out todos whose start is to come (not
+    /// `--ready`): the listing says how many.
+    package var hidesFutureStarts = false
     /// `--flat`: no tree (the query's `tree` is off).
     package var flat: Bool { !query.tree }
 

@@ -168,7 +168,8 @@ extension Parser {
         if args.has("--ready") && args.has("--all-starts") {
             throw UsageError("--ready and --all-starts cannot be used together", command: "list")
         }
-        query.ready = args.has("--ready") || (config.hideFutureStarts && !args.has("--all-starts"))
+        // `--all` is all: the configuration's hide-future-starts hides nothing from it.
+        query.ready = args.has("--ready") || (config.hideFutureStarts && !args.has("--all-starts") && !args.has("--all"))
         // Subtasks under their parents, unless asked for the plain list (or one parent's subtasks).
         query.tree = !args.has("--flat") && query.parent == nil
     }

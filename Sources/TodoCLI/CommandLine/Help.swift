@@ -77,7 +77,7 @@ enum Help {
                         ("--recurring", "only recurring todos, with their rule in words"),
                         ("--flat", "one plain list: subtasks not under their parents"),
                         ("--ready", "only todos whose start has come (or that have none)"),
-                        ("--all-starts", "todos whose start is to come too (where hide-future-starts hides them)"),
+                        ("--all-starts", "todos whose start is to come too (hide-future-starts hides them but from --all)"),
                         ("--parent ID", "only the subtasks of todo ID")]),
         Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo, with its subtasks."),
         Entry(name: "edit", synopsis: ["edit ID [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",

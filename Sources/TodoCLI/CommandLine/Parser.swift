@@ -364,6 +364,7 @@ package struct Parser {
         options.query.limit = try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", "list") }
         options.byCategory = args.has("--by-category")
         try listFields(args, into: &options.query)
+        options.hidesFutureStarts = options.query.ready && !args.has("--ready")
         return options
     }
 

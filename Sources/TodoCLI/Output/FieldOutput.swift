@@ -59,10 +59,12 @@ extension HumanOutput {
         return isFutureStart(todo, start) ? text + " (" + dueRelative(todo, start) + ")" : text
     }
 
-    /// A start as `list` and `show` print it: the date of an all-day todo (in its zone), else the local time.
+    /// A start as `list` and `show` print it: the date of an all-day todo (in its zone), else the
+    /// local time, or only the date at local midnight (`--start 2099-05-01`: no time was given).
     func startDate(_ todo: Todo, _ start: Instant) -> String {
-        todo.allDay ? LocalTime.dateText(days: LocalTime(start, in: zone(named: todo.zone)).days)
-            : LocalTime(start, in: timeZone).text
+        if todo.allDay { return LocalTime.dateText(days: LocalTime(start, in: zone(named: todo.zone)).days) }
+        let local = LocalTime(start, in: timeZone)
+        return local.secondOfDay == 0 ? LocalTime.dateText(days: local.days) : local.text
     }
 
     /// An open todo whose start has not come: `list --ready` leaves it out.

@@ -82,13 +82,15 @@ final class ClientConnection: @unchecked Sendable {
     /// Called when output that had to wait for the peer to read is all written.
     private let onDrained: (ClientConnection) -> Void
     /// Called when the peer is cut off for not reading, with the bytes it left unread.
-    private let onCutOff: (Int) -> Void
+    /// Called with the bytes left unsent, and why the spool could not hold them (nil: the peer
+    /// fell further behind than the limits allow).
+    private let onCutOff: (Int, String?) -> Void
 
     /// `spoolBudget`: where streamed answers beyond `streamLimit` may wait on disk (nil: nowhere).
     init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
          requests: any RequestHandling, spoolBudget: SpoolBudget? = nil,
          onClose: @escaping (ClientConnection) -> Void, onDrained: @escaping (ClientConnection) -> Void = { _ in },
-         onCutOff: @escaping (Int) -> Void = { _ in }) {
+         onCutOff: @escaping (Int, String?) -> Void = { _, _ in }) {
         self.fd = fd
         self.peer = peer
         self.queue = queue
@@ -211,15 +213,16 @@ final class ClientConnection: @unchecked Sendable {
     func sendPart(_ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !closed else { return }
+        var spoolProblem: String?
         if spool == nil, unsentInMemory + bytes.count > ClientConnection.streamLimit, let spoolBudget {
-            spool = OutputSpool(budget: spoolBudget)
+            do { spool = try OutputSpool(budget: spoolBudget) } catch { spoolProblem = OutputSpool.describe(error, spoolBudget.directory) }
         }
         if let spool {
-            if !spool.append(bytes) { cutOff() } else if !writing { flush() }
+            if !spool.append(bytes) { cutOff(spool.problem) } else if !writing { flush() }
             return
         }
         if unsent > ClientConnection.streamLimit {
-            cutOff()
+            cutOff(spoolProblem)
             return
         }
         output.append(contentsOf: bytes)
@@ -232,7 +235,7 @@ final class ClientConnection: @unchecked Sendable {
         guard !closed else { return }
         if let spool {
             linesInSpool += line.count
-            if linesInSpool > ClientConnection.outputLimit || !spool.append(line) { cutOff() } else if !writing { flush() }
+            if linesInSpool > ClientConnection.outputLimit { cutOff() } else if !spool.append(line) { cutOff(spool.problem) } else if !writing { flush() }
             return
         }
         if unsent > ClientConnection.outputLimit {
@@ -249,11 +252,12 @@ final class ClientConnection: @unchecked Sendable {
         sendPart(line)
     }
 
-    /// The peer stopped reading: hang up.
-    private func cutOff() {
+    /// The peer stopped reading, or (`problem`) what it has not read could not be kept on disk:
+    /// hang up.
+    private func cutOff(_ problem: String? = nil) {
         let left = unsent
         close()
-        onCutOff(left)
+        onCutOff(left, problem)
     }
 
     private func flush() {

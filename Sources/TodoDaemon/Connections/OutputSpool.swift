@@ -15,19 +15,23 @@ final class OutputSpool {
 
     /// Bytes written and not read back yet.
     var pending: Int { end - start }
+    /// Why the last `append` failed, when the file could not be written (a full disk): the
+    /// reader is cut off for that, not for falling behind.
+    private(set) var problem: String?
 
-    /// A new, empty spool in `budget`'s directory, or nil when the file cannot be made.
-    init?(budget: SpoolBudget) {
-        guard let fd = try? Files.openUnnamedFile(in: budget.directory) else { return nil }
-        self.fd = fd
+    /// A new, empty spool in `budget`'s directory; throws when the file cannot be made.
+    init(budget: SpoolBudget) throws(PosixError) {
+        fd = try Files.openUnnamedFile(in: budget.directory)
         self.budget = budget
     }
 
-    /// Adds `bytes` at the end; false when the budget has no room for them or the write failed.
+    /// Adds `bytes` at the end; false when the budget has no room for them or the write failed
+    /// (then `problem` says why).
     func append(_ bytes: [UInt8]) -> Bool {
         guard budget.reserve(bytes.count) else { return false }
         do { try Files.write(fd, bytes, at: end) } catch {
             budget.release(bytes.count)
+            problem = OutputSpool.describe(error, budget.directory)
             return false
         }
         end += bytes.count
@@ -40,6 +44,12 @@ final class OutputSpool {
         let bytes = (try? Files.read(fd, count: min(count, pending), at: start)) ?? []
         start += bytes.count
         return bytes
+    }
+
+    /// A spool file that cannot be made or written, in words (`cannot spool the rest of its
+    /// answers in /var/lib/todod: No space left on device`).
+    static func describe(_ error: PosixError, _ directory: String) -> String {
+        "cannot spool the rest of its answers in \(directory): \(error.reason)"
     }
 
     deinit {

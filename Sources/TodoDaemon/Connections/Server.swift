@@ -105,8 +105,12 @@ final class Server: @unchecked Sendable {
                 fd: fd, peer: peer, queue: queue, readLoop: readLoop, requests: requests, spoolBudget: spoolBudget,
                 onClose: { [connections] c in connections.remove(c) },
                 onDrained: { [connections] _ in connections.drained() },
-                onCutOff: { [unowned self] unread in
-                    self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent")
+                onCutOff: { [unowned self] unread, problem in
+                    if let problem {
+                        self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) reading slower than todod answers: \(problem); \(unread) bytes of answers unsent")
+                    } else {
+                        self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent")
+                    }
                 })
             connections.add(connection)
             connection.start()

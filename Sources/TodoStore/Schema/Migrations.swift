@@ -209,7 +209,9 @@ let migrations: [Migration] = [
 /// Brings a database to the newest schema this build knows, or refuses it untouched.
 struct Migrator {
     /// What every connection that writes the store sets when it opens (they last as long as it).
-    static let connectionPragmas = "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+    /// `journal_size_limit`: the WAL SQLite starts again after a checkpoint is cut back to
+    /// `DiskRoom.walLimit` (by default it keeps the size of its largest transaction).
+    static let connectionPragmas = "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA journal_size_limit = \(DiskRoom.walLimit);"
     let connection: Connection
     let path: String
 

@@ -6,9 +6,9 @@ import TodoPosix
 
 /// What one round did, for `--once`'s summary line and the status file.
 package struct RoundReport: Sendable, Equatable {
-    /// Resources written to (or deleted from) the server.
+    /// Resources written to (or deleted from) the server; with lists, calendars renamed or made there too.
     package var sent = 0
-    /// Todos added, changed or deleted in the store.
+    /// Todos added, changed or deleted in the store; with lists, categories renamed for their calendar too.
     package var received = 0
     package var conflicts: [SyncStatus.Conflict] = []
     /// Todos still to be merged again (a 412 or a todo changed during the round, past the passes).

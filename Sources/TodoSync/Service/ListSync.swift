@@ -46,6 +46,8 @@ struct ListSync {
         map.defaultURL = defaultURL
         map.uncategorized = claims.holdsUncategorized(map: map, firstRound: firstListsRound)
         var categories = try categoryList()
+        // Renames and new calendars, counted in the summary as what the rounds send and receive.
+        var listsSent = 0, listsReceived = 0
 
         // Every other calendar (and the default one, when another account holds the todos
         // without a category), with its category's name.
@@ -75,6 +77,7 @@ struct ListSync {
                 do {
                     try dav.renameCalendar(at: cal.url, to: display)
                     log("\(account.name): renamed the calendar \(cal.url) to \(display)")
+                    listsSent += 1
                     list.name = local.name
                     list.displayName = display
                 } catch {
@@ -86,6 +89,7 @@ struct ListSync {
                 if let local, !categories.contains(where: { $0.name == name }) {
                     _ = try store.call(CategoryRenameParams(name: local.name, newName: name))
                     log("\(account.name): the calendar \(cal.url) is now called \(shown): the category is \(name)")
+                    listsReceived += 1
                     categories = try categoryList()
                 }
                 list.name = name
@@ -108,6 +112,7 @@ struct ListSync {
             switch Result(catching: { () throws(CalDAVError) in try makeCalendar(for: category.name, near: defaultURL) }) {
             case .success(let url):
                 log("\(account.name): made the calendar \(url) for the list \(category.name)")
+                listsSent += 1
                 lists.append(ListMap.List(url: url, name: category.name, category: category.id))
             case .failure(let error):
                 log("\(account.name): cannot make a calendar for the list \(category.name): \(error.message)")
@@ -167,6 +172,8 @@ struct ListSync {
         }
         var report = RoundReport()
         for r in reports.compactMap({ $0 }) { Self.add(r, to: &report) }
+        report.sent += listsSent
+        report.received += listsReceived
         if let firstError { throw firstError }
 
         // The ids of categories the rounds brought (a calendar that was new here).
