@@ -91,7 +91,8 @@ package enum CLI {
                 document = JSON(converted.document)
                 unmapped = converted.unmapped
             } else if case .importFile(let path, nil) = invocation.command {
-                let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
+                var reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
+                reader.defaultRemindTime = config.remindDefault ? config.remindTime : nil
                 (document, skipped, notFollowed) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
 
@@ -129,6 +130,7 @@ package enum CLI {
         case .add(let o): o.due != nil || o.remind != nil ? ["remind-time"] : []
         case .edit(let o): o.due != .keep || o.remind != .keep ? ["remind-time"] : []
         case .snooze: ["remind-time", "snooze"]
+        case .importFile(_, nil): ["remind-time", "remind-default"]
         case .list: ["sort"]
         default: []
         }
