@@ -28,7 +28,7 @@ import TodoTime
 let mappedNames: Set<String> = [
     "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
     "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
-    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART",
+    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART", "X-TODOD-NO-REMIND",
 ]
 
 /// Parameters the mapping itself decides; others on a mapped property are kept.
@@ -49,12 +49,9 @@ package struct ICalReader: Sendable {
     /// The reminder of a VTODO from elsewhere that has a due date and no alarm (`remind-default`):
     /// at its due, or for an all-day due at this many seconds after that day's midnight
     /// (`remind-time`); nil (`remind-default = none`): none. No VALARM is written for it
-    /// (`!REMIND-DEFAULT`) while it stays so far from the due date.
+    /// (`!REMIND-DEFAULT`) while it stays so far from the due date. A VTODO with
+    /// `X-TODOD-NO-REMIND` (todod writes it for a due date without a reminder) gets none.
     package var defaultRemindTime: Int64? = 9 * 3600
-    /// Whether a file todod wrote itself (its PRODID) gets `defaultRemindTime` too: its todos
-    /// without an alarm were made here without a reminder (`--no-remind`). True for a server's
-    /// copy, which any client may have rewritten.
-    package var defaultReminderForOwnFiles = false
 
     /// The title of a VTODO without SUMMARY (what todod shows; no SUMMARY is written back for it
     /// until the title changes).
@@ -94,9 +91,7 @@ package struct ICalReader: Sendable {
         var skipped: [String: Int] = [:]
         var groups: [[Component]] = []
         var byUID: [String: Int] = [:]
-        var own: Set<Int> = []  // the groups of calendars todod wrote
         for cal in calendars {
-            let ours = cal.property("PRODID")?.value.trimmingSpaces == ICalWriter.prodID
             for c in cal.components {
                 guard c.name == "VTODO" else {
                     if c.name != "VTIMEZONE" { skipped[c.name, default: 0] += 1 }
@@ -107,18 +102,17 @@ package struct ICalReader: Sendable {
                     groups[i].append(c)
                 } else {
                     if !uid.isEmpty { byUID[uid] = groups.count }
-                    if ours { own.insert(groups.count) }
                     groups.append([c])
                 }
             }
         }
         var items: [Item] = []
         items.reserveCapacity(groups.count)
-        for (i, group) in groups.enumerated() {
+        for group in groups {
             let master = group.firstIndex { $0.property("RECURRENCE-ID") == nil } ?? 0
             var others = group
             others.remove(at: master)
-            items.append(try item(group[master], zones, instances: others, foreign: defaultReminderForOwnFiles || !own.contains(i)))
+            items.append(try item(group[master], zones, instances: others))
         }
         // A parent that names its subtasks (RELTYPE=CHILD): each such subtask of this file
         // that names no parent of its own is its subtask.
@@ -183,7 +177,7 @@ package struct ICalReader: Sendable {
         }
     }
 
-    func item(_ c: Component, _ zones: TimeZones, instances: [Component] = [], foreign: Bool = true) throws(ICalError) -> Item {
+    func item(_ c: Component, _ zones: TimeZones, instances: [Component] = []) throws(ICalError) -> Item {
         var kept: [String] = []
         func keepIfParameters(_ l: ContentLine) {
             if l.parameters.contains(where: { !mappedParameters.contains($0.name) }) { kept.append(l.raw) }
@@ -224,6 +218,7 @@ package struct ICalReader: Sendable {
             case "X-TODOD-CATEGORY":
                 let v = text(p).trimmingSpaces
                 todoCategory = .some(v.isEmpty ? nil : v)
+            case "X-TODOD-NO-REMIND": continue  // read below (no default reminder)
             case "X-TODOD-NO-CATEGORY":
                 if todoCategory == nil { todoCategory = .some(nil) }
             case "PRIORITY":
@@ -436,8 +431,10 @@ package struct ICalReader: Sendable {
             }
         }
         // No alarm at all on an open todo from elsewhere with a due date: reminded at its due (an
-        // all-day one at `defaultRemindTime` that day), nothing written back for it.
-        if remind == nil, foreign, !c.components.contains(where: { $0.name == "VALARM" }), let seconds = defaultRemindTime,
+        // all-day one at `defaultRemindTime` that day), nothing written back for it. A todo made
+        // here without a reminder says so (`X-TODOD-NO-REMIND`).
+        if remind == nil, c.property("X-TODOD-NO-REMIND") == nil, !c.components.contains(where: { $0.name == "VALARM" }),
+           let seconds = defaultRemindTime,
            let current = dueAt, !(status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))),
            let at = due?.allDay == true ? LocalTime.instant(days: LocalTime(current, in: zone).days, secondOfDay: seconds, in: zone) : current {
             remind = at
@@ -731,6 +728,8 @@ package struct ICalWriter: Sendable {
         if let z = e.zone, e.allDay || zone.tzid == nil || e.due == nil { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
         lines += Self.wellFormed(rest)
+        // A due date without a reminder, which another client's file would give one by default.
+        if e.due != nil, e.remind == nil { put("X-TODOD-NO-REMIND", "TRUE") }
         // The default reminder of a todo that came without an alarm is not written back while it is
         // where the default put it (relative to the due date); one the user changed is.
         if let remind = e.remind, !(defaultLead != nil && e.due.map { remind.usec - $0.usec } == defaultLead) {

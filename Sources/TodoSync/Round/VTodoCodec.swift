@@ -45,8 +45,6 @@ package struct VTodoCodec: Sendable {
     /// `zone` reads floating times of foreign VTODOs (the user's zone, from `TZ`).
     package init(zone: ZoneInfo = .utc, zoneName: String? = nil, tzdir: String? = nil) {
         reader = ICalReader(zone: zone, zoneName: zoneName, tzdir: tzdir, now: Instant(usec: 0))
-        // Any client may have rewritten a server's copy: its PRODID says nothing of where the todo was made.
-        reader.defaultReminderForOwnFiles = true
         writer = ICalWriter(tzdir: tzdir)
     }
 
