@@ -114,7 +114,8 @@ package enum CLI {
                 document = JSON(converted.document)
                 unmapped = converted.unmapped
             } else if case .importFile(let path, nil) = invocation.command {
-                let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
+                var reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
+                reader.defaultRemindTime = config.remindDefault ? config.remindTime : nil
                 (document, skipped, notFollowed) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
 
@@ -163,6 +164,10 @@ package enum CLI {
             case "remind-time": probe.remindTime = (config.remindTime + 60) % 86_400
             case "sort": probe.sort = config.sort == [.init(.id)] ? [.init(.title)] : [.init(.id)]
             case "snooze": probe.snooze = config.snooze + 1_000_000
+            case "remind-default":
+                // Read when an iCalendar file is imported, not by the command line.
+                if case .importFile(_, nil) = invocation.command { needed.insert(key) }
+                continue
             default: continue  // hide-future-starts and aliases: warned about, never needed
             }
             guard var other = parse(probe) else { needed.insert(key); continue }

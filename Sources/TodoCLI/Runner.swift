@@ -99,7 +99,11 @@ struct Runner {
         case .move(let id, let destination): try move(id, destination)
         case .snooze(let id, let until):
             let (raw, t) = try answer(TodoSnoozeParams(id: id, until: until))
-            if json { emit(raw) } else {
+            if json { emit(raw) } else if let remind = t.remind, remind > until, t.reminded == nil {
+                // A reminder still to fire later than `until` is not moved earlier.
+                print("Reminder of \(t.id) stays at \(human.when(remind)): later than \(LocalTime(until, in: human.timeZone).text), "
+                      + "and a snooze never moves it earlier: " + Table.oneLine(t.title))
+            } else {
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
             }
         case .category(let sub): try category(sub)

@@ -18,7 +18,9 @@ import TodoTime
 /// start was read from and the start it said: written as it came while the start is that),
 /// `!ALARM-ABSOLUTE` (the mapped alarm's trigger was an instant, and is written as one),
 /// `!ALARM-START` and `!ALARM-RELATED-START` (its trigger was relative to DTSTART, without RELATED
-/// or with `RELATED=START`, and is written so while the todo has a start).
+/// or with `RELATED=START`, and is written so while the todo has a start), `!ALARM-AUDIO` (its
+/// ACTION was AUDIO, and is written so), `!REMIND-DEFAULT <usec>` (the VTODO had no alarm; its
+/// reminder is the default, this far after the due date, and no VALARM is written while it is).
 ///
 /// The properties the mapping writes itself. A VTODO's other properties, and these when they carry
 /// parameters todod does not model (or a value it would write differently, for STATUS, PRIORITY
@@ -26,7 +28,7 @@ import TodoTime
 let mappedNames: Set<String> = [
     "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
     "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
-    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART",
+    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART", "X-TODOD-NO-REMIND",
 ]
 
 /// Parameters the mapping itself decides; others on a mapped property are kept.
@@ -44,6 +46,12 @@ package struct ICalReader: Sendable {
     /// Every `CATEGORIES` value is a tag (a calendar that is a list is the category): without
     /// `X-TODOD-CATEGORY` no value becomes the category.
     package var categoriesAreTags = false
+    /// The reminder of a VTODO from elsewhere that has a due date and no alarm (`remind-default`):
+    /// at its due, or for an all-day due at this many seconds after that day's midnight
+    /// (`remind-time`); nil (`remind-default = none`): none. No VALARM is written for it
+    /// (`!REMIND-DEFAULT`) while it stays so far from the due date. A VTODO with
+    /// `X-TODOD-NO-REMIND` (todod writes it for a due date without a reminder) gets none.
+    package var defaultRemindTime: Int64? = 9 * 3600
 
     /// The title of a VTODO without SUMMARY (what todod shows; no SUMMARY is written back for it
     /// until the title changes).
@@ -179,7 +187,7 @@ package struct ICalReader: Sendable {
         var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
         var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
         var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
-        var dtstartLine: ContentLine?
+        var dtstartLine: ContentLine?, dtstartTzid: String?, durationLine: ContentLine?
         var parentUID: String?, childUIDs: [String] = [], startIsDate = false
         var exdates: [RecurrenceDate] = [], rdates: [RecurrenceDate] = []
         for p in c.properties {
@@ -210,6 +218,7 @@ package struct ICalReader: Sendable {
             case "X-TODOD-CATEGORY":
                 let v = text(p).trimmingSpaces
                 todoCategory = .some(v.isEmpty ? nil : v)
+            case "X-TODOD-NO-REMIND": continue  // read below (no default reminder)
             case "X-TODOD-NO-CATEGORY":
                 if todoCategory == nil { todoCategory = .some(nil) }
             case "PRIORITY":
@@ -236,6 +245,7 @@ package struct ICalReader: Sendable {
                 let start = try instant(p, zones)
                 dtstart = start.0
                 dtstartLine = p
+                dtstartTzid = start.tzid
                 kept.append("^\(start.0.usec) " + p.raw)  // the line it came in, written again while it says the start
                 // A date on a todo whose due is a time (or that has none): written back as a date.
                 if start.allDay {
@@ -254,10 +264,22 @@ package struct ICalReader: Sendable {
                     if reltype == "CHILD" { childUIDs.append(related) }
                     kept.append(p.raw)
                 }
+            case "DURATION" where durationLine == nil: durationLine = p
             case "CLASS" where value.uppercased() == "PUBLIC" && p.parameters.isEmpty:
                 continue  // the default, which some servers add
             default:
                 if !value.isEmpty { kept.append(p.raw) }  // an empty property says nothing (servers drop them)
+            }
+        }
+        // DTSTART and DURATION without DUE: due at their end (RFC 5545 §3.6.2), written back as DUE.
+        if let duration = durationLine {
+            if due == nil, let start = dtstart, let end = dueEnd(start: start, tzid: dtstartTzid, isDate: startIsDate,
+                                                              utc: dtstartLine?.value.trimmingSpaces.uppercased().hasSuffix("Z") == true,
+                                                              duration: duration.value) {
+                due = (end, allDay: startIsDate, tzid: dtstartTzid)
+                keepIfParameters(duration)
+            } else {
+                kept.append(duration.raw)
             }
         }
         // A VTODO without UID (UID is required, but some files lack it) gets one made from its
@@ -300,6 +322,7 @@ package struct ICalReader: Sendable {
             // An absolute trigger stays one (Apple, Thunderbird write them): noted for the writer.
             if !relative, due?.allDay == false { kept.append("!ALARM-ABSOLUTE") }
             if relative, let startTrigger { kept.append(startTrigger) }
+            if action == "AUDIO" { kept.append("!ALARM-AUDIO") }
             // Acknowledged before the trigger it has now (the todo was rescheduled since): still pending.
             if let ack = a.property("ACKNOWLEDGED"), let acknowledged = try? instant(ack, zones).0, acknowledged >= at {
                 reminded = acknowledged
@@ -345,6 +368,15 @@ package struct ICalReader: Sendable {
             kept.removeAll { $0 == "!START-DATE" || $0.hasPrefix("^") }
             startIsDate = false
         }
+        // A rule anchored in UTC (its DTSTART, else its DUE, a UTC time `...Z`) keeps its UTC
+        // instants across DST: the todo gets no zone, which todod computes in UTC and writes as UTC.
+        let anchorLine = dtstartLine ?? c.property("DUE")
+        let utcAnchored = recurrence != nil && zoneName == nil && anchorLine.map {
+            $0.parameter("TZID") == nil && $0.parameter("VALUE")?.uppercased() != "DATE" && $0.value.trimmingSpaces.uppercased().hasSuffix("Z")
+        } == true && due?.allDay == false
+        // The zone the rule's dates are computed in (see `utcAnchored`).
+        let ruleZone = utcAnchored ? ZoneInfo.utc : zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
+            ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
         // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
         var dueAt = due?.0
         var completedInstances: Set<Int64> = []
@@ -359,7 +391,7 @@ package struct ICalReader: Sendable {
         }
         if let start = dueAt, let rec = recurrence, rec.from == .due, !completedInstances.isEmpty,
            let parsed = try? RecurrenceRule(parsing: rec.rule) {
-            let localZone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
+            let localZone = ruleZone
             let allDay = due?.allDay ?? false
             // An instance is named by its DTSTART (RFC 5545 RECURRENCE-ID), which is this far from its due.
             let lead = (dtstart ?? start).usec - start.usec
@@ -385,8 +417,7 @@ package struct ICalReader: Sendable {
         // A first occurrence an EXDATE removes is not due: the todo starts at the set's next one.
         if let current = dueAt, let rec = recurrence, rec.from == .due, !rec.exdates.isEmpty,
            let parsed = try? RecurrenceRule(parsing: rec.rule) {
-            let localZone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
-                ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
+            let localZone = ruleZone
             let allDay = due?.allDay ?? false
             let walk = RecurrenceSetWalk(rule: parsed, recurrence: rec, current: dtstart ?? current, zone: localZone, allDay: allDay)
             if walk.isExcluded(dtstart ?? current),
@@ -398,6 +429,17 @@ package struct ICalReader: Sendable {
                 if let r = remind { remind = r.checkedAdding(usec: next.due.usec - current.usec) }
                 reminded = nil
             }
+        }
+        // No alarm at all on an open todo from elsewhere with a due date: reminded at its due (an
+        // all-day one at `defaultRemindTime` that day), nothing written back for it. A todo made
+        // here without a reminder says so (`X-TODOD-NO-REMIND`).
+        if remind == nil, c.property("X-TODOD-NO-REMIND") == nil, !c.components.contains(where: { $0.name == "VALARM" }),
+           let seconds = defaultRemindTime,
+           let current = dueAt, !(status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))),
+           let at = due?.allDay == true ? LocalTime.instant(days: LocalTime(current, in: zone).days, secondOfDay: seconds, in: zone) : current {
+            remind = at
+            reminded = nil
+            kept.append("!REMIND-DEFAULT \(at.usec - current.usec)")
         }
         // The VTIMEZONEs of TZIDs in kept lines that name no zone known here, so those lines stay valid.
         var keptZones: Set<String> = []
@@ -412,6 +454,7 @@ package struct ICalReader: Sendable {
         var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
         if zone?.isEmpty == true { zone = nil }
         if zone == nil, startIsDate { zone = self.zoneName }  // the day a date start names
+        if utcAnchored { zone = nil }
         let entry = ExportDocument.Entry(
             title: title!, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: dueAt,
             remind: remind, reminded: reminded, done: done, completed: done ? (completed ?? modified ?? createdAt) : nil,
@@ -424,6 +467,22 @@ package struct ICalReader: Sendable {
         item.children = childUIDs
         item.relativeReminder = relative && remind != nil
         return item
+    }
+
+    /// The end of a DURATION from DTSTART `start`: its weeks and days nominal (the same time of
+    /// day that many dates on, in DTSTART's zone), its hours, minutes and seconds exact. Nil when
+    /// the value is not a positive duration, or, for a date start, is not whole days.
+    func dueEnd(start: Instant, tzid: String?, isDate: Bool, utc: Bool, duration text: String) -> Instant? {
+        let value = text.trimmingSpaces.uppercased()
+        guard !value.hasPrefix("-"), let total = ICalDuration.parse(value), total > 0 else { return nil }
+        let datePart = value.split(separator: "T", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let days = ICalDuration.parse(String(datePart)).map { $0 / 86_400 } ?? 0
+        let exact = total - days * 86_400
+        if isDate && exact != 0 { return nil }
+        let zone = utc ? ZoneInfo.utc : tzid.flatMap { TimeZones.resolve($0, tzdir: tzdir)?.zone } ?? self.zone
+        let local = LocalTime(start, in: zone)
+        guard let day = LocalTime.instant(days: local.days + days, secondOfDay: local.secondOfDay, in: zone) else { return nil }
+        return day.checkedAdding(usec: exact * 1_000_000)
     }
 
     /// Category values as tags: white space inside becomes `-`, commas are dropped, at most 64
@@ -444,6 +503,8 @@ package struct ICalReader: Sendable {
 /// Writes export-document entries as VTODOs.
 package struct ICalWriter: Sendable {
     package var tzdir: String?
+    /// The PRODID of the files todod writes.
+    package static let prodID = "-//todod//todod//EN"
 
     package init(tzdir: String? = nil) { self.tzdir = tzdir }
 
@@ -470,7 +531,7 @@ package struct ICalWriter: Sendable {
             }
         }
         var out = ContentLines.fold("BEGIN:VCALENDAR") + ContentLines.fold("VERSION:2.0")
-            + ContentLines.fold("PRODID:-//todod//todod//EN")
+            + ContentLines.fold("PRODID:" + Self.prodID)
         for line in zones.components() { out += ContentLines.fold(line) }
         return out + body + ContentLines.fold("END:VCALENDAR")
     }
@@ -519,6 +580,8 @@ package struct ICalWriter: Sendable {
         var instances: [String] = []
         var notes: Set<String> = []
         var categoryValues: [String] = []
+        // How far after the due date the default reminder of a todo from elsewhere was (`!REMIND-DEFAULT`).
+        var defaultLead: Int64?
         // A kept DTSTART, and how long before DUE it was read.
         var startTemplate: ContentLine?
         // The DTSTART the start was read from (its form: date, TZID, floating or UTC).
@@ -543,7 +606,9 @@ package struct ICalWriter: Sendable {
                 continue
             }
             if raw.hasPrefix("!") {
-                if raw.hasPrefix("!CATEGORIES:") {
+                if raw.hasPrefix("!REMIND-DEFAULT ") {
+                    defaultLead = Int64(raw.dropFirst("!REMIND-DEFAULT ".count))
+                } else if raw.hasPrefix("!CATEGORIES:") {
                     categoryValues = ContentLines.unescape(String(raw.dropFirst(12)), separator: ",")
                 } else {
                     notes.insert(raw)
@@ -663,11 +728,17 @@ package struct ICalWriter: Sendable {
         if let z = e.zone, e.allDay || zone.tzid == nil || e.due == nil { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
         lines += Self.wellFormed(rest)
-        if let remind = e.remind {
+        // A due date without a reminder, which another client's file would give one by default.
+        if e.due != nil, e.remind == nil { put("X-TODOD-NO-REMIND", "TRUE") }
+        // The default reminder of a todo that came without an alarm is not written back while it is
+        // where the default put it (relative to the due date); one the user changed is.
+        if let remind = e.remind, !(defaultLead != nil && e.due.map { remind.usec - $0.usec } == defaultLead) {
             lines.append("BEGIN:VALARM")
-            lines.append("ACTION:DISPLAY")
+            // An AUDIO alarm stays one (it has no DESCRIPTION of its own, RFC 5545 §3.6.6).
+            let audio = notes.contains("!ALARM-AUDIO")
+            lines.append(audio ? "ACTION:AUDIO" : "ACTION:DISPLAY")
             // The alarm's own DESCRIPTION when it came with one (kept), else the title.
-            if !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
+            if !audio, !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
                 lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
             }
             let startForm = notes.contains("!ALARM-RELATED-START") ? "TRIGGER;RELATED=START:"

@@ -8,7 +8,8 @@ import TodoWhen
 /// todoctl's configuration file, `${XDG_CONFIG_HOME:-~/.config}/todod/config`: `key = value`
 /// lines, `#` comment lines and blank lines. The file is optional; every key has a default.
 ///
-/// Keys: `remind-time` (HH:MM, the reminder time of all-day todos), `sort` (the default order of
+/// Keys: `remind-time` (HH:MM, the reminder time of all-day todos), `remind-default` (`due` or
+/// `none`: whether todos from elsewhere without an alarm are reminded at their due), `sort` (the default order of
 /// `list` and bare `todoctl`, as `--sort`), `snooze` (the DURATION of `snooze ID` without one),
 /// `alias.NAME` (a command line that `todoctl NAME ...` stands for).
 package struct Config: Equatable, Sendable {
@@ -23,6 +24,9 @@ package struct Config: Equatable, Sendable {
     package var snooze = Config.defaultSnooze
     /// `alias.NAME`: the words NAME stands for; the first is always a built-in command.
     package var aliases: [String: [String]] = [:]
+    /// `remind-default`: whether a todo from elsewhere (imported, synced) with a due date and no
+    /// alarm is reminded at its due (`due`, the default; all-day ones at `remind-time`) or not (`none`).
+    package var remindDefault = true
     /// `hide-future-starts = yes`: `list` shows only todos whose start has come, as `--ready`
     /// (`--all-starts` shows the others too).
     package var hideFutureStarts = false
@@ -33,7 +37,7 @@ package struct Config: Equatable, Sendable {
     package var problems: [ConfigProblem] = []
 
     /// The keys of the file.
-    package static let keys = ["remind-time", "sort", "snooze", "hide-future-starts"]
+    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts"]
 
     /// The defaults: what todoctl does without a file.
     package init() {}
@@ -125,6 +129,12 @@ package struct Config: Equatable, Sendable {
                 throw ConfigError(at + "bad value \(quoted(value)) for remind-time: expected HH:MM (00:00 to 23:59), or a time such as 7:30am or 7時半")
             }
             config.remindTime = seconds
+        case "remind-default":
+            switch value.lowercased() {
+            case "due": config.remindDefault = true
+            case "none": config.remindDefault = false
+            default: throw ConfigError(at + "bad value \(quoted(value)) for remind-default: expected due or none")
+            }
         case "sort":
             switch TodoQuery.SortKey.list(value) {
             case .success(let keys): config.sort = keys.isEmpty ? nil : keys
@@ -145,7 +155,7 @@ package struct Config: Equatable, Sendable {
             config.uiKeys[String(key.dropFirst(Config.uiKeyPrefix.count))] = value  // todoctl ui checks them
         default:
             guard key.hasPrefix("alias.") else {
-                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, sort, snooze, hide-future-starts, alias.NAME and ui.key.ACTION"
+                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, alias.NAME and ui.key.ACTION"
                 throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
             }
             let name = String(key.dropFirst("alias.".count))

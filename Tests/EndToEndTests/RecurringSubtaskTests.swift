@@ -159,4 +159,38 @@ import TodoTestSupport
         #expect(listed.map { $0["due"] } == ["2099-03-09T13:00:00Z", "2099-03-07T23:00:00Z", "2099-03-08T05:00:00Z"],
                 "\(listed)")
     }
+
+    /// Completing a parent that does not recur: a recurring subtask advances as `done` of it
+    /// would (it was marked done with its due where it was), its own subtask open for the next
+    /// occurrence; a plain subtask is done; all one change (one undo).
+    @Test func doneOfAParentAdvancesItsRecurringSubtasks() throws {
+        let d = try DaemonProcess()
+        let steps: [[String]] = [
+            ["add", "引っ越し"],
+            ["add", "郵便受けを見る", "--parent", "1", "--due", "2099-01-05 08:00", "--every", "day"],
+            ["add", "箱を数える", "--parent", "2"],
+            ["add", "鍵を返す", "--parent", "1", "--due", "2099-01-06 10:00"],
+            // The same recurring todo on its own, completed directly: what the subtask must match.
+            ["add", "郵便受け（単独）", "--due", "2099-01-05 08:00", "--every", "day"],
+        ]
+        for step in steps {
+            let result = try run(d, step)
+            #expect(result.status == 0, "\(step): \(result.stderr)")
+        }
+        #expect(try run(d, ["done", "5"]).status == 0)
+        let done = try json(d, ["done", "1"]).arrayValue ?? []
+        // 3 has no dates and was open: nothing to change for it.
+        #expect(done.compactMap { $0["id"]?.intValue } == [1, 2, 4], "\(done)")
+        let after = try rows(d)
+        #expect(after[1]?["done"] == "true" && after[4]?["done"] == "true", "\(after)")
+        // Advanced as `done 5` advanced the same todo: open, one day on.
+        #expect(after[2]?["done"] == "false" && after[2]?["due"] == after[5]?["due"] && after[2]?["due"] == #""2099-01-05T23:00:00Z""#,
+                "\(after[2] ?? [:]) vs \(after[5] ?? [:])")
+        #expect(after[2]?["recurrence"] == after[5]?["recurrence"])
+        // Its subtask is open for the next occurrence.
+        #expect(after[3]?["done"] == "false", "\(after[3] ?? [:])")
+        #expect(try run(d, ["undo"]).status == 0)
+        let undone = try rows(d)
+        #expect((1...4).allSatisfy { undone[Int64($0)]?["done"] == "false" } && undone[2]?["due"] == #""2099-01-04T23:00:00Z""#, "\(undone)")
+    }
 }

@@ -31,10 +31,18 @@ import TodoWhen
         }
     }
 
+    /// `remind-default`: `due` (the default) or `none`, in any case.
+    @Test func remindDefault() {
+        #expect(Config().remindDefault)
+        #expect(!Config.parse("remind-default = None", file: "f").remindDefault)
+        #expect(Config.parse("remind-default = none\nremind-default = due", file: "f").remindDefault)
+    }
+
     @Test func badLinesNameFileAndLine() {
         let cases: [(String, String)] = [
             ("\n\nremnd-time = 9:00", "f:3: unknown key \"remnd-time\"; did you mean \"remind-time\"?"),
-            ("colour = yes", "f:1: unknown key \"colour\"; the keys are remind-time, sort, snooze, hide-future-starts and alias.NAME"),
+            ("colour = yes", "f:1: unknown key \"colour\"; the keys are remind-time, remind-default, sort, snooze, hide-future-starts and alias.NAME"),
+            ("remind-default = never", "f:1: bad value \"never\" for remind-default: expected due or none"),
             ("remind-time = 24:00", "f:1: bad value \"24:00\" for remind-time"),
             ("remind-time = 9", "f:1: bad value \"9\" for remind-time"),
             ("snooze = 0m", "f:1: bad value \"0m\" for snooze"),

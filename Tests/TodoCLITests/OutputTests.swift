@@ -246,7 +246,17 @@ import TodoRPC
             method == "todo.move" ? Fixtures.todo(id: 7, title: "x", position: 1) : try FakeTransport.canned(method, params)
         }
         #expect(Fixtures.run(["move", "7", "--top"], transport: move).stdout == "Moved 7 to position 1.\n")
-        #expect(Fixtures.run(["snooze", "7", "1h"]).stdout == "Snoozed 7 until 2026-06-01 13:00 (in 1h): Buy milk\n")
+        // The daemon answers the reminder where it is now: moved to the snooze, or left later.
+        let snoozed = FakeTransport { (method, params) throws(ClientError) in
+            guard method == "todo.snooze", var todo = try FakeTransport.canned(method, params).objectValue else {
+                return try FakeTransport.canned(method, params)
+            }
+            todo["remind"] = params["until"]
+            return .object(todo)
+        }
+        #expect(Fixtures.run(["snooze", "7", "1h"], transport: snoozed).stdout == "Snoozed 7 until 2026-06-01 13:00 (in 1h): Buy milk\n")
+        #expect(Fixtures.run(["snooze", "7", "1h"]).stdout
+                == "Reminder of 7 stays at 2026-06-01 14:00 (in 2h): later than 2026-06-01 13:00, and a snooze never moves it earlier: Buy milk\n")
         #expect(Fixtures.run(["category", "add", "Work"]).stdout == "Added category Work.\n")
         #expect(Fixtures.run(["category", "rename", "Work", "Job"]).stdout == "Renamed category Work to Job.\n")
         #expect(Fixtures.run(["category", "rm", "Work", "--force"]).stdout == "Deleted category Work. 1 todo is now uncategorised.\n")

@@ -232,7 +232,9 @@ import TodoTime
         #expect(passport.priority == .high)
         #expect(passport.category == "Personal")
         #expect(passport.tags == ["Errands"])
-        #expect(passport.ical == "X-MOZ-GENERATION:3")
+        // No alarm: reminded at its due by default, nothing of it written back (`!REMIND-DEFAULT`).
+        #expect(passport.ical?.split(separator: "\n").sorted() == ["!REMIND-DEFAULT 0", "X-MOZ-GENERATION:3"])
+        #expect(passport.remind == passport.due)
         let dentist = try #require(d.todos.first { $0.title == "Book the dentist" })
         #expect(dentist.done)
         #expect(dentist.completed == Self.at("2025-06-02T10:00:00Z"))

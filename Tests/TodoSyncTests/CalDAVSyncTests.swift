@@ -204,6 +204,46 @@ struct CalDAVSyncTests {
         #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
     }
 
+    /// Through Radicale with todod-sync: a phone's todo with a due date and no alarm is reminded
+    /// at its due and nothing goes back for it (quiet rounds, no VALARM on the server); a phone's
+    /// AUDIO alarm stays AUDIO after an edit here; with `remind-default = none` a new such todo
+    /// gets no reminder.
+    @Test func defaultRemindersAndAudioAlarmsThroughARealServer() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        _ = try collection.create(name: "plain.ics", data: Array(vtodo(uid: "plain@phone", summary: "薬", extra: ["DUE:20990401T010000Z"]).utf8))
+        _ = try collection.create(name: "audio.ics", data: Array(vtodo(uid: "audio@phone", summary: "鐘", extra: [
+            "DUE:20990401T010000Z", "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;RELATED=END:-PT5M",
+            "ATTACH;FMTTYPE=audio/basic:http://example.com/bell.wav", "END:VALARM",
+        ]).utf8))
+        let first = try host.once()
+        #expect(first.status == 0 && first.stdout.contains(": 0 sent, 2 received"), "\(first.stdout)\(first.stderr)")
+        #expect(try host.machine.todo(uid: "plain@phone")?["remind"] == "2099-04-01T01:00:00Z")
+        #expect(try host.machine.todo(uid: "audio@phone")?["remind"] == "2099-04-01T00:55:00Z")
+        #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
+        func text(_ uid: String) throws -> String {
+            let all = try collection.fetch(try collection.versions().map(\.href)).map { String(decoding: $0.data, as: UTF8.self) }
+            return try #require(all.first { $0.contains("UID:\(uid)") })
+        }
+        #expect(!(try text("plain@phone")).contains("VALARM"))
+        try host.machine.update(uid: "audio@phone", ["title": "鐘を鳴らす"])
+        try host.machine.update(uid: "plain@phone", ["notes": "朝食後"])
+        #expect(try host.once().stdout.contains(": 2 sent, 0 received"))
+        let audio = try text("audio@phone").replacingOccurrences(of: "\r\n ", with: "")
+        #expect(audio.contains("ACTION:AUDIO") && audio.contains("ATTACH;FMTTYPE=audio/basic:http://example.com/bell.wav")
+                && !audio.contains("ACTION:DISPLAY"), "\(audio)")
+        #expect(!(try text("plain@phone")).contains("VALARM"))
+        #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
+
+        try FileManager.default.createDirectory(atPath: host.home.file("config/todod"), withIntermediateDirectories: true)
+        try "remind-default = none\n".write(toFile: host.home.file("config/todod/config"), atomically: true, encoding: .utf8)
+        _ = try collection.create(name: "later.ics", data: Array(vtodo(uid: "later@phone", summary: "後で", extra: ["DUE:20990402T010000Z"]).utf8))
+        #expect(try host.once().stdout.contains(": 0 sent, 1 received"))
+        #expect(try host.machine.todo(uid: "later@phone")?["remind"] == .null)
+    }
+
     /// Subtasks and starts both ways through Radicale, with python-caldav as the phone: a parent and
     /// a subtask it saves (`RELATED-TO`, the subtask first, so its parent arrives after it) are a
     /// subtask here with its start; a subtask made here reaches it as `RELATED-TO;RELTYPE=PARENT`

@@ -87,4 +87,33 @@ import TodoUserFiles
         #expect(text.contains("SUMMARY:Weekly report (team)") && text.contains("RECURRENCE-ID:20261207T090000Z"))
         #expect(try m.sync(cal).sent == 0)
     }
+
+    /// A todo another client wrote with a due date and no alarm is reminded at its due here;
+    /// nothing goes back for it (no VALARM, no upload, quiet rounds) until the user changes the
+    /// reminder, which then travels as an alarm.
+    @Test func aTodoWithoutAlarmIsRemindedAndNothingIsWrittenBack() throws {
+        let m = try Machine()
+        let cal = InMemoryCollection()
+        let href = cal.put("phone.ics", vtodo(uid: "no-alarm@phone", summary: "薬を飲む", extra: ["DUE:20990401T010000Z"]))
+        let first = try m.sync(cal)
+        #expect(first.received == 1 && first.sent == 0, "\(first)")
+        let todo = try #require(try m.todo(uid: "no-alarm@phone"))
+        #expect(todo["remind"]?.stringValue == "2099-04-01T01:00:00Z", "\(todo)")
+        let quiet = try m.sync(cal)
+        #expect(quiet.sent == 0 && quiet.received == 0 && quiet.conflicts.isEmpty, "\(quiet)")
+        #expect(!String(decoding: cal.resources[href]!.data, as: UTF8.self).contains("VALARM"))
+        // The phone moves the due date: the default reminder follows it, still nothing sent.
+        cal.edit(href) { $0.replacingOccurrences(of: "DUE:20990401T010000Z", with: "DUE:20990402T010000Z")
+            .replacingOccurrences(of: "LAST-MODIFIED:20261201T090000Z", with: "LAST-MODIFIED:20261202T090000Z") }
+        let moved = try m.sync(cal)
+        #expect(moved.sent == 0 && moved.received == 1, "\(moved)")
+        #expect(try m.todo(uid: "no-alarm@phone")?["remind"]?.stringValue == "2099-04-02T01:00:00Z")
+        // The user sets a reminder: it is theirs, and goes to the server.
+        try m.update(uid: "no-alarm@phone", ["remind": "2099-04-02T00:30:00Z"])
+        let sent = try m.sync(cal)
+        #expect(sent.sent == 1, "\(sent)")
+        let written = String(decoding: cal.resources[href]!.data, as: UTF8.self)
+        #expect(written.contains("BEGIN:VALARM") && written.contains("TRIGGER;RELATED=END:-PT30M"), "\(written)")
+        #expect(try m.sync(cal).sent == 0)
+    }
 }

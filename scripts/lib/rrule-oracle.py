@@ -4,13 +4,14 @@ python-dateutil's rrule, in zones from tz.gettz.
 
 Reads cases from the file named by argv[1], one per line, tab-separated:
     zone  rrule  dtstart  until  after  window_end
-  zone        an IANA zone name (Europe/Berlin)
+  zone        an IANA zone name (Europe/Berlin), or UTC for a rule anchored in UTC (DTSTART ...Z)
   rrule       RRULE text without UNTIL (FREQ=MONTHLY;BYDAY=-1FR)
   dtstart     local wall-clock DTSTART, 2026-03-29T02:30:00 (an existing local time)
   until       "-" or a UTC instant in epoch seconds ("u1798000000") or a local date ("d2027-01-31")
   after       epoch seconds: report the first occurrence strictly after it
   window_end  epoch seconds: report the occurrences in [after, window_end]
-Writes one line per case: the first 15 occurrences (up to the year 2060), then "|", the next one after `after` (or
+argv[2], when given, is the last year looked at (2060 unless given).
+Writes one line per case: the first 15 occurrences (up to that year), then "|", the next one after `after` (or
 "none"), then "|", the occurrences in the window (at most 100); all as epoch seconds.
 
 RFC 5545 reading of local times (what TodoCalendar does): a nonexistent local time moves forward
@@ -32,6 +33,7 @@ def epoch(dt):
 
 def main():
     out = []
+    horizon = int(sys.argv[2]) if len(sys.argv) > 2 else 2060
     with open(sys.argv[1], encoding="utf-8") as cases:
         for line in cases:
             zone_name, text, start, until, after, window_end = line.rstrip("\n").split("\t")
@@ -42,7 +44,7 @@ def main():
             after, window_end = int(after), int(window_end)
             first, following, window = [], None, []
             for occurrence in rrule.rrulestr(text, dtstart=dtstart):
-                if occurrence.year > 2060:
+                if occurrence.year > horizon:
                     break
                 t = epoch(occurrence)
                 if until.startswith("u") and t > int(until[1:]):

@@ -98,7 +98,9 @@ struct Agenda {
             guard let recurrence = todo.recurrence else { continue }
             // Later occurrences of its set (only `from: due` rules have a schedule to show; an
             // `after done` one's next date depends on when it is done).
-            for t in Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: own, allDay: todo.allDay,
+            // A timed todo without a zone recurs in UTC, as the daemon advances it.
+            let ruleZone = todo.zone == nil && !todo.allDay ? ZoneInfo.utc : own
+            for t in Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: ruleZone, allDay: todo.allDay,
                                           from: max(due.adding(usec: 1), start), through: end.adding(usec: -1),
                                           limit: count + 2) {
                 let d = day(t)

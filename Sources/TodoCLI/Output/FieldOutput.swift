@@ -44,12 +44,16 @@ extension HumanOutput {
         return zone
     }
 
+    /// The zone a todo's rule is computed in: its own, or UTC for a timed todo without one (a
+    /// rule anchored in UTC), as the daemon advances it.
+    func ruleZone(of todo: Todo) -> ZoneInfo { todo.zone == nil && !todo.allDay ? .utc : zone(of: todo) }
+
     /// The occurrences after `due` of a recurring todo that follows its schedule (`from: due`),
     /// at most `limit`; none for one counted from its completion or without a due date.
     func nextOccurrences(_ todo: Todo, limit: Int = 3) -> [Instant] {
         guard let recurrence = todo.recurrence, let due = todo.due else { return [] }
         // The occurrences of its set: EXDATEs left out, RDATEs in, anchored at its start (RFC 5545's DTSTART).
-        return Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: zone(of: todo), allDay: todo.allDay,
+        return Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: ruleZone(of: todo), allDay: todo.allDay,
                                     limit: limit)
     }
 

@@ -89,8 +89,17 @@ extension StoreTransaction {
                     unchanged += 1
                     continue
                 }
+                // A default reminder (an iCalendar todo without an alarm, `!REMIND-DEFAULT`) has no
+                // ACKNOWLEDGED to say it fired: while it stays where it was, it stays fired.
+                var reminded = entry.reminded
+                if reminded == nil, let remind = entry.remind, entry.ical?.contains("!REMIND-DEFAULT ") == true,
+                   let stored = try connection.firstRow("SELECT remind, reminded FROM todos WHERE id = ?", [.integer(known.0)], {
+                       ($0.optionalInstant(0), $0.optionalInstant(1))
+                   }), stored.0 == remind {
+                    reminded = stored.1
+                }
                 let values: [SQLValue] = [
-                    .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
+                    .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(reminded),
                     .bool(entry.done), .optional(completed), .optional(entry.priority.map { Int64($0.rank) }),
                     .optional(TagColumn.text(fields.tags)), .optional(fields.zone), .bool(entry.allDay),
                     .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),

@@ -43,6 +43,31 @@ struct OccurrenceShift: Sendable, Equatable {
 }
 
 extension StoreTransaction {
+    /// Completes the open subtasks of todo `id` at any depth, as `done` of each would: a
+    /// recurring one advances to its next occurrence and stays open, its own subtasks renewed
+    /// for it (`renewSubtasks`) rather than completed; a used-up rule completes it for good.
+    /// Todos in `seen` are left alone (named in the same request); every todo visited joins it.
+    /// - Returns: the todos changed, parents before their subtasks.
+    func completeSubtasks(of id: Int64, seen: inout Set<Int64>) throws(TodoError) -> [Int64] {
+        var touched: [Int64] = []
+        var stack = try subtaskIDs(of: id).reversed() as [Int64]
+        while let child = stack.popLast() {
+            guard seen.insert(child).inserted else { continue }
+            let open = try connection.firstRow("SELECT done FROM todos WHERE id = ?", [.integer(child)]) { $0.bool(0) } == false
+            if open, let shift = try advanceIfRecurring(child) {
+                touched.append(child)
+                touched += try renewSubtasks(of: child, shift: shift, seen: &seen)
+                continue
+            }
+            if open {
+                try markDone(child, true)
+                touched.append(child)
+            }
+            stack += try subtaskIDs(of: child).reversed()
+        }
+        return touched
+    }
+
     /// Renews the subtasks of todo `parent`, which advanced by `shift`, for its next occurrence,
     /// at any depth: a subtask is open again (a done one reopened) with its due, start and
     /// reminder moved by `shift` (the reminder re-armed), and its own subtasks renewed the same

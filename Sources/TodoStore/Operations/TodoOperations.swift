@@ -356,9 +356,10 @@ extension StoreTransaction {
         try setDone(ids, false)
     }
 
-    /// Completing a todo completes its open subtasks, at any depth, in the same change; a
-    /// recurring todo that advances stays open, and its subtasks are done with this occurrence
-    /// and open again for the next (`renewSubtasks`). Reopening a subtask reopens its done
+    /// Completing a todo completes its open subtasks, at any depth, in the same change (a
+    /// recurring subtask advances instead, `completeSubtasks`); a recurring todo that advances
+    /// stays open, and its subtasks are done with this occurrence and open again for the next
+    /// (`renewSubtasks`). Reopening a subtask reopens its done
     /// parents. The todos returned are the ones named, then the others this touched.
     private func setDone(_ ids: [Int64], _ done: Bool, stop: Bool = true) throws(TodoError) -> [Todo] {
         let ids = try existing(ids)
@@ -370,8 +371,12 @@ extension StoreTransaction {
                 continue
             }
             try markDone(id, done)
-            let related = done ? try openDescendants(of: id) : try doneAncestors(of: id)
-            for other in related where seen.insert(other).inserted {
+            if done {
+                // A recurring subtask advances, as `done` of it would (docs/RECURRENCE.md).
+                touched += try completeSubtasks(of: id, seen: &seen)
+                continue
+            }
+            for other in try doneAncestors(of: id) where seen.insert(other).inserted {
                 touched.append(other)
                 try markDone(other, done)
             }
@@ -464,11 +469,13 @@ extension StoreTransaction {
                            [.integer(instant.usec), .integer(id), .optional(scheduled)])
     }
 
-    /// Sets a new reminder instant for todo `id` and re-arms it.
+    /// Sets a new reminder instant for todo `id` and re-arms it. A snooze never moves a reminder
+    /// earlier: one still to fire after `instant` stays where it is, and nothing changes.
     /// - Throws: `.notFound`; `.conflict` when the todo is done.
     package func snooze(_ id: Int64, until instant: Instant) throws(TodoError) -> Todo {
         let old = try row(id).todo
         guard !old.done else { throw TodoError.conflict("todo \(id) is done; reopen it before snoozing") }
+        if let pending = old.remind, old.reminded == nil, pending >= instant { return old }
         try connection.run("UPDATE todos SET remind = ?, reminded = NULL, updated = ?, revision = revision + 1 WHERE id = ?",
                            [.integer(instant.usec), .integer(now.usec), .integer(id)])
         try recordChange(.snooze, "snooze \(id)")

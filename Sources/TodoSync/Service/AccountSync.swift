@@ -161,7 +161,11 @@ package final class AccountSync {
     static func codec(_ environment: [String: String]) -> VTodoCodec {
         let tz = environment["TZ"]
         let name = tz.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }.flatMap { ZoneInfo(identifier: $0) != nil ? $0 : nil }
-        return VTodoCodec(zone: ZoneInfo.named(byTZ: tz), zoneName: name)
+        var codec = VTodoCodec(zone: ZoneInfo.named(byTZ: tz), zoneName: name)
+        // A todo from the server with a due date and no alarm: reminded unless `remind-default = none`.
+        let config = Config.load(environment: environment, commands: nil)
+        codec.reader.defaultRemindTime = config.remindDefault ? config.remindTime : nil
+        return codec
     }
 
     /// A conflict to the journal (PRIORITY 4), or to stderr without one.
