@@ -99,18 +99,26 @@ package struct Parser {
         var wantsHelp = tokens.contains { !$0.afterTerminator && $0.kind == .option(name: "--help", value: nil) }
         var wantsVersion = false
         var index = 0
+        // `todoctl 12 done`, Taskwarrior's order: the ids before the command.
+        var leadingIDs: [String] = []
 
         while index < tokens.count {
             let token = tokens[index]
             index += 1
             switch token.kind {
             case .positional(let text):
-                if args.command == nil {
+                if args.command == nil, Parser.isIDList(text) {
+                    leadingIDs.append(text)
+                } else if args.command == nil {
+                    let text = leadingIDs.isEmpty ? text : Parser.taskwarriorCommands[text] ?? text
                     guard Parser.commandNames.contains(text) else {
                         throw UsageError("unknown command \(quote(text))"
                                          + Suggestion.hint(for: text, in: Parser.commandNames + config.aliases.keys.sorted()), command: nil)
                     }
                     args.command = text
+                    args.positionals = leadingIDs
+                } else if !token.afterTerminator, let (name, value) = Parser.taskwarriorAttribute(text, command: args.command) {
+                    args.options.append((name, value))
                 } else {
                     args.positionals.append(text)
                 }
@@ -120,6 +128,11 @@ package struct Parser {
                 if ShortOptions.isCluster(given) {
                     guard let expanded = expandShort(given, command: args.command) else {
                         if wantsHelp { continue }
+                        // `edit 12 -shop`: Taskwarrior's removal of a tag.
+                        if args.command == "edit", givenInline == nil, given.count > 2 {
+                            args.options.append(("--untag", String(given.dropFirst())))
+                            continue
+                        }
                         let dash = args.command == "add" ? "; to start a title with -, put it after --: todoctl add -- \(quote(given))" : ""
                         throw UsageError("unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? "") + dash, command: args.command)
                     }
@@ -172,10 +185,52 @@ package struct Parser {
         if global.system, global.socket != nil {
             throw UsageError("--socket and --system cannot be used together", command: args.command)
         }
+        // Ids alone show them (`todoctl 12`, Taskwarrior's information report).
+        if args.command == nil, !leadingIDs.isEmpty {
+            guard leadingIDs.count == 1, let one = Int64(leadingIDs[0]) else {
+                throw UsageError("give one id to show a todo, or a command after the ids (todoctl 5 6 done)", command: nil)
+            }
+            return Invocation(global: global, command: .show(id: try id(String(one), "todo id", "show")))
+        }
         // No command: the open list, as `list` (with the configured sort).
         guard let name = args.command else { return Invocation(global: global, command: .list(try list(Arguments()))) }
         return Invocation(global: global, command: try command(name, args))
     }
+
+    /// An id or a range of them as `done` takes them: `12`, `3-7`.
+    static func isIDList(_ text: String) -> Bool {
+        !text.isEmpty && text.first!.isASCII && text.first!.isNumber && text.allSatisfy { ($0.isASCII && $0.isNumber) || $0 == "-" }
+    }
+
+    /// Taskwarrior's command names after ids, as ours (`todoctl 12 modify due:fri`).
+    static let taskwarriorCommands = ["modify": "edit", "delete": "rm", "info": "show"]
+
+    /// Taskwarrior's attributes among the words of `add` and `edit` (`due:tomorrow`,
+    /// `project:仕事`, `priority:H`, `+tag`), as the options they mean; an empty value clears
+    /// (`edit 12 due:`). Nil for any other word, which stays part of the title.
+    static func taskwarriorAttribute(_ word: String, command: String?) -> (String, String?)? {
+        guard command == "add" || command == "edit" else { return nil }
+        // `+shop`; not `+2h` (a WHEN) nor `++`.
+        if word.hasPrefix("+"), let first = word.dropFirst().first, !first.isNumber, first != "+", !word.contains(" ") {
+            return ("--tag", String(word.dropFirst()))
+        }
+        guard let colon = word.firstIndex(of: ":") else { return nil }
+        let key = word[..<colon].lowercased()
+        let value = String(word[word.index(after: colon)...])
+        guard !value.hasPrefix(" "), let (option, clear) = attributeOptions[key] else { return nil }
+        if value.isEmpty { return command == "edit" ? (clear, nil) : nil }
+        return (option, value)
+    }
+
+    /// Taskwarrior's attribute names (and abbreviations) and the options that set and clear them.
+    static let attributeOptions: [String: (String, String)] = [
+        "due": ("--due", "--no-due"),
+        "project": ("--category", "--no-category"), "proj": ("--category", "--no-category"), "pro": ("--category", "--no-category"),
+        "category": ("--category", "--no-category"), "cat": ("--category", "--no-category"),
+        "priority": ("--priority", "--no-priority"), "pri": ("--priority", "--no-priority"), "prio": ("--priority", "--no-priority"),
+        "scheduled": ("--start", "--no-start"), "sched": ("--start", "--no-start"), "wait": ("--start", "--no-start"),
+        "recur": ("--every", "--no-every"),
+    ]
 
     /// The arity of `name` in `command` (or as a global option), nil when unknown there.
     func arity(_ name: String, _ command: String?) -> Arity? {
