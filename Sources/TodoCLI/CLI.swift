@@ -85,7 +85,12 @@ package enum CLI {
             var skipped: [String: Int] = [:]
             var notFollowed: [ICalFiles.KeptRule] = []
             var unmapped: [String]?
-            if case .importFile(let path, let source?) = invocation.command {
+            var todotxt: TodotxtInput?
+            if case .importFile(let path, .todotxt?) = invocation.command {
+                // Read line by line while importing: opened here, so a file that cannot be read never needs the daemon.
+                let context = ForeignImport.Context(zone: timeZone, zoneName: zoneName(), now: now)
+                todotxt = try TodotxtInput(path, context: context, readStdin: readStdin)
+            } else if case .importFile(let path, let source?) = invocation.command {
                 let context = ForeignImport.Context(zone: timeZone, zoneName: zoneName(), now: now)
                 let converted = try ForeignImport.read(path, from: source, context: context, readStdin: readStdin)
                 document = JSON(converted.document)
@@ -108,6 +113,7 @@ package enum CLI {
                     var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                     runner.tzdir = environment["TZDIR"]
                     runner.unmapped = unmapped
+                    runner.todotxt = todotxt
                     runner.socket = socket
                     runner.importSkipped = skipped
                     runner.importNotFollowed = notFollowed

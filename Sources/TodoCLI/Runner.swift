@@ -29,6 +29,8 @@ struct Runner {
     var importSkipped: [String: Int] = [:]
     /// The rules the file being imported had that todod keeps without following, for the report.
     var importNotFollowed: [ICalFiles.KeptRule] = []
+    /// `import --from todotxt`: the file, read while importing.
+    var todotxt: TodotxtInput?
 
     // MARK: - Plumbing
 
@@ -98,6 +100,7 @@ struct Runner {
             if json { emit(raw) } else { print(human.status(status)) }
         case .export(let format, let target): try export(format, target)
         case .importFile:
+            if let todotxt { return try importTodotxt(todotxt) }
             guard let params = document?.objectValue else { throw .input("nothing to import") }
             // A document too long for one request line goes in parts on this connection; the
             // daemon applies them together with the last one.
