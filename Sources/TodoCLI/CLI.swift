@@ -85,6 +85,7 @@ package enum CLI {
             var skipped: [String: Int] = [:]
             var notFollowed: [ICalFiles.KeptRule] = []
             var unmapped: [String]?
+            var refused: [String] = []
             var todotxt: TodotxtInput?
             if case .importFile(let path, .todotxt?) = invocation.command {
                 // Read line by line while importing: opened here, so a file that cannot be read never needs the daemon.
@@ -95,6 +96,7 @@ package enum CLI {
                 let converted = try ForeignImport.read(path, from: source, context: context, readStdin: readStdin)
                 document = JSON(converted.document)
                 unmapped = converted.unmapped
+                refused = converted.refused
             } else if case .importFile(let path, nil) = invocation.command {
                 let reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
                 (document, skipped, notFollowed) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
@@ -113,6 +115,7 @@ package enum CLI {
                     var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
                     runner.tzdir = environment["TZDIR"]
                     runner.unmapped = unmapped
+                    runner.refused = refused
                     runner.todotxt = todotxt
                     runner.socket = socket
                     runner.importSkipped = skipped

@@ -22,6 +22,8 @@ struct Runner {
     var tzdir: String?
     /// `import --from`: what the converted file had no counterpart for, reported after the import.
     var unmapped: [String]?
+    /// `import --from`: the entries of the file refused ("line 7: …"), reported after the import.
+    var refused: [String] = []
     /// The daemon's socket, and how to connect to it again (`watch --reconnect`).
     var socket = ""
     var connect: (() throws(ClientError) -> RPCTransport)?
@@ -114,7 +116,10 @@ struct Runner {
                         for (kind, n) in importSkipped.sorted(by: { $0.key < $1.key }) { counts[kind] = .int(Int64(n)) }
                         o["skipped"] = .object(counts)
                     }
-                    if let unmapped { o["unmapped"] = .array(unmapped.map(JSON.string)) }
+                    if let unmapped {
+                        o["unmapped"] = .array(unmapped.map(JSON.string))
+                        o["refused"] = .array(refused.map(JSON.string))
+                    }
                     if !importNotFollowed.isEmpty {
                         o["notFollowed"] = .array(importNotFollowed.map { r in
                             var rule = JSONObject()
@@ -139,6 +144,7 @@ struct Runner {
                     print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
                     for line in unmapped { print("  - " + Table.oneLine(line)) }
                 }
+                Runner.printRefused(refused, noun: "entry", print)
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)

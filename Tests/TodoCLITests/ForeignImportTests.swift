@@ -71,18 +71,36 @@ import TodoTime
         #expect(todos[1].notes == "Depends on: closed (a1), zz")
     }
 
-    @Test func aMalformedEntryIsRefusedByItsPlace() {
-        func message(_ text: String) -> String? {
-            do { _ = try Self.convert(text); return nil } catch { return (error as? ForeignImportError)?.message }
-        }
-        #expect(message(#"[{"uuid":"a","description":"x","status":"pending"},{"uuid":"b","status":"pending"}]"#) == "entry 2: has no description")
-        #expect(message("{\"uuid\":\"a\",\"description\":\"x\"}\n{\"uuid\":\"b\",\"description\":\"y\",\"due\":\"tomorrow\"}")
-                == "line 2: due \"tomorrow\" is not a Taskwarrior date (20261224T090000Z)")
-        #expect(message("{\"uuid\":\"a\",\"description\":\"x\"}\n{oops")?.hasPrefix("line 2: not valid JSON") == true)
-        #expect(message(#"[{"uuid":"a","description":"x","status":"lost"}]"#) == "entry 1: unknown status \"lost\"")
-        #expect(message(#"[{"uuid":"a","description":"x"},{"uuid":"b","description":"y"},{"uuid":"a","description":"z"}]"#)
-                == "entry 3: uuid a is also the uuid of entry 1")
-        #expect(message(#"[{"uuid":"a","description":"x","tags":["two words"]}]"#)?.hasPrefix("entry 1: ") == true)
+    /// A bad entry is refused with its line (and its place in an array); the others are read.
+    @Test func aMalformedEntryIsRefusedByItsPlaceAndTheRestRead() throws {
+        func refused(_ text: String) throws -> [String] { try Self.convert(text).refused }
+        #expect(try refused(#"[{"uuid":"a","description":"x","status":"pending"},{"uuid":"b","status":"pending"}]"#) == ["line 1 (entry 2): has no description"])
+        #expect(try refused("{\"uuid\":\"a\",\"description\":\"x\"}\n{\"uuid\":\"b\",\"description\":\"y\",\"due\":\"tomorrow\"}")
+                == ["line 2: due \"tomorrow\" is not a Taskwarrior date (20261224T090000Z)"])
+        #expect(try refused("{\"uuid\":\"a\",\"description\":\"x\"}\n{oops").first?.hasPrefix("line 2: not valid JSON") == true)
+        #expect(try refused(#"[{"uuid":"a","description":"x","status":"lost"}]"#) == ["line 1 (entry 1): unknown status \"lost\""])
+        #expect(try refused(#"[{"uuid":"a","description":"x"},{"uuid":"b","description":"y"},{"uuid":"a","description":"z"}]"#)
+                == ["line 1 (entry 3): uuid a is also the uuid of line 1 (entry 1)"])
+        #expect(try refused(#"[{"uuid":"a","description":"x","tags":["two words"]}]"#).first?.hasPrefix("line 1 (entry 1): ") == true)
+        // An array over lines: a number past Double, an annotation past 64 KiB; the rest imports.
+        let long = String(repeating: "長", count: 22_000)
+        let r = try Self.convert("[\n{\"uuid\":\"a\",\"description\":\"ok, [fine] \\\" }\",\"urgency\":1},\n{\"uuid\":\"b\",\"description\":\"big\",\"urgency\":1e400},\n"
+                                 + "{\"uuid\":\"c\",\"description\":\"long\",\"annotations\":[{\"description\":\"\(long)\"}]},\n{\"uuid\":\"d\",\"description\":\"last\"}\n]\n")
+        #expect(r.document.todos.map(\.title) == ["ok, [fine] \" }", "last"])
+        #expect(r.refused.count == 2 && r.refused[0].hasPrefix("line 3 (entry 2): not valid JSON") && r.refused[1] == "line 4 (entry 3): invalid notes: longer than 65536 bytes", "\(r.refused)")
+        // CR-only line ends, one object per line.
+        let mac = try Self.convert("{\"uuid\":\"a\",\"description\":\"x\"}\r{\"uuid\":\"b\",\"description\":\"y\"}\r")
+        #expect(mac.document.todos.map(\.title) == ["x", "y"] && mac.refused.isEmpty)
+        // A file cut short: its last entry is refused.
+        let cut = try Self.convert(#"[{"uuid":"a","description":"x"}, {"uuid":"b","desc"#)
+        #expect(cut.document.todos.map(\.title) == ["x"] && cut.refused.first?.hasPrefix("line 1 (entry 2): not valid JSON") == true)
+    }
+
+    /// `until` on a task that does not repeat: kept as a notes line, and said.
+    @Test func untilOnAOneOffTaskIsKeptAndSaid() throws {
+        let r = try Self.convert(#"[{"uuid":"a","description":"期限つき","until":"20261231T000000Z"}]"#)
+        #expect(r.document.todos.first?.notes == "Until (Taskwarrior deletes it then): 2026-12-31 09:00")
+        #expect(r.unmapped.contains("until (the date Taskwarrior deletes a task) has no counterpart: kept as a notes line on 1 task (期限つき)"), "\(r.unmapped)")
     }
 
     @Test func recurValues() {

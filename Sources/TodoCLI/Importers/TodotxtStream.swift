@@ -81,9 +81,14 @@ extension Runner {
         print("Imported \(r.todos) \(r.todos == 1 ? "todo" : "todos")\(detail) and \(r.categories) \(r.categories == 1 ? "category" : "categories")\(split).")
         print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
         for line in unmapped { print("  - " + Table.oneLine(line)) }
-        if !refused.isEmpty {
-            print("Not imported (\(refused.count) \(refused.count == 1 ? "line" : "lines")):")
-            for line in refused { print("  - " + Table.oneLine(line)) }
-        }
+        Runner.printRefused(refused, noun: "line", print)
+    }
+
+    /// "Not imported (2 lines):" and each refused entry on a line of its own.
+    static func printRefused(_ refused: [String], noun: String, _ print: (String) -> Void) {
+        guard !refused.isEmpty else { return }
+        let plural = noun == "entry" ? "entries" : noun + "s"
+        print("Not imported (\(refused.count) \(refused.count == 1 ? noun : plural)):")
+        for line in refused { print("  - " + Table.oneLine(line)) }
     }
 }
