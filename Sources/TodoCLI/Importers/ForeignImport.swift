@@ -38,7 +38,7 @@ struct ForeignImport: Sendable, Equatable {
         do {
             switch source {
             case .taskwarrior: return try TaskwarriorImport(context: context).convert(bytes)
-            case .todotxt: return TodotxtImport(context: context).convert(bytes)
+            case .todotxt: return TodotxtImport.convert(bytes, context: context)
             }
         } catch {
             throw .input("\(name): \(error.message); nothing was imported")

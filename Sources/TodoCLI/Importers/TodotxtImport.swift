@@ -16,62 +16,88 @@ import TodoTime
 /// A bad line is refused (listed with its number) and the others are read.
 struct TodotxtImport {
     let context: ForeignImport.Context
-    /// The store's todos by uid: a line naming one updates it.
-    var stored: [String: ExportDocument.Entry] = [:]
+    /// The store's todos: the hash of each uid, with the hash of the line the export writes for it.
+    var known: [UInt64: UInt64] = [:]
     /// "line 7: invalid due date …": the lines refused, in order.
     private(set) var refused: [String] = []
     private var kept: [String: Int] = [:], lowPriorities: Set<String> = []
     /// How often each uid was given (by its 64-bit hash: a million lines take little memory).
     private var given: [UInt64: Int] = [:]
 
-    init(context: ForeignImport.Context, stored: [String: ExportDocument.Entry] = [:]) {
+    init(context: ForeignImport.Context) {
         self.context = context
-        self.stored = stored
     }
 
-    /// The whole of `bytes` at once (a file already in memory): every entry, and the report.
-    func convert(_ bytes: [UInt8]) -> ForeignImport {
-        var reader = self
+    /// What a line is to the store.
+    enum Outcome {
+        /// A todo the store does not have.
+        case new(ExportDocument.Entry)
+        /// The line the export writes for the store's todo: nothing to do.
+        case unchanged
+        /// A line naming the store's todo and saying something else: `merged` with the todo.
+        case changed(Line, uid: String)
+        /// Blank, or refused (then listed in `refused`).
+        case none
+    }
+
+    /// Makes the store's `todo` known (its uid and the line it exports as).
+    mutating func know(_ todo: ExportDocument.Entry) {
+        guard let uid = todo.uid else { return }
+        known[Self.hash(uid)] = Self.hash(TodotxtExport.line(todo, zone: context.zone))
+    }
+
+    /// The whole of `bytes` at once against the store's todos `stored`: every entry, and the report.
+    static func convert(_ bytes: [UInt8], context: ForeignImport.Context, stored: [ExportDocument.Entry] = []) -> ForeignImport {
+        var reader = TodotxtImport(context: context)
+        for todo in stored { reader.know(todo) }
+        let byUID = Dictionary(stored.map { ($0.uid ?? "", $0) }, uniquingKeysWith: { a, _ in a })
         var todos: [ExportDocument.Entry] = []
         var lines = TextLines()
-        let take = { (n: Int, raw: [UInt8]?) in if let e = reader.add(raw, number: n) { todos.append(e) } }
+        let take = { (n: Int, raw: [UInt8]?) in
+            switch reader.add(raw, number: n) {
+            case .new(let e): todos.append(e)
+            case .unchanged: break
+            case .changed(let line, let uid):
+                if let known = byUID[uid], let e = reader.merged(line, uid: uid, into: known) { todos.append(e) }
+            case .none: break
+            }
+        }
         lines.feed(bytes[...], take)
         lines.finish(take)
         return ForeignImport(document: ExportDocument(categories: [], todos: todos, exported: context.now),
                              unmapped: reader.unmapped, refused: reader.refused)
     }
 
-    /// Line `number` (nil: longer than a line may be) as the entry to import, or nil when it is
-    /// blank or refused (then listed in `refused`).
-    mutating func add(_ raw: [UInt8]?, number: Int) -> ExportDocument.Entry? {
+    /// Line `number` (nil: longer than a line may be) to the store.
+    mutating func add(_ raw: [UInt8]?, number: Int) -> Outcome {
         guard let raw else {
             refused.append("line \(number): longer than \(TextLines().maxLine >> 10) KiB")
-            return nil
+            return .none
         }
         guard let text = String(validating: raw, as: UTF8.self) else {
             refused.append("line \(number): not valid UTF-8")
-            return nil
+            return .none
         }
-        guard text.contains(where: { !$0.isWhitespace }) else { return nil }
+        guard text.contains(where: { !$0.isWhitespace }) else { return .none }
         do throws(ForeignImportError) {
             let line = try parse(text, number: number)
             var uid = line.uid ?? "todotxt-" + StableHash.hex(line.identity)
             let seen = given[Self.hash(uid), default: 0] + 1
             given[Self.hash(uid)] = seen
             if seen > 1 { uid += "-\(seen)" }  // twin lines, or a line copied with its uid: a todo each
-            var e: ExportDocument.Entry
-            if let known = stored[uid] {
-                e = TodotxtExport.line(known, zone: context.zone) == line.words.joined(separator: " ") ? known : try merged(line, into: known)
-            } else {
-                e = try entry(line)
-            }
-            e.uid = uid
             if let letter = line.beyond { lowPriorities.insert(letter) }
             for key in line.keys { kept[key, default: 0] += 1 }
-            return e
+            if let exported = known[Self.hash(uid)] {
+                // As the export writes it (a line todo.sh wrote has no uid: word).
+                let words = line.words + (line.uid == nil ? ["uid:" + uid] : [])
+                return exported == Self.hash(words.joined(separator: " ")) ? .unchanged : .changed(line, uid: uid)
+            }
+            var e = try entry(line)
+            e.uid = uid
+            return .new(e)
         } catch {
             refused.append(error.message)
-            return nil
+            return .none
         }
     }
 
@@ -87,14 +113,15 @@ struct TodotxtImport {
         return lines
     }
 
-    private static func hash(_ uid: String) -> UInt64 {
+    private static func hash(_ text: String) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in uid.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
     }
 
     /// One todo.txt line taken apart.
     struct Line {
+        var number: Int
         /// Every word, as the line has them (for comparing with what the export writes).
         var words: [String]
         var done = false, completed: Instant?, created: Instant?, priority: TodoPriority?
@@ -110,7 +137,7 @@ struct TodotxtImport {
     func parse(_ text: String, number: Int) throws(ForeignImportError) -> Line {
         func fail(_ what: String) -> ForeignImportError { ForeignImportError("line \(number): \(what)") }
         let all = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        var line = Line(words: all)
+        var line = Line(number: number, words: all)
         var words = all
         func date(_ word: String, _ what: String) throws(ForeignImportError) -> Instant? {
             guard Self.looksLikeDate(word) else { return nil }
@@ -207,7 +234,19 @@ struct TodotxtImport {
     /// time on the same day, the creation and completion times on the same days, notes,
     /// reminders, repeat rule, start, parent and kept iCalendar lines. `+Category` (spaces as
     /// `_`) is its category again, not a tag; a done line without a priority keeps the todo's.
-    func merged(_ line: Line, into known: ExportDocument.Entry) throws(ForeignImportError) -> ExportDocument.Entry {
+    /// Refused (listed, nil) when the notes it adds make them too long.
+    mutating func merged(_ line: Line, uid: String, into known: ExportDocument.Entry) -> ExportDocument.Entry? {
+        do throws(ForeignImportError) {
+            var e = try merged(line, into: known)
+            e.uid = uid
+            return e
+        } catch {
+            refused.append("line \(line.number): \(error.message)")
+            return nil
+        }
+    }
+
+    private func merged(_ line: Line, into known: ExportDocument.Entry) throws(ForeignImportError) -> ExportDocument.Entry {
         var e = known
         func day(_ i: Instant) -> Int64 { LocalTime(i, in: context.zone).days }
         e.title = line.title
