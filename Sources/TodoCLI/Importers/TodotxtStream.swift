@@ -21,6 +21,7 @@ extension Runner {
         var query = TodoQuery()
         query.status = .all
         query.limit = 10_000
+        query.sort = [TodoQuery.SortKey(.id)]  // a stable order from page to page
         while true {
             let page = try call(query)
             for todo in page.todos { reader.know(ExportDocument.Entry(todo)) }
