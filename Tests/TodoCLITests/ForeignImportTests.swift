@@ -200,6 +200,9 @@ import TodoTime
         // Each line is the store's todo as it is: nothing to send.
         let same = Self.todotxt(text, stored: [open, done])
         #expect(same.document.todos.isEmpty && same.refused.isEmpty)
+        // A file todo.sh wrote (no uid:, tags in its own order) read again: its todo as it is.
+        let mine = "(A) 2026-11-30 買う +b @a due:2026-12-24\nx 2026-12-01 済み +家 @外\n"
+        #expect(Self.todotxt(mine, stored: Self.todotxt(mine).document.todos).document.todos.isEmpty)
         // Edited as todo.sh would: a word appended, the priority changed; then completed.
         let edited = Self.todotxt("(B) 2026-11-29 電話する +1 at 10:30 +Work_stuff @電話 +urgent due:2026-12-24 uid:u-1 soon\n", stored: [open, done])
         let e = edited.document.todos[0]

@@ -16,8 +16,9 @@ import TodoTime
 /// A bad line is refused (listed with its number) and the others are read.
 struct TodotxtImport {
     let context: ForeignImport.Context
-    /// The store's todos: the hash of each uid, with the hash of the line the export writes for it.
-    var known: [UInt64: UInt64] = [:]
+    /// The store's todos: the hash of each uid, with the hashes of what the line the export
+    /// writes for it says (`Line.said`), with its creation date and without.
+    var known: [UInt64: (dated: UInt64, undated: UInt64)] = [:]
     /// "line 7: invalid due date …": the lines refused, in order.
     private(set) var refused: [String] = []
     private var kept: [String: Int] = [:], lowPriorities: Set<String> = []
@@ -42,8 +43,18 @@ struct TodotxtImport {
 
     /// Makes the store's `todo` known (its uid and the line it exports as).
     mutating func know(_ todo: ExportDocument.Entry) {
-        guard let uid = todo.uid else { return }
-        known[Self.hash(uid)] = Self.hash(TodotxtExport.line(todo, zone: context.zone))
+        guard let uid = todo.uid, let line = try? parse(TodotxtExport.line(todo, zone: context.zone), number: 0) else { return }
+        known[Self.hash(uid)] = (Self.hash(said(line, dated: true)), Self.hash(said(line, dated: false)))
+    }
+
+    /// What `line` says, whatever the order of its tags and keys: two lines saying the same
+    /// are the same todo as it is. `dated: false` leaves out the creation date (a line without one
+    /// keeps the todo's).
+    private func said(_ line: Line, dated: Bool) -> String {
+        func date(_ i: Instant?) -> String { i.map { LocalTime.dateText(days: LocalTime($0, in: context.zone).days) } ?? "" }
+        return [line.done ? "x" : "", date(line.completed), line.priority?.rawValue ?? "", line.beyond ?? "",
+                dated ? date(line.created) : "", line.title, line.tags.joined(separator: " "), date(line.due),
+                line.notes.sorted().joined(separator: " ")].joined(separator: "\u{1F}")
     }
 
     /// The whole of `bytes` at once against the store's todos `stored`: every entry, and the report.
@@ -88,9 +99,9 @@ struct TodotxtImport {
             if let letter = line.beyond { lowPriorities.insert(letter) }
             for key in line.keys { kept[key, default: 0] += 1 }
             if let exported = known[Self.hash(uid)] {
-                // As the export writes it (a line todo.sh wrote has no uid: word).
-                let words = line.words + (line.uid == nil ? ["uid:" + uid] : [])
-                return exported == Self.hash(words.joined(separator: " ")) ? .unchanged : .changed(line, uid: uid)
+                let same = line.created == nil ? exported.undated == Self.hash(said(line, dated: false))
+                    : exported.dated == Self.hash(said(line, dated: true))
+                return same ? .unchanged : .changed(line, uid: uid)
             }
             var e = try entry(line)
             e.uid = uid
