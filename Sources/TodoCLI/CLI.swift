@@ -108,11 +108,18 @@ package enum CLI {
             var skipped: [String: Int] = [:]
             var notFollowed: [ICalFiles.KeptRule] = []
             var unmapped: [String]?
-            if case .importFile(let path, let source?) = invocation.command {
+            var refused: [String] = []
+            var todotxt: TodotxtInput?
+            if case .importFile(let path, .todotxt?) = invocation.command {
+                // Read line by line while importing: opened here, so a file that cannot be read never needs the daemon.
+                let context = ForeignImport.Context(zone: timeZone, zoneName: zoneName(), now: now)
+                todotxt = try TodotxtInput(path, context: context, readStdin: readStdin)
+            } else if case .importFile(let path, let source?) = invocation.command {
                 let context = ForeignImport.Context(zone: timeZone, zoneName: zoneName(), now: now)
                 let converted = try ForeignImport.read(path, from: source, context: context, readStdin: readStdin)
                 document = JSON(converted.document)
                 unmapped = converted.unmapped
+                refused = converted.refused
             } else if case .importFile(let path, nil) = invocation.command {
                 var reader = ICalReader(zone: timeZone, zoneName: zoneName(), tzdir: environment["TZDIR"], now: now)
                 reader.defaultRemindTime = config.remindDefault ? config.remindTime : nil
@@ -134,6 +141,8 @@ package enum CLI {
                     runner.err = err
                     runner.tzdir = environment["TZDIR"]
                     runner.unmapped = unmapped
+                    runner.refused = refused
+                    runner.todotxt = todotxt
                     runner.socket = socket
                     runner.importSkipped = skipped
                     runner.importNotFollowed = notFollowed

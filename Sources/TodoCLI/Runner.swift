@@ -24,6 +24,8 @@ struct Runner {
     var tzdir: String?
     /// `import --from`: what the converted file had no counterpart for, reported after the import.
     var unmapped: [String]?
+    /// `import --from`: the entries of the file refused ("line 7: …"), reported after the import.
+    var refused: [String] = []
     /// The daemon's socket, and how to connect to it again (`watch --reconnect`).
     var socket = ""
     var connect: (() throws(ClientError) -> RPCTransport)?
@@ -31,6 +33,8 @@ struct Runner {
     var importSkipped: [String: Int] = [:]
     /// The rules the file being imported had that todod keeps without following, for the report.
     var importNotFollowed: [ICalFiles.KeptRule] = []
+    /// `import --from todotxt`: the file, read while importing.
+    var todotxt: TodotxtInput?
 
     // MARK: - Plumbing
 
@@ -115,6 +119,7 @@ struct Runner {
             if json { emit(raw) } else { print(human.status(status)) }
         case .export(let format, let target): try export(format, target)
         case .importFile:
+            if let todotxt { return try importTodotxt(todotxt) }
             guard let params = document?.objectValue else { throw .input("nothing to import") }
             // A document too long for one request line goes in parts on this connection; the
             // daemon applies them together with the last one.
@@ -131,7 +136,10 @@ struct Runner {
                         for (kind, n) in importSkipped.sorted(by: { $0.key < $1.key }) { counts[kind] = .int(Int64(n)) }
                         o["skipped"] = .object(counts)
                     }
-                    if let unmapped { o["unmapped"] = .array(unmapped.map(JSON.string)) }
+                    if let unmapped {
+                        o["unmapped"] = .array(unmapped.map(JSON.string))
+                        o["refused"] = .array(refused.map(JSON.string))
+                    }
                     if !importNotFollowed.isEmpty {
                         o["notFollowed"] = .array(importNotFollowed.map { r in
                             var rule = JSONObject()
@@ -156,6 +164,7 @@ struct Runner {
                     print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
                     for line in unmapped { print("  - " + Table.oneLine(line)) }
                 }
+                Runner.printRefused(refused, noun: "entry", print)
             }
         case .undo(let steps, let redo): try undo(steps: steps, redo: redo)
         case .history(let limit): try history(limit: limit)

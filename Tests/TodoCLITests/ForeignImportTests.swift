@@ -71,18 +71,36 @@ import TodoTime
         #expect(todos[1].notes == "Depends on: closed (a1), zz")
     }
 
-    @Test func aMalformedEntryIsRefusedByItsPlace() {
-        func message(_ text: String) -> String? {
-            do { _ = try Self.convert(text); return nil } catch { return (error as? ForeignImportError)?.message }
-        }
-        #expect(message(#"[{"uuid":"a","description":"x","status":"pending"},{"uuid":"b","status":"pending"}]"#) == "entry 2: has no description")
-        #expect(message("{\"uuid\":\"a\",\"description\":\"x\"}\n{\"uuid\":\"b\",\"description\":\"y\",\"due\":\"tomorrow\"}")
-                == "line 2: due \"tomorrow\" is not a Taskwarrior date (20261224T090000Z)")
-        #expect(message("{\"uuid\":\"a\",\"description\":\"x\"}\n{oops")?.hasPrefix("line 2: not valid JSON") == true)
-        #expect(message(#"[{"uuid":"a","description":"x","status":"lost"}]"#) == "entry 1: unknown status \"lost\"")
-        #expect(message(#"[{"uuid":"a","description":"x"},{"uuid":"b","description":"y"},{"uuid":"a","description":"z"}]"#)
-                == "entry 3: uuid a is also the uuid of entry 1")
-        #expect(message(#"[{"uuid":"a","description":"x","tags":["two words"]}]"#)?.hasPrefix("entry 1: ") == true)
+    /// A bad entry is refused with its line (and its place in an array); the others are read.
+    @Test func aMalformedEntryIsRefusedByItsPlaceAndTheRestRead() throws {
+        func refused(_ text: String) throws -> [String] { try Self.convert(text).refused }
+        #expect(try refused(#"[{"uuid":"a","description":"x","status":"pending"},{"uuid":"b","status":"pending"}]"#) == ["line 1 (entry 2): has no description"])
+        #expect(try refused("{\"uuid\":\"a\",\"description\":\"x\"}\n{\"uuid\":\"b\",\"description\":\"y\",\"due\":\"tomorrow\"}")
+                == ["line 2: due \"tomorrow\" is not a Taskwarrior date (20261224T090000Z)"])
+        #expect(try refused("{\"uuid\":\"a\",\"description\":\"x\"}\n{oops").first?.hasPrefix("line 2: not valid JSON") == true)
+        #expect(try refused(#"[{"uuid":"a","description":"x","status":"lost"}]"#) == ["line 1 (entry 1): unknown status \"lost\""])
+        #expect(try refused(#"[{"uuid":"a","description":"x"},{"uuid":"b","description":"y"},{"uuid":"a","description":"z"}]"#)
+                == ["line 1 (entry 3): uuid a is also the uuid of line 1 (entry 1)"])
+        #expect(try refused(#"[{"uuid":"a","description":"x","tags":["two words"]}]"#).first?.hasPrefix("line 1 (entry 1): ") == true)
+        // An array over lines: a number past Double, an annotation past 64 KiB; the rest imports.
+        let long = String(repeating: "長", count: 22_000)
+        let r = try Self.convert("[\n{\"uuid\":\"a\",\"description\":\"ok, [fine] \\\" }\",\"urgency\":1},\n{\"uuid\":\"b\",\"description\":\"big\",\"urgency\":1e400},\n"
+                                 + "{\"uuid\":\"c\",\"description\":\"long\",\"annotations\":[{\"description\":\"\(long)\"}]},\n{\"uuid\":\"d\",\"description\":\"last\"}\n]\n")
+        #expect(r.document.todos.map(\.title) == ["ok, [fine] \" }", "last"])
+        #expect(r.refused.count == 2 && r.refused[0].hasPrefix("line 3 (entry 2): not valid JSON") && r.refused[1] == "line 4 (entry 3): invalid notes: longer than 65536 bytes", "\(r.refused)")
+        // CR-only line ends, one object per line.
+        let mac = try Self.convert("{\"uuid\":\"a\",\"description\":\"x\"}\r{\"uuid\":\"b\",\"description\":\"y\"}\r")
+        #expect(mac.document.todos.map(\.title) == ["x", "y"] && mac.refused.isEmpty)
+        // A file cut short: its last entry is refused.
+        let cut = try Self.convert(#"[{"uuid":"a","description":"x"}, {"uuid":"b","desc"#)
+        #expect(cut.document.todos.map(\.title) == ["x"] && cut.refused.first?.hasPrefix("line 1 (entry 2): not valid JSON") == true)
+    }
+
+    /// `until` on a task that does not repeat: kept as a notes line, and said.
+    @Test func untilOnAOneOffTaskIsKeptAndSaid() throws {
+        let r = try Self.convert(#"[{"uuid":"a","description":"期限つき","until":"20261231T000000Z"}]"#)
+        #expect(r.document.todos.first?.notes == "Until (Taskwarrior deletes it then): 2026-12-31 09:00")
+        #expect(r.unmapped.contains("until (the date Taskwarrior deletes a task) has no counterpart: kept as a notes line on 1 task (期限つき)"), "\(r.unmapped)")
     }
 
     @Test func recurValues() {
@@ -95,12 +113,12 @@ import TodoTime
         #expect(TaskwarriorImport.rule("4h") == nil)
     }
 
-    static func todotxt(_ text: String) throws -> ForeignImport {
-        try TodotxtImport(context: context).convert(Array(text.utf8))
+    static func todotxt(_ text: String, stored: [ExportDocument.Entry] = []) -> ForeignImport {
+        TodotxtImport.convert(Array(text.utf8), context: context, stored: stored)
     }
 
     @Test func todotxtLinesMap() throws {
-        let result = try Self.todotxt("""
+        let result = Self.todotxt("""
         (A) 2026-11-30 電話する +仕事 @電話 due:2026-12-24 t:2026-12-20
         x 2026-12-01 2026-11-29 Pay rent +home pri:B
         (D) someday maybe http://example.com/x
@@ -117,17 +135,25 @@ import TodoTime
         #expect(result.unmapped == ["priorities D imported as low (todod has high, medium and low)",
                                     "t: (1 line) has no counterpart: kept in the notes"])
         // The same file gives the same uids (importing again changes nothing); twin lines differ.
-        let first = try Self.todotxt("a\na\n").document.todos.map(\.uid)
-        let again = try Self.todotxt("a\na\n").document.todos.map(\.uid)
+        let first = Self.todotxt("a\na\n").document.todos.map(\.uid)
+        let again = Self.todotxt("a\na\n").document.todos.map(\.uid)
         #expect(first[0] != first[1] && first == again)
     }
 
-    @Test func aMalformedTodotxtLineIsRefusedWithItsNumber() {
-        func message(_ text: String) -> String? {
-            do { _ = try Self.todotxt(text); return nil } catch { return (error as? ForeignImportError)?.message }
-        }
-        #expect(message("fine\nx 2026-13-45 bad month") == "line 2: invalid completion date \"2026-13-45\"")
-        #expect(message("a\n\nb due:soon") == "line 3: invalid due date \"soon\" (expected YYYY-MM-DD)")
+    /// A bad line is refused with its number and the others are read: a bad date, a line that is
+    /// only `x`, invalid UTF-8, a line past 128 KiB; CR-only line ends (old Mac files) end lines.
+    @Test func aMalformedTodotxtLineIsRefusedWithItsNumberAndTheRestRead() {
+        let r = Self.todotxt("fine\nx 2026-13-45 bad month\nx\n\na\n\nb due:soon\n" + String(repeating: "z", count: 200_000) + "\r\nlast")
+        #expect(r.document.todos.map(\.title) == ["fine", "a", "last"])
+        #expect(r.refused == ["line 2: invalid completion date \"2026-13-45\"", "line 3: a completion mark with no task",
+                              "line 7: invalid due date \"soon\" (expected YYYY-MM-DD)", "line 8: longer than 128 KiB"])
+        let mac = Self.todotxt("(A) one\r(B) two\rx 2026-11-30 three\r")
+        #expect(mac.document.todos.map(\.title) == ["one", "two", "three"] && mac.refused.isEmpty)
+        let crlf = Self.todotxt("\u{FEFF}one\r\n\r\ntwo\r\n")
+        #expect(crlf.document.todos.map(\.title) == ["one", "two"])
+        var bytes = Array("one\r\nbad ".utf8)
+        bytes.append(0xFF)
+        #expect(TodotxtImport.convert(bytes, context: Self.context).refused == ["line 2: not valid UTF-8"])
     }
 
     /// `--from` names a source todoctl knows; a bad file is refused before the daemon is asked.
@@ -136,8 +162,9 @@ import TodoTime
         #expect(unknown.status == 2 && unknown.stderr.contains("unsupported source \"csv\" for --from; the sources are taskwarrior and todotxt"), "\(unknown.stderr)")
         let transport = FakeTransport()
         let bad = Fixtures.run(["import", "--from", "todotxt", "-"], transport: transport, stdin: Array("ok\nx 2026-02-30 nope\n".utf8))
-        #expect(bad.status == 1 && bad.stderr == "todoctl: standard input: line 2: invalid completion date \"2026-02-30\"; nothing was imported\n", "\(bad.stderr)")
-        #expect(transport.calls.isEmpty)
+        #expect(bad.status == 0 && bad.stdout.hasSuffix("Not imported (1 line):\n  - line 2: invalid completion date \"2026-02-30\"\n"), "\(bad.stdout)")
+        #expect(transport.methods == ["todo.list", "store.import"])
+        #expect(transport.calls.last?.params["todos"]?.arrayValue?.map { $0["title"] } == ["ok"])
         let good = Fixtures.run(["--json", "import", "--from", "todotxt", "-"], transport: transport, stdin: Array("(B) 電話する +仕事\n".utf8))
         #expect(good.status == 0, "\(good.stderr)")
         let sent = transport.calls.last
@@ -153,7 +180,36 @@ import TodoTime
                                         created: Self.at("2026-11-28T15:00:00Z"), updated: Self.now, priority: .low)
         #expect(TodotxtExport.line(done, zone: Self.tokyo) == "x 2026-12-01 2026-11-29 Pay rent")
         // What todod writes, todoctl reads back the same.
-        let back = try? Self.todotxt(TodotxtExport.text([open, done], zone: Self.tokyo)).document.todos
+        let back = Optional(Self.todotxt(TodotxtExport.text([open, done], zone: Self.tokyo)).document.todos)
         #expect(back?.map(\.title) == ["電話する", "Pay rent"] && back?[0].tags == ["@電話", "urgent", "Work_stuff"] && back?[1].done == true)
+    }
+
+    /// Our own export read back against the store it came from is the store's todos as they are;
+    /// an edited line changes what it says and keeps what todo.txt cannot say.
+    @Test func todotxtRoundTripFindsEachTodoByItsUid() {
+        var open = ExportDocument.Entry(title: "電話する +1 at 10:30", notes: "番号は手帳に", category: "Work stuff",
+                                        due: Self.at("2026-12-24T06:30:00Z"), remind: Self.at("2026-12-24T06:00:00Z"),
+                                        created: Self.at("2026-11-29T03:00:00Z"), updated: Self.now, uid: "u-1", priority: .high,
+                                        tags: ["@電話", "urgent"])
+        open.zone = "Asia/Tokyo"
+        let done = ExportDocument.Entry(title: "Pay rent", done: true, completed: Self.at("2026-11-30T20:00:00Z"),
+                                        created: Self.at("2026-11-28T15:00:00Z"), updated: Self.at("2026-11-30T20:00:00Z"), uid: "u-2",
+                                        priority: .low)
+        let text = TodotxtExport.text([open, done], zone: Self.tokyo)
+        #expect(text.hasSuffix(" due:2026-12-24 uid:u-1\nx 2026-12-01 2026-11-29 Pay rent uid:u-2\n"), "\(text)")
+        // Each line is the store's todo as it is: nothing to send.
+        let same = Self.todotxt(text, stored: [open, done])
+        #expect(same.document.todos.isEmpty && same.refused.isEmpty)
+        // A file todo.sh wrote (no uid:, tags in its own order) read again: its todo as it is.
+        let mine = "(A) 2026-11-30 買う +b @a due:2026-12-24\nx 2026-12-01 済み +家 @外\n"
+        #expect(Self.todotxt(mine, stored: Self.todotxt(mine).document.todos).document.todos.isEmpty)
+        // Edited as todo.sh would: a word appended, the priority changed; then completed.
+        let edited = Self.todotxt("(B) 2026-11-29 電話する +1 at 10:30 +Work_stuff @電話 +urgent due:2026-12-24 uid:u-1 soon\n", stored: [open, done])
+        let e = edited.document.todos[0]
+        #expect(e.title == "電話する at 10:30 soon" && e.priority == .medium && e.category == "Work stuff" && e.tags == ["1", "@電話", "urgent"])
+        #expect(e.due == open.due && e.remind == open.remind && e.notes == open.notes && e.created == open.created && e.updated > open.updated)
+        let completed = Self.todotxt("x 2026-12-01 2026-11-29 電話する at 10:30 @電話 due:2026-12-25 uid:u-1\n", stored: [open]).document.todos[0]
+        #expect(completed.done && completed.completed == Self.now && completed.priority == .high && completed.category == nil)
+        #expect(completed.due == Self.at("2026-12-24T15:00:00Z") && completed.allDay)
     }
 }

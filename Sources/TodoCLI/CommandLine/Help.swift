@@ -151,7 +151,7 @@ enum Help {
               summary: "Add everything in a JSON export, an iCalendar file (its VTODOs) or a vdir directory, atomically;\n"
                 + "- reads stdin. Todos are matched by uid: importing the same thing twice changes nothing.\n"
                 + "A malformed file is refused with its line number, and nothing is imported.",
-              options: [("--from SOURCE", "taskwarrior ('task export') or todotxt; ends with what had no counterpart")]),
+              options: [("--from SOURCE", "taskwarrior ('task export') or todotxt; lists what it refused, by line, and what had no counterpart")]),
         Entry(name: "undo", synopsis: ["undo [STEPS]", "undo --list [--limit N]"],
               summary: "Revert the most recent change (STEPS times), whoever made it; 'redo' applies it again.\n"
                 + "An undo is itself a change; a new change after it makes what was undone final.\n"

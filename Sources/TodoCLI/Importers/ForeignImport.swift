@@ -10,10 +10,12 @@ package enum ImportSource: String, Sendable, Equatable, CaseIterable {
     case todotxt
 }
 
-/// A foreign file converted: the document to send and the report lines (each one sentence).
+/// A foreign file converted: the document to send, the report lines (each one sentence) and the
+/// entries refused ("line 7: …", one each; the others are imported).
 struct ForeignImport: Sendable, Equatable {
     var document: ExportDocument
     var unmapped: [String]
+    var refused: [String] = []
 
     /// Where the converters read local dates and which zone name they give the todos.
     struct Context: Sendable {
@@ -36,7 +38,7 @@ struct ForeignImport: Sendable, Equatable {
         do {
             switch source {
             case .taskwarrior: return try TaskwarriorImport(context: context).convert(bytes)
-            case .todotxt: return try TodotxtImport(context: context).convert(bytes)
+            case .todotxt: return TodotxtImport.convert(bytes, context: context)
             }
         } catch {
             throw .input("\(name): \(error.message); nothing was imported")

@@ -29,20 +29,27 @@ struct TaskwarriorImport {
         var foreignRecur: String? = nil
     }
 
+    /// The tasks of `bytes` converted; an entry that cannot be read is refused (listed with its
+    /// place) and the others are converted. Throws only when the file is no Taskwarrior export at all.
     func convert(_ bytes: [UInt8]) throws(ForeignImportError) -> ForeignImport {
         var tasks: [Task] = []
         var places: [String: String] = [:]
-        for (place, value) in try Self.objects(bytes) {
-            let t = try task(value, place)
-            if let first = places.updateValue(place, forKey: t.uuid) {
-                throw ForeignImportError("\(place): uuid \(t.uuid) is also the uuid of \(first)")
+        var refused: [String] = []
+        for (place, item) in try Self.objects(bytes) {
+            do throws(ForeignImportError) {
+                let t = try task(try item.get(), place)
+                if let first = places[t.uuid] { throw ForeignImportError("\(place): uuid \(t.uuid) is also the uuid of \(first)") }
+                places[t.uuid] = place
+                tasks.append(t)
+            } catch {
+                refused.append(error.message)
             }
-            tasks.append(t)
         }
 
         var unmapped: [String] = []
         var deleted: [String] = [], instances = 0, orphans: [String] = [], started: [String] = []
         var extra: [String: Int] = [:], foreignRecur: [String] = [], waitDropped: [String] = [], otherPriority: [String] = []
+        var expiring: [String] = []
         let byUUID = Dictionary(uniqueKeysWithValues: tasks.map { ($0.uuid, $0) })
         // The next pending instance of each template: the earliest due among its pending children.
         // Without one (Taskwarrior makes the next instance only later), the occurrence after the
@@ -86,6 +93,11 @@ struct TaskwarriorImport {
             if o["start"] != nil, !e.done { started.append(e.title) }
             if o["wait"] != nil, o["scheduled"] != nil { waitDropped.append(e.title) }
             if let p = o["priority"]?.stringValue, !["H", "M", "L"].contains(p) { otherPriority.append(p) }
+            if e.recurrence == nil, let until = o["until"]?.stringValue.flatMap(Self.instant) {
+                // Taskwarrior deletes the task then; todod keeps it, and says so in the notes.
+                e.notes = Self.joined(e.notes, "Until (Taskwarrior deletes it then): " + LocalTime(until, in: context.zone).text)
+                expiring.append(e.title)
+            }
             // Dependencies by title where the file has the task, with the uuid in any case.
             if let depends = o["depends"] {
                 let uuids = depends.arrayValue?.compactMap(\.stringValue)
@@ -112,33 +124,96 @@ struct TaskwarriorImport {
             unmapped.append("attribute \(key) (\(n) task\(n == 1 ? "" : "s")) has no counterpart and was not imported")
         }
         if tasks.contains(where: { $0.object["urgency"] != nil }) { unmapped.append("urgency is computed by Taskwarrior; todod sorts by priority and due instead") }
+        if !expiring.isEmpty {
+            unmapped.append("until (the date Taskwarrior deletes a task) has no counterpart: kept as a notes line on \(ForeignImport.some(expiring, "task"))")
+        }
         return ForeignImport(document: ExportDocument(categories: ForeignImport.categories(todos), todos: todos, exported: context.now),
-                             unmapped: unmapped)
+                             unmapped: unmapped, refused: refused)
     }
 
-    /// The task objects of an export with their place for messages: `entry N` in an array,
-    /// `line N` in one object per line.
-    static func objects(_ bytes: [UInt8]) throws(ForeignImportError) -> [(String, JSON)] {
+    /// The task objects of an export, each parsed on its own, with its place for messages:
+    /// `line N` (where the entry starts; in an array also `entry N`). An entry that is not valid
+    /// JSON is a failure of its own; the others are read.
+    static func objects(_ bytes: [UInt8]) throws(ForeignImportError) -> [(String, Result<JSON, ForeignImportError>)] {
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         let body = bytes[start...]
         guard let first = body.first(where: { ![0x20, 0x09, 0x0D, 0x0A].contains($0) }) else { return [] }
-        if first == UInt8(ascii: "[") {
-            let value: JSON
-            do { value = try JSON.parse(body) } catch { throw ForeignImportError("not valid JSON: \(error.description)") }
-            guard case .array(let items) = value else { throw ForeignImportError("not a Taskwarrior export") }
-            return items.enumerated().map { ("entry \($0.offset + 1)", $0.element) }
-        }
-        var result: [(String, JSON)] = []
-        for (i, line) in body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            guard line.contains(where: { ![0x20, 0x09, 0x0D, 0x2C].contains($0) }) else { continue }
-            var text = Array(line)
-            while let last = text.last, [0x20, 0x09, 0x0D, 0x2C].contains(last) { text.removeLast() }  // "},"
-            do { result.append(("line \(i + 1)", try JSON.parse(text))) } catch {
-                throw ForeignImportError("line \(i + 1): not valid JSON: \(error.description)")
+        func parsed(_ text: ArraySlice<UInt8>, _ place: String) -> (String, Result<JSON, ForeignImportError>) {
+            do { return (place, .success(try JSON.parse(text))) } catch {
+                return (place, .failure(ForeignImportError("\(place): not valid JSON: \(error.description)")))
             }
         }
+        if first == UInt8(ascii: "[") {
+            return arrayEntries(body).enumerated().map { parsed($0.element.bytes, "line \($0.element.line) (entry \($0.offset + 1))") }
+        }
+        var result: [(String, Result<JSON, ForeignImportError>)] = []
+        for (i, line) in lines(body).enumerated() {
+            var text = line
+            while let last = text.last, [0x20, 0x09, 0x2C].contains(last) { text = text.dropLast() }  // "},"
+            guard text.contains(where: { ![0x20, 0x09].contains($0) }) else { continue }
+            result.append(parsed(text, "line \(i + 1)"))
+        }
         return result
+    }
+
+    /// The lines of `bytes`: LF, CRLF and CR each end one.
+    static func lines(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var result: [ArraySlice<UInt8>] = []
+        var start = bytes.startIndex, i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            if b == 0x0A || b == 0x0D {
+                result.append(bytes[start..<i])
+                if b == 0x0D, i + 1 < bytes.endIndex, bytes[i + 1] == 0x0A { i += 1 }
+                start = i + 1
+            }
+            i += 1
+        }
+        if start < bytes.endIndex { result.append(bytes[start...]) }
+        return result
+    }
+
+    /// The members of the JSON array `bytes` as text, each with the line it starts on, found
+    /// by brackets and strings alone, so one entry that is not valid JSON spoils only itself.
+    static func arrayEntries(_ bytes: ArraySlice<UInt8>) -> [(bytes: ArraySlice<UInt8>, line: Int)] {
+        var entries: [(bytes: ArraySlice<UInt8>, line: Int)] = []
+        var depth = 0, inString = false, escaped = false, line = 1, afterCR = false
+        var start: Int?, startLine = 1
+        func close(_ end: Int) {
+            if let s = start {
+                var text = bytes[s..<end]
+                while let last = text.last, [0x20, 0x09, 0x0D, 0x0A].contains(last) { text = text.dropLast() }
+                entries.append((text, startLine))
+            }
+            start = nil
+        }
+        for i in bytes.indices {
+            let b = bytes[i]
+            if b == 0x0A { if !afterCR { line += 1 } } else if b == 0x0D { line += 1 }
+            afterCR = b == 0x0D
+            if inString {
+                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                continue
+            }
+            switch b {
+            case 0x5B, 0x7B:  // [ {
+                if depth == 1 && start == nil { start = i; startLine = line }
+                depth += 1
+            case 0x5D, 0x7D:  // ] }
+                depth -= 1
+                if depth == 0 { close(i); return entries }
+            case 0x2C where depth == 1:
+                close(i)
+            case 0x20, 0x09, 0x0D, 0x0A:
+                break
+            default:
+                if depth == 1 && start == nil { start = i; startLine = line }
+                if b == 0x22 { inString = true }
+            }
+        }
+        close(bytes.endIndex)  // an array never closed: its last entry as far as it goes
+        return entries
     }
 
     private func task(_ value: JSON, _ place: String) throws(ForeignImportError) -> Task {

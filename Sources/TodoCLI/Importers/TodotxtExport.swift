@@ -4,7 +4,8 @@ import TodoTime
 /// `export --format todotxt`: one todo.txt line per todo, in manual order. Open todos get
 /// `(A)`/`(B)`/`(C)` for high/medium/low; done ones `x` and their completion date. Then the
 /// creation date, the title, the category as `+Category` (spaces as `_`), each tag as `+tag`
-/// (a tag starting with `@` as that context), `due:` with the local date of the due. Notes,
+/// (a tag starting with `@` as that context), `due:` with the local date of the due, and `uid:`
+/// with the todo's uid, so importing the file again finds each todo (TodotxtImport). Notes,
 /// reminders and repeat rules have no place in todo.txt and are not written.
 enum TodotxtExport {
     static func text(_ todos: [ExportDocument.Entry], zone: ZoneInfo) -> String {
@@ -25,6 +26,7 @@ enum TodotxtExport {
         if let c = e.category { words.append("+" + String(c.map { $0.isWhitespace ? "_" : $0 })) }
         for tag in e.tags { words.append(tag.hasPrefix("@") ? tag : "+" + tag) }
         if let due = e.due { words.append("due:" + date(due)) }
+        if let uid = e.uid { words.append("uid:" + uid) }
         return words.joined(separator: " ")
     }
 }

@@ -288,6 +288,14 @@ final class Router: Sendable {
     /// The most memory the parts of one import may take while held (`ExportDocument.estimatedBytes`).
     static let maxImportBytes = 256 << 20
 
+    /// Why parts holding `bytes` (more than `maxImportBytes`) are refused: the size in tenths of
+    /// a MiB rounded up, so it never reads as the limit itself.
+    static func importTooLarge(_ bytes: Int) -> String {
+        let tenths = (bytes * 10 + (1 << 20) - 1) >> 20
+        return "an import in parts may hold at most \(maxImportBytes >> 20) MiB; with this part it holds \(tenths / 10).\(tenths % 10) MiB"
+            + " (send it as several imports)"
+    }
+
     /// `store.import`, one part of it. A document too long for one line (1 MiB) arrives in parts
     /// on one connection: each but the last says `"more": true` and is only checked and `held`
     /// (nothing is written); the last applies every part in this one transaction. Any error drops
@@ -308,7 +316,7 @@ final class Router: Sendable {
         if p.more {
             let bytes = heldBytes + part.estimatedBytes
             guard bytes <= Router.maxImportBytes else {
-                throw RPCError.invalidParams("todos", "an import in parts may hold at most \(Router.maxImportBytes >> 20) MiB; this one holds \(bytes >> 20) MiB")
+                throw RPCError.invalidParams("todos", Router.importTooLarge(bytes))
             }
             held = HeldImport(document: document, bytes: bytes)
             return Reply(result: ImportResult(heldTodos: document.todos.count, categories: document.categories.count))
