@@ -26,6 +26,9 @@ package struct TodoQuery: Sendable, Equatable {
     package var category: String?
     /// Only todos without a category.
     package var uncategorized = false
+    /// `category` takes in the categories below it too: `仕事` lists `仕事.会議` and `仕事/会議`
+    /// (a dotted or slashed name is a sub-category, as Taskwarrior's projects).
+    package var subcategories = false
     /// Only open todos whose due instant has passed.
     package var overdue = false
     /// Only todos due strictly before this instant.

@@ -47,4 +47,27 @@ import TodoTestSupport
         let two = try d.todoctl(["1", "3"])
         #expect(two.status == 2 && two.stderr.contains("give one id"))
     }
+
+    /// A dotted or slashed category is a sub-category: `-c 仕事` lists them, `-c =仕事` only
+    /// 仕事; a subtask given no category takes its parent's.
+    @Test func categoriesAsProjects() throws {
+        let d = try DaemonProcess()
+        for (title, category) in [("会議の準備", "仕事.会議"), ("週報", "仕事"), ("経費", "仕事/経理"), ("仕事着を洗う", "仕事着"), ("議事録", "仕事.会議.記録")] {
+            #expect(try d.todoctl(["add", title, "-c", category]).status == 0)
+        }
+        func titles(_ arguments: [String]) throws -> [String] {
+            let result = try d.todoctl(["--json", "list"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            return (try JSON.parse(Array(result.stdout.utf8)).arrayValue ?? []).compactMap { $0["title"]?.stringValue }
+        }
+        #expect(try Set(titles(["-c", "仕事"])) == ["会議の準備", "週報", "経費", "議事録"])
+        #expect(try titles(["-c", "=仕事"]) == ["週報"])
+        #expect(try Set(titles(["-c", "仕事.会議"])) == ["会議の準備", "議事録"])
+        #expect(try d.todoctl(["list", "-c", "趣味"]).status == 1)
+        // A subtask without a category takes its parent's; one given a category keeps it.
+        #expect(try d.todoctl(["add", "下書き", "--parent", "2"]).status == 0)
+        #expect(try d.todoctl(["add", "私用", "--parent", "2", "-c", "家"]).status == 0)
+        #expect(try JSON.parse(Array(try d.todoctl(["--json", "show", "6"]).stdout.utf8))["category"] == .string("仕事"))
+        #expect(try JSON.parse(Array(try d.todoctl(["--json", "show", "7"]).stdout.utf8))["category"] == .string("家"))
+    }
 }

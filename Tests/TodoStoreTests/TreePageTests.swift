@@ -43,7 +43,8 @@ import TodoTestSupport
         try store.write { tx in
             var parent: Int64 = 0
             for i in 1...3000 {
-                let new = NewTodo(title: "t\(i) 牛乳", category: i % 3 == 0 ? "家" : nil, parent: i % 10 == 0 ? parent : nil)
+                // A subtask outside 家 names a category of its own (given none, it would take its parent's).
+                let new = NewTodo(title: "t\(i) 牛乳", category: i % 3 == 0 ? "家" : i % 10 == 0 ? "外" : nil, parent: i % 10 == 0 ? parent : nil)
                 let todo = try tx.add(new)
                 if i % 10 != 0 { parent = todo.id }
             }

@@ -405,7 +405,11 @@ package struct Parser {
         if args.has("--category") && args.has("--no-category") {
             throw UsageError("--category and --no-category cannot be used together", command: "list")
         }
-        options.query.category = args.value("--category")
+        // `-c 仕事` takes in 仕事.会議 and 仕事/会議 too; `-c =仕事` only 仕事 itself.
+        if let name = args.value("--category") {
+            options.query.subcategories = !name.hasPrefix("=")
+            options.query.category = name.hasPrefix("=") ? String(name.dropFirst()) : name
+        }
         options.query.uncategorized = args.has("--no-category")
         options.query.overdue = args.has("--overdue")
         options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in throughEndOf(try when(v, "--due-before", "list")) }

@@ -11,6 +11,7 @@ extension TodoQuery {
         }
         category = try p.optionalString("category")
         uncategorized = try p.flag("uncategorized")
+        subcategories = try p.flag("subcategories")
         overdue = try p.flag("overdue")
         dueBefore = try p.optionalInstant("dueBefore")
         dueAfter = try p.optionalInstant("dueAfter")
@@ -58,6 +59,7 @@ extension TodoQuery {
         var p: JSONObject = ["status": .string(status.rawValue)]
         if let category { p["category"] = .string(category) }
         if uncategorized { p["uncategorized"] = .bool(true) }
+        if subcategories { p["subcategories"] = .bool(true) }
         if overdue { p["overdue"] = .bool(true) }
         if let dueBefore { p["dueBefore"] = JSON(dueBefore) }
         if let dueAfter { p["dueAfter"] = JSON(dueAfter) }

@@ -33,6 +33,18 @@ extension StoreTransaction {
         return category
     }
 
+    /// The ids of the category named `name` and of those below it (`仕事.会議`, `仕事/会議`,
+    /// `仕事.会議.議事録`), matched as names are (case and width folded); not found when none is.
+    package func categoryTree(named name: String, field: String = "name") throws(TodoError) -> [Int64] {
+        let valid = try Validation.categoryName(name, field: field)
+        let key = TextKey.identity(valid)
+        let ids = try connection.rows(
+            "SELECT id FROM categories WHERE name_key = ?1 OR substr(name_key, 1, length(?2)) IN (?2, ?3) ORDER BY rank",
+            [.text(key), .text(key + "."), .text(key + "/")]) { s in s.int64(0) }
+        guard !ids.isEmpty else { throw TodoError.notFound("no category named \"\(valid)\"") }
+        return ids
+    }
+
     /// The id of the category named `name`, creating it (at the end of the order) when missing.
     func categoryID(creating name: String) throws(TodoError) -> Int64 {
         try category(creating: name).id

@@ -20,10 +20,14 @@ extension StoreTransaction {
             guard !query.uncategorized else {
                 throw TodoError.invalid("uncategorized", "cannot be combined with category")
             }
-            let id = try category(named: name, field: "category").id
-            categoryID = id
-            conditions.append("t.category_id = ?")
-            values.append(.integer(id))
+            let ids = query.subcategories ? try categoryTree(named: name, field: "category") : [try category(named: name, field: "category").id]
+            if ids.count == 1 {
+                categoryID = ids[0]
+                conditions.append("t.category_id = ?")
+            } else {
+                conditions.append("t.category_id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))")
+            }
+            values += ids.map { .integer($0) }
         } else if query.uncategorized {
             conditions.append("t.category_id IS NULL")
         }

@@ -160,11 +160,14 @@ extension StoreTransaction {
     package func add(_ new: NewTodo) throws(TodoError) -> Todo {
         let title = try Validation.title(new.title)
         let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
-        let category = try new.category.map { (name) throws(TodoError) in try self.category(creating: name) }
+        if let parent = new.parent { try checkParent(parent, of: nil) }
+        // A subtask given no category takes its parent's.
+        var categoryName = new.category
+        if categoryName == nil, let parent = new.parent { categoryName = try self.todo(parent).category }
+        let category = try categoryName.map { (name) throws(TodoError) in try self.category(creating: name) }
         let fields = try checkedFields(priority: new.priority, tags: new.tags, zone: new.zone, allDay: new.allDay,
                                        recurrence: new.recurrence, due: new.due)
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
-        if let parent = new.parent { try checkParent(parent, of: nil) }
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
         try connection.run("""
