@@ -91,6 +91,15 @@ package struct VTodoCodec: Sendable {
     package func canonical(_ item: SyncItem) -> SyncItem {
         (try? self.item(bytes(item)).get()) ?? item
     }
+
+    /// The last synced version of a todo (its resource's bytes as the server had them), in
+    /// canonical form: what todod would write of it. The store's side and the server's are
+    /// compared in that form, so lines todod writes otherwise than another client did (alarms of
+    /// kinds it does not map, properties in another order) are no change on either side.
+    package func base(_ bytes: [UInt8]) -> SyncItem? {
+        guard !bytes.isEmpty, let item = try? item(bytes).get() else { return nil }
+        return canonical(item)
+    }
 }
 
 private extension String {
