@@ -165,7 +165,8 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .calendarWithoutTodos(let url): "the calendar \(url) does not hold todos (VTODO)"
         case .noTodoCalendar(let server): "no calendar holding todos (VTODO) at \(server); make one, or name it with --calendar"
         case .outOfTime(let seconds): "the round's \(seconds) s ran out before the server had answered; the next round goes on"
-        case .severalTodoCalendars(let names): "several calendars hold todos; choose one with --calendar: " + names.joined(separator: ", ")
+        case .severalTodoCalendars(let names):
+            "several calendars hold todos; sync each as a list with --lists, or choose one with --calendar: " + names.joined(separator: ", ")
         }
     }
 
