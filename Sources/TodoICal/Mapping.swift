@@ -757,10 +757,23 @@ package struct ICalWriter: Sendable {
             lines += Self.wellFormed(alarm)
             lines.append("END:VALARM")
         }
+        if e.remind != nil { Self.mappedAlarmFirst(&lines) }
         lines.append("END:VTODO")
         // The resource's other components (instances edited elsewhere), as they came.
         lines += Self.wellFormedInstances(instances)
         return lines
+    }
+
+    /// Moves the alarm written for `remind` (the VTODO's last component so far) before the kept
+    /// components: a reader takes the first alarm it can place as the reminder, so written first
+    /// it is read back as the reminder, and the alarms kept stay kept (written and read again,
+    /// a VTODO with several alarms is the same todo).
+    static func mappedAlarmFirst(_ lines: inout [String]) {
+        guard let mapped = lines.lastIndex(of: "BEGIN:VALARM"),
+              let first = lines.indices.dropFirst().first(where: { lines[$0].hasPrefix("BEGIN:") }), first < mapped else { return }
+        let block = lines[mapped...]
+        lines.removeSubrange(mapped...)
+        lines.insert(contentsOf: block, at: first)
     }
 
     /// DTSTART `t` (the line the start was read from) moved to `start`, in its own form: a date,

@@ -20,7 +20,8 @@ import TodoTestSupport
         init(passwordMode: Int = 0o600) throws {
             FileManager.default.createFile(atPath: password, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: passwordMode])
             try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
-            // The stand-in todod-sync: --check prints FAKE_CALENDAR or fails with FAKE_CHECK_ERROR;
+            // The stand-in todod-sync: --check prints FAKE_CALENDAR or fails with FAKE_CHECK_ERROR
+            // (with FAKE_SEVERAL and neither --lists nor --calendar: several calendars, exit status 3);
             // --once prints a line per account and exits with FAKE_ONCE_STATUS.
             try script(dir.file("todod-sync"), """
                 #!/bin/sh
@@ -28,6 +29,9 @@ import TodoTestSupport
                 case "$1" in
                 --check)
                     if [ -n "$FAKE_CHECK_ERROR" ]; then echo "todod-sync: $FAKE_CHECK_ERROR" >&2; exit 1; fi
+                    case "$*" in *--lists*|*--calendar*) ;; *) if [ -n "$FAKE_SEVERAL" ]; then
+                        echo "todod-sync: several calendars hold todos; sync each as a list with --lists, or choose one with --calendar: a, b" >&2; exit 3
+                    fi;; esac
                     echo "${FAKE_CALENDAR:-https://dav.example.org/alice/tasks/}";;
                 --once)
                     echo "home: synced (2 sent, 1 received)"
@@ -117,6 +121,22 @@ import TodoTestSupport
         let missing = try s.add("home", ["TODOD_SYNC": s.dir.file("nowhere")])
         #expect(missing.status == 1 && missing.stderr.hasPrefix("todoctl: cannot run \(s.dir.file("nowhere")): "), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: s.dir.file("config")))
+    }
+
+    /// An account with several task lists and none named is added with lists, without being
+    /// asked (`todod-sync --check` exits 3 for it); one named with --calendar stays one calendar.
+    @Test func severalTaskListsAreAddedAsLists() throws {
+        let s = try Setup()
+        let r = try s.add("home", ["FAKE_SEVERAL": "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("Added sync account home: alice at https://dav.example.org/alice/tasks/ (the default list; every calendar is a list)\n"))
+        #expect(r.stdout.contains("several task lists: each is a list here, as with --lists"), "\(r.stdout)")
+        #expect(s.recorded.count == 2 && s.recorded[1].hasSuffix(" --lists"), "\(s.recorded)")
+        #expect(s.read(s.config)?.contains("lists = yes") == true)
+        let one = try Setup()
+        let named = try one.todoctl(["sync", "add", "home", "--url", "https://dav.example.org/", "--user", "alice", "--password-file", one.password,
+                                     "--calendar", "/alice/tasks/"], ["FAKE_SEVERAL": "1"])
+        #expect(named.status == 0 && one.read(one.config)?.contains("lists") == false, "\(named.stderr)")
     }
 
     @Test func aPasswordFileOthersCanReadIsRefusedBeforeAnythingRuns() throws {

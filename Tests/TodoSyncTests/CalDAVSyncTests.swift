@@ -471,9 +471,18 @@ struct CalDAVSyncTests {
         _ = try Self.calendar(server)
         let several = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", server.rootURL, "--user", server.user!,
                                                                                "--password-file", file], environment: host.environment)
-        #expect(several.status == 1)
+        #expect(several.status == 3)
         #expect(several.stderr.contains("several calendars hold todos") && several.stderr.contains(calendar))
+        #expect(several.stderr.contains("--lists") && several.stderr.contains("--calendar"))
         #expect(several.stderr.split(separator: "\n").count == 1)
+        // `todoctl sync add` of such an account syncs its calendars as lists without being asked.
+        let added = try ChildProcess.run(BuiltProducts.path("todoctl"), ["sync", "add", "multi", "--url", server.rootURL, "--user", server.user!,
+                                                                          "--password-file", file],
+                                         environment: host.environment.merging(["TODOD_SYNC": BuiltProducts.path("todod-sync"), "PATH": "/usr/bin:/bin"]) { $1 })
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("several task lists") && added.stdout.contains("--lists"), "\(added.stdout)")
+        let multi = try #require(try SyncConfig.load(environment: host.environment).first { $0.name == "multi" })
+        #expect(multi.lists && multi.calendars.isEmpty)
     }
 
     /// A first upload longer than a round (`round-limit = 4` in sync.conf, 600 todos to Radicale)

@@ -117,3 +117,77 @@ import TodoUserFiles
         #expect(try m.sync(cal).sent == 0)
     }
 }
+
+/// Another client changes only the title of a todo that carries much todod does not model:
+/// the round takes the title quietly, without a conflict and without writing to the server
+/// (issue 32, item 6).
+@Suite(.serialized) struct ForeignTitleEditTests {
+    /// An Apple-like resource: unknown properties, X- lines long enough to fold, alarms of kinds
+    /// todod does not map (AUDIO, EMAIL, a second DISPLAY), a property in a zone todod does not know.
+    static func richResource(title: String, modified: String, sequence: Int) -> String {
+        let long = String(repeating: "長い値の拡張プロパティ ", count: 40)
+        return ([
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Apple Inc.//iOS 18.0//EN", "CALSCALE:GREGORIAN",
+            "BEGIN:VTIMEZONE", "TZID:Custom/Office", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0900",
+            "TZOFFSETTO:+0900", "TZNAME:OFC", "END:STANDARD", "END:VTIMEZONE",
+            "BEGIN:VTODO", "UID:rich-1@apple", "DTSTAMP:\(modified)", "CREATED:20261101T090000Z", "LAST-MODIFIED:\(modified)",
+            "SEQUENCE:\(sequence)", "SUMMARY:\(title)", "STATUS:NEEDS-ACTION", "DUE:20261210T090000Z", "CLASS:PRIVATE",
+            "GEO:35.6812;139.7671", "URL:https://example.org/tasks/rich-1", "X-APPLE-SORT-ORDER:1000",
+            "X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-TITLE=東京駅:geo:35.6812,139.7671",
+            "X-OTHER-CLIENT-DATA:\(long)", "X-OTHER-REVIEW;TZID=Custom/Office:20261209T100000",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:-PT15M", "X-WR-ALARMUID:A1", "END:VALARM",
+            "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;VALUE=DATE-TIME:20261210T080000Z", "ATTACH;VALUE=URI:Chord",
+            "X-WR-ALARMUID:A2", "END:VALARM",
+            "BEGIN:VALARM", "ACTION:EMAIL", "SUMMARY:期限", "DESCRIPTION:\(long)", "ATTENDEE:mailto:alice@example.org",
+            "TRIGGER:-P1D", "END:VALARM",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Second", "TRIGGER:-PT1H", "X-WR-ALARMUID:A3", "END:VALARM",
+            "END:VTODO", "END:VCALENDAR",
+        ].map { ContentLinesForTests.fold($0) }).joined()
+    }
+
+    @Test func aTitleChangedElsewhereMergesQuietly() throws {
+        let (one, two) = (try Machine(), try Machine())
+        let cal = InMemoryCollection()
+        let href = cal.put("rich.ics", Self.richResource(title: "Buy milk", modified: "20261201T090000Z", sequence: 1))
+        try one.sync(cal)
+        try two.sync(cal)
+        // Nothing changed: quiet on both (the lines todod writes otherwise are no change here).
+        #expect(try one.sync(cal).sent == 0 && two.sync(cal).sent == 0)
+        #expect(cal.updates == 0)
+        let putsBefore = cal.updates
+        cal.put(href, Self.richResource(title: "牛乳を買う", modified: icalStamp(fromNow: 60), sequence: 2))
+        for m in [one, two] {
+            var conflicts: [SyncStatus.Conflict] = []
+            let round = try m.sync(cal, conflicts: { conflicts.append($0) })
+            #expect(conflicts.isEmpty, "\(conflicts)")
+            #expect(round.sent == 0 && round.received == 1, "\(round)")
+            #expect(try m.todo(uid: "rich-1@apple")?["title"] == "牛乳を買う")
+        }
+        #expect(cal.updates == putsBefore)
+        // A title changed here afterwards goes back with everything the other client wrote.
+        try one.update(uid: "rich-1@apple", ["title": "牛乳を二本買う"])
+        #expect(try one.sync(cal).sent == 1)
+        let text = String(decoding: try #require(cal.resources[href]).data, as: UTF8.self).replacingOccurrences(of: "\r\n ", with: "")
+        for part in ["X-WR-ALARMUID:A2", "ATTACH;VALUE=URI:Chord", "ACTION:EMAIL", "X-WR-ALARMUID:A3", "GEO:35.6812;139.7671", "X-OTHER-REVIEW;TZID=Custom/Office"] {
+            #expect(text.contains(part), "\(part) missing: \(text)")
+        }
+        var conflicts: [SyncStatus.Conflict] = []
+        let round = try two.sync(cal, conflicts: { conflicts.append($0) })
+        #expect(conflicts.isEmpty && round.sent == 0 && round.received == 1, "\(round) \(conflicts)")
+        #expect(try one.sync(cal).sent == 0)
+    }
+}
+
+/// Folds a content line at 75 octets as clients do (never inside a UTF-8 sequence), with CRLF.
+enum ContentLinesForTests {
+    static func fold(_ line: String) -> String {
+        var out = "", count = 0
+        for ch in line {
+            let n = String(ch).utf8.count
+            if count + n > 75 { out += "\r\n "; count = 1 }
+            out.append(ch)
+            count += n
+        }
+        return out + "\r\n"
+    }
+}

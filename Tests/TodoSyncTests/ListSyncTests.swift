@@ -102,6 +102,25 @@ struct ListSyncTests {
         Dictionary(try host.machine.todos().map { ($0["uid"]?.stringValue ?? "", $0) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// A calendar with no todos (a list just made on the phone) is a category after the first
+    /// round; a todo put in it here goes to that calendar, and no second calendar of its name is made.
+    @Test(arguments: [CalDAVServer.Kind.radicale, .cyrus])
+    func anEmptyCalendarIsACategoryFromTheFirstRound(_ kind: CalDAVServer.Kind) throws {
+        let (server, _) = try Self.server(kind)
+        let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
+        let errands = server.homeURL + "errands/"
+        try dav.makeCalendar(at: errands, name: "買い物 Errands")
+        let host = try Self.host(server)
+        #expect(try host.once().status == 0)
+        #expect(try ListAccountsTests.categories(host).contains("買い物 Errands"))
+        let milk = try #require(try host.machine.add("牛乳", ["category": "買い物 Errands"])["uid"]?.stringValue)
+        #expect(try host.once().status == 0)
+        let lists = try Self.lists(server)
+        #expect(lists["買い物 Errands"]?.url == errands && lists["買い物 Errands"]?.items[milk] != nil, "\(lists)")
+        #expect(try dav.calendars().filter { ListSync.displayName($0.displayName) == "買い物 Errands" }.count == 1)
+        #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
+    }
+
     @Test(arguments: CalDAVServer.Kind.allCases)
     func everyCalendarIsACategoryAndAMoveMovesTheResource(_ kind: CalDAVServer.Kind) throws {
         let (server, defaultList) = try Self.server(kind)

@@ -101,3 +101,42 @@ import TodoTestSupport
         #expect(renumbered.renumbered && renumbered.orders == ["b": 2048])
     }
 }
+
+/// A todo another client writes without a sort order (no `X-APPLE-SORT-ORDER`) gets its place
+/// from the first todod that takes it, and that place goes to the server: the other todod and
+/// the server show the same order (issue 32, item 5).
+@Suite(.serialized) struct UnorderedForeignTodoTests {
+    @Test func aTodoWithoutASortOrderIsPlacedAndItsPlaceUploaded() throws {
+        let (one, two) = (try Machine(), try Machine())
+        let cal = InMemoryCollection()
+        let first = try #require(try one.add("前から").result_uid)
+        try one.sync(cal)
+        try two.sync(cal)
+        let local = try #require(try one.add("LOCAL ここで").result_uid)
+        cal.put("phone.ics", vtodo(uid: "phone-1", summary: "PHONE 電話で"))
+        try one.sync(cal)
+        try two.sync(cal)
+        try one.sync(cal)
+        #expect(cal.items()["phone-1"]?.sortOrder != nil)
+        let order = try one.openUIDs()
+        #expect(Set(order) == [first, local, "phone-1"])
+        try OrderConvergenceTests.expectConverged(one, two, cal, order)
+    }
+
+    /// The same with the todo already in both stores when the other client wrote it: the
+    /// first todod that syncs places it.
+    @Test func aTodoWithoutASortOrderArrivingAloneIsPlaced() throws {
+        let (one, two) = (try Machine(), try Machine())
+        let cal = InMemoryCollection()
+        let first = try #require(try one.add("LOCAL ここで").result_uid)
+        try one.sync(cal)
+        try two.sync(cal)
+        cal.put("phone.ics", vtodo(uid: "phone-1", summary: "PHONE 電話で"))
+        try two.sync(cal)
+        try one.sync(cal)
+        #expect(cal.items()["phone-1"]?.sortOrder != nil)
+        let order = try two.openUIDs()
+        #expect(Set(order) == [first, "phone-1"])
+        try OrderConvergenceTests.expectConverged(one, two, cal, order)
+    }
+}

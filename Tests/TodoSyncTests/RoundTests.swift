@@ -18,8 +18,9 @@ import TodoUserFiles
         try m.add("Call mom", ["due": "2026-12-24T09:00:00Z"])
         cal.put("phone-1.ics", vtodo(uid: "phone-1", summary: "Buy stamps"))
         let first = try m.sync(cal)
-        #expect(first.sent == 2)
+        #expect(first.sent == 3)  // two created, and the phone's todo (no sort order) given its place
         #expect(first.received == 1)
+        #expect(cal.items()["phone-1"]?.sortOrder != nil)
         #expect(cal.resources.count == 3)
         #expect(try m.todos().count == 3)
         let uid = try #require(a["uid"]?.stringValue)

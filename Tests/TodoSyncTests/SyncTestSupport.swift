@@ -165,7 +165,8 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     /// client shows; ties by uid, as todod orders them).
     func openUIDsBySortOrder() -> [String] {
         items().filter { !$0.value.entry.done }.sorted { a, b in
-            a.value.sortOrder != b.value.sortOrder ? a.value.sortOrder! < b.value.sortOrder! : a.key < b.key
+            let (x, y) = (a.value.sortOrder ?? .max, b.value.sortOrder ?? .max)  // none: last
+            return x != y ? x < y : a.key < b.key
         }.map(\.key)
     }
 

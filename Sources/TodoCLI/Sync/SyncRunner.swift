@@ -91,7 +91,13 @@ struct SyncRunner {
         var arguments = ["--check", "--url", o.url, "--user", o.user, "--password-file", secret]
         if let calendar = o.calendar { arguments += ["--calendar", calendar] }
         if o.lists { arguments += ["--lists"] }
-        let (status, stdout, stderr, timedOut) = try runSync(arguments, timeout: SyncRunner.checkTimeout, passThrough: false)
+        var (status, stdout, stderr, timedOut) = try runSync(arguments, timeout: SyncRunner.checkTimeout, passThrough: false)
+        // Several task lists and none chosen (todod-sync --check exits 3): each is a list.
+        var o = o, several = false
+        if !timedOut, status == .status(3), !o.lists, o.calendar == nil {
+            (o.lists, several) = (true, true)
+            (status, stdout, stderr, timedOut) = try runSync(arguments + ["--lists"], timeout: SyncRunner.checkTimeout, passThrough: false)
+        }
         if timedOut { throw .input("cannot add account \(o.name): todod-sync --check did not finish within \(Int(SyncRunner.checkTimeout)) s") }
         guard status == .status(0) else {
             let reason = SyncRunner.lastLine(stderr) ?? "todod-sync --check failed (\(status))"
@@ -112,6 +118,7 @@ struct SyncRunner {
         if json { emit(SyncRunner.json(account, status: nil)) } else {
             print(["Added sync account \(o.name): \(Table.oneLine(o.user)) at \(Table.oneLine(calendar))"
                    + (o.lists ? " (the default list; every calendar\(o.calendars.isEmpty ? "" : " named") is a list)" : "")])
+            if several { print(["The account has several task lists: each is a list here, as with --lists (--calendar URL syncs one alone)."]) }
             let remote = SyncRunner.lines(stdout).dropFirst().first { $0.hasPrefix("todos ") }.flatMap { Int($0.dropFirst(6)) }
             if let line = SyncRunner.firstRound(remote: remote, local: storeCount(), initial: o.initial) { print([line]) }
         }

@@ -27,6 +27,14 @@ extension SyncRound {
             }.map(\.1)
         let (stale, rejected) = try applyInParts(entries)
         report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") || rejected[$0.uid ?? ""] != nil }.count
+        // An open todo from the server without a sort order (from a client that writes none) has
+        // a place here only: the next pass places it between its neighbours, as if moved here,
+        // and sends that place, so every store and the server show one order.
+        for p in plans where !stale.contains(p.uid) && rejected[p.uid] == nil {
+            guard let entry = p.localWrite, !entry.deleted, !entry.done, case .present(_, _, let item, _) = p.remote, item.sortOrder == nil else { continue }
+            movesToResend.insert(p.uid)
+            again = true
+        }
         // A todo todod's rules refuse stays out, named, and nothing of it is written anywhere.
         if !rejected.isEmpty {
             for plan in plans {

@@ -138,7 +138,7 @@ package enum SyncPlanner {
     /// Whether the store's todo differs from the last synced version (true without one): an
     /// import of the server's version is no change made here.
     static func changedHere(_ todo: Todo?, base: SyncedItem?, _ codec: VTodoCodec) -> Bool {
-        guard let todo, let base, !base.base.isEmpty, let baseItem = try? codec.item(base.base).get() else { return true }
+        guard let todo, let base, let baseItem = codec.base(base.base) else { return true }
         let local = codec.canonical(SyncItem(todo: todo, kept: baseItem.entry.ical).ordered(baseItem.sortOrder))
         return !ThreeWayMerge.sameContent(local, baseItem)
     }
@@ -157,7 +157,7 @@ package enum SyncPlanner {
     /// the sort order `place` chose for it (a move here, or a renumbering).
     static func plan(uid: String, base: SyncedItem?, local: Local, remote: Remote, placed: Int64? = nil, _ input: Input) -> Plan? {
         let codec = input.codec, initialMode = input.initialMode
-        let baseItem: SyncItem? = base.flatMap { $0.base.isEmpty ? nil : try? codec.item($0.base).get() }
+        let baseItem: SyncItem? = base.flatMap { codec.base($0.base) }
         var remoteItem: (href: String, etag: String, item: SyncItem, bytes: [UInt8])?
         switch remote {
         case .unchanged:

@@ -185,7 +185,7 @@ package final class SyncRound {
             let todos = Dictionary(try store.allTodos().map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
             for uid in waiting {
                 guard let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), !base.base.isEmpty,
-                      let baseItem = try? codec.item(base.base).get() else { continue }
+                      let baseItem = codec.base(base.base) else { continue }
                 guard let todo = todos[uid] else { uids.insert(uid); continue }
                 let local = codec.canonical(SyncItem(todo: todo, kept: baseItem.entry.ical).ordered(baseItem.sortOrder))
                 if !ThreeWayMerge.sameContent(local, baseItem) { uids.insert(uid) }

@@ -91,6 +91,15 @@ package struct VTodoCodec: Sendable {
     package func canonical(_ item: SyncItem) -> SyncItem {
         (try? self.item(bytes(item)).get()) ?? item
     }
+
+    /// The last synced version of a todo (its resource's bytes as the server had them), in
+    /// canonical form: what todod would write of it. The store's side and the server's are
+    /// compared in that form, so lines todod writes otherwise than another client did (alarms of
+    /// kinds it does not map, properties in another order) are no change on either side.
+    package func base(_ bytes: [UInt8]) -> SyncItem? {
+        guard !bytes.isEmpty, let item = try? item(bytes).get() else { return nil }
+        return canonical(item)
+    }
 }
 
 private extension String {
@@ -156,7 +165,8 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .calendarWithoutTodos(let url): "the calendar \(url) does not hold todos (VTODO)"
         case .noTodoCalendar(let server): "no calendar holding todos (VTODO) at \(server); make one, or name it with --calendar"
         case .outOfTime(let seconds): "the round's \(seconds) s ran out before the server had answered; the next round goes on"
-        case .severalTodoCalendars(let names): "several calendars hold todos; choose one with --calendar: " + names.joined(separator: ", ")
+        case .severalTodoCalendars(let names):
+            "several calendars hold todos; sync each as a list with --lists, or choose one with --calendar: " + names.joined(separator: ", ")
         }
     }
 

@@ -119,6 +119,19 @@ struct ListSync {
                 localOnly.append((category.name, category.open + category.done, "the server made no calendar for it (\(error.message))"))
             }
         }
+        // A calendar with no todos yet (a list made on the phone) is a category from its first
+        // round, so it can be chosen here before anything is in it.
+        for i in lists.indices where lists[i].category == nil && !lists[i].name.isEmpty
+            && !categories.contains(where: { $0.name == lists[i].name }) {
+            do {
+                let made = try store.call(CategoryAddParams(name: lists[i].name))
+                lists[i].category = made.id
+                categories.append(made)
+                log("\(account.name): the calendar \(lists[i].url) is the category \(made.name)")
+            } catch {
+                log("\(account.name): cannot make the category \(lists[i].name): \(error.message)")
+            }
+        }
         map.lists = lists
         try map.save(mapPath)
         naming?.unlock()

@@ -114,6 +114,8 @@ package enum SyncMain {
             return 0
         case .failure(let error):
             SyncOutput.error(error.message)
+            // Several task lists and none chosen: 3, so `sync add` can take them all as lists.
+            if case .severalTodoCalendars = error { return 3 }
             return 1
         }
     }
