@@ -42,7 +42,7 @@ import TodoTestSupport
         _ = try json(d, ["category", "add", "仕事"])
         let steps: [[String]] = [
             ["add", "三", "--top"], ["edit", "2", "--title", "報告書", "--untag", "x"], ["done", "1", "2"], ["done", "3"],
-            ["reopen", "1"], ["category", "rm", "家", "--force"], ["rm", "1"], ["move", "3", "--to", "1"], ["snooze", "3", "1h"],
+            ["reopen", "1"], ["category", "rm", "家", "--force"], ["rm", "1"], ["move", "3", "--to", "1"], ["snooze", "3", "2099-02-01 09:00"],
             ["category", "add", "趣味"], ["category", "rename", "仕事", "しごと"], ["category", "move", "趣味", "--to", "1"],
         ]
         for step in steps {

@@ -156,10 +156,13 @@ import TodoTestSupport
         let edited = try d.todoctl(["--json", "edit", id, "--due", "月末"], environment: env)
         let eom = try #require(Self.date(try JSON.parse(edited.stdout)["due"]), "\(edited.stdout) \(edited.stderr)")
         #expect(cal.component(.day, from: cal.date(byAdding: .second, value: 1, to: eom) ?? eom) == 1, "\(edited.stdout)")
-        let snoozed = try d.todoctl(["snooze", id, "明日の夕方"], environment: env)
+        // A snooze never moves a reminder earlier: to the evening of the 1st of next month, after
+        // the end of this month.
+        let snoozed = try d.todoctl(["snooze", id, "来月1日の夕方"], environment: env)
         #expect(snoozed.status == 0, "\(snoozed.stderr)")
         let shown = try JSON.parse(try d.todoctl(["--json", "show", id], environment: env).stdout)
-        #expect(Self.date(shown["remind"]) == cal.date(bySettingHour: 18, minute: 0, second: 0, of: tomorrow), "\(shown)")
+        let nextFirst = cal.date(byAdding: .second, value: 1, to: eom) ?? eom
+        #expect(Self.date(shown["remind"]) == cal.date(bySettingHour: 18, minute: 0, second: 0, of: nextFirst), "\(shown)")
         // A bad value: an English one-line error quoting it, exit 2, nothing added.
         let bad = try d.todoctl(["add", "x", "--due", "明日の午前"], environment: env)
         #expect(bad.status == 2)

@@ -32,7 +32,7 @@ import TodoRPC
         Case(arguments: ["add", "--top", "--", "-h"], method: "todo.add", params: ["title": "-h", "top": true]),
         Case(arguments: ["list"], method: "todo.list", params: ["status": "open"]),
         Case(arguments: ["list", "--done", "--category", "Work", "--overdue", "--search", "milk", "--limit", "10"],
-             method: "todo.list", params: ["status": "done", "category": "Work", "overdue": true, "search": "milk", "limit": 10]),
+             method: "todo.list", params: ["status": "done", "category": "Work", "subcategories": true, "overdue": true, "search": "milk", "limit": 10]),
         Case(arguments: ["list", "--all", "--no-category", "--due-before", "+1d", "--due-after", "@0"], method: "todo.list",
              // The daemon is asked for 27 h more on each side: all-day todos are compared by their local day here.
              params: ["status": "all", "uncategorized": true, "dueBefore": at(86_400 + 27 * 3600), "dueAfter": "1969-12-30T21:00:00Z"],
