@@ -162,13 +162,9 @@ package final class Terminal {
     /// The next key typed, nil when none waits.
     package func readKey() -> Key? {
         if stopSignal == nil, let signal = stopSignals?.take() { stopSignal = signal }
-        if resizeSignal?.take() != nil {
-            do {
-                var size = winsize()
-                if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 {
-                    resizeterm(Int32(size.ws_row), Int32(size.ws_col))  // queues KEY_RESIZE
-                }
-            }
+        var size = winsize()
+        if resizeSignal?.take() != nil, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 {
+            resizeterm(Int32(size.ws_row), Int32(size.ws_col))  // queues KEY_RESIZE
         }
         var value: wint_t = 0
         let result = wget_wch(todod_stdscr(), &value)

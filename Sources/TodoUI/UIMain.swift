@@ -28,7 +28,7 @@ package enum UIMain {
         while let argument = rest.popFirst() {
             switch argument {
             case "-h", "--help":
-                print(usage)
+                try? Posix.writeAll(1, Array((usage + "\n").utf8))
                 return 0
             case "--system": system = true
             case "--socket":
