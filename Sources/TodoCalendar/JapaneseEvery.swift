@@ -8,7 +8,7 @@ enum JapaneseEvery {
         var s = Substring(String(text.map { c -> Character in
             // Full-width digits and spaces as ASCII.
             guard let v = c.unicodeScalars.first?.value, c.unicodeScalars.count == 1 else { return c }
-            if (0xFF10...0xFF19).contains(v) { return Character(Unicode.Scalar(v - 0xFF10 + 0x30)!) }
+            if (0xFF10...0xFF19).contains(v) { return Character(Unicode.Scalar(UInt8(v - 0xFF10 + 0x30))) }
             return v == 0x3000 ? " " : c
         }).trimmingSpaces)
         guard s.unicodeScalars.contains(where: { $0.value >= 0x3000 }) else { return nil }

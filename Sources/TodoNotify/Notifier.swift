@@ -433,8 +433,10 @@ struct KeySet {
     mutating func forget(before usec: Int64) {
         while front < order.count {
             let first = order[front]
-            if isLive(first) && entries[first.key]!.usec >= usec { break }
-            if isLive(first) { entries[first.key] = nil }
+            if let entry = entries[first.key], entry.serial == first.serial {
+                if entry.usec >= usec { break }
+                entries[first.key] = nil
+            }
             front += 1
         }
         compact()

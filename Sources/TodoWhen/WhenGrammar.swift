@@ -65,7 +65,8 @@ extension TimeExpression {
                 unit = unit.dropFirst()
             }
             let words: [Substring: Substring] = ["day": "eod", "week": "eow", "month": "eom", "year": "eoy"]
-            guard unit.count == 1, let word = words[unit.first!], let end = endOf(next ? "eon" + word.dropFirst(2) : word, today: today) else { return nil }
+            guard unit.count == 1, let name = unit.first, let word = words[name],
+                  let end = endOf(next ? "eon" + word.dropFirst(2) : word, today: today) else { return nil }
             return LocalTime.instant(days: end, secondOfDay: 86_399, in: timeZone).map { When(instant: $0) }
         }
         if tokens == ["tonight"] {

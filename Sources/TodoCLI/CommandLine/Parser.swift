@@ -199,7 +199,8 @@ package struct Parser {
 
     /// An id or a range of them as `done` takes them: `12`, `3-7`.
     static func isIDList(_ text: String) -> Bool {
-        !text.isEmpty && text.first!.isASCII && text.first!.isNumber && text.allSatisfy { ($0.isASCII && $0.isNumber) || $0 == "-" }
+        guard let first = text.first, first.isASCII, first.isNumber else { return false }
+        return text.allSatisfy { ($0.isASCII && $0.isNumber) || $0 == "-" }
     }
 
     /// Taskwarrior's command names after ids, as ours (`todoctl 12 modify due:fri`).

@@ -148,8 +148,8 @@ extension StoreTransaction {
             while let id = current, !reachesTop.contains(id) {
                 if let start = onPath[id] {
                     // A cycle: drop the link of it asked for last (a store's own links make none).
-                    let asked = path[start...].filter { target[$0]?.parent != nil }
-                    if let last = asked.max(by: { target[$0]!.order < target[$1]!.order }) {
+                    let asked = path[start...].compactMap { id in target[id].flatMap { $0.parent == nil ? nil : (id, $0.order) } }
+                    if let last = asked.max(by: { $0.1 < $1.1 })?.0 {
                         target[last]?.parent = nil
                     }
                     break
