@@ -10,6 +10,28 @@ import TodoTestSupport
     static let task = ["/usr/bin/task", "/usr/local/bin/task"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static let todosh = ["/usr/bin/todo-txt", "/usr/bin/todo.sh", "/usr/local/bin/todo.sh"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
+    /// A todo.sh configuration keeping its files in `dir`.
+    static func todoshConfig(in dir: TemporaryDirectory) throws -> String {
+        let config = dir.file("todo.cfg")
+        try """
+        export TODO_DIR=\(dir.path)
+        export TODO_FILE="$TODO_DIR/todo.txt"
+        export DONE_FILE="$TODO_DIR/done.txt"
+        export REPORT_FILE="$TODO_DIR/report.txt"
+
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        return config
+    }
+
+    /// todo.sh with `config` and `arguments`; its output.
+    static func runTodosh(_ config: String, _ arguments: [String], _ environment: [String: String]) throws -> String {
+        let todosh = try #require(Self.todosh)
+        let r = try ChildProcess.run(todosh, ["-d", config] + arguments,
+                                     environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        #expect(r.status == 0, "todo.sh \(arguments): \(r.stderr)")
+        return r.stdout
+    }
+
     static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
     /// `20261224T090000Z` as RFC 3339, as todod writes instants.
@@ -150,21 +172,9 @@ import TodoTestSupport
     func todotxtBothWaysWithTodoSh() throws {
         let daemon = try DaemonProcess()
         let dir = daemon.directory
-        let config = dir.file("todo.cfg")
-        try """
-        export TODO_DIR=\(dir.path)
-        export TODO_FILE="$TODO_DIR/todo.txt"
-        export DONE_FILE="$TODO_DIR/done.txt"
-        export REPORT_FILE="$TODO_DIR/report.txt"
-
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try Self.todoshConfig(in: dir)
         let tz = ["TZ": "Asia/Tokyo"]
-        func todosh(_ args: [String]) throws -> String {
-            let r = try ChildProcess.run(Self.todosh!, ["-d", config, "-p"] + args,
-                                         environment: ProcessInfo.processInfo.environment.merging(tz) { $1 })
-            #expect(r.status == 0, "todo.sh \(args): \(r.stderr)")
-            return r.stdout
-        }
+        func todosh(_ args: [String]) throws -> String { try Self.runTodosh(config, ["-p"] + args, tz) }
         // todod writes, todo.sh reads.
         for args in [["add", "電話する", "--priority", "high", "--tag", "仕事", "--due", "2026-12-24"],
                      ["add", "Pay rent", "--category", "家計"], ["add", "low one", "--priority", "low"]] {
@@ -230,20 +240,9 @@ import TodoTestSupport
     func todotxtRoundTripThroughTodoShKeepsEachTodo() throws {
         let daemon = try DaemonProcess()
         let dir = daemon.directory
-        let config = dir.file("todo.cfg")
-        try """
-        export TODO_DIR=\(dir.path)
-        export TODO_FILE="$TODO_DIR/todo.txt"
-        export DONE_FILE="$TODO_DIR/done.txt"
-        export REPORT_FILE="$TODO_DIR/report.txt"
-
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try Self.todoshConfig(in: dir)
         let tz = ["TZ": "Asia/Tokyo"]
-        func todosh(_ args: [String]) throws {
-            let r = try ChildProcess.run(Self.todosh!, ["-d", config, "-p", "-f"] + args,
-                                         environment: ProcessInfo.processInfo.environment.merging(tz) { $1 })
-            #expect(r.status == 0, "todo.sh \(args): \(r.stderr)")
-        }
+        func todosh(_ args: [String]) throws { _ = try Self.runTodosh(config, ["-p", "-f"] + args, tz) }
         func todoctl(_ args: [String]) throws -> String {
             let r = try daemon.todoctl(args, environment: tz)
             #expect(r.status == 0, "todoctl \(args): \(r.stderr)")
