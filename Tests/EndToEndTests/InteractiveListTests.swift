@@ -39,7 +39,8 @@ struct InteractiveListTests {
             #expect(waitFor { $0.last(where: { !$0.isEmpty }) == "$" }, "\(screen())")
             try type("s=$?; clear; echo EXITED $s; stty -a")
             try press("Enter")
-            _ = waitFor { $0.contains { $0.hasPrefix("EXITED ") } }
+            // Done once stty has printed all of it and the prompt is back.
+            _ = waitFor { s in s.contains { $0.hasPrefix("EXITED ") } && s.last(where: { !$0.isEmpty }) == "$" }
             return screen()
         }
 
