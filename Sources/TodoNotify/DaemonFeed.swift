@@ -132,7 +132,8 @@ final class DaemonFeed {
     /// One message: an event, or the answer to `daemon.status` or `watch`. False when the
     /// connection was closed because of it.
     private func take(_ message: JSON, into items: inout [Item]) -> Bool {
-        if message["method"] == .string("event"), let params = message["params"] {
+        switch try? DaemonMessage(message) {
+        case .event(let params)?:
             let event = WatchEvent(params: params)
             if let seq = event.seq { lastSeq = max(lastSeq ?? seq, seq) }
             guard let kind = event.kind else { return true }
@@ -142,34 +143,36 @@ final class DaemonFeed {
                 items.append(.changed(type: kind.name, todos: event.todos))
             }
             return true
-        }
-        guard let id = message["id"]?.intValue else { return true }
-        if let object = message["error"] {
-            let error = RPCError(json: object)
-            let code = error?.code
-            if id == watchID, watchHadSince, code == RPCError.historyGoneCode || code == RPCError.invalidParamsCode {
+        case .response(let id, .failure(let error))?:
+            if id == watchID, watchHadSince, error.code == RPCError.historyGoneCode || error.code == RPCError.invalidParamsCode {
                 // The log no longer reaches back (or the store is another one): start from now.
-                log.warning("todod cannot replay the changes since seq \(lastSeq ?? 0) (\(error?.message ?? "?")); following from now")
+                log.warning("todod cannot replay the changes since seq \(lastSeq ?? 0) (\(error.message)); following from now")
                 lastSeq = nil
                 close(nil)
                 retryAt = 0
                 return false
             }
-            close("todod refused \(id == watchID ? "watch" : "daemon.status"): \(error?.message ?? "?")")
+            close("todod refused \(id == watchID ? "watch" : "daemon.status"): \(error.message)")
             return false
-        }
-        if id == watchID - 1, let result = message["result"], let store = (try? DaemonStatus(wire: result))?.storeID, store != storeID {
-            log.error("todod at \(socket) now serves store \(store), not \(storeID); reminders come from the journal only")
-            wrongStore = true
-            close(nil)
+        case .response(let id, .success(let result))?:
+            if id == watchID - 1, let store = (try? DaemonStatus(wire: result))?.storeID, store != storeID {
+                log.error("todod at \(socket) now serves store \(store), not \(storeID); reminders come from the journal only")
+                wrongStore = true
+                close(nil)
+                return false
+            }
+            if id == watchID, (try? WatchAnswer(wire: result))?.subscribed == true {
+                if lostLogged { log.info("following todod's changes again") }
+                lostLogged = false
+                backoff = Self.firstBackoff
+            }
+            return true
+        case .unreadableRequest(let error)?:
+            close("todod could not read a request: \(error.message)")
             return false
+        case .other?, nil:
+            return true
         }
-        if id == watchID, let result = message["result"], (try? WatchAnswer(wire: result))?.subscribed == true {
-            if lostLogged { log.info("following todod's changes again") }
-            lostLogged = false
-            backoff = Self.firstBackoff
-        }
-        return true
     }
 
     private func close(_ reason: String?) {

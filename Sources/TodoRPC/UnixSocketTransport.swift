@@ -112,17 +112,20 @@ package final class UnixSocketTransport: RPCTransport {
 
     /// The `result` of the response to request `id`; nil for a notification (not our answer).
     private func answer(to id: Int64, in message: JSON) throws(ClientError) -> JSON? {
-        guard message["method"] == nil else { return nil }
-        // An error for no request: the daemon could not read the request line (too long, not JSON).
-        if message["id"] == .null, let error = message["error"] {
-            throw ClientError.refused(RPCError(json: error) ?? RPCError(code: RPCError.internalErrorCode, message: "malformed error from todod"))
+        let decoded: DaemonMessage
+        do { decoded = try DaemonMessage(message) } catch { throw ClientError.badAnswer(error.description) }
+        switch decoded {
+        case .event, .other:
+            return nil
+        case .unreadableRequest(let error):
+            throw ClientError.refused(error)
+        case .response(let answered, _) where answered != id:
+            throw ClientError.badAnswer("todod answered request \(answered) instead of \(id)")
+        case .response(_, .failure(let error)):
+            throw ClientError.refused(error)
+        case .response(_, .success(let result)):
+            return result
         }
-        guard message["id"] == .int(id) else { throw ClientError.badAnswer("todod answered request \(message["id"]?.serialized() ?? "?") instead of \(id)") }
-        if let error = message["error"] {
-            throw ClientError.refused(RPCError(json: error) ?? RPCError(code: RPCError.internalErrorCode, message: "malformed error from todod"))
-        }
-        guard let result = message["result"] else { throw ClientError.badAnswer("todod sent a response without a result") }
-        return result
     }
 
     package func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
@@ -135,7 +138,7 @@ package final class UnixSocketTransport: RPCTransport {
             } catch .badAnswer(let reason) where reason == Self.closed {
                 return
             }
-            guard message["method"] == .string("event"), let params = message["params"] else { continue }
+            guard case .event(let params)? = try? DaemonMessage(message) else { continue }
             if !onEvent(params) { return }
         }
     }
@@ -164,7 +167,7 @@ package final class UnixSocketTransport: RPCTransport {
             try Posix.sendAll(fd, bytes)
         } catch {
             // The daemon may have refused us and hung up: its error line is still readable.
-            if error.errno == EPIPE, let message = try? receive(), let refusal = message["error"].flatMap(RPCError.init(json:)) {
+            if error.errno == EPIPE, let message = try? receive(), let refusal = (try? DaemonMessage(message))?.refusal {
                 throw ClientError.refused(refusal)
             }
             if error.errno == EAGAIN { throw ClientError.timedOut(socket: path, seconds: limit ?? 0) }

@@ -52,8 +52,8 @@ final class DaemonWatch {
         }
         while let frame = framer.next() {
             guard case .line(let line) = frame, let message = try? JSON.parse(line) else { return nil }
-            if message["error"] != nil { return nil }
-            guard message["method"] == .string("event"), let params = message["params"] else { continue }
+            guard let decoded = try? DaemonMessage(message), decoded.refusal == nil else { return nil }
+            guard case .event(let params) = decoded else { continue }
             if params["type"] == .string("reminder") {
                 let titles: [String]
                 if case .array(let todos)? = params["todos"] {

@@ -215,3 +215,60 @@ package enum RPCMessage {
         return bytes
     }
 }
+
+/// One message from the daemon as a client reads it: the JSON-RPC envelope decoded once, here.
+package enum DaemonMessage: Sendable {
+    /// A notification `event` with its params (a change or a reminder; see `WatchEvent`).
+    case event(JSON)
+    /// The answer to request `id`: its result, or the error the daemon refused it with.
+    case response(id: Int64, Result<JSON, RPCError>)
+    /// An error for no request (id null): the daemon could not read a request line.
+    case unreadableRequest(RPCError)
+    /// A notification other than `event`: nothing for a client today.
+    case other
+
+    /// Decodes one parsed line. Throws a one-line reason for an envelope no daemon sends.
+    package init(_ message: JSON) throws(DaemonMessageError) {
+        if let method = message["method"] {
+            self = method == .string("event") ? (message["params"].map(DaemonMessage.event) ?? .other) : .other
+            return
+        }
+        let error = try message["error"].map { (object) throws(DaemonMessageError) in
+            guard let error = RPCError(json: object) else { throw DaemonMessageError("todod sent a malformed error") }
+            return error
+        }
+        switch message["id"] {
+        case .null?:
+            guard let error else { throw DaemonMessageError("todod sent a result for no request") }
+            self = .unreadableRequest(error)
+        case .int(let id)?:
+            if let error {
+                self = .response(id: id, .failure(error))
+            } else if let result = message["result"] {
+                self = .response(id: id, .success(result))
+            } else {
+                throw DaemonMessageError("todod sent a response without a result")
+            }
+        case let id?:
+            throw DaemonMessageError("todod answered request \(id.serialized()), which no client of ours sends")
+        case nil:
+            throw DaemonMessageError("todod sent a message that is neither a response nor a notification")
+        }
+    }
+}
+
+extension DaemonMessage {
+    /// The error of a refused request, or of a request the daemon could not read.
+    package var refusal: RPCError? {
+        switch self {
+        case .response(_, .failure(let error)), .unreadableRequest(let error): error
+        default: nil
+        }
+    }
+}
+
+/// Why a line from the daemon is not a message a client can read.
+package struct DaemonMessageError: Error, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}
