@@ -5,9 +5,26 @@ import TodoCore
 
 /// What a pass writes: the planner's decisions carried out in the store and on the server,
 /// cut-off safe (the state is written as each step lands).
-extension SyncRound {
+struct SyncApply: RoundStep {
+    let round: RoundContext
+    /// What the pass read, which the decisions were made from.
+    let gathered: SyncGather.Gathered
+    /// The resources this pass created (`Handover.created`).
+    private(set) var created: Set<String> = []
+    /// Todos the next pass merges again as moved (`Handover.movesToResend`).
+    private(set) var movesToResend: Set<String> = []
+    /// The todos whose writes to the server the round had no time left for. A pass that left
+    /// any is the last, and saves neither the store's seq nor the server's token, so the next
+    /// round finds them again (as one cut off would).
+    private(set) var left: Set<String> = []
+
+    init(round: RoundContext, gathered: SyncGather.Gathered) {
+        self.round = round
+        self.gathered = gathered
+    }
+
     /// Applies one pass's decisions; true when another pass should follow.
-    func apply(_ decided: SyncPlanner.Output, _ gathered: Gathered, _ report: inout RoundReport) throws(SyncError) -> Bool {
+    mutating func run(_ decided: SyncPlanner.Output, _ report: inout RoundReport) throws(SyncError) -> Bool {
         var again = false
         var plans = decided.plans
         let copies = gathered.copies
@@ -189,7 +206,7 @@ extension SyncRound {
 
     /// Carries out a plan's server side and records the state. True when the server changed
     /// the resource meanwhile (412): it is fetched and merged again next pass.
-    func write(_ plan: SyncPlanner.Plan, _ report: inout RoundReport) throws(SyncError) -> Bool {
+    mutating func write(_ plan: SyncPlanner.Plan, _ report: inout RoundReport) throws(SyncError) -> Bool {
         guard let write = plan.remoteWrite else {
             switch plan.newState {
             case .some(nil): try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
@@ -218,7 +235,7 @@ extension SyncRound {
                 throw roundError(error)
             }
             try confirm(uid: plan.uid, href: created.href, etag: created.etag, bytes: bytes)
-            createdSinceToken.insert(created.href)
+            self.created.insert(created.href)
             report.sent += 1
         case .update(let href, let etag, let item):
             let bytes = codec.bytes(item)
@@ -321,7 +338,7 @@ extension SyncRound {
     /// Once the original advanced and went back to the server, its copy is deleted there (a copy
     /// changed meanwhile is kept, and comes back as a todo of its own). Otherwise the copy is
     /// remembered to be fetched and folded again.
-    func settle(copy uid: String, _ copy: RecurringCopy, advanced: Bool, _ report: inout RoundReport) throws(SyncError) {
+    func settle(copy uid: String, _ copy: SyncGather.RecurringCopy, advanced: Bool, _ report: inout RoundReport) throws(SyncError) {
         guard advanced else {
             try save(SyncedItem(uid: uid, href: copy.href, etag: copy.etag, base: [], refetch: true))
             return

@@ -4,7 +4,14 @@ import TodoUserFiles
 import TodoCore
 
 /// What a pass reads: the store's changes and the server's, and the last synced versions.
-extension SyncRound {
+struct SyncGather: RoundStep {
+    let round: RoundContext
+    /// What the pass before left this one.
+    let handover: Handover
+    /// The round's first pass tries again the local changes the server refused before (once a
+    /// round).
+    let firstPass: Bool
+
     /// What one pass gathered: the planner's input, and what the pass saves after applying.
     struct Gathered {
         var input: SyncPlanner.Input
@@ -60,7 +67,7 @@ extension SyncRound {
                 locals[known.uid] = SyncPlanner.Local(todo: nil, moved: false)
             }
         }
-        for uid in movesToResend {
+        for uid in handover.movesToResend {
             let todo = locals[uid] != nil ? locals[uid]?.todo : try listing.read()[uid]
             if let todo {
                 var local = locals[uid] ?? SyncPlanner.Local(todo: todo, moved: true, ical: .some(listing.kept[uid]))
@@ -68,7 +75,6 @@ extension SyncRound {
                 locals[uid] = local
             }
         }
-        movesToResend = []
         return (locals, newSeq)
     }
 
@@ -96,10 +102,7 @@ extension SyncRound {
         // Local changes the server refused before are tried again, once a round.
         let problems = try wrap { () throws(TodoError) in try state.problems() }
         let refused = Set(problems.filter { $0.kind == .refused }.compactMap(\.uid))
-        if !triedRefused {
-            triedRefused = true
-            uids.formUnion(refused)
-        }
+        if firstPass { uids.formUnion(refused) }
         // A todo whose resource on the server cannot be read (or is refused here) waits, with
         // its local changes, until the server has another version of it: nothing overwrites
         // or deletes what todod could not read.
@@ -156,7 +159,7 @@ extension SyncRound {
         do throws(CalDAVError) {
             let delta: CollectionDelta
             do throws(CalDAVError) {
-                let since = tokenAfterCreating ?? state.token
+                let since = handover.tokenAfterCreating ?? state.token
                 delta = try collection.changes(since: since)
                 full = since == nil
             } catch .tokenInvalid {
@@ -186,10 +189,8 @@ extension SyncRound {
             // server's token names, so a server that compares states (xandikos) does not report
             // it removed: one the delta does not list is gone.
             let listed = Set(changed.map(\.href)).union(removed)
-            removed += createdSinceToken.filter { !listed.contains($0) }
+            removed += handover.created.filter { !listed.contains($0) }
         }
-        createdSinceToken = []
-        tokenAfterCreating = nil
         // Our own writes come back with the ETag we stored: nothing to fetch; nor does a resource
         // known not to sync whose ETag has not changed.
         var unchangedProblems: [String: String] = [:]

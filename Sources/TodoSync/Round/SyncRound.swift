@@ -40,12 +40,14 @@ package struct RoundReport: Sendable, Equatable {
 
 /// One account's sync round over one calendar collection (docs/SYNC.md): the store's changes
 /// since the last round and the calendar's since its sync token are merged per todo against the
-/// last synced version. Each pass gathers both sides (`gather`, SyncGather.swift), decides with
-/// the pure `SyncPlanner`, and applies the decisions (`apply`, SyncApply.swift): the store gets
-/// what changed for it in one conditional `store.import`, the server gets conditional PUTs and
-/// DELETEs. A pass that meets a concurrent change (an import found the todo changed, a 412) is
-/// followed by another, at most `Options.maxPasses`.
-package final class SyncRound {
+/// last synced version. Each pass is three steps, each a type of its own handed values: `SyncGather`
+/// reads both sides into a `SyncGather.Gathered`, the pure `SyncPlanner` decides, and `SyncApply`
+/// carries the decisions out: the store gets what changed for it in one conditional
+/// `store.import`, the server gets conditional PUTs and DELETEs. What a pass leaves the next
+/// (resources it created, moves to send again) is a `Handover`. A pass that meets a concurrent
+/// change (an import found the todo changed, a 412) is followed by another, at most
+/// `Options.maxPasses`.
+package struct SyncRound {
     /// How a round runs and whom it tells, all given at construction.
     package struct Options {
         /// Passes at most in one round.
@@ -86,30 +88,6 @@ package final class SyncRound {
     let state: SyncState
     let codec: VTodoCodec
     let options: Options
-    var log: (String) -> Void { options.log }
-
-    /// The resources this round created after the token of its last pass; a pass that created
-    /// any is followed by another, whose delta must list them (`remoteChanges`).
-    var createdSinceToken: Set<String> = []
-    /// The token the next pass reads from while `createdSinceToken` is not empty. The state holds
-    /// none meanwhile: a round cut off before that pass (the process stopped, the network gone)
-    /// leaves the next one a full listing, which finds what was deleted in between.
-    var tokenAfterCreating: String?
-    /// Todos moved here (or renumbered) whose update met a 412: the next pass, which merges them
-    /// again, places them again as moved, though the store's changes no longer say so.
-    var movesToResend: Set<String> = []
-    /// Whether this round has tried again the local changes the server refused before (once a
-    /// round, in its first pass).
-    var triedRefused = false
-    /// When (monotonic seconds) this round's time ends: no write starts after it.
-    var deadline = Double.infinity
-    /// The todos whose writes to the server the round had no time left for. A pass that left
-    /// any is the last, and saves neither the store's seq nor the server's token, so the next
-    /// round finds them again (as one cut off would).
-    var left: Set<String> = []
-    /// Whether the round's time is up: from `deadlineSlack` before the deadline, when no write
-    /// starts any more and a timeout is the deadline's.
-    var timeIsUp: Bool { Posix.monotonicSeconds() >= deadline - Self.deadlineSlack }
 
     package init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
                 options: Options = Options()) {
@@ -123,7 +101,9 @@ package final class SyncRound {
 
     /// Runs passes until nothing is left to merge again (or `maxPasses`), within `timeLimit`.
     package func run() throws(SyncError) -> RoundReport {
-        deadline = Posix.monotonicSeconds() + options.timeLimit
+        let deadline = Posix.monotonicSeconds() + options.timeLimit
+        let round = RoundContext(account: account, collection: collection, store: store, state: state, codec: codec, options: options,
+                                 deadline: deadline)
         collection.setDeadline(deadline)
         defer { collection.setDeadline(nil) }
         var report = RoundReport()
@@ -133,51 +113,94 @@ package final class SyncRound {
             // the two sides are matched by UID from full listings. Only a state that never synced
             // takes the account's --initial mode; a state of another store merges.
             let first = state.storeID == nil
-            if !first { log("\(account): the sync state belongs to another store or calendar; resyncing by UID from full listings") }
+            if !first { round.log("\(account): the sync state belongs to another store or calendar; resyncing by UID from full listings") }
             let initial = options.initial
-            try wrap { () throws(TodoError) in
+            try round.wrap { () throws(TodoError) in
                 try state.reset(calendar: collection.url, storeID: status.storeID)
                 try state.setMeta("initial", first ? (initial == "merge" ? nil : initial) : nil)
             }
         }
         report.storeID = status.storeID
-        for _ in 0..<options.maxPasses {
-            guard try pass(&report) else { break }
+        var handover = Handover()
+        var left: Set<String> = []
+        for index in 0..<options.maxPasses {
+            let (again, next, notWritten) = try pass(round, index: index, handover, &report)
+            (handover, left) = (next, notWritten)
+            guard again else { break }
             // Another pass is due, but the time is up: what it would merge again is pending.
-            if timeIsUp {
+            if round.timeIsUp {
                 report.unfinished = true
                 break
             }
         }
-        if state.meta("initial") != nil { try wrap { () throws(TodoError) in try state.setMeta("initial", nil) } }
-        report.problems = try wrap { () throws(TodoError) in try state.problems() }
-        report.pending = try pendingCount(report.problems)
+        if state.meta("initial") != nil { try round.wrap { () throws(TodoError) in try state.setMeta("initial", nil) } }
+        report.problems = try round.wrap { () throws(TodoError) in try state.problems() }
+        report.pending = try round.pendingCount(report.problems, left: left)
         if !left.isEmpty { report.unfinished = true }
         report.items = state.count
         report.storeSeq = try store.status().seq
         return report
     }
 
-    /// One pass: gather, plan, apply; true when another should follow.
-    func pass(_ report: inout RoundReport) throws(SyncError) -> Bool {
-        let gathered = try gather(&report)
+    /// One pass: gather, plan, apply. Returns whether another should follow, what it hands the
+    /// next, and the todos it had no time to write (a pass that left any is the last).
+    func pass(_ round: RoundContext, index: Int, _ handover: Handover, _ report: inout RoundReport) throws(SyncError)
+        -> (again: Bool, handover: Handover, left: Set<String>) {
+        let gathered = try SyncGather(round: round, handover: handover, firstPass: index == 0).gather(&report)
         let decided = SyncPlanner.plan(gathered.input)
-        var again = try apply(decided, gathered, &report)
-        if !left.isEmpty { return false }
-        try wrap { () throws(TodoError) in
+        var apply = SyncApply(round: round, gathered: gathered)
+        var again = try apply.run(decided, &report)
+        var next = Handover(created: apply.created, tokenAfterCreating: nil, movesToResend: apply.movesToResend)
+        if !apply.left.isEmpty { return (false, next, apply.left) }
+        try round.wrap { () throws(TodoError) in
             try state.setSeq(gathered.seq)
             // Saved only once no resource this pass created is waiting for the next pass's check.
-            try state.setToken(createdSinceToken.isEmpty ? gathered.token : nil)
+            try state.setToken(next.created.isEmpty ? gathered.token : nil)
         }
-        tokenAfterCreating = createdSinceToken.isEmpty ? nil : gathered.token
-        if gathered.token != nil && !createdSinceToken.isEmpty { again = true }
-        return again
+        next.tokenAfterCreating = next.created.isEmpty ? nil : gathered.token
+        if gathered.token != nil && !next.created.isEmpty { again = true }
+        return (again, next, [])
     }
+}
 
-    /// The local changes not on the server: every refusal, every todo to merge again or left for
-    /// the next round, and the todos waiting on a resource todod cannot read whose store copy
+/// What one pass hands the next.
+struct Handover {
+    /// The resources the pass created after the token it read; the next pass's delta must list
+    /// them (`SyncGather.remoteChanges`).
+    var created: Set<String> = []
+    /// The token the next pass reads from while `created` is not empty. The state holds none
+    /// meanwhile: a round cut off before that pass (the process stopped, the network gone)
+    /// leaves the next one a full listing, which finds what was deleted in between.
+    var tokenAfterCreating: String?
+    /// Todos moved here (or renumbered) whose update met a 412, or placed here for the first
+    /// time: the next pass merges them again as moved, though the store's changes no longer say so.
+    var movesToResend: Set<String> = []
+}
+
+/// What every step of one round works with, made once a round: the two sides, the state, the
+/// codec, the options and when the round's time ends.
+struct RoundContext: RoundStep {
+    let account: String
+    let collection: CalendarCollection
+    let store: LocalStore
+    let state: SyncState
+    let codec: VTodoCodec
+    let options: SyncRound.Options
+    /// When (monotonic seconds) this round's time ends: no write starts after it.
+    let deadline: Double
+
+    var round: RoundContext { self }
+
+    /// How long before the deadline the round's time is up: the HTTP client's timer counts whole
+    /// milliseconds from a start taken a little after the time left was given it, so the request
+    /// the deadline cuts off can end a millisecond or two before it (and a write started that
+    /// late could not finish anyway).
+    static let deadlineSlack = 0.05
+
+    /// The local changes not on the server: every refusal, every todo to merge again or `left`
+    /// for the next round, and the todos waiting on a resource todod cannot read whose store copy
     /// differs from the last synced one.
-    func pendingCount(_ problems: [SyncProblem]) throws(SyncError) -> Int {
+    func pendingCount(_ problems: [SyncProblem], left: Set<String>) throws(SyncError) -> Int {
         var uids = Set(try wrap { () throws(TodoError) in try state.refetching() }.map(\.uid)).union(left)
         uids.formUnion(problems.filter { $0.kind == .refused }.compactMap(\.uid))
         let waiting = Set(problems.filter { $0.kind != .refused }.compactMap(\.uid)).subtracting(uids)
@@ -193,6 +216,26 @@ package final class SyncRound {
         }
         return uids.count
     }
+}
+
+/// A step of a round (gathering, applying): reaches the round's sides and helpers through its
+/// context.
+protocol RoundStep {
+    var round: RoundContext { get }
+}
+
+extension RoundStep {
+    var account: String { round.account }
+    var collection: CalendarCollection { round.collection }
+    var store: LocalStore { round.store }
+    var state: SyncState { round.state }
+    var codec: VTodoCodec { round.codec }
+    var options: SyncRound.Options { round.options }
+    var log: (String) -> Void { round.options.log }
+
+    /// Whether the round's time is up: from `deadlineSlack` before the deadline, when no write
+    /// starts any more and a timeout is the deadline's.
+    var timeIsUp: Bool { Posix.monotonicSeconds() >= round.deadline - RoundContext.deadlineSlack }
 
     /// The collection's path, which the server's hrefs start with.
     var collectionPath: String {
@@ -211,12 +254,6 @@ package final class SyncRound {
     func calDAV<T>(_ body: () throws(CalDAVError) -> T) throws(SyncError) -> T {
         do { return try body() } catch { throw roundError(error) }
     }
-
-    /// How long before the deadline the round's time is up: the HTTP client's timer counts whole
-    /// milliseconds from a start taken a little after the time left was given it, so the request
-    /// the deadline cuts off can end a millisecond or two before it (and a write started that
-    /// late could not finish anyway).
-    static let deadlineSlack = 0.05
 
     /// A server's failure as the round's: a request cut off because the round's time ran out
     /// says so (the server answers; it is the round that is long).

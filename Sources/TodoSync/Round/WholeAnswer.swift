@@ -1,6 +1,6 @@
 import TodoCalDAV
 
-extension SyncRound {
+extension SyncGather {
     /// A server that answers a sync token it does not know as if it knew it (DAViCal: a 207
     /// listing every resource, with a new token and no deletions) would hide what was deleted.
     /// A delta that names at least half of the resources the state knows (four or more) with the
@@ -9,7 +9,7 @@ extension SyncRound {
     /// known resources are gone. Returns those, beyond the ones the delta removed.
     func wholeAnswerRemovals(_ changed: [RemoteVersion], _ removed: [String], _ known: [String: (uid: String, etag: String)]) throws(SyncError) -> [String] {
         guard known.count >= 4 else { return [] }
-        let unchanged = changed.filter { known[$0.href]?.etag == $0.etag && !createdSinceToken.contains($0.href) }.count
+        let unchanged = changed.filter { known[$0.href]?.etag == $0.etag && !handover.created.contains($0.href) }.count
         guard unchanged * 2 >= known.count else { return [] }
         let present = Set(try calDAV { () throws(CalDAVError) in try collection.versions() }.map(\.href))
         let gone = Set(removed)
