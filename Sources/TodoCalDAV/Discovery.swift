@@ -142,6 +142,56 @@ package struct CalDAVAccount: Sendable {
         }
     }
 
+    /// Deletes the calendar collection at `url` (DELETE, RFC 4918 §9.6.1), whatever it holds. A
+    /// 404 is a calendar gone: Cyrus answers so to the DELETE that removed it.
+    package func deleteCalendar(at url: String) throws(CalDAVError) {
+        let client = HTTPClient(user: user, password: password, origin: url, timeouts: timeouts)
+        guard let target = HTTPURL(url) else {
+            throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")
+        }
+        let response = try client.send("DELETE", target)
+        if response.status == 404 { return }
+        guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
+        // A 207 names a member the server could not delete.
+        if response.status == 207 { throw .http(status: 207, "the server deleted part of the calendar only") }
+    }
+
+    /// The calendar the server takes for the user's default (RFC 6638 §9.2: the
+    /// `schedule-default-calendar-URL` of the principal's scheduling inbox), or nil when the
+    /// server names none (no scheduling, no principal, any error).
+    package func scheduleDefaultCalendar() -> String? {
+        let client = HTTPClient(user: user, password: password, origin: url, timeouts: timeouts)
+        guard let start = HTTPURL(url) else { return nil }
+        func href(_ target: HTTPURL, _ namespace: String, _ name: String) -> HTTPURL? {
+            let property = namespace == XMLNamespace.dav ? "<d:\(name)/>" : "<c:\(name)/>"
+            guard let answer = try? propfind(client, target, depth: "0", property),
+                  let found = answer.lazy.compactMap({ Self.firstHref($0.property(namespace, name)) }).first else { return nil }
+            return target.resolving(found)
+        }
+        var principal = href(start, XMLNamespace.dav, "current-user-principal")
+        if principal == nil {
+            // RFC 6764 §5: /.well-known/caldav (redirects followed on the account's own origin).
+            var context = start
+            context.path = "/.well-known/caldav"
+            for _ in 0..<5 {
+                guard let answer = try? client.dav("PROPFIND", context, depth: "0", body: Self.propfindBody("<d:current-user-principal/>")) else { break }
+                if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("Location"),
+                   let next = context.resolving(location), start.sameOrigin(next) {
+                    context = next
+                    continue
+                }
+                if answer.status == 207, let status = try? Multistatus(answer.body),
+                   let found = status.responses.lazy.compactMap({ Self.firstHref($0.property(XMLNamespace.dav, "current-user-principal")) }).first {
+                    principal = context.resolving(found)
+                }
+                break
+            }
+        }
+        guard let principal, let inbox = href(principal, XMLNamespace.caldav, "schedule-inbox-URL"),
+              let calendar = href(inbox, XMLNamespace.caldav, "schedule-default-calendar-URL") else { return nil }
+        return calendar.string
+    }
+
     // MARK: - Steps
 
     private func calendars(ofPrincipal principal: HTTPURL, _ client: HTTPClient) throws(CalDAVError) -> [CalendarInfo] {

@@ -32,6 +32,9 @@ package struct SyncAccount: Equatable, Sendable {
     /// Lists are calendars (`lists = yes`): every calendar is a category by its display name.
     /// Without it the account syncs its one calendar, categories written as `X-TODOD-CATEGORY`.
     package var lists = false
+    /// With `lists`, the list that holds the todos without a category on the account's first
+    /// round (`default-list`, `sync add --default-list`): a calendar's display name, path or URL.
+    package var defaultList: String?
     /// How the first round treats a store and a calendar that both hold todos (`sync add
     /// --initial`): `merge` (nil), `remote` or `local`.
     package var initial: String?
@@ -69,7 +72,7 @@ package struct SyncAccount: Equatable, Sendable {
     /// The values sync.conf holds for the account, by key.
     package var values: [(key: String, value: String)] {
         [("url", url), ("user", user)] + ([("password-file", passwordFile), ("credential", credential)] + calendars.map { ("calendar", $0) }
-            + [("lists", lists ? "yes" : nil), ("initial", initial), ("round-limit", roundLimit.map(String.init))]).compactMap { k, v in v.map { (k, $0) } }
+            + [("lists", lists ? "yes" : nil), ("default-list", defaultList), ("initial", initial), ("round-limit", roundLimit.map(String.init))]).compactMap { k, v in v.map { (k, $0) } }
     }
 
     /// Whether `name` may name an account (it becomes part of file names).
@@ -174,6 +177,10 @@ package enum SyncConfig {
                                       credential: current["credential"], initial: current["initial"])
             account.calendars = calendars
             account.lists = current["lists"] == "yes"
+            account.defaultList = current["default-list"]
+            if account.defaultList != nil, !account.lists {
+                throw SyncConfigError("\(file):\(currentLine): account \(name) has a default-list; that takes lists = yes")
+            }
             account.roundLimit = current["round-limit"].flatMap { Int($0) }
             guard account.lists || calendars.count <= 1 else {
                 throw SyncConfigError("\(file):\(currentLine): account \(name) names several calendars; that takes lists = yes")
@@ -199,7 +206,7 @@ package enum SyncConfig {
             guard currentName != nil else { throw SyncConfigError("\(file):\(index + 1): a key outside an [account] section") }
             guard let eq = line.firstIndex(of: "=") else { throw SyncConfigError("\(file):\(index + 1): expected key = value") }
             let key = String(line[..<eq]).trimmingSpaces(), value = String(line[line.index(after: eq)...]).trimmingSpaces()
-            guard ["url", "user", "password-file", "credential", "calendar", "lists", "initial", "round-limit"].contains(key) else {
+            guard ["url", "user", "password-file", "credential", "calendar", "lists", "default-list", "initial", "round-limit"].contains(key) else {
                 throw SyncConfigError("\(file):\(index + 1): unknown key \"\(key)\"")
             }
             guard !value.isEmpty else { throw SyncConfigError("\(file):\(index + 1): \(key) is empty") }
@@ -234,6 +241,7 @@ package enum SyncConfig {
             if let c = a.credential { out += "credential = \(c)\n" }
             for c in a.calendars { out += "calendar = \(c)\n" }
             if a.lists { out += "lists = yes\n" }
+            if let d = a.defaultList { out += "default-list = \(d)\n" }
             if let i = a.initial { out += "initial = \(i)\n" }
             if let r = a.roundLimit { out += "round-limit = \(r)\n" }
         }

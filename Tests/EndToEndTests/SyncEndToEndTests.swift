@@ -137,6 +137,16 @@ import TodoTestSupport
         let named = try one.todoctl(["sync", "add", "home", "--url", "https://dav.example.org/", "--user", "alice", "--password-file", one.password,
                                      "--calendar", "/alice/tasks/"], ["FAKE_SEVERAL": "1"])
         #expect(named.status == 0 && one.read(one.config)?.contains("lists") == false, "\(named.stderr)")
+        // --default-list names the list for todos without a category: it implies --lists, goes
+        // to the check and into sync.conf.
+        let chosen = try Setup()
+        let listed = try chosen.todoctl(["sync", "add", "home", "--url", "https://dav.example.org/", "--user", "alice", "--password-file", chosen.password,
+                                         "--default-list", "買い物"], ["FAKE_SEVERAL": "1"])
+        #expect(listed.status == 0 && chosen.recorded.count == 1 && chosen.recorded[0].hasSuffix(" --lists --default-list 買い物"), "\(listed.stderr) \(chosen.recorded)")
+        #expect(chosen.read(chosen.config)?.contains("lists = yes\ndefault-list = 買い物\n") == true)
+        let empty = try chosen.todoctl(["sync", "add", "work", "--url", "https://dav.example.org/", "--user", "alice", "--password-file", chosen.password,
+                                        "--default-list", ""])
+        #expect(empty.status == 2 && empty.stderr.contains("--default-list needs a list's name"), "\(empty.stderr)")
     }
 
     @Test func aPasswordFileOthersCanReadIsRefusedBeforeAnythingRuns() throws {

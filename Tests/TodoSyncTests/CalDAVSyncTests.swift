@@ -477,14 +477,20 @@ struct CalDAVSyncTests {
         #expect(several.stderr.contains("several calendars hold todos") && several.stderr.contains(calendar))
         #expect(several.stderr.contains("--lists") && several.stderr.contains("--calendar"))
         #expect(several.stderr.split(separator: "\n").count == 1)
-        // `todoctl sync add` of such an account syncs its calendars as lists without being asked.
-        let added = try ChildProcess.run(BuiltProducts.path("todoctl"), ["sync", "add", "multi", "--url", server.rootURL, "--user", server.user!,
-                                                                          "--password-file", file],
-                                         environment: host.environment.merging(["TODOD_SYNC": BuiltProducts.path("todod-sync"), "PATH": "/usr/bin:/bin"]) { $1 })
+        // `todoctl sync add` of such an account syncs its calendars as lists without being asked;
+        // with none of them clearly the default list (no Tasks, no server default) it asks for
+        // --default-list in one line and writes nothing, and takes the one named.
+        let sync = host.environment.merging(["TODOD_SYNC": BuiltProducts.path("todod-sync"), "PATH": "/usr/bin:/bin"]) { $1 }
+        let add = ["sync", "add", "multi", "--url", server.rootURL, "--user", server.user!, "--password-file", file]
+        let unsure = try ChildProcess.run(BuiltProducts.path("todoctl"), add, environment: sync)
+        #expect(unsure.status == 1 && unsure.stderr.contains("--default-list NAME") && unsure.stderr.split(separator: "\n").count == 1, "\(unsure.stderr)")
+        #expect(try SyncConfig.load(environment: host.environment).allSatisfy { $0.name != "multi" })
+        let path = try #require(HTTPURL(calendar)?.path)
+        let added = try ChildProcess.run(BuiltProducts.path("todoctl"), add + ["--default-list", path], environment: sync)
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(added.stdout.contains("several task lists") && added.stdout.contains("--lists"), "\(added.stdout)")
+        #expect(added.stdout.hasPrefix("Added sync account multi: \(server.user!) at \(calendar) (the default list"), "\(added.stdout)")
         let multi = try #require(try SyncConfig.load(environment: host.environment).first { $0.name == "multi" })
-        #expect(multi.lists && multi.calendars.isEmpty)
+        #expect(multi.lists && multi.calendars.isEmpty && multi.defaultList == path)
     }
 
     /// A first upload longer than a round (`round-limit = 4` in sync.conf, 600 todos to Radicale)

@@ -13,9 +13,12 @@ import TodoTestSupport
 /// where they run here), with another client's writes made over plain CalDAV.
 @Suite(.serialized, .enabled(if: CalDAVTestSupport.serversRequired, Comment(rawValue: CalDAVTestSupport.skipMessage)))
 struct ListSyncTests {
+    /// The display name of the default list `server(_:)` makes.
+    static let defaultName = "Tasks タスク"
+
     /// A server of `kind` of the test's own (its home holds only what the test makes there), with
-    /// a default list: the calendar of the smallest URL, as `lists` chooses it. Skipped with its
-    /// reason where the server does not run here.
+    /// a default list named `defaultName` (the accounts of `host` name it with `default-list`).
+    /// Skipped with its reason where the server does not run here.
     static func server(_ kind: CalDAVServer.Kind) throws -> (server: CalDAVServer, defaultList: String) {
         if let reason = CalDAVTestSupport.unavailable(kind) {
             print(reason)
@@ -25,7 +28,7 @@ struct ListSyncTests {
         let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
         if kind != .xandikos { _ = try? dav.calendars() }  // Radicale and Cyrus make the user's collections on first access
         let url = server.homeURL + "0-default/"
-        try dav.makeCalendar(at: url, name: "Tasks タスク")
+        try dav.makeCalendar(at: url, name: defaultName)
         return (server, url)
     }
 
@@ -35,6 +38,8 @@ struct ListSyncTests {
         var account = SyncAccount(name: "home", url: server.rootURL, user: server.user ?? "anyone", passwordFile: host.home.file("home.password"),
                                   lists: calendars)
         account.lists = lists
+        // The test's own default list (`server(_:)`), as `sync add --default-list` names it.
+        if lists && calendars.isEmpty { account.defaultList = defaultName }
         try SyncConfig.save([account], environment: host.environment)
         return host
     }
@@ -119,6 +124,122 @@ struct ListSyncTests {
         #expect(lists["買い物 Errands"]?.url == errands && lists["買い物 Errands"]?.items[milk] != nil, "\(lists)")
         #expect(try dav.calendars().filter { ListSync.displayName($0.displayName) == "買い物 Errands" }.count == 1)
         #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
+    }
+
+    /// A category named as the default calendar lives in it (never a second calendar of that
+    /// name): its todos there carry X-TODOD-CATEGORY, so another store gets them in the category
+    /// and the todos without one without; a category named as another calendar takes it.
+    @Test(arguments: CalDAVServer.Kind.allCases)
+    func aCalendarsNameIsOneCategoryNeverTwoCalendars(_ kind: CalDAVServer.Kind) throws {
+        let (server, defaultList) = try Self.server(kind)
+        let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
+        let errands = server.homeURL + "0-errands/"
+        try dav.makeCalendar(at: errands, name: "買い物")
+        let a = try Self.host(server)
+        let named = try #require(try a.machine.add("週報", ["category": .string(Self.defaultName)])["uid"]?.stringValue)
+        let plain = try #require(try a.machine.add("plain")["uid"]?.stringValue)
+        let milk = try #require(try a.machine.add("牛乳", ["category": "買い物"])["uid"]?.stringValue)
+        try Self.once(a)
+        let calendars = try dav.calendars().filter(\.holdsTodos).map { ListSync.displayName($0.displayName) }
+        #expect(calendars.filter { $0 == Self.defaultName }.count == 1 && calendars.filter { $0 == "買い物" }.count == 1, "\(calendars)")
+        let lists = try Self.lists(server)
+        #expect(lists[Self.defaultName]?.url == defaultList && Set(lists[Self.defaultName]?.items.keys.map { $0 } ?? []) == [named, plain])
+        #expect(lists["買い物"]?.url == errands && lists["買い物"]?.items[milk] != nil)
+        let b = try Self.host(server)
+        try Self.once(b)
+        let inB = try Self.byUID(b)
+        #expect(inB[named]?["category"]?.stringValue == Self.defaultName, "\(String(describing: inB[named]))")
+        #expect(inB[plain]?["category"] == .null && inB[milk]?["category"]?.stringValue == "買い物")
+        // Moved out of it and back: one resource each time, and quiet rounds after.
+        try b.machine.update(uid: named, ["category": "買い物"])
+        try Self.once(b)
+        try Self.once(a)
+        #expect(try Self.byUID(a)[named]?["category"]?.stringValue == "買い物")
+        try a.machine.update(uid: named, ["category": .string(Self.defaultName)])
+        try Self.once(a)
+        try Self.once(b)
+        #expect(try Self.byUID(b)[named]?["category"]?.stringValue == Self.defaultName)
+        #expect(try Self.lists(server)[Self.defaultName]?.items[named] != nil && (try Self.lists(server))["買い物"]?.items[named] == nil)
+        let ra = try a.once(), rb = try b.once()
+        #expect(ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"), "\(ra.stdout)\(rb.stdout)")
+    }
+
+    /// `category rm` of a list: the next round empties its calendar and deletes it; the todos
+    /// (without a category now) go to the default list; another store loses the category too, and
+    /// no store makes the calendar again. A calendar holding a todo another client put there
+    /// after the last round stays, said in one line (and `--once` exits 1).
+    @Test(arguments: CalDAVServer.Kind.allCases)
+    func aRemovedCategoryDeletesItsCalendarOrSaysWhyNot(_ kind: CalDAVServer.Kind) throws {
+        let (server, defaultList) = try Self.server(kind)
+        let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
+        let work = server.homeURL + "work/"
+        try dav.makeCalendar(at: work, name: "仕事")
+        let a = try Self.host(server), b = try Self.host(server)
+        let milk = try #require(try a.machine.add("牛乳", ["category": "買い物"])["uid"]?.stringValue)
+        let report = try #require(try a.machine.add("報告書", ["category": "仕事"])["uid"]?.stringValue)
+        try Self.once(a)
+        try Self.once(b)
+        let shopping = try #require(try Self.lists(server)["買い物"]?.url)
+
+        _ = try a.machine.client.result("category.delete", ["name": "買い物", "force": true])
+        let removed = try a.once(["--verbose"])
+        #expect(removed.status == 0 && removed.stderr.contains("the list 買い物 was removed here: deleted its calendar \(shopping)"), "\(removed.stdout)\(removed.stderr)")
+        var lists = try Self.lists(server)
+        #expect(lists["買い物"] == nil && lists[Self.defaultName]?.url == defaultList && lists[Self.defaultName]?.items[milk] != nil, "\(lists.keys.sorted())")
+        try Self.once(b)
+        #expect(try Self.byUID(b)[milk]?["category"] == .null)
+        #expect(try !ListAccountsTests.categories(b).contains("買い物"))
+        try Self.once(a)
+        try Self.once(b)
+        lists = try Self.lists(server)
+        #expect(lists["買い物"] == nil && lists[Self.defaultName]?.items[milk] != nil, "\(lists.keys.sorted())")
+
+        // Another client puts a todo into 仕事 after the last round: 仕事 stays, and why is said.
+        let phoneUID = "phone-" + UUID().uuidString
+        _ = try dav.collection(url: work).create(name: "phone.ics", data: Array(vtodo(uid: phoneUID, summary: "電話").utf8))
+        _ = try a.machine.client.result("category.delete", ["name": "仕事", "force": true])
+        let stays = try a.once(["--verbose"])
+        #expect(stays.status == 1 && stays.stdout.contains("1 not syncing")
+                && stays.stderr.contains("the list 仕事 was removed here; its calendar \(work) stays: it holds 1 todo of other clients"), "\(stays.stdout)\(stays.stderr)")
+        #expect(a.status?.problems.contains { $0.title == "仕事" && $0.reason.hasPrefix("the list was removed here, but its calendar stays on the server") } == true)
+        lists = try Self.lists(server)
+        #expect(lists["仕事"]?.items.keys.sorted() == [phoneUID] && lists[Self.defaultName]?.items[report] != nil, "\(lists.keys.sorted())")
+        #expect(try !ListAccountsTests.categories(a).contains("仕事"))
+        #expect(try a.once().status == 1)
+    }
+
+    /// Subtasks live in their topmost parent's calendar: one given another category (or none)
+    /// goes there with it, and a parent moved to another list takes them along; another store
+    /// sees the tree whole in that list.
+    @Test(arguments: CalDAVServer.Kind.allCases)
+    func subtasksLiveInTheirTopmostParentsCalendar(_ kind: CalDAVServer.Kind) throws {
+        let server = try Self.server(kind).server
+        let a = try Self.host(server)
+        let parent = try a.machine.add("引っ越し", ["category": "家"])
+        let child = try a.machine.add("箱を買う", ["parent": parent["id"]!, "category": "買い物"])
+        let grandchild = try a.machine.add("テープ", ["parent": child["id"]!])
+        let uids = try [parent, child, grandchild].map { try #require($0["uid"]?.stringValue) }
+        try a.machine.update(uid: uids[2], ["category": .null])
+        try Self.once(a)
+        var lists = try Self.lists(server)
+        #expect(Set(lists["家"]?.items.keys.map { $0 } ?? []) == Set(uids), "\(lists.mapValues { $0.items.keys.sorted() })")
+        #expect(lists["買い物"].map { $0.items.isEmpty } ?? true)
+        let b = try Self.host(server)
+        try Self.once(b)
+        let inB = try Self.byUID(b)
+        #expect(uids.allSatisfy { inB[$0]?["category"]?.stringValue == "家" }, "\(uids.map { inB[$0]?["category"] ?? .null })")
+        #expect(inB[uids[2]]?["parentUid"]?.stringValue == uids[1])
+
+        // The parent moves to another list: its subtasks go with it.
+        try a.machine.update(uid: uids[0], ["category": "仕事"])
+        try Self.once(a)
+        lists = try Self.lists(server)
+        #expect(Set(lists["仕事"]?.items.keys.map { $0 } ?? []) == Set(uids) && (lists["家"]?.items.isEmpty ?? true),
+                "\(lists.mapValues { $0.items.keys.sorted() })")
+        try Self.once(b)
+        #expect(try uids.allSatisfy { try Self.byUID(b)[$0]?["category"]?.stringValue == "仕事" })
+        let ra = try a.once(), rb = try b.once()
+        #expect(ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"), "\(ra.stdout)\(rb.stdout)")
     }
 
     @Test(arguments: CalDAVServer.Kind.allCases)

@@ -28,6 +28,7 @@ struct MixedAccountsTests {
         var account = SyncAccount(name: name, url: server.rootURL, user: server.user ?? "anyone",
                                   passwordFile: passwordFile, calendar: calendar)
         account.lists = lists
+        if lists && calendar == nil { account.defaultList = ListSyncTests.defaultName }
         let accounts = try SyncConfig.load(environment: host.environment) + [account]
         try SyncConfig.save(accounts, environment: host.environment)
     }
@@ -36,7 +37,10 @@ struct MixedAccountsTests {
     static func setLists(_ name: String, _ on: Bool, in host: Host) throws {
         let accounts = try SyncConfig.load(environment: host.environment).map { account in
             var account = account
-            if account.name == name { account.lists = on }
+            if account.name == name {
+                account.lists = on
+                if !on { account.defaultList = nil }
+            }
             return account
         }
         try SyncConfig.save(accounts, environment: host.environment)
@@ -290,8 +294,10 @@ struct MixedAccountsTests {
         #expect(left.copies.isEmpty, "\(left.copies)")
         try ListAccountsTests.expectQuiet(a)
 
-        // Work's list is one like the others: a todo moved to it goes to work's server only.
-        try a.machine.update(uid: plain, ["category": "Tasks タスク"])
+        // Work's list is one like the others: a todo moved to it goes to work's server only. Its
+        // calendar is named as home's default calendar, whose name is home's: it is `(work)`'s.
+        #expect(try ListAccountsTests.categories(a).contains("Tasks タスク (work)"))
+        try a.machine.update(uid: plain, ["category": "Tasks タスク (work)"])
         try Self.twice(a)
         let moved = try Self.placed(home.server), there = try Self.placed(workServer)
         #expect(moved[plain] == nil && there[plain] == ["Tasks タスク"], "\(moved) \(there)")

@@ -134,6 +134,7 @@ struct RefusedCalendarTests {
                                             password: server.password ?? "unused")
         var account = try #require(try SyncConfig.load(environment: host.environment).first)
         account.lists = true
+        account.defaultList = ListSyncTests.defaultName  // Cyrus's own `personal` beside it
         try SyncConfig.save([account], environment: host.environment)
         let (milk, eggs, _) = try Self.refusedFirst(host, server, reason: String(refusal.0))
 

@@ -10,6 +10,8 @@ import TodoSync
         #expect(once.once && once.account == "home")
         let check = try SyncOptions(arguments: ["--check", "--url", "https://dav.example.org/", "--user", "アリス", "--password-file", "/p", "--calendar", "/alice/tasks/"])
         #expect(check.check && check.user == "アリス" && check.calendar == "/alice/tasks/")
+        let lists = try SyncOptions(arguments: ["--check", "--url", "u", "--user", "u", "--password-file", "/p", "--lists", "--default-list", "買い物"])
+        #expect(lists.lists && lists.defaultList == "買い物")
         let inline = try SyncOptions(arguments: ["--socket=/run/ソケット", "--pull-interval=2.5", "-h"])
         #expect(inline.socket == "/run/ソケット" && inline.pullInterval == 2.5 && inline.help)
         #expect(try SyncOptions(arguments: ["--pull-interval", "86400"]).pullInterval == 86_400)
@@ -30,6 +32,8 @@ import TodoSync
         (["stray"], "unexpected argument 'stray'"),
         (["--check", "--url", "u"], "--check needs --url, --user and --password-file"),
         (["--url", "u"], "go with --check"),
+        (["--default-list", "Tasks"], "go with --check"),
+        (["--check", "--url", "u", "--user", "u", "--password-file", "/p", "--default-list", "Tasks"], "--default-list goes with --lists"),
         (["--account", "home"], "--account goes with --once"),
         (["--once", "--account", "../x"], "is not an account name"),
         (["--socket"], "option '--socket' needs a value"),

@@ -7,7 +7,7 @@
 
 set -l __todoctl_commands add list show edit done reopen rm move snooze category agenda reminders watch status ui export import undo redo sync help
 # Options that take a value in the next word.
-set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --parent --start --url --user --password-file --credential --calendar --initial -c -d -s -n -p -t
+set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --parent --start --url --user --password-file --credential --calendar --default-list --initial -c -d -s -n -p -t
 
 # Prints the command, then the category or sync subcommand (if any), then the positionals, one per line.
 function __todoctl_words
@@ -274,6 +274,7 @@ complete -c todoctl -n '__todoctl_sync_sub add' -l password-file -r -F -d 'A fil
 complete -c todoctl -n '__todoctl_sync_sub add' -l credential -x -d 'The systemd credential holding the password'
 complete -c todoctl -n '__todoctl_sync_sub add' -l calendar -x -d 'The calendar to use'
 complete -c todoctl -n '__todoctl_sync_sub add' -l lists -d 'Every calendar is a list (a category)'
+complete -c todoctl -n '__todoctl_sync_sub add' -l default-list -x -d 'The list for todos without a category (implies --lists)'
 complete -c todoctl -n '__todoctl_sync_sub add' -l initial -x -a 'merge remote local' -d 'What the first round does when both sides hold todos'
 
 # agenda, reminders, export, import, help

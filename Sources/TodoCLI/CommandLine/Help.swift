@@ -160,7 +160,7 @@ enum Help {
                         ("--limit N", "with --list: the latest N changes (default 20, at most 10000)")]),
         Entry(name: "redo", synopsis: ["redo [STEPS]"], summary: "Apply again the change the last undo reverted (STEPS times)."),
         Entry(name: "sync", synopsis: ["sync add NAME --url URL --user USER (--password-file FILE | --credential NAME)",
-                                       "         [--lists] [--calendar URL|PATH ...] [--initial merge|remote|local]",
+                                       "         [--lists] [--default-list NAME] [--calendar URL|PATH ...] [--initial merge|remote|local]",
                                        "sync list", "sync remove NAME", "sync now [NAME]", "sync status"],
               summary: "Keep CalDAV calendars (Nextcloud, Radicale, Fastmail, iCloud ...) in step with the todos, through\n"
                 + "todod-sync (docs/SYNC.md). add checks the account with the server first (it finds the calendar) and\n"
@@ -180,6 +180,8 @@ enum Help {
                             + "with --lists, repeatable: the calendars to sync, the first the default list"),
                         ("--lists", "add: lists are calendars: each calendar holding todos is a category by its\n"
                             + "name, a new category gets a calendar (as Nextcloud Tasks shows lists)"),
+                        ("--default-list NAME", "add: the list (calendar name, path or URL) for todos without a category; implies\n"
+                            + "--lists (default: the server's own, else one named Tasks, Reminders, personal, タスク ...)"),
                         ("--initial MODE", "add: when the store and the calendar both hold todos, what the first round\n"
                             + "does: merge (default: each side gets what only the other has), remote (the calendar\n"
                             + "wins: what only the store has is removed here, one undoable change) or local (the\n"

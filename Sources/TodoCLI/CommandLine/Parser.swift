@@ -64,7 +64,7 @@ package struct Parser {
         "export": ["--format": .value, "--output": .value],
         "import": ["--from": .value],
         "undo": ["--list": .flag, "--limit": .value],
-        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value, "--lists": .flag],
+        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value, "--lists": .flag, "--default-list": .value],
     ]
 
     /// The commands with subcommands, and theirs (`category`, `sync`).

@@ -71,7 +71,7 @@ enum SyncURL {
 extension Parser {
     /// The `sync` subcommands, in help order, and the options each accepts.
     static let syncSubcommands: [(name: String, options: Set<String>)] = [
-        ("add", ["--url", "--user", "--password-file", "--credential", "--calendar", "--initial", "--lists"]),
+        ("add", ["--url", "--user", "--password-file", "--credential", "--calendar", "--initial", "--lists", "--default-list"]),
         ("list", []), ("remove", []), ("now", []), ("status", []),
     ]
 
@@ -90,7 +90,7 @@ extension Parser {
             guard let url = args.value("--url") else { throw UsageError("missing --url URL for 'sync add'", command: "sync") }
             guard let user = args.value("--user"), !user.isEmpty else { throw UsageError("missing --user USER for 'sync add'", command: "sync") }
             // Every value goes into sync.conf: a line break would write keys of its own.
-            for option in ["--url", "--user", "--password-file", "--credential", "--calendar"] {
+            for option in ["--url", "--user", "--password-file", "--credential", "--calendar", "--default-list"] {
                 if let value = args.value(option), !value.isEmpty, !SyncConfig.isWritable(value) {
                     throw UsageError("invalid \(option) \(quote(value)): control characters (line breaks, tabs) and surrounding spaces are not taken", command: "sync")
                 }
@@ -110,15 +110,20 @@ extension Parser {
                 throw UsageError("invalid credential name \(quote(credential)) for --credential: use letters, digits, -, _ and .", command: "sync")
             }
             if let problem = SyncURL.problem(url, option: "--url") { throw UsageError(problem, command: "sync") }
-            let lists = args.has("--lists")
+            // A default list is a list's: --default-list syncs the account's lists.
+            let defaultList = args.value("--default-list")
+            if defaultList == "" { throw UsageError("--default-list needs a list's name", command: "sync") }
+            let lists = args.has("--lists") || defaultList != nil
             let calendars = lists ? args.values("--calendar") : args.value("--calendar").map { [$0] } ?? []
             for calendar in calendars {
                 if calendar.isEmpty { throw UsageError("--calendar needs a URL or a path", command: "sync") }
                 if calendar.contains("://"), let problem = SyncURL.problem(calendar, option: "--calendar") { throw UsageError(problem, command: "sync") }
             }
             if lists {
-                return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, lists: calendars,
-                                        initial: initial == "merge" ? nil : initial))
+                var account = SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, lists: calendars,
+                                          initial: initial == "merge" ? nil : initial)
+                account.defaultList = defaultList
+                return .add(account)
             }
             return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendars.first,
                                     initial: initial == "merge" ? nil : initial))

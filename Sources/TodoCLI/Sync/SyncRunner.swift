@@ -90,7 +90,7 @@ struct SyncRunner {
         let secret = passwordFile ?? (environment["CREDENTIALS_DIRECTORY"] ?? "") + "/" + (o.credential ?? "")
         var arguments = ["--check", "--url", o.url, "--user", o.user, "--password-file", secret]
         if let calendar = o.calendar { arguments += ["--calendar", calendar] }
-        if o.lists { arguments += ["--lists"] }
+        if o.lists { arguments += ["--lists"] + (o.defaultList.map { ["--default-list", $0] } ?? []) }
         var (status, stdout, stderr, timedOut) = try runSync(arguments, timeout: SyncRunner.checkTimeout, passThrough: false)
         // Several task lists and none chosen (todod-sync --check exits 3): each is a list.
         var o = o, several = false
@@ -110,6 +110,7 @@ struct SyncRunner {
             // Every calendar (or the ones named) is a list: sync.conf keeps what was named.
             account.lists = true
             account.calendars = o.calendars
+            account.defaultList = o.defaultList
         } else {
             account.calendar = calendar
         }

@@ -10,19 +10,23 @@ import TodoProtocol
 final class ListView: LocalStore {
     /// The list's category; nil: the default list.
     let category: String?
+    /// Of the default list: the category named as its calendar, whose todos live there too (they
+    /// keep it, written as `X-TODOD-CATEGORY`, so the calendar never has a twin of its name).
+    let alias: String?
 
-    init(transport: RPCTransport, category: String?) {
+    init(transport: RPCTransport, category: String?, alias: String? = nil) {
         self.category = category
+        self.alias = category == nil ? alias : nil
         super.init(transport: transport)
     }
 
     /// Whether the todo is in this list.
-    func holds(_ todo: Todo) -> Bool { todo.category == category }
+    func holds(_ todo: Todo) -> Bool { todo.category == category || (alias != nil && todo.category == alias) }
 
-    /// The todo as the round sees it: without its category.
+    /// The todo as the round sees it: without its category (but the default list's alias).
     func shown(_ todo: Todo) -> Todo {
         var copy = todo
-        copy.category = nil
+        if alias == nil || todo.category != alias { copy.category = nil }
         return copy
     }
 

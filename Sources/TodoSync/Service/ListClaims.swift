@@ -35,6 +35,8 @@ struct ListClaims {
                   Posix.exists(path) else { continue }
             let map = ListMap.load(path)
             if map.uncategorized && map.defaultURL != nil { claims.uncategorizedElsewhere = true }
+            // The category of its default calendar's name lives there.
+            if map.uncategorized, let name = map.defaultName { claims.names.insert(name) }
             for list in map.lists {
                 claims.names.insert(list.name)
                 if let id = list.category { claims.ids.insert(id) }

@@ -13,6 +13,10 @@ struct ListMap: Equatable {
         /// The calendar's display name when both sides last agreed (`Tasks`).
         var displayName: String
         var category: Int64?
+        /// Its category was removed here and its calendar stays on the server (it holds other
+        /// clients' todos, or the server refused): it is not synced until a category of its name
+        /// is there again.
+        var removed = false
 
         init(url: String, name: String, displayName: String? = nil, category: Int64?) {
             self.url = url
@@ -25,6 +29,12 @@ struct ListMap: Equatable {
     /// Whether the default calendar holds the todos without a category. One account of a store
     /// does (the first with lists in sync.conf); another account's default calendar is a list.
     var uncategorized = true
+    /// The default calendar's display name when it holds the todos without a category: the
+    /// category of that name lives in it too (its todos carry `X-TODOD-CATEGORY`).
+    var defaultName: String?
+    /// The store's id and newest change when its subtasks were last put in their topmost
+    /// parent's list (`ListSync.alignSubtasks`): unchanged since, nothing to do.
+    var alignedAt: String?
     var lists: [List] = []
 
     /// The map at `path`; an empty one where there is none or it cannot be read. A map written
@@ -35,10 +45,13 @@ struct ListMap: Equatable {
         }
         var map = ListMap(defaultURL: json["default"]?.stringValue)
         map.uncategorized = json["uncategorized"]?.boolValue ?? true
+        map.defaultName = json["defaultName"]?.stringValue
+        map.alignedAt = json["alignedAt"]?.stringValue
         for item in json["lists"]?.arrayValue ?? [] {
             guard let url = item["url"]?.stringValue, let name = item["name"]?.stringValue else { continue }
-            map.lists.append(List(url: url, name: name, displayName: item["displayName"]?.stringValue,
-                                  category: item["category"]?.intValue))
+            var list = List(url: url, name: name, displayName: item["displayName"]?.stringValue, category: item["category"]?.intValue)
+            list.removed = item["removed"]?.boolValue ?? false
+            map.lists.append(list)
         }
         return map
     }
@@ -46,10 +59,11 @@ struct ListMap: Equatable {
     func save(_ path: String) throws(SyncError) {
         let lists: [JSON] = lists.map { l in
             .object(["url": .string(l.url), "name": .string(l.name), "displayName": .string(l.displayName),
-                     "category": l.category.map { .int($0) } ?? .null])
+                     "category": l.category.map { .int($0) } ?? .null, "removed": .bool(l.removed)])
         }
         var bytes: [UInt8] = []
         JSON.object(["default": defaultURL.map { .string($0) } ?? .null, "uncategorized": .bool(uncategorized),
+                     "defaultName": defaultName.map { .string($0) } ?? .null, "alignedAt": alignedAt.map { .string($0) } ?? .null,
                      "lists": .array(lists)]).write(to: &bytes)
         bytes.append(0x0A)
         do { try AtomicFile.write(path, bytes, mode: 0o600) } catch {

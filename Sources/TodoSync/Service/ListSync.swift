@@ -7,7 +7,7 @@ import TodoProtocol
 
 /// The rounds of an account whose lists are calendars (`lists = yes`): every calendar of the
 /// account that holds todos (or those sync.conf names) is one category, by its display name;
-/// the default one (the first named, or the first found) holds the todos without a category.
+/// the default one (`ListChoice`) holds the todos without a category.
 /// Before the rounds, renames go across (a category renamed here renames its calendar, a
 /// calendar renamed there its category) and a category without a calendar gets one
 /// (`MKCALENDAR`). Then one `SyncRound` per calendar, each with its own state, sees the store
@@ -42,23 +42,32 @@ struct ListSync {
         let claims = ListClaims.load(account: account.name, environment: environment)
         var map = ListMap.load(mapPath)
         let before = map
-        let defaultURL = Self.defaultCalendar(found, named: account.calendars, previous: map.defaultURL)
+        let defaultURL = try ListChoice.choose(found, named: account.calendars, previous: map.defaultURL, configured: account.defaultList,
+                                               serverDefault: { [dav] in dav.scheduleDefaultCalendar() })
         map.defaultURL = defaultURL
         map.uncategorized = claims.holdsUncategorized(map: map, firstRound: firstListsRound)
         var categories = try categoryList()
+        // The default calendar's name is a category that lives there (never a second calendar
+        // of that name), unless another account's list has that name.
+        let shownDefault = found.first { $0.url == defaultURL }.map { Self.displayName($0.displayName) } ?? ""
+        map.defaultName = map.uncategorized && !shownDefault.isEmpty && !claims.takes(shownDefault, categories: categories) ? shownDefault : nil
         // Renames and new calendars, counted in the summary as what the rounds send and receive.
         var listsSent = 0, listsReceived = 0
 
         // Every other calendar (and the default one, when another account holds the todos
         // without a category), with its category's name.
         var lists: [ListMap.List] = []
+        // Lists whose category was removed here and whose calendar stays (why), and lists whose
+        // calendar is gone from the server (their categories, once empty, go too).
+        var kept: [(list: ListMap.List, reason: String)] = []
+        let vanished = before.lists.filter { list in list.category != nil && !found.contains { $0.url == list.url } && !others.contains { $0.url == list.url } }
         for cal in found where cal.url != defaultURL || !map.uncategorized {
             let shown = Self.displayName(cal.displayName)
             // A new name: the calendar's, with the account's where another account's list has it,
             // with its path where another calendar of this account has it.
             func newName() -> String {
                 let name: String = shown.isEmpty ? "" : claims.name(for: shown, categories: categories)
-                guard lists.contains(where: { $0.name == name }) || name.isEmpty else { return name }
+                guard lists.contains(where: { $0.name == name }) || name == map.defaultName || name.isEmpty else { return name }
                 let path: String = cal.url.split(separator: "/").last.map(String.init) ?? cal.url
                 return name + " (" + path + ")"
             }
@@ -68,8 +77,25 @@ struct ListSync {
                 lists.append(ListMap.List(url: cal.url, name: name, displayName: shown, category: id))
                 continue
             }
+            // Its category removed here (`category rm`): its calendar goes from the server.
+            let removedHere = known.removed ? !categories.contains { $0.name == known.name }
+                : known.category.map { id in !categories.contains { $0.id == id || $0.name == known.name } } ?? false
+            if removedHere {
+                if let reason = removeCalendar(known, defaultURL: defaultURL) {
+                    log("\(account.name): the list \(known.name) was removed here; its calendar \(cal.url) stays: \(reason)")
+                    var stays = known
+                    stays.removed = true
+                    stays.category = nil
+                    kept.append((stays, reason))
+                } else {
+                    log("\(account.name): the list \(known.name) was removed here: deleted its calendar \(cal.url)")
+                    listsSent += 1
+                }
+                continue
+            }
             // A list named before keeps its name until one side renames it (no flip-flop).
             var list = known
+            list.removed = false
             let local = known.category.flatMap { id in categories.first { $0.id == id } }
             if let local, local.name != known.name {
                 // Renamed here (and there too: here wins): the calendar follows.
@@ -99,11 +125,16 @@ struct ListSync {
             lists.append(list)
         }
 
+        // A list named so before the default calendar's name was a category (a calendar todod
+        // made for it): that list keeps it.
+        if lists.contains(where: { $0.name == map.defaultName }) { map.defaultName = nil }
+
         // A category with todos and no calendar, no other account's list: a new calendar where
         // the server allows it, made by the account that holds the todos without a category.
         var localOnly: [(name: String, todos: Int, reason: String)] = []
         for category in categories where map.uncategorized && category.open + category.done > 0
-            && !lists.contains(where: { $0.name == category.name }) && !claims.claims(category) {
+            && !vanished.contains(where: { $0.category == category.id })
+            && !lists.contains(where: { $0.name == category.name }) && !claims.claims(category) && category.name != map.defaultName {
             // A calendar of that name sync.conf did not name is that list's.
             if let there = others.first(where: { Self.displayName($0.displayName) == category.name && $0.url != defaultURL }) {
                 lists.append(ListMap.List(url: there.url, name: category.name, category: category.id))
@@ -132,7 +163,8 @@ struct ListSync {
                 log("\(account.name): cannot make the category \(lists[i].name): \(error.message)")
             }
         }
-        map.lists = lists
+        map.lists = lists + kept.map(\.list)
+        map.alignedAt = try alignSubtasks(since: map.alignedAt)
         try map.save(mapPath)
         naming?.unlock()
 
@@ -150,11 +182,12 @@ struct ListSync {
             // A list whose category is not the one its last round saw (the account's first
             // round with lists, a rename that did not go through) holds todos the store's
             // changes would not name: this round reads the store whole.
-            let seen = list.category == nil ? !firstListsRound : before.lists.contains { $0.url == list.url && $0.name == list.category }
+            let seen = list.category == nil ? !firstListsRound && before.defaultName == map.defaultName
+                : before.lists.contains { $0.url == list.url && $0.name == list.category }
             if !seen {
                 do { try state.setSeq(nil) } catch { throw SyncError("sync state \(path): \(error.message)") }
             }
-            let view = ListView(transport: store.transport, category: list.category)
+            let view = ListView(transport: store.transport, category: list.category, alias: map.defaultName)
             let codec = AccountSync.codec(environment).list(isDefault: list.category == nil)
             let options = SyncRound.Options(timeLimit: account.roundTimeLimit, initial: account.initial, log: log, onConflict: onConflict)
             let round = SyncRound(account: account.name, collection: dav.collection(url: list.url), store: view, state: state, codec: codec,
@@ -195,12 +228,105 @@ struct ListSync {
             map.lists[i].category = categories.first { $0.name == map.lists[i].name }?.id
         }
         try map.save(mapPath)
+        // A list whose calendar was deleted on the server (by another store's `category rm`, or
+        // on the phone): its category goes too once the rounds left it empty (its todos, moved
+        // to the default list there, came here in the default list's round).
+        for list in vanished {
+            guard let id = list.category, let category = categories.first(where: { $0.id == id }) else { continue }
+            if category.open + category.done == 0 {
+                do {
+                    _ = try store.call(CategoryDeleteParams(name: category.name, force: false))
+                    log("\(account.name): the calendar \(list.url) of the list \(category.name) is gone from the server: removed the category")
+                    report.received += 1
+                } catch {
+                    log("\(account.name): cannot remove the category \(category.name): \(error.message)")
+                }
+            } else {
+                log("\(account.name): the calendar \(list.url) of the list \(category.name) is gone from the server; "
+                    + "its \(category.open + category.done) todos here get a calendar again in the next round")
+            }
+        }
+        for (list, reason) in kept {
+            report.problems.append(SyncProblem(kind: .refused, uid: nil, href: list.url, title: list.name,
+                                               reason: "the list was removed here, but its calendar stays on the server: \(reason)"))
+        }
         for list in localOnly {
             report.problems.append(SyncProblem(kind: .refused, uid: nil, href: defaultURL, title: list.name,
                                                reason: "the list stays in this store only: \(list.reason)"))
             report.pending += list.todos
         }
         return report
+    }
+
+    /// Subtasks live in their topmost parent's calendar: a subtask whose category is not its
+    /// topmost parent's takes it (a parent moved to another list takes its subtasks along), so
+    /// the list rounds that follow move its resource. Read whole only when the store changed
+    /// since `since` (its id and newest change then); returns them now.
+    func alignSubtasks(since: String?) throws(SyncError) -> String {
+        let status = try store.status()
+        let now = "\(status.storeID):\(status.seq)"
+        guard now != since else { return now }
+        let todos = try store.allTodos()
+        guard todos.contains(where: { $0.parent != nil }) else { return now }
+        let byID = Dictionary(todos.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var moved = 0
+        for todo in todos where todo.parent != nil {
+            var root = todo
+            var seen: Set<Int64> = [todo.id]
+            while let up = root.parent, let parent = byID[up], seen.insert(up).inserted { root = parent }
+            guard root.category != todo.category else { continue }
+            var patch = TodoPatch()
+            patch.category = root.category.map { .set($0) } ?? .clear
+            do {
+                _ = try store.call(TodoUpdateParams(id: todo.id, patch: patch, ifRevision: todo.revision))
+                moved += 1
+            } catch {
+                log("\(account.name): cannot put the subtask \(todo.id) in its parent's list: \(error.message)")
+            }
+        }
+        guard moved > 0 else { return now }
+        log("\(account.name): put \(moved) subtask\(moved == 1 ? "" : "s") in their topmost parent's list")
+        let after = try store.status()
+        return "\(after.storeID):\(after.seq)"
+
+    }
+
+    /// Empties the calendar of `list`, whose category was removed here, of the resources this
+    /// account's rounds put there (each with its ETag: one another client changed meanwhile
+    /// stays) and deletes it. Nil when it is gone; else why it stays, in a few words: it holds
+    /// todos of other clients (unknown to its state, or changed since), or the server refused.
+    func removeCalendar(_ list: ListMap.List, defaultURL: String) -> String? {
+        if list.url == defaultURL { return "it is the account's default calendar" }
+        if account.calendars.contains(where: { ListChoice.find($0, in: [CalendarInfo(url: list.url, displayName: "", holdsTodos: true, supportsSyncToken: true)]) != nil }) {
+            return "sync.conf names it (a calendar line)"
+        }
+        guard let path = Self.statePath(of: (list.url, list.name), account: account.name, defaultURL: defaultURL, environment: environment) else {
+            return "no state directory"
+        }
+        let collection = dav.collection(url: list.url)
+        let there: [RemoteVersion]
+        do { there = try collection.versions() } catch { return "cannot list it (\(error.message))" }
+        let state: SyncState, known: [String: (uid: String, etag: String)]
+        do { state = try SyncState.open(path: path).0 } catch { return "cannot read its sync state (\(error.message))" }
+        do { known = try state.versions() } catch { return "cannot read its sync state (\(error))" }
+        // This account's own resources go (their todos, without a category now, go to the
+        // default list); those of other clients stay, and so does the calendar then.
+        for version in there {
+            guard let mine = known[version.href], mine.etag == version.etag else { continue }
+            do {
+                try collection.delete(href: version.href, ifMatch: version.etag)
+                try? state.remove(uid: mine.uid)
+            } catch {
+                return "the server did not delete \(version.href) (\(error.message))"
+            }
+        }
+        let foreign = there.filter { known[$0.href]?.etag != $0.etag }
+        guard foreign.isEmpty else {
+            return "it holds \(foreign.count) todo\(foreign.count == 1 ? "" : "s") of other clients; delete them there (or add the category again to sync them)"
+        }
+        do { try dav.deleteCalendar(at: list.url) } catch { return "the server refused to delete it (\(error.message))" }
+        for file in [path, path + "-wal", path + "-shm"] { try? Files.unlink(file) }
+        return nil
     }
 
     /// The state of one list's rounds: `NAME.state` for the default list, `NAME@HASH.state` for
@@ -242,14 +368,6 @@ struct ListSync {
         }
         for info in todos where made.contains(info.url) && !out.contains(where: { $0.url == info.url }) { out.append(info) }
         return (out, todos.filter { info in !out.contains { $0.url == info.url } })
-    }
-
-    /// The default list: the first calendar sync.conf names, else the one chosen before, else
-    /// the first found (by URL: two stores choose the same).
-    static func defaultCalendar(_ found: [CalendarInfo], named: [String], previous: String?) -> String {
-        if !named.isEmpty, let first = found.first { return first.url }
-        if let previous, found.contains(where: { $0.url == previous }) { return previous }
-        return found.map(\.url).min() ?? ""
     }
 
     /// A display name as a category name: DAViCal escapes `&` twice (`&amp;amp;`), so a name

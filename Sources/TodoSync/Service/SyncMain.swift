@@ -129,7 +129,15 @@ package enum SyncMain {
         account.passwordFile = options.passwordFile
         switch Result(catching: { () throws(SyncError) in try ListSync.calendars(of: account, dav) }) {
         case .success(let (found, _)):
-            print(ListSync.defaultCalendar(found, named: account.calendars, previous: nil))
+            let chosen: String
+            do {
+                chosen = try ListChoice.choose(found, named: account.calendars, previous: nil, configured: options.defaultList,
+                                               serverDefault: { dav.scheduleDefaultCalendar() })
+            } catch {
+                SyncOutput.error(error.message)
+                return 1
+            }
+            print(chosen)
             let counts = found.map { try? dav.collection($0).versions().count }
             if !counts.contains(where: { $0 == nil }) { print("todos \(counts.reduce(0) { $0 + ($1 ?? 0) })") }
             print("lists \(found.count)")

@@ -14,6 +14,8 @@ package struct SyncOptions: Equatable, Sendable {
     package var calendar: String?
     /// `--check --lists`: the account's lists are its calendars.
     package var lists = false
+    /// `--check --lists --default-list NAME`: the list for todos without a category.
+    package var defaultList: String?
     /// Seconds between the service's pulls of remote changes (`--pull-interval`; nil: the default).
     package var pullInterval: Double?
     package var help = false
@@ -24,7 +26,7 @@ package struct SyncOptions: Equatable, Sendable {
     package static let usage = """
         usage: todod-sync [--socket PATH] [--pull-interval SECONDS] [--verbose]
                todod-sync [--socket PATH] --once [--account NAME] [--verbose]
-               todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH] [--lists]
+               todod-sync --check --url URL --user USER --password-file FILE [--calendar URL|PATH] [--lists [--default-list NAME]]
                todod-sync --help | --version
         """
 
@@ -48,6 +50,7 @@ package struct SyncOptions: Equatable, Sendable {
                 case .option("--password-file"): passwordFile = try Self.nonEmpty(reader.value(), "--password-file")
                 case .option("--calendar"): calendar = try Self.nonEmpty(reader.value(), "--calendar")
                 case .option("--lists"): try reader.noValue(); lists = true
+                case .option("--default-list"): defaultList = try Self.nonEmpty(reader.value(), "--default-list")
                 case .option("--help"): help = true
                 case .option("--version"): version = true
                 case .option(let name) where name.hasPrefix("--password"):
@@ -64,8 +67,9 @@ package struct SyncOptions: Equatable, Sendable {
         if check {
             guard url != nil, user != nil, passwordFile != nil else { throw SyncError.usage("--check needs --url, --user and --password-file") }
             guard !once, account == nil else { throw SyncError.usage("--check cannot be combined with --once or --account") }
-        } else if url != nil || user != nil || passwordFile != nil || calendar != nil || lists {
-            throw SyncError.usage("--url, --user, --password-file, --calendar and --lists go with --check")
+            if defaultList != nil, !lists { throw SyncError.usage("--default-list goes with --lists") }
+        } else if url != nil || user != nil || passwordFile != nil || calendar != nil || lists || defaultList != nil {
+            throw SyncError.usage("--url, --user, --password-file, --calendar, --lists and --default-list go with --check")
         }
         if account != nil, !once { throw SyncError.usage("--account goes with --once") }
     }
