@@ -27,7 +27,9 @@ import TodoTestSupport
         let stored = Set(TodoColumn.allCases.compactMap(\.field))
         for field in TodoField.allCases {
             #expect(stored.contains(field) == field.inChangeLogImage, "\(field)")
+            #expect(field.columns.allSatisfy { $0.field == field }, "\(field)")
         }
+        #expect(Set(TodoField.allCases.flatMap(\.columns)) == Set(TodoColumn.allCases.filter { $0.field != nil }))
         let read = Set(TodoSelect.allCases.map(\.column))
         for column in TodoColumn.allCases where column.field != nil {
             #expect(read.contains(column) != column.isDerived, "\(column)")

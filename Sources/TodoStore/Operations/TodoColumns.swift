@@ -55,6 +55,39 @@ enum TodoColumn: String, CaseIterable {
     }
 }
 
+extension TodoField {
+    /// The columns of `todos` that store the field (none for `subtasks`, the inverse of the
+    /// other todos' `parent`). Exhaustive: a new field must say here where it is stored, and
+    /// `TodoColumn.field` must say the same (FieldDeclarationTests).
+    var columns: [TodoColumn] {
+        switch self {
+        case .id: [.id]
+        case .uid: [.uid]
+        case .title: [.title, .title_key, .search_key]
+        case .notes: [.notes]
+        case .category: [.category_id]
+        case .due: [.due, .due_end]
+        case .remind: [.remind]
+        case .reminded: [.reminded]
+        case .done: [.done]
+        case .completed: [.completed]
+        case .position: [.rank]
+        case .created: [.created]
+        case .updated: [.updated]
+        case .priority: [.priority]
+        case .tags: [.tags]
+        case .zone: [.zone]
+        case .allDay: [.all_day]
+        case .recurrence: [.recur_rule, .recur_from, .recur_set]
+        case .revision: [.revision]
+        case .parent: [.parent_id]
+        case .subtasks: []
+        case .parentUid: [.parent_uid]
+        case .start: [.start]
+        }
+    }
+}
+
 /// The columns every todo read selects, each read at its declared index (`rawValue`) by
 /// `TodoRow.todo`. Three more columns follow them in `todoWithPositionByID`: `extraPosition`,
 /// `extraHasSubtasks`, `extraParentUid`.
