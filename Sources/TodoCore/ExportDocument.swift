@@ -70,16 +70,34 @@ package struct ExportDocument: Sendable, Equatable {
             self.recurrence = recurrence
         }
 
-        /// The entry a todo exports as.
+        /// The entry a todo exports as: every field an entry has (exhaustive: a new field must
+        /// say here whether it exports).
         package init(_ todo: Todo) {
-            self.init(
-                title: todo.title, notes: todo.notes, category: todo.category, due: todo.due,
-                remind: todo.remind, reminded: todo.reminded, done: todo.done,
-                completed: todo.completed, created: todo.created, updated: todo.updated, uid: todo.uid,
-                priority: todo.priority, tags: todo.tags, zone: todo.zone, allDay: todo.allDay,
-                recurrence: todo.recurrence)
-            start = todo.start
-            parent = todo.parentUid
+            self.init(title: todo.title, created: todo.created, updated: todo.updated)
+            for field in TodoField.allCases {
+                switch field {
+                // The store's own: an import assigns them (`subtasks` follow from the entries' `parent`).
+                case .id, .position, .revision, .subtasks: continue
+                case .title, .created, .updated: continue
+                case .uid: uid = todo.uid
+                case .notes: notes = todo.notes
+                case .category: category = todo.category
+                case .due: due = todo.due
+                case .remind: remind = todo.remind
+                case .reminded: reminded = todo.reminded
+                case .done: done = todo.done
+                case .completed: completed = todo.completed
+                case .priority: priority = todo.priority
+                case .tags: tags = todo.tags
+                case .zone: zone = todo.zone
+                case .allDay: allDay = todo.allDay
+                case .recurrence: recurrence = todo.recurrence
+                // An entry names its parent by uid: the store's id means nothing elsewhere.
+                case .parent: continue
+                case .parentUid: parent = todo.parentUid
+                case .start: start = todo.start
+                }
+            }
         }
     }
 

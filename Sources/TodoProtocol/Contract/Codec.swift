@@ -21,15 +21,32 @@ extension JSON {
     /// The export document (see docs/PROTOCOL.md).
     package init(_ document: ExportDocument) {
         let todos: [JSON] = document.todos.map { e in
-            var o: JSONObject = [
-                "uid": JSON(e.uid), "title": .string(e.title), "notes": JSON(e.notes), "category": JSON(e.category),
-                "due": JSON(e.due), "remind": JSON(e.remind), "reminded": JSON(e.reminded), "done": .bool(e.done),
-                "completed": JSON(e.completed), "created": JSON(e.created), "updated": JSON(e.updated),
-                "priority": JSON(e.priority), "tags": JSON(e.tags), "zone": JSON(e.zone), "allDay": .bool(e.allDay),
-                "recurrence": JSON(e.recurrence),
-            ]
-            if let parent = e.parent { o["parent"] = .string(parent) }
-            if let start = e.start { o["start"] = JSON(start) }
+            var o = JSONObject()
+            for field in TodoField.allCases {
+                let key = field.wireKey
+                switch field {
+                case .id, .position, .revision, .subtasks, .parentUid: continue  // not members of an entry
+                case .uid: o[key] = JSON(e.uid)
+                case .title: o[key] = .string(e.title)
+                case .notes: o[key] = JSON(e.notes)
+                case .category: o[key] = JSON(e.category)
+                case .due: o[key] = JSON(e.due)
+                case .remind: o[key] = JSON(e.remind)
+                case .reminded: o[key] = JSON(e.reminded)
+                case .done: o[key] = .bool(e.done)
+                case .completed: o[key] = JSON(e.completed)
+                case .created: o[key] = JSON(e.created)
+                case .updated: o[key] = JSON(e.updated)
+                case .priority: o[key] = JSON(e.priority)
+                case .tags: o[key] = JSON(e.tags)
+                case .zone: o[key] = JSON(e.zone)
+                case .allDay: o[key] = .bool(e.allDay)
+                case .recurrence: o[key] = JSON(e.recurrence)
+                // The parent's uid, only when it has one.
+                case .parent: if let parent = e.parent { o[key] = .string(parent) }
+                case .start: if let start = e.start { o[key] = JSON(start) }
+                }
+            }
             // Only where an iCalendar import kept something (docs/PROTOCOL.md, docs/ICALENDAR.md).
             if let ical = e.ical { o["ical"] = .string(ical) }
             // Import conditions: only in documents a sync client sends.
@@ -59,19 +76,33 @@ extension Todo {
               let created = o["created"]?.stringValue.flatMap(Instant.init(rfc3339:)),
               let updated = o["updated"]?.stringValue.flatMap(Instant.init(rfc3339:))
         else { throw DecodingError("malformed todo object") }
-        func instant(_ key: String) -> Instant? { o[key]?.stringValue.flatMap(Instant.init(rfc3339:)) }
-        self.init(
-            id: id, uid: o["uid"]?.stringValue ?? "", title: title, notes: o["notes"]?.stringValue, category: o["category"]?.stringValue,
-            due: instant("due"), remind: instant("remind"), reminded: instant("reminded"), done: done,
-            completed: instant("completed"), position: position.intValue.map { Int($0) }, created: created, updated: updated,
-            priority: o["priority"]?.stringValue.flatMap(TodoPriority.init(rawValue:)),
-            tags: o["tags"]?.arrayValue?.compactMap(\.stringValue) ?? [], zone: o["zone"]?.stringValue,
-            allDay: o["allDay"]?.boolValue ?? false, recurrence: o["recurrence"]?.recurrenceValue,
-            revision: o["revision"]?.intValue ?? 0)
-        parent = o["parent"]?.intValue
-        subtasks = o["subtasks"]?.arrayValue?.compactMap(\.intValue) ?? []
-        parentUid = o["parentUid"]?.stringValue
-        start = instant("start")
+        self.init(id: id, title: title, done: done, position: position.intValue.map { Int($0) }, created: created, updated: updated,
+                  revision: 0)
+        // Every other field by its key: a new field must say here how it is read.
+        for field in TodoField.allCases {
+            let value = o[field.wireKey]
+            let instant = value?.stringValue.flatMap(Instant.init(rfc3339:))
+            switch field {
+            case .id, .title, .done, .position, .created, .updated: continue
+            case .uid: uid = value?.stringValue ?? ""
+            case .notes: notes = value?.stringValue
+            case .category: category = value?.stringValue
+            case .due: due = instant
+            case .remind: remind = instant
+            case .reminded: reminded = instant
+            case .completed: completed = instant
+            case .priority: priority = value?.stringValue.flatMap(TodoPriority.init(rawValue:))
+            case .tags: tags = value?.arrayValue?.compactMap(\.stringValue) ?? []
+            case .zone: zone = value?.stringValue
+            case .allDay: allDay = value?.boolValue ?? false
+            case .recurrence: recurrence = value?.recurrenceValue
+            case .revision: revision = value?.intValue ?? 0
+            case .parent: parent = value?.intValue
+            case .subtasks: subtasks = value?.arrayValue?.compactMap(\.intValue) ?? []
+            case .parentUid: parentUid = value?.stringValue
+            case .start: start = instant
+            }
+        }
     }
 }
 
@@ -148,107 +179,109 @@ extension ExportDocument {
 }
 
 extension Todo {
-    /// Appends the todo object to `out`: `id`, `uid`, `title`, `notes`, `category`, `due`,
-    /// `remind`, `reminded`, `done`, `completed`, `position`, `created`, `updated`, `priority`,
-    /// `tags`, `zone`, `allDay`, `recurrence`, `revision`, `parent`, `subtasks`, `parentUid`,
-    /// `start` (absent values
-    /// are null; instants RFC 3339 UTC, with microseconds only when they have them). The one
-    /// encoder of a todo, written field by field: answers, listings and events never build a tree
-    /// of JSON values for it.
+    /// Appends the todo object to `out`: one member per `TodoField`, in its order, keyed by its
+    /// `wireKey` (`id`, `uid`, `title`, …, `start`; absent values are null; instants RFC 3339 UTC,
+    /// with microseconds only when they have them). The one encoder of a todo, written field by
+    /// field: answers, listings and events never build a tree of JSON values for it.
     package func writeJSON(to out: inout [UInt8]) {
-        out.append(atMost: jsonBound) { write(into: &$0) }
+        out.append(roomFor: jsonSizeHint) { write(into: &$0) }
     }
 
     /// The todo's JSON text.
-    package var encodedJSON: [UInt8] { [UInt8](atMost: jsonBound) { write(into: &$0) } }
+    package var encodedJSON: [UInt8] { [UInt8](roomFor: jsonSizeHint) { write(into: &$0) } }
+
+    /// Each field's key with what comes before it (`{"id":`, `,"uid":`, …), one after the other
+    /// in `bytes`, by `TodoField.rawValue`.
+    private static let keys: (bytes: [UInt8], ranges: [Range<Int>]) = {
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for field in TodoField.allCases {
+            let from = bytes.count
+            bytes += Array(((field.rawValue == 0 ? "{" : ",") + "\"" + field.wireKey + "\":").utf8)
+            ranges.append(from..<bytes.count)
+        }
+        return (bytes, ranges)
+    }()
+    private static let fields = TodoField.allCases
 
     private func write(into w: inout ByteWriter) {
-        w.put(#"{"id":"#)
-        w.put(decimal: id)
-        w.put(#","uid":"#)
-        w.put(string: uid)
-        w.put(#","title":"#)
-        w.put(string: title)
-        w.put(#","notes":"#)
-        Todo.put(notes, &w)
-        w.put(#","category":"#)
-        Todo.put(category, &w)
-        w.put(#","due":"#)
-        Todo.put(due, &w)
-        w.put(#","remind":"#)
-        Todo.put(remind, &w)
-        w.put(#","reminded":"#)
-        Todo.put(reminded, &w)
-        w.put(done ? #","done":true,"completed":"# : #","done":false,"completed":"#)
-        Todo.put(completed, &w)
-        w.put(#","position":"#)
-        if let position { w.put(decimal: Int64(position)) } else { w.put("null") }
-        w.put(#","created":"#)
-        w.put(instant: created)
-        w.put(#","updated":"#)
-        w.put(instant: updated)
-        w.put(#","priority":"#)
-        Todo.put(priority?.rawValue, &w)
-        w.put(#","tags":["#)
-        for (i, tag) in tags.enumerated() {
-            if i > 0 { w.put(UInt8(ascii: ",")) }
-            w.put(string: tag)
-        }
-        w.put(#"],"zone":"#)
-        Todo.put(zone, &w)
-        w.put(allDay ? #","allDay":true,"recurrence":"# : #","allDay":false,"recurrence":"#)
-        if let recurrence {
-            w.put(#"{"rule":"#)
-            w.put(string: recurrence.rule)
-            w.put(#","from":"#)
-            w.put(string: recurrence.from.rawValue)
-            let sets: [(StaticString, [RecurrenceDate])] = [(#","exdates":["#, recurrence.exdates), (#","rdates":["#, recurrence.rdates)]
-            for (key, dates) in sets where !dates.isEmpty {
-                w.put(key)
-                for (i, date) in dates.enumerated() {
-                    if i > 0 { w.put(UInt8(ascii: ",")) }
-                    w.put(string: date.text)
+        let keys = Todo.keys
+        keys.bytes.withUnsafeBufferPointer { keyBytes in
+            for field in Todo.fields {
+                w.put(bytes: UnsafeBufferPointer(rebasing: keyBytes[keys.ranges[field.rawValue]]))
+                switch field {
+                case .id: w.put(decimal: id)
+                case .uid: w.put(string: uid)
+                case .title: w.put(string: title)
+                case .notes: Todo.put(notes, &w)
+                case .category: Todo.put(category, &w)
+                case .due: Todo.put(due, &w)
+                case .remind: Todo.put(remind, &w)
+                case .reminded: Todo.put(reminded, &w)
+                case .done: w.put(done ? "true" : "false")
+                case .completed: Todo.put(completed, &w)
+                case .position: if let position { w.put(decimal: Int64(position)) } else { w.put("null") }
+                case .created: w.put(instant: created)
+                case .updated: w.put(instant: updated)
+                case .priority: Todo.put(priority?.rawValue, &w)
+                case .tags:
+                    w.put(UInt8(ascii: "["))
+                    for (i, tag) in tags.enumerated() {
+                        if i > 0 { w.put(UInt8(ascii: ",")) }
+                        w.put(string: tag)
+                    }
+                    w.put(UInt8(ascii: "]"))
+                case .zone: Todo.put(zone, &w)
+                case .allDay: w.put(allDay ? "true" : "false")
+                case .recurrence: Todo.put(recurrence, &w)
+                case .revision: w.put(decimal: revision)
+                case .parent: if let parent { w.put(decimal: parent) } else { w.put("null") }
+                case .subtasks:
+                    w.put(UInt8(ascii: "["))
+                    for (i, id) in subtasks.enumerated() {
+                        if i > 0 { w.put(UInt8(ascii: ",")) }
+                        w.put(decimal: id)
+                    }
+                    w.put(UInt8(ascii: "]"))
+                case .parentUid: Todo.put(parentUid, &w)
+                case .start: Todo.put(start, &w)
                 }
-                w.put(UInt8(ascii: "]"))
             }
-            if let start = recurrence.ruleStart {
-                w.put(#","ruleStart":"#)
-                w.put(instant: start)
-            }
-            w.put(UInt8(ascii: "}"))
-        } else {
-            w.put("null")
         }
-        w.put(#","revision":"#)
-        w.put(decimal: revision)
-        w.put(#","parent":"#)
-        if let parent { w.put(decimal: parent) } else { w.put("null") }
-        w.put(#","subtasks":["#)
-        for (i, id) in subtasks.enumerated() {
-            if i > 0 { w.put(UInt8(ascii: ",")) }
-            w.put(decimal: id)
-        }
-        w.put(#"],"parentUid":"#)
-        Todo.put(parentUid, &w)
-        w.put(#","start":"#)
-        Todo.put(start, &w)
         w.put(UInt8(ascii: "}"))
     }
 
-    /// The most `write(into:)` writes for this todo: the keys, punctuation and literals (under
-    /// 400 bytes, recurrence's included), then each value's own bound.
-    private var jsonBound: Int {
-        typealias W = ByteWriter
-        func bound(_ text: String?) -> Int { text.map(W.stringBound) ?? 0 }
-        var n = 400 + 4 * W.decimalBound + 8 * W.instantBound + W.stringBound(uid) + W.stringBound(title)
-            + bound(notes) + bound(category) + bound(zone) + bound(parentUid) + bound(priority?.rawValue)
-        for tag in tags { n += W.stringBound(tag) + 1 }
-        n += subtasks.count * (W.decimalBound + 1)
-        if let recurrence {
-            n += W.stringBound(recurrence.rule) + W.stringBound(recurrence.from.rawValue)
-            // A date's text is never longer than an instant's.
-            n += (recurrence.exdates.count + recurrence.rdates.count) * (W.instantBound + 1)
+    private static func put(_ recurrence: TodoRecurrence?, _ w: inout ByteWriter) {
+        guard let recurrence else { return w.put("null") }
+        w.put(#"{"rule":"#)
+        w.put(string: recurrence.rule)
+        w.put(#","from":"#)
+        w.put(string: recurrence.from.rawValue)
+        let sets: [(StaticString, [RecurrenceDate])] = [(#","exdates":["#, recurrence.exdates), (#","rdates":["#, recurrence.rdates)]
+        for (key, dates) in sets where !dates.isEmpty {
+            w.put(key)
+            for (i, date) in dates.enumerated() {
+                if i > 0 { w.put(UInt8(ascii: ",")) }
+                w.put(string: date.text)
+            }
+            w.put(UInt8(ascii: "]"))
         }
+        if let start = recurrence.ruleStart {
+            w.put(#","ruleStart":"#)
+            w.put(instant: start)
+        }
+        w.put(UInt8(ascii: "}"))
+    }
+
+    /// The room `writeJSON` asks for first: the keys, punctuation and fixed-size values, then the
+    /// texts' own bytes. Only a hint: a todo that needs more (escaped text) is written again into
+    /// more room (`ByteWriter`).
+    private var jsonSizeHint: Int {
+        var n = 640 + uid.utf8.count + title.utf8.count + (notes?.utf8.count ?? 0) + (category?.utf8.count ?? 0)
+            + (parentUid?.utf8.count ?? 0) + (zone?.utf8.count ?? 0)
+        for tag in tags { n += tag.utf8.count + 3 }
+        n += subtasks.count * 21
+        if let recurrence { n += recurrence.rule.utf8.count + (recurrence.exdates.count + recurrence.rdates.count) * 33 }
         return n
     }
 

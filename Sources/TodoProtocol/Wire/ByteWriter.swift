@@ -1,34 +1,49 @@
 import TodoCore
 
-/// Writes JSON text through a pointer into room that was sized for it beforehand, so that a
-/// value of many fields (a todo) is written with plain stores instead of one checked, growing
-/// `Array.append` per piece. The room's size comes from the `…Bound` functions below, each the
-/// most its piece can take; `[UInt8].append(atMost:_:)` makes the room and keeps what was written.
+/// Writes JSON text through a pointer into room made for it beforehand, so that a value of many
+/// fields (a todo) is written with plain stores instead of one checked, growing `Array.append` per
+/// piece. Each piece checks that it fits before it writes: one that does not writes nothing and
+/// marks the writer `overflowed` (nothing after it is written either), and
+/// `[UInt8].append(roomFor:_:)` writes the whole value again into more room. The room asked for
+/// is a hint, never trusted: the `…Bound` functions below say the most a piece can take.
 struct ByteWriter {
     private let start: UnsafeMutablePointer<UInt8>
+    private let end: UnsafeMutablePointer<UInt8>
     private var next: UnsafeMutablePointer<UInt8>
+    /// A piece did not fit: what was written is incomplete, and nothing more is written.
+    private(set) var overflowed = false
 
-    init(_ start: UnsafeMutablePointer<UInt8>) {
-        self.start = start
+    init(_ room: UnsafeMutableBufferPointer<UInt8>) {
+        start = room.baseAddress!
+        end = start + room.count
         next = start
     }
 
     /// How many bytes were written.
     var count: Int { next - start }
 
+    /// Whether `n` more bytes fit; when not, the writer stops for good.
+    @inline(__always) private mutating func fits(_ n: Int) -> Bool {
+        if _fastPath(!overflowed && end - next >= n) { return true }
+        overflowed = true
+        return false
+    }
+
     @inline(__always) mutating func put(_ byte: UInt8) {
+        guard fits(1) else { return }
         next.pointee = byte
         next += 1
     }
 
     @inline(__always) mutating func put(_ literal: StaticString) {
         let n = literal.utf8CodeUnitCount
+        guard fits(n) else { return }
         next.update(from: literal.utf8Start, count: n)
         next += n
     }
 
     @inline(__always) mutating func put(bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
+        guard let base = bytes.baseAddress, fits(bytes.count) else { return }
         next.update(from: base, count: bytes.count)
         next += bytes.count
     }
@@ -37,6 +52,7 @@ struct ByteWriter {
     static let decimalBound = 20
 
     mutating func put(decimal value: Int64) {
+        guard fits(Self.decimalBound) else { return }
         if value < 0 { put(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits = 0
@@ -60,10 +76,16 @@ struct ByteWriter {
 
     /// `s` as a JSON string, escaped as `JSON.writeString` escapes it.
     mutating func put(string s: String) {
-        put(UInt8(ascii: "\""))
         var s = s  // `withUTF8` reads a native string in place
         s.withUTF8 { bytes in
-            guard JSON.needsEscape(bytes) else { return put(bytes: bytes) }
+            guard JSON.needsEscape(bytes) else {
+                guard fits(bytes.count + 2) else { return }
+                put(UInt8(ascii: "\""))
+                put(bytes: bytes)
+                return put(UInt8(ascii: "\""))
+            }
+            guard fits(Self.stringBound(utf8Count: bytes.count)) else { return }
+            put(UInt8(ascii: "\""))
             for byte in bytes {
                 switch byte {
                 case UInt8(ascii: "\""): put(0x5C); put(0x22)
@@ -77,8 +99,8 @@ struct ByteWriter {
                 default: put(byte)
                 }
             }
+            put(UInt8(ascii: "\""))
         }
-        put(UInt8(ascii: "\""))
     }
 
     /// The most `put(instant:)` writes.
@@ -86,6 +108,7 @@ struct ByteWriter {
 
     /// `instant` as a quoted RFC 3339 UTC text, with microseconds only when it has them.
     mutating func put(instant: Instant) {
+        guard fits(Self.instantBound) else { return }
         put(UInt8(ascii: "\""))
         next += instant.writeRFC3339(fractional: true, into: next)
         put(UInt8(ascii: "\""))
@@ -93,25 +116,38 @@ struct ByteWriter {
 }
 
 extension Array where Element == UInt8 {
-    /// Appends what `write` writes into room for `bound` bytes (it must write no more). The room
-    /// is on the stack when it is small, else a heap array.
-    @inline(__always) mutating func append(atMost bound: Int, _ write: (inout ByteWriter) -> Void) {
-        guard bound <= 4096 else { return append(contentsOf: [UInt8](atMost: bound, write)) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { room in
-            var writer = ByteWriter(room.baseAddress!)
-            write(&writer)
-            precondition(writer.count <= bound, "wrote \(writer.count) bytes into room for \(bound)")
-            append(contentsOf: UnsafeBufferPointer(start: room.baseAddress, count: writer.count))
+    /// Appends what `write` writes, into room for `hint` bytes first (on the stack when it is
+    /// small), then, each time a piece does not fit, written again into twice the room.
+    @inline(__always) mutating func append(roomFor hint: Int, _ write: (inout ByteWriter) -> Void) {
+        var room = Swift.max(hint, 64)
+        if room <= 4096 {
+            let done = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer -> Bool in
+                var writer = ByteWriter(buffer)
+                write(&writer)
+                guard !writer.overflowed else { return false }
+                append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress, count: writer.count))
+                return true
+            }
+            if done { return }
+            room *= 2
         }
+        append(contentsOf: [UInt8](roomFor: room, write))
     }
 
-    /// The bytes `write` writes into a new array of capacity `bound` (it must write no more).
-    @inline(__always) init(atMost bound: Int, _ write: (inout ByteWriter) -> Void) {
-        self.init(unsafeUninitializedCapacity: bound) { room, count in
-            var writer = ByteWriter(room.baseAddress!)
-            write(&writer)
-            precondition(writer.count <= bound, "wrote \(writer.count) bytes into room for \(bound)")
-            count = writer.count
+    /// The bytes `write` writes, into a new array of capacity `hint`, then twice that each time a
+    /// piece does not fit.
+    init(roomFor hint: Int, _ write: (inout ByteWriter) -> Void) {
+        var room = Swift.max(hint, 64)
+        while true {
+            var overflowed = false
+            self.init(unsafeUninitializedCapacity: room) { buffer, count in
+                var writer = ByteWriter(buffer)
+                write(&writer)
+                overflowed = writer.overflowed
+                count = overflowed ? 0 : writer.count
+            }
+            if !overflowed { return }
+            room *= 2
         }
     }
 }

@@ -162,7 +162,7 @@ extension JSON {
             }
             return true
         }
-        if escaped { out.append(atMost: ByteWriter.stringBound(utf8Count: text.utf8.count)) { $0.put(string: s) } }
+        if escaped { out.append(roomFor: ByteWriter.stringBound(utf8Count: text.utf8.count)) { $0.put(string: s) } }
     }
 
     /// The lowercase hexadecimal digit of `nibble` (0...15).

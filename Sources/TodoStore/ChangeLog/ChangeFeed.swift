@@ -134,11 +134,7 @@ extension StoreTransaction {
         // Todos: the fields `TodoRow` reads, taken from the image after the change (before it, for a
         // row it deleted), the category's name from its row now.
         func image(_ column: String) -> String { "CASE WHEN r.has_after THEN r.a_\(column) ELSE r.b_\(column) END" }
-        let fields = todoFields.split(separator: ",").map { field -> String in
-            let name = String(field.filter { !$0.isWhitespace })
-            guard name.hasPrefix("t.") else { return name }
-            return image(String(name.dropFirst(2)))
-        }.joined(separator: ", ")
+        let fields = TodoSelect.list(column: image)
         var todoSlots: [Int64: [Int64: Int]] = [:]  // seq → todo id → index in its change
         try connection.rows("""
             SELECT \(fields), k.seq, r.has_before = 0, r.has_after = 0
@@ -146,7 +142,7 @@ extension StoreTransaction {
             WHERE k.seq > ?1 AND k.seq <= ?2 AND r.tbl = 'todo'
             ORDER BY r.n
             """, [.integer(since), .integer(through)]) { s in
-            (TodoRow.todo(s), s.int64(todoFieldCount), s.bool(todoFieldCount + 1), s.bool(todoFieldCount + 2))
+            (TodoRow.todo(s), s.int64(TodoSelect.extraPosition), s.bool(TodoSelect.extraHasSubtasks), s.bool(TodoSelect.extraParentUid))
         }.forEach { todo, seq, inserted, deleted in
             guard let c = index[seq] else { return }  // pruned meanwhile: cannot happen inside one transaction
             if let slot = todoSlots[seq]?[todo.id] {

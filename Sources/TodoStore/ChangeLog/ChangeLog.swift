@@ -132,12 +132,9 @@ final class LogTail {
 
 /// The triggers and row images of the log.
 enum ChangeLog {
-    /// The stored columns of a todo: `change_rows` has each as `b_NAME` and `a_NAME`.
-    static let todoColumns = [
-        "id", "title", "title_key", "notes", "search_key", "category_id", "due", "remind", "reminded", "done",
-        "completed", "rank", "created", "updated", "uid", "priority", "tags", "zone", "all_day", "due_end",
-        "recur_rule", "recur_from", "revision", "ical_extra", "parent_id", "parent_uid", "start", "recur_set",
-    ]
+    /// The stored columns of a todo (`TodoColumn`, every field's): `change_rows` has each as
+    /// `b_NAME` and `a_NAME`, so undo and redo give back every field a todo has.
+    static let todoColumns = TodoColumn.allCases.map(\.rawValue)
     /// The stored columns of a category (its counts are kept by triggers), and the `change_rows`
     /// columns (after the prefix) that hold them.
     static let categoryColumns: [(column: String, image: String)] = [
@@ -148,8 +145,8 @@ enum ChangeLog {
     static let rowOverhead = 160
     /// The text columns of a row image, the ones that make a log large (a note, kept iCalendar
     /// lines, a recurrence set of up to 20,000 dates).
-    static let textColumns = ["title", "title_key", "notes", "search_key", "uid", "tags", "zone", "recur_rule", "ical_extra",
-                              "parent_uid", "recur_set"]
+    static let textColumns = [TodoColumn.title, .title_key, .notes, .search_key, .uid, .tags, .zone, .recur_rule, .ical_extra,
+                              .parent_uid, .recur_set].map(\.rawValue)
     /// SQL for the bytes one `change_rows` row holds: both images' text plus `rowOverhead`.
     static let imageBytes = imageBytes(of: textColumns)
     /// `imageBytes` over the text columns migration 12 knew (it runs before later migrations add

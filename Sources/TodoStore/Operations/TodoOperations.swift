@@ -3,27 +3,21 @@ import TodoSQLite
 
 // MARK: - Reading todos
 
-/// The columns every todo read selects, in the order `TodoRow.init(_:)` reads them.
-let todoFields = """
-    t.id, t.title, t.notes, c.name, t.due, t.remind, t.reminded, t.done, t.completed, t.rank,
-    t.created, t.updated, t.uid, t.priority, t.tags, t.zone, t.all_day, t.recur_rule, t.recur_from, t.revision,
-    t.parent_id, t.parent_uid, t.start, t.recur_set
-    """
+/// The columns every todo read selects (`TodoSelect`), in the order `TodoRow.init(_:)` reads them.
+let todoFields = TodoSelect.list()
 /// The join that gives a todo its category's name.
 let categoryJoin = "LEFT JOIN categories c ON c.id = t.category_id"
-/// How many columns `todoFields` selects.
-let todoFieldCount: Int32 = 24
 /// `todoFields` from all todos with their category names.
 let todoColumns = "\(todoFields) FROM todos t \(categoryJoin)"
 /// One todo by id.
 let todoByID = "SELECT \(todoColumns) WHERE t.id = ?1"
-/// One todo by id, with three columns after `todoFields`: its position (null when it is done),
+/// One todo by id, with three columns after `todoFields` (`TodoSelect.extraPosition`, …): its position (null when it is done),
 /// whether it has subtasks, and its parent's uid. One statement: a `todo.get` steps no other
 /// unless the todo has subtasks. (The parent's row is looked up only for a subtask: a
 /// subquery opens its cursor each time it runs, which a top-level todo need not pay.)
 let todoWithPositionByID = todoByID(position: positionSQL, subtasks: subtasksSQL)
 
-/// As `todoWithPositionByID`, for a read with `ReadHints`: column 3 is the category's id, which
+/// As `todoWithPositionByID`, for a read with `ReadHints`: `TodoSelect.categoryName` is the category's id, which
 /// the hints name (no join); the first extra column is the todo's place in its order block
 /// (`ManualOrder.placeInBlockSQL`); and without `subtasks` (no todo of the store is a subtask)
 /// the second is 0 without looking.
@@ -32,7 +26,7 @@ func todoWithPlaceByID(subtasks: Bool) -> String { subtasks ? todoWithPlaceAndSu
 private let positionSQL = ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
 private let placeSQL = ManualOrder.placeInBlockSQL(table: ManualOrder.todos, counted: ManualOrder.openTodos, key: "t.rank")
 private let subtasksSQL = "EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id)"
-private let fieldsWithCategoryID = todoFields.replacing("c.name", with: "t.category_id")
+private let fieldsWithCategoryID = TodoSelect.list(category: "t.category_id")
 private let todoWithPlaceAndSubtasksByID = todoByID(fieldsWithCategoryID, position: placeSQL, subtasks: subtasksSQL, join: "")
 private let todoWithPlaceNoSubtasksByID = todoByID(fieldsWithCategoryID, position: placeSQL, subtasks: "0", join: "")
 
@@ -48,7 +42,7 @@ struct TodoRow {
     var rank: Int64
 
     init(_ s: Statement) {
-        rank = s.int64(9)
+        rank = s.int64(TodoSelect.rank.rawValue)
         todo = TodoRow.todo(s)
     }
 
@@ -57,17 +51,24 @@ struct TodoRow {
     /// columns.
     static func todo(_ s: Statement, position: Int? = nil, category: String?? = nil, parentUid: String?? = nil,
                      subtasks: [Int64] = []) -> Todo {
-        var recurrence = s.optionalText(17).map { TodoRecurrence(rule: $0, from: s.optionalText(18).flatMap(RecurrenceBase.init(rawValue:)) ?? .due) }
-        recurrence?.readSet(s.optionalText(23))
+        typealias C = TodoSelect
+        var recurrence = s.optionalText(C.recurRule.rawValue).map {
+            TodoRecurrence(rule: $0, from: s.optionalText(C.recurFrom.rawValue).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
+        }
+        recurrence?.readSet(s.optionalText(C.recurSet.rawValue))
         return Todo(
-            id: s.int64(0), uid: s.text(12), title: s.text(1), notes: s.optionalText(2), category: category ?? s.optionalText(3),
-            due: s.optionalInstant(4), remind: s.optionalInstant(5), reminded: s.optionalInstant(6),
-            done: s.bool(7), completed: s.optionalInstant(8), position: position,
-            created: s.instant(10), updated: s.instant(11),
-            priority: s.optionalInt64(13).flatMap { TodoRow.priority(rank: $0) },
-            tags: s.withText(14, TagColumn.tags(bytes:)),
-            zone: s.optionalText(15), allDay: s.bool(16), recurrence: recurrence, revision: s.int64(19),
-            parent: s.optionalInt64(20), parentUid: parentUid ?? s.optionalText(21), start: s.optionalInstant(22),
+            id: s.int64(C.id.rawValue), uid: s.text(C.uid.rawValue), title: s.text(C.title.rawValue),
+            notes: s.optionalText(C.notes.rawValue), category: category ?? s.optionalText(C.categoryName.rawValue),
+            due: s.optionalInstant(C.due.rawValue), remind: s.optionalInstant(C.remind.rawValue),
+            reminded: s.optionalInstant(C.reminded.rawValue),
+            done: s.bool(C.done.rawValue), completed: s.optionalInstant(C.completed.rawValue), position: position,
+            created: s.instant(C.created.rawValue), updated: s.instant(C.updated.rawValue),
+            priority: s.optionalInt64(C.priority.rawValue).flatMap { TodoRow.priority(rank: $0) },
+            tags: s.withText(C.tags.rawValue, TagColumn.tags(bytes:)),
+            zone: s.optionalText(C.zone.rawValue), allDay: s.bool(C.allDay.rawValue), recurrence: recurrence,
+            revision: s.int64(C.revision.rawValue),
+            parent: s.optionalInt64(C.parentID.rawValue), parentUid: parentUid ?? s.optionalText(C.parentUid.rawValue),
+            start: s.optionalInstant(C.start.rawValue),
             subtasks: subtasks)
     }
 
@@ -94,14 +95,15 @@ extension StoreTransaction {
         defer { s.reset() }
         guard try s.step() else { throw TodoError.notFound("no todo with id \(id)") }
         // A subtask's parent uid is the parent's own (the column keeps it only for a link not made yet).
-        let parentUid: String?? = s.optionalInt64(20) == nil ? nil : .some(s.optionalText(todoFieldCount + 2))
-        let subtasks = s.bool(todoFieldCount + 1) ? try subtaskIDs(of: id) : []
-        let position = s.optionalInt64(todoFieldCount).map { value in
-            sums.map { ManualOrder.position(rank: s.int64(9), placeInBlock: value, sums: $0) } ?? Int(value)
+        let parentUid: String?? = s.optionalInt64(TodoSelect.parentID.rawValue) == nil ? nil
+            : .some(s.optionalText(TodoSelect.extraParentUid))
+        let subtasks = s.bool(TodoSelect.extraHasSubtasks) ? try subtaskIDs(of: id) : []
+        let position = s.optionalInt64(TodoSelect.extraPosition).map { value in
+            sums.map { ManualOrder.position(rank: s.int64(TodoSelect.rank.rawValue), placeInBlock: value, sums: $0) } ?? Int(value)
         }
         var category: String?? = nil
-        if let hints {  // column 3 holds the category's id
-            category = try s.optionalInt64(3).flatMap { categoryID throws(TodoError) in
+        if let hints {  // `categoryName` holds the category's id
+            category = try s.optionalInt64(TodoSelect.categoryName.rawValue).flatMap { categoryID throws(TodoError) in
                 try hints.categoryName(categoryID, connection) { (id) throws(TodoError) in
                     try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.integer(id)]) { $0.text(0) }
                 }
@@ -170,32 +172,36 @@ extension StoreTransaction {
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
-        try connection.run("""
-            INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, rank, created, updated, uid,
-                               priority, tags, zone, all_day, due_end, recur_rule, recur_from, parent_id, start, recur_set)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [
-                .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
-                .optional(category?.id), .optional(new.due), .optional(remind), .integer(rank),
-                .integer(now.usec), .integer(now.usec), .text(uid),
-                .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
-                .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone)),
-                .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
-                .optional(new.parent), .optional(new.start), .optional(fields.recurrence?.setText),
-            ])
-        let id = connection.lastInsertRowID
-        try writeTags(id, fields.tags, replacing: false)
-        // Made from what was just written, as `todo(id)` would read it back. The new todo is
-        // first or last: its position needs no counting.
-        let open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
-        try recordChange(.add, "add \(id) \(ChangeLog.quoted(title))")
-        var todo = Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
-                        remind: remind, position: Int(open), created: now, updated: now,
+        // The todo as `todo(id)` would read it back (its id once the row has one). The new todo
+        // is first or last: its position needs no counting.
+        var todo = Todo(id: 0, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
+                        remind: remind, position: nil, created: now, updated: now,
                         priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
         todo.parent = new.parent
         todo.start = new.start
+        let image = TodoImage(todo: todo, categoryID: category?.id, rank: rank, icalExtra: nil,
+                              dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone))
+        try connection.run(Self.addSQL, image.values(Self.addColumns))
+        let id = connection.lastInsertRowID
+        try writeTags(id, fields.tags, replacing: false)
+        let open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
+        try recordChange(.add, "add \(id) \(ChangeLog.quoted(title))")
+        todo.id = id
+        todo.position = Int(open)
         return todo
     }
+
+    /// What an add writes: every column but the id (assigned), `revision` (1) and what a new todo
+    /// does not have yet (its defaults: open, no reminder fired, no kept iCalendar, no waiting link).
+    static let addColumns = TodoColumn.all(except: [.id, .revision, .reminded, .done, .completed, .ical_extra, .parent_uid])
+    static let addSQL = TodoColumn.insert(addColumns)
+
+    /// What an edit writes: every column but the ones it never changes (the todo's identity, its
+    /// order, done state and kept iCalendar lines, which other requests change) and the two it
+    /// writes itself: `category_id` only when the category changed, `revision` one up.
+    static let editColumns = TodoColumn.all(except: [.id, .uid, .created, .rank, .done, .completed, .ical_extra, .revision, .category_id])
+    static let editSQL = "UPDATE todos SET \(TodoColumn.assignments(editColumns)), "
+        + "category_id = CASE WHEN ? THEN ? ELSE category_id END, revision = revision + 1 WHERE id = ?"
 
     func searchKey(_ title: String, _ notes: String?) -> String {
         TextKey.search(title) + "\n" + TextKey.search(notes ?? "")
@@ -322,23 +328,10 @@ extension StoreTransaction {
             new.recurrence?.ruleStart = nil
         }
         guard new != old else { return try todo(id) }
-        try connection.run("""
-            UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?,
-                category_id = CASE WHEN ? THEN ? ELSE category_id END,
-                due = ?, remind = ?, reminded = ?, updated = ?, revision = revision + 1,
-                priority = ?, tags = ?, zone = ?, all_day = ?, due_end = ?, recur_rule = ?, recur_from = ?,
-                parent_id = ?, parent_uid = ?, start = ?, recur_set = ?
-            WHERE id = ?
-            """, [
-                .text(new.title), .text(TextKey.sort(new.title)), .optional(new.notes),
-                .text(searchKey(new.title, new.notes)), .bool(categoryChanged), .optional(categoryID),
-                .optional(new.due), .optional(new.remind), .optional(new.reminded), .integer(now.usec),
-                .optional(new.priority.map { Int64($0.rank) }), .optional(TagColumn.text(new.tags)), .optional(new.zone),
-                .bool(new.allDay), .optional(dueEnd(due: new.due, allDay: new.allDay, zone: new.zone)),
-                .optional(new.recurrence?.rule), .optional(new.recurrence?.from.rawValue),
-                .optional(new.parent), .optional(new.parentUid), .optional(new.start), .optional(new.recurrence?.setText),
-                .integer(id),
-            ])
+        new.updated = now
+        let image = TodoImage(todo: new, categoryID: categoryID, rank: 0, icalExtra: nil,
+                              dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: new.zone))
+        try connection.run(Self.editSQL, image.values(Self.editColumns) + [.bool(categoryChanged), .optional(categoryID), .integer(id)])
         if new.tags != old.tags { try writeTags(id, new.tags, replacing: true) }
         try recordChange(.update, "edit \(id) \(ChangeLog.quoted(new.title))")
         return try todo(id)

@@ -55,12 +55,11 @@ extension StoreTransaction {
         // walk of `todos_parent`) spares each of them the statement that reads its tree.
         let parentsSQL = "SELECT DISTINCT parent_id FROM todos INDEXED BY todos_parent WHERE parent_id IS NOT NULL"
         let parents = wanted <= Self.treeLookupLimit ? nil : Set(try connection.rows(parentsSQL, []) { $0.int64(0) })
-        // Columns 0 and 20 of `todoFields`: id, parent_id.
         try forEachPageRow(plan, total: matching) { (s) throws(TodoError) in
-            let id = s.int64(0)
+            let id = s.int64(TodoSelect.id.rawValue)
             guard !placed.contains(id) else { return true }
             var top = id
-            if s.optionalInt64(20) != nil {
+            if s.optionalInt64(TodoSelect.parentID.rawValue) != nil {
                 top = try self.top(of: id, known: &tops)
                 // A matching top-level todo brings this subtask where it falls itself.
                 if top != id {

@@ -10,6 +10,30 @@ package enum SyncField: String, CaseIterable, Sendable {
     case ical
 }
 
+extension SyncField {
+    /// The merge field that carries a todo's field (`TodoField.mergeRule`): its own, or the one
+    /// it is taken with; nil for a field the merge does not take. Exhaustive: a new todo field
+    /// must say here how it syncs.
+    package init?(_ field: TodoField) {
+        switch field {
+        case .title: self = .title
+        case .notes: self = .notes
+        case .category: self = .category
+        case .tags: self = .tags
+        case .due, .zone, .allDay: self = .due
+        case .remind: self = .remind
+        case .reminded: self = .reminded
+        case .done, .completed: self = .done
+        case .priority: self = .priority
+        case .recurrence: self = .recurrence
+        case .position: self = .order
+        case .parent, .parentUid: self = .parent
+        case .start: self = .start
+        case .id, .uid, .created, .updated, .revision, .subtasks: return nil
+        }
+    }
+}
+
 /// The field-level three-way merge of SPEC §9 (docs/SYNC.md): against the last synced version
 /// (the base), fields changed on one side only are taken from that side, fields both sides
 /// changed the same way are kept, and a field both changed differently is a conflict: the side
