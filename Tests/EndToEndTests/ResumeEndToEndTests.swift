@@ -59,9 +59,10 @@ struct ResumeEndToEndTests {
         #expect(eventually(timeout: 5) { daemon.stderr.contains("about to sleep") })
         let title = unique("asleep 寝")
         let client = try daemon.client()
-        for i in 1...12 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(rfc3339(in: 1))]) }
-        // Due within two seconds, held while asleep.
-        usleep(2_500_000)
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up))
+        for i in 1...12 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))]) }
+        // Held while asleep: nothing in the journal once their instant is well past.
+        _ = eventually(timeout: 5) { Date() > due.addingTimeInterval(1) }
         #expect(try Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "_PID=\(daemon.pid)"]).isEmpty)
         try login1.prepareForSleep(false)
         var summaries: [JSON] = []
@@ -94,8 +95,9 @@ struct ResumeEndToEndTests {
         #expect(eventually(timeout: 5) { daemon.stderr.contains("about to sleep") })
         let title = unique("few")
         let client = try daemon.client()
-        for i in 1...2 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(rfc3339(in: 1))]) }
-        usleep(2_000_000)
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up))
+        for i in 1...2 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))]) }
+        _ = eventually(timeout: 5) { Date() > due.addingTimeInterval(0.5) }
         try login1.prepareForSleep(false)
         #expect(try Journalctl.reminders(title: "\(title) 1", atLeast: 1).count == 1)
         #expect(try Journalctl.reminders(title: "\(title) 2", atLeast: 1).count == 1)
