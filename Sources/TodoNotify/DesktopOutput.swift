@@ -65,6 +65,7 @@ final class DesktopOutput {
     private(set) var bus: DesktopNotifications?
     private var pending: [Item] = []
     private var pendingIsBacklog = false
+    private var pendingIsSuspended = false
     /// Calls out: token → what they carry (a summary carries many).
     private var inFlight: [UInt64: [Item]] = [:]
     private var inFlightOrder: [UInt64] = []
@@ -100,9 +101,13 @@ final class DesktopOutput {
     /// The Snooze button's label: "Snooze 10 min".
     var snoozeLabel: String { "Snooze " + Reminder.describe(snoozeUsec) }
 
-    /// Queues a reminder; `backlog` marks what was missed while stopped.
-    func enqueue(_ item: Item, backlog: Bool) {
-        if pending.isEmpty { pendingIsBacklog = backlog }
+    /// Queues a reminder; `backlog` marks what was missed while stopped, `suspended` what todod
+    /// summarized after the machine slept (shown as one summary whenever more than one).
+    func enqueue(_ item: Item, backlog: Bool, suspended: Bool = false) {
+        if pending.isEmpty {
+            pendingIsBacklog = backlog
+            pendingIsSuspended = suspended
+        }
         pending.append(item)
         outstanding.insert(item.reminder.key)
     }
@@ -163,12 +168,13 @@ final class DesktopOutput {
         // activation); without one the answer is ServiceUnknown, and the reminders wait.
         guard !pending.isEmpty else { return }
         let now = clock()
-        let decision = Self.decide(count: pending.count, backlog: pendingIsBacklog, heldForQuiet: heldForQuiet, quiet: quiet,
+        let decision = Self.decide(count: pending.count, backlog: pendingIsBacklog, heldForQuiet: heldForQuiet || pendingIsSuspended, quiet: quiet,
                                    secondOfDay: LocalTime(now, in: zone).secondOfDay)
         let afterQuiet = heldForQuiet
         heldForQuiet = false
         if decision == .summary {
             var (summary, body) = Self.summary(pending.map(\.reminder))
+            if pendingIsSuspended { summary = "\(pending.count) reminders while suspended" }
             if afterQuiet { summary = "\(pending.count) reminders during quiet hours" }
             let critical = pending.contains { $0.reminder.isCritical(now: now, zone: zone) }
             guard send(pending, summary: summary, body: body, actions: ["dismiss", "Dismiss"], critical: critical, category: "todod.missed") else {
@@ -176,6 +182,7 @@ final class DesktopOutput {
                 return
             }
             pending = []
+            pendingIsSuspended = false
             return
         }
         var sent = 0

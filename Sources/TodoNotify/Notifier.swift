@@ -225,7 +225,7 @@ package final class Notifier {
                         event["todos"] = .array([todo])
                         event["todo"] = todo
                         guard let reminder = Reminder(event: .object(event)) else { continue }
-                        guard fromTheFeed(reminder, backlog: true) else { return false }
+                        guard fromTheFeed(reminder, suspended: true) else { return false }
                     }
                     continue
                 }
@@ -259,18 +259,18 @@ package final class Notifier {
     }
 
     /// A reminder from a `watch` event: handed out unless the journal already brought it.
-    private func fromTheFeed(_ reminder: Reminder, backlog: Bool = false) -> Bool {
+    private func fromTheFeed(_ reminder: Reminder, suspended: Bool = false) -> Bool {
         let key = reminder.key
         if fromJournal.remove(key) {
             stateDirty = true
             return true
         }
         if ahead.contains(key) || inProgress.contains(key) { return true }
-        return deliver(reminder, ticket: nil, backlog: backlog)
+        return deliver(reminder, ticket: nil, backlog: suspended, suspended: suspended)
     }
 
     /// Hands one reminder to every output; false when standard output is gone.
-    private func deliver(_ reminder: Reminder, ticket: Int?, backlog: Bool) -> Bool {
+    private func deliver(_ reminder: Reminder, ticket: Int?, backlog: Bool, suspended: Bool = false) -> Bool {
         handedOutSinceSave = true
         if print {
             do {
@@ -283,7 +283,7 @@ package final class Notifier {
         exec?.run(reminder)
         if let desktop {
             if ticket == nil { inProgress.insert(reminder.key) }
-            desktop.enqueue(DesktopOutput.Item(reminder: reminder, ticket: ticket), backlog: backlog)
+            desktop.enqueue(DesktopOutput.Item(reminder: reminder, ticket: ticket), backlog: backlog, suspended: suspended)
         } else if let ticket {
             ledger.settle(ticket)
         } else {

@@ -103,4 +103,29 @@ struct ResumeEndToEndTests {
         #expect(try Journalctl.reminders(title: "\(title) 2", atLeast: 1).count == 1)
         #expect(try Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"]).isEmpty)
     }
+
+    /// todod-notify shows todod's summary as one desktop notification, and prints each todo.
+    @Test func theNotifierShowsTheSummaryOnce() throws {
+        let dir = TemporaryDirectory("resume3")
+        let login1 = try Login1(dir)
+        let session = try SessionBus(socket: dir.file("session_bus"), directory: dir)
+        let server = try NotificationServer(bus: session, directory: dir)
+        let daemon = try Self.daemon(dir, login1)
+        let notifier = try NotifierProcess(socket: daemon.socket, arguments: ["--notify", "--print"], state: dir.file("state"), bus: session.address,
+                                           output: dir.file("notify"))
+        try login1.prepareForSleep(true)
+        #expect(eventually(timeout: 5) { daemon.stderr.contains("about to sleep") })
+        let title = unique("away")
+        let client = try daemon.client()
+        let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up))
+        for i in 1...5 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))]) }
+        _ = eventually(timeout: 5) { Date() > due.addingTimeInterval(0.5) }
+        try login1.prepareForSleep(false)
+        let shown = server.notifications(summary: "5 reminders while suspended", atLeast: 1)
+        #expect(shown.count == 1)
+        #expect(shown.first?["body"]?.stringValue?.contains("\(title) 1") == true)
+        for i in 1...5 { #expect(notifier.printed(title: "\(title) \(i)", atLeast: 1).count == 1) }
+        let single = server.notifications.filter { $0["summary"]?.stringValue?.hasPrefix(title) == true }
+        #expect(single.count == 0)
+    }
 }
