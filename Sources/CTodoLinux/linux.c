@@ -88,7 +88,9 @@ int todod_realtime_timer_create(void) {
 
 int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds) {
     struct itimerspec spec = { .it_interval = { 0, 0 }, .it_value = { (time_t)seconds, (long)nanoseconds } };
-    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+    /* CANCEL_ON_SET: a read fails with ECANCELED once the clock was set (stepped), so the
+       daemon looks at every reminder again (while armed; a disarmed timer has nothing to miss). */
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
 }
 
 int todod_eventfd_create(void) {

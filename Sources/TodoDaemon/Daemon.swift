@@ -33,6 +33,10 @@ package final class Daemon: @unchecked Sendable {
     private let notifier = ManagerNotifier()
     private let watchdog: Watchdog
     private var databaseWatch: DispatchSourceRead?
+    /// Watches the local zone for changes; set once at start.
+    private var zoneWatch: ZoneWatch?
+    /// logind's sleep and resume signals; set once at start.
+    private var sleepWatch: SleepWatch?
     private let environment: [String: String]
     private let afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?
     /// False opens the store without its change log (a test build's switch, for the benchmark).
@@ -126,7 +130,9 @@ package final class Daemon: @unchecked Sendable {
         do { readLoop = try ReadLoop(queue: ioQueue) } catch { throw StartError(description: "cannot wait for clients: \(error)") }
 
         // Local times in reminder messages and STATUS= use the zone `TZ` names, read as todoctl reads it.
-        let timeZone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
+        // Read again whenever it changes on disk (`ZoneWatch`, below).
+        let localZone = LocalZone(LocalZoneSetting.read(tz: environment["TZ"], tzdir: environment["TZDIR"]))
+        let timeZone: @Sendable () -> ZoneInfo = { localZone.zone }
         // One wall-clock timer for the earliest pending reminder; re-armed after every commit.
         // Its descriptor is made now, so arming it never needs one later (at the descriptor limit).
         let timer: DispatchWallTimer
@@ -141,7 +147,8 @@ package final class Daemon: @unchecked Sendable {
         // holds up only that queue, never requests.
         let deliveryQueue = DispatchQueue(label: "todod.journal-write")
         let scheduler = ReminderScheduler(
-            store: store, clock: { Instant.now() }, timer: timer,
+            store: store, clock: { Instant.now() }, localZone: timeZone, tzdir: environment["TZDIR"],
+            suspendedUsec: { MonotonicClock.suspendedUsec() }, timer: timer,
             sink: PublishingReminderSink(JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID, queue: deliveryQueue),
                                          ioQueue: ioQueue, connections: connections),
             deliveryQueue: deliveryQueue,
@@ -159,6 +166,16 @@ package final class Daemon: @unchecked Sendable {
         let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log,
                             requests: executor, connections: connections,
                             spoolBudget: SpoolBudget(directory: Files.directory(of: openPath)))
+        // The zone changing under the daemon (a flight, `timedatectl set-timezone`, a tz database
+        // update): every reminder looked at again (docs/REMINDERS.md, "Time that changes").
+        // Watched before clients are served: a change from then on is seen.
+        let zoneWatch = ZoneWatch(zone: localZone, tz: environment["TZ"], tzdir: environment["TZDIR"], queue: store.queue,
+                                  journalQueue: deliveryQueue, log: log, storeID: storeID) {
+            scheduler.reevaluate()
+            status.update()
+        }
+        zoneWatch.start()
+        self.zoneWatch = zoneWatch
         let running = Running(store: store, server: server, connections: connections, executor: executor, scheduler: scheduler,
                               createdSocket: passed == nil ? options.socket : nil)
         do {
@@ -176,6 +193,12 @@ package final class Daemon: @unchecked Sendable {
             status.update()
         }
         watchDatabaseFile(store) { status.update() }
+        // logind's PrepareForSleep: a resume looks at everything again (summarized when many
+        // fell due meanwhile). Connected off the start path; without a system bus, nothing.
+        sleepWatch = SleepWatch(log: log) { [store, log] asleep in
+            log.info(asleep ? "logind: the machine is about to sleep; reminders wait for the resume" : "logind: the machine resumed")
+            store.queue.async { asleep ? scheduler.preparingForSleep() : scheduler.resumed() }
+        }
         watchdog.start(on: store.queue)
         notifier.send("READY=1")
         afterStart?(store.queue)

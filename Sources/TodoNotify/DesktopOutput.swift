@@ -7,6 +7,7 @@ import TodoProtocol
 import TodoSystemd
 import TodoTime
 import TodoRPC
+import TodoUserFiles
 
 /// Desktop notifications: one `Notify` per reminder with Done and Snooze, the answers acted on
 /// through todod's socket, and each notification withdrawn (`CloseNotification`) once its
@@ -64,6 +65,7 @@ final class DesktopOutput {
     private(set) var bus: DesktopNotifications?
     private var pending: [Item] = []
     private var pendingIsBacklog = false
+    private var pendingIsSuspended = false
     /// Calls out: token → what they carry (a summary carries many).
     private var inFlight: [UInt64: [Item]] = [:]
     private var inFlightOrder: [UInt64] = []
@@ -78,7 +80,17 @@ final class DesktopOutput {
     private var backoff = DesktopOutput.firstBackoff
     private var outageLogged = false
 
-    init(socket: String, snoozeUsec: Int64, zone: ZoneInfo, log: NotifyLog, settled: @escaping (Item) -> Void) {
+    /// `quiet-hours`: reminders that come in the span are held and shown when it ends.
+    private let quiet: QuietHours?
+    /// The wall clock (injected: tests step it).
+    private let clock: () -> Instant
+    /// Reminders wait for the end of quiet hours: shown then, as one summary when more than one.
+    private(set) var heldForQuiet = false
+
+    init(socket: String, snoozeUsec: Int64, zone: ZoneInfo, quiet: QuietHours? = nil, clock: @escaping () -> Instant = { Instant.now() },
+         log: NotifyLog, settled: @escaping (Item) -> Void) {
+        self.quiet = quiet
+        self.clock = clock
         self.socket = socket
         self.snoozeUsec = snoozeUsec
         self.zone = zone
@@ -89,9 +101,13 @@ final class DesktopOutput {
     /// The Snooze button's label: "Snooze 10 min".
     var snoozeLabel: String { "Snooze " + Reminder.describe(snoozeUsec) }
 
-    /// Queues a reminder; `backlog` marks what was missed while stopped.
-    func enqueue(_ item: Item, backlog: Bool) {
-        if pending.isEmpty { pendingIsBacklog = backlog }
+    /// Queues a reminder; `backlog` marks what was missed while stopped, `suspended` what todod
+    /// summarized after the machine slept (shown as one summary whenever more than one).
+    func enqueue(_ item: Item, backlog: Bool, suspended: Bool = false) {
+        if pending.isEmpty {
+            pendingIsBacklog = backlog
+            pendingIsSuspended = suspended
+        }
         pending.append(item)
         outstanding.insert(item.reminder.key)
     }
@@ -116,8 +132,29 @@ final class DesktopOutput {
     /// Whether reminders wait for the bus (for the poll's timeout).
     var hasPending: Bool { !pending.isEmpty }
 
+    /// Seconds until quiet hours end, when reminders are held for them (for the poll's timeout).
+    var secondsUntilQuietEnds: Double? {
+        guard heldForQuiet, !pending.isEmpty, let quiet else { return nil }
+        let now = clock()
+        let wall = LocalTime(now, in: zone)
+        return Double(quiet.secondsUntilEnd(from: wall.secondOfDay)) - Double(now.usec % 1_000_000) / 1e6
+    }
+
+    /// What `flush` does with what waits at `now`: hold it (quiet hours), show it as one summary,
+    /// or show each.
+    enum Decision: Equatable { case hold, summary, each }
+    static func decide(count: Int, backlog: Bool, heldForQuiet: Bool, quiet: QuietHours?, secondOfDay: Int64) -> Decision {
+        if let quiet, quiet.contains(secondOfDay: secondOfDay) { return .hold }
+        if heldForQuiet { return count > 1 ? .summary : .each }
+        return backlog && count > summaryThreshold ? .summary : .each
+    }
+
     /// Sends what waits, when the bus is there (connecting first, once the retry is due).
     func flush() {
+        if !pending.isEmpty, let quiet, quiet.contains(secondOfDay: LocalTime(clock(), in: zone).secondOfDay) {
+            heldForQuiet = true  // shown when the span ends
+            return
+        }
         if let retryAt, Posix.monotonicSeconds() < retryAt { return }
         if bus == nil {
             do {
@@ -130,12 +167,22 @@ final class DesktopOutput {
         // Sent even while nobody owns the name: the bus may start a server on demand (D-Bus
         // activation); without one the answer is ServiceUnknown, and the reminders wait.
         guard !pending.isEmpty else { return }
-        let now = Instant.now()
-        if pendingIsBacklog && pending.count > Self.summaryThreshold {
-            let (summary, body) = Self.summary(pending.map(\.reminder))
+        let now = clock()
+        let decision = Self.decide(count: pending.count, backlog: pendingIsBacklog, heldForQuiet: heldForQuiet || pendingIsSuspended, quiet: quiet,
+                                   secondOfDay: LocalTime(now, in: zone).secondOfDay)
+        let afterQuiet = heldForQuiet
+        heldForQuiet = false
+        if decision == .summary {
+            var (summary, body) = Self.summary(pending.map(\.reminder))
+            if pendingIsSuspended { summary = "\(pending.count) reminders while suspended" }
+            if afterQuiet { summary = "\(pending.count) reminders during quiet hours" }
             let critical = pending.contains { $0.reminder.isCritical(now: now, zone: zone) }
-            guard send(pending, summary: summary, body: body, actions: ["dismiss", "Dismiss"], critical: critical, category: "todod.missed") else { return }
+            guard send(pending, summary: summary, body: body, actions: ["dismiss", "Dismiss"], critical: critical, category: "todod.missed") else {
+                heldForQuiet = afterQuiet
+                return
+            }
             pending = []
+            pendingIsSuspended = false
             return
         }
         var sent = 0

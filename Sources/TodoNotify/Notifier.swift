@@ -124,7 +124,8 @@ package final class Notifier {
         let zone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
         if options.notify {
             let snooze = SnoozeSetting.load(environment: environment) { log.warning($0) }
-            notifier.desktop = DesktopOutput(socket: socket, snoozeUsec: snooze, zone: zone, log: log) { [unowned notifier] in
+            let quiet = QuietSetting.load(environment: environment) { log.warning($0) }
+            notifier.desktop = DesktopOutput(socket: socket, snoozeUsec: snooze, zone: zone, quiet: quiet, log: log) { [unowned notifier] in
                 notifier.desktopSettled($0)
             }
         }
@@ -217,6 +218,17 @@ package final class Notifier {
         for item in feed.read() {
             switch item {
             case .reminder(let params):
+                // todod's summary of what fell due while the machine slept: each todo goes to the
+                // outputs, the desktop's as one backlog (one summary notification when many).
+                if params["summary"] != nil, case .array(let todos)? = params["todos"], case .object(var event) = params {
+                    for todo in todos {
+                        event["todos"] = .array([todo])
+                        event["todo"] = todo
+                        guard let reminder = Reminder(event: .object(event)) else { continue }
+                        guard fromTheFeed(reminder, suspended: true) else { return false }
+                    }
+                    continue
+                }
                 guard let reminder = Reminder(event: params) else { continue }
                 guard fromTheFeed(reminder) else { return false }
             case .changed(let type, let todos):
@@ -247,18 +259,18 @@ package final class Notifier {
     }
 
     /// A reminder from a `watch` event: handed out unless the journal already brought it.
-    private func fromTheFeed(_ reminder: Reminder) -> Bool {
+    private func fromTheFeed(_ reminder: Reminder, suspended: Bool = false) -> Bool {
         let key = reminder.key
         if fromJournal.remove(key) {
             stateDirty = true
             return true
         }
         if ahead.contains(key) || inProgress.contains(key) { return true }
-        return deliver(reminder, ticket: nil, backlog: false)
+        return deliver(reminder, ticket: nil, backlog: suspended, suspended: suspended)
     }
 
     /// Hands one reminder to every output; false when standard output is gone.
-    private func deliver(_ reminder: Reminder, ticket: Int?, backlog: Bool) -> Bool {
+    private func deliver(_ reminder: Reminder, ticket: Int?, backlog: Bool, suspended: Bool = false) -> Bool {
         handedOutSinceSave = true
         if print {
             do {
@@ -271,7 +283,7 @@ package final class Notifier {
         exec?.run(reminder)
         if let desktop {
             if ticket == nil { inProgress.insert(reminder.key) }
-            desktop.enqueue(DesktopOutput.Item(reminder: reminder, ticket: ticket), backlog: backlog)
+            desktop.enqueue(DesktopOutput.Item(reminder: reminder, ticket: ticket), backlog: backlog, suspended: suspended)
         } else if let ticket {
             ledger.settle(ticket)
         } else {
@@ -343,6 +355,7 @@ package final class Notifier {
         let now = Posix.monotonicSeconds()
         if let desktop, let retryAt = desktop.retryAt, desktop.hasPending { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
         if let feed, !feed.isConnected, let retryAt = feed.retryAt { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
+        if let quietEnds = desktop?.secondsUntilQuietEnds { timeouts.append(UInt64(max(0, quietEnds) * 1e6)) }
         _ = try? EventWait.wait(&fds, timeoutUsec: timeouts.min())
         try follower.process()
     }

@@ -15,3 +15,16 @@ enum SnoozeSetting {
         return config.snooze
     }
 }
+
+/// The `quiet-hours` key of the same file: when the desktop output holds reminders.
+enum QuietSetting {
+    /// The span, or nil (none, or a bad line, reported through `warn`: no quiet hours then).
+    static func load(environment: [String: String], warn: (String) -> Void) -> QuietHours? {
+        let config = Config.load(environment: environment, commands: nil)
+        if let problem = config.problem(forKeys: ["quiet-hours"]) {
+            warn("\(problem.message); no quiet hours")
+            return nil
+        }
+        return config.quietHours
+    }
+}

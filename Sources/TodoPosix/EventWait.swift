@@ -20,6 +20,15 @@ package enum MonotonicClock {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
+    /// Microseconds the machine has spent suspended since boot: `CLOCK_BOOTTIME` (which counts
+    /// suspend) minus `CLOCK_MONOTONIC` (which does not). It grows across a suspend and resume.
+    package static func suspendedUsec() -> Int64 {
+        var boot = timespec(), mono = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        return (Int64(boot.tv_sec) - Int64(mono.tv_sec)) * 1_000_000 + (Int64(boot.tv_nsec) - Int64(mono.tv_nsec)) / 1000
+    }
+
     /// Microseconds from now until the monotonic instant `deadlineUsec` (0 once it passed), or
     /// nil for `UInt64.max`, which sd-bus and sd-journal use for "no deadline".
     package static func usecUntil(_ deadlineUsec: UInt64) -> UInt64? {

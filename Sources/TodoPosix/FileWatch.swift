@@ -28,3 +28,55 @@ package final class FileWatch {
         while let n = try? Posix.read(fd, into: &buffer), n > 0 {}
     }
 }
+
+/// An inotify descriptor watching directories for entries that appear, change or go: created,
+/// written and closed, moved in or out, deleted, their attributes changed. A file replaced by
+/// rename (as `timedatectl` replaces `/etc/localtime`, or a package manager a file of the tz
+/// database) shows as a move into its directory, which a watch on the file itself would miss.
+/// Readable when something happened; `drain` empties it and returns the names.
+package final class DirectoryWatch {
+    package let fd: Int32
+
+    /// Watches each directory of `directories` that exists (at least one must).
+    package init(directories: [String]) throws(PosixError) {
+        fd = try syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB
+            | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        var watched = 0
+        var last: PosixError?
+        for directory in Set(directories) {
+            do {
+                try syscall("inotify_add_watch \(directory)") { inotify_add_watch(fd, directory, mask) }
+                watched += 1
+            } catch {
+                last = error
+            }
+        }
+        if watched == 0, let last {
+            Posix.close(fd)
+            throw last
+        }
+    }
+
+    deinit { Posix.close(fd) }
+
+    /// Reads every pending event; returns the names of the entries they were about ("" for the
+    /// directory itself).
+    package func drain() -> [String] {
+        var names: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while let n = try? Posix.read(fd, into: &buffer), n > 0 {
+            var offset = 0
+            // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len].
+            while offset + 16 <= n {
+                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
+                    | Int(buffer[offset + 15]) << 24
+                let start = offset + 16, end = min(n, start + length)
+                let bytes = buffer[start..<end].prefix { $0 != 0 }
+                names.append(String(decoding: bytes, as: UTF8.self))
+                offset = start + length
+            }
+        }
+        return names
+    }
+}

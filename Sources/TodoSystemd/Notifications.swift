@@ -4,7 +4,7 @@ import Glibc
 import CSystemd
 import TodoPosix
 
-// The only file that calls libsystemd's sd-bus API: desktop notifications
+// sd-bus on the session bus (SleepSignals.swift has the system bus): desktop notifications
 // (org.freedesktop.Notifications, https://specifications.freedesktop.org/notification-spec/) on the
 // user's session bus. The variadic sd-bus calls are out of Swift's reach; messages are built with
 // sd_bus_message_append_basic and sd_bus_message_open_container instead.

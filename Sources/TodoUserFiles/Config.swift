@@ -11,7 +11,8 @@ import TodoWhen
 /// Keys: `remind-time` (HH:MM, the reminder time of all-day todos), `remind-default` (`due` or
 /// `none`: whether todos from elsewhere without an alarm are reminded at their due), `sort` (the default order of
 /// `list` and bare `todoctl`, as `--sort`), `snooze` (the DURATION of `snooze ID` without one),
-/// `alias.NAME` (a command line that `todoctl NAME ...` stands for).
+/// `alias.NAME` (a command line that `todoctl NAME ...` stands for), `quiet-hours` (HH:MM-HH:MM:
+/// when todod-notify holds desktop reminders, docs/NOTIFY.md).
 package struct Config: Equatable, Sendable {
     /// 10 minutes in microseconds.
     package static let defaultSnooze: Int64 = 10 * 60 * 1_000_000
@@ -33,11 +34,14 @@ package struct Config: Equatable, Sendable {
     /// `ui.key.ACTION = KEY`: the keys of `todoctl ui`, by action (that program checks them).
     package var uiKeys: [String: String] = [:]
     package static let uiKeyPrefix = "ui.key."
+    /// `quiet-hours = 22:00-07:00`: todod-notify holds desktop reminders in that span (local time)
+    /// and shows them when it ends; nil: none.
+    package var quietHours: QuietHours?
     /// The lines that could not be read, each left out (its key keeps its default).
     package var problems: [ConfigProblem] = []
 
     /// The keys of the file.
-    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts"]
+    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts", "quiet-hours"]
 
     /// The defaults: what todoctl does without a file.
     package init() {}
@@ -151,11 +155,16 @@ package struct Config: Equatable, Sendable {
             case "no", "false", "off", "0": config.hideFutureStarts = false
             default: throw ConfigError(at + "bad value \(quoted(value)) for hide-future-starts: expected yes or no")
             }
+        case "quiet-hours":
+            guard let quiet = QuietHours(value) else {
+                throw ConfigError(at + "bad value \(quoted(value)) for quiet-hours: expected HH:MM-HH:MM, such as 22:00-07:00")
+            }
+            config.quietHours = quiet
         case _ where key.hasPrefix(Config.uiKeyPrefix):
             config.uiKeys[String(key.dropFirst(Config.uiKeyPrefix.count))] = value  // todoctl ui checks them
         default:
             guard key.hasPrefix("alias.") else {
-                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, alias.NAME and ui.key.ACTION"
+                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, quiet-hours, alias.NAME and ui.key.ACTION"
                 throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
             }
             let name = String(key.dropFirst("alias.".count))
@@ -312,5 +321,40 @@ package enum ShellWords {
         }
         if inWord { words.append(word) }
         return .success(words)
+    }
+}
+
+/// A daily span of local time, `22:00-07:00` (across midnight) or `12:00-13:30`: todod-notify's
+/// quiet hours. The start is in the span, the end is not; a span whose start and end are equal is
+/// refused (it would be all day or never).
+package struct QuietHours: Equatable, Sendable {
+    /// Seconds after local midnight.
+    package var start: Int64
+    package var end: Int64
+
+    package init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+              let start = Config.clockTime(String(parts[0]).trimmingSpacesAround()),
+              let end = Config.clockTime(String(parts[1]).trimmingSpacesAround()), start != end else { return nil }
+        self.start = Int64(start)
+        self.end = Int64(end)
+    }
+
+    /// Whether `secondOfDay` (local time) lies in the span.
+    package func contains(secondOfDay: Int64) -> Bool {
+        start < end ? (secondOfDay >= start && secondOfDay < end) : (secondOfDay >= start || secondOfDay < end)
+    }
+
+    /// Seconds from `secondOfDay` until the span ends (0 when outside it).
+    package func secondsUntilEnd(from secondOfDay: Int64) -> Int64 {
+        guard contains(secondOfDay: secondOfDay) else { return 0 }
+        return (end - secondOfDay + 86_400) % 86_400
+    }
+}
+
+private extension String {
+    func trimmingSpacesAround() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

@@ -19,9 +19,13 @@ import TodoTestSupport
         let dir = TemporaryDirectory("wg")
         let daemon = try DaemonProcess(directory: dir)
         let watcher = try watch(daemon, [], dir, "w")
-        usleep(300_000)
-        _ = try daemon.client().result("todo.add", ["title": "見える"])
-        #expect(NotifyTestSupport.eventually(timeout: 10) { watcher.stdout.contains("見える") })
+        // Waits for the watcher's first event, not for a fixed time: a todo added before it
+        // subscribed is not shown, so one is added each round until one is.
+        let client = try daemon.client()
+        #expect(NotifyTestSupport.eventually(timeout: 10) {
+            _ = try? client.result("todo.add", ["title": "見える"])
+            return watcher.stdout.contains("見える")
+        })
         daemon.stop()
         #expect(NotifyTestSupport.eventually(timeout: 10) { !watcher.process.isRunning })
         #expect(watcher.stop() == 69)

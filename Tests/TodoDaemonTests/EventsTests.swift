@@ -14,6 +14,7 @@ import TodoProtocol
         Event.category(.categoryRenamed, Category(id: 1, name: "仕事", position: 1, open: 1, done: 0), oldName: "work"),
         Event.imported(todos: 3, categories: 1),
         Event.reminder(FiredReminder(todo: todo, fired: now, lateUsec: 1500)),
+        Event.reminderSummary(Array(repeating: FiredReminder(todo: todo, fired: now, lateUsec: 1500), count: 12)),
         Event.loggedCategory(.categoryRenamed, id: 1, name: "仕事", oldName: "work"),
     ], [nil, 7] as [Int64?])
     func eachEventIsOneValidNotification(event: Event, seq: Int64?) throws {
@@ -25,7 +26,7 @@ import TodoProtocol
         #expect(message["params"]?["type"] == .string(event.type.name))
         #expect(message["params"]?["seq"] == seq.map(JSON.int))
         switch event {
-        case .todos, .reminder:
+        case .todos, .reminder, .reminderSummary:
             let todo: JSON? = if case .array(let todos)? = message["params"]?["todos"] { todos.first } else { message["params"]?["todo"] }
             #expect(todo?["title"] == .string(Self.todo.title))
             #expect(todo?["uid"] == .string(Self.todo.uid))
@@ -36,5 +37,10 @@ import TodoProtocol
             #expect(message["params"]?["todos"] == 3)
         }
         if case .reminder = event { #expect(message["params"]?["lateUsec"] == 1500) }
+        if case .reminderSummary = event {
+            #expect(message["params"]?["summary"] == "12 reminders while suspended")
+            #expect(message["params"]?["count"] == 12)
+            #expect(message["params"]?["lateUsec"] == 1500)
+        }
     }
 }

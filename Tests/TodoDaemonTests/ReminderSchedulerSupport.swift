@@ -10,11 +10,21 @@ import Foundation
 
 final class FakeTimer: WallClockTimer {
     var onFire: (() -> Void)?
+    var onClockSet: (() -> Void)?
     var armed: Instant?
     var armings = 0
     func arm(at instant: Instant) -> Bool { armed = instant; armings += 1; return true }
     func disarm() { armed = nil }
     func fire() { onFire?() }
+    /// What the kernel reports when the wall clock was set while the timer was armed.
+    func clockWasSet() { onClockSet?() }
+}
+
+/// The local zone the scheduler reads; a test replaces it as `ZoneWatch` would.
+final class ZoneBox: @unchecked Sendable {
+    var zone: ZoneInfo = .utc
+    /// The machine's suspended time since boot, as the kernel would count it.
+    var suspendedUsec: Int64 = 0
 }
 
 /// Used on the delivery queue; the test reads it after `settle()`.
@@ -29,6 +39,13 @@ final class FakeSink: ReminderSink, @unchecked Sendable {
         delivered.append(reminder)
         return true
     }
+    var summaries: [[FiredReminder]] = []
+    func deliverSummary(_ reminders: [FiredReminder]) -> Bool {
+        gate?.wait()
+        if failNext > 0 { failNext -= 1; return false }
+        summaries.append(reminders)
+        return true
+    }
 }
 
 /// A store, a manual clock, a fake timer and sink, and a scheduler wired as the daemon wires them.
@@ -39,6 +56,7 @@ final class Harness {
     let timer = FakeTimer()
     let sink = FakeSink()
     let deliveryQueue = DispatchQueue(label: "test.delivery")
+    let localZone = ZoneBox()
     let scheduler: ReminderScheduler
     /// What `onFired` reported, in order, and how many times (one per recorded batch).
     private final class Reports { var reminders: [FiredReminder] = []; var batches = 0 }
@@ -49,7 +67,8 @@ final class Harness {
 
     init() throws {
         store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
-        scheduler = ReminderScheduler(store: store, clock: clock.source, timer: timer, sink: sink, deliveryQueue: deliveryQueue,
+        scheduler = ReminderScheduler(store: store, clock: clock.source, localZone: { [localZone] in localZone.zone },
+                                      suspendedUsec: { [localZone] in localZone.suspendedUsec }, timer: timer, sink: sink, deliveryQueue: deliveryQueue,
                                       onFired: { [reports] in reports.reminders += $0; reports.batches += 1 })
         t0 = clock.now
     }

@@ -37,3 +37,19 @@ import Foundation
         withExtendedLifetime(timer) {}
     }
 }
+
+/// `TFD_TIMER_CANCEL_ON_SET` cannot be triggered here without setting this machine's clock, which
+/// other work shares; the kernel's own view of the timer shows it is armed so (TimeChangeTests
+/// covers what the scheduler does when it fires).
+@Suite struct WallTimerCancelOnSetTests {
+    @Test func theTimerIsArmedToReportAClockSet() throws {
+        let queue = DispatchQueue(label: "test.timer")
+        let timer = try DispatchWallTimer(queue: queue)
+        #expect(queue.sync { timer.arm(at: Instant.now().adding(usec: 3_600_000_000)) })
+        let settings = timer.kernelSettings
+        #expect(settings["clockid"] == "0")  // CLOCK_REALTIME
+        // TFD_TIMER_ABSTIME (1) | TFD_TIMER_CANCEL_ON_SET (2), in octal.
+        #expect(settings["settime flags"] == "03")
+        withExtendedLifetime(timer) {}
+    }
+}

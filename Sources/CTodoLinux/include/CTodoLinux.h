@@ -52,7 +52,8 @@ int todod_epoll_wait_tokens(int epfd, uint64_t *tokens, int max, int timeout_ms)
 int todod_realtime_timer_create(void);
 
 /// Arms `fd` to expire once at the absolute CLOCK_REALTIME instant `seconds`.`nanoseconds`
-/// (TFD_TIMER_ABSTIME; an instant already past expires at once). Both zero disarms it.
+/// (TFD_TIMER_ABSTIME; an instant already past expires at once; TFD_TIMER_CANCEL_ON_SET: a read
+/// fails with ECANCELED once the clock was set). Both zero disarms it.
 /// Returns 0, or -1 with errno set.
 int todod_realtime_timer_set(int fd, int64_t seconds, int64_t nanoseconds);
 

@@ -75,6 +75,11 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
         publish(.reminder(reminder), seq: latestSeq)
     }
 
+    /// One `reminder` event for what fell due while the machine was suspended.
+    func publishReminderSummary(_ reminders: [FiredReminder]) {
+        publish(.reminderSummary(reminders), seq: latestSeq)
+    }
+
     /// Sends an event to every subscriber that asked for its type; `seq` is the change's.
     func publish(_ event: Event, seq: Int64?) {
         dispatchPrecondition(condition: .onQueue(queue))

@@ -11,10 +11,10 @@ final class ManagerStatus: @unchecked Sendable {
     private let store: TodoStore
     private let notifier: ManagerNotifier
     private let enabled: Bool
-    private let timeZone: ZoneInfo
+    private let timeZone: @Sendable () -> ZoneInfo
     private var last = ""
 
-    init(store: TodoStore, notifier: ManagerNotifier, enabled: Bool, timeZone: ZoneInfo) {
+    init(store: TodoStore, notifier: ManagerNotifier, enabled: Bool, timeZone: @escaping @Sendable () -> ZoneInfo) {
         self.store = store
         self.notifier = notifier
         self.enabled = enabled
@@ -24,7 +24,7 @@ final class ManagerStatus: @unchecked Sendable {
     func update() {
         dispatchPrecondition(condition: .onQueue(store.queue))
         guard enabled, let text = try? store.readOnQueue({ tx in
-            ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder(), timeZone: timeZone)
+            ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder(), timeZone: timeZone())
         }), text != last else { return }
         last = text
         notifier.status(text)

@@ -17,9 +17,12 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
     /// The MESSAGE_ID of every reminder entry (generated once with `systemd-id128 new`);
     /// `systemd/todod.catalog` explains it for `journalctl -x`.
     static let messageID = "160974618077448c97edd5576474d5b8"
+    /// The MESSAGE_ID of a summary of reminders that fell due while the machine was suspended.
+    static let summaryMessageID = "9690f3cda4cc46cdbca9484dd4f2ae91"
 
     private let log: Log
-    private let timeZone: ZoneInfo
+    /// The local zone now (it can change while the daemon runs).
+    private let timeZone: @Sendable () -> ZoneInfo
     private let storeID: String
     /// Reminders (todo id, scheduled instant) already written to standard error while the journal
     /// refused them: each is written there once, however often it is retried.
@@ -31,7 +34,7 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
     /// `timeZone` is the zone of the local times in messages (the daemon passes the one `TZ`
     /// names, read as todoctl reads it); `storeID` goes into every entry as `TODO_STORE`.
     /// `queue` is the delivery queue, the one `deliver` must be called on.
-    init(log: Log, timeZone: ZoneInfo, storeID: String, queue: DispatchQueue) {
+    init(log: Log, timeZone: @escaping @Sendable () -> ZoneInfo, storeID: String, queue: DispatchQueue) {
         self.queue = queue
         self.log = log
         self.timeZone = timeZone
@@ -43,7 +46,7 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
 
     func deliver(_ reminder: FiredReminder) -> Bool {
         dispatchPrecondition(condition: .onQueue(queue))
-        let fields = Self.fields(reminder, storeID: storeID, timeZone: timeZone)
+        let fields = Self.fields(reminder, storeID: storeID, timeZone: timeZone())
         let key = [reminder.todo.id, reminder.todo.remind?.usec ?? 0]
         guard let errno = Journal.send(fields) else {
             if refusing {
@@ -66,6 +69,45 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         return false
     }
 
+    func deliverSummary(_ reminders: [FiredReminder]) -> Bool {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let fields = Self.summaryFields(reminders, storeID: storeID)
+        guard let errno = Journal.send(fields) else {
+            if refusing {
+                refusing = false
+                log.notice("the journal takes reminders again")
+            }
+            return true
+        }
+        if !refusing {
+            refusing = true
+            log.warning("the journal refused a reminder (\(String(cString: strerror(errno)))); writing reminders here and retrying every \(ReminderScheduler.retryDelayUsec / 1_000_000) s")
+        }
+        let key: [Int64] = [-1, reminders.first?.todo.id ?? 0, Int64(reminders.count)]
+        if onStandardError.insert(key).inserted { log.notice(fields[0].value) }
+        return false
+    }
+
+    /// "12 reminders while suspended" and what they are, in words.
+    static func summaryText(count: Int) -> String { "\(count) reminders while suspended" }
+
+    /// The summary entry's fields, MESSAGE first: the count, the todos (the first 20 by title in
+    /// the message, every id in TODO_IDS).
+    static func summaryFields(_ reminders: [FiredReminder], storeID: String) -> [(name: String, value: String)] {
+        let named = reminders.prefix(20).map { "\($0.todo.id) “\(DisplayText.escaped($0.todo.title))”" }.joined(separator: ", ")
+        let more = reminders.count > 20 ? " and \(reminders.count - 20) more" : ""
+        return [
+            ("MESSAGE", summaryText(count: reminders.count) + ": todos " + named + more + "."),
+            ("MESSAGE_ID", summaryMessageID),
+            ("PRIORITY", "5"),
+            ("SYSLOG_IDENTIFIER", "todod"),
+            ("TODO_STORE", storeID),
+            ("TODO_COUNT", String(reminders.count)),
+            ("TODO_IDS", reminders.map { String($0.todo.id) }.joined(separator: " ")),
+            ("TODO_LATE_USEC", String(max(0, reminders.map(\.lateUsec).max() ?? 0))),
+        ]
+    }
+
     /// The entry's fields, MESSAGE first.
     static func fields(_ reminder: FiredReminder, storeID: String, timeZone: ZoneInfo) -> [(name: String, value: String)] {
         let todo = reminder.todo
@@ -84,7 +126,7 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
             fields.append(("TODO_DUE", due.rfc3339(fractional: true)))
             fields.append(("TODO_DUE_USEC", String(due.usec)))
         }
-        if let remind = todo.remind { fields.append(("TODO_REMIND_USEC", String(remind.usec))) }
+        if todo.remind != nil { fields.append(("TODO_REMIND_USEC", String(reminder.scheduled.usec))) }
         fields.append(("TODO_LATE_USEC", String(max(0, reminder.lateUsec))))
         if todo.allDay { fields.append(("TODO_ALL_DAY", "1")) }
         if let zone = todo.zone { fields.append(("TODO_ZONE", zone)) }
@@ -129,6 +171,13 @@ final class PublishingReminderSink: ReminderSink, @unchecked Sendable {
         guard sink.deliver(reminder) else { return false }
         let connections = self.connections
         ioQueue.async { connections.publishReminder(reminder) }
+        return true
+    }
+
+    func deliverSummary(_ reminders: [FiredReminder]) -> Bool {
+        guard sink.deliverSummary(reminders) else { return false }
+        let connections = self.connections
+        ioQueue.async { connections.publishReminderSummary(reminders) }
         return true
     }
 }

@@ -2,11 +2,14 @@ import Dispatch
 import TodoCore
 import TodoPosix
 import TodoStore
+import TodoTime
 
 /// A one-shot timer on the wall clock: armed for an instant, re-armed freely.
 protocol WallClockTimer: AnyObject {
     /// Called on the timer's queue when it fires.
     var onFire: (() -> Void)? { get set }
+    /// Called on the timer's queue when the wall clock was set (stepped) while it was armed.
+    var onClockSet: (() -> Void)? { get set }
     /// Fires once at `instant` (or as soon as possible when it has passed, however long ago);
     /// replaces any earlier arming. Returns false when the timer could not be armed.
     func arm(at instant: Instant) -> Bool
@@ -19,6 +22,10 @@ protocol WallClockTimer: AnyObject {
 protocol ReminderSink: AnyObject, Sendable {
     /// Returns true once the reminder landed, false when it was refused (it is then retried).
     func deliver(_ reminder: FiredReminder) -> Bool
+    /// Delivers what fell due while the machine was suspended as one summary (more than
+    /// `ReminderScheduler.summaryThreshold` reminders): true once it landed, false when refused
+    /// (all of them are then retried).
+    func deliverSummary(_ reminders: [FiredReminder]) -> Bool
 }
 
 /// A reminder at the moment it fires.
@@ -26,8 +33,25 @@ struct FiredReminder: Sendable, Equatable {
     var todo: Todo
     /// When it was delivered.
     var fired: Instant
-    /// How late against its scheduled instant (`todo.remind`).
+    /// How late against its scheduled instant (`scheduled`).
     var lateUsec: Int64
+    /// The instant it was due at: `todo.remind`, or for an all-day todo's reminder that instant's
+    /// wall-clock time moved to the local zone (it follows the local wall clock).
+    var scheduled: Instant
+
+    init(todo: Todo, fired: Instant, lateUsec: Int64, scheduled: Instant? = nil) {
+        self.todo = todo
+        self.fired = fired
+        self.lateUsec = lateUsec
+        self.scheduled = scheduled ?? todo.remind ?? fired
+    }
+
+    /// The todo with `remind` at the instant it was due at.
+    var asScheduled: Todo {
+        var todo = todo
+        if todo.remind != nil { todo.remind = scheduled }
+        return todo
+    }
 }
 
 /// Keeps ONE timer armed for the earliest pending reminder and fires what is due.
@@ -52,6 +76,12 @@ final class ReminderScheduler: @unchecked Sendable {
     // and the clock (both Sendable), and hands the result back to the store queue.
     private let store: TodoStore
     private let clock: @Sendable () -> Instant
+    /// The local zone now (it can change while the daemon runs: `zoneChanged()`).
+    private let localZone: @Sendable () -> ZoneInfo
+    /// `TZDIR`: where todos' zones are read.
+    private let tzdir: String?
+    /// Todos' zones by name, read once each until the zone or the tz database changes.
+    private var zones: [String: ZoneInfo?] = [:]
     private let timer: WallClockTimer
     private let sink: ReminderSink
     private let deliveryQueue: DispatchQueue
@@ -63,6 +93,28 @@ final class ReminderScheduler: @unchecked Sendable {
     private(set) var delivering = false
     /// After a refused delivery: nothing fires before this instant.
     private var retryAt: Instant?
+    /// When logind said the machine is about to sleep, until it resumed; and the monotonic
+    /// instant it said so (seconds), which stands still while the machine sleeps.
+    private var asleepSince: Instant?
+    private var asleepMonotonic: Double = 0
+    private let monotonic: @Sendable () -> Double
+    /// Between logind's "about to sleep" and its "resumed", nothing fires (the reminders due
+    /// meanwhile fire on the resume, summarized); for at most this long awake, in case the resume
+    /// signal never comes.
+    static let sleepHoldSeconds = 60.0
+    /// Set when the machine resumed (logind, or the kernel's suspended time grew): the next look
+    /// fires what is due as one summary when there are more than `summaryThreshold`.
+    private var resumedFrom: Instant?
+    /// Microseconds the machine spent suspended since boot (`CLOCK_BOOTTIME` minus
+    /// `CLOCK_MONOTONIC`), and its value at the last look.
+    private let suspendedUsec: @Sendable () -> Int64
+    private var lastSuspendedUsec: Int64
+
+    /// More than this many reminders due at once after a resume become one summary entry and
+    /// one summary event ("12 reminders while suspended"), not a storm of popups.
+    static let summaryThreshold = 3
+    /// The most reminders one summary takes; more make a second summary.
+    static let summaryLimit = 10_000
 
     /// Reminders fired per transaction (and per turn on the store queue).
     static let batchSize = 100
@@ -73,15 +125,94 @@ final class ReminderScheduler: @unchecked Sendable {
 
     /// `timer` must fire on the store queue; `sink` is called only on `deliveryQueue`; `onFired`
     /// gets each recorded batch on the store queue (the daemon publishes it as `reminder` events).
-    init(store: TodoStore, clock: @escaping @Sendable () -> Instant, timer: WallClockTimer, sink: ReminderSink,
-         deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
+    init(store: TodoStore, clock: @escaping @Sendable () -> Instant, localZone: @escaping @Sendable () -> ZoneInfo = { .utc }, tzdir: String? = nil,
+         suspendedUsec: @escaping @Sendable () -> Int64 = { 0 }, monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds() },
+         timer: WallClockTimer, sink: ReminderSink, deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
+        self.suspendedUsec = suspendedUsec
+        self.monotonic = monotonic
+        lastSuspendedUsec = suspendedUsec()
         self.store = store
         self.clock = clock
+        self.localZone = localZone
+        self.tzdir = tzdir
         self.timer = timer
         self.sink = sink
         self.deliveryQueue = deliveryQueue
         self.onFired = onFired
         timer.onFire = { [unowned self] in self.timerFired() }
+        timer.onClockSet = { [unowned self] in self.reevaluate() }
+    }
+
+    /// A wall-clock reminder moves by at most the difference of two UTC offsets (-12 to +14 hours).
+    static let maxShiftUsec: Int64 = 27 * 3_600_000_000
+
+    /// When `todo`'s reminder is due. An all-day todo's reminder (with a zone) is a wall-clock time:
+    /// the date and time of day its stored instant has in the todo's zone, read in the local zone
+    /// now, so after a flight its morning reminder comes in the new zone's morning. Any other
+    /// reminder is its instant.
+    func scheduledInstant(of todo: Todo) -> Instant? {
+        guard let remind = todo.remind else { return nil }
+        guard todo.allDay, let name = todo.zone else { return remind }
+        let own: ZoneInfo?
+        if let cached = zones[name] {
+            own = cached
+        } else {
+            own = ZoneInfo(identifier: name, tzdir: tzdir)
+            if zones.count > 1000 { zones = [:] }
+            zones[name] = own
+        }
+        guard let own else { return remind }
+        let wall = LocalTime(remind, in: own)
+        let micros = remind.usec - remind.seconds * 1_000_000
+        return LocalTime.instant(days: wall.days, secondOfDay: wall.secondOfDay, micros: micros, in: localZone()) ?? remind
+    }
+
+    /// The zone, the tz database or the clock changed (or the machine resumed): everything is
+    /// looked at again, what is due now fires, and the timer is armed afresh.
+    func reevaluate() {
+        dispatchPrecondition(condition: .onQueue(store.queue))
+        zones = [:]
+        armedFor = nil
+        fireDue()
+    }
+
+    /// logind's `PrepareForSleep(true)`: the machine is about to sleep.
+    func preparingForSleep() {
+        dispatchPrecondition(condition: .onQueue(store.queue))
+        asleepSince = clock()
+        asleepMonotonic = monotonic()
+    }
+
+    /// logind's `PrepareForSleep(false)`: the machine resumed. Everything is looked at again; what
+    /// fell due while away fires once, summarized when there are more than `summaryThreshold`.
+    func resumed() {
+        dispatchPrecondition(condition: .onQueue(store.queue))
+        resumedFrom = min(resumedFrom ?? .latest, asleepSince ?? clock())
+        asleepSince = nil
+        reevaluate()
+    }
+
+    /// The earliest instant a pending reminder is due at: the earliest instant reminder, or a
+    /// wall-clock one (all-day) moved to the local zone, whichever comes first.
+    private func nextDue(_ tx: StoreTransaction) throws(TodoError) -> Instant? {
+        let instant = try tx.nextPendingReminder(allDay: false)
+        guard let firstWall = try tx.nextPendingReminder(allDay: true) else { return instant }
+        // Stored more than two shifts after the first instant reminder: none can come before it.
+        if let instant, firstWall.usec - 2 * Self.maxShiftUsec > instant.usec { return instant }
+        let candidates = try tx.dueReminders(at: firstWall.adding(usec: 2 * Self.maxShiftUsec), allDay: true, limit: 1000)
+        let wall = candidates.compactMap(scheduledInstant(of:)).min()
+        return [instant, wall].compactMap { $0 }.min()
+    }
+
+    /// Up to `batchSize` reminders due at `now`, in the order they are due, with their instants.
+    private func due(at now: Instant, _ tx: StoreTransaction) throws(TodoError) -> [(Todo, Instant)] {
+        let instant = try tx.dueReminders(at: now, allDay: false, limit: Self.batchSize)
+        let wall = try tx.dueReminders(at: now.adding(usec: Self.maxShiftUsec), allDay: true, limit: 1000)
+        var due = instant.map { ($0, $0.remind ?? now) }
+        for todo in wall { if let at = scheduledInstant(of: todo), at <= now { due.append((todo, at)) } }
+        if wall.isEmpty { return due }
+        due.sort { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
+        return Array(due.prefix(Self.batchSize))
     }
 
     /// Arms the timer for the earliest pending reminder. One already due fires as soon as the
@@ -91,7 +222,7 @@ final class ReminderScheduler: @unchecked Sendable {
         guard !delivering else { return }  // the batch in flight re-arms once it is recorded
         let next: Instant?
         do {
-            next = try store.readOnQueue { try $0.nextPendingReminder() }
+            next = try store.readOnQueue { tx throws(TodoError) in try nextDue(tx) }
         } catch {
             arm(at: clock().adding(usec: Self.retryDelayUsec))
             return
@@ -130,9 +261,25 @@ final class ReminderScheduler: @unchecked Sendable {
         // An undo or redo holds the store's writes: what is due fires when it ends (its commit
         // re-arms), or, if it fails, at the next look.
         if store.longWriteRunningOnQueue { return arm(at: now.adding(usec: Self.longWriteRetryUsec)) }
-        let due: [Todo]
+        // The kernel counts the time spent suspended: if it grew, the machine slept (the timer
+        // may go off on resume before logind's signal comes).
+        let suspended = suspendedUsec()
+        if suspended - lastSuspendedUsec > 1_000_000 {
+            resumedFrom = min(resumedFrom ?? .latest, now.adding(usec: lastSuspendedUsec - suspended))
+        }
+        lastSuspendedUsec = suspended
+        if asleepSince != nil {
+            let awake = monotonic() - asleepMonotonic
+            if awake < Self.sleepHoldSeconds {  // held until the resume, or until it is clear none comes
+                return arm(at: now.adding(usec: Int64((Self.sleepHoldSeconds - awake) * 1_000_000) + 1))
+            }
+            resumedFrom = asleepSince
+            asleepSince = nil
+        }
+        if resumedFrom != nil, fireSummary(now) { return }
+        let due: [(Todo, Instant)]
         do {
-            due = try store.readOnQueue { try $0.dueReminders(at: now, limit: Self.batchSize) }
+            due = try store.readOnQueue { tx throws(TodoError) in try self.due(at: now, tx) }
         } catch {
             arm(at: now.adding(usec: Self.retryDelayUsec))
             return
@@ -143,16 +290,46 @@ final class ReminderScheduler: @unchecked Sendable {
         let (sink, clock, queue) = (self.sink, self.clock, store.queue)
         deliveryQueue.async {
             var delivered: [FiredReminder] = []
-            for todo in due {
+            for (todo, scheduled) in due {
                 // Never earlier than the instant it was found due at: the wall clock may step
                 // back while the batch waits for the journal.
                 let fired = max(clock(), now)
-                let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - (todo.remind ?? fired).usec)
+                let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - scheduled.usec, scheduled: scheduled)
                 if sink.deliver(reminder) { delivered.append(reminder) }  // a refused one stays pending
             }
             let (done, refused) = (delivered, delivered.count < due.count)
             queue.async { self.record(done, refused: refused, full: full) }
         }
+    }
+
+    /// After a resume: when more than `summaryThreshold` reminders are due, hands them all to the
+    /// delivery queue as one summary and returns true; otherwise false (they fire one by one).
+    private func fireSummary(_ now: Instant) -> Bool {
+        resumedFrom = nil
+        let due: [(Todo, Instant)]
+        do {
+            due = try store.readOnQueue { tx throws(TodoError) in
+                var all = try tx.dueReminders(at: now, allDay: false, limit: Self.summaryLimit).map { ($0, $0.remind ?? now) }
+                for todo in try tx.dueReminders(at: now.adding(usec: Self.maxShiftUsec), allDay: true, limit: Self.summaryLimit) {
+                    if let at = scheduledInstant(of: todo), at <= now { all.append((todo, at)) }
+                }
+                return all.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }.prefix(Self.summaryLimit).map { $0 }
+            }
+        } catch {
+            return false
+        }
+        guard due.count > Self.summaryThreshold else { return false }
+        delivering = true
+        let (sink, queue) = (self.sink, store.queue)
+        let reminders = due.map { FiredReminder(todo: $0.0, fired: now, lateUsec: now.usec - $0.1.usec, scheduled: $0.1) }
+        deliveryQueue.async {
+            let landed = sink.deliverSummary(reminders)
+            queue.async {
+                if !landed { self.resumedFrom = min(self.resumedFrom ?? .latest, now) }  // retried as a summary again
+                self.record(landed ? reminders : [], refused: !landed, full: false)
+            }
+        }
+        return true
     }
 
     /// Back on the store queue: records what was delivered, reports it, and arms for what is next.
@@ -196,18 +373,28 @@ final class ReminderScheduler: @unchecked Sendable {
 /// Made once, its descriptor is there for every later arming, even at the descriptor limit;
 /// arming is `timerfd_settime`, whose result is checked. A forward step of the clock (or a resume
 /// from suspend past the deadline) fires it promptly, and a backward step makes it wait for the
-/// wall clock to reach the deadline again. See docs/REMINDERS.md.
+/// wall clock to reach the deadline again; either way, a clock set while it is armed is reported
+/// (`onClockSet`, from `TFD_TIMER_CANCEL_ON_SET`) and the scheduler looks at everything again.
+/// See docs/REMINDERS.md.
 final class DispatchWallTimer: WallClockTimer {
     private let timer: RealtimeTimer
     private let source: DispatchSourceRead
     var onFire: (() -> Void)?
+    var onClockSet: (() -> Void)?
+
+    /// The kernel's view of the timer (`/proc/self/fdinfo`), for tests.
+    var kernelSettings: [String: String] { timer.kernelSettings }
 
     init(queue: DispatchQueue) throws(PosixError) {
         let timer = try RealtimeTimer()
         self.timer = timer
         source = DispatchSource.makeReadSource(fileDescriptor: timer.fd, queue: queue)
         source.setEventHandler { [unowned self] in
-            if timer.consume() { self.onFire?() }
+            switch timer.consume() {
+            case .expired: self.onFire?()
+            case .clockSet: self.onClockSet?()
+            case .nothing: break
+            }
         }
         source.resume()
     }

@@ -14,6 +14,10 @@ enum Event: Sendable {
     /// `{"type": "reminder", "todos": [{...}], "todo": {...}, "fired": ..., "lateUsec": n}`
     /// (`todo` is the same todo, kept for clients written before `todos`).
     case reminder(FiredReminder)
+    /// What fell due while the machine was suspended, more than a few: one `reminder` event with
+    /// every todo in `todos`, `summary` ("12 reminders while suspended") and `count`; `todo`,
+    /// `fired` and `lateUsec` are the first one's.
+    case reminderSummary([FiredReminder])
     /// A category event replayed from the log: `{"type": ..., "category": {"id", "name"}}`, with
     /// `oldName` for a rename (the log keeps no counts, and positions moved on since).
     case loggedCategory(EventType, id: Int64, name: String, oldName: String?)
@@ -22,7 +26,7 @@ enum Event: Sendable {
         switch self {
         case .todos(let type, _), .category(let type, _, _), .loggedCategory(let type, _, _, _): type
         case .imported: .storeImported
-        case .reminder: .reminder
+        case .reminder, .reminderSummary: .reminder
         }
     }
 
@@ -69,16 +73,38 @@ enum Event: Sendable {
             JSON.int(Int64(categories)).write(to: &params)
             params.append(UInt8(ascii: "}"))
         case .reminder(let fired):
+            // The todo as it fired: `remind` is the instant it was due at (an all-day todo's
+            // reminder follows the local zone), as TODO_REMIND_USEC in the journal.
+            let todo = fired.asScheduled
             params.append(contentsOf: #""type":"#.utf8)
             JSON.string(type.name).write(to: &params)
             params.append(contentsOf: #","todos":["#.utf8)
-            fired.todo.writeJSON(to: &params)
+            todo.writeJSON(to: &params)
             params.append(contentsOf: #"],"todo":"#.utf8)
-            fired.todo.writeJSON(to: &params)
+            todo.writeJSON(to: &params)
             params.append(contentsOf: #","fired":"#.utf8)
             JSON(fired.fired).write(to: &params)
             params.append(contentsOf: #","lateUsec":"#.utf8)
             JSON.int(fired.lateUsec).write(to: &params)
+            params.append(UInt8(ascii: "}"))
+        case .reminderSummary(let reminders):
+            let todos = reminders.map(\.asScheduled)
+            params.append(contentsOf: #""type":"#.utf8)
+            JSON.string(type.name).write(to: &params)
+            params.append(contentsOf: #","todos":"#.utf8)
+            params.append(contentsOf: Todo.encodedJSON(todos))
+            if let first = reminders.first {
+                params.append(contentsOf: #","todo":"#.utf8)
+                first.asScheduled.writeJSON(to: &params)
+                params.append(contentsOf: #","fired":"#.utf8)
+                JSON(first.fired).write(to: &params)
+                params.append(contentsOf: #","lateUsec":"#.utf8)
+                JSON.int(first.lateUsec).write(to: &params)
+            }
+            params.append(contentsOf: #","summary":"#.utf8)
+            JSON.string(JournalReminderSink.summaryText(count: reminders.count)).write(to: &params)
+            params.append(contentsOf: #","count":"#.utf8)
+            JSON.int(Int64(reminders.count)).write(to: &params)
             params.append(UInt8(ascii: "}"))
         }
         return RPCMessage.eventLine(encodedParams: params)

@@ -457,6 +457,33 @@ extension StoreTransaction {
             """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
     }
 
+    /// The earliest stored reminder instant of the pending reminders of all-day todos with a
+    /// zone (`allDay`) or of the others: the first ones follow the local wall clock (the
+    /// scheduler moves them when the local zone is not the todo's), the others are instants.
+    package func nextPendingReminder(allDay: Bool) throws(TodoError) -> Instant? {
+        try connection.firstRow(allDay ? Self.nextWallClockReminderSQL : Self.nextInstantReminderSQL) { $0.instant(0) }
+    }
+
+    static let nextWallClockReminderSQL = """
+        SELECT remind FROM todos INDEXED BY todos_pending_reminder WHERE done = 0 AND remind IS NOT NULL AND reminded IS NULL
+        AND all_day = 1 AND zone IS NOT NULL ORDER BY remind LIMIT 1
+        """
+    static let nextInstantReminderSQL = """
+        SELECT remind FROM todos INDEXED BY todos_pending_reminder WHERE done = 0 AND remind IS NOT NULL AND reminded IS NULL
+        AND NOT (all_day = 1 AND zone IS NOT NULL) ORDER BY remind LIMIT 1
+        """
+
+    /// Pending reminders stored at or before `instant`, in stored reminder order: those of all-day
+    /// todos with a zone (`allDay`), or the others.
+    package func dueReminders(at instant: Instant, allDay: Bool, limit: Int) throws(TodoError) -> [Todo] {
+        try withPositions(connection.rows("""
+            SELECT \(todoFields) FROM todos t INDEXED BY todos_pending_reminder \(categoryJoin)
+            WHERE t.done = 0 AND t.remind IS NOT NULL AND t.reminded IS NULL AND t.remind <= ?
+            AND \(allDay ? "" : "NOT ")(t.all_day = 1 AND t.zone IS NOT NULL)
+            ORDER BY t.remind, t.id LIMIT ?
+            """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
+    }
+
     /// Records that todo `id`'s reminder, scheduled for `scheduled`, fired at `instant`. Not a
     /// user change: `updated` stays. Nothing happens when the todo is gone or its reminder was
     /// moved (snoozed, edited) since it was read: the new one is still to fire.
