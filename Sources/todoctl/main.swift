@@ -29,6 +29,20 @@ func runInteractiveList(socket: String) -> Int32 {
     return 69
 }
 
+/// One line from standard input (the answer to a confirmation), nil at its end.
+func readAnswer() -> String? {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(STDIN_FILENO, &byte, 1) == 1 {
+        if byte == 10 { return String(decoding: line, as: UTF8.self) }
+        line.append(byte)
+    }
+    return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+}
+
+/// An act on many todos asks for confirmation only with a person at the terminal.
+let answers: (() -> String?)? = Posix.isTerminal(STDIN_FILENO) && Posix.isTerminal(STDOUT_FILENO) ? { readAnswer() } : nil
+
 /// The process environment, for the few variables todoctl reads.
 let environment: [String: String] = Posix.environment()
 let status = CLI.main(
@@ -45,6 +59,7 @@ let status = CLI.main(
     connect: { (path: String) throws(ClientError) -> RPCTransport in
         try UnixSocketTransport(path: path, timeout: UnixSocketTransport.timeout(environment: environment))
     },
-    runUI: runInteractiveList
+    runUI: runInteractiveList,
+    readAnswer: answers
 )
 exit(status)
