@@ -25,7 +25,8 @@ extension Runner {
             guard todos.count <= TodoBatchParams.maxOps else {
                 throw .input("\(todos.count) todos match; at most \(TodoBatchParams.maxOps) change at once: narrow the filter")
             }
-            if !o.yes { try confirmAct(o.verb, todos) }
+            // The editor shows the todos itself, and a file saved unchanged changes nothing.
+            if !o.yes, o.verb != .editLines { try confirmAct(o.verb, todos) }
         }
         let ids = todos.map(\.id)
         switch o.verb {
