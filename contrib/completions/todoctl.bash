@@ -186,7 +186,8 @@ _todoctl() {
 
     case $command in
         "") mapfile -t COMPREPLY < <(compgen -W "$commands $(_todoctl_aliases)" -- "$cur") ;;
-        show | edit | move) ((npos == 0)) && _todoctl_add_words < <(_todoctl_ids) ;;
+        show) ((npos == 0)) && _todoctl_add_words < <(_todoctl_ids) ;;
+        edit | move | annotate) _todoctl_add_words < <(_todoctl_ids) ;;
         done) _todoctl_add_words < <(_todoctl_ids open) ;;
         reopen) _todoctl_add_words < <(_todoctl_ids done) ;;
         rm) _todoctl_add_words < <(_todoctl_ids) ;;

@@ -212,7 +212,8 @@ complete -c todoctl -n '__todoctl_command_is list' -l all-starts -d 'Todos whose
 complete -c todoctl -n '__todoctl_command_is list' -l parent -x -a '(__todoctl_ids)' -d 'Only the subtasks of todo ID'
 
 # show, edit, done, reopen, rm, move, snooze: todo ids
-complete -c todoctl -n '__todoctl_command_is show edit move; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
+complete -c todoctl -n '__todoctl_command_is show; and __todoctl_npos 0' -x -a '(__todoctl_ids)'
+complete -c todoctl -n '__todoctl_command_is edit move annotate' -x -a '(__todoctl_ids)'
 complete -c todoctl -n '__todoctl_command_is snooze; and __todoctl_npos 0' -x -a '(__todoctl_ids open)'
 complete -c todoctl -n '__todoctl_command_is done' -x -a '(__todoctl_ids open)'
 complete -c todoctl -n '__todoctl_command_is reopen' -x -a '(__todoctl_ids done)'
