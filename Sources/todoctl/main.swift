@@ -30,12 +30,13 @@ func runInteractiveList(socket: String) -> Int32 {
 }
 
 /// One line from standard input (the answer to a confirmation), nil at its end.
+/// A byte at a time, so nothing after the line is taken from the terminal.
 func readAnswer() -> String? {
     var line: [UInt8] = []
-    var byte: UInt8 = 0
-    while read(STDIN_FILENO, &byte, 1) == 1 {
-        if byte == 10 { return String(decoding: line, as: UTF8.self) }
-        line.append(byte)
+    var byte = [UInt8](repeating: 0, count: 1)
+    while let n = try? Posix.read(STDIN_FILENO, into: &byte), n == 1, line.count < 4096 {
+        if byte[0] == 10 { return String(decoding: line, as: UTF8.self) }
+        line.append(byte[0])
     }
     return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
 }
