@@ -39,18 +39,19 @@ extension Runner {
                 let (patch, _) = try editPatch(options, id: todo.id, known: todo)
                 ops.append(.update(TodoUpdateParams(id: todo.id, patch: patch, ifRevision: options.ifRevision ?? todo.revision)))
             }
-            try runBatch(ops, said: "Updated")
+            try runBatch(ops, todos, said: "Updated")
         case .editLines: try editLines(todos)
-        case .move(let destination): try runBatch(try moveOps(todos, destination), said: "Moved")
+        case .move(let destination): try runBatch(try moveOps(todos, destination), todos, said: "Moved")
         case .snooze(let until):
-            try runBatch(todos.map { .snooze(TodoSnoozeParams(id: $0.id, until: until)) }, said: "Snoozed", suffix: " until \(human.when(until))")
+            try runBatch(todos.map { .snooze(TodoSnoozeParams(id: $0.id, until: until)) }, todos, said: "Snoozed", suffix: " until \(human.when(until))",
+                         unchanged: "kept a later reminder (a snooze never moves one earlier)")
         case .annotate(let text):
             let stamp = LocalTime(human.now, in: human.timeZone).text
             let ops: [TodoBatchParams.Op] = todos.map { todo in
                 let notes = (todo.notes.map { $0.isEmpty ? "" : $0 + "\n" } ?? "") + "\(stamp) \(text)"
                 return .update(TodoUpdateParams(id: todo.id, patch: TodoPatch(notes: .set(notes)), ifRevision: todo.revision))
             }
-            try runBatch(ops, said: "Annotated")
+            try runBatch(ops, todos, said: "Annotated")
         }
     }
 
@@ -71,8 +72,10 @@ extension Runner {
     /// The answers that confirm.
     static let yes: Set<String> = ["y", "yes", "はい", "ｙ", "ｙｅｓ"]
 
-    /// Sends `ops` as one `todo.batch` and says what it did.
-    func runBatch(_ ops: [TodoBatchParams.Op], said verb: String, suffix: String = "") throws(CLIFailure) {
+    /// Sends `ops` as one `todo.batch` and says what it did: a todo whose revision did not
+    /// change (`read` has it as it was) was left as it was, and is not counted as changed.
+    func runBatch(_ ops: [TodoBatchParams.Op], _ read: [Todo], said verb: String, suffix: String = "",
+                  unchanged: String = "already so") throws(CLIFailure) {
         let result: (json: JSON, result: [Todo])
         do { result = try answer(TodoBatchParams(ops: ops)) } catch {
             guard ops.count > 1, case .client(.refused(let rpc)) = error else { throw error }
@@ -82,11 +85,25 @@ extension Runner {
             throw .input(rpc.message + "; nothing was changed: none of the \(ops.count) changes was made")
         }
         if json { emit(result.json); return }
-        let changed = result.result
-        if changed.count == 1, let only = changed.first {
+        Runner.sayChanged(result.result, read, verb: verb, suffix: suffix, unchanged: unchanged, print: print)
+    }
+
+    /// "Updated 3 todos.", and how many of them were already so.
+    static func sayChanged(_ result: [Todo], _ read: [Todo], verb: String, suffix: String = "", unchanged: String = "already so",
+                           print: (String) -> Void) {
+        var before: [Int64: Int64] = [:]
+        for todo in read { before[todo.id] = todo.revision }
+        let changed = result.filter { todo in before[todo.id].map { $0 != todo.revision } ?? true }
+        let same = result.count - changed.count
+        // "2 were already so", "2 kept a later reminder".
+        func were(_ n: Int) -> String { unchanged.hasPrefix("already") ? (n == 1 ? "was " : "were ") : "" }
+        if changed.isEmpty {
+            print(result.count == 1 ? "Nothing changed: todo \(result[0].id) \(were(1))\(unchanged)."
+                  : "Nothing changed: the \(result.count) todos \(were(result.count))\(unchanged).")
+        } else if changed.count == 1, same == 0, let only = changed.first {
             print("\(verb) \(only.id)\(suffix): \(Table.oneLine(only.title))")
         } else {
-            print("\(verb) \(changed.count) todos\(suffix).")
+            print("\(verb) \(Runner.count(changed.count, "todo"))\(suffix)" + (same > 0 ? "; \(same) \(were(same))\(unchanged)." : "."))
         }
     }
 

@@ -215,11 +215,7 @@ extension Runner {
             }
             do {
                 let (raw, changed) = try answer(TodoBatchParams(ops: ops))
-                if json { emit(raw) } else if changed.count == 1, let only = changed.first {
-                    print("Updated " + human.summary(only))
-                } else {
-                    print("Updated \(changed.count) todos.")
-                }
+                if json { emit(raw) } else { Runner.sayChanged(changed, todos, verb: "Updated", print: { print($0) }) }
                 return
             } catch .client(.refused(let rpc)) where rpc.code != RPCError.conflictCode {
                 again(rpc.message)

@@ -86,6 +86,9 @@ import TodoTestSupport
             #expect(todo["priority"] == .string("medium") && todo["tags"] == .array([.string("急ぎ")]))
         }
         #expect(try Self.todo(d, 3)["priority"] == .null)
+        let half = try d.todoctl(["edit", "1", "3", "-p", "medium"])
+        #expect(half.stdout.contains("Updated 1 todo; 1 was already so."), "\(half.stdout)\(half.stderr)")
+        #expect(try d.todoctl(["undo"]).status == 0)
         // One undo step puts all three back.
         let undone = try d.todoctl(["undo"])
         #expect(undone.status == 0 && undone.stdout.contains("edit 1, 2, 6"), "\(undone.stdout)")
@@ -113,6 +116,9 @@ import TodoTestSupport
         #expect(try Self.listed(d, []) == [6, 2, 4, 5, 1, 3])
         #expect(try d.todoctl(["undo"]).status == 0)
         #expect(try Self.listed(d, []) == [4, 5, 6, 1, 2, 3])
+        // Todos already where they are sent are reported as such, not as moved.
+        let still = try d.todoctl(["move", "--all", "--bottom", "--yes"])
+        #expect(still.status == 0 && still.stdout.contains("Nothing changed: the 6 todos were already so."), "\(still.stdout)\(still.stderr)")
         let inside = try d.todoctl(["move", "1", "2", "--after", "2"])
         #expect(inside.status == 1 && inside.stderr.contains("one of the todos being moved"), "\(inside.stderr)")
     }
@@ -123,7 +129,8 @@ import TodoTestSupport
         #expect(snoozed.status == 0 && snoozed.stdout.contains("Snoozed 2 todos"), "\(snoozed.stdout)\(snoozed.stderr)")
         for id in [1, 2] { #expect(try Self.todo(d, id)["remind"] == .string("2030-01-01T09:00:00Z")) }
         let all = try d.todoctl(["snooze", "--all", "3h", "--yes"])
-        #expect(all.status == 0 && all.stdout.contains("Snoozed 6 todos"), "\(all.stdout)\(all.stderr)")
+        // 1, 2 and 3 (due in 3 days) keep their later reminder (a snooze never moves one earlier), and the line says so.
+        #expect(all.status == 0 && all.stdout.contains("Snoozed 3 todos until ") && all.stdout.contains("; 3 kept a later reminder"), "\(all.stdout)\(all.stderr)")
         #expect(try d.todoctl(["undo"]).status == 0)
         #expect(try Self.todo(d, 1)["remind"] == .string("2030-01-01T09:00:00Z"))
         #expect(try Self.todo(d, 6)["remind"] == .null)
