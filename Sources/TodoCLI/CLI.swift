@@ -29,7 +29,8 @@ package enum CLI {
                             connect: (String) throws(ClientError) -> RPCTransport,
                             readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
                             clock: @escaping () -> Instant = { Instant.now() },
-                            runUI: ((_ socket: String) -> Int32)? = nil) -> Int32 {
+                            runUI: ((_ socket: String) -> Int32)? = nil,
+                            readAnswer: (() -> String?)? = nil) -> Int32 {
         var socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: uid)
         var socketFromFlag = false
         if arguments == [CommandTable.argument] {
@@ -147,6 +148,10 @@ package enum CLI {
                     runner.importSkipped = skipped
                     runner.importNotFollowed = notFollowed
                     runner.connect = { () throws(ClientError) in try connect(socket) }
+                    runner.confirm = readAnswer
+                    runner.environment = environment
+                    runner.uid = uid
+                    runner.parser = Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config)
                     try runner.run(invocation.command, document: document)
                 }
               }
@@ -209,6 +214,8 @@ package enum CLI {
             return (exitUsage, "todoctl: \(Table.oneLine(error.message))\n\n" + Help.usage(for: error.command))
         case .input(let message):
             return (exitRefused, "todoctl: \(Table.oneLine(message))\n")
+        case .unconfirmed(let message):
+            return (exitUsage, "todoctl: \(Table.oneLine(message))\n")
         case .exit(let status):
             return (status, "")
         case .gone(let message):
@@ -268,6 +275,8 @@ enum CLIFailure: Error {
     case client(ClientError)
     /// Exit 1: unreadable input, or a request that cannot be made as given.
     case input(String)
+    /// Exit 2, one line: an act on many todos not confirmed (no terminal to ask on, and no `--yes`).
+    case unconfirmed(String)
     /// Exit 2: the configuration file is unreadable or wrong.
     case config(ConfigError)
     /// This exit status, with nothing more to say (`sync now` passes todod-sync's on).

@@ -35,6 +35,14 @@ struct Runner {
     var importNotFollowed: [ICalFiles.KeptRule] = []
     /// `import --from todotxt`: the file, read while importing.
     var todotxt: TodotxtInput?
+    /// Asks the person at the terminal to confirm an act on many todos: the answer line, nil
+    /// at end of input. Nil when there is no terminal to ask on.
+    var confirm: (() -> String?)?
+    /// The environment (the editor of `edit` on many todos) and the user (its file's directory).
+    var environment: [String: String] = [:]
+    var uid: UInt32 = 0
+    /// Reads the `edit` options of a line `edit` on many todos got back from the editor.
+    var parser: Parser?
 
     // MARK: - Plumbing
 
@@ -110,6 +118,7 @@ struct Runner {
             } else {
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
             }
+        case .act(let options): try act(options)
         case .category(let sub): try category(sub)
         case .agenda(let days): try agenda(days: days)
         case .reminders(let since, let limit): try reminders(since: since, limit: limit)
@@ -463,10 +472,24 @@ struct Runner {
     /// carries the revision it read, and `--if-revision` sends the one given: a todo changed by
     /// someone else meanwhile is refused, not overwritten.
     func edit(_ o: EditOptions) throws(CLIFailure) {
-        var read: Todo? = nil
+        let (patch, read) = try editPatch(o, id: o.id, known: nil)
+        let ifRevision = o.ifRevision ?? read?.revision
+        let result: (json: JSON, result: Todo)
+        do {
+            result = try answer(TodoUpdateParams(id: o.id, patch: patch, ifRevision: ifRevision))
+        } catch .client(.refused(let error)) where error.code == RPCError.conflictCode && ifRevision != nil {
+            throw refusedEdit(o.id, read: ifRevision!, error)
+        }
+        if json { emit(result.json) } else { print("Updated " + human.summary(result.result)) }
+    }
+
+    /// The patch `edit` sends todo `id` for the options `o`, and the todo when it had to be read
+    /// (some options need its current due time); `known` is the todo already read.
+    func editPatch(_ o: EditOptions, id: Int64, known: Todo?) throws(CLIFailure) -> (TodoPatch, Todo?) {
+        var read: Todo? = known
         func current() throws(CLIFailure) -> Todo {
             if let read { return read }
-            let todo = try call(TodoGetParams(id: o.id))
+            let todo = try call(TodoGetParams(id: id))
             read = todo
             return todo
         }
@@ -480,7 +503,7 @@ struct Runner {
         case .beforeCurrentDue(let usec):
             let current = try current()
             guard let due = current.due else {
-                throw .input("todo \(o.id) has no due time to count the reminder back from; give --due, or --remind with a time")
+                throw .input("todo \(id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
             guard let anchor = reminderAnchor(due, allDay: current.allDay, zone: human.zone(named: current.zone), o),
                   let remind = TimeExpression.checkedAdd(anchor.usec, -usec)
@@ -494,14 +517,7 @@ struct Runner {
             }
         }
         try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try current().due })
-        let ifRevision = o.ifRevision ?? read?.revision
-        let result: (json: JSON, result: Todo)
-        do {
-            result = try answer(TodoUpdateParams(id: o.id, patch: patch, ifRevision: ifRevision))
-        } catch .client(.refused(let error)) where error.code == RPCError.conflictCode && ifRevision != nil {
-            throw refusedEdit(o.id, read: ifRevision!, error)
-        }
-        if json { emit(result.json) } else { print("Updated " + human.summary(result.result)) }
+        return (patch, read)
     }
 
     /// An edit refused because todo `id` is no longer at revision `read`: said plainly, with the

@@ -29,6 +29,21 @@ func runInteractiveList(socket: String) -> Int32 {
     return 69
 }
 
+/// One line from standard input (the answer to a confirmation), nil at its end.
+/// A byte at a time, so nothing after the line is taken from the terminal.
+func readAnswer() -> String? {
+    var line: [UInt8] = []
+    var byte = [UInt8](repeating: 0, count: 1)
+    while let n = try? Posix.read(STDIN_FILENO, into: &byte), n == 1, line.count < 4096 {
+        if byte[0] == 10 { return String(decoding: line, as: UTF8.self) }
+        line.append(byte[0])
+    }
+    return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+}
+
+/// An act on many todos asks for confirmation only with a person at the terminal.
+let answers: (() -> String?)? = Posix.isTerminal(STDIN_FILENO) && Posix.isTerminal(STDOUT_FILENO) ? { readAnswer() } : nil
+
 /// The process environment, for the few variables todoctl reads.
 let environment: [String: String] = Posix.environment()
 let status = CLI.main(
@@ -45,6 +60,7 @@ let status = CLI.main(
     connect: { (path: String) throws(ClientError) -> RPCTransport in
         try UnixSocketTransport(path: path, timeout: UnixSocketTransport.timeout(environment: environment))
     },
-    runUI: runInteractiveList
+    runUI: runInteractiveList,
+    readAnswer: answers
 )
 exit(status)

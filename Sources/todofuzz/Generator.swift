@@ -262,6 +262,13 @@ struct Generator {
         case .todoSnooze:
             p.append(("id", id()))
             p.append(("until", instant()))
+        case .todoBatch:
+            let ops: [V] = (0..<rng.int(1...4)).compactMap { _ in
+                let name = rng.pick([Method.todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze]).name
+                guard let params = validParams(name) else { return nil }
+                return .obj([("method", .str(name)), ("params", params)])
+            }
+            p.append(("ops", .arr(ops)))
         case .categoryAdd:
             p.append(("name", .str(category())))
         case .categoryRename:

@@ -37,6 +37,9 @@ import TodoProtocol
         try check(TodoDeleteParams(ids: [3]))
         for target in [MoveTarget.position(2), .before(4), .after(5)] { try check(TodoMoveParams(id: 1, target: target)) }
         try check(TodoSnoozeParams(id: 1, until: at))
+        try check(TodoBatchParams(ops: [.update(TodoUpdateParams(id: 3, patch: TodoPatch(title: .set("t")))), .complete(TodoCompleteParams(ids: [1, 2], stop: true)),
+                                        .reopen(TodoReopenParams(ids: [4])), .delete(TodoDeleteParams(ids: [5], recursive: true)),
+                                        .move(TodoMoveParams(id: 1, target: .after(2))), .snooze(TodoSnoozeParams(id: 1, until: at))]))
         try check(CategoryListParams())
         try check(CategoryAddParams(name: "Work"))
         try check(CategoryRenameParams(name: "Work", newName: "Job"))

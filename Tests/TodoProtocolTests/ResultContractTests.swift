@@ -116,7 +116,7 @@ import TodoProtocol
             name(TodoSnoozeParams.self), name(CategoryListParams.self), name(CategoryAddParams.self), name(CategoryRenameParams.self),
             name(CategoryDeleteParams.self), name(CategoryMoveParams.self), name(ReminderListParams.self), name(DaemonStatusParams.self),
             name(WatchParams.self), name(StoreExportParams.self), name(StoreImportParams.self), name(StoreUndoParams.self),
-            name(StoreRedoParams.self), name(StoreHistoryParams.self), name(StoreChangesParams.self),
+            name(StoreRedoParams.self), name(StoreHistoryParams.self), name(StoreChangesParams.self), name(TodoBatchParams.self),
         ]
         #expect(Set(all.map { String($0.prefix { $0 != " " }) }) == Set(TodoProtocol.Method.allCases.map(\.name)))
         #expect(all.contains("store.changes → ChangesPage") && all.contains("todo.complete → Array<Todo>"))

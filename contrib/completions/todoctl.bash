@@ -86,7 +86,7 @@ _todoctl() {
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze category agenda reminders watch status ui export import undo redo sync help"
+    local commands="add list show edit done reopen rm move snooze annotate category agenda reminders watch status ui export import undo redo sync help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
     local valued=" --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision --parent --start --url --user --password-file --credential --calendar --default-list --initial --from -c -d -s -n -p -t "
@@ -159,7 +159,8 @@ _todoctl() {
         case $command in
             add) flags+=" --category --due --remind --notes --top --priority --tag --every --parent --start -c -d -p -t" ;;
             list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t" ;;
-            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every --if-revision --parent --no-parent --start --no-start -c -d -p -t" ;;
+            edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every --if-revision --parent --no-parent --start --no-start --all --yes -a -c -d -p -t" ;;
+            done|reopen|rm|move|snooze|annotate) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t --yes" ;;&
             done) flags+=" --stop" ;;
             rm) flags+=" --recursive" ;;
             move) flags+=" --to --before --after --top --bottom" ;;
@@ -185,7 +186,8 @@ _todoctl() {
 
     case $command in
         "") mapfile -t COMPREPLY < <(compgen -W "$commands $(_todoctl_aliases)" -- "$cur") ;;
-        show | edit | move) ((npos == 0)) && _todoctl_add_words < <(_todoctl_ids) ;;
+        show) ((npos == 0)) && _todoctl_add_words < <(_todoctl_ids) ;;
+        edit | move | annotate) _todoctl_add_words < <(_todoctl_ids) ;;
         done) _todoctl_add_words < <(_todoctl_ids open) ;;
         reopen) _todoctl_add_words < <(_todoctl_ids done) ;;
         rm) _todoctl_add_words < <(_todoctl_ids) ;;

@@ -81,7 +81,8 @@ def read(path):
 man = read("docs/man/todoctl.1.md")
 entries = {}
 for m in re.finditer(r"^: `([a-z]+)(?: ([a-z]+))?`(.*?)(?=^: `|^## )", man, re.S | re.M):
-    entries[(m.group(1), m.group(2))] = m.group(3)
+    # A name may have two entries (the command `snooze` and the config key `snooze`): both count.
+    entries[(m.group(1), m.group(2))] = entries.get((m.group(1), m.group(2)), "") + m.group(3)
 ok = True
 for c in commands:
     if c in subs:

@@ -129,6 +129,61 @@ package enum MoveDestination: Equatable, Sendable {
     case bottom
 }
 
+/// What an act on many todos does to each (`ActOptions`).
+package enum ActVerb: Equatable, Sendable {
+    /// `done [--stop]`.
+    case done(stop: Bool)
+    /// `reopen`.
+    case reopen
+    /// `rm [--recursive]`.
+    case remove(recursive: Bool)
+    /// `edit` with fields: the same change to each (`id` of the options unused).
+    case edit(EditOptions)
+    /// `edit` without fields: one line per todo in the editor.
+    case editLines
+    /// `move`: the todos, in their listed order, to the destination.
+    case move(MoveDestination)
+    /// `snooze`.
+    case snooze(Instant)
+    /// `annotate TEXT`: a dated line appended to the notes.
+    case annotate(String)
+
+    /// The command's name.
+    package var name: String {
+        switch self {
+        case .done: "done"
+        case .reopen: "reopen"
+        case .remove: "rm"
+        case .edit, .editLines: "edit"
+        case .move: "move"
+        case .snooze: "snooze"
+        case .annotate: "annotate"
+        }
+    }
+}
+
+/// Which todos an act takes.
+package enum ActTargets: Equatable, Sendable {
+    /// Given by id, in this order.
+    case ids([Int64])
+    /// Those `list` shows with this filter (`--all`: no filter), flat.
+    case filter(ListOptions)
+}
+
+/// `done|reopen|rm|edit|move|snooze|annotate` on a filter, on several ids or on `--all`.
+package struct ActOptions: Equatable, Sendable {
+    package var verb: ActVerb
+    package var targets: ActTargets
+    /// `--yes`: no confirmation asked.
+    package var yes = false
+
+    package init(verb: ActVerb, targets: ActTargets, yes: Bool = false) {
+        self.verb = verb
+        self.targets = targets
+        self.yes = yes
+    }
+}
+
 /// The `category` subcommands.
 package enum CategoryCommand: Equatable, Sendable {
     /// `category list`.
@@ -163,6 +218,8 @@ package enum Command: Equatable, Sendable {
     case move(id: Int64, to: MoveDestination)
     /// `snooze ID DURATION|WHEN`, resolved to an instant.
     case snooze(id: Int64, until: Instant)
+    /// An act on many todos: a filter, several ids or `--all` (`ActOptions`); `annotate`.
+    case act(ActOptions)
     /// `category ...`.
     case category(CategoryCommand)
     /// `agenda [--days N]`.

@@ -80,14 +80,19 @@ enum Help {
                         ("--all-starts", "todos whose start is to come too (hide-future-starts hides them but from --all)"),
                         ("--parent ID", "only the subtasks of todo ID")]),
         Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo, with its subtasks."),
-        Entry(name: "edit", synopsis: ["edit ID [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
+        Entry(name: "edit", synopsis: ["edit ID... [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
                                        "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]",
                                        "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]",
-                                       "        [--if-revision N] [--parent ID | --no-parent] [--start WHEN | --no-start]"],
+                                       "        [--if-revision N] [--parent ID | --no-parent] [--start WHEN | --no-start] [--yes]",
+                                       "[FILTER... | --all] edit [FIELD OPTIONS...] [--yes]"],
               summary: "Change a todo. A --remind DURATION without --due counts back from the todo's current due time.\n"
                 + "When edit reads the todo first (for some options), or with --if-revision, a todo someone else\n"
                 + "changed meanwhile is left as it is and the edit is refused. 'edit ID' alone on a terminal opens\n"
-                + "the todo as a text form in $VISUAL or $EDITOR; what you change is applied when you save.",
+                + "the todo as a text form in $VISUAL or $EDITOR; what you change is applied when you save.\n"
+                + "With several ids, or a filter before the command (todoctl -t home edit -p low), the options set the\n"
+                + "same fields on each todo. Without options they open one line per todo in the editor (id, title,\n"
+                + "due:WHEN category:NAME priority:P +tag ...): edit a line to edit its todo, move lines to reorder the\n"
+                + "todos in the manual order; a deleted line leaves its todo as it is. \(actHelp)",
               options: [("--title T", "new title"),
                         ("--notes T, --no-notes", "set or clear the notes"),
                         ("--category NAME, --no-category", "set or clear the category"),
@@ -99,25 +104,38 @@ enum Help {
                             + "starts on the rule's first day from today"),
                         ("--if-revision N", "change it only if its revision is still N (as `show` printed it)"),
                         ("--parent ID, --no-parent", "make it a subtask of todo ID, or a top-level todo (no cycles)"),
-                        ("--start WHEN, --no-start", "set or clear when it can be started")]),
-        Entry(name: "done", synopsis: ["done ID... [--stop]"],
+                        ("--start WHEN, --no-start", "set or clear when it can be started"),
+                        ("--all", "every todo list shows without a filter"),
+                        ("--yes", "go on without asking")]),
+        Entry(name: "done", synopsis: ["done ID... [--stop]", "done FILTER... | --all [--stop] [--yes]"],
               summary: "Mark todos as done, with their open subtasks. One already done is left as it is and reported so.\n"
-                + "A recurring todo advances to its next occurrence and stays open; when its rule is used up it is done.\n\(idRanges)",
-              options: [("--stop", "end recurring todos for good: mark them done instead of advancing them")]),
-        Entry(name: "reopen", synopsis: ["reopen ID..."], summary: "Mark done todos as open again, each back at its place in the manual order,\nand the done parents of a subtask. One already open is reported so. \(idRanges)"),
-        Entry(name: "rm", synopsis: ["rm ID... [--recursive]"], summary: "Delete todos. \(idRanges)",
-              options: [("--recursive", "delete their subtasks too (a todo with subtasks is refused without it)")]),
-        Entry(name: "move", synopsis: ["move ID (--to N | --before ID | --after ID | --top | --bottom)"],
-              summary: "Move a todo in the manual order. Give exactly one target. Positions count the open todos,\n"
-                + "as list shows them; a done todo moved keeps that place for when it is reopened.",
+                + "A recurring todo advances to its next occurrence and stays open; when its rule is used up it is done.\n\(idRanges)\n\(actHelp)",
+              options: [("--stop", "end recurring todos for good: mark them done instead of advancing them")] + actOptions),
+        Entry(name: "reopen", synopsis: ["reopen ID...", "reopen FILTER... | --all [--yes]"],
+              summary: "Mark done todos as open again, each back at its place in the manual order,\nand the done parents of a subtask. One already open is reported so. \(idRanges)\n"
+                + "\(actHelp)\nA filter without --open or --done takes the done todos.",
+              options: actOptions),
+        Entry(name: "rm", synopsis: ["rm ID... [--recursive]", "rm FILTER... | --all [--recursive] [--yes]"], summary: "Delete todos. \(idRanges)\n\(actHelp)",
+              options: [("--recursive", "delete their subtasks too (a todo with subtasks is refused without it)")] + actOptions),
+        Entry(name: "move", synopsis: ["move ID... (--to N | --before ID | --after ID | --top | --bottom)",
+                                       "move FILTER... | --all (--to N | ...) [--yes]"],
+              summary: "Move todos in the manual order. Give exactly one target. Positions count the open todos,\n"
+                + "as list shows them; a done todo moved keeps that place for when it is reopened.\n"
+                + "Several todos go to the target one after the other, in the order given (a filter's: as listed).\n\(actHelp)",
               options: [("--to N", "to be the N-th todo of the open list (1 is first)"),
                         ("--before ID", "directly before todo ID"),
                         ("--after ID", "directly after todo ID"),
                         ("--top", "to the first position"),
-                        ("--bottom", "to the last position")]),
-        Entry(name: "snooze", synopsis: ["snooze ID [DURATION|WHEN]"],
-              summary: "Postpone a todo's reminder: a DURATION counts from now, a WHEN is a time.\n"
-                + "Without one: the config file's snooze (10m unless set)."),
+                        ("--bottom", "to the last position")] + actOptions),
+        Entry(name: "snooze", synopsis: ["snooze ID... [DURATION|WHEN]", "snooze FILTER... | --all [DURATION|WHEN] [--yes]"],
+              summary: "Postpone todos' reminders: a DURATION counts from now, a WHEN is a time.\n"
+                + "Without one: the config file's snooze (10m unless set). After several ids, a last word that is\n"
+                + "not a plain number is the DURATION|WHEN.\n\(actHelp)",
+              options: actOptions),
+        Entry(name: "annotate", synopsis: ["annotate ID... TEXT", "annotate FILTER... | --all TEXT [--yes]"],
+              summary: "Append a dated line (YYYY-MM-DD HH:MM TEXT, local time) to the notes of todos, as Taskwarrior's\n"
+                + "annotate does. Several words form one TEXT.\n\(actHelp)",
+              options: actOptions),
         Entry(name: "category", synopsis: ["category list", "category add NAME", "category rename NAME NEWNAME",
                                            "category rm NAME [--force]", "category move NAME --to N"],
               summary: "List and manage categories. Removing a category that still has todos needs --force, which leaves those todos uncategorised.",
@@ -187,6 +205,22 @@ enum Help {
                             + "wins: what only the store has is removed here, one undoable change) or local (the\n"
                             + "store wins: what only the calendar has is deleted on the server)")]),
         Entry(name: "help", synopsis: ["help [COMMAND]"], summary: "Show help for todoctl or one of its commands."),
+    ]
+
+    /// What the commands that act on many todos say about it.
+    static let actHelp = """
+        FILTER: the options of list (-c NAME, --due-before WHEN, -t TAG, --search TEXT, --done ...), after the
+        command or before it (todoctl -c 買い物 done): the todos list --flat shows with them. --all takes every todo
+        list shows without one; no ids and no filter change nothing. On a terminal the todos are listed with one
+        question (y, yes or はい goes on); --yes skips it, and without a terminal or with --json it is needed.
+        The whole act is one change: todoctl undo reverts all of it.
+        """
+
+    /// The options of the commands that act on many todos.
+    static let actOptions: [(String, String)] = [
+        ("FILTER", "any option of list: the todos it lists (see todoctl help list)"),
+        ("--all", "every todo list shows without a filter (the open ones; --done the done ones)"),
+        ("--yes", "go on without asking"),
     ]
 
     static var sortKeyList: String { TodoQuery.SortKey.names }

@@ -42,6 +42,19 @@ package struct Parser {
         "--socket": .value, "--system": .flag, "--json": .flag, "--help": .flag, "--version": .flag,
     ]
 
+    /// The commands that act on many todos: ids, a filter as `list` takes it, or `--all`.
+    static let actCommands: Set<String> = ["done", "reopen", "rm", "edit", "move", "snooze", "annotate"]
+
+    /// The options of a filter (those of `list`) and `--yes`: after an act's command word (but
+    /// `edit`'s, where options are the fields to set), and before it.
+    static let filterSpecs: [String: Arity] = [
+        "--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
+        "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
+        "--sort": .value, "--limit": .value, "--by-category": .flag,
+        "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag, "--all-starts": .flag,
+        "--parent": .value, "--yes": .flag,
+    ]
+
     static let commandSpecs: [String: [String: Arity]] = [
         "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag,
                 "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value],
@@ -53,10 +66,14 @@ package struct Parser {
         "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
                  "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
                  "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag,
-                 "--if-revision": .value, "--parent": .value, "--no-parent": .flag, "--start": .value, "--no-start": .flag],
-        "done": ["--stop": .flag],
-        "rm": ["--recursive": .flag],
-        "move": ["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag],
+                 "--if-revision": .value, "--parent": .value, "--no-parent": .flag, "--start": .value, "--no-start": .flag,
+                 "--all": .flag, "--yes": .flag],
+        "done": filterSpecs.merging(["--stop": .flag]) { a, _ in a },
+        "reopen": filterSpecs,
+        "rm": filterSpecs.merging(["--recursive": .flag]) { a, _ in a },
+        "move": filterSpecs.merging(["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag]) { a, _ in a },
+        "snooze": filterSpecs,
+        "annotate": filterSpecs,
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
         "agenda": ["--days": .value],
@@ -84,6 +101,9 @@ package struct Parser {
         var options: [(name: String, value: String?)] = []
         /// Words read as a cluster of short options (`-dash title`): a title that starts with a dash?
         var dashed: [String] = []
+        /// The filter of an act: the options before its command word, and after it those of
+        /// `list` the command does not have itself.
+        var filters: [(name: String, value: String?)] = []
 
         func has(_ name: String) -> Bool { options.contains { $0.name == name } }
         /// The last value given for `name` (later ones win, as in git).
@@ -101,6 +121,8 @@ package struct Parser {
         var index = 0
         // `todoctl 12 done`, Taskwarrior's order: the ids before the command.
         var leadingIDs: [String] = []
+        // `todoctl -c 買い物 done`: before an act's command word, the options are its filter.
+        let actWord = commandWord(tokens).flatMap { Parser.actCommands.contains($0) ? $0 : nil }
 
         while index < tokens.count {
             let token = tokens[index]
@@ -125,8 +147,9 @@ package struct Parser {
             case .option(let given, let givenInline):
                 // `-aj` and `-n5` become `--all --json` and `--limit 5` (ShortOptions).
                 var items = [(name: given, inline: givenInline)]
+                let lookup = args.command ?? (actWord != nil ? Parser.filterCommand : nil)
                 if ShortOptions.isCluster(given) {
-                    guard let expanded = expandShort(given, command: args.command) else {
+                    guard let expanded = expandShort(given, command: lookup) else {
                         if wantsHelp { continue }
                         // `edit 12 -shop`: Taskwarrior's removal of a tag.
                         if args.command == "edit", givenInline == nil, given.count > 2 {
@@ -140,7 +163,7 @@ package struct Parser {
                     if given.count > 3 { args.dashed.append(given) }
                 }
                 for (name, inline) in items {
-                    let spec = args.command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+                    let spec = arity(name, lookup)
                     guard let arity = spec else {
                         if wantsHelp { continue }
                         let known = (args.command.flatMap { Parser.commandSpecs[$0]?.keys.sorted() } ?? []) + Parser.globalSpecs.keys.sorted()
@@ -156,7 +179,7 @@ package struct Parser {
                             throw UsageError("option \(name) does not take a value", command: args.command)
                         }
                     case .value:
-                        if value == nil, index < tokens.count, !tokens[index].afterTerminator, !isKnownOption(tokens[index], args.command) {
+                        if value == nil, index < tokens.count, !tokens[index].afterTerminator, !isKnownOption(tokens[index], lookup) {
                             value = tokens[index].raw
                             index += 1
                         }
@@ -171,6 +194,10 @@ package struct Parser {
                     case "--json": global.json = true
                     case "--help": wantsHelp = true
                     case "--version": wantsVersion = true
+                    case _ where actWord != nil && (args.command == nil
+                                                   || (Parser.actCommands.contains(args.command ?? "") && args.command != "edit" && Parser.filterSpecs[name] != nil && name != "--yes"
+                                                       && Parser.commandSpecs["list"]?[name] != nil && !Parser.ownOption(name, args.command))):
+                        if name == "--yes" { args.options.append((name, value)) } else { args.filters.append((name, value)) }
                     default: args.options.append((name, value))
                     }
                 }
@@ -235,7 +262,49 @@ package struct Parser {
 
     /// The arity of `name` in `command` (or as a global option), nil when unknown there.
     func arity(_ name: String, _ command: String?) -> Arity? {
-        command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+        if command == Parser.filterCommand { return Parser.filterSpecs[name] ?? Parser.globalSpecs[name] }
+        return command.flatMap { Parser.commandSpecs[$0]?[name] } ?? Parser.globalSpecs[name]
+    }
+
+    /// The name options before an act's command word are looked up under (`filterSpecs`).
+    static let filterCommand = " filter"
+
+    /// Whether `name` is an option of `command` itself, not of the filter it takes.
+    static func ownOption(_ name: String, _ command: String?) -> Bool {
+        switch command {
+        case "done": name == "--stop"
+        case "rm": name == "--recursive"
+        case "move": ["--to", "--before", "--after", "--top", "--bottom"].contains(name)
+        default: false
+        }
+    }
+
+    /// The command word of `tokens` (after ids, Taskwarrior's names mapped), found before
+    /// parsing so that the options before it can be read as an act's filter: an option's value
+    /// (`-c 買い物 done`) is not taken for it.
+    func commandWord(_ tokens: [Token]) -> String? {
+        var index = 0
+        var sawIDs = false
+        while index < tokens.count {
+            let token = tokens[index]
+            index += 1
+            switch token.kind {
+            case .positional(let text):
+                if Parser.isIDList(text) { sawIDs = true; continue }
+                return sawIDs ? Parser.taskwarriorCommands[text] ?? text : text
+            case .option(let name, let inline):
+                guard inline == nil else { continue }
+                if ShortOptions.isCluster(name) {
+                    if let items = expandShort(name, command: Parser.filterCommand), let last = items.last, last.inline == nil,
+                       arity(last.name, Parser.filterCommand) == .value {
+                        index += 1
+                    }
+                } else if arity(name, Parser.filterCommand) == .value {
+                    index += 1
+                }
+            }
+        }
+        return nil
     }
 
     /// The long options a cluster of short ones stands for (`-aj`: `--all`, `--json`; `-n5`:
@@ -274,6 +343,8 @@ package struct Parser {
         var p = Positionals(args.positionals, command: name)
         let result: Command
         switch name {
+        case _ where Parser.actCommands.contains(name) && (isAct(name, args) || name == "annotate"):
+            result = try act(name, args, &p)
         case "add": result = .add(try add(args, &p))
         case "list": result = .list(try list(args))
         case "show": result = .show(id: try id(p.next("ID"), "todo id", name))
@@ -429,7 +500,11 @@ package struct Parser {
     }
 
     func edit(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> EditOptions {
-        var options = EditOptions(id: try id(p.next("ID"), "todo id", "edit"))
+        try edit(args, id: try id(p.next("ID"), "todo id", "edit"))
+    }
+
+    func edit(_ args: Arguments, id: Int64) throws(UsageError) -> EditOptions {
+        var options = EditOptions(id: id)
         for (set, clear) in [("--notes", "--no-notes"), ("--category", "--no-category"), ("--due", "--no-due"), ("--remind", "--no-remind")]
         where args.has(set) && args.has(clear) {
             throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
@@ -479,6 +554,10 @@ package struct Parser {
 
     func move(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> Command {
         let todo = try id(p.next("ID"), "todo id", "move")
+        return .move(id: todo, to: try moveDestination(args))
+    }
+
+    func moveDestination(_ args: Arguments) throws(UsageError) -> MoveDestination {
         let targets = ["--to", "--before", "--after", "--top", "--bottom"].filter(args.has)
         guard targets.count == 1 else {
             throw UsageError(targets.isEmpty ? "missing target: give one of --to N, --before ID, --after ID, --top, --bottom"
@@ -493,7 +572,89 @@ package struct Parser {
         case "--top": destination = .position(1)
         default: destination = .bottom
         }
-        return .move(id: todo, to: destination)
+        return destination
+    }
+
+    // MARK: - Acts on many todos
+
+    /// Whether `done|reopen|rm|edit|move|snooze` is an act on many (`act`): a filter, `--all`,
+    /// or several ids for the commands that otherwise take one.
+    func isAct(_ name: String, _ args: Arguments) -> Bool {
+        if !args.filters.isEmpty || args.has("--all") { return true }
+        let ids = args.positionals.prefix { Parser.isIDList($0) }
+        switch name {
+        case "edit", "move": return ids.count > 1 || ids.contains { $0.dropFirst().contains("-") }
+        case "snooze":
+            // `snooze 5 6 2h`: ids, then one DURATION|WHEN (a last plain number is an id too).
+            let given = args.positionals.count > 1 && Parser.positiveInteger(args.positionals.last ?? "") == nil
+                ? Array(args.positionals.dropLast()) : args.positionals
+            return given.count > 1 || given.contains { $0.dropFirst().contains("-") }
+        default: return false
+        }
+    }
+
+    /// An act on many todos: which (ids, or the filter read as `list` reads it) and what to do.
+    func act(_ name: String, _ args: Arguments, _ p: inout Positionals) throws(UsageError) -> Command {
+        let all = args.filters.contains { $0.name == "--all" } || args.has("--all")
+        var filter = Arguments(command: "list")
+        filter.options = args.filters.filter { $0.name != "--all" }
+        var words = p.rest()
+        var until: Instant?
+        if name == "snooze", let last = words.last {
+            // With a filter, a word is the DURATION|WHEN; after ids, a last word that is not a plain number.
+            let filtered = !filter.options.isEmpty || all
+            if filtered ? words.count == 1 : (words.count > 1 && Parser.positiveInteger(last) == nil) {
+                until = try snoozeTime(words.removeLast())
+            }
+        }
+        var text = ""
+        if name == "annotate" {
+            let idWords = words.prefix { Parser.isIDList($0) }
+            text = words.dropFirst(idWords.count).joined(separator: " ")
+            words = Array(idWords)
+            guard !Validation.trimmed(text).isEmpty else { throw UsageError("missing TEXT", command: name) }
+        }
+        var ids: [Int64] = []
+        if !words.isEmpty {
+            var q = Positionals(words, command: name)
+            ids = try self.ids(&q, name)
+        }
+        let targets: ActTargets
+        if !filter.options.isEmpty || all {
+            guard ids.isEmpty else {
+                throw UsageError("give ids or a filter (or --all), not both", command: name)
+            }
+            var options: ListOptions
+            do { options = try list(filter) } catch { throw UsageError(error.message, command: name) }
+            options.query.tree = false
+            options.byCategory = false
+            // `reopen -c 仕事` reopens the done ones.
+            if name == "reopen", !filter.has("--open"), !filter.has("--done") { options.query.status = .done }
+            targets = .filter(options)
+        } else if !ids.isEmpty {
+            targets = .ids(ids)
+        } else {
+            throw UsageError("missing ID: give ids, a filter as list takes (-c NAME, --due-before WHEN, ...) or --all", command: name)
+        }
+        let verb: ActVerb
+        switch name {
+        case "done": verb = .done(stop: args.has("--stop"))
+        case "reopen": verb = .reopen
+        case "rm": verb = .remove(recursive: args.has("--recursive"))
+        case "move": verb = .move(try moveDestination(args))
+        case "snooze":
+            if let until { verb = .snooze(until) } else {
+                guard let instant = TimeExpression.checkedAdd(now.usec, config.snooze) else {
+                    throw UsageError("the configured snooze reaches past the year 9999", command: name)
+                }
+                verb = .snooze(instant)
+            }
+        case "annotate": verb = .annotate(text)
+        default:
+            let fields = args.options.contains { $0.name != "--all" && $0.name != "--yes" }
+            verb = fields ? .edit(try edit(args, id: 1)) : .editLines
+        }
+        return .act(ActOptions(verb: verb, targets: targets, yes: args.has("--yes")))
     }
 
     func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {

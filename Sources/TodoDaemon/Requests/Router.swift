@@ -82,6 +82,7 @@ final class Router: Sendable {
         case .todoDelete: return try onStore(TodoDeleteParams(decoding: p), tx, todoDelete)
         case .todoMove: return try onStore(TodoMoveParams(decoding: p), tx, todoMove)
         case .todoSnooze: return try onStore(TodoSnoozeParams(decoding: p), tx, todoSnooze)
+        case .todoBatch: return try onStore(TodoBatchParams(decoding: p), tx, todoBatch)
         case .categoryList: return try onStore(CategoryListParams(decoding: p), tx, categoryList)
         case .categoryAdd: return try onStore(CategoryAddParams(decoding: p), tx, categoryAdd)
         case .categoryRename: return try onStore(CategoryRenameParams(decoding: p), tx, categoryRename)
@@ -191,6 +192,79 @@ final class Router: Sendable {
     private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
         let todo = try tx.snooze(p.id, until: p.until)
         return Reply(result: todo, events: [.todos(.todoUpdated, [todo])])
+    }
+
+    /// `todo.batch`: each op as its own method does it, all in this request's savepoint (one
+    /// failing op undoes them all), logged as one change. The result is every todo an op
+    /// answered with, once each, as the batch left it (a deleted one as it was); the events are
+    /// the ops' own, in order.
+    private func todoBatch(_ p: TodoBatchParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
+        var events: [Event] = []
+        var order: [Int64] = []
+        var latest: [Int64: Todo] = [:]
+        func keep(_ todos: [Todo]) {
+            for todo in todos {
+                if latest.updateValue(todo, forKey: todo.id) == nil { order.append(todo.id) }
+            }
+        }
+        try tx.asOneChange(.batch, { () throws(TodoError) in
+            for op in p.ops {
+                switch op {
+                case .update(let u):
+                    let reply = try todoUpdate(u, tx)
+                    keep([reply.result]); events += reply.events
+                case .complete(let c):
+                    let reply = try todoComplete(c, tx)
+                    keep(reply.result); events += reply.events
+                case .reopen(let r):
+                    let reply = try todoReopen(r, tx)
+                    keep(reply.result); events += reply.events
+                case .delete(let d):
+                    let reply = try todoDelete(d, tx)
+                    keep(reply.result); events += reply.events
+                case .move(let m):
+                    let reply = try todoMove(m, tx)
+                    keep([reply.result]); events += reply.events
+                case .snooze(let s):
+                    let reply = try todoSnooze(s, tx)
+                    keep([reply.result]); events += reply.events
+                }
+            }
+        }, description: { Self.batchDescription(p.ops) })
+        // A todo moved after it was changed is answered with its final position.
+        let todos = order.compactMap { latest[$0] }
+        return Reply(result: todos, events: events)
+    }
+
+    /// The log's description of a batch: `edit 3, 4, 5` when every op is the same kind, else
+    /// `batch of N changes: …`.
+    static func batchDescription(_ ops: [TodoBatchParams.Op]) -> String {
+        func verb(_ op: TodoBatchParams.Op) -> String {
+            switch op {
+            case .update: "edit"
+            case .complete: "done"
+            case .reopen: "reopen"
+            case .delete: "delete"
+            case .move: "move"
+            case .snooze: "snooze"
+            }
+        }
+        func ids(_ op: TodoBatchParams.Op) -> [Int64] {
+            switch op {
+            case .update(let u): [u.id]
+            case .complete(let c): c.ids
+            case .reopen(let r): r.ids
+            case .delete(let d): d.ids
+            case .move(let m): [m.id]
+            case .snooze(let s): [s.id]
+            }
+        }
+        var seen = Set<Int64>()
+        let all = ops.flatMap(ids).filter { seen.insert($0).inserted }
+        let verbs = Set(ops.map(verb))
+        let list = all.prefix(10).map(String.init).joined(separator: ", ") + (all.count > 10 ? ", …" : "")
+        if verbs.count == 1, let only = verbs.first { return "\(only) \(list)" }
+        return "batch of \(ops.count) changes: \(verbs.sorted().joined(separator: ", ")) \(list)"
     }
 
     // MARK: - category.*

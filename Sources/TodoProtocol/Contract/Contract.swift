@@ -298,6 +298,101 @@ package struct TodoSnoozeParams: MethodParams, Equatable {
     package var encoded: JSONObject { ["id": .int(id), "until": .instant(until)] }
 }
 
+/// `todo.batch`: several changes of todos made as one request: all of them or none, in one
+/// transaction, logged as one change (one `store.undo` reverts all of it). Each op is the
+/// method and params of a `todo.update`, `todo.complete`, `todo.reopen`, `todo.delete`,
+/// `todo.move` or `todo.snooze`, applied in order.
+package struct TodoBatchParams: MethodParams, Equatable {
+    package static let method = Method.todoBatch
+    package typealias Result = [Todo]
+
+    /// One change of the batch.
+    package enum Op: Equatable, Sendable {
+        case update(TodoUpdateParams)
+        case complete(TodoCompleteParams)
+        case reopen(TodoReopenParams)
+        case delete(TodoDeleteParams)
+        case move(TodoMoveParams)
+        case snooze(TodoSnoozeParams)
+
+        /// The op's method.
+        package var method: Method {
+            switch self {
+            case .update: TodoUpdateParams.method
+            case .complete: TodoCompleteParams.method
+            case .reopen: TodoReopenParams.method
+            case .delete: TodoDeleteParams.method
+            case .move: TodoMoveParams.method
+            case .snooze: TodoSnoozeParams.method
+            }
+        }
+
+        /// The op's params object.
+        package var params: JSONObject {
+            switch self {
+            case .update(let p): p.encoded
+            case .complete(let p): p.encoded
+            case .reopen(let p): p.encoded
+            case .delete(let p): p.encoded
+            case .move(let p): p.encoded
+            case .snooze(let p): p.encoded
+            }
+        }
+
+        /// The methods an op may be.
+        package static let methods: [Method] = [.todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze]
+    }
+
+    /// The most ops one batch takes.
+    package static let maxOps = 10_000
+
+    package var ops: [Op]
+
+    package init(ops: [Op]) { self.ops = ops }
+
+    package init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        guard case .array(let items)? = p.raw("ops") else { throw RPCError.invalidParams("ops", "must be an array of {method, params}") }
+        guard !items.isEmpty, items.count <= Self.maxOps else {
+            throw RPCError.invalidParams("ops", "must hold 1 to \(Self.maxOps) ops")
+        }
+        ops = []
+        ops.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard case .object(let o) = item else { throw RPCError.invalidParams("ops[\(i)]", "must be an object {method, params}") }
+            var q = Params(o)
+            let name = try q.string("method")
+            let params: JSONObject
+            switch q.raw("params") {
+            case nil, .null?: params = [:]
+            case .object(let given)?: params = given
+            default: throw RPCError.invalidParams("ops[\(i)].params", "must be an object")
+            }
+            try q.finish()
+            do throws(RPCError) {
+                switch Method(name: name) {
+                case .todoUpdate?: ops.append(.update(try TodoUpdateParams(decoding: params)))
+                case .todoComplete?: ops.append(.complete(try TodoCompleteParams(decoding: params)))
+                case .todoReopen?: ops.append(.reopen(try TodoReopenParams(decoding: params)))
+                case .todoDelete?: ops.append(.delete(try TodoDeleteParams(decoding: params)))
+                case .todoMove?: ops.append(.move(try TodoMoveParams(decoding: params)))
+                case .todoSnooze?: ops.append(.snooze(try TodoSnoozeParams(decoding: params)))
+                default:
+                    throw RPCError.invalidParams("ops[\(i)].method", "must be one of \(Op.methods.map(\.name).joined(separator: ", "))")
+                }
+            } catch {
+                guard error.field?.hasPrefix("ops[") == false else { throw error }
+                throw error.nested(under: "ops[\(i)].params.")
+            }
+        }
+        try p.finish()
+    }
+
+    package var encoded: JSONObject {
+        ["ops": .array(ops.map { op in .object(["method": .string(op.method.name), "params": .object(op.params)]) })]
+    }
+}
+
 // MARK: - category.*
 
 /// `category.list`: no params.

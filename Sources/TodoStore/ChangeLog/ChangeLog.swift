@@ -128,6 +128,9 @@ final class LogTail {
     /// The changes and image rows this transaction logged (a rolled-back savepoint's included):
     /// pruning before the commit may remove twice as many, so it keeps up with any pass.
     var logged: (changes: Int, rows: Int) = (0, 0)
+    /// Inside `StoreTransaction.asOneChange`: the operations' own `recordChange` calls log
+    /// nothing, so that their rows become one change.
+    var holding = false
 }
 
 /// The triggers and row images of the log.
@@ -237,6 +240,7 @@ extension StoreTransaction {
     /// - Returns: the change's seq, or nil when nothing changed.
     @discardableResult
     func recordChange(_ kind: ChangeKind, _ description: @autoclosure () -> String) throws(TodoError) -> Int64? {
+        if logTail?.holding == true { return nil }
         // The newest row written, and the newest change (kind, last row) if any: known when this
         // transaction logged it, else read in the same statement.
         let lastRow: Int64, previousLast: Int64, previousKind: String?, previousTotal: Int64
@@ -267,6 +271,25 @@ extension StoreTransaction {
         logTail?.logged.changes += 1
         logTail?.logged.rows += Int(lastRow - previousLast)
         return seq
+    }
+
+    /// Runs `body`, several operations, as one change of the log (`todo.batch`): what they all
+    /// wrote is logged once, as `kind` with `description` (made from what `body` returned), so
+    /// one undo reverts all of it. Nothing is logged when they changed nothing.
+    package func asOneChange<T>(_ kind: ChangeKind, _ body: () throws(TodoError) -> T,
+                                description: (T) -> String) throws(TodoError) -> T {
+        guard let tail = logTail, !tail.holding else { return try body() }
+        tail.holding = true
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            tail.holding = false
+            throw error
+        }
+        tail.holding = false
+        try recordChange(kind, description(result))
+        return result
     }
 
     /// The seq of the newest change undo may take (0 when none): walked back from the newest.
