@@ -33,11 +33,14 @@ package struct Config: Equatable, Sendable {
     /// `ui.key.ACTION = KEY`: the keys of `todoctl ui`, by action (that program checks them).
     package var uiKeys: [String: String] = [:]
     package static let uiKeyPrefix = "ui.key."
+    /// `ui.mouse = on`: `todoctl ui` takes clicks and the wheel (off by default: it would take the
+    /// terminal's own selection and copying away).
+    package var uiMouse = false
     /// The lines that could not be read, each left out (its key keeps its default).
     package var problems: [ConfigProblem] = []
 
     /// The keys of the file.
-    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts"]
+    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts", "ui.mouse"]
 
     /// The defaults: what todoctl does without a file.
     package init() {}
@@ -151,11 +154,17 @@ package struct Config: Equatable, Sendable {
             case "no", "false", "off", "0": config.hideFutureStarts = false
             default: throw ConfigError(at + "bad value \(quoted(value)) for hide-future-starts: expected yes or no")
             }
+        case "ui.mouse":
+            switch value.lowercased() {
+            case "yes", "true", "on", "1": config.uiMouse = true
+            case "no", "false", "off", "0": config.uiMouse = false
+            default: throw ConfigError(at + "bad value \(quoted(value)) for ui.mouse: expected on or off")
+            }
         case _ where key.hasPrefix(Config.uiKeyPrefix):
             config.uiKeys[String(key.dropFirst(Config.uiKeyPrefix.count))] = value  // todoctl ui checks them
         default:
             guard key.hasPrefix("alias.") else {
-                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, alias.NAME and ui.key.ACTION"
+                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, alias.NAME, ui.key.ACTION and ui.mouse"
                 throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
             }
             let name = String(key.dropFirst("alias.".count))

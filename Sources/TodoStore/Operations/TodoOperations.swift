@@ -155,10 +155,12 @@ extension StoreTransaction {
 
     // MARK: - Adding
 
-    /// Adds a todo at the bottom of the manual order, or at the top with `top`.
+    /// Adds a todo at the bottom of the manual order, at the top with `top`, or directly after
+    /// todo `after` (one change: the todo is never seen elsewhere first).
     /// Naming a category that does not exist creates it.
     package func add(_ new: NewTodo) throws(TodoError) -> Todo {
         let title = try Validation.title(new.title)
+        if let after = new.after, try todoOrder.rank(of: after) == nil { throw TodoError.notFound("no todo with id \(after)") }
         let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
         if let parent = new.parent { try checkParent(parent, of: nil) }
         // A subtask given no category takes its parent's.
@@ -186,8 +188,12 @@ extension StoreTransaction {
         let id = connection.lastInsertRowID
         try writeTags(id, fields.tags, replacing: false)
         // Made from what was just written, as `todo(id)` would read it back. The new todo is
-        // first or last: its position needs no counting.
-        let open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
+        // first or last (its position needs no counting), or placed after its anchor.
+        var open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
+        if let after = new.after {
+            _ = try todoOrder.move(id: id, next: after, before: false)
+            if let placed = try todoOrder.rank(of: id) { open = Int64(try todoOrder.position(of: placed)) }
+        }
         try recordChange(.add, "add \(id) \(ChangeLog.quoted(title))")
         var todo = Todo(id: id, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
                         remind: remind, position: Int(open), created: now, updated: now,
