@@ -181,13 +181,10 @@ final class ListApp {
     /// Reads the rows around the top of the screen again and puts the selection back on its todo.
     private func reload() {
         guard let transport else { return }
-        var q = query
         let page = listHeight
         let start = max(0, top - page)
-        q.offset = start
-        q.limit = page * 3
         do {
-            let result = try transport.call(q)
+            let result = try readWindow(start: start, count: page * 3, transport: transport)
             rows = result.todos
             total = result.total
             windowStart = start
@@ -217,6 +214,28 @@ final class ListApp {
         scrollToCursor()
         selectedUID = todo(at: cursor)?.uid
         selectedID = todo(at: cursor)?.id
+    }
+
+    /// The rows `start..<start + count` of the listing. In the second half of an order whose
+    /// reverse is exact (manual, id: one unique key), they are read from the end in the reverse
+    /// order, so the daemon's `offset` walk is never longer than half the list (`G` at 100,000
+    /// reads one page). When the total changed meanwhile, read again from the start.
+    private func readWindow(start: Int, count: Int, transport: UnixSocketTransport) throws(ClientError) -> TodoPage {
+        var q = query
+        let field = Self.sorts[sortIndex]
+        if total > 1, start > total / 2, !sections, field == nil || field == .id {
+            let end = min(total, start + count)
+            var reversed = q
+            reversed.sort = [TodoQuery.SortKey(field ?? .position, descending: !descending)]
+            reversed.offset = total - end
+            reversed.limit = max(0, end - start)
+            let result = try transport.call(reversed)
+            if result.total == total { return TodoPage(todos: result.todos.reversed(), total: result.total) }
+            total = result.total  // changed meanwhile: the offset from the end no longer says the same rows
+        }
+        q.offset = start
+        q.limit = count
+        return try transport.call(q)
     }
 
     /// Where the selected todo is in the listing now, when that can be known without reading

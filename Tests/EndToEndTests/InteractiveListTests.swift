@@ -344,6 +344,11 @@ struct InteractiveListTests {
         #expect(pane.contains("Title:    やること 1"))
         try pane.press("G")
         #expect(pane.contains("Title:    やること 150"))
+        // A page up from the end (rows read from the end of the list): 13 rows up, past 3 (done).
+        try pane.press("PPage")
+        #expect(pane.contains("Title:    やること 137"), "\(pane.screen())")
+        try pane.press("k")
+        #expect(pane.contains("Title:    やること 136"), "\(pane.screen())")
     }
 
     /// The mouse is off by default (the terminal keeps its own selection); with `ui.mouse = on`
