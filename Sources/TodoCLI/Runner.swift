@@ -293,6 +293,7 @@ struct Runner {
     func add(_ o: AddOptions) throws(CLIFailure) {
         var params = TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
                                    zone: o.zone, allDay: o.allDay)
+        params.after = o.after
         o.fields.apply(to: &params, zone: human.zoneName)
         let (raw, todo) = try answer(params)
         if json { emit(raw) } else { print("Added " + human.summary(todo)) }

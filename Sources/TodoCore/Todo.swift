@@ -216,6 +216,8 @@ package struct NewTodo: Sendable, Equatable {
     package var parent: Int64? = nil
     /// When the todo can be started.
     package var start: Instant? = nil
+    /// Put the todo directly after the todo with this id in the manual order (instead of last).
+    package var after: Int64? = nil
 
     package init(
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,

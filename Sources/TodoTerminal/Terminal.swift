@@ -14,6 +14,9 @@ package enum Key: Hashable, Sendable {
     case up, down, left, right, home, end, pageUp, pageDown
     /// The terminal changed size (SIGWINCH): `Terminal.rows` and `columns` are the new size.
     case resize
+    /// The mouse, when `Terminal.start` was asked for it: a click at a cell, or the wheel.
+    case click(row: Int, column: Int)
+    case wheelUp, wheelDown
 }
 
 /// How a piece of text is drawn.
@@ -66,8 +69,9 @@ package final class Terminal {
         columns = Int(todod_cols())
     }
 
-    /// Takes over the terminal. `colour` false draws with attributes only (`NO_COLOR`).
-    package static func start(colour: Bool) throws(TerminalError) -> Terminal {
+    /// Takes over the terminal. `colour` false draws with attributes only (`NO_COLOR`). `mouse`
+    /// reports clicks and the wheel as keys; off, the terminal keeps its own selection and copying.
+    package static func start(colour: Bool, mouse: Bool = false) throws(TerminalError) -> Terminal {
         setlocale(LC_ALL, "")
         guard isatty(0) == 1, isatty(1) == 1 else { throw TerminalError(message: "not a terminal (standard input and output must be one)") }
         guard let term = getenv("TERM"), String(cString: term) != "dumb", !String(cString: term).isEmpty else {
@@ -83,6 +87,7 @@ package final class Terminal {
         nodelay(screen, true)
         set_escdelay(25)
         curs_set(0)
+        if mouse { todod_mouse_on() }
         let terminal = Terminal(colour: colour && has_colors())
         terminal.resizeSignal = try? SignalDescriptor(signals: [SIGWINCH])
         terminal.stopSignals = try? SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
@@ -182,6 +187,15 @@ package final class Terminal {
             case KEY_BACKSPACE: return .backspace
             case KEY_DC: return .delete
             case KEY_ENTER: return .enter
+            case KEY_MOUSE:
+                var row: Int32 = 0
+                var column: Int32 = 0
+                switch todod_mouse_read(&row, &column) {
+                case 1: return .click(row: Int(row), column: Int(column))
+                case 2: return .wheelUp
+                case 3: return .wheelDown
+                default: return readKey()  // a mouse event we have no use for
+                }
             case KEY_RESIZE:
                 rows = Int(todod_lines())
                 columns = Int(todod_cols())

@@ -5,7 +5,7 @@ enum Action: String, CaseIterable {
     case down, up, pageDown = "page-down", pageUp = "page-up", first, last
     case toggleDone = "done", delete, add, edit, category, snooze, moveDown = "move-down", moveUp = "move-up"
     case indent, outdent, undo, redo, mark, filter, command, sort, reverse
-    case showDone = "show-done", details, help, quit, refresh, categories, sections, editor
+    case showDone = "show-done", details, help, quit, refresh, categories, sections, editor, fold
 
     /// A few words for the help screen.
     var help: String {
@@ -41,6 +41,7 @@ enum Action: String, CaseIterable {
         case .categories: return "categories: show one"
         case .sections: return "sections by category"
         case .editor: return "the whole todo in $EDITOR"
+        case .fold: return "fold / unfold its subtasks"
         }
     }
 }
@@ -62,6 +63,7 @@ struct KeyBindings {
         (.character(":"), .command), (.character("s"), .sort), (.character("S"), .reverse),
         (.character("A"), .showDone), (.tab, .details), (.character("?"), .help), (.character("q"), .quit),
         (.control("l"), .refresh), (.character("c"), .categories), (.character("C"), .sections), (.character("E"), .editor),
+        (.character("f"), .fold),
     ]
 
     init() {
@@ -140,6 +142,9 @@ struct KeyBindings {
         case .pageUp: return "pgup"
         case .pageDown: return "pgdn"
         case .resize: return "resize"
+        case .click: return "click"
+        case .wheelUp: return "wheel up"
+        case .wheelDown: return "wheel down"
         }
     }
 }

@@ -62,7 +62,17 @@ final class ListApp {
     private var top = 0
     private var cursor = 0
     private var selectedUID: String?
+    /// The id of the selected todo, to find it again when it moved out of the rows read.
+    private var selectedID: Int64?
     private var marked: Set<Int64> = []
+    /// The parents whose subtasks are folded away, by uid (kept across every reading of the
+    /// list), and what the rows read have told of each todo's parent and uid.
+    private var folded: Set<String> = []
+    private var parents: [Int64: Int64?] = [:]
+    private var uids: [Int64: String] = [:]
+    /// With the mouse on: which listing row each screen line shows, as last drawn.
+    private let mouse: Bool
+    private var screenRows: [Int: Int] = [:]
 
     private var prompt: (kind: PromptKind, editor: LineEditor)?
     private var status: (text: String, error: Bool)?
@@ -72,6 +82,7 @@ final class ListApp {
         self.environment = environment
         self.terminal = terminal
         self.keys = keys
+        mouse = config.uiMouse
         if let first = problems.first { status = (first, true) }
         if let sort = config.sort?.first {
             sortIndex = Self.sorts.firstIndex(of: sort.field == .position ? nil : sort.field) ?? 0
@@ -170,16 +181,17 @@ final class ListApp {
     /// Reads the rows around the top of the screen again and puts the selection back on its todo.
     private func reload() {
         guard let transport else { return }
-        var q = query
         let page = listHeight
         let start = max(0, top - page)
-        q.offset = start
-        q.limit = page * 3
         do {
-            let result = try transport.call(q)
+            let result = try readWindow(start: start, count: page * 3, transport: transport)
             rows = result.todos
             total = result.total
             windowStart = start
+            for todo in rows {
+                parents[todo.id] = .some(todo.parent)
+                uids[todo.id] = todo.uid
+            }
         } catch {
             if case .refused = error {
                 status = (describe(error), true)
@@ -190,10 +202,83 @@ final class ListApp {
         }
         if let uid = selectedUID, let i = rows.firstIndex(where: { $0.uid == uid }) {
             cursor = windowStart + i
+        } else if selectedUID != nil, let index = farIndex() {
+            // The selected todo moved beyond the rows read: read the rows around it.
+            cursor = index
+            top = max(0, index - listHeight / 2)
+            reload()
+            return
         }
         cursor = max(0, min(cursor, total - 1))
+        while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }  // inside a fold: on its parent
         scrollToCursor()
         selectedUID = todo(at: cursor)?.uid
+        selectedID = todo(at: cursor)?.id
+    }
+
+    /// The rows `start..<start + count` of the listing. In the second half of an order whose
+    /// reverse is exact (manual, id: one unique key), they are read from the end in the reverse
+    /// order, so the daemon's `offset` walk is never longer than half the list (`G` at 100,000
+    /// reads one page). When the total changed meanwhile, read again from the start.
+    private func readWindow(start: Int, count: Int, transport: UnixSocketTransport) throws(ClientError) -> TodoPage {
+        var q = query
+        let field = Self.sorts[sortIndex]
+        if total > 1, start > total / 2, !sections, field == nil || field == .id {
+            let end = min(total, start + count)
+            var reversed = q
+            reversed.sort = [TodoQuery.SortKey(field ?? .position, descending: !descending)]
+            reversed.offset = total - end
+            reversed.limit = max(0, end - start)
+            let result = try transport.call(reversed)
+            if result.total == total { return TodoPage(todos: result.todos.reversed(), total: result.total) }
+            total = result.total  // changed meanwhile: the offset from the end no longer says the same rows
+        }
+        q.offset = start
+        q.limit = count
+        return try transport.call(q)
+    }
+
+    /// Where the selected todo is in the listing now, when that can be known without reading
+    /// the listing up to it: in the manual order of all open todos its position says it. Nil
+    /// when it left the list, or in another order (the selection then stays on its row).
+    private func farIndex() -> Int? {
+        guard let id = selectedID, let transport, Self.sorts[sortIndex] == nil, !showDone, !sections,
+              category == nil, Validation.trimmed(filter).isEmpty,
+              let todo = try? transport.call(TodoGetParams(id: id)), todo.uid == selectedUID, !todo.done,
+              let position = todo.position, position >= 1, position <= total else { return nil }
+        let index = descending ? total - position : position - 1
+        return index >= windowStart && index < windowStart + rows.count ? nil : index
+    }
+
+    /// Whether row `index` is inside a folded parent (a todo above it whose subtasks are folded).
+    private func isHidden(at index: Int) -> Bool {
+        guard !folded.isEmpty, let todo = todo(at: index) else { return false }
+        return isHidden(todo)
+    }
+
+    private func isHidden(_ todo: Todo) -> Bool {
+        guard !folded.isEmpty else { return false }
+        var parent = todo.parent
+        var steps = 0
+        while let id = parent, steps < 1000 {
+            if let uid = uids[id], folded.contains(uid) { return true }
+            parent = parents[id] ?? nil
+            steps += 1
+        }
+        return false
+    }
+
+    /// Moves the selection `delta` shown rows (folded ones are passed over).
+    private func move(by delta: Int) {
+        var index = cursor
+        var left = abs(delta)
+        while left > 0 {
+            let next = index + (delta > 0 ? 1 : -1)
+            guard next >= 0 && next < total else { break }
+            index = next
+            if !isHidden(at: index) { left -= 1 }
+        }
+        select(index)
     }
 
     private func todo(at index: Int) -> Todo? {
@@ -212,7 +297,9 @@ final class ListApp {
             selectedUID = nil
             reload()
         }
+        while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }
         selectedUID = todo(at: cursor)?.uid
+        selectedID = todo(at: cursor)?.id
     }
 
     private func scrollToCursor() {
@@ -220,15 +307,16 @@ final class ListApp {
         if cursor < top { top = cursor }
         if cursor >= top + height { top = cursor - height + 1 }
         top = max(0, min(top, max(0, total - height)))
-        // With sections, the category lines take room too: the cursor's row must still fit.
-        while sections && top < cursor && linesNeeded(from: top, to: cursor) > height { top += 1 }
+        // With sections, the category lines take room too, and folded rows none: the cursor's
+        // row must still fit.
+        while (sections || !folded.isEmpty) && top < cursor && linesNeeded(from: top, to: cursor) > height { top += 1 }
     }
 
     /// Screen lines the rows `from...to` take with their section lines.
     private func linesNeeded(from first: Int, to last: Int) -> Int {
         var lines = 0
         var previous: String?
-        for index in first...last {
+        for index in first...last where !isHidden(at: index) {
             let category = todo(at: index)?.category
             if index == first || category != previous { lines += 1 }
             previous = category
@@ -244,6 +332,16 @@ final class ListApp {
             scrollToCursor()
             reload()
             return
+        }
+        switch key {
+        case .click(let row, _):
+            // A click selects the row under it (and closes the help); elsewhere it does nothing.
+            if helpShown { helpShown = false } else if prompt == nil && pane == nil, let index = screenRows[row] { select(index) }
+            return
+        case .wheelUp, .wheelDown:
+            if helpShown { helpTop = max(0, helpTop + (key == .wheelUp ? -3 : 3)) } else if prompt == nil && pane == nil { move(by: key == .wheelUp ? -3 : 3) }
+            return
+        default: break
         }
         if helpShown {
             switch keys.action(for: key) {
@@ -272,10 +370,10 @@ final class ListApp {
     private func perform(_ action: Action) {
         status = nil
         switch action {
-        case .down: select(cursor + 1)
-        case .up: select(cursor - 1)
-        case .pageDown: select(cursor + listHeight)
-        case .pageUp: select(cursor - listHeight)
+        case .down: move(by: 1)
+        case .up: move(by: -1)
+        case .pageDown: move(by: listHeight)
+        case .pageUp: move(by: -listHeight)
         case .first: select(0)
         case .last: select(total - 1)
         case .toggleDone:
@@ -323,7 +421,7 @@ final class ListApp {
         case .mark:
             guard let todo = selected else { return }
             if marked.remove(todo.id) == nil { marked.insert(todo.id) }
-            select(cursor + 1)
+            move(by: 1)
         case .filter: prompt = (.filter, LineEditor(filter))
         case .command: prompt = (.command, LineEditor())
         case .sort:
@@ -361,6 +459,18 @@ final class ListApp {
         case .sections:
             sections.toggle()
             reload()
+        case .fold:
+            guard let todo = selected else { return }
+            if !todo.subtasks.isEmpty {
+                if folded.remove(todo.uid) == nil { folded.insert(todo.uid) }
+            } else if let parent = todo.parent, let uid = uids[parent] {
+                folded.insert(uid)  // folds the subtask's parent, which takes the selection
+                while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }
+            } else {
+                status = ("it has no subtasks to fold", true)
+                return
+            }
+            select(cursor)
         case .editor:
             guard let todo = selected else { return }
             // The editor gets the terminal; the list redraws when it ends.
@@ -435,11 +545,13 @@ final class ListApp {
             let below = selected
             var arguments = ["add", title] + options
             if let parent = below?.parent, !options.contains("--parent") { arguments += ["--parent", String(parent)] }
-            guard let added = run(arguments, json: true)?["id"]?.intValue else { return }
-            if let below, Self.sorts[sortIndex] == nil && !descending {
-                run(["move", String(added), "--after", String(below.id)], quiet: true)
+            // Below the selection in the manual order, in the same request (todo.add `after`).
+            if let below, Self.sorts[sortIndex] == nil && !descending && !options.contains("--top") && !options.contains("--after") {
+                arguments += ["--after", String(below.id)]
             }
-            if let uid = (try? transport?.call(TodoGetParams(id: added)))?.uid { selectedUID = uid }
+            guard let answer = run(arguments, json: true), let uid = answer["uid"]?.stringValue else { return }
+            selectedUID = uid
+            selectedID = answer["id"]?.intValue
             reload()
         case .edit(let id):
             guard !text.isEmpty else { return }
@@ -540,7 +652,15 @@ final class ListApp {
 
         if helpShown { return drawHelp() }
 
-        let visible = (top..<min(total, top + listHeight)).compactMap { todo(at: $0) }
+        // The rows from the top that fit, folded ones left out.
+        var visibleIndices: [Int] = []
+        var index = top
+        while index < total && visibleIndices.count < listHeight, todo(at: index) != nil {
+            if !isHidden(at: index) { visibleIndices.append(index) }
+            index += 1
+        }
+        let visible = visibleIndices.compactMap { todo(at: $0) }
+        screenRows = [:]
         var depths: [Int64: Int] = [:]
         for todo in rows {
             if let parent = todo.parent { depths[todo.id] = (depths[parent] ?? 0) + 1 }
@@ -566,11 +686,15 @@ final class ListApp {
             }
             previous = todo.category
             guard row < 2 + listHeight else { break }
-            let isSelected = top + i == cursor
+            let isSelected = visibleIndices[i] == cursor
+            screenRows[row] = visibleIndices[i]
             var style = Style(dim: todo.done, reverse: isSelected)
             if rendering.isOverdue(todo) { style.colour = .red } else if rendering.startsLater(todo) { style.colour = .yellow }
             if isSelected { terminal.fill(row: row, from: 0, style: style) }
             terminal.put(marked.contains(todo.id) ? "*" : " ", row: row, column: 0, style: Style(bold: true, reverse: isSelected, colour: .cyan))
+            if folded.contains(todo.uid) && !todo.subtasks.isEmpty {
+                terminal.put("+", row: row, column: 1, style: Style(bold: true, reverse: isSelected))  // its subtasks are folded
+            }
             terminal.put(TerminalText.truncate(line, to: width - 2), row: row, column: 2, style: style)
         }
         if detailsHeight > 0, let todo = selected {
@@ -650,6 +774,9 @@ final class ListApp {
         var lines = (0..<perColumn).map { i in
             twoColumns && i + perColumn < entries.count ? TerminalText.pad(entries[i], to: columnWidth + 3) + entries[i + perColumn] : entries[i]
         }
+        lines.append(TerminalText.pad("esc", to: 9) + " clear the marks, then the filter")
+        if mouse { lines.append(TerminalText.pad("mouse", to: 9) + " a click selects, the wheel scrolls (ui.mouse = on)") }
+        lines.append("Category pane: j k move, enter shows the category, esc closes.")
         lines.append("Prompts: ← → home end, C-u C-k C-w, enter runs, esc cancels.")
         let room = terminal.rows - 3
         helpTop = max(0, min(helpTop, lines.count - room))

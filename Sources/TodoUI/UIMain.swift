@@ -49,7 +49,7 @@ package enum UIMain {
         let noColour = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         let terminal: Terminal
         do {
-            terminal = try Terminal.start(colour: !noColour)
+            terminal = try Terminal.start(colour: !noColour, mouse: config.uiMouse)
         } catch {
             try? Posix.writeAll(2, Array("todoctl ui: \(error)\n".utf8))
             return 1

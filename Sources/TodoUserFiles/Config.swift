@@ -37,11 +37,14 @@ package struct Config: Equatable, Sendable {
     /// `quiet-hours = 22:00-07:00`: todod-notify holds desktop reminders in that span (local time)
     /// and shows them when it ends; nil: none.
     package var quietHours: QuietHours?
+    /// `ui.mouse = on`: `todoctl ui` takes clicks and the wheel (off by default: it would take the
+    /// terminal's own selection and copying away).
+    package var uiMouse = false
     /// The lines that could not be read, each left out (its key keeps its default).
     package var problems: [ConfigProblem] = []
 
     /// The keys of the file.
-    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts", "quiet-hours"]
+    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts", "quiet-hours", "ui.mouse"]
 
     /// The defaults: what todoctl does without a file.
     package init() {}
@@ -160,11 +163,17 @@ package struct Config: Equatable, Sendable {
                 throw ConfigError(at + "bad value \(quoted(value)) for quiet-hours: expected HH:MM-HH:MM, such as 22:00-07:00")
             }
             config.quietHours = quiet
+        case "ui.mouse":
+            switch value.lowercased() {
+            case "yes", "true", "on", "1": config.uiMouse = true
+            case "no", "false", "off", "0": config.uiMouse = false
+            default: throw ConfigError(at + "bad value \(quoted(value)) for ui.mouse: expected on or off")
+            }
         case _ where key.hasPrefix(Config.uiKeyPrefix):
             config.uiKeys[String(key.dropFirst(Config.uiKeyPrefix.count))] = value  // todoctl ui checks them
         default:
             guard key.hasPrefix("alias.") else {
-                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, quiet-hours, alias.NAME and ui.key.ACTION"
+                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, quiet-hours, alias.NAME, ui.key.ACTION and ui.mouse"
                 throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
             }
             let name = String(key.dropFirst("alias.".count))

@@ -248,6 +248,160 @@ struct InteractiveListTests {
         #expect(pane.contains("⏰ 今すぐ通知", timeout: 15))
     }
 
+    /// `f` folds a parent's subtasks away and back; the fold is kept by uid when another
+    /// client's change moves the rows, and the selection stays on the folded parent.
+    @Test func foldingSubtasks() throws {
+        let daemon = try DaemonProcess()
+        #expect(try daemon.todoctl(["add", "親タスク"]).status == 0)
+        #expect(try daemon.todoctl(["add", "子その一", "--parent", "1"]).status == 0)
+        #expect(try daemon.todoctl(["add", "孫", "--parent", "2"]).status == 0)
+        #expect(try daemon.todoctl(["add", "子その二", "--parent", "1"]).status == 0)
+        #expect(try daemon.todoctl(["add", "別のタスク"]).status == 0)
+        let pane = try Pane(daemon: daemon)
+        #expect(pane.contains("子その二"))
+        try pane.press("f")
+        #expect(pane.waitFor { s in !s.contains { $0.contains("子その") || $0.contains("孫") } && s.contains { $0.hasPrefix(" +") && $0.contains("親タスク") } },
+                "\(pane.screen())")
+        // j passes over the folded rows: the next row is 別のタスク.
+        try pane.press("j")
+        #expect(pane.contains("Title:    別のタスク"), "\(pane.screen())")
+        try pane.press("k")
+        // Another client puts a todo on top: still folded, still on the parent.
+        #expect(try daemon.todoctl(["add", "上に来た", "--top"]).status == 0)
+        #expect(pane.contains("上に来た"))
+        #expect(!pane.screen().contains { $0.contains("子その") })
+        try pane.press("e", "C-u")
+        try pane.type("親を改名")
+        try pane.press("Enter")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 1))??["title"] == .string("親を改名") })
+        #expect(!pane.screen().contains { $0.contains("子その") })
+        try pane.press("f")
+        #expect(pane.waitFor { s in s.contains { $0.contains("子その一") } && s.contains { $0.contains("孫") } && s.contains { $0.contains("子その二") } },
+                "\(pane.screen())")
+        // f on a subtask folds its parent, which takes the selection.
+        try pane.press("j", "j", "f")
+        #expect(pane.waitFor { s in !s.contains { $0.contains("孫") } && s.contains { $0.contains("子その一") } }, "\(pane.screen())")
+        #expect(pane.contains("Title:    子その一"), "\(pane.screen())")
+        // Folding changes nothing in the store.
+        #expect(try Self.todo(daemon, 3)?["parent"] == .int(2))
+        try pane.press("q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
+    /// `a` adds below the selection in one request (todo.add `after`): one undo step takes it
+    /// away again, and the order around it is as it was.
+    @Test func addBelowTheSelectionInOneRequest() throws {
+        let daemon = try Self.seeded()
+        // The wire: after a todo, an unknown anchor, and after with top.
+        let client = try daemon.client()
+        let wired = try client.result("todo.add", ["title": "線の上で", "after": .int(1)])
+        #expect(wired["position"] == .int(2))
+        #expect(try Self.todo(daemon, 2)?["position"] == .int(3))
+        #expect(try client.call("todo.add", ["title": "x", "after": .int(99)])["error"]?["code"] == .int(-32001))
+        #expect(try client.call("todo.add", ["title": "x", "after": .int(1), "top": .bool(true)])["error"]?["code"] == .int(-32602))
+        #expect(try daemon.todoctl(["rm", "6"]).status == 0)
+        let seqBefore = try #require(try client.result("daemon.status")["seq"]?.intValue)
+        let pane = try Pane(daemon: daemon)
+        try pane.press("j")  // on Write the report, position 2
+        try pane.press("a")
+        try pane.type("間に入れる --priority low")
+        try pane.press("Enter")
+        #expect(pane.contains("Added 間に入れる"))
+        let added = try #require(try Self.todo(daemon, 7))
+        #expect(added["position"] == .int(3) && added["priority"] == .string("low"), "\(added)")
+        #expect(try Self.todo(daemon, 3)?["position"] == .int(4))
+        // One change in the store's log, so one undo step.
+        #expect(try client.result("daemon.status")["seq"]?.intValue == seqBefore + 1)
+        // The selection is on the new todo.
+        #expect(pane.contains("Title:    間に入れる"))
+        try pane.press("u")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 7)) == .some(nil) })
+        #expect(try Self.todo(daemon, 3)?["position"] == .int(3))
+        // Added from the last row: the end of the list.
+        try pane.press("G", "a")
+        try pane.type("最後に")
+        try pane.press("Enter")
+        #expect(pane.contains("Added 最後に"))
+        #expect(try Self.todo(daemon, 8)?["position"] == .int(6))
+    }
+
+    /// The selection stays on its todo when another client moves that todo far out of the rows
+    /// read (more than a page away).
+    @Test func theSelectionFollowsItsTodoFarAway() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        for i in 1...150 { _ = try client.result("todo.add", ["title": .string("やること \(i)")]) }
+        let pane = try Pane(daemon: daemon)
+        try pane.press("j", "j")  // on やること 3
+        #expect(pane.contains("Title:    やること 3"))
+        #expect(try daemon.todoctl(["move", "3", "--bottom"]).status == 0)
+        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    やること 3") } && s.contains { $0.contains("150") } }, "\(pane.screen())")
+        try pane.press("Space")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 3))??["done"] == .bool(true) })
+        #expect(try Self.todo(daemon, 150)?["done"] == .bool(false))
+        // G and g go to the ends.
+        try pane.press("g")
+        #expect(pane.contains("Title:    やること 1"))
+        try pane.press("G")
+        #expect(pane.contains("Title:    やること 150"))
+        // A page up from the end (rows read from the end of the list): 13 rows up, past 3 (done).
+        try pane.press("PPage")
+        #expect(pane.contains("Title:    やること 137"), "\(pane.screen())")
+        try pane.press("k")
+        #expect(pane.contains("Title:    やること 136"), "\(pane.screen())")
+    }
+
+    /// The mouse is off by default (the terminal keeps its own selection); with `ui.mouse = on`
+    /// a click selects a row and the wheel scrolls.
+    @Test func theMouseWhenAskedFor() throws {
+        let daemon = try Self.seeded()
+        let off = try Pane(daemon: daemon)
+        #expect(try off.tmux(["display-message", "-p", "-t", "ui", "#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "000")
+        try off.press("q")
+        try FileManager.default.createDirectory(atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
+        try "ui.mouse = on\n".write(toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
+        let pane = try Pane(daemon: daemon)
+        #expect(try pane.tmux(["display-message", "-p", "-t", "ui", "#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) != "000")
+        // A press of the first button on the fourth row (🍣, id 3), then its release.
+        let row = try #require(pane.screen().firstIndex { $0.contains("🍣 with friends") })
+        try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "20", String(0x21 + 10, radix: 16), String(0x21 + row, radix: 16)])
+        try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "23", String(0x21 + 10, radix: 16), String(0x21 + row, radix: 16)])
+        #expect(pane.contains("Title:    🍣 with friends"), "\(pane.screen())")
+        try pane.press("Space")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 3))??["done"] == .bool(true) })
+        // The wheel down moves the selection three rows (to クリーニング, id 5), up back.
+        try pane.press("g")
+        try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "61", "2a", "25"])
+        #expect(pane.contains("Title:    クリーニングを出す"), "\(pane.screen())")
+        try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "60", "2a", "25"])
+        #expect(pane.contains("Title:    牛乳を買う"), "\(pane.screen())")
+        // ? lists the mouse too.
+        try pane.press("?")
+        #expect(pane.contains("a click selects"), "\(pane.screen())")
+        try pane.press("x", "q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
+    /// `?` lists every key as bound now: a key from the config file beside the defaults, and the
+    /// keys that are no action (esc, the pane's and the prompts').
+    @Test func theHelpListsEveryKey() throws {
+        let daemon = try Self.seeded()
+        try FileManager.default.createDirectory(atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
+        try "ui.key.done = x\nui.key.fold = o\n".write(toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
+        let pane = try Pane(daemon: daemon, width: 100, height: 30)
+        try pane.press("?")
+        #expect(pane.contains("Keys (j k scroll"))
+        let help = pane.screen().joined(separator: "\n")
+        for expected in ["space x   done / not done", "f o       fold / unfold its subtasks", "esc       clear the marks", "Category pane:", "Prompts:",
+                         "E         the whole todo in $EDITOR", "q         quit"] {
+            #expect(help.contains(expected), "\(expected): \(help)")
+        }
+        try pane.press("Escape", "q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
     /// Resize, suspend and resume, the daemon going away and coming back, and SIGTERM.
     @Test func theTerminalAndTheDaemonComeAndGo() throws {
         let dir = TemporaryDirectory("uid")

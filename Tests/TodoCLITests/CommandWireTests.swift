@@ -30,6 +30,7 @@ import TodoRPC
         Case(arguments: ["add", "buy", "milk"], method: "todo.add", params: ["title": "buy milk"]),
         Case(arguments: ["add", "--", "--weird", "title"], method: "todo.add", params: ["title": "--weird title"]),
         Case(arguments: ["add", "--top", "--", "-h"], method: "todo.add", params: ["title": "-h", "top": true]),
+        Case(arguments: ["add", "間に", "--after", "3"], method: "todo.add", params: ["title": "間に", "after": 3]),
         Case(arguments: ["list"], method: "todo.list", params: ["status": "open"]),
         Case(arguments: ["list", "--done", "--category", "Work", "--overdue", "--search", "milk", "--limit", "10"],
              method: "todo.list", params: ["status": "done", "category": "Work", "subcategories": true, "overdue": true, "search": "milk", "limit": 10]),

@@ -41,7 +41,7 @@ import TodoWhen
     @Test func badLinesNameFileAndLine() {
         let cases: [(String, String)] = [
             ("\n\nremnd-time = 9:00", "f:3: unknown key \"remnd-time\"; did you mean \"remind-time\"?"),
-            ("colour = yes", "f:1: unknown key \"colour\"; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, quiet-hours, alias.NAME and ui.key.ACTION"),
+            ("colour = yes", "f:1: unknown key \"colour\"; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, quiet-hours, alias.NAME, ui.key.ACTION and ui.mouse"),
             ("remind-default = never", "f:1: bad value \"never\" for remind-default: expected due or none"),
             ("remind-time = 24:00", "f:1: bad value \"24:00\" for remind-time"),
             ("remind-time = 9", "f:1: bad value \"9\" for remind-time"),

@@ -40,4 +40,28 @@ import TodoTestSupport
         #expect(todos.map(\.position) == Array(1...2000))
         #expect(Array(todos.map(\.id)[0...2]) == [1, 399, 398])
     }
+
+    /// `todo.add` with `after` places the new todo directly after its anchor in the same change,
+    /// also when the keys there are used up and the rows around must be respaced; an unknown
+    /// anchor changes nothing.
+    @Test func addAfterATodo() throws {
+        let dir = TemporaryDirectory("after")
+        let store = try makeStore(dir)
+        for i in 1...3 { _ = try store.write { try $0.add(NewTodo(title: "t\(i)")) } }
+        var expected: [Int64] = [1, 2, 3]
+        for i in 0..<80 {  // each right after todo 1: the gap halves until a respace
+            var new = NewTodo(title: "間 \(i)")
+            new.after = 1
+            let added = try store.write { try $0.add(new) }
+            #expect(added.position == 2)
+            expected.insert(added.id, at: 1)
+        }
+        let (todos, _) = try everything(store)
+        #expect(todos.map(\.id) == expected)
+        #expect(todos.map(\.position) == Array(1...expected.count))
+        var bad = NewTodo(title: "x")
+        bad.after = 999
+        #expect(throws: TodoError.self) { try store.write { try $0.add(bad) } }
+        #expect(try everything(store).0.count == expected.count)
+    }
 }

@@ -157,7 +157,7 @@ _todoctl() {
     if [[ $cur == -* ]]; then
         local flags=$global_flags
         case $command in
-            add) flags+=" --category --due --remind --notes --top --priority --tag --every --parent --start -c -d -p -t" ;;
+            add) flags+=" --category --due --remind --notes --top --after --priority --tag --every --parent --start -c -d -p -t" ;;
             list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t" ;;
             edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --priority --no-priority --tag --untag --every --no-every --if-revision --parent --no-parent --start --no-start --all --yes -a -c -d -p -t" ;;
             done|reopen|rm|move|snooze|annotate) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t --yes" ;;&

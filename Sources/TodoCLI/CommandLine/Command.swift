@@ -35,6 +35,8 @@ package struct AddOptions: Equatable, Sendable {
     package var remind: Instant?
     /// `--top`.
     package var top = false
+    /// `--after ID`: directly after that todo in the manual order.
+    package var after: Int64?
     /// True when `--due` was a date without a time.
     package var allDay = false
     /// The IANA name of the local zone the dates were given in, when known and there are dates.

@@ -39,14 +39,15 @@ enum Help {
         """
 
     static let entries: [Entry] = [
-        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]",
+        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top | --after ID]",
                                       "    [--priority P] [--tag T]... [--every RULE] [--parent ID] [--start WHEN]"],
-              summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top is given.",
+              summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top or --after is given.",
               options: [("--category NAME", "put it in category NAME (created if missing)"),
                         ("--due WHEN", "when it is due"),
                         ("--remind DURATION|WHEN", "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time"),
                         ("--notes TEXT", "free-form notes"),
                         ("--top", "put it first in the manual order"),
+                        ("--after ID", "put it directly after todo ID in the manual order"),
                         ("--priority P", "its priority: high, medium or low"),
                         ("--tag T", "tag it T (repeatable); a tag is a word without spaces or commas"),
                         ("--every RULE", "make it recurring: done moves it to the next occurrence;\n"

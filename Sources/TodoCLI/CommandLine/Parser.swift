@@ -56,7 +56,7 @@ package struct Parser {
     ]
 
     static let commandSpecs: [String: [String: Arity]] = [
-        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag,
+        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag, "--after": .value,
                 "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value],
         "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
                  "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
@@ -447,6 +447,10 @@ package struct Parser {
             given = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "add")
         }
         options.top = args.has("--top")
+        if let after = args.value("--after") {
+            guard !options.top else { throw UsageError("--top and --after cannot be used together", command: "add") }
+            options.after = try id(after, "todo id for --after", "add")
+        }
         // Without --due, a rule's first occurrence from today is the (all-day) due date.
         let first: Instant?
         (options.fields, first) = try addFields(args, due: given?.instant)

@@ -54,11 +54,14 @@ extension NewTodo: MethodParams {
             recurrence: try p.optionalRecurrence("recurrence"))
         parent = try p.optionalInt("parent", in: 1...Int64.max)
         start = try p.optionalInstant("start")
+        after = try p.optionalInt("after", in: 1...Int64.max)
         try p.finish()
+        if top && after != nil { throw RPCError.invalidParams("after", "cannot be combined with top") }
     }
 
     package var encoded: JSONObject {
         var p: JSONObject = ["title": .string(title)]
+        if let after { p["after"] = .int(after) }
         if let parent { p["parent"] = .int(parent) }
         if let start { p["start"] = .instant(start) }
         if let notes { p["notes"] = .string(notes) }

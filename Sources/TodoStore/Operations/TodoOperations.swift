@@ -157,10 +157,12 @@ extension StoreTransaction {
 
     // MARK: - Adding
 
-    /// Adds a todo at the bottom of the manual order, or at the top with `top`.
+    /// Adds a todo at the bottom of the manual order, at the top with `top`, or directly after
+    /// todo `after` (one change: the todo is never seen elsewhere first).
     /// Naming a category that does not exist creates it.
     package func add(_ new: NewTodo) throws(TodoError) -> Todo {
         let title = try Validation.title(new.title)
+        if let after = new.after, try todoOrder.rank(of: after) == nil { throw TodoError.notFound("no todo with id \(after)") }
         let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
         if let parent = new.parent { try checkParent(parent, of: nil) }
         // A subtask given no category takes its parent's.
@@ -172,8 +174,7 @@ extension StoreTransaction {
         let remind = new.noReminder ? nil : (new.remind ?? new.due)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
-        // The todo as `todo(id)` would read it back (its id once the row has one). The new todo
-        // is first or last: its position needs no counting.
+        // The todo as `todo(id)` would read it back (its id and position once the row has them).
         var todo = Todo(id: 0, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
                         remind: remind, position: nil, created: now, updated: now,
                         priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
@@ -184,7 +185,12 @@ extension StoreTransaction {
         try connection.run(Self.addSQL, image.values(Self.addColumns))
         let id = connection.lastInsertRowID
         try writeTags(id, fields.tags, replacing: false)
-        let open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
+        // The new todo is first or last (its position needs no counting), or placed after its anchor.
+        var open = new.top ? 1 : try connection.scalar("SELECT n FROM todo_counts WHERE done = 0")
+        if let after = new.after {
+            _ = try todoOrder.move(id: id, next: after, before: false)
+            if let placed = try todoOrder.rank(of: id) { open = Int64(try todoOrder.position(of: placed)) }
+        }
         try recordChange(.add, "add \(id) \(ChangeLog.quoted(title))")
         todo.id = id
         todo.position = Int(open)
