@@ -198,7 +198,7 @@ extension StoreTransaction {
     }
 
     func searchKey(_ title: String, _ notes: String?) -> String {
-        TextKey.search(title) + "\n" + TextKey.search(notes ?? "")
+        TextKey.searchKey(title: title, notes: notes)
     }
 
     // MARK: - Updating
