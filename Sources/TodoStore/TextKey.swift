@@ -101,3 +101,9 @@ enum TextKey {
         }
     }
 }
+
+extension TodoStore {
+    /// The folded form a search compares (`TextKey.search`), for todobench's figures of the plan
+    /// before the search index.
+    package static func foldedSearchText(_ text: String) -> String { TextKey.search(text) }
+}

@@ -94,7 +94,19 @@ import TodoTestSupport
         let store = try makeStore(dir)
         let a = try store.write { try $0.add(NewTodo(title: "クリーニング", notes: "ワイシャツ 3枚")) }
         let b = try store.write { try $0.add(NewTodo(title: "牛乳を買う", category: "買い物")) }
+        // A key longer than `SearchIndex.shortKey` characters is cut from its bytes.
+        let long = String(repeating: "ﾛﾝｸﾞ note é😀 ", count: 60) + "最後のメモ"
+        let c = try store.write { try $0.add(NewTodo(title: "長いメモ", notes: long)) }
         try Self.expectIndexRight(store, "add")
+        #expect(try Self.ids(store, "最後のめも") == [c.id] && Self.ids(store, "ろんぐ") == [c.id] && Self.ids(store, "é😀") == [c.id])
+        _ = try store.write { try $0.update(c.id, TodoPatch(notes: .set(long + " 追記"))) }
+        try Self.expectIndexRight(store, "edit a long key")
+        _ = try store.write { try $0.update(c.id, TodoPatch(notes: .set("短い"))) }
+        try Self.expectIndexRight(store, "a long key made short")
+        _ = try store.write { try $0.undo() }
+        try Self.expectIndexRight(store, "a short key made long again")
+        _ = try store.write { try $0.delete([c.id]) }
+        try Self.expectIndexRight(store, "delete a long key")
         _ = try store.write { try $0.update(a.id, TodoPatch(title: .set("クリーニング屋さん"), notes: .clear)) }
         try Self.expectIndexRight(store, "edit")
         #expect(try Self.ids(store, "わいしゃつ") == [])

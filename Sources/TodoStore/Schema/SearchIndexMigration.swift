@@ -12,10 +12,10 @@ import TodoSQLite
 ///
 /// Triggers keep it in the transaction of every write to `todos` — add, edit, delete, undo,
 /// redo, import, a sync's writes — whoever writes, since they are part of the schema. They are
-/// plain SQL: the grams are cut from the key's UTF-8 bytes (`SearchIndex.gramsOf`), where a
-/// character starts at a byte that is not 10xxxxxx and its length is read from that byte, so a key
-/// costs O(its length) (SQLite's `substr` counts characters from the start of the text each time).
+/// plain SQL (`SearchIndex.gramsOf`).
 let searchIndexMigration = Migration(id: 17, name: "search key index", sql: """
+    CREATE TABLE search_positions (p INTEGER PRIMARY KEY);
+    INSERT INTO search_positions (p) SELECT key + 1 FROM json_each('[' || substr(replace(hex(zeroblob(\(SearchIndex.shortKey))), '00', ',0'), 2) || ']');
     CREATE TABLE search_grams (
         gram    TEXT    NOT NULL,
         todo_id INTEGER NOT NULL,
@@ -41,12 +41,22 @@ let searchIndexMigration = Migration(id: 17, name: "search key index", sql: """
 
 /// The search index's grams, and how a search uses it.
 enum SearchIndex {
+    /// Keys up to this many characters are cut with `substr` on the text, which counts
+    /// characters from the start each time (O(n²), cheap for a title); longer ones from their bytes.
+    static let shortKey = 512
+
     /// A FROM term (a subquery) whose rows are the grams of the text `key` (`gram`), with
     /// repeats, each beside `id` (`todo_id`): for each character, it and the next one (the last
     /// character alone). `from`: the table `key` and `id` are read from, if any (in a trigger
-    /// they are `NEW`'s). Triggers may use no common table expression, so the positions come
-    /// from `json_each` over an array of as many zeros as the key has bytes.
+    /// they are `NEW`'s). Triggers may use no common table expression: the positions of a short
+    /// key are rows of `search_positions` (1...`shortKey`); a longer key's come from `json_each`
+    /// over an array of as many zeros as the key has bytes, and its grams are cut from its UTF-8
+    /// bytes, where a character starts at a byte that is not 10xxxxxx and its length is read from
+    /// that byte, so it costs O(its length).
     static func gramsOf(_ key: String, id: String = "0", from: String? = nil) -> String {
+        let table = from.map { "\($0), " } ?? ""
+        let short = "SELECT substr(\(key), p, 2) AS gram, \(id) AS todo_id FROM \(table)search_positions "
+            + "WHERE p <= length(\(key)) AND length(\(key)) <= \(shortKey)"
         // x1: the byte at position p, in hex; a character starts where it is below 80 or from C0.
         // l1, the UTF-8 length of the character at p, read from that byte; then the next one's.
         func length(_ hex: String) -> String {
@@ -55,9 +65,10 @@ enum SearchIndex {
         let bytes = "CAST(\(key) AS BLOB)"
         let positions = "json_each('[' || substr(replace(hex(zeroblob(length(\(bytes)))), '00', ',0'), 2) || ']') j"
         let bytesAt = "(SELECT \(bytes) AS b, j.key + 1 AS p, hex(substr(\(bytes), j.key + 1, 1)) AS x1, \(id) AS todo_id FROM "
-            + (from.map { "\($0), " } ?? "") + positions + ")"
+            + table + positions + " WHERE length(\(key)) > \(shortKey))"
         let starts = "(SELECT b, p, \(length("x1")) AS l1, todo_id FROM \(bytesAt) WHERE x1 < '80' OR x1 >= 'C0')"
-        return "(SELECT CAST(substr(b, p, l1 + \(length("hex(substr(b, p + l1, 1))"))) AS TEXT) AS gram, todo_id FROM \(starts))"
+        let long = "SELECT CAST(substr(b, p, l1 + \(length("hex(substr(b, p + l1, 1))"))) AS TEXT) AS gram, todo_id FROM \(starts)"
+        return "(\(short) UNION ALL \(long))"
     }
 }
 
