@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(name: "todod-notify", dependencies: ["TodoNotify", "TodoPosix"]),
         .executableTarget(name: "todod-sync", dependencies: ["TodoSync", "TodoPosix"]),
         .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport", "TodoICal", "TodoCalendar", "TodoTime"]),
-        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar",
+        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoSQLite", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar",
                                                            "TodoWhen"]),
 
         // MARK: - Tests

@@ -21,6 +21,12 @@ package struct TodoQuery: Sendable, Equatable {
         }
     }
 
+    /// How `search` compares: `folded` ignores case, width and katakana against hiragana (the
+    /// default); `exact` finds the text as written, every character as it is.
+    package enum SearchMode: String, Sendable, CaseIterable {
+        case folded, exact
+    }
+
     package var status: Status = .open
     /// Only todos in this category (by name, case-insensitively).
     package var category: String?
@@ -35,8 +41,9 @@ package struct TodoQuery: Sendable, Equatable {
     package var dueBefore: Instant?
     /// Only todos due at or after this instant.
     package var dueAfter: Instant?
-    /// Only todos whose title or notes contain this text, ignoring case and width.
+    /// Only todos whose title or notes contain this text, compared as `searchMode` says.
     package var search: String?
+    package var searchMode: SearchMode = .folded
     /// Only todos carrying every one of these tags (case-insensitively).
     package var tags: [String] = []
     /// Only todos of this priority.

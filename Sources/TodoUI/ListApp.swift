@@ -173,8 +173,13 @@ final class ListApp {
         case .some(.none): q.uncategorized = true
         case .none: break
         }
-        let search = Validation.trimmed(filter)
-        if !search.isEmpty { q.search = search }
+        // A leading `=` asks for the text exactly as typed (no case, width or kana folding).
+        let exact = filter.hasPrefix("=")
+        let search = Validation.trimmed(exact ? String(filter.dropFirst()) : filter)
+        if !search.isEmpty {
+            q.search = search
+            if exact { q.searchMode = .exact }
+        }
         return q
     }
 

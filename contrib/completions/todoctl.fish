@@ -7,7 +7,7 @@
 
 set -l __todoctl_commands add list show edit done reopen rm move snooze annotate category agenda reminders watch status ui export import undo redo sync help
 # Options that take a value in the next word.
-set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --parent --start --url --user --password-file --credential --calendar --default-list --initial -c -d -s -n -p -t
+set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --search-exact --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --parent --start --url --user --password-file --credential --calendar --default-list --initial -c -d -s -n -p -t
 
 # Prints the command, then the category or sync subcommand (if any), then the positionals, one per line.
 function __todoctl_words
@@ -201,6 +201,7 @@ complete -c todoctl -n '__todoctl_command_is list' -l overdue -d 'Only open todo
 complete -c todoctl -n '__todoctl_command_is list' -l due-before -x -a "$when" -d 'Only todos due before WHEN'
 complete -c todoctl -n '__todoctl_command_is list' -l due-after -x -a "$when" -d 'Only todos due at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is list' -l search -x -d 'Only todos whose title or notes contain TEXT'
+complete -c todoctl -n '__todoctl_command_is list' -l search-exact -x -d 'Only todos whose title or notes contain TEXT as written'
 complete -c todoctl -n '__todoctl_command_is list' -s s -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
 complete -c todoctl -n '__todoctl_command_is list' -s n -l limit -x -d 'Show at most N todos'
 complete -c todoctl -n '__todoctl_command_is list' -l by-category -d 'Group by category'

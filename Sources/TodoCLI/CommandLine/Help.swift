@@ -55,7 +55,8 @@ enum Help {
                         ("--parent ID", "make it a subtask of todo ID"),
                         ("--start WHEN", "when it can be started (list --ready leaves it out until then)")]),
         Entry(name: "list", synopsis: ["list [--open | --done | --all] [--category NAME | --no-category] [--overdue]",
-                                       "     [--due-before WHEN] [--due-after WHEN] [--search TEXT] [--sort KEYS] [--limit N]",
+                                       "     [--due-before WHEN] [--due-after WHEN] [--search TEXT | --search-exact TEXT]",
+                                       "     [--sort KEYS] [--limit N]",
                                        "     [--by-category] [--tag T]... [--priority P] [--recurring]",
                                        "     [--flat] [--ready | --all-starts] [--parent ID]"],
               summary: "List todos; by default the open ones in manual order, subtasks indented under their parent\n"
@@ -66,7 +67,9 @@ enum Help {
                         ("--overdue", "only open todos whose due time has passed"),
                         ("--due-before WHEN", "only todos due before WHEN"),
                         ("--due-after WHEN", "only todos due at or after WHEN"),
-                        ("--search TEXT", "only todos whose title or notes contain TEXT"),
+                        ("--search TEXT", "only todos whose title or notes contain TEXT, ignoring case, width\n"
+                            + "and katakana against hiragana (くりーにんぐ finds クリーニング)"),
+                        ("--search-exact TEXT", "the same, with TEXT exactly as written"),
                         ("--sort KEYS", "comma-separated keys from \(sortKeyList); a leading - sorts descending (-updated,title);\n"
                             + "category sorts by the category order (category list), not by name;\n"
                             + "priority puts high first and todos without one last (also with -priority);\n"

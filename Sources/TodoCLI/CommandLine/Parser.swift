@@ -59,7 +59,7 @@ package struct Parser {
         "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag, "--after": .value,
                 "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value],
         "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
-                 "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
+                 "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value, "--search-exact": .value,
                  "--sort": .value, "--limit": .value, "--by-category": .flag,
                  "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag, "--all-starts": .flag,
                  "--parent": .value],
@@ -490,7 +490,14 @@ package struct Parser {
         options.query.overdue = args.has("--overdue")
         options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in throughEndOf(try when(v, "--due-before", "list")) }
         options.query.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
+        if args.has("--search") && args.has("--search-exact") {
+            throw UsageError("--search and --search-exact cannot be used together", command: "list")
+        }
         options.query.search = args.value("--search")
+        if let text = args.value("--search-exact") {
+            options.query.search = text
+            options.query.searchMode = .exact
+        }
         if let keys = args.value("--sort") {
             options.query.sort = try sortKeys(keys)
         } else if let keys = config.sort {

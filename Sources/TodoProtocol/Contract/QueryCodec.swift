@@ -16,6 +16,11 @@ extension TodoQuery {
         dueBefore = try p.optionalInstant("dueBefore")
         dueAfter = try p.optionalInstant("dueAfter")
         search = try p.optionalString("search")
+        if let mode = try p.optionalString("searchMode") {
+            guard let m = SearchMode(rawValue: mode) else { throw RPCError.invalidParams("searchMode", "must be folded or exact") }
+            guard search != nil else { throw RPCError.invalidParams("searchMode", "needs search") }
+            searchMode = m
+        }
         tags = try p.strings("tags", max: Validation.maxTags)
         priority = try p.optionalPriority("priority")
         recurring = try p.optionalFlag("recurring")
@@ -64,6 +69,7 @@ extension TodoQuery {
         if let dueBefore { p["dueBefore"] = JSON(dueBefore) }
         if let dueAfter { p["dueAfter"] = JSON(dueAfter) }
         if let search { p["search"] = .string(search) }
+        if searchMode != .folded { p["searchMode"] = .string(searchMode.rawValue) }
         if !tags.isEmpty { p["tags"] = JSON(tags) }
         if let priority { p["priority"] = JSON(priority) }
         if let recurring { p["recurring"] = .bool(recurring) }

@@ -45,6 +45,25 @@ extension StoreTransaction {
             conditions.append("t.due >= ?")
             values.append(.integer(after.usec))
         }
+        // A text search: a term that checks each todo, and (when the index finds few enough
+        // candidates) the index's todos to check instead of all of them.
+        var searchDriver: SearchIndex.Driver?
+        if let search = query.search {
+            let text = Validation.trimmed(search)
+            switch query.searchMode {
+            case .folded:
+                let needle = TextKey.search(text)
+                guard !needle.isEmpty else { throw TodoError.invalid("search", "must not be empty") }
+                conditions.append("instr(t.search_key, ?) > 0")
+                values.append(.text(needle))
+                searchDriver = try SearchIndex.driver(folded: needle, connection)
+            case .exact:
+                guard !text.isEmpty else { throw TodoError.invalid("search", "must not be empty") }
+                conditions.append("(instr(t.title, ?) > 0 OR instr(coalesce(t.notes, ''), ?) > 0)")
+                values += [.text(text), .text(text)]
+                searchDriver = try SearchIndex.driver(exact: text, connection)
+            }
+        }
         let dueRange = query.overdue || query.dueBefore != nil || query.dueAfter != nil
         // The recurring todos are few, and the partial index `todos_recurring` holds exactly them:
         // every statement reads them through it (without statistics SQLite would rather walk the
@@ -59,7 +78,7 @@ extension StoreTransaction {
         // by id (a CROSS JOIN keeps that loop; left to itself SQLite walks the whole status in
         // order and tests each todo), so a tag filter reads only the tagged todos. Each further
         // tag is one lookup in `todo_tags`' primary key per such todo.
-        let tagDriven = !tagKeys.isEmpty && !recurringOnly
+        let tagDriven = !tagKeys.isEmpty && !recurringOnly && searchDriver == nil
         for (i, key) in tagKeys.enumerated() where !(tagDriven && i == 0) {
             conditions.append("EXISTS (SELECT 1 FROM todo_tags x WHERE x.todo_id = t.id AND x.tag_key = ?)")
             values.append(.text(key))
@@ -94,12 +113,6 @@ extension StoreTransaction {
             conditions.append("(t.start IS NULL OR t.start <= ?)")
             values.append(.integer(now.usec))
         }
-        if let search = query.search {
-            let needle = TextKey.search(Validation.trimmed(search))
-            guard !needle.isEmpty else { throw TodoError.invalid("search", "must not be empty") }
-            conditions.append("instr(t.search_key, ?) > 0")
-            values.append(.text(needle))
-        }
         if let limit = query.limit, limit < 0 || limit > TodoQuery.maxLimit {
             throw TodoError.invalid("limit", "must be between 0 and \(TodoQuery.maxLimit)")
         }
@@ -117,9 +130,11 @@ extension StoreTransaction {
         // A text search with no other filter than the status tests every todo of the status:
         // reading the table once in its own order beats looking each todo up in the order of
         // some index (a category's todos, by position, are close to table order already).
-        let scansTable = query.search != nil && !dueRange && categoryID == nil && !query.uncategorized && !recurringOnly && tagKeys.isEmpty
-        let todos = tagDriven ? "todo_tags g CROSS JOIN todos t ON t.id = g.todo_id AND g.tag_key = ?"
-            : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t"
+        let scansTable = query.search != nil && searchDriver == nil && !dueRange && categoryID == nil && !query.uncategorized
+            && !recurringOnly && tagKeys.isEmpty
+        let todos = searchDriver.map { "\($0.table) s CROSS JOIN todos t ON t.id = s.todo_id" }
+            ?? (tagDriven ? "todo_tags g CROSS JOIN todos t ON t.id = g.todo_id AND g.tag_key = ?"
+            : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t")
         // Whether one todo `t` matches, every tag a term (a tree listing tests the todos around
         // its matches with it).
         let tagTerm = "EXISTS (SELECT 1 FROM todo_tags x WHERE x.todo_id = t.id AND x.tag_key = ?)"
@@ -127,6 +142,8 @@ extension StoreTransaction {
         let matchValues = values + (tagDriven ? [.text(tagKeys[0])] : [])
         // The driving tag's `?` comes first in every statement.
         if tagDriven { values.insert(.text(tagKeys[0]), at: 0) }
+        // The search index's `?`s come first when it drives.
+        if let searchDriver { values.insert(contentsOf: searchDriver.values, at: 0) }
         let table = scansTable ? "todos t NOT INDEXED" : todos
         // Ties break by position, unless a unique key (id) already decided.
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
@@ -139,7 +156,7 @@ extension StoreTransaction {
             status: query.status,
             count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
             walkingPage: page(todos, filter, false),
-            narrowPage: dueRange || scansTable ? page(table, throughDue, dueRange) : nil,
+            narrowPage: dueRange || scansTable || searchDriver != nil ? page(table, throughDue, dueRange) : nil,
             narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
             parts: statusOnly ? Self.pageParts(query.sort, status: query.status, conditions: conditions) : nil,
             values: values,

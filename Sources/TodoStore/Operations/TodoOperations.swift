@@ -210,7 +210,7 @@ extension StoreTransaction {
         + "category_id = CASE WHEN ? THEN ? ELSE category_id END, revision = revision + 1 WHERE id = ?"
 
     func searchKey(_ title: String, _ notes: String?) -> String {
-        TextKey.search(title) + "\n" + TextKey.search(notes ?? "")
+        TextKey.searchKey(title: title, notes: notes)
     }
 
     // MARK: - Updating

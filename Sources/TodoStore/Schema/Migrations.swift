@@ -2,11 +2,13 @@ import TodoCore
 import TodoSQLite
 
 /// One schema change. Append-only: once shipped, a migration is never edited or removed, and it
-/// uses plain SQL, never the app's types.
+/// uses plain SQL, never the app's types — except `rewrite`, for a key that only Swift computes
+/// (`TextKey.search`), which runs after the SQL in the same transaction.
 struct Migration {
     let id: Int
     let name: String
     let sql: String
+    var rewrite: (@Sendable (Connection) throws(TodoError) -> Void)? = nil
 }
 
 /// Every migration, in order.
@@ -204,6 +206,8 @@ let migrations: [Migration] = [
         ALTER TABLE change_rows ADD COLUMN b_recur_set;
         ALTER TABLE change_rows ADD COLUMN a_recur_set;
         """),
+    searchKeyKanaMigration,
+    searchIndexMigration,
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.
@@ -259,7 +263,8 @@ struct Migrator {
                     CREATE TABLE IF NOT EXISTS todod_migrations (
                         id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)
                     """)
-                try connection.execute(migration.sql)
+                if !migration.sql.isEmpty { try connection.execute(migration.sql) }
+                try migration.rewrite?(connection)
                 try connection.run(
                     "INSERT INTO todod_migrations (id, name, applied) VALUES (?, ?, ?)",
                     [.integer(Int64(migration.id)), .text(migration.name), .integer(Instant.now().usec)])
