@@ -93,8 +93,9 @@ poweroff_container() {
     WRAP="" LEADER=""
 }
 
+# cleanup [STATUS]: power off, unmount, remove; then exit with STATUS (default: the status it finds).
 cleanup() {
-    local rc=$?
+    local rc=${1:-$?}
     trap '' INT TERM
     poweroff_container || true
     if [ "$MOUNTED" = 1 ]; then
