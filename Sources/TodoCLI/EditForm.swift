@@ -119,7 +119,7 @@ extension CLI {
     static func editInEditor(arguments: [String], editAt index: Int, environment: [String: String], uid: UInt32,
                              now: Instant, timeZone: ZoneInfo, zoneName: @escaping () -> String?,
                              stdout: (String) -> Void, stderr: (String) -> Void,
-                             connect: (String) throws(ClientError) -> RPCTransport) -> Int32 {
+                             connect: (String) throws(ClientError) -> any RPCTransport) -> Int32 {
         let global = Array(arguments[..<index]).filter { $0 != "--json" && $0 != "-j" }
         let id = arguments[index + 1]
         var shown = ""

@@ -12,7 +12,7 @@ import TodoUserFiles
 /// conflicts go to the journal and the status file, failures back off with a one-line status, and
 /// two rounds of one account never run at once.
 @Suite(.serialized) struct AccountSyncTests {
-    static func account(_ m: Machine, _ cal: CalendarCollection, roundLimit: Int? = nil) throws -> (AccountSync, [String: String], TemporaryDirectory) {
+    static func account(_ m: Machine, _ cal: any CalendarCollection, roundLimit: Int? = nil) throws -> (AccountSync, [String: String], TemporaryDirectory) {
         let home = TemporaryDirectory("acct")
         var env: [String: String] = ["HOME": home.path, "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config")]
         env["TZ"] = "UTC"
