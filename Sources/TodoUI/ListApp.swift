@@ -487,7 +487,7 @@ final class ListApp {
 
     /// A key while the category pane is open: move, choose (enter), close (escape).
     private func paneKey(_ key: Key) {
-        guard var (categories, row) = pane else { return }
+        guard case (let categories, var row)? = pane else { return }
         let count = categories.count + 2
         switch key {
         case .escape: pane = nil
