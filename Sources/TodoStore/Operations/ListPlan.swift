@@ -152,7 +152,11 @@ extension StoreTransaction {
             return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
         let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
+        let seek = try query.seek.map { (seek) throws(TodoError) in
+            try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
+        }
         return ListPlan(
+            seek: seek,
             status: query.status,
             count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
             walkingPage: page(todos, filter, false),
@@ -218,6 +222,8 @@ extension StoreTransaction {
     /// How a listing is answered, decided from the query before any todo is read: the SQL
     /// `list` runs and its values (`plan` makes it, `run` runs it; query-plan tests read it).
     struct ListPlan {
+        /// A keyset window (`after` or `before` a todo): the statements that read it instead.
+        var seek: SeekPlan?
         /// The status filter, for a total from the kept counts.
         var status: TodoQuery.Status
         var count: String
