@@ -544,7 +544,7 @@ final class ListApp {
 
     /// A key while the category pane is open: move, choose (enter), close (escape).
     private func paneKey(_ key: Key) {
-        guard var (categories, row) = pane else { return }
+        guard case (let categories, var row)? = pane else { return }
         let count = categories.count + 2
         switch key {
         case .escape: pane = nil
@@ -664,7 +664,7 @@ final class ListApp {
                             environment: variables, uid: getuid(), isTerminal: onTerminal, terminalWidth: nil,
                             now: Instant.now(), timeZone: self.environment.timeZone, zoneName: self.environment.zoneName,
                             stdout: { out += $0 }, stderr: { err += $0 },
-                            connect: { (path: String) throws(ClientError) -> RPCTransport in try UnixSocketTransport(path: path) })
+                            connect: { (path: String) throws(ClientError) -> any RPCTransport in try UnixSocketTransport(path: path) })
         let lines = { (text: String) in text.split(separator: "\n").map(String.init).filter { !Validation.trimmed($0).isEmpty } }
         let answer = code == 0 && json ? try? JSON.parse(Array(out.utf8)) : nil
         if code != 0 {

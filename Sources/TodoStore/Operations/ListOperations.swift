@@ -72,7 +72,7 @@ extension StoreTransaction {
     func forEachPageRow(_ plan: ListPlan, total: Int,
                                 _ body: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
         guard let parts = plan.parts else {
-            try connection.forEachRow(plan.page(forTotal: total), plan.pageValues, body)
+            try connection.forEachRow(plan.page(forTotal: total), plan.pageValues(forTotal: total), body)
             return
         }
         var read = 0
