@@ -35,10 +35,10 @@ package final class Daemon: @unchecked Sendable {
     private var programWatch: ProgramWatch?
     /// A SIGTERM or SIGINT that came before `running` was set: acted on as soon as it is.
     private var earlySignal: Int32?
-    private var signalSources: [DispatchSourceSignal] = []
+    private var signalSources: [any DispatchSourceSignal] = []
     private let notifier = ManagerNotifier()
     private let watchdog: Watchdog
-    private var databaseWatch: DispatchSourceRead?
+    private var databaseWatch: (any DispatchSourceRead)?
     /// Watches the local zone for changes; set once at start.
     private var zoneWatch: ZoneWatch?
     /// logind's sleep and resume signals; set once at start.

@@ -18,7 +18,7 @@ final class ProgramWatch: @unchecked Sendable {
     private let running: Files.Identity
     private let queue: DispatchQueue
     private let replaced: (String) -> Void
-    private var source: DispatchSourceRead?
+    private var source: (any DispatchSourceRead)?
     /// A complete new file arrived since the last look.
     private var complete = false
     /// Bumped at every event for the name: only the look after the last one acts.

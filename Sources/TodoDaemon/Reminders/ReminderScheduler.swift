@@ -82,8 +82,8 @@ final class ReminderScheduler: @unchecked Sendable {
     private let tzdir: String?
     /// Todos' zones by name, read once each until the zone or the tz database changes.
     private var zones: [String: ZoneInfo?] = [:]
-    private let timer: WallClockTimer
-    private let sink: ReminderSink
+    private let timer: any WallClockTimer
+    private let sink: any ReminderSink
     private let deliveryQueue: DispatchQueue
     /// Called on the store queue with the reminders that fired, once they are recorded.
     private let onFired: ([FiredReminder]) -> Void
@@ -131,7 +131,7 @@ final class ReminderScheduler: @unchecked Sendable {
     /// gets each recorded batch on the store queue (the daemon publishes it as `reminder` events).
     init(store: TodoStore, clock: @escaping @Sendable () -> Instant, localZone: @escaping @Sendable () -> ZoneInfo = { .utc }, tzdir: String? = nil,
          suspendedUsec: @escaping @Sendable () -> Int64 = { 0 }, monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds() },
-         timer: WallClockTimer, sink: ReminderSink, deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
+         timer: any WallClockTimer, sink: any ReminderSink, deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
         self.suspendedUsec = suspendedUsec
         self.monotonic = monotonic
         lastSuspendedUsec = suspendedUsec()
@@ -405,7 +405,7 @@ final class ReminderScheduler: @unchecked Sendable {
 /// See docs/REMINDERS.md.
 final class DispatchWallTimer: WallClockTimer {
     private let timer: RealtimeTimer
-    private let source: DispatchSourceRead
+    private let source: any DispatchSourceRead
     var onFire: (() -> Void)?
     var onClockSet: (() -> Void)?
 

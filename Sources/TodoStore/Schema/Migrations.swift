@@ -208,6 +208,7 @@ let migrations: [Migration] = [
         """),
     searchKeyKanaMigration,
     searchIndexMigration,
+    searchTrigramMigration,
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.
