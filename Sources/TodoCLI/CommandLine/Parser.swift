@@ -459,6 +459,7 @@ package struct Parser {
         options.due = due?.instant
         options.allDay = due?.allDay ?? false
         let reminds = args.values("--remind")
+        if args.has("--nag-count"), !args.has("--nag") { throw UsageError("--nag-count goes with --nag", command: "add") }
         if reminds.count > 1 || args.has("--nag") {
             options.alarms = try alarms(args, reminds, due: due, start: options.fields.start, command: "add")
         } else if let text = args.value("--remind") {
@@ -542,6 +543,7 @@ package struct Parser {
             throw UsageError("--remind-clear and --no-remind say the same: give one", command: "edit")
         }
         let reminds = args.values("--remind")
+        if args.has("--nag-count"), !args.has("--nag") { throw UsageError("--nag-count goes with --nag", command: "edit") }
         if reminds.count > 1 || args.has("--nag") {
             if case .clear = options.due, reminds.contains(where: TimeExpression.isLead) {
                 throw UsageError("--remind \(quote(reminds.first(where: TimeExpression.isLead) ?? "")) counts back from the due time, but --no-due clears it", command: "edit")
