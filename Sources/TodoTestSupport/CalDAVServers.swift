@@ -99,14 +99,9 @@ package enum CalDAVTestSupport {
         return answer.isEmpty ? nil : String(decoding: answer, as: UTF8.self)
     }
 
-    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
+    /// The shared `eventually` (Waiting.swift), by the name the servers' code calls it.
     static func eventually(timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if condition() { return true }
-            usleep(20_000)
-        } while Date() < deadline
-        return condition()
+        TodoTestSupport.eventually(timeout: timeout, condition)
     }
 
     /// The interpreter a console script names on its first line (`#!/path/python3`).
@@ -258,7 +253,7 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     package static func radicale(script: String? = CalDAVTestSupport.radicale, rights: String? = nil,
                                  users: [(name: String, password: String)] = []) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_RADICALE") }
-        var lastError: Error = CalDAVTestError.didNotStart("radicale", "")
+        var lastError: any Error = CalDAVTestError.didNotStart("radicale", "")
         for _ in 0..<3 {  // the free port may be taken between choosing and binding it
             let directory = TemporaryDirectory("radicale")
             let port = CalDAVTestSupport.freePort()
@@ -301,7 +296,7 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     /// Starts xandikos from `TODOD_XANDIKOS` (or `script`) and waits until it answers.
     package static func xandikos(script: String? = CalDAVTestSupport.xandikos) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_XANDIKOS") }
-        var lastError: Error = CalDAVTestError.didNotStart("xandikos", "")
+        var lastError: any Error = CalDAVTestError.didNotStart("xandikos", "")
         for _ in 0..<3 {
             let directory = TemporaryDirectory("xandikos")
             let port = CalDAVTestSupport.freePort()
@@ -339,7 +334,7 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         let variable = kind == .cyrus ? "TODOD_CYRUS" : "TODOD_DAVICAL"
         guard let script = script ?? (kind == .cyrus ? CalDAVTestSupport.cyrus : CalDAVTestSupport.davical)
         else { throw CalDAVTestError.notConfigured(variable) }
-        var lastError: Error = CalDAVTestError.didNotStart(kind.displayName, "")
+        var lastError: any Error = CalDAVTestError.didNotStart(kind.displayName, "")
         for _ in 0..<3 {
             let start = Date()
             do {

@@ -18,7 +18,7 @@ enum SearchBench {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/todos.db"
-        var store = try TodoStore(path: path)
+        let store = try TodoStore(path: path)
         let start = Measure.now()
         for batch in stride(from: 0, to: count, by: 1000) {
             try store.write { tx in

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import TodoPosix
 import TodoTestSupport
+import TodoProtocol
 
 /// The paths a daemon running as root trusts: directories another user can
 /// change are refused before anything is made in them, the socket gets its mode without a path,
@@ -99,11 +100,7 @@ import TodoTestSupport
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitForExit() } }
-        var listening = false
-        for _ in 0..<1000 where !listening {
-            if let fd = try? UnixSocket.connect(path: socket) { Posix.close(fd); listening = true } else { usleep(10_000) }
-        }
-        #expect(listening)
+        #expect(waitUntilListening(socket, while: { process.isRunning }))
         #expect(try Files.mode(socket).mode == 0o600)
         // The daemon is strace's child: stop it, then strace ends with it.
         let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""

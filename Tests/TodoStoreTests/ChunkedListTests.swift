@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// The chunked listing gives what the whole one gives, in the same order, whatever the chunk.
 @Suite struct ChunkedListTests {

@@ -2,6 +2,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// Seven todos with known titles, dues, categories and timestamps (see `SortAndFilterTests`).
 private final class Fixture {

@@ -2,6 +2,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// The v2 filters of `todo.list` on a store big enough that a scan would show: tags, priority
 /// and recurring are sought through their indexes, and give the same todos as the reference.

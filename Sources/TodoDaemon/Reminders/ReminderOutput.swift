@@ -5,6 +5,7 @@ import Dispatch
 import TodoCore
 import TodoSystemd
 import TodoTime
+import Foundation
 
 /// Writes each fired reminder to the journal as a structured entry (docs/REMINDERS.md).
 ///
@@ -128,6 +129,12 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         }
         if todo.remind != nil { fields.append(("TODO_REMIND_USEC", String(reminder.scheduled.usec))) }
         fields.append(("TODO_LATE_USEC", String(max(0, reminder.lateUsec))))
+        if let uid = reminder.alarmUid, let index = reminder.alarmIndex {
+            fields.append(("TODO_ALARM_UID", uid))
+            fields.append(("TODO_ALARM_INDEX", String(index)))
+            fields.append(("TODO_ALARM_COUNT", String(todo.alarms.count)))
+            if let n = reminder.alarmRepeat { fields.append(("TODO_ALARM_REPEAT", String(n))) }
+        }
         if todo.allDay { fields.append(("TODO_ALL_DAY", "1")) }
         if let zone = todo.zone { fields.append(("TODO_ZONE", zone)) }
         if let priority = todo.priority { fields.append(("TODO_PRIORITY", priority.rawValue)) }
@@ -157,11 +164,11 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
 /// instant. A refused one is not sent; it is retried, and sent when the journal takes it.
 final class PublishingReminderSink: ReminderSink, @unchecked Sendable {
     // @unchecked: immutable; the registry is touched only on the I/O queue.
-    private let sink: ReminderSink
+    private let sink: any ReminderSink
     private let ioQueue: DispatchQueue
     private let connections: ConnectionRegistry
 
-    init(_ sink: ReminderSink, ioQueue: DispatchQueue, connections: ConnectionRegistry) {
+    init(_ sink: any ReminderSink, ioQueue: DispatchQueue, connections: ConnectionRegistry) {
         self.sink = sink
         self.ioQueue = ioQueue
         self.connections = connections

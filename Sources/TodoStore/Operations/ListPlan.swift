@@ -152,6 +152,9 @@ extension StoreTransaction {
             return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
         let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
+        let seek = try query.seek.map { (seek) throws(TodoError) in
+            try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
+        }
         // A search by an exact index (its candidates are the matches) with no filter but the
         // status counts them through `todos_done` (status, id) alone, never reading the todos;
         // `? IS NOT NULL` takes the search term's value in its place.
@@ -161,6 +164,7 @@ extension StoreTransaction {
                 + "WHERE \(conditions[0]) AND (? IS NOT NULL)"
         }
         return ListPlan(
+            seek: seek,
             status: query.status,
             count: count,
             // Walking the sort order meets a match often enough without the index (a page
@@ -229,6 +233,8 @@ extension StoreTransaction {
     /// How a listing is answered, decided from the query before any todo is read: the SQL
     /// `list` runs and its values (`plan` makes it, `run` runs it; query-plan tests read it).
     struct ListPlan {
+        /// A keyset window (`after` or `before` a todo): the statements that read it instead.
+        var seek: SeekPlan?
         /// The status filter, for a total from the kept counts.
         var status: TodoQuery.Status
         var count: String
