@@ -87,6 +87,9 @@ extension SearchIndex {
         guard scalars.count > 1, scalars.allSatisfy({ $0.isASCII || TextKey.isPlain($0) }) else { return nil }
         var head = String.UnicodeScalarView()
         head.append(contentsOf: scalars.dropLast())
-        return try driver(folded: TextKey.search(String(head)), connection)
+        // More todos than match: the folded key of some of the text.
+        guard var driver = try driver(folded: TextKey.search(String(head)), connection) else { return nil }
+        driver.exact = false
+        return driver
     }
 }
