@@ -99,6 +99,23 @@ import TodoTestSupport
         #expect(try Self.ids(store, "café") == [2])
     }
 
+    /// An exact search's count reads the todos: the folded index's candidates are more than its
+    /// matches (クリーニング and くりーにんぐ fold alike).
+    @Test func anExactSearchCountsOnlyItsMatches() throws {
+        let dir = TemporaryDirectory("search-exact-count")
+        let store = try makeStore(dir)
+        _ = try store.write { try $0.add(NewTodo(title: "クリーニングに出す")) }
+        _ = try store.write { try $0.add(NewTodo(title: "くりーにんぐに出す")) }
+        var q = TodoQuery()
+        q.search = "クリーニング"
+        q.searchMode = .exact
+        let page = try store.read { try $0.list(q) }
+        #expect(page.todos.map(\.id) == [1] && page.total == 1)
+        q.searchMode = .folded
+        let folded = try store.read { try $0.list(q) }
+        #expect(folded.todos.map(\.id) == [1, 2] && folded.total == 2)
+    }
+
     @Test func theIndexFollowsEveryWrite() throws {
         let dir = TemporaryDirectory("search-writes")
         let store = try makeStore(dir)
