@@ -87,6 +87,9 @@ extension SearchIndex {
         guard scalars.count > 1, scalars.allSatisfy({ $0.isASCII || TextKey.isPlain($0) }) else { return nil }
         var head = String.UnicodeScalarView()
         head.append(contentsOf: scalars.dropLast())
-        return try driver(folded: TextKey.search(String(head)), connection)
+        // Candidates only: the exact term still decides, so a count must read the todos.
+        var candidates = try driver(folded: TextKey.search(String(head)), connection)
+        candidates?.exact = false
+        return candidates
     }
 }
