@@ -118,3 +118,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The language as the Swift server packages set it: an existential is written `any P`, and a
+// file sees only the members of modules it imports itself.
+for target in package.targets where ![.system, .binary, .plugin, .macro].contains(target.type) && target.name != "CTodoLinux" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

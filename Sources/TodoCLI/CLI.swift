@@ -26,7 +26,7 @@ package enum CLI {
                             isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
                             zoneName: @autoclosure @escaping () -> String? = nil,
                             stdout: (String) -> Void, stderr: (String) -> Void,
-                            connect: (String) throws(ClientError) -> RPCTransport,
+                            connect: (String) throws(ClientError) -> any RPCTransport,
                             readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
                             clock: @escaping () -> Instant = { Instant.now() },
                             runUI: ((_ socket: String) -> Int32)? = nil,
@@ -127,7 +127,7 @@ package enum CLI {
                 (document, skipped, notFollowed) = try ICalFiles.document(path, reader: reader, readStdin: readStdin)
             }
 
-            let transport: RPCTransport
+            let transport: any RPCTransport
             do { transport = try connect(socket) } catch { throw .client(error) }
 
             let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false

@@ -63,11 +63,9 @@ package struct EditForm: Equatable {
         notes = noteLines.joined(separator: "\n")
     }
 
-    /// The file the editor opens: `problem` (the last save's error) on top as a comment.
-    func text(id: Int64, problem: String?) -> String {
-        var out = ""
-        if let problem { out += "# ERROR: \(problem)\n# Correct it and save again; save without changes to give up.\n" }
-        out += "# todod: todo \(id). Change what you like and save; lines starting with # are ignored.\n"
+    /// The file the editor opens.
+    func text(id: Int64) -> String {
+        var out = "# todod: todo \(id). Change what you like and save; lines starting with # are ignored.\n"
         out += "# Due, Start and Remind take any WHEN (tomorrow 9am, 金曜, 2026-12-24 17:00), empty for none;\n"
         out += "# Priority high, medium or low; Tags separated by spaces; Repeat an --every RULE.\n"
         for field in Self.fields { out += "\(field): \(values[field] ?? "")\n" }
@@ -97,18 +95,6 @@ package struct EditForm: Equatable {
         if notes != original.notes { options += notes.isEmpty ? ["--no-notes"] : ["--notes", notes] }
         return options
     }
-
-    /// Opens `path` in the user's editor on this terminal and waits for it: true when it exited 0.
-    static func openEditor(_ path: String, environment: [String: String]) throws(CLIFailure) -> Bool {
-        let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !Validation.trimmed($0).isEmpty } ?? "vi"
-        // Through the shell, as git does: EDITOR may hold arguments ("code --wait").
-        do {
-            let pid = try Spawn.start("/bin/sh", ["-c", editor + " \"$1\"", "sh", path], environment: environment, foreground: true)
-            return Spawn.reap(pid) == .status(0)
-        } catch {
-            throw .input("cannot run the editor \(editor): \(error.reason)")
-        }
-    }
 }
 
 extension CLI {
@@ -119,7 +105,7 @@ extension CLI {
     static func editInEditor(arguments: [String], editAt index: Int, environment: [String: String], uid: UInt32,
                              now: Instant, timeZone: ZoneInfo, zoneName: @escaping () -> String?,
                              stdout: (String) -> Void, stderr: (String) -> Void,
-                             connect: (String) throws(ClientError) -> RPCTransport) -> Int32 {
+                             connect: (String) throws(ClientError) -> any RPCTransport) -> Int32 {
         let global = Array(arguments[..<index]).filter { $0 != "--json" && $0 != "-j" }
         let id = arguments[index + 1]
         var shown = ""
@@ -131,71 +117,46 @@ extension CLI {
             return exitUnavailable
         }
         let original = EditForm(todo, timeZone: timeZone)
-        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        let directory = base + "/todoctl-edit-\(uid)-\(UInt64.random(in: 0...UInt64.max))"
-        let path = directory + "/todo-\(todo.id).txt"
-        do throws(PosixError) {
-            try Files.makeDirectories(directory, mode: 0o700)
-            let made = try Files.mode(directory)
-            guard made.mode & 0o777 == 0o700, made.uid == uid else { throw PosixError("mkdir \(directory)", errno: EEXIST) }
-        } catch {
-            stderr("todoctl: cannot make a place for the form: \(error.reason)\n")
-            return exitRefused
-        }
-        defer {
-            try? Files.unlink(path)
-            _ = rmdir(directory)
-        }
-        var text = original.text(id: todo.id, problem: nil)
-        var problem: String?
-        while true {
-            do {
-                try AtomicFile.write(path, Array(text.utf8), durable: false)
-            } catch {
-                stderr("todoctl: cannot write the form \(path): \(error.reason)\n")
-                return exitRefused
-            }
-            do {
-                guard try EditForm.openEditor(path, environment: environment) else {
-                    stderr("todoctl: the editor did not end well; nothing changed\n")
-                    return exitRefused
+        var result = exitOK
+        let ending: EditorSession.Ending
+        do {
+            ending = try EditorSession.edit(original.text(id: todo.id), fileName: "todo-\(todo.id).txt", maxBytes: 1 << 20,
+                                            environment: environment, uid: uid) { saved throws(CLIFailure) in
+                let options: [String]
+                do throws(UsageError) {
+                    options = try EditForm(reading: saved).options(from: original)
+                } catch {
+                    return error.message
                 }
-            } catch {
-                let (status, message) = report(error, socket: "", socketFromFlag: false)
-                stderr(message)
-                return status
-            }
-            let saved = (try? Files.contents(of: path, maxBytes: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            if saved == text {
-                stderr(problem == nil ? "No change.\n" : "todoctl: the form was saved unchanged after an error; nothing changed\n")
-                return problem == nil ? exitOK : exitRefused
-            }
-            // The user's text without the last error, to show again under the next one.
-            let body = saved.split(separator: "\n", omittingEmptySubsequences: false)
-                .filter { !$0.hasPrefix("# ERROR: ") && !$0.hasPrefix("# Correct it and save again") }.joined(separator: "\n")
-            let options: [String]
-            do throws(UsageError) {
-                options = try EditForm(reading: saved).options(from: original)
-            } catch {
-                problem = error.message
-                text = "# ERROR: \(error.message)\n# Correct it and save again; save without changes to give up.\n" + body
-                continue
-            }
-            if options.isEmpty {
-                stdout("No change.\n")
-                return exitOK
-            }
-            var errors = ""
-            let status = main(arguments: global + ["edit", id] + options, environment: environment, uid: uid, isTerminal: false,
+                if options.isEmpty {
+                    stdout("No change.\n")
+                    return nil
+                }
+                var errors = ""
+                result = main(arguments: global + ["edit", id] + options, environment: environment, uid: uid, isTerminal: false,
                               terminalWidth: nil, now: now, timeZone: timeZone, zoneName: zoneName(), stdout: stdout,
                               stderr: { errors += $0 }, connect: connect)
-            if status == exitOK || status == exitUnavailable {
-                stderr(errors)
-                return status
+                if result == exitOK || result == exitUnavailable {
+                    stderr(errors)
+                    return nil
+                }
+                return errors.split(separator: "\n").first.map { String($0.hasPrefix("todoctl: ") ? $0.dropFirst(9) : $0) }
+                    ?? "todoctl edit failed"
             }
-            let first = errors.split(separator: "\n").first.map { String($0.hasPrefix("todoctl: ") ? $0.dropFirst(9) : $0) } ?? "todoctl edit failed"
-            problem = first
-            text = "# ERROR: \(first)\n# Correct it and save again; save without changes to give up.\n" + body
+        } catch {
+            let (status, message) = report(error, socket: "", socketFromFlag: false)
+            stderr(message)
+            return status
+        }
+        switch ending {
+        case .accepted:
+            return result
+        case .unchanged(nil):
+            stdout("No change.\n")
+            return exitOK
+        case .unchanged(let problem?):
+            stderr("todoctl: the form was saved unchanged after an error (\(problem)); nothing changed\n")
+            return exitRefused
         }
     }
 }

@@ -166,60 +166,35 @@ extension Runner {
             guard let line = try? EditLines.read(text) else { throw .input("todo \(todo.id) cannot be written as a line") }
             byID[todo.id] = (todo, line)
         }
-        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        let directory = base + "/todoctl-edit-\(uid)-\(UInt64.random(in: 0...UInt64.max))"
-        let path = directory + "/todos.txt"
-        do throws(PosixError) {
-            try Files.makeDirectories(directory, mode: 0o700)
-            let made = try Files.mode(directory)
-            guard made.mode & 0o777 == 0o700, made.uid == uid else { throw PosixError("mkdir \(directory)", errno: EEXIST) }
-        } catch {
-            throw .input("cannot make a place for the file: \(error.reason)")
-        }
-        defer {
-            try? Files.unlink(path)
-            _ = rmdir(directory)
-        }
-        var text = EditLines.header(todos.count) + originals.joined(separator: "\n") + "\n"
-        var problem: String?
-        while true {
-            do { try AtomicFile.write(path, Array(text.utf8), durable: false) } catch {
-                throw .input("cannot write the file \(path): \(error.reason)")
-            }
-            guard try EditForm.openEditor(path, environment: environment) else {
-                throw .input("the editor did not end well; nothing changed")
-            }
-            let saved = (try? Files.contents(of: path, maxBytes: 16 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            if saved == text {
-                if let problem { throw .input("the file was saved unchanged after an error (\(problem)); nothing changed") }
-                if json { emit(.array([])) } else { print("No change.") }
-                return
-            }
-            let body = saved.split(separator: "\n", omittingEmptySubsequences: false)
-                .filter { !$0.hasPrefix("# ERROR: ") && !$0.hasPrefix("# Correct it and save again") }.joined(separator: "\n")
-            func again(_ message: String) {
-                problem = message
-                text = "# ERROR: \(message)\n# Correct it and save again; save without changes to give up.\n" + body
-            }
+        let text = EditLines.header(todos.count) + originals.joined(separator: "\n") + "\n"
+        func check(_ saved: String) throws(CLIFailure) -> String? {
             let ops: [TodoBatchParams.Op]
             do throws(UsageError) {
                 ops = try plan(saved, byID: byID, order: todos.map(\.id), parser: parser)
             } catch {
-                again(error.message)
-                continue
+                return error.message
             }
             if ops.isEmpty {
                 if json { emit(.array([])) } else { print("No change.") }
-                return
+                return nil
             }
             do {
                 let (raw, changed) = try answer(TodoBatchParams(ops: ops))
                 if json { emit(raw) } else { Runner.sayChanged(changed, todos, verb: "Updated", print: { print($0) }) }
-                return
+                return nil
             } catch .client(.refused(let rpc)) where rpc.code != RPCError.conflictCode {
-                again(rpc.message)
+                return rpc.message
             }
+        }
+        let ending = try EditorSession.edit(text, fileName: "todos.txt", maxBytes: 16 << 20, environment: environment, uid: uid,
+                                            check: check)
+        switch ending {
+        case .accepted:
+            break
+        case .unchanged(nil):
+            if json { emit(.array([])) } else { print("No change.") }
+        case .unchanged(let problem?):
+            throw .input("the file was saved unchanged after an error (\(problem)); nothing changed")
         }
     }
 

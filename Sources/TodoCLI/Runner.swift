@@ -11,7 +11,7 @@ import TodoWhen
 
 /// Stage 3 of todoctl: runs one command against the daemon and prints its result.
 struct Runner {
-    var transport: RPCTransport
+    var transport: any RPCTransport
     /// Print only JSON.
     var json: Bool
     var human: HumanOutput
@@ -28,7 +28,7 @@ struct Runner {
     var refused: [String] = []
     /// The daemon's socket, and how to connect to it again (`watch --reconnect`).
     var socket = ""
-    var connect: (() throws(ClientError) -> RPCTransport)?
+    var connect: (() throws(ClientError) -> any RPCTransport)?
     /// What the file being imported held besides todos (`VEVENT`: 3), for the import report.
     var importSkipped: [String: Int] = [:]
     /// The rules the file being imported had that todod keeps without following, for the report.

@@ -64,6 +64,28 @@ package struct TodoQuery: Sendable, Equatable {
     package var sort: [SortKey] = []
     package var limit: Int?
     package var offset = 0
+    /// A keyset window: only the todos after this todo in the listing's order (or, `before`,
+    /// the `limit` todos just before it, still in the listing's order). The todo is found by id
+    /// and its sort values place it; it need not match the filters. Not with `offset` or `tree`.
+    package var seek: Seek?
+    /// With `seek`: count the todos ahead of the page too (`TodoPage.offset`).
+    package var withOffset = false
+
+    /// Where a keyset window starts: after, or before, the todo with this id.
+    package struct Seek: Sendable, Equatable {
+        package var id: Int64
+        package var before: Bool
+
+        package init(after id: Int64) {
+            self.id = id
+            before = false
+        }
+
+        package init(before id: Int64) {
+            self.id = id
+            before = true
+        }
+    }
 
     package init() {}
 
@@ -75,9 +97,13 @@ package struct TodoQuery: Sendable, Equatable {
 package struct TodoPage: Sendable, Equatable {
     package var todos: [Todo]
     package var total: Int
+    /// For a keyset window asked `withOffset`: where the page's first todo is in the listing
+    /// (0-based; the count of the todos ahead of it).
+    package var offset: Int?
 
-    package init(todos: [Todo], total: Int) {
+    package init(todos: [Todo], total: Int, offset: Int? = nil) {
         self.todos = todos
         self.total = total
+        self.offset = offset
     }
 }

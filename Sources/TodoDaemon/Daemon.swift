@@ -15,7 +15,8 @@ import TodoTime
 /// Start-up order: ignore SIGPIPE, register signal sources, open and migrate the store, listen,
 /// then announce. On SIGTERM or SIGINT: stop accepting and reading, let every request already
 /// received finish and its answer leave, close the store, exit 0. SIGHUP is ignored (logged):
-/// there is nothing to reload.
+/// there is nothing to reload. When its program file is replaced (an upgrade): the same, but the
+/// listening socket stays open and the new program runs in this process (`reexec`).
 package final class Daemon: @unchecked Sendable {
     // @unchecked: `running`, `stopping` and `earlySignal` are touched only on the I/O queue
     // (`start` sets `running` there, `stop` runs there); `databaseWatch` only on the store queue once its
@@ -27,12 +28,17 @@ package final class Daemon: @unchecked Sendable {
     /// The parts `stop` needs, once `start` made them.
     private var running: Running?
     private var stopping = false
+    /// A SIGTERM or SIGINT that came while the daemon was stopping to run its new program: it
+    /// exits instead.
+    private var stopAsked = false
+    /// Watches the program's file for a replacement; set once at start.
+    private var programWatch: ProgramWatch?
     /// A SIGTERM or SIGINT that came before `running` was set: acted on as soon as it is.
     private var earlySignal: Int32?
-    private var signalSources: [DispatchSourceSignal] = []
+    private var signalSources: [any DispatchSourceSignal] = []
     private let notifier = ManagerNotifier()
     private let watchdog: Watchdog
-    private var databaseWatch: DispatchSourceRead?
+    private var databaseWatch: (any DispatchSourceRead)?
     /// Watches the local zone for changes; set once at start.
     private var zoneWatch: ZoneWatch?
     /// logind's sleep and resume signals; set once at start.
@@ -124,7 +130,11 @@ package final class Daemon: @unchecked Sendable {
         let storeID: String
         do { storeID = try store.read { try $0.storeID() } } catch { throw StartError(description: "cannot read the store's id: \(error)") }
 
-        let passed = try adoptPassedSocket()
+        // Set by the program this one replaced (`reexec`): the socket file it made, "" for one
+        // systemd passed. Not for anything this process starts.
+        let replacing = environment["TODOD_REEXEC"]
+        unsetenv("TODOD_REEXEC")
+        let passed = try adoptPassedSocket(quietly: replacing != nil)
         let listener = try passed ?? listen(on: options.socket)
         let readLoop: ReadLoop
         do { readLoop = try ReadLoop(queue: ioQueue) } catch { throw StartError(description: "cannot wait for clients: \(error)") }
@@ -177,7 +187,7 @@ package final class Daemon: @unchecked Sendable {
         zoneWatch.start()
         self.zoneWatch = zoneWatch
         let running = Running(store: store, server: server, connections: connections, executor: executor, scheduler: scheduler,
-                              createdSocket: passed == nil ? options.socket : nil)
+                              createdSocket: passed == nil ? options.socket : replacing.flatMap { $0.isEmpty ? nil : $0 })
         do {
             try ioQueue.sync {
                 self.running = running
@@ -200,9 +210,12 @@ package final class Daemon: @unchecked Sendable {
             store.queue.async { asleep ? scheduler.preparingForSleep() : scheduler.resumed() }
         }
         watchdog.start(on: store.queue)
+        // The program file replaced (an upgrade): the new program runs in this process.
+        programWatch = ProgramWatch(queue: ioQueue, log: log) { [unowned self] path in self.reexec(path) }
         notifier.send("READY=1")
         afterStart?(store.queue)
-        log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid()))")
+        log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid())"
+                 + (replacing != nil ? ", the program replaced in place" : "") + ")")
     }
 
     /// The path to open the database by: its directory's real path (checked by
@@ -243,7 +256,7 @@ package final class Daemon: @unchecked Sendable {
     }
 
     /// The listening socket systemd passed (socket activation), if any. It is never unlinked.
-    private func adoptPassedSocket() throws -> Int32? {
+    private func adoptPassedSocket(quietly: Bool) throws -> Int32? {
         let passed = ServiceManager.listenFDs()
         guard !passed.isEmpty else { return nil }
         guard let fd = passed.first(where: UnixSocket.isListeningStream) else {
@@ -251,7 +264,7 @@ package final class Daemon: @unchecked Sendable {
         }
         for other in passed where other != fd { Posix.close(other) }
         try Posix.setNonBlocking(fd)
-        log.info("using the socket passed by systemd")
+        if !quietly { log.info("using the socket passed by systemd") }
         enforcePrivateMode(ofSocketAt: UnixSocket.localPath(fd))
         return fd
     }
@@ -328,23 +341,65 @@ package final class Daemon: @unchecked Sendable {
             earlySignal = signal
             return
         }
-        guard !stopping else { return }
+        guard !stopping else {
+            stopAsked = true  // stopping to run the new program: exit instead (`reexec`)
+            return
+        }
         stopping = true
         notifier.send("STOPPING=1")
         log.info("stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
         running.server.stopAccepting()
         if let createdSocket = running.createdSocket { try? Files.unlink(createdSocket) }
-        // Every request received so far runs before the barrier; its answer is then queued here.
-        let (store, connections) = (running.store, running.connections)
-        running.executor.barrier { [ioQueue, notifier] in
-            ioQueue.async {
-                store.close()
-                // Exits when the last answer is written (or its peer left), or after 5 s for a
-                // peer that does not read.
-                let exit: @Sendable () -> Void = { notifier.flush(seconds: 1); Glibc.exit(0) }
-                connections.whenFlushed(exit)
-                ioQueue.asyncAfter(deadline: .now() + 5, execute: exit)
+        finishWork(running) { [notifier] in
+            notifier.flush(seconds: 1)
+            Glibc.exit(0)
+        }
+    }
+
+    /// On the I/O queue, once the server stopped accepting and reading: every request received so
+    /// far runs and its answer is queued; the reminder batch in flight is recorded (never sent
+    /// again) and nothing more fires; the store is closed. Then `done`, on the I/O queue, once:
+    /// when the last answer is written (or its peer left), or after 5 s for a peer that does not
+    /// read.
+    private func finishWork(_ running: Running, then done: @escaping @Sendable () -> Void) {
+        let (store, connections, scheduler) = (running.store, running.connections, running.scheduler)
+        let once = Once(done)
+        running.executor.barrier { [ioQueue] in
+            scheduler.halt(waitingAtMost: 5) {
+                ioQueue.async {
+                    store.close()
+                    connections.whenFlushed(once.run)
+                    ioQueue.asyncAfter(deadline: .now() + 5, execute: once.run)
+                }
             }
+        }
+    }
+
+    /// On the I/O queue: the program's file was replaced by `path` (an upgrade). Finishes the
+    /// work as at a stop, keeping the listening socket open (clients meanwhile wait in its
+    /// backlog), then runs the new program in this process, as socket activation would start it:
+    /// the same pid, so the service manager sees the same main process (`RELOADING=1`, then the
+    /// new program's `READY=1`) and nothing fails or restarts. The new program fires what fell
+    /// due meanwhile as it starts. A SIGTERM meanwhile makes it exit 0 instead.
+    private func reexec(_ path: String) {
+        dispatchPrecondition(condition: .onQueue(ioQueue))
+        guard let running, !stopping else { return }
+        stopping = true
+        log.notice("\(path) was replaced (an upgrade?): running the new program in place of this one, pid \(getpid()) and the listening socket kept")
+        notifier.send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(Posix.monotonicSeconds() * 1_000_000))")
+        let listener = running.server.stopAccepting(keepingListener: true)
+        finishWork(running) { [self] in
+            if stopAsked {
+                if let createdSocket = running.createdSocket { try? Files.unlink(createdSocket) }
+                notifier.send("STOPPING=1")
+                notifier.flush(seconds: 1)
+                Glibc.exit(0)
+            }
+            notifier.flush(seconds: 1)
+            let error = Executable.replace(with: path, arguments: Array(CommandLine.arguments.dropFirst()), passing: listener,
+                                           setting: ["TODOD_REEXEC": running.createdSocket ?? ""])
+            log.error("cannot run the new \(path) (\(error)); exiting so that the service manager starts it")
+            Glibc.exit(1)
         }
     }
 
@@ -370,5 +425,19 @@ package final class Daemon: @unchecked Sendable {
     static func commandName() -> String {
         let text = (try? Files.contents(of: "/proc/self/comm", maxBytes: 64)).map { String(decoding: $0, as: UTF8.self) } ?? "todod"
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
+    }
+}
+
+/// A closure run at most once, whichever of its callers comes first (all on one queue).
+private final class Once: @unchecked Sendable {
+    // @unchecked: `body` is touched only on the queue the callers run on.
+    private var body: (@Sendable () -> Void)?
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    var run: @Sendable () -> Void {
+        { [self] in
+            let body = self.body
+            self.body = nil
+            body?()
+        }
     }
 }

@@ -26,4 +26,27 @@ package enum Executable {
         for pointer in argv { free(pointer) }
         return error
     }
+
+    /// Replaces this process with `program` as socket activation would start it: `listener` becomes
+    /// descriptor 3, inherited, with `LISTEN_FDS=1` and `LISTEN_PID` this pid (which `exec` keeps,
+    /// so a service manager still knows the process as its main one); `variables` are set too.
+    /// Signals are as at a fresh start: none blocked, SIGTERM and SIGINT at their default action
+    /// (one that comes before the new program handles it ends the process, as asked). Returns only
+    /// when that failed, with the error; the process is then in no state to go on serving.
+    package static func replace(with program: String, arguments: [String], passing listener: Int32,
+                                setting variables: [String: String]) -> PosixError {
+        if listener != 3, dup2(listener, 3) != 3 { return PosixError("dup2 \(listener) 3", errno: errno) }
+        let flags = fcntl(3, F_GETFD)
+        guard flags >= 0, fcntl(3, F_SETFD, flags & ~FD_CLOEXEC) == 0 else { return PosixError("fcntl 3", errno: errno) }
+        setenv("LISTEN_FDS", "1", 1)
+        setenv("LISTEN_PID", String(getpid()), 1)
+        unsetenv("LISTEN_FDNAMES")
+        for (name, value) in variables { setenv(name, value, 1) }
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+        return replace(with: program, arguments: arguments)
+    }
 }

@@ -63,20 +63,37 @@ package final class DirectoryWatch {
     /// Reads every pending event; returns the names of the entries they were about ("" for the
     /// directory itself).
     package func drain() -> [String] {
-        var names: [String] = []
+        drainEvents().map(\.name)
+    }
+
+    /// One event: the entry's name ("" for the directory itself) and what happened (`IN_*` bits).
+    package struct Event: Sendable, Equatable {
+        package let name: String
+        package let mask: UInt32
+
+        /// Whether the entry is there complete now: written and closed (`IN_CLOSE_WRITE`), or
+        /// moved in over whatever had its name (`IN_MOVED_TO`, how dpkg replaces a file).
+        package var isComplete: Bool { mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 }
+    }
+
+    /// Reads every pending event, in order.
+    package func drainEvents() -> [Event] {
+        var events: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 8192)
         while let n = try? Posix.read(fd, into: &buffer), n > 0 {
             var offset = 0
-            // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len].
+            // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len] (little-endian here).
+            func word(_ at: Int) -> Int {
+                Int(buffer[at]) | Int(buffer[at + 1]) << 8 | Int(buffer[at + 2]) << 16 | Int(buffer[at + 3]) << 24
+            }
             while offset + 16 <= n {
-                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
-                    | Int(buffer[offset + 15]) << 24
+                let mask = UInt32(word(offset + 4)), length = word(offset + 12)
                 let start = offset + 16, end = min(n, start + length)
                 let bytes = buffer[start..<end].prefix { $0 != 0 }
-                names.append(String(decoding: bytes, as: UTF8.self))
+                events.append(Event(name: String(decoding: bytes, as: UTF8.self), mask: mask))
                 offset = start + length
             }
         }
-        return names
+        return events
     }
 }

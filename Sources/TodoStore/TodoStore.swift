@@ -110,12 +110,13 @@ package final class TodoStore: Sendable {
     /// True while a `writeDetached` runs. Must run on the store queue.
     package var longWriteRunningOnQueue: Bool { database.longWriteRunning }
 
-    /// Runs the body of a write transaction, then the step of log pruning due before its commit,
-    /// then the check that a large one has room on disk (`DiskRoom`).
+    /// Runs the body of a write transaction, then the search index's flush (`SearchIndex.flush`),
+    /// the step of log pruning due before its commit, then the check that a large one has room on disk (`DiskRoom`).
     private func committing<T, E: TodoErrorConvertible>(_ connection: Connection, _ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         let tx = StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, logTail: LogTail())
         let value = try body(tx)
         do throws(TodoError) {
+            try SearchIndex.flush(connection)
             try tx.pruneBeforeCommit()
             try DiskRoom.checkBeforeCommit(connection, path: database.path)
         } catch {

@@ -258,7 +258,7 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     package static func radicale(script: String? = CalDAVTestSupport.radicale, rights: String? = nil,
                                  users: [(name: String, password: String)] = []) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_RADICALE") }
-        var lastError: Error = CalDAVTestError.didNotStart("radicale", "")
+        var lastError: any Error = CalDAVTestError.didNotStart("radicale", "")
         for _ in 0..<3 {  // the free port may be taken between choosing and binding it
             let directory = TemporaryDirectory("radicale")
             let port = CalDAVTestSupport.freePort()
@@ -301,7 +301,7 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     /// Starts xandikos from `TODOD_XANDIKOS` (or `script`) and waits until it answers.
     package static func xandikos(script: String? = CalDAVTestSupport.xandikos) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_XANDIKOS") }
-        var lastError: Error = CalDAVTestError.didNotStart("xandikos", "")
+        var lastError: any Error = CalDAVTestError.didNotStart("xandikos", "")
         for _ in 0..<3 {
             let directory = TemporaryDirectory("xandikos")
             let port = CalDAVTestSupport.freePort()
@@ -339,7 +339,7 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         let variable = kind == .cyrus ? "TODOD_CYRUS" : "TODOD_DAVICAL"
         guard let script = script ?? (kind == .cyrus ? CalDAVTestSupport.cyrus : CalDAVTestSupport.davical)
         else { throw CalDAVTestError.notConfigured(variable) }
-        var lastError: Error = CalDAVTestError.didNotStart(kind.displayName, "")
+        var lastError: any Error = CalDAVTestError.didNotStart(kind.displayName, "")
         for _ in 0..<3 {
             let start = Date()
             do {

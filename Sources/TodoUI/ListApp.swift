@@ -58,6 +58,9 @@ final class ListApp {
     // The rows read: `rows[i]` is row `windowStart + i` of the listing of `total`.
     private var rows: [Todo] = []
     private var windowStart = 0
+    /// Whether nothing changed since the rows were read (then a window next to them is read
+    /// from one of them, by its sort values).
+    private var rowsCurrent = false
     private var total = 0
     private var top = 0
     private var cursor = 0
@@ -184,7 +187,10 @@ final class ListApp {
     }
 
     /// Reads the rows around the top of the screen again and puts the selection back on its todo.
-    private func reload() {
+    /// `scrolling`: only the place in the list moved since the rows were read (nothing changed,
+    /// the query is the same), so a window next to them may be read from one of them.
+    private func reload(scrolling: Bool = false) {
+        if !scrolling { rowsCurrent = false }
         guard let transport else { return }
         let page = listHeight
         let start = max(0, top - page)
@@ -193,6 +199,7 @@ final class ListApp {
             rows = result.todos
             total = result.total
             windowStart = start
+            rowsCurrent = true
             for todo in rows {
                 parents[todo.id] = .some(todo.parent)
                 uids[todo.id] = todo.uid
@@ -207,12 +214,8 @@ final class ListApp {
         }
         if let uid = selectedUID, let i = rows.firstIndex(where: { $0.uid == uid }) {
             cursor = windowStart + i
-        } else if selectedUID != nil, let index = farIndex() {
-            // The selected todo moved beyond the rows read: read the rows around it.
-            cursor = index
-            top = max(0, index - listHeight / 2)
-            reload()
-            return
+        } else if selectedUID != nil && follow() {
+            // The selected todo moved beyond the rows read: the rows around it were read.
         }
         cursor = max(0, min(cursor, total - 1))
         while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }  // inside a fold: on its parent
@@ -227,6 +230,21 @@ final class ListApp {
     /// reads one page). When the total changed meanwhile, read again from the start.
     private func readWindow(start: Int, count: Int, transport: UnixSocketTransport) throws(ClientError) -> TodoPage {
         var q = query
+        // Next to rows read since the last change: a keyset window from the row just before it
+        // (or just after it), which costs the daemon the same wherever it is in the list.
+        if rowsCurrent, start > 0, let anchor = todo(at: start - 1) {
+            var next = q
+            next.seek = .init(after: anchor.id)
+            next.limit = count
+            let page = try transport.call(next)
+            if page.total == total { return page }
+        } else if rowsCurrent, let anchor = todo(at: start + count), count > 0 {
+            var previous = q
+            previous.seek = .init(before: anchor.id)
+            previous.limit = count
+            let page = try transport.call(previous)
+            if page.total == total && page.todos.count == count { return page }
+        }
         let field = Self.sorts[sortIndex]
         if total > 1, start > total / 2, !sections, field == nil || field == .id {
             let end = min(total, start + count)
@@ -243,16 +261,40 @@ final class ListApp {
         return try transport.call(q)
     }
 
-    /// Where the selected todo is in the listing now, when that can be known without reading
-    /// the listing up to it: in the manual order of all open todos its position says it. Nil
-    /// when it left the list, or in another order (the selection then stays on its row).
-    private func farIndex() -> Int? {
-        guard let id = selectedID, let transport, Self.sorts[sortIndex] == nil, !showDone, !sections,
-              category == nil, Validation.trimmed(filter).isEmpty,
-              let todo = try? transport.call(TodoGetParams(id: id)), todo.uid == selectedUID, !todo.done,
-              let position = todo.position, position >= 1, position <= total else { return nil }
-        let index = descending ? total - position : position - 1
-        return index >= windowStart && index < windowStart + rows.count ? nil : index
+    /// Reads the rows around the selected todo when it moved beyond the rows read (another client
+    /// sent it to the other end of 100,000), in any order and with any filter: the page before it
+    /// (`todo.list` `before` its id, with the count of the todos ahead), then the rows from it
+    /// on (`after` the last of those). Two keyset windows, each a seek in an index. False when it
+    /// is no longer in the list (completed, deleted, filtered out).
+    private func follow() -> Bool {
+        guard let id = selectedID, let uid = selectedUID, let transport else { return false }
+        let page = listHeight
+        do {
+            var before = query
+            before.seek = .init(before: id)
+            before.limit = page
+            before.withOffset = true
+            let ahead = try transport.call(before)
+            guard let offset = ahead.offset else { return false }
+            var after = query
+            if let last = ahead.todos.last { after.seek = .init(after: last.id) }
+            after.limit = 2 * page + 1
+            let from = try transport.call(after)
+            guard from.todos.first?.uid == uid else { return false }
+            rows = ahead.todos + from.todos
+            total = from.total
+            windowStart = offset
+            rowsCurrent = true
+            for todo in rows {
+                parents[todo.id] = .some(todo.parent)
+                uids[todo.id] = todo.uid
+            }
+            cursor = offset + ahead.todos.count
+            top = max(0, cursor - page / 2)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Whether row `index` is inside a folded parent (a todo above it whose subtasks are folded).
@@ -300,7 +342,7 @@ final class ListApp {
         // Rows on screen that were not read: read around the new top.
         if total > 0 && (todo(at: top) == nil || todo(at: min(total - 1, top + listHeight - 1)) == nil) {
             selectedUID = nil
-            reload()
+            reload(scrolling: true)
         }
         while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }
         selectedUID = todo(at: cursor)?.uid
@@ -487,7 +529,7 @@ final class ListApp {
 
     /// A key while the category pane is open: move, choose (enter), close (escape).
     private func paneKey(_ key: Key) {
-        guard var (categories, row) = pane else { return }
+        guard case (let categories, var row)? = pane else { return }
         let count = categories.count + 2
         switch key {
         case .escape: pane = nil
@@ -607,7 +649,7 @@ final class ListApp {
                             environment: variables, uid: getuid(), isTerminal: onTerminal, terminalWidth: nil,
                             now: Instant.now(), timeZone: self.environment.timeZone, zoneName: self.environment.zoneName,
                             stdout: { out += $0 }, stderr: { err += $0 },
-                            connect: { (path: String) throws(ClientError) -> RPCTransport in try UnixSocketTransport(path: path) })
+                            connect: { (path: String) throws(ClientError) -> any RPCTransport in try UnixSocketTransport(path: path) })
         let lines = { (text: String) in text.split(separator: "\n").map(String.init).filter { !Validation.trimmed($0).isEmpty } }
         let answer = code == 0 && json ? try? JSON.parse(Array(out.utf8)) : nil
         if code != 0 {

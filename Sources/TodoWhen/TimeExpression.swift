@@ -429,10 +429,10 @@ extension TimeExpression {
 
 fileprivate extension Character {
     /// True for the ASCII digits 0…9 only (not other scripts' digits or fullwidth ones).
-    package var isASCIIDigit: Bool { asciiDigitValue != nil }
+    var isASCIIDigit: Bool { asciiDigitValue != nil }
 
     /// The value of an ASCII digit, or nil.
-    package var asciiDigitValue: Int64? {
+    var asciiDigitValue: Int64? {
         guard let a = asciiValue, a >= 48, a <= 57 else { return nil }
         return Int64(a - 48)
     }

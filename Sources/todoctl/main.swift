@@ -57,7 +57,7 @@ let status = CLI.main(
     zoneName: ZoneInfo.identifier(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
     stdout: { emit(STDOUT_FILENO, $0) },
     stderr: { emit(STDERR_FILENO, $0) },
-    connect: { (path: String) throws(ClientError) -> RPCTransport in
+    connect: { (path: String) throws(ClientError) -> any RPCTransport in
         try UnixSocketTransport(path: path, timeout: UnixSocketTransport.timeout(environment: environment))
     },
     runUI: runInteractiveList,

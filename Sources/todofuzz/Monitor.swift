@@ -283,7 +283,7 @@ final class Monitor: @unchecked Sendable {
 final class LockedResult: @unchecked Sendable {
     // @unchecked: `value` is guarded by `lock`.
     private let lock = Mutex(())
-    private var value: Result<JSON, Error>?
-    func set(_ v: Result<JSON, Error>) { lock.withLock { _ in value = v } }
-    func get() -> Result<JSON, Error>? { lock.withLock { _ in value } }
+    private var value: Result<JSON, any Error>?
+    func set(_ v: Result<JSON, any Error>) { lock.withLock { _ in value = v } }
+    func get() -> Result<JSON, any Error>? { lock.withLock { _ in value } }
 }

@@ -365,6 +365,44 @@ struct InteractiveListTests {
         #expect(pane.contains("Title:    やること 136"), "\(pane.screen())")
     }
 
+    /// Sorted by title, and with a `/` filter: another client renames the selected todo so it
+    /// sorts at the other end of the list, far beyond the rows read; the selection follows it
+    /// there (the rows around it read with two keyset windows), and acts on it.
+    @Test func theSelectionFollowsItsTodoFarAwayInAnyOrder() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.client()
+        for i in 1...150 { _ = try client.result("todo.add", ["title": .string("やること \(i)")]) }
+        let pane = try Pane(daemon: daemon)
+        try pane.press("s", "s", "s")  // manual, due, priority, title
+        #expect(pane.contains("sort: title ↑"), "\(pane.screen())")
+        // By title: やること 1, やること 10, やること 100, やること 101, …
+        try pane.press("j", "j")
+        #expect(pane.contains("Title:    やること 100"), "\(pane.screen())")
+        #expect(try daemon.todoctl(["edit", "100", "--title", "んんん 最後へ"]).status == 0)
+        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    んんん 最後へ") } && s.contains { $0.hasPrefix(" ") && $0.contains("んんん 最後へ") && $0.contains("100") } },
+                "\(pane.screen())")
+        try pane.press("j")  // the last row: j stays on it
+        #expect(pane.contains("Title:    んんん 最後へ"), "\(pane.screen())")
+        try pane.press("Space")
+        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 100))??["done"] == .bool(true) })
+        // With a filter: 62 todos have こと 1 in their title.
+        try pane.press("/")
+        try pane.type("こと 1")
+        try pane.press("Enter")
+        #expect(pane.contains("/こと 1"), "\(pane.screen())")
+        try pane.press("g", "j")
+        #expect(pane.contains("Title:    やること 10"), "\(pane.screen())")
+        #expect(try daemon.todoctl(["edit", "10", "--title", "んんん やること 10"]).status == 0)
+        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    んんん やること 10") } }, "\(pane.screen())")
+        try pane.press("k")
+        #expect(pane.contains("Title:    やること 19"), "\(pane.screen())")
+        // Back down by one: the rows were read around it.
+        try pane.press("j")
+        #expect(pane.contains("Title:    んんん やること 10"), "\(pane.screen())")
+        try pane.press("q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
     /// The mouse is off by default (the terminal keeps its own selection); with `ui.mouse = on`
     /// a click selects a row and the wheel scrolls.
     @Test func theMouseWhenAskedFor() throws {

@@ -18,7 +18,7 @@ import TodoTestSupport
         var userManager = false
 
         init(passwordMode: Int = 0o600) throws {
-            FileManager.default.createFile(atPath: password, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: passwordMode])
+            _ = FileManager.default.createFile(atPath: password, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: passwordMode])
             try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
             // The stand-in todod-sync: --check prints FAKE_CALENDAR or fails with FAKE_CHECK_ERROR
             // (with FAKE_SEVERAL and neither --lists nor --calendar: several calendars, exit status 3);
@@ -174,7 +174,7 @@ import TodoTestSupport
         // the credential's file, and sync.conf names the credential, not a file.
         let credentials = s.dir.file("credentials")
         try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: credentials + "/home-pw", contents: Data("s3cret".utf8), attributes: [.posixPermissions: 0o400])
+        _ = FileManager.default.createFile(atPath: credentials + "/home-pw", contents: Data("s3cret".utf8), attributes: [.posixPermissions: 0o400])
         let inside = try s.todoctl(arguments, ["CREDENTIALS_DIRECTORY": credentials])
         #expect(inside.status == 0, "\(inside.stderr)")
         #expect(s.recorded == ["--check --url https://dav.example.org/ --user alice --password-file \(credentials)/home-pw"])
@@ -189,7 +189,7 @@ import TodoTestSupport
         let state = s.dir.file("state/todod/sync")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         for file in ["home.status", "home.state", "work.status", "work.state"] {
-            FileManager.default.createFile(atPath: state + "/" + file, contents: Data("{}".utf8))
+            _ = FileManager.default.createFile(atPath: state + "/" + file, contents: Data("{}".utf8))
         }
         let r = try s.todoctl(["sync", "remove", "home"])
         #expect(r.status == 0 && r.stdout == "Removed sync account home; its todos stay.\n", "\(r.stderr)")

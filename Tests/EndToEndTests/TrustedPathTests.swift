@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import TodoPosix
 import TodoTestSupport
+import TodoProtocol
 
 /// The paths a daemon running as root trusts: directories another user can
 /// change are refused before anything is made in them, the socket gets its mode without a path,

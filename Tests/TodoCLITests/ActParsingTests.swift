@@ -2,6 +2,7 @@ import Testing
 import TodoCore
 import TodoTime
 @testable import TodoCLI
+import TodoProtocol
 
 /// How todoctl reads an act on many todos: the filter after the command word or before it
 /// (`edit`'s only before: after it options are fields), several ids, `--all`, `--yes`, and the

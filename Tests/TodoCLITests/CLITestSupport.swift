@@ -120,7 +120,7 @@ enum Fixtures {
             arguments: arguments, environment: environment, uid: 1000, isTerminal: isTerminal,
             terminalWidth: terminalWidth, now: now, timeZone: timeZone, zoneName: zoneName,
             stdout: { out += $0 }, stderr: { err += $0 },
-            connect: { (path: String) throws(ClientError) -> RPCTransport in
+            connect: { (path: String) throws(ClientError) -> any RPCTransport in
                 connected.append(path)
                 if let connectError { throw connectError }
                 return transport

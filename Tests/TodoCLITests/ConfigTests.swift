@@ -4,6 +4,7 @@ import TodoPosix
 @testable import TodoCLI
 import TodoUserFiles
 import TodoWhen
+import TodoTime
 
 /// The config file's reading, alias expansion and word splitting, and "did you mean", without a
 /// daemon (TodoctlConvenienceTests covers them through the built binaries).

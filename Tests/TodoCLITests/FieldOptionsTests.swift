@@ -21,7 +21,7 @@ import TodoRPC
             arguments: arguments, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], uid: 1000, isTerminal: false,
             terminalWidth: nil, now: now, timeZone: timeZone, zoneName: zoneName,
             stdout: { out += $0 }, stderr: { err += $0 },
-            connect: { (_: String) throws(ClientError) -> RPCTransport in transport },
+            connect: { (_: String) throws(ClientError) -> any RPCTransport in transport },
             readStdin: { [] }, clock: { now })
         return Fixtures.Result(status: status, stdout: out, stderr: err, connectedTo: [])
     }

@@ -3,6 +3,7 @@ import TodoCore
 import TodoTime
 import TodoProtocol
 @testable import TodoCLI
+import TodoRPC
 
 /// `list`'s START columns: the start as DUE shows a due and, while it has not come, how far off
 /// it is; there only when a listed todo has a start.

@@ -70,7 +70,7 @@ import TodoUserFiles
     @Test func aPasswordFileOthersCanReadIsRefusedWithTheChmodHint() throws {
         let dir = TemporaryDirectory("syncpw")
         let file = dir.file("pw")
-        FileManager.default.createFile(atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o644])
         let account = SyncAccount(name: "home", url: "https://x/", user: "a", passwordFile: file)
         #expect(throws: SyncConfigError("the password file \(file) is readable by others (mode 644); run: chmod 600 \(file)")) {
             try account.password(environment: [:])
@@ -78,7 +78,7 @@ import TodoUserFiles
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         #expect(try account.password(environment: [:]) == "s3cret")
         let empty = dir.file("empty")
-        FileManager.default.createFile(atPath: empty, contents: Data("\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: empty, contents: Data("\n".utf8), attributes: [.posixPermissions: 0o600])
         #expect(throws: SyncConfigError.self) { try SyncAccount(name: "e", url: "https://x/", user: "a", passwordFile: empty).password(environment: [:]) }
         // A credential is read from $CREDENTIALS_DIRECTORY, and only there.
         let credential = SyncAccount(name: "c", url: "https://x/", user: "a", credential: "pw")

@@ -15,7 +15,7 @@ import TodoUserFiles
     func aControlCharacterInAnyValueIsRefused(user: String) throws {
         let dir = TemporaryDirectory("syncinject")
         let file = dir.file("pw")
-        FileManager.default.createFile(atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600])
         let env = ["XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"), "HOME": dir.path]
         let r = Fixtures.run(["sync", "add", "home", "--url", "https://dav.example.org/", "--user", user, "--password-file", file], environment: env)
         #expect(r.status == CLI.exitUsage, "\(r.stderr)")

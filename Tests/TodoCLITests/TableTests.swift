@@ -1,5 +1,6 @@
 import Testing
 @testable import TodoCLI
+import Foundation
 
 @Suite struct TableTests {
     static let family = "👨‍👩‍👧‍👦"

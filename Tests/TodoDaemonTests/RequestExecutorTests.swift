@@ -10,6 +10,7 @@ import TodoPosix
 import TodoProtocol
 import TodoStore
 import TodoTestSupport
+import Synchronization
 
 /// Each batch of replies the executor hands over, in order; checked on the I/O queue.
 private final class DeliveredBatches: ReplyDelivering, @unchecked Sendable {

@@ -2,6 +2,8 @@ import Testing
 import TodoCore
 import TodoTime
 @testable import TodoICal
+import Foundation
+import FoundationEssentials
 
 /// Zones as other clients need them: a zoned todo is written `DUE;TZID=...` with a VTIMEZONE
 /// generated from the tz database, which a reader without the tz database follows to the same

@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// The change log in the store: one entry per change with a growing seq, nothing for a no-op,
 /// revisions, exact undo and redo of every kind of change, and bounded pruning.

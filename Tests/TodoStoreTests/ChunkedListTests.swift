@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// The chunked listing gives what the whole one gives, in the same order, whatever the chunk.
 @Suite struct ChunkedListTests {
@@ -45,7 +46,7 @@ import TodoTestSupport
             // The page a single sorted statement gives, whichever way the listing read it.
             let sorted = try store.read { tx in
                 let statements = try tx.plan(query)
-                return try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
+                return try tx.connection.rows(statements.walkingPage, statements.walkingValues) { $0.int64(0) }
             }
             #expect(whole.todos.map(\.id) == sorted, "\(query)")
             for chunk in [1, 7, 1000] {

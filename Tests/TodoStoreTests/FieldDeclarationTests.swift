@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// `TodoField` and the store's `TodoColumn` and `TodoSelect` agree with each other and with the
 /// schema the migrations make: every column of `todos` is declared, stored for a field, read

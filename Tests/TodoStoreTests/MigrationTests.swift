@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 @Suite struct MigrationTests {
     /// The change-log triggers of a release before `columns` existed: today's, with every

@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 @Suite struct OrderTests {
     @Test func idsAreNeverReusedAndMovesKeepThem() throws {

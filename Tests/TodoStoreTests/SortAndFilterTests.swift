@@ -2,6 +2,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// Seven todos with known titles, dues, categories and timestamps (see `SortAndFilterTests`).
 private final class Fixture {
@@ -183,12 +184,12 @@ private final class Fixture {
                 }
                 #expect(statements.page(forTotal: StoreTransaction.narrowLimit + 1) == statements.walkingPage)
             }
-            // A text search counts the todos under one gram of the search index (migration 17),
-            // each looked up by id (SearchIndexTests: a common text reads the table once).
+            // A text search counts the todos the search index (migration 18) finds, each looked
+            // up by id (SearchIndexTests: a common one or two characters read the table once).
             q = TodoQuery(); q.search = "apple"
             let search = try tx.plan(q)
             let countPlan = try tx.queryPlan(search.count, search.values)
-            #expect(countPlan.contains { $0.contains("search_grams") } && !countPlan.contains { $0.hasPrefix("SCAN t") }, "\(countPlan)")
+            #expect(countPlan.contains { $0.contains("search_fts") } && !countPlan.contains { $0.hasPrefix("SCAN t") }, "\(countPlan)")
         }
     }
 
@@ -219,7 +220,7 @@ private final class Fixture {
                         let statements = try tx.plan(q)
                         #expect(statements.narrowPage != nil)
                         let narrow = try tx.connection.rows(statements.page(forTotal: 0), statements.pageValues) { $0.int64(0) }
-                        let walking = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
+                        let walking = try tx.connection.rows(statements.walkingPage, statements.walkingValues) { $0.int64(0) }
                         #expect(narrow == walking, "status \(status), sort \(sort), range \(range)")
                         compared += narrow.isEmpty ? 0 : 1
                     }
@@ -266,7 +267,7 @@ private final class Fixture {
                         q.limit = limit
                         let statements = try tx.plan(q)
                         #expect(statements.parts != nil)
-                        let sorted = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
+                        let sorted = try tx.connection.rows(statements.walkingPage, statements.walkingValues) { $0.int64(0) }
                         let page = try tx.list(q)
                         #expect(page.todos.map(\.id) == sorted, "status \(status), sort \(sort), offset \(offset), limit \(String(describing: limit))")
                         #expect(page.total == Int(try tx.connection.scalar(statements.count, statements.values)))

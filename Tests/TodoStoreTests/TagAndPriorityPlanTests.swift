@@ -2,6 +2,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// The v2 filters of `todo.list` on a store big enough that a scan would show: tags, priority
 /// and recurring are sought through their indexes, and give the same todos as the reference.
@@ -126,7 +127,7 @@ import TodoTestSupport
                         var q = TodoQuery(); q.status = status; q.sort = sort; q.offset = offset; q.limit = limit
                         let statements = try tx.plan(q)
                         #expect(statements.parts != nil)
-                        let sorted = try tx.connection.rows(statements.walkingPage, statements.pageValues) { $0.int64(0) }
+                        let sorted = try tx.connection.rows(statements.walkingPage, statements.walkingValues) { $0.int64(0) }
                         #expect(try tx.list(q).todos.map(\.id) == sorted, "\(status) \(sort) \(offset) \(String(describing: limit))")
                         compared += sorted.isEmpty ? 0 : 1
                     }

@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoStore
 import TodoTestSupport
+import TodoSQLite
 
 /// The v2 fields in the store: priority, tags, zone, allDay and recurrence are kept, checked on
 /// every write (a refusal names the field and changes nothing), follow the update rules, and a

@@ -12,12 +12,12 @@ import TodoUserFiles
 /// conflicts go to the journal and the status file, failures back off with a one-line status, and
 /// two rounds of one account never run at once.
 @Suite(.serialized) struct AccountSyncTests {
-    static func account(_ m: Machine, _ cal: CalendarCollection, roundLimit: Int? = nil) throws -> (AccountSync, [String: String], TemporaryDirectory) {
+    static func account(_ m: Machine, _ cal: any CalendarCollection, roundLimit: Int? = nil) throws -> (AccountSync, [String: String], TemporaryDirectory) {
         let home = TemporaryDirectory("acct")
         var env: [String: String] = ["HOME": home.path, "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config")]
         env["TZ"] = "UTC"
         let file = home.file("pw")
-        FileManager.default.createFile(atPath: file, contents: Data("秘密-password".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: file, contents: Data("秘密-password".utf8), attributes: [.posixPermissions: 0o600])
         var account = SyncAccount(name: "home", url: cal.url, user: "alice", passwordFile: file, calendar: cal.url)
         account.roundLimit = roundLimit
         let sync = AccountSync(account: account, environment: env, socket: m.daemon.socket, opener: { _, password throws(SyncError) in
@@ -40,7 +40,7 @@ import TodoUserFiles
         defer { withExtendedLifetime(home) {} }
         let title = "conflict \(UUID().uuidString)"
         let uid = try #require(try m.add(title)["uid"]?.stringValue)
-        try sync.round().get()
+        _ = try sync.round().get()
         try m.update(uid: uid, ["title": .string(title + " here")])
         cal.edit(try #require(cal.href(uid: uid))) { text in
             text.replacingOccurrences(of: "SUMMARY:\(title)", with: "SUMMARY:\(title) there")
@@ -119,7 +119,7 @@ extension AccountSyncTests {
         let (sync, env, home) = try Self.account(m, cal)
         defer { withExtendedLifetime(home) {} }
         for i in 0..<3 { try m.add("item \(i)") }
-        try sync.round().get()
+        _ = try sync.round().get()
         let state = try #require(SyncPaths.stateFile(account: "home", environment: env))
         #expect(try Files.mode(state).mode == 0o600)
         #expect(try Files.mode(Files.directory(of: state)).mode == 0o700)

@@ -60,7 +60,7 @@ struct CalDAVSyncTests {
             environment["TZ"] = "UTC"
             environment["JOURNAL_STREAM"] = nil
             let passwordFile = home.file("home.password")
-            FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
             var account = SyncAccount(name: "home", url: url, user: user, passwordFile: passwordFile, calendar: calendar)
             account.roundLimit = roundLimit
             try SyncConfig.save([account], environment: environment)

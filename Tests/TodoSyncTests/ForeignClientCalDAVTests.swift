@@ -4,6 +4,8 @@ import TodoCalDAV
 import TodoCore
 @testable import TodoSync
 import TodoTestSupport
+import TodoProtocol
+import TodoUserFiles
 
 /// The built `todod-sync`, two todod stores and a real server, with a third client writing as
 /// phones do: a todo without a sort order, and a title edit of a todo full of lines todod does

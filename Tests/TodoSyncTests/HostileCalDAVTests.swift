@@ -22,7 +22,7 @@ import TodoUserFiles
             environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.file("config"), "XDG_STATE_HOME": home.file("state"),
                            "TODOD_SOCKET": machine.daemon.socket, "TZ": "UTC", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
             let password = home.file("pw")
-            FileManager.default.createFile(atPath: password, contents: Data("pw\n".utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: password, contents: Data("pw\n".utf8), attributes: [.posixPermissions: 0o600])
             let url = server.origin + "/cal/"
             try SyncConfig.save([SyncAccount(name: "home", url: url, user: "alice", passwordFile: password, calendar: url)], environment: environment)
         }

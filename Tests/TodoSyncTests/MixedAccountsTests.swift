@@ -194,7 +194,7 @@ struct MixedAccountsTests {
         try Self.retitle(work.phone["Tasks"] ?? "", in: workTasks, work.server, to: "edited on work")
         try Self.retitle(meeting, in: homeCalendar, homeServer, to: "edited on home")
         try Self.twice(a)
-        var todos = try ListSyncTests.byUID(a)
+        let todos = try ListSyncTests.byUID(a)
         #expect(todos[work.phone["Tasks"] ?? ""]?["title"]?.stringValue == "edited on work")
         #expect(todos[meeting]?["title"]?.stringValue == "edited on home")
         #expect(try ListSyncTests.lists(work.server)["仕事"]?.items[meeting]?.entry.title == "edited on home")

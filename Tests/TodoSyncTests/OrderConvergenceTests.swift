@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 @testable import TodoSync
 import TodoTestSupport
+import TodoProtocol
 
 /// The manual order converges: after quiet rounds two todods and the server show the same open
 /// todos in the same order, whatever the history (an edit that beat a delete, a lost state

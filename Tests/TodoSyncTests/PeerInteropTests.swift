@@ -5,6 +5,7 @@ import TodoCore
 import TodoProtocol
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// Whether the peer tests run, and the peers' console scripts.
 enum PeerInterop {

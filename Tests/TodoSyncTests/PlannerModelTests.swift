@@ -2,6 +2,7 @@ import Testing
 import TodoCore
 @testable import TodoSync
 import TodoTestSupport
+import TodoUserFiles
 
 /// The seeded model test of the planner alone (the seed is printed, `TODOSYNC_SEED=N` replays
 /// it): random bases, random edits of each field, deletes, creations and moves on the store's

@@ -262,7 +262,7 @@ struct PythonCalDAVTests {
                       ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "FREQ=DAILY", "2026-12-08T00:00:00Z")])
     func pythonCalDAVCompletesThisAndFuture(_ zone: String, _ due: String, _ rule: String, _ next: String) throws {
         let (host, phone) = try Self.setUp()
-        let (uid, dueAt) = try Self.recurring(host, zone, due, rule)
+        let (uid, _) = try Self.recurring(host, zone, due, rule)
         try phone.run("""
             done_at = dt.datetime.fromisoformat(\(JSON.string(due).serialized())).astimezone(UTC)
             done_at += dt.timedelta(minutes=5)

@@ -198,10 +198,10 @@ func vtodo(uid: String, summary: String, modified: String = "20261201T090000Z", 
 /// The sync round's connection to todod, with a hook run before each `store.import` (a test
 /// changes a todo there, between the round's read and its write).
 final class ImportHook: RPCTransport {
-    let inner: RPCTransport
+    let inner: any RPCTransport
     let beforeImport: () -> Void
 
-    init(_ inner: RPCTransport, beforeImport: @escaping () -> Void) {
+    init(_ inner: any RPCTransport, beforeImport: @escaping () -> Void) {
         self.inner = inner
         self.beforeImport = beforeImport
     }
@@ -236,7 +236,7 @@ final class Machine {
 
     /// One round of the account against `collection`.
     @discardableResult
-    func sync(_ collection: CalendarCollection, beforeApply: @escaping () -> Void = {}, conflicts: ((SyncStatus.Conflict) -> Void)? = nil,
+    func sync(_ collection: any CalendarCollection, beforeApply: @escaping () -> Void = {}, conflicts: ((SyncStatus.Conflict) -> Void)? = nil,
               timeLimit: Double = SyncAccount.defaultRoundLimit) throws -> RoundReport {
         let transport = ImportHook(try UnixSocketTransport(path: daemon.socket, timeout: 30), beforeImport: beforeApply)
         let (state, _) = try SyncState.open(path: statePath)

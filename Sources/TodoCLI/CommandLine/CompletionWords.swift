@@ -38,7 +38,7 @@ enum CompletionWords {
     }
 
     /// The lines for `words` (what follows the argument), read from `transport`.
-    static func lines(_ words: ArraySlice<String>, transport: RPCTransport) throws(ClientError) -> [String] {
+    static func lines(_ words: ArraySlice<String>, transport: any RPCTransport) throws(ClientError) -> [String] {
         var words = Array(words)
         guard let what = words.first else { return [] }
         words.removeFirst()

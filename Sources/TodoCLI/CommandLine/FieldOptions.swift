@@ -2,6 +2,7 @@ import TodoCore
 import TodoTime
 import TodoCalendar
 import TodoWhen
+import TodoUserFiles
 
 /// The v2 fields `add` sets: `--priority`, `--tag`, `--every`.
 package struct AddFields: Equatable, Sendable {

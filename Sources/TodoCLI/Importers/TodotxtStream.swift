@@ -1,6 +1,7 @@
 import TodoCore
 import TodoProtocol
 import TodoRPC
+import TodoPosix
 
 /// `import --from todotxt`: the file read line by line and its new todos sent in imports of at
 /// most `todotxtBatchTodos` todos (`todotxtBatchBytes` as estimated), so a file of any length

@@ -36,7 +36,7 @@ final class ClientConnection: @unchecked Sendable {
     private let readLoop: ReadLoop
     /// The `readLoop` registration while reading (nil while paused or after the input ended).
     @exclusivity(unchecked) private var reading: UInt64?
-    private let writeSource: DispatchSourceWrite
+    private let writeSource: any DispatchSourceWrite
     @exclusivity(unchecked) private var writing = false
     @exclusivity(unchecked) private var framer = LineFramer()
     @exclusivity(unchecked) private var output: [UInt8] = []

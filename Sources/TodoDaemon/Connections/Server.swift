@@ -181,14 +181,18 @@ final class Server: @unchecked Sendable {
     }
 
     /// Stops accepting and stops reading from every connection; answers already queued still go out.
-    func stopAccepting() {
+    /// The listening socket is closed, or with `keepingListener` left open and returned (for the
+    /// program that replaces this one: connections meanwhile wait in its backlog).
+    @discardableResult
+    func stopAccepting(keepingListener: Bool = false) -> Int32 {
         dispatchPrecondition(condition: .onQueue(queue))
         stopped = true
         if let accepting {
             readLoop.forget(accepting, fd: listener)
-            Posix.close(listener)
+            if !keepingListener { Posix.close(listener) }
             self.accepting = nil
         }
         connections.stopReading()
+        return listener
     }
 }

@@ -19,7 +19,7 @@ final class Watchdog: @unchecked Sendable {
     private let notifier: ManagerNotifier
     private let half: Double?
     private let last = Mutex(0.0)
-    private var timer: DispatchSourceTimer?
+    private var timer: (any DispatchSourceTimer)?
 
     init(notifier: ManagerNotifier) {
         self.notifier = notifier

@@ -52,7 +52,7 @@ final class ZoneWatch: @unchecked Sendable {
     private let log: Log
     private let storeID: String
     private let changed: () -> Void
-    private var source: DispatchSourceRead?
+    private var source: (any DispatchSourceRead)?
     private var watchedDirectories: [String] = []
 
     /// `changed` is called on `queue` after the new zone is in place (the daemon re-arms the
@@ -135,7 +135,7 @@ final class SleepWatch: @unchecked Sendable {
     // @unchecked: `signals` and `source` are touched only on `queue`.
     private let queue = DispatchQueue(label: "todod.login1")
     private var signals: SleepSignals?
-    private var source: DispatchSourceRead?
+    private var source: (any DispatchSourceRead)?
 
     /// `changed(true)` before the machine sleeps, `changed(false)` once it resumed; called on the
     /// watch's own queue.

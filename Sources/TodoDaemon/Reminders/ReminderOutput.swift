@@ -5,6 +5,7 @@ import Dispatch
 import TodoCore
 import TodoSystemd
 import TodoTime
+import Foundation
 
 /// Writes each fired reminder to the journal as a structured entry (docs/REMINDERS.md).
 ///
@@ -163,11 +164,11 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
 /// instant. A refused one is not sent; it is retried, and sent when the journal takes it.
 final class PublishingReminderSink: ReminderSink, @unchecked Sendable {
     // @unchecked: immutable; the registry is touched only on the I/O queue.
-    private let sink: ReminderSink
+    private let sink: any ReminderSink
     private let ioQueue: DispatchQueue
     private let connections: ConnectionRegistry
 
-    init(_ sink: ReminderSink, ioQueue: DispatchQueue, connections: ConnectionRegistry) {
+    init(_ sink: any ReminderSink, ioQueue: DispatchQueue, connections: ConnectionRegistry) {
         self.sink = sink
         self.ioQueue = ioQueue
         self.connections = connections

@@ -97,8 +97,8 @@ final class ReminderScheduler: @unchecked Sendable {
     private let tzdir: String?
     /// Todos' zones by name, read once each until the zone or the tz database changes.
     private var zones: [String: ZoneInfo?] = [:]
-    private let timer: WallClockTimer
-    private let sink: ReminderSink
+    private let timer: any WallClockTimer
+    private let sink: any ReminderSink
     private let deliveryQueue: DispatchQueue
     /// Called on the store queue with the reminders that fired, once they are recorded.
     private let onFired: ([FiredReminder]) -> Void
@@ -120,6 +120,10 @@ final class ReminderScheduler: @unchecked Sendable {
     /// Set when the machine resumed (logind, or the kernel's suspended time grew): the next look
     /// fires what is due as one summary when there are more than `summaryThreshold`.
     private var resumedFrom: Instant?
+    /// Set by `halt`: nothing fires any more (the daemon stops or runs its new program); run once
+    /// no batch is in flight.
+    private var halted = false
+    private var whenHalted: (() -> Void)?
     /// Microseconds the machine spent suspended since boot (`CLOCK_BOOTTIME` minus
     /// `CLOCK_MONOTONIC`), and its value at the last look.
     private let suspendedUsec: @Sendable () -> Int64
@@ -142,7 +146,7 @@ final class ReminderScheduler: @unchecked Sendable {
     /// gets each recorded batch on the store queue (the daemon publishes it as `reminder` events).
     init(store: TodoStore, clock: @escaping @Sendable () -> Instant, localZone: @escaping @Sendable () -> ZoneInfo = { .utc }, tzdir: String? = nil,
          suspendedUsec: @escaping @Sendable () -> Int64 = { 0 }, monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds() },
-         timer: WallClockTimer, sink: ReminderSink, deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
+         timer: any WallClockTimer, sink: any ReminderSink, deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
         self.suspendedUsec = suspendedUsec
         self.monotonic = monotonic
         lastSuspendedUsec = suspendedUsec()
@@ -156,6 +160,27 @@ final class ReminderScheduler: @unchecked Sendable {
         self.onFired = onFired
         timer.onFire = { [unowned self] in self.timerFired() }
         timer.onClockSet = { [unowned self] in self.reevaluate() }
+    }
+
+    /// Stops firing for good (the daemon stops, or runs a replaced program in its place): the
+    /// timer is disarmed, and `body` runs on the store queue once the batch in flight, if any, is
+    /// recorded, so what the journal took is never sent again by the next daemon; after `seconds`
+    /// at most (a journal that blocks), when it may be (a repeat, never a loss). What falls due
+    /// from now on is fired by the next daemon as it starts.
+    func halt(waitingAtMost seconds: Double, then body: @escaping () -> Void) {
+        dispatchPrecondition(condition: .onQueue(store.queue))
+        halted = true
+        timer.disarm()
+        armedFor = nil
+        whenHalted = body
+        if !delivering { return finishHalt() }
+        store.queue.asyncAfter(deadline: .now() + seconds) { [self] in finishHalt() }
+    }
+
+    private func finishHalt() {
+        let body = whenHalted
+        whenHalted = nil
+        body?()
     }
 
     /// A wall-clock reminder moves by at most the difference of two UTC offsets (-12 to +14 hours).
@@ -234,7 +259,7 @@ final class ReminderScheduler: @unchecked Sendable {
     /// store queue is free: after the answers of the commit that called this.
     func rearm() {
         dispatchPrecondition(condition: .onQueue(store.queue))
-        guard !delivering else { return }  // the batch in flight re-arms once it is recorded
+        guard !delivering, !halted else { return }  // the batch in flight re-arms once it is recorded
         let next: Instant?
         do {
             next = try store.readOnQueue { tx throws(TodoError) in try nextDue(tx) }
@@ -270,7 +295,7 @@ final class ReminderScheduler: @unchecked Sendable {
 
     /// Hands one batch of what is due to the delivery queue.
     private func fireDue() {
-        guard !delivering else { return }
+        guard !delivering, !halted else { return }
         let now = clock()
         if let retryAt, now < retryAt { return rearm() }
         // An undo or redo holds the store's writes: what is due fires when it ends (its commit
@@ -362,12 +387,14 @@ final class ReminderScheduler: @unchecked Sendable {
                 }
             }
         } catch {
+            if halted { return finishHalt() }
             // Not recorded: they stay pending and are sent again on the retry (a repeat, never a loss).
             retryAt = clock().adding(usec: Self.retryDelayUsec)
             arm(at: retryAt!)
             return
         }
         if !delivered.isEmpty { onFired(delivered) }
+        if halted { return finishHalt() }
         if refused {
             retryAt = clock().adding(usec: Self.retryDelayUsec)
             arm(at: retryAt!)
@@ -393,7 +420,7 @@ final class ReminderScheduler: @unchecked Sendable {
 /// See docs/REMINDERS.md.
 final class DispatchWallTimer: WallClockTimer {
     private let timer: RealtimeTimer
-    private let source: DispatchSourceRead
+    private let source: any DispatchSourceRead
     var onFire: (() -> Void)?
     var onClockSet: (() -> Void)?
 

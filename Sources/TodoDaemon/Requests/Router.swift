@@ -129,7 +129,9 @@ final class Router: Sendable {
     /// `todo.list`, written to `stream` while the todos are read when there is one (by the
     /// pieces of `TodoPage`'s encoder).
     private func todoList(_ query: TodoListParams, _ stream: ResponseStream?, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
-        guard let stream else { return Outcome(Reply<TodoListParams.Result>(result: try tx.list(query))) }
+        // A keyset window is one page, read before it is written (a window before its anchor is
+        // read backwards and turned round).
+        guard let stream, query.seek == nil else { return Outcome(Reply<TodoListParams.Result>(result: try tx.list(query))) }
         // Nothing is written until the rows are being read: an error before then (the statement
         // failing to prepare, say) is still answered as an error, not cut into a started line.
         var head: [UInt8]? = nil

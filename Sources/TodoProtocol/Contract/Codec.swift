@@ -317,6 +317,9 @@ extension TodoPage {
     /// the answer as it arrives knows it before the todos.
     package var encoded: [UInt8] {
         var bytes = TodoPage.encodedHead(total: total)
+        if let offset {  // `{"total":N,"offset":M,"todos":[`
+            bytes.insert(contentsOf: Array(#","offset":"#.utf8) + Array(String(offset).utf8), at: bytes.count - #","todos":["#.utf8.count)
+        }
         TodoPage.append(todos, first: true, to: &bytes)
         bytes.append(contentsOf: TodoPage.encodedTail)
         return bytes

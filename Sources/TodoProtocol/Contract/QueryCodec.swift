@@ -57,6 +57,21 @@ extension TodoQuery {
         }
         limit = try p.optionalInt("limit", in: 0...Int64(TodoQuery.maxLimit)).map(Int.init)
         offset = Int(try p.optionalInt("offset", in: 0...Int64(Int32.max)) ?? 0)
+        let after = try p.optionalInt("after", in: 1...Int64.max)
+        let before = try p.optionalInt("before", in: 1...Int64.max)
+        if let after {
+            guard before == nil else { throw RPCError.invalidParams("before", "cannot be combined with after") }
+            seek = Seek(after: after)
+        } else if let before {
+            seek = Seek(before: before)
+        }
+        withOffset = try p.flag("withOffset")
+        if seek != nil {
+            guard offset == 0 else { throw RPCError.invalidParams("offset", "cannot be combined with after or before") }
+            guard !tree else { throw RPCError.invalidParams("tree", "cannot be combined with after or before") }
+        } else if withOffset {
+            throw RPCError.invalidParams("withOffset", "needs after or before")
+        }
     }
 
     /// The `todo.list` params asking for this query (defaults left out).
@@ -83,6 +98,8 @@ extension TodoQuery {
         }
         if let limit { p["limit"] = .int(Int64(limit)) }
         if offset != 0 { p["offset"] = .int(Int64(offset)) }
+        if let seek { p[seek.before ? "before" : "after"] = .int(seek.id) }
+        if withOffset { p["withOffset"] = .bool(true) }
         return p
     }
 

@@ -185,7 +185,7 @@ extension ChangeKind: WireCodable {
 extension TodoPage: WireCodable {
     package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "todo.list result")
-        self.init(todos: try f.value("todos"), total: try f.count("total"))
+        self.init(todos: try f.value("todos"), total: try f.count("total"), offset: try f.optionalCount("offset"))
     }
 
     package func write(wire out: inout [UInt8]) { out.append(contentsOf: encoded) }

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 /// For the benchmark, not the product: the pages (WAL frames) writes cost, a measure that
 /// repeats exactly where timings on a shared machine do not.

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 extension StoreTransaction {
     /// The columns a category read selects; the counts are kept by triggers on the todos that name it.

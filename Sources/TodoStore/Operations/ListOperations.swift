@@ -8,7 +8,10 @@ extension StoreTransaction {
     /// The SQL is assembled only from fixed fragments chosen by the query's enums; every value
     /// is a bound parameter. `now` decides what is overdue.
     package func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
-        if query.tree { return try treePage(query) }
+        if query.tree {
+            guard query.seek == nil else { throw TodoError.invalid("tree", "cannot be combined with after or before") }
+            return try treePage(query)
+        }
         return try run(try plan(query))
     }
 
@@ -16,6 +19,14 @@ extension StoreTransaction {
     /// positions) as the rows are read, so the listing is never held whole. Stops early when
     /// `each` returns false.
     package func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
+        if query.seek != nil {
+            let page = try list(query)
+            total(page.total)
+            for start in stride(from: 0, to: page.todos.count, by: max(1, chunk)) {
+                guard each(Array(page.todos[start..<min(start + chunk, page.todos.count)])) else { return }
+            }
+            return
+        }
         guard query.tree else { return try run(try plan(query), chunk: chunk, total: total, each: each) }
         // The order first (ids only), then the todos read a chunk at a time as they go out, as a
         // flat listing reads them: a long tree is never held whole nor written faster than read.
@@ -28,6 +39,7 @@ extension StoreTransaction {
 
     /// Runs a plan: the total, then the page.
     func run(_ plan: ListPlan) throws(TodoError) -> TodoPage {
+        if let seek = plan.seek { return try run(seek, plan) }
         let total = try self.total(plan)
         var rows: [TodoRow] = []
         try forEachPageRow(plan, total: total) { (statement) throws(TodoError) in
@@ -60,7 +72,7 @@ extension StoreTransaction {
     func forEachPageRow(_ plan: ListPlan, total: Int,
                                 _ body: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
         guard let parts = plan.parts else {
-            try connection.forEachRow(plan.page(forTotal: total), plan.pageValues, body)
+            try connection.forEachRow(plan.page(forTotal: total), plan.pageValues(forTotal: total), body)
             return
         }
         var read = 0

@@ -152,10 +152,17 @@ extension StoreTransaction {
             return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
         let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
+        let seek = try query.seek.map { (seek) throws(TodoError) in
+            try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
+        }
         return ListPlan(
+            seek: seek,
             status: query.status,
             count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
-            walkingPage: page(todos, filter, false),
+            // Walking the sort order meets a match often enough without the index (a page
+            // walked is chosen only past `narrowLimit` matches).
+            walkingPage: page(searchDriver == nil ? todos : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t", filter, false),
+            walkingSkips: searchDriver?.values.count ?? 0,
             narrowPage: dueRange || scansTable || searchDriver != nil ? page(table, throughDue, dueRange) : nil,
             narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
             parts: statusOnly ? Self.pageParts(query.sort, status: query.status, conditions: conditions) : nil,
@@ -218,11 +225,15 @@ extension StoreTransaction {
     /// How a listing is answered, decided from the query before any todo is read: the SQL
     /// `list` runs and its values (`plan` makes it, `run` runs it; query-plan tests read it).
     struct ListPlan {
+        /// A keyset window (`after` or `before` a todo): the statements that read it instead.
+        var seek: SeekPlan?
         /// The status filter, for a total from the kept counts.
         var status: TodoQuery.Status
         var count: String
         /// The page, read by walking the sort order (or sorting what the filters leave).
         var walkingPage: String
+        /// How many of the first `values` the walking page does not take (the search index's).
+        var walkingSkips: Int
         /// With a due-date or text filter: the page read by finding the matches first — seeking
         /// the due-date range in `todos_done_due`, or reading the table once for a text search —
         /// and sorting only them.
@@ -243,6 +254,14 @@ extension StoreTransaction {
         var limit: Int
         var offset: Int
         var pageValues: [SQLValue] { values + [.integer(Int64(limit)), .integer(Int64(offset))] }
+
+        /// The values of `walkingPage`.
+        var walkingValues: [SQLValue] { Array(pageValues.dropFirst(walkingSkips)) }
+
+        /// The values of `page(forTotal:)`.
+        func pageValues(forTotal total: Int) -> [SQLValue] {
+            page(forTotal: total) == walkingPage ? walkingValues : pageValues
+        }
 
         /// The page statement to run once the total is known.
         func page(forTotal total: Int) -> String {

@@ -1,5 +1,6 @@
 import TodoCore
 import TodoTime
+import TodoSQLite
 
 // The subtasks of a recurring todo that advanced: done with the occurrence that was completed,
 // open again for the next one, their dates moved as the parent's due moved (docs/RECURRENCE.md).

@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 // Subtasks: `todos.parent_id` links a todo to its parent; a todo's subtasks are the todos whose
 // parent it is (read through `todos_parent`, never stored). The store keeps the links a forest:

@@ -2,6 +2,7 @@ import Synchronization
 import TodoCalendar
 import TodoCore
 import TodoTime
+import TodoSQLite
 
 // The v2 fields of a todo as the store keeps them — `priority`, `tags`, `zone`, `allDay`,
 // `recurrence` — checked on every write, and completing a recurring todo (docs/STORE.md).

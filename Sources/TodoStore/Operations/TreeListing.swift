@@ -1,4 +1,5 @@
 import TodoCore
+import TodoSQLite
 
 // `todo.list` with `tree`: subtasks under their parents. The matching todos are walked in the
 // query's order: a top-level one brings its tree there, and so does a matching subtask whose

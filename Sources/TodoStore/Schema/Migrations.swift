@@ -208,7 +208,8 @@ let migrations: [Migration] = [
         """),
     searchKeyKanaMigration,
     searchIndexMigration,
-    Migration(id: 18, name: "alarms", sql: """
+    searchTrigramMigration,
+    Migration(id: 19, name: "alarms", sql: """
         -- alarms: a todo's alarms (Alarm.storedText: one line per alarm, its uid, trigger, repeats,
         -- acknowledgement, snooze and kept iCalendar), NULL for none. remind is from now on the
         -- next pending firing over them (what the scheduler arms, through todos_pending_reminder).

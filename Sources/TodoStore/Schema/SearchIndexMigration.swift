@@ -12,7 +12,7 @@ import TodoSQLite
 ///
 /// Triggers keep it in the transaction of every write to `todos` — add, edit, delete, undo,
 /// redo, import, a sync's writes — whoever writes, since they are part of the schema. They are
-/// plain SQL (`SearchIndex.gramsOf`).
+/// plain SQL (`SearchIndex.gramsOf`). Migration 18 replaced all of it with an FTS5 index of trigrams.
 let searchIndexMigration = Migration(id: 17, name: "search key index", sql: """
     CREATE TABLE search_positions (p INTEGER PRIMARY KEY);
     INSERT INTO search_positions (p) SELECT key + 1 FROM json_each('[' || substr(replace(hex(zeroblob(\(SearchIndex.shortKey))), '00', ',0'), 2) || ']');
@@ -39,7 +39,8 @@ let searchIndexMigration = Migration(id: 17, name: "search key index", sql: """
     END;
     """)
 
-/// The search index's grams, and how a search uses it.
+/// The search index: migration 17's grams (here), the FTS5 index of migration 18 and how a
+/// search reads it (SearchIndex.swift).
 enum SearchIndex {
     /// Keys up to this many characters are cut with `substr` on the text, which counts
     /// characters from the start each time (O(n²), cheap for a title); longer ones from their bytes.
@@ -69,66 +70,5 @@ enum SearchIndex {
         let starts = "(SELECT b, p, \(length("x1")) AS l1, todo_id FROM \(bytesAt) WHERE x1 < '80' OR x1 >= 'C0')"
         let long = "SELECT CAST(substr(b, p, l1 + \(length("hex(substr(b, p + l1, 1))"))) AS TEXT) AS gram, todo_id FROM \(starts)"
         return "(\(short) UNION ALL \(long))"
-    }
-}
-
-extension SearchIndex {
-    /// The candidates of a search: a subquery of `todo_id`s (its values go first in the
-    /// statement), every todo that can match among them.
-    struct Driver {
-        var table: String
-        var values: [SQLValue]
-    }
-
-    /// Up to this many todos under the rarest gram, the index drives the search; beyond, every
-    /// gram of the text is common and reading the table once costs about as much.
-    static let candidateLimit = 4096
-    /// A gram under this many todos is taken at once, without probing the others.
-    static let rareEnough = 64
-
-    /// The candidates for a folded search for `needle` (a `TextKey.search` key): the todos under
-    /// the rarest of its bigrams, or for one character the todos with a gram starting with it;
-    /// nil when even the rarest is common (`candidateLimit`).
-    static func driver(folded needle: String, _ connection: Connection) throws(TodoError) -> Driver? {
-        let scalars = Array(needle.unicodeScalars)
-        guard scalars.count > 1 else {
-            guard let first = scalars.first else { return nil }
-            // Every gram starting with the character: it alone (the end of a key) up to it
-            // followed by the largest scalar.
-            let low = String(first), high = String(first) + "\u{10FFFF}"
-            let count = try connection.scalar(
-                "SELECT count(*) FROM (SELECT 1 FROM search_grams WHERE gram >= ? AND gram <= ? LIMIT \(candidateLimit + 1))",
-                [.text(low), .text(high)])
-            guard count <= candidateLimit else { return nil }
-            return Driver(table: "(SELECT DISTINCT todo_id FROM search_grams WHERE gram >= ? AND gram <= ?)", values: [.text(low), .text(high)])
-        }
-        var best: (gram: String, count: Int64)?
-        var seen: Set<String> = []
-        for i in 0..<scalars.count - 1 {
-            var gram = String.UnicodeScalarView()
-            gram.append(scalars[i])
-            gram.append(scalars[i + 1])
-            let text = String(gram)
-            guard seen.insert(text).inserted else { continue }
-            let count = try connection.scalar(
-                "SELECT count(*) FROM (SELECT 1 FROM search_grams WHERE gram = ? LIMIT \(candidateLimit + 1))", [.text(text)])
-            if best.map({ count < $0.count }) ?? true { best = (text, count) }
-            if count < rareEnough { break }
-        }
-        guard let best, best.count <= candidateLimit else { return nil }
-        return Driver(table: "(SELECT todo_id FROM search_grams WHERE gram = ?)", values: [.text(best.gram)])
-    }
-
-    /// The candidates for an exact search for `text` (as written, trimmed), from the folded
-    /// index: when `text` is plain (ASCII, kana, kanji: `TextKey.isPlain`, which folding maps one
-    /// scalar to one and which compose with nothing before them), a todo holding it holds the
-    /// folded key of all of it but its last character (a combining mark after it in the todo
-    /// may compose with that one). Nil for other text: the search reads every todo.
-    static func driver(exact text: String, _ connection: Connection) throws(TodoError) -> Driver? {
-        let scalars = Array(text.unicodeScalars)
-        guard scalars.count > 1, scalars.allSatisfy({ $0.isASCII || TextKey.isPlain($0) }) else { return nil }
-        var head = String.UnicodeScalarView()
-        head.append(contentsOf: scalars.dropLast())
-        return try driver(folded: TextKey.search(String(head)), connection)
     }
 }

@@ -14,7 +14,7 @@ final class ListView: LocalStore {
     /// keep it, written as `X-TODOD-CATEGORY`, so the calendar never has a twin of its name).
     let alias: String?
 
-    init(transport: RPCTransport, category: String?, alias: String? = nil) {
+    init(transport: any RPCTransport, category: String?, alias: String? = nil) {
         self.category = category
         self.alias = category == nil ? alias : nil
         super.init(transport: transport)

@@ -5,9 +5,9 @@ import TodoRPC
 /// What the sync round needs from todod, over its socket (docs/PROTOCOL.md). `ListView` shows a
 /// round one list of it.
 package class LocalStore {
-    let transport: RPCTransport
+    let transport: any RPCTransport
 
-    package init(transport: RPCTransport) { self.transport = transport }
+    package init(transport: any RPCTransport) { self.transport = transport }
 
     /// Connects to todod at `socket` (`SocketPaths.socket`, as todoctl resolves it).
     package convenience init(socket: String) throws(SyncError) {

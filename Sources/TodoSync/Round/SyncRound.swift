@@ -83,13 +83,13 @@ package struct SyncRound {
     }
 
     package let account: String
-    let collection: CalendarCollection
+    let collection: any CalendarCollection
     let store: LocalStore
     let state: SyncState
     let codec: VTodoCodec
     let options: Options
 
-    package init(account: String, collection: CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
+    package init(account: String, collection: any CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
                 options: Options = Options()) {
         self.account = account
         self.collection = collection
@@ -181,7 +181,7 @@ struct Handover {
 /// codec, the options and when the round's time ends.
 struct RoundContext: RoundStep {
     let account: String
-    let collection: CalendarCollection
+    let collection: any CalendarCollection
     let store: LocalStore
     let state: SyncState
     let codec: VTodoCodec
@@ -226,7 +226,7 @@ protocol RoundStep {
 
 extension RoundStep {
     var account: String { round.account }
-    var collection: CalendarCollection { round.collection }
+    var collection: any CalendarCollection { round.collection }
     var store: LocalStore { round.store }
     var state: SyncState { round.state }
     var codec: VTodoCodec { round.codec }

@@ -8,10 +8,11 @@ import TodoProtocol
 import TodoSystemd
 import TodoTime
 import TodoUserFiles
+import TodoICal
 
 /// Opens the calendar collection of an account with its password (the real one: CalDAV; tests
 /// give their own).
-package typealias CollectionOpener = (SyncAccount, String) throws(SyncError) -> CalendarCollection
+package typealias CollectionOpener = (SyncAccount, String) throws(SyncError) -> any CalendarCollection
 
 /// One account of sync.conf: its rounds, each under the account's lock, each followed by its
 /// status file; its conflicts to the journal; its backoff after failures.
@@ -20,7 +21,7 @@ package final class AccountSync {
     let environment: [String: String]
     let socket: String
     let opener: CollectionOpener
-    var collection: CalendarCollection?
+    var collection: (any CalendarCollection)?
     package private(set) var status: SyncStatus
     /// Consecutive failed rounds, and when (monotonic seconds) the next attempt is due.
     package private(set) var failures = 0
@@ -49,7 +50,7 @@ package final class AccountSync {
     }
 
     /// The real collection: the account's calendar, or the one discovery finds.
-    package static func calDAV(_ account: SyncAccount, _ password: String) throws(SyncError) -> CalendarCollection {
+    package static func calDAV(_ account: SyncAccount, _ password: String) throws(SyncError) -> any CalendarCollection {
         let dav = CalDAVAccount(url: account.url, user: account.user, password: password)
         if let calendar = account.calendar { return dav.collection(url: calendar) }
         return dav.collection(url: try CalendarChoice.choose(dav, calendar: nil))

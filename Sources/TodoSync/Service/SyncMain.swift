@@ -78,7 +78,7 @@ package enum SyncMain {
         service.log = verbose
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
-        var sources: [DispatchSourceSignal] = []
+        var sources: [any DispatchSourceSignal] = []
         for number in [SIGTERM, SIGINT] {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { service.stop() }

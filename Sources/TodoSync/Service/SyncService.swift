@@ -8,6 +8,7 @@ import TodoPosix
 import TodoProtocol
 import TodoSystemd
 import TodoRPC
+import TodoUserFiles
 
 /// The running service (SPEC §9): a round of every account at start, after every local commit
 /// (followed with `watch`, 200 ms of debounce), and on the pull schedule; a failed account waits
