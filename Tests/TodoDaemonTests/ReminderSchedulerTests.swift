@@ -195,4 +195,48 @@ import Foundation
         #expect(h.sink.delivered.count == 2)
         #expect(try h.reminded(1) == h.at(100))
     }
+
+    /// Halted while a batch is with the journal (the daemon stops or runs its new program): the
+    /// batch is recorded before `halt`'s body runs, so the next daemon does not send it again, and
+    /// nothing fires afterwards, however it is asked.
+    @Test func aHaltWaitsForTheBatchInFlightAndThenFiresNothing() throws {
+        let h = try Harness()
+        let gate = DispatchSemaphore(value: 0)
+        h.sink.gate = gate
+        _ = try h.write { try $0.add(NewTodo(title: "in flight", due: h.at(1))) }
+        _ = try h.write { try $0.add(NewTodo(title: "next", due: h.at(2))) }
+        h.clock.set(h.at(1))
+        h.timer.armed = nil
+        h.store.queue.sync { h.timer.fire() }
+        final class Flag: @unchecked Sendable { var halted = false; var recordedFirst = false }
+        let flag = Flag()
+        h.store.queue.sync {
+            h.scheduler.halt(waitingAtMost: 30) { [h] in
+                flag.halted = true
+                flag.recordedFirst = (try? h.store.readOnQueue { try $0.todo(1) }.reminded) != nil
+            }
+        }
+        #expect(!flag.halted)  // the batch is still with the (blocked) journal
+        #expect(h.timer.armed == nil)
+        h.sink.gate = nil
+        gate.signal()
+        h.settle()
+        #expect(flag.halted && flag.recordedFirst)
+        h.clock.set(h.at(10))
+        h.store.queue.sync { h.scheduler.rearm(); h.scheduler.timerFired(); h.scheduler.reevaluate() }
+        h.settle()
+        #expect(h.sink.delivered.map(\.todo.title) == ["in flight"])
+        #expect(try h.reminded(2) == nil)  // left for the next daemon, which fires it as it starts
+        #expect(h.timer.armed == nil)
+    }
+
+    /// With nothing in flight, `halt`'s body runs at once.
+    @Test func aHaltWithNothingInFlightIsImmediate() throws {
+        let h = try Harness()
+        _ = try h.write { try $0.add(NewTodo(title: "later", due: h.at(5))) }
+        #expect(h.timer.armed == h.at(5))
+        var ran = false
+        h.store.queue.sync { h.scheduler.halt(waitingAtMost: 30) { ran = true } }
+        #expect(ran && h.timer.armed == nil)
+    }
 }

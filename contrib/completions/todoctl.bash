@@ -160,7 +160,7 @@ _todoctl() {
             add) flags+=" --category --due --remind --nag --nag-count --notes --top --after --priority --tag --every --parent --start -c -d -p -t" ;;
             list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --search-exact --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t" ;;
             edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --remind-clear --nag --nag-count --priority --no-priority --tag --untag --every --no-every --if-revision --parent --no-parent --start --no-start --all --yes -a -c -d -p -t" ;;
-            done|reopen|rm|move|snooze|annotate) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t --yes" ;;&
+            done|reopen|rm|move|snooze|annotate) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --search-exact --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t --yes" ;;&
             done) flags+=" --stop" ;;
             rm) flags+=" --recursive" ;;
             move) flags+=" --to --before --after --top --bottom" ;;

@@ -257,6 +257,7 @@ complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate
 complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l due-before -x -a "$when" -d 'Only todos due before WHEN'
 complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l due-after -x -a "$when" -d 'Only todos due at or after WHEN'
 complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l search -x -d 'Only todos whose title or notes contain TEXT'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l search-exact -x -d 'Only todos whose title or notes contain TEXT as written'
 complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s s -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
 complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s n -l limit -x -d 'Show at most N todos'
 complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l by-category -d 'Group by category'

@@ -219,9 +219,9 @@ enum Help {
 
     /// What the commands that act on many todos say about it.
     static let actHelp = """
-        FILTER: the options of list (-c NAME, --due-before WHEN, -t TAG, --search TEXT, --done ...), after the
-        command or before it (todoctl -c 買い物 done): the todos list --flat shows with them. --all takes every todo
-        list shows without one; no ids and no filter change nothing. On a terminal the todos are listed with one
+        FILTER: the options of list (-c NAME, --due-before WHEN, -t TAG, --search TEXT, --search-exact TEXT,
+        --done ...), after the command or before it (todoctl -c 買い物 done): the todos list --flat shows with
+        them. --all takes every todo list shows without one; no ids and no filter change nothing. On a terminal the todos are listed with one
         question (y, yes or はい goes on); --yes skips it, and without a terminal or with --json it is needed.
         The whole act is one change: todoctl undo reverts all of it.
         """

@@ -49,7 +49,7 @@ package struct Parser {
     /// `edit`'s, where options are the fields to set), and before it.
     static let filterSpecs: [String: Arity] = [
         "--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
-        "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
+        "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value, "--search-exact": .value,
         "--sort": .value, "--limit": .value, "--by-category": .flag,
         "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag, "--all-starts": .flag,
         "--parent": .value, "--yes": .flag,
