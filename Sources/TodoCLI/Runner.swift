@@ -294,6 +294,7 @@ struct Runner {
         var params = TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
                                    zone: o.zone, allDay: o.allDay)
         params.after = o.after
+        params.alarms = o.alarms
         o.fields.apply(to: &params, zone: human.zoneName)
         let (raw, todo) = try answer(params)
         if json { emit(raw) } else { print("Added " + human.summary(todo)) }
@@ -497,6 +498,7 @@ struct Runner {
         var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
         if case .set = o.due, o.dueAllDay { patch.allDay = true }
         if let zone = o.zone { patch.zone = .set(zone) }
+        if let alarms = o.alarms { patch.alarms = alarms.isEmpty ? .clear : .set(alarms) }
         switch o.remind {
         case .keep: break
         case .clear: patch.remind = .clear

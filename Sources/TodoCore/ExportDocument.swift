@@ -43,6 +43,8 @@ package struct ExportDocument: Sendable, Equatable {
         package var parent: String? = nil
         /// When the todo can be started.
         package var start: Instant? = nil
+        /// Its alarms; nil when the document does not say (an older export: one at `remind`).
+        package var alarms: [Alarm]? = nil
 
         package init(
             title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
@@ -96,6 +98,7 @@ package struct ExportDocument: Sendable, Equatable {
                 case .parent: continue
                 case .parentUid: parent = todo.parentUid
                 case .start: start = todo.start
+                case .alarms: alarms = todo.alarms
                 }
             }
         }

@@ -43,6 +43,9 @@ package struct Todo: Sendable, Equatable {
     package var parentUid: String?
     /// When the todo can be started (iCalendar `DTSTART`); before it, `list --ready` leaves it out.
     package var start: Instant?
+    /// The todo's alarms (`VALARM`s), in the order they were given; `remind` is the next
+    /// pending firing over them and `reminded` when the last one fired.
+    package var alarms: [Alarm]
 }
 
 extension Todo {
@@ -55,12 +58,13 @@ extension Todo {
         done: Bool = false, completed: Instant? = nil, position: Int?,
         created: Instant, updated: Instant, priority: TodoPriority? = nil, tags: [String] = [],
         zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil, revision: Int64 = 1,
-        parent: Int64? = nil, parentUid: String? = nil, start: Instant? = nil, subtasks: [Int64] = []
+        parent: Int64? = nil, parentUid: String? = nil, start: Instant? = nil, subtasks: [Int64] = [],
+        alarms: [Alarm] = []
     ) {
         self.init(id: id, uid: uid, title: title, notes: notes, category: category, due: due, remind: remind, reminded: reminded,
                   done: done, completed: completed, position: position, created: created, updated: updated, priority: priority,
                   tags: tags, zone: zone, allDay: allDay, recurrence: recurrence, revision: revision, parent: parent,
-                  subtasks: subtasks, parentUid: parentUid, start: start)
+                  subtasks: subtasks, parentUid: parentUid, start: start, alarms: alarms)
     }
 }
 
@@ -218,13 +222,17 @@ package struct NewTodo: Sendable, Equatable {
     package var start: Instant? = nil
     /// Put the todo directly after the todo with this id in the manual order (instead of last).
     package var after: Int64? = nil
+    /// Its alarms; nil leaves them to `remind` and `noReminder` (one alarm at `remind`, or at
+    /// the due time). Given, `remind` must be nil.
+    package var alarms: [Alarm]? = nil
 
     package init(
         title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
         remind: Instant? = nil, noReminder: Bool = false, top: Bool = false,
         priority: TodoPriority? = nil, tags: [String] = [], zone: String? = nil, allDay: Bool = false,
-        recurrence: TodoRecurrence? = nil, parent: Int64? = nil, start: Instant? = nil
+        recurrence: TodoRecurrence? = nil, parent: Int64? = nil, start: Instant? = nil, alarms: [Alarm]? = nil
     ) {
+        self.alarms = alarms
         self.parent = parent
         self.start = start
         self.title = title
@@ -273,6 +281,8 @@ package struct TodoPatch: Sendable, Equatable {
     /// Make it a subtask of another todo (refused when that would make a cycle), or top-level.
     package var parent: FieldChange<Int64> = .keep
     package var start: FieldChange<Instant> = .keep
+    /// Replaces the alarms (`.clear` removes them all); `remind` set is one alarm at that instant.
+    package var alarms: FieldChange<[Alarm]> = .keep
 
     package init(
         title: FieldChange<String> = .keep, notes: FieldChange<String> = .keep,
@@ -280,8 +290,9 @@ package struct TodoPatch: Sendable, Equatable {
         remind: FieldChange<Instant> = .keep, priority: FieldChange<TodoPriority> = .keep,
         tags: FieldChange<[String]> = .keep, addTags: [String] = [], removeTags: [String] = [],
         zone: FieldChange<String> = .keep, allDay: Bool? = nil, recurrence: FieldChange<TodoRecurrence> = .keep,
-        parent: FieldChange<Int64> = .keep, start: FieldChange<Instant> = .keep
+        parent: FieldChange<Int64> = .keep, start: FieldChange<Instant> = .keep, alarms: FieldChange<[Alarm]> = .keep
     ) {
+        self.alarms = alarms
         self.parent = parent
         self.start = start
         self.title = title

@@ -7,7 +7,7 @@
 /// VTODO property). docs/ARCHITECTURE.md, "Adding a field", lists those places.
 package enum TodoField: Int, CaseIterable, Sendable {
     case id, uid, title, notes, category, due, remind, reminded, done, completed, position, created, updated
-    case priority, tags, zone, allDay, recurrence, revision, parent, subtasks, parentUid, start
+    case priority, tags, zone, allDay, recurrence, revision, parent, subtasks, parentUid, start, alarms
 
     /// The member of the todo object (and, where it is one, of an export entry).
     package var wireKey: String {
@@ -35,6 +35,7 @@ package enum TodoField: Int, CaseIterable, Sendable {
         case .subtasks: "subtasks"
         case .parentUid: "parentUid"
         case .start: "start"
+        case .alarms: "alarms"
         }
     }
 
@@ -46,14 +47,15 @@ package enum TodoField: Int, CaseIterable, Sendable {
         case .notes: "--notes"
         case .category: "--category"
         case .due: "--due"
-        case .remind: "--remind"
+        case .alarms: "--remind"
         case .priority: "--priority"
         case .tags: "--tag"
         case .recurrence: "--every"
         case .parent: "--parent"
         case .start: "--start"
         // `zone` and `allDay` come with the due date's words (`--due 'tomorrow'` is all-day).
-        case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .zone, .allDay, .revision,
+        // `remind` is the next firing of the alarms `--remind` gives.
+        case .id, .uid, .remind, .reminded, .done, .completed, .position, .created, .updated, .zone, .allDay, .revision,
              .subtasks, .parentUid: nil
         }
     }
@@ -67,6 +69,7 @@ package enum TodoField: Int, CaseIterable, Sendable {
         case .category: "X-TODOD-CATEGORY"
         case .due: "DUE"
         case .remind: "VALARM TRIGGER"
+        case .alarms: "VALARM"
         case .reminded: "VALARM ACKNOWLEDGED"
         case .done: "STATUS"
         case .completed: "COMPLETED"
@@ -101,6 +104,9 @@ package enum TodoField: Int, CaseIterable, Sendable {
         switch self {
         case .title, .notes, .category, .due, .remind, .reminded, .done, .priority, .recurrence, .position, .parent, .start:
             .whole
+        // The VTODO mapping gives the alarms through `remind` (the first VALARM) until it maps
+        // each VALARM: they travel with it.
+        case .alarms: .with(.remind)
         case .tags: .set
         case .zone, .allDay: .with(.due)
         case .completed: .with(.done)
@@ -116,7 +122,7 @@ package enum TodoField: Int, CaseIterable, Sendable {
         switch self {
         case .subtasks: false
         case .id, .uid, .title, .notes, .category, .due, .remind, .reminded, .done, .completed, .position, .created,
-             .updated, .priority, .tags, .zone, .allDay, .recurrence, .revision, .parent, .parentUid, .start: true
+             .updated, .priority, .tags, .zone, .allDay, .recurrence, .revision, .parent, .parentUid, .start, .alarms: true
         }
     }
 }

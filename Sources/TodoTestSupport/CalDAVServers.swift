@@ -99,14 +99,9 @@ package enum CalDAVTestSupport {
         return answer.isEmpty ? nil : String(decoding: answer, as: UTF8.self)
     }
 
-    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
+    /// The shared `eventually` (Waiting.swift), by the name the servers' code calls it.
     static func eventually(timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if condition() { return true }
-            usleep(20_000)
-        } while Date() < deadline
-        return condition()
+        TodoTestSupport.eventually(timeout: timeout, condition)
     }
 
     /// The interpreter a console script names on its first line (`#!/path/python3`).

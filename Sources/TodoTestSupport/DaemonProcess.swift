@@ -15,6 +15,8 @@ package final class DaemonProcess: @unchecked Sendable {
     package let database: String
     package let process: SpawnedProcess
     private let stderrRead: Int32
+    /// What `waitForStderr` read of standard error while the daemon ran.
+    private let stderrSeen = LockedBox<[UInt8]>([])
 
     /// Starts `todod` (or `executable`, another build of it such as `todod-faults`) and waits
     /// until its socket accepts connections.
@@ -52,14 +54,8 @@ package final class DaemonProcess: @unchecked Sendable {
     package var pid: Int32 { process.processIdentifier }
 
     private func waitUntilListening() throws {
-        for _ in 0..<500 {
-            if let fd = try? UnixSocket.connect(path: socket) {
-                Posix.close(fd)
-                return
-            }
-            guard process.isRunning else { throw DaemonProcessError.exited(process.waitForExit(), stderrText()) }
-            usleep(10_000)
-        }
+        if TodoTestSupport.waitUntilListening(socket, while: { process.isRunning }) { return }
+        guard process.isRunning else { throw DaemonProcessError.exited(process.waitForExit(), stderrText()) }
         throw DaemonProcessError.notListening(stderrText())
     }
 
@@ -74,7 +70,19 @@ package final class DaemonProcess: @unchecked Sendable {
     /// What the daemon wrote on stderr (read after it exited).
     package func stderrText() -> String {
         guard !process.isRunning else { return "" }
-        return String(decoding: (try? Posix.readToEnd(stderrRead)) ?? [], as: UTF8.self)
+        return String(decoding: stderrSeen.value + ((try? Posix.readToEnd(stderrRead)) ?? []), as: UTF8.self)
+    }
+
+    /// Waits until the running daemon has written `text` on stderr; what is read here stays
+    /// part of `stderrText()`.
+    package func waitForStderr(_ text: String, timeout: Double = 10) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        return eventually(timeout: timeout) {
+            while (try? Posix.waitReadable(stderrRead, seconds: 0.001)) == true, let n = try? Posix.read(stderrRead, into: &buffer), n > 0 {
+                stderrSeen.mutate { $0 += buffer[..<n] }
+            }
+            return String(decoding: stderrSeen.value, as: UTF8.self).contains(text)
+        }
     }
 
     /// A new raw client connected to this daemon.

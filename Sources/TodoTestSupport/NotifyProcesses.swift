@@ -29,14 +29,9 @@ package enum NotifyTestSupport {
         return (try? ChildProcess.run(python, ["-c", "import jeepney"]).status) == 0
     }()
 
-    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
+    /// The shared `eventually` (Waiting.swift), by the name the notifier tests call it.
     package static func eventually(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            if try condition() { return true }
-            usleep(20_000)
-        } while Date() < deadline
-        return try condition()
+        try TodoTestSupport.eventually(timeout: timeout, condition)
     }
 }
 

@@ -18,32 +18,52 @@ package struct LocalZoneSetting: Sendable, Equatable {
     /// file `TZ` names) and the one holding the file it resolves to. Watched for changes.
     package var directories: [String]
 
-    /// Reads the setting as `ZoneInfo.named(byTZ:tzdir:)` does. `localtime` is the path used when
-    /// `TZ` is unset.
+    /// Reads the setting as `ZoneInfo.named(byTZ:tzdir:)` and `ZoneInfo.identifier(byTZ:)` do.
+    /// `localtime` is the path used when `TZ` is unset.
+    ///
+    /// The zone's file is read once, and the zone, its name and the bytes compared all come from
+    /// that one read: a file replaced while it is read (a tz database update renames a new file
+    /// over it) gives the old file's setting or the new one's, never the old rules with the new
+    /// bytes, which would compare equal to the next read and keep the old rules for good.
     package static func read(tz: String?, tzdir: String?, localtime: String = "/etc/localtime") -> LocalZoneSetting {
-        let zone = tz == nil ? (ZoneInfo(path: localtime) ?? .utc) : ZoneInfo.named(byTZ: tz, tzdir: tzdir)
-        let identifier = ZoneInfo.identifier(byTZ: tz, tzdir: tzdir, localtime: localtime)
-        var path: String?
-        if let tz {
-            let file = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-            if !file.isEmpty {
-                let candidate = file.hasPrefix("/") ? file : ((tzdir?.isEmpty ?? true) ? "/usr/share/zoneinfo" : tzdir!) + "/" + file
-                if ZoneInfo(path: candidate) != nil { path = candidate }
-            }
+        let named = tz.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }  // what TZ names, without glibc's ":"
+        let path: String?  // the zone's file: the one TZ names, or `localtime` when TZ is unset
+        if let named {
+            path = named.isEmpty ? nil : named.hasPrefix("/") ? named : ZoneInfo.directory(tzdir) + "/" + named
         } else {
             path = localtime
         }
-        var directories: [String] = []
+        var real: String?
         var contents: [UInt8] = []
-        if let path {
+        if let path, let resolved = Files.realPath(path) {
+            real = resolved
+            contents = (try? Files.contents(of: resolved, maxBytes: 1 << 20)) ?? []
+        }
+        let file = contents.isEmpty ? nil : ZoneInfo(tzif: contents)
+        let zone: ZoneInfo
+        if let file {
+            zone = file
+        } else if let named, !(tz ?? "").isEmpty {
+            zone = ZoneInfo(posixRule: named) ?? .utc  // no zone file: a POSIX rule ("JST-9"), or UTC
+        } else {
+            zone = .utc
+        }
+        let identifier: String?
+        if let named, !named.hasPrefix("/") {
+            let plainName = !named.split(separator: "/", omittingEmptySubsequences: false).contains("..")
+            identifier = named.isEmpty ? "UTC" : file != nil && plainName ? ZoneInfo.plain(named) : nil
+        } else {
+            identifier = file == nil ? nil : real.flatMap { ZoneInfo.identifier(ofRealPath: $0, tzdir: tzdir) }
+        }
+        // A file TZ names that is no zone: TZ is taken as a rule, and nothing on disk decides it.
+        let onDisk = tz == nil || file != nil
+        var directories: [String] = []
+        if onDisk, let path {
             directories.append(Files.directory(of: path))
-            if let real = Files.realPath(path) {
-                directories.append(Files.directory(of: real))
-                contents = (try? Files.contents(of: real, maxBytes: 1 << 20)) ?? []
-            }
+            if let real { directories.append(Files.directory(of: real)) }
         }
         let name = identifier ?? (tz.map { $0.isEmpty ? "UTC" : $0 } ?? localtime)
-        return LocalZoneSetting(zone: zone, name: name, contents: contents, directories: directories)
+        return LocalZoneSetting(zone: zone, name: name, contents: onDisk ? contents : [], directories: directories)
     }
 
     package static func == (a: LocalZoneSetting, b: LocalZoneSetting) -> Bool {

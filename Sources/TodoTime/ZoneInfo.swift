@@ -108,7 +108,8 @@ package struct ZoneInfo: Sendable {
         self.init(tzif: bytes)
     }
 
-    private static func directory(_ tzdir: String?) -> String {
+    /// The tz database directory `TZDIR` names: /usr/share/zoneinfo when nil or empty.
+    static func directory(_ tzdir: String?) -> String {
         guard let tzdir, !tzdir.isEmpty else { return "/usr/share/zoneinfo" }
         return tzdir
     }

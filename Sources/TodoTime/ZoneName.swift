@@ -25,6 +25,12 @@ extension ZoneInfo {
     /// The name of the zone file at `path` (links resolved) inside the database directory.
     private static func identifier(ofPath path: String, tzdir: String?) -> String? {
         guard let real = Files.realPath(path), ZoneInfo(path: real) != nil else { return nil }
+        return identifier(ofRealPath: real, tzdir: tzdir)
+    }
+
+    /// The name of the zone file at `real` (links resolved) inside the database directory,
+    /// without reading the file.
+    static func identifier(ofRealPath real: String, tzdir: String?) -> String? {
         var name: String?
         if let tzdir, !tzdir.isEmpty, let base = Files.realPath(tzdir), real.hasPrefix(base + "/") {
             name = String(real.dropFirst(base.count + 1))
@@ -39,7 +45,7 @@ extension ZoneInfo {
     }
 
     /// `name` without a leading `posix/` or `right/` (the same zone, counted without or with leap seconds).
-    private static func plain(_ name: String) -> String {
+    static func plain(_ name: String) -> String {
         for prefix in ["posix/", "right/"] where name.hasPrefix(prefix) && name.count > prefix.count {
             return String(name.dropFirst(prefix.count))
         }

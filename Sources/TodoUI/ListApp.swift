@@ -106,6 +106,7 @@ final class ListApp {
             if let watch { fds.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0)) }
             let timeout: Double? = watch == nil ? max(0.05, retryAt - Posix.monotonicSeconds()) : nil
             _ = try? EventWait.wait(&fds, timeoutUsec: timeout.map { UInt64($0 * 1e6) })
+            trace("woke")
             var dirty = false
             while let key = terminal.readKey() {
                 handle(key)
@@ -116,6 +117,7 @@ final class ListApp {
             if quit { break }
             if let watch {
                 if fds.count > 3 && fds[3].revents != 0 {
+                    trace("watch readable")
                     guard let items = watch.read() else {
                         lost("todod went away")
                         draw()
@@ -128,16 +130,29 @@ final class ListApp {
                         case .reminder(let titles): status = ("⏰ " + titles.map(ListRendering.safe).joined(separator: ", "), false)
                         }
                     }
+                    trace("watch read")
                     if changed { reload() }
+                    trace("reloaded")
                     dirty = dirty || !items.isEmpty
                 }
             } else if Posix.monotonicSeconds() >= retryAt {
                 connect()
                 dirty = true
             }
-            if dirty { draw() }
+            if dirty {
+                draw()
+                trace("drawn")
+            }
         }
         return 0
+    }
+
+    /// With `TODOCTL_UI_TRACE=FILE`: each step of the loop with the monotonic time, in µs.
+    private lazy var traceFile: Int32? = environment.variables["TODOCTL_UI_TRACE"].map { open($0, O_WRONLY | O_CREAT | O_APPEND, 0o600) }
+    private func trace(_ what: String) {
+        guard let fd = traceFile, fd >= 0 else { return }
+        let line = "\(Int64(Posix.monotonicSeconds() * 1e6)) \(what)\n"
+        _ = line.withCString { write(fd, $0, strlen($0)) }
     }
 
     /// (Re)connects: the request socket and the `watch` subscription, then reads the list.

@@ -8,7 +8,7 @@ import TodoPosix
 // table. Run in release: `scripts/bench [--quick]`, or `swift build -c release && .build/release/todobench`.
 //
 //   todobench [--quick] [--section NAME]...
-//   sections: store, protocol, add, log, client, reminders, recurrence, scale, idle, feed, when, undo, subtasks, search
+//   sections: store, protocol, add, log, client, reminders, recurrence, scale, idle, feed, when, undo, subtasks, search, alarms
 //   (default: all, in that order)
 
 #if DEBUG
@@ -53,7 +53,7 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--write-cost
 }
 
 let allSections = ["store", "protocol", "add", "log", "client", "reminders", "recurrence", "scale", "idle", "feed", "when", "undo",
-                   "subtasks", "search"]
+                   "subtasks", "search", "alarms"]
 var quick = false
 var chosen: [String] = []
 var argumentList = Array(CommandLine.arguments.dropFirst())
@@ -114,6 +114,8 @@ for section in sections {
             try UndoBench.run(sizes: quick ? [2_000] : [30_000, 100_000])
         case "search":
             try SearchBench.run(count: quick ? 2_000 : 100_000, samples: quick ? 20 : 200)
+        case "alarms":
+            try AlarmBench.run(count: quick ? 2_000 : 10_000, samples: quick ? 3 : 9)
         case "subtasks":
             try SubtaskBench.run(count: quick ? 2_000 : 100_000, tasks: quick ? 500 : 10_000, runs: quick ? 3 : 9)
         default: break

@@ -53,7 +53,7 @@ import TodoTestSupport
         for _ in 0..<20 {
             #expect(try other.result("todo.list", ["limit": 1])["total"] == 20_000)
             peak = max(peak, residentKiB(daemon.pid))
-            usleep(50_000)
+            usleep(50_000)  // samples a second of the silent client holding its answers: the watching is what is tested
         }
         print("never-reading client: \(sent) listings of 20,000 todos (~2.7 MB each) sent; daemon RSS \(rssBefore) KiB before, at most \(peak) KiB")
         #expect(peak < rssBefore + 120 * 1024, "RSS \(peak) KiB")

@@ -118,6 +118,14 @@ import TodoTestSupport
             ("todo.list", ["limit": -1], -32602, "limit"),
             ("todo.list", ["limit": 100_001], -32602, "limit"),
             ("todo.list", ["offset": -1], -32602, "offset"),
+            // Keyset windows: an anchor by id, one of after and before, not with offset or tree.
+            ("todo.list", ["after": 0], -32602, "after"),
+            ("todo.list", ["before": "1"], -32602, "before"),
+            ("todo.list", ["after": 1, "before": 1], -32602, "before"),
+            ("todo.list", ["after": 1, "offset": 3], -32602, "offset"),
+            ("todo.list", ["before": 1, "tree": true], -32602, "tree"),
+            ("todo.list", ["withOffset": true], -32602, "withOffset"),
+            ("todo.list", ["after": 999_999], -32001, nil),
         ]
         // categories, import, reminders, watch
         c += [

@@ -149,6 +149,36 @@ import TodoTestSupport
         #expect(try Self.todo(d, 6)["notes"] == .null)
     }
 
+    /// Every act's filter takes `--search-exact` as `list` does: the text as written, while
+    /// `--search` folds kana (くりーにんぐ takes クリーニング too).
+    @Test func actsTakeAnExactSearch() throws {
+        let d = try DaemonProcess()
+        for title in ["クリーニング店", "くりーにんぐ 出す", "ｸﾘｰﾆﾝｸﾞ"] {
+            #expect(try d.todoctl(["add", title]).status == 0)
+        }
+        #expect(try Self.listed(d, ["--search-exact", "くりーにんぐ"]) == [2])
+        let exact = try d.todoctl(["done", "--search-exact", "くりーにんぐ", "--yes"])
+        #expect(exact.status == 0, "\(exact.stdout)\(exact.stderr)")
+        #expect(try Self.todo(d, 2)["done"] == .bool(true))
+        #expect(try Self.todo(d, 1)["done"] == .bool(false) && Self.todo(d, 3)["done"] == .bool(false))
+        // Before the command word too, and for edit (whose options after it are fields).
+        let edited = try d.todoctl(["--search-exact", "クリーニング", "edit", "-p", "low", "--yes"])
+        #expect(edited.status == 0, "\(edited.stdout)\(edited.stderr)")
+        #expect(try Self.todo(d, 1)["priority"] == .string("low") && Self.todo(d, 3)["priority"] == .null)
+        for (act, extra) in [("annotate", ["メモ"]), ("snooze", ["2h"]), ("move", ["--top"]), ("reopen", []), ("rm", [])] {
+            let none = try d.todoctl([act, "--search-exact", "ｸﾘｰﾆﾝｸﾞ店"] + extra + ["--yes"])
+            #expect(none.status == 0 && !none.stdout.contains("ｸﾘｰﾆﾝｸﾞ"), "\(act): \(none.stdout)\(none.stderr)")
+        }
+        let moved = try d.todoctl(["move", "--search-exact", "ｸﾘｰﾆﾝｸﾞ", "--top", "--yes"])
+        #expect(moved.status == 0, "\(moved.stdout)\(moved.stderr)")
+        #expect(try Self.listed(d, []) == [3, 1])
+        let both = try d.todoctl(["done", "--search", "x", "--search-exact", "x", "--yes"])
+        #expect(both.status == 2 && both.stderr.contains("--search and --search-exact cannot be used together"), "\(both.stderr)")
+        let folded = try d.todoctl(["done", "--search", "くりーにんぐ", "--yes"])
+        #expect(folded.status == 0 && folded.stdout.contains("Completed 2 todos."), "\(folded.stdout)\(folded.stderr)")
+        for id in 1...3 { #expect(try Self.todo(d, id)["done"] == .bool(true)) }
+    }
+
     /// `todo.batch` on the wire: all or nothing, one change of the log.
     @Test func theBatchIsAllOrNothing() throws {
         let d = try Self.seeded()

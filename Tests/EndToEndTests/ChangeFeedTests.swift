@@ -51,7 +51,7 @@ import TodoTestSupport
             #expect(message["method"] == "event" && message["params"]?["type"] == "todo.added")
             seen.append(try #require(message["params"]?["seq"]?.intValue))
         }
-        while !hammering.isFinished { usleep(1000) }
+        #expect(eventually(timeout: 60, every: 0.001) { hammering.isFinished })
         #expect(seen == Array((since + 1)...last))
         #expect(try Self.seq(daemon) == last)
     }
@@ -93,7 +93,7 @@ import TodoTestSupport
         }
         while try page() || written.value < 100 {}  // while the writer goes on
         stop.value = true
-        while !writer.isFinished { usleep(1000) }
+        #expect(eventually(timeout: 60, every: 0.001) { writer.isFinished })
         while try page() {}
         let todos = try #require(try c.result("todo.list", ["status": "all"])["todos"]?.arrayValue)
         let live = Dictionary(uniqueKeysWithValues: todos.map { ($0["uid"]?.stringValue ?? "", $0) })
@@ -118,9 +118,9 @@ import TodoTestSupport
         defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL); watcher.waitForExit() } }
         var text = ""
         func read(until count: Int) {
-            for _ in 0..<1000 where text.split(separator: "\n").count < count {
-                usleep(10_000)
+            _ = eventually(timeout: 10, every: 0.01) {
                 text += String(decoding: out.fileHandleForReading.availableDataNonBlocking(), as: UTF8.self)
+                return text.split(separator: "\n").count >= count
             }
         }
         read(until: first)

@@ -76,19 +76,21 @@ import TodoTestSupport
         defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL); watcher.waitForExit() } }
         // Wait until the subscription is live (an add shows up), then idle well past the limit.
         var seen = Data()
-        for i in 0..<200 where !String(decoding: seen, as: UTF8.self).contains("first") {
-            if i % 20 == 0 { _ = try daemon.todoctl(["add", "first"]) }
-            usleep(25_000)
-            seen = out.fileHandleForReading.availableDataNonBlocking()
+        var polls = 0
+        _ = try eventually(timeout: 5, every: 0.025) {
+            if polls % 20 == 0 { _ = try daemon.todoctl(["add", "first"]) }
+            polls += 1
+            seen += out.fileHandleForReading.availableDataNonBlocking()
+            return String(decoding: seen, as: UTF8.self).contains("first")
         }
         // Three times the limit with nothing to read: a watch that timed out would have exited.
         #expect(!eventually(timeout: 0.9) { !watcher.isRunning })
         #expect(watcher.isRunning)
         _ = try daemon.todoctl(["add", "second"])
         var all = seen
-        for _ in 0..<200 where !String(decoding: all, as: UTF8.self).contains("second") {
-            usleep(25_000)
+        _ = eventually(timeout: 5, every: 0.025) {
             all += out.fileHandleForReading.availableDataNonBlocking()
+            return String(decoding: all, as: UTF8.self).contains("second")
         }
         #expect(String(decoding: all, as: UTF8.self).contains("second"))
     }

@@ -80,7 +80,7 @@ private struct OwnTodos: Equatable {
                     }
                 }
             }
-            usleep(UInt32.random(in: 150_000...700_000, using: &rng))
+            usleep(UInt32.random(in: 150_000...700_000, using: &rng))  // the kill at a random point of the work is what is tested
             daemon.stop(signal: SIGKILL)
             stop.value = true
             group.wait()

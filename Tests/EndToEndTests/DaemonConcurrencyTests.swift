@@ -47,7 +47,7 @@ import TodoTestSupport
             }
         }
         // Kill it mid-stream, once the clients are well under way.
-        for _ in 0..<1000 where acknowledged.value.count < 200 { usleep(10_000) }
+        _ = eventually(timeout: 10, every: 0.01) { acknowledged.value.count >= 200 }
         daemon.stop(signal: SIGKILL)
         group.wait()
         #expect(acknowledged.value.count > 10)

@@ -24,14 +24,8 @@ func startTodod(_ dir: TemporaryDirectory, launcher: [String] = [], stderr: File
     process.environment = env
     process.standardError = stderr
     try process.run()
-    for _ in 0..<500 {
-        if let fd = try? UnixSocket.connect(path: dir.file("todod.sock")) {
-            Posix.close(fd)
-            return process
-        }
-        guard process.isRunning else { throw DaemonProcessError.exited(process.waitForExit(), "") }
-        usleep(10_000)
-    }
+    if waitUntilListening(dir.file("todod.sock"), while: { process.isRunning }) { return process }
+    guard process.isRunning else { throw DaemonProcessError.exited(process.waitForExit(), "") }
     throw DaemonProcessError.notListening("")
 }
 

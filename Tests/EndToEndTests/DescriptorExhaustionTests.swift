@@ -29,8 +29,8 @@ import TodoTestSupport
         let started = now()
         // The daemon frees its descriptors as it reads the crowd's end of input (the wait is
         // bounded; the clients below prove it serves again, each within its 5 s receive timeout).
-        while openDescriptors(process.processIdentifier) > baseline && now() - started < 10 { usleep(1000) }
-        #expect(openDescriptors(process.processIdentifier) <= baseline, "the crowd's descriptors are all freed")
+        #expect(eventually(timeout: 10, every: 0.001) { openDescriptors(process.processIdentifier) <= baseline },
+                "the crowd's descriptors are all freed")
         for i in 0..<3 {
             let client = try RawClient(path: dir.file("todod.sock"), timeoutSeconds: 5)
             #expect(try client.result("daemon.status")["pid"] == .int(Int64(process.processIdentifier)), "client \(i)")

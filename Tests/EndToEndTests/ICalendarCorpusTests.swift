@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TodoCore
 import TodoProtocol
 import TodoTestSupport
 
@@ -33,15 +34,15 @@ struct ICalendarCorpusTests {
         // Most of the corpus is good iCalendar: a reader refusing much of it is wrong.
         #expect(imported.count >= ICalendarPackageCorpus.files.count * 3 / 4)
         // Todos due in the past without an alarm are reminded at once (a default reminder): the
-        // store is compared once those have fired (two exports half a second apart agree).
-        var before = try d.client().result("store.export", [:])
+        // store is compared once those have fired, when the earliest reminder still pending
+        // (daemon.status's nextReminder) is none or one after the imports.
+        let importsEnded = Instant.now()
         let settled = try eventually(timeout: 30) {
-            usleep(500_000)
-            let now = try d.client().result("store.export", [:])
-            defer { before = now }
-            return now["todos"] == before["todos"]
+            guard let next = try d.client().result("daemon.status")["nextReminder"]?.stringValue else { return true }
+            return Instant(rfc3339: next).map { $0 > importsEnded } ?? false
         }
-        #expect(settled)
+        #expect(settled, "reminders due before the imports still pending")
+        let before = try d.client().result("store.export", [:])
         for file in imported {
             let r = try d.todoctl(["import", file], environment: ["TZ": "Europe/Berlin"])
             #expect(r.status == 0 && (r.stdout.contains("(0 added, 0 updated,") || r.stdout.hasPrefix("Imported 0 todos")), "\(file): \(r.stdout)")

@@ -262,8 +262,7 @@ import TodoTestSupport
         // LAST-MODIFIED holds whole seconds: a completion in the same second as todod's own last
         // change of the todo would not be newer than it. A person is never that quick; wait for
         // the next second.
-        let second = Date().timeIntervalSince1970.rounded(.down)
-        while Date().timeIntervalSince1970.rounded(.down) <= second { usleep(10_000) }
+        waitForNextSecond()
         _ = try todoman(["done", String(milkID)])
         let back = try json(d, ["import", root + "/todod"])
         #expect(back["added"] == 1 && back["updated"] == 1 && back["unchanged"] == 2, "\(back)")

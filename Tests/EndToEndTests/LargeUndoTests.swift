@@ -56,7 +56,7 @@ import TodoTestSupport
 
         func stop() {
             done.value = true
-            while thread?.isExecuting == true { usleep(10_000) }
+            _ = eventually(timeout: 5, every: 0.01) { thread?.isExecuting != true }
         }
     }
 
@@ -84,7 +84,7 @@ import TodoTestSupport
                 gets.mutate { $0.append((sent, took)) }
                 // What another client counts while the undo runs: the store before it or after it, never between.
                 if let open = try? other.result("daemon.status")["open"]?.intValue { openSeen.mutate { $0.insert(open) } }
-                usleep(5_000)
+                usleep(5_000)  // the pace of the other client's requests, not a wait
             }
         }
         asker.start()
@@ -95,7 +95,7 @@ import TodoTestSupport
         // The watchdog beats once more after the request (the silence is measured to it).
         #expect(eventually(timeout: 5) { (beats.value.last ?? 0) > started + took })
         done.value = true
-        while asker.isExecuting { usleep(10_000) }
+        #expect(eventually(timeout: 60, every: 0.01) { !asker.isExecuting })
         let around = beats.value.filter { $0 > started - 1 }
         let silence = zip(around, around.dropFirst()).map { $1 - $0 }.max() ?? .infinity
         let during = gets.value.filter { $0.sent >= started && $0.sent < started + took }

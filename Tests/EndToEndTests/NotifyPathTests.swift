@@ -47,7 +47,8 @@ struct NotifyPathTests {
         let after = unique("after todod restart")
         _ = try daemon!.client().result("todo.add", ["title": .string(after), "due": .string(rfc3339(in: 1))])
         #expect(runs[1].printed(title: after, atLeast: 1, timeout: 20).count == 1)
-        usleep(1_500_000)  // the journal's copy of the last ones has come too
+        // The journal's copies of the last ones have come too: the cursor is past them.
+        #expect(eventually(timeout: 20) { Self.cursor(state + "/todod/notify-print.cursor", isPast: after) })
         let all = printed()
         #expect(all.count == 300 && Set(all).count == 300, "\(all.count) lines, \(Set(all).count) distinct")
         #expect(runs[1].printed(title: after, atLeast: 2, timeout: 0).count == 1)
@@ -93,7 +94,7 @@ struct NotifyPathTests {
         let missed = unique("while print was down")
         _ = try daemon.client().result("todo.add", ["title": .string(missed), "due": .string(rfc3339(in: 1))])
         #expect(try Journalctl.reminders(title: missed, atLeast: 1).count == 1)
-        usleep(500_000)  // the exec notifier has moved its cursor past it
+        #expect(eventually(timeout: 15) { Self.cursor(state + "/todod/notify-exec.cursor", isPast: missed) })
         let printer = try NotifierProcess(daemon: daemon, arguments: ["--print"], state: state, output: dir.file("p1"))
         let named = try NotifierProcess(daemon: daemon, arguments: ["--print", "--name", "電話"], state: state, output: dir.file("q1"))
         #expect(printer.printed(title: missed, atLeast: 1).count == 1)
@@ -138,7 +139,16 @@ struct NotifyPathTests {
         defer { Posix.close(listener) }
         let notifier = try BackgroundProcess.started(BuiltProducts.path("todod-notify"), ["--socket", dir.file("mute.sock"), "--print"],
                                                      environment: ["XDG_STATE_HOME": dir.file("state")], output: dir.file("n"))
-        usleep(700_000)  // connected, waiting for the answer
+        // Connected and asking (on its second connection: the first only reads the peer's
+        // credentials): the notifier waits for the answer.
+        var connections: [Int32] = [], asked: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        defer { connections.forEach(Posix.close) }
+        #expect(try eventually(timeout: 10) {
+            if try Posix.waitReadable(listener, seconds: 0.001), let fd = try UnixSocket.accept(listener) { connections.append(fd) }
+            for fd in connections { if let n = try Posix.read(fd, into: &buffer), n > 0 { asked += buffer[..<n] } }
+            return asked.contains(UInt8(ascii: "\n"))
+        })
+        #expect(String(decoding: asked, as: UTF8.self).contains("daemon.status"), "\(String(decoding: asked, as: UTF8.self))")
         #expect(notifier.process.isRunning)
         notifier.process.send(SIGTERM)
         #expect(NotifyTestSupport.eventually(timeout: 8) { !notifier.process.isRunning }, "\(notifier.stderr)")
@@ -157,12 +167,26 @@ struct NotifyPathTests {
         for i in 0..<40 { _ = try c.result("todo.add", ["title": .string("\(tag) \(i)"), "due": .string(due)]) }
         #expect(try Journalctl.reminders(title: "\(tag) 39", atLeast: 1).count == 1)
         #expect(NotifyTestSupport.eventually(timeout: 10) { notifier.children.count >= 32 })
-        usleep(500_000)  // the notifier is in the slot wait
+        // Let the notifier reach the slot wait for the 33rd: nothing outside shows it is there (it
+        // waits on a semaphore in 50 ms steps), so this one wait stays a fixed, short one.
+        usleep(500_000)
         let sleepers = notifier.children
         defer { for pid in sleepers { kill(pid, SIGKILL) } }
         notifier.process.send(SIGTERM)
         #expect(NotifyTestSupport.eventually(timeout: 10) { !notifier.process.isRunning })
         #expect(notifier.stop() == 128 + SIGTERM)
+    }
+}
+
+extension NotifyPathTests {
+    /// Whether the notifier whose cursor file is `file` has read the journal past the reminder
+    /// entry of the todo titled `title`, and every reminder it had from `watch` first (a `+KEY`
+    /// line) has had its journal entry read too.
+    static func cursor(_ file: String, isPast title: String) -> Bool {
+        let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        guard let cursor = lines.first, !cursor.hasPrefix("realtime="), !lines.contains(where: { $0.hasPrefix("+") }) else { return false }
+        let later = try? Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "TODO_TITLE=\(title)"], after: cursor)
+        return later?.isEmpty == true
     }
 }
 
@@ -211,10 +235,10 @@ final class StandInDaemon {
                             result = {}
                         conn.sendall((json.dumps({"jsonrpc": "2.0", "result": result, "id": req["id"]}) + "\n").encode())
                         if req["method"] == "watch":
-                            time.sleep(0.3)
                             event = {"seq": 2, "type": "reminder", "todos": [todo], "todo": todo, "fired": now, "lateUsec": 1200}
                             conn.sendall((json.dumps({"jsonrpc": "2.0", "method": "event", "params": event}) + "\n").encode())
-                            time.sleep(3600)
+                            conn.settimeout(None)
+                            while conn.recv(65536): pass  # holds the connection until the notifier closes it
                 except (EOFError, OSError):
                     pass
                 conn.close()

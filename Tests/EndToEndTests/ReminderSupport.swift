@@ -27,16 +27,6 @@ private func wholeSeconds(_ seconds: Double) -> String {
     return formatter.string(from: Date(timeIntervalSince1970: seconds))
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` seconds pass; returns whether it held.
-func eventually(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    repeat {
-        if try condition() { return true }
-        usleep(20_000)
-    } while Date() < deadline
-    return try condition()
-}
-
 /// A todod started through a launcher (unshare(1) for a journal of the test's making, prlimit(1)
 /// for a descriptor limit), its standard error collected as it comes.
 final class LaunchedDaemon: @unchecked Sendable {
@@ -107,8 +97,5 @@ final class LaunchedDaemon: @unchecked Sendable {
 
     /// Whether one of its threads waits for a datagram socket's receiver to make room: the
     /// daemon is inside a journal send that the (stalled) journal holds up.
-    var blockedOnJournal: Bool {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.contains { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8)) == "unix_wait_for_peer" }
-    }
+    var blockedOnJournal: Bool { waitsForDatagramReceiver(pid) }
 }

@@ -13,11 +13,12 @@ import TodoTestSupport
     /// Waits (up to 10 s) until `daemon.status` reports a database problem, and returns it.
     private func awaitProblem(_ daemon: DaemonProcess) throws -> String? {
         let client = try daemon.client()
-        for _ in 0..<1000 {
-            if let problem = try client.result("daemon.status")["databaseProblem"]?.stringValue { return problem }
-            usleep(10_000)
+        var problem: String?
+        _ = try eventually(timeout: 10, every: 0.01) {
+            problem = try client.result("daemon.status")["databaseProblem"]?.stringValue
+            return problem != nil
         }
-        return nil
+        return problem
     }
 
     @Test func aDeletedDatabaseRefusesWritesAndSaysSo() throws {

@@ -69,7 +69,8 @@ private final class NotifyListener {
         let dir = TemporaryDirectory("notify-full")
         let notify = try NotifyListener(dir)
         let daemon = try DaemonProcess(directory: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "100000"])
-        Thread.sleep(forTimeInterval: 1.5)  // 30 beats unread: the queue is full
+        // Unread beats fill the queue (it holds ten): a daemon thread waits in sd_notify for room.
+        #expect(eventually(timeout: 10) { waitsForDatagramReceiver(daemon.pid) })
         let client = try RawClient(path: daemon.socket, timeoutSeconds: 5)
         for i in 1...20 {
             #expect(try client.result("todo.add", ["title": .string("満杯 \(i)")])["id"] == .int(Int64(i)))
@@ -139,7 +140,7 @@ private final class NotifyListener {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        for _ in 0..<500 where (try? Files.kind(socket)) != .socket { usleep(10_000) }
+        _ = eventually(timeout: 5, every: 0.01) { (try? Files.kind(socket)) == .socket }
         return (process, socket, errors)
     }
 
@@ -148,9 +149,9 @@ private final class NotifyListener {
         let (activator, socket, errors) = try activator(dir)
         defer { activator.terminate(); activator.waitForExit() }
         var client: RawClient?
-        for _ in 0..<500 where client == nil {
+        _ = eventually(timeout: 5, every: 0.01) {
             client = try? RawClient(path: socket)
-            if client == nil { usleep(10_000) }
+            return client != nil
         }
         let c = try #require(client)
         // The first request starts the daemon on the passed socket.
@@ -162,7 +163,7 @@ private final class NotifyListener {
         #expect(pid > 0)
         // Stopping the daemon leaves the activator's socket in place (the daemon did not create it).
         kill(pid, SIGTERM)
-        for _ in 0..<200 where kill(pid, 0) == 0 { usleep(10_000) }
+        _ = eventually(timeout: 5, every: 0.01) { kill(pid, 0) != 0 }
         #expect(try Files.kind(socket) == .socket)
         activator.terminate()
         activator.waitForExit()

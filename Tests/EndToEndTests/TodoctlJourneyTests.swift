@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
@@ -101,8 +102,10 @@ import TodoTestSupport
     @Test func sortingByIdTitleCreatedUpdatedBothWays() throws {
         let d = try DaemonProcess()
         for title in ["banana", "Apple", "cherry"] {
-            _ = try d.todoctl(["add", title])
-            usleep(2000)
+            let added = try json(d.todoctl(["--json", "add", title]))
+            // The next change must be later: wait until the clock is past this one's stamp.
+            let stamp = try #require(added["updated"]?.stringValue.flatMap { Instant(rfc3339: $0) })
+            waitUntilPast(Date(timeIntervalSince1970: Double(stamp.usec) / 1e6))
         }
         _ = try d.todoctl(["edit", "1", "--notes", "touched last"])
         #expect(try ids(d, ["--sort", "id"]) == [1, 2, 3])
@@ -242,7 +245,7 @@ import TodoTestSupport
         process.environment = ["HOME": dir.path]
         try process.run()
         defer { process.terminate(); process.waitForExit() }
-        for _ in 0..<300 where (try? Files.kind(dir.file("todod.sock"))) != .socket { usleep(10_000) }
+        #expect(waitUntilListening(dir.file("todod.sock"), while: { process.isRunning }))
         var env = ProcessInfo.processInfo.environment
         env["TODOD_SOCKET"] = dir.file("todod.sock")
         let result = try ChildProcess.run(BuiltProducts.path("todoctl"), ["list"], environment: env)

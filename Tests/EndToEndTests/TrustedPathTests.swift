@@ -100,11 +100,7 @@ import TodoProtocol
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitForExit() } }
-        var listening = false
-        for _ in 0..<1000 where !listening {
-            if let fd = try? UnixSocket.connect(path: socket) { Posix.close(fd); listening = true } else { usleep(10_000) }
-        }
-        #expect(listening)
+        #expect(waitUntilListening(socket, while: { process.isRunning }))
         #expect(try Files.mode(socket).mode == 0o600)
         // The daemon is strace's child: stop it, then strace ends with it.
         let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""

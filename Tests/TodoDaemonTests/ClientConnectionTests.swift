@@ -29,8 +29,7 @@ private final class RecordingHandler: RequestHandling, @unchecked Sendable {
     /// Waits (at most 5 s) until `count` requests arrived.
     @discardableResult
     func wait(count: Int) -> Int {
-        let deadline = Date().addingTimeInterval(5)
-        while self.count < count, Date() < deadline { usleep(1_000) }
+        _ = eventually(timeout: 5, every: 0.001) { self.count >= count }
         return self.count
     }
 }
@@ -137,12 +136,11 @@ private final class ConnectionHarness: @unchecked Sendable {
     /// Waits until the connection has read everything the peer sent, and the handler that read
     /// it has finished.
     func settleInput() {
-        let deadline = Date().addingTimeInterval(5)
-        var unread: Int32 = 0
-        repeat {
+        _ = eventually(timeout: 5, every: 0.001) {
+            var unread: Int32 = 0
             _ = ioctl(ours, UInt(FIONREAD), &unread)
-            if unread > 0 { usleep(1_000) }
-        } while unread > 0 && Date() < deadline
+            return unread == 0
+        }
         ioQueue.sync {}
     }
 

@@ -38,8 +38,7 @@ private final class Replies: ReplyDelivering, @unchecked Sendable {
     }
 
     func wait(for connection: ClientConnection, count: Int, timeout: Double = 5) -> [Int64] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while of(connection).count < count, Date() < deadline { usleep(5_000) }
+        _ = eventually(timeout: timeout, every: 0.005) { of(connection).count >= count }
         return of(connection)
     }
 }

@@ -34,8 +34,7 @@ private final class DeliveredBatches: ReplyDelivering, @unchecked Sendable {
 
     /// The replies' response lines, parsed, once `count` replies arrived (or after 5 s).
     func responses(count: Int) -> [JSON] {
-        let deadline = Date().addingTimeInterval(5)
-        while lock.withLock({ batches.joined().count }) < count, Date() < deadline { usleep(2_000) }
+        _ = eventually(timeout: 5, every: 0.002) { lock.withLock { batches.joined().count } >= count }
         return lock.withLock { batches.joined().compactMap { $0.response.flatMap { try? JSON.parse(Array($0.dropLast())) } } }
     }
 }

@@ -50,11 +50,18 @@ struct EncodingTests {
                               zone: i % 3 == 0 ? nil : "Asia/Tokyo", allDay: i % 2 == 0,
                               recurrence: i % 3 == 1 ? TodoRecurrence(rule: "FREQ=MONTHLY;BYDAY=-1FR", from: .completion) : nil))
         }
+        // Alarms of every kind (issue 35): relative, nagging, absolute and acknowledged, kept from iCalendar.
+        todos[1].alarms = [
+            Alarm(uid: "a1", trigger: .due(-900_000_000), repeatCount: 2, intervalUsec: 600_000_000),
+            Alarm(uid: "a2", trigger: .at(Instant(usec: 1_796_115_600_000_000)), acknowledged: Instant(usec: 1_796_115_600_000_001),
+                  snoozedUntil: Instant(usec: 1_796_115_700_000_000)),
+            Alarm(uid: "メール", trigger: .start(0), ical: "BEGIN:VALARM\r\nACTION:EMAIL\r\nDESCRIPTION:\"牛乳\"\r\nEND:VALARM"),
+        ]
         for todo in todos {
             let json = try JSON.parse(todo.encodedJSON)
             #expect(json.objectValue?.keys == ["id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
                                                "completed", "position", "created", "updated", "priority", "tags", "zone", "allDay", "recurrence",
-                                               "revision", "parent", "subtasks", "parentUid", "start"])
+                                               "revision", "parent", "subtasks", "parentUid", "start", "alarms"])
             #expect(try Todo(json: json) == todo)
             #expect(json["notes"] == (todo.notes.map(JSON.string) ?? .null))
             #expect(json["due"] == JSON(todo.due))
@@ -64,7 +71,7 @@ struct EncodingTests {
         let one = Todo(id: 7, uid: "u", title: "牛乳を買う \"1\"\n", notes: nil, category: "仕事", due: Instant(usec: 1_796_115_600_250_000),
                        remind: nil, done: true, completed: Instant(usec: 0), position: 3, created: Instant(usec: -1), updated: Instant(usec: 0),
                        priority: .high, tags: ["家"], zone: "Asia/Tokyo", allDay: true, recurrence: TodoRecurrence(rule: "FREQ=DAILY"))
-        #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z","priority":"high","tags":["家"],"zone":"Asia/Tokyo","allDay":true,"recurrence":{"rule":"FREQ=DAILY","from":"due"},"revision":1,"parent":null,"subtasks":[],"parentUid":null,"start":null}"#)
+        #expect(String(decoding: one.encodedJSON, as: UTF8.self) == #"{"id":7,"uid":"u","title":"牛乳を買う \"1\"\n","notes":null,"category":"仕事","due":"2026-12-01T09:00:00.250000Z","remind":null,"reminded":null,"done":true,"completed":"1970-01-01T00:00:00Z","position":3,"created":"1969-12-31T23:59:59.999999Z","updated":"1970-01-01T00:00:00Z","priority":"high","tags":["家"],"zone":"Asia/Tokyo","allDay":true,"recurrence":{"rule":"FREQ=DAILY","from":"due"},"revision":1,"parent":null,"subtasks":[],"parentUid":null,"start":null,"alarms":[]}"#)
     }
 
     /// A todo written through `ByteWriter` fits the room its bound gives even when every value

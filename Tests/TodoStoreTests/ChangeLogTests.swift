@@ -178,7 +178,7 @@ import TodoSQLite
         let todo = try store.write { try $0.add(NewTodo(title: "電話", remind: remind)) }
         _ = try store.write { try $0.update(todo.id, TodoPatch(title: .set("電話する"))) }
         clock.set(remind)
-        try store.write { try $0.markReminded(todo.id, scheduled: remind, at: remind) }
+        _ = try store.write { try $0.markReminded(todo.id, scheduled: remind, at: remind) }
         #expect(try store.read { try $0.currentSeq() } == 2)  // a delivery is not a change
         _ = try store.write { try $0.undo() }
         let back = try store.read { try $0.todo(todo.id) }

@@ -173,7 +173,7 @@ import TodoSQLite
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 9 }
         // The previous release's triggers: today's without the ical_extra image.
-        let oldTriggers = Self.triggers(without: ["ical_extra", "parent_id", "parent_uid", "start", "recur_set"])
+        let oldTriggers = Self.triggers(without: ["ical_extra", "parent_id", "parent_uid", "start", "recur_set", "alarms"])
         #expect(!oldTriggers.contains("ical_extra"))
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
             "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
@@ -265,7 +265,7 @@ import TodoSQLite
         let dir = TemporaryDirectory("migrate13")
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 12 }
-        let oldTriggers = Self.triggers(without: ["parent_id", "parent_uid", "start", "recur_set"])
+        let oldTriggers = Self.triggers(without: ["parent_id", "parent_uid", "start", "recur_set", "alarms"])
         #expect(!oldTriggers.contains("parent") && !oldTriggers.contains("start"))
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
             "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
@@ -308,7 +308,7 @@ import TodoSQLite
         let dir = TemporaryDirectory("migrate15")
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 14 }
-        let oldTriggers = Self.triggers(without: ["recur_set"])
+        let oldTriggers = Self.triggers(without: ["recur_set", "alarms"])
         #expect(!oldTriggers.contains("recur_set"))
         _ = try ChildProcess.sqlite3(path, """
             PRAGMA journal_mode = WAL;

@@ -138,7 +138,8 @@ private struct SimpleRule {
 
 /// `todos` with the revision the reference does not follow set to 1.
 private func stripped(_ todos: [Todo]) -> [Todo] {
-    todos.map { var t = $0; t.revision = 1; return t }
+    // Alarms carry uids of their own; the reference follows them through `remind`.
+    todos.map { var t = $0; t.revision = 1; t.alarms = []; return t }
 }
 
 @Suite struct ModelTests {

@@ -22,10 +22,10 @@ import TodoTestSupport
         #expect(try store.read { try $0.nextPendingReminder() } == at(10))
         #expect(try store.read { try $0.dueReminders(at: at(9)) }.isEmpty)
         #expect(try store.read { try $0.dueReminders(at: at(60)) }.map(\.id) == [2, 1])
-        try store.write { try $0.markReminded(2, scheduled: at(9), at: at(10)) }  // moved since: not recorded
+        _ = try store.write { try $0.markReminded(2, scheduled: at(9), at: at(10)) }  // moved since: not recorded
         #expect(try store.read { try $0.nextPendingReminder() } == at(10))
-        try store.write { try $0.markReminded(5, scheduled: at(1), at: at(10)) }  // deleted since: nothing to record
-        try store.write { try $0.markReminded(2, scheduled: at(10), at: at(10)) }
+        _ = try store.write { try $0.markReminded(5, scheduled: at(1), at: at(10)) }  // deleted since: nothing to record
+        _ = try store.write { try $0.markReminded(2, scheduled: at(10), at: at(10)) }
         #expect(try store.read { try $0.nextPendingReminder() } == at(30))
         let snoozed = try store.write { try $0.snooze(2, until: at(100)) }
         #expect(snoozed.remind == at(100) && snoozed.reminded == nil)

@@ -137,7 +137,7 @@ import TodoSQLite
             try $0.add(NewTodo(title: "Blumen gießen", due: due, remind: due.adding(usec: -lead), zone: "Europe/Berlin",
                                recurrence: TodoRecurrence(rule: "FREQ=DAILY;COUNT=3")))
         }
-        try store.write { try $0.markReminded(todo.id, scheduled: todo.remind, at: clock.now) }
+        _ = try store.write { try $0.markReminded(todo.id, scheduled: todo.remind, at: clock.now) }
         let first = try store.write { try $0.complete([todo.id]) }
         #expect(first.count == 1)
         let next = first[0]

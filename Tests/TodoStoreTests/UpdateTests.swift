@@ -35,7 +35,7 @@ import TodoTestSupport
         let later = due.adding(usec: 86_400_000_000)
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(later))) }
         #expect(todo.remind == later.adding(usec: -lead))  // keeps its lead time
-        try store.write { try $0.markReminded(todo.id, scheduled: todo.remind, at: clock.now) }
+        _ = try store.write { try $0.markReminded(todo.id, scheduled: todo.remind, at: clock.now) }
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due))) }
         #expect(todo.reminded == nil)  // re-armed
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .clear)) }

@@ -178,10 +178,7 @@ struct PeerInteropTests {
 
     /// Waits for the next whole second: LAST-MODIFIED holds whole seconds, and an edit meant to be
     /// the later one must be later in them.
-    static func nextSecond() {
-        let second = Date().timeIntervalSince1970.rounded(.down)
-        while Date().timeIntervalSince1970.rounded(.down) <= second { usleep(10_000) }
-    }
+    static func nextSecond() { waitForNextSecond() }
 
     static let milk = "牛乳を買う", cleaning = "年末の大掃除", bins = "ゴミを出す", finished = "Finished 完了"
     static let plain = "Plain, with a comma; and a semicolon"

@@ -31,6 +31,8 @@ import TodoUserFiles
         }
         var url: String { inner.url }
         func setDeadline(_ deadline: Double?) { self.deadline = deadline }
+        /// The server's slowness is what is tested: the round's time limit runs on the real
+        /// monotonic clock (TodoSync's HTTP deadline), so the write takes real time, at most `delay`.
         private func slowly<T>(_ body: () throws(CalDAVError) -> T) throws(CalDAVError) -> T {
             let end = Posix.monotonicSeconds() + delay
             if let deadline, end > deadline {

@@ -33,6 +33,8 @@ package struct AddOptions: Equatable, Sendable {
     /// `--remind`, resolved against `due`; for an all-day `due` without `--remind`, that day at
     /// the morning time.
     package var remind: Instant?
+    /// The alarms of several `--remind`s or `--nag` (then `remind` is nil); nil for one reminder.
+    package var alarms: [Alarm]?
     /// `--top`.
     package var top = false
     /// `--after ID`: directly after that todo in the manual order.
@@ -101,6 +103,9 @@ package struct EditOptions: Equatable, Sendable {
     package var due: FieldChange<Instant> = .keep
     /// `--remind DURATION|WHEN` / `--no-remind`.
     package var remind: RemindChange = .keep
+    /// The alarms that replace the todo's, from several `--remind`s or `--nag` (with them
+    /// `remind` stays `.keep`); nil when not given.
+    package var alarms: [Alarm]?
     /// True when `--due` was a date without a time.
     package var dueAllDay = false
     /// The IANA name of the local zone, sent with a new due or reminder, when known.
@@ -116,6 +121,7 @@ package struct EditOptions: Equatable, Sendable {
     /// True when nothing would change.
     var isEmpty: Bool {
         title == nil && notes == .keep && category == .keep && due == .keep && (remind == .keep || remind == .followDue)
+            && alarms == nil
     }
 }
 

@@ -39,12 +39,15 @@ enum Help {
         """
 
     static let entries: [Entry] = [
-        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top | --after ID]",
-                                      "    [--priority P] [--tag T]... [--every RULE] [--parent ID] [--start WHEN]"],
+        Entry(name: "add", synopsis: ["add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN]... [--notes TEXT] [--top | --after ID]",
+                                      "    [--priority P] [--tag T]... [--every RULE] [--parent ID] [--start WHEN] [--nag DURATION [--nag-count N]]"],
               summary: "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top or --after is given.",
               options: [("--category NAME", "put it in category NAME (created if missing)"),
                         ("--due WHEN", "when it is due"),
-                        ("--remind DURATION|WHEN", "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time"),
+                        ("--remind DURATION|WHEN", "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time;\n"
+                            + "repeatable, one alarm each (--remind 1d --remind 15m)"),
+                        ("--nag DURATION", "repeat each reminder every DURATION (1m or more) until done or dismissed"),
+                        ("--nag-count N", "how many times --nag repeats (default 6)"),
                         ("--notes TEXT", "free-form notes"),
                         ("--top", "put it first in the manual order"),
                         ("--after ID", "put it directly after todo ID in the manual order"),
@@ -85,7 +88,8 @@ enum Help {
                         ("--parent ID", "only the subtasks of todo ID")]),
         Entry(name: "show", synopsis: ["show ID"], summary: "Show everything about one todo, with its subtasks."),
         Entry(name: "edit", synopsis: ["edit ID... [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
-                                       "        [--due WHEN | --no-due] [--remind DURATION|WHEN | --no-remind]",
+                                       "        [--due WHEN | --no-due] [--remind DURATION|WHEN... | --no-remind | --remind-clear]",
+                                       "        [--nag DURATION [--nag-count N]]",
                                        "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]",
                                        "        [--if-revision N] [--parent ID | --no-parent] [--start WHEN | --no-start] [--yes]",
                                        "[FILTER... | --all] edit [FIELD OPTIONS...] [--yes]"],
@@ -101,7 +105,9 @@ enum Help {
                         ("--notes T, --no-notes", "set or clear the notes"),
                         ("--category NAME, --no-category", "set or clear the category"),
                         ("--due WHEN, --no-due", "set or clear the due time (clearing it also clears the reminder)"),
-                        ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder"),
+                        ("--remind DURATION|WHEN, --no-remind", "set or clear the reminder; repeated, the alarms replace the todo's"),
+                        ("--remind-clear", "remove every alarm (as --no-remind)"),
+                        ("--nag DURATION, --nag-count N", "the alarms given (or one at the due time) repeat every DURATION, N times (default 6)"),
                         ("--priority P, --no-priority", "set or clear the priority"),
                         ("--tag T, --untag T", "add or remove a tag (each repeatable; one change)"),
                         ("--every RULE, --no-every", "make it recurring or one-off; a todo without a due date\n"
@@ -213,9 +219,9 @@ enum Help {
 
     /// What the commands that act on many todos say about it.
     static let actHelp = """
-        FILTER: the options of list (-c NAME, --due-before WHEN, -t TAG, --search TEXT, --done ...), after the
-        command or before it (todoctl -c 買い物 done): the todos list --flat shows with them. --all takes every todo
-        list shows without one; no ids and no filter change nothing. On a terminal the todos are listed with one
+        FILTER: the options of list (-c NAME, --due-before WHEN, -t TAG, --search TEXT, --search-exact TEXT,
+        --done ...), after the command or before it (todoctl -c 買い物 done): the todos list --flat shows with
+        them. --all takes every todo list shows without one; no ids and no filter change nothing. On a terminal the todos are listed with one
         question (y, yes or はい goes on); --yes skips it, and without a terminal or with --json it is needed.
         The whole act is one change: todoctl undo reverts all of it.
         """

@@ -49,14 +49,14 @@ package struct Parser {
     /// `edit`'s, where options are the fields to set), and before it.
     static let filterSpecs: [String: Arity] = [
         "--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
-        "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
+        "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value, "--search-exact": .value,
         "--sort": .value, "--limit": .value, "--by-category": .flag,
         "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag, "--all-starts": .flag,
         "--parent": .value, "--yes": .flag,
     ]
 
     static let commandSpecs: [String: [String: Arity]] = [
-        "add": ["--category": .value, "--due": .value, "--remind": .value, "--notes": .value, "--top": .flag, "--after": .value,
+        "add": ["--category": .value, "--due": .value, "--remind": .value, "--nag": .value, "--nag-count": .value, "--notes": .value, "--top": .flag, "--after": .value,
                 "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value],
         "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
                  "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value, "--search-exact": .value,
@@ -65,6 +65,7 @@ package struct Parser {
                  "--parent": .value],
         "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
                  "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
+                 "--remind-clear": .flag, "--nag": .value, "--nag-count": .value,
                  "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag,
                  "--if-revision": .value, "--parent": .value, "--no-parent": .flag, "--start": .value, "--no-start": .flag,
                  "--all": .flag, "--yes": .flag],
@@ -457,13 +458,17 @@ package struct Parser {
         let due = given ?? first.map { When(instant: $0, allDay: true) }
         options.due = due?.instant
         options.allDay = due?.allDay ?? false
-        if let text = args.value("--remind") {
+        let reminds = args.values("--remind")
+        if args.has("--nag-count"), !args.has("--nag") { throw UsageError("--nag-count goes with --nag", command: "add") }
+        if reminds.count > 1 || args.has("--nag") {
+            options.alarms = try alarms(args, reminds, due: due, start: options.fields.start, command: "add")
+        } else if let text = args.value("--remind") {
             options.remind = try remind(text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
         } else if let due, due.allDay {
             options.remind = try anchor(due, "add")
         }
         // The zone the dates were given in; a todo without dates has none to tell.
-        if options.due != nil || options.remind != nil { options.zone = zoneName }
+        if options.due != nil || options.remind != nil || options.alarms != nil { options.zone = zoneName }
         return options
     }
 
@@ -534,7 +539,17 @@ package struct Parser {
         } else if args.has("--no-due") {
             options.due = .clear
         }
-        if let text = args.value("--remind") {
+        if args.has("--remind-clear"), args.has("--no-remind") {
+            throw UsageError("--remind-clear and --no-remind say the same: give one", command: "edit")
+        }
+        let reminds = args.values("--remind")
+        if args.has("--nag-count"), !args.has("--nag") { throw UsageError("--nag-count goes with --nag", command: "edit") }
+        if reminds.count > 1 || args.has("--nag") {
+            if case .clear = options.due, reminds.contains(where: TimeExpression.isLead) {
+                throw UsageError("--remind \(quote(reminds.first(where: TimeExpression.isLead) ?? "")) counts back from the due time, but --no-due clears it", command: "edit")
+            }
+            options.alarms = try alarms(args, reminds, due: newDue, start: nil, command: "edit")
+        } else if let text = args.value("--remind") {
             if TimeExpression.isLead(text) {
                 let usec: Int64
                 do { usec = try TimeExpression.lead(text) } catch {
@@ -548,14 +563,14 @@ package struct Parser {
             } else {
                 options.remind = .at(try remind(text, due: nil, command: "edit"))
             }
-        } else if args.has("--no-remind") {
+        } else if args.has("--no-remind") || args.has("--remind-clear") {
             options.remind = .clear
         } else if newDue != nil {
             options.remind = .followDue
         }
         options.fields = try editFields(args)
         options.ifRevision = try args.value("--if-revision").map { v throws(UsageError) in try limit(v, "--if-revision", "edit") }
-        if options.due != .keep || options.remind != .keep { options.zone = zoneName }
+        if options.due != .keep || options.remind != .keep || options.alarms != nil { options.zone = zoneName }
         if options.isEmpty && options.fields.isEmpty {
             throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
                              + "--priority, --no-priority, --tag, --untag, --every, --no-every, --parent, --no-parent, --start, --no-start", command: "edit")
@@ -781,6 +796,67 @@ package struct Parser {
             throw UsageError("the reminder of a todo due \(quote(LocalTime(due.instant, in: timeZone).text)) falls outside the years 0001 to 9999", command: command)
         }
         return anchor
+    }
+
+    /// The default `--nag-count`: how many times a nagging alarm repeats after it first fires.
+    static let defaultNagCount = 6
+
+    /// The alarms of several `--remind`s, or of `--nag`: a DURATION is that long before the due
+    /// time (relative to it, so it follows the due; for an all-day due, before that day's morning
+    /// time, `remind-time`), or before the start without a due; a WHEN is that instant. `--nag D`
+    /// makes each repeat every D, `--nag-count` times (default 6), until done or dismissed;
+    /// without `--remind` it nags from the due time.
+    func alarms(_ args: Arguments, _ reminds: [String], due: When?, start: Instant?, command: String) throws(UsageError) -> [Alarm] {
+        var nag: (count: Int, usec: Int64)? = nil
+        if let text = args.value("--nag") {
+            let usec: Int64
+            do { usec = try TimeExpression.duration(text) } catch { throw UsageError(error.naming("--nag"), command: command) }
+            guard usec >= 60_000_000 else { throw UsageError("--nag \(quote(text)): nag at most once a minute (1m or more)", command: command) }
+            var count = Parser.defaultNagCount
+            if let n = args.value("--nag-count") {
+                guard let v = Int(n), (1...Alarm.maxRepeats).contains(v) else {
+                    throw UsageError("--nag-count \(quote(n)): give a number of repeats from 1 to \(Alarm.maxRepeats)", command: command)
+                }
+                count = v
+            }
+            nag = (count, usec)
+        } else if args.has("--nag-count") {
+            throw UsageError("--nag-count goes with --nag", command: command)
+        }
+        guard reminds.count <= Alarm.maxPerTodo else {
+            throw UsageError("at most \(Alarm.maxPerTodo) --remind per todo", command: command)
+        }
+        var alarms: [Alarm] = []
+        for text in reminds.isEmpty ? ["0m"] : reminds {
+            let trigger: Alarm.Trigger
+            if TimeExpression.isLead(text) || text == "0m" {
+                let lead: Int64
+                do { lead = text == "0m" ? 0 : try TimeExpression.lead(text) } catch { throw UsageError(error.naming("--remind"), command: command) }
+                if let due, due.allDay {
+                    guard let at = TimeExpression.checkedAdd(try anchor(due, command).usec, -lead) else {
+                        throw UsageError("--remind \(quote(text)) falls before the year 0001", command: command)
+                    }
+                    trigger = .at(at)
+                } else if due != nil || command == "edit" {
+                    trigger = .due(-lead)
+                } else if start != nil {
+                    trigger = .start(-lead)
+                } else if reminds.isEmpty {
+                    throw UsageError("--nag needs --due or --remind WHEN: it nags from the reminder", command: command)
+                } else {
+                    throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
+                }
+            } else {
+                trigger = .at(try remind(text, due: nil, command: command))
+            }
+            var alarm = Alarm(uid: "", trigger: trigger)
+            if let nag {
+                alarm.repeatCount = nag.count
+                alarm.intervalUsec = nag.usec
+            }
+            alarms.append(alarm)
+        }
+        return alarms
     }
 
     func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {

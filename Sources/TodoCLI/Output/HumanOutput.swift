@@ -202,6 +202,10 @@ struct HumanOutput {
             }
         }
         pairs.append(("Remind", remind))
+        // Each alarm, when there is more to say than the one reminder above.
+        if todo.alarms.count > 1 || todo.alarms.contains(where: { $0.repeatCount > 0 || $0.acknowledged != nil || !$0.acts }) {
+            pairs.append(("Alarms", todo.alarms.enumerated().map { alarmText($1, index: $0, todo) }.joined(separator: "\n")))
+        }
         pairs.append(("Created", LocalTime(todo.created, in: timeZone).text))
         pairs.append(("Updated", LocalTime(todo.updated, in: timeZone).text))
         pairs.append(("Revision", "\(todo.revision)"))
@@ -245,6 +249,29 @@ struct HumanOutput {
         return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
             row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
         } : nil)
+    }
+
+    /// "1. 15m before due: 2026-12-07 08:45, every 10m ×6, dismissed 2026-12-07 08:50".
+    func alarmText(_ alarm: Alarm, index: Int, _ todo: Todo) -> String {
+        func span(_ usec: Int64) -> String {
+            let m = usec.magnitude / 60_000_000
+            if m == 0 { return "\(usec.magnitude / 1_000_000)s" }
+            if m % (24 * 60) == 0 { return "\(m / (24 * 60))d" }
+            if m % 60 == 0 { return "\(m / 60)h" }
+            return m >= 60 ? "\(m / 60)h\(m % 60)m" : "\(m)m"
+        }
+        var text = "\(index + 1). "
+        switch alarm.trigger {
+        case .due(let o): text += o == 0 ? "at due" : span(o) + (o < 0 ? " before due" : " after due")
+        case .start(let o): text += o == 0 ? "at start" : span(o) + (o < 0 ? " before start" : " after start")
+        case .at: text += "at"
+        }
+        if !alarm.acts { return text + " (kept from iCalendar, not fired here)" }
+        if let t = alarm.triggerInstant(due: todo.due, start: todo.start) { text += ": " + LocalTime(t, in: timeZone).text }
+        if alarm.repeatCount > 0 { text += ", every " + span(alarm.intervalUsec) + " ×\(alarm.repeatCount)" }
+        if let t = alarm.acknowledged { text += ", dismissed " + LocalTime(t, in: timeZone).text }
+        if let t = alarm.snoozedUntil { text += ", snoozed to " + LocalTime(t, in: timeZone).text }
+        return text
     }
 
     // MARK: Reminders

@@ -129,6 +129,12 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         }
         if todo.remind != nil { fields.append(("TODO_REMIND_USEC", String(reminder.scheduled.usec))) }
         fields.append(("TODO_LATE_USEC", String(max(0, reminder.lateUsec))))
+        if let uid = reminder.alarmUid, let index = reminder.alarmIndex {
+            fields.append(("TODO_ALARM_UID", uid))
+            fields.append(("TODO_ALARM_INDEX", String(index)))
+            fields.append(("TODO_ALARM_COUNT", String(todo.alarms.count)))
+            if let n = reminder.alarmRepeat { fields.append(("TODO_ALARM_REPEAT", String(n))) }
+        }
         if todo.allDay { fields.append(("TODO_ALL_DAY", "1")) }
         if let zone = todo.zone { fields.append(("TODO_ZONE", zone)) }
         if let priority = todo.priority { fields.append(("TODO_PRIORITY", priority.rawValue)) }

@@ -38,12 +38,27 @@ struct FiredReminder: Sendable, Equatable {
     /// The instant it was due at: `todo.remind`, or for an all-day todo's reminder that instant's
     /// wall-clock time moved to the local zone (it follows the local wall clock).
     var scheduled: Instant
+    /// The alarm that fired: its place in `todo.alarms` (from 0) and uid, and which of its firings
+    /// this is (0 the first, then its repeats); nil for a snooze's firing.
+    var alarmIndex: Int?
+    var alarmUid: String?
+    var alarmRepeat: Int?
 
     init(todo: Todo, fired: Instant, lateUsec: Int64, scheduled: Instant? = nil) {
         self.todo = todo
         self.fired = fired
         self.lateUsec = lateUsec
         self.scheduled = scheduled ?? todo.remind ?? fired
+        // The stored instant names the firing (an all-day todo's `scheduled` may follow the local zone).
+        if let at = todo.remind,
+           let index = todo.alarms.firstIndex(where: { $0.fires(at: at, due: todo.due, start: todo.start) }) {
+            let alarm = todo.alarms[index]
+            alarmIndex = index
+            alarmUid = alarm.uid
+            if alarm.snoozedUntil != at, let base = alarm.triggerInstant(due: todo.due, start: todo.start) {
+                alarmRepeat = alarm.intervalUsec > 0 ? Int((at.usec - base.usec) / alarm.intervalUsec) : 0
+            }
+        }
     }
 
     /// The todo with `remind` at the instant it was due at.

@@ -86,6 +86,16 @@ enum Event: Sendable {
             JSON(fired.fired).write(to: &params)
             params.append(contentsOf: #","lateUsec":"#.utf8)
             JSON.int(fired.lateUsec).write(to: &params)
+            // Which alarm fired (TODO_ALARM_UID and TODO_ALARM_INDEX in the journal), when one did.
+            if let uid = fired.alarmUid, let index = fired.alarmIndex {
+                params.append(contentsOf: #","alarm":{"uid":"#.utf8)
+                JSON.string(uid).write(to: &params)
+                params.append(contentsOf: #","index":"#.utf8)
+                JSON.int(Int64(index)).write(to: &params)
+                params.append(contentsOf: #","repeat":"#.utf8)
+                JSON.int(Int64(fired.alarmRepeat ?? 0)).write(to: &params)
+                params.append(UInt8(ascii: "}"))
+            }
             params.append(UInt8(ascii: "}"))
         case .reminderSummary(let reminders):
             let todos = reminders.map(\.asScheduled)

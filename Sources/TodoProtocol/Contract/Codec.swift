@@ -45,6 +45,7 @@ extension JSON {
                 // The parent's uid, only when it has one.
                 case .parent: if let parent = e.parent { o[key] = .string(parent) }
                 case .start: if let start = e.start { o[key] = JSON(start) }
+                case .alarms: if let alarms = e.alarms { o[key] = JSON(alarms: alarms) }
                 }
             }
             // Only where an iCalendar import kept something (docs/PROTOCOL.md, docs/ICALENDAR.md).
@@ -101,6 +102,7 @@ extension Todo {
             case .subtasks: subtasks = value?.arrayValue?.compactMap(\.intValue) ?? []
             case .parentUid: parentUid = value?.stringValue
             case .start: start = instant
+            case .alarms: alarms = value?.alarmsValue ?? []
             }
         }
     }
@@ -162,6 +164,7 @@ extension ExportDocument {
                     ical: try e.optionalString("ical")))
                 todos[todos.count - 1].parent = try e.optionalString("parent")
                 todos[todos.count - 1].start = try e.optionalInstant("start")
+                todos[todos.count - 1].alarms = try e.optionalAlarms("alarms")
                 todos[todos.count - 1].ifRevision = try e.optionalInt("ifRevision", in: 0...Int64.max)
                 todos[todos.count - 1].deleted = try e.flag("deleted")
                 if todos[todos.count - 1].deleted, (todos[todos.count - 1].ifRevision ?? 0) == 0 {
@@ -245,6 +248,8 @@ extension Todo {
                     w.put(UInt8(ascii: "]"))
                 case .parentUid: Todo.put(parentUid, &w)
                 case .start: Todo.put(start, &w)
+                case .alarms:
+                    w.put(alarms: alarms, due: due, start: start, after: remind.map { $0.adding(usec: -1) } ?? reminded)
                 }
             }
         }
@@ -282,6 +287,7 @@ extension Todo {
         for tag in tags { n += tag.utf8.count + 3 }
         n += subtasks.count * 21
         if let recurrence { n += recurrence.rule.utf8.count + (recurrence.exdates.count + recurrence.rdates.count) * 33 }
+        for alarm in alarms { n += 260 + alarm.uid.utf8.count + (alarm.ical?.utf8.count ?? 0) }
         return n
     }
 

@@ -55,6 +55,7 @@ extension NewTodo: MethodParams {
         parent = try p.optionalInt("parent", in: 1...Int64.max)
         start = try p.optionalInstant("start")
         after = try p.optionalInt("after", in: 1...Int64.max)
+        alarms = try p.optionalAlarms("alarms")
         try p.finish()
         if top && after != nil { throw RPCError.invalidParams("after", "cannot be combined with top") }
     }
@@ -74,6 +75,7 @@ extension NewTodo: MethodParams {
         if let zone { p["zone"] = .string(zone) }
         if allDay { p["allDay"] = .bool(true) }
         if let recurrence { p["recurrence"] = JSON(recurrence) }
+        if let alarms { p["alarms"] = JSON(alarms: alarms) }
         return p
     }
 }
@@ -124,6 +126,7 @@ package struct TodoUpdateParams: MethodParams, Equatable {
             recurrence: try p.recurrenceChange("recurrence"))
         patch.parent = try p.idChange("parent")
         patch.start = try p.change("start") { (s) throws(RPCError) in try Params.instantValue(s, "start") }
+        patch.alarms = try p.alarmsChange("alarms")
         ifRevision = try p.optionalInt("ifRevision", in: 1...Int64.max)
         try p.finish()
     }
@@ -143,6 +146,7 @@ package struct TodoUpdateParams: MethodParams, Equatable {
         p["zone"] = Self.encode(patch.zone) { .string($0) }
         if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
         p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
+        p["alarms"] = Self.encode(patch.alarms) { JSON(alarms: $0) }
         p["parent"] = Self.encode(patch.parent) { .int($0) }
         p["start"] = Self.encode(patch.start) { .instant($0) }
         if let ifRevision { p["ifRevision"] = .int(ifRevision) }

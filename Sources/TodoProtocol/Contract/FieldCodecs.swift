@@ -150,3 +150,130 @@ extension JSON {
                               ruleStart: self["ruleStart"]?.stringValue.flatMap { Instant(rfc3339: $0) })
     }
 }
+
+// The alarms (v4): an array of alarm objects,
+// `{"uid": s, "related": "due"|"start"|null, "offset": seconds, "at": instant|null,
+//   "repeat": n, "interval": seconds, "acknowledged": instant|null, "snoozedUntil": instant|null,
+//   "ical": text (only for an alarm todod keeps without acting on it)}`.
+// `related` with `offset` (signed seconds, negative before), or `at`. docs/PROTOCOL.md.
+
+extension Params {
+    /// Alarms that may be absent (nil) or null (none).
+    package mutating func optionalAlarms(_ key: String) throws(RPCError) -> [Alarm]? {
+        switch raw(key) {
+        case nil: return nil
+        case .null?: return []
+        case let value?: return try Params.alarmsValue(value, key)
+        }
+    }
+
+    /// An update's alarms: absent keeps, null or `[]` clears, an array sets.
+    package mutating func alarmsChange(_ key: String) throws(RPCError) -> FieldChange<[Alarm]> {
+        switch raw(key) {
+        case nil: return .keep
+        case .null?: return .clear
+        case let value?:
+            let alarms = try Params.alarmsValue(value, key)
+            return alarms.isEmpty ? .clear : .set(alarms)
+        }
+    }
+
+    static func alarmsValue(_ value: JSON, _ key: String) throws(RPCError) -> [Alarm] {
+        guard case .array(let items) = value else { throw RPCError.invalidParams(key, "must be an array of alarm objects, not \(value.typeName)") }
+        guard items.count <= Alarm.maxPerTodo else { throw RPCError.invalidParams(key, "may hold at most \(Alarm.maxPerTodo) alarms") }
+        var alarms: [Alarm] = []
+        for (i, item) in items.enumerated() {
+            let place = "\(key)[\(i)]"
+            guard case .object(let o) = item else { throw RPCError.invalidParams(place, "must be an alarm object, not \(item.typeName)") }
+            do throws(RPCError) {
+                var a = Params(o)
+                let uid = try a.optionalString("uid") ?? ""
+                let related = try a.optionalString("related")
+                let offset = try a.optionalInt("offset", in: -3_162_240_000...3_162_240_000)
+                let at = try a.optionalInstant("at")
+                let trigger: Alarm.Trigger
+                switch (related, at) {
+                case (nil, let at?):
+                    guard offset == nil else { throw RPCError.invalidParams("offset", "goes with related, not with at") }
+                    trigger = .at(at)
+                case ("due"?, nil): trigger = .due((offset ?? 0) * 1_000_000)
+                case ("start"?, nil): trigger = .start((offset ?? 0) * 1_000_000)
+                case (let r?, nil): throw RPCError.invalidParams("related", "must be due or start, not \"\(r.prefix(40))\"")
+                case (nil, nil): throw RPCError.invalidParams("at", "an alarm needs at (an instant) or related (due or start) with offset")
+                case (_?, _?): throw RPCError.invalidParams("at", "an alarm has at or related, not both")
+                }
+                let count = try a.optionalInt("repeat", in: 0...Int64(Alarm.maxRepeats)) ?? 0
+                let interval = try a.optionalInt("interval", in: 0...31_622_400) ?? 0
+                var alarm = Alarm(uid: uid, trigger: trigger, repeatCount: Int(count), intervalUsec: interval * 1_000_000,
+                                  acknowledged: try a.optionalInstant("acknowledged"), snoozedUntil: try a.optionalInstant("snoozedUntil"))
+                alarm.ical = try a.optionalString("ical")
+                _ = a.raw("next")  // what the todo object says, read back: not an input
+                try a.finish()
+                alarms.append(alarm)
+            } catch {
+                throw error.nested(under: "\(place).")
+            }
+        }
+        return alarms
+    }
+}
+
+extension JSON {
+    /// The alarms of a todo object, read leniently (client side): what cannot be read is left out.
+    package var alarmsValue: [Alarm] {
+        guard let items = arrayValue else { return [] }
+        return items.compactMap { item -> Alarm? in (try? Params.alarmsValue(.array([item]), "alarms"))?.first }
+    }
+}
+
+extension ByteWriter {
+    /// Writes the alarm objects of a todo: `next` is each one's next firing (read-only).
+    mutating func put(alarms: [Alarm], due: Instant?, start: Instant?, after: Instant?, next: Bool = true) {
+        put(UInt8(ascii: "["))
+        for (i, a) in alarms.enumerated() {
+            if i > 0 { put(UInt8(ascii: ",")) }
+            put(#"{"uid":"#)
+            put(string: a.uid)
+            switch a.trigger {
+            case .due(let o):
+                put(#","related":"due","offset":"#)
+                put(decimal: o / 1_000_000)
+                put(#","at":null"#)
+            case .start(let o):
+                put(#","related":"start","offset":"#)
+                put(decimal: o / 1_000_000)
+                put(#","at":null"#)
+            case .at(let t):
+                put(#","related":null,"offset":null,"at":"#)
+                put(instant: t)
+            }
+            put(#","repeat":"#)
+            put(decimal: Int64(a.repeatCount))
+            put(#","interval":"#)
+            put(decimal: a.intervalUsec / 1_000_000)
+            put(#","acknowledged":"#)
+            if let t = a.acknowledged { put(instant: t) } else { put("null") }
+            put(#","snoozedUntil":"#)
+            if let t = a.snoozedUntil { put(instant: t) } else { put("null") }
+            if let ical = a.ical {
+                put(#","ical":"#)
+                put(string: ical)
+            }
+            if next {
+                put(#","next":"#)
+                if let t = a.nextFiring(after: after, due: due, start: start) { put(instant: t) } else { put("null") }
+            }
+            put(UInt8(ascii: "}"))
+        }
+        put(UInt8(ascii: "]"))
+    }
+}
+
+extension JSON {
+    /// The alarms as JSON values (the export document).
+    package init(alarms: [Alarm]) {
+        var w = [UInt8]()
+        w.append(roomFor: 64 + alarms.count * 400) { $0.put(alarms: alarms, due: nil, start: nil, after: nil, next: false) }
+        self = (try? JSON.parse(w)) ?? .array([])
+    }
+}

@@ -149,7 +149,7 @@ enum ChangeLog {
     /// The text columns of a row image, the ones that make a log large (a note, kept iCalendar
     /// lines, a recurrence set of up to 20,000 dates).
     static let textColumns = [TodoColumn.title, .title_key, .notes, .search_key, .uid, .tags, .zone, .recur_rule, .ical_extra,
-                              .parent_uid, .recur_set].map(\.rawValue)
+                              .parent_uid, .recur_set, .alarms].map(\.rawValue)
     /// SQL for the bytes one `change_rows` row holds: both images' text plus `rowOverhead`.
     static let imageBytes = imageBytes(of: textColumns)
     /// `imageBytes` over the text columns migration 12 knew (it runs before later migrations add
@@ -166,9 +166,10 @@ enum ChangeLog {
 
     /// The triggers that write `change_rows`: TEMP triggers of the connection (made when the store
     /// opens, so a store opened without the log writes none). A todo update that only records a
-    /// fired reminder (`reminded`) is not a change and is not logged; nor is a category's counts.
+    /// fired reminder (`reminded`, or `remind` moved on to the alarms' next firing) is not a
+    /// change and is not logged; nor is a category's counts.
     static var triggers: String {
-        let todoChanged = todoColumns.filter { $0 != "reminded" }.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
+        let todoChanged = todoColumns.filter { $0 != "reminded" && $0 != "remind" }.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         let categoryChanged = ["name", "name_key", "rank"].map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         /// The INSERT of one `change_rows` row: the `before` and/or `after` image ("OLD", "NEW").
         func insert(_ table: String, before: String?, after: String?) -> String {
@@ -513,6 +514,10 @@ extension StoreTransaction {
         // Images logged before migration 10 do not hold `ical_extra`.
         let icalLoggedFrom = try connection.firstRow(
             "SELECT CAST(value AS INTEGER) FROM store_info WHERE key = 'ical_extra_logged_from'") { $0.int64(0) } ?? 1
+        // Images logged before migration 18 do not hold `alarms`: the reminder they hold becomes
+        // one alarm at that instant, as the migration made it.
+        let alarmsLoggedFrom = try connection.firstRow(
+            "SELECT CAST(value AS INTEGER) FROM store_info WHERE key = 'alarms_logged_from'") { $0.int64(0) } ?? 1
         var categoryIDs = Set<Int64>()
         for (i, (table, id, image)) in rows.enumerated() {
             if i % 100 == 99 { progress() }
@@ -520,6 +525,10 @@ extension StoreTransaction {
                 if let old = try connection.firstRow("SELECT category_id FROM todos WHERE id = ?", [.integer(id)], { $0.optionalInt64(0) }),
                    let old { categoryIDs.insert(old) }
                 try applyTodo(id, image, holdsICal: image.map { $0.n >= icalLoggedFrom } ?? true)
+                if let image, image.n < alarmsLoggedFrom {
+                    try connection.run("UPDATE todos SET alarms = CASE WHEN remind IS NULL THEN NULL ELSE ? || ' at ' || remind END WHERE id = ?",
+                                       [.text(RandomUUID.make(at: Instant.now())), .integer(id)])
+                }
                 if let new = try connection.firstRow("SELECT category_id FROM todos WHERE id = ?", [.integer(id)], { $0.optionalInt64(0) }),
                    let new { categoryIDs.insert(new) }
             } else {

@@ -80,6 +80,23 @@ extension StoreTransaction {
                     continue
                 }
             }
+            // The entry's alarms; an entry without them (an older export, an iCalendar VTODO that
+            // gives one reminder) has one at `remind`, or keeps the store's while that is the same.
+            var alarms: [Alarm] = []
+            var remind = entry.remind
+            if let given = entry.alarms {
+                alarms = try checkedAlarms(given, old: [], field: "todos[\(i)].alarms")
+                if remind == nil { remind = Alarm.nextFiring(alarms, after: nil, due: entry.due, start: entry.start) }
+            } else if let r = entry.remind {
+                if let known, let stored = try connection.firstRow("SELECT remind, alarms FROM todos WHERE id = ?", [.integer(known.0)], {
+                    ($0.optionalInstant(0), Alarm.alarms(storedText: $0.optionalText(1)))
+                }), stored.0 == r, !stored.1.isEmpty {
+                    alarms = stored.1
+                } else {
+                    alarms = [Alarm(uid: RandomUUID.make(at: now), trigger: .at(r))]
+                }
+            }
+            let alarmsText = Alarm.storedText(alarms)
             if let known {
                 // Later at the precision both sides have: an iCalendar file says whole seconds, so
                 // a JSON export of the same todos (microseconds) is not later than its import.
@@ -92,18 +109,18 @@ extension StoreTransaction {
                 // A default reminder (an iCalendar todo without an alarm, `!REMIND-DEFAULT`) has no
                 // ACKNOWLEDGED to say it fired: while it stays where it was, it stays fired.
                 var reminded = entry.reminded
-                if reminded == nil, let remind = entry.remind, entry.ical?.contains("!REMIND-DEFAULT ") == true,
+                if reminded == nil, let remind, entry.ical?.contains("!REMIND-DEFAULT ") == true,
                    let stored = try connection.firstRow("SELECT remind, reminded FROM todos WHERE id = ?", [.integer(known.0)], {
                        ($0.optionalInstant(0), $0.optionalInstant(1))
                    }), stored.0 == remind {
                     reminded = stored.1
                 }
                 let values: [SQLValue] = [
-                    .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(reminded),
+                    .optional(categoryID), .optional(entry.due), .optional(remind), .optional(reminded),
                     .bool(entry.done), .optional(completed), .optional(entry.priority.map { Int64($0.rank) }),
                     .optional(TagColumn.text(fields.tags)), .optional(fields.zone), .bool(entry.allDay),
                     .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
-                    .optional(entry.start), .optional(fields.recurrence?.setText),
+                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText),
                 ]
                 // A later entry that says what the store holds is no change (a file without any
                 // timestamp is read as written now, so its every import would be "later").
@@ -111,12 +128,12 @@ extension StoreTransaction {
                 let sameAlready = entry.ifRevision != nil ? "" : """
                      AND NOT (title IS ? AND notes IS ? AND category_id IS ? AND due IS ? AND remind IS ? AND reminded IS ?
                         AND done IS ? AND completed IS ? AND priority IS ? AND tags IS ? AND zone IS ? AND all_day IS ?
-                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ? AND start IS ? AND recur_set IS ?)
+                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ? AND start IS ? AND recur_set IS ? AND alarms IS ?)
                     """
                 try connection.run("""
                     UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
                         reminded = ?, done = ?, completed = ?, priority = ?, tags = ?, zone = ?, all_day = ?, recur_rule = ?,
-                        recur_from = ?, ical_extra = ?, start = ?, recur_set = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
+                        recur_from = ?, ical_extra = ?, start = ?, recur_set = ?, alarms = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
                     WHERE id = ?\(sameAlready)
                     """, [.text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes))] + values + [
                         .integer(entry.created.usec), .integer(entry.updated.usec),
@@ -136,18 +153,18 @@ extension StoreTransaction {
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
                                    done, completed, rank, created, updated, uid,
                                    priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra, start,
-                                   recur_set)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   recur_set, alarms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [
                     .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
-                    .optional(categoryID), .optional(entry.due), .optional(entry.remind), .optional(entry.reminded),
+                    .optional(categoryID), .optional(entry.due), .optional(remind), .optional(entry.reminded),
                     .bool(entry.done), .optional(completed),
                     .integer(try todoOrder.keyAtEnd()), .integer(entry.created.usec), .integer(entry.updated.usec),
                     .text(uid),
                     .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
                     .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
                     .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
-                    .optional(entry.start), .optional(fields.recurrence?.setText),
+                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText),
                 ])
             let id = connection.lastInsertRowID
             try writeTags(id, fields.tags, replacing: false)

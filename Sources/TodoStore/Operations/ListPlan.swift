@@ -155,10 +155,18 @@ extension StoreTransaction {
         let seek = try query.seek.map { (seek) throws(TodoError) in
             try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
         }
+        // A search by an exact index (its candidates are the matches) with no filter but the
+        // status counts them through `todos_done` (status, id) alone, never reading the todos;
+        // `? IS NOT NULL` takes the search term's value in its place.
+        var count = "SELECT COUNT(*) FROM \(table) \(throughDue)"
+        if let searchDriver, searchDriver.exact, query.status != .all, conditions.count == 2, !dueRange {
+            count = "SELECT COUNT(*) FROM \(searchDriver.table) s CROSS JOIN todos t INDEXED BY todos_done ON t.id = s.todo_id "
+                + "WHERE \(conditions[0]) AND (? IS NOT NULL)"
+        }
         return ListPlan(
             seek: seek,
             status: query.status,
-            count: "SELECT COUNT(*) FROM \(table) \(throughDue)",
+            count: count,
             // Walking the sort order meets a match often enough without the index (a page
             // walked is chosen only past `narrowLimit` matches).
             walkingPage: page(searchDriver == nil ? todos : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t", filter, false),

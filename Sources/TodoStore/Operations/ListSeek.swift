@@ -80,7 +80,14 @@ extension StoreTransaction {
                     : [SeekTerm("coalesce(t.priority, 4)")]
             }
         }
-        if !sort.contains(where: { $0.field == .id || $0.field == .position }) { terms.append(SeekTerm("t.rank")) }
+        if !sort.contains(where: { $0.field == .id || $0.field == .position }) {
+            // The tie-break. The indexes by due date, priority and category end with `rank`, so
+            // the ties are read in order; those by title, created and updated do not, and a
+            // range on `rank` would make SQLite walk `todos_done_rank` instead of seeking the
+            // ties: `+` keeps it off that index (the ties are sorted, few).
+            let ranked = sort.isEmpty || [.due, .priority, .category].contains(sort.last?.field ?? .position)
+            terms.append(ranked ? SeekTerm("t.rank") : SeekTerm("+t.rank"))
+        }
         return terms
     }
 
@@ -123,13 +130,14 @@ extension StoreTransaction {
                 let seekValues = same.flatMap(\.values)
                 // Beyond the anchor's category: the categories in order, each one's todos through
                 // `todos_category` (as a listing by category reads them).
-                let from = rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
-                    ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
+                let byCategory = rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
+                let from = byCategory ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
                 if ordered {
                     let order = terms[min(rest, terms.count)...].map { $0.order + ($0.descending != backwards ? " DESC" : "") }.joined(separator: ", ")
                     statements.append(("SELECT \(todoFields) FROM \(from) \(where_) ORDER BY \(order.isEmpty ? "t.rank" : order) LIMIT ?", values + seekValues))
                 } else {
-                    statements.append(("SELECT COUNT(*) FROM \(from) \(where_)", values + seekValues))
+                    // A count needs the category only for its rank, else it reads the index alone.
+                    statements.append(("SELECT COUNT(*) FROM \(byCategory || where_.contains("c.rank") ? from : table) \(where_)", values + seekValues))
                 }
             }
             return statements
@@ -137,7 +145,7 @@ extension StoreTransaction {
         var plan = SeekPlan(parts: parts(backwards: seek.before, ordered: true), reversed: seek.before)
         if query.withOffset {
             plan.before = parts(backwards: true, ordered: false)
-            plan.anchorListed = ("SELECT COUNT(*) FROM \(table) \(categoryJoin) WHERE " + (conditions + ["t.id = ?"]).joined(separator: " AND "),
+            plan.anchorListed = ("SELECT COUNT(*) FROM \(table) WHERE " + (conditions + ["t.id = ?"]).joined(separator: " AND "),
                                  values + [.integer(seek.id)])
         }
         return plan

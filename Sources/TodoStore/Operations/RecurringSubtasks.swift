@@ -108,21 +108,31 @@ extension StoreTransaction {
     /// Opens todo `id` with its due, start and reminder moved by `shift` (the reminder re-armed).
     /// - Returns: whether anything changed (an open todo without dates stays as it is).
     private func reopen(_ id: Int64, movedBy shift: OccurrenceShift) throws(TodoError) -> Bool {
-        let found = try connection.firstRow("SELECT done, due, start, remind, zone, all_day FROM todos WHERE id = ?",
+        let found = try connection.firstRow("SELECT done, due, start, remind, zone, all_day, alarms FROM todos WHERE id = ?",
                                             [.integer(id)]) {
             (done: $0.bool(0), due: $0.optionalInstant(1), start: $0.optionalInstant(2), remind: $0.optionalInstant(3),
-             zone: $0.optionalText(4), allDay: $0.bool(5))
+             zone: $0.optionalText(4), allDay: $0.bool(5), alarms: Alarm.alarms(storedText: $0.optionalText(6)))
         }
         guard let t = found, t.done || t.due != nil || t.start != nil || t.remind != nil else { return false }
         let zone = zones.zoneOrUTC(t.zone)
         let due = t.due.map { shift.move($0, in: zone, allDay: t.allDay) }
         let start = t.start.map { shift.move($0, in: zone, allDay: t.allDay) }
-        let remind = t.remind.map { shift.move($0, in: zone, allDay: false) }
+        // Alarms at an instant move with the occurrence, the others follow due and start; each pending again.
+        let alarms = t.alarms.map { a -> Alarm in
+            var moved = a
+            if case .at(let at) = a.trigger { moved.trigger = .at(shift.move(at, in: zone, allDay: false)) }
+            moved.acknowledged = nil
+            moved.snoozedUntil = nil
+            return moved
+        }
+        let remind = t.alarms.isEmpty ? t.remind.map { shift.move($0, in: zone, allDay: false) }
+            : Alarm.nextFiring(alarms, after: nil, due: due, start: start)
         try connection.run("""
-            UPDATE todos SET done = 0, completed = NULL, due = ?, due_end = ?, start = ?, remind = ?,
+            UPDATE todos SET alarms = ?, done = 0, completed = NULL, due = ?, due_end = ?, start = ?, remind = ?,
                 reminded = CASE WHEN ? IS NULL THEN reminded END, updated = ?, revision = revision + 1
             WHERE id = ?
             """, [
+                .optional(Alarm.storedText(alarms)),
                 .optional(due), .optional(dueEnd(due: due, allDay: t.allDay, zone: t.zone)), .optional(start),
                 .optional(remind), .optional(remind), .integer(now.usec), .integer(id),
             ])

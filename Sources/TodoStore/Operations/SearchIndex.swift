@@ -32,14 +32,21 @@ extension SearchIndex {
     struct Driver {
         var table: String
         var values: [SQLValue]
+        /// Whether the candidates are exactly the todos whose key holds the text (an FTS5 phrase
+        /// with nothing pending), so that a count need not read the keys.
+        var exact = false
     }
 
     /// A search for one or two characters reads the trigrams that start with them; beyond this
     /// many (occurrences), reading the table once costs about as much.
     static let prefixLimit = 16_384
 
-    /// The todos noted but not yet indexed, candidates of every search.
-    private static let pendingTodos = "SELECT todo_id FROM search_pending"
+    /// The todos noted but not yet indexed, candidates of every search while there are any
+    /// (only a writer that does not flush leaves some; `UNION` costs a temporary b-tree of the
+    /// candidates, so it is left out when there are none).
+    private static func pendingTodos(_ connection: Connection) throws(TodoError) -> String {
+        try connection.scalar("SELECT EXISTS (SELECT 1 FROM search_pending)") == 0 ? "" : " UNION SELECT todo_id FROM search_pending"
+    }
 
     /// The candidates for a folded search for `needle` (a `TextKey.search` key): for three
     /// characters or more, the todos whose key holds its trigrams in a row (an FTS5 phrase); for
@@ -55,7 +62,9 @@ extension SearchIndex {
                 phrase.unicodeScalars.append(scalar)
             }
             phrase += "\""
-            return Driver(table: "(SELECT rowid AS todo_id FROM search_fts WHERE search_fts MATCH ? UNION \(pendingTodos))", values: [.text(phrase)])
+            let pending = try pendingTodos(connection)
+            return Driver(table: "(SELECT rowid AS todo_id FROM search_fts WHERE search_fts MATCH ?\(pending))", values: [.text(phrase)],
+                          exact: pending.isEmpty)
         }
         // Every trigram starting with the text: the text itself up to it followed by the largest
         // scalar as often as it lacks characters.
@@ -64,7 +73,7 @@ extension SearchIndex {
             "SELECT count(*) FROM (SELECT 1 FROM search_terms WHERE term >= ? AND term <= ? LIMIT \(prefixLimit + 1))",
             [.text(low), .text(high)])
         guard occurrences <= prefixLimit else { return nil }
-        return Driver(table: "(SELECT doc AS todo_id FROM search_terms WHERE term >= ? AND term <= ? UNION \(pendingTodos))",
+        return Driver(table: "(SELECT DISTINCT doc AS todo_id FROM search_terms WHERE term >= ? AND term <= ?\(try pendingTodos(connection)))",
                       values: [.text(low), .text(high)])
     }
 
@@ -78,6 +87,9 @@ extension SearchIndex {
         guard scalars.count > 1, scalars.allSatisfy({ $0.isASCII || TextKey.isPlain($0) }) else { return nil }
         var head = String.UnicodeScalarView()
         head.append(contentsOf: scalars.dropLast())
-        return try driver(folded: TextKey.search(String(head)), connection)
+        // Candidates only: the exact term still decides, so a count must read the todos.
+        var candidates = try driver(folded: TextKey.search(String(head)), connection)
+        candidates?.exact = false
+        return candidates
     }
 }

@@ -11,7 +11,7 @@ import TodoSQLite
 enum TodoColumn: String, CaseIterable {
     case id, title, title_key, notes, search_key, category_id, due, remind, reminded, done
     case completed, rank, created, updated, uid, priority, tags, zone, all_day, due_end
-    case recur_rule, recur_from, revision, ical_extra, parent_id, parent_uid, start, recur_set
+    case recur_rule, recur_from, revision, ical_extra, parent_id, parent_uid, start, recur_set, alarms
 
     /// The field the column stores, nil for `ical_extra` (what an iCalendar import kept, not a
     /// field of the todo). A column derived from fields (a key, `due_end`) names the first.
@@ -40,6 +40,7 @@ enum TodoColumn: String, CaseIterable {
         case .parent_id: .parent
         case .parent_uid: .parentUid
         case .start: .start
+        case .alarms: .alarms
         }
     }
 
@@ -50,7 +51,7 @@ enum TodoColumn: String, CaseIterable {
         case .title_key, .search_key, .due_end: true
         case .id, .title, .notes, .category_id, .due, .remind, .reminded, .done, .completed, .rank, .created, .updated,
              .uid, .priority, .tags, .zone, .all_day, .recur_rule, .recur_from, .revision, .ical_extra, .parent_id,
-             .parent_uid, .start, .recur_set: false
+             .parent_uid, .start, .recur_set, .alarms: false
         }
     }
 }
@@ -84,6 +85,7 @@ extension TodoField {
         case .subtasks: []
         case .parentUid: [.parent_uid]
         case .start: [.start]
+        case .alarms: [.alarms]
         }
     }
 }
@@ -94,7 +96,7 @@ extension TodoField {
 enum TodoSelect: Int32, CaseIterable {
     case id, title, notes, categoryName, due, remind, reminded, done, completed, rank
     case created, updated, uid, priority, tags, zone, allDay, recurRule, recurFrom, revision
-    case parentID, parentUid, start, recurSet
+    case parentID, parentUid, start, recurSet, alarms
 
     /// The stored column it reads (`categoryName` reads the category's name through `category_id`).
     var column: TodoColumn {
@@ -123,6 +125,7 @@ enum TodoSelect: Int32, CaseIterable {
         case .parentUid: .parent_uid
         case .start: .start
         case .recurSet: .recur_set
+        case .alarms: .alarms
         }
     }
 
@@ -180,6 +183,7 @@ struct TodoImage {
         case .parent_uid: .optional(todo.parentUid)
         case .start: .optional(todo.start)
         case .recur_set: .optional(todo.recurrence?.setText)
+        case .alarms: .optional(Alarm.storedText(todo.alarms))
         }
     }
 

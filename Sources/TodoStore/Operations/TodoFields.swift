@@ -160,13 +160,13 @@ extension StoreTransaction {
     /// - Throws: `.conflict` when the stored rule cannot be used (nothing changes).
     func advanceIfRecurring(_ id: Int64) throws(TodoError) -> OccurrenceShift? {
         let found = try connection.firstRow("""
-            SELECT recur_rule, recur_from, due, remind, zone, all_day, start, recur_set FROM todos
+            SELECT recur_rule, recur_from, due, remind, zone, all_day, start, recur_set, alarms FROM todos
             WHERE id = ? AND done = 0 AND recur_rule IS NOT NULL AND due IS NOT NULL
             """, [.integer(id)]) { s in
             var recurrence = TodoRecurrence(rule: s.text(0), from: s.optionalText(1).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
             recurrence.readSet(s.optionalText(7))
             return (recurrence: recurrence, due: s.instant(2), remind: s.optionalInstant(3), zone: s.optionalText(4),
-                    allDay: s.bool(5), start: s.optionalInstant(6))
+                    allDay: s.bool(5), start: s.optionalInstant(6), alarms: Alarm.alarms(storedText: s.optionalText(8)))
         }
         guard let t = found else { return nil }
         let next: Recurrence.Advanced?
@@ -177,12 +177,21 @@ extension StoreTransaction {
             throw TodoError.conflict("todo \(id) recurs by a rule this build cannot use (\(error.message)); complete it with stop to end it")
         }
         guard let next else { return nil }
-        let remind = t.remind.flatMap { next.due.checkedAdding(usec: $0.usec - t.due.usec) }
+        // The alarms at an instant keep their distance from the due (the others follow it), each
+        // pending again for the next occurrence.
+        let alarms = t.alarms.compactMap { a -> Alarm? in
+            var moved = a.shifted(by: next.due.usec - t.due.usec)
+            moved?.acknowledged = nil
+            moved?.snoozedUntil = nil
+            return moved
+        }
+        let remind = Alarm.nextFiring(alarms, after: nil, due: next.due, start: next.start)
         try connection.run("""
-            UPDATE todos SET due = ?, due_end = ?, remind = ?, start = ?, reminded = NULL, recur_rule = ?, recur_set = ?,
+            UPDATE todos SET alarms = ?, due = ?, due_end = ?, remind = ?, start = ?, reminded = NULL, recur_rule = ?, recur_set = ?,
                 completed = ?, updated = ?, revision = revision + 1
             WHERE id = ?
             """, [
+                .optional(Alarm.storedText(alarms)),
                 .integer(next.due.usec), .optional(dueEnd(due: next.due, allDay: t.allDay, zone: t.zone)), .optional(remind),
                 .optional(next.start), .text(next.recurrence.rule), .optional(next.recurrence.setText),
                 .integer(now.usec), .integer(now.usec), .integer(id),

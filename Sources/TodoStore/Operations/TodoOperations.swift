@@ -69,7 +69,7 @@ struct TodoRow {
             revision: s.int64(C.revision.rawValue),
             parent: s.optionalInt64(C.parentID.rawValue), parentUid: parentUid ?? s.optionalText(C.parentUid.rawValue),
             start: s.optionalInstant(C.start.rawValue),
-            subtasks: subtasks)
+            subtasks: subtasks, alarms: Alarm.alarms(storedText: s.optionalText(C.alarms.rawValue)))
     }
 
     /// The priority a stored rank (`TodoPriority.rank`) stands for.
@@ -171,7 +171,8 @@ extension StoreTransaction {
         let category = try categoryName.map { (name) throws(TodoError) in try self.category(creating: name) }
         let fields = try checkedFields(priority: new.priority, tags: new.tags, zone: new.zone, allDay: new.allDay,
                                        recurrence: new.recurrence, due: new.due)
-        let remind = new.noReminder ? nil : (new.remind ?? new.due)
+        let alarms = try newAlarms(new)
+        let remind = Alarm.nextFiring(alarms, after: nil, due: new.due, start: new.start)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
         // The todo as `todo(id)` would read it back (its id and position once the row has them).
@@ -180,6 +181,7 @@ extension StoreTransaction {
                         priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
         todo.parent = new.parent
         todo.start = new.start
+        todo.alarms = alarms
         let image = TodoImage(todo: todo, categoryID: category?.id, rank: rank, icalExtra: nil,
                               dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone))
         try connection.run(Self.addSQL, image.values(Self.addColumns))
@@ -306,27 +308,39 @@ extension StoreTransaction {
             }
             try checkSchedule(due: nil, allDay: new.allDay, recurrence: new.recurrence)
         }
-        switch patch.remind {
-        case .set(let r): new.remind = r
-        case .clear: new.remind = nil
-        case .keep where new.due != old.due:
+        switch (patch.alarms, patch.remind) {
+        case (.set, .set), (.set, .clear), (.clear, .set):
+            throw TodoError.invalid("remind", "give either alarms or remind, not both")
+        case (.set(let alarms), _): new.alarms = try checkedAlarms(alarms, old: old.alarms)
+        case (.clear, _), (.keep, .clear): new.alarms = []
+        case (.keep, .set(let r)):
+            // One alarm at that instant (an old client's `remind`), keeping the first alarm's uid.
+            new.alarms = [Alarm(uid: old.alarms.first?.uid ?? RandomUUID.make(at: now), trigger: .at(try checkedInstant(r)))]
+        case (.keep, .keep) where new.due != old.due:
             if let newDue = new.due, let oldDue = old.due {
-                if let remind = old.remind {
-                    // Both in range, so the lead time cannot overflow; the moved reminder may leave the range.
-                    guard let moved = newDue.checkedAdding(usec: remind.usec - oldDue.usec) else {
+                // An alarm at an instant keeps its lead time (one relative to due follows by itself).
+                new.alarms = try old.alarms.map { (a) throws(TodoError) in
+                    guard let moved = a.shifted(by: newDue.usec - oldDue.usec), moved.triggerInstant(due: newDue, start: new.start).map(\.isInRange) ?? true else {
                         throw TodoError.invalid("due", "moving the due time to \(newDue) would move the reminder, kept at the same lead time, outside the years 0001 to 9999; give remind as well")
                     }
-                    new.remind = moved
+                    return moved
                 }
-            } else if let newDue = new.due {
-                new.remind = old.remind ?? newDue
+            } else if new.due != nil {
+                if old.alarms.isEmpty { new.alarms = [Alarm(uid: RandomUUID.make(at: now), trigger: .due(0))] }
             } else {
-                new.remind = nil
+                // Clearing the due date clears the reminders, but for those relative to the start.
+                new.alarms = old.alarms.filter { if case .start = $0.trigger { true } else { false } }
             }
-        case .keep: break
+        case (.keep, .keep): break
         }
-        let remindTouched: Bool = { if case .set = patch.remind { return true } else { return false } }()
-        if new.due != old.due || new.remind != old.remind || remindTouched {
+        let remindTouched: Bool = {
+            if case .set = patch.remind { return true }
+            if case .set = patch.alarms { return true }
+            return false
+        }()
+        let startMatters = new.start != old.start && new.alarms.contains { if case .start = $0.trigger { true } else { false } }
+        if new.due != old.due || new.alarms != old.alarms || remindTouched || startMatters {
+            new.remind = Alarm.nextFiring(new.alarms, after: nil, due: new.due, start: new.start)
             new.reminded = nil
         }
         // A rule start of its own holds only while the todo sits on the RDATE it advanced to.
@@ -490,12 +504,103 @@ extension StoreTransaction {
             """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
     }
 
-    /// Records that todo `id`'s reminder, scheduled for `scheduled`, fired at `instant`. Not a
-    /// user change: `updated` stays. Nothing happens when the todo is gone or its reminder was
-    /// moved (snoozed, edited) since it was read: the new one is still to fire.
-    package func markReminded(_ id: Int64, scheduled: Instant?, at instant: Instant) throws(TodoError) {
-        try connection.run("UPDATE todos SET reminded = ? WHERE id = ? AND remind IS ? AND reminded IS NULL",
-                           [.integer(instant.usec), .integer(id), .optional(scheduled)])
+    /// Records that todo `id`'s reminder, scheduled for `scheduled`, fired at `instant`: `remind`
+    /// moves on to its alarms' next firing after `instant` (a repeat, a later alarm), or, when
+    /// none is left, `reminded` is set. Not a user change: `updated` stays, and the log does not
+    /// record it. Nothing happens when the todo is gone or its reminder was moved (snoozed,
+    /// edited) since it was read: the new one is still to fire. Returns the alarm that fired
+    /// (its index in `alarms` and its uid), nil for none (a snooze, or nothing recorded).
+    @discardableResult
+    package func markReminded(_ id: Int64, scheduled: Instant?, at instant: Instant) throws(TodoError) -> (index: Int, uid: String)? {
+        guard let found = try connection.firstRow(
+            "SELECT alarms, due, start FROM todos WHERE id = ? AND remind IS ? AND reminded IS NULL",
+            [.integer(id), .optional(scheduled)], { (alarms: Alarm.alarms(storedText: $0.optionalText(0)), due: $0.optionalInstant(1), start: $0.optionalInstant(2)) })
+        else { return nil }
+        let next = Alarm.nextFiring(found.alarms, after: max(instant, scheduled ?? instant), due: found.due, start: found.start)
+        if let next {
+            try connection.run("UPDATE todos SET remind = ? WHERE id = ?", [.integer(next.usec), .integer(id)])
+        } else {
+            try connection.run("UPDATE todos SET reminded = ? WHERE id = ?", [.integer(instant.usec), .integer(id)])
+        }
+        guard let scheduled,
+              let index = found.alarms.firstIndex(where: { $0.fires(at: scheduled, due: found.due, start: found.start) })
+        else { return nil }
+        return (index, found.alarms[index].uid)
+    }
+
+    /// Acknowledges (dismisses) alarm `uid` of todo `id` at `instant` (RFC 9074 `ACKNOWLEDGED`):
+    /// its firings up to now and its repeats are no longer pending; the others' are. A change
+    /// like a snooze (logged, undone by undo).
+    /// - Throws: `.notFound` for an unknown todo or alarm.
+    package func acknowledgeAlarm(_ id: Int64, uid: String, at instant: Instant) throws(TodoError) -> Todo {
+        let old = try row(id).todo
+        guard let index = old.alarms.firstIndex(where: { $0.uid == uid }) else {
+            throw TodoError.notFound("todo \(id) has no alarm \(uid)")
+        }
+        var alarms = old.alarms
+        alarms[index].acknowledged = instant
+        alarms[index].snoozedUntil = nil
+        let next = old.done ? nil : Alarm.nextFiring(alarms, after: instant, due: old.due, start: old.start)
+        try connection.run("""
+            UPDATE todos SET alarms = ?, remind = ?, reminded = CASE WHEN ? IS NULL THEN coalesce(reminded, ?) END,
+                updated = ?, revision = revision + 1 WHERE id = ?
+            """, [.optional(Alarm.storedText(alarms)), .optional(next ?? old.remind), .optional(next), .integer(instant.usec),
+                  .integer(now.usec), .integer(id)])
+        try recordChange(.update, "dismiss alarm \(index + 1) of \(id) \(ChangeLog.quoted(old.title))")
+        return try todo(id)
+    }
+
+    /// The alarms of a new todo: the ones given, or one at `remind`, or at the due time.
+    func newAlarms(_ new: NewTodo) throws(TodoError) -> [Alarm] {
+        if let given = new.alarms {
+            if new.remind != nil { throw TodoError.invalid("remind", "give either alarms or remind, not both") }
+            return try checkedAlarms(given, old: [])
+        }
+        if new.noReminder { return [] }
+        if let remind = new.remind { return [Alarm(uid: RandomUUID.make(at: now), trigger: .at(try checkedInstant(remind)))] }
+        if new.due != nil { return [Alarm(uid: RandomUUID.make(at: now), trigger: .due(0))] }
+        return []
+    }
+
+    func checkedInstant(_ t: Instant) throws(TodoError) -> Instant {
+        guard t.isInRange else { throw TodoError.invalid("remind", "must be in the years 0001 to 9999") }
+        return t
+    }
+
+    /// `alarms` checked: at most `Alarm.maxPerTodo`, repeats within bounds, uids unique (an
+    /// empty uid gets the uid of the alarm at the same place in `old` with the same trigger, or
+    /// a new one).
+    func checkedAlarms(_ alarms: [Alarm], old: [Alarm], field: String = "alarms") throws(TodoError) -> [Alarm] {
+        guard alarms.count <= Alarm.maxPerTodo else {
+            throw TodoError.invalid(field, "at most \(Alarm.maxPerTodo) alarms per todo (\(alarms.count) given)")
+        }
+        var seen = Set<String>()
+        var checked: [Alarm] = []
+        for (i, var a) in alarms.enumerated() {
+            if a.uid.isEmpty {
+                a.uid = i < old.count && old[i].trigger == a.trigger ? old[i].uid : RandomUUID.make(at: now)
+            }
+            guard a.uid.count <= 255, !a.uid.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" }) else {
+                throw TodoError.invalid(field, "an alarm uid must be at most 255 characters without spaces or line breaks")
+            }
+            guard seen.insert(a.uid).inserted else { throw TodoError.invalid(field, "two alarms have uid \(a.uid)") }
+            guard (0...Alarm.maxRepeats).contains(a.repeatCount) else {
+                throw TodoError.invalid(field, "an alarm repeats 0 to \(Alarm.maxRepeats) times (\(a.repeatCount) given)")
+            }
+            if a.repeatCount > 0, a.intervalUsec < Alarm.minIntervalUsec {
+                throw TodoError.invalid(field, "a repeating alarm needs an interval of at least 1 second")
+            }
+            if a.repeatCount == 0 { a.intervalUsec = 0 }
+            switch a.trigger {
+            case .at(let t): _ = try checkedInstant(t)
+            case .due(let o), .start(let o):
+                guard o.magnitude <= 100 * 366 * 86_400 * 1_000_000 else {
+                    throw TodoError.invalid(field, "an alarm is at most 100 years before or after")
+                }
+            }
+            checked.append(a)
+        }
+        return checked
     }
 
     /// Sets a new reminder instant for todo `id` and re-arms it. A snooze never moves a reminder

@@ -209,6 +209,23 @@ let migrations: [Migration] = [
     searchKeyKanaMigration,
     searchIndexMigration,
     searchTrigramMigration,
+    Migration(id: 19, name: "alarms", sql: """
+        -- alarms: a todo's alarms (Alarm.storedText: one line per alarm, its uid, trigger, repeats,
+        -- acknowledgement, snooze and kept iCalendar), NULL for none. remind is from now on the
+        -- next pending firing over them (what the scheduler arms, through todos_pending_reminder).
+        -- A todo's one reminder becomes one alarm at that instant, with a new uid.
+        ALTER TABLE todos ADD COLUMN alarms TEXT;
+        UPDATE todos SET alarms = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'
+            || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + (random() & 3), 1)
+            || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))) || ' at ' || remind
+            WHERE remind IS NOT NULL;
+        -- Images logged before this hold NULL there: undo of an older change leaves the alarms
+        -- as they are (ChangeLog.applyTodo).
+        ALTER TABLE change_rows ADD COLUMN b_alarms;
+        ALTER TABLE change_rows ADD COLUMN a_alarms;
+        INSERT INTO store_info (key, value) VALUES ('alarms_logged_from',
+            coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0) + 1);
+        """),
 ]
 
 /// Brings a database to the newest schema this build knows, or refuses it untouched.

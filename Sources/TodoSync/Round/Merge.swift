@@ -21,7 +21,8 @@ extension SyncField {
         case .category: self = .category
         case .tags: self = .tags
         case .due, .zone, .allDay: self = .due
-        case .remind: self = .remind
+        // Until each VALARM maps to an alarm, the VTODO gives them through `remind`.
+        case .remind, .alarms: self = .remind
         case .reminded: self = .reminded
         case .done, .completed: self = .done
         case .priority: self = .priority
@@ -131,7 +132,9 @@ package enum ThreeWayMerge {
             target.entry.due = s.due
             target.entry.allDay = s.allDay
             target.entry.zone = s.zone
-        case .remind: target.entry.remind = s.remind
+        case .remind:
+            target.entry.remind = s.remind
+            target.entry.alarms = s.alarms
         case .reminded: target.entry.reminded = s.reminded
         case .done:
             target.entry.done = s.done

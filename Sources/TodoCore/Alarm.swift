@@ -1,0 +1,214 @@
+/// One alarm of a todo (an iCalendar `VALARM`, RFC 5545 §3.6.6 and RFC 9074): when it fires,
+/// how often it repeats (nagging), and whether it was acknowledged or snoozed. A todo keeps a
+/// list of them (`Todo.alarms`); its `remind` is the next pending firing over all of them.
+package struct Alarm: Sendable, Equatable {
+    /// What the alarm fires relative to.
+    package enum Trigger: Sendable, Equatable {
+        /// A signed offset from the todo's due instant (`-86_400_000_000`: a day before).
+        case due(Int64)
+        /// A signed offset from the todo's start instant.
+        case start(Int64)
+        /// At an instant.
+        case at(Instant)
+    }
+
+    /// Stable and unique within its todo (the `VALARM`'s `UID`).
+    package var uid: String
+    package var trigger: Trigger
+    /// How many more times it fires after the first (RFC 5545 `REPEAT`), `interval` apart.
+    package var repeatCount: Int
+    /// Microseconds between repeats (RFC 5545 `DURATION`); 0 when it does not repeat.
+    package var intervalUsec: Int64
+    /// When it was acknowledged (dismissed): no firing of it at or before the trigger instant
+    /// is pending any more, nor its repeats (RFC 9074 `ACKNOWLEDGED`).
+    package var acknowledged: Instant?
+    /// Snoozed: it fires again at this instant (RFC 9074's snooze alarm).
+    package var snoozedUntil: Instant?
+    /// The alarm's `VALARM` as iCalendar text, for an alarm todod cannot act on (an e-mail, a
+    /// location): kept byte for byte and never fired. Nil for the alarms todod acts on.
+    package var ical: String?
+
+    package init(uid: String, trigger: Trigger, repeatCount: Int = 0, intervalUsec: Int64 = 0,
+                 acknowledged: Instant? = nil, snoozedUntil: Instant? = nil, ical: String? = nil) {
+        self.uid = uid
+        self.trigger = trigger
+        self.repeatCount = repeatCount
+        self.intervalUsec = intervalUsec
+        self.acknowledged = acknowledged
+        self.snoozedUntil = snoozedUntil
+        self.ical = ical
+    }
+
+    /// The most alarms a todo may have, and the most repeats one may make.
+    package static let maxPerTodo = 20
+    package static let maxRepeats = 1000
+    /// The shortest interval between repeats.
+    package static let minIntervalUsec: Int64 = 1_000_000
+
+    /// The instant its trigger names for a todo with `due` and `start`; nil when it is relative
+    /// to one the todo does not have (or leaves the years 0001 to 9999).
+    package func triggerInstant(due: Instant?, start: Instant?) -> Instant? {
+        switch trigger {
+        case .due(let offset): return due.flatMap { $0.checkedAdding(usec: offset) }
+        case .start(let offset): return start.flatMap { $0.checkedAdding(usec: offset) }
+        case .at(let t): return t
+        }
+    }
+
+    /// Whether todod fires it (not a kept alarm of another kind).
+    package var acts: Bool { ical == nil }
+
+    /// The first of its firings strictly after `after` (every firing when nil): the trigger
+    /// instant and its repeats, unless acknowledged at or after the trigger instant, then the
+    /// snooze. Nil when none is left.
+    package func nextFiring(after: Instant?, due: Instant?, start: Instant?) -> Instant? {
+        guard acts else { return nil }
+        var best: Instant? = nil
+        func consider(_ t: Instant) {
+            if let after, t <= after { return }
+            if let b = best, b <= t { return }
+            best = t
+        }
+        if let base = triggerInstant(due: due, start: start) {
+            let dismissed = acknowledged.map { $0 >= base } ?? false
+            if !dismissed {
+                if let after, repeatCount > 0, intervalUsec > 0, after >= base {
+                    // The first repeat after `after`, counted rather than walked.
+                    let k = (after.usec - base.usec) / intervalUsec + 1
+                    if k <= Int64(repeatCount), let t = base.checkedAdding(usec: k &* intervalUsec) { consider(t) }
+                } else {
+                    consider(base)
+                }
+            }
+        }
+        if let snoozedUntil, acknowledged.map({ $0 < snoozedUntil }) ?? true { consider(snoozedUntil) }
+        return best
+    }
+
+    /// Whether `instant` is one of its firings (the trigger instant, a repeat or the snooze).
+    package func fires(at instant: Instant, due: Instant?, start: Instant?) -> Bool {
+        guard acts else { return false }
+        if snoozedUntil == instant { return true }
+        guard let base = triggerInstant(due: due, start: start), instant >= base else { return false }
+        if instant == base { return true }
+        guard repeatCount > 0, intervalUsec > 0 else { return false }
+        let d = instant.usec - base.usec
+        return d % intervalUsec == 0 && d / intervalUsec <= Int64(repeatCount)
+    }
+
+    /// The first firing over `alarms` strictly after `after`.
+    package static func nextFiring(_ alarms: [Alarm], after: Instant?, due: Instant?, start: Instant?) -> Instant? {
+        var best: Instant? = nil
+        for alarm in alarms {
+            if let t = alarm.nextFiring(after: after, due: due, start: start), best.map({ t < $0 }) ?? true { best = t }
+        }
+        return best
+    }
+
+    /// Moves an absolute trigger by `usec` (a relative one follows its due or start by itself);
+    /// nil when it would leave the years 0001 to 9999.
+    package func shifted(by usec: Int64) -> Alarm? {
+        var moved = self
+        if case .at(let t) = trigger {
+            guard let m = t.checkedAdding(usec: usec) else { return nil }
+            moved.trigger = .at(m)
+        }
+        return moved
+    }
+
+    // MARK: - The stored text
+
+    /// The list as the store keeps it (`todos.alarms`): one line per alarm,
+    /// `UID due|start|at VALUE [repeat N USEC] [ack USEC] [snooze USEC] [ical TEXT]`, where
+    /// VALUE is an offset or instant in microseconds and TEXT the kept `VALARM` with `\` and
+    /// newlines escaped (`\\`, `\n`), always last. Nil for no alarms.
+    package static func storedText(_ alarms: [Alarm]) -> String? {
+        guard !alarms.isEmpty else { return nil }
+        return alarms.map(\.storedLine).joined(separator: "\n")
+    }
+
+    var storedLine: String {
+        var words = [uid]
+        switch trigger {
+        case .due(let o): words += ["due", String(o)]
+        case .start(let o): words += ["start", String(o)]
+        case .at(let t): words += ["at", String(t.usec)]
+        }
+        if repeatCount > 0 { words += ["repeat", String(repeatCount), String(intervalUsec)] }
+        if let acknowledged { words += ["ack", String(acknowledged.usec)] }
+        if let snoozedUntil { words += ["snooze", String(snoozedUntil.usec)] }
+        if let ical {
+            var escaped = ""
+            for c in ical.unicodeScalars {
+                switch c {
+                case "\\": escaped += "\\\\"
+                case "\n": escaped += "\\n"
+                case "\r": escaped += "\\r"
+                default: escaped.unicodeScalars.append(c)
+                }
+            }
+            words += ["ical", escaped]
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// Reads what `storedText` wrote; lines it cannot read are left out.
+    package static func alarms(storedText text: String?) -> [Alarm] {
+        guard let text else { return [] }
+        return text.split(separator: "\n").compactMap { Alarm(storedLine: Substring($0)) }
+    }
+
+    init?(storedLine line: Substring) {
+        var rest = line[...]
+        func word() -> Substring? {
+            guard !rest.isEmpty else { return nil }
+            if let space = rest.firstIndex(of: " ") {
+                let w = rest[..<space]
+                rest = rest[rest.index(after: space)...]
+                return w
+            }
+            let w = rest
+            rest = rest[rest.endIndex...]
+            return w
+        }
+        guard let uid = word(), let kind = word(), let value = word().flatMap({ Int64($0) }) else { return nil }
+        let trigger: Trigger
+        switch kind {
+        case "due": trigger = .due(value)
+        case "start": trigger = .start(value)
+        case "at": trigger = .at(Instant(usec: value))
+        default: return nil
+        }
+        self.init(uid: String(uid), trigger: trigger)
+        while let key = word() {
+            switch key {
+            case "repeat":
+                guard let n = word().flatMap({ Int($0) }), let i = word().flatMap({ Int64($0) }) else { return nil }
+                repeatCount = n
+                intervalUsec = i
+            case "ack": acknowledged = word().flatMap { Int64($0) }.map(Instant.init(usec:))
+            case "snooze": snoozedUntil = word().flatMap { Int64($0) }.map(Instant.init(usec:))
+            case "ical":
+                var text = ""
+                var escaping = false
+                for c in rest.unicodeScalars {
+                    if escaping {
+                        switch c {
+                        case "n": text += "\n"
+                        case "r": text += "\r"
+                        default: text.unicodeScalars.append(c)
+                        }
+                        escaping = false
+                    } else if c == "\\" {
+                        escaping = true
+                    } else {
+                        text.unicodeScalars.append(c)
+                    }
+                }
+                ical = text
+                rest = rest[rest.endIndex...]
+            default: return nil
+            }
+        }
+    }
+}
