@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One alarm of a todo (an iCalendar `VALARM`, RFC 5545 §3.6.6 and RFC 9074): when it fires,
 /// how often it repeats (nagging), and whether it was acknowledged or snoozed. A todo keeps a
 /// list of them (`Todo.alarms`); its `remind` is the next pending firing over all of them.
@@ -152,62 +156,87 @@ package struct Alarm: Sendable, Equatable {
         return words.joined(separator: " ")
     }
 
-    /// Reads what `storedText` wrote; lines it cannot read are left out.
+    /// Reads what `storedText` wrote; lines it cannot read are left out. Over the UTF-8 bytes
+    /// (every todo read with alarms goes through it: no `Character` work).
     package static func alarms(storedText text: String?) -> [Alarm] {
-        guard let text else { return [] }
-        return text.split(separator: "\n").compactMap { Alarm(storedLine: Substring($0)) }
+        guard var text else { return [] }
+        return text.withUTF8 { bytes in
+            var alarms: [Alarm] = []
+            var from = 0
+            while from < bytes.count {
+                var to = from
+                while to < bytes.count, bytes[to] != 0x0A { to += 1 }
+                if let alarm = Alarm(storedLine: UnsafeBufferPointer(rebasing: bytes[from..<to])) { alarms.append(alarm) }
+                from = to + 1
+            }
+            return alarms
+        }
     }
 
-    init?(storedLine line: Substring) {
-        var rest = line[...]
-        func word() -> Substring? {
-            guard !rest.isEmpty else { return nil }
-            if let space = rest.firstIndex(of: " ") {
-                let w = rest[..<space]
-                rest = rest[rest.index(after: space)...]
-                return w
-            }
-            let w = rest
-            rest = rest[rest.endIndex...]
+    init?(storedLine line: UnsafeBufferPointer<UInt8>) {
+        var at = 0
+        func word() -> UnsafeBufferPointer<UInt8>? {
+            guard at < line.count else { return nil }
+            var end = at
+            while end < line.count, line[end] != 0x20 { end += 1 }
+            let w = UnsafeBufferPointer(rebasing: line[at..<end])
+            at = end + 1
             return w
         }
-        guard let uid = word(), let kind = word(), let value = word().flatMap({ Int64($0) }) else { return nil }
-        let trigger: Trigger
-        switch kind {
-        case "due": trigger = .due(value)
-        case "start": trigger = .start(value)
-        case "at": trigger = .at(Instant(usec: value))
-        default: return nil
+        func number() -> Int64? {
+            guard let w = word(), !w.isEmpty, w.count <= 20 else { return nil }
+            var negative = false, value: Int64 = 0, i = 0
+            if w[0] == 0x2D { negative = true; i = 1 }
+            guard i < w.count else { return nil }
+            while i < w.count {
+                let d = w[i] &- 0x30
+                guard d < 10 else { return nil }
+                let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(Int64(d))
+                guard !o1, !o2 else { return nil }
+                value = a
+                i += 1
+            }
+            return negative ? -value : value
         }
-        self.init(uid: String(uid), trigger: trigger)
+        func equals(_ w: UnsafeBufferPointer<UInt8>, _ s: StaticString) -> Bool {
+            w.count == s.utf8CodeUnitCount && memcmp(w.baseAddress!, s.utf8Start, w.count) == 0
+        }
+        guard let uidBytes = word(), !uidBytes.isEmpty, let kind = word(), let value = number() else { return nil }
+        let trigger: Trigger
+        if equals(kind, "due") { trigger = .due(value) }
+        else if equals(kind, "start") { trigger = .start(value) }
+        else if equals(kind, "at") { trigger = .at(Instant(usec: value)) }
+        else { return nil }
+        self.init(uid: String(decoding: uidBytes, as: UTF8.self), trigger: trigger)
         while let key = word() {
-            switch key {
-            case "repeat":
-                guard let n = word().flatMap({ Int($0) }), let i = word().flatMap({ Int64($0) }) else { return nil }
-                repeatCount = n
+            if equals(key, "repeat") {
+                guard let n = number(), let i = number() else { return nil }
+                repeatCount = Int(n)
                 intervalUsec = i
-            case "ack": acknowledged = word().flatMap { Int64($0) }.map(Instant.init(usec:))
-            case "snooze": snoozedUntil = word().flatMap { Int64($0) }.map(Instant.init(usec:))
-            case "ical":
-                var text = ""
+            } else if equals(key, "ack") {
+                acknowledged = number().map(Instant.init(usec:))
+            } else if equals(key, "snooze") {
+                snoozedUntil = number().map(Instant.init(usec:))
+            } else if equals(key, "ical") {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(line.count - at)
                 var escaping = false
-                for c in rest.unicodeScalars {
+                while at < line.count {
+                    let b = line[at]
+                    at += 1
                     if escaping {
-                        switch c {
-                        case "n": text += "\n"
-                        case "r": text += "\r"
-                        default: text.unicodeScalars.append(c)
-                        }
+                        bytes.append(b == 0x6E ? 0x0A : b == 0x72 ? 0x0D : b)
                         escaping = false
-                    } else if c == "\\" {
+                    } else if b == 0x5C {
                         escaping = true
                     } else {
-                        text.unicodeScalars.append(c)
+                        bytes.append(b)
                     }
                 }
-                ical = text
-                rest = rest[rest.endIndex...]
-            default: return nil
+                ical = String(decoding: bytes, as: UTF8.self)
+            } else {
+                return nil
             }
         }
     }

@@ -209,6 +209,16 @@ final class ListApp {
         guard let transport else { return }
         let page = listHeight
         let start = max(0, top - page)
+        // Deep in an order only an offset walk would reach (not the manual order nor by id, read
+        // from their end): after a change, read around the selected todo by two keyset windows,
+        // which cost the daemon the same wherever it is, keeping it on the same screen line.
+        let field = Self.sorts[sortIndex]
+        if !scrolling, start > Self.deepRow, sections || !(field == nil || field == .id), selectedUID != nil,
+           follow(line: cursor - top) {
+            trace("read around the selection")
+            settle()
+            return
+        }
         do {
             let result = try readWindow(start: start, count: page * 3, transport: transport)
             rows = result.todos
@@ -232,6 +242,14 @@ final class ListApp {
         } else if selectedUID != nil && follow() {
             // The selected todo moved beyond the rows read: the rows around it were read.
         }
+        settle()
+    }
+
+    /// Past this row an offset walk costs the daemon more than two keyset windows.
+    private static let deepRow = 1000
+
+    /// Puts the cursor back in the list and on screen after a reading.
+    private func settle() {
         cursor = max(0, min(cursor, total - 1))
         while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }  // inside a fold: on its parent
         scrollToCursor()
@@ -281,7 +299,7 @@ final class ListApp {
     /// (`todo.list` `before` its id, with the count of the todos ahead), then the rows from it
     /// on (`after` the last of those). Two keyset windows, each a seek in an index. False when it
     /// is no longer in the list (completed, deleted, filtered out).
-    private func follow() -> Bool {
+    private func follow(line: Int? = nil) -> Bool {
         guard let id = selectedID, let uid = selectedUID, let transport else { return false }
         let page = listHeight
         do {
@@ -305,7 +323,7 @@ final class ListApp {
                 uids[todo.id] = todo.uid
             }
             cursor = offset + ahead.todos.count
-            top = max(0, cursor - page / 2)
+            top = max(0, cursor - min(max(0, line ?? page / 2), page - 1))
             return true
         } catch {
             return false

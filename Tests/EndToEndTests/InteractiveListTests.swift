@@ -403,6 +403,37 @@ struct InteractiveListTests {
         #expect(try pane.exitLine().contains("EXITED 0"))
     }
 
+    /// Deep in a sort by title (past the first 1,000 rows), a change from elsewhere re-reads the
+    /// rows around the selected todo by keyset windows (not an offset walk): the selection stays
+    /// on its todo and on its screen line.
+    @Test func aChangeDeepInTheListKeepsTheSelection() throws {
+        let daemon = try DaemonProcess()
+        let todos = (1...1_200).map { i -> JSON in .object(["uid": .string("deep-\(i)"), "title": .string(String(format: "深い %04d", i)), "done": .bool(false),
+                                                             "position": .int(Int64(i)), "created": "2026-12-01T00:00:00Z", "updated": "2026-12-01T00:00:00Z"]) }
+        let seed = daemon.directory.file("seed.json")
+        let document: JSON = .object(["format": "todod-export", "version": 1, "exported": "2026-12-01T00:00:00Z", "categories": .array([]), "todos": .array(todos)])
+        var bytes: [UInt8] = []
+        document.write(to: &bytes)
+        try String(decoding: bytes, as: UTF8.self).write(toFile: seed, atomically: true, encoding: .utf8)
+        #expect(try daemon.todoctl(["import", seed]).status == 0)
+        let trace = daemon.directory.file("trace")
+        let pane = try Pane(daemon: daemon, environment: ["TODOCTL_UI_TRACE": trace])
+        try pane.press("s", "s", "s")  // by title
+        #expect(pane.contains("sort: title ↑"), "\(pane.screen())")
+        try pane.press("G", "k", "k")
+        #expect(pane.contains("Title:    深い 1198"), "\(pane.screen())")
+        let line = pane.screen().firstIndex { $0.contains("深い 1198") && !$0.contains("Title:") }
+        #expect(try daemon.todoctl(["edit", "1198", "--title", "深い 1198 変更"]).status == 0)
+        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    深い 1198 変更") } }, "\(pane.screen())")
+        #expect(pane.screen().firstIndex { $0.contains("深い 1198 変更") && !$0.contains("Title:") } == line, "\(pane.screen())")
+        // Read by keyset windows around it (the timing log says which way the rows were read).
+        #expect(((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("read around the selection"))
+        try pane.press("j")
+        #expect(pane.contains("Title:    深い 1199"), "\(pane.screen())")
+        try pane.press("q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
     /// The mouse is off by default (the terminal keeps its own selection); with `ui.mouse = on`
     /// a click selects a row and the wheel scrolls.
     @Test func theMouseWhenAskedFor() throws {

@@ -144,12 +144,12 @@ import TodoTestSupport
         #expect(try store.read { try $0.todo(todo.id) } == todo)
     }
 
-    /// A store of the previous schema (migrations 1 to 17): a todo's one reminder becomes one
+    /// A store of the previous schema (migrations 1 to 18): a todo's one reminder becomes one
     /// alarm at that instant, still pending or fired as it was.
     @Test func aPreviousSchemaStoreGetsOneAlarmPerReminder() throws {
-        let dir = TemporaryDirectory("migrate18")
+        let dir = TemporaryDirectory("migrate19")
         let path = dir.file("todos.db")
-        let previous = migrations.filter { $0.id <= 17 }
+        let previous = migrations.filter { $0.id <= 18 }
         _ = try ChildProcess.sqlite3(path, """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);

@@ -514,7 +514,7 @@ extension StoreTransaction {
         // Images logged before migration 10 do not hold `ical_extra`.
         let icalLoggedFrom = try connection.firstRow(
             "SELECT CAST(value AS INTEGER) FROM store_info WHERE key = 'ical_extra_logged_from'") { $0.int64(0) } ?? 1
-        // Images logged before migration 18 do not hold `alarms`: the reminder they hold becomes
+        // Images logged before migration 19 do not hold `alarms`: the reminder they hold becomes
         // one alarm at that instant, as the migration made it.
         let alarmsLoggedFrom = try connection.firstRow(
             "SELECT CAST(value AS INTEGER) FROM store_info WHERE key = 'alarms_logged_from'") { $0.int64(0) } ?? 1

@@ -153,7 +153,14 @@ extension StoreTransaction {
         }
         let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
         let seek = try query.seek.map { (seek) throws(TodoError) in
-            try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
+            var plan = try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
+            // With the search index driving: past `narrowLimit` matches, walking the order from
+            // the anchor meets a match often enough (as the walking page does).
+            if let searchDriver {
+                plan.walkingParts = try seekPlan(seek, query, from: recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t",
+                                                 conditions: conditions, values: Array(values.dropFirst(searchDriver.values.count))).parts
+            }
+            return plan
         }
         // A search by an exact index (its candidates are the matches) with no filter but the
         // status counts them through `todos_done` (status, id) alone, never reading the todos;

@@ -47,6 +47,9 @@ extension StoreTransaction {
     /// is read walking backwards from it).
     struct SeekPlan {
         var parts: [(sql: String, values: [SQLValue])]
+        /// With a search the index drives: the same window walking the order instead, for a
+        /// listing of more than `narrowLimit` matches.
+        var walkingParts: [(sql: String, values: [SQLValue])]?
         var reversed: Bool
         /// With `withOffset`: counts whose sum is how many todos of the listing come before the
         /// anchor, and whether the anchor is itself in the listing.
@@ -159,7 +162,8 @@ extension StoreTransaction {
     func run(_ seek: SeekPlan, _ plan: ListPlan) throws(TodoError) -> TodoPage {
         let total = try self.total(plan)
         var rows: [TodoRow] = []
-        for part in seek.parts {
+        let parts = total > Self.narrowLimit ? seek.walkingParts ?? seek.parts : seek.parts
+        for part in parts {
             let left = plan.limit < 0 ? -1 : plan.limit - rows.count
             if left == 0 { break }
             try connection.forEachRow(part.sql, part.values + [.integer(Int64(left))]) { (statement) throws(TodoError) in
