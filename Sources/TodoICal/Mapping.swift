@@ -4,9 +4,10 @@ import TodoTime
 
 // The todo <-> VTODO mapping of SPEC §9 (docs/ICALENDAR.md has the table).
 
-/// `Entry.ical` holds one unfolded content line per line; a line starting with `>` belongs to the
-/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER and ACKNOWLEDGED, and
-/// DESCRIPTION unless it is the title) and is written back inside the VALARM todod writes; a line starting with `+`
+/// `Entry.ical` holds one unfolded content line per line; lines starting with `>` after a line
+/// `!ALARM <uid>` belong to that alarm (its properties todod does not map, DESCRIPTION unless it is
+/// the title, and its form: `>!AUDIO`, `>!NO-RELATED`, `>!ABSOLUTE`) and are written back inside its
+/// VALARM (`>` lines before any `!ALARM`, from an older release, belong to the first alarm); a line starting with `+`
 /// belongs to another component of the same resource (an instance of a recurring todo edited
 /// or completed elsewhere: a VTODO with RECURRENCE-ID), written back after the todo's own VTODO.
 /// Lines starting with `~` are a VTIMEZONE the kept lines' TZID needs that names no zone known
