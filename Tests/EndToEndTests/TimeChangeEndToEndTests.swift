@@ -115,6 +115,8 @@ struct TimeChangeEndToEndTests {
     @Test func rewritingTheSameZoneIsNoChange() throws {
         let dir = TemporaryDirectory("tzsame")
         let daemon = try Self.launch(zone: "Asia/Tokyo", in: dir)
+        // It listens before it reads its zone, and serves once the zone is read and watched.
+        _ = try daemon.client().result("daemon.status")
         _ = try Self.setZone("Asia/Tokyo", of: daemon)
         // A change it does see after, so the first was looked at and let go.
         _ = try Self.setZone("America/New_York", of: daemon)
@@ -137,6 +139,8 @@ struct TimeChangeEndToEndTests {
         try FileManager.default.createDirectory(atPath: tzdir + "/Test", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: tzdir + "/Test/Home")
         let daemon = try DaemonProcess(directory: dir, environment: ["TZ": "Test/Home", "TZDIR": tzdir])
+        // It listens before it reads its zone, and serves once the zone is read and watched.
+        _ = try daemon.client().result("daemon.status")
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Kolkata", toPath: tzdir + "/Test/Home.new")
         #expect(rename(tzdir + "/Test/Home.new", tzdir + "/Test/Home") == 0)
         var changed: [JSON] = []

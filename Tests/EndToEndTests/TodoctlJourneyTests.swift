@@ -25,7 +25,7 @@ import TodoTestSupport
         #expect(added["title"] == "牛乳を買う" && added["category"] == "買い物" && added["due"] != .null)
         #expect(added.objectValue?.keys == ["id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
                                             "completed", "position", "created", "updated", "priority", "tags", "zone", "allDay", "recurrence",
-                                            "revision", "parent", "subtasks", "parentUid", "start"])
+                                            "revision", "parent", "subtasks", "parentUid", "start", "alarms"])
         let show = try d.todoctl(["show", "1"])
         #expect(show.status == 0 && show.stdout.contains("牛乳を買う"))
         let edited = try json(d.todoctl(["--json", "edit", "1", "--title", "牛乳を2本買う", "--notes", "低脂肪"]))
