@@ -314,7 +314,12 @@ package struct ICalReader: Sendable {
             var alarmUID = a.property("UID").map { text($0).trimmingSpaces } ?? ""
             if alarmUID.isEmpty || alarmUID.count > 255 || alarmUID.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" })
                 || alarmUIDs.contains(alarmUID) {
-                alarmUID = "todod-" + StableHash.hex("\(n)\n" + a.rawLines.joined(separator: "\n"))
+                // Made from its place, action and trigger (what todod writes back as it came), and
+                // not written: the VALARM goes back with the lines it came with.
+                let action = a.property("ACTION")?.value.trimmingSpaces.uppercased() ?? "", t = a.property("TRIGGER")
+                let trigger = (t?.value.trimmingSpaces ?? "") + "\n" + (t?.parameter("RELATED")?.uppercased() ?? "")
+                alarmUID = "todod-" + StableHash.hex(a.property("ACTION").map { _ in "\(n)\n\(action)\n\(trigger)" }
+                                                      ?? "\(n)\n" + a.rawLines.joined(separator: "\n"))
             }
             alarmUIDs.insert(alarmUID)
             let action = a.property("ACTION")?.value.trimmingSpaces.uppercased()
@@ -880,7 +885,9 @@ package struct ICalWriter: Sendable {
         if !audio, !own.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
             lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
         }
-        lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text)
+        // A uid the reader made (`todod-` and 16 hex digits, for a VALARM without UID) is not written.
+        let made = a.uid.hasPrefix("todod-") && a.uid.utf8.count == 22 && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        if !made { lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text) }
         var trigger = a.trigger
         // An all-day todo's alarm is an instant (a client that later gives the todo a time of day
         // still reminds at the same instant), as is one relative to a due or start it lacks.
