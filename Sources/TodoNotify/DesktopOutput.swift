@@ -9,9 +9,11 @@ import TodoTime
 import TodoRPC
 import TodoUserFiles
 
-/// Desktop notifications: one `Notify` per reminder with Done and Snooze, the answers acted on
-/// through todod's socket, and each notification withdrawn (`CloseNotification`) once its
-/// reminder no longer stands.
+/// Desktop notifications: one notification per todo with Done, Snooze and (for an alarm's
+/// firing) Dismiss, the answers acted on through todod's socket, and each notification withdrawn
+/// (`CloseNotification`) once its reminder no longer stands. A later firing of the same todo
+/// replaces its notification (`Notify`'s replaces_id) instead of stacking another; Dismiss then
+/// acknowledges the alarm now shown (`todo.alarm.ack`), never one it replaced.
 ///
 /// Calls do not wait for the server: a reminder is handed to the bus and the next one follows at
 /// once; the server's answer (its id) arrives later through `process()`. A reminder counts as
@@ -50,6 +52,8 @@ final class DesktopOutput {
         var todo: Int64
         var uid: String
         var remindUsec: Int64?
+        /// The alarm it shows (Dismiss acknowledges it); nil for a snooze's firing.
+        var alarm: String?
     }
 
     private let socket: String
@@ -73,6 +77,8 @@ final class DesktopOutput {
     /// Our notifications still on screen, as the current server numbered them.
     private var shown: [UInt32: Shown] = [:]
     private var shownOrder: [UInt32] = []
+    /// Each todo's notification on screen (its next reminder replaces it).
+    private var byTodo: [Int64: UInt32] = [:]
     /// Summary notifications on screen (their only button is Dismiss).
     private var summaries: Set<UInt32> = []
     /// When to try again (monotonic seconds), while the bus or the server is missing.
@@ -185,23 +191,44 @@ final class DesktopOutput {
             pendingIsSuspended = false
             return
         }
-        var sent = 0
-        defer { pending.removeFirst(sent) }
-        for item in pending where inFlight.count < Self.maxInFlight {
+        // One notification per todo: a reminder followed by a later one of the same todo is
+        // never shown (the later one would replace it at once), and one whose todo has a call
+        // out waits for its answer, so it can replace what that call showed.
+        var latest: [Int64: Int] = [:]
+        for (i, item) in pending.enumerated() { latest[item.reminder.id] = i }
+        let busy = Set(inFlight.values.filter { !isSummary($0) }.map { $0[0].reminder.id })
+        var kept: [Item] = []
+        var stopped = false
+        for (i, item) in pending.enumerated() {
             let reminder = item.reminder
-            guard send([item], summary: reminder.title, body: reminder.body(now: now, zone: zone),
-                       actions: ["done", "Done", "snooze", snoozeLabel], critical: reminder.isCritical(now: now, zone: zone),
-                       category: "todod.reminder") else { return }
-            sent += 1
+            if latest[reminder.id] != i {
+                settled(item)
+                continue
+            }
+            if stopped || inFlight.count >= Self.maxInFlight || busy.contains(reminder.id) {
+                kept.append(item)
+                continue
+            }
+            var actions = ["done", "Done", "snooze", snoozeLabel]
+            if reminder.alarmUid != nil { actions += ["dismiss", "Dismiss"] }
+            guard send([item], summary: reminder.title, body: reminder.body(now: now, zone: zone), actions: actions,
+                       critical: reminder.isCritical(now: now, zone: zone), category: "todod.reminder",
+                       replacing: byTodo[reminder.id] ?? 0) else {
+                stopped = true
+                kept.append(item)
+                continue
+            }
         }
+        pending = kept
     }
 
     /// One `Notify` carrying `items`; false when the bus refused to take it (it is retried).
-    private func send(_ items: [Item], summary: String, body: String, actions: [String], critical: Bool, category: String) -> Bool {
+    private func send(_ items: [Item], summary: String, body: String, actions: [String], critical: Bool, category: String,
+                      replacing: UInt32 = 0) -> Bool {
         guard let bus else { return false }
         let token = nextToken
         do {
-            try bus.notify(token: token, appName: "todod", summary: summary, body: Self.markupEscaped(body), actions: actions,
+            try bus.notify(token: token, appName: "todod", replacesID: replacing, summary: summary, body: Self.markupEscaped(body), actions: actions,
                            hints: [("urgency", .byte(critical ? 2 : 1)), ("desktop-entry", .string("todod")), ("category", .string(category))],
                            timeoutUsec: Self.replyTimeoutUsec)
         } catch {
@@ -231,6 +258,11 @@ final class DesktopOutput {
                 // An id from a server that has left since means nothing to the one there now.
                 if server == bus.owner {
                     if !isSummary(items) {
+                        // A server that did not reuse the id left the old one up: it goes.
+                        if let old = byTodo[items[0].reminder.id], old != id {
+                            forget(old)
+                            close(old)
+                        }
                         remember(id, items[0].reminder)
                         if items[0].withdrawn { close(id) }
                     } else {
@@ -258,13 +290,17 @@ final class DesktopOutput {
                 // Whatever the old server numbered is gone with it.
                 shown = [:]
                 shownOrder = []
+                byTodo = [:]
                 summaries = []
                 if owner != nil {
                     retryAt = nil
                     backoff = Self.firstBackoff
                 }
             case .closed(let id, _):
-                shown[id] = nil
+                // Closing acknowledges nothing. A close of a notification we are replacing
+                // right now (its todo has a call out) is the old one's: the replacement keeps the id.
+                if let s = shown[id], inFlight.values.contains(where: { !isSummary($0) && $0[0].reminder.id == s.todo }) { continue }
+                forget(id)
                 summaries.remove(id)
             case .action(let id, let key):
                 if summaries.contains(id) {
@@ -275,7 +311,8 @@ final class DesktopOutput {
                     }
                     continue
                 }
-                guard key == "done" || key == "snooze", let todo = shown.removeValue(forKey: id) else { continue }  // not ours, or answered
+                guard key == "done" || key == "snooze" || key == "dismiss", let todo = shown[id] else { continue }  // not ours, or answered
+                forget(id)
                 act(key, on: todo)
                 close(id)
             }
@@ -298,7 +335,7 @@ final class DesktopOutput {
         }
         func same(_ id: Int64, _ uid: String) -> Bool { id == todo.id && (uid.isEmpty || todo.uid.isEmpty || uid == todo.uid) }
         for (id, s) in shown where same(s.todo, s.uid) && !stands(s.remindUsec) {
-            shown[id] = nil
+            forget(id)
             close(id)
         }
         var kept: [Item] = []
@@ -331,6 +368,10 @@ final class DesktopOutput {
                 } else {
                     log.info("todo \(todo.todo) done")
                 }
+            case "dismiss":
+                guard let alarm = todo.alarm else { return }
+                _ = try transport.call(TodoAlarmAckParams(id: todo.todo, alarm: alarm))
+                log.info("todo \(todo.todo): alarm \(alarm) dismissed")
             case "snooze":
                 let until = Instant(usec: Instant.now().usec + snoozeUsec)
                 _ = try transport.call(TodoSnoozeParams(id: todo.todo, until: until))
@@ -344,12 +385,20 @@ final class DesktopOutput {
     }
 
     private func remember(_ id: UInt32, _ reminder: Reminder) {
-        if shown.updateValue(Shown(todo: reminder.id, uid: reminder.uid, remindUsec: reminder.remindUsec), forKey: id) == nil { shownOrder.append(id) }
+        let s = Shown(todo: reminder.id, uid: reminder.uid, remindUsec: reminder.remindUsec, alarm: reminder.alarmUid)
+        if shown.updateValue(s, forKey: id) == nil { shownOrder.append(id) }
+        byTodo[reminder.id] = id
         if shownOrder.count > Self.maxShown {
             let drop = shownOrder.count - Self.maxShown / 2
-            for old in shownOrder.prefix(drop) { shown[old] = nil }
+            for old in shownOrder.prefix(drop) { forget(old) }
             shownOrder.removeFirst(drop)
         }
+    }
+
+    /// Notification `id` is no longer on screen (or no longer answered).
+    private func forget(_ id: UInt32) {
+        guard let s = shown.removeValue(forKey: id) else { return }
+        if byTodo[s.todo] == id { byTodo[s.todo] = nil }
     }
 
     /// The connection is gone: what was out is sent again on the next one.
@@ -357,6 +406,7 @@ final class DesktopOutput {
         bus = nil
         shown = [:]
         shownOrder = []
+        byTodo = [:]
         summaries = []
         var back: [Item] = []
         for token in inFlightOrder { back += inFlight[token] ?? [] }

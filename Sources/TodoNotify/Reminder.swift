@@ -25,12 +25,15 @@ package struct Reminder: Sendable, Equatable {
     package var zone: String?
     /// A high-priority todo (`high`).
     package var highPriority = false
+    /// The uid of the alarm that fired (TODO_ALARM_UID, or the event's `alarm.uid`); nil for a
+    /// snooze's firing or an entry of a todod before alarms had uids.
+    package var alarmUid: String?
     /// Where the entry is in the journal; nil for a reminder that came from `watch`.
     package var cursor: String?
 
     /// The journal fields a reminder is made of.
     static let fields = ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_LATE_USEC",
-                         "TODO_REMIND_USEC", "TODO_ALL_DAY", "TODO_ZONE", "TODO_PRIORITY"]
+                         "TODO_REMIND_USEC", "TODO_ALL_DAY", "TODO_ZONE", "TODO_PRIORITY", "TODO_ALARM_UID"]
 
     /// What names one firing on both paths: the todo, the instant it was due to remind at and
     /// how late todod fired it (so the instant it fired). A todo reminded again later (snoozed,
@@ -53,6 +56,7 @@ package struct Reminder: Sendable, Equatable {
         allDay = f["TODO_ALL_DAY"] == "1"
         zone = f["TODO_ZONE"].flatMap { $0.isEmpty ? nil : $0 }
         highPriority = f["TODO_PRIORITY"] == TodoPriority.high.rawValue
+        alarmUid = f["TODO_ALARM_UID"].flatMap { $0.isEmpty ? nil : $0 }
         cursor = entry.cursor
     }
 
@@ -72,6 +76,7 @@ package struct Reminder: Sendable, Equatable {
         allDay = todo.allDay
         zone = todo.zone
         highPriority = todo.priority == .high
+        alarmUid = params["alarm"]?["uid"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         cursor = nil
     }
 

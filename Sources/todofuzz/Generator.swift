@@ -262,6 +262,9 @@ struct Generator {
         case .todoSnooze:
             p.append(("id", id()))
             p.append(("until", instant()))
+        case .todoAlarmAck:
+            p.append(("id", id()))
+            p.append(("alarm", .str("00000000-0000-4000-8000-000000000000")))
         case .todoBatch:
             let ops: [V] = (0..<rng.int(1...4)).compactMap { _ in
                 let name = rng.pick([Method.todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze]).name

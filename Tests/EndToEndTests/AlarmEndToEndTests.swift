@@ -42,6 +42,39 @@ import TodoTestSupport
         #expect(try Journalctl.reminders(title: title, atLeast: 5, timeout: 1.5).count == 4)
     }
 
+    /// `todo.alarm.ack` acknowledges the one alarm named by its uid, the others stay pending;
+    /// an unknown todo, an unknown alarm uid or a bad field is a one-line error that changes nothing.
+    @Test func alarmAckAcknowledgesOneAlarmOnly() throws {
+        let d = try DaemonProcess()
+        let client = try d.client()
+        let todo = try client.result("todo.add", [
+            "title": "歯医者に行く", "due": "2099-03-23T08:00:00Z",
+            "alarms": [["uid": "day-before", "related": "due", "offset": -86_400], ["uid": "at-time", "related": "due", "offset": 0]],
+        ])
+        let id = todo["id"] ?? 0
+        let acked = try client.result("todo.alarm.ack", ["id": id, "alarm": "day-before"])
+        #expect(acked["alarms"]?[0]?["acknowledged"]?.stringValue != nil)
+        #expect(acked["alarms"]?[1]?["acknowledged"] == .null)
+        // Acknowledged now, before it fired: RFC 9074 acknowledges firings up to now only.
+        #expect(acked["remind"] == "2099-03-22T08:00:00Z")
+        #expect(acked["revision"] != todo["revision"])
+        let before = try client.result("todo.get", ["id": id])
+        for (params, code, text): (JSONObject, Int64, String) in [
+            (["id": 9_999, "alarm": "day-before"], -32001, "9999"),
+            (["id": id, "alarm": "no-such-alarm"], -32001, "no-such-alarm"),
+            (["id": id, "alarm": ""], -32602, "alarm"),
+            (["id": id], -32602, "alarm"),
+            (["id": id, "alarm": 3], -32602, "alarm"),
+            (["id": id, "alarm": "at-time", "extra": 1], -32602, "extra"),
+        ] {
+            let answer = try client.call("todo.alarm.ack", params)
+            #expect(answer["error"]?["code"] == .int(code), "\(params): \(answer.serialized())")
+            let message = answer["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains(text) && !message.contains("\n"), "\(message)")
+        }
+        #expect(try client.result("todo.get", ["id": id]) == before)
+    }
+
     /// `--remind` repeatable, durations before the due time, a WHEN (in Japanese too), `--nag`,
     /// `--remind-clear`; `show` lists each alarm; export and import carry the list; undo gives
     /// back what an edit replaced.

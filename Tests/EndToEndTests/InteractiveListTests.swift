@@ -447,7 +447,8 @@ struct InteractiveListTests {
         let pane = try Pane(daemon: daemon)
         #expect(try pane.tmux(["display-message", "-p", "-t", "ui", "#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}"])
             .trimmingCharacters(in: .whitespacesAndNewlines) != "000")
-        // A press of the first button on the fourth row (🍣, id 3), then its release.
+        // A press of the first button on the fourth row (🍣, id 3), then its release (once drawn).
+        #expect(pane.contains("🍣 with friends"), "\(pane.screen())")
         let row = try #require(pane.screen().firstIndex { $0.contains("🍣 with friends") })
         try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "20", String(0x21 + 10, radix: 16), String(0x21 + row, radix: 16)])
         try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "23", String(0x21 + 10, radix: 16), String(0x21 + row, radix: 16)])

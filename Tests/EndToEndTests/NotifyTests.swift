@@ -174,7 +174,7 @@ struct NotifyDesktopTests {
         let n = try #require(shown.first)
         #expect(n["app"] == "todod")
         #expect(n["body"] == "Due 2099-01-01 00:00 · 買い物")
-        #expect(n["actions"] == ["done", "Done", "snooze", "Snooze 10 min"])
+        #expect(n["actions"] == ["done", "Done", "snooze", "Snooze 10 min", "dismiss", "Dismiss"])
         #expect(n["hints"]?["urgency"] == 1)
         #expect(n["hints"]?["desktop-entry"] == "todod")
         try server.invoke(n["id"]?.intValue ?? 0, "done")
@@ -187,6 +187,45 @@ struct NotifyDesktopTests {
         _ = try daemon.client().result("todo.add", ["title": .string(sentinel), "due": .string(rfc3339(in: 0))])
         #expect(server.notifications(summary: sentinel, atLeast: 1).count == 1)
         #expect(server.notifications(summary: title, atLeast: 2, timeout: 0).count == 1)
+    }
+
+    /// One notification per todo: its next alarm replaces it (replaces_id); Dismiss acknowledges
+    /// only the alarm shown (`todo.alarm.ack`), the replaced one stays unacknowledged; the next
+    /// alarm shows again and Done completes the todo.
+    @Test func laterAlarmsReplaceTheNotificationAndDismissAcknowledgesOne() throws {
+        let dir = TemporaryDirectory("na")
+        let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
+        let server = try NotificationServer(bus: bus, directory: dir)
+        let daemon = try DaemonProcess(directory: dir)
+        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let title = unique("歯医者")
+        let todo = try daemon.client().result("todo.add", [
+            "title": .string(title), "due": "2099-01-01T00:00:00Z",
+            "alarms": [["uid": "one", "at": .string(rfc3339(in: 1))], ["uid": "two", "at": .string(rfc3339(in: 3))],
+                       ["uid": "three", "at": .string(rfc3339(in: 6))]],
+        ])
+        let id = todo["id"] ?? 0
+        let two = server.notifications(summary: title, atLeast: 2)
+        #expect(two.count == 2, "stderr: \(notifier.stderr)")
+        guard two.count == 2 else { return }
+        #expect(two[0]["replaces"] == 0 && two[1]["replaces"] == two[0]["id"] && two[1]["id"] == two[0]["id"])
+        #expect(two[1]["actions"] == ["done", "Done", "snooze", "Snooze 10 min", "dismiss", "Dismiss"])
+        try server.invoke(two[1]["id"]?.intValue ?? 0, "dismiss")
+        func ack(_ t: JSON, _ i: Int) -> JSON? { t["alarms"]?[i]?["acknowledged"] }
+        #expect(try NotifyTestSupport.eventually(timeout: 10) { try ack(daemon.client().result("todo.get", ["id": id]), 1) != .null })
+        let dismissed = try daemon.client().result("todo.get", ["id": id])
+        #expect(ack(dismissed, 0) == .null && ack(dismissed, 2) == .null && dismissed["done"] == false)
+        #expect(server.closes(of: two[1]["id"]?.intValue ?? 0).count == 1)
+        // The third alarm shows anew (the dismissed notification is gone); Done completes.
+        let three = server.notifications(summary: title, atLeast: 3)
+        #expect(three.count == 3)
+        guard three.count == 3 else { return }
+        #expect(three[2]["replaces"] == 0)
+        try server.invoke(three[2]["id"]?.intValue ?? 0, "done")
+        #expect(try NotifyTestSupport.eventually(timeout: 10) { try daemon.client().result("todo.get", ["id": id])["done"] == true })
+        let done = try daemon.client().result("todo.get", ["id": id])
+        #expect(ack(done, 0) == .null && ack(done, 1) != .null)
+        #expect(notifier.stderr.contains("alarm two dismissed"))
     }
 
     /// Snooze puts the todo off by the config file's `snooze` and it fires (and shows) again;
@@ -205,7 +244,7 @@ struct NotifyDesktopTests {
         _ = try daemon.client().result("todo.add", ["title": .string(late), "due": .string(rfc3339(in: -7200))])
         _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 1))])
         let first = try #require(server.notifications(summary: title, atLeast: 1).first)
-        #expect(first["actions"] == ["done", "Done", "snooze", "Snooze 2 s"])
+        #expect(first["actions"] == ["done", "Done", "snooze", "Snooze 2 s", "dismiss", "Dismiss"])
         #expect(server.notifications(summary: late, atLeast: 1).first?["hints"]?["urgency"] == 2)
         try server.invoke(first["id"]?.intValue ?? 0, "snooze")
         let again = server.notifications(summary: title, atLeast: 2, timeout: 20)

@@ -37,6 +37,7 @@ import TodoProtocol
         try check(TodoDeleteParams(ids: [3]))
         for target in [MoveTarget.position(2), .before(4), .after(5)] { try check(TodoMoveParams(id: 1, target: target)) }
         try check(TodoSnoozeParams(id: 1, until: at))
+        try check(TodoAlarmAckParams(id: 1, alarm: "9b2c1f3e-0000-4000-8000-000000000001"))
         try check(TodoBatchParams(ops: [.update(TodoUpdateParams(id: 3, patch: TodoPatch(title: .set("t")))), .complete(TodoCompleteParams(ids: [1, 2], stop: true)),
                                         .reopen(TodoReopenParams(ids: [4])), .delete(TodoDeleteParams(ids: [5], recursive: true)),
                                         .move(TodoMoveParams(id: 1, target: .after(2))), .snooze(TodoSnoozeParams(id: 1, until: at))]))

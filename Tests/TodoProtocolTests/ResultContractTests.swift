@@ -113,7 +113,7 @@ import TodoProtocol
         let all = [
             name(TodoGetParams.self), name(TodoAddParams.self), name(TodoListParams.self), name(TodoUpdateParams.self),
             name(TodoCompleteParams.self), name(TodoReopenParams.self), name(TodoDeleteParams.self), name(TodoMoveParams.self),
-            name(TodoSnoozeParams.self), name(CategoryListParams.self), name(CategoryAddParams.self), name(CategoryRenameParams.self),
+            name(TodoSnoozeParams.self), name(TodoAlarmAckParams.self), name(CategoryListParams.self), name(CategoryAddParams.self), name(CategoryRenameParams.self),
             name(CategoryDeleteParams.self), name(CategoryMoveParams.self), name(ReminderListParams.self), name(DaemonStatusParams.self),
             name(WatchParams.self), name(StoreExportParams.self), name(StoreImportParams.self), name(StoreUndoParams.self),
             name(StoreRedoParams.self), name(StoreHistoryParams.self), name(StoreChangesParams.self), name(TodoBatchParams.self),

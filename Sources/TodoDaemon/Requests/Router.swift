@@ -82,6 +82,7 @@ final class Router: Sendable {
         case .todoDelete: return try onStore(TodoDeleteParams(decoding: p), tx, todoDelete)
         case .todoMove: return try onStore(TodoMoveParams(decoding: p), tx, todoMove)
         case .todoSnooze: return try onStore(TodoSnoozeParams(decoding: p), tx, todoSnooze)
+        case .todoAlarmAck: return try onStore(TodoAlarmAckParams(decoding: p), tx, todoAlarmAck)
         case .todoBatch: return try onStore(TodoBatchParams(decoding: p), tx, todoBatch)
         case .categoryList: return try onStore(CategoryListParams(decoding: p), tx, categoryList)
         case .categoryAdd: return try onStore(CategoryAddParams(decoding: p), tx, categoryAdd)
@@ -193,6 +194,11 @@ final class Router: Sendable {
 
     private func todoSnooze(_ p: TodoSnoozeParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
         let todo = try tx.snooze(p.id, until: p.until)
+        return Reply(result: todo, events: [.todos(.todoUpdated, [todo])])
+    }
+
+    private func todoAlarmAck(_ p: TodoAlarmAckParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
+        let todo = try tx.acknowledgeAlarm(p.id, uid: p.alarm, at: tx.now)
         return Reply(result: todo, events: [.todos(.todoUpdated, [todo])])
     }
 

@@ -305,6 +305,29 @@ package struct TodoSnoozeParams: MethodParams, Equatable {
     package var encoded: JSONObject { ["id": .int(id), "until": .instant(until)] }
 }
 
+/// `todo.alarm.ack`: acknowledges (dismisses) one alarm of a todo, named by its uid.
+package struct TodoAlarmAckParams: MethodParams, Equatable {
+    package static let method = Method.todoAlarmAck
+    package typealias Result = Todo
+    package var id: Int64
+    package var alarm: String
+
+    package init(id: Int64, alarm: String) {
+        self.id = id
+        self.alarm = alarm
+    }
+
+    package init(decoding object: JSONObject) throws(RPCError) {
+        var p = Params(object)
+        id = try p.int("id", in: 1...Int64.max)
+        alarm = try p.string("alarm")
+        guard !alarm.isEmpty else { throw RPCError.invalidParams("alarm", "must not be empty") }
+        try p.finish()
+    }
+
+    package var encoded: JSONObject { ["id": .int(id), "alarm": .string(alarm)] }
+}
+
 /// `todo.batch`: several changes of todos made as one request: all of them or none, in one
 /// transaction, logged as one change (one `store.undo` reverts all of it). Each op is the
 /// method and params of a `todo.update`, `todo.complete`, `todo.reopen`, `todo.delete`,

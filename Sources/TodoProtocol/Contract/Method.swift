@@ -12,6 +12,7 @@ package enum Method: String, Sendable, CaseIterable {
     case todoDelete = "todo.delete"
     case todoMove = "todo.move"
     case todoSnooze = "todo.snooze"
+    case todoAlarmAck = "todo.alarm.ack"
     case todoBatch = "todo.batch"
     case categoryList = "category.list"
     case categoryAdd = "category.add"
@@ -54,7 +55,7 @@ package enum Method: String, Sendable, CaseIterable {
             .read
         case .storeChanges:
             .read
-        case .todoAdd, .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze, .todoBatch,
+        case .todoAdd, .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze, .todoAlarmAck, .todoBatch,
              .categoryAdd, .categoryRename, .categoryDelete, .categoryMove, .storeImport, .storeUndo, .storeRedo:
             .write
         }
