@@ -4,9 +4,10 @@ import TodoTime
 
 // The todo <-> VTODO mapping of SPEC §9 (docs/ICALENDAR.md has the table).
 
-/// `Entry.ical` holds one unfolded content line per line; a line starting with `>` belongs to the
-/// alarm todod maps to `remind` (its properties other than ACTION, TRIGGER and ACKNOWLEDGED, and
-/// DESCRIPTION unless it is the title) and is written back inside the VALARM todod writes; a line starting with `+`
+/// `Entry.ical` holds one unfolded content line per line; lines starting with `>` after a line
+/// `!ALARM <uid>` belong to that alarm (its properties todod does not map, DESCRIPTION unless it is
+/// the title, and its form: `>!AUDIO`, `>!NO-RELATED`, `>!ABSOLUTE`) and are written back inside its
+/// VALARM (`>` lines before any `!ALARM`, from an older release, belong to the first alarm); a line starting with `+`
 /// belongs to another component of the same resource (an instance of a recurring todo edited
 /// or completed elsewhere: a VTODO with RECURRENCE-ID), written back after the todo's own VTODO.
 /// Lines starting with `~` are a VTIMEZONE the kept lines' TZID needs that names no zone known
@@ -290,51 +291,114 @@ package struct ICalReader: Sendable {
             title = ICalReader.untitled
             kept.append("!NO-SUMMARY")
         }
-        // The reminder: the first displaying alarm whose trigger todod can place; other alarms are kept.
-        var remind: Instant?, reminded: Instant?, relative = false, startTrigger: String?
-        for a in c.components {
-            guard a.name == "VALARM", remind == nil, let trigger = a.property("TRIGGER") else {
+        // The alarms: each VALARM one alarm (RFC 9074 snooze alarms are the snooze of the alarm
+        // they name). One todod can act on (DISPLAY or AUDIO with a trigger it can place) is
+        // mapped; any other is kept whole (`Alarm.ical`) and written back as it came.
+        var alarms: [Alarm] = []
+        var remind: Instant?, reminded: Instant?, relative = false
+        var alarmUIDs: Set<String> = []
+        var snoozes: [(uid: String, at: Instant)] = []
+        let mozAck = c.property("X-MOZ-LASTACK").flatMap { try? instant($0, zones).0 }
+        let mozSnooze = c.property("X-MOZ-SNOOZE-TIME").flatMap { try? instant($0, zones).0 }
+        for (n, a) in c.components.enumerated() {
+            guard a.name == "VALARM", alarms.count < Alarm.maxPerTodo else {
                 kept += a.rawLines
                 continue
             }
+            if let rel = a.property("RELATED-TO"), rel.parameter("RELTYPE")?.uppercased() == "SNOOZE",
+               let trigger = a.property("TRIGGER"), let at = try? instant(trigger, zones).0 {
+                snoozes.append((text(rel).trimmingSpaces, at))
+                continue
+            }
+            // Its UID (RFC 9074), else one made from its lines and place, the same on every read.
+            var alarmUID = a.property("UID").map { text($0).trimmingSpaces } ?? ""
+            if alarmUID.isEmpty || alarmUID.count > 255 || alarmUID.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" })
+                || alarmUIDs.contains(alarmUID) {
+                // Made from its place, action and trigger (what todod writes back as it came), and
+                // not written: the VALARM goes back with the lines it came with.
+                let action = a.property("ACTION")?.value.trimmingSpaces.uppercased() ?? "", t = a.property("TRIGGER")
+                let trigger = (t?.value.trimmingSpaces ?? "") + "\n" + (t?.parameter("RELATED")?.uppercased() ?? "")
+                alarmUID = "todod-" + StableHash.hex(a.property("ACTION").map { _ in "\(n)\n\(action)\n\(trigger)" }
+                                                      ?? "\(n)\n" + a.rawLines.joined(separator: "\n"))
+            }
+            alarmUIDs.insert(alarmUID)
             let action = a.property("ACTION")?.value.trimmingSpaces.uppercased()
+            let proximity = a.property("PROXIMITY") != nil || a.property("X-APPLE-PROXIMITY") != nil
             // A trigger todod cannot read or place (malformed, or outside the years 0001 to 9999)
             // leaves the alarm as it is, kept.
-            var at: Instant?
-            if trigger.parameter("VALUE")?.uppercased() == "DATE-TIME" || trigger.value.trimmingSpaces.hasSuffix("Z") {
-                at = try? instant(trigger, zones).0
-                relative = false
-            } else if let offset = ICalDuration.parse(trigger.value) {
-                let related = trigger.parameter("RELATED")?.uppercased()
-                let base = related == "END" ? due?.0 : (dtstart ?? due?.0)
-                at = base?.checkedAdding(usec: offset * 1_000_000)
-                relative = at != nil
-                // Relative to DTSTART: written back so (with RELATED=START only when it came with it).
-                if related != "END", dtstart != nil, at != nil {
-                    startTrigger = related == nil ? "!ALARM-START" : "!ALARM-RELATED-START"
+            var trigger: Alarm.Trigger?, at: Instant?, noRelated = false
+            if let t = a.property("TRIGGER") {
+                if t.parameter("VALUE")?.uppercased() == "DATE-TIME" || t.value.trimmingSpaces.hasSuffix("Z") {
+                    at = try? instant(t, zones).0
+                    trigger = at.map { .at($0) }
+                } else if let offset = ICalDuration.parse(t.value) {
+                    let related = t.parameter("RELATED")?.uppercased()
+                    let usec = offset * 1_000_000
+                    if related != "END", let s = dtstart, let i = s.checkedAdding(usec: usec) {
+                        at = i
+                        trigger = .start(usec)
+                        noRelated = related == nil
+                    } else if let d = due?.0, let i = d.checkedAdding(usec: usec) {
+                        at = i
+                        trigger = .due(usec)
+                    }
+                    // An all-day todo's alarm is an instant (written back as one).
+                    if due?.allDay == true, let i = at { trigger = .at(i) }
                 }
             }
-            guard action == nil || action == "DISPLAY" || action == "AUDIO", let at else {
-                kept += a.rawLines
+            guard action == nil || action == "DISPLAY" || action == "AUDIO", !proximity, let trigger, let at else {
+                alarms.append(Alarm(uid: alarmUID, trigger: .due(0), ical: a.rawLines.joined(separator: "\n")))
                 continue
             }
-            remind = at
-            // An absolute trigger stays one (Apple, Thunderbird write them): noted for the writer.
-            if !relative, due?.allDay == false { kept.append("!ALARM-ABSOLUTE") }
-            if relative, let startTrigger { kept.append(startTrigger) }
-            if action == "AUDIO" { kept.append("!ALARM-AUDIO") }
-            // Acknowledged before the trigger it has now (the todo was rescheduled since): still pending.
-            if let ack = a.property("ACKNOWLEDGED"), let acknowledged = try? instant(ack, zones).0, acknowledged >= at {
-                reminded = acknowledged
+            if case .at = trigger {} else { relative = true }
+            var alarm = Alarm(uid: alarmUID, trigger: trigger)
+            if let ack = a.property("ACKNOWLEDGED") { alarm.acknowledged = try? instant(ack, zones).0 }
+            if alarm.acknowledged == nil, let mozAck, mozAck >= at { alarm.acknowledged = mozAck }
+            var own: Set<String> = ["ACTION", "TRIGGER", "ACKNOWLEDGED", "UID"]
+            // Nagging: REPEAT and DURATION (RFC 5545 §3.8.6.2), when todod can follow them.
+            if let r = a.property("REPEAT").flatMap({ Int($0.value.trimmingSpaces) }),
+               let d = a.property("DURATION").flatMap({ ICalDuration.parse($0.value) }),
+               (1...Alarm.maxRepeats).contains(r), d * 1_000_000 >= Alarm.minIntervalUsec {
+                alarm.repeatCount = r
+                alarm.intervalUsec = d * 1_000_000
+                own.formUnion(["REPEAT", "DURATION"])
             }
-            // The alarm's other properties go back into the alarm todod writes: kept with `>`.
-            let own: Set<String> = ["ACTION", "TRIGGER", "ACKNOWLEDGED"]
+            // The alarm's other properties go back into the VALARM todod writes: kept with `>`
+            // after `!ALARM <uid>`, with its form (`>!AUDIO`, `>!NO-RELATED`).
+            var extra: [String] = []
+            if action == "AUDIO" { extra.append(">!AUDIO") }
+            if noRelated { extra.append(">!NO-RELATED") }
+            // An absolute trigger on a timed todo stays one (Apple, Thunderbird write them).
+            if case .at = trigger, due?.allDay == false { extra.append(">!ABSOLUTE") }
             // Its DESCRIPTION is kept unless it is the title (what todod writes there).
-            kept += a.properties.filter {
+            extra += a.properties.filter {
                 !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty && !($0.name == "DESCRIPTION" && $0.parameters.isEmpty && text($0) == title)
             }.map { ">" + $0.raw }
-            for sub in a.components { kept += sub.rawLines.map { ">" + $0 } }
+            for sub in a.components { extra += sub.rawLines.map { ">" + $0 } }
+            if !extra.isEmpty { kept += ["!ALARM " + alarmUID] + extra }
+            alarms.append(alarm)
         }
+        for s in snoozes {
+            if let i = alarms.firstIndex(where: { $0.uid == s.uid && $0.acts }) ?? alarms.firstIndex(where: \.acts) {
+                alarms[i].snoozedUntil = max(alarms[i].snoozedUntil ?? s.at, s.at)
+            }
+        }
+        // Thunderbird's snooze (on the VTODO): the first alarm's, unless RFC 9074 says one.
+        if let mozSnooze, let i = alarms.firstIndex(where: \.acts), alarms[i].snoozedUntil == nil,
+           mozAck.map({ $0 < mozSnooze }) ?? true {
+            alarms[i].snoozedUntil = mozSnooze
+        }
+        // `remind`: the next pending firing; when every one was dismissed, the last trigger, fired.
+        func placeReminder(due: Instant?, start: Instant?) {
+            remind = Alarm.nextFiring(alarms, after: nil, due: due, start: start)
+            reminded = nil
+            if remind == nil {
+                let fired = alarms.filter(\.acts).compactMap { a in a.triggerInstant(due: due, start: start).map { (a, $0) } }.max { $0.1 < $1.1 }
+                remind = fired?.1
+                reminded = fired?.0.acknowledged
+            }
+        }
+        placeReminder(due: due?.0, start: dtstart)
         let done = status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
         var category: String?
         var tags = categories
@@ -379,6 +443,11 @@ package struct ICalReader: Sendable {
             ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
         // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
         var dueAt = due?.0
+        // The todo moved to a later occurrence: its alarms with it, none of them fired yet.
+        var alarmsMovedBy: Int64?
+        func alarmsMoved(by usec: Int64) {
+            alarmsMovedBy = (alarmsMovedBy ?? 0) + usec
+        }
         var completedInstances: Set<Int64> = []
         for instance in instances {
             kept += instance.rawLines.map { "+" + $0 }
@@ -407,10 +476,9 @@ package struct ICalReader: Sendable {
                                               limit: completedInstances.count + 1, allDay: allDay).first { !isDone($0) }
                 if let next {
                     dueAt = next
-                    if let r = remind { remind = r.checkedAdding(usec: next.usec - start.usec) }
                     // The start as far before the due as it was.
                     if let s = dtstart { dtstart = s.checkedAdding(usec: next.usec - start.usec) }
-                    reminded = nil
+                    alarmsMoved(by: next.usec - start.usec)
                 }
             }
         }
@@ -426,9 +494,28 @@ package struct ICalReader: Sendable {
                 dueAt = next.due
                 dtstart = next.start
                 recurrence = next.recurrence
-                if let r = remind { remind = r.checkedAdding(usec: next.due.usec - current.usec) }
-                reminded = nil
+                alarmsMoved(by: next.due.usec - current.usec)
             }
+        }
+        // The start dropped (implied by the rule): alarms relative to it are relative to the due.
+        if dtstart == nil {
+            alarms = alarms.map { a in
+                guard case .start(let o) = a.trigger else { return a }
+                var m = a
+                m.trigger = .due(o)
+                return m
+            }
+        }
+        if let usec = alarmsMovedBy {
+            alarms = alarms.map { a in
+                guard a.acts else { return a }
+                var m = a.shifted(by: usec) ?? a
+                m.acknowledged = nil
+                m.snoozedUntil = nil
+                return m
+            }
+            placeReminder(due: dueAt, start: dtstart)
+            reminded = nil
         }
         // No alarm at all on an open todo from elsewhere with a due date: reminded at its due (an
         // all-day one at `defaultRemindTime` that day), nothing written back for it. A todo made
@@ -463,6 +550,7 @@ package struct ICalReader: Sendable {
             ical: kept.isEmpty ? nil : kept.joined(separator: "\n"))
         var item = Item(entry: entry, sortOrder: sortOrder, line: c.number)
         item.entry.start = dtstart
+        if !alarms.isEmpty { item.entry.alarms = alarms }
         item.entry.parent = parentUID
         item.children = childUIDs
         item.relativeReminder = relative && remind != nil
@@ -589,11 +677,19 @@ package struct ICalWriter: Sendable {
         // The kept components open at this line (an e-mail VALARM's SUMMARY is its own, not the
         // VTODO's; a kept VTODO's lines are its own too, though `wellFormed` leaves it out).
         var openComponents: [String] = []
+        // The kept lines of each alarm (`!ALARM <uid>` then its `>` lines).
+        var alarmLines: [String: [String]] = [:]
+        var alarmOf: String?
         for raw in (e.ical ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init) {
             if raw.hasPrefix(">") {
-                alarm.append(String(raw.dropFirst()))
+                if let uid = alarmOf { alarmLines[uid, default: []].append(String(raw.dropFirst())) } else { alarm.append(String(raw.dropFirst())) }
                 continue
             }
+            if raw.hasPrefix("!ALARM ") {
+                alarmOf = String(raw.dropFirst(7))
+                continue
+            }
+            alarmOf = nil
             if raw.hasPrefix("+") {
                 instances.append(String(raw.dropFirst()))
                 continue
@@ -730,37 +826,101 @@ package struct ICalWriter: Sendable {
         lines += Self.wellFormed(rest)
         // A due date without a reminder, which another client's file would give one by default.
         if e.due != nil, e.remind == nil { put("X-TODOD-NO-REMIND", "TRUE") }
-        // The default reminder of a todo that came without an alarm is not written back while it is
-        // where the default put it (relative to the due date); one the user changed is.
-        if let remind = e.remind, !(defaultLead != nil && e.due.map { remind.usec - $0.usec } == defaultLead) {
-            lines.append("BEGIN:VALARM")
-            // An AUDIO alarm stays one (it has no DESCRIPTION of its own, RFC 5545 §3.6.6).
-            let audio = notes.contains("!ALARM-AUDIO")
-            lines.append(audio ? "ACTION:AUDIO" : "ACTION:DISPLAY")
-            // The alarm's own DESCRIPTION when it came with one (kept), else the title.
-            if !audio, !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
-                lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
+        if let alarms = e.alarms, !alarms.isEmpty {
+            // The default reminder of a todo that came without an alarm is not written back while
+            // it is where the default put it (relative to the due date); one the user changed is.
+            let isDefault = defaultLead != nil && alarms.count == 1 && alarms[0].acts && alarms[0].repeatCount == 0
+                && e.due.flatMap { d in alarms[0].triggerInstant(due: d, start: e.start).map { $0.usec - d.usec } } == defaultLead
+            if !isDefault {
+                for a in alarms { lines += valarm(a, e, extra: alarmLines[a.uid] ?? (a.uid == alarms.first(where: \.acts)?.uid ? alarm : [])) }
             }
-            let startForm = notes.contains("!ALARM-RELATED-START") ? "TRIGGER;RELATED=START:"
-                : notes.contains("!ALARM-START") ? "TRIGGER:" : nil
-            if let start = e.start, let startForm, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
-                // Relative to DTSTART as it came (python-caldav, Thunderbird write such alarms).
-                lines.append(startForm + ICalDuration.text((remind.usec - start.usec) / 1_000_000))
-            } else if let due = e.due, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
-                lines.append("TRIGGER;RELATED=END:" + ICalDuration.text((remind.usec - due.usec) / 1_000_000))
-            } else {
-                // An all-day todo's reminder is an instant: it stays where it is if another client
-                // later gives the todo a time of day.
-                lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(remind))
+        } else {
+            // The default reminder of a todo that came without an alarm is not written back while it is
+            // where the default put it (relative to the due date); one the user changed is.
+            if let remind = e.remind, !(defaultLead != nil && e.due.map { remind.usec - $0.usec } == defaultLead) {
+                lines.append("BEGIN:VALARM")
+                // An AUDIO alarm stays one (it has no DESCRIPTION of its own, RFC 5545 §3.6.6).
+                let audio = notes.contains("!ALARM-AUDIO")
+                lines.append(audio ? "ACTION:AUDIO" : "ACTION:DISPLAY")
+                // The alarm's own DESCRIPTION when it came with one (kept), else the title.
+                if !audio, !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
+                    lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
+                }
+                let startForm = notes.contains("!ALARM-RELATED-START") ? "TRIGGER;RELATED=START:"
+                    : notes.contains("!ALARM-START") ? "TRIGGER:" : nil
+                if let start = e.start, let startForm, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
+                    // Relative to DTSTART as it came (python-caldav, Thunderbird write such alarms).
+                    lines.append(startForm + ICalDuration.text((remind.usec - start.usec) / 1_000_000))
+                } else if let due = e.due, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
+                    lines.append("TRIGGER;RELATED=END:" + ICalDuration.text((remind.usec - due.usec) / 1_000_000))
+                } else {
+                    // An all-day todo's reminder is an instant: it stays where it is if another client
+                    // later gives the todo a time of day.
+                    lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(remind))
+                }
+                if let r = e.reminded { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(r)) }
+                lines += Self.wellFormed(alarm)
+                lines.append("END:VALARM")
             }
-            if let r = e.reminded { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(r)) }
-            lines += Self.wellFormed(alarm)
-            lines.append("END:VALARM")
+            if e.remind != nil { Self.mappedAlarmFirst(&lines) }
         }
-        if e.remind != nil { Self.mappedAlarmFirst(&lines) }
         lines.append("END:VTODO")
         // The resource's other components (instances edited elsewhere), as they came.
         lines += Self.wellFormedInstances(instances)
+        return lines
+    }
+
+    /// One alarm as a VALARM: a kept one as it came; else its ACTION, DESCRIPTION (the alarm's own
+    /// when it came with one, else the title; none for AUDIO), UID, TRIGGER in the form it came
+    /// (an instant, `RELATED=END` from the due, `RELATED=START` or no RELATED from the start),
+    /// REPEAT and DURATION, ACKNOWLEDGED, its kept lines, then its snooze as an RFC 9074 snooze
+    /// alarm.
+    func valarm(_ a: Alarm, _ e: ExportDocument.Entry, extra: [String]) -> [String] {
+        if let kept = a.ical {
+            return Self.wellFormed(kept.split(separator: "\n", omittingEmptySubsequences: true).map(String.init))
+        }
+        let audio = extra.contains("!AUDIO")
+        let own = extra.filter { !$0.hasPrefix("!") }
+        var lines = ["BEGIN:VALARM", audio ? "ACTION:AUDIO" : "ACTION:DISPLAY"]
+        if !audio, !own.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
+            lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
+        }
+        // A uid the reader made (`todod-` and 16 hex digits, for a VALARM without UID) is not written.
+        let made = a.uid.hasPrefix("todod-") && a.uid.utf8.count == 22 && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        if !made { lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text) }
+        var trigger = a.trigger
+        // An all-day todo's alarm is an instant (a client that later gives the todo a time of day
+        // still reminds at the same instant), as is one relative to a due or start it lacks.
+        // One set here as an instant on a timed todo is written relative to its due (it follows
+        // the due on another client); one that came absolute stays absolute.
+        if case .at(let t) = trigger, let due = e.due, !e.allDay, !extra.contains("!ABSOLUTE"), let o = t.usec.subtractingReportingOverflow(due.usec) as (partialValue: Int64, overflow: Bool)?, !o.overflow {
+            trigger = .due(o.partialValue)
+        } else if case .at = trigger {} else if e.allDay || a.triggerInstant(due: e.due, start: e.start) == nil
+            || { if case .start = trigger { e.start == nil } else { e.due == nil } }() {
+            if let t = a.triggerInstant(due: e.due, start: e.start) { trigger = .at(t) }
+        }
+        switch trigger {
+        case .at(let t): lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(t))
+        case .due(let o): lines.append("TRIGGER;RELATED=END:" + ICalDuration.text(o / 1_000_000))
+        case .start(let o): lines.append((extra.contains("!NO-RELATED") ? "TRIGGER:" : "TRIGGER;RELATED=START:") + ICalDuration.text(o / 1_000_000))
+        }
+        if a.repeatCount > 0, a.intervalUsec > 0 {
+            lines.append("REPEAT:\(a.repeatCount)")
+            lines.append("DURATION:" + ICalDuration.text(a.intervalUsec / 1_000_000))
+        }
+        // Acknowledged: the alarm's own, or the todo's `reminded` for the alarm that fired at `remind`.
+        var ack = a.acknowledged
+        if let r = e.reminded, let at = e.remind, a.fires(at: at, due: e.due, start: e.start), ack.map({ $0 < r }) ?? true { ack = r }
+        if let ack { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(ack)) }
+        lines += Self.wellFormed(own)
+        lines.append("END:VALARM")
+        if let snooze = a.snoozedUntil {
+            lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ContentLines.escape(e.title),
+                      ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid + "-snooze")).text,
+                      "TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(snooze),
+                      ContentLine(name: "RELATED-TO", parameters: [("RELTYPE", ["SNOOZE"])], value: ContentLines.escape(a.uid)).text,
+                      "END:VALARM"]
+        }
         return lines
     }
 
