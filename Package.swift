@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "todobench", targets: ["todobench"]),
         .executable(name: "todod-notify", targets: ["todod-notify"]),
         .executable(name: "todod-sync", targets: ["todod-sync"]),
-        .executable(name: "todoctl-ui", targets: ["todoctl-ui"]),
+        .executable(name: "todoctl-ui", targets: ["todoctl-ui"])
     ],
     targets: [
         // MARK: - C libraries, fenced off behind systemLibrary shims
@@ -64,21 +64,41 @@ let package = Package(
         // The files clients share: todoctl's config, sync.conf, todod-sync's state paths and status files.
         .target(name: "TodoUserFiles", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoWhen"]),
         // todoctl's command line (SPEC §3-§5, §10): only todoctl, its tests and todobench link it.
-        .target(name: "TodoCLI", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar", "TodoICal",
-                                               "TodoWhen", "TodoRPC", "TodoUserFiles"]),
+        .target(
+            name: "TodoCLI",
+            dependencies: [
+                "TodoCore", "TodoProtocol", "TodoPosix", "TodoTime", "TodoCalendar", "TodoICal",
+                "TodoWhen", "TodoRPC", "TodoUserFiles"
+            ]),
         // The terminal as a screen of cells: the only module that touches ncursesw.
         .target(name: "TodoTerminal", dependencies: ["CNcursesw", "TodoPosix"]),
         // `todoctl ui`: the interactive, live list; runs todoctl's commands in process.
-        .target(name: "TodoUI", dependencies: ["TodoCLI", "TodoCore", "TodoPosix", "TodoProtocol", "TodoRPC", "TodoTerminal", "TodoTime",
-                                              "TodoUserFiles"]),
-        .target(name: "TodoDaemon", dependencies: ["TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"]),
+        .target(
+            name: "TodoUI",
+            dependencies: [
+                "TodoCLI", "TodoCore", "TodoPosix", "TodoProtocol", "TodoRPC", "TodoTerminal", "TodoTime",
+                "TodoUserFiles"
+            ]),
+        .target(
+            name: "TodoDaemon",
+            dependencies: [
+                "TodoCore", "TodoStore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar"
+            ]),
         // todod-notify: journal follower -> desktop notifications, --print, --exec (SPEC §8).
-        .target(name: "TodoNotify", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoRPC", "TodoUserFiles"]),
+        .target(
+            name: "TodoNotify",
+            dependencies: [
+                "TodoCore", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoRPC", "TodoUserFiles"
+            ]),
         // CalDAV client (SPEC §9): HTTP through libcurl and XML through libxml2, each behind one wrapper.
         .target(name: "TodoCalDAV", dependencies: ["CCurl", "CLibXML2", "TodoCore", "TodoPosix"]),
         // todod-sync's engine: state, three-way merge, the sync round; a client of todod.
-        .target(name: "TodoSync", dependencies: ["TodoCore", "TodoSQLite", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal",
-                                                "TodoRPC", "TodoUserFiles", "TodoCalDAV"]),
+        .target(
+            name: "TodoSync",
+            dependencies: [
+                "TodoCore", "TodoSQLite", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoICal",
+                "TodoRPC", "TodoUserFiles", "TodoCalDAV"
+            ]),
         .target(name: "TodoTestSupport", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix"]),
 
         // MARK: - Executables
@@ -88,42 +108,76 @@ let package = Package(
         .executableTarget(name: "todod-faults", dependencies: ["TodoDaemon", "TodoProtocol"]),
         // A release todoctl is one fully static file: no dynamic loader work at start (P3 in
         // docs/PERFORMANCE.md), and it runs wherever it is copied.
-        .executableTarget(name: "todoctl", dependencies: ["TodoCLI", "TodoCore", "TodoPosix", "TodoTime", "TodoRPC"],
-                          linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
+        .executableTarget(
+            name: "todoctl", dependencies: ["TodoCLI", "TodoCore", "TodoPosix", "TodoTime", "TodoRPC"],
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
         .executableTarget(name: "todoctl-ui", dependencies: ["TodoUI", "TodoPosix"]),
         .executableTarget(name: "todod-notify", dependencies: ["TodoNotify", "TodoPosix"]),
         .executableTarget(name: "todod-sync", dependencies: ["TodoSync", "TodoPosix"]),
-        .executableTarget(name: "todofuzz", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport", "TodoICal", "TodoCalendar", "TodoTime"]),
-        .executableTarget(name: "todobench", dependencies: ["TodoCore", "TodoStore", "TodoSQLite", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime", "TodoCalendar",
-                                                           "TodoWhen"]),
+        .executableTarget(
+            name: "todofuzz",
+            dependencies: [
+                "TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport", "TodoICal", "TodoCalendar", "TodoTime"
+            ]),
+        .executableTarget(
+            name: "todobench",
+            dependencies: [
+                "TodoCore", "TodoStore", "TodoSQLite", "TodoProtocol", "TodoPosix", "TodoSystemd", "TodoTime",
+                "TodoCalendar",
+                "TodoWhen"
+            ]),
 
         // MARK: - Tests
         .testTarget(name: "TodoCoreTests", dependencies: ["TodoCore"]),
         .testTarget(name: "TodoTimeTests", dependencies: ["TodoCore", "TodoTime", "TodoTestSupport"]),
         .testTarget(name: "TodoProtocolTests", dependencies: ["TodoCore", "TodoProtocol", "TodoSQLite"]),
-        .testTarget(name: "TodoCLITests", dependencies: ["TodoCore", "TodoCLI", "TodoWhen", "TodoRPC", "TodoUserFiles", "TodoTestSupport",
-                                                          "TodoPosix", "TodoProtocol", "TodoTime"]),
-        .testTarget(name: "TodoDaemonTests", dependencies: ["TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime",
-                                                             "TodoPosix", "TodoStore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
-                    exclude: ["Golden"]),
-        .testTarget(name: "TodoICalTests", dependencies: ["TodoCore", "TodoTime", "TodoICal", "TodoCalendar"],
-                    exclude: ["Golden", "RecurrenceSets"]),
-        .testTarget(name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
-        .testTarget(name: "TodoNotifyTests", dependencies: ["TodoCore", "TodoNotify", "TodoUserFiles", "TodoSystemd", "TodoTestSupport",
-                                                             "TodoProtocol", "TodoTime"]),
+        .testTarget(
+            name: "TodoCLITests",
+            dependencies: [
+                "TodoCore", "TodoCLI", "TodoWhen", "TodoRPC", "TodoUserFiles", "TodoTestSupport",
+                "TodoPosix", "TodoProtocol", "TodoTime"
+            ]),
+        .testTarget(
+            name: "TodoDaemonTests",
+            dependencies: [
+                "TodoCore", "TodoDaemon", "TodoProtocol", "TodoTestSupport", "TodoTime",
+                "TodoPosix", "TodoStore"
+            ]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["TodoCore", "TodoProtocol", "TodoPosix", "TodoTestSupport"],
+            exclude: ["Golden"]),
+        .testTarget(
+            name: "TodoICalTests", dependencies: ["TodoCore", "TodoTime", "TodoICal", "TodoCalendar"],
+            exclude: ["Golden", "RecurrenceSets"]),
+        .testTarget(
+            name: "TodoCalendarTests", dependencies: ["TodoCore", "TodoTime", "TodoCalendar", "TodoTestSupport"]),
+        .testTarget(
+            name: "TodoNotifyTests",
+            dependencies: [
+                "TodoCore", "TodoNotify", "TodoUserFiles", "TodoSystemd", "TodoTestSupport",
+                "TodoProtocol", "TodoTime"
+            ]),
         .testTarget(name: "TodoCalDAVTests", dependencies: ["TodoCore", "TodoCalDAV", "TodoTestSupport"]),
-        .testTarget(name: "TodoSyncTests", dependencies: ["TodoCore", "TodoSync", "TodoCalDAV", "TodoICal", "TodoTestSupport", "TodoProtocol", "TodoRPC", "TodoUserFiles", "TodoPosix"]),
-        .testTarget(name: "TodoStoreTests", dependencies: ["TodoCore", "TodoStore", "TodoSQLite", "TodoTestSupport", "TodoTime", "TodoCalendar"]),
+        .testTarget(
+            name: "TodoSyncTests",
+            dependencies: [
+                "TodoCore", "TodoSync", "TodoCalDAV", "TodoICal", "TodoTestSupport", "TodoProtocol", "TodoRPC",
+                "TodoUserFiles", "TodoPosix"
+            ]),
+        .testTarget(
+            name: "TodoStoreTests",
+            dependencies: ["TodoCore", "TodoStore", "TodoSQLite", "TodoTestSupport", "TodoTime", "TodoCalendar"])
     ],
     swiftLanguageModes: [.v6]
 )
 
 // The language as the Swift server packages set it: an existential is written `any P`, and a
 // file sees only the members of modules it imports itself.
-for target in package.targets where ![.system, .binary, .plugin, .macro].contains(target.type) && target.name != "CTodoLinux" {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-    ]
+for target in package.targets
+where ![.system, .binary, .plugin, .macro].contains(target.type) && target.name != "CTodoLinux" {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility")
+        ]
 }

@@ -23,7 +23,8 @@ extension Runner {
                 return
             }
             guard todos.count <= TodoBatchParams.maxOps else {
-                throw .input("\(todos.count) todos match; at most \(TodoBatchParams.maxOps) change at once: narrow the filter")
+                throw .input(
+                    "\(todos.count) todos match; at most \(TodoBatchParams.maxOps) change at once: narrow the filter")
             }
             // The editor shows the todos itself, and a file saved unchanged changes nothing.
             if !o.yes, o.verb != .editLines { try confirmAct(o.verb, todos) }
@@ -37,19 +38,24 @@ extension Runner {
             var ops: [TodoBatchParams.Op] = []
             for todo in todos {
                 let (patch, _) = try editPatch(options, id: todo.id, known: todo)
-                ops.append(.update(TodoUpdateParams(id: todo.id, patch: patch, ifRevision: options.ifRevision ?? todo.revision)))
+                ops.append(
+                    .update(
+                        TodoUpdateParams(id: todo.id, patch: patch, ifRevision: options.ifRevision ?? todo.revision)))
             }
             try runBatch(ops, todos, said: "Updated")
         case .editLines: try editLines(todos)
         case .move(let destination): try runBatch(try moveOps(todos, destination), todos, said: "Moved")
         case .snooze(let until):
-            try runBatch(todos.map { .snooze(TodoSnoozeParams(id: $0.id, until: until)) }, todos, said: "Snoozed", suffix: " until \(human.when(until))",
-                         unchanged: "kept a later reminder (a snooze never moves one earlier)")
+            try runBatch(
+                todos.map { .snooze(TodoSnoozeParams(id: $0.id, until: until)) }, todos, said: "Snoozed",
+                suffix: " until \(human.when(until))",
+                unchanged: "kept a later reminder (a snooze never moves one earlier)")
         case .annotate(let text):
             let stamp = LocalTime(human.now, in: human.timeZone).text
             let ops: [TodoBatchParams.Op] = todos.map { todo in
                 let notes = (todo.notes.map { $0.isEmpty ? "" : $0 + "\n" } ?? "") + "\(stamp) \(text)"
-                return .update(TodoUpdateParams(id: todo.id, patch: TodoPatch(notes: .set(notes)), ifRevision: todo.revision))
+                return .update(
+                    TodoUpdateParams(id: todo.id, patch: TodoPatch(notes: .set(notes)), ifRevision: todo.revision))
             }
             try runBatch(ops, todos, said: "Annotated")
         }
@@ -60,7 +66,9 @@ extension Runner {
     func confirmAct(_ verb: ActVerb, _ todos: [Todo]) throws(CLIFailure) {
         let count = Runner.count(todos.count, "todo")
         guard let confirm, !json else {
-            throw .unconfirmed("\(count) would change (\(verb.name)); give --yes to go on (todoctl asks only on a terminal, and never with --json)")
+            throw .unconfirmed(
+                "\(count) would change (\(verb.name)); give --yes to go on (todoctl asks only on a terminal, and never with --json)"
+            )
         }
         print("\(count) will change (\(verb.name)):")
         print(human.todoTable(todos))
@@ -74,23 +82,31 @@ extension Runner {
 
     /// Sends `ops` as one `todo.batch` and says what it did: a todo whose revision did not
     /// change (`read` has it as it was) was left as it was, and is not counted as changed.
-    func runBatch(_ ops: [TodoBatchParams.Op], _ read: [Todo], said verb: String, suffix: String = "",
-                  unchanged: String = "already so") throws(CLIFailure) {
+    func runBatch(
+        _ ops: [TodoBatchParams.Op], _ read: [Todo], said verb: String, suffix: String = "",
+        unchanged: String = "already so"
+    ) throws(CLIFailure) {
         let result: (json: JSON, result: [Todo])
         do { result = try answer(TodoBatchParams(ops: ops)) } catch {
             guard ops.count > 1, case .client(.refused(let rpc)) = error else { throw error }
             if rpc.code == RPCError.conflictCode, rpc.message.contains("revision") {
-                throw .input(rpc.message + "; a todo changed since it was read, so nothing was changed: run the command again")
+                throw .input(
+                    rpc.message + "; a todo changed since it was read, so nothing was changed: run the command again")
             }
             throw .input(rpc.message + "; nothing was changed: none of the \(ops.count) changes was made")
         }
-        if json { emit(result.json); return }
+        if json {
+            emit(result.json)
+            return
+        }
         Runner.sayChanged(result.result, read, verb: verb, suffix: suffix, unchanged: unchanged, print: print)
     }
 
     /// "Updated 3 todos.", and how many of them were already so.
-    static func sayChanged(_ result: [Todo], _ read: [Todo], verb: String, suffix: String = "", unchanged: String = "already so",
-                           print: (String) -> Void) {
+    static func sayChanged(
+        _ result: [Todo], _ read: [Todo], verb: String, suffix: String = "", unchanged: String = "already so",
+        print: (String) -> Void
+    ) {
         var before: [Int64: Int64] = [:]
         for todo in read { before[todo.id] = todo.revision }
         let changed = result.filter { todo in before[todo.id].map { $0 != todo.revision } ?? true }
@@ -98,12 +114,16 @@ extension Runner {
         // "2 were already so", "2 kept a later reminder".
         func were(_ n: Int) -> String { unchanged.hasPrefix("already") ? (n == 1 ? "was " : "were ") : "" }
         if changed.isEmpty {
-            print(result.count == 1 ? "Nothing changed: todo \(result[0].id) \(were(1))\(unchanged)."
-                  : "Nothing changed: the \(result.count) todos \(were(result.count))\(unchanged).")
+            print(
+                result.count == 1
+                    ? "Nothing changed: todo \(result[0].id) \(were(1))\(unchanged)."
+                    : "Nothing changed: the \(result.count) todos \(were(result.count))\(unchanged).")
         } else if changed.count == 1, same == 0, let only = changed.first {
             print("\(verb) \(only.id)\(suffix): \(Table.oneLine(only.title))")
         } else {
-            print("\(verb) \(Runner.count(changed.count, "todo"))\(suffix)" + (same > 0 ? "; \(same) \(were(same))\(unchanged)." : "."))
+            print(
+                "\(verb) \(Runner.count(changed.count, "todo"))\(suffix)"
+                    + (same > 0 ? "; \(same) \(were(same))\(unchanged)." : "."))
         }
     }
 
@@ -129,7 +149,9 @@ extension Runner {
             first = last.map { .after($0.id) } ?? .position(1)
         }
         var ops: [TodoBatchParams.Op] = [.move(TodoMoveParams(id: ids[0], target: first))]
-        for (previous, id) in zip(ids, ids.dropFirst()) { ops.append(.move(TodoMoveParams(id: id, target: .after(previous)))) }
+        for (previous, id) in zip(ids, ids.dropFirst()) {
+            ops.append(.move(TodoMoveParams(id: id, target: .after(previous))))
+        }
         return ops
     }
 }

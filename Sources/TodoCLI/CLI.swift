@@ -1,9 +1,9 @@
 import TodoCore
 import TodoICal
-import TodoTime
 import TodoPosix
 import TodoProtocol
 import TodoRPC
+import TodoTime
 import TodoUserFiles
 
 /// The todoctl program: tokenize, parse, run, with one exit path.
@@ -22,15 +22,17 @@ package enum CLI {
     /// command; `clock` tells the time later on (`watch` describes each event as it arrives).
     /// `zoneName` finds the IANA name of `timeZone`, sent as the `zone` of todos (only `add` and
     /// `edit` ask for it).
-    package static func main(arguments: [String], environment: [String: String], uid: UInt32,
-                            isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
-                            zoneName: @autoclosure @escaping () -> String? = nil,
-                            stdout: (String) -> Void, stderr: (String) -> Void,
-                            connect: (String) throws(ClientError) -> any RPCTransport,
-                            readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
-                            clock: @escaping () -> Instant = { Instant.now() },
-                            runUI: ((_ socket: String) -> Int32)? = nil,
-                            readAnswer: (() -> String?)? = nil) -> Int32 {
+    package static func main(
+        arguments: [String], environment: [String: String], uid: UInt32,
+        isTerminal: Bool, terminalWidth: Int?, now: Instant, timeZone: ZoneInfo,
+        zoneName: @autoclosure @escaping () -> String? = nil,
+        stdout: (String) -> Void, stderr: (String) -> Void,
+        connect: (String) throws(ClientError) -> any RPCTransport,
+        readStdin: () throws(PosixError) -> [UInt8] = CLI.readStandardInput,
+        clock: @escaping () -> Instant = { Instant.now() },
+        runUI: ((_ socket: String) -> Int32)? = nil,
+        readAnswer: (() -> String?)? = nil
+    ) -> Int32 {
         var socket = SocketPaths.socket(flag: nil, system: false, environment: environment, uid: uid)
         var socketFromFlag = false
         if arguments == [CommandTable.argument] {
@@ -39,8 +41,10 @@ package enum CLI {
         }
         if let index = CompletionWords.index(arguments) {
             let path = CompletionWords.socket(arguments[..<index], environment: environment, uid: uid)
-            if let transport = try? connect(path), let lines = try? CompletionWords.lines(arguments[(index + 1)...], transport: transport),
-               !lines.isEmpty {
+            if let transport = try? connect(path),
+                let lines = try? CompletionWords.lines(arguments[(index + 1)...], transport: transport),
+                !lines.isEmpty
+            {
                 stdout(lines.joined(separator: "\n") + "\n")
             }
             return exitOK
@@ -51,13 +55,17 @@ package enum CLI {
             if let problem = config.aliasProblem(arguments) { throw .config(ConfigError(problem.message)) }
             let invocation: Invocation
             do {
-                invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config).parse(arguments)
+                invocation = try Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config).parse(
+                    arguments)
             } catch {
                 // `edit ID` alone on a terminal: the todo in the editor.
                 if isTerminal, error.command == "edit", error.message.hasPrefix("nothing to change"),
-                   let at = arguments.firstIndex(of: "edit"), at + 2 == arguments.count {
-                    return editInEditor(arguments: arguments, editAt: at, environment: environment, uid: uid, now: now, timeZone: timeZone,
-                                        zoneName: zoneName, stdout: stdout, stderr: stderr, connect: connect)
+                    let at = arguments.firstIndex(of: "edit"), at + 2 == arguments.count
+                {
+                    return editInEditor(
+                        arguments: arguments, editAt: at, environment: environment, uid: uid, now: now,
+                        timeZone: timeZone,
+                        zoneName: zoneName, stdout: stdout, stderr: stderr, connect: connect)
                 }
                 warn(config.problems, stderr)
                 throw .usage(error)
@@ -87,18 +95,22 @@ package enum CLI {
             }
 
             if case .ui = invocation.command {
-                guard let runUI else { throw .usage(UsageError("the interactive list cannot run from here", command: "ui")) }
+                guard let runUI else {
+                    throw .usage(UsageError("the interactive list cannot run from here", command: "ui"))
+                }
                 return runUI(socket)
             }
 
             // sync needs no daemon: sync.conf, status files and todod-sync.
             if case .sync(let sub) = invocation.command {
                 let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-                let human = HumanOutput(now: now, timeZone: timeZone, colour: isTerminal && !noColor && environment["TERM"] != "dumb",
-                                        maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
+                let human = HumanOutput(
+                    now: now, timeZone: timeZone, colour: isTerminal && !noColor && environment["TERM"] != "dumb",
+                    maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
                 try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
                     try withoutActuallyEscaping(stderr) { (err) throws(CLIFailure) in
-                        try SyncRunner(environment: environment, json: global.json, human: human, out: out, err: err).run(sub)
+                        try SyncRunner(environment: environment, json: global.json, human: human, out: out, err: err)
+                            .run(sub)
                     }
                 }
                 return exitOK
@@ -132,29 +144,31 @@ package enum CLI {
 
             let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
             let colour = isTerminal && !noColor && environment["TERM"] != "dumb"
-            var human = HumanOutput(now: now, timeZone: timeZone, colour: colour,
-                                    maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
+            var human = HumanOutput(
+                now: now, timeZone: timeZone, colour: colour,
+                maxWidth: isTerminal ? terminalWidth.flatMap { $0 > 0 ? $0 : nil } : nil)
             human.zoneName = zoneName()
             try withoutActuallyEscaping(stdout) { (out) throws(CLIFailure) in
-              try withoutActuallyEscaping(stderr) { (err) throws(CLIFailure) in
-                try withoutActuallyEscaping(connect) { (connect) throws(CLIFailure) in
-                    var runner = Runner(transport: transport, json: global.json, human: human, out: out, clock: clock)
-                    runner.err = err
-                    runner.tzdir = environment["TZDIR"]
-                    runner.unmapped = unmapped
-                    runner.refused = refused
-                    runner.todotxt = todotxt
-                    runner.socket = socket
-                    runner.importSkipped = skipped
-                    runner.importNotFollowed = notFollowed
-                    runner.connect = { () throws(ClientError) in try connect(socket) }
-                    runner.confirm = readAnswer
-                    runner.environment = environment
-                    runner.uid = uid
-                    runner.parser = Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config)
-                    try runner.run(invocation.command, document: document)
+                try withoutActuallyEscaping(stderr) { (err) throws(CLIFailure) in
+                    try withoutActuallyEscaping(connect) { (connect) throws(CLIFailure) in
+                        var runner = Runner(
+                            transport: transport, json: global.json, human: human, out: out, clock: clock)
+                        runner.err = err
+                        runner.tzdir = environment["TZDIR"]
+                        runner.unmapped = unmapped
+                        runner.refused = refused
+                        runner.todotxt = todotxt
+                        runner.socket = socket
+                        runner.importSkipped = skipped
+                        runner.importNotFollowed = notFollowed
+                        runner.connect = { () throws(ClientError) in try connect(socket) }
+                        runner.confirm = readAnswer
+                        runner.environment = environment
+                        runner.uid = uid
+                        runner.parser = Parser(now: now, timeZone: timeZone, zoneName: zoneName(), config: config)
+                        try runner.run(invocation.command, document: document)
+                    }
                 }
-              }
             }
             return exitOK
         } catch {
@@ -182,11 +196,17 @@ package enum CLI {
                 // Read when an iCalendar file is imported, not by the command line.
                 if case .importFile(_, nil) = invocation.command { needed.insert(key) }
                 continue
-            default: continue  // hide-future-starts and aliases: warned about, never needed
+            default: continue // hide-future-starts and aliases: warned about, never needed
             }
-            guard var other = parse(probe) else { needed.insert(key); continue }
+            guard var other = parse(probe) else {
+                needed.insert(key)
+                continue
+            }
             if case .edit(var o) = other.command, case .edit(let mine) = invocation.command {
-                if key == "remind-time" && (mine.due != .keep || mine.remind != .keep) { needed.insert(key); continue }
+                if key == "remind-time" && (mine.due != .keep || mine.remind != .keep) {
+                    needed.insert(key)
+                    continue
+                }
                 o.remindTime = mine.remindTime
                 other.command = .edit(o)
             }
@@ -204,7 +224,7 @@ package enum CLI {
 
     /// Reads standard input to its end.
     package static func readStandardInput() throws(PosixError) -> [UInt8] {
-        try Posix.readToEnd(0)  // standard input
+        try Posix.readToEnd(0) // standard input
     }
 
     /// The exit status and stderr text for a failure.
@@ -235,15 +255,30 @@ package enum CLI {
                 } else {
                     hint = "start it with 'systemctl --user start todod.socket' or run 'todod'"
                 }
-                return (exitUnavailable, "todoctl: cannot reach todod at \(Table.oneLine(path)) (\(Table.oneLine(reason))); \(hint)\n")
+                return (
+                    exitUnavailable,
+                    "todoctl: cannot reach todod at \(Table.oneLine(path)) (\(Table.oneLine(reason))); \(hint)\n"
+                )
             case .badAnswer(let what):
-                return (exitUnavailable, "todoctl: unexpected answer from todod at \(Table.oneLine(socket)): \(Table.oneLine(what))\n")
+                return (
+                    exitUnavailable,
+                    "todoctl: unexpected answer from todod at \(Table.oneLine(socket)): \(Table.oneLine(what))\n"
+                )
             case .untrustedDaemon(let path, let owner):
-                return (exitUnavailable, "todoctl: refusing to talk to todod at \(Table.oneLine(path)): the socket belongs to uid \(owner), not to you or root\n")
+                return (
+                    exitUnavailable,
+                    "todoctl: refusing to talk to todod at \(Table.oneLine(path)): the socket belongs to uid \(owner), not to you or root\n"
+                )
             case .badTimeout(let value):
-                return (exitUsage, "todoctl: \(UnixSocketTransport.timeoutVariable) must be a number of seconds (0: wait forever), not '\(Table.oneLine(value))'\n")
+                return (
+                    exitUsage,
+                    "todoctl: \(UnixSocketTransport.timeoutVariable) must be a number of seconds (0: wait forever), not '\(Table.oneLine(value))'\n"
+                )
             case .timedOut(let path, let seconds):
-                return (exitUnavailable, "todoctl: todod at \(Table.oneLine(path)) did not answer within \(UnixSocketTransport.describe(seconds)) (stopped or overloaded?); giving up\n")
+                return (
+                    exitUnavailable,
+                    "todoctl: todod at \(Table.oneLine(path)) did not answer within \(UnixSocketTransport.describe(seconds)) (stopped or overloaded?); giving up\n"
+                )
             }
         }
     }
@@ -257,11 +292,13 @@ package enum CLI {
             throw .input("\(name) is not valid JSON: \(error.description)")
         }
         guard case .object = document else {
-            throw .input("\(name) is not a todod export document: expected a JSON object, found \(document.typeName)"
-                         + (document.arrayValue != nil ? " (todoctl imports todod's JSON export and iCalendar files)" : ""))
+            throw .input(
+                "\(name) is not a todod export document: expected a JSON object, found \(document.typeName)"
+                    + (document.arrayValue != nil ? " (todoctl imports todod's JSON export and iCalendar files)" : ""))
         }
         guard document["format"]?.stringValue == ExportDocument.format else {
-            throw .input("\(name) is not a todod export document: it has no \"format\": \"\(ExportDocument.format)\" member")
+            throw .input(
+                "\(name) is not a todod export document: it has no \"format\": \"\(ExportDocument.format)\" member")
         }
         return document
     }

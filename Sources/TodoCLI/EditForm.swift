@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoRPC
 import TodoTime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `todoctl edit ID` without field options, on a terminal: the todo as a short text form in
 /// `$VISUAL` or `$EDITOR` (else `vi`), one `Field: value` line per field and the notes below
@@ -23,7 +24,11 @@ package struct EditForm: Equatable {
     /// The form of `todo`, times in `timeZone` (an all-day due as its date).
     init(_ todo: Todo, timeZone: ZoneInfo) {
         values["Title"] = todo.title
-        values["Due"] = todo.due.map { todo.allDay ? LocalTime.dateText(days: LocalTime($0, in: timeZone).days) : LocalTime($0, in: timeZone).text } ?? ""
+        values["Due"] =
+            todo.due.map {
+                todo.allDay
+                    ? LocalTime.dateText(days: LocalTime($0, in: timeZone).days) : LocalTime($0, in: timeZone).text
+            } ?? ""
         values["Start"] = todo.start.map { LocalTime($0, in: timeZone).text } ?? ""
         values["Remind"] = todo.remind.map { LocalTime($0, in: timeZone).text } ?? ""
         values["Priority"] = todo.priority?.rawValue ?? ""
@@ -45,7 +50,9 @@ package struct EditForm: Equatable {
             }
             if line.hasPrefix("#") || Validation.trimmed(line).isEmpty { continue }
             guard let colon = line.firstIndex(of: ":") else {
-                throw UsageError("the line \"\(line)\" is not Field: value (the fields are \(Self.fields.joined(separator: ", ")) and Notes)", command: "edit")
+                throw UsageError(
+                    "the line \"\(line)\" is not Field: value (the fields are \(Self.fields.joined(separator: ", ")) and Notes)",
+                    command: "edit")
             }
             let name = Validation.trimmed(String(line[..<colon]))
             let value = Validation.trimmed(String(line[line.index(after: colon)...]))
@@ -55,7 +62,9 @@ package struct EditForm: Equatable {
                 continue
             }
             guard let field = Self.fields.first(where: { $0.lowercased() == name.lowercased() }) else {
-                throw UsageError("unknown field \"\(name)\" (the fields are \(Self.fields.joined(separator: ", ")) and Notes)", command: "edit")
+                throw UsageError(
+                    "unknown field \"\(name)\" (the fields are \(Self.fields.joined(separator: ", ")) and Notes)",
+                    command: "edit")
             }
             values[field] = value
         }
@@ -81,8 +90,10 @@ package struct EditForm: Equatable {
             return value == (original.values[field] ?? "") ? nil : value
         }
         if let title = changed("Title") { options += ["--title", title] }
-        for (field, option) in [("Due", "due"), ("Start", "start"), ("Remind", "remind"), ("Priority", "priority"),
-                                ("Category", "category"), ("Repeat", "every")] {
+        for (field, option) in [
+            ("Due", "due"), ("Start", "start"), ("Remind", "remind"), ("Priority", "priority"),
+            ("Category", "category"), ("Repeat", "every")
+        ] {
             guard let value = changed(field) else { continue }
             options += value.isEmpty ? ["--no-\(option)"] : ["--\(option)", value]
         }
@@ -102,15 +113,20 @@ extension CLI {
     /// editor (`EditForm`). `editAt` is where `edit` is in `arguments`. Every request goes
     /// through `main` itself (`show --json`, then `edit ID` with the options the form made), so
     /// it reads and reports exactly as those commands do.
-    static func editInEditor(arguments: [String], editAt index: Int, environment: [String: String], uid: UInt32,
-                             now: Instant, timeZone: ZoneInfo, zoneName: @escaping () -> String?,
-                             stdout: (String) -> Void, stderr: (String) -> Void,
-                             connect: (String) throws(ClientError) -> any RPCTransport) -> Int32 {
+    static func editInEditor(
+        arguments: [String], editAt index: Int, environment: [String: String], uid: UInt32,
+        now: Instant, timeZone: ZoneInfo, zoneName: @escaping () -> String?,
+        stdout: (String) -> Void, stderr: (String) -> Void,
+        connect: (String) throws(ClientError) -> any RPCTransport
+    ) -> Int32 {
         let global = Array(arguments[..<index]).filter { $0 != "--json" && $0 != "-j" }
         let id = arguments[index + 1]
         var shown = ""
-        let status = main(arguments: global + ["--json", "show", id], environment: environment, uid: uid, isTerminal: false, terminalWidth: nil,
-                          now: now, timeZone: timeZone, zoneName: zoneName(), stdout: { shown += $0 }, stderr: stderr, connect: connect)
+        let status = main(
+            arguments: global + ["--json", "show", id], environment: environment, uid: uid, isTerminal: false,
+            terminalWidth: nil,
+            now: now, timeZone: timeZone, zoneName: zoneName(), stdout: { shown += $0 }, stderr: stderr,
+            connect: connect)
         guard status == 0 else { return status }
         guard let json = try? JSON.parse(Array(shown.utf8)), let todo = try? Todo(json: json) else {
             stderr("todoctl: todod sent a todo that cannot be read\n")
@@ -120,8 +136,10 @@ extension CLI {
         var result = exitOK
         let ending: EditorSession.Ending
         do {
-            ending = try EditorSession.edit(original.text(id: todo.id), fileName: "todo-\(todo.id).txt", maxBytes: 1 << 20,
-                                            environment: environment, uid: uid) { saved throws(CLIFailure) in
+            ending = try EditorSession.edit(
+                original.text(id: todo.id), fileName: "todo-\(todo.id).txt", maxBytes: 1 << 20,
+                environment: environment, uid: uid
+            ) { saved throws(CLIFailure) in
                 let options: [String]
                 do throws(UsageError) {
                     options = try EditForm(reading: saved).options(from: original)
@@ -133,14 +151,17 @@ extension CLI {
                     return nil
                 }
                 var errors = ""
-                result = main(arguments: global + ["edit", id] + options, environment: environment, uid: uid, isTerminal: false,
-                              terminalWidth: nil, now: now, timeZone: timeZone, zoneName: zoneName(), stdout: stdout,
-                              stderr: { errors += $0 }, connect: connect)
+                result = main(
+                    arguments: global + ["edit", id] + options, environment: environment, uid: uid, isTerminal: false,
+                    terminalWidth: nil, now: now, timeZone: timeZone, zoneName: zoneName(), stdout: stdout,
+                    stderr: { errors += $0 }, connect: connect)
                 if result == exitOK || result == exitUnavailable {
                     stderr(errors)
                     return nil
                 }
-                return errors.split(separator: "\n").first.map { String($0.hasPrefix("todoctl: ") ? $0.dropFirst(9) : $0) }
+                return errors.split(separator: "\n").first.map {
+                    String($0.hasPrefix("todoctl: ") ? $0.dropFirst(9) : $0)
+                }
                     ?? "todoctl edit failed"
             }
         } catch {

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoRPC
 import TodoTime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `todoctl edit` with a filter (or several ids) and no field to set: one line per todo in
 /// `$VISUAL`/`$EDITOR`, as `git rebase -i` shows commits. A line is the id, then the title and
@@ -18,14 +19,17 @@ struct EditLines {
     /// The fields of a line, in the order written: the word before the colon, and the `edit`
     /// options that set and clear it.
     static let fields: [(word: String, set: String, clear: String)] = [
-        ("due", "--due", "--no-due"), ("scheduled", "--start", "--no-start"), ("category", "--category", "--no-category"),
-        ("priority", "--priority", "--no-priority"), ("recur", "--every", "--no-every"),
+        ("due", "--due", "--no-due"), ("scheduled", "--start", "--no-start"),
+        ("category", "--category", "--no-category"),
+        ("priority", "--priority", "--no-priority"), ("recur", "--every", "--no-every")
     ]
 
     /// The other spellings of a field's word (Taskwarrior's).
-    static let aliases = ["project": "category", "proj": "category", "pro": "category", "cat": "category",
-                          "pri": "priority", "prio": "priority", "sched": "scheduled", "wait": "scheduled", "start": "scheduled",
-                          "every": "recur"]
+    static let aliases = [
+        "project": "category", "proj": "category", "pro": "category", "cat": "category",
+        "pri": "priority", "prio": "priority", "sched": "scheduled", "wait": "scheduled", "start": "scheduled",
+        "every": "recur"
+    ]
 
     /// One line read back: the title, the field values (by word; absent: none) and the tags.
     struct Line: Equatable {
@@ -39,7 +43,9 @@ struct EditLines {
     static func line(_ todo: Todo, timeZone: ZoneInfo) -> String {
         var words = ["\(todo.id)", title(todo.title)]
         func time(_ instant: Instant, allDay: Bool) -> String {
-            allDay ? LocalTime.dateText(days: LocalTime(instant, in: timeZone).days) : LocalTime(instant, in: timeZone).text
+            allDay
+                ? LocalTime.dateText(days: LocalTime(instant, in: timeZone).days)
+                : LocalTime(instant, in: timeZone).text
         }
         if let due = todo.due { words.append("due:" + quoted(time(due, allDay: todo.allDay))) }
         if let start = todo.start { words.append("scheduled:" + quoted(time(start, allDay: false))) }
@@ -53,8 +59,10 @@ struct EditLines {
     /// A title as a line holds it: quoted when a word of it would read as a field or a tag.
     static func title(_ text: String) -> String {
         let plain = split(text).map { $0.map(\.text) } ?? []
-        let clean = plain.count == text.split(separator: " ", omittingEmptySubsequences: true).count
-            && !plain.contains { attribute($0) != nil || $0.hasPrefix("+") } && !text.contains("\"") && !text.hasPrefix(" ")
+        let clean =
+            plain.count == text.split(separator: " ", omittingEmptySubsequences: true).count
+            && !plain.contains { attribute($0) != nil || $0.hasPrefix("+") } && !text.contains("\"")
+            && !text.hasPrefix(" ")
             && !text.hasSuffix(" ") && !text.contains("  ") && !text.isEmpty
         return clean ? text : quoted(text, always: true)
     }
@@ -75,13 +83,22 @@ struct EditLines {
         var wasQuoted = false
         var escaped = false
         for c in line {
-            if escaped { current.append(c); escaped = false; continue }
+            if escaped {
+                current.append(c)
+                escaped = false
+                continue
+            }
             if inQuotes {
                 if c == "\\" { escaped = true } else if c == "\"" { inQuotes = false } else { current.append(c) }
                 continue
             }
             if c == " " || c == "\t" {
-                if inWord { words.append((current, wasQuoted)); current = ""; inWord = false; wasQuoted = false }
+                if inWord {
+                    words.append((current, wasQuoted))
+                    current = ""
+                    inWord = false
+                    wasQuoted = false
+                }
             } else if c == "\"" {
                 inQuotes = true
                 inWord = true
@@ -123,7 +140,9 @@ struct EditLines {
             }
         }
         result.title = title.joined(separator: " ")
-        guard !Validation.trimmed(result.title).isEmpty else { throw UsageError("todo \(id) has no title", command: "edit") }
+        guard !Validation.trimmed(result.title).isEmpty else {
+            throw UsageError("todo \(id) has no title", command: "edit")
+        }
         return result
     }
 
@@ -163,7 +182,9 @@ extension Runner {
         let originals = todos.map { EditLines.line($0, timeZone: zone) }
         var byID: [Int64: (todo: Todo, line: EditLines.Line)] = [:]
         for (todo, text) in zip(todos, originals) {
-            guard let line = try? EditLines.read(text) else { throw .input("todo \(todo.id) cannot be written as a line") }
+            guard let line = try? EditLines.read(text) else {
+                throw .input("todo \(todo.id) cannot be written as a line")
+            }
             byID[todo.id] = (todo, line)
         }
         let text = EditLines.header(todos.count) + originals.joined(separator: "\n") + "\n"
@@ -186,8 +207,9 @@ extension Runner {
                 return rpc.message
             }
         }
-        let ending = try EditorSession.edit(text, fileName: "todos.txt", maxBytes: 16 << 20, environment: environment, uid: uid,
-                                            check: check)
+        let ending = try EditorSession.edit(
+            text, fileName: "todos.txt", maxBytes: 16 << 20, environment: environment, uid: uid,
+            check: check)
         switch ending {
         case .accepted:
             break
@@ -200,32 +222,44 @@ extension Runner {
 
     /// The changes a saved file asks for: an update per edited line, then the moves that give
     /// the todos of the kept lines the order of the lines. Throws the first wrong line.
-    private func plan(_ saved: String, byID: [Int64: (todo: Todo, line: EditLines.Line)], order: [Int64],
-                      parser: Parser) throws(UsageError) -> [TodoBatchParams.Op] {
+    private func plan(
+        _ saved: String, byID: [Int64: (todo: Todo, line: EditLines.Line)], order: [Int64],
+        parser: Parser
+    ) throws(UsageError) -> [TodoBatchParams.Op] {
         var seen: [Int64] = []
         var ops: [TodoBatchParams.Op] = []
         for (number, raw) in saved.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let text = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
             if Validation.trimmed(text).isEmpty || Validation.trimmed(text).hasPrefix("#") { continue }
             let line: EditLines.Line
-            do { line = try EditLines.read(text) } catch { throw UsageError("line \(number + 1): \(error.message)", command: "edit") }
-            guard let original = byID[line.id] else {
-                throw UsageError("line \(number + 1): todo \(line.id) is not one of the todos being edited (add new ones with todoctl add)", command: "edit")
+            do { line = try EditLines.read(text) } catch {
+                throw UsageError("line \(number + 1): \(error.message)", command: "edit")
             }
-            guard !seen.contains(line.id) else { throw UsageError("line \(number + 1): todo \(line.id) has two lines", command: "edit") }
+            guard let original = byID[line.id] else {
+                throw UsageError(
+                    "line \(number + 1): todo \(line.id) is not one of the todos being edited (add new ones with todoctl add)",
+                    command: "edit")
+            }
+            guard !seen.contains(line.id) else {
+                throw UsageError("line \(number + 1): todo \(line.id) has two lines", command: "edit")
+            }
             seen.append(line.id)
             let options = EditLines.options(from: original.line, to: line)
             guard !options.isEmpty else { continue }
             let edit: EditOptions
             do {
-                guard case .edit(let parsed) = try parser.parse(["edit", "\(line.id)"] + options).command else { continue }
+                guard case .edit(let parsed) = try parser.parse(["edit", "\(line.id)"] + options).command else {
+                    continue
+                }
                 edit = parsed
             } catch {
                 throw UsageError("line \(number + 1): \(error.message)", command: "edit")
             }
             let patch: TodoPatch
             do { (patch, _) = try editPatch(edit, id: line.id, known: original.todo) } catch {
-                if case .input(let message) = error { throw UsageError("line \(number + 1): \(message)", command: "edit") }
+                if case .input(let message) = error {
+                    throw UsageError("line \(number + 1): \(message)", command: "edit")
+                }
                 throw UsageError("line \(number + 1): todo \(line.id) cannot be changed so", command: "edit")
             }
             ops.append(.update(TodoUpdateParams(id: line.id, patch: patch, ifRevision: original.todo.revision)))
@@ -244,7 +278,9 @@ extension Runner {
 
     /// The moves that put `wanted` in this order on the places (in the whole open list, by
     /// position) the same todos hold now; the other todos stay where they are.
-    private func reorder(_ wanted: [Int64], byID: [Int64: (todo: Todo, line: EditLines.Line)]) throws(CLIFailure) -> [TodoBatchParams.Op] {
+    private func reorder(_ wanted: [Int64], byID: [Int64: (todo: Todo, line: EditLines.Line)]) throws(CLIFailure)
+        -> [TodoBatchParams.Op]
+    {
         var query = TodoListParams()
         query.status = .open
         query.limit = TodoQuery.maxLimit

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoICal
 import TodoPosix
 import TodoProtocol
-import TodoTime
 import TodoRPC
+import TodoTime
 import TodoWhen
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Stage 3 of todoctl: runs one command against the daemon and prints its result.
 struct Runner {
@@ -89,14 +90,18 @@ struct Runner {
             if options.hidesFutureStarts { try sayHiddenStarts(options.query) }
         case .show(let id):
             let (raw, shown) = try answer(TodoGetParams(id: id))
-            if json { emit(raw); break }
+            if json {
+                emit(raw)
+                break
+            }
             var query = TodoQuery()
             query.parent = id
             query.status = .all
             let subtasks = shown.subtasks.isEmpty ? [] : try call(query).todos
             print(human.todoDetails(shown, subtasks: subtasks))
         case .edit(let options): try edit(options)
-        case .complete(let ids, let stop): try batch(TodoCompleteParams(ids: ids, stop: stop), verb: "Completed", already: "done")
+        case .complete(let ids, let stop):
+            try batch(TodoCompleteParams(ids: ids, stop: stop), verb: "Completed", already: "done")
         case .reopen(let ids): try batch(TodoReopenParams(ids: ids), verb: "Reopened", already: "open")
         case .remove(let ids, let recursive):
             do {
@@ -105,16 +110,20 @@ struct Runner {
                 // The daemon names its parameter (`recursive`); say the option that sets it.
                 let phrase = "delete them with it (recursive)"
                 guard case .client(.refused(let rpc)) = error, rpc.code == RPCError.conflictCode,
-                      rpc.message.contains(phrase) else { throw error }
+                    rpc.message.contains(phrase)
+                else { throw error }
                 throw .input(rpc.message.replacing(phrase, with: "delete them with it (--recursive)"))
             }
         case .move(let id, let destination): try move(id, destination)
         case .snooze(let id, let until):
             let (raw, t) = try answer(TodoSnoozeParams(id: id, until: until))
-            if json { emit(raw) } else if let remind = t.remind, remind > until, t.reminded == nil {
+            if json {
+                emit(raw)
+            } else if let remind = t.remind, remind > until, t.reminded == nil {
                 // A reminder still to fire later than `until` is not moved earlier.
-                print("Reminder of \(t.id) stays at \(human.when(remind)): later than \(LocalTime(until, in: human.timeZone).text), "
-                      + "and a snooze never moves it earlier: " + Table.oneLine(t.title))
+                print(
+                    "Reminder of \(t.id) stays at \(human.when(remind)): later than \(LocalTime(until, in: human.timeZone).text), "
+                        + "and a snooze never moves it earlier: " + Table.oneLine(t.title))
             } else {
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
             }
@@ -136,7 +145,9 @@ struct Runner {
             var result = ImportResult(heldTodos: 0, categories: 0)
             let parts = try Runner.importParts(params)
             for (index, part) in parts.enumerated() {
-                do { (raw, result) = try answer(part) } catch { throw Runner.importCut(error, last: index == parts.count - 1) }
+                do { (raw, result) = try answer(part) } catch {
+                    throw Runner.importCut(error, last: index == parts.count - 1)
+                }
             }
             if json {
                 if case .object(var o) = raw {
@@ -150,13 +161,14 @@ struct Runner {
                         o["refused"] = .array(refused.map(JSON.string))
                     }
                     if !importNotFollowed.isEmpty {
-                        o["notFollowed"] = .array(importNotFollowed.map { r in
-                            var rule = JSONObject()
-                            if let file = r.file { rule["file"] = .string(file) }
-                            rule["line"] = .int(Int64(r.line))
-                            rule["reason"] = .string(r.reason)
-                            return .object(rule)
-                        })
+                        o["notFollowed"] = .array(
+                            importNotFollowed.map { r in
+                                var rule = JSONObject()
+                                if let file = r.file { rule["file"] = .string(file) }
+                                rule["line"] = .int(Int64(r.line))
+                                rule["reason"] = .string(r.reason)
+                                return .object(rule)
+                            })
                     }
                     raw = .object(o)
                 }
@@ -166,11 +178,15 @@ struct Runner {
                 let (updated, unchanged) = (result.updated, result.unchanged)
                 // All new: the plain count; else what became of them.
                 let detail = added == todos ? "" : " (\(added) added, \(updated) updated, \(unchanged) unchanged)"
-                let skipped = (ICalFiles.skippedWords(importSkipped).map { "; skipped \($0) (not todos)" } ?? "")
+                let skipped =
+                    (ICalFiles.skippedWords(importSkipped).map { "; skipped \($0) (not todos)" } ?? "")
                     + (ICalFiles.keptRuleWords(importNotFollowed).map { "; " + $0 } ?? "")
-                print("Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories")\(skipped).")
+                print(
+                    "Imported \(todos) \(todos == 1 ? "todo" : "todos")\(detail) and \(categories) \(categories == 1 ? "category" : "categories")\(skipped)."
+                )
                 if let unmapped {
-                    print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
+                    print(
+                        unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
                     for line in unmapped { print("  - " + Table.oneLine(line)) }
                 }
                 Runner.printRefused(refused, noun: "entry", print)
@@ -199,11 +215,17 @@ struct Runner {
         let categories = document["categories"]?.arrayValue ?? []
         let todos = document["todos"]?.arrayValue ?? []
         func size(_ value: JSON) -> Int { value.serialized().utf8.count + 1 }
-        for (i, todo) in todos.enumerated() where size(todo) > importPartBytes { throw .input(tooLarge(todo, at: i, size: size(todo))) }
-        for (i, name) in categories.enumerated() where size(name) > importPartBytes {
-            throw .input("categories[\(i)] is \(byteCount(size(name))), longer than a category name may be (\(Validation.maxCategoryBytes) bytes); nothing was imported")
+        for (i, todo) in todos.enumerated() where size(todo) > importPartBytes {
+            throw .input(tooLarge(todo, at: i, size: size(todo)))
         }
-        guard (categories + todos).reduce(0, { $0 + size($1) }) > importPartBytes else { return [StoreImportParams(document: document)] }
+        for (i, name) in categories.enumerated() where size(name) > importPartBytes {
+            throw .input(
+                "categories[\(i)] is \(byteCount(size(name))), longer than a category name may be (\(Validation.maxCategoryBytes) bytes); nothing was imported"
+            )
+        }
+        guard (categories + todos).reduce(0, { $0 + size($1) }) > importPartBytes else {
+            return [StoreImportParams(document: document)]
+        }
         var parts: [StoreImportParams] = []
         var part = document
         part["categories"] = .array([])
@@ -235,7 +257,7 @@ struct Runner {
         let entry = "todos[\(i)]\(title)\(uid)"
         let limits: [(member: String, what: String, bytes: Int)] = [
             ("ical", "kept iCalendar lines (the properties todod does not model)", Validation.maxNotesBytes),
-            ("notes", "notes", Validation.maxNotesBytes), ("title", "title", Validation.maxTitleBytes),
+            ("notes", "notes", Validation.maxNotesBytes), ("title", "title", Validation.maxTitleBytes)
         ]
         for limit in limits {
             if let text = todo[limit.member]?.stringValue, text.utf8.count > limit.bytes {
@@ -291,8 +313,9 @@ struct Runner {
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {
-        var params = TodoAddParams(title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
-                                   zone: o.zone, allDay: o.allDay)
+        var params = TodoAddParams(
+            title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
+            zone: o.zone, allDay: o.allDay)
         params.after = o.after
         params.alarms = o.alarms
         o.fields.apply(to: &params, zone: human.zoneName)
@@ -316,7 +339,11 @@ struct Runner {
         var chain: [Int64] = []
         func depth(_ todo: Todo) -> Int {
             guard o.query.tree else { return 0 }
-            if let parent = todo.parent, let i = chain.lastIndex(of: parent) { chain.removeSubrange((i + 1)...) } else { chain.removeAll() }
+            if let parent = todo.parent, let i = chain.lastIndex(of: parent) {
+                chain.removeSubrange((i + 1)...)
+            } else {
+                chain.removeAll()
+            }
             chain.append(todo.id)
             return chain.count - 1
         }
@@ -327,7 +354,10 @@ struct Runner {
                 shown += 1
                 if json {
                     pending += (shown > 1 ? "," : "") + item.serialized()
-                    if pending.utf8.count >= 1 << 16 { out(pending); pending = "" }
+                    if pending.utf8.count >= 1 << 16 {
+                        out(pending)
+                        pending = ""
+                    }
                     return
                 }
                 let todo = try Todo.decoded(item)
@@ -336,17 +366,22 @@ struct Runner {
                 if batch.count == Runner.streamedRows {
                     // More may follow: leave room for the ids and positions to come.
                     let last = before.map { $0 + o.query.offset } ?? 0
-                    print(human.todoTable(batch, layout: &layout, numbersUpTo: last, rules: o.query.recurring == true,
-                                          depths: depths))
+                    print(
+                        human.todoTable(
+                            batch, layout: &layout, numbersUpTo: last, rules: o.query.recurring == true,
+                            depths: depths))
                     depths = [:]
                     batch = []
                 }
             }
         } catch {
-            if shown > 0 { out(pending) }  // what arrived before the failure
+            if shown > 0 { out(pending) } // what arrived before the failure
             throw .client(error)
         }
-        if json { out(pending + "]\n"); return }
+        if json {
+            out(pending + "]\n")
+            return
+        }
         if !batch.isEmpty {
             print(human.todoTable(batch, layout: &layout, rules: o.query.recurring == true, depths: depths))
         }
@@ -366,9 +401,12 @@ struct Runner {
     static func importCut(_ error: CLIFailure, last: Bool) -> CLIFailure {
         switch error {
         case .client(.badAnswer(UnixSocketTransport.closed)), .client(.unreachable):
-            return .gone(last ? "todod closed the connection before it answered the import (stopped or crashed?); an import is one transaction: "
-                            + "nothing was imported, unless todod had just finished all of it ('todoctl list' shows which)"
-                         : "todod closed the connection in the middle of the import (stopped or crashed?); nothing was imported")
+            return .gone(
+                last
+                    ? "todod closed the connection before it answered the import (stopped or crashed?); an import is one transaction: "
+                        + "nothing was imported, unless todod had just finished all of it ('todoctl list' shows which)"
+                    : "todod closed the connection in the middle of the import (stopped or crashed?); nothing was imported"
+            )
         default:
             return error
         }
@@ -385,7 +423,9 @@ struct Runner {
         count.ready = false
         let hidden = try call(count).total - ready
         guard hidden > 0 else { return }
-        let note = hidden == 1 ? "1 todo whose start is to come is hidden by hide-future-starts; --all-starts shows it."
+        let note =
+            hidden == 1
+            ? "1 todo whose start is to come is hidden by hide-future-starts; --all-starts shows it."
             : "\(hidden) todos whose start is to come are hidden by hide-future-starts; --all-starts shows them."
         if json { err("todoctl: " + note + "\n") } else { print(human.paint(note, HumanOutput.dim)) }
     }
@@ -395,7 +435,9 @@ struct Runner {
     /// the daemon's order of instants.
     private func localDays(_ query: TodoQuery) throws(CLIFailure) -> LocalDayListing? {
         let zones = human.zones
-        guard let local = LocalDayListing(query: query, zone: human.timeZone, zones: { zones.zone($0) }) else { return nil }
+        guard let local = LocalDayListing(query: query, zone: human.timeZone, zones: { zones.zone($0) }) else {
+            return nil
+        }
         var count = local.serverQuery
         count.limit = 0
         guard try call(count).total <= LocalDayListing.maxRows else { return nil }
@@ -403,7 +445,9 @@ struct Runner {
     }
 
     /// The todos of `local` read whole, filtered and ordered here.
-    private func localDayListing(_ local: LocalDayListing) throws(CLIFailure) -> (items: [(json: JSON, todo: Todo)], total: Int) {
+    private func localDayListing(_ local: LocalDayListing) throws(CLIFailure) -> (
+        items: [(json: JSON, todo: Todo)], total: Int
+    ) {
         let (raw, page) = try answer(local.serverQuery)
         // The page was read whole: its todos' JSON, for `--json`, pairs with them one to one.
         let items = raw["todos"]?.arrayValue ?? []
@@ -415,7 +459,10 @@ struct Runner {
     /// `list` with due-date filters or sort (`LocalDayListing`).
     private func listByLocalDay(_ o: ListOptions, _ local: LocalDayListing) throws(CLIFailure) {
         let (items, total) = try localDayListing(local)
-        if json { out("[" + items.map { $0.json.serialized() }.joined(separator: ",") + "]\n"); return }
+        if json {
+            out("[" + items.map { $0.json.serialized() }.joined(separator: ",") + "]\n")
+            return
+        }
         if items.isEmpty {
             let what = o.query.status == .all ? "todos" : "\(o.query.status.rawValue) todos"
             print(o.query.isFiltered ? "No \(what) match." : "No \(what).")
@@ -444,7 +491,9 @@ struct Runner {
             return
         }
         let categories = try call(CategoryListParams())
-        print(human.todoTable(list, sections: Runner.sections(list, categories: categories), rules: o.query.recurring == true))
+        print(
+            human.todoTable(
+                list, sections: Runner.sections(list, categories: categories), rules: o.query.recurring == true))
         if let total, total > list.count {
             print(human.paint("Showing \(list.count) of \(total) todos.", HumanOutput.dim))
         }
@@ -458,7 +507,10 @@ struct Runner {
         var none: [Todo] = []
         let known = Set(categories.map(\.name))
         for todo in todos {
-            guard let name = todo.category else { none.append(todo); continue }
+            guard let name = todo.category else {
+                none.append(todo)
+                continue
+            }
             if groups[name] == nil, !known.contains(name) { unknownOrder.append(name) }
             groups[name, default: []].append(todo)
         }
@@ -495,7 +547,8 @@ struct Runner {
             read = todo
             return todo
         }
-        var patch = TodoPatch(title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
+        var patch = TodoPatch(
+            title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
         if case .set = o.due, o.dueAllDay { patch.allDay = true }
         if let zone = o.zone { patch.zone = .set(zone) }
         if let alarms = o.alarms { patch.alarms = alarms.isEmpty ? .clear : .set(alarms) }
@@ -506,10 +559,11 @@ struct Runner {
         case .beforeCurrentDue(let usec):
             let current = try current()
             guard let due = current.due else {
-                throw .input("todo \(id) has no due time to count the reminder back from; give --due, or --remind with a time")
+                throw .input(
+                    "todo \(id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
             guard let anchor = reminderAnchor(due, allDay: current.allDay, zone: human.zone(named: current.zone), o),
-                  let remind = TimeExpression.checkedAdd(anchor.usec, -usec)
+                let remind = TimeExpression.checkedAdd(anchor.usec, -usec)
             else {
                 throw .input("the reminder would fall before the year 0001")
             }
@@ -527,8 +581,9 @@ struct Runner {
     /// revision it is at now (read again; the daemon's own words if that fails).
     func refusedEdit(_ id: Int64, read: Int64, _ error: RPCError) -> CLIFailure {
         guard let now = try? call(TodoGetParams(id: id)), now.revision != read else { return .client(.refused(error)) }
-        return .input("todo \(id) was changed by someone else since you read it (revision \(read), now \(now.revision)); "
-                      + "nothing was changed — run `todoctl show \(id)` and edit again")
+        return .input(
+            "todo \(id) was changed by someone else since you read it (revision \(read), now \(now.revision)); "
+                + "nothing was changed — run `todoctl show \(id)` and edit again")
     }
 
     /// What a reminder counts from: `due`, or for an all-day todo that day (in `zone`) at the morning time.
@@ -540,7 +595,8 @@ struct Runner {
     /// time, where an all-day due counts from its morning time. A todo with a due time but no
     /// reminder keeps none. The daemon keeps the lead time by itself when neither the old nor the
     /// new due is all-day, so then nothing is sent.
-    func followingReminder(_ o: EditOptions, newDue: Instant, current: Todo) throws(CLIFailure) -> FieldChange<Instant> {
+    func followingReminder(_ o: EditOptions, newDue: Instant, current: Todo) throws(CLIFailure) -> FieldChange<Instant>
+    {
         guard current.allDay || o.dueAllDay else { return .keep }
         guard let newAnchor = reminderAnchor(newDue, allDay: o.dueAllDay, zone: human.timeZone, o) else {
             throw .input("the reminder would fall after the year 9999")
@@ -549,10 +605,14 @@ struct Runner {
         case (nil, nil): return .set(newAnchor)
         case (nil, _?), (_?, nil): return .keep
         case (let oldDue?, let oldRemind?):
-            guard let oldAnchor = reminderAnchor(oldDue, allDay: current.allDay, zone: human.zone(named: current.zone), o),
-                  let moved = newAnchor.checkedAdding(usec: oldRemind.usec - oldAnchor.usec)
+            guard
+                let oldAnchor = reminderAnchor(
+                    oldDue, allDay: current.allDay, zone: human.zone(named: current.zone), o),
+                let moved = newAnchor.checkedAdding(usec: oldRemind.usec - oldAnchor.usec)
             else {
-                throw .input("moving the reminder with the due time would put it outside the years 0001 to 9999; give --remind as well")
+                throw .input(
+                    "moving the reminder with the due time would put it outside the years 0001 to 9999; give --remind as well"
+                )
             }
             return .set(moved)
         }
@@ -567,9 +627,13 @@ struct Runner {
         do { result = try answer(params) } catch {
             // The daemon changes all the ids or none: say so when one of several is refused.
             guard params.ids.count > 1, case .client(.refused(let rpc)) = error else { throw error }
-            throw .input(rpc.message + "; nothing was changed: none of the \(params.ids.count) todos was \(verb.lowercased())")
+            throw .input(
+                rpc.message + "; nothing was changed: none of the \(params.ids.count) todos was \(verb.lowercased())")
         }
-        if json { emit(result.json); return }
+        if json {
+            emit(result.json)
+            return
+        }
         var list = result.result
         if already == "done" {
             // A recurring todo moves on to its next occurrence and stays open.
@@ -580,12 +644,15 @@ struct Runner {
             if let only = reopened.first, reopened.count == 1 {
                 print("Reopened subtask \(only.id) for the next occurrence: \(Table.oneLine(only.title))")
             } else if !reopened.isEmpty {
-                print("Reopened \(reopened.count) subtasks for the next occurrence: \(reopened.map { String($0.id) }.joined(separator: ", ")).")
+                print(
+                    "Reopened \(reopened.count) subtasks for the next occurrence: \(reopened.map { String($0.id) }.joined(separator: ", "))."
+                )
             }
             list.removeAll { !$0.done && ($0.recurrence != nil || !advanced.isEmpty) }
             if list.isEmpty && !advanced.isEmpty { return }
         }
-        let unchanged = already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []
+        let unchanged =
+            already.map { state in list.filter { $0.done == (state == "done") && $0.updated < human.now } } ?? []
         let changed = list.count - unchanged.count
         if list.count == 1, let only = list.first {
             if let already, !unchanged.isEmpty {
@@ -594,8 +661,11 @@ struct Runner {
                 print("\(verb) \(only.id): \(Table.oneLine(only.title))")
             }
         } else if let already, !unchanged.isEmpty {
-            print(changed == 0 ? "All \(list.count) todos were already \(already)."
-                  : "\(verb) \(changed) \(changed == 1 ? "todo" : "todos"); \(unchanged.count) \(unchanged.count == 1 ? "was" : "were") already \(already).")
+            print(
+                changed == 0
+                    ? "All \(list.count) todos were already \(already)."
+                    : "\(verb) \(changed) \(changed == 1 ? "todo" : "todos"); \(unchanged.count) \(unchanged.count == 1 ? "was" : "were") already \(already)."
+            )
         } else {
             print("\(verb) \(list.count) todos.")
         }
@@ -617,7 +687,9 @@ struct Runner {
             target = page.todos.first.map { $0.id == id ? .position(page.total) : .after($0.id) } ?? .position(1)
         }
         let (raw, t) = try answer(TodoMoveParams(id: id, target: target))
-        if json { emit(raw) } else {
+        if json {
+            emit(raw)
+        } else {
             if let position = t.position {
                 print("Moved \(t.id) to position \(position).")
             } else {
@@ -630,8 +702,8 @@ struct Runner {
     func suggestingCategory(_ name: String?, _ body: () throws(CLIFailure) -> Void) throws(CLIFailure) {
         do { try body() } catch {
             guard let name, case .client(.refused(let rpc)) = error, rpc.code == RPCError.notFoundCode,
-                  let categories = try? call(CategoryListParams()),
-                  let hint = Suggestion.closest(to: name, in: categories.map(\.name))
+                let categories = try? call(CategoryListParams()),
+                let hint = Suggestion.closest(to: name, in: categories.map(\.name))
             else { throw error }
             throw .input(rpc.message + "; did you mean \(TimeExpression.quoted(hint))?")
         }
@@ -646,13 +718,16 @@ struct Runner {
                 try suggestingCategory(name) { () throws(CLIFailure) in try categoryChange(sub) }
             } catch {
                 // Name the option that does it.
-                guard !force, case .client(.refused(let rpc)) = error, rpc.code == RPCError.conflictCode else { throw error }
+                guard !force, case .client(.refused(let rpc)) = error, rpc.code == RPCError.conflictCode else {
+                    throw error
+                }
                 let count = ((try? call(CategoryListParams())) ?? [])
                     .first { $0.name.lowercased() == name.lowercased() }
                     .map { $0.open + $0.done }
                 let what = count.map { "still has \(Runner.count($0, "todo"))" } ?? "still has todos"
-                throw .input("category \(TimeExpression.quoted(name)) \(what); 'todoctl category rm \(Table.oneLine(name)) --force' deletes it "
-                             + "and leaves its todos without a category")
+                throw .input(
+                    "category \(TimeExpression.quoted(name)) \(what); 'todoctl category rm \(Table.oneLine(name)) --force' deletes it "
+                        + "and leaves its todos without a category")
             }
         default:
             try categoryChange(sub)
@@ -663,7 +738,10 @@ struct Runner {
         switch sub {
         case .list:
             let (raw, categories) = try answer(CategoryListParams())
-            if json { emit(raw); return }
+            if json {
+                emit(raw)
+                return
+            }
             print(categories.isEmpty ? ["No categories."] : human.categoryTable(categories))
             return
         case .add(let name):
@@ -674,13 +752,20 @@ struct Runner {
             if json { emit(raw) } else { print("Renamed category \(Table.oneLine(name)) to \(Table.oneLine(c.name)).") }
         case .remove(let name, let force):
             let (raw, c) = try answer(CategoryDeleteParams(name: name, force: force))
-            if json { emit(raw); return }
+            if json {
+                emit(raw)
+                return
+            }
             let unlinked = c.open + c.done
-            print("Deleted category \(Table.oneLine(c.name))."
-                  + (unlinked > 0 ? " \(unlinked) \(unlinked == 1 ? "todo is" : "todos are") now uncategorised." : ""))
+            print(
+                "Deleted category \(Table.oneLine(c.name))."
+                    + (unlinked > 0 ? " \(unlinked) \(unlinked == 1 ? "todo is" : "todos are") now uncategorised." : "")
+            )
         case .move(let name, let position):
             let (raw, c) = try answer(CategoryMoveParams(name: name, position: position))
-            if json { emit(raw) } else {
+            if json {
+                emit(raw)
+            } else {
                 print("Moved category \(Table.oneLine(c.name)) to position \(c.position).")
             }
         }
@@ -694,10 +779,16 @@ struct Runner {
     /// were left out; `--json` prints the daemon's answer to the limit as given.
     func reminders(since: Instant?, limit: Int?) throws(CLIFailure) {
         let shown = limit ?? Runner.defaultReminderLimit
-        var (raw, items) = try answer(ReminderListParams(since: since, limit: json ? limit : min(shown + 1, Runner.maxReminderLimit)))
-        if json { emit(raw); return }
+        var (raw, items) = try answer(
+            ReminderListParams(since: since, limit: json ? limit : min(shown + 1, Runner.maxReminderLimit)))
+        if json {
+            emit(raw)
+            return
+        }
         if items.isEmpty {
-            print("No reminders have fired" + (since.map { " since " + LocalTime($0, in: human.timeZone).text } ?? "") + ".")
+            print(
+                "No reminders have fired" + (since.map { " since " + LocalTime($0, in: human.timeZone).text } ?? "")
+                    + ".")
             return
         }
         // Oldest first: the extra one, if any, is the oldest.
@@ -710,27 +801,40 @@ struct Runner {
         print(human.reminderTable(reminders))
         if more {
             let hint = shown < Runner.maxReminderLimit ? " (--limit N shows up to \(Runner.maxReminderLimit))" : ""
-            print(human.paint("Showing the latest \(Runner.count(shown, "reminder")); older ones were left out\(hint).", HumanOutput.dim))
+            print(
+                human.paint(
+                    "Showing the latest \(Runner.count(shown, "reminder")); older ones were left out\(hint).",
+                    HumanOutput.dim))
         } else if shown == Runner.maxReminderLimit && items.count == shown {
-            print(human.paint("Showing the latest \(Runner.count(shown, "reminder")); there may be older ones (--since WHEN).", HumanOutput.dim))
+            print(
+                human.paint(
+                    "Showing the latest \(Runner.count(shown, "reminder")); there may be older ones (--since WHEN).",
+                    HumanOutput.dim))
         }
     }
 
     /// `undo` / `redo`: one line saying what was reverted or applied again.
     func undo(steps: Int, redo: Bool) throws(CLIFailure) {
         let (raw, result) = redo ? try answer(StoreRedoParams(steps: steps)) : try answer(StoreUndoParams(steps: steps))
-        if json { emit(raw); return }
+        if json {
+            emit(raw)
+            return
+        }
         let description = result.description
         print((redo ? "Redid: " : "Undid: ") + Table.oneLine(description))
         // Fewer changes than asked for: say so, so `redo 2` with one left is not taken for two.
         if case let done = result.changes.count, done < steps {
-            print("Only \(Runner.count(done, "change")) could be \(redo ? "redone" : "undone") of the \(steps) asked for: there was nothing more to \(redo ? "redo" : "undo").")
+            print(
+                "Only \(Runner.count(done, "change")) could be \(redo ? "redone" : "undone") of the \(steps) asked for: there was nothing more to \(redo ? "redo" : "undo")."
+            )
         }
         // A change todod-sync made (`sync NAME: ...`) came from another device: say so.
         if !redo, description.hasPrefix("sync "), let colon = description.firstIndex(of: ":") {
             let account = description[description.index(description.startIndex, offsetBy: 5)..<colon]
-            print(human.paint("That change came from the server of sync account \(Table.oneLine(String(account))) (another device's edit); "
-                              + "the next sync round sends the undo there too.", HumanOutput.dim))
+            print(
+                human.paint(
+                    "That change came from the server of sync account \(Table.oneLine(String(account))) (another device's edit); "
+                        + "the next sync round sends the undo there too.", HumanOutput.dim))
         }
     }
 
@@ -740,8 +844,14 @@ struct Runner {
     /// `undo --list`: the recent changes, newest first.
     func history(limit: Int?) throws(CLIFailure) {
         let (raw, entries) = try answer(StoreHistoryParams(limit: limit))
-        if json { emit(raw); return }
-        if entries.isEmpty { print("No changes in the log."); return }
+        if json {
+            emit(raw)
+            return
+        }
+        if entries.isEmpty {
+            print("No changes in the log.")
+            return
+        }
         print(human.historyTable(entries))
     }
 
@@ -757,9 +867,12 @@ struct Runner {
             do {
                 try transport.watch(WatchParams(since: since)) { event in
                     if let seq = WatchEvent(params: event).seq { since = max(since ?? seq, seq) }
-                    if json { emit(event); return true }
+                    if json {
+                        emit(event)
+                        return true
+                    }
                     var seen = human
-                    seen.now = clock()  // "in 3m" and "overdue" as of this event, not of the start
+                    seen.now = clock() // "in 3m" and "overdue" as of this event, not of the start
                     print(seen.event(event))
                     return true
                 }
@@ -773,7 +886,11 @@ struct Runner {
             guard reconnect, let connect else {
                 throw .gone("todod at \(socket) went away (\(lost)); 'watch --reconnect' waits for it to come back")
             }
-            if !json { print(human.paint("todod went away (\(Table.oneLine(lost))); waiting for it to come back", HumanOutput.dim)) }
+            if !json {
+                print(
+                    human.paint(
+                        "todod went away (\(Table.oneLine(lost))); waiting for it to come back", HumanOutput.dim))
+            }
             var delay: UInt32 = 100_000
             while true {
                 usleep(delay)

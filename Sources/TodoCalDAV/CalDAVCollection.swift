@@ -23,8 +23,12 @@ package final class CalDAVCollection: CalendarCollection {
     /// The collection at `url`, authenticating as `user` with `password` (HTTP Basic) when given,
     /// to `origin` alone (the account's URL; nil: the collection's own). A URL that is not
     /// absolute http(s) makes every request fail with `.network`.
-    package convenience init(url: String, user: String?, password: String?, origin: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts()) {
-        self.init(url: url, client: HTTPClient(user: user, password: password, origin: origin ?? url, timeouts: timeouts))
+    package convenience init(
+        url: String, user: String?, password: String?, origin: String? = nil,
+        timeouts: CalDAVTimeouts = CalDAVTimeouts()
+    ) {
+        self.init(
+            url: url, client: HTTPClient(user: user, password: password, origin: origin ?? url, timeouts: timeouts))
     }
 
     init(url: String, client: HTTPClient) {
@@ -44,14 +48,18 @@ package final class CalDAVCollection: CalendarCollection {
     package var connectionCount: Int { client.connectionCount }
 
     private func collectionURL() throws(CalDAVError) -> HTTPURL {
-        guard let base else { throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))") }
+        guard let base else {
+            throw .network("not an http(s) URL without user information: \(HTTPClient.redacted(url))")
+        }
         return base
     }
 
     private func resourceURL(_ href: String) throws(CalDAVError) -> HTTPURL {
         let base = try collectionURL()
         guard let target = base.resolving(href) else { throw .malformed("bad href \(href)") }
-        guard base.sameOrigin(target) else { throw .malformed("the server named \(href), on another host than the calendar's") }
+        guard base.sameOrigin(target) else {
+            throw .malformed("the server named \(href), on another host than the calendar's")
+        }
         return target
     }
 
@@ -62,24 +70,26 @@ package final class CalDAVCollection: CalendarCollection {
     package func changes(since token: String?) throws(CalDAVError) -> CollectionDelta {
         let target = try collectionURL()
         let selfPath = comparablePath(target.path, base: target)
-        var order: [String] = []  // hrefs in the order first seen
-        var latest: [String: RemoteVersion?] = [:]  // href -> version, or nil when removed
+        var order: [String] = [] // hrefs in the order first seen
+        var latest: [String: RemoteVersion?] = [:] // href -> version, or nil when removed
         var current = token
         let limit = maxMembers
-        for _ in 0..<maxPages {  // a server that truncates forever must not keep us here
+        for _ in 0..<maxPages { // a server that truncates forever must not keep us here
             let body = """
                 <?xml version="1.0" encoding="utf-8"?>
                 <d:sync-collection xmlns:d="DAV:"><d:sync-token>\((current ?? "").xmlEscaped)</d:sync-token>\
                 <d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>
                 """
             var truncated = false
-            let (response, token) = try client.streamMultistatus("REPORT", target, depth: "0", body: body, textLimit: Self.listingTextLimit) {
+            let (response, token) = try client.streamMultistatus(
+                "REPORT", target, depth: "0", body: body, textLimit: Self.listingTextLimit
+            ) {
                 (item) throws(CalDAVError) -> Bool in
                 if comparablePath(item.href, base: target) == selfPath {
                     if item.status == 507 { truncated = true }
                     return true
                 }
-                if item.href.hasSuffix("/") { return true }  // a sub-collection, not a calendar object
+                if item.href.hasSuffix("/") { return true } // a sub-collection, not a calendar object
                 guard self.isMember(item.href, of: target) else { return true }
                 // Removed: a 404 status on the response (RFC 6578 §3.5.2). A response with neither
                 // status nor properties says nothing, and must not delete anything; a member whose
@@ -90,10 +100,13 @@ package final class CalDAVCollection: CalendarCollection {
                 } else if item.propstats.isEmpty {
                     return true
                 } else {
-                    version = RemoteVersion(href: item.href, etag: item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? "")
+                    version = RemoteVersion(
+                        href: item.href, etag: item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? "")
                 }
                 if latest[item.href] == nil {
-                    guard order.count < limit else { throw .malformed("the server lists more than \(limit) members in the calendar") }
+                    guard order.count < limit else {
+                        throw .malformed("the server lists more than \(limit) members in the calendar")
+                    }
                     order.append(item.href)
                 }
                 latest[item.href] = .some(version)
@@ -128,7 +141,9 @@ package final class CalDAVCollection: CalendarCollection {
         if [403, 409, 412].contains(response.status) && conditions.contains("valid-sync-token") { return .tokenInvalid }
         if response.status == 400 && hadToken { return .tokenInvalid }
         if [403, 405, 501].contains(response.status) { return .unsupported("sync-collection") }
-        if response.status == 400 && (conditions.contains("supported-report") || conditions.contains("supported-report-set")) {
+        if response.status == 400
+            && (conditions.contains("supported-report") || conditions.contains("supported-report-set"))
+        {
             return .unsupported("sync-collection")
         }
         return DAVStatus.error(response)
@@ -144,12 +159,18 @@ package final class CalDAVCollection: CalendarCollection {
         let selfPath = comparablePath(target.path, base: target)
         var result: [RemoteVersion] = []
         let limit = maxMembers
-        let (response, _) = try client.streamMultistatus("REPORT", target, depth: "1", body: body, textLimit: Self.listingTextLimit) {
+        let (response, _) = try client.streamMultistatus(
+            "REPORT", target, depth: "1", body: body, textLimit: Self.listingTextLimit
+        ) {
             (item) throws(CalDAVError) -> Bool in
             guard item.status.map({ (200..<300).contains($0) }) ?? true,
-                  !item.href.hasSuffix("/"), comparablePath(item.href, base: target) != selfPath, self.isMember(item.href, of: target),
-                  let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText else { return true }
-            guard result.count < limit else { throw .malformed("the server lists more than \(limit) members in the calendar") }
+                !item.href.hasSuffix("/"), comparablePath(item.href, base: target) != selfPath,
+                self.isMember(item.href, of: target),
+                let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText
+            else { return true }
+            guard result.count < limit else {
+                throw .malformed("the server lists more than \(limit) members in the calendar")
+            }
             result.append(RemoteVersion(href: item.href, etag: etag))
             return true
         }
@@ -175,12 +196,17 @@ package final class CalDAVCollection: CalendarCollection {
             // Only what was asked for: a server answering with more is not followed into memory.
             let asked = Set(batch)
             var answered = 0
-            let (response, _) = try client.streamMultistatus("REPORT", target, depth: "1", body: body, textLimit: maxResourceBytes) {
+            let (response, _) = try client.streamMultistatus(
+                "REPORT", target, depth: "1", body: body, textLimit: maxResourceBytes
+            ) {
                 (item) throws(CalDAVError) -> Bool in
                 guard item.status.map({ (200..<300).contains($0) }) ?? true, self.isMember(item.href, of: target),
-                      let data = item.property(XMLNamespace.caldav, "calendar-data") else { return true }
+                    let data = item.property(XMLNamespace.caldav, "calendar-data")
+                else { return true }
                 answered += 1
-                guard answered <= 2 * asked.count + 10 else { throw .malformed("the server answered a calendar-multiget with more than was asked") }
+                guard answered <= 2 * asked.count + 10 else {
+                    throw .malformed("the server answered a calendar-multiget with more than was asked")
+                }
                 let etag = item.property(XMLNamespace.dav, "getetag")?.trimmedText ?? ""
                 if data.truncated {
                     result.append(RemoteObject(href: item.href, etag: etag, data: [], tooLarge: true))
@@ -228,7 +254,8 @@ package final class CalDAVCollection: CalendarCollection {
     }
 
     package func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? {
-        let response = try client.send("PUT", try resourceURL(href), headers: Self.putHeaders(["If-Match": etag]), body: data)
+        let response = try client.send(
+            "PUT", try resourceURL(href), headers: Self.putHeaders(["If-Match": etag]), body: data)
         guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
         return Self.strongETag(response)
     }

@@ -51,21 +51,28 @@ package struct CalDAVAccount: Sendable {
         // the well-known URL; a wrong password or an unreachable server stops here.
         let first: [DAVResponse]
         do {
-            first = try propfind(client, start, depth: "0", Self.collectionProperties
-                + "<d:current-user-principal/><c:calendar-home-set/>")
+            first = try propfind(
+                client, start, depth: "0",
+                Self.collectionProperties
+                    + "<d:current-user-principal/><c:calendar-home-set/>")
         } catch {
             switch error {
             case .notFound, .http, .malformed: first = []
             default: throw error
             }
         }
-        if let me = first.first(where: { comparablePath($0.href, base: start) == comparablePath(start.path, base: start) }) ?? first.first {
+        if let me = first.first(where: {
+            comparablePath($0.href, base: start) == comparablePath(start.path, base: start)
+        }) ?? first.first {
             if let info = Self.calendar(me, base: start) { return [info] }
-            if let home = Self.firstHref(me.property(XMLNamespace.caldav, "calendar-home-set")), let homeURL = start.resolving(home) {
+            if let home = Self.firstHref(me.property(XMLNamespace.caldav, "calendar-home-set")),
+                let homeURL = start.resolving(home)
+            {
                 return try calendars(in: homeURL, client)
             }
             if let principal = Self.firstHref(me.property(XMLNamespace.dav, "current-user-principal")),
-               let principalURL = start.resolving(principal) {
+                let principalURL = start.resolving(principal)
+            {
                 return try calendars(ofPrincipal: principalURL, client)
             }
         }
@@ -73,14 +80,17 @@ package struct CalDAVAccount: Sendable {
         var context = start
         context.path = "/.well-known/caldav"
         for _ in 0..<5 {
-            let answer = try client.dav("PROPFIND", context, depth: "0", body: Self.propfindBody("<d:current-user-principal/>"))
+            let answer = try client.dav(
+                "PROPFIND", context, depth: "0", body: Self.propfindBody("<d:current-user-principal/>"))
             if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("Location"),
-               let next = context.resolving(location) {
+                let next = context.resolving(location)
+            {
                 guard next.scheme == start.scheme || next.scheme == "https" else { break }
                 // Credentials go to the account's origin alone: a redirect elsewhere is said, not followed.
                 guard start.sameOrigin(next) else {
-                    throw .network("\(start.origin) redirects discovery to \(next.origin); the password goes only to the account's own host: "
-                                   + "if that server is the account's, add the account with --url \(next.string)")
+                    throw .network(
+                        "\(start.origin) redirects discovery to \(next.origin); the password goes only to the account's own host: "
+                            + "if that server is the account's, add the account with --url \(next.string)")
                 }
                 context = next
                 continue
@@ -88,13 +98,17 @@ package struct CalDAVAccount: Sendable {
             if answer.status == 401 { throw .unauthorized }
             guard answer.status == 207 else { break }
             let status = try Multistatus(answer.body)
-            if let principal = status.responses.lazy.compactMap({ Self.firstHref($0.property(XMLNamespace.dav, "current-user-principal")) }).first,
-               let principalURL = context.resolving(principal) {
+            if let principal = status.responses.lazy.compactMap({
+                Self.firstHref($0.property(XMLNamespace.dav, "current-user-principal"))
+            }).first,
+                let principalURL = context.resolving(principal)
+            {
                 return try calendars(ofPrincipal: principalURL, client)
             }
             break
         }
-        throw .unsupported("CalDAV discovery (no calendar, calendar-home-set or current-user-principal at \(start.string))")
+        throw .unsupported(
+            "CalDAV discovery (no calendar, calendar-home-set or current-user-principal at \(start.string))")
     }
 
     /// A collection at `url` with this account's credentials.
@@ -135,9 +149,11 @@ package struct CalDAVAccount: Sendable {
         let response = try client.dav("PROPPATCH", target, depth: nil, body: body)
         guard (200..<300).contains(response.status) else { throw DAVStatus.error(response) }
         // A 207 whose propstat refuses the property.
+        func refused(_ status: Int) -> Bool { !(200..<300).contains(status) }
         if response.status == 207, let status = try? Multistatus(response.body),
-           let failed = status.responses.first(where: { r in r.propstats.contains { !(200..<300).contains($0.status) } }) {
-            let code = failed.propstats.first { !(200..<300).contains($0.status) }?.status ?? 500
+            let failed = status.responses.first(where: { r in r.propstats.contains { refused($0.status) } })
+        {
+            let code = failed.propstats.first { refused($0.status) }?.status ?? 500
             throw .http(status: code, "the server did not rename the calendar")
         }
     }
@@ -165,7 +181,8 @@ package struct CalDAVAccount: Sendable {
         func href(_ target: HTTPURL, _ namespace: String, _ name: String) -> HTTPURL? {
             let property = namespace == XMLNamespace.dav ? "<d:\(name)/>" : "<c:\(name)/>"
             guard let answer = try? propfind(client, target, depth: "0", property),
-                  let found = answer.lazy.compactMap({ Self.firstHref($0.property(namespace, name)) }).first else { return nil }
+                let found = answer.lazy.compactMap({ Self.firstHref($0.property(namespace, name)) }).first
+            else { return nil }
             return target.resolving(found)
         }
         var principal = href(start, XMLNamespace.dav, "current-user-principal")
@@ -174,21 +191,29 @@ package struct CalDAVAccount: Sendable {
             var context = start
             context.path = "/.well-known/caldav"
             for _ in 0..<5 {
-                guard let answer = try? client.dav("PROPFIND", context, depth: "0", body: Self.propfindBody("<d:current-user-principal/>")) else { break }
+                guard
+                    let answer = try? client.dav(
+                        "PROPFIND", context, depth: "0", body: Self.propfindBody("<d:current-user-principal/>"))
+                else { break }
                 if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.header("Location"),
-                   let next = context.resolving(location), start.sameOrigin(next) {
+                    let next = context.resolving(location), start.sameOrigin(next)
+                {
                     context = next
                     continue
                 }
                 if answer.status == 207, let status = try? Multistatus(answer.body),
-                   let found = status.responses.lazy.compactMap({ Self.firstHref($0.property(XMLNamespace.dav, "current-user-principal")) }).first {
+                    let found = status.responses.lazy.compactMap({
+                        Self.firstHref($0.property(XMLNamespace.dav, "current-user-principal"))
+                    }).first
+                {
                     principal = context.resolving(found)
                 }
                 break
             }
         }
         guard let principal, let inbox = href(principal, XMLNamespace.caldav, "schedule-inbox-URL"),
-              let calendar = href(inbox, XMLNamespace.caldav, "schedule-default-calendar-URL") else { return nil }
+            let calendar = href(inbox, XMLNamespace.caldav, "schedule-default-calendar-URL")
+        else { return nil }
         return calendar.string
     }
 
@@ -196,8 +221,11 @@ package struct CalDAVAccount: Sendable {
 
     private func calendars(ofPrincipal principal: HTTPURL, _ client: HTTPClient) throws(CalDAVError) -> [CalendarInfo] {
         let answer = try propfind(client, principal, depth: "0", "<c:calendar-home-set/>")
-        guard let home = answer.lazy.compactMap({ Self.firstHref($0.property(XMLNamespace.caldav, "calendar-home-set")) }).first,
-              let homeURL = principal.resolving(home) else {
+        guard
+            let home = answer.lazy.compactMap({ Self.firstHref($0.property(XMLNamespace.caldav, "calendar-home-set")) })
+                .first,
+            let homeURL = principal.resolving(home)
+        else {
             throw .unsupported("CalDAV (the principal \(principal.path) has no calendar-home-set)")
         }
         return try calendars(in: homeURL, client)
@@ -207,7 +235,9 @@ package struct CalDAVAccount: Sendable {
         try propfind(client, home, depth: "1", Self.collectionProperties).compactMap { Self.calendar($0, base: home) }
     }
 
-    private func propfind(_ client: HTTPClient, _ target: HTTPURL, depth: String, _ properties: String) throws(CalDAVError) -> [DAVResponse] {
+    private func propfind(_ client: HTTPClient, _ target: HTTPURL, depth: String, _ properties: String)
+        throws(CalDAVError) -> [DAVResponse]
+    {
         let answer = try client.dav("PROPFIND", target, depth: depth, body: Self.propfindBody(properties))
         guard answer.status == 207 else { throw DAVStatus.error(answer) }
         return try Multistatus(answer.body).responses
@@ -223,8 +253,9 @@ package struct CalDAVAccount: Sendable {
     /// The calendar a PROPFIND response describes, or nil when it is no calendar collection.
     private static func calendar(_ response: DAVResponse, base: HTTPURL) -> CalendarInfo? {
         guard let types = response.property(XMLNamespace.dav, "resourcetype"),
-              types.child(XMLNamespace.caldav, "calendar") != nil,
-              let url = base.resolving(response.href) else { return nil }
+            types.child(XMLNamespace.caldav, "calendar") != nil,
+            let url = base.resolving(response.href)
+        else { return nil }
         var name = response.property(XMLNamespace.dav, "displayname")?.trimmedText ?? ""
         if name.isEmpty {
             name = url.pathOnly.split(separator: "/").last.map(String.init) ?? url.pathOnly
@@ -232,9 +263,11 @@ package struct CalDAVAccount: Sendable {
         var holdsTodos = true
         if let set = response.property(XMLNamespace.caldav, "supported-calendar-component-set") {
             let components = set.children(XMLNamespace.caldav, "comp")
-            holdsTodos = components.isEmpty || components.contains { comp in
-                comp.attributes["name"]?.uppercased() == "VTODO"
-            }
+            holdsTodos =
+                components.isEmpty
+                || components.contains { comp in
+                    comp.attributes["name"]?.uppercased() == "VTODO"
+                }
         }
         let syncToken = response.property(XMLNamespace.dav, "sync-token").map { !$0.trimmedText.isEmpty } ?? false
         return CalendarInfo(url: url.string, displayName: name, holdsTodos: holdsTodos, supportsSyncToken: syncToken)

@@ -1,11 +1,12 @@
+import CCurl
+import TodoPosix
+
 // The HTTP client of the CalDAV code: the only file that touches libcurl (CCurl). One easy handle
 // per client, so one kept-alive connection serves a whole sync round; TLS always verified; plain
 // http only to loopback hosts; curl's failures mapped to CalDAVError with the host named.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import CCurl
-import TodoPosix
 
 /// How long a request may take to connect and how long it may stall.
 package struct CalDAVTimeouts: Sendable, Equatable {
@@ -26,10 +27,10 @@ package struct CalDAVTimeouts: Sendable, Equatable {
 /// An absolute http(s) URL taken apart as far as requests need: the one URL parser of the
 /// product (todod-sync's calendar choice uses it too).
 package struct HTTPURL: Equatable {
-    var scheme: String  // "http" or "https", lowercased
-    var authority: String  // host[:port] as written
-    var host: String  // without brackets and port, lowercased
-    package var path: String  // from the first "/" (path and query); "/" when empty
+    var scheme: String // "http" or "https", lowercased
+    var authority: String // host[:port] as written
+    var host: String // without brackets and port, lowercased
+    package var path: String // from the first "/" (path and query); "/" when empty
 
     /// Parses `text`; nil for anything that is not an absolute http(s) URL. User information in
     /// the URL (`user:password@`) is refused: credentials travel only in the Authorization header.
@@ -43,7 +44,8 @@ package struct HTTPURL: Equatable {
         let end = afterSlashes.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterSlashes.endIndex
         let authority = String(afterSlashes[..<end])
         guard !authority.isEmpty, !authority.contains("@"),
-              !authority.contains(where: { $0 == " " || $0.asciiValue.map { $0 < 0x20 } ?? false }) else { return nil }
+            !authority.contains(where: { $0 == " " || $0.asciiValue.map { $0 < 0x20 } ?? false })
+        else { return nil }
         var host = authority
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return nil }
@@ -188,7 +190,9 @@ private let writeBody: todod_curl_data_fn = { data, size, count, context in
         return 0
     }
     if let data, n > 0 {
-        data.withMemoryRebound(to: UInt8.self, capacity: n) { transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+        data.withMemoryRebound(to: UInt8.self, capacity: n) {
+            transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
+        }
     }
     return n
 }
@@ -216,7 +220,9 @@ private let writeHeader: todod_curl_data_fn = { data, size, count, context in
 extension Substring {
     fileprivate func trimmingASCIISpaces() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }
@@ -253,7 +259,9 @@ final class HTTPClient {
 
     /// Sends one request to the absolute URL `url` and returns the answer, whatever its status.
     /// Redirects are not followed. Throws only when no complete answer arrived.
-    func send(_ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil) throws(CalDAVError) -> HTTPResponse {
+    func send(_ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil)
+        throws(CalDAVError) -> HTTPResponse
+    {
         guard let target = HTTPURL(url) else {
             throw .network("not an http(s) URL without user information: \(Self.redacted(url))")
         }
@@ -263,19 +271,26 @@ final class HTTPClient {
     /// Sends one request; with `sink`, a 2xx answer's body goes to it as it arrives (and the
     /// answer returned has none), so a large answer is never held whole. `sink` returning false
     /// ends the transfer: the answer is returned as it stands (the sink knows why it stopped).
-    func send(_ method: String, _ target: HTTPURL, headers: [String: String] = [:], body: [UInt8]? = nil,
-              sink: ((UnsafeRawBufferPointer) -> Bool)? = nil) throws(CalDAVError) -> HTTPResponse {
+    func send(
+        _ method: String, _ target: HTTPURL, headers: [String: String] = [:], body: [UInt8]? = nil,
+        sink: ((UnsafeRawBufferPointer) -> Bool)? = nil
+    ) throws(CalDAVError) -> HTTPResponse {
         guard target.scheme == "https" || target.isLoopback else {
-            throw .network("refusing plain http:// to \(target.host): use https:// (plain http is only for loopback addresses)")
+            throw .network(
+                "refusing plain http:// to \(target.host): use https:// (plain http is only for loopback addresses)")
         }
         if user != nil || password != nil {
             guard let origin, origin.sameOrigin(target) else {
-                throw .network("refusing to send the account's credentials to \(target.origin + target.pathOnly): the server named another host than "
-                               + "\(origin?.origin ?? "the account's"); if that server is the account's, give its URL to sync add")
+                throw .network(
+                    "refusing to send the account's credentials to \(target.origin + target.pathOnly): the server named another host than "
+                        + "\(origin?.origin ?? "the account's"); if that server is the account's, give its URL to sync add"
+                )
             }
         }
         for (name, value) in headers where !HTTPClient.isHeaderSafe(name) || !HTTPClient.isHeaderSafe(value) {
-            throw .malformed("refusing to send a \(HTTPClient.isHeaderSafe(name) ? name : "header") with a control character (from the server's answer)")
+            throw .malformed(
+                "refusing to send a \(HTTPClient.isHeaderSafe(name) ? name : "header") with a control character (from the server's answer)"
+            )
         }
         guard let handle else { throw .network("libcurl could not be initialised") }
         curl_easy_reset(handle)
@@ -286,7 +301,7 @@ final class HTTPClient {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         defer { curl_slist_free_all(list) }
         for (name, value) in headers { list = curl_slist_append(list, "\(name): \(value)") }
-        list = curl_slist_append(list, "Expect:")  // no 100-continue round trip before a body
+        list = curl_slist_append(list, "Expect:") // no 100-continue round trip before a body
 
         _ = todod_curl_set_string(handle, CURLOPT_URL, target.string)
         _ = todod_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method)
@@ -326,7 +341,8 @@ final class HTTPClient {
         let code: CURLcode = payload.withUnsafeBytes { bytes in
             if let body {
                 _ = todod_curl_set_size(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-                _ = todod_curl_set_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                _ = todod_curl_set_pointer(
+                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             }
             return curl_easy_perform(handle)
         }
@@ -335,9 +351,13 @@ final class HTTPClient {
         _ = todod_curl_get_long(handle, CURLINFO_NUM_CONNECTS, &connects)
         connectionCount += connects
         if code != CURLE_OK {
-            if transfer.sinkStopped { return HTTPResponse(status: transfer.status, headers: transfer.headers, body: []) }
+            if transfer.sinkStopped {
+                return HTTPResponse(status: transfer.status, headers: transfer.headers, body: [])
+            }
             if transfer.stalled { throw .timeout }
-            if transfer.tooLarge { throw .malformed("the answer of \(target.host) is larger than \(responseLimit >> 20) MiB") }
+            if transfer.tooLarge {
+                throw .malformed("the answer of \(target.host) is larger than \(responseLimit >> 20) MiB")
+            }
             throw error(code, target, handle)
         }
         var status = 0
@@ -389,7 +409,9 @@ final class HTTPClient {
 
     /// `url` with any user information replaced, for error messages.
     static func redacted(_ url: String) -> String {
-        guard let schemeEnd = url.firstRange(of: "://") else { return url.contains("@") ? "(a URL with credentials)" : url }
+        guard let schemeEnd = url.firstRange(of: "://") else {
+            return url.contains("@") ? "(a URL with credentials)" : url
+        }
         let rest = url[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }

@@ -62,8 +62,10 @@ extension HTTPClient {
     /// the multistatus goes to `onResponse` (false: stop reading) and only one `DAV:response` is
     /// held at a time, each text of it at most `textLimit` bytes (longer: `truncated`). Returns
     /// the answer (its body empty when it was a 2xx) and the multistatus's sync token.
-    func streamMultistatus(_ method: String, _ url: HTTPURL, depth: String, body: String, textLimit: Int,
-                           onResponse: @escaping (DAVResponse) throws(CalDAVError) -> Bool) throws(CalDAVError) -> (response: HTTPResponse, token: String?) {
+    func streamMultistatus(
+        _ method: String, _ url: HTTPURL, depth: String, body: String, textLimit: Int,
+        onResponse: @escaping (DAVResponse) throws(CalDAVError) -> Bool
+    ) throws(CalDAVError) -> (response: HTTPResponse, token: String?) {
         var token: String?
         var failure: CalDAVError?
         var checkedRoot = false
@@ -109,8 +111,10 @@ extension HTTPClient {
     }
 
     /// Sends `method` with an XML `body` (and a `Depth` header when given).
-    func dav(_ method: String, _ url: HTTPURL, depth: String?, body: String, headers: [String: String] = [:],
-             sink: ((UnsafeRawBufferPointer) -> Bool)? = nil) throws(CalDAVError) -> HTTPResponse {
+    func dav(
+        _ method: String, _ url: HTTPURL, depth: String?, body: String, headers: [String: String] = [:],
+        sink: ((UnsafeRawBufferPointer) -> Bool)? = nil
+    ) throws(CalDAVError) -> HTTPResponse {
         var all = headers
         all["Content-Type"] = "application/xml; charset=utf-8"
         if let depth { all["Depth"] = depth }
@@ -139,8 +143,9 @@ enum DAVStatus {
     /// The local names of the conditions in a `DAV:error` body ([] when the body is not one).
     static func preconditions(_ response: HTTPResponse) -> [String] {
         guard response.header("Content-Type")?.lowercased().contains("xml") ?? true,
-              !response.body.isEmpty,
-              let root = try? XMLDocument.parse(response.body), root.is(XMLNamespace.dav, "error") else { return [] }
+            !response.body.isEmpty,
+            let root = try? XMLDocument.parse(response.body), root.is(XMLNamespace.dav, "error")
+        else { return [] }
         return root.children.map(\.name)
     }
 
@@ -170,7 +175,8 @@ func percentEncodedPathSegment(_ name: String) -> String {
     for byte in name.utf8 {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
             out.append(Character(Unicode.Scalar(byte)))
         default:
             out.append("%")
@@ -189,7 +195,8 @@ func comparablePath(_ href: String, base: HTTPURL) -> String {
     var utf8 = Array(path.utf8)[...]
     while let byte = utf8.popFirst() {
         if byte == UInt8(ascii: "%"), utf8.count >= 2,
-           let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+            let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+        {
             bytes.append(value)
             utf8 = utf8.dropFirst(2)
         } else {

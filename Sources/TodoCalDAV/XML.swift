@@ -30,7 +30,8 @@ struct XMLElement: Equatable {
         let scalars = text.unicodeScalars
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
-              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(scalars[first...last])
     }
 }
@@ -79,21 +80,26 @@ final class XMLStream {
         self.depth = depth
         self.textLimit = textLimit
         self.onElement = onElement
-        handler.initialized = 0xDEEDBEAF  // XML_SAX2_MAGIC
+        handler.initialized = 0xDEED_BEAF // XML_SAX2_MAGIC
         handler.startElementNs = { ctx, name, _, uri, _, _, count, _, attributes in
             XMLStream.of(ctx).start(name, uri, count, attributes)
         }
         handler.endElementNs = { ctx, _, _, _ in XMLStream.of(ctx).end() }
         handler.characters = { ctx, text, length in XMLStream.of(ctx).text(text, length) }
         handler.cdataBlock = { ctx, text, length in XMLStream.of(ctx).text(text, length) }
-        handler.internalSubset = { ctx, _, _, _ in XMLStream.of(ctx).fail("XML with a document type declaration is not accepted") }
+        handler.internalSubset = { ctx, _, _, _ in
+            XMLStream.of(ctx).fail("XML with a document type declaration is not accepted")
+        }
         handler.serror = { ctx, error in
             guard let error, let message = error.pointee.message else { return }
-            XMLStream.of(ctx).fail("XML error on line \(error.pointee.line): " + String(cString: message).trimmingTrailingNewlines())
+            XMLStream.of(ctx).fail(
+                "XML error on line \(error.pointee.line): " + String(cString: message).trimmingTrailingNewlines())
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
         context = xmlCreatePushParserCtxt(&handler, me, nil, 0, "answer.xml")
-        let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_HUGE.rawValue
+        let options =
+            XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_HUGE.rawValue
         if let context { _ = xmlCtxtUseOptions(context, Int32(options)) }
     }
 
@@ -116,7 +122,9 @@ final class XMLStream {
         while !rest.isEmpty, !stopped {
             let part = rest.prefix(1 << 20)
             rest = rest.dropFirst(part.count)
-            _ = UnsafeRawBufferPointer(rebasing: part).withMemoryRebound(to: CChar.self) { xmlParseChunk(context, $0.baseAddress, Int32($0.count), 0) }
+            _ = UnsafeRawBufferPointer(rebasing: part).withMemoryRebound(to: CChar.self) {
+                xmlParseChunk(context, $0.baseAddress, Int32($0.count), 0)
+            }
         }
         if let error { throw .malformed(error) }
     }
@@ -141,20 +149,25 @@ final class XMLStream {
         if let context { xmlStopParser(context) }
     }
 
-    private func start(_ name: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?, _ count: Int32,
-                       _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    private func start(
+        _ name: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?, _ count: Int32,
+        _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
         guard !stopped else { return }
         level += 1
         afterCR = false
-        let namespace = Self.string(uri), local = Self.string(name)
+        let namespace = Self.string(uri)
+        let local = Self.string(name)
         if level == 1 { root = (namespace, local) }
         guard level >= depth else { return }
         var element = XMLElement(namespace: namespace, name: local, text: "", children: [])
         if let attributes, count > 0 {
             for i in 0..<Int(count) {
                 // localname, prefix, URI, value, end of value
-                guard let key = attributes[5 * i], let value = attributes[5 * i + 3], let end = attributes[5 * i + 4] else { continue }
-                element.attributes[String(cString: key)] = String(decoding: UnsafeBufferPointer(start: value, count: end - value), as: UTF8.self)
+                guard let key = attributes[5 * i], let value = attributes[5 * i + 3], let end = attributes[5 * i + 4]
+                else { continue }
+                element.attributes[String(cString: key)] = String(
+                    decoding: UnsafeBufferPointer(start: value, count: end - value), as: UTF8.self)
             }
         }
         stack.append(element)

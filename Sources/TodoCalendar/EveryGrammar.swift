@@ -14,7 +14,10 @@ package enum EveryUntil: Sendable, Equatable {
 package struct EveryRule: Sendable, Equatable {
     package var rule: String
     package var fromCompletion: Bool
-    package init(rule: String, fromCompletion: Bool) { self.rule = rule; self.fromCompletion = fromCompletion }
+    package init(rule: String, fromCompletion: Bool) {
+        self.rule = rule
+        self.fromCompletion = fromCompletion
+    }
     /// The todo's `recurrence` field.
     package var recurrence: TodoRecurrence { TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due) }
 }
@@ -26,7 +29,8 @@ package struct EveryRule: Sendable, Equatable {
 /// months (`BYMONTHDAY=28,29,30,31;BYSETPOS=-1`, which other CalDAV clients read the same way).
 package enum EveryGrammar {
     /// The accepted forms, for error messages.
-    package static let forms = "day, weekday, week, 2 weeks, month, year, mon,thu, month on the last friday, month on the 15th, "
+    package static let forms =
+        "day, weekday, week, 2 weeks, month, year, mon,thu, month on the last friday, month on the 15th, "
         + "each optionally followed by \"after done\", \"until WHEN\" or \"for N times\"; 毎日, 平日, 毎週水曜, 隔週金曜, 毎月25日, "
         + "毎月最終金曜, 毎年12月24日 (完了後, 10回, 12月31日まで); or an RRULE such as FREQ=MONTHLY;BYDAY=-1FR"
 
@@ -34,13 +38,16 @@ package enum EveryGrammar {
     /// known: `month` from the 29th–31st and `year` from 29 February keep to the month's end.
     /// `zone` ends a date-only ` until` at the end of that local day; `until` reads the WHEN text
     /// (the caller's WHEN grammar) and may throw its own error.
-    package static func parse(_ text: String, anchor: Int64? = nil, zone: ZoneInfo,
-                             until resolve: (String) throws -> EveryUntil) throws -> EveryRule {
+    package static func parse(
+        _ text: String, anchor: Int64? = nil, zone: ZoneInfo,
+        until resolve: (String) throws -> EveryUntil
+    ) throws -> EveryRule {
         func bad(_ why: String) -> RecurrenceError {
             RecurrenceError("bad recurrence \"\(text)\": \(why); use \(forms)")
         }
         // Japanese (`毎週水曜`, `毎月最終金曜 完了後`) is read as the English rule it means.
-        var words = (JapaneseEvery.english(text) ?? text).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        var words = (JapaneseEvery.english(text) ?? text).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(
+            String.init)
         func lower(_ i: Int) -> String { words[i].lowercased() }
         if words.first?.lowercased() == "every" { words.removeFirst() }
         var fromCompletion = false
@@ -76,7 +83,9 @@ package enum EveryGrammar {
         let base = words.joined(separator: " ")
         if base.contains("=") {
             do { rule = try RecurrenceRule(parsing: base) } catch { throw bad(error.message) }
-            if count != nil && (rule.count != nil || rule.until != nil) || untilText != nil && (rule.count != nil || rule.until != nil) {
+            if count != nil && (rule.count != nil || rule.until != nil)
+                || untilText != nil && (rule.count != nil || rule.until != nil)
+            {
                 throw bad("the RRULE already has COUNT or UNTIL")
             }
         } else {
@@ -87,7 +96,9 @@ package enum EveryGrammar {
             switch try resolve(untilText) {
             case .instant(let t): rule.until = .instant(Instant(seconds: t.seconds))
             case .day(let days):
-                guard let next = LocalTime.instant(days: days + 1, secondOfDay: 0, in: zone) else { throw bad("\"\(untilText)\" is out of range") }
+                guard let next = LocalTime.instant(days: days + 1, secondOfDay: 0, in: zone) else {
+                    throw bad("\"\(untilText)\" is out of range")
+                }
                 rule.until = .instant(Instant(seconds: next.seconds - 1))
             }
         }
@@ -100,7 +111,9 @@ package enum EveryGrammar {
         var w = words[...]
         var interval = 1
         if let first = w.first, let n = Int(first) {
-            guard n >= 1, n <= RecurrenceRule.maximumInterval else { throw bad("\(first) is not an interval (1…\(RecurrenceRule.maximumInterval))") }
+            guard n >= 1, n <= RecurrenceRule.maximumInterval else {
+                throw bad("\(first) is not an interval (1…\(RecurrenceRule.maximumInterval))")
+            }
             interval = n
             w = w.dropFirst()
         } else if w.first == "other" {
@@ -124,7 +137,9 @@ package enum EveryGrammar {
         } else if unitIs("week", "weekly") {
             rule = RecurrenceRule(frequency: .weekly)
             if !rest.isEmpty {
-                guard rest.first == "on", rest.count > 1 else { throw bad("expected \"on\" and weekdays after \"\(unit)\"") }
+                guard rest.first == "on", rest.count > 1 else {
+                    throw bad("expected \"on\" and weekdays after \"\(unit)\"")
+                }
                 rule.byDay = try weekdays(Array(rest.dropFirst()), bad: bad).map { WeekdayNumber($0) }
             }
         } else if unitIs("month", "monthly") {
@@ -139,7 +154,7 @@ package enum EveryGrammar {
         } else if unitIs("year", "yearly") || unit == "annually" && interval == 1 {
             rule = RecurrenceRule(frequency: .yearly)
             guard rest.isEmpty else { throw bad("unexpected \"\(rest.joined(separator: " "))\"") }
-            if let anchor, case let (_, m, d) = Instant.civil(days: anchor), m == 2, d == 29 {
+            if let anchor, case (_, let m, let d) = Instant.civil(days: anchor), m == 2, d == 29 {
                 rule.byMonth = [2]
                 rule.byMonthDay = [28, 29]
                 rule.bySetPos = [-1]
@@ -168,11 +183,14 @@ package enum EveryGrammar {
 
     /// A weekday's English name or abbreviation (`mon`, `tues`, `thursday`), plural allowed.
     static func weekday(_ word: String) -> Weekday? {
-        let w = word.hasSuffix("s") && word.count > 3 && !word.hasSuffix("tues") && !word.hasSuffix("thurs") ? String(word.dropLast()) : word
+        let w =
+            word.hasSuffix("s") && word.count > 3 && !word.hasSuffix("tues") && !word.hasSuffix("thurs")
+            ? String(word.dropLast()) : word
         let names: [(Weekday, [String])] = [
-            (.monday, ["mo", "mon", "monday"]), (.tuesday, ["tu", "tue", "tues", "tuesday"]), (.wednesday, ["we", "wed", "wednesday"]),
+            (.monday, ["mo", "mon", "monday"]), (.tuesday, ["tu", "tue", "tues", "tuesday"]),
+            (.wednesday, ["we", "wed", "wednesday"]),
             (.thursday, ["th", "thu", "thur", "thurs", "thursday"]), (.friday, ["fr", "fri", "friday"]),
-            (.saturday, ["sa", "sat", "saturday"]), (.sunday, ["su", "sun", "sunday"]),
+            (.saturday, ["sa", "sat", "saturday"]), (.sunday, ["su", "sun", "sunday"])
         ]
         return names.first { $0.1.contains(w) }?.0
     }
@@ -183,8 +201,10 @@ package enum EveryGrammar {
         if w.first == "the" { w = w.dropFirst() }
         guard let first = w.first else { throw bad("expected a day after \"on the\"") }
         let rest = Array(w.dropFirst())
-        let ordinalWords = ["first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1,
-                            "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5]
+        let ordinalWords = [
+            "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1,
+            "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5
+        ]
         if rest.isEmpty, let day = dayOfMonth(first) {
             if day > 28 {
                 // The 29th–31st, or the month's last day when it is shorter.
@@ -204,14 +224,19 @@ package enum EveryGrammar {
             rule.byDay = (0..<5).map { WeekdayNumber(Weekday(rawValue: $0)!) }
             rule.bySetPos = [ordinal]
         } else {
-            throw bad("\"on \(words.joined(separator: " "))\" is not a day of the month (the 15th, the last day, the last friday)")
+            throw bad(
+                "\"on \(words.joined(separator: " "))\" is not a day of the month (the 15th, the last day, the last friday)"
+            )
         }
     }
 
     /// `15th`, `1st`, `22nd`, `3rd`, `15`: 1…31.
     static func dayOfMonth(_ word: String) -> Int? {
         var digits = Substring(word)
-        for suffix in ["st", "nd", "rd", "th"] where digits.hasSuffix(suffix) { digits = digits.dropLast(2); break }
+        for suffix in ["st", "nd", "rd", "th"] where digits.hasSuffix(suffix) {
+            digits = digits.dropLast(2)
+            break
+        }
         guard !digits.isEmpty, digits.count <= 2, let n = Int(digits), n >= 1, n <= 31 else { return nil }
         return n
     }

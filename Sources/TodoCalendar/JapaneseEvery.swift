@@ -5,12 +5,15 @@
 /// Digits may be full-width. Nil when the text is not such a rule (English rules are read as they are).
 enum JapaneseEvery {
     static func english(_ text: String) -> String? {
-        var s = Substring(String(text.map { c -> Character in
-            // Full-width digits and spaces as ASCII.
-            guard let v = c.unicodeScalars.first?.value, c.unicodeScalars.count == 1 else { return c }
-            if (0xFF10...0xFF19).contains(v) { return Character(Unicode.Scalar(UInt8(v - 0xFF10 + 0x30))) }
-            return v == 0x3000 ? " " : c
-        }).trimmingSpaces)
+        var s = Substring(
+            String(
+                text.map { c -> Character in
+                    // Full-width digits and spaces as ASCII.
+                    guard let v = c.unicodeScalars.first?.value, c.unicodeScalars.count == 1 else { return c }
+                    if (0xFF10...0xFF19).contains(v) { return Character(Unicode.Scalar(UInt8(v - 0xFF10 + 0x30))) }
+                    return v == 0x3000 ? " " : c
+                }
+            ).trimmingSpaces)
         guard s.unicodeScalars.contains(where: { $0.value >= 0x3000 }) else { return nil }
         var suffixes: [String] = []
         // Suffixes, from the end.
@@ -34,7 +37,9 @@ enum JapaneseEvery {
         return ([rule] + suffixes.reversed()).joined(separator: " ")
     }
 
-    private static let weekdayNames: [Character: String] = ["月": "mon", "火": "tue", "水": "wed", "木": "thu", "金": "fri", "土": "sat", "日": "sun"]
+    private static let weekdayNames: [Character: String] = [
+        "月": "mon", "火": "tue", "水": "wed", "木": "thu", "金": "fri", "土": "sat", "日": "sun"
+    ]
 
     /// The rule without suffixes.
     private static func rule(_ text: String) -> String? {
@@ -54,8 +59,10 @@ enum JapaneseEvery {
         }
         if let (n, rest) = leadingNumber(s) {
             s = rest
-            for (unit, english) in [("日ごと", "days"), ("日おき", "days"), ("週間ごと", "weeks"), ("週ごと", "weeks"), ("ヶ月ごと", "months"),
-                                    ("か月ごと", "months"), ("カ月ごと", "months"), ("ヵ月ごと", "months"), ("年ごと", "years")] where s == unit {
+            for (unit, english) in [
+                ("日ごと", "days"), ("日おき", "days"), ("週間ごと", "weeks"), ("週ごと", "weeks"), ("ヶ月ごと", "months"),
+                ("か月ごと", "months"), ("カ月ごと", "months"), ("ヵ月ごと", "months"), ("年ごと", "years")
+            ] where s == unit {
                 // `2日おき` is every other day (a day between): every 2 days.
                 return unit == "日おき" ? "\(n + 1) days" : "\(n) \(english)"
             }
@@ -71,13 +78,16 @@ enum JapaneseEvery {
             if take("第"), let (n, rest) = leadingNumber(s), (1...5).contains(n), let day = weekday(rest) {
                 return "month on the \(ordinal(n)) \(day)"
             }
-            if let (n, rest) = leadingNumber(s), rest == "日", (1...31).contains(n) { return "month on the \(ordinal(n))" }
+            if let (n, rest) = leadingNumber(s), rest == "日", (1...31).contains(n) {
+                return "month on the \(ordinal(n))"
+            }
             return nil
         }
         if take("毎年") {
             if s.isEmpty { return "year" }
             guard let (m, afterMonth) = leadingNumber(s), afterMonth.hasPrefix("月"), (1...12).contains(m),
-                  let (d, afterDay) = leadingNumber(afterMonth.dropFirst()), afterDay == "日", (1...31).contains(d) else { return nil }
+                let (d, afterDay) = leadingNumber(afterMonth.dropFirst()), afterDay == "日", (1...31).contains(d)
+            else { return nil }
             return "FREQ=YEARLY;BYMONTH=\(m);BYMONTHDAY=\(d)"
         }
         return nil
@@ -122,7 +132,9 @@ enum JapaneseEvery {
 
 extension String {
     fileprivate var trimmingSpaces: String {
-        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else { return "" }
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

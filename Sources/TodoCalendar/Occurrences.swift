@@ -23,7 +23,8 @@ struct DateExpander {
         (startYear, startMonth, startDay) = Instant.civil(days: startDays)
         let bare = rule.byDay.isEmpty && rule.byMonthDay.isEmpty
         byDay = rule.frequency == .weekly && rule.byDay.isEmpty ? [WeekdayNumber(Weekday(days: startDays))] : rule.byDay
-        byMonthDay = bare && (rule.frequency == .monthly || rule.frequency == .yearly) ? [Int(startDay)] : rule.byMonthDay
+        byMonthDay =
+            bare && (rule.frequency == .monthly || rule.frequency == .yearly) ? [Int(startDay)] : rule.byMonthDay
         byMonth = bare && rule.frequency == .yearly && rule.byMonth.isEmpty ? [Int(startMonth)] : rule.byMonth
         weekBase = startDays - Int64((Weekday(days: startDays).rawValue - rule.weekStart.rawValue + 7) % 7)
     }
@@ -46,8 +47,12 @@ struct DateExpander {
     func periodStart(_ k: Int64) -> Int64? {
         let i = Int64(rule.interval)
         switch rule.frequency {
-        case .daily: let d = startDays + k * i; return d < 2_932_897 ? d : nil
-        case .weekly: let d = weekBase + 7 * k * i; return d < 2_932_897 ? d : nil
+        case .daily:
+            let d = startDays + k * i
+            return d < 2_932_897 ? d : nil
+        case .weekly:
+            let d = weekBase + 7 * k * i
+            return d < 2_932_897 ? d : nil
         case .monthly:
             let index = startYear * 12 + (startMonth - 1) + k * i
             return Instant.days(year: index / 12, month: index % 12 + 1, day: 1)
@@ -69,7 +74,8 @@ struct DateExpander {
             }
         case .monthly:
             let (y, m, _) = Instant.civil(days: first)
-            set = byMonth.isEmpty || byMonth.contains(Int(m)) ? monthDates(year: y, month: m, ordinalsInMonth: true) : []
+            set =
+                byMonth.isEmpty || byMonth.contains(Int(m)) ? monthDates(year: y, month: m, ordinalsInMonth: true) : []
         case .yearly:
             let y = Instant.civil(days: first).year
             if byMonthDay.isEmpty && byMonth.isEmpty {
@@ -116,7 +122,9 @@ struct DateExpander {
         if !byMonthDay.isEmpty {
             let (y, m, d) = Instant.civil(days: day)
             let length = Instant.monthLength(year: y, month: m)
-            guard byMonthDay.contains(where: { $0 > 0 ? Int64($0) == d : length + 1 + Int64($0) == d }) else { return false }
+            guard byMonthDay.contains(where: { $0 > 0 ? Int64($0) == d : length + 1 + Int64($0) == d }) else {
+                return false
+            }
         }
         return byDay.isEmpty || byDay.contains { $0.weekday == Weekday(days: day) }
     }
@@ -129,7 +137,8 @@ struct DateExpander {
     private func dayMatchesByDay(_ date: Int64, inMonth: Bool) -> Bool {
         let (y, m, _) = Instant.civil(days: date)
         let first = inMonth ? Instant.days(year: y, month: m, day: 1)! : Instant.days(year: y, month: 1, day: 1)!
-        let last = inMonth ? first + Instant.monthLength(year: y, month: m) - 1 : Instant.days(year: y, month: 12, day: 31)!
+        let last =
+            inMonth ? first + Instant.monthLength(year: y, month: m) - 1 : Instant.days(year: y, month: 12, day: 31)!
         let weekday = Weekday(days: date)
         return byDay.contains { entry in
             guard entry.weekday == weekday else { return false }
@@ -193,7 +202,9 @@ package struct OccurrenceIterator: IteratorProtocol, Sendable {
     /// `countingStart`: a start that is not itself on the rule's schedule still counts as the
     /// first occurrence for COUNT, as RFC 5545 counts DTSTART (it is not returned): the dates
     /// a todo's rule gives from its current `due`.
-    package init(rule: RecurrenceRule, start: Instant, zone: ZoneInfo, allDay: Bool = false, countingStart: Bool = false) {
+    package init(
+        rule: RecurrenceRule, start: Instant, zone: ZoneInfo, allDay: Bool = false, countingStart: Bool = false
+    ) {
         let local = LocalTime(start, in: zone)
         expander = DateExpander(rule: rule, startDays: local.days)
         func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
@@ -209,17 +220,27 @@ package struct OccurrenceIterator: IteratorProtocol, Sendable {
         micros = allDay ? 0 : (start.usec % 1_000_000 + 1_000_000) % 1_000_000
         self.start = allDay ? nil : start
         switch rule.until {
-        case .date(let days)?: untilDays = days; untilInstant = nil
-        case .instant(let instant)?: untilDays = nil; untilInstant = instant
+        case .date(let days)?:
+            untilDays = days
+            untilInstant = nil
+        case .instant(let instant)?:
+            untilDays = nil
+            untilInstant = instant
         case .local(let seconds)?:
             // Floating: that wall-clock time in the zone followed (for an all-day walk, its day).
             let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
             untilDays = allDay ? days : nil
-            untilInstant = allDay ? nil : (LocalTime.instant(days: days, secondOfDay: seconds - days * 86_400, in: zone) ?? .latest)
-        case nil: untilDays = nil; untilInstant = nil
+            untilInstant =
+                allDay
+                ? nil : (LocalTime.instant(days: days, secondOfDay: seconds - days * 86_400, in: zone) ?? .latest)
+        case nil:
+            untilDays = nil
+            untilInstant = nil
         }
         // A DAILY rule whose INTERVAL is whole weeks stays on the start's weekday.
-        if rule.frequency == .daily, i % 7 == 0, !rule.byDay.isEmpty, !rule.byDay.contains(where: { $0.weekday == Weekday(days: local.days) }) {
+        if rule.frequency == .daily, i % 7 == 0, !rule.byDay.isEmpty,
+            !rule.byDay.contains(where: { $0.weekday == Weekday(days: local.days) })
+        {
             finished = true
         }
         if countingStart, rule.count != nil {
@@ -236,17 +257,40 @@ package struct OccurrenceIterator: IteratorProtocol, Sendable {
                 let day = buffer[index]
                 index += 1
                 guard day >= expander.startDays else { continue }
-                if let count = expander.rule.count, produced >= count { finished = true; break }
-                if let untilDays, day > untilDays { finished = true; break }
+                if let count = expander.rule.count, produced >= count {
+                    finished = true
+                    break
+                }
+                if let untilDays, day > untilDays {
+                    finished = true
+                    break
+                }
                 if day == expander.startDays, let start,
-                   let first = LocalTime.instant(days: day, secondOfDay: secondOfDay, micros: micros, in: zone), first < start { continue }
-                if day < countOnlyBefore { produced += 1; continue }
-                guard let instant = LocalTime.instant(days: day, secondOfDay: secondOfDay, micros: micros, in: zone) else { finished = true; break }
-                if let untilInstant, instant > untilInstant { finished = true; break }
+                    let first = LocalTime.instant(days: day, secondOfDay: secondOfDay, micros: micros, in: zone),
+                    first < start
+                {
+                    continue
+                }
+                if day < countOnlyBefore {
+                    produced += 1
+                    continue
+                }
+                guard let instant = LocalTime.instant(days: day, secondOfDay: secondOfDay, micros: micros, in: zone)
+                else {
+                    finished = true
+                    break
+                }
+                if let untilInstant, instant > untilInstant {
+                    finished = true
+                    break
+                }
                 produced += 1
                 return (day, instant)
             }
-            guard period - lastDatedPeriod <= cycle, let dates = expander.dates(period: period) else { finished = true; break }
+            guard period - lastDatedPeriod <= cycle, let dates = expander.dates(period: period) else {
+                finished = true
+                break
+            }
             if !dates.isEmpty { lastDatedPeriod = period }
             buffer = dates
             index = 0
@@ -264,12 +308,16 @@ package struct OccurrenceIterator: IteratorProtocol, Sendable {
         countOnlyBefore = days - 1
         guard expander.rule.count == nil, index >= buffer.count else { return }
         let target = expander.period(containing: days) - 1
-        if target > period { period = target; lastDatedPeriod = target }
+        if target > period {
+            period = target
+            lastDatedPeriod = target
+        }
     }
 
     /// A DAILY rule with BYMONTH: jump over whole months it excludes instead of testing each day.
     private mutating func skipExcludedMonths() {
-        guard expander.rule.frequency == .daily, !expander.byMonth.isEmpty, let day = expander.periodStart(period) else { return }
+        guard expander.rule.frequency == .daily, !expander.byMonth.isEmpty, let day = expander.periodStart(period)
+        else { return }
         var (y, m, _) = Instant.civil(days: day)
         var months = 0
         while !expander.byMonth.contains(Int(m)), months < 12 {
@@ -296,11 +344,14 @@ extension RecurrenceRule {
 
     /// The occurrences from `from` through `through` (both inclusive), at most `limit`;
     /// `countingStart` as for `OccurrenceIterator`.
-    package func occurrences(start: Instant, zone: ZoneInfo, from: Instant, through: Instant, limit: Int = .max, allDay: Bool = false,
-                            countingStart: Bool = false) -> [Instant] {
+    package func occurrences(
+        start: Instant, zone: ZoneInfo, from: Instant, through: Instant, limit: Int = .max, allDay: Bool = false,
+        countingStart: Bool = false
+    ) -> [Instant] {
         var out: [Instant] = []
         guard limit > 0, from <= through else { return out }
-        var walk = OccurrenceIterator(rule: self, start: start, zone: zone, allDay: allDay, countingStart: countingStart)
+        var walk = OccurrenceIterator(
+            rule: self, start: start, zone: zone, allDay: allDay, countingStart: countingStart)
         walk.skip(toward: LocalTime(from, in: zone).days)
         while let t = walk.next(), t <= through {
             if t >= from {

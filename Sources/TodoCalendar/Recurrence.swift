@@ -7,9 +7,12 @@ package enum Recurrence {
     /// The todo's next `due` and the rule to store with it, or nil when the rule is exhausted:
     /// what the store calls when a recurring todo is completed (`from` as in its `recurrence`).
     /// See `advance(rule:fromCompletion:due:zone:completed:allDay:)`.
-    package static func advance(rule: String, from: RecurrenceBase, due: Instant, zone: ZoneInfo, completed: Instant,
-                               allDay: Bool = false) throws(RecurrenceError) -> (due: Instant, rule: String)? {
-        try advance(rule: rule, fromCompletion: from == .completion, due: due, zone: zone, completed: completed, allDay: allDay)
+    package static func advance(
+        rule: String, from: RecurrenceBase, due: Instant, zone: ZoneInfo, completed: Instant,
+        allDay: Bool = false
+    ) throws(RecurrenceError) -> (due: Instant, rule: String)? {
+        try advance(
+            rule: rule, fromCompletion: from == .completion, due: due, zone: zone, completed: completed, allDay: allDay)
     }
 
     /// The todo's next `due` and the rule to store with it, or nil when the rule is exhausted
@@ -25,15 +28,18 @@ package enum Recurrence {
     ///   its last day), at `due`'s time of day; when the rule has BYDAY, BYMONTHDAY or BYMONTH,
     ///   the first day of the rule on or after that date. COUNT decreases by one.
     /// - `allDay`: the todo is due on dates; the result is the local midnight of the next date.
-    package static func advance(rule text: String, fromCompletion: Bool, due: Instant, zone: ZoneInfo, completed: Instant,
-                               allDay: Bool = false) throws(RecurrenceError) -> (due: Instant, rule: String)? {
+    package static func advance(
+        rule text: String, fromCompletion: Bool, due: Instant, zone: ZoneInfo, completed: Instant,
+        allDay: Bool = false
+    ) throws(RecurrenceError) -> (due: Instant, rule: String)? {
         var rule = try RecurrenceRule(parsing: text)
         if fromCompletion {
             let local = LocalTime(due, in: zone)
             let doneDay = LocalTime(completed, in: zone).days
             guard let anchorDay = Self.add(intervals: rule.interval, of: rule.frequency, to: doneDay),
-                  let anchor = LocalTime.instant(days: anchorDay, secondOfDay: allDay ? 0 : local.secondOfDay,
-                                                 micros: allDay ? 0 : (due.usec % 1_000_000 + 1_000_000) % 1_000_000, in: zone)
+                let anchor = LocalTime.instant(
+                    days: anchorDay, secondOfDay: allDay ? 0 : local.secondOfDay,
+                    micros: allDay ? 0 : (due.usec % 1_000_000 + 1_000_000) % 1_000_000, in: zone)
             else { return nil }
             var walk = OccurrenceIterator(rule: rule.withoutEnd, start: anchor, zone: zone, allDay: allDay)
             guard let next = walk.next() else { return nil }
@@ -42,7 +48,11 @@ package enum Recurrence {
             case .instant(let until)?: if next > until { return nil }
             case .local(let seconds)?:
                 let l = LocalTime(next, in: zone)
-                if (allDay ? l.days * 86_400 : l.days * 86_400 + l.secondOfDay) > (allDay ? seconds - ((seconds % 86_400) + 86_400) % 86_400 : seconds) { return nil }
+                if (allDay ? l.days * 86_400 : l.days * 86_400 + l.secondOfDay)
+                    > (allDay ? seconds - ((seconds % 86_400) + 86_400) % 86_400 : seconds)
+                {
+                    return nil
+                }
             case nil: break
             }
             if let count = rule.count {
@@ -72,8 +82,10 @@ package enum Recurrence {
     /// the rule's occurrences from `due` (`from: due`), or `due` alone for an `after done` rule
     /// (its later dates depend on when it is done). Empty when the rule does not parse.
     /// `start`: the todo's start, the rule's anchor when it has one (see `laterDues`).
-    package static func upcoming(_ recurrence: TodoRecurrence, due: Instant, start: Instant? = nil, zone: ZoneInfo,
-                                 allDay: Bool = false, count: Int) -> [Instant] {
+    package static func upcoming(
+        _ recurrence: TodoRecurrence, due: Instant, start: Instant? = nil, zone: ZoneInfo,
+        allDay: Bool = false, count: Int
+    ) -> [Instant] {
         guard count > 0, (try? RecurrenceRule(parsing: recurrence.rule)) != nil else { return [] }
         guard recurrence.from == .due else { return [due] }
         return [due] + laterDues(recurrence, due: due, start: start, zone: zone, allDay: allDay, limit: count - 1)

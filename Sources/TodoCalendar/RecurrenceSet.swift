@@ -58,7 +58,8 @@ package struct RecurrenceSetWalk: Sendable {
         for d in recurrence.exdates {
             switch d {
             case .date(let day): days.insert(day)
-            case .instant(let t): if allDay { days.insert(LocalTime(t, in: zone).days) } else { instants.insert(t.usec) }
+            case .instant(let t):
+                if allDay { days.insert(LocalTime(t, in: zone).days) } else { instants.insert(t.usec) }
             }
         }
         excludedDays = days
@@ -69,7 +70,8 @@ package struct RecurrenceSetWalk: Sendable {
 
     /// Whether an EXDATE removes the occurrence starting at `t`.
     package func isExcluded(_ t: Instant) -> Bool {
-        excludedInstants.contains(t.usec) || (!excludedDays.isEmpty && excludedDays.contains(LocalTime(t, in: zone).days))
+        excludedInstants.contains(t.usec)
+            || (!excludedDays.isEmpty && excludedDays.contains(LocalTime(t, in: zone).days))
     }
 
     private mutating func nextRule() -> Instant? {
@@ -96,7 +98,7 @@ package struct RecurrenceSetWalk: Sendable {
             rdateIndex += 1
             return Occurrence(at: d, fromRule: false)
         case (let r?, let d):
-            if d == r { rdateIndex += 1 }  // an RDATE on a rule occurrence is that occurrence
+            if d == r { rdateIndex += 1 } // an RDATE on a rule occurrence is that occurrence
             pendingRule = nextRule()
             return Occurrence(at: r, fromRule: true)
         case (nil, let d?):
@@ -132,11 +134,16 @@ extension Recurrence {
     /// occurrences passed (excluded ones included), `ruleStart` set while the todo sits on an RDATE
     /// before the rule's next occurrence. A `from: completion` rule advances `due` as
     /// `advance(rule:fromCompletion:...)` does and `start` by as much.
-    package static func advance(_ recurrence: TodoRecurrence, due: Instant, start: Instant?, zone: ZoneInfo,
-                                completed: Instant, allDay: Bool = false) throws(RecurrenceError) -> Advanced? {
+    package static func advance(
+        _ recurrence: TodoRecurrence, due: Instant, start: Instant?, zone: ZoneInfo,
+        completed: Instant, allDay: Bool = false
+    ) throws(RecurrenceError) -> Advanced? {
         guard recurrence.from == .due else {
-            guard let next = try advance(rule: recurrence.rule, fromCompletion: true, due: due, zone: zone,
-                                         completed: completed, allDay: allDay) else { return nil }
+            guard
+                let next = try advance(
+                    rule: recurrence.rule, fromCompletion: true, due: due, zone: zone,
+                    completed: completed, allDay: allDay)
+            else { return nil }
             var moved = recurrence
             moved.rule = next.rule
             moved.ruleStart = nil
@@ -176,10 +183,14 @@ extension Recurrence {
     /// The dues of a recurring todo's next occurrences after its current one (`from: due`; none for
     /// an `after done` rule, whose dates depend on when it is done), those whose start is after
     /// `from`, at most `limit`, through `through`. Empty when the rule does not parse.
-    package static func laterDues(_ recurrence: TodoRecurrence, due: Instant, start: Instant?, zone: ZoneInfo,
-                                  allDay: Bool = false, from: Instant? = nil, through: Instant = .latest,
-                                  limit: Int) -> [Instant] {
-        guard limit > 0, recurrence.from == .due, let rule = try? RecurrenceRule(parsing: recurrence.rule) else { return [] }
+    package static func laterDues(
+        _ recurrence: TodoRecurrence, due: Instant, start: Instant?, zone: ZoneInfo,
+        allDay: Bool = false, from: Instant? = nil, through: Instant = .latest,
+        limit: Int
+    ) -> [Instant] {
+        guard limit > 0, recurrence.from == .due, let rule = try? RecurrenceRule(parsing: recurrence.rule) else {
+            return []
+        }
         let current = start ?? due
         let lead = due.usec - current.usec
         var walk = RecurrenceSetWalk(rule: rule, recurrence: recurrence, current: current, zone: zone, allDay: allDay)

@@ -24,11 +24,18 @@ extension RecurrenceRule {
             text += " on \(byMonthDay[0]) \(months[0])"
         } else {
             if !byMonthDay.isEmpty {
-                if bySetPos == [-1], byMonthDay.first == 28, byMonthDay == Array(28...(byMonthDay.last ?? 28)), byMonthDay.count > 1 {
+                if bySetPos == [-1], byMonthDay.first == 28, byMonthDay == Array(28...(byMonthDay.last ?? 28)),
+                    byMonthDay.count > 1
+                {
                     text += " on the \(Self.dayOrdinal(byMonthDay.last!)) (or the last day of shorter months)"
                     setPosUsed = true
                 } else {
-                    text += " on the " + Self.list(byMonthDay.map { $0 > 0 ? Self.dayOrdinal($0) : ($0 == -1 ? "last day" : Self.countWord($0) + " day") })
+                    text +=
+                        " on the "
+                        + Self.list(
+                            byMonthDay.map {
+                                $0 > 0 ? Self.dayOrdinal($0) : ($0 == -1 ? "last day" : Self.countWord($0) + " day")
+                            })
                 }
                 if !byDay.isEmpty { text += " if it is a " + Self.list(byDay.map(Self.weekdayWords), "or") }
             } else if !byDay.isEmpty {
@@ -40,13 +47,25 @@ extension RecurrenceRule {
                     text += (anyOrdinal ? " on the " : " on ") + Self.list(byDay.map(Self.weekdayWords))
                 }
             }
-            if !byMonth.isEmpty { text += (frequency == .yearly && !byDay.isEmpty && byDay.contains { $0.ordinal != 0 } ? " of " : " in ") + Self.list(months) }
+            if !byMonth.isEmpty {
+                text +=
+                    (frequency == .yearly && !byDay.isEmpty && byDay.contains { $0.ordinal != 0 } ? " of " : " in ")
+                    + Self.list(months)
+            }
         }
-        if !bySetPos.isEmpty && !setPosUsed { leftover.append("BYSETPOS=" + bySetPos.map(String.init).joined(separator: ",")) }
+        if !bySetPos.isEmpty && !setPosUsed {
+            leftover.append("BYSETPOS=" + bySetPos.map(String.init).joined(separator: ","))
+        }
         if !leftover.isEmpty { text += " (" + leftover.joined(separator: ";") + ")" }
         if let count { text += count == 1 ? ", 1 more time" : ", \(count) more times" }
         switch until {
-        case .date(let days)?: text += ", until " + String(LocalTime.instant(days: days, secondOfDay: 0, in: zone).map { LocalTime($0, in: zone).text.prefix(10) } ?? "?")
+        case .date(let days)?:
+            text +=
+                ", until "
+                + String(
+                    LocalTime.instant(days: days, secondOfDay: 0, in: zone).map {
+                        LocalTime($0, in: zone).text.prefix(10)
+                    } ?? "?")
         case .instant(let t)?:
             let local = LocalTime(t, in: zone)
             text += ", until " + (local.secondOfDay == 86_399 ? String(local.text.prefix(10)) : local.text)
@@ -60,11 +79,18 @@ extension RecurrenceRule {
         return fromCompletion ? "after done: " + text : text
     }
 
-    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-                             "October", "November", "December"]
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September",
+        "October", "November", "December"
+    ]
 
     static func unit(_ f: Frequency) -> String {
-        switch f { case .daily: "day"; case .weekly: "week"; case .monthly: "month"; case .yearly: "year" }
+        switch f {
+        case .daily: "day"
+        case .weekly: "week"
+        case .monthly: "month"
+        case .yearly: "year"
+        }
     }
 
     static func weekdayWords(_ d: WeekdayNumber) -> String {
@@ -81,7 +107,9 @@ extension RecurrenceRule {
 
     /// 1 → 1st, 2 → 2nd, 13 → 13th, 22 → 22nd.
     static func dayOrdinal(_ n: Int) -> String {
-        let suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : ["th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"][n % 10]
+        let suffix =
+            (n % 100 >= 11 && n % 100 <= 13)
+            ? "th" : ["th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"][n % 10]
         return "\(n)\(suffix)"
     }
 
@@ -99,7 +127,9 @@ extension Recurrence {
     /// The stored rule in words (see `RecurrenceRule.words`); the RRULE text itself when it does
     /// not parse (a rule from an older or foreign client is shown, never hidden).
     package static func words(rule: String, fromCompletion: Bool, zone: ZoneInfo) -> String {
-        guard let parsed = try? RecurrenceRule(parsing: rule) else { return (fromCompletion ? "after done: " : "") + rule }
+        guard let parsed = try? RecurrenceRule(parsing: rule) else {
+            return (fromCompletion ? "after done: " : "") + rule
+        }
         return parsed.words(fromCompletion: fromCompletion, zone: zone)
     }
 }

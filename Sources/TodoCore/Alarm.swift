@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One alarm of a todo (an iCalendar `VALARM`, RFC 5545 §3.6.6 and RFC 9074): when it fires,
@@ -32,8 +32,10 @@ package struct Alarm: Sendable, Equatable {
     /// location): kept byte for byte and never fired. Nil for the alarms todod acts on.
     package var ical: String?
 
-    package init(uid: String, trigger: Trigger, repeatCount: Int = 0, intervalUsec: Int64 = 0,
-                 acknowledged: Instant? = nil, snoozedUntil: Instant? = nil, ical: String? = nil) {
+    package init(
+        uid: String, trigger: Trigger, repeatCount: Int = 0, intervalUsec: Int64 = 0,
+        acknowledged: Instant? = nil, snoozedUntil: Instant? = nil, ical: String? = nil
+    ) {
         self.uid = uid
         self.trigger = trigger
         self.repeatCount = repeatCount
@@ -166,7 +168,9 @@ package struct Alarm: Sendable, Equatable {
             while from < bytes.count {
                 var to = from
                 while to < bytes.count, bytes[to] != 0x0A { to += 1 }
-                if let alarm = Alarm(storedLine: UnsafeBufferPointer(rebasing: bytes[from..<to])) { alarms.append(alarm) }
+                if let alarm = Alarm(storedLine: UnsafeBufferPointer(rebasing: bytes[from..<to])) {
+                    alarms.append(alarm)
+                }
                 from = to + 1
             }
             return alarms
@@ -185,8 +189,13 @@ package struct Alarm: Sendable, Equatable {
         }
         func number() -> Int64? {
             guard let w = word(), !w.isEmpty, w.count <= 20 else { return nil }
-            var negative = false, value: Int64 = 0, i = 0
-            if w[0] == 0x2D { negative = true; i = 1 }
+            var negative = false
+            var value: Int64 = 0
+            var i = 0
+            if w[0] == 0x2D {
+                negative = true
+                i = 1
+            }
             guard i < w.count else { return nil }
             while i < w.count {
                 let d = w[i] &- 0x30
@@ -204,10 +213,15 @@ package struct Alarm: Sendable, Equatable {
         }
         guard let uidBytes = word(), !uidBytes.isEmpty, let kind = word(), let value = number() else { return nil }
         let trigger: Trigger
-        if equals(kind, "due") { trigger = .due(value) }
-        else if equals(kind, "start") { trigger = .start(value) }
-        else if equals(kind, "at") { trigger = .at(Instant(usec: value)) }
-        else { return nil }
+        if equals(kind, "due") {
+            trigger = .due(value)
+        } else if equals(kind, "start") {
+            trigger = .start(value)
+        } else if equals(kind, "at") {
+            trigger = .at(Instant(usec: value))
+        } else {
+            return nil
+        }
         self.init(uid: String(decoding: uidBytes, as: UTF8.self), trigger: trigger)
         while let key = word() {
             if equals(key, "repeat") {

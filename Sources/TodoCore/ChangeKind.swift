@@ -4,7 +4,9 @@ package enum ChangeKind: String, Sendable, CaseIterable {
     case add, update, complete, reopen, delete, move, snooze
     /// A `todo.batch`: several changes of todos as one (one undo step).
     case batch
-    case categoryAdd = "category.add", categoryRename = "category.rename"
-    case categoryDelete = "category.delete", categoryMove = "category.move"
+    case categoryAdd = "category.add"
+    case categoryRename = "category.rename"
+    case categoryDelete = "category.delete"
+    case categoryMove = "category.move"
     case `import`, undo, redo
 }

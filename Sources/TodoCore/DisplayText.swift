@@ -21,11 +21,12 @@ package enum DisplayText {
         while i < scalars.count {
             let scalar = scalars[i]
             if scalar.value == 0x1F3F4, let end = tagSequenceEnd(scalars, after: i) {
-                out.append(contentsOf: scalars[i...end])  // a subdivision flag, kept whole
+                out.append(contentsOf: scalars[i...end]) // a subdivision flag, kept whole
                 i = end + 1
                 continue
             }
-            if scalar.value >= 0xAD && isHidden(scalar) && !joinsEmoji(scalars, at: i) && !joinsLetters(scalars, at: i) {
+            if scalar.value >= 0xAD && isHidden(scalar) && !joinsEmoji(scalars, at: i) && !joinsLetters(scalars, at: i)
+            {
                 out.append(contentsOf: name(scalar).unicodeScalars)
             } else {
                 out.append(scalar)
@@ -53,7 +54,10 @@ package enum DisplayText {
         if v < 0x80 { return v <= 0x20 || v == 0x7F }
         // Kana, CJK ideographs and Hangul syllables, the usual first letters past ASCII: visible.
         if (0x3041...0x3096).contains(v) || (0x30A1...0x30FA).contains(v) || (0x4E00...0x9FFF).contains(v)
-            || (0xAC00...0xD7A3).contains(v) { return false }
+            || (0xAC00...0xD7A3).contains(v)
+        {
+            return false
+        }
         return isInvisibleByProperties(scalar)
     }
 
@@ -65,7 +69,7 @@ package enum DisplayText {
         if properties.isWhitespace || properties.isDefaultIgnorableCodePoint || isHidden(scalar) { return true }
         switch properties.generalCategory {
         case .control, .format, .nonspacingMark, .spacingMark, .enclosingMark, .lineSeparator, .paragraphSeparator,
-             .spaceSeparator:
+            .spaceSeparator:
             return true
         default:
             // Letters, symbols, private use, and scalars newer than this Swift's tables (a new emoji).
@@ -83,7 +87,8 @@ package enum DisplayText {
     /// after it: part of one drawn emoji.
     static func joinsEmoji(_ scalars: [Unicode.Scalar], at i: Int) -> Bool {
         guard scalars[i].value == 0x200D, i > 0, i + 1 < scalars.count else { return false }
-        let before = scalars[i - 1], after = scalars[i + 1]
+        let before = scalars[i - 1]
+        let after = scalars[i + 1]
         let emojiBefore = before.value == 0xFE0F || (!before.isASCII && before.properties.isEmoji)
         return emojiBefore && !after.isASCII && after.properties.isEmoji
     }
@@ -91,14 +96,16 @@ package enum DisplayText {
     /// A zero-width non-joiner or joiner between two letters or marks: part of how a word in
     /// Persian, Arabic or an Indic script is spelt.
     static func joinsLetters(_ scalars: [Unicode.Scalar], at i: Int) -> Bool {
-        guard scalars[i].value == 0x200C || scalars[i].value == 0x200D, i > 0, i + 1 < scalars.count else { return false }
+        guard scalars[i].value == 0x200C || scalars[i].value == 0x200D, i > 0, i + 1 < scalars.count else {
+            return false
+        }
         return isLetterOrMark(scalars[i - 1]) && isLetterOrMark(scalars[i + 1])
     }
 
     static func isLetterOrMark(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .nonspacingMark, .spacingMark, .enclosingMark:
+            .nonspacingMark, .spacingMark, .enclosingMark:
             return true
         default:
             return false

@@ -63,7 +63,10 @@ package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible 
         let secOfDay = secs - days * 86_400
         let (y, m, d) = Instant.civil(days: days)
         var n = 0
-        func put(_ byte: UInt8) { buffer[n] = byte; n += 1 }
+        func put(_ byte: UInt8) {
+            buffer[n] = byte
+            n += 1
+        }
         /// Two digits of `value` (0...99) at once; each instant writes seven or ten such pairs.
         func pair(_ value: Int64) {
             let v = UInt8(truncatingIfNeeded: value)
@@ -72,13 +75,27 @@ package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible 
             n &+= 2
         }
         if (0...9999).contains(y) {
-            pair(y / 100); pair(y % 100)
-        } else {  // beyond what the parser accepts; written in full
+            pair(y / 100)
+            pair(y % 100)
+        } else { // beyond what the parser accepts; written in full
             for byte in String(y).utf8 { put(byte) }
         }
-        put(0x2D); pair(m); put(0x2D); pair(d)
-        put(0x54); pair(secOfDay / 3600); put(0x3A); pair(secOfDay / 60 % 60); put(0x3A); pair(secOfDay % 60)
-        if fractional && micros != 0 { put(0x2E); pair(micros / 10_000); pair(micros / 100 % 100); pair(micros % 100) }
+        put(0x2D)
+        pair(m)
+        put(0x2D)
+        pair(d)
+        put(0x54)
+        pair(secOfDay / 3600)
+        put(0x3A)
+        pair(secOfDay / 60 % 60)
+        put(0x3A)
+        pair(secOfDay % 60)
+        if fractional && micros != 0 {
+            put(0x2E)
+            pair(micros / 10_000)
+            pair(micros / 100 % 100)
+            pair(micros % 100)
+        }
         put(0x5A)
         return n
     }
@@ -158,7 +175,8 @@ package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Days since the epoch for a valid calendar date, or nil when the date does not exist.
     package static func days(year: Int64, month: Int64, day: Int64) -> Int64? {
-        guard year >= 1, year <= 9999, month >= 1, month <= 12, day >= 1, day <= monthLength(year: year, month: month) else { return nil }
+        guard year >= 1, year <= 9999, month >= 1, month <= 12, day >= 1, day <= monthLength(year: year, month: month)
+        else { return nil }
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -197,9 +215,9 @@ package struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible 
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension Instant {

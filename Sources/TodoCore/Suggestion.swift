@@ -25,11 +25,12 @@ package enum Suggestion {
     /// The optimal-string-alignment Damerau–Levenshtein distance between `a` and `b`, over
     /// characters (grapheme clusters).
     package static func distance(_ a: String, _ b: String) -> Int {
-        let s = Array(a), t = Array(b)
+        let s = Array(a)
+        let t = Array(b)
         if s.isEmpty { return t.count }
         if t.isEmpty { return s.count }
-        var before = [Int](repeating: 0, count: t.count + 1)  // row i-2
-        var previous = Array(0...t.count)                      // row i-1
+        var before = [Int](repeating: 0, count: t.count + 1) // row i-2
+        var previous = Array(0...t.count) // row i-1
         var current = [Int](repeating: 0, count: t.count + 1)
         for i in 1...s.count {
             current[0] = i

@@ -61,10 +61,13 @@ extension Todo {
         parent: Int64? = nil, parentUid: String? = nil, start: Instant? = nil, subtasks: [Int64] = [],
         alarms: [Alarm] = []
     ) {
-        self.init(id: id, uid: uid, title: title, notes: notes, category: category, due: due, remind: remind, reminded: reminded,
-                  done: done, completed: completed, position: position, created: created, updated: updated, priority: priority,
-                  tags: tags, zone: zone, allDay: allDay, recurrence: recurrence, revision: revision, parent: parent,
-                  subtasks: subtasks, parentUid: parentUid, start: start, alarms: alarms)
+        self.init(
+            id: id, uid: uid, title: title, notes: notes, category: category, due: due, remind: remind,
+            reminded: reminded,
+            done: done, completed: completed, position: position, created: created, updated: updated,
+            priority: priority,
+            tags: tags, zone: zone, allDay: allDay, recurrence: recurrence, revision: revision, parent: parent,
+            subtasks: subtasks, parentUid: parentUid, start: start, alarms: alarms)
     }
 }
 
@@ -107,8 +110,10 @@ package struct TodoRecurrence: Sendable, Equatable {
     /// is an RDATE before it; nil when the current occurrence is the rule's DTSTART.
     package var ruleStart: Instant?
 
-    package init(rule: String, from: RecurrenceBase = .due, exdates: [RecurrenceDate] = [], rdates: [RecurrenceDate] = [],
-                 ruleStart: Instant? = nil) {
+    package init(
+        rule: String, from: RecurrenceBase = .due, exdates: [RecurrenceDate] = [], rdates: [RecurrenceDate] = [],
+        ruleStart: Instant? = nil
+    ) {
         self.rule = rule
         self.from = from
         self.exdates = exdates
@@ -169,7 +174,9 @@ package enum RecurrenceDate: Sendable, Hashable, Comparable {
     package init?(text: String) {
         if text.count == 10 {
             let parts = text.split(separator: "-").compactMap { Int64($0) }
-            guard parts.count == 3, let days = Instant.days(year: parts[0], month: parts[1], day: parts[2]) else { return nil }
+            guard parts.count == 3, let days = Instant.days(year: parts[0], month: parts[1], day: parts[2]) else {
+                return nil
+            }
             self = .date(days)
         } else {
             guard let t = Instant(rfc3339: text) else { return nil }

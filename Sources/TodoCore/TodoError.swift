@@ -68,7 +68,10 @@ package struct TodoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// "history gone: ..." for a `since` older than the change log keeps; `oldest` is the
     /// oldest seq it can still go on from.
     package static func historyGone(since: Int64, oldest: Int64) -> TodoError {
-        TodoError(.historyGone, "history gone: the change log no longer reaches back to seq \(since) (the oldest seq to go on from is \(oldest)); read everything again")
+        TodoError(
+            .historyGone,
+            "history gone: the change log no longer reaches back to seq \(since) (the oldest seq to go on from is \(oldest)); read everything again"
+        )
     }
     package static func invalid(_ field: String, _ reason: String) -> TodoError {
         TodoError(.invalidField, "invalid \(field): \(reason)", field: field)

@@ -56,7 +56,8 @@ package enum TodoField: Int, CaseIterable, Sendable {
         // `zone` and `allDay` come with the due date's words (`--due 'tomorrow'` is all-day).
         // `remind` is the next firing of the alarms `--remind` gives.
         case .id, .uid, .remind, .reminded, .done, .completed, .position, .created, .updated, .zone, .allDay, .revision,
-             .subtasks, .parentUid: nil
+            .subtasks, .parentUid:
+            nil
         }
     }
 
@@ -102,7 +103,8 @@ package enum TodoField: Int, CaseIterable, Sendable {
 
     package var mergeRule: MergeRule {
         switch self {
-        case .title, .notes, .category, .due, .remind, .reminded, .done, .priority, .recurrence, .position, .parent, .start:
+        case .title, .notes, .category, .due, .remind, .reminded, .done, .priority, .recurrence, .position, .parent,
+            .start:
             .whole
         // The VTODO mapping gives the alarms through `remind` (the first VALARM) until it maps
         // each VALARM: they travel with it.
@@ -122,7 +124,8 @@ package enum TodoField: Int, CaseIterable, Sendable {
         switch self {
         case .subtasks: false
         case .id, .uid, .title, .notes, .category, .due, .remind, .reminded, .done, .completed, .position, .created,
-             .updated, .priority, .tags, .zone, .allDay, .recurrence, .revision, .parent, .parentUid, .start, .alarms: true
+            .updated, .priority, .tags, .zone, .allDay, .recurrence, .revision, .parent, .parentUid, .start, .alarms:
+            true
         }
     }
 }

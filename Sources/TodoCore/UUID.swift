@@ -7,11 +7,12 @@ package enum RandomUUID {
     /// so the store's unique index on them grows at its end instead of at random pages.
     package static func make(at instant: Instant) -> String {
         let usec = UInt64(bitPattern: instant.usec)
-        let millis = usec / 1000, submilli = (usec % 1000) * 4096 / 1000
+        let millis = usec / 1000
+        let submilli = (usec % 1000) * 4096 / 1000
         var generator = SystemRandomNumberGenerator()
         let random = generator.next() as UInt64
-        let high = (millis << 16) | 0x7000 | submilli                 // time, version 7, sub-millisecond
-        let low = (random & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // variant 10, 62 random bits
+        let high = (millis << 16) | 0x7000 | submilli // time, version 7, sub-millisecond
+        let low = (random & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000 // variant 10, 62 random bits
         return text(high, low)
     }
 
@@ -28,10 +29,18 @@ package enum RandomUUID {
                     shift -= 4
                 }
             }
-            put(high, 0, 8); out[i] = 0x2D; i += 1
-            put(high, 8, 12); out[i] = 0x2D; i += 1
-            put(high, 12, 16); out[i] = 0x2D; i += 1
-            put(low, 0, 4); out[i] = 0x2D; i += 1
+            put(high, 0, 8)
+            out[i] = 0x2D
+            i += 1
+            put(high, 8, 12)
+            out[i] = 0x2D
+            i += 1
+            put(high, 12, 16)
+            out[i] = 0x2D
+            i += 1
+            put(low, 0, 4)
+            out[i] = 0x2D
+            i += 1
             put(low, 4, 16)
             return 36
         }
@@ -42,8 +51,11 @@ package enum RandomUUID {
         let bytes = Array(text.utf8)
         guard bytes.count == 36 else { return false }
         for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 { if b != UInt8(ascii: "-") { return false } }
-            else if !((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66)) { return false }
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if b != UInt8(ascii: "-") { return false }
+            } else if !((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66)) {
+                return false
+            }
         }
         return true
     }

@@ -70,10 +70,12 @@ package enum Validation {
     /// `Etc/GMT+9`, `UTC`): ASCII letters, digits and `/_+-`, no empty or dot-dot part. Whether the
     /// zone exists on this machine is not checked here.
     package static func zone(_ raw: String, field: String = "zone") throws(TodoError) -> String {
-        let ok = !raw.isEmpty && raw.utf8.count <= maxZoneBytes
+        let ok =
+            !raw.isEmpty && raw.utf8.count <= maxZoneBytes
             && raw.utf8.allSatisfy { b in
                 (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
-                    || b == UInt8(ascii: "/") || b == UInt8(ascii: "_") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+                    || b == UInt8(ascii: "/") || b == UInt8(ascii: "_") || b == UInt8(ascii: "+")
+                    || b == UInt8(ascii: "-")
             }
             && raw.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != ".." }
         guard ok else { throw TodoError.invalid(field, "is not a time zone name like Asia/Tokyo") }
@@ -86,7 +88,8 @@ package enum Validation {
         var rule = trimmed(raw)
         if rule.uppercased().hasPrefix("RRULE:") { rule = String(rule.dropFirst(6)) }
         guard !rule.isEmpty, rule.utf8.count <= maxRuleBytes,
-              rule.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            rule.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else {
             throw TodoError.invalid(field, "is not an iCalendar RRULE like FREQ=WEEKLY;BYDAY=MO")
         }
         return rule
@@ -95,7 +98,8 @@ package enum Validation {
     /// Trimmed, non-empty, at most `maxCharacters` characters (grapheme clusters) and `maxBytes`
     /// bytes of UTF-8, no control characters, not only invisible characters (`DisplayText.isInvisible`:
     /// zero-width and format characters, marks without a base, fillers).
-    static func singleLine(_ raw: String, field: String, maxCharacters: Int, maxBytes: Int) throws(TodoError) -> String {
+    static func singleLine(_ raw: String, field: String, maxCharacters: Int, maxBytes: Int) throws(TodoError) -> String
+    {
         let text = trimmed(raw)
         guard !text.isEmpty else { throw TodoError.invalid(field, "must not be empty") }
         let bytes = text.utf8.count

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension Daemon {
     /// The `todod` executable: reads the command line and the environment, then prints the help
@@ -16,12 +17,16 @@ extension Daemon {
     /// `main` for a test build of the daemon (`todod-faults`): `name` appears in its messages and
     /// `--version`, and `afterStart` and `changeLog` are handed to the daemon (see
     /// `init(options:environment:afterStart:changeLog:)`).
-    @_spi(Testing) public static func main(name: String, afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?,
-                                           changeLog: Bool = true) -> Never {
+    @_spi(Testing) public static func main(
+        name: String, afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?,
+        changeLog: Bool = true
+    ) -> Never {
         let environment = ProcessInfo.processInfo.environment
         do {
-            switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment,
-                                           uid: getuid(), home: NSHomeDirectory()) {
+            switch try DaemonOptions.parse(
+                Array(CommandLine.arguments.dropFirst()), environment: environment,
+                uid: getuid(), home: NSHomeDirectory())
+            {
             case .help:
                 print(DaemonOptions.usage)
             case .version:

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import TodoCore
@@ -9,6 +6,10 @@ import TodoProtocol
 import TodoStore
 import TodoSystemd
 import TodoTime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The daemon's object graph and lifecycle: open the store, listen, serve, stop cleanly.
 ///
@@ -59,7 +60,6 @@ package final class Daemon: @unchecked Sendable {
         let createdSocket: String?
     }
 
-
     package convenience init(options: DaemonOptions, environment: [String: String]) {
         self.init(options: options, environment: environment, afterStart: nil)
     }
@@ -68,8 +68,10 @@ package final class Daemon: @unchecked Sendable {
     /// `afterStart` runs once the daemon serves, given the store queue, so a test can make it hang;
     /// `changeLog: false` opens the store without the change log (todobench's measure of its cost;
     /// nothing can then be undone). The shipped `todod` cannot reach either.
-    @_spi(Testing) public init(options: DaemonOptions, environment: [String: String],
-                               afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?, changeLog: Bool = true) {
+    @_spi(Testing) public init(
+        options: DaemonOptions, environment: [String: String],
+        afterStart: (@Sendable (_ storeQueue: DispatchQueue) -> Void)?, changeLog: Bool = true
+    ) {
         self.options = options
         self.log = Log(prefixPriority: environment["JOURNAL_STREAM"] != nil)
         self.environment = environment
@@ -112,7 +114,9 @@ package final class Daemon: @unchecked Sendable {
         // in the log, so whoever sent it knows it did nothing (todod(8)).
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: ioQueue)
-        hangup.setEventHandler { [log] in log.info("SIGHUP ignored: todod has nothing to reload; restart it to change its options") }
+        hangup.setEventHandler { [log] in
+            log.info("SIGHUP ignored: todod has nothing to reload; restart it to change its options")
+        }
         hangup.resume()
         signalSources.append(hangup)
         umask(0o077)
@@ -128,7 +132,9 @@ package final class Daemon: @unchecked Sendable {
             throw StartError(description: error.message)
         }
         let storeID: String
-        do { storeID = try store.read { try $0.storeID() } } catch { throw StartError(description: "cannot read the store's id: \(error)") }
+        do { storeID = try store.read { try $0.storeID() } } catch {
+            throw StartError(description: "cannot read the store's id: \(error)")
+        }
 
         // Set by the program this one replaced (`reexec`): the socket file it made, "" for one
         // systemd passed. Not for anything this process starts.
@@ -137,7 +143,9 @@ package final class Daemon: @unchecked Sendable {
         let passed = try adoptPassedSocket(quietly: replacing != nil)
         let listener = try passed ?? listen(on: options.socket)
         let readLoop: ReadLoop
-        do { readLoop = try ReadLoop(queue: ioQueue) } catch { throw StartError(description: "cannot wait for clients: \(error)") }
+        do { readLoop = try ReadLoop(queue: ioQueue) } catch {
+            throw StartError(description: "cannot wait for clients: \(error)")
+        }
 
         // Local times in reminder messages and STATUS= use the zone `TZ` names, read as todoctl reads it.
         // Read again whenever it changes on disk (`ZoneWatch`, below).
@@ -146,67 +154,82 @@ package final class Daemon: @unchecked Sendable {
         // One wall-clock timer for the earliest pending reminder; re-armed after every commit.
         // Its descriptor is made now, so arming it never needs one later (at the descriptor limit).
         let timer: DispatchWallTimer
-        do { timer = try DispatchWallTimer(queue: store.queue) } catch { throw StartError(description: "cannot make the reminder timer: \(error)") }
+        do { timer = try DispatchWallTimer(queue: store.queue) } catch {
+            throw StartError(description: "cannot make the reminder timer: \(error)")
+        }
 
         let connections: ConnectionRegistry
         do { connections = ConnectionRegistry(seq: try store.read { try $0.currentSeq() }, queue: ioQueue) } catch {
             throw StartError(description: "cannot read the store's change log: \(error)")
         }
-        let status = ManagerStatus(store: store, notifier: notifier, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
+        let status = ManagerStatus(
+            store: store, notifier: notifier, enabled: environment["NOTIFY_SOCKET"] != nil, timeZone: timeZone)
         // Reminders are sent to the journal from a queue of their own: a journald that blocks
         // holds up only that queue, never requests.
         let deliveryQueue = DispatchQueue(label: "todod.journal-write")
         let scheduler = ReminderScheduler(
             store: store, clock: { Instant.now() }, localZone: timeZone, tzdir: environment["TZDIR"],
             suspendedUsec: { MonotonicClock.suspendedUsec() }, timer: timer,
-            sink: PublishingReminderSink(JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID, queue: deliveryQueue),
-                                         ioQueue: ioQueue, connections: connections),
+            sink: PublishingReminderSink(
+                JournalReminderSink(log: log, timeZone: timeZone, storeID: storeID, queue: deliveryQueue),
+                ioQueue: ioQueue, connections: connections),
             deliveryQueue: deliveryQueue,
             onFired: { _ in status.update() })
         let started = Posix.monotonicSeconds()
         let router = Router(
-            status: StatusSource(storeID: storeID, pid: getpid(), database: database, started: started,
-                                 monotonic: { Posix.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
+            status: StatusSource(
+                storeID: storeID, pid: getpid(), database: database, started: started,
+                monotonic: { Posix.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
             reminders: ReminderHistory(uid: getuid(), storeID: storeID, command: Daemon.commandName()),
             progress: { [watchdog] in watchdog.progress() })
-        let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue, replies: connections, afterCommit: {
-            scheduler.rearm()
-            status.update()
-        })
-        let server = Server(listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log,
-                            requests: executor, connections: connections,
-                            spoolBudget: SpoolBudget(directory: Files.directory(of: openPath)))
+        let executor = RequestExecutor(
+            store: store, router: router, ioQueue: ioQueue, replies: connections,
+            afterCommit: {
+                scheduler.rearm()
+                status.update()
+            })
+        let server = Server(
+            listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log,
+            requests: executor, connections: connections,
+            spoolBudget: SpoolBudget(directory: Files.directory(of: openPath)))
         // The zone changing under the daemon (a flight, `timedatectl set-timezone`, a tz database
         // update): every reminder looked at again (docs/REMINDERS.md, "Time that changes").
         // Watched before clients are served: a change from then on is seen.
-        let zoneWatch = ZoneWatch(zone: localZone, tz: environment["TZ"], tzdir: environment["TZDIR"], queue: store.queue,
-                                  journalQueue: deliveryQueue, log: log, storeID: storeID) {
+        let zoneWatch = ZoneWatch(
+            zone: localZone, tz: environment["TZ"], tzdir: environment["TZDIR"], queue: store.queue,
+            journalQueue: deliveryQueue, log: log, storeID: storeID
+        ) {
             scheduler.reevaluate()
             status.update()
         }
         zoneWatch.start()
         self.zoneWatch = zoneWatch
-        let running = Running(store: store, server: server, connections: connections, executor: executor, scheduler: scheduler,
-                              createdSocket: passed == nil ? options.socket : replacing.flatMap { $0.isEmpty ? nil : $0 })
+        let running = Running(
+            store: store, server: server, connections: connections, executor: executor, scheduler: scheduler,
+            createdSocket: passed == nil ? options.socket : replacing.flatMap { $0.isEmpty ? nil : $0 })
         do {
             try ioQueue.sync {
                 self.running = running
                 try server.start()
-                if let earlySignal { stop(signal: earlySignal) }  // a client may connect as soon as we listen, and stop us
+                // a client may connect as soon as we listen, and stop us
+                if let earlySignal { stop(signal: earlySignal) }
             }
         } catch {
             throw StartError(description: "cannot accept clients: \(error)")
         }
 
         store.queue.sync {
-            scheduler.rearm()  // also fires what fell due while the daemon was down
+            scheduler.rearm() // also fires what fell due while the daemon was down
             status.update()
         }
         watchDatabaseFile(store) { status.update() }
         // logind's PrepareForSleep: a resume looks at everything again (summarized when many
         // fell due meanwhile). Connected off the start path; without a system bus, nothing.
         sleepWatch = SleepWatch(log: log) { [store, log] asleep in
-            log.info(asleep ? "logind: the machine is about to sleep; reminders wait for the resume" : "logind: the machine resumed")
+            log.info(
+                asleep
+                    ? "logind: the machine is about to sleep; reminders wait for the resume"
+                    : "logind: the machine resumed")
             store.queue.async { asleep ? scheduler.preparingForSleep() : scheduler.resumed() }
         }
         watchdog.start(on: store.queue)
@@ -214,8 +237,9 @@ package final class Daemon: @unchecked Sendable {
         programWatch = ProgramWatch(queue: ioQueue, log: log) { [unowned self] path in self.reexec(path) }
         notifier.send("READY=1")
         afterStart?(store.queue)
-        log.info("todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid())"
-                 + (replacing != nil ? ", the program replaced in place" : "") + ")")
+        log.info(
+            "todod \(TododVersion.string) serving \(options.socket), database \(database) (pid \(getpid())"
+                + (replacing != nil ? ", the program replaced in place" : "") + ")")
     }
 
     /// The path to open the database by: its directory's real path (checked by
@@ -226,7 +250,9 @@ package final class Daemon: @unchecked Sendable {
         let name = database.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? database
         let real = (directory == "/" ? "" : directory) + "/" + name
         for path in [real, real + "-wal", real + "-journal", real + "-shm"] where Files.isSymbolicLink(path) {
-            throw StartError(description: "refusing \(path): it is a symbolic link (todod opens its database files only as they are)")
+            throw StartError(
+                description: "refusing \(path): it is a symbolic link (todod opens its database files only as they are)"
+            )
         }
         return real
     }
@@ -238,7 +264,9 @@ package final class Daemon: @unchecked Sendable {
         let directory = Files.directory(of: path)
         do {
             var existing = directory
-            while Files.realPath(existing) == nil, existing != "/", existing != "." { existing = Files.directory(of: existing) }
+            while Files.realPath(existing) == nil, existing != "/", existing != "." {
+                existing = Files.directory(of: existing)
+            }
             _ = try Files.trustedDirectory(existing, uid: getuid(), forCreating: existing != directory)
             do {
                 try Files.makeDirectories(directory, mode: 0o700)
@@ -260,7 +288,8 @@ package final class Daemon: @unchecked Sendable {
         let passed = ServiceManager.listenFDs()
         guard !passed.isEmpty else { return nil }
         guard let fd = passed.first(where: UnixSocket.isListeningStream) else {
-            throw StartError(description: "systemd passed \(passed.count) descriptor(s), but none is a listening stream socket")
+            throw StartError(
+                description: "systemd passed \(passed.count) descriptor(s), but none is a listening stream socket")
         }
         for other in passed where other != fd { Posix.close(other) }
         try Posix.setNonBlocking(fd)
@@ -274,9 +303,12 @@ package final class Daemon: @unchecked Sendable {
     /// The uid check on every connection holds either way. The mode is set by path, so only in a
     /// directory nobody else can change (`Files.trustedDirectory`).
     private func enforcePrivateMode(ofSocketAt path: String?) {
-        guard let path, let current = try? Files.mode(path), current.uid == getuid(), current.mode != 0o600 else { return }
+        guard let path, let current = try? Files.mode(path), current.uid == getuid(), current.mode != 0o600 else {
+            return
+        }
         guard (try? Files.trustedDirectory(Files.directory(of: path), uid: getuid())) != nil else {
-            log.warning("\(path) has mode \(String(current.mode, radix: 8)) in a directory others can change; left as it is")
+            log.warning(
+                "\(path) has mode \(String(current.mode, radix: 8)) in a directory others can change; left as it is")
             return
         }
         log.warning("\(path) had mode \(String(current.mode, radix: 8)); setting 600")
@@ -299,7 +331,7 @@ package final class Daemon: @unchecked Sendable {
             guard let problem = store.fileProblemOnQueue() else { return }
             log.error(problem)
             changed()
-            databaseWatch?.cancel()  // it stays so until a restart
+            databaseWatch?.cancel() // it stays so until a restart
         }
         source.setCancelHandler { withExtendedLifetime(watch) {} }
         databaseWatch = source
@@ -316,7 +348,7 @@ package final class Daemon: @unchecked Sendable {
                 Posix.close(fd)
                 throw StartError(description: "another todod is already running on \(path)")
             }
-            try? Files.unlink(path)  // stale: left by a daemon that died
+            try? Files.unlink(path) // stale: left by a daemon that died
         case .directory?, .other?:
             throw StartError(description: "\(path) exists and is not a socket; remove it or choose another --socket")
         case .missing?, nil:
@@ -325,10 +357,13 @@ package final class Daemon: @unchecked Sendable {
         let fd: Int32
         do {
             fd = try UnixSocket.listen(path: path, mode: 0o600)
-        } catch where error.errno == EADDRINUSE {
+        } catch  where error.errno == EADDRINUSE {
             throw StartError(description: "another todod is already running on \(path)")
         } catch {
-            throw StartError(description: "cannot listen on \(path): \(error.errno == ENAMETOOLONG ? "path longer than \(UnixSocket.maxPathLength) bytes" : error.reason)")
+            throw StartError(
+                description:
+                    "cannot listen on \(path): \(error.errno == ENAMETOOLONG ? "path longer than \(UnixSocket.maxPathLength) bytes" : error.reason)"
+            )
         }
         try Posix.setNonBlocking(fd)
         return fd
@@ -342,7 +377,7 @@ package final class Daemon: @unchecked Sendable {
             return
         }
         guard !stopping else {
-            stopAsked = true  // stopping to run the new program: exit instead (`reexec`)
+            stopAsked = true // stopping to run the new program: exit instead (`reexec`)
             return
         }
         stopping = true
@@ -385,7 +420,9 @@ package final class Daemon: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(ioQueue))
         guard let running, !stopping else { return }
         stopping = true
-        log.notice("\(path) was replaced (an upgrade?): running the new program in place of this one, pid \(getpid()) and the listening socket kept")
+        log.notice(
+            "\(path) was replaced (an upgrade?): running the new program in place of this one, pid \(getpid()) and the listening socket kept"
+        )
         notifier.send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(Posix.monotonicSeconds() * 1_000_000))")
         let listener = running.server.stopAccepting(keepingListener: true)
         finishWork(running) { [self] in
@@ -396,8 +433,9 @@ package final class Daemon: @unchecked Sendable {
                 Glibc.exit(0)
             }
             notifier.flush(seconds: 1)
-            let error = Executable.replace(with: path, arguments: Array(CommandLine.arguments.dropFirst()), passing: listener,
-                                           setting: ["TODOD_REEXEC": running.createdSocket ?? ""])
+            let error = Executable.replace(
+                with: path, arguments: Array(CommandLine.arguments.dropFirst()), passing: listener,
+                setting: ["TODOD_REEXEC": running.createdSocket ?? ""])
             log.error("cannot run the new \(path) (\(error)); exiting so that the service manager starts it")
             Glibc.exit(1)
         }
@@ -423,7 +461,9 @@ package final class Daemon: @unchecked Sendable {
     /// The command name journald records for this process (`_COMM`): the first 15 bytes of the
     /// executable's name, as `/proc/self/comm` holds it.
     static func commandName() -> String {
-        let text = (try? Files.contents(of: "/proc/self/comm", maxBytes: 64)).map { String(decoding: $0, as: UTF8.self) } ?? "todod"
+        let text =
+            (try? Files.contents(of: "/proc/self/comm", maxBytes: 64)).map { String(decoding: $0, as: UTF8.self) }
+            ?? "todod"
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 }

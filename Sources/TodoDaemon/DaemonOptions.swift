@@ -37,7 +37,9 @@ package struct DaemonOptions: Equatable, Sendable {
         """
 
     /// Parses `arguments` (without the program name). Throws a one-line message for a usage error.
-    package static func parse(_ arguments: [String], environment: [String: String], uid: UInt32, home: String) throws(DaemonUsageError) -> DaemonCommand {
+    package static func parse(_ arguments: [String], environment: [String: String], uid: UInt32, home: String)
+        throws(DaemonUsageError) -> DaemonCommand
+    {
         var socket: String?
         var database: String?
         var system = false
@@ -60,9 +62,10 @@ package struct DaemonOptions: Equatable, Sendable {
             throw DaemonUsageError(error.message)
         }
         if system && socket != nil { throw DaemonUsageError("--system and --socket cannot be used together") }
-        return .run(DaemonOptions(
-            socket: SocketPaths.socket(flag: socket, system: system, environment: environment, uid: uid),
-            database: SocketPaths.database(flag: database, environment: environment, uid: uid, home: home)))
+        return .run(
+            DaemonOptions(
+                socket: SocketPaths.socket(flag: socket, system: system, environment: environment, uid: uid),
+                database: SocketPaths.database(flag: database, environment: environment, uid: uid, home: home)))
     }
 }
 

@@ -32,7 +32,10 @@ package struct Component: Sendable {
             let line = try ContentLine(parsing: text, number: number)
             if line.name == "BEGIN" {
                 let name = line.value.uppercased()
-                guard !name.isEmpty, name.unicodeScalars.allSatisfy({ ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-" }) else {
+                guard !name.isEmpty,
+                    name.unicodeScalars.allSatisfy({ ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-" }
+                    )
+                else {
                     throw ICalError(line: number, "BEGIN names no component")
                 }
                 guard stack.count < 16 else { throw ICalError(line: number, "components nested too deeply") }
@@ -63,7 +66,8 @@ package struct Component: Sendable {
             }
         }
         if let open = stack.last {
-            throw ICalError(line: (lines.last?.number ?? 0) + 1, "the file ends inside BEGIN:\(open.name) of line \(open.number)")
+            throw ICalError(
+                line: (lines.last?.number ?? 0) + 1, "the file ends inside BEGIN:\(open.name) of line \(open.number)")
         }
         guard !top.isEmpty else { throw ICalError(line: 1, "no BEGIN:VCALENDAR: not an iCalendar file") }
         // A bare component (a VTODO or VEVENT without VCALENDAR, as some tools write) is read as

@@ -72,7 +72,10 @@ package struct ContentLine: Sendable, Equatable {
         }
         func readName() -> String {
             var s = ""
-            while i < chars.count, isNameChar(chars[i]) { s.unicodeScalars.append(chars[i] == "_" ? "-" : chars[i]); i += 1 }
+            while i < chars.count, isNameChar(chars[i]) {
+                s.unicodeScalars.append(chars[i] == "_" ? "-" : chars[i])
+                i += 1
+            }
             return s.uppercased()
         }
         let name = readName()
@@ -92,16 +95,25 @@ package struct ContentLine: Sendable, Equatable {
                 var v = ""
                 if i < chars.count, chars[i] == "\"" {
                     i += 1
-                    while i < chars.count, chars[i] != "\"" { v.unicodeScalars.append(chars[i]); i += 1 }
-                    guard i < chars.count else { throw ICalError(line: number, "unterminated quoted parameter value in \(name)") }
+                    while i < chars.count, chars[i] != "\"" {
+                        v.unicodeScalars.append(chars[i])
+                        i += 1
+                    }
+                    guard i < chars.count else {
+                        throw ICalError(line: number, "unterminated quoted parameter value in \(name)")
+                    }
                     i += 1
                 } else {
                     while i < chars.count, chars[i] != ";", chars[i] != ":", chars[i] != ",", chars[i] != "\"" {
-                        v.unicodeScalars.append(chars[i]); i += 1
+                        v.unicodeScalars.append(chars[i])
+                        i += 1
                     }
                 }
                 values.append(v)
-                if i < chars.count, chars[i] == "," { i += 1; continue }
+                if i < chars.count, chars[i] == "," {
+                    i += 1
+                    continue
+                }
                 break
             }
             parameters.append((pname, values))
@@ -165,7 +177,9 @@ package enum ContentLines {
             if line.last == 0x0D { line.removeLast() }
             i = end + 1
             if let first = line.first, first == 0x20 || first == 0x09 {
-                guard !logical.isEmpty else { throw ICalError(line: number, "a continuation line with nothing before it") }
+                guard !logical.isEmpty else {
+                    throw ICalError(line: number, "a continuation line with nothing before it")
+                }
                 logical[logical.count - 1].bytes += line.dropFirst()
             } else if !line.isEmpty {
                 logical.append((line, number))
@@ -178,7 +192,9 @@ package enum ContentLines {
                 throw ICalError(line: l.number, "not valid UTF-8")
             }
             if let bad = text.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
-                throw ICalError(line: l.number, "control character U+\(String(bad.value, radix: 16, uppercase: true)) in a content line")
+                throw ICalError(
+                    line: l.number,
+                    "control character U+\(String(bad.value, radix: 16, uppercase: true)) in a content line")
             }
             out.append((text, l.number))
         }

@@ -23,16 +23,19 @@ package enum ICalDate: Sendable, Equatable {
             }
             return n
         }
-        let bad = ICalError(line: line.number, "\(line.name): \(ContentLine.quote(v)) is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z])")
+        let bad = ICalError(
+            line: line.number,
+            "\(line.name): \(ContentLine.quote(v)) is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z])")
         guard let y = number(0, 4), let m = number(4, 2), let d = number(6, 2), y >= 1, (1...12).contains(m),
-              d >= 1, d <= Instant.monthLength(year: y, month: m), let days = Instant.days(year: y, month: m, day: d)
+            d >= 1, d <= Instant.monthLength(year: y, month: m), let days = Instant.days(year: y, month: m, day: d)
         else { throw bad }
         if digits.count == 8 {
             return .date(days: days)
         }
         guard line.parameter("VALUE")?.uppercased() != "DATE" else { throw bad }
-        guard digits.count == 15 || (digits.count == 16 && digits[15] == UInt8(ascii: "Z")), digits[8] == UInt8(ascii: "T"),
-              let h = number(9, 2), let mi = number(11, 2), let s = number(13, 2), h < 24, mi < 60, s <= 60
+        guard digits.count == 15 || (digits.count == 16 && digits[15] == UInt8(ascii: "Z")),
+            digits[8] == UInt8(ascii: "T"),
+            let h = number(9, 2), let mi = number(11, 2), let s = number(13, 2), h < 24, mi < 60, s <= 60
         else { throw bad }
         let second = h * 3600 + mi * 60 + min(s, 59)
         if digits.count == 16 {
@@ -54,7 +57,9 @@ package enum ICalDate: Sendable, Equatable {
         return pad(y, 4) + pad(m, 2) + pad(d, 2)
     }
 
-    static func timeText(_ second: Int64) -> String { pad(second / 3600, 2) + pad(second / 60 % 60, 2) + pad(second % 60, 2) }
+    static func timeText(_ second: Int64) -> String {
+        pad(second / 3600, 2) + pad(second / 60 % 60, 2) + pad(second % 60, 2)
+    }
 
     static func pad(_ v: Int64, _ count: Int) -> String {
         let s = String(v)
@@ -73,7 +78,12 @@ package enum ICalDuration {
     package static func parse(_ text: String) -> Int64? {
         var s = Substring(text.trimmingSpaces)
         var sign: Int64 = 1
-        if s.hasPrefix("-") { sign = -1; s = s.dropFirst() } else if s.hasPrefix("+") { s = s.dropFirst() }
+        if s.hasPrefix("-") {
+            sign = -1
+            s = s.dropFirst()
+        } else if s.hasPrefix("+") {
+            s = s.dropFirst()
+        }
         guard s.hasPrefix("P") else { return nil }
         s = s.dropFirst()
         var total: Int64 = 0
@@ -86,7 +96,11 @@ package enum ICalDuration {
                 guard n! < 1_000_000_000 else { return nil }
                 continue
             }
-            if c == "T" { guard n == nil, !inTime else { return nil }; inTime = true; continue }
+            if c == "T" {
+                guard n == nil, !inTime else { return nil }
+                inTime = true
+                continue
+            }
             guard let v = n else { return nil }
             switch (c, inTime) {
             case ("W", false): total += v * 604_800
@@ -96,7 +110,7 @@ package enum ICalDuration {
             case ("S", true): total += v
             default: return nil
             }
-            total = min(total, maximumSeconds)  // a part may repeat (`P9W9W...`)
+            total = min(total, maximumSeconds) // a part may repeat (`P9W9W...`)
             n = nil
             any = true
         }
@@ -113,7 +127,9 @@ package enum ICalDuration {
         if days > 0 { out += "\(days)D" }
         if v > 0 || days == 0 {
             out += "T"
-            let h = v / 3600, m = v / 60 % 60, s = v % 60
+            let h = v / 3600
+            let m = v / 60 % 60
+            let s = v % 60
             if h > 0 { out += "\(h)H" }
             if m > 0 { out += "\(m)M" }
             if s > 0 || (h == 0 && m == 0) { out += "\(s)S" }

@@ -29,7 +29,7 @@ import TodoTime
 let mappedNames: Set<String> = [
     "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
     "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
-    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART", "X-TODOD-NO-REMIND",
+    "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART", "X-TODOD-NO-REMIND"
 ]
 
 /// Parameters the mapping itself decides; others on a mapped property are kept.
@@ -117,7 +117,9 @@ package struct ICalReader: Sendable {
         }
         // A parent that names its subtasks (RELTYPE=CHILD): each such subtask of this file
         // that names no parent of its own is its subtask.
-        let index = Dictionary(items.enumerated().compactMap { i, item in item.entry.uid.map { ($0, i) } }, uniquingKeysWith: { a, _ in a })
+        let index = Dictionary(
+            items.enumerated().compactMap { i, item in item.entry.uid.map { ($0, i) } }, uniquingKeysWith: { a, _ in a }
+        )
         for item in items {
             guard let uid = item.entry.uid else { continue }
             for child in item.children {
@@ -132,7 +134,7 @@ package struct ICalReader: Sendable {
     package static func document(_ items: [Item], exported: Instant) -> ExportDocument {
         let sorted = items.enumerated().sorted { a, b in
             switch (a.element.sortOrder, b.element.sortOrder) {
-            case let (x?, y?): return x != y ? x < y : a.offset < b.offset
+            case (let x?, let y?): return x != y ? x < y : a.offset < b.offset
             case (.some, nil): return true
             case (nil, .some): return false
             case (nil, nil): return a.offset < b.offset
@@ -153,15 +155,22 @@ package struct ICalReader: Sendable {
             // The first and last days of the years 0001 to 9999 may start outside them in a zone
             // far from UTC: such a day starts at its UTC midnight.
             let utcStart = Instant(seconds: days * 86_400)
-            guard let i = LocalTime.instant(days: days, secondOfDay: 0, in: zone) ?? (utcStart.isInRange ? utcStart : nil) else {
+            guard
+                let i = LocalTime.instant(days: days, secondOfDay: 0, in: zone) ?? (utcStart.isInRange ? utcStart : nil)
+            else {
                 throw ICalError(line: line.number, "\(line.name) out of range")
             }
             return (i, true, nil)
         case .local(let days, let second, let tzid):
             if let tzid {
-                return (try zones.instant(days: days, second: second, tzid: tzid, line: line.number), false, zones.ianaName(tzid))
+                return (
+                    try zones.instant(days: days, second: second, tzid: tzid, line: line.number), false,
+                    zones.ianaName(tzid)
+                )
             }
-            guard let i = LocalTime.instant(days: days, secondOfDay: second, in: zone) else { throw ICalError(line: line.number, "\(line.name) out of range") }
+            guard let i = LocalTime.instant(days: days, secondOfDay: second, in: zone) else {
+                throw ICalError(line: line.number, "\(line.name) out of range")
+            }
             return (i, false, nil)
         }
     }
@@ -184,46 +193,78 @@ package struct ICalReader: Sendable {
             if l.parameters.contains(where: { !mappedParameters.contains($0.name) }) { kept.append(l.raw) }
         }
         func text(_ l: ContentLine) -> String { ContentLines.unescape(l.value)[0] }
-        var givenUID: String?, title: String?, notes: String?, due: (Instant, allDay: Bool, tzid: String?)?
-        var status: String?, completed: Instant?, percent: Int?, categories: [String] = [], todoCategory: String??
-        var priority: TodoPriority?, rule: String?, ruleLine: ContentLine?, fromCompletion = false, sortOrder: Int64?
-        var created: Instant?, modified: Instant?, stamp: Instant?, zoneName: String?, dtstart: Instant?
-        var dtstartLine: ContentLine?, dtstartTzid: String?, durationLine: ContentLine?
-        var parentUID: String?, childUIDs: [String] = [], startIsDate = false
-        var exdates: [RecurrenceDate] = [], rdates: [RecurrenceDate] = []
+        var givenUID: String?
+        var title: String?
+        var notes: String?
+        var due: (Instant, allDay: Bool, tzid: String?)?
+        var status: String?
+        var completed: Instant?
+        var percent: Int?
+        var categories: [String] = []
+        var todoCategory: String??
+        var priority: TodoPriority?
+        var rule: String?
+        var ruleLine: ContentLine?
+        var fromCompletion = false
+        var sortOrder: Int64?
+        var created: Instant?
+        var modified: Instant?
+        var stamp: Instant?
+        var zoneName: String?
+        var dtstart: Instant?
+        var dtstartLine: ContentLine?
+        var dtstartTzid: String?
+        var durationLine: ContentLine?
+        var parentUID: String?
+        var childUIDs: [String] = []
+        var startIsDate = false
+        var exdates: [RecurrenceDate] = []
+        var rdates: [RecurrenceDate] = []
         for p in c.properties {
             let value = p.value.trimmingSpaces
             switch p.name {
             case "UID":
                 // The first, as instances are grouped by it (a second UID is invalid and dropped).
                 guard givenUID == nil else { continue }
-                givenUID = text(p).trimmingSpaces; keepIfParameters(p)
-            case "SUMMARY": title = text(p); keepIfParameters(p)
-            case "DESCRIPTION": notes = text(p); keepIfParameters(p)
-            case "DUE": due = try instant(p, zones); keepIfParameters(p)
+                givenUID = text(p).trimmingSpaces
+                keepIfParameters(p)
+            case "SUMMARY":
+                title = text(p)
+                keepIfParameters(p)
+            case "DESCRIPTION":
+                notes = text(p)
+                keepIfParameters(p)
+            case "DUE":
+                due = try instant(p, zones)
+                keepIfParameters(p)
             case "STATUS":
                 guard !value.isEmpty else { continue }
                 status = value.uppercased()
                 if status != "NEEDS-ACTION" && status != "COMPLETED" || p.parameters.count > 0 { kept.append(p.raw) }
-            case "COMPLETED": completed = try instant(p, zones).0; keepIfParameters(p)
+            case "COMPLETED":
+                completed = try instant(p, zones).0
+                keepIfParameters(p)
             case "PERCENT-COMPLETE":
-                guard !value.isEmpty else { continue }  // an empty value says nothing
+                guard !value.isEmpty else { continue } // an empty value says nothing
                 guard let v = Int(value), (0...100).contains(v) else {
-                    throw ICalError(line: p.number, "PERCENT-COMPLETE must be 0 to 100, not \(ContentLine.quote(p.value))")
+                    throw ICalError(
+                        line: p.number, "PERCENT-COMPLETE must be 0 to 100, not \(ContentLine.quote(p.value))")
                 }
                 percent = v
                 if v != 100 && v != 0 || p.parameters.count > 0 { kept.append(p.raw) }
             case "CATEGORIES":
-                categories += ContentLines.unescape(p.value, separator: ",").map(\.trimmingSpaces).filter { !$0.isEmpty }
+                categories += ContentLines.unescape(p.value, separator: ",").map(\.trimmingSpaces).filter {
+                    !$0.isEmpty
+                }
                 keepIfParameters(p)
             case "X-TODOD-CATEGORY":
                 let v = text(p).trimmingSpaces
                 todoCategory = .some(v.isEmpty ? nil : v)
-            case "X-TODOD-NO-REMIND": continue  // read below (no default reminder)
+            case "X-TODOD-NO-REMIND": continue // read below (no default reminder)
             case "X-TODOD-NO-CATEGORY":
                 if todoCategory == nil { todoCategory = .some(nil) }
             case "PRIORITY":
-                guard !value.isEmpty else { continue }  // an empty value says nothing
+                guard !value.isEmpty else { continue } // an empty value says nothing
                 guard let v = Int(value), (0...9).contains(v) else {
                     throw ICalError(line: p.number, "PRIORITY must be 0 to 9, not \(ContentLine.quote(p.value))")
                 }
@@ -234,8 +275,12 @@ package struct ICalReader: Sendable {
                 rule = (try? RecurrenceRule(parsing: value))?.text ?? value.uppercased()
                 ruleLine = p
             case "EXDATE", "RDATE":
-                kept.append(p.raw)  // travels as it came; its dates are honoured (docs/ICALENDAR.md)
-                if p.name == "EXDATE" { exdates += recurrenceDates(p, zones) } else { rdates += recurrenceDates(p, zones) }
+                kept.append(p.raw) // travels as it came; its dates are honoured (docs/ICALENDAR.md)
+                if p.name == "EXDATE" {
+                    exdates += recurrenceDates(p, zones)
+                } else {
+                    rdates += recurrenceDates(p, zones)
+                }
             case "X-TODOD-RECUR-FROM": fromCompletion = value.uppercased() == "COMPLETION"
             case "X-APPLE-SORT-ORDER": sortOrder = Int64(value)
             case "CREATED": created = try instant(p, zones).0
@@ -247,7 +292,7 @@ package struct ICalReader: Sendable {
                 dtstart = start.0
                 dtstartLine = p
                 dtstartTzid = start.tzid
-                kept.append("^\(start.0.usec) " + p.raw)  // the line it came in, written again while it says the start
+                kept.append("^\(start.0.usec) " + p.raw) // the line it came in, written again while it says the start
                 // A date on a todo whose due is a time (or that has none): written back as a date.
                 if start.allDay {
                     kept.append("!START-DATE")
@@ -267,16 +312,19 @@ package struct ICalReader: Sendable {
                 }
             case "DURATION" where durationLine == nil: durationLine = p
             case "CLASS" where value.uppercased() == "PUBLIC" && p.parameters.isEmpty:
-                continue  // the default, which some servers add
+                continue // the default, which some servers add
             default:
-                if !value.isEmpty { kept.append(p.raw) }  // an empty property says nothing (servers drop them)
+                if !value.isEmpty { kept.append(p.raw) } // an empty property says nothing (servers drop them)
             }
         }
         // DTSTART and DURATION without DUE: due at their end (RFC 5545 §3.6.2), written back as DUE.
         if let duration = durationLine {
-            if due == nil, let start = dtstart, let end = dueEnd(start: start, tzid: dtstartTzid, isDate: startIsDate,
-                                                              utc: dtstartLine?.value.trimmingSpaces.uppercased().hasSuffix("Z") == true,
-                                                              duration: duration.value) {
+            if due == nil, let start = dtstart,
+                let end = dueEnd(
+                    start: start, tzid: dtstartTzid, isDate: startIsDate,
+                    utc: dtstartLine?.value.trimmingSpaces.uppercased().hasSuffix("Z") == true,
+                    duration: duration.value)
+            {
                 due = (end, allDay: startIsDate, tzid: dtstartTzid)
                 keepIfParameters(duration)
             } else {
@@ -285,7 +333,8 @@ package struct ICalReader: Sendable {
         }
         // A VTODO without UID (UID is required, but some files lack it) gets one made from its
         // lines, the same on every import of the same file.
-        let uid = givenUID.flatMap { $0.isEmpty ? nil : $0 } ?? "todod-" + StableHash.hex(c.rawLines.joined(separator: "\n"))
+        let uid =
+            givenUID.flatMap { $0.isEmpty ? nil : $0 } ?? "todod-" + StableHash.hex(c.rawLines.joined(separator: "\n"))
         if (title ?? "").trimmingSpaces.isEmpty {
             // Untitled (a VTODO without SUMMARY): shown as such, and no SUMMARY is invented for it.
             title = ICalReader.untitled
@@ -295,7 +344,9 @@ package struct ICalReader: Sendable {
         // they name). One todod can act on (DISPLAY or AUDIO with a trigger it can place) is
         // mapped; any other is kept whole (`Alarm.ical`) and written back as it came.
         var alarms: [Alarm] = []
-        var remind: Instant?, reminded: Instant?, relative = false
+        var remind: Instant?
+        var reminded: Instant?
+        var relative = false
         var alarmUIDs: Set<String> = []
         var snoozes: [(uid: String, at: Instant)] = []
         let mozAck = c.property("X-MOZ-LASTACK").flatMap { try? instant($0, zones).0 }
@@ -306,27 +357,36 @@ package struct ICalReader: Sendable {
                 continue
             }
             if let rel = a.property("RELATED-TO"), rel.parameter("RELTYPE")?.uppercased() == "SNOOZE",
-               let trigger = a.property("TRIGGER"), let at = try? instant(trigger, zones).0 {
+                let trigger = a.property("TRIGGER"), let at = try? instant(trigger, zones).0
+            {
                 snoozes.append((text(rel).trimmingSpaces, at))
                 continue
             }
             // Its UID (RFC 9074), else one made from its lines and place, the same on every read.
             var alarmUID = a.property("UID").map { text($0).trimmingSpaces } ?? ""
-            if alarmUID.isEmpty || alarmUID.count > 255 || alarmUID.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" })
-                || alarmUIDs.contains(alarmUID) {
+            if alarmUID.isEmpty || alarmUID.count > 255
+                || alarmUID.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" })
+                || alarmUIDs.contains(alarmUID)
+            {
                 // Made from its place, action and trigger (what todod writes back as it came), and
                 // not written: the VALARM goes back with the lines it came with.
-                let action = a.property("ACTION")?.value.trimmingSpaces.uppercased() ?? "", t = a.property("TRIGGER")
+                let action = a.property("ACTION")?.value.trimmingSpaces.uppercased() ?? ""
+                let t = a.property("TRIGGER")
                 let trigger = (t?.value.trimmingSpaces ?? "") + "\n" + (t?.parameter("RELATED")?.uppercased() ?? "")
-                alarmUID = "todod-" + StableHash.hex(a.property("ACTION").map { _ in "\(n)\n\(action)\n\(trigger)" }
-                                                      ?? "\(n)\n" + a.rawLines.joined(separator: "\n"))
+                alarmUID =
+                    "todod-"
+                    + StableHash.hex(
+                        a.property("ACTION").map { _ in "\(n)\n\(action)\n\(trigger)" }
+                            ?? "\(n)\n" + a.rawLines.joined(separator: "\n"))
             }
             alarmUIDs.insert(alarmUID)
             let action = a.property("ACTION")?.value.trimmingSpaces.uppercased()
             let proximity = a.property("PROXIMITY") != nil || a.property("X-APPLE-PROXIMITY") != nil
             // A trigger todod cannot read or place (malformed, or outside the years 0001 to 9999)
             // leaves the alarm as it is, kept.
-            var trigger: Alarm.Trigger?, at: Instant?, noRelated = false
+            var trigger: Alarm.Trigger?
+            var at: Instant?
+            var noRelated = false
             if let t = a.property("TRIGGER") {
                 if t.parameter("VALUE")?.uppercased() == "DATE-TIME" || t.value.trimmingSpaces.hasSuffix("Z") {
                     at = try? instant(t, zones).0
@@ -357,8 +417,9 @@ package struct ICalReader: Sendable {
             var own: Set<String> = ["ACTION", "TRIGGER", "ACKNOWLEDGED", "UID"]
             // Nagging: REPEAT and DURATION (RFC 5545 §3.8.6.2), when todod can follow them.
             if let r = a.property("REPEAT").flatMap({ Int($0.value.trimmingSpaces) }),
-               let d = a.property("DURATION").flatMap({ ICalDuration.parse($0.value) }),
-               (1...Alarm.maxRepeats).contains(r), d * 1_000_000 >= Alarm.minIntervalUsec {
+                let d = a.property("DURATION").flatMap({ ICalDuration.parse($0.value) }),
+                (1...Alarm.maxRepeats).contains(r), d * 1_000_000 >= Alarm.minIntervalUsec
+            {
                 alarm.repeatCount = r
                 alarm.intervalUsec = d * 1_000_000
                 own.formUnion(["REPEAT", "DURATION"])
@@ -372,7 +433,8 @@ package struct ICalReader: Sendable {
             if case .at = trigger, due?.allDay == false { extra.append(">!ABSOLUTE") }
             // Its DESCRIPTION is kept unless it is the title (what todod writes there).
             extra += a.properties.filter {
-                !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty && !($0.name == "DESCRIPTION" && $0.parameters.isEmpty && text($0) == title)
+                !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty
+                    && !($0.name == "DESCRIPTION" && $0.parameters.isEmpty && text($0) == title)
             }.map { ">" + $0.raw }
             for sub in a.components { extra += sub.rawLines.map { ">" + $0 } }
             if !extra.isEmpty { kept += ["!ALARM " + alarmUID] + extra }
@@ -385,7 +447,8 @@ package struct ICalReader: Sendable {
         }
         // Thunderbird's snooze (on the VTODO): the first alarm's, unless RFC 9074 says one.
         if let mozSnooze, let i = alarms.firstIndex(where: \.acts), alarms[i].snoozedUntil == nil,
-           mozAck.map({ $0 < mozSnooze }) ?? true {
+            mozAck.map({ $0 < mozSnooze }) ?? true
+        {
             alarms[i].snoozedUntil = mozSnooze
         }
         // `remind`: the next pending firing; when every one was dismissed, the last trigger, fired.
@@ -393,19 +456,24 @@ package struct ICalReader: Sendable {
             remind = Alarm.nextFiring(alarms, after: nil, due: due, start: start)
             reminded = nil
             if remind == nil {
-                let fired = alarms.filter(\.acts).compactMap { a in a.triggerInstant(due: due, start: start).map { (a, $0) } }.max { $0.1 < $1.1 }
+                let fired = alarms.filter(\.acts).compactMap { a in
+                    a.triggerInstant(due: due, start: start).map { (a, $0) }
+                }.max { $0.1 < $1.1 }
                 remind = fired?.1
                 reminded = fired?.0.acknowledged
             }
         }
         placeReminder(due: due?.0, start: dtstart)
-        let done = status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
+        let done =
+            status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
         var category: String?
         var tags = categories
         switch todoCategory {
         case .some(let named):
             category = named
-            if let named, let i = tags.firstIndex(where: { $0.lowercased() == named.lowercased() }) { tags.remove(at: i) }
+            if let named, let i = tags.firstIndex(where: { $0.lowercased() == named.lowercased() }) {
+                tags.remove(at: i)
+            }
         case .none where categoriesAreTags:
             category = nil
         case .none:
@@ -419,15 +487,17 @@ package struct ICalReader: Sendable {
         }
         var recurrence: TodoRecurrence?
         if let rule, due != nil {
-            recurrence = TodoRecurrence(rule: rule, from: fromCompletion ? .completion : .due, exdates: exdates, rdates: rdates)
+            recurrence = TodoRecurrence(
+                rule: rule, from: fromCompletion ? .completion : .due, exdates: exdates, rdates: rdates)
         } else if let ruleLine {
-            kept.append(ruleLine.raw)  // todod needs a due date to recur on
+            kept.append(ruleLine.raw) // todod needs a due date to recur on
         }
         // DTSTART: the one todod writes for a recurring todo (at its due, in its form) is implied;
         // another is the todo's start.
         if let line = dtstartLine, let due, dtstart == due.0, recurrence != nil,
-           !line.parameters.contains(where: { !mappedParameters.contains($0.name) }),
-           (line.parameter("VALUE")?.uppercased() == "DATE") == due.allDay {
+            !line.parameters.contains(where: { !mappedParameters.contains($0.name) }),
+            (line.parameter("VALUE")?.uppercased() == "DATE") == due.allDay
+        {
             dtstart = nil
             kept.removeAll { $0 == "!START-DATE" || $0.hasPrefix("^") }
             startIsDate = false
@@ -435,12 +505,18 @@ package struct ICalReader: Sendable {
         // A rule anchored in UTC (its DTSTART, else its DUE, a UTC time `...Z`) keeps its UTC
         // instants across DST: the todo gets no zone, which todod computes in UTC and writes as UTC.
         let anchorLine = dtstartLine ?? c.property("DUE")
-        let utcAnchored = recurrence != nil && zoneName == nil && anchorLine.map {
-            $0.parameter("TZID") == nil && $0.parameter("VALUE")?.uppercased() != "DATE" && $0.value.trimmingSpaces.uppercased().hasSuffix("Z")
-        } == true && due?.allDay == false
+        let utcAnchored =
+            recurrence != nil && zoneName == nil
+            && anchorLine.map {
+                $0.parameter("TZID") == nil && $0.parameter("VALUE")?.uppercased() != "DATE"
+                    && $0.value.trimmingSpaces.uppercased().hasSuffix("Z")
+            } == true && due?.allDay == false
         // The zone the rule's dates are computed in (see `utcAnchored`).
-        let ruleZone = utcAnchored ? ZoneInfo.utc : zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
-            ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
+        let ruleZone =
+            utcAnchored
+            ? ZoneInfo.utc
+            : zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) }
+                ?? due?.tzid.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) } ?? self.zone
         // Instances edited or completed elsewhere: kept whole; the ones completed are not due here.
         var dueAt = due?.0
         // The todo moved to a later occurrence: its alarms with it, none of them fired yet.
@@ -454,12 +530,15 @@ package struct ICalReader: Sendable {
             guard let rid = instance.property("RECURRENCE-ID"), let at = try? instant(rid, zones).0 else { continue }
             let state = instance.property("STATUS")?.value.trimmingSpaces.uppercased()
             let percentDone = instance.property("PERCENT-COMPLETE").flatMap { Int($0.value.trimmingSpaces) } == 100
-            if state == "COMPLETED" || state == "CANCELLED" || (state == nil && (instance.property("COMPLETED") != nil || percentDone)) {
+            if state == "COMPLETED" || state == "CANCELLED"
+                || (state == nil && (instance.property("COMPLETED") != nil || percentDone))
+            {
                 completedInstances.insert(at.seconds)
             }
         }
         if let start = dueAt, let rec = recurrence, rec.from == .due, !completedInstances.isEmpty,
-           let parsed = try? RecurrenceRule(parsing: rec.rule) {
+            let parsed = try? RecurrenceRule(parsing: rec.rule)
+        {
             let localZone = ruleZone
             let allDay = due?.allDay ?? false
             // An instance is named by its DTSTART (RFC 5545 RECURRENCE-ID), which is this far from its due.
@@ -472,8 +551,10 @@ package struct ICalReader: Sendable {
             }
             if isDone(start) {
                 // The first occurrence not completed elsewhere (a bounded look: the rule's next dates).
-                let next = parsed.occurrences(start: start, zone: localZone, from: start.adding(usec: 1), through: .latest,
-                                              limit: completedInstances.count + 1, allDay: allDay).first { !isDone($0) }
+                let next = parsed.occurrences(
+                    start: start, zone: localZone, from: start.adding(usec: 1), through: .latest,
+                    limit: completedInstances.count + 1, allDay: allDay
+                ).first { !isDone($0) }
                 if let next {
                     dueAt = next
                     // The start as far before the due as it was.
@@ -484,13 +565,17 @@ package struct ICalReader: Sendable {
         }
         // A first occurrence an EXDATE removes is not due: the todo starts at the set's next one.
         if let current = dueAt, let rec = recurrence, rec.from == .due, !rec.exdates.isEmpty,
-           let parsed = try? RecurrenceRule(parsing: rec.rule) {
+            let parsed = try? RecurrenceRule(parsing: rec.rule)
+        {
             let localZone = ruleZone
             let allDay = due?.allDay ?? false
-            let walk = RecurrenceSetWalk(rule: parsed, recurrence: rec, current: dtstart ?? current, zone: localZone, allDay: allDay)
+            let walk = RecurrenceSetWalk(
+                rule: parsed, recurrence: rec, current: dtstart ?? current, zone: localZone, allDay: allDay)
             if walk.isExcluded(dtstart ?? current),
-               let next = try? Recurrence.advance(rec, due: current, start: dtstart, zone: localZone, completed: .earliest,
-                                                  allDay: allDay) {
+                let next = try? Recurrence.advance(
+                    rec, due: current, start: dtstart, zone: localZone, completed: .earliest,
+                    allDay: allDay)
+            {
                 dueAt = next.due
                 dtstart = next.start
                 recurrence = next.recurrence
@@ -520,10 +605,15 @@ package struct ICalReader: Sendable {
         // No alarm at all on an open todo from elsewhere with a due date: reminded at its due (an
         // all-day one at `defaultRemindTime` that day), nothing written back for it. A todo made
         // here without a reminder says so (`X-TODOD-NO-REMIND`).
-        if remind == nil, c.property("X-TODOD-NO-REMIND") == nil, !c.components.contains(where: { $0.name == "VALARM" }),
-           let seconds = defaultRemindTime,
-           let current = dueAt, !(status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))),
-           let at = due?.allDay == true ? LocalTime.instant(days: LocalTime(current, in: zone).days, secondOfDay: seconds, in: zone) : current {
+        if remind == nil, c.property("X-TODOD-NO-REMIND") == nil,
+            !c.components.contains(where: { $0.name == "VALARM" }),
+            let seconds = defaultRemindTime,
+            let current = dueAt,
+            !(status == "COMPLETED" || status == "CANCELLED"
+                || (status == nil && (completed != nil || percent == 100))),
+            let at = due?.allDay == true
+                ? LocalTime.instant(days: LocalTime(current, in: zone).days, secondOfDay: seconds, in: zone) : current
+        {
             remind = at
             reminded = nil
             kept.append("!REMIND-DEFAULT \(at.usec - current.usec)")
@@ -531,20 +621,27 @@ package struct ICalReader: Sendable {
         // The VTIMEZONEs of TZIDs in kept lines that name no zone known here, so those lines stay valid.
         var keptZones: Set<String> = []
         for raw in kept where raw.contains(";") {
-            let body = raw.hasPrefix(">") || raw.hasPrefix("+") ? String(raw.dropFirst())
+            let body =
+                raw.hasPrefix(">") || raw.hasPrefix("+")
+                ? String(raw.dropFirst())
                 : raw.hasPrefix("^") ? String(raw.drop { $0 != " " }.dropFirst()) : raw
-            guard let tzid = (try? ContentLine(parsing: body, number: 0))?.parameter("TZID"), keptZones.insert(tzid).inserted,
-                  let definition = zones.keptDefinition(tzid) else { continue }
+            guard let tzid = (try? ContentLine(parsing: body, number: 0))?.parameter("TZID"),
+                keptZones.insert(tzid).inserted,
+                let definition = zones.keptDefinition(tzid)
+            else { continue }
             kept += definition.map { "~" + $0 }
         }
         let createdAt = created ?? modified ?? stamp ?? now
-        var zone = zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid ?? (due != nil ? self.zoneName : nil)
+        var zone =
+            zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid
+            ?? (due != nil ? self.zoneName : nil)
         if zone?.isEmpty == true { zone = nil }
-        if zone == nil, startIsDate { zone = self.zoneName }  // the day a date start names
+        if zone == nil, startIsDate { zone = self.zoneName } // the day a date start names
         if utcAnchored { zone = nil }
         let entry = ExportDocument.Entry(
             title: title!, notes: notes.flatMap { $0.isEmpty ? nil : $0 }, category: category, due: dueAt,
-            remind: remind, reminded: reminded, done: done, completed: done ? (completed ?? modified ?? createdAt) : nil,
+            remind: remind, reminded: reminded, done: done,
+            completed: done ? (completed ?? modified ?? createdAt) : nil,
             created: createdAt, updated: max(modified ?? stamp ?? createdAt, createdAt), uid: uid, priority: priority,
             tags: ICalReader.tags(tags), zone: zone, allDay: due?.allDay ?? false, recurrence: recurrence,
             ical: kept.isEmpty ? nil : kept.joined(separator: "\n"))
@@ -569,7 +666,9 @@ package struct ICalReader: Sendable {
         if isDate && exact != 0 { return nil }
         let zone = utc ? ZoneInfo.utc : tzid.flatMap { TimeZones.resolve($0, tzdir: tzdir)?.zone } ?? self.zone
         let local = LocalTime(start, in: zone)
-        guard let day = LocalTime.instant(days: local.days + days, secondOfDay: local.secondOfDay, in: zone) else { return nil }
+        guard let day = LocalTime.instant(days: local.days + days, secondOfDay: local.secondOfDay, in: zone) else {
+            return nil
+        }
         return day.checkedAdding(usec: exact * 1_000_000)
     }
 
@@ -605,7 +704,9 @@ package struct ICalWriter: Sendable {
         for (i, e) in entries.enumerated() {
             var zone: ZoneInfo?
             if let name = e.zone {
-                if let z = known[name] { zone = z } else {
+                if let z = known[name] {
+                    zone = z
+                } else {
                     zone = ZoneInfo(identifier: name, tzdir: tzdir)
                     known[name] = .some(zone)
                 }
@@ -618,7 +719,8 @@ package struct ICalWriter: Sendable {
                 zones.keep(ical.split(separator: "\n").filter { $0.hasPrefix("~") }.map { String($0.dropFirst()) })
             }
         }
-        var out = ContentLines.fold("BEGIN:VCALENDAR") + ContentLines.fold("VERSION:2.0")
+        var out =
+            ContentLines.fold("BEGIN:VCALENDAR") + ContentLines.fold("VERSION:2.0")
             + ContentLines.fold("PRODID:" + Self.prodID)
         for line in zones.components() { out += ContentLines.fold(line) }
         return out + body + ContentLines.fold("END:VCALENDAR")
@@ -630,17 +732,21 @@ package struct ICalWriter: Sendable {
     static func wellFormed(_ lines: [String]) -> [String] {
         var out: [String] = []
         var open: [String] = []
-        var skipping = 0  // inside a component left out (with everything in it)
+        var skipping = 0 // inside a component left out (with everything in it)
         for raw in lines {
             guard !raw.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }),
-                  let l = try? ContentLine(parsing: raw, number: 0) else { continue }
+                let l = try? ContentLine(parsing: raw, number: 0)
+            else { continue }
             let name = l.value.uppercased()
             if skipping > 0 {
                 if l.name == "BEGIN" { skipping += 1 } else if l.name == "END" { skipping -= 1 }
                 continue
             }
             if l.name == "BEGIN" {
-                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name), !name.isEmpty else { skipping = 1; continue }
+                guard open.count < 8, !["VCALENDAR", "VTODO"].contains(name), !name.isEmpty else {
+                    skipping = 1
+                    continue
+                }
                 open.append(name)
             } else if l.name == "END" {
                 guard open.last == name else { continue }
@@ -682,7 +788,11 @@ package struct ICalWriter: Sendable {
         var alarmOf: String?
         for raw in (e.ical ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init) {
             if raw.hasPrefix(">") {
-                if let uid = alarmOf { alarmLines[uid, default: []].append(String(raw.dropFirst())) } else { alarm.append(String(raw.dropFirst())) }
+                if let uid = alarmOf {
+                    alarmLines[uid, default: []].append(String(raw.dropFirst()))
+                } else {
+                    alarm.append(String(raw.dropFirst()))
+                }
                 continue
             }
             if raw.hasPrefix("!ALARM ") {
@@ -694,11 +804,13 @@ package struct ICalWriter: Sendable {
                 instances.append(String(raw.dropFirst()))
                 continue
             }
-            if raw.hasPrefix("~") { continue }  // a VTIMEZONE: `calendar` writes it
+            if raw.hasPrefix("~") { continue } // a VTIMEZONE: `calendar` writes it
             if raw.hasPrefix("^") {
                 // `^<usec> DTSTART...`: the line the start was read from, and the start it said.
                 let said = Int64(raw.dropFirst().prefix { $0 != " " })
-                startForm = (try? ContentLine(parsing: String(raw.drop { $0 != " " }.dropFirst()), number: 0)).flatMap { l in said.map { (l, $0) } }
+                startForm = (try? ContentLine(parsing: String(raw.drop { $0 != " " }.dropFirst()), number: 0)).flatMap {
+                    l in said.map { (l, $0) }
+                }
                 continue
             }
             if raw.hasPrefix("!") {
@@ -729,16 +841,22 @@ package struct ICalWriter: Sendable {
         }
         var lines = ["BEGIN:VTODO"]
         func put(_ name: String, _ value: String) { put(name, [], value, keepValue: { _ in false }) }
-        func put(_ name: String, _ value: String, keepValue: (String) -> Bool) { put(name, [], value, keepValue: keepValue) }
-        func put(_ name: String, _ parameters: [(name: String, values: [String])], _ value: String,
-                 keepValue: (String) -> Bool = { _ in false }) {
+        func put(_ name: String, _ value: String, keepValue: (String) -> Bool) {
+            put(name, [], value, keepValue: keepValue)
+        }
+        func put(
+            _ name: String, _ parameters: [(name: String, values: [String])], _ value: String,
+            keepValue: (String) -> Bool = { _ in false }
+        ) {
             var params = parameters
             var v = value
             if let t = templates[name] {
-                params += t.parameters.filter { p in !mappedParameters.contains(p.name) && !params.contains { $0.name == p.name } }
+                params += t.parameters.filter { p in
+                    !mappedParameters.contains(p.name) && !params.contains { $0.name == p.name }
+                }
                 if keepValue(t.value.trimmingSpaces.uppercased()) { v = t.value }
             }
-            guard !v.trimmingSpaces.isEmpty else { return }  // never an empty value (servers refuse `X-FOO:`)
+            guard !v.trimmingSpaces.isEmpty else { return } // never an empty value (servers refuse `X-FOO:`)
             lines.append(ContentLine(name: name, parameters: params, value: v).text)
         }
         let zone = (info: known ?? .utc, tzid: known.map { _ in e.zone! })
@@ -746,7 +864,9 @@ package struct ICalWriter: Sendable {
         put("DTSTAMP", ICalDate.utcText(e.updated))
         put("CREATED", ICalDate.utcText(e.created))
         put("LAST-MODIFIED", ICalDate.utcText(e.updated))
-        if !(notes.contains("!NO-SUMMARY") && e.title == ICalReader.untitled) { put("SUMMARY", ContentLines.escape(e.title)) }
+        if !(notes.contains("!NO-SUMMARY") && e.title == ICalReader.untitled) {
+            put("SUMMARY", ContentLines.escape(e.title))
+        }
         if let notes = e.notes { put("DESCRIPTION", ContentLines.escape(notes)) }
         /// An instant as DUE writes it: the day of an all-day todo, local time in a known zone, else UTC.
         func dateValue(_ t: Instant) -> (parameters: [(name: String, values: [String])], value: String) {
@@ -755,10 +875,14 @@ package struct ICalWriter: Sendable {
                 let day = min(max(LocalTime(t, in: zone.info).days, -719_162), 2_932_896)
                 return ([("VALUE", ["DATE"])], ICalDate.dateText(days: day))
             }
-            if let tzid = zone.tzid, case let local = LocalTime(t, in: zone.info), (-719_162...2_932_896).contains(local.days) {
+            if let tzid = zone.tzid, case let local = LocalTime(t, in: zone.info),
+                (-719_162...2_932_896).contains(local.days)
+            {
                 // In its zone, which the calendar's VTIMEZONE explains to every reader (UTC for an
                 // instant whose local day falls outside the years 0001 to 9999).
-                return ([("TZID", [tzid])], ICalDate.dateText(days: local.days) + "T" + ICalDate.timeText(local.secondOfDay))
+                return (
+                    [("TZID", [tzid])], ICalDate.dateText(days: local.days) + "T" + ICalDate.timeText(local.secondOfDay)
+                )
             }
             return ([], ICalDate.utcText(t))
         }
@@ -773,12 +897,15 @@ package struct ICalWriter: Sendable {
                 // In DUE's form (a date for an all-day todo or a date start).
                 var v = dateValue(start)
                 if !e.allDay, notes.contains("!START-DATE") {
-                    v = ([("VALUE", ["DATE"])], ICalDate.dateText(days: min(max(LocalTime(start, in: zone.info).days, -719_162), 2_932_896)))
+                    v = (
+                        [("VALUE", ["DATE"])],
+                        ICalDate.dateText(days: min(max(LocalTime(start, in: zone.info).days, -719_162), 2_932_896))
+                    )
                 }
                 lines.append(ContentLine(name: "DTSTART", parameters: v.parameters, value: v.value).text)
             }
         } else if let t = startTemplate {
-            lines.append(t.raw)  // kept by a release that did not read starts
+            lines.append(t.raw) // kept by a release that did not read starts
         } else if let due = e.due, e.recurrence != nil {
             // The rule's anchor (RFC 5545), so every reader computes the occurrences todod does.
             let v = dateValue(due)
@@ -810,16 +937,21 @@ package struct ICalWriter: Sendable {
             if let category = e.category {
                 put("X-TODOD-CATEGORY", ContentLines.escape(category))
             } else {
-                put("X-TODOD-NO-CATEGORY", "TRUE")  // the tags alone: no value is the first one's category
+                put("X-TODOD-NO-CATEGORY", "TRUE") // the tags alone: no value is the first one's category
             }
         }
         if let r = e.recurrence {
             put("RRULE", r.rule)
             if r.from == .completion { put("X-TODOD-RECUR-FROM", "COMPLETION") }
         } else if let kept = templates["RRULE"] {
-            lines.append(kept.raw)  // a rule todod does not follow (no due date, or outside its subset)
+            lines.append(kept.raw) // a rule todod does not follow (no due date, or outside its subset)
         }
-        if let parent = e.parent { lines.append(ContentLine(name: "RELATED-TO", parameters: [("RELTYPE", ["PARENT"])], value: ContentLines.escape(parent)).text) }
+        if let parent = e.parent {
+            lines.append(
+                ContentLine(
+                    name: "RELATED-TO", parameters: [("RELTYPE", ["PARENT"])], value: ContentLines.escape(parent)
+                ).text)
+        }
         // The zone of a todo whose DUE does not name it (all-day, or a zone unknown here).
         if let z = e.zone, e.allDay || zone.tzid == nil || e.due == nil { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
@@ -829,10 +961,15 @@ package struct ICalWriter: Sendable {
         if let alarms = e.alarms, !alarms.isEmpty {
             // The default reminder of a todo that came without an alarm is not written back while
             // it is where the default put it (relative to the due date); one the user changed is.
-            let isDefault = defaultLead != nil && alarms.count == 1 && alarms[0].acts && alarms[0].repeatCount == 0
-                && e.due.flatMap { d in alarms[0].triggerInstant(due: d, start: e.start).map { $0.usec - d.usec } } == defaultLead
+            let isDefault =
+                defaultLead != nil && alarms.count == 1 && alarms[0].acts && alarms[0].repeatCount == 0
+                && e.due.flatMap { d in alarms[0].triggerInstant(due: d, start: e.start).map { $0.usec - d.usec } }
+                    == defaultLead
             if !isDefault {
-                for a in alarms { lines += valarm(a, e, extra: alarmLines[a.uid] ?? (a.uid == alarms.first(where: \.acts)?.uid ? alarm : [])) }
+                for a in alarms {
+                    lines += valarm(
+                        a, e, extra: alarmLines[a.uid] ?? (a.uid == alarms.first(where: \.acts)?.uid ? alarm : []))
+                }
             }
         } else {
             // The default reminder of a todo that came without an alarm is not written back while it is
@@ -846,7 +983,9 @@ package struct ICalWriter: Sendable {
                 if !audio, !alarm.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
                     lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
                 }
-                let startForm = notes.contains("!ALARM-RELATED-START") ? "TRIGGER;RELATED=START:"
+                let startForm =
+                    notes.contains("!ALARM-RELATED-START")
+                    ? "TRIGGER;RELATED=START:"
                     : notes.contains("!ALARM-START") ? "TRIGGER:" : nil
                 if let start = e.start, let startForm, !e.allDay, !notes.contains("!ALARM-ABSOLUTE") {
                     // Relative to DTSTART as it came (python-caldav, Thunderbird write such alarms).
@@ -886,23 +1025,32 @@ package struct ICalWriter: Sendable {
             lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
         }
         // A uid the reader made (`todod-` and 16 hex digits, for a VALARM without UID) is not written.
-        let made = a.uid.hasPrefix("todod-") && a.uid.utf8.count == 22 && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        let made =
+            a.uid.hasPrefix("todod-") && a.uid.utf8.count == 22
+            && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
         if !made { lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text) }
         var trigger = a.trigger
         // An all-day todo's alarm is an instant (a client that later gives the todo a time of day
         // still reminds at the same instant), as is one relative to a due or start it lacks.
         // One set here as an instant on a timed todo is written relative to its due (it follows
         // the due on another client); one that came absolute stays absolute.
-        if case .at(let t) = trigger, let due = e.due, !e.allDay, !extra.contains("!ABSOLUTE"), let o = t.usec.subtractingReportingOverflow(due.usec) as (partialValue: Int64, overflow: Bool)?, !o.overflow {
+        if case .at(let t) = trigger, let due = e.due, !e.allDay, !extra.contains("!ABSOLUTE"),
+            let o = t.usec.subtractingReportingOverflow(due.usec) as (partialValue: Int64, overflow: Bool)?, !o.overflow
+        {
             trigger = .due(o.partialValue)
-        } else if case .at = trigger {} else if e.allDay || a.triggerInstant(due: e.due, start: e.start) == nil
-            || { if case .start = trigger { e.start == nil } else { e.due == nil } }() {
+        } else if case .at = trigger {
+        } else if e.allDay || a.triggerInstant(due: e.due, start: e.start) == nil
+            || { if case .start = trigger { e.start == nil } else { e.due == nil } }()
+        {
             if let t = a.triggerInstant(due: e.due, start: e.start) { trigger = .at(t) }
         }
         switch trigger {
         case .at(let t): lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(t))
         case .due(let o): lines.append("TRIGGER;RELATED=END:" + ICalDuration.text(o / 1_000_000))
-        case .start(let o): lines.append((extra.contains("!NO-RELATED") ? "TRIGGER:" : "TRIGGER;RELATED=START:") + ICalDuration.text(o / 1_000_000))
+        case .start(let o):
+            lines.append(
+                (extra.contains("!NO-RELATED") ? "TRIGGER:" : "TRIGGER;RELATED=START:")
+                    + ICalDuration.text(o / 1_000_000))
         }
         if a.repeatCount > 0, a.intervalUsec > 0 {
             lines.append("REPEAT:\(a.repeatCount)")
@@ -910,16 +1058,24 @@ package struct ICalWriter: Sendable {
         }
         // Acknowledged: the alarm's own, or the todo's `reminded` for the alarm that fired at `remind`.
         var ack = a.acknowledged
-        if let r = e.reminded, let at = e.remind, a.fires(at: at, due: e.due, start: e.start), ack.map({ $0 < r }) ?? true { ack = r }
+        if let r = e.reminded, let at = e.remind, a.fires(at: at, due: e.due, start: e.start),
+            ack.map({ $0 < r }) ?? true
+        {
+            ack = r
+        }
         if let ack { lines.append("ACKNOWLEDGED:" + ICalDate.utcText(ack)) }
         lines += Self.wellFormed(own)
         lines.append("END:VALARM")
         if let snooze = a.snoozedUntil {
-            lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ContentLines.escape(e.title),
-                      ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid + "-snooze")).text,
-                      "TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(snooze),
-                      ContentLine(name: "RELATED-TO", parameters: [("RELTYPE", ["SNOOZE"])], value: ContentLines.escape(a.uid)).text,
-                      "END:VALARM"]
+            lines += [
+                "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ContentLines.escape(e.title),
+                ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid + "-snooze")).text,
+                "TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(snooze),
+                ContentLine(
+                    name: "RELATED-TO", parameters: [("RELTYPE", ["SNOOZE"])], value: ContentLines.escape(a.uid)
+                ).text,
+                "END:VALARM"
+            ]
         }
         return lines
     }
@@ -930,7 +1086,8 @@ package struct ICalWriter: Sendable {
     /// a VTODO with several alarms is the same todo).
     static func mappedAlarmFirst(_ lines: inout [String]) {
         guard let mapped = lines.lastIndex(of: "BEGIN:VALARM"),
-              let first = lines.indices.dropFirst().first(where: { lines[$0].hasPrefix("BEGIN:") }), first < mapped else { return }
+            let first = lines.indices.dropFirst().first(where: { lines[$0].hasPrefix("BEGIN:") }), first < mapped
+        else { return }
         let block = lines[mapped...]
         lines.removeSubrange(mapped...)
         lines.insert(contentsOf: block, at: first)
@@ -957,7 +1114,8 @@ package struct ICalWriter: Sendable {
             guard (-719_162...2_932_896).contains(l.days) else { return nil }
             value = ICalDate.dateText(days: l.days) + "T" + ICalDate.timeText(l.secondOfDay)
         }
-        return value == t.value.trimmingSpaces ? t.raw : ContentLine(name: "DTSTART", parameters: t.parameters, value: value).text
+        return value == t.value.trimmingSpaces
+            ? t.raw : ContentLine(name: "DTSTART", parameters: t.parameters, value: value).text
     }
 
     /// Kept VTODO components (lines starting with `+`): whole `BEGIN:VTODO` ... `END:VTODO`

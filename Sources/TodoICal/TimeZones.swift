@@ -41,7 +41,9 @@ final class TimeZones {
     /// (`W. Europe Standard Time`); nil when none.
     static func resolve(_ tzid: String, tzdir: String?) -> (name: String, zone: ZoneInfo)? {
         if !tzid.hasPrefix("/"), let zone = ZoneInfo(identifier: tzid, tzdir: tzdir) { return (tzid, zone) }
-        if let name = WindowsZones.iana[tzid.trimmingSpaces], let zone = ZoneInfo(identifier: name, tzdir: tzdir) { return (name, zone) }
+        if let name = WindowsZones.iana[tzid.trimmingSpaces], let zone = ZoneInfo(identifier: name, tzdir: tzdir) {
+            return (name, zone)
+        }
         let parts = tzid.split(separator: "/")
         for n in [3, 2, 1] where parts.count > n {
             let name = parts.suffix(n).joined(separator: "/")
@@ -59,7 +61,8 @@ final class TimeZones {
         let rest = name.dropFirst(3)
         guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
         let digits = rest.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
-        let hours: Substring, minutes: Substring
+        let hours: Substring
+        let minutes: Substring
         switch digits.count {
         case 1 where digits[0].count == 4: (hours, minutes) = (digits[0].prefix(2), digits[0].suffix(2))
         case 1 where (1...2).contains(digits[0].count): (hours, minutes) = (digits[0], "0")
@@ -68,7 +71,8 @@ final class TimeZones {
         default: return nil
         }
         guard hours.allSatisfy(\.isASCII), minutes.allSatisfy(\.isASCII), let h = Int64(hours), let m = Int64(minutes),
-              h <= 18, m < 60 else { return nil }
+            h <= 18, m < 60
+        else { return nil }
         return (sign == "-" ? -1 : 1) * (h * 3600 + m * 60)
     }
 
@@ -89,7 +93,8 @@ final class TimeZones {
         if let offset = Self.fixedOffset(tzid) {
             return Instant(seconds: days * 86_400 + second - offset)
         }
-        throw ICalError(line: line, "TZID \(ContentLine.quote(tzid)) is neither a time zone known here nor given by a VTIMEZONE")
+        throw ICalError(
+            line: line, "TZID \(ContentLine.quote(tzid)) is neither a time zone known here nor given by a VTIMEZONE")
     }
 }
 
@@ -99,11 +104,11 @@ final class TimeZones {
 /// computed once per year asked for.
 final class VTimeZone {
     struct Observance {
-        var start: Int64  // local seconds (in the offset before it)
+        var start: Int64 // local seconds (in the offset before it)
         var from: Int64
         var to: Int64
         var month: Int64?
-        var weekday: Int64?  // 0 = Sunday
+        var weekday: Int64? // 0 = Sunday
         var ordinal: Int64?
         var monthDays: [Int64]
         var until: Int64?
@@ -122,12 +127,15 @@ final class VTimeZone {
         var fixed: [Onset] = []
         var earliest: (start: Int64, from: Int64)?
         for o in c.components where o.name == "STANDARD" || o.name == "DAYLIGHT" {
-            guard let s = o.property("DTSTART"), let f = o.property("TZOFFSETFROM"), let t = o.property("TZOFFSETTO") else {
+            guard let s = o.property("DTSTART"), let f = o.property("TZOFFSETFROM"), let t = o.property("TZOFFSETTO")
+            else {
                 throw ICalError(line: o.number, "\(o.name) needs DTSTART, TZOFFSETFROM and TZOFFSETTO")
             }
-            let from = try Self.offset(f), to = try Self.offset(t)
-            var ob = Observance(start: try Self.localSeconds(s), from: from, to: to, month: nil, weekday: nil, ordinal: nil,
-                                monthDays: [], until: nil)
+            let from = try Self.offset(f)
+            let to = try Self.offset(t)
+            var ob = Observance(
+                start: try Self.localSeconds(s), from: from, to: to, month: nil, weekday: nil, ordinal: nil,
+                monthDays: [], until: nil)
             if earliest == nil || ob.start < earliest!.start { earliest = (ob.start, from) }
             fixed.append((ob.start - from, to))
             for r in o.properties where r.name == "RDATE" {
@@ -170,9 +178,12 @@ final class VTimeZone {
         let v = Array(l.value.trimmingSpaces.utf8)
         let bad = ICalError(line: l.number, "\(l.name): \(ContentLine.quote(l.value)) is not a UTC offset (+HHMM)")
         guard v.count == 5 || v.count == 7, v[0] == UInt8(ascii: "+") || v[0] == UInt8(ascii: "-"),
-              v.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw bad }
+            v.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        else { throw bad }
         let n = v.dropFirst().map { Int64($0 - 0x30) }
-        let h = n[0] * 10 + n[1], m = n[2] * 10 + n[3], s = n.count == 6 ? n[4] * 10 + n[5] : 0
+        let h = n[0] * 10 + n[1]
+        let m = n[2] * 10 + n[3]
+        let s = n.count == 6 ? n[4] * 10 + n[5] : 0
         guard h < 24, m < 60, s < 60 else { throw bad }
         let secs = h * 3600 + m * 60 + s
         return v[0] == UInt8(ascii: "-") ? -secs : secs
@@ -194,7 +205,9 @@ final class VTimeZone {
     /// The rule onsets of observance `o` in `year`, UTC.
     private func onsets(_ o: Observance, year: Int64) -> [Onset] {
         let startYear = Self.year(o.start)
-        guard let month = o.month, year > startYear, let first = Instant.days(year: year, month: month, day: 1) else { return [] }
+        guard let month = o.month, year > startYear, let first = Instant.days(year: year, month: month, day: 1) else {
+            return []
+        }
         let length = Instant.monthLength(year: year, month: month)
         let time = ((o.start % 86_400) + 86_400) % 86_400
         var days: [Int64] = []
@@ -230,7 +243,8 @@ final class VTimeZone {
 
     /// The index of the first onset after `utc` in `list` (sorted by UTC).
     private static func firstAfter(_ utc: Int64, in list: [Onset]) -> Int {
-        var lo = 0, hi = list.count
+        var lo = 0
+        var hi = list.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if list[mid].utc <= utc { lo = mid + 1 } else { hi = mid }
@@ -243,22 +257,28 @@ final class VTimeZone {
     func utcSeconds(local: Int64) -> Int64 {
         let ruled = ruledOnsets(around: Self.year(local))
         func offset(at utc: Int64) -> Int64 {
-            let f = Self.firstAfter(utc, in: fixed), r = Self.firstAfter(utc, in: ruled)
-            let lastFixed = f > 0 ? fixed[f - 1] : nil, lastRuled = r > 0 ? ruled[r - 1] : nil
+            let f = Self.firstAfter(utc, in: fixed)
+            let r = Self.firstAfter(utc, in: ruled)
+            let lastFixed = f > 0 ? fixed[f - 1] : nil
+            let lastRuled = r > 0 ? ruled[r - 1] : nil
             switch (lastFixed, lastRuled) {
-            case let (a?, b?): return a.utc > b.utc ? a.to : b.to
-            case let (a?, nil): return a.to
-            case let (nil, b?): return b.to
+            case (let a?, let b?): return a.utc > b.utc ? a.to : b.to
+            case (let a?, nil): return a.to
+            case (nil, let b?): return b.to
             case (nil, nil): return initialOffset
             }
         }
         // Offsets are less than a day, so the instant lies within a day of `local`: the offsets
         // that can apply are the one in force a day before and those of the onsets since.
-        let low = local - 90_000, high = local + 90_000
+        let low = local - 90_000
+        let high = local + 90_000
         var candidates: Set<Int64> = [offset(at: low)]
         for list in [fixed, ruled] {
             var i = Self.firstAfter(low, in: list)
-            while i < list.count, list[i].utc <= high { candidates.insert(list[i].to); i += 1 }
+            while i < list.count, list[i].utc <= high {
+                candidates.insert(list[i].to)
+                i += 1
+            }
         }
         for candidate in candidates.sorted(by: >) where offset(at: local - candidate) == candidate {
             return local - candidate

@@ -13,7 +13,8 @@ enum WindowsZones {
         "SA Western Standard Time": "America/La_Paz", "Pacific SA Standard Time": "America/Santiago",
         "Newfoundland Standard Time": "America/St_Johns", "E. South America Standard Time": "America/Sao_Paulo",
         "Argentina Standard Time": "America/Buenos_Aires", "SA Eastern Standard Time": "America/Cayenne",
-        "UTC-02": "Etc/GMT+2", "Azores Standard Time": "Atlantic/Azores", "Cape Verde Standard Time": "Atlantic/Cape_Verde",
+        "UTC-02": "Etc/GMT+2", "Azores Standard Time": "Atlantic/Azores",
+        "Cape Verde Standard Time": "Atlantic/Cape_Verde",
         "UTC": "Etc/UTC", "Coordinated Universal Time": "Etc/UTC", "GMT Standard Time": "Europe/London",
         "Greenwich Standard Time": "Atlantic/Reykjavik", "Morocco Standard Time": "Africa/Casablanca",
         "W. Europe Standard Time": "Europe/Berlin", "Central Europe Standard Time": "Europe/Budapest",
@@ -37,6 +38,6 @@ enum WindowsZones {
         "E. Australia Standard Time": "Australia/Brisbane", "AUS Eastern Standard Time": "Australia/Sydney",
         "Tasmania Standard Time": "Australia/Hobart", "West Pacific Standard Time": "Pacific/Port_Moresby",
         "Central Pacific Standard Time": "Pacific/Guadalcanal", "New Zealand Standard Time": "Pacific/Auckland",
-        "Fiji Standard Time": "Pacific/Fiji", "Tonga Standard Time": "Pacific/Tongatapu",
+        "Fiji Standard Time": "Pacific/Fiji", "Tonga Standard Time": "Pacific/Tongatapu"
     ]
 }

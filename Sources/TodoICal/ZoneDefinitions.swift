@@ -21,19 +21,22 @@ struct ZoneDefinitions {
     mutating func note(_ raw: String) {
         // Only a line with parameters (a `;` before its first `:`) can name a TZID.
         let utf8 = raw.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let semicolon = utf8[..<colon].firstIndex(of: UInt8(ascii: ";"))
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
+            let semicolon = utf8[..<colon].firstIndex(of: UInt8(ascii: ";"))
         else { return }
         // The lines todod writes itself (`DUE;TZID=Europe/Berlin:20261201T090000`) without a full parse.
         let parameter = utf8[utf8.index(after: semicolon)..<colon]
-        if parameter.starts(with: "TZID=".utf8), !parameter.contains(where: { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "\"") }),
-           let local = Self.localSeconds(utf8[utf8.index(after: colon)...]) {
+        if parameter.starts(with: "TZID=".utf8),
+            !parameter.contains(where: { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: "\"") }),
+            let local = Self.localSeconds(utf8[utf8.index(after: colon)...])
+        {
             let tzid = String(decoding: parameter.dropFirst(5), as: UTF8.self)
             let old = spans[tzid] ?? nil
             spans[tzid] = (min(old?.low ?? local, local), max(old?.high ?? local, local))
             return
         }
         guard
-              let line = try? ContentLine(parsing: raw, number: 0), let tzid = line.parameter("TZID"), !tzid.isEmpty
+            let line = try? ContentLine(parsing: raw, number: 0), let tzid = line.parameter("TZID"), !tzid.isEmpty
         else { return }
         var first = line
         first.value = String(line.value.split(separator: ",").first ?? "")
@@ -52,14 +55,23 @@ struct ZoneDefinitions {
         var n: [Int64] = []
         n.reserveCapacity(14)
         for (i, b) in v.enumerated() {
-            if i == 8 { guard b == UInt8(ascii: "T") else { return nil }; continue }
+            if i == 8 {
+                guard b == UInt8(ascii: "T") else { return nil }
+                continue
+            }
             guard b >= 0x30, b <= 0x39 else { return nil }
             n.append(Int64(b - 0x30))
         }
-        let y = n[0] * 1000 + n[1] * 100 + n[2] * 10 + n[3], m = n[4] * 10 + n[5], d = n[6] * 10 + n[7]
-        let h = n[8] * 10 + n[9], mi = n[10] * 10 + n[11], sec = n[12] * 10 + n[13]
-        guard y >= 1, (1...12).contains(m), d >= 1, d <= Instant.monthLength(year: y, month: m), h < 24, mi < 60, sec < 61,
-              let days = Instant.days(year: y, month: m, day: d) else { return nil }
+        let y = n[0] * 1000 + n[1] * 100 + n[2] * 10 + n[3]
+        let m = n[4] * 10 + n[5]
+        let d = n[6] * 10 + n[7]
+        let h = n[8] * 10 + n[9]
+        let mi = n[10] * 10 + n[11]
+        let sec = n[12] * 10 + n[13]
+        guard y >= 1, (1...12).contains(m), d >= 1, d <= Instant.monthLength(year: y, month: m), h < 24, mi < 60,
+            sec < 61,
+            let days = Instant.days(year: y, month: m, day: d)
+        else { return nil }
         return days * 86_400 + h * 3600 + mi * 60 + sec
     }
 
@@ -71,7 +83,9 @@ struct ZoneDefinitions {
         for raw in lines {
             let upper = raw.uppercased()
             if upper.hasPrefix("BEGIN:") { depth += 1 } else if upper.hasPrefix("END:") { depth -= 1 }
-            if depth == 1, upper.hasPrefix("TZID:") || upper.hasPrefix("TZID;") { tzid = (try? ContentLine(parsing: raw, number: 0))?.value }
+            if depth == 1, upper.hasPrefix("TZID:") || upper.hasPrefix("TZID;") {
+                tzid = (try? ContentLine(parsing: raw, number: 0))?.value
+            }
             block.append(raw)
             if depth <= 0 {
                 if let tzid, kept[tzid] == nil, block.first?.uppercased() == "BEGIN:VTIMEZONE" { kept[tzid] = block }
@@ -99,17 +113,21 @@ struct ZoneDefinitions {
 
     /// A VTIMEZONE for `zone`, right for local times from the year before `low` to the year after `high`.
     static func generated(_ tzid: String, _ zone: ZoneInfo, low: Int64, high: Int64) -> [String] {
-        let firstYear = max(1, VTimeZone.year(low) - 1), lastYear = min(9999, VTimeZone.year(high) + 1)
-        guard let firstDay = Instant.days(year: firstYear, month: 1, day: 1), let lastDay = Instant.days(year: lastYear, month: 12, day: 31)
+        let firstYear = max(1, VTimeZone.year(low) - 1)
+        let lastYear = min(9999, VTimeZone.year(high) + 1)
+        guard let firstDay = Instant.days(year: firstYear, month: 1, day: 1),
+            let lastDay = Instant.days(year: lastYear, month: 12, day: 31)
         else { return [] }
         let start = firstDay * 86_400 - zone.secondsFromUTC(at: firstDay * 86_400)
         let end = lastDay * 86_400 + 86_399 - zone.secondsFromUTC(at: lastDay * 86_400)
         var lines = ["BEGIN:VTIMEZONE", ContentLine(name: "TZID", parameters: [], value: tzid).text]
         func observance(_ daylight: Bool, local: Int64, from: Int64, to: Int64, rule: String? = nil) {
             let days = VTimeZone.floorDays(local)
-            lines += [daylight ? "BEGIN:DAYLIGHT" : "BEGIN:STANDARD",
-                      "DTSTART:" + ICalDate.dateText(days: days) + "T" + ICalDate.timeText(local - days * 86_400),
-                      "TZOFFSETFROM:" + offsetText(from), "TZOFFSETTO:" + offsetText(to)]
+            lines += [
+                daylight ? "BEGIN:DAYLIGHT" : "BEGIN:STANDARD",
+                "DTSTART:" + ICalDate.dateText(days: days) + "T" + ICalDate.timeText(local - days * 86_400),
+                "TZOFFSETFROM:" + offsetText(from), "TZOFFSETTO:" + offsetText(to)
+            ]
             if let rule { lines.append("RRULE:" + rule) }
             lines.append(daylight ? "END:DAYLIGHT" : "END:STANDARD")
         }
@@ -122,16 +140,22 @@ struct ZoneDefinitions {
         }
         if let rule {
             let weekdays = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"]
-            for (onset, daylight, from, to) in [(rule.daylightStart, true, rule.standardOffset, rule.daylightOffset),
-                                                (rule.standardStart, false, rule.daylightOffset, rule.standardOffset)] {
+            for (onset, daylight, from, to) in [
+                (rule.daylightStart, true, rule.standardOffset, rule.daylightOffset),
+                (rule.standardStart, false, rule.daylightOffset, rule.standardOffset)
+            ] {
                 // The first onset at or after the instant the rule holds from.
                 var year = VTimeZone.year(ruleFrom + from)
                 var local = onset.day(in: year) * 86_400 + onset.time
-                if local - from < ruleFrom { year += 1; local = onset.day(in: year) * 86_400 + onset.time }
+                if local - from < ruleFrom {
+                    year += 1
+                    local = onset.day(in: year) * 86_400 + onset.time
+                }
                 guard year <= 9999 else { continue }
                 let ordinal = onset.week == 5 ? "-1" : String(onset.week)
-                observance(daylight, local: local, from: from, to: to,
-                           rule: "FREQ=YEARLY;BYMONTH=\(onset.month);BYDAY=\(ordinal)\(weekdays[Int(onset.weekday)])")
+                observance(
+                    daylight, local: local, from: from, to: to,
+                    rule: "FREQ=YEARLY;BYMONTH=\(onset.month);BYDAY=\(ordinal)\(weekdays[Int(onset.weekday)])")
             }
         }
         lines.append("END:VTIMEZONE")
@@ -141,7 +165,9 @@ struct ZoneDefinitions {
     /// `+HHMM`, or `+HHMMSS` when the offset has seconds.
     static func offsetText(_ seconds: Int64) -> String {
         let v = seconds.magnitude
-        let text = ICalDate.pad(Int64(v / 3600), 2) + ICalDate.pad(Int64(v / 60 % 60), 2) + (v % 60 == 0 ? "" : ICalDate.pad(Int64(v % 60), 2))
+        let text =
+            ICalDate.pad(Int64(v / 3600), 2) + ICalDate.pad(Int64(v / 60 % 60), 2)
+            + (v % 60 == 0 ? "" : ICalDate.pad(Int64(v % 60), 2))
         return (seconds < 0 ? "-" : "+") + text
     }
 }

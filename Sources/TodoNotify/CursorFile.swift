@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where a notifier keeps its place: `${XDG_STATE_HOME:-~/.local/state}/todod/notify-MODE.cursor`
 /// (`$STATE_DIRECTORY/...` under a unit with `StateDirectory=`), one file per notifier: MODE is
@@ -58,21 +59,24 @@ struct CursorFile {
     func read() throws(Unreadable) -> State {
         let bytes: [UInt8]
         do {
-            bytes = try Files.regularContents(of: path, maxBytes: 1 << 24)  // Notifier.keysKept keys of two kinds
-        } catch where error.errno == ENOENT {
+            bytes = try Files.regularContents(of: path, maxBytes: 1 << 24) // Notifier.keysKept keys of two kinds
+        } catch  where error.errno == ENOENT {
             return State()
         } catch {
             throw Unreadable(reason: error.errno == EINVAL ? "not a regular file" : error.reason)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw Unreadable(reason: "not UTF-8 text") }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { Validation.trimmed(String($0)) }.filter { !$0.isEmpty }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { Validation.trimmed(String($0)) }
+            .filter { !$0.isEmpty }
         guard !lines.isEmpty else { return State() }
         let cursor = lines.removeFirst()
         guard Self.isCursorText(cursor) else { throw Unreadable(reason: "its first line is no journal cursor") }
         var state = State(cursor: cursor)
         for line in lines {
             let key = String(line.dropFirst())
-            guard Self.isCursorText(key) else { throw Unreadable(reason: "a line is neither a cursor nor +KEY or -KEY") }
+            guard Self.isCursorText(key) else {
+                throw Unreadable(reason: "a line is neither a cursor nor +KEY or -KEY")
+            }
             switch line.first {
             case "+": state.ahead.append(key)
             case "-": state.behind.append(key)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The daemon's `watch` stream, read without blocking on the notifier's one thread: `reminder`
 /// events the moment todod fires them (the fast path; the journal stays the record of what
@@ -72,7 +73,8 @@ final class DaemonFeed {
                 return false
             }
             let status = RPCRequest(id: .int(nextID), method: Method.daemonStatus.name)
-            var params = WatchParams(events: Set(Self.eventTypes.compactMap(EventType.init(rawValue:))), since: lastSeq).encoded
+            var params = WatchParams(events: Set(Self.eventTypes.compactMap(EventType.init(rawValue:))), since: lastSeq)
+                .encoded
             if lastSeq == nil { params["since"] = nil }
             let watch = RPCRequest(id: .int(nextID + 1), method: WatchParams.method.name, params: params)
             watchID = nextID + 1
@@ -144,9 +146,12 @@ final class DaemonFeed {
             }
             return true
         case .response(let id, .failure(let error))?:
-            if id == watchID, watchHadSince, error.code == RPCError.historyGoneCode || error.code == RPCError.invalidParamsCode {
+            if id == watchID, watchHadSince,
+                error.code == RPCError.historyGoneCode || error.code == RPCError.invalidParamsCode
+            {
                 // The log no longer reaches back (or the store is another one): start from now.
-                log.warning("todod cannot replay the changes since seq \(lastSeq ?? 0) (\(error.message)); following from now")
+                log.warning(
+                    "todod cannot replay the changes since seq \(lastSeq ?? 0) (\(error.message)); following from now")
                 lastSeq = nil
                 close(nil)
                 retryAt = 0
@@ -156,7 +161,9 @@ final class DaemonFeed {
             return false
         case .response(let id, .success(let result))?:
             if id == watchID - 1, let store = (try? DaemonStatus(wire: result))?.storeID, store != storeID {
-                log.error("todod at \(socket) now serves store \(store), not \(storeID); reminders come from the journal only")
+                log.error(
+                    "todod at \(socket) now serves store \(store), not \(storeID); reminders come from the journal only"
+                )
                 wrongStore = true
                 close(nil)
                 return false

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
+import TodoRPC
 import TodoSystemd
 import TodoTime
-import TodoRPC
 import TodoUserFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Desktop notifications: one notification per todo with Done, Snooze and (for an alarm's
 /// firing) Dismiss, the answers acted on through todod's socket, and each notification withdrawn
@@ -93,8 +94,11 @@ final class DesktopOutput {
     /// Reminders wait for the end of quiet hours: shown then, as one summary when more than one.
     private(set) var heldForQuiet = false
 
-    init(socket: String, snoozeUsec: Int64, zone: ZoneInfo, quiet: QuietHours? = nil, clock: @escaping () -> Instant = { Instant.now() },
-         log: NotifyLog, settled: @escaping (Item) -> Void) {
+    init(
+        socket: String, snoozeUsec: Int64, zone: ZoneInfo, quiet: QuietHours? = nil,
+        clock: @escaping () -> Instant = { Instant.now() },
+        log: NotifyLog, settled: @escaping (Item) -> Void
+    ) {
         self.quiet = quiet
         self.clock = clock
         self.socket = socket
@@ -149,7 +153,9 @@ final class DesktopOutput {
     /// What `flush` does with what waits at `now`: hold it (quiet hours), show it as one summary,
     /// or show each.
     enum Decision: Equatable { case hold, summary, each }
-    static func decide(count: Int, backlog: Bool, heldForQuiet: Bool, quiet: QuietHours?, secondOfDay: Int64) -> Decision {
+    static func decide(count: Int, backlog: Bool, heldForQuiet: Bool, quiet: QuietHours?, secondOfDay: Int64)
+        -> Decision
+    {
         if let quiet, quiet.contains(secondOfDay: secondOfDay) { return .hold }
         if heldForQuiet { return count > 1 ? .summary : .each }
         return backlog && count > summaryThreshold ? .summary : .each
@@ -158,7 +164,7 @@ final class DesktopOutput {
     /// Sends what waits, when the bus is there (connecting first, once the retry is due).
     func flush() {
         if !pending.isEmpty, let quiet, quiet.contains(secondOfDay: LocalTime(clock(), in: zone).secondOfDay) {
-            heldForQuiet = true  // shown when the span ends
+            heldForQuiet = true // shown when the span ends
             return
         }
         if let retryAt, Posix.monotonicSeconds() < retryAt { return }
@@ -174,8 +180,10 @@ final class DesktopOutput {
         // activation); without one the answer is ServiceUnknown, and the reminders wait.
         guard !pending.isEmpty else { return }
         let now = clock()
-        let decision = Self.decide(count: pending.count, backlog: pendingIsBacklog, heldForQuiet: heldForQuiet || pendingIsSuspended, quiet: quiet,
-                                   secondOfDay: LocalTime(now, in: zone).secondOfDay)
+        let decision = Self.decide(
+            count: pending.count, backlog: pendingIsBacklog, heldForQuiet: heldForQuiet || pendingIsSuspended,
+            quiet: quiet,
+            secondOfDay: LocalTime(now, in: zone).secondOfDay)
         let afterQuiet = heldForQuiet
         heldForQuiet = false
         if decision == .summary {
@@ -183,7 +191,11 @@ final class DesktopOutput {
             if pendingIsSuspended { summary = "\(pending.count) reminders while suspended" }
             if afterQuiet { summary = "\(pending.count) reminders during quiet hours" }
             let critical = pending.contains { $0.reminder.isCritical(now: now, zone: zone) }
-            guard send(pending, summary: summary, body: body, actions: ["dismiss", "Dismiss"], critical: critical, category: "todod.missed") else {
+            guard
+                send(
+                    pending, summary: summary, body: body, actions: ["dismiss", "Dismiss"], critical: critical,
+                    category: "todod.missed")
+            else {
                 heldForQuiet = afterQuiet
                 return
             }
@@ -211,9 +223,12 @@ final class DesktopOutput {
             }
             var actions = ["done", "Done", "snooze", snoozeLabel]
             if reminder.alarmUid != nil { actions += ["dismiss", "Dismiss"] }
-            guard send([item], summary: reminder.title, body: reminder.body(now: now, zone: zone), actions: actions,
-                       critical: reminder.isCritical(now: now, zone: zone), category: "todod.reminder",
-                       replacing: byTodo[reminder.id] ?? 0) else {
+            guard
+                send(
+                    [item], summary: reminder.title, body: reminder.body(now: now, zone: zone), actions: actions,
+                    critical: reminder.isCritical(now: now, zone: zone), category: "todod.reminder",
+                    replacing: byTodo[reminder.id] ?? 0)
+            else {
                 stopped = true
                 kept.append(item)
                 continue
@@ -223,14 +238,21 @@ final class DesktopOutput {
     }
 
     /// One `Notify` carrying `items`; false when the bus refused to take it (it is retried).
-    private func send(_ items: [Item], summary: String, body: String, actions: [String], critical: Bool, category: String,
-                      replacing: UInt32 = 0) -> Bool {
+    private func send(
+        _ items: [Item], summary: String, body: String, actions: [String], critical: Bool, category: String,
+        replacing: UInt32 = 0
+    ) -> Bool {
         guard let bus else { return false }
         let token = nextToken
         do {
-            try bus.notify(token: token, appName: "todod", replacesID: replacing, summary: summary, body: Self.markupEscaped(body), actions: actions,
-                           hints: [("urgency", .byte(critical ? 2 : 1)), ("desktop-entry", .string("todod")), ("category", .string(category))],
-                           timeoutUsec: Self.replyTimeoutUsec)
+            try bus.notify(
+                token: token, appName: "todod", replacesID: replacing, summary: summary, body: Self.markupEscaped(body),
+                actions: actions,
+                hints: [
+                    ("urgency", .byte(critical ? 2 : 1)), ("desktop-entry", .string("todod")),
+                    ("category", .string(category))
+                ],
+                timeoutUsec: Self.replyTimeoutUsec)
         } catch {
             lostBus("the session bus refused a call (\(error))")
             return false
@@ -279,11 +301,15 @@ final class DesktopOutput {
                     down("no notification server on the session bus (\(failure))")
                     continue
                 }
-                let what = isSummary(items) ? "the summary of \(items.count) missed reminders" : "todo \(items[0].reminder.id)"
+                let what =
+                    isSummary(items) ? "the summary of \(items.count) missed reminders" : "todo \(items[0].reminder.id)"
                 if failure.noReply {
-                    log.warning("the notification server did not answer the notification for \(what) within \(Self.replyTimeoutUsec / 1_000_000) s; it may be showing it; not sent again")
+                    log.warning(
+                        "the notification server did not answer the notification for \(what) within \(Self.replyTimeoutUsec / 1_000_000) s; it may be showing it; not sent again"
+                    )
                 } else {
-                    log.error("the notification server refused the notification for \(what) (\(failure)); not sent again")
+                    log.error(
+                        "the notification server refused the notification for \(what) (\(failure)); not sent again")
                 }
                 items.forEach(settled)
             case .ownerChanged(let owner):
@@ -299,7 +325,10 @@ final class DesktopOutput {
             case .closed(let id, _):
                 // Closing acknowledges nothing. A close of a notification we are replacing
                 // right now (its todo has a call out) is the old one's: the replacement keeps the id.
-                if let s = shown[id], inFlight.values.contains(where: { !isSummary($0) && $0[0].reminder.id == s.todo }) { continue }
+                if let s = shown[id], inFlight.values.contains(where: { !isSummary($0) && $0[0].reminder.id == s.todo })
+                {
+                    continue
+                }
                 forget(id)
                 summaries.remove(id)
             case .action(let id, let key):
@@ -311,7 +340,8 @@ final class DesktopOutput {
                     }
                     continue
                 }
-                guard key == "done" || key == "snooze" || key == "dismiss", let todo = shown[id] else { continue }  // not ours, or answered
+                // not ours, or answered
+                guard key == "done" || key == "snooze" || key == "dismiss", let todo = shown[id] else { continue }
                 forget(id)
                 act(key, on: todo)
                 close(id)
@@ -333,17 +363,26 @@ final class DesktopOutput {
         func stands(_ remindUsec: Int64?) -> Bool {
             type != "todo.deleted" && !todo.done && todo.reminded != nil && todo.remind?.usec == remindUsec
         }
-        func same(_ id: Int64, _ uid: String) -> Bool { id == todo.id && (uid.isEmpty || todo.uid.isEmpty || uid == todo.uid) }
+        func same(_ id: Int64, _ uid: String) -> Bool {
+            id == todo.id && (uid.isEmpty || todo.uid.isEmpty || uid == todo.uid)
+        }
         for (id, s) in shown where same(s.todo, s.uid) && !stands(s.remindUsec) {
             forget(id)
             close(id)
         }
         var kept: [Item] = []
         for item in pending {
-            if same(item.reminder.id, item.reminder.uid) && !stands(item.reminder.remindUsec) { settled(item) } else { kept.append(item) }
+            if same(item.reminder.id, item.reminder.uid) && !stands(item.reminder.remindUsec) {
+                settled(item)
+            } else {
+                kept.append(item)
+            }
         }
         pending = kept
-        for (token, items) in inFlight where items.count == 1 && same(items[0].reminder.id, items[0].reminder.uid) && !stands(items[0].reminder.remindUsec) {
+        for (token, items) in inFlight
+        where items.count == 1 && same(items[0].reminder.id, items[0].reminder.uid)
+            && !stands(items[0].reminder.remindUsec)
+        {
             inFlight[token]?[0].withdrawn = true
         }
     }
@@ -363,7 +402,14 @@ final class DesktopOutput {
             switch key {
             case "done":
                 if let after = try transport.call(TodoCompleteParams(ids: [todo.todo])).first, !after.done {
-                    let next = after.due.map { " to " + (after.allDay ? LocalTime.dateText(days: LocalTime($0, in: after.zone.flatMap { ZoneInfo(identifier: $0) } ?? zone).days) : LocalTime($0, in: zone).text) } ?? ""
+                    let next =
+                        after.due.map {
+                            " to "
+                                + (after.allDay
+                                    ? LocalTime.dateText(
+                                        days: LocalTime($0, in: after.zone.flatMap { ZoneInfo(identifier: $0) } ?? zone)
+                                            .days) : LocalTime($0, in: zone).text)
+                        } ?? ""
                     log.info("todo \(todo.todo) advanced\(next)")
                 } else {
                     log.info("todo \(todo.todo) done")
@@ -438,7 +484,10 @@ final class DesktopOutput {
     static func summary(_ reminders: [Reminder]) -> (String, String) {
         let shownTitles = reminders.prefix(5).map { "• " + $0.title }
         let more = reminders.count - shownTitles.count
-        return ("\(reminders.count) missed reminders", (shownTitles + (more > 0 ? ["and \(more) more (todoctl reminders)"] : [])).joined(separator: "\n"))
+        return (
+            "\(reminders.count) missed reminders",
+            (shownTitles + (more > 0 ? ["and \(more) more (todoctl reminders)"] : [])).joined(separator: "\n")
+        )
     }
 
     /// The body may be read as markup by the server (capability body-markup): &, < and > are escaped.

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Synchronization
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `--exec PROGRAM [ARG...]`: runs the program once per reminder, with no shell in between, the
 /// reminder in its environment (`Reminder.environment`) on top of the notifier's own.
@@ -69,7 +70,9 @@ final class ExecOutput: @unchecked Sendable {
             let exit = Spawn.reap(pid)
             slots.signal()
             if killed {
-                log.error("--exec \(program) for todo \(reminder.id): still running after \(Self.seconds(timeout)); killed (\(exit))")
+                log.error(
+                    "--exec \(program) for todo \(reminder.id): still running after \(Self.seconds(timeout)); killed (\(exit))"
+                )
             } else if exit != .status(0) {
                 log.error("--exec \(program) for todo \(reminder.id): failed (\(exit))")
             }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoSystemd
 import TodoTime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// todod-notify: hands each reminder of one todod to the outputs the command line chose
 /// (docs/NOTIFY.md), exactly once, whichever brings it first: the daemon's live `reminder`
@@ -92,7 +93,8 @@ package final class Notifier {
         // --exec watchers start later), so every thread inherits the mask.
         for signal in [SIGTERM, SIGINT, SIGHUP] { Glibc.signal(signal, SIG_DFL) }
         Self.allowTermination(true)
-        let socket = SocketPaths.socket(flag: options.socket, system: options.system, environment: environment, uid: getuid())
+        let socket = SocketPaths.socket(
+            flag: options.socket, system: options.system, environment: environment, uid: getuid())
         let pairing: Pairing
         do {
             pairing = try Pairing.ask(socket: socket)
@@ -107,25 +109,30 @@ package final class Notifier {
             log.error("cannot read the journal: \(error)")
             return 1
         }
-        _ = follower.descriptor  // watch for changes from now on, before the first read
+        _ = follower.descriptor // watch for changes from now on, before the first read
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/"
-        let cursorFile = CursorFile(path: CursorFile.path(environment: environment, home: home, mode: options.mode, name: options.name))
+        let cursorFile = CursorFile(
+            path: CursorFile.path(environment: environment, home: home, mode: options.mode, name: options.name))
         var state = Self.readState(cursorFile, follower: follower, log: log)
         if state == nil, options.mode == "desktop", options.name == nil {
             // The file every notifier shared before each had its own: the desktop one takes it over.
             let shared = CursorFile(path: CursorFile.sharedPath(environment: environment, home: home))
-            if (try? Files.identity(shared.path)) != nil, let old = Self.readState(shared, follower: follower, log: log) {
+            if (try? Files.identity(shared.path)) != nil, let old = Self.readState(shared, follower: follower, log: log)
+            {
                 log.info("taking over the place saved in \(shared.path)")
                 state = old
             }
         }
-        let exec = options.exec.map { ExecOutput(command: $0, timeout: options.execTimeout, environment: environment, log: log) }
+        let exec = options.exec.map {
+            ExecOutput(command: $0, timeout: options.execTimeout, environment: environment, log: log)
+        }
         let notifier = Notifier(follower: follower, cursorFile: cursorFile, print: options.print, exec: exec, log: log)
         let zone = ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"])
         if options.notify {
             let snooze = SnoozeSetting.load(environment: environment) { log.warning($0) }
             let quiet = QuietSetting.load(environment: environment) { log.warning($0) }
-            notifier.desktop = DesktopOutput(socket: socket, snoozeUsec: snooze, zone: zone, quiet: quiet, log: log) { [unowned notifier] in
+            notifier.desktop = DesktopOutput(socket: socket, snoozeUsec: snooze, zone: zone, quiet: quiet, log: log) {
+                [unowned notifier] in
                 notifier.desktopSettled($0)
             }
         }
@@ -142,8 +149,12 @@ package final class Notifier {
             return 1
         }
         notifier.saveStateIfChanged()
-        let outputs = [options.notify ? "desktop" : nil, options.print ? "print" : nil, options.exec.map { "exec \($0[0])" }].compactMap { $0 }
-        log.info("following the reminders of store \(pairing.storeID) (todod at \(socket)) to \(outputs.joined(separator: ", "))\(state?.cursor == nil ? "" : " from the saved cursor")")
+        let outputs = [
+            options.notify ? "desktop" : nil, options.print ? "print" : nil, options.exec.map { "exec \($0[0])" }
+        ].compactMap { $0 }
+        log.info(
+            "following the reminders of store \(pairing.storeID) (todod at \(socket)) to \(outputs.joined(separator: ", "))\(state?.cursor == nil ? "" : " from the saved cursor")"
+        )
         Self.allowTermination(false)
         ServiceManager.notify("READY=1")
         return notifier.run()
@@ -156,12 +167,16 @@ package final class Notifier {
             let state = try file.read()
             guard let cursor = state.cursor else { return nil }
             guard follower.isValid(cursor: cursor) else {
-                log.warning("\(file.path) holds no journal cursor; starting from the journal's tail (reminders that fired meanwhile are not shown)")
+                log.warning(
+                    "\(file.path) holds no journal cursor; starting from the journal's tail (reminders that fired meanwhile are not shown)"
+                )
                 return nil
             }
             return state
         } catch {
-            log.warning("cannot use \(file.path) (\(error.reason)); starting from the journal's tail (reminders that fired meanwhile are not shown)")
+            log.warning(
+                "cannot use \(file.path) (\(error.reason)); starting from the journal's tail (reminders that fired meanwhile are not shown)"
+            )
             return nil
         }
     }
@@ -184,7 +199,7 @@ package final class Notifier {
                     if let reminder = Reminder(entry) {
                         guard fromTheJournal(reminder, ticket: ticket, backlog: catchingUp) else { return 1 }
                     } else {
-                        ledger.settle(ticket)  // no reminder: step over it
+                        ledger.settle(ticket) // no reminder: step over it
                     }
                 }
                 more = read >= limit
@@ -220,7 +235,8 @@ package final class Notifier {
             case .reminder(let params):
                 // todod's summary of what fell due while the machine slept: each todo goes to the
                 // outputs, the desktop's as one backlog (one summary notification when many).
-                if params["summary"] != nil, case .array(let todos)? = params["todos"], case .object(var event) = params {
+                if params["summary"] != nil, case .array(let todos)? = params["todos"], case .object(var event) = params
+                {
                     for todo in todos {
                         event["todos"] = .array([todo])
                         event["todo"] = todo
@@ -283,7 +299,8 @@ package final class Notifier {
         exec?.run(reminder)
         if let desktop {
             if ticket == nil { inProgress.insert(reminder.key) }
-            desktop.enqueue(DesktopOutput.Item(reminder: reminder, ticket: ticket), backlog: backlog, suspended: suspended)
+            desktop.enqueue(
+                DesktopOutput.Item(reminder: reminder, ticket: ticket), backlog: backlog, suspended: suspended)
         } else if let ticket {
             ledger.settle(ticket)
         } else {
@@ -339,9 +356,13 @@ package final class Notifier {
             handedOutSinceSave = false
             cursorFailureLogged = false
         } catch {
-            if !cursorFailureLogged { log.error("cannot save the journal cursor in \(cursorFile.path): \(error.reason); a restart may repeat reminders") }
+            if !cursorFailureLogged {
+                log.error(
+                    "cannot save the journal cursor in \(cursorFile.path): \(error.reason); a restart may repeat reminders"
+                )
+            }
             cursorFailureLogged = true
-            stateDirty = false  // tried again with the next change
+            stateDirty = false // tried again with the next change
             handedOutSinceSave = false
         }
     }
@@ -353,8 +374,12 @@ package final class Notifier {
         if let feed, feed.isConnected { fds.append(pollfd(fd: feed.descriptor, events: Int16(POLLIN), revents: 0)) }
         var timeouts = [follower.timeoutUsec, desktop?.bus?.timeoutUsec].compactMap { $0 }
         let now = Posix.monotonicSeconds()
-        if let desktop, let retryAt = desktop.retryAt, desktop.hasPending { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
-        if let feed, !feed.isConnected, let retryAt = feed.retryAt { timeouts.append(UInt64(max(0, (retryAt - now) * 1e6))) }
+        if let desktop, let retryAt = desktop.retryAt, desktop.hasPending {
+            timeouts.append(UInt64(max(0, (retryAt - now) * 1e6)))
+        }
+        if let feed, !feed.isConnected, let retryAt = feed.retryAt {
+            timeouts.append(UInt64(max(0, (retryAt - now) * 1e6)))
+        }
         if let quietEnds = desktop?.secondsUntilQuietEnds { timeouts.append(UInt64(max(0, quietEnds) * 1e6)) }
         _ = try? EventWait.wait(&fds, timeoutUsec: timeouts.min())
         try follower.process()
@@ -428,7 +453,7 @@ struct KeySet {
         entries[key] = (serial, usec)
         order.append((key, serial))
         while entries.count > limit, let oldest = popFront() { entries[oldest] = nil }
-        if order.count - front > 2 * entries.count + 1024 {  // mostly removed keys: keep the live ones
+        if order.count - front > 2 * entries.count + 1024 { // mostly removed keys: keep the live ones
             order = order[front...].filter(isLive)
             front = 0
         }

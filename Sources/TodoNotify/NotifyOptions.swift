@@ -22,7 +22,8 @@ package struct NotifyOptions: Equatable, Sendable {
     /// What the notifier hands reminders to, as its cursor file names it: `desktop`, `print`,
     /// `exec`, or several joined by `+` (`desktop+print`).
     package var mode: String {
-        [notify ? "desktop" : nil, print ? "print" : nil, exec != nil ? "exec" : nil].compactMap { $0 }.joined(separator: "+")
+        [notify ? "desktop" : nil, print ? "print" : nil, exec != nil ? "exec" : nil].compactMap { $0 }.joined(
+            separator: "+")
     }
 
     package static let usage = """
@@ -48,19 +49,28 @@ package struct NotifyOptions: Equatable, Sendable {
                     let path = try reader.value()
                     guard !path.isEmpty else { throw ArgumentError.needsValue("--socket") }
                     options.socket = path
-                case .option("--system"): try reader.noValue(); options.system = true
+                case .option("--system"):
+                    try reader.noValue()
+                    options.system = true
                 case .option("--name"):
                     let name = try reader.value()
                     guard Self.isName(name) else {
-                        throw ArgumentError.invalid("--name: not a name (1 to 64 bytes of letters, digits, '-', '_' or '.', not starting with '.'): \(name)")
+                        throw ArgumentError.invalid(
+                            "--name: not a name (1 to 64 bytes of letters, digits, '-', '_' or '.', not starting with '.'): \(name)"
+                        )
                     }
                     options.name = name
-                case .option("--notify"): try reader.noValue(); options.notify = true
-                case .option("--print"): try reader.noValue(); options.print = true
+                case .option("--notify"):
+                    try reader.noValue()
+                    options.notify = true
+                case .option("--print"):
+                    try reader.noValue()
+                    options.print = true
                 case .option("--exec-timeout"):
                     let text = try reader.value()
                     guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                        throw ArgumentError.invalid("--exec-timeout: not a number of seconds between 0 and 86400: \(text)")
+                        throw ArgumentError.invalid(
+                            "--exec-timeout: not a number of seconds between 0 and 86400: \(text)")
                     }
                     options.execTimeout = seconds
                 case .option("--exec"):
@@ -77,7 +87,9 @@ package struct NotifyOptions: Equatable, Sendable {
         } catch {
             throw UsageError(description: error.message)
         }
-        if options.socket != nil && options.system { throw UsageError(description: "--socket and --system exclude each other") }
+        if options.socket != nil && options.system {
+            throw UsageError(description: "--socket and --system exclude each other")
+        }
         if !options.print && options.exec == nil { options.notify = true }
         return options
     }
@@ -86,6 +98,8 @@ package struct NotifyOptions: Equatable, Sendable {
     /// with `.` — it becomes part of a file name.
     static func isName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 64, !name.hasPrefix(".") else { return false }
-        return name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.".unicodeScalars.contains($0) }
+        return name.unicodeScalars.allSatisfy {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.".unicodeScalars.contains($0)
+        }
     }
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoRPC
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The daemon the notifier follows: what its reminder entries carry and what journald records
 /// about their sender. Entries are matched on all of it, so neither another daemon's store nor an
@@ -22,12 +23,17 @@ struct Pairing: Equatable {
     static let messageID = "160974618077448c97edd5576474d5b8"
 
     var matches: [(String, String)] {
-        var m = [("MESSAGE_ID", Self.messageID), ("SYSLOG_IDENTIFIER", "todod"), ("TODO_STORE", storeID), ("_UID", String(uid))]
+        var m = [
+            ("MESSAGE_ID", Self.messageID), ("SYSLOG_IDENTIFIER", "todod"), ("TODO_STORE", storeID),
+            ("_UID", String(uid))
+        ]
         if let command { m.append(("_COMM", command)) }
         return m
     }
 
-    static func == (a: Pairing, b: Pairing) -> Bool { a.storeID == b.storeID && a.uid == b.uid && a.command == b.command }
+    static func == (a: Pairing, b: Pairing) -> Bool {
+        a.storeID == b.storeID && a.uid == b.uid && a.command == b.command
+    }
 
     /// Asks the daemon at `socket` for its store id and pid, then reads who that process is from
     /// /proc (the socket's own credentials name systemd when the socket was passed by it). Where
@@ -47,7 +53,8 @@ struct Pairing: Equatable {
             throw ClientError.badAnswer("daemon.status has no storeId (a todod older than contract v2?)")
         }
         if let pid = status.pid, pid > 0, let owner = try? Files.mode("/proc/\(pid)").uid,
-           let bytes = try? Files.contents(of: "/proc/\(pid)/comm", maxBytes: 64) {
+            let bytes = try? Files.contents(of: "/proc/\(pid)/comm", maxBytes: 64)
+        {
             let comm = Validation.trimmed(String(decoding: bytes, as: UTF8.self))
             return Pairing(storeID: storeID, uid: owner, command: comm.isEmpty ? nil : comm)
         }

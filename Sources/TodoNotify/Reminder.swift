@@ -32,8 +32,10 @@ package struct Reminder: Sendable, Equatable {
     package var cursor: String?
 
     /// The journal fields a reminder is made of.
-    static let fields = ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_LATE_USEC",
-                         "TODO_REMIND_USEC", "TODO_ALL_DAY", "TODO_ZONE", "TODO_PRIORITY", "TODO_ALARM_UID"]
+    static let fields = [
+        "TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_DUE_USEC", "TODO_LATE_USEC",
+        "TODO_REMIND_USEC", "TODO_ALL_DAY", "TODO_ZONE", "TODO_PRIORITY", "TODO_ALARM_UID"
+    ]
 
     /// What names one firing on both paths: the todo, the instant it was due to remind at and
     /// how late todod fired it (so the instant it fired). A todo reminded again later (snoozed,
@@ -87,8 +89,10 @@ package struct Reminder: Sendable, Equatable {
     /// category (or -) and title; a tab, newline or other control character in the text is
     /// written as `\t`, `\n`, `\u{XX}`, and a backslash as `\\`, so one reminder is one line.
     var printLine: String {
-        [String(id), uid.isEmpty ? "-" : Self.oneLine(uid), dueText.map(Self.oneLine) ?? "-", String(lateUsec),
-         category.map(Self.oneLine) ?? "-", Self.oneLine(title)].joined(separator: "\t")
+        [
+            String(id), uid.isEmpty ? "-" : Self.oneLine(uid), dueText.map(Self.oneLine) ?? "-", String(lateUsec),
+            category.map(Self.oneLine) ?? "-", Self.oneLine(title)
+        ].joined(separator: "\t")
     }
 
     static func oneLine(_ text: String) -> String {
@@ -136,7 +140,9 @@ package struct Reminder: Sendable, Equatable {
                 }
             } else {
                 var text = "Due " + LocalTime(due, in: zone).text
-                if let own, let name = self.zone, own.secondsFromUTC(at: due.seconds) != zone.secondsFromUTC(at: due.seconds) {
+                if let own, let name = self.zone,
+                    own.secondsFromUTC(at: due.seconds) != zone.secondsFromUTC(at: due.seconds)
+                {
                     text += " (" + String(LocalTime(due, in: own).text.suffix(5)) + " " + name + ")"
                 }
                 parts.append(text)

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CTodoLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The monotonic clock (CLOCK_MONOTONIC), the one every deadline in the product is measured on:
 /// it never jumps with the wall clock. sd-bus and sd-journal give their timeouts on it too.
@@ -23,10 +24,12 @@ package enum MonotonicClock {
     /// Microseconds the machine has spent suspended since boot: `CLOCK_BOOTTIME` (which counts
     /// suspend) minus `CLOCK_MONOTONIC` (which does not). It grows across a suspend and resume.
     package static func suspendedUsec() -> Int64 {
-        var boot = timespec(), mono = timespec()
+        var boot = timespec()
+        var mono = timespec()
         clock_gettime(CLOCK_BOOTTIME, &boot)
         clock_gettime(CLOCK_MONOTONIC, &mono)
-        return (Int64(boot.tv_sec) - Int64(mono.tv_sec)) * 1_000_000 + (Int64(boot.tv_nsec) - Int64(mono.tv_nsec)) / 1000
+        return (Int64(boot.tv_sec) - Int64(mono.tv_sec)) * 1_000_000 + (Int64(boot.tv_nsec) - Int64(mono.tv_nsec))
+            / 1000
     }
 
     /// Microseconds from now until the monotonic instant `deadlineUsec` (0 once it passed), or

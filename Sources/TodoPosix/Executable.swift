@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The running program's file, and replacing the process with another program.
@@ -33,11 +33,15 @@ package enum Executable {
     /// Signals are as at a fresh start: none blocked, SIGTERM and SIGINT at their default action
     /// (one that comes before the new program handles it ends the process, as asked). Returns only
     /// when that failed, with the error; the process is then in no state to go on serving.
-    package static func replace(with program: String, arguments: [String], passing listener: Int32,
-                                setting variables: [String: String]) -> PosixError {
+    package static func replace(
+        with program: String, arguments: [String], passing listener: Int32,
+        setting variables: [String: String]
+    ) -> PosixError {
         if listener != 3, dup2(listener, 3) != 3 { return PosixError("dup2 \(listener) 3", errno: errno) }
         let flags = fcntl(3, F_GETFD)
-        guard flags >= 0, fcntl(3, F_SETFD, flags & ~FD_CLOEXEC) == 0 else { return PosixError("fcntl 3", errno: errno) }
+        guard flags >= 0, fcntl(3, F_SETFD, flags & ~FD_CLOEXEC) == 0 else {
+            return PosixError("fcntl 3", errno: errno)
+        }
         setenv("LISTEN_FDS", "1", 1)
         setenv("LISTEN_PID", String(getpid()), 1)
         unsetenv("LISTEN_FDNAMES")

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive `flock(2)` on a lock file, held until `unlock` or deinit: todod-sync takes one per
@@ -29,7 +29,7 @@ package final class FileLock {
 
     package func unlock() {
         guard fd >= 0 else { return }
-        Posix.close(fd)  // closing the descriptor releases the lock
+        Posix.close(fd) // closing the descriptor releases the lock
         fd = -1
     }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An inotify descriptor watching one file for what happens to its name: unlinked (its link
@@ -40,8 +40,9 @@ package final class DirectoryWatch {
     /// Watches each directory of `directories` that exists (at least one must).
     package init(directories: [String]) throws(PosixError) {
         fd = try syscall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-        let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB
-            | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        let mask = UInt32(
+            IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB
+                | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
         var watched = 0
         var last: PosixError?
         for directory in Set(directories) {
@@ -87,8 +88,10 @@ package final class DirectoryWatch {
                 Int(buffer[at]) | Int(buffer[at + 1]) << 8 | Int(buffer[at + 2]) << 16 | Int(buffer[at + 3]) << 24
             }
             while offset + 16 <= n {
-                let mask = UInt32(word(offset + 4)), length = word(offset + 12)
-                let start = offset + 16, end = min(n, start + length)
+                let mask = UInt32(word(offset + 4))
+                let length = word(offset + 12)
+                let start = offset + 16
+                let end = min(n, start + length)
                 let bytes = buffer[start..<end].prefix { $0 != 0 }
                 events.append(Event(name: String(decoding: bytes, as: UTF8.self), mask: mask))
                 offset = start + length

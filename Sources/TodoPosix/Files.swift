@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The few file-system calls todod and todoctl need: directories with a mode, socket files,
@@ -12,7 +12,7 @@ package enum Files {
         var st = stat()
         do {
             try syscall("lstat") { lstat(path, &st) }
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             return .missing
         }
         switch st.st_mode & S_IFMT {
@@ -38,7 +38,7 @@ package enum Files {
         var st = stat()
         do {
             try syscall("lstat \(path)") { lstat(path, &st) }
-        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
+        } catch  where error.errno == ENOENT || error.errno == ENOTDIR {
             return nil
         }
         return Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size))
@@ -96,7 +96,7 @@ package enum Files {
             prefix += "/" + component
             do {
                 try syscall("mkdir \(prefix)") { mkdir(prefix, mode) }
-            } catch where error.errno == EEXIST {
+            } catch  where error.errno == EEXIST {
                 continue
             }
         }
@@ -115,9 +115,13 @@ package enum Files {
     package static func openUnnamedFile(in directory: String) throws(PosixError) -> Int32 {
         let fd = open(directory, O_RDWR | O_CLOEXEC | __O_TMPFILE, mode_t(0o600))
         if fd >= 0 { return fd }
-        guard [EOPNOTSUPP, EISDIR, EINVAL].contains(errno) else { throw PosixError("open \(directory) (O_TMPFILE)", errno: errno) }
+        guard [EOPNOTSUPP, EISDIR, EINVAL].contains(errno) else {
+            throw PosixError("open \(directory) (O_TMPFILE)", errno: errno)
+        }
         var template = Array((directory + "/.todod-XXXXXX").utf8CString)
-        let made = try syscall("mkstemp in \(directory)") { template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) } }
+        let made = try syscall("mkstemp in \(directory)") {
+            template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        }
         Glibc.unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         _ = fcntl(made, F_SETFD, FD_CLOEXEC)
         return made
@@ -127,7 +131,9 @@ package enum Files {
     package static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int) throws(PosixError) {
         var done = 0
         while done < bytes.count {
-            let n = try syscall("pwrite") { bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) } }
+            let n = try syscall("pwrite") {
+                bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
+            }
             done += n
         }
     }
@@ -137,7 +143,9 @@ package enum Files {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = try syscall("pread") { bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) } }
+            let n = try syscall("pread") {
+                bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            }
             if n == 0 { break }
             done += n
         }
@@ -160,7 +168,9 @@ package enum Files {
     /// - Parameter forCreating: `directory` is only where a new directory will be made, so it
     ///   may itself be sticky and writable by others, like any ancestor.
     /// - Returns: the real path of `directory`.
-    package static func trustedDirectory(_ directory: String, uid: UInt32, forCreating: Bool = false) throws(Untrusted) -> String {
+    package static func trustedDirectory(_ directory: String, uid: UInt32, forCreating: Bool = false) throws(Untrusted)
+        -> String
+    {
         guard let real = realPath(directory) else {
             throw Untrusted(description: "cannot resolve \(directory): \(PosixError("realpath", errno: errno).reason)")
         }
@@ -179,7 +189,10 @@ package enum Files {
                 let owner = st.st_uid
                 if st.st_mode & S_IFMT == S_IFLNK {
                     guard !resolved, owner == uid || owner == 0 else {
-                        throw Untrusted(description: "refusing \(directory): the symbolic link \(path) belongs to uid \(owner), not to uid \(uid) or root")
+                        throw Untrusted(
+                            description:
+                                "refusing \(directory): the symbolic link \(path) belongs to uid \(owner), not to uid \(uid) or root"
+                        )
                     }
                     continue
                 }
@@ -187,11 +200,17 @@ package enum Files {
                     throw Untrusted(description: "refusing \(directory): \(path) is not a directory")
                 }
                 guard owner == uid || owner == 0 else {
-                    throw Untrusted(description: "refusing \(directory): \(path) belongs to uid \(owner), not to uid \(uid) (who runs todod) or root")
+                    throw Untrusted(
+                        description:
+                            "refusing \(directory): \(path) belongs to uid \(owner), not to uid \(uid) (who runs todod) or root"
+                    )
                 }
                 let mode = st.st_mode & 0o7777
                 if mode & 0o022 != 0 && (last || mode & S_ISVTX == 0) {
-                    throw Untrusted(description: "refusing \(directory): \(path) is writable by \(mode & 0o002 != 0 ? "others" : "its group") (mode 0\(String(mode, radix: 8)))")
+                    throw Untrusted(
+                        description:
+                            "refusing \(directory): \(path) is writable by \(mode & 0o002 != 0 ? "others" : "its group") (mode 0\(String(mode, radix: 8)))"
+                    )
                 }
             }
         }

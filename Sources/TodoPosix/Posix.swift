@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CTodoLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A failed system call: the function's name and errno.
 package struct PosixError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -116,7 +117,9 @@ package enum Posix {
     /// Writes `bytes[offset...]`; returns the byte count written or nil when it would block.
     package static func write(_ fd: Int32, _ bytes: [UInt8], from offset: Int) throws(PosixError) -> Int? {
         while true {
-            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+            let n = bytes.withUnsafeBytes { raw in
+                Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+            }
             if n >= 0 { return n }
             let error = errno
             if error == EINTR { continue }
@@ -130,7 +133,9 @@ package enum Posix {
     package static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(PosixError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw PosixError("send", errno: errno)
@@ -161,11 +166,17 @@ package enum Posix {
         while offset < bytes.count {
             let n: Int
             if socket {
-                n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
+                n = bytes.withUnsafeBytes {
+                    send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+                }
             } else {
                 var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                guard poll(&pfd, 1, 0) == 1, pfd.revents & Int16(POLLOUT) != 0, pfd.revents & Int16(POLLERR) == 0 else { return false }
-                n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, min($0.count - offset, Int(PIPE_BUF))) }
+                guard poll(&pfd, 1, 0) == 1, pfd.revents & Int16(POLLOUT) != 0, pfd.revents & Int16(POLLERR) == 0 else {
+                    return false
+                }
+                n = bytes.withUnsafeBytes {
+                    Glibc.write(fd, $0.baseAddress! + offset, min($0.count - offset, Int(PIPE_BUF)))
+                }
             }
             if n > 0 {
                 offset += n

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CTodoLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An epoll instance that reports readable descriptors by a token of the caller's choosing
 /// (level-triggered: a descriptor is reported again while unread data remains).

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CTodoLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A one-shot timer on the wall clock (`CLOCK_REALTIME`), held as a `timerfd` made once.
 ///

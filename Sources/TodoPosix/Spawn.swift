@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CTodoLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Starting a program with no shell in between (posix_spawnp(3)) and waiting for it.
 package enum Spawn {
@@ -25,8 +26,10 @@ package enum Spawn {
     /// inherits them). `foreground` keeps it in the caller's process group with the caller's
     /// standard input, for a program that uses the terminal (an editor).
     /// - Returns: the child's pid.
-    package static func start(_ program: String, _ arguments: [String], environment: [String: String],
-                              streams: StandardStreams? = nil, foreground: Bool = false) throws(PosixError) -> pid_t {
+    package static func start(
+        _ program: String, _ arguments: [String], environment: [String: String],
+        streams: StandardStreams? = nil, foreground: Bool = false
+    ) throws(PosixError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -56,7 +59,9 @@ package enum Spawn {
         posix_spawnattr_setsigmask(&attributes, &empty)
         // Its own process group, unless it is to use the terminal as we do (an editor).
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16((foreground ? 0 : POSIX_SPAWN_SETPGROUP) | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16((foreground ? 0 : POSIX_SPAWN_SETPGROUP) | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
         let argv = ([program] + arguments).map { strdup($0) }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }

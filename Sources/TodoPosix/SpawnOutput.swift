@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Spawn {
@@ -12,8 +12,10 @@ extension Spawn {
     /// Runs `program` (as `start` does) to its end, reading its standard output and error through
     /// pipes and handing each chunk to `onOutput` as it arrives (1: stdout, 2: stderr). After
     /// `timeout` seconds (nil: never) its whole process group is killed.
-    package static func run(_ program: String, _ arguments: [String], environment: [String: String], timeout: Double?,
-                            onOutput: (Int32, [UInt8]) -> Void) throws(PosixError) -> Finished {
+    package static func run(
+        _ program: String, _ arguments: [String], environment: [String: String], timeout: Double?,
+        onOutput: (Int32, [UInt8]) -> Void
+    ) throws(PosixError) -> Finished {
         let out = try pipe()
         let err: (read: Int32, write: Int32)
         do { err = try pipe() } catch {
@@ -21,7 +23,11 @@ extension Spawn {
             throw error
         }
         let pid: pid_t
-        do { pid = try start(program, arguments, environment: environment, streams: StandardStreams(input: nil, output: out.write, error: err.write)) } catch {
+        do {
+            pid = try start(
+                program, arguments, environment: environment,
+                streams: StandardStreams(input: nil, output: out.write, error: err.write))
+        } catch {
             [out.read, out.write, err.read, err.write].forEach(Posix.close)
             throw error
         }
@@ -33,7 +39,10 @@ extension Spawn {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while !open.isEmpty {
             var fds = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            if let deadline, Posix.monotonicSeconds() >= deadline { timedOut = true; break }
+            if let deadline, Posix.monotonicSeconds() >= deadline {
+                timedOut = true
+                break
+            }
             guard let n = try? EventWait.wait(&fds, until: deadline), n > 0 else { continue }
             var closed: [Int32] = []
             for (i, p) in fds.enumerated() where p.revents != 0 {

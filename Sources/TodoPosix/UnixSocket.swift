@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CTodoLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Who is at the other end of a Unix socket.
 package struct PeerCredentials: Sendable, Equatable {
@@ -35,7 +36,7 @@ package enum UnixSocket {
     package static func accept(_ listener: Int32) throws(PosixError) -> Int32? {
         do {
             return try syscall("accept4") { todod_accept_nonblocking(listener) }
-        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK || error.errno == ECONNABORTED {
+        } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK || error.errno == ECONNABORTED {
             return nil
         }
     }
@@ -53,7 +54,7 @@ package enum UnixSocket {
             return try attachedSocket(SOCK_STREAM, to: path, "connect", Glibc.connect) { fd throws(PosixError) in
                 try setSendTimeout(fd, seconds)
             }
-        } catch where error.errno == EAGAIN {  // the send timeout ran out while connecting
+        } catch  where error.errno == EAGAIN { // the send timeout ran out while connecting
             throw PosixError("connect", errno: ETIMEDOUT)
         }
     }
@@ -130,7 +131,10 @@ package enum UnixDatagram {
         var sent = 0
         while true {
             let n = Glibc.send(fd, &byte, 1, Int32(MSG_DONTWAIT))
-            if n == 1 { sent += 1; continue }
+            if n == 1 {
+                sent += 1
+                continue
+            }
             if errno == EINTR { continue }
             if errno == EAGAIN { return sent }
             throw PosixError("send", errno: errno)
@@ -149,13 +153,17 @@ package enum UnixDatagram {
 }
 
 /// A new close-on-exec socket of `type`, bound or connected (`attach`, named `name` in errors) to `path`.
-private func attachedSocket(_ type: __socket_type, to path: String, _ name: String,
-                            _ attach: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32,
-                            prepare: (Int32) throws(PosixError) -> Void = { _ in }) throws(PosixError) -> Int32 {
+private func attachedSocket(
+    _ type: __socket_type, to path: String, _ name: String,
+    _ attach: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32,
+    prepare: (Int32) throws(PosixError) -> Void = { _ in }
+) throws(PosixError) -> Int32 {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
-    guard !bytes.isEmpty, bytes.count <= UnixSocket.maxPathLength else { throw PosixError("socket path", errno: ENAMETOOLONG) }
+    guard !bytes.isEmpty, bytes.count <= UnixSocket.maxPathLength else {
+        throw PosixError("socket path", errno: ENAMETOOLONG)
+    }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
         raw.copyBytes(from: bytes)
         raw[bytes.count] = 0

@@ -24,8 +24,10 @@ package protocol RPCTransport: AnyObject {
     /// Sends one request whose `result` object holds a long array under `arrayKey`, hands the
     /// array's elements to `element` as they arrive (with the members of `result` that came before
     /// the array), and returns the rest of `result`.
-    func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
-                element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject
+    func stream(
+        _ method: Method, _ params: JSONObject, arrayKey: String,
+        element: (JSON, JSONObject) throws(ClientError) -> Void
+    ) throws(ClientError) -> JSONObject
     /// Sends `watch` with `params`, then hands each event's `params` to `onEvent` until it returns
     /// false or the daemon closes the connection.
     func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError)
@@ -33,8 +35,10 @@ package protocol RPCTransport: AnyObject {
 
 extension RPCTransport {
     /// The whole answer first, then its elements: for transports that cannot stream.
-    package func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
-                       element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
+    package func stream(
+        _ method: Method, _ params: JSONObject, arrayKey: String,
+        element: (JSON, JSONObject) throws(ClientError) -> Void
+    ) throws(ClientError) -> JSONObject {
         guard case .object(var result) = try call(method, params), let items = result[arrayKey]?.arrayValue else {
             throw ClientError.badAnswer("\(method.name) did not return \(arrayKey)")
         }
@@ -53,7 +57,9 @@ extension RPCTransport {
 
     /// `todo.list` read as it arrives: each todo's JSON as sent, with the page's `total` (nil
     /// until it came); returns `total`.
-    package func list(_ query: TodoListParams, todo: (JSON, Int?) throws(ClientError) -> Void) throws(ClientError) -> Int? {
+    package func list(_ query: TodoListParams, todo: (JSON, Int?) throws(ClientError) -> Void) throws(ClientError)
+        -> Int?
+    {
         func total(_ members: JSONObject) throws(ClientError) -> Int? {
             guard let value = members["total"] else { return nil }
             guard case .int(let n) = value, n >= 0, let count = Int(exactly: n) else {
@@ -61,7 +67,8 @@ extension RPCTransport {
             }
             return count
         }
-        let rest = try stream(TodoListParams.method, query.encoded, arrayKey: "todos") { (item, before) throws(ClientError) in
+        let rest = try stream(TodoListParams.method, query.encoded, arrayKey: "todos") {
+            (item, before) throws(ClientError) in
             try todo(item, try total(before))
         }
         return try total(rest)

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real transport: a blocking Unix stream socket to todod, one JSON-RPC message per line.
 ///
@@ -44,16 +45,19 @@ package final class UnixSocketTransport: RPCTransport {
         seconds == seconds.rounded() && seconds < 1e15 ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
-    package init(path: String, trustedUIDs: Set<UInt32> = [getuid(), 0], timeout: Double? = UnixSocketTransport.defaultTimeout) throws(ClientError) {
+    package init(
+        path: String, trustedUIDs: Set<UInt32> = [getuid(), 0], timeout: Double? = UnixSocketTransport.defaultTimeout
+    ) throws(ClientError) {
         self.path = path
         self.timeout = timeout
         self.limit = timeout
         do {
             fd = try UnixSocket.connect(path: path, timeout: timeout)
-        } catch where error.errno == ETIMEDOUT {
+        } catch  where error.errno == ETIMEDOUT {
             throw ClientError.timedOut(socket: path, seconds: timeout ?? 0)
         } catch {
-            throw ClientError.unreachable(socket: path, reason: error.errno == ENAMETOOLONG ? "socket path too long" : error.reason)
+            throw ClientError.unreachable(
+                socket: path, reason: error.errno == ENAMETOOLONG ? "socket path too long" : error.reason)
         }
         let peer: PeerCredentials
         do {
@@ -79,14 +83,18 @@ package final class UnixSocketTransport: RPCTransport {
 
     /// Reads the answer as it arrives (`JSONStream`): a long listing is printed while the rest
     /// is still on the wire, and only one element is held at a time.
-    package func stream(_ method: Method, _ params: JSONObject, arrayKey: String,
-                       element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
+    package func stream(
+        _ method: Method, _ params: JSONObject, arrayKey: String,
+        element: (JSON, JSONObject) throws(ClientError) -> Void
+    ) throws(ClientError) -> JSONObject {
         let id = try send(method, params)
         let fd = self.fd
         let limit = self.limit
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var reader = JSONStream(buffered: framer.takePending()) {
-            guard try Posix.waitReadable(fd, seconds: limit) else { throw ClientError.timedOut(socket: self.path, seconds: limit ?? 0) }
+            guard try Posix.waitReadable(fd, seconds: limit) else {
+                throw ClientError.timedOut(socket: self.path, seconds: limit ?? 0)
+            }
             guard let n = try Posix.read(fd, into: &chunk), n > 0 else { return nil }
             return Array(chunk[0..<n])
         }
@@ -130,7 +138,7 @@ package final class UnixSocketTransport: RPCTransport {
 
     package func watch(_ params: WatchParams, onEvent: (JSON) -> Bool) throws(ClientError) {
         _ = try call(params)
-        limit = nil  // subscribed: events may be hours apart
+        limit = nil // subscribed: events may be hours apart
         while true {
             let message: JSON
             do {
@@ -150,7 +158,9 @@ package final class UnixSocketTransport: RPCTransport {
     private func send(_ method: Method, _ params: JSONObject) throws(ClientError) -> Int64 {
         let wanted = timeout.map { method.movesWholeStore ? $0 * Self.longTimeoutFactor : $0 }
         if wanted != limit {
-            do { try UnixSocket.setSendTimeout(fd, wanted) } catch { throw ClientError.unreachable(socket: path, reason: error.reason) }
+            do { try UnixSocket.setSendTimeout(fd, wanted) } catch {
+                throw ClientError.unreachable(socket: path, reason: error.reason)
+            }
             limit = wanted
         }
         let id = nextID
@@ -167,7 +177,8 @@ package final class UnixSocketTransport: RPCTransport {
             try Posix.sendAll(fd, bytes)
         } catch {
             // The daemon may have refused us and hung up: its error line is still readable.
-            if error.errno == EPIPE, let message = try? receive(), let refusal = (try? DaemonMessage(message))?.refusal {
+            if error.errno == EPIPE, let message = try? receive(), let refusal = (try? DaemonMessage(message))?.refusal
+            {
                 throw ClientError.refused(refusal)
             }
             if error.errno == EAGAIN { throw ClientError.timedOut(socket: path, seconds: limit ?? 0) }

@@ -33,14 +33,15 @@ private struct SQLText: Hashable {
     package func hash(into hasher: inout Hasher) {
         let utf8 = text.utf8
         hasher.combine(utf8.count)
-        let sampled = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard bytes.count >= 16, let base = bytes.baseAddress else { return false }
-            let raw = UnsafeRawPointer(base)
-            hasher.combine(raw.loadUnaligned(as: UInt64.self))
-            hasher.combine(raw.loadUnaligned(fromByteOffset: bytes.count / 2, as: UInt64.self))
-            hasher.combine(raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
-            return true
-        } ?? false
+        let sampled =
+            utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+                guard bytes.count >= 16, let base = bytes.baseAddress else { return false }
+                let raw = UnsafeRawPointer(base)
+                hasher.combine(raw.loadUnaligned(as: UInt64.self))
+                hasher.combine(raw.loadUnaligned(fromByteOffset: bytes.count / 2, as: UInt64.self))
+                hasher.combine(raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+                return true
+            } ?? false
         if !sampled { hasher.combine(text) }
     }
 }
@@ -72,12 +73,16 @@ package final class Connection {
         Connection.configured
         var db: SQLiteHandle?
         // NOFOLLOW: a path with a symbolic link in it is refused, never followed.
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+            | SQLITE_OPEN_NOFOLLOW
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             if let db { sqlite3_close_v2(db) }
-            throw TodoError(storage: SQLiteResultCode(rawValue: rc), reason: message, message: "cannot open database \(path): \(message)")
+            throw TodoError(
+                storage: SQLiteResultCode(rawValue: rc), reason: message,
+                message: "cannot open database \(path): \(message)")
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -173,7 +178,9 @@ package final class Connection {
     }
 
     /// All rows of a query, each mapped by `row`.
-    package func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> [T] {
+    package func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T)
+        throws(TodoError) -> [T]
+    {
         let stmt = try statement(sql, values)
         defer { stmt.reset() }
         var out: [T] = []
@@ -182,7 +189,9 @@ package final class Connection {
     }
 
     /// Hands each row of a query to `row` as it is read, until `row` returns false.
-    package func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
+    package func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> Bool)
+        throws(TodoError)
+    {
         let stmt = try statement(sql, values)
         defer { stmt.reset() }
         while try stmt.step() {
@@ -192,7 +201,9 @@ package final class Connection {
 
     /// The first row of a query, mapped by `row`, or nil when there is none.
     @inlinable
-    package func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T) throws(TodoError) -> T? {
+    package func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], _ row: (Statement) throws(TodoError) -> T)
+        throws(TodoError) -> T?
+    {
         let stmt = try statement(sql, values)
         defer { stmt.reset() }
         return try stmt.step() ? try row(stmt) : nil
@@ -208,10 +219,12 @@ package final class Connection {
     package func countingRows<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (value: T, rows: Int) {
         let counter = RowCounter()
         let context = Unmanaged.passUnretained(counter).toOpaque()
-        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_ROW), { _, context, _, _ in
-            if let context { Unmanaged<RowCounter>.fromOpaque(context).takeUnretainedValue().rows += 1 }
-            return 0
-        }, context)
+        sqlite3_trace_v2(
+            handle, UInt32(SQLITE_TRACE_ROW),
+            { _, context, _, _ in
+                if let context { Unmanaged<RowCounter>.fromOpaque(context).takeUnretainedValue().rows += 1 }
+                return 0
+            }, context)
         defer {
             sqlite3_trace_v2(handle, 0, nil, nil)
             withExtendedLifetime(counter) {}
@@ -274,14 +287,15 @@ package final class Connection {
     /// failure said in words.
     package static func error(_ rc: Int32, _ message: String) -> TodoError {
         let code = SQLiteResultCode(rawValue: rc)
-        let reason = switch code {
-        case .full: "the disk is full (\(message))"
-        case .notADatabase: "the file is not a database"
-        case .corrupt: "the database file is corrupt (\(message))"
-        case .readOnly: "the database is read-only (\(message))"
-        case .ioError: "I/O error (\(message))"
-        default: message
-        }
+        let reason =
+            switch code {
+            case .full: "the disk is full (\(message))"
+            case .notADatabase: "the file is not a database"
+            case .corrupt: "the database file is corrupt (\(message))"
+            case .readOnly: "the database is read-only (\(message))"
+            case .ioError: "I/O error (\(message))"
+            default: message
+            }
         return TodoError(storage: code, reason: reason)
     }
 }

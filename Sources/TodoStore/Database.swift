@@ -67,7 +67,9 @@ final class Database: @unchecked Sendable {
         guard let log = try? Files.identity(path + "-wal"), log.size > 0 else { return }
         let database = try? Files.identity(path)
         guard database == nil || database?.size == 0 else { return }
-        throw TodoError.storage("cannot use \(path): \(path)-wal holds changes of a database that is no longer there (deleted while todod ran?); move \(path)-wal away to start with an empty store")
+        throw TodoError.storage(
+            "cannot use \(path): \(path)-wal holds changes of a database that is no longer there (deleted while todod ran?); move \(path)-wal away to start with an empty store"
+        )
     }
 
     /// Nil while the file at `path` is the one open; else why not, in a sentence. Looks at the
@@ -79,11 +81,12 @@ final class Database: @unchecked Sendable {
         if let lostFile { return lostFile }
         guard let identity, let connection else { return nil }
         let now: Files.Identity?
-        do { now = try Files.identity(path) } catch { return nil }  // cannot look: assume unchanged
+        do { now = try Files.identity(path) } catch { return nil } // cannot look: assume unchanged
         if let now, now.isSameFile(as: identity) { return nil }
         let what = now == nil ? "deleted" : "replaced by another file"
-        lostFile = "the database file \(path) was \(what) while todod was running; todod refuses changes until it is restarted"
-        endHeldRead(connection)  // the log cannot be emptied under a read transaction
+        lostFile =
+            "the database file \(path) was \(what) while todod was running; todod refuses changes until it is restarted"
+        endHeldRead(connection) // the log cannot be emptied under a read transaction
         connection.detachFromPath()
         return lostFile
     }
@@ -99,7 +102,7 @@ final class Database: @unchecked Sendable {
     /// Runs `body` with the connection on the database queue and waits for it. `reading`: the
     /// body only reads (while a long write runs it reads the last committed state).
     func sync<T, E: TodoErrorConvertible>(reading: Bool = false, _ body: (Connection) throws(E) -> T) throws(E) -> T {
-        precondition(!isOnQueue, "Database.sync called re-entrantly on its own queue")  // programmer error
+        precondition(!isOnQueue, "Database.sync called re-entrantly on its own queue") // programmer error
         // `DispatchQueue.sync` rethrows as `any Error`; the result carries the typed error across.
         let result = queue.sync { Result { () throws(E) in try onQueue(reading: reading, body) } }
         return try result.get()
@@ -108,7 +111,8 @@ final class Database: @unchecked Sendable {
     /// Runs `body` with the connection; the caller must already be on the database queue.
     /// `reading`: the body only reads (while a long write runs it reads the last committed
     /// state); a write meanwhile fails with a storage error.
-    func onQueue<T, E: TodoErrorConvertible>(reading: Bool = false, _ body: (Connection) throws(E) -> T) throws(E) -> T {
+    func onQueue<T, E: TodoErrorConvertible>(reading: Bool = false, _ body: (Connection) throws(E) -> T) throws(E) -> T
+    {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let snapshot else {
             let connection = try open(as: E.self)
@@ -120,7 +124,11 @@ final class Database: @unchecked Sendable {
             defer { if readHeld && connection.inWriteTransaction { endHeldRead(connection) } }
             return try body(connection)
         }
-        guard reading else { throw E(TodoError.storage("storage failure: the store is busy undoing or redoing a large change; try again when it ends")) }
+        guard reading else {
+            throw E(
+                TodoError.storage(
+                    "storage failure: the store is busy undoing or redoing a large change; try again when it ends"))
+        }
         // One read transaction: all its statements see one state, even if the long write commits meanwhile.
         do { try snapshot.run("BEGIN") } catch { throw E(error) }
         defer { try? snapshot.run("COMMIT") }
@@ -133,7 +141,7 @@ final class Database: @unchecked Sendable {
     /// `todo.get`, in the WAL index). Not when a transaction is already open (a read inside a write).
     private func holdRead(_ connection: Connection) {
         guard !readHeld, !connection.inTransaction else { return }
-        do { try connection.run("BEGIN") } catch { return }  // the read then runs in autocommit mode
+        do { try connection.run("BEGIN") } catch { return } // the read then runs in autocommit mode
         readHeld = true
     }
 
@@ -163,16 +171,18 @@ final class Database: @unchecked Sendable {
     func beginLongWrite() throws(TodoError) -> Connection {
         dispatchPrecondition(condition: .onQueue(queue))
         try checkFileBeforeWrite()
-        guard let exclusive = connection, snapshot == nil else { throw TodoError.storage("storage failure: the store is closed") }
+        guard let exclusive = connection, snapshot == nil else {
+            throw TodoError.storage("storage failure: the store is closed")
+        }
         endHeldRead(exclusive)
-        exclusive.close()  // the exclusive connection: its WAL goes into the file
+        exclusive.close() // the exclusive connection: its WAL goes into the file
         connection = nil
         do {
             let shared = try Connection(path: path)
             try shared.execute("PRAGMA busy_timeout = 1000; \(Migrator.connectionPragmas)")
             if changeLog { try shared.execute(ChangeLog.triggers) }
             try shared.run("BEGIN IMMEDIATE")
-            _ = try shared.scalar("SELECT count(*) FROM store_info")  // opens the WAL and its index
+            _ = try shared.scalar("SELECT count(*) FROM store_info") // opens the WAL and its index
             let reader = try Connection(path: path, readOnly: true)
             try reader.execute("PRAGMA busy_timeout = 1000;")
             snapshot = reader
@@ -201,9 +211,10 @@ final class Database: @unchecked Sendable {
     /// Opens the migrated file again, exclusively (as `init` does), with the log's triggers.
     private static func reopenExclusive(_ path: String, changeLog: Bool) throws(TodoError) -> Connection {
         let connection = try Connection(path: path)
-        try connection.execute("PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 1000; \(Migrator.connectionPragmas)")
+        try connection.execute(
+            "PRAGMA locking_mode = EXCLUSIVE; PRAGMA busy_timeout = 1000; \(Migrator.connectionPragmas)")
         if changeLog { try connection.execute(ChangeLog.triggers) }
-        _ = try connection.scalar("SELECT count(*) FROM store_info")  // takes the lock now
+        _ = try connection.scalar("SELECT count(*) FROM store_info") // takes the lock now
         return connection
     }
 

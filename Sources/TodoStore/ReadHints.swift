@@ -45,7 +45,9 @@ final class ReadHints {
 
     /// The name of the category with `id`; `look` reads it, the first time it is asked for (the
     /// names are never read all at once).
-    func categoryName(_ id: Int64, _ connection: Connection, _ look: (Int64) throws(TodoError) -> String?) throws(TodoError) -> String? {
+    func categoryName(_ id: Int64, _ connection: Connection, _ look: (Int64) throws(TodoError) -> String?)
+        throws(TodoError) -> String?
+    {
         forgetIfChanged(connection)
         if let name = categories[id] { return name }
         let name = try look(id)

@@ -93,7 +93,7 @@ enum TextKey {
     static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x3001...0x3003, 0x3005...0x3007, 0x3008...0x3011, 0x3041...0x3096, 0x30A1...0x30FA, 0x30FC...0x30FE,
-             0x3400...0x4DBF, 0x4E00...0x9FFF:
+            0x3400...0x4DBF, 0x4E00...0x9FFF:
             let properties = scalar.properties
             return !properties.changesWhenNFKCCaseFolded && properties.canonicalCombiningClass == .notReordered
         default:

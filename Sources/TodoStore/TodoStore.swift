@@ -28,8 +28,10 @@ package final class TodoStore: Sendable {
     ///   written by a newer schema (the file is then left untouched).
     /// - Parameter retention: how much of the change log is kept (tests make it small).
     /// - Parameter changeLog: false writes no change log (for a benchmark's comparison only).
-    package init(path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }, tzdir: String? = nil,
-                 retention: LogRetention = .standard, changeLog: Bool = true) throws(TodoError) {
+    package init(
+        path: String, clock: @escaping @Sendable () -> Instant = { Instant.now() }, tzdir: String? = nil,
+        retention: LogRetention = .standard, changeLog: Bool = true
+    ) throws(TodoError) {
         self.database = try Database(path: path, changeLog: changeLog)
         self.retention = retention
         self.clock = clock
@@ -52,14 +54,20 @@ package final class TodoStore: Sendable {
     /// read-only second connection: the state committed before it.
     package func read<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.sync(reading: true) { (connection) throws(E) in
-            try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, hints: database.hints(for: connection)))
+            try body(
+                StoreTransaction(
+                    connection: connection, now: clock(), zones: zones, retention: retention,
+                    hints: database.hints(for: connection)))
         }
     }
 
     /// Like `read`, for a caller already running on the store queue.
     package func readOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.onQueue(reading: true) { (connection) throws(E) in
-            try body(StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, hints: database.hints(for: connection)))
+            try body(
+                StoreTransaction(
+                    connection: connection, now: clock(), zones: zones, retention: retention,
+                    hints: database.hints(for: connection)))
         }
     }
 
@@ -80,11 +88,13 @@ package final class TodoStore: Sendable {
     /// (`longWriteRunningOnQueue`). Like every write it commits whole or not at all: a daemon killed
     /// meanwhile leaves the store as it was before it. `done` runs on the store queue once the
     /// transaction committed or rolled back and the store holds its file exclusively again.
-    package func writeDetached<T, E: TodoErrorConvertible>(on worker: DispatchQueue, _ body: @escaping @Sendable (StoreTransaction) throws(E) -> T,
-                                                           done: @escaping @Sendable (Result<T, E>) -> Void) {
+    package func writeDetached<T, E: TodoErrorConvertible>(
+        on worker: DispatchQueue, _ body: @escaping @Sendable (StoreTransaction) throws(E) -> T,
+        done: @escaping @Sendable (Result<T, E>) -> Void
+    ) {
         let shared: Connection
         do throws(TodoError) { shared = try database.beginLongWrite() } catch { return done(.failure(E(error))) }
-        nonisolated(unsafe) let connection = shared  // used by the worker alone until it hands it back
+        nonisolated(unsafe) let connection = shared // used by the worker alone until it hands it back
         worker.async { [self] in
             let result = Result { () throws(E) -> T in
                 do throws(E) {
@@ -112,8 +122,11 @@ package final class TodoStore: Sendable {
 
     /// Runs the body of a write transaction, then the search index's flush (`SearchIndex.flush`),
     /// the step of log pruning due before its commit, then the check that a large one has room on disk (`DiskRoom`).
-    private func committing<T, E: TodoErrorConvertible>(_ connection: Connection, _ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
-        let tx = StoreTransaction(connection: connection, now: clock(), zones: zones, retention: retention, logTail: LogTail())
+    private func committing<T, E: TodoErrorConvertible>(
+        _ connection: Connection, _ body: (StoreTransaction) throws(E) -> T
+    ) throws(E) -> T {
+        let tx = StoreTransaction(
+            connection: connection, now: clock(), zones: zones, retention: retention, logTail: LogTail())
         let value = try body(tx)
         do throws(TodoError) {
             try SearchIndex.flush(connection)
@@ -151,19 +164,27 @@ package final class TodoStore: Sendable {
 /// as throwing `any Error` unless it spells out `throws(TodoError)`; such a closure lands here.
 extension TodoStore {
     package func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try AnyThrown.unwrap { () throws(AnyThrown) in try read { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+        try AnyThrown.unwrap { () throws(AnyThrown) in
+            try read { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } }
+        }
     }
 
     package func readOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try AnyThrown.unwrap { () throws(AnyThrown) in try readOnQueue { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+        try AnyThrown.unwrap { () throws(AnyThrown) in
+            try readOnQueue { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } }
+        }
     }
 
     package func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try AnyThrown.unwrap { () throws(AnyThrown) in try write { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+        try AnyThrown.unwrap { () throws(AnyThrown) in
+            try write { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } }
+        }
     }
 
     package func writeOnQueue<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try AnyThrown.unwrap { () throws(AnyThrown) in try writeOnQueue { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } } }
+        try AnyThrown.unwrap { () throws(AnyThrown) in
+            try writeOnQueue { (tx) throws(AnyThrown) in try AnyThrown.wrap { try body(tx) } }
+        }
     }
 }
 
@@ -190,12 +211,16 @@ package struct StoreTransaction {
         do {
             return try connection.savepoint(body)
         } catch {
-            logTail?.newest = nil  // what it logged is gone: read the log again
+            logTail?.newest = nil // what it logged is gone: read the log again
             throw error
         }
     }
 
-    var todoOrder: ManualOrder { ManualOrder(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, connection: connection) }
+    var todoOrder: ManualOrder {
+        ManualOrder(
+            table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos,
+            connection: connection)
+    }
     var categoryOrder: ManualOrder { ManualOrder(table: "categories", blocks: nil, connection: connection) }
 }
 

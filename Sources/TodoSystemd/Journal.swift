@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // The only file that calls libsystemd's journal API (sd-journal(3)).
 
@@ -60,8 +61,10 @@ package enum Journal {
     /// The newest `limit` entries of the local journal matching every `field=value` of
     /// `matches` (and written at or after `since`, microseconds since the epoch), oldest first,
     /// keeping only `fields`. Like `journalctl -n`.
-    package static func read(matching matches: [(String, String)], since: UInt64?, limit: Int,
-                            fields: [String]) throws(ReadError) -> [Entry] {
+    package static func read(
+        matching matches: [(String, String)], since: UInt64?, limit: Int,
+        fields: [String]
+    ) throws(ReadError) -> [Entry] {
         var journal: OpaquePointer?
         var rc = sd_journal_open(&journal, Int32(SD_JOURNAL_LOCAL_ONLY))
         guard rc >= 0, let journal else { throw ReadError(function: "sd_journal_open", errno: -rc) }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Following the journal as it grows (sd-journal: sd_journal_next, sd_journal_wait, cursors), for
 // todod-notify. Like Journal.swift, this is where libsystemd's journal API is called.

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // sd-bus on the session bus (SleepSignals.swift has the system bus): desktop notifications
 // (org.freedesktop.Notifications, https://specifications.freedesktop.org/notification-spec/) on the
@@ -29,7 +30,9 @@ package final class DesktopNotifications {
                 || name?.hasPrefix("org.freedesktop.DBus.Error.Spawn.") == true
         }
         /// No answer in time (the server may still have shown it).
-        package var noReply: Bool { name == "org.freedesktop.DBus.Error.NoReply" || name == "org.freedesktop.DBus.Error.Timeout" }
+        package var noReply: Bool {
+            name == "org.freedesktop.DBus.Error.NoReply" || name == "org.freedesktop.DBus.Error.Timeout"
+        }
         package var description: String { name.map { "\($0): \(message)" } ?? message }
 
         init(_ function: String, errno: Int32) {
@@ -102,13 +105,17 @@ package final class DesktopNotifications {
         var rules = ["ActionInvoked", "NotificationClosed"].map {
             "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.service)',member='\($0)'"
         }
-        rules.append("type='signal',sender='\(Self.busName)',path='/org/freedesktop/DBus',interface='\(Self.busName)',member='NameOwnerChanged',arg0='\(Self.service)'")
+        rules.append(
+            "type='signal',sender='\(Self.busName)',path='/org/freedesktop/DBus',interface='\(Self.busName)',member='NameOwnerChanged',arg0='\(Self.service)'"
+        )
         for rule in rules {
-            rc = sd_bus_add_match(bus, nil, rule, { message, userdata, _ in
-                guard let message, let userdata else { return 0 }
-                Unmanaged<DesktopNotifications>.fromOpaque(userdata).takeUnretainedValue().receive(message)
-                return 0
-            }, me)
+            rc = sd_bus_add_match(
+                bus, nil, rule,
+                { message, userdata, _ in
+                    guard let message, let userdata else { return 0 }
+                    Unmanaged<DesktopNotifications>.fromOpaque(userdata).takeUnretainedValue().receive(message)
+                    return 0
+                }, me)
             // Every stored property is set: a throw from here on runs deinit, which closes the bus.
             guard rc >= 0 else { throw Failure("sd_bus_add_match", errno: -rc) }
         }
@@ -120,7 +127,8 @@ package final class DesktopNotifications {
     /// `GetNameOwner`: the unique name owning the service, nil when nobody does.
     private static func currentOwner(_ bus: OpaquePointer) throws(Failure) -> String? {
         var message: OpaquePointer?
-        var rc = sd_bus_message_new_method_call(bus, &message, busName, "/org/freedesktop/DBus", busName, "GetNameOwner")
+        var rc = sd_bus_message_new_method_call(
+            bus, &message, busName, "/org/freedesktop/DBus", busName, "GetNameOwner")
         guard rc >= 0, let message else { throw Failure("sd_bus_message_new_method_call", errno: -rc) }
         defer { sd_bus_message_unref(message) }
         rc = service.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
@@ -145,10 +153,14 @@ package final class DesktopNotifications {
         if member == "NameOwnerChanged" {
             // Only the bus itself says who owns a name.
             guard sender == Self.busName else { return }
-            var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
+            var name: UnsafePointer<CChar>?
+            var old: UnsafePointer<CChar>?
+            var new: UnsafePointer<CChar>?
             let s = CChar(UInt8(ascii: "s"))
             guard sd_bus_message_read_basic(message, s, &name) > 0, sd_bus_message_read_basic(message, s, &old) > 0,
-                  sd_bus_message_read_basic(message, s, &new) > 0, let name, let new, String(cString: name) == Self.service else { return }
+                sd_bus_message_read_basic(message, s, &new) > 0, let name, let new,
+                String(cString: name) == Self.service
+            else { return }
             let newOwner = String(cString: new)
             owner = newOwner.isEmpty ? nil : newOwner
             received.append(.ownerChanged(owner))
@@ -172,7 +184,9 @@ package final class DesktopNotifications {
     /// The answer to one of our `Notify` calls (or sd-bus's own error when none came in time).
     private func answer(_ reply: OpaquePointer) {
         var cookie: UInt64 = 0
-        guard sd_bus_message_get_reply_cookie(reply, &cookie) >= 0, let token = calls.removeValue(forKey: cookie) else { return }
+        guard sd_bus_message_get_reply_cookie(reply, &cookie) >= 0, let token = calls.removeValue(forKey: cookie) else {
+            return
+        }
         if sd_bus_message_is_method_error(reply, nil) > 0 {
             received.append(.notifyFailed(token: token, failure: Failure(reply: reply)))
             return
@@ -188,22 +202,27 @@ package final class DesktopNotifications {
 
     /// Sends `Notify` and returns at once; the answer comes from `process()` as `.notified` or
     /// `.notifyFailed` with `token`, within `timeoutUsec`.
-    package func notify(token: UInt64, appName: String, replacesID: UInt32 = 0, icon: String = "", summary: String, body: String,
-                        actions: [String], hints: [(String, Hint)], expireTimeout: Int32 = -1,
-                        timeoutUsec: UInt64 = 25_000_000) throws(Failure) {
+    package func notify(
+        token: UInt64, appName: String, replacesID: UInt32 = 0, icon: String = "", summary: String, body: String,
+        actions: [String], hints: [(String, Hint)], expireTimeout: Int32 = -1,
+        timeoutUsec: UInt64 = 25_000_000
+    ) throws(Failure) {
         var message: OpaquePointer?
         var rc = sd_bus_message_new_method_call(bus, &message, Self.service, Self.path, Self.service, "Notify")
         guard rc >= 0, let message else { throw Failure("sd_bus_message_new_method_call", errno: -rc) }
         defer { sd_bus_message_unref(message) }
-        rc = Self.append(message, appName: appName, replacesID: replacesID, icon: icon, summary: summary, body: body,
-                         actions: actions, hints: hints, expireTimeout: expireTimeout)
+        rc = Self.append(
+            message, appName: appName, replacesID: replacesID, icon: icon, summary: summary, body: body,
+            actions: actions, hints: hints, expireTimeout: expireTimeout)
         guard rc >= 0 else { throw Failure("sd_bus_message_append", errno: -rc) }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        rc = sd_bus_call_async(bus, nil, message, { reply, userdata, _ in
-            guard let reply, let userdata else { return 0 }
-            Unmanaged<DesktopNotifications>.fromOpaque(userdata).takeUnretainedValue().answer(reply)
-            return 0
-        }, me, timeoutUsec)
+        rc = sd_bus_call_async(
+            bus, nil, message,
+            { reply, userdata, _ in
+                guard let reply, let userdata else { return 0 }
+                Unmanaged<DesktopNotifications>.fromOpaque(userdata).takeUnretainedValue().answer(reply)
+                return 0
+            }, me, timeoutUsec)
         guard rc >= 0 else { throw Failure("Notify", errno: -rc) }
         var cookie: UInt64 = 0
         _ = sd_bus_message_get_cookie(message, &cookie)
@@ -214,7 +233,8 @@ package final class DesktopNotifications {
     /// server's `NotificationClosed` follows).
     package func close(_ id: UInt32) throws(Failure) {
         var message: OpaquePointer?
-        var rc = sd_bus_message_new_method_call(bus, &message, Self.service, Self.path, Self.service, "CloseNotification")
+        var rc = sd_bus_message_new_method_call(
+            bus, &message, Self.service, Self.path, Self.service, "CloseNotification")
         guard rc >= 0, let message else { throw Failure("sd_bus_message_new_method_call", errno: -rc) }
         defer { sd_bus_message_unref(message) }
         var value = id
@@ -225,8 +245,10 @@ package final class DesktopNotifications {
     }
 
     /// The arguments of `Notify`, signature `susssasa{sv}i`.
-    private static func append(_ m: OpaquePointer, appName: String, replacesID: UInt32, icon: String, summary: String,
-                               body: String, actions: [String], hints: [(String, Hint)], expireTimeout: Int32) -> Int32 {
+    private static func append(
+        _ m: OpaquePointer, appName: String, replacesID: UInt32, icon: String, summary: String,
+        body: String, actions: [String], hints: [(String, Hint)], expireTimeout: Int32
+    ) -> Int32 {
         func type(_ c: Unicode.Scalar) -> CChar { CChar(UInt8(ascii: c)) }
         func string(_ s: String) -> Int32 { s.withCString { sd_bus_message_append_basic(m, type("s"), $0) } }
         var rc = string(appName)

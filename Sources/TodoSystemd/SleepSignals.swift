@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // sd-bus on the system bus: logind's PrepareForSleep signal. (Notifications.swift holds the rest
 // of this module's sd-bus calls, on the session bus.)
@@ -23,14 +24,17 @@ package final class SleepSignals {
         var rc = sd_bus_open_system(&bus)
         guard rc >= 0, let bus else { throw DesktopNotifications.Failure("sd_bus_open_system", errno: -rc) }
         self.bus = bus
-        let rule = "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',member='PrepareForSleep'"
-        rc = sd_bus_add_match(bus, nil, rule, { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            var value: Int32 = 0
-            guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &value) > 0 else { return 0 }
-            Unmanaged<SleepSignals>.fromOpaque(userdata).takeUnretainedValue().received.append(value != 0)
-            return 0
-        }, Unmanaged.passUnretained(self).toOpaque())
+        let rule =
+            "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',member='PrepareForSleep'"
+        rc = sd_bus_add_match(
+            bus, nil, rule,
+            { message, userdata, _ in
+                guard let message, let userdata else { return 0 }
+                var value: Int32 = 0
+                guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &value) > 0 else { return 0 }
+                Unmanaged<SleepSignals>.fromOpaque(userdata).takeUnretainedValue().received.append(value != 0)
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
         guard rc >= 0 else { throw DesktopNotifications.Failure("sd_bus_add_match", errno: -rc) }
     }
 

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CNcursesw
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A key read from the terminal.
 package enum Key: Hashable, Sendable {
@@ -21,14 +22,19 @@ package enum Key: Hashable, Sendable {
 
 /// How a piece of text is drawn.
 package struct Style: Equatable, Sendable {
-    package enum Colour: Int16, Sendable, CaseIterable { case red = 1, green, yellow, blue, magenta, cyan }
+    package enum Colour: Int16, Sendable, CaseIterable {
+        case red = 1
+        case green, yellow, blue, magenta, cyan
+    }
     package var bold = false
     package var dim = false
     package var reverse = false
     package var underline = false
     package var colour: Colour?
 
-    package init(bold: Bool = false, dim: Bool = false, reverse: Bool = false, underline: Bool = false, colour: Colour? = nil) {
+    package init(
+        bold: Bool = false, dim: Bool = false, reverse: Bool = false, underline: Bool = false, colour: Colour? = nil
+    ) {
         self.bold = bold
         self.dim = dim
         self.reverse = reverse
@@ -73,14 +79,18 @@ package final class Terminal {
     /// reports clicks and the wheel as keys; off, the terminal keeps its own selection and copying.
     package static func start(colour: Bool, mouse: Bool = false) throws(TerminalError) -> Terminal {
         setlocale(LC_ALL, "")
-        guard isatty(0) == 1, isatty(1) == 1 else { throw TerminalError(message: "not a terminal (standard input and output must be one)") }
+        guard isatty(0) == 1, isatty(1) == 1 else {
+            throw TerminalError(message: "not a terminal (standard input and output must be one)")
+        }
         guard let term = getenv("TERM"), String(cString: term) != "dumb", !String(cString: term).isEmpty else {
             throw TerminalError(message: "TERM names no terminal that can be drawn on")
         }
         // newterm, unlike initscr, reports an unknown TERM instead of exiting the process.
-        guard todod_newterm() != nil else { throw TerminalError(message: "this terminal (TERM=\(String(cString: term))) is not known to ncurses") }
+        guard todod_newterm() != nil else {
+            throw TerminalError(message: "this terminal (TERM=\(String(cString: term))) is not known to ncurses")
+        }
         let screen = todod_stdscr()
-        cbreak()  // Ctrl-C and Ctrl-Z stay signals; ncurses restores the terminal for them
+        cbreak() // Ctrl-C and Ctrl-Z stay signals; ncurses restores the terminal for them
         noecho()
         nonl()
         keypad(screen, true)
@@ -94,8 +104,10 @@ package final class Terminal {
         if terminal.colour {
             start_color()
             use_default_colors()
-            let codes: [Style.Colour: Int16] = [.red: Int16(COLOR_RED), .green: Int16(COLOR_GREEN), .yellow: Int16(COLOR_YELLOW),
-                                                .blue: Int16(COLOR_BLUE), .magenta: Int16(COLOR_MAGENTA), .cyan: Int16(COLOR_CYAN)]
+            let codes: [Style.Colour: Int16] = [
+                .red: Int16(COLOR_RED), .green: Int16(COLOR_GREEN), .yellow: Int16(COLOR_YELLOW),
+                .blue: Int16(COLOR_BLUE), .magenta: Int16(COLOR_MAGENTA), .cyan: Int16(COLOR_CYAN)
+            ]
             for (c, code) in codes { init_pair(c.rawValue, code, -1) }
         }
         return terminal
@@ -169,7 +181,7 @@ package final class Terminal {
         if stopSignal == nil, let signal = stopSignals?.take() { stopSignal = signal }
         var size = winsize()
         if resizeSignal?.take() != nil, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 {
-            resizeterm(Int32(size.ws_row), Int32(size.ws_col))  // queues KEY_RESIZE
+            resizeterm(Int32(size.ws_row), Int32(size.ws_col)) // queues KEY_RESIZE
         }
         var value: wint_t = 0
         let result = wget_wch(todod_stdscr(), &value)
@@ -194,13 +206,13 @@ package final class Terminal {
                 case 1: return .click(row: Int(row), column: Int(column))
                 case 2: return .wheelUp
                 case 3: return .wheelDown
-                default: return readKey()  // a mouse event we have no use for
+                default: return readKey() // a mouse event we have no use for
                 }
             case KEY_RESIZE:
                 rows = Int(todod_lines())
                 columns = Int(todod_cols())
                 return .resize
-            default: return readKey()  // a key we have no use for
+            default: return readKey() // a key we have no use for
             }
         }
         switch value {

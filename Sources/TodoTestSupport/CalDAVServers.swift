@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The CalDAV servers the sync tests run against (Radicale and xandikos, which scripts/test
 /// installs into .build/test-venv and names in `TODOD_RADICALE` / `TODOD_XANDIKOS`; Cyrus IMAP and
@@ -41,17 +42,20 @@ package enum CalDAVTestSupport {
         case .davical: (script, variable) = (davical, "TODOD_DAVICAL")
         }
         guard script == nil else { return nil }
-        let reason = configured(variable + "_SKIP") ?? "\(variable) is not set (scripts/test installs the server and sets it)"
+        let reason =
+            configured(variable + "_SKIP") ?? "\(variable) is not set (scripts/test installs the server and sets it)"
         return "\(kind.displayName) skipped: \(reason)"
     }
 
     /// Whether the server tests must run: the servers are configured, or `CI` is set (then a
     /// missing server is a failure). A plain `swift test` without them skips those tests.
-    package static let serversRequired = (radicale != nil && xandikos != nil)
+    package static let serversRequired =
+        (radicale != nil && xandikos != nil)
         || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
 
     /// The message of a test skipped for want of servers.
-    package static let skipMessage = "CalDAV servers not configured: set TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
+    package static let skipMessage =
+        "CalDAV servers not configured: set TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now.
     package static func freePort() -> Int {
@@ -84,11 +88,15 @@ package enum CalDAVTestSupport {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return nil }
         let bytes = Array(request.utf8)
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else { return nil }
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            return nil
+        }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -107,7 +115,8 @@ package enum CalDAVTestSupport {
     /// The interpreter a console script names on its first line (`#!/path/python3`).
     static func interpreter(of script: String) -> String {
         guard let text = try? String(contentsOfFile: script, encoding: .utf8),
-              let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("#!") else { return "/usr/bin/python3" }
+            let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("#!")
+        else { return "/usr/bin/python3" }
         return String(first.dropFirst(2)).trimmingCharacters(in: .whitespaces)
     }
 
@@ -146,8 +155,9 @@ package class WatchedProcess: @unchecked Sendable {
         for (k, v) in environment { env[k] = v }
         let pid: Int32
         do {
-            pid = try Spawn.start(executable, arguments, environment: env,
-                                  streams: Spawn.StandardStreams(input: stdin.read, output: output, error: output))
+            pid = try Spawn.start(
+                executable, arguments, environment: env,
+                streams: Spawn.StandardStreams(input: stdin.read, output: output, error: output))
         } catch {
             Posix.close(stdin.read)
             Posix.close(stdin.write)
@@ -232,17 +242,22 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         }
     }
 
-    private init(kind: Kind, script: String, arguments: [String], port: Int, directory: TemporaryDirectory,
-                 user: String?, password: String?) throws {
+    private init(
+        kind: Kind, script: String, arguments: [String], port: Int, directory: TemporaryDirectory,
+        user: String?, password: String?
+    ) throws {
         self.kind = kind
         self.port = port
         self.directory = directory
         self.user = user
         self.password = password
-        try super.init(CalDAVTestSupport.interpreter(of: script), ["-c", watchedPythonMain, script] + arguments,
-                       log: directory.file(kind.rawValue + ".log"))
+        try super.init(
+            CalDAVTestSupport.interpreter(of: script), ["-c", watchedPythonMain, script] + arguments,
+            log: directory.file(kind.rawValue + ".log"))
         let started = CalDAVTestSupport.eventually(timeout: 30) {
-            !process.isRunning || CalDAVTestSupport.rawHTTP(port: port, "OPTIONS / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/") == true
+            !process.isRunning
+                || CalDAVTestSupport.rawHTTP(port: port, "OPTIONS / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix(
+                    "HTTP/") == true
         }
         guard started, process.isRunning else { throw CalDAVTestError.didNotStart(kind.rawValue, log) }
     }
@@ -250,11 +265,13 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
     /// Starts Radicale from `TODOD_RADICALE` (or `script`) and waits until it answers. `rights`:
     /// the text of a rights file (`[rights] type = from_file`) instead of `owner_only`;
     /// `users`: more htpasswd users (name, password) beside `alice`.
-    package static func radicale(script: String? = CalDAVTestSupport.radicale, rights: String? = nil,
-                                 users: [(name: String, password: String)] = []) throws -> CalDAVServer {
+    package static func radicale(
+        script: String? = CalDAVTestSupport.radicale, rights: String? = nil,
+        users: [(name: String, password: String)] = []
+    ) throws -> CalDAVServer {
         guard let script else { throw CalDAVTestError.notConfigured("TODOD_RADICALE") }
         var lastError: any Error = CalDAVTestError.didNotStart("radicale", "")
-        for _ in 0..<3 {  // the free port may be taken between choosing and binding it
+        for _ in 0..<3 { // the free port may be taken between choosing and binding it
             let directory = TemporaryDirectory("radicale")
             let port = CalDAVTestSupport.freePort()
             let htpasswd = ([(radicaleUser, radicalePassword)] + users).map { "\($0.0):\($0.1)\n" }.joined()
@@ -286,8 +303,9 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
                 """
             try Data(config.utf8).write(to: URL(fileURLWithPath: directory.file("config")))
             do {
-                return try CalDAVServer(kind: .radicale, script: script, arguments: ["-C", directory.file("config")], port: port,
-                                        directory: directory, user: radicaleUser, password: radicalePassword)
+                return try CalDAVServer(
+                    kind: .radicale, script: script, arguments: ["-C", directory.file("config")], port: port,
+                    directory: directory, user: radicaleUser, password: radicalePassword)
             } catch { lastError = error }
         }
         throw lastError
@@ -301,10 +319,12 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
             let directory = TemporaryDirectory("xandikos")
             let port = CalDAVTestSupport.freePort()
             do {
-                return try CalDAVServer(kind: .xandikos, script: script, arguments: [
-                    "serve", "-d", directory.file("data"), "--autocreate", "--no-detect-systemd",
-                    "-l", "127.0.0.1", "-p", String(port), "--state-dir", directory.file("state"),
-                ], port: port, directory: directory, user: nil, password: nil)
+                return try CalDAVServer(
+                    kind: .xandikos, script: script,
+                    arguments: [
+                        "serve", "-d", directory.file("data"), "--autocreate", "--no-detect-systemd",
+                        "-l", "127.0.0.1", "-p", String(port), "--state-dir", directory.file("state")
+                    ], port: port, directory: directory, user: nil, password: nil)
             } catch { lastError = error }
         }
         throw lastError
@@ -317,11 +337,15 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         user = Self.radicaleUser
         password = Self.radicalePassword
         // The script keeps its data in `directory` too, and removes it when it ends.
-        try super.init("/bin/bash", [script, kind.rawValue, directory.path, String(port), Self.radicaleUser, Self.radicalePassword],
-                       log: directory.file(kind.rawValue + ".log"))
+        try super.init(
+            "/bin/bash",
+            [script, kind.rawValue, directory.path, String(port), Self.radicaleUser, Self.radicalePassword],
+            log: directory.file(kind.rawValue + ".log"))
         stopGrace = 20
         // Setting up a PostgreSQL cluster and DAViCal's database takes some seconds, more on a busy machine.
-        let started = CalDAVTestSupport.eventually(timeout: 120) { !process.isRunning || log.hasPrefix("ready\n") || log.contains("\nready\n") }
+        let started = CalDAVTestSupport.eventually(timeout: 120) {
+            !process.isRunning || log.hasPrefix("ready\n") || log.contains("\nready\n")
+        }
         guard started, process.isRunning else {
             stop()
             throw CalDAVTestError.didNotStart(kind.displayName, log)
@@ -338,8 +362,12 @@ package final class CalDAVServer: WatchedProcess, @unchecked Sendable {
         for _ in 0..<3 {
             let start = Date()
             do {
-                let server = try CalDAVServer(kind: kind, script: script, port: CalDAVTestSupport.freePort(), directory: TemporaryDirectory(kind.rawValue))
-                print("\(kind.displayName) started on 127.0.0.1:\(server.port) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+                let server = try CalDAVServer(
+                    kind: kind, script: script, port: CalDAVTestSupport.freePort(),
+                    directory: TemporaryDirectory(kind.rawValue))
+                print(
+                    "\(kind.displayName) started on 127.0.0.1:\(server.port) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
+                )
                 return server
             } catch { lastError = error }
         }
@@ -384,22 +412,31 @@ package final class FaultProxy: WatchedProcess, @unchecked Sendable {
     /// listens. `seed`, `rate` and `faults` set the random faults (none by default); `delay` is
     /// how long a delay fault waits.
     /// `tls` (certificate, key: PEM files) makes it serve HTTPS.
-    package init(upstream: String, seed: UInt64 = 0, rate: Double = 0, faults: [String] = [], delay: Double = 3,
-                tls: (certificate: String, key: String)? = nil) throws {
+    package init(
+        upstream: String, seed: UInt64 = 0, rate: Double = 0, faults: [String] = [], delay: Double = 3,
+        tls: (certificate: String, key: String)? = nil
+    ) throws {
         let directory = TemporaryDirectory("proxy")
         self.directory = directory
         let portFile = directory.file("port")
         var upstreamRoot = upstream
         while upstreamRoot.hasSuffix("/") { upstreamRoot.removeLast() }
         let python = CalDAVTestSupport.radicale.map(CalDAVTestSupport.interpreter(of:)) ?? "/usr/bin/python3"
-        try super.init(python, [
-            CalDAVTestSupport.repository + "/scripts/lib/fault-proxy.py", "--upstream", upstreamRoot,
-            "--port-file", portFile, "--log", directory.file("faults.log"), "--seed", String(seed), "--rate", String(rate),
-            "--faults", faults.joined(separator: ","), "--delay", String(delay), "--exit-on-stdin-eof",
-        ] + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? []), log: directory.file("proxy.err"))
+        try super.init(
+            python,
+            [
+                CalDAVTestSupport.repository + "/scripts/lib/fault-proxy.py", "--upstream", upstreamRoot,
+                "--port-file", portFile, "--log", directory.file("faults.log"), "--seed", String(seed), "--rate",
+                String(rate),
+                "--faults", faults.joined(separator: ","), "--delay", String(delay), "--exit-on-stdin-eof"
+            ] + (tls.map { ["--tls-cert", $0.certificate, "--tls-key", $0.key] } ?? []),
+            log: directory.file("proxy.err"))
         var port = 0
         _ = CalDAVTestSupport.eventually(timeout: 20) {
-            port = Int(((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            port =
+                Int(
+                    ((try? String(contentsOfFile: portFile, encoding: .utf8)) ?? "").trimmingCharacters(
+                        in: .whitespacesAndNewlines)) ?? 0
             return port != 0 || !process.isRunning
         }
         self.port = port
@@ -410,18 +447,23 @@ package final class FaultProxy: WatchedProcess, @unchecked Sendable {
     /// when given).
     package func inject(_ kind: String, count: Int = 1, method: String? = nil) throws {
         let query = "kind=\(kind)&count=\(count)" + (method.map { "&method=\($0)" } ?? "")
-        guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?\(query) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
+        guard
+            CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?\(query) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?
+                .hasPrefix("HTTP/1.1 200") == true
         else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
     }
 
     /// Queues a made-up answer (`status`, `body`, `headers`) for the next request (of `method`
     /// when given), which is not forwarded; the log line has the first 2000 bytes of the request.
-    package func injectAnswer(status: Int, body: String, headers: [String: String] = [:], method: String? = nil) throws {
+    package func injectAnswer(status: Int, body: String, headers: [String: String] = [:], method: String? = nil) throws
+    {
         let file = directory.file("canned-\(UInt32.random(in: 0...UInt32.max))")
         try Data(body.utf8).write(to: URL(fileURLWithPath: file))
         var query = "kind=canned&status=\(status)&body=\(Self.encoded(file))" + (method.map { "&method=\($0)" } ?? "")
         for (name, value) in headers { query += "&header=" + Self.encoded(name + ": " + value) }
-        guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?\(query) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
+        guard
+            CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?\(query) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?
+                .hasPrefix("HTTP/1.1 200") == true
         else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
     }
 
@@ -431,12 +473,15 @@ package final class FaultProxy: WatchedProcess, @unchecked Sendable {
 
     /// Empties the fault queue and stops random faults.
     package func clear() throws {
-        guard CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?clear=1 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true
+        guard
+            CalDAVTestSupport.rawHTTP(port: port, "GET /__fault__?clear=1 HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?
+                .hasPrefix("HTTP/1.1 200") == true
         else { throw CalDAVTestError.didNotStart("fault-proxy.py control", log) }
     }
 
     /// The proxy's log: one line per request (`pass ...` or `fault KIND ...`).
     package var faultLog: [String] {
-        ((try? String(contentsOfFile: directory.file("faults.log"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        ((try? String(contentsOfFile: directory.file("faults.log"), encoding: .utf8)) ?? "").split(separator: "\n").map(
+            String.init)
     }
 }

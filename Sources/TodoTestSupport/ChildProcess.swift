@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs a program to completion and captures its output.
 ///
@@ -33,13 +34,18 @@ package struct ChildProcess {
         Posix.ignoreSIGPIPE()
         let program = executable.contains("/") ? executable : "/usr/bin/env"
         let argv = executable.contains("/") ? arguments : [executable] + arguments
-        let stdin = try Spawn.pipe(), stdout = try Spawn.pipe(), stderr = try Spawn.pipe()
+        let stdin = try Spawn.pipe()
+        let stdout = try Spawn.pipe()
+        let stderr = try Spawn.pipe()
         let pid: pid_t
         do {
-            pid = try Spawn.start(program, argv, environment: environment ?? Posix.environment(),
-                                  streams: Spawn.StandardStreams(input: stdin.read, output: stdout.write, error: stderr.write))
+            pid = try Spawn.start(
+                program, argv, environment: environment ?? Posix.environment(),
+                streams: Spawn.StandardStreams(input: stdin.read, output: stdout.write, error: stderr.write))
         } catch {
-            for fd in [stdin.read, stdin.write, stdout.read, stdout.write, stderr.read, stderr.write] { Posix.close(fd) }
+            for fd in [stdin.read, stdin.write, stdout.read, stdout.write, stderr.read, stderr.write] {
+                Posix.close(fd)
+            }
             throw error
         }
         // The child has its copies; ours of its ends would keep the pipes open.
@@ -71,11 +77,14 @@ package struct ChildProcess {
         group.wait()
         Spawn.waitUntilExited(pid)
         exited.mutate { $0 = true }
-        let status: Int32 = switch Spawn.reap(pid) {
-        case .status(let code): code
-        case .signal(let signal): 128 + signal
-        }
-        return Result(status: status, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.value, as: UTF8.self))
+        let status: Int32 =
+            switch Spawn.reap(pid) {
+            case .status(let code): code
+            case .signal(let signal): 128 + signal
+            }
+        return Result(
+            status: status, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.value, as: UTF8.self))
     }
 
     /// Runs the `sqlite3` shell on a database file and returns its output, trimmed.

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A `todod` started by a test on a socket and database in its own temporary directory.
 /// Started with posix_spawn (`SpawnedProcess`), not Foundation's `Process`, whose `run` crashed
@@ -20,8 +21,10 @@ package final class DaemonProcess: @unchecked Sendable {
 
     /// Starts `todod` (or `executable`, another build of it such as `todod-faults`) and waits
     /// until its socket accepts connections.
-    package init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:],
-                socket: String? = nil, database: String? = nil, executable: String = "todod") throws {
+    package init(
+        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:],
+        socket: String? = nil, database: String? = nil, executable: String = "todod"
+    ) throws {
         self.directory = directory ?? TemporaryDirectory("d")
         self.socket = socket ?? self.directory.file("todod.sock")
         self.database = database ?? self.directory.file("todos.db")
@@ -34,8 +37,9 @@ package final class DaemonProcess: @unchecked Sendable {
         defer { Posix.close(stderr.write) }
         let pid: Int32
         do {
-            pid = try Spawn.start(BuiltProducts.path(executable), ["--socket", self.socket, "--db", self.database] + arguments,
-                                  environment: env, streams: Spawn.StandardStreams(input: null, output: 1, error: stderr.write))
+            pid = try Spawn.start(
+                BuiltProducts.path(executable), ["--socket", self.socket, "--db", self.database] + arguments,
+                environment: env, streams: Spawn.StandardStreams(input: null, output: 1, error: stderr.write))
         } catch {
             Posix.close(stderr.read)
             throw error
@@ -66,7 +70,6 @@ package final class DaemonProcess: @unchecked Sendable {
         return process.waitForExit()
     }
 
-
     /// What the daemon wrote on stderr (read after it exited).
     package func stderrText() -> String {
         guard !process.isRunning else { return "" }
@@ -78,7 +81,9 @@ package final class DaemonProcess: @unchecked Sendable {
     package func waitForStderr(_ text: String, timeout: Double = 10) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         return eventually(timeout: timeout) {
-            while (try? Posix.waitReadable(stderrRead, seconds: 0.001)) == true, let n = try? Posix.read(stderrRead, into: &buffer), n > 0 {
+            while (try? Posix.waitReadable(stderrRead, seconds: 0.001)) == true,
+                let n = try? Posix.read(stderrRead, into: &buffer), n > 0
+            {
                 stderrSeen.mutate { $0 += buffer[..<n] }
             }
             return String(decoding: stderrSeen.value, as: UTF8.self).contains(text)
@@ -89,7 +94,9 @@ package final class DaemonProcess: @unchecked Sendable {
     package func client() throws -> RawClient { try RawClient(path: socket) }
 
     /// Runs the built `todoctl` against this daemon.
-    package func todoctl(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> ChildProcess.Result {
+    package func todoctl(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws
+        -> ChildProcess.Result
+    {
         var env = ProcessInfo.processInfo.environment
         env["TODOD_SOCKET"] = socket
         env["NO_COLOR"] = "1"

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A small HTTP/1.1 server on a loopback address, in the test process, answering what a test's
 /// handler says: for the CalDAV client against servers that misbehave as no real one does (hrefs
@@ -19,7 +20,9 @@ package final class HostileServer: @unchecked Sendable {
         package var bodyText: String { String(decoding: body, as: UTF8.self) }
         package func header(_ name: String) -> String? {
             let prefix = name.lowercased() + ":"
-            return headers.first { $0.lowercased().hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) }
+            return headers.first { $0.lowercased().hasPrefix(prefix) }.map {
+                String($0.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+            }
         }
     }
 
@@ -31,14 +34,18 @@ package final class HostileServer: @unchecked Sendable {
         package var headers: [(String, String)]
         package var body: [UInt8]
         package var writer: (@Sendable ((([UInt8]) -> Bool)) -> Void)?
-        package init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], writer: (@Sendable ((([UInt8]) -> Bool)) -> Void)? = nil) {
+        package init(
+            status: Int, headers: [(String, String)] = [], body: [UInt8] = [],
+            writer: (@Sendable ((([UInt8]) -> Bool)) -> Void)? = nil
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.writer = writer
         }
         package init(status: Int, xml: String) {
-            self.init(status: status, headers: [("Content-Type", "application/xml; charset=utf-8")], body: Array(xml.utf8))
+            self.init(
+                status: status, headers: [("Content-Type", "application/xml; charset=utf-8")], body: Array(xml.utf8))
         }
     }
 
@@ -58,7 +65,9 @@ package final class HostileServer: @unchecked Sendable {
         self.host = host
         self.handler = handler
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw CalDAVTestError.didNotStart("HostileServer socket", String(cString: strerror(errno))) }
+        guard listener >= 0 else {
+            throw CalDAVTestError.didNotStart("HostileServer socket", String(cString: strerror(errno)))
+        }
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -66,7 +75,9 @@ package final class HostileServer: @unchecked Sendable {
         address.sin_port = 0
         inet_pton(AF_INET, host, &address.sin_addr)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 64) == 0 else {
             close(listener)
@@ -105,7 +116,7 @@ package final class HostileServer: @unchecked Sendable {
                 close(listener)
                 return
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)  // not inherited by the processes a test starts
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC) // not inherited by the processes a test starts
             let thread = Thread { [self] in serve(fd) }
             thread.start()
         }
@@ -159,7 +170,8 @@ package final class HostileServer: @unchecked Sendable {
         buffer.removeFirst(headEnd! + 4)
         let parts = head[0].split(separator: " ")
         guard parts.count >= 2 else { return nil }
-        var request = Request(method: String(parts[0]), path: String(parts[1]), headers: Array(head.dropFirst()), body: [])
+        var request = Request(
+            method: String(parts[0]), path: String(parts[1]), headers: Array(head.dropFirst()), body: [])
         let length = Int(request.header("Content-Length") ?? "0") ?? 0
         while buffer.count < length { guard fill(fd, &buffer) else { return nil } }
         request.body = Array(buffer[..<length])
@@ -186,6 +198,7 @@ package final class HostileServer: @unchecked Sendable {
     /// One response naming `href` with its ETag (XML-escaped already) and, when given, its data.
     package static func member(_ href: String, etag: String, data: String? = nil) -> String {
         "<d:response><d:href>\(href)</d:href><d:propstat><d:prop><d:getetag>\(etag)</d:getetag>"
-            + (data.map { "<c:calendar-data>\($0)</c:calendar-data>" } ?? "") + "</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
+            + (data.map { "<c:calendar-data>\($0)</c:calendar-data>" } ?? "")
+            + "</d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
     }
 }

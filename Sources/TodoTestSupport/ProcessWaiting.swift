@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension Process {
     /// Waits for the process to end and returns its status (128+signal when killed).
@@ -18,7 +19,7 @@ extension Process {
                 let signal = status & 0x7f
                 return signal == 0 ? (status >> 8) & 0xff : 128 + signal
             }
-            if reaped == -1 {  // Foundation reaped it first
+            if reaped == -1 { // Foundation reaped it first
                 for _ in 0..<2000 where isRunning { usleep(1000) }
                 return terminationReason == .uncaughtSignal ? 128 + terminationStatus : terminationStatus
             }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A test client speaking raw lines to the daemon, with a receive timeout so a test never hangs.
 package final class RawClient {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small deterministic generator (SplitMix64), so a failing randomized test, or a fuzz run
 /// (todofuzz draws its inputs from it), can be replayed from its printed seed.
 package struct SeededRandom: RandomNumberGenerator, Sendable {
@@ -19,5 +21,3 @@ package struct SeededRandom: RandomNumberGenerator, Sendable {
         return UInt64.random(in: 0...UInt64.max)
     }
 }
-
-import Foundation

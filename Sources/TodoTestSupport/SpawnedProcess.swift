@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A child started with `Spawn` (posix_spawn) that a test keeps running: asked whether it still
 /// runs without being reaped, signalled only while its pid is still its own, reaped once.
@@ -22,9 +23,9 @@ package final class SpawnedProcess: @unchecked Sendable {
             guard status == nil else { return false }
             var info = siginfo_t()
             while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) < 0 {
-                if errno != EINTR { return false }  // not our child any more
+                if errno != EINTR { return false } // not our child any more
             }
-            return info._sifields._sigchld.si_pid == 0  // nothing to report yet: still running
+            return info._sifields._sigchld.si_pid == 0 // nothing to report yet: still running
         }
     }
 
@@ -34,10 +35,11 @@ package final class SpawnedProcess: @unchecked Sendable {
     package func waitForExit() -> Int32 {
         lock.withLock { _ in
             if let status { return status }
-            let code: Int32 = switch Spawn.reap(processIdentifier) {
-            case .status(let code): code
-            case .signal(let signal): 128 + signal
-            }
+            let code: Int32 =
+                switch Spawn.reap(processIdentifier) {
+                case .status(let code): code
+                case .signal(let signal): 128 + signal
+                }
             status = code
             return code
         }

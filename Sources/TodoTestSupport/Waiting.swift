@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // How tests wait: on the event itself, never for a fixed time. Every wait of the test suites
 // goes through `eventually` (a condition polled until a deadline); the deadline is only how long
@@ -10,7 +11,8 @@ import TodoPosix
 
 /// Polls `condition` every `interval` seconds until it holds or `timeout` seconds pass; returns
 /// whether it held. It is tried once more when the deadline comes, and at least once.
-package func eventually(timeout: Double, every interval: Double = 0.02, _ condition: () throws -> Bool) rethrows -> Bool {
+package func eventually(timeout: Double, every interval: Double = 0.02, _ condition: () throws -> Bool) rethrows -> Bool
+{
     let deadline = MonotonicClock.seconds() + timeout
     while true {
         if try condition() { return true }
@@ -24,7 +26,8 @@ package func eventually(timeout: Double, every interval: Double = 0.02, _ condit
 /// whose behaviour is that something does not happen within a time ("nothing fires before X",
 /// "no second copy comes"). It returns false as soon as the condition fails; a passing test
 /// waits the whole time, so keep `seconds` to what the behaviour needs.
-package func holds(for seconds: Double, every interval: Double = 0.02, _ condition: () throws -> Bool) rethrows -> Bool {
+package func holds(for seconds: Double, every interval: Double = 0.02, _ condition: () throws -> Bool) rethrows -> Bool
+{
     try !eventually(timeout: seconds, every: interval) { try !condition() }
 }
 
@@ -37,7 +40,9 @@ package func waitUntilPast(_ instant: Date) {
 /// Waits until the monotonic clock (CLOCK_MONOTONIC, in seconds) is past `deadline`: for a
 /// deadline set on that clock.
 package func waitUntilPast(monotonic deadline: Double) {
-    _ = eventually(timeout: deadline - MonotonicClock.seconds() + 1, every: 0.005) { MonotonicClock.seconds() > deadline }
+    _ = eventually(timeout: deadline - MonotonicClock.seconds() + 1, every: 0.005) {
+        MonotonicClock.seconds() > deadline
+    }
 }
 
 /// Waits for the next whole second of the wall clock (timestamps of whole seconds that must differ).
@@ -65,5 +70,7 @@ package func waitUntilListening(_ path: String, timeout: Double = 10, while aliv
 /// not read.
 package func waitsForDatagramReceiver(_ pid: Int32) -> Bool {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    return tasks.contains { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8)) == "unix_wait_for_peer" }
+    return tasks.contains {
+        (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8)) == "unix_wait_for_peer"
+    }
 }

@@ -34,7 +34,8 @@ package struct LocalTime: Sendable, Equatable {
 
     /// "2026-12-01 18:00 +09:00": `text` with the UTC offset, where the zone is not implied.
     package var textWithOffset: String {
-        text + " " + (offset < 0 ? "-" : "+") + Self.digits(abs(offset) / 3600, 2) + ":" + Self.digits(abs(offset) / 60 % 60, 2)
+        text + " " + (offset < 0 ? "-" : "+") + Self.digits(abs(offset) / 3600, 2) + ":"
+            + Self.digits(abs(offset) / 60 % 60, 2)
     }
 
     /// The instant a local wall-clock time names in `zone`, nil outside the years 0001 to 9999.

@@ -26,8 +26,8 @@ package struct LocalZoneSetting: Sendable, Equatable {
     /// over it) gives the old file's setting or the new one's, never the old rules with the new
     /// bytes, which would compare equal to the next read and keep the old rules for good.
     package static func read(tz: String?, tzdir: String?, localtime: String = "/etc/localtime") -> LocalZoneSetting {
-        let named = tz.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }  // what TZ names, without glibc's ":"
-        let path: String?  // the zone's file: the one TZ names, or `localtime` when TZ is unset
+        let named = tz.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 } // what TZ names, without glibc's ":"
+        let path: String? // the zone's file: the one TZ names, or `localtime` when TZ is unset
         if let named {
             path = named.isEmpty ? nil : named.hasPrefix("/") ? named : ZoneInfo.directory(tzdir) + "/" + named
         } else {
@@ -44,7 +44,7 @@ package struct LocalZoneSetting: Sendable, Equatable {
         if let file {
             zone = file
         } else if let named, !(tz ?? "").isEmpty {
-            zone = ZoneInfo(posixRule: named) ?? .utc  // no zone file: a POSIX rule ("JST-9"), or UTC
+            zone = ZoneInfo(posixRule: named) ?? .utc // no zone file: a POSIX rule ("JST-9"), or UTC
         } else {
             zone = .utc
         }

@@ -52,7 +52,7 @@ package struct ZoneInfo: Sendable {
         if version >= 2 {
             // Skip the version 1 data block: the 64-bit block after the second header supersedes it.
             guard reader.skip(header.dataLength(timeSize: 4)),
-                  let header64 = TZifHeader(&reader), header64.version == version
+                let header64 = TZifHeader(&reader), header64.version == version
             else { return nil }
             guard let block = TZifBlock(&reader, header: header64, timeSize: 8) else { return nil }
             // The footer: a POSIX TZ string between two newlines, possibly empty.
@@ -97,8 +97,10 @@ package struct ZoneInfo: Sendable {
     }
 
     private init(block: TZifBlock, rule: PosixRule?) {
-        self.init(transitions: block.transitions, offsets: block.transitionTypes.map { block.typeOffsets[$0] },
-                  daylight: block.transitionTypes.map { block.typeDaylight[$0] }, initialOffset: block.typeOffsets[0], rule: rule)
+        self.init(
+            transitions: block.transitions, offsets: block.transitionTypes.map { block.typeOffsets[$0] },
+            daylight: block.transitionTypes.map { block.typeDaylight[$0] }, initialOffset: block.typeOffsets[0],
+            rule: rule)
     }
 
     /// A zone from the TZif file at `path`, nil when it cannot be read or is not one.
@@ -131,8 +133,8 @@ private struct TZifHeader {
         default: return nil
         }
         guard reader.skip(15),
-              let isut = reader.uint32(), let isstd = reader.uint32(), let leap = reader.uint32(),
-              let time = reader.uint32(), let type = reader.uint32(), let char = reader.uint32()
+            let isut = reader.uint32(), let isstd = reader.uint32(), let leap = reader.uint32(),
+            let time = reader.uint32(), let type = reader.uint32(), let char = reader.uint32()
         else { return nil }
         (isutCount, isstdCount, leapCount) = (Int(isut), Int(isstd), Int(leap))
         (timeCount, typeCount, charCount) = (Int(time), Int(type), Int(char))
@@ -157,13 +159,13 @@ private struct TZifBlock {
     init?(_ reader: inout ByteReader, header: TZifHeader, timeSize: Int) {
         let typeCount = header.typeCount
         guard typeCount > 0, header.charCount > 0,
-              header.isstdCount == 0 || header.isstdCount == typeCount,
-              header.isutCount == 0 || header.isutCount == typeCount,
-              reader.remaining >= header.dataLength(timeSize: timeSize)
+            header.isstdCount == 0 || header.isstdCount == typeCount,
+            header.isutCount == 0 || header.isutCount == typeCount,
+            reader.remaining >= header.dataLength(timeSize: timeSize)
         else { return nil }
         for _ in 0..<header.timeCount {
             guard let time = timeSize == 8 ? reader.int64() : reader.uint32().map({ Int64(Int32(bitPattern: $0)) }),
-                  transitions.last.map({ $0 < time }) ?? true
+                transitions.last.map({ $0 < time }) ?? true
             else { return nil }
             transitions.append(time)
         }
@@ -174,7 +176,7 @@ private struct TZifBlock {
         for _ in 0..<typeCount {
             // utoff (int32), isdst and desigidx (one byte each).
             guard let offset = reader.uint32().map({ Int32(bitPattern: $0) }), offset != Int32.min,
-                  let isdst = reader.byte(), reader.skip(1)
+                let isdst = reader.byte(), reader.skip(1)
             else { return nil }
             typeOffsets.append(Int64(offset))
             typeDaylight.append(isdst != 0)
@@ -272,7 +274,7 @@ struct PosixRule: Sendable {
         var (end, endTime) = (RuleDate.monthWeekDay(month: 11, week: 1, weekday: 0), twoAM)
         if scanner.consume(",") {
             guard let startDate = scanner.date(), let startAt = scanner.optionalTime(default: twoAM),
-                  scanner.consume(","), let endDate = scanner.date(), let endAt = scanner.optionalTime(default: twoAM)
+                scanner.consume(","), let endDate = scanner.date(), let endAt = scanner.optionalTime(default: twoAM)
             else { return nil }
             (start, startTime, end, endTime) = (startDate, startAt, endDate, endAt)
         }
@@ -296,7 +298,7 @@ struct PosixRule: Sendable {
         for ruleYear in (year - 2)...(year + 1) {
             let events = [
                 (daylight.end.day(in: ruleYear) * 86_400 + daylight.endTime - daylight.offset, false),
-                (daylight.start.day(in: ruleYear) * 86_400 + daylight.startTime - standardOffset, true),
+                (daylight.start.day(in: ruleYear) * 86_400 + daylight.startTime - standardOffset, true)
             ]
             for (time, isDaylight) in events where time <= instant {
                 if let current = latest, time < current.time || (time == current.time && !isDaylight) { continue }
@@ -318,7 +320,7 @@ extension PosixRule.RuleDate {
             return newYear + day
         case .monthWeekDay(let month, let week, let weekday):
             let first = daysFromCivil(year: year, month: month, day: 1)
-            let firstWeekday = floorModulo(first + 4, 7)  // 1970-01-01 was a Thursday.
+            let firstWeekday = floorModulo(first + 4, 7) // 1970-01-01 was a Thursday.
             var day = first + floorModulo(weekday - firstWeekday, 7) + (week - 1) * 7
             if day - first >= Instant.monthLength(year: year, month: month) { day -= 7 }
             return day
@@ -383,8 +385,8 @@ private struct RuleScanner {
         }
         if consume("M") {
             guard let month = number(maxDigits: 2), (1...12).contains(month), consume("."),
-                  let week = number(maxDigits: 1), (1...5).contains(week), consume("."),
-                  let weekday = number(maxDigits: 1), (0...6).contains(weekday)
+                let week = number(maxDigits: 1), (1...5).contains(week), consume("."),
+                let weekday = number(maxDigits: 1), (0...6).contains(weekday)
             else { return nil }
             return .monthWeekDay(month: month, week: week, weekday: weekday)
         }

@@ -13,7 +13,9 @@ extension ZoneInfo {
     /// - A POSIX rule (`JST-9`) or anything unreadable: nil.
     ///
     /// The `posix/` and `right/` variants of the database give the plain name.
-    package static func identifier(byTZ tz: String?, tzdir: String? = nil, localtime: String = "/etc/localtime") -> String? {
+    package static func identifier(byTZ tz: String?, tzdir: String? = nil, localtime: String = "/etc/localtime")
+        -> String?
+    {
         guard let tz else { return identifier(ofPath: localtime, tzdir: tzdir) }
         let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
         if name.isEmpty { return "UTC" }

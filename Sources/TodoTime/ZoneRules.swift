@@ -49,7 +49,8 @@ extension ZoneInfo {
             guard let d = rule.daylight else { return false }
             return rule.secondsFromUTC(at: utcSeconds) == d.offset && d.offset != rule.standardOffset
         }
-        var low = 0, high = transitions.count
+        var low = 0
+        var high = transitions.count
         while low < high {
             let middle = low + (high - low) / 2
             if transitions[middle] <= utcSeconds { low = middle + 1 } else { high = middle }
@@ -62,23 +63,25 @@ extension ZoneInfo {
     /// rules no yearly RRULE can say).
     package var yearlyRule: YearlyRule? {
         guard let rule, let d = rule.daylight,
-              case .monthWeekDay(let sm, let sw, let sd) = d.start, case .monthWeekDay(let em, let ew, let ed) = d.end,
-              (0..<86_400).contains(d.startTime), (0..<86_400).contains(d.endTime), d.offset != rule.standardOffset
+            case .monthWeekDay(let sm, let sw, let sd) = d.start, case .monthWeekDay(let em, let ew, let ed) = d.end,
+            (0..<86_400).contains(d.startTime), (0..<86_400).contains(d.endTime), d.offset != rule.standardOffset
         else { return nil }
         // The earliest transition from which on every transition of the table is the rule's.
         var since: Int64?
         var i = transitions.count - 1
         while i >= 0 {
             let before = i > 0 ? offsets[i - 1] : initialOffset
-            guard rule.secondsFromUTC(at: transitions[i]) == offsets[i], rule.secondsFromUTC(at: transitions[i] - 1) == before
+            guard rule.secondsFromUTC(at: transitions[i]) == offsets[i],
+                rule.secondsFromUTC(at: transitions[i] - 1) == before
             else { break }
             since = transitions[i]
             i -= 1
         }
-        if since == nil { since = transitions.last }  // nil only for a zone that is its rule alone
-        return YearlyRule(standardOffset: rule.standardOffset, daylightOffset: d.offset,
-                          daylightStart: .init(month: sm, week: sw, weekday: sd, time: d.startTime),
-                          standardStart: .init(month: em, week: ew, weekday: ed, time: d.endTime), since: since)
+        if since == nil { since = transitions.last } // nil only for a zone that is its rule alone
+        return YearlyRule(
+            standardOffset: rule.standardOffset, daylightOffset: d.offset,
+            daylightStart: .init(month: sm, week: sw, weekday: sd, time: d.startTime),
+            standardStart: .init(month: em, week: ew, weekday: ed, time: d.endTime), since: since)
     }
 
     /// The changes of offset from `start` through `end` (UTC seconds), in order: those of the
@@ -88,12 +91,15 @@ extension ZoneInfo {
         var out: [Change] = []
         for (i, t) in transitions.enumerated() where t >= start && t <= end {
             let before = i > 0 ? offsets[i - 1] : initialOffset
-            if before != offsets[i] { out.append(Change(utc: t, from: before, to: offsets[i], isDaylight: daylight[i])) }
+            if before != offsets[i] {
+                out.append(Change(utc: t, from: before, to: offsets[i], isDaylight: daylight[i]))
+            }
         }
         guard let rule, let d = rule.daylight else { return out }
         let after = max(start, transitions.last.map { $0 + 1 } ?? start)
         guard after <= end else { return out }
-        let firstYear = Instant.civil(days: after / 86_400 - 1).year, lastYear = Instant.civil(days: end / 86_400 + 1).year
+        let firstYear = Instant.civil(days: after / 86_400 - 1).year
+        let lastYear = Instant.civil(days: end / 86_400 + 1).year
         guard firstYear <= lastYear else { return out }
         var ruled: [Change] = []
         for year in firstYear...lastYear {

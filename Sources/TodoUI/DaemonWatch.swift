@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The interactive list's `watch` subscription: a socket of its own to todod, read without
 /// blocking whenever `poll` says it has something, so changes from any client reach the screen
@@ -24,7 +25,8 @@ final class DaemonWatch {
         let fd = try UnixSocket.connect(path: socket, timeout: 5)
         do throws(PosixError) {
             let peer = try UnixSocket.peerCredentials(fd)
-            guard peer.uid == getuid() || peer.uid == 0 else { throw PosixError("connect", errno: EPERM) }  // not the user's todod
+            // not the user's todod
+            guard peer.uid == getuid() || peer.uid == 0 else { throw PosixError("connect", errno: EPERM) }
             var bytes: [UInt8] = []
             RPCRequest(id: .int(1), method: Method.watch.name, params: WatchParams().encoded).json.write(to: &bytes)
             bytes.append(0x0A)
@@ -46,7 +48,7 @@ final class DaemonWatch {
         while true {
             let n: Int?
             do { n = try Posix.read(descriptor, into: &chunk) } catch { return nil }
-            guard let n else { break }  // nothing more for now
+            guard let n else { break } // nothing more for now
             if n == 0 { return nil }
             framer.append(chunk[0..<n])
         }

@@ -2,10 +2,17 @@ import TodoTerminal
 
 /// What a key does in the list. Each action that changes the store is one request to todod.
 enum Action: String, CaseIterable {
-    case down, up, pageDown = "page-down", pageUp = "page-up", first, last
-    case toggleDone = "done", delete, add, edit, category, snooze, moveDown = "move-down", moveUp = "move-up"
+    case down, up
+    case pageDown = "page-down"
+    case pageUp = "page-up"
+    case first, last
+    case toggleDone = "done"
+    case delete, add, edit, category, snooze
+    case moveDown = "move-down"
+    case moveUp = "move-up"
     case indent, outdent, undo, redo, mark, filter, command, sort, reverse
-    case showDone = "show-done", details, help, quit, refresh, categories, sections, editor, fold
+    case showDone = "show-done"
+    case details, help, quit, refresh, categories, sections, editor, fold
 
     /// A few words for the help screen.
     var help: String {
@@ -58,12 +65,14 @@ struct KeyBindings {
         (.character("g"), .first), (.home, .first), (.character("G"), .last), (.end, .last),
         (.character(" "), .toggleDone), (.character("d"), .delete), (.character("a"), .add),
         (.character("e"), .edit), (.character("m"), .category), (.character("z"), .snooze),
-        (.character("J"), .moveDown), (.character("K"), .moveUp), (.character(">"), .indent), (.character("<"), .outdent),
+        (.character("J"), .moveDown), (.character("K"), .moveUp), (.character(">"), .indent),
+        (.character("<"), .outdent),
         (.character("u"), .undo), (.control("r"), .redo), (.character("v"), .mark), (.character("/"), .filter),
         (.character(":"), .command), (.character("s"), .sort), (.character("S"), .reverse),
         (.character("A"), .showDone), (.tab, .details), (.character("?"), .help), (.character("q"), .quit),
-        (.control("l"), .refresh), (.character("c"), .categories), (.character("C"), .sections), (.character("E"), .editor),
-        (.character("f"), .fold),
+        (.control("l"), .refresh), (.character("c"), .categories), (.character("C"), .sections),
+        (.character("E"), .editor),
+        (.character("f"), .fold)
     ]
 
     init() {
@@ -97,7 +106,9 @@ struct KeyBindings {
     /// The keys of `action`, as the help shows them.
     func keys(of action: Action) -> [String] {
         let defaultKeys = Self.defaults.map(\.0)
-        let added = actions.filter { pair in pair.value == action && !defaultKeys.contains(pair.key) }.map { Self.name($0.key) }.sorted()
+        let added = actions.filter { pair in pair.value == action && !defaultKeys.contains(pair.key) }.map {
+            Self.name($0.key)
+        }.sorted()
         return defaultKeys.filter { actions[$0] == action }.map(Self.name) + added
     }
 
@@ -118,7 +129,9 @@ struct KeyBindings {
         case "delete", "del": return .delete
         default: break
         }
-        if text.count == 3, text.lowercased().hasPrefix("c-"), let c = text.last, c.isLetter, c.isASCII { return .control(Character(c.lowercased())) }
+        if text.count == 3, text.lowercased().hasPrefix("c-"), let c = text.last, c.isLetter, c.isASCII {
+            return .control(Character(c.lowercased()))
+        }
         if text.count == 1, let c = text.first { return .character(c) }
         return nil
     }

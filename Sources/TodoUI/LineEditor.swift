@@ -20,7 +20,7 @@ struct LineEditor: Equatable {
         case .character(let c):
             let before = text.count
             text.insert(c, at: index(cursor))
-            cursor += text.count - before  // 0 when a combining mark joined the cluster before
+            cursor += text.count - before // 0 when a combining mark joined the cluster before
         case .backspace:
             guard cursor > 0 else { return true }
             text.remove(at: index(cursor - 1))

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCLI
 import TodoCore
 import TodoPosix
@@ -9,6 +6,10 @@ import TodoRPC
 import TodoTerminal
 import TodoTime
 import TodoUserFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `todoctl ui`: the open todos as a list the user moves through and edits in place, kept live
 /// by the daemon's `watch` stream (docs/UI.md).
@@ -28,7 +29,10 @@ final class ListApp {
     }
 
     enum PromptKind: Equatable {
-        case add, edit(Int64), category(Int64), filter, command
+        case add
+        case edit(Int64)
+        case category(Int64)
+        case filter, command
     }
 
     private let environment: Environment
@@ -39,7 +43,9 @@ final class ListApp {
     private var retryAt = 0.0
 
     // What is shown.
-    private static let sorts: [TodoQuery.SortField?] = [nil, .due, .priority, .title, .created, .updated, .id, .category, .start]
+    private static let sorts: [TodoQuery.SortField?] = [
+        nil, .due, .priority, .title, .created, .updated, .id, .category, .start
+    ]
     private var sortIndex = 0
     private var descending = false
     private var showDone = false
@@ -100,9 +106,11 @@ final class ListApp {
         connect()
         draw()
         while !quit {
-            var fds = [pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: terminal.resizeDescriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: terminal.stopDescriptor, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: terminal.inputDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: terminal.resizeDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: terminal.stopDescriptor, events: Int16(POLLIN), revents: 0)
+            ]
             if let watch { fds.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0)) }
             let timeout: Double? = watch == nil ? max(0.05, retryAt - Posix.monotonicSeconds()) : nil
             _ = try? EventWait.wait(&fds, timeoutUsec: timeout.map { UInt64($0 * 1e6) })
@@ -127,7 +135,8 @@ final class ListApp {
                     for item in items {
                         switch item {
                         case .changed: changed = true
-                        case .reminder(let titles): status = ("⏰ " + titles.map(ListRendering.safe).joined(separator: ", "), false)
+                        case .reminder(let titles):
+                            status = ("⏰ " + titles.map(ListRendering.safe).joined(separator: ", "), false)
                         }
                     }
                     trace("watch read")
@@ -148,7 +157,9 @@ final class ListApp {
     }
 
     /// With `TODOCTL_UI_TRACE=FILE`: each step of the loop with the monotonic time, in µs.
-    private lazy var traceFile: Int32? = environment.variables["TODOCTL_UI_TRACE"].map { open($0, O_WRONLY | O_CREAT | O_APPEND, 0o600) }
+    private lazy var traceFile: Int32? = environment.variables["TODOCTL_UI_TRACE"].map {
+        open($0, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    }
     private func trace(_ what: String) {
         guard let fd = traceFile, fd >= 0 else { return }
         let line = "\(Int64(Posix.monotonicSeconds() * 1e6)) \(what)\n"
@@ -182,7 +193,9 @@ final class ListApp {
     private var query: TodoQuery {
         var q = TodoQuery()
         q.status = showDone ? .all : .open
-        if let field = Self.sorts[sortIndex] { q.sort = [TodoQuery.SortKey(field, descending: descending)] } else if descending {
+        if let field = Self.sorts[sortIndex] {
+            q.sort = [TodoQuery.SortKey(field, descending: descending)]
+        } else if descending {
             q.sort = [TodoQuery.SortKey(.position, descending: true)]
         }
         if sections && Self.sorts[sortIndex] != .category { q.sort.insert(TodoQuery.SortKey(.category), at: 0) }
@@ -214,7 +227,8 @@ final class ListApp {
         // which cost the daemon the same wherever it is, keeping it on the same screen line.
         let field = Self.sorts[sortIndex]
         if !scrolling, start > Self.deepRow, sections || !(field == nil || field == .id), selectedUID != nil,
-           follow(line: cursor - top) {
+            follow(line: cursor - top)
+        {
             trace("read around the selection")
             settle()
             return
@@ -251,7 +265,7 @@ final class ListApp {
     /// Puts the cursor back in the list and on screen after a reading.
     private func settle() {
         cursor = max(0, min(cursor, total - 1))
-        while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }  // inside a fold: on its parent
+        while cursor > 0 && isHidden(at: cursor) { cursor -= 1 } // inside a fold: on its parent
         scrollToCursor()
         selectedUID = todo(at: cursor)?.uid
         selectedID = todo(at: cursor)?.id
@@ -287,7 +301,7 @@ final class ListApp {
             reversed.limit = max(0, end - start)
             let result = try transport.call(reversed)
             if result.total == total { return TodoPage(todos: result.todos.reversed(), total: result.total) }
-            total = result.total  // changed meanwhile: the offset from the end no longer says the same rows
+            total = result.total // changed meanwhile: the offset from the end no longer says the same rows
         }
         q.offset = start
         q.limit = count
@@ -416,10 +430,18 @@ final class ListApp {
         switch key {
         case .click(let row, _):
             // A click selects the row under it (and closes the help); elsewhere it does nothing.
-            if helpShown { helpShown = false } else if prompt == nil && pane == nil, let index = screenRows[row] { select(index) }
+            if helpShown {
+                helpShown = false
+            } else if prompt == nil && pane == nil, let index = screenRows[row] {
+                select(index)
+            }
             return
         case .wheelUp, .wheelDown:
-            if helpShown { helpTop = max(0, helpTop + (key == .wheelUp ? -3 : 3)) } else if prompt == nil && pane == nil { move(by: key == .wheelUp ? -3 : 3) }
+            if helpShown {
+                helpTop = max(0, helpTop + (key == .wheelUp ? -3 : 3))
+            } else if prompt == nil && pane == nil {
+                move(by: key == .wheelUp ? -3 : 3)
+            }
             return
         default: break
         }
@@ -441,7 +463,9 @@ final class ListApp {
             return
         }
         guard let action = keys.action(for: key) else {
-            if case .character(let c) = key, c != " " { status = ("'\(ListRendering.safe(String(c)))' does nothing; ? lists the keys", true) }
+            if case .character(let c) = key, c != " " {
+                status = ("'\(ListRendering.safe(String(c)))' does nothing; ? lists the keys", true)
+            }
             return
         }
         perform(action)
@@ -465,7 +489,10 @@ final class ListApp {
         case .delete:
             let ids = targets()
             guard !ids.isEmpty else { return }
-            run(["rm"] + ids.map(String.init) + (ids.contains { id in rows.first { $0.id == id }?.subtasks.isEmpty == false } ? ["--recursive"] : []))
+            run(
+                ["rm"] + ids.map(String.init)
+                    + (ids.contains { id in rows.first { $0.id == id }?.subtasks.isEmpty == false }
+                        ? ["--recursive"] : []))
             marked = []
         case .add: prompt = (.add, LineEditor())
         case .edit:
@@ -544,7 +571,7 @@ final class ListApp {
             if !todo.subtasks.isEmpty {
                 if folded.remove(todo.uid) == nil { folded.insert(todo.uid) }
             } else if let parent = todo.parent, let uid = uids[parent] {
-                folded.insert(uid)  // folds the subtask's parent, which takes the selection
+                folded.insert(uid) // folds the subtask's parent, which takes the selection
                 while cursor > 0 && isHidden(at: cursor) { cursor -= 1 }
             } else {
                 status = ("it has no subtasks to fold", true)
@@ -626,7 +653,10 @@ final class ListApp {
             var arguments = ["add", title] + options
             if let parent = below?.parent, !options.contains("--parent") { arguments += ["--parent", String(parent)] }
             // Below the selection in the manual order, in the same request (todo.add `after`).
-            if let below, Self.sorts[sortIndex] == nil && !descending && !options.contains("--top") && !options.contains("--after") {
+            if let below,
+                Self.sorts[sortIndex] == nil && !descending && !options.contains("--top")
+                    && !options.contains("--after")
+            {
                 arguments += ["--after", String(below.id)]
             }
             guard let answer = run(arguments, json: true), let uid = answer["uid"]?.stringValue else { return }
@@ -636,7 +666,9 @@ final class ListApp {
         case .edit(let id):
             guard !text.isEmpty else { return }
             if text.hasPrefix("--") {
-                guard case .success(let words) = ShellWords.split(text) else { return fail("the options are not closed (a quote is missing)") }
+                guard case .success(let words) = ShellWords.split(text) else {
+                    return fail("the options are not closed (a quote is missing)")
+                }
                 run(["edit", String(id)] + words)
             } else {
                 run(["edit", String(id), "--title", text])
@@ -645,7 +677,9 @@ final class ListApp {
             run(["edit", String(id)] + (text.isEmpty ? ["--no-category"] : ["--category", text]))
         case .command:
             guard !text.isEmpty else { return }
-            guard case .success(var words) = ShellWords.split(text) else { return fail("the command is not closed (a quote is missing)") }
+            guard case .success(var words) = ShellWords.split(text) else {
+                return fail("the command is not closed (a quote is missing)")
+            }
             if words.first == "todoctl" { words.removeFirst() }
             if words.first == "ui" { return fail("todoctl ui is already running") }
             if words.first == "watch" { return fail("watch runs until stopped: run it in another terminal") }
@@ -656,7 +690,11 @@ final class ListApp {
     /// `TITLE [--option ...]`: the title is everything before the first ` --`.
     private func titleAndOptions(_ text: String) -> (String, [String])? {
         let characters = Array(text)
-        guard let dash = (0..<max(0, characters.count - 2)).first(where: { characters[$0] == " " && characters[$0 + 1] == "-" && characters[$0 + 2] == "-" }) else {
+        guard
+            let dash = (0..<max(0, characters.count - 2)).first(where: {
+                characters[$0] == " " && characters[$0 + 1] == "-" && characters[$0 + 2] == "-"
+            })
+        else {
             return (text, [])
         }
         let title = Validation.trimmed(String(characters[..<dash]))
@@ -673,22 +711,33 @@ final class ListApp {
     /// its first line of output, or its error, goes to the status bar. With `json`, returns what
     /// it printed as JSON.
     @discardableResult
-    private func run(_ arguments: [String], json: Bool = false, quiet: Bool = false, onTerminal: Bool = false) -> JSON? {
+    private func run(_ arguments: [String], json: Bool = false, quiet: Bool = false, onTerminal: Bool = false) -> JSON?
+    {
         var out = ""
         var err = ""
         var variables = environment.variables
-        variables["NO_COLOR"] = "1"  // the first line goes to the status bar as text
-        let code = CLI.main(arguments: ["--socket", environment.socket] + (json ? ["--json"] : []) + arguments,
-                            environment: variables, uid: getuid(), isTerminal: onTerminal, terminalWidth: nil,
-                            now: Instant.now(), timeZone: self.environment.timeZone, zoneName: self.environment.zoneName,
-                            stdout: { out += $0 }, stderr: { err += $0 },
-                            connect: { (path: String) throws(ClientError) -> any RPCTransport in try UnixSocketTransport(path: path) })
-        let lines = { (text: String) in text.split(separator: "\n").map(String.init).filter { !Validation.trimmed($0).isEmpty } }
+        variables["NO_COLOR"] = "1" // the first line goes to the status bar as text
+        let code = CLI.main(
+            arguments: ["--socket", environment.socket] + (json ? ["--json"] : []) + arguments,
+            environment: variables, uid: getuid(), isTerminal: onTerminal, terminalWidth: nil,
+            now: Instant.now(), timeZone: self.environment.timeZone, zoneName: self.environment.zoneName,
+            stdout: { out += $0 }, stderr: { err += $0 },
+            connect: { (path: String) throws(ClientError) -> any RPCTransport in try UnixSocketTransport(path: path) })
+        let lines = { (text: String) in
+            text.split(separator: "\n").map(String.init).filter { !Validation.trimmed($0).isEmpty }
+        }
         let answer = code == 0 && json ? try? JSON.parse(Array(out.utf8)) : nil
         if code != 0 {
-            status = (lines(err).first.map(ListRendering.safe) ?? "todoctl \(arguments.first ?? "") failed (\(code))", true)
+            status = (
+                lines(err).first.map(ListRendering.safe) ?? "todoctl \(arguments.first ?? "") failed (\(code))", true
+            )
         } else if !quiet {
-            status = (json ? Self.confirmation(arguments, answer) : lines(out).first.map(ListRendering.safe) ?? lines(err).first.map(ListRendering.safe) ?? "done", false)
+            status = (
+                json
+                    ? Self.confirmation(arguments, answer)
+                    : lines(out).first.map(ListRendering.safe) ?? lines(err).first.map(ListRendering.safe) ?? "done",
+                false
+            )
         }
         reload()
         return answer
@@ -747,10 +796,14 @@ final class ListApp {
         }
         let table = rendering.table(visible, depths: depths, categoryColumn: !sections)
         if visible.isEmpty {
-            let empty = watch == nil ? "" : filter.isEmpty ? "Nothing to do. a adds a todo." : "No todo matches /\(ListRendering.safe(filter))."
+            let empty =
+                watch == nil
+                ? ""
+                : filter.isEmpty ? "Nothing to do. a adds a todo." : "No todo matches /\(ListRendering.safe(filter))."
             terminal.put(empty, row: 2, column: 2, style: Style(dim: true))
         } else {
-            terminal.put(TerminalText.truncate(table.header, to: width - 2), row: 1, column: 2, style: Style(bold: true))
+            terminal.put(
+                TerminalText.truncate(table.header, to: width - 2), row: 1, column: 2, style: Style(bold: true))
         }
         // With sections, a line names the category where it changes (and at the top); the rows
         // that no longer fit below are left out (the cursor stays in view: scrollToCursor).
@@ -760,8 +813,10 @@ final class ListApp {
             let todo = visible[i]
             row += 1
             if sections && (i == 0 || previous != todo.category) {
-                terminal.put(TerminalText.truncate(todo.category.map(ListRendering.safe) ?? "No category", to: width - 2), row: row, column: 1,
-                             style: Style(bold: true, underline: true))
+                terminal.put(
+                    TerminalText.truncate(todo.category.map(ListRendering.safe) ?? "No category", to: width - 2),
+                    row: row, column: 1,
+                    style: Style(bold: true, underline: true))
                 row += 1
             }
             previous = todo.category
@@ -769,11 +824,18 @@ final class ListApp {
             let isSelected = visibleIndices[i] == cursor
             screenRows[row] = visibleIndices[i]
             var style = Style(dim: todo.done, reverse: isSelected)
-            if rendering.isOverdue(todo) { style.colour = .red } else if rendering.startsLater(todo) { style.colour = .yellow }
+            if rendering.isOverdue(todo) {
+                style.colour = .red
+            } else if rendering.startsLater(todo) {
+                style.colour = .yellow
+            }
             if isSelected { terminal.fill(row: row, from: 0, style: style) }
-            terminal.put(marked.contains(todo.id) ? "*" : " ", row: row, column: 0, style: Style(bold: true, reverse: isSelected, colour: .cyan))
+            terminal.put(
+                marked.contains(todo.id) ? "*" : " ", row: row, column: 0,
+                style: Style(bold: true, reverse: isSelected, colour: .cyan))
             if folded.contains(todo.uid) && !todo.subtasks.isEmpty {
-                terminal.put("+", row: row, column: 1, style: Style(bold: true, reverse: isSelected))  // its subtasks are folded
+                // its subtasks are folded
+                terminal.put("+", row: row, column: 1, style: Style(bold: true, reverse: isSelected))
             }
             terminal.put(TerminalText.truncate(line, to: width - 2), row: row, column: 2, style: style)
         }
@@ -801,12 +863,15 @@ final class ListApp {
         for i in 0..<height {
             let n = first + i
             let count = counts[n].map { " \($0)" } ?? ""
-            let text = TerminalText.pad(TerminalText.truncate(names[n], to: inner - 2 - count.count) , to: inner - 2 - count.count) + count
+            let text =
+                TerminalText.pad(
+                    TerminalText.truncate(names[n], to: inner - 2 - count.count), to: inner - 2 - count.count) + count
             terminal.put("│", row: 2 + i, column: 0, style: Style(bold: true))
             terminal.put(" " + text + " ", row: 2 + i, column: 1, style: Style(reverse: n == chosen))
             terminal.put("│", row: 2 + i, column: inner + 1, style: Style(bold: true))
         }
-        terminal.put("└" + String(repeating: "─", count: inner) + "┘", row: 2 + height, column: 0, style: Style(bold: true))
+        terminal.put(
+            "└" + String(repeating: "─", count: inner) + "┘", row: 2 + height, column: 0, style: Style(bold: true))
     }
 
     private func drawStatus() {
@@ -829,14 +894,17 @@ final class ListApp {
                 column -= TerminalText.width(String(shown.removeFirst()))
             }
             terminal.put(label, row: row, column: 0, style: Style(bold: true))
-            terminal.put(TerminalText.truncate(ListRendering.safe(shown), to: room), row: row, column: TerminalText.width(label))
+            terminal.put(
+                TerminalText.truncate(ListRendering.safe(shown), to: room), row: row, column: TerminalText.width(label))
             terminal.cursor(at: (row, TerminalText.width(label) + column))
             terminal.refresh()
             return
         }
         terminal.cursor(at: nil)
         if let status {
-            terminal.put(TerminalText.truncate(status.text, to: width - 1), row: row, column: 0, style: status.error ? Style(bold: true, colour: .red) : Style())
+            terminal.put(
+                TerminalText.truncate(status.text, to: width - 1), row: row, column: 0,
+                style: status.error ? Style(bold: true, colour: .red) : Style())
         }
         terminal.refresh()
     }
@@ -852,10 +920,13 @@ final class ListApp {
         let twoColumns = width >= 2 * columnWidth + 4
         let perColumn = twoColumns ? (entries.count + 1) / 2 : entries.count
         var lines = (0..<perColumn).map { i in
-            twoColumns && i + perColumn < entries.count ? TerminalText.pad(entries[i], to: columnWidth + 3) + entries[i + perColumn] : entries[i]
+            twoColumns && i + perColumn < entries.count
+                ? TerminalText.pad(entries[i], to: columnWidth + 3) + entries[i + perColumn] : entries[i]
         }
         lines.append(TerminalText.pad("esc", to: 9) + " clear the marks, then the filter")
-        if mouse { lines.append(TerminalText.pad("mouse", to: 9) + " a click selects, the wheel scrolls (ui.mouse = on)") }
+        if mouse {
+            lines.append(TerminalText.pad("mouse", to: 9) + " a click selects, the wheel scrolls (ui.mouse = on)")
+        }
         lines.append("Category pane: j k move, enter shows the category, esc closes.")
         lines.append("Prompts: ← → home end, C-u C-k C-w, enter runs, esc cancels.")
         let room = terminal.rows - 3

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoTerminal
 import TodoTime
 import TodoUserFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `todoctl-ui` program (`todoctl ui` runs it): reads its few options, takes over the
 /// terminal, runs the list, and gives the terminal back on every way out.
@@ -54,10 +55,12 @@ package enum UIMain {
             try? Posix.writeAll(2, Array("todoctl ui: \(error)\n".utf8))
             return 1
         }
-        let app = ListApp(environment: ListApp.Environment(socket: socket, variables: environment,
-                                                           timeZone: ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
-                                                           zoneName: ZoneInfo.identifier(byTZ: environment["TZ"], tzdir: environment["TZDIR"])),
-                          config: config, terminal: terminal, keys: keys, problems: problems)
+        let app = ListApp(
+            environment: ListApp.Environment(
+                socket: socket, variables: environment,
+                timeZone: ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
+                zoneName: ZoneInfo.identifier(byTZ: environment["TZ"], tzdir: environment["TZDIR"])),
+            config: config, terminal: terminal, keys: keys, problems: problems)
         let status = app.run()
         terminal.stop()
         return status

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoWhen
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// todoctl's configuration file, `${XDG_CONFIG_HOME:-~/.config}/todod/config`: `key = value`
 /// lines, `#` comment lines and blank lines. The file is optional; every key has a default.
@@ -44,7 +45,9 @@ package struct Config: Equatable, Sendable {
     package var problems: [ConfigProblem] = []
 
     /// The keys of the file.
-    package static let keys = ["remind-time", "remind-default", "sort", "snooze", "hide-future-starts", "quiet-hours", "ui.mouse"]
+    package static let keys = [
+        "remind-time", "remind-default", "sort", "snooze", "hide-future-starts", "quiet-hours", "ui.mouse"
+    ]
 
     /// The defaults: what todoctl does without a file.
     package init() {}
@@ -53,7 +56,9 @@ package struct Config: Equatable, Sendable {
     /// absolute path, else `$HOME/.config/todod/config`; nil when neither is known.
     package static func path(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/todod/config" }
-        if let home = environment["HOME"], !home.isEmpty { return (home.hasSuffix("/") ? home : home + "/") + ".config/todod/config" }
+        if let home = environment["HOME"], !home.isEmpty {
+            return (home.hasSuffix("/") ? home : home + "/") + ".config/todod/config"
+        }
         return nil
     }
 
@@ -71,11 +76,15 @@ package struct Config: Equatable, Sendable {
     /// `commands` are todoctl's command names, which an alias must start with and may not be
     /// (nil: aliases are not checked against them, for a reader that only wants other keys).
     package static func load(environment: [String: String], commands: [String]?) -> Config {
-        load(environment: environment, commands: commands) { (path) throws(PosixError) in try Files.contents(of: path, maxBytes: 1 << 20) }
+        load(environment: environment, commands: commands) { (path) throws(PosixError) in
+            try Files.contents(of: path, maxBytes: 1 << 20)
+        }
     }
 
     /// `load` reading files with `read`.
-    package static func load(environment: [String: String], commands: [String]?, read: (String) throws(PosixError) -> [UInt8]) -> Config {
+    package static func load(
+        environment: [String: String], commands: [String]?, read: (String) throws(PosixError) -> [UInt8]
+    ) -> Config {
         guard let path = path(environment: environment) else { return Config() }
         let name = display(path, environment: environment)
         var unreadable = Config()
@@ -84,7 +93,9 @@ package struct Config: Equatable, Sendable {
             bytes = try read(path)
         } catch {
             if error.errno == ENOENT || error.errno == ENOTDIR { return Config() }
-            unreadable.problems = [ConfigProblem(key: ConfigProblem.everyKey, message: "\(name): cannot read it: \(error.reason)")]
+            unreadable.problems = [
+                ConfigProblem(key: ConfigProblem.everyKey, message: "\(name): cannot read it: \(error.reason)")
+            ]
             return unreadable
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -99,7 +110,9 @@ package struct Config: Equatable, Sendable {
     package static func parse(_ text: String, file: String, commands: [String]?) -> Config {
         var config = Config()
         // ("\r\n" is one Character in Swift: a CRLF line end is a line end too.)
-        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        for (index, rawLine) in text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }
+        ).enumerated() {
             let line = trim(Substring(rawLine))
             if line.isEmpty || line.hasPrefix("#") { continue }
             let at = "\(file):\(index + 1): "
@@ -124,7 +137,9 @@ package struct Config: Equatable, Sendable {
     }
 
     /// Applies one `key = value` line (trimmed, not a comment); `at` starts its messages.
-    private static func read(_ line: Substring, at: String, commands: [String]?, into config: inout Config) throws(ConfigError) {
+    private static func read(_ line: Substring, at: String, commands: [String]?, into config: inout Config)
+        throws(ConfigError)
+    {
         guard let equals = line.firstIndex(of: "=") else {
             throw ConfigError(at + "expected key = value, found \(quoted(String(line)))")
         }
@@ -133,7 +148,10 @@ package struct Config: Equatable, Sendable {
         switch key {
         case "remind-time":
             guard let seconds = clockTime(value).map(Int64.init) ?? TimeExpression.clockTime(value) else {
-                throw ConfigError(at + "bad value \(quoted(value)) for remind-time: expected HH:MM (00:00 to 23:59), or a time such as 7:30am or 7時半")
+                throw ConfigError(
+                    at
+                        + "bad value \(quoted(value)) for remind-time: expected HH:MM (00:00 to 23:59), or a time such as 7:30am or 7時半"
+                )
             }
             config.remindTime = seconds
         case "remind-default":
@@ -146,11 +164,15 @@ package struct Config: Equatable, Sendable {
             switch TodoQuery.SortKey.list(value) {
             case .success(let keys): config.sort = keys.isEmpty ? nil : keys
             case .failure(let bad):
-                throw ConfigError(at + "bad value \(quoted(value)) for sort: unknown key \(quoted(bad.key)); valid keys: \(TodoQuery.SortKey.names) (a leading - sorts descending)")
+                throw ConfigError(
+                    at
+                        + "bad value \(quoted(value)) for sort: unknown key \(quoted(bad.key)); valid keys: \(TodoQuery.SortKey.names) (a leading - sorts descending)"
+                )
             }
         case "snooze":
             do { config.snooze = try TimeExpression.duration(value) } catch {
-                throw ConfigError(at + "bad value \(quoted(value)) for snooze: expected a duration (\(TimeExpression.durationForms))")
+                throw ConfigError(
+                    at + "bad value \(quoted(value)) for snooze: expected a duration (\(TimeExpression.durationForms))")
             }
         case "hide-future-starts":
             switch value.lowercased() {
@@ -160,7 +182,8 @@ package struct Config: Equatable, Sendable {
             }
         case "quiet-hours":
             guard let quiet = QuietHours(value) else {
-                throw ConfigError(at + "bad value \(quoted(value)) for quiet-hours: expected HH:MM-HH:MM, such as 22:00-07:00")
+                throw ConfigError(
+                    at + "bad value \(quoted(value)) for quiet-hours: expected HH:MM-HH:MM, such as 22:00-07:00")
             }
             config.quietHours = quiet
         case "ui.mouse":
@@ -170,15 +193,18 @@ package struct Config: Equatable, Sendable {
             default: throw ConfigError(at + "bad value \(quoted(value)) for ui.mouse: expected on or off")
             }
         case _ where key.hasPrefix(Config.uiKeyPrefix):
-            config.uiKeys[String(key.dropFirst(Config.uiKeyPrefix.count))] = value  // todoctl ui checks them
+            config.uiKeys[String(key.dropFirst(Config.uiKeyPrefix.count))] = value // todoctl ui checks them
         default:
             guard key.hasPrefix("alias.") else {
-                let hint = Config.meant(key).map { "; did you mean \(Config.quoted($0))?" } ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, quiet-hours, alias.NAME, ui.key.ACTION and ui.mouse"
+                let hint =
+                    Config.meant(key).map { "; did you mean \(Config.quoted($0))?" }
+                    ?? "; the keys are remind-time, remind-default, sort, snooze, hide-future-starts, quiet-hours, alias.NAME, ui.key.ACTION and ui.mouse"
                 throw ConfigError(at + "unknown key \(Config.quoted(key))" + hint)
             }
             let name = String(key.dropFirst("alias.".count))
             guard !name.isEmpty, !name.hasPrefix("-"),
-                  name.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace && $0.value >= 0x20 && $0.value != 0x7F }) else {
+                name.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace && $0.value >= 0x20 && $0.value != 0x7F })
+            else {
                 throw ConfigError(at + "bad alias name \(quoted(name)): a word without spaces, not starting with -")
             }
             if let commands, commands.contains(name) {
@@ -192,14 +218,20 @@ package struct Config: Equatable, Sendable {
             // `alias.work = "list -c 仕事"`, quoted whole as in git's config: the command line
             // inside the quotes.
             if words.count == 1, let quote = value.first, quote == "\"" || quote == "'", value.last == quote,
-               words[0].contains(where: { $0 == " " || $0 == "\t" }), case .success(let inner) = ShellWords.split(words[0]) {
+                words[0].contains(where: { $0 == " " || $0 == "\t" }),
+                case .success(let inner) = ShellWords.split(words[0])
+            {
                 words = inner
             }
             guard let first = words.first else {
-                throw ConfigError(at + "bad value for alias.\(name): expected a command line such as \"list --sort due\"")
+                throw ConfigError(
+                    at + "bad value for alias.\(name): expected a command line such as \"list --sort due\"")
             }
             guard commands?.contains(first) ?? true else {
-                throw ConfigError(at + "bad value for alias.\(name): \(quoted(first)) is not a todoctl command (an alias starts with a built-in command, never another alias)")
+                throw ConfigError(
+                    at
+                        + "bad value for alias.\(name): \(quoted(first)) is not a todoctl command (an alias starts with a built-in command, never another alias)"
+                )
             }
             config.aliases[name] = words
         }
@@ -209,8 +241,9 @@ package struct Config: Equatable, Sendable {
     package static func clockTime(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60 else { return nil }
+            parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60
+        else { return nil }
         return hour * 3600 + minute * 60
     }
 
@@ -218,7 +251,9 @@ package struct Config: Equatable, Sendable {
     /// the first argument that is neither an option nor the value of `--socket`; nothing after
     /// `--` is a command. Expanded words are never expanded again.
     package func expandingAlias(_ arguments: [String]) -> [String] {
-        guard !aliases.isEmpty, let index = Config.commandIndex(arguments), let words = aliases[arguments[index]] else { return arguments }
+        guard !aliases.isEmpty, let index = Config.commandIndex(arguments), let words = aliases[arguments[index]] else {
+            return arguments
+        }
         return Array(arguments[..<index]) + words + arguments[(index + 1)...]
     }
 
@@ -228,8 +263,14 @@ package struct Config: Equatable, Sendable {
         while index < arguments.count {
             let argument = arguments[index]
             if argument == "--" { return nil }
-            if argument == "--socket" { index += 2; continue }
-            if argument.hasPrefix("-") && argument != "-" { index += 1; continue }
+            if argument == "--socket" {
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("-") && argument != "-" {
+                index += 1
+                continue
+            }
             return index
         }
         return nil
@@ -296,12 +337,19 @@ package enum ShellWords {
         while let c = iterator.next() {
             switch c {
             case " ", "\t":
-                if inWord { words.append(word); word = ""; inWord = false }
+                if inWord {
+                    words.append(word)
+                    word = ""
+                    inWord = false
+                }
             case "'":
                 inWord = true
                 var closed = false
                 while let q = iterator.next() {
-                    if q == "'" { closed = true; break }
+                    if q == "'" {
+                        closed = true
+                        break
+                    }
                     word.append(q)
                 }
                 if !closed { return .failure(Problem(message: "unterminated ' quote")) }
@@ -309,7 +357,10 @@ package enum ShellWords {
                 inWord = true
                 var closed = false
                 while let q = iterator.next() {
-                    if q == "\"" { closed = true; break }
+                    if q == "\"" {
+                        closed = true
+                        break
+                    }
                     if q == "\\" {
                         guard let next = iterator.next() else { break }
                         if next != "\"" && next != "\\" { word.append("\\") }
@@ -344,8 +395,9 @@ package struct QuietHours: Equatable, Sendable {
     package init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2,
-              let start = Config.clockTime(String(parts[0]).trimmingSpacesAround()),
-              let end = Config.clockTime(String(parts[1]).trimmingSpacesAround()), start != end else { return nil }
+            let start = Config.clockTime(String(parts[0]).trimmingSpacesAround()),
+            let end = Config.clockTime(String(parts[1]).trimmingSpacesAround()), start != end
+        else { return nil }
         self.start = Int64(start)
         self.end = Int64(end)
     }
@@ -362,8 +414,8 @@ package struct QuietHours: Equatable, Sendable {
     }
 }
 
-private extension String {
-    func trimmingSpacesAround() -> String {
+extension String {
+    fileprivate func trimmingSpacesAround() -> String {
         String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

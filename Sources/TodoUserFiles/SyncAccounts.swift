@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // The files todoctl and todod-sync share (SPEC §9): the accounts in
 // `${XDG_CONFIG_HOME:-~/.config}/todod/sync.conf`, and each account's status, which todod-sync
@@ -50,8 +51,11 @@ package struct SyncAccount: Equatable, Sendable {
     /// The round's time limit in seconds.
     package var roundTimeLimit: Double { roundLimit.map(Double.init) ?? Self.defaultRoundLimit }
 
-    package init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, calendar: String? = nil,
-                initial: String? = nil) {
+    package init(
+        name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil,
+        calendar: String? = nil,
+        initial: String? = nil
+    ) {
         self.name = name
         self.url = url
         self.user = user
@@ -62,23 +66,34 @@ package struct SyncAccount: Equatable, Sendable {
     }
 
     /// An account syncing its lists as calendars (`lists = yes`), of `calendars` (empty: all).
-    package init(name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil, lists calendars: [String],
-                initial: String? = nil) {
-        self.init(name: name, url: url, user: user, passwordFile: passwordFile, credential: credential, initial: initial)
+    package init(
+        name: String, url: String, user: String, passwordFile: String? = nil, credential: String? = nil,
+        lists calendars: [String],
+        initial: String? = nil
+    ) {
+        self.init(
+            name: name, url: url, user: user, passwordFile: passwordFile, credential: credential, initial: initial)
         self.calendars = calendars
         lists = true
     }
 
     /// The values sync.conf holds for the account, by key.
     package var values: [(key: String, value: String)] {
-        [("url", url), ("user", user)] + ([("password-file", passwordFile), ("credential", credential)] + calendars.map { ("calendar", $0) }
-            + [("lists", lists ? "yes" : nil), ("default-list", defaultList), ("initial", initial), ("round-limit", roundLimit.map(String.init))]).compactMap { k, v in v.map { (k, $0) } }
+        [("url", url), ("user", user)]
+            + ([("password-file", passwordFile), ("credential", credential)] + calendars.map { ("calendar", $0) }
+            + [
+                ("lists", lists ? "yes" : nil), ("default-list", defaultList), ("initial", initial),
+                ("round-limit", roundLimit.map(String.init))
+            ]).compactMap { k, v in v.map { (k, $0) } }
     }
 
     /// Whether `name` may name an account (it becomes part of file names).
     package static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && name.first != "." &&
-            name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }
+        !name.isEmpty && name.utf8.count <= 64 && name.first != "."
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "-_.".unicodeScalars.contains($0)
+            }
     }
 
     /// The account's password, from its password file (refused unless only its owner, this user,
@@ -87,15 +102,22 @@ package struct SyncAccount: Equatable, Sendable {
         let path: String
         if let file = passwordFile {
             let stat: (mode: UInt32, uid: UInt32)
-            do { stat = try Files.mode(file) } catch { throw SyncConfigError("cannot read the password file \(file): \(error)") }
-            guard stat.uid == getuid() else { throw SyncConfigError("the password file \(file) belongs to another user") }
+            do { stat = try Files.mode(file) } catch {
+                throw SyncConfigError("cannot read the password file \(file): \(error)")
+            }
+            guard stat.uid == getuid() else {
+                throw SyncConfigError("the password file \(file) belongs to another user")
+            }
             guard stat.mode & 0o077 == 0 else {
-                throw SyncConfigError("the password file \(file) is readable by others (mode \(String(stat.mode & 0o777, radix: 8))); run: chmod 600 \(file)")
+                throw SyncConfigError(
+                    "the password file \(file) is readable by others (mode \(String(stat.mode & 0o777, radix: 8))); run: chmod 600 \(file)"
+                )
             }
             path = file
         } else if let name = credential {
             guard let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty else {
-                throw SyncConfigError("account \(name): the credential \(name) needs CREDENTIALS_DIRECTORY (LoadCredential= in the unit)")
+                throw SyncConfigError(
+                    "account \(name): the credential \(name) needs CREDENTIALS_DIRECTORY (LoadCredential= in the unit)")
             }
             path = directory + "/" + name
         } else {
@@ -104,11 +126,15 @@ package struct SyncAccount: Equatable, Sendable {
         let bytes: [UInt8]
         // Opened without blocking: a FIFO in its place is refused at once instead of hanging.
         do { bytes = try Files.regularContents(of: path, maxBytes: 4096) } catch {
-            throw SyncConfigError("cannot read the password of account \(self.name) (\(path)): \(error.errno == EINVAL ? "not a regular file" : error.reason)")
+            throw SyncConfigError(
+                "cannot read the password of account \(self.name) (\(path)): \(error.errno == EINVAL ? "not a regular file" : error.reason)"
+            )
         }
         var text = String(decoding: bytes, as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-        guard !text.isEmpty else { throw SyncConfigError("the password file of account \(self.name) (\(path)) is empty") }
+        guard !text.isEmpty else {
+            throw SyncConfigError("the password file of account \(self.name) (\(path)) is empty")
+        }
         return text
     }
 }
@@ -136,7 +162,9 @@ package enum SyncConfig {
 
     /// The accounts of the file; a missing file has none.
     package static func load(environment: [String: String]) throws(SyncConfigError) -> [SyncAccount] {
-        guard let path = path(environment: environment) else { throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set") }
+        guard let path = path(environment: environment) else {
+            throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set")
+        }
         let bytes: [UInt8]
         do { bytes = try Files.contents(of: path, maxBytes: 1 << 20) } catch {
             if error.errno == ENOENT || error.errno == ENOTDIR { return [] }
@@ -149,10 +177,13 @@ package enum SyncConfig {
     package static func save(_ accounts: [SyncAccount], environment: [String: String]) throws(SyncConfigError) {
         for a in accounts {
             for (key, value) in a.values where !isWritable(value) {
-                throw SyncConfigError("account \(a.name): the \(key) holds a control character (a line break?); sync.conf takes none")
+                throw SyncConfigError(
+                    "account \(a.name): the \(key) holds a control character (a line break?); sync.conf takes none")
             }
         }
-        guard let path = path(environment: environment) else { throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set") }
+        guard let path = path(environment: environment) else {
+            throw SyncConfigError("cannot find sync.conf: neither XDG_CONFIG_HOME nor HOME is set")
+        }
         do {
             try SyncPaths.makePrivateDirectory(Files.directory(of: path))
             try AtomicFile.write(path, Array(render(accounts).utf8), mode: 0o600)
@@ -173,51 +204,74 @@ package enum SyncConfig {
             guard current["password-file"] != nil || current["credential"] != nil else {
                 throw SyncConfigError("\(file):\(currentLine): account \(name) needs password-file or credential")
             }
-            var account = SyncAccount(name: name, url: url, user: user, passwordFile: current["password-file"],
-                                      credential: current["credential"], initial: current["initial"])
+            var account = SyncAccount(
+                name: name, url: url, user: user, passwordFile: current["password-file"],
+                credential: current["credential"], initial: current["initial"])
             account.calendars = calendars
             account.lists = current["lists"] == "yes"
             account.defaultList = current["default-list"]
             if account.defaultList != nil, !account.lists {
-                throw SyncConfigError("\(file):\(currentLine): account \(name) has a default-list; that takes lists = yes")
+                throw SyncConfigError(
+                    "\(file):\(currentLine): account \(name) has a default-list; that takes lists = yes")
             }
             account.roundLimit = current["round-limit"].flatMap { Int($0) }
             guard account.lists || calendars.count <= 1 else {
-                throw SyncConfigError("\(file):\(currentLine): account \(name) names several calendars; that takes lists = yes")
+                throw SyncConfigError(
+                    "\(file):\(currentLine): account \(name) names several calendars; that takes lists = yes")
             }
             accounts.append(account)
         }
         // "\r\n" is one Character in Swift: split on both, so a file with CRLF line ends reads too.
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             let line = raw.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), case let name = String(line.dropFirst().dropLast()), SyncAccount.isValidName(name) else {
+                guard line.hasSuffix("]"), case let name = String(line.dropFirst().dropLast()),
+                    SyncAccount.isValidName(name)
+                else {
                     throw SyncConfigError("\(file):\(index + 1): bad account header \(line)")
                 }
                 try finish()
-                guard !accounts.contains(where: { $0.name == name }) else { throw SyncConfigError("\(file):\(index + 1): account \(name) appears twice") }
+                guard !accounts.contains(where: { $0.name == name }) else {
+                    throw SyncConfigError("\(file):\(index + 1): account \(name) appears twice")
+                }
                 currentName = name
                 currentLine = index + 1
                 current = [:]
                 calendars = []
                 continue
             }
-            guard currentName != nil else { throw SyncConfigError("\(file):\(index + 1): a key outside an [account] section") }
-            guard let eq = line.firstIndex(of: "=") else { throw SyncConfigError("\(file):\(index + 1): expected key = value") }
-            let key = String(line[..<eq]).trimmingSpaces(), value = String(line[line.index(after: eq)...]).trimmingSpaces()
-            guard ["url", "user", "password-file", "credential", "calendar", "lists", "default-list", "initial", "round-limit"].contains(key) else {
+            guard currentName != nil else {
+                throw SyncConfigError("\(file):\(index + 1): a key outside an [account] section")
+            }
+            guard let eq = line.firstIndex(of: "=") else {
+                throw SyncConfigError("\(file):\(index + 1): expected key = value")
+            }
+            let key = String(line[..<eq]).trimmingSpaces()
+            let value = String(line[line.index(after: eq)...]).trimmingSpaces()
+            guard
+                [
+                    "url", "user", "password-file", "credential", "calendar", "lists", "default-list", "initial",
+                    "round-limit"
+                ].contains(key)
+            else {
                 throw SyncConfigError("\(file):\(index + 1): unknown key \"\(key)\"")
             }
             guard !value.isEmpty else { throw SyncConfigError("\(file):\(index + 1): \(key) is empty") }
             if key == "initial", !SyncAccount.initialModes.contains(value) {
                 throw SyncConfigError("\(file):\(index + 1): initial must be merge, remote or local")
             }
-            if key == "password-file", !value.hasPrefix("/") { throw SyncConfigError("\(file):\(index + 1): password-file must be an absolute path") }
+            if key == "password-file", !value.hasPrefix("/") {
+                throw SyncConfigError("\(file):\(index + 1): password-file must be an absolute path")
+            }
             if key == "round-limit", !(Int(value).map(SyncAccount.roundLimits.contains) ?? false) {
                 throw SyncConfigError("\(file):\(index + 1): round-limit must be a number of seconds from 1 to 86400")
             }
-            if key == "lists", value != "yes", value != "no" { throw SyncConfigError("\(file):\(index + 1): lists must be yes or no") }
+            if key == "lists", value != "yes", value != "no" {
+                throw SyncConfigError("\(file):\(index + 1): lists must be yes or no")
+            }
             if key == "calendar" { calendars.append(value) }
             current[key] = value
         }
@@ -228,9 +282,10 @@ package enum SyncConfig {
     /// Whether `value` can be one value of a `key = value` line: no control character (a line
     /// break would start another key or section) and no surrounding space (it would be trimmed).
     package static func isWritable(_ value: String) -> Bool {
-        !value.isEmpty && value == value.trimmingSpaces() && !value.unicodeScalars.contains {
-            $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}"
-        }
+        !value.isEmpty && value == value.trimmingSpaces()
+            && !value.unicodeScalars.contains {
+                $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}"
+            }
     }
 
     package static func render(_ accounts: [SyncAccount]) -> String {
@@ -253,7 +308,9 @@ package enum SyncConfig {
 package enum SyncPaths {
     package static func stateDirectory(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/todod/sync" }
-        if let home = environment["HOME"], !home.isEmpty { return (home.hasSuffix("/") ? home : home + "/") + ".local/state/todod/sync" }
+        if let home = environment["HOME"], !home.isEmpty {
+            return (home.hasSuffix("/") ? home : home + "/") + ".local/state/todod/sync"
+        }
         return nil
     }
 
@@ -264,7 +321,9 @@ package enum SyncPaths {
         try Files.makeDirectories(directory, mode: 0o700)
         let parent = Files.directory(of: directory)
         for path in parent.hasSuffix("/todod") ? [directory, parent] : [directory] {
-            if let (mode, uid) = try? Files.mode(path), uid == getuid(), mode & 0o077 != 0 { _ = chmod(path, mode_t(mode & 0o700)) }
+            if let (mode, uid) = try? Files.mode(path), uid == getuid(), mode & 0o077 != 0 {
+                _ = chmod(path, mode_t(mode & 0o700))
+            }
         }
     }
 
@@ -298,9 +357,14 @@ package enum SyncPaths {
     /// Every file of an account's state: its status, its states (all its lists'), its lists.
     package static func accountFiles(account: String, environment: [String: String]) -> [String] {
         guard let directory = stateDirectory(environment: environment) else { return [] }
-        let lists = ((try? Files.entries(directory)) ?? []).filter { $0.hasPrefix(account + "@") && $0.hasSuffix(".state") }
-        return [statusFile(account: account, environment: environment), stateFile(account: account, environment: environment),
-                listsFile(account: account, environment: environment)].compactMap { $0 } + lists.map { directory + "/" + $0 }
+        let lists = ((try? Files.entries(directory)) ?? []).filter {
+            $0.hasPrefix(account + "@") && $0.hasSuffix(".state")
+        }
+        return [
+            statusFile(account: account, environment: environment),
+            stateFile(account: account, environment: environment),
+            listsFile(account: account, environment: environment)
+        ].compactMap { $0 } + lists.map { directory + "/" + $0 }
     }
 }
 
@@ -373,8 +437,11 @@ package struct SyncStatus: Equatable, Sendable {
     package static let maxConflicts = 50
     package static let maxProblems = 200
 
-    package init(account: String, calendar: String? = nil, lastAttempt: Instant? = nil, lastSuccess: Instant? = nil, error: String? = nil,
-                retryAt: Instant? = nil, pending: Int = 0, items: Int = 0, conflicts: [Conflict] = []) {
+    package init(
+        account: String, calendar: String? = nil, lastAttempt: Instant? = nil, lastSuccess: Instant? = nil,
+        error: String? = nil,
+        retryAt: Instant? = nil, pending: Int = 0, items: Int = 0, conflicts: [Conflict] = []
+    ) {
         self.account = account
         self.calendar = calendar
         self.lastAttempt = lastAttempt
@@ -393,18 +460,24 @@ package struct SyncStatus: Equatable, Sendable {
             "lastAttempt": time(lastAttempt), "lastSuccess": time(lastSuccess),
             "error": error.map { .string($0) } ?? .null, "retryAt": time(retryAt),
             "pending": .int(Int64(pending)), "items": .int(Int64(items)),
-            "conflicts": .array(conflicts.map {
-                var c: JSONObject = ["at": .string($0.at.rfc3339()), "uid": .string($0.uid), "title": .string($0.title),
-                                     "fields": .array($0.fields.map { .string($0) }), "kept": .string($0.kept)]
-                c["lost"] = $0.lost.map { .string($0) }
-                return .object(c)
-            }),
-            "problems": .array(problems.map {
-                ["kind": .string($0.kind), "uid": $0.uid.map { .string($0) } ?? .null, "href": .string($0.href),
-                 "title": .string($0.title), "reason": .string($0.reason)]
-            }),
+            "conflicts": .array(
+                conflicts.map {
+                    var c: JSONObject = [
+                        "at": .string($0.at.rfc3339()), "uid": .string($0.uid), "title": .string($0.title),
+                        "fields": .array($0.fields.map { .string($0) }), "kept": .string($0.kept)
+                    ]
+                    c["lost"] = $0.lost.map { .string($0) }
+                    return .object(c)
+                }),
+            "problems": .array(
+                problems.map {
+                    [
+                        "kind": .string($0.kind), "uid": $0.uid.map { .string($0) } ?? .null, "href": .string($0.href),
+                        "title": .string($0.title), "reason": .string($0.reason)
+                    ]
+                }),
             "storeId": storeID.map { .string($0) } ?? .null, "storeSeq": storeSeq.map { .int($0) } ?? .null,
-            "unfinished": .bool(unfinished),
+            "unfinished": .bool(unfinished)
         ]
     }
 
@@ -412,18 +485,23 @@ package struct SyncStatus: Equatable, Sendable {
     package init?(json: JSON) {
         func time(_ key: String, in j: JSON) -> Instant? { j[key]?.stringValue.flatMap { Instant(rfc3339: $0) } }
         guard let account = json["account"]?.stringValue else { return nil }
-        self.init(account: account, calendar: json["calendar"]?.stringValue, lastAttempt: time("lastAttempt", in: json),
-                  lastSuccess: time("lastSuccess", in: json), error: json["error"]?.stringValue, retryAt: time("retryAt", in: json),
-                  pending: Int(json["pending"]?.intValue ?? 0), items: Int(json["items"]?.intValue ?? 0))
+        self.init(
+            account: account, calendar: json["calendar"]?.stringValue, lastAttempt: time("lastAttempt", in: json),
+            lastSuccess: time("lastSuccess", in: json), error: json["error"]?.stringValue,
+            retryAt: time("retryAt", in: json),
+            pending: Int(json["pending"]?.intValue ?? 0), items: Int(json["items"]?.intValue ?? 0))
         conflicts = (json["conflicts"]?.arrayValue ?? []).compactMap { c in
             guard let at = time("at", in: c), let uid = c["uid"]?.stringValue else { return nil }
-            return Conflict(at: at, uid: uid, title: c["title"]?.stringValue ?? "", fields: (c["fields"]?.arrayValue ?? []).compactMap(\.stringValue),
-                            kept: c["kept"]?.stringValue ?? "", lost: c["lost"]?.stringValue)
+            return Conflict(
+                at: at, uid: uid, title: c["title"]?.stringValue ?? "",
+                fields: (c["fields"]?.arrayValue ?? []).compactMap(\.stringValue),
+                kept: c["kept"]?.stringValue ?? "", lost: c["lost"]?.stringValue)
         }
         problems = (json["problems"]?.arrayValue ?? []).compactMap { p in
             guard let kind = p["kind"]?.stringValue, let href = p["href"]?.stringValue else { return nil }
-            return Problem(kind: kind, uid: p["uid"]?.stringValue, href: href, title: p["title"]?.stringValue ?? href,
-                           reason: p["reason"]?.stringValue ?? "")
+            return Problem(
+                kind: kind, uid: p["uid"]?.stringValue, href: href, title: p["title"]?.stringValue ?? href,
+                reason: p["reason"]?.stringValue ?? "")
         }
         storeID = json["storeId"]?.stringValue
         storeSeq = json["storeSeq"]?.intValue
@@ -431,8 +509,8 @@ package struct SyncStatus: Equatable, Sendable {
     }
 }
 
-private extension StringProtocol {
-    func trimmingSpaces() -> String {
+extension StringProtocol {
+    fileprivate func trimmingSpaces() -> String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" || f == "\r" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\r" { s.removeLast() }

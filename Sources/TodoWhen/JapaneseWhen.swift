@@ -21,8 +21,12 @@ extension TimeExpression {
         case .relative(let parts, let sign):
             guard let time else { return shifted(now, by: parts, sign: sign, calendarDays: true, timeZone: timeZone) }
             // `3日後の朝`: the day a calendar shift reaches, at that time.
-            guard parts.isCalendarOnly, let moved = shifted(now, by: parts, sign: sign, calendarDays: true, timeZone: timeZone) else { return nil }
-            return resolve(.day(LocalTime(moved.instant, in: timeZone).days), secondOfDay: time, now: now, today: today, timeZone: timeZone)
+            guard parts.isCalendarOnly,
+                let moved = shifted(now, by: parts, sign: sign, calendarDays: true, timeZone: timeZone)
+            else { return nil }
+            return resolve(
+                .day(LocalTime(moved.instant, in: timeZone).days), secondOfDay: time, now: now, today: today,
+                timeZone: timeZone)
         case .end(let word):
             guard let day = endOf(word, today: today) else { return nil }
             return LocalTime.instant(days: day, secondOfDay: time ?? 86_399, in: timeZone).map { When(instant: $0) }
@@ -40,10 +44,13 @@ extension TimeExpression {
     /// included.
     package static func japaneseLead(_ text: String) -> Int64? {
         var scanner = JapaneseScanner(normalize(text).filter { !$0.isWhitespace })
-        guard case .relative(let parts, -1)? = scanner.relative(), scanner.atEnd, parts.years == 0, parts.months == 0 else { return nil }
+        guard case .relative(let parts, -1)? = scanner.relative(), scanner.atEnd, parts.years == 0, parts.months == 0
+        else { return nil }
         var total = parts.fractionUsec
-        for (count, size) in [(parts.weeks, Int64(604_800_000_000)), (parts.days, 86_400_000_000), (parts.hours, 3_600_000_000),
-                              (parts.minutes, 60_000_000), (parts.seconds, 1_000_000)] {
+        for (count, size) in [
+            (parts.weeks, Int64(604_800_000_000)), (parts.days, 86_400_000_000), (parts.hours, 3_600_000_000),
+            (parts.minutes, 60_000_000), (parts.seconds, 1_000_000)
+        ] {
             let (product, o1) = count.multipliedReportingOverflow(by: size)
             let (sum, o2) = total.addingReportingOverflow(product)
             guard !o1, !o2 else { return nil }
@@ -226,16 +233,24 @@ package struct JapaneseScanner {
 
     // MARK: Numbers
 
-    package static let kanjiDigits: [Character: Int64] = ["〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9]
+    package static let kanjiDigits: [Character: Int64] = [
+        "〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9
+    ]
 
     /// ASCII digits (1 to 15) or kanji numerals (`三`, `十二`, `二十四`, `三十一`, and digit by digit
     /// as in years, `二〇二七`).
     package mutating func number() -> Int64? {
         let start = index
         var digits = ""
-        while !atEnd, let c = chars[index].asciiValue, c >= 48, c <= 57 { digits.append(chars[index]); index += 1 }
+        while !atEnd, let c = chars[index].asciiValue, c >= 48, c <= 57 {
+            digits.append(chars[index])
+            index += 1
+        }
         if !digits.isEmpty {
-            guard let n = TimeExpression.number(Substring(digits)) else { index = start; return nil }
+            guard let n = TimeExpression.number(Substring(digits)) else {
+                index = start
+                return nil
+            }
             return n
         }
         var value: Int64 = 0
@@ -246,7 +261,12 @@ package struct JapaneseScanner {
             let c = chars[index]
             if let d = Self.kanjiDigits[c] {
                 guard count < 8 else { break }
-                if sawTen { guard pending == nil else { break } ; pending = d } else { pending = (pending ?? 0) * 10 + d }
+                if sawTen {
+                    guard pending == nil else { break }
+                    pending = d
+                } else {
+                    pending = (pending ?? 0) * 10 + d
+                }
             } else if c == "十", !sawTen {
                 value = (pending ?? 1) * 10
                 pending = nil
@@ -257,7 +277,10 @@ package struct JapaneseScanner {
             index += 1
             count += 1
         }
-        guard count > 0 else { index = start; return nil }
+        guard count > 0 else {
+            index = start
+            return nil
+        }
         return value + (pending ?? 0)
     }
 
@@ -268,8 +291,14 @@ package struct JapaneseScanner {
         guard !atEnd, chars[index] == ".", index > start, chars[start].isASCII else { return (whole, "") }
         index += 1
         var fraction = ""
-        while !atEnd, let c = chars[index].asciiValue, c >= 48, c <= 57 { fraction.append(chars[index]); index += 1 }
-        guard !fraction.isEmpty else { index = start; return nil }
+        while !atEnd, let c = chars[index].asciiValue, c >= 48, c <= 57 {
+            fraction.append(chars[index])
+            index += 1
+        }
+        guard !fraction.isEmpty else {
+            index = start
+            return nil
+        }
         return (whole, Substring(fraction))
     }
 
@@ -285,7 +314,8 @@ package struct JapaneseScanner {
         }
         if take("今朝") {
             result.date = .day(.offset(0))
-            result.time = time(after: JapaneseTime(half: .am, named: .morning)) ?? JapaneseTime(half: .am, named: .morning)
+            result.time =
+                time(after: JapaneseTime(half: .am, named: .morning)) ?? JapaneseTime(half: .am, named: .morning)
             return result
         }
         result.date = datePart()
@@ -305,14 +335,14 @@ package struct JapaneseScanner {
 
     package static let dayWords: [(String, Int64)] = [
         ("明明後日", 3), ("しあさって", 3), ("明後日", 2), ("あさって", 2), ("明日", 1), ("あした", 1), ("あす", 1),
-        ("今日", 0), ("きょう", 0), ("本日", 0), ("一昨日", -2), ("おととい", -2), ("昨日", -1), ("きのう", -1),
+        ("今日", 0), ("きょう", 0), ("本日", 0), ("一昨日", -2), ("おととい", -2), ("昨日", -1), ("きのう", -1)
     ]
     package static let weekWords: [(String, Int64)] = [("再来週", 2), ("来週", 1), ("今週", 0), ("先週", -1)]
     package static let weekdayKanji: [Character: Int64] = ["日": 0, "月": 1, "火": 2, "水": 3, "木": 4, "金": 5, "土": 6]
     package static let endWords: [(String, Substring)] = [
         ("来月末", "eonm"), ("来週末", "eonw"), ("来年末", "eony"),
         ("今月末", "eom"), ("月末", "eom"), ("今週末", "eow"), ("週末", "eow"), ("今年末", "eoy"), ("年末", "eoy"),
-        ("今日中", "eod"), ("今週中", "eow"), ("今月中", "eom"), ("年内", "eoy"),
+        ("今日中", "eod"), ("今週中", "eow"), ("今月中", "eom"), ("年内", "eoy")
     ]
 
     /// A date part, or nil with nothing taken.
@@ -345,7 +375,9 @@ package struct JapaneseScanner {
         }
         if let years = take([("再来年", Int64(2)), ("来年", 1), ("今年", 0)]) {
             let dayMark = index
-            if let fields = monthDayFields(), fields.0 == nil { return .day(.yearDate(years: years, month: fields.1, day: fields.2)) }
+            if let fields = monthDayFields(), fields.0 == nil {
+                return .day(.yearDate(years: years, month: fields.1, day: fields.2))
+            }
             index = dayMark
             return years > 0 ? .day(.yearDate(years: years, month: 1, day: 1)) : nil
         }
@@ -360,7 +392,9 @@ package struct JapaneseScanner {
 
     /// `金曜`, `金曜日`, `金`+`曜日`: 0 for Sunday … 6 for Saturday.
     package mutating func weekday() -> Int64? {
-        guard index + 1 < chars.count, let target = Self.weekdayKanji[chars[index]], chars[index + 1] == "曜" else { return nil }
+        guard index + 1 < chars.count, let target = Self.weekdayKanji[chars[index]], chars[index + 1] == "曜" else {
+            return nil
+        }
         index += 2
         _ = take("日")
         return target
@@ -371,15 +405,21 @@ package struct JapaneseScanner {
         let start = index
         var year: Int64?
         if let n = number(), take("年") { year = n } else { index = start }
-        guard let month = number(), take("月"), let day = number(), take("日") else { index = start; return nil }
+        guard let month = number(), take("月"), let day = number(), take("日") else {
+            index = start
+            return nil
+        }
         // `3日後`: a relative phrase, not a date.
-        if take("後") || take("前") || take("間") { index = start; return nil }
+        if take("後") || take("前") || take("間") {
+            index = start
+            return nil
+        }
         return (year, month, day)
     }
 
     package static let units: [(String, String)] = [
         ("ヶ月", "mo"), ("か月", "mo"), ("カ月", "mo"), ("ヵ月", "mo"), ("ケ月", "mo"), ("箇月", "mo"),
-        ("年", "y"), ("週間", "w"), ("週", "w"), ("日", "d"), ("時間", "h"), ("分", "m"), ("秒", "s"),
+        ("年", "y"), ("週間", "w"), ("週", "w"), ("日", "d"), ("時間", "h"), ("分", "m"), ("秒", "s")
     ]
 
     /// `3日後`, `1時間半後`, `1時間30分後`, `2週間前`: counts with units, then `後` (later) or `前` (earlier).
@@ -389,17 +429,29 @@ package struct JapaneseScanner {
         var any = false
         while true {
             let mark = index
-            guard let (whole, fraction) = decimal(), let unit = take(Self.units) else { index = mark; break }
-            _ = take("間")  // `3日間後`, `3ヶ月間後`
+            guard let (whole, fraction) = decimal(), let unit = take(Self.units) else {
+                index = mark
+                break
+            }
+            _ = take("間") // `3日間後`, `3ヶ月間後`
             if fraction.isEmpty {
-                guard parts.add(whole, unit) else { index = start; return nil }
+                guard parts.add(whole, unit) else {
+                    index = start
+                    return nil
+                }
             } else {
-                guard parts.addDecimal(Substring("\(whole).\(fraction)"), unit) else { index = start; return nil }
+                guard parts.addDecimal(Substring("\(whole).\(fraction)"), unit) else {
+                    index = start
+                    return nil
+                }
             }
             if unit == "h", take("半") { parts.fractionUsec += 1_800_000_000 }
             any = true
         }
-        guard any else { index = start; return nil }
+        guard any else {
+            index = start
+            return nil
+        }
         if take("後") || take("先") { return .relative(parts, sign: 1) }
         if take("前") { return .relative(parts, sign: -1) }
         index = start
@@ -416,7 +468,7 @@ package struct JapaneseScanner {
             ("午前", JapaneseTime(half: .am)), ("午後", JapaneseTime(half: .pm, named: .afternoon)),
             ("朝", JapaneseTime(half: .am, named: .morning)), ("夕方", JapaneseTime(half: .pm, named: .evening)),
             ("夜", JapaneseTime(half: .pm, named: .night)), ("晩", JapaneseTime(half: .pm, named: .night)),
-            ("昼", JapaneseTime(half: .pm, named: .noon)),
+            ("昼", JapaneseTime(half: .pm, named: .noon))
         ]
         if let prefix = take(named) {
             _ = take("の")
@@ -448,15 +500,27 @@ package struct JapaneseScanner {
                 }
             }
             // `3時間後` is relative, read before; here a following `間` means no time.
-            if take("間") { index = start; return nil }
+            if take("間") {
+                index = start
+                return nil
+            }
             return result
         }
-        guard take(":") else { index = start; return nil }
+        guard take(":") else {
+            index = start
+            return nil
+        }
         let mark = index
-        guard let minute = twoDigits() else { index = start; return nil }
+        guard let minute = twoDigits() else {
+            index = start
+            return nil
+        }
         result.minute = minute
         if take(":") {
-            guard let second = twoDigits() else { index = mark; return nil }
+            guard let second = twoDigits() else {
+                index = mark
+                return nil
+            }
             result.second = second
         }
         return result
@@ -471,7 +535,8 @@ package struct JapaneseScanner {
     /// Exactly two ASCII digits.
     package mutating func twoDigits() -> Int64? {
         guard index + 1 < chars.count, let a = chars[index].asciiValue, let b = chars[index + 1].asciiValue,
-              (48...57).contains(a), (48...57).contains(b) else { return nil }
+            (48...57).contains(a), (48...57).contains(b)
+        else { return nil }
         index += 2
         return Int64(a - 48) * 10 + Int64(b - 48)
     }

@@ -81,8 +81,10 @@ package struct TimeExpressionError: Error, Equatable, Sendable {
 package enum TimeExpression {
     /// Parses WHEN relative to `now` in `timeZone` (todoctl passes the zone TZ names), in English
     /// or Japanese; `morning` and `朝` are `remindTime` (seconds after local midnight).
-    package static func when(_ text: String, now: Instant, timeZone: ZoneInfo,
-                            remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> When {
+    package static func when(
+        _ text: String, now: Instant, timeZone: ZoneInfo,
+        remindTime: Int64 = defaultRemindTime
+    ) throws(TimeExpressionError) -> When {
         guard let value = parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime) else {
             throw whenError(text)
         }
@@ -90,7 +92,9 @@ package enum TimeExpression {
     }
 
     /// Why `text` is no WHEN: a date that does not exist is named as such, else the forms.
-    package static func whenError(_ text: String, kind: String = "time", forms: String = "expected \(whenForms)") -> TimeExpressionError {
+    package static func whenError(_ text: String, kind: String = "time", forms: String = "expected \(whenForms)")
+        -> TimeExpressionError
+    {
         if Instant.isOutOfRangeRFC3339(Validation.trimmed(text)) {
             return TimeExpressionError(invalid: kind, text, "outside the years 0001 to 9999 once its offset is applied")
         }
@@ -99,7 +103,8 @@ package enum TimeExpression {
     }
 
     /// The instant of `when(_:now:timeZone:)` (an all-day value: the start of its day).
-    package static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant {
+    package static func instant(_ text: String, now: Instant, timeZone: ZoneInfo) throws(TimeExpressionError) -> Instant
+    {
         try when(text, now: now, timeZone: timeZone).instant
     }
 
@@ -116,22 +121,27 @@ package enum TimeExpression {
     /// "a reminder given as a duration needs a due date"; for an all-day todo the caller passes
     /// `reminderAnchor`, its morning time); otherwise a WHEN, where a date without a time means
     /// that day at `remindTime` (seconds after local midnight).
-    package static func remind(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo,
-                              remindTime: Int64 = defaultRemindTime) throws(TimeExpressionError) -> Instant {
+    package static func remind(
+        _ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo,
+        remindTime: Int64 = defaultRemindTime
+    ) throws(TimeExpressionError) -> Instant {
         if isLead(text) {
             let usec = try lead(text)
             guard let due else {
                 throw TimeExpressionError(message: "a reminder given as a duration needs a due date")
             }
             guard let value = checkedAdd(due.usec, -usec) else {
-                throw TimeExpressionError(invalid: "reminder", text, "that long before the due time falls before the year 0001")
+                throw TimeExpressionError(
+                    invalid: "reminder", text, "that long before the due time falls before the year 0001")
             }
             return value
         }
         guard let value = parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime),
-              let instant = reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
+            let instant = reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
         else {
-            throw whenError(text, kind: "reminder", forms: "expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(whenForms)")
+            throw whenError(
+                text, kind: "reminder",
+                forms: "expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(whenForms)")
         }
         return instant
     }
@@ -150,7 +160,8 @@ package enum TimeExpression {
 
     // MARK: - Messages
 
-    package static let whenForms = "a date (2026-12-24, today, friday, Dec 24, 明日, 金曜, 12月24日), a time (9am, 17:30, noon, 15時), "
+    package static let whenForms =
+        "a date (2026-12-24, today, friday, Dec 24, 明日, 金曜, 12月24日), a time (9am, 17:30, noon, 15時), "
         + "both (tomorrow at 9am, 明日の朝), eod, +2h, in 1 month, 3日後, 2 hours ago, @EPOCH or RFC 3339"
     package static let durationForms = "a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m"
 
@@ -187,7 +198,9 @@ package enum TimeExpression {
     /// `text` with full-width ASCII (`１５時`, `：`, `＋`) and the ideographic space as their ASCII
     /// forms, as Japanese input methods type them.
     package static func halfWidth(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value == 0x3000 || (0xFF01...0xFF5E).contains($0.value) }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.value == 0x3000 || (0xFF01...0xFF5E).contains($0.value) }) else {
+            return text
+        }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {
@@ -199,13 +212,17 @@ package enum TimeExpression {
         return String(scalars)
     }
 
-    package static func parseWhen(_ text: String, now: Instant, timeZone: ZoneInfo, remindTime: Int64 = defaultRemindTime) -> When? {
+    package static func parseWhen(
+        _ text: String, now: Instant, timeZone: ZoneInfo, remindTime: Int64 = defaultRemindTime
+    ) -> When? {
         let trimmed = Validation.trimmed(halfWidth(text))
         guard !trimmed.isEmpty, trimmed.utf8.count <= 200 else { return nil }
         if let instant = Instant(rfc3339: trimmed) { return checked(instant.usec).map { When(instant: $0) } }
         let lower = trimmed.lowercased()
         // Every English form is ASCII (full-width text was made so above): the rest is Japanese.
-        if !lower.utf8.allSatisfy({ $0 < 0x80 }) { return japanese(lower, now: now, timeZone: timeZone, remindTime: remindTime) }
+        if !lower.utf8.allSatisfy({ $0 < 0x80 }) {
+            return japanese(lower, now: now, timeZone: timeZone, remindTime: remindTime)
+        }
         // A comma is a separator too: `Dec 24, 2027`.
         let tokens = lower.split(whereSeparator: { $0.isWhitespace || $0 == "," })
         guard let first = tokens.first else { return nil }
@@ -232,7 +249,7 @@ package enum TimeExpression {
         let separator: Character = s.contains("/") ? "/" : "-"
         let parts = s.split(separator: separator, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, (1...2).contains(parts[1].count), (1...2).contains(parts[2].count),
-              let y = number(parts[0]), let m = number(parts[1]), let d = number(parts[2])
+            let y = number(parts[0]), let m = number(parts[1]), let d = number(parts[2])
         else { return nil }
         return (y, m, d)
     }
@@ -250,20 +267,28 @@ package enum TimeExpression {
         let tokens = text.split(whereSeparator: { $0.isWhitespace || $0 == "," })
         for (i, token) in tokens.enumerated() {
             let datePart = token.split(separator: "t", maxSplits: 1).first ?? token
-            if let (y, m, d) = dateFields(datePart) { found = (y, m, d); break }
+            if let (y, m, d) = dateFields(datePart) {
+                found = (y, m, d)
+                break
+            }
             if let m = monthNames[String(token.hasSuffix(".") ? token.dropLast() : token)] {
                 let near = [i > 0 ? tokens[i - 1] : nil, i + 1 < tokens.count ? tokens[i + 1] : nil].compactMap { $0 }
                 if let d = near.lazy.compactMap({ w -> Int64? in
                     let digits = w.prefix(while: { $0.isASCII && $0.isNumber })
-                    return digits.count == w.count || ["st", "nd", "rd", "th"].contains(String(w.dropFirst(digits.count))) ? number(digits) : nil
+                    return digits.count == w.count
+                        || ["st", "nd", "rd", "th"].contains(String(w.dropFirst(digits.count))) ? number(digits) : nil
                 }).first {
-                    found = (nil, m, d); break
+                    found = (nil, m, d)
+                    break
                 }
             }
         }
         if found == nil, let (y, m, d) = japaneseDateFields(text) { found = (y, m, d) }
         guard let (year, month, day) = found else { return nil }
-        let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        let names = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December"
+        ]
         guard (1...12).contains(month) else { return "there is no month \(month); months are 1 to 12" }
         if let year {
             guard year >= 1, year <= 9999 else { return nil }
@@ -306,8 +331,8 @@ package enum TimeExpression {
         for (suffix, base) in [("am", Int64(0)), ("pm", Int64(12))] where s.hasSuffix(suffix) {
             let fields = s.dropLast(2).split(separator: ":", omittingEmptySubsequences: false)
             guard (1...3).contains(fields.count), (1...2).contains(fields[0].count),
-                  let hour = number(fields[0]), (1...12).contains(hour),
-                  let rest = minutesSeconds(fields.dropFirst())
+                let hour = number(fields[0]), (1...12).contains(hour),
+                let rest = minutesSeconds(fields.dropFirst())
             else { return nil }
             return ((hour % 12) + base) * 3600 + rest
         }
@@ -318,8 +343,8 @@ package enum TimeExpression {
     package static func time24(_ s: Substring) -> Int64? {
         let fields = s.split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(fields.count), (1...2).contains(fields[0].count),
-              let hour = number(fields[0]), hour < 24,
-              let rest = minutesSeconds(fields.dropFirst())
+            let hour = number(fields[0]), hour < 24,
+            let rest = minutesSeconds(fields.dropFirst())
         else { return nil }
         return hour * 3600 + rest
     }
@@ -345,7 +370,7 @@ package enum TimeExpression {
 
     package static let weekdays: [String: Int64] = [
         "sunday": 0, "sun": 0, "monday": 1, "mon": 1, "tuesday": 2, "tue": 2, "wednesday": 3, "wed": 3,
-        "thursday": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
+        "thursday": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6
     ]
 
     /// 0 for Sunday … 6 for Saturday; 1970-01-01 was a Thursday.
@@ -394,7 +419,7 @@ extension TimeExpression {
                 let digits = rest.prefix(while: \.isASCIIDigit)
                 rest = rest.dropFirst(digits.count)
                 guard let n = TimeExpression.number(digits), let unit = rest.first,
-                      let rank = order.firstIndex(of: unit), rank >= next
+                    let rank = order.firstIndex(of: unit), rank >= next
                 else { return nil }
                 rest = rest.dropFirst()
                 next = rank + 1
@@ -427,12 +452,12 @@ extension TimeExpression {
     }
 }
 
-fileprivate extension Character {
+extension Character {
     /// True for the ASCII digits 0…9 only (not other scripts' digits or fullwidth ones).
-    var isASCIIDigit: Bool { asciiDigitValue != nil }
+    fileprivate var isASCIIDigit: Bool { asciiDigitValue != nil }
 
     /// The value of an ASCII digit, or nil.
-    var asciiDigitValue: Int64? {
+    fileprivate var asciiDigitValue: Int64? {
         guard let a = asciiValue, a >= 48, a <= 57 else { return nil }
         return Int64(a - 48)
     }

@@ -66,7 +66,8 @@ extension TimeExpression {
             }
             let words: [Substring: Substring] = ["day": "eod", "week": "eow", "month": "eom", "year": "eoy"]
             guard unit.count == 1, let name = unit.first, let word = words[name],
-                  let end = endOf(next ? "eon" + word.dropFirst(2) : word, today: today) else { return nil }
+                let end = endOf(next ? "eon" + word.dropFirst(2) : word, today: today)
+            else { return nil }
             return LocalTime.instant(days: end, secondOfDay: 86_399, in: timeZone).map { When(instant: $0) }
         }
         if tokens == ["tonight"] {
@@ -89,7 +90,9 @@ extension TimeExpression {
         case "eoy": return Instant.days(year: year, month: 12, day: 31)
         case "eond": return today + 1
         case "eonw": return endOf("eow", today: today + 7)
-        case "eonm": return Instant.days(year: month == 12 ? year + 1 : year, month: month == 12 ? 1 : month + 1, day: 1).flatMap { endOf("eom", today: $0) }
+        case "eonm":
+            return Instant.days(year: month == 12 ? year + 1 : year, month: month == 12 ? 1 : month + 1, day: 1).flatMap
+            { endOf("eom", today: $0) }
         case "eony": return Instant.days(year: year + 1, month: 1, day: 1).flatMap { endOf("eoy", today: $0) }
         default: return nil
         }
@@ -111,7 +114,9 @@ extension TimeExpression {
     /// A date phrase and a time in either order: `tomorrow 9am`, `tomorrow at 9am`, `Dec 24 5pm`,
     /// `9am`, `at noon`, `5pm friday`, `noon on Dec 24`, `tomorrow evening`; or a date phrase alone
     /// (all-day).
-    package static func dayAndTime(_ tokens: [Substring], now: Instant, today: Int64, timeZone: ZoneInfo, remindTime: Int64) -> When? {
+    package static func dayAndTime(
+        _ tokens: [Substring], now: Instant, today: Int64, timeZone: ZoneInfo, remindTime: Int64
+    ) -> When? {
         var datePart = tokens[...]
         var secondOfDay: Int64?
         if let (time, used) = trailingTime(tokens[...], remindTime: remindTime) {
@@ -130,7 +135,9 @@ extension TimeExpression {
     /// The instant a date phrase with an optional time of day names; the one set of rules for both
     /// languages. Without a time the phrase is all-day (a bare time needs one); a bare time or
     /// weekday with a time is today when that time is still ahead.
-    package static func resolve(_ phrase: DayPhrase, secondOfDay: Int64?, now: Instant, today: Int64, timeZone: ZoneInfo) -> When? {
+    package static func resolve(
+        _ phrase: DayPhrase, secondOfDay: Int64?, now: Instant, today: Int64, timeZone: ZoneInfo
+    ) -> When? {
         guard let secondOfDay else {
             let day: Int64
             switch phrase {
@@ -214,7 +221,8 @@ extension TimeExpression {
             switch words[1] {
             case "week": return .day(today + nextDelta(from: today, to: 1))
             case "month":
-                return Instant.days(year: month == 12 ? year + 1 : year, month: month == 12 ? 1 : month + 1, day: 1).map { .day($0) }
+                return Instant.days(year: month == 12 ? year + 1 : year, month: month == 12 ? 1 : month + 1, day: 1).map
+                { .day($0) }
             case "year": return Instant.days(year: year + 1, month: 1, day: 1).map { .day($0) }
             default: return nil
             }
@@ -227,7 +235,7 @@ extension TimeExpression {
         "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
         "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
         "september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
-        "december": 12, "dec": 12,
+        "december": 12, "dec": 12
     ]
 
     /// `MONTH DAY [YEAR]` or `DAY MONTH [YEAR]` (a month name or abbreviation, optionally with a
@@ -237,7 +245,8 @@ extension TimeExpression {
     package static func monthDay(_ words: [Substring], today: Int64) -> Int64? {
         guard words.count == 2 || words.count == 3 else { return nil }
         func month(_ w: Substring) -> Int64? { monthNames[String(w.hasSuffix(".") ? w.dropLast() : w)] }
-        let m: Int64, dayWord: Substring
+        let m: Int64
+        let dayWord: Substring
         if let first = month(words[0]) {
             (m, dayWord) = (first, words[1])
         } else if let second = month(words[1]) {
@@ -263,7 +272,8 @@ extension TimeExpression {
     package static func slashMonthDay(_ word: Substring, today: Int64) -> Int64? {
         let parts = word.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), let m = number(parts[0]), (1...12).contains(m),
-              let d = dayOfMonth(parts[1]), !parts[1].contains(where: { $0.isLetter }) else { return nil }
+            let d = dayOfMonth(parts[1]), !parts[1].contains(where: { $0.isLetter })
+        else { return nil }
         let names = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
         return monthDay([Substring(names[Int(m) - 1]), Substring(String(d))], today: today)
     }
@@ -284,14 +294,18 @@ extension TimeExpression {
     /// (the day of month is kept, or the month's last day when it has fewer; the wall-clock time is
     /// kept), then weeks and days (calendar days with the wall-clock time kept when
     /// `calendarDays`, else exactly 24 hours each), then hours, minutes and seconds as elapsed time.
-    package static func shifted(_ now: Instant, by parts: RelativeParts, sign: Int64, calendarDays: Bool, timeZone: ZoneInfo) -> When? {
+    package static func shifted(
+        _ now: Instant, by parts: RelativeParts, sign: Int64, calendarDays: Bool, timeZone: ZoneInfo
+    ) -> When? {
         let months = parts.years * 12 + parts.months
         let days = parts.weeks * 7 + parts.days
         // More than fit between the years 1 and 9999 cannot give a valid instant.
         guard months <= 120_000, days <= 4_000_000 else { return nil }
         var exact: Int64 = parts.fractionUsec
-        for (count, size) in [(parts.hours, Int64(3_600_000_000)), (parts.minutes, 60_000_000), (parts.seconds, 1_000_000),
-                              (calendarDays ? 0 : days, 86_400_000_000)] {
+        for (count, size) in [
+            (parts.hours, Int64(3_600_000_000)), (parts.minutes, 60_000_000), (parts.seconds, 1_000_000),
+            (calendarDays ? 0 : days, 86_400_000_000)
+        ] {
             let (product, o1) = count.multipliedReportingOverflow(by: size)
             let (sum, o2) = exact.addingReportingOverflow(product)
             guard !o1, !o2 else { return nil }
@@ -308,13 +322,15 @@ extension TimeExpression {
                 let year = total >= 0 ? total / 12 : -((-total + 11) / 12)
                 let month = total - year * 12 + 1
                 guard year >= 1, year <= 9999,
-                      let moved = Instant.days(year: year, month: month, day: min(d, Instant.monthLength(year: year, month: month)))
+                    let moved = Instant.days(
+                        year: year, month: month, day: min(d, Instant.monthLength(year: year, month: month)))
                 else { return nil }
                 day = moved
             }
             if calendarDays { day += sign * days }
             let micros = now.usec - now.seconds * 1_000_000
-            guard let moved = LocalTime.instant(days: day, secondOfDay: local.secondOfDay, micros: micros, in: timeZone) else { return nil }
+            guard let moved = LocalTime.instant(days: day, secondOfDay: local.secondOfDay, micros: micros, in: timeZone)
+            else { return nil }
             base = moved
         }
         return checkedAdd(base.usec, sign * exact).map { When(instant: $0) }
@@ -346,7 +362,7 @@ extension TimeExpression {
             "d": "d", "day": "d", "days": "d",
             "w": "w", "wk": "w", "wks": "w", "week": "w", "weeks": "w",
             "mo": "mo", "mos": "mo", "month": "mo", "months": "mo",
-            "y": "y", "yr": "y", "yrs": "y", "year": "y", "years": "y",
+            "y": "y", "yr": "y", "yrs": "y", "year": "y", "years": "y"
         ]
 
         private var given: Set<String> = []
@@ -362,7 +378,7 @@ extension TimeExpression {
                 let unit = String(rest.prefix(while: { $0.isASCII && $0.isLetter }))
                 rest = rest.dropFirst(unit.count)
                 guard let n = TimeExpression.number(digits),
-                      let rank = Self.compactUnits.firstIndex(of: unit), rank >= next
+                    let rank = Self.compactUnits.firstIndex(of: unit), rank >= next
                 else { return nil }
                 next = rank + 1
                 set(n, unit)
@@ -378,7 +394,11 @@ extension TimeExpression {
                 let word = items.removeFirst()
                 if word == "and", !given.isEmpty, !items.isEmpty { continue }
                 let count: Int64?
-                if word == "a" || word == "an" { count = 1 } else { count = word.allSatisfy({ $0.isASCII && $0.isNumber }) ? TimeExpression.number(word) : nil }
+                if word == "a" || word == "an" {
+                    count = 1
+                } else {
+                    count = word.allSatisfy({ $0.isASCII && $0.isNumber }) ? TimeExpression.number(word) : nil
+                }
                 if let count {
                     guard let unitWord = items.first, let unit = Self.unitWords[String(unitWord)] else { return nil }
                     items.removeFirst()
@@ -389,13 +409,17 @@ extension TimeExpression {
                 let decimal = word.prefix(while: { ($0.isASCII && $0.isNumber) || $0 == "." })
                 if decimal.contains(".") {
                     let unitText = decimal.count == word.count ? items.first : word.dropFirst(decimal.count)
-                    guard let unitText, let unit = Self.unitWords[String(unitText)], addDecimal(decimal, unit) else { return nil }
+                    guard let unitText, let unit = Self.unitWords[String(unitText)], addDecimal(decimal, unit) else {
+                        return nil
+                    }
                     if decimal.count == word.count { items.removeFirst() }
                     continue
                 }
                 // `90min`, `2hours`: digits and a unit word in one; else a compact value (`1h30m`).
                 let digits = word.prefix(while: { $0.isASCII && $0.isNumber })
-                if let unit = Self.unitWords[String(word.dropFirst(digits.count))], let n = TimeExpression.number(digits) {
+                if let unit = Self.unitWords[String(word.dropFirst(digits.count))],
+                    let n = TimeExpression.number(digits)
+                {
                     guard add(n, unit) else { return nil }
                     continue
                 }
@@ -423,8 +447,8 @@ extension TimeExpression {
         mutating func addDecimal(_ text: Substring, _ unit: String) -> Bool {
             let halves = text.split(separator: ".", omittingEmptySubsequences: false)
             guard halves.count == 2, let size = Self.fractionalUnits[unit], (1...6).contains(halves[1].count),
-                  let whole = halves[0].isEmpty ? 0 : TimeExpression.number(halves[0]),
-                  let fraction = TimeExpression.number(halves[1]), add(whole, unit)
+                let whole = halves[0].isEmpty ? 0 : TimeExpression.number(halves[0]),
+                let fraction = TimeExpression.number(halves[1]), add(whole, unit)
             else { return false }
             var scale: Int64 = 1
             for _ in 0..<halves[1].count { scale *= 10 }

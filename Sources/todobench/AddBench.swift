@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
 import TodoCore
 import TodoProtocol
 @_spi(Benchmark) import TodoStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Results gathered from client threads.
 final class Tally: @unchecked Sendable {
@@ -46,7 +47,7 @@ enum AddBench {
 
         let daemon = try DaemonRun(dir: dir)
         defer { daemon.stop() }
-        _ = try rate(daemon, clients: 1, seconds: min(0.5, seconds))  // warm-up
+        _ = try rate(daemon, clients: 1, seconds: min(0.5, seconds)) // warm-up
         let one = try rate(daemon, clients: 1, seconds: seconds)
         let sixteen = try rate(daemon, clients: 16, seconds: seconds)
         daemon.stop()
@@ -57,12 +58,17 @@ enum AddBench {
         // loaded in turn, a second at a time, five rounds: the median of the rounds' ratios, so
         // that the disk's drift over the run (large on a shared machine) falls on both alike.
         print("  the change log's cost: log on and off in turn, 5 rounds")
-        let onDir = try TempDir("p2-log"), offDir = try TempDir("p2-nolog")
+        let onDir = try TempDir("p2-log")
+        let offDir = try TempDir("p2-nolog")
         let on = try DaemonRun(dir: onDir)
-        let off = try DaemonRun(dir: offDir, environment: ["TODOD_TEST_FAULT": "no-change-log"], executable: "todod-faults")
-        defer { on.stop(); off.stop() }
+        let off = try DaemonRun(
+            dir: offDir, environment: ["TODOD_TEST_FAULT": "no-change-log"], executable: "todod-faults")
+        defer {
+            on.stop()
+            off.stop()
+        }
         let slice = min(1.0, seconds)
-        for d in [on, off] { _ = try rate(d, clients: 1, seconds: min(0.5, seconds)) }  // warm-up
+        for d in [on, off] { _ = try rate(d, clients: 1, seconds: min(0.5, seconds)) } // warm-up
         var ratios: [Int: [Double]] = [1: [], 16: []]
         var rates: [Int: (on: [Double], off: [Double])] = [1: ([], []), 16: ([], [])]
         for _ in 0..<5 {
@@ -78,31 +84,41 @@ enum AddBench {
         off.stop()
         let directOff = try storeAddRate(path: dir.file("direct-nolog.db"), rows: floorRows, changeLog: false)
         let directOn = try storeAddRate(path: dir.file("direct-log.db"), rows: floorRows)
-        func median(_ v: [Double]) -> Double { let s = v.sorted(); return s[s.count / 2] }
+        func median(_ v: [Double]) -> Double {
+            let s = v.sorted()
+            return s[s.count / 2]
+        }
         func percent(_ ratio: Double) -> String { String(format: "%+.1f %%", (ratio - 1) * 100) }
         for clients in [16, 1] {
             let ratio = median(ratios[clients]!)
-            Summary.add("P2 change log cost, \(clients) client\(clients == 1 ? "" : "s") (time per add, median of 5)",
-                        value: formatRate(median(rates[clients]!.on), "adds"),
-                        peer: "log off: " + formatRate(median(rates[clients]!.off), "adds"), ratio: percent(ratio), goal: "< +20 %",
-                        met: ratio < 1.2)
-            print("  \(clients) client(s), time per add with the log vs without, per round: "
-                  + ratios[clients]!.map(percent).joined(separator: ", "))
+            Summary.add(
+                "P2 change log cost, \(clients) client\(clients == 1 ? "" : "s") (time per add, median of 5)",
+                value: formatRate(median(rates[clients]!.on), "adds"),
+                peer: "log off: " + formatRate(median(rates[clients]!.off), "adds"), ratio: percent(ratio),
+                goal: "< +20 %",
+                met: ratio < 1.2)
+            print(
+                "  \(clients) client(s), time per add with the log vs without, per round: "
+                    + ratios[clients]!.map(percent).joined(separator: ", "))
         }
-        Summary.add("P2 (diagnostic) change log cost, TodoStore add", value: formatRate(directOn, "adds"),
-                    peer: "log off: " + formatRate(directOff, "adds"), ratio: percent(directOff / directOn))
+        Summary.add(
+            "P2 (diagnostic) change log cost, TodoStore add", value: formatRate(directOn, "adds"),
+            peer: "log off: " + formatRate(directOff, "adds"), ratio: percent(directOff / directOn))
 
         let floorAfter = try CommitFloor.rowsPerSecond(path: dir.file("floor.db"), rows: floorRows)
         print("  floor (after):  " + formatRate(floorAfter, "commits"))
         // The higher of the two floors: the ratio is then the less flattering one.
         let floor = max(floorBefore, floorAfter)
         let floorText = "SQLite " + formatRate(floor, "commits")
-        Summary.ratio("P2 durable todo.add, 16 clients", value: formatRate(sixteen, "adds"), peer: floorText,
-                      ratio: sixteen / floor, goal: "≥ 10×", met: sixteen / floor >= 10)
-        Summary.add("P2 durable todo.add, 1 client", value: formatRate(one, "adds"), peer: floorText,
-                    ratio: String(format: "%.2f×", one / floor))
-        Summary.add("P2 (diagnostic) TodoStore add, 1 per transaction", value: formatRate(direct, "adds"), peer: floorText,
-                    ratio: String(format: "%.2f×", direct / floor))
+        Summary.ratio(
+            "P2 durable todo.add, 16 clients", value: formatRate(sixteen, "adds"), peer: floorText,
+            ratio: sixteen / floor, goal: "≥ 10×", met: sixteen / floor >= 10)
+        Summary.add(
+            "P2 durable todo.add, 1 client", value: formatRate(one, "adds"), peer: floorText,
+            ratio: String(format: "%.2f×", one / floor))
+        Summary.add(
+            "P2 (diagnostic) TodoStore add, 1 per transaction", value: formatRate(direct, "adds"), peer: floorText,
+            ratio: String(format: "%.2f×", direct / floor))
     }
 
     /// Durable adds per second through `TodoStore.write`, one todo per transaction.
@@ -128,7 +144,9 @@ enum AddBench {
                 defer { done.signal() }
                 let connection: LineConnection
                 do { connection = try LineConnection(path: socket) } catch {
-                    tally.fail("\(error)"); ready.signal(); return
+                    tally.fail("\(error)")
+                    ready.signal()
+                    return
                 }
                 ready.signal()
                 go.wait()
@@ -140,7 +158,8 @@ enum AddBench {
                 do {
                     while Measure.now() < deadline {
                         n += 1
-                        let line = requestLine(id: Int64(n), Method.todoAdd.name, ["title": .string("bench add \(client)-\(n)")])
+                        let line = requestLine(
+                            id: Int64(n), Method.todoAdd.name, ["title": .string("bench add \(client)-\(n)")])
                         let t0 = Measure.now()
                         try connection.send(line)
                         let ok = try connection.withLine { bytes in
@@ -164,9 +183,11 @@ enum AddBench {
         let elapsed = tally.end - box.start
         let rate = Double(tally.count) / elapsed
         if seconds >= 1 {
-            report("todo.add latency, \(clients) client\(clients == 1 ? "" : "s")", tally.latencies,
-                   extra: String(format: "p99 %@  %@ (%d adds in %.2f s)", formatSeconds(Stats(tally.latencies).percentile(99)),
-                                 formatRate(rate, "adds"), tally.count, elapsed))
+            report(
+                "todo.add latency, \(clients) client\(clients == 1 ? "" : "s")", tally.latencies,
+                extra: String(
+                    format: "p99 %@  %@ (%d adds in %.2f s)", formatSeconds(Stats(tally.latencies).percentile(99)),
+                    formatRate(rate, "adds"), tally.count, elapsed))
         }
         return rate
     }

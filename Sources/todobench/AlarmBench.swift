@@ -15,15 +15,23 @@ enum AlarmBench {
         let base = Instant.now().adding(usec: 86_400_000_000)
         let minute: Int64 = 60_000_000
         func three(_ i: Int) -> [Alarm] {
-            [Alarm(uid: "", trigger: .due(-86_400_000_000)), Alarm(uid: "", trigger: .due(-15 * minute)),
-             Alarm(uid: "", trigger: .due(0), repeatCount: 6, intervalUsec: 10 * minute)]
+            [
+                Alarm(uid: "", trigger: .due(-86_400_000_000)), Alarm(uid: "", trigger: .due(-15 * minute)),
+                Alarm(uid: "", trigger: .due(0), repeatCount: 6, intervalUsec: 10 * minute)
+            ]
         }
         // Add and get, in one transaction per 1,000 adds (the fsync of a commit is the same with or without alarms).
         let store = try TodoStore(path: dir.file("cost.db"))
         let shapes: [(String, (Int) -> NewTodo)] = [
             ("no due, no alarm", { i in NewTodo(title: "todo \(i) 牛乳を買う") }),
-            ("due, its one reminder", { i in NewTodo(title: "todo \(i) 牛乳を買う", due: base.adding(usec: Int64(i) * minute)) }),
-            ("due, 3 alarms (one nagging)", { i in NewTodo(title: "todo \(i) 牛乳を買う", due: base.adding(usec: Int64(i) * minute), alarms: three(i)) }),
+            (
+                "due, its one reminder",
+                { i in NewTodo(title: "todo \(i) 牛乳を買う", due: base.adding(usec: Int64(i) * minute)) }
+            ),
+            (
+                "due, 3 alarms (one nagging)",
+                { i in NewTodo(title: "todo \(i) 牛乳を買う", due: base.adding(usec: Int64(i) * minute), alarms: three(i)) }
+            )
         ]
         var perAdd: [String: Double] = [:]
         var perGet: [String: Double] = [:]
@@ -39,14 +47,21 @@ enum AlarmBench {
                 _ = try store.read { tx in for id in ids.suffix(1_000) { _ = try tx.todo(id) } }
             }
             perGet[name] = Stats(gets).median / 1_000
-            print(String(format: "  %-32@ add %@ per todo, get %@ per todo", name as NSString,
-                         formatSeconds(perAdd[name]!), formatSeconds(perGet[name]!)))
+            print(
+                String(
+                    format: "  %-32@ add %@ per todo, get %@ per todo", name as NSString,
+                    formatSeconds(perAdd[name]!), formatSeconds(perGet[name]!)))
         }
-        let plain = "due, its one reminder", many = "due, 3 alarms (one nagging)"
-        Summary.add("alarms: store add, 3 alarms vs 1", value: formatSeconds(perAdd[many]!), peer: formatSeconds(perAdd[plain]!),
-                    ratio: String(format: "%.2f×", perAdd[many]! / perAdd[plain]!))
-        Summary.add("alarms: store get, 3 alarms vs 1", value: formatSeconds(perGet[many]!), peer: formatSeconds(perGet[plain]!),
-                    ratio: String(format: "%.2f×", perGet[many]! / perGet[plain]!))
+        let plain = "due, its one reminder"
+        let many = "due, 3 alarms (one nagging)"
+        Summary.add(
+            "alarms: store add, 3 alarms vs 1", value: formatSeconds(perAdd[many]!),
+            peer: formatSeconds(perAdd[plain]!),
+            ratio: String(format: "%.2f×", perAdd[many]! / perAdd[plain]!))
+        Summary.add(
+            "alarms: store get, 3 alarms vs 1", value: formatSeconds(perGet[many]!),
+            peer: formatSeconds(perGet[plain]!),
+            ratio: String(format: "%.2f×", perGet[many]! / perGet[plain]!))
         store.close()
 
         // Re-arm and RSS: `count` todos with three alarms each, and as many with one reminder.
@@ -77,8 +92,12 @@ enum AlarmBench {
             print("  todod RSS with \(count) todos × \(name): \(formatMiB(daemon.rss))")
             daemon.stop()
         }
-        Summary.add("alarms: re-arm lookup, \(count) × 3 vs × 1", value: formatSeconds(rearm["3 alarms"]!), peer: formatSeconds(rearm["1 reminder"]!),
-                    ratio: String(format: "%.2f×", rearm["3 alarms"]! / rearm["1 reminder"]!))
-        Summary.add("alarms: todod RSS, \(count) × 3 vs × 1", value: formatMiB(rss["3 alarms"] ?? nil), peer: formatMiB(rss["1 reminder"] ?? nil))
+        Summary.add(
+            "alarms: re-arm lookup, \(count) × 3 vs × 1", value: formatSeconds(rearm["3 alarms"]!),
+            peer: formatSeconds(rearm["1 reminder"]!),
+            ratio: String(format: "%.2f×", rearm["3 alarms"]! / rearm["1 reminder"]!))
+        Summary.add(
+            "alarms: todod RSS, \(count) × 3 vs × 1", value: formatMiB(rss["3 alarms"] ?? nil),
+            peer: formatMiB(rss["1 reminder"] ?? nil))
     }
 }

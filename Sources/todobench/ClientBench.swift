@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// P3: whole-process time of todoctl against a daemon holding N todos, beside Taskwarrior 2.6
 /// holding the same N tasks, measured in the same run.
@@ -16,7 +17,9 @@ enum ClientBench {
             let version = (try? capture(task, ["--version"])) ?? "?"
             print("  peer: Taskwarrior \(version.trimmingCharacters(in: .whitespacesAndNewlines)) at \(task)")
         } else {
-            Summary.note("Taskwarrior (`task`) is not installed: P3 peer figures skipped (scripts/bench installs it in full mode)")
+            Summary.note(
+                "Taskwarrior (`task`) is not installed: P3 peer figures skipped (scripts/bench installs it in full mode)"
+            )
         }
 
         for (index, size) in sizes.enumerated() {
@@ -29,16 +32,22 @@ enum ClientBench {
             // The floor of any client: starting the same executable to do nothing but print its version.
             let version = try Measure.samples(runs) { try Spawn.run(todoctl, ["--version"], environment: env) }
             report("todoctl --version (process start)", version)
-            let add = try Measure.samples(runs) { try Spawn.run(todoctl, ["add", "bench add", "--category", "Home"], environment: env) }
+            let add = try Measure.samples(runs) {
+                try Spawn.run(todoctl, ["add", "bench add", "--category", "Home"], environment: env)
+            }
             report("todoctl add, \(label) todos", add)
-            let limited = try Measure.samples(runs) { try Spawn.run(todoctl, ["list", "--limit", "50"], environment: env) }
+            let limited = try Measure.samples(runs) {
+                try Spawn.run(todoctl, ["list", "--limit", "50"], environment: env)
+            }
             report("todoctl list --limit 50, \(label) todos", limited)
             var full: [Double]? = nil
             if index == 0 {
                 full = try Measure.samples(runs) { try Spawn.run(todoctl, ["list"], environment: env) }
                 report("todoctl list (all \(label) open), \(label) todos", full!)
                 // Diagnostics: where the time of a long listing goes.
-                let json = try Measure.samples(max(3, runs / 3)) { try Spawn.run(todoctl, ["list", "--json"], environment: env) }
+                let json = try Measure.samples(max(3, runs / 3)) {
+                    try Spawn.run(todoctl, ["list", "--json"], environment: env)
+                }
                 report("  todoctl list --json (no table formatting)", json)
                 let connection = try daemon.connect()
                 let request = requestLine(id: 1, Method.todoList.name, ["status": "open"])
@@ -55,13 +64,18 @@ enum ClientBench {
                 let twEnv = try Taskwarrior.environment(in: twDir)
                 let file = twDir.file("import.json")
                 try Seed.taskwarriorFile(path: file, count: size)
-                let imported = try Spawn.run(task, ["import", file], environment: twEnv, stderr: twDir.file("import.log"))
+                let imported = try Spawn.run(
+                    task, ["import", file], environment: twEnv, stderr: twDir.file("import.log"))
                 print("  \(label): imported \(formatCount(size)) tasks into Taskwarrior in " + formatSeconds(imported))
                 let addRuns = size >= 100_000 ? max(3, peerRuns - 2) : peerRuns
                 let listRuns = size >= 100_000 ? 3 : peerRuns
-                taskAdd = try Measure.samples(addRuns) { try Spawn.run(task, ["add", "bench add", "project:Home"], environment: twEnv) }
+                taskAdd = try Measure.samples(addRuns) {
+                    try Spawn.run(task, ["add", "bench add", "project:Home"], environment: twEnv)
+                }
                 report("task add, \(label) tasks", taskAdd!)
-                taskList = try Measure.samples(listRuns, warmUp: size < 100_000) { try Spawn.run(task, ["list"], environment: twEnv) }
+                taskList = try Measure.samples(listRuns, warmUp: size < 100_000) {
+                    try Spawn.run(task, ["list"], environment: twEnv)
+                }
                 report("task list, \(label) tasks", taskList!)
             }
 
@@ -69,23 +83,29 @@ enum ClientBench {
             let goal = size >= 100_000 ? 200.0 : 20.0
             if let taskAdd {
                 let theirs = Stats(taskAdd).median
-                Summary.ratio("P3 task add ÷ todoctl add, \(label)", value: formatSeconds(ours), peer: "task " + formatSeconds(theirs),
-                              ratio: theirs / ours, goal: "≥ \(Int(goal))×" + (size == 10_000 || size == 100_000 ? "" : " (at 10k/100k)"),
-                              met: theirs / ours >= goal)
+                Summary.ratio(
+                    "P3 task add ÷ todoctl add, \(label)", value: formatSeconds(ours),
+                    peer: "task " + formatSeconds(theirs),
+                    ratio: theirs / ours,
+                    goal: "≥ \(Int(goal))×" + (size == 10_000 || size == 100_000 ? "" : " (at 10k/100k)"),
+                    met: theirs / ours >= goal)
             } else {
                 Summary.add("P3 todoctl add, \(label)", value: formatSeconds(ours), peer: "no Taskwarrior")
             }
             if let full {
                 let theirs = taskList.map { Stats($0).median }
-                Summary.add("P3 todoctl list (all open), \(label)", value: formatSeconds(Stats(full).median),
-                            peer: theirs.map { "task list " + formatSeconds($0) } ?? "—",
-                            ratio: theirs.map { String(format: "%.1f×", $0 / Stats(full).median) } ?? "—")
+                Summary.add(
+                    "P3 todoctl list (all open), \(label)", value: formatSeconds(Stats(full).median),
+                    peer: theirs.map { "task list " + formatSeconds($0) } ?? "—",
+                    ratio: theirs.map { String(format: "%.1f×", $0 / Stats(full).median) } ?? "—")
             } else if let taskList {
-                Summary.add("P3 task list, \(label)", value: "—", peer: "task list " + formatSeconds(Stats(taskList).median))
+                Summary.add(
+                    "P3 task list, \(label)", value: "—", peer: "task list " + formatSeconds(Stats(taskList).median))
             }
-            Summary.add("P3 todoctl list --limit 50, \(label)", value: formatSeconds(Stats(limited).median),
-                        peer: "process start " + formatSeconds(Stats(version).median),
-                        ratio: String(format: "%.2f×", Stats(limited).median / Stats(version).median))
+            Summary.add(
+                "P3 todoctl list --limit 50, \(label)", value: formatSeconds(Stats(limited).median),
+                peer: "process start " + formatSeconds(Stats(version).median),
+                ratio: String(format: "%.2f×", Stats(limited).median / Stats(version).median))
         }
     }
 

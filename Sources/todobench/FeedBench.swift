@@ -26,7 +26,9 @@ enum FeedBench {
         guard newest == Int64(count) else { throw BenchError("daemon.status seq is \(newest), expected \(count)") }
 
         // One page of every change.
-        let whole = requestLine(id: 2, Method.storeChanges.name, ["since": 0, "limit": .int(Int64(min(count, StoreChangesParams.maxLimit)))])
+        let whole = requestLine(
+            id: 2, Method.storeChanges.name, ["since": 0, "limit": .int(Int64(min(count, StoreChangesParams.maxLimit)))]
+        )
         let check = try parse(try connection.call(whole), what: Method.storeChanges.name)
         guard check["result"]?["changes"]?.arrayValue?.count == min(count, StoreChangesParams.maxLimit) else {
             throw BenchError("store.changes returned \(check["result"]?["changes"]?.arrayValue?.count ?? -1) changes")
@@ -37,8 +39,12 @@ enum FeedBench {
         let paged = try Measure.samples(runs) {
             var since: Int64 = 0
             while true {
-                let r = try parse(try connection.call(requestLine(id: 3, Method.storeChanges.name, ["since": .int(since)])), what: "store.changes")
-                guard let next = r["result"]?["seq"]?.intValue else { throw BenchError("store.changes failed: \(r.serialized().prefix(200))") }
+                let r = try parse(
+                    try connection.call(requestLine(id: 3, Method.storeChanges.name, ["since": .int(since)])),
+                    what: "store.changes")
+                guard let next = r["result"]?["seq"]?.intValue else {
+                    throw BenchError("store.changes failed: \(r.serialized().prefix(200))")
+                }
                 since = next
                 if r["result"]?["more"] != true { break }
             }
@@ -50,13 +56,15 @@ enum FeedBench {
             let watcher = try daemon.connect()
             try watcher.send(requestLine(id: 1, Method.watch.name, ["since": 0]))
             var events = 0
-            while events < count + 1 { _ = try watcher.withLine { _ in events += 1 } }  // the answer, then the events
+            while events < count + 1 { _ = try watcher.withLine { _ in events += 1 } } // the answer, then the events
         }
         report("watch since 0, \(label) events to the last", replay)
 
-        Summary.add("Feed store.changes of \(label) changes (one page)", value: formatSeconds(Stats(onePage).median),
-                    peer: "paged by \(StoreChangesParams.defaultLimit): " + formatSeconds(Stats(paged).median))
-        Summary.add("Feed watch since replay of \(label) events (to the last)", value: formatSeconds(Stats(replay).median),
-                    peer: formatRate(Double(count) / Stats(replay).median, "events"))
+        Summary.add(
+            "Feed store.changes of \(label) changes (one page)", value: formatSeconds(Stats(onePage).median),
+            peer: "paged by \(StoreChangesParams.defaultLimit): " + formatSeconds(Stats(paged).median))
+        Summary.add(
+            "Feed watch since replay of \(label) events (to the last)", value: formatSeconds(Stats(replay).median),
+            peer: formatRate(Double(count) / Stats(replay).median, "events"))
     }
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoCore
 import TodoProtocol
 import TodoStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The change log: how long `store.undo` of one change takes (in the store, and through the
 /// daemon), and how much the log adds to the store file per 100,000 logged changes.
@@ -14,7 +15,9 @@ enum LogBench {
         let dir = try TempDir("log")
         let store = try TodoStore(path: dir.file("undo.db"))
         for batch in stride(from: 0, to: todos, by: 1000) {
-            try store.write { tx in for i in batch..<min(batch + 1000, todos) { _ = try tx.add(NewTodo(title: "todo \(i) 牛乳を買う")) } }
+            try store.write { tx in
+                for i in batch..<min(batch + 1000, todos) { _ = try tx.add(NewTodo(title: "todo \(i) 牛乳を買う")) }
+            }
         }
         var times: [Double] = []
         for i in 0..<samples {
@@ -33,15 +36,19 @@ enum LogBench {
         let connection = try LineConnection(path: daemon.socket)
         var daemonTimes: [Double] = []
         for i in 0..<samples {
-            try call(connection, Int64(2 * i + 1), Method.todoUpdate.name, ["id": .int(Int64(i % todos + 1)), "title": .string("again \(i)")])
+            try call(
+                connection, Int64(2 * i + 1), Method.todoUpdate.name,
+                ["id": .int(Int64(i % todos + 1)), "title": .string("again \(i)")])
             let t0 = Measure.now()
             try call(connection, Int64(2 * i + 2), Method.storeUndo.name, [:])
             daemonTimes.append(Measure.now() - t0)
         }
         daemon.stop()
         report("store.undo of one edit through todod", daemonTimes)
-        Summary.add("undo of one change (store.undo round trip, durable)", value: formatSeconds(Stats(daemonTimes).percentile(50)),
-                    peer: "in the store: " + formatSeconds(storeMedian))
+        Summary.add(
+            "undo of one change (store.undo round trip, durable)",
+            value: formatSeconds(Stats(daemonTimes).percentile(50)),
+            peer: "in the store: " + formatSeconds(storeMedian))
 
         // Size: the same changes with the log and without; the difference is the log's.
         for (label, edits) in [("adds", false), ("title edits", true)] {
@@ -51,7 +58,12 @@ enum LogBench {
                 let s = try TodoStore(path: path, changeLog: changeLog)
                 if edits { try s.write { tx in for i in 0..<1000 { _ = try tx.add(NewTodo(title: "todo \(i)")) } } }
                 let t0 = Measure.now()
-                defer { print(String(format: "  %d %@ in transactions of 1000, log %@: %.1f µs each", changes, label, changeLog ? "on" : "off", (Measure.now() - t0) / Double(changes) * 1e6)) }
+                defer {
+                    print(
+                        String(
+                            format: "  %d %@ in transactions of 1000, log %@: %.1f µs each", changes, label,
+                            changeLog ? "on" : "off", (Measure.now() - t0) / Double(changes) * 1e6))
+                }
                 for batch in stride(from: 0, to: changes, by: 1000) {
                     try s.write { tx in
                         for i in batch..<min(batch + 1000, changes) {
@@ -68,14 +80,19 @@ enum LogBench {
             }
             let perHundredThousand = (sizes[0] - sizes[1]) * 100_000 / Double(changes)
             let text = String(format: "%.1f MB", perHundredThousand / 1e6)
-            print("  store size, \(changes) \(label): \(String(format: "%.1f MB with the log, %.1f MB without", sizes[0] / 1e6, sizes[1] / 1e6))")
-            Summary.add("change log size per 100,000 \(label)", value: text,
-                        peer: String(format: "store %.1f MB without it", sizes[1] * 100_000 / Double(changes) / 1e6))
+            print(
+                "  store size, \(changes) \(label): \(String(format: "%.1f MB with the log, %.1f MB without", sizes[0] / 1e6, sizes[1] / 1e6))"
+            )
+            Summary.add(
+                "change log size per 100,000 \(label)", value: text,
+                peer: String(format: "store %.1f MB without it", sizes[1] * 100_000 / Double(changes) / 1e6))
         }
     }
 
     private static func call(_ connection: LineConnection, _ id: Int64, _ method: String, _ params: JSONObject) throws {
         try connection.send(requestLine(id: id, method, params))
-        guard try connection.withLine({ containsResult($0) }) else { throw BenchError("\(method) answered with an error") }
+        guard try connection.withLine({ containsResult($0) }) else {
+            throw BenchError("\(method) answered with an error")
+        }
     }
 }

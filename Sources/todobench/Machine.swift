@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the figures were measured on, printed at the top of every run.
 enum Machine {
@@ -11,13 +12,16 @@ enum Machine {
         print("  cpu:      \(cpuModel()) × \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) online")
         print("  memory:   \(formatMiB(memTotal()))")
         print("  kernel:   \(kernel())")
-        print("  load:     \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?") (1/5/15 min)")
+        print(
+            "  load:     \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?") (1/5/15 min)"
+        )
         if let swift = ProcessInfo.processInfo.environment["TODOBENCH_SWIFT_VERSION"], !swift.isEmpty {
             print("  swift:    \(swift)")
         }
         print("  tmp fs:   \(filesystem(of: "/tmp"))")
-        print("  journal:  \(UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") ? "journald socket present" : "none (todod writes reminders to stderr)")"
-              + ", net.unix.max_dgram_qlen \(datagramQueueLength())")
+        print(
+            "  journal:  \(UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") ? "journald socket present" : "none (todod writes reminders to stderr)")"
+                + ", net.unix.max_dgram_qlen \(datagramQueueLength())")
         print("  products: \(Products.directory)")
         for name in ["todod", "todoctl"] {
             let path = Products.directory + "/" + name
@@ -46,7 +50,8 @@ enum Machine {
     static func memTotal() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("MemTotal:") {
-            return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
+            return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }.map
+            { $0 * 1024 }
         }
         return nil
     }

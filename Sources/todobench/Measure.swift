@@ -43,7 +43,8 @@ func formatSeconds(_ s: Double) -> String {
 /// Prints one result line: name, median, spread (min–max) and the sample count.
 func report(_ name: String, _ times: [Double], extra: String = "") {
     let stats = Stats(times)
-    let line = name.padding(toLength: 44, withPad: " ", startingAt: 0)
+    let line =
+        name.padding(toLength: 44, withPad: " ", startingAt: 0)
         + "median " + formatSeconds(stats.median).padding(toLength: 10, withPad: " ", startingAt: 0)
         + "  min " + formatSeconds(stats.min).padding(toLength: 10, withPad: " ", startingAt: 0)
         + "  max " + formatSeconds(stats.max).padding(toLength: 10, withPad: " ", startingAt: 0)

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Child processes: the built todod/todoctl found next to todobench itself, a todod on a private
 // socket and database, and whole-process timing of short commands with posix_spawn.
@@ -18,7 +19,9 @@ enum Products {
 
     static func path(_ name: String) throws -> String {
         let path = directory + "/" + name
-        guard access(path, X_OK) == 0 else { throw BenchError("\(path) not found: build it first (swift build -c release)") }
+        guard access(path, X_OK) == 0 else {
+            throw BenchError("\(path) not found: build it first (swift build -c release)")
+        }
         return path
     }
 
@@ -27,7 +30,8 @@ enum Products {
     static func linkage(_ path: String) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { return "unreadable" }
         if data.range(of: Data("libswiftCore.so".utf8)) != nil { return "dynamic Swift runtime" }
-        return data.range(of: Data("/lib64/ld-linux".utf8)) == nil ? "fully static (no dynamic loader)" : "static Swift runtime (--static-swift-stdlib)"
+        return data.range(of: Data("/lib64/ld-linux".utf8)) == nil
+            ? "fully static (no dynamic loader)" : "static Swift runtime (--static-swift-stdlib)"
     }
 }
 
@@ -36,7 +40,9 @@ final class TempDir {
     let path: String
     init(_ tag: String) throws {
         var template = Array("/tmp/tb-\(tag)-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw errnoText("mkdtemp") }
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw errnoText("mkdtemp")
+        }
         path = String(cString: made)
     }
     func file(_ name: String) -> String { path + "/" + name }
@@ -48,7 +54,10 @@ enum Spawn {
     /// The environment of this process without what would make a child think it runs under systemd.
     static func baseEnvironment() -> [String: String] {
         var env = ProcessInfo.processInfo.environment
-        for key in ["JOURNAL_STREAM", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] {
+        for key in [
+            "JOURNAL_STREAM", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+            "LISTEN_FDNAMES"
+        ] {
             env[key] = nil
         }
         return env
@@ -61,8 +70,10 @@ enum Spawn {
     /// share the bench's scheduling autogroup (`/proc/PID/autogroup`), and the kernel places the
     /// threads of one autogroup differently: a multi-threaded server started from the bench
     /// answered in about 60 µs where the same server in its own session answered in 25–30.
-    static func start(_ path: String, _ arguments: [String], environment: [String: String],
-                      stdout: String? = nil, stderr: String? = nil, service: Bool = false) throws -> pid_t {
+    static func start(
+        _ path: String, _ arguments: [String], environment: [String: String],
+        stdout: String? = nil, stderr: String? = nil, service: Bool = false
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -100,15 +111,20 @@ enum Spawn {
     /// Runs a command to completion; throws when it exits non-zero. Returns the wall time from
     /// just before spawn to just after the exit was reaped.
     @discardableResult
-    static func run(_ path: String, _ arguments: [String], environment: [String: String],
-                    stdout: String? = nil, stderr: String? = nil) throws -> Double {
+    static func run(
+        _ path: String, _ arguments: [String], environment: [String: String],
+        stdout: String? = nil, stderr: String? = nil
+    ) throws -> Double {
         let t0 = Measure.now()
         let pid = try start(path, arguments, environment: environment, stdout: stdout, stderr: stderr)
         let status = wait(pid)
         let elapsed = Measure.now() - t0
         guard status == 0 else {
-            let detail = stderr.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map { ": " + $0.suffix(400) } ?? ""
-            throw BenchError("\((path as NSString).lastPathComponent) \(arguments.prefix(3).joined(separator: " ")) exited with \(status)\(detail)")
+            let detail =
+                stderr.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map { ": " + $0.suffix(400) } ?? ""
+            throw BenchError(
+                "\((path as NSString).lastPathComponent) \(arguments.prefix(3).joined(separator: " ")) exited with \(status)\(detail)"
+            )
         }
         return elapsed
     }
@@ -134,7 +150,8 @@ enum ProcStat {
         for task in tasks {
             guard let text = try? String(contentsOfFile: "\(dir)/\(task)/status", encoding: .utf8) else { continue }
             var total = 0
-            for line in text.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+            for line in text.split(separator: "\n")
+            where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
                 total += line.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
             }
             out[task] = total
@@ -158,8 +175,11 @@ final class DaemonRun {
     /// otherwise polls the socket until it accepts a connection.
     /// `executable`: todod, or its test build `todod-faults` (the benchmark's one switch, the store
     /// without its change log, lives there: the shipped todod has none).
-    init(dir: TempDir, database: String? = nil, notify: Bool = false, name: String = "todod", environment: [String: String] = [:],
-         executable: String = "todod") throws {
+    init(
+        dir: TempDir, database: String? = nil, notify: Bool = false, name: String = "todod",
+        environment: [String: String] = [:],
+        executable: String = "todod"
+    ) throws {
         socket = dir.file("\(name).sock")
         self.database = database ?? dir.file("todos.db")
         log = dir.file("\(name).log")
@@ -169,17 +189,21 @@ final class DaemonRun {
         if notify {
             let notifyPath = dir.file("notify.sock")
             try? Files.unlink(notifyPath)
-            do { notifyFD = try UnixDatagram.bind(path: notifyPath) } catch { throw BenchError("bind \(notifyPath): \(error.reason)") }
+            do { notifyFD = try UnixDatagram.bind(path: notifyPath) } catch {
+                throw BenchError("bind \(notifyPath): \(error.reason)")
+            }
             env["NOTIFY_SOCKET"] = notifyPath
         }
         defer { if notifyFD >= 0 { Posix.close(notifyFD) } }
         let todod = try Products.path(executable)
         let start = Measure.now()
-        pid = try Spawn.start(todod, ["--socket", socket, "--db", self.database], environment: env, stderr: log, service: true)
+        pid = try Spawn.start(
+            todod, ["--socket", socket, "--db", self.database], environment: env, stderr: log, service: true)
         if notify {
             while true {
                 guard let datagram = UnixDatagram.receive(notifyFD, timeoutMilliseconds: 120_000) else {
-                    kill(pid, SIGKILL); Spawn.wait(pid)
+                    kill(pid, SIGKILL)
+                    Spawn.wait(pid)
                     throw BenchError("todod sent no READY=1: \(DaemonRun.tail(log))")
                 }
                 let message = String(decoding: datagram, as: UTF8.self)
@@ -193,8 +217,14 @@ final class DaemonRun {
                     break
                 }
                 var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid { throw BenchError("todod exited at start: \(DaemonRun.tail(log))") }
-                if Measure.now() - start > 60 { kill(pid, SIGKILL); Spawn.wait(pid); throw BenchError("todod did not listen within 60 s") }
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    throw BenchError("todod exited at start: \(DaemonRun.tail(log))")
+                }
+                if Measure.now() - start > 60 {
+                    kill(pid, SIGKILL)
+                    Spawn.wait(pid)
+                    throw BenchError("todod did not listen within 60 s")
+                }
                 usleep(1000)
             }
             startSeconds = Measure.now() - start

@@ -24,7 +24,7 @@ enum PingPong {
                 try connection.withLine(waitMilliseconds: -1) { _ in }
                 try connection.send(response)
             }
-        } catch {}  // the client hung up
+        } catch {} // the client hung up
     }
 
     /// A server thread in this process; returns its thread id.
@@ -46,13 +46,19 @@ enum PingPong {
     static func startProcess(path: String, response: [UInt8]) throws -> (pid: pid_t, connection: LineConnection) {
         try? Files.unlink(path)
         let hex = response.map { String(format: "%02x", $0) }.joined()
-        let pid = try Spawn.start(CommandLine.arguments[0], ["--serve-ping-pong", path, hex], environment: Spawn.baseEnvironment(), service: true)
+        let pid = try Spawn.start(
+            CommandLine.arguments[0], ["--serve-ping-pong", path, hex], environment: Spawn.baseEnvironment(),
+            service: true)
         // The socket file appears at bind, before listen: connecting is the only sure sign that it
         // serves (it accepts one connection, so that one is kept).
         let start = Measure.now()
         while true {
             if let connection = try? LineConnection(path: path) { return (pid, connection) }
-            if Measure.now() - start > 10 { kill(pid, SIGKILL); Spawn.wait(pid); throw BenchError("the ping-pong process did not listen") }
+            if Measure.now() - start > 10 {
+                kill(pid, SIGKILL)
+                Spawn.wait(pid)
+                throw BenchError("the ping-pong process did not listen")
+            }
             usleep(1000)
         }
     }
@@ -78,7 +84,9 @@ enum ProtocolBench {
         let daemon = try DaemonRun(dir: dir)
         defer { daemon.stop() }
         let connection = try daemon.connect()
-        let added = try connection.rpc(Method.todoAdd.name, ["title": "Buy milk 牛乳を買う", "category": "Home", "due": "2030-12-01T09:00:00Z", "notes": "two litres"])
+        let added = try connection.rpc(
+            Method.todoAdd.name,
+            ["title": "Buy milk 牛乳を買う", "category": "Home", "due": "2030-12-01T09:00:00Z", "notes": "two litres"])
         guard let id = added["result"]?["id"]?.intValue else { throw BenchError("todo.add returned no id") }
         let request = requestLine(id: 7, Method.todoGet.name, ["id": .int(id)])
         let answer = try connection.call(request)
@@ -86,12 +94,18 @@ enum ProtocolBench {
             throw BenchError("todo.get failed: \(String(decoding: answer, as: UTF8.self))")
         }
         let response = answer + [0x0A]
-        print("  exchange: request \(request.count) bytes, response \(response.count) bytes (both counted with their newline)")
+        print(
+            "  exchange: request \(request.count) bytes, response \(response.count) bytes (both counted with their newline)"
+        )
 
         let floorThread = try PingPong.startThread(path: dir.file("pingpong.sock"), response: response)
         let floor = try LineConnection(path: dir.file("pingpong.sock"))
-        let (otherPID, otherProcess) = try PingPong.startProcess(path: dir.file("pingpong-process.sock"), response: response)
-        defer { kill(otherPID, SIGTERM); Spawn.wait(otherPID) }
+        let (otherPID, otherProcess) = try PingPong.startProcess(
+            path: dir.file("pingpong-process.sock"), response: response)
+        defer {
+            kill(otherPID, SIGTERM)
+            Spawn.wait(otherPID)
+        }
 
         func exchange(_ c: LineConnection) throws -> Double {
             let start = Measure.now()
@@ -108,7 +122,9 @@ enum ProtocolBench {
                 _ = try exchange(floor)
                 _ = try exchange(otherProcess)
             }
-            var get: [Double] = [], ping: [Double] = [], pingProcess: [Double] = []
+            var get: [Double] = []
+            var ping: [Double] = []
+            var pingProcess: [Double] = []
             let block = 250
             while get.count < samples {
                 for _ in 0..<block { ping.append(try exchange(floor)) }
@@ -137,15 +153,17 @@ enum ProtocolBench {
         // pair that shares one CPU trades the CPU in a few. Left free, any of the three servers
         // may end up on either side, run after run. So the goal's ratio is measured with every
         // thread on one CPU, where nothing depends on placement, and the free run is reported too.
-        let all = Array(0..<min(64, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))))  // the affinity mask holds 64
+        let all = Array(0..<min(64, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))) // the affinity mask holds 64
         try place(on: [all[0]])
         let pinned = try measure()
         try place(on: all)
         let free = try measure()
 
         for (placement, run) in [("one CPU", pinned), ("free", free)] {
-            for (name, stats) in [("ping-pong, thread in todobench", run.thread), ("ping-pong, another process", run.process),
-                                  ("todo.get round trip", run.get)] {
+            for (name, stats) in [
+                ("ping-pong, thread in todobench", run.thread), ("ping-pong, another process", run.process),
+                ("todo.get round trip", run.get)
+            ] {
                 report("\(name), \(placement)", stats.sorted, extra: "p99 " + formatSeconds(stats.percentile(99)))
             }
         }
@@ -157,22 +175,39 @@ enum ProtocolBench {
         let g = pinned.get
         let peer = "ping-pong (\(p.name)) " + formatSeconds(p.stats.median)
         let ratio = g.median / p.stats.median
-        print(String(format: "  one CPU: ratio p50 %.2f×, p99 %.2f× (floor: the %@ server)", ratio, g.percentile(99) / p.stats.percentile(99), p.name))
+        print(
+            String(
+                format: "  one CPU: ratio p50 %.2f×, p99 %.2f× (floor: the %@ server)", ratio,
+                g.percentile(99) / p.stats.percentile(99), p.name))
         let f = floorOf(free)
-        print(String(format: "  free placement: ratio p50 %.2f× (floor: the %@ server)", free.get.median / f.stats.median, f.name))
+        print(
+            String(
+                format: "  free placement: ratio p50 %.2f× (floor: the %@ server)", free.get.median / f.stats.median,
+                f.name))
         // Diagnostic: the daemon's fixed cost without SQLite — a request for an unknown method
         // travels the same path (decode, store queue, encode) and is answered with -32601.
         let noop = requestLine(id: 8, "bench.noop")
         let noopTimes = try Measure.samples(min(samples, 2_000)) { _ = try connection.call(noop) }
-        report("unknown-method round trip (no SQLite)", noopTimes, extra: "p99 " + formatSeconds(Stats(noopTimes).percentile(99)))
-        Summary.ratio("P1 todo.get round trip p50, one CPU", value: formatSeconds(g.median), peer: peer,
-                      ratio: ratio, goal: "≤ 2.0×", met: ratio <= 2.0)
-        Summary.add("P1 todo.get round trip p99, one CPU", value: formatSeconds(g.percentile(99)), peer: "ping-pong " + formatSeconds(p.stats.percentile(99)),
-                    ratio: String(format: "%.2f×", g.percentile(99) / p.stats.percentile(99)))
-        Summary.add("P1 (diagnostic) todo.get p50, free placement", value: formatSeconds(free.get.median),
-                    peer: "ping-pong (\(f.name)) " + formatSeconds(f.stats.median), ratio: String(format: "%.2f×", free.get.median / f.stats.median))
-        Summary.add("P1 (diagnostic) the other floor, free placement", value: formatSeconds((f.name == "thread" ? free.process : free.thread).median))
-        Summary.add("P1 (diagnostic) unknown-method round trip, free", value: formatSeconds(Stats(noopTimes).median),
-                    peer: "ping-pong (\(f.name)) " + formatSeconds(f.stats.median), ratio: String(format: "%.2f×", Stats(noopTimes).median / f.stats.median))
+        report(
+            "unknown-method round trip (no SQLite)", noopTimes,
+            extra: "p99 " + formatSeconds(Stats(noopTimes).percentile(99)))
+        Summary.ratio(
+            "P1 todo.get round trip p50, one CPU", value: formatSeconds(g.median), peer: peer,
+            ratio: ratio, goal: "≤ 2.0×", met: ratio <= 2.0)
+        Summary.add(
+            "P1 todo.get round trip p99, one CPU", value: formatSeconds(g.percentile(99)),
+            peer: "ping-pong " + formatSeconds(p.stats.percentile(99)),
+            ratio: String(format: "%.2f×", g.percentile(99) / p.stats.percentile(99)))
+        Summary.add(
+            "P1 (diagnostic) todo.get p50, free placement", value: formatSeconds(free.get.median),
+            peer: "ping-pong (\(f.name)) " + formatSeconds(f.stats.median),
+            ratio: String(format: "%.2f×", free.get.median / f.stats.median))
+        Summary.add(
+            "P1 (diagnostic) the other floor, free placement",
+            value: formatSeconds((f.name == "thread" ? free.process : free.thread).median))
+        Summary.add(
+            "P1 (diagnostic) unknown-method round trip, free", value: formatSeconds(Stats(noopTimes).median),
+            peer: "ping-pong (\(f.name)) " + formatSeconds(f.stats.median),
+            ratio: String(format: "%.2f×", Stats(noopTimes).median / f.stats.median))
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoCore
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// P5: a store of N todos, each with a pending reminder far in the future: start to READY=1,
 /// resident memory, and first pages — beside the same start and memory with only 10 reminders.
@@ -14,9 +15,13 @@ enum ScaleBench {
         let dir = try TempDir("p5")
         let farFuture = Instant.now().adding(usec: 365 * 86_400 * 1_000_000)
         let big = dir.file("big.db")
-        let seeded = try Seed.store(path: big, count: count, batch: 20_000) { i, _ in farFuture.adding(usec: Int64(i) * 1_000_000) }
+        let seeded = try Seed.store(path: big, count: count, batch: 20_000) { i, _ in
+            farFuture.adding(usec: Int64(i) * 1_000_000)
+        }
         let fileSize = (try? FileManager.default.attributesOfItem(atPath: big)[.size] as? Int) ?? nil
-        print("  generated \(formatCount(count)) todos in \(formatSeconds(seeded)) (\(formatRate(Double(count) / seeded, "todos"))), database \(formatMiB(fileSize))")
+        print(
+            "  generated \(formatCount(count)) todos in \(formatSeconds(seeded)) (\(formatRate(Double(count) / seeded, "todos"))), database \(formatMiB(fileSize))"
+        )
         let small = dir.file("small.db")
         _ = try Seed.store(path: small, count: 10) { i, _ in farFuture.adding(usec: Int64(i) * 1_000_000) }
 
@@ -31,13 +36,19 @@ enum ScaleBench {
         let list = try Measure.samples(runs) { try Spawn.run(todoctl, ["list", "--limit", "50"], environment: env) }
         report("todoctl list --limit 50, \(label)", list)
         let category = Seed.categories[1]
-        let listCategory = try Measure.samples(runs) { try Spawn.run(todoctl, ["list", "--category", category, "--limit", "50"], environment: env) }
+        let listCategory = try Measure.samples(runs) {
+            try Spawn.run(todoctl, ["list", "--category", category, "--limit", "50"], environment: env)
+        }
         report("todoctl list --category \(category) --limit 50", listCategory)
         // Diagnostics: a first page by due date, and the overdue todos (none here), both read
         // through the status and due index.
-        let byDue = try Measure.samples(runs) { try Spawn.run(todoctl, ["list", "--sort", "due", "--limit", "50"], environment: env) }
+        let byDue = try Measure.samples(runs) {
+            try Spawn.run(todoctl, ["list", "--sort", "due", "--limit", "50"], environment: env)
+        }
         report("todoctl list --sort due --limit 50", byDue)
-        let overdue = try Measure.samples(runs) { try Spawn.run(todoctl, ["list", "--overdue", "--limit", "50"], environment: env) }
+        let overdue = try Measure.samples(runs) {
+            try Spawn.run(todoctl, ["list", "--overdue", "--limit", "50"], environment: env)
+        }
         report("todoctl list --overdue --limit 50", overdue)
 
         let connection = try daemon.connect()
@@ -66,18 +77,27 @@ enum ScaleBench {
 
         let readyGoal = 1.0
         let rssGoal = 64 * 1_048_576
-        Summary.add("P5 start → READY=1, \(label) reminders", value: formatSeconds(bigStart.median),
-                    peer: "10 reminders " + formatSeconds(smallStart.median),
-                    ratio: String(format: "%.2f×", bigStart.median / smallStart.median), goal: "≤ 1 s", met: bigStart.median <= readyGoal)
+        Summary.add(
+            "P5 start → READY=1, \(label) reminders", value: formatSeconds(bigStart.median),
+            peer: "10 reminders " + formatSeconds(smallStart.median),
+            ratio: String(format: "%.2f×", bigStart.median / smallStart.median), goal: "≤ 1 s",
+            met: bigStart.median <= readyGoal)
         let rssMax = max(bigStart.rss ?? Int.max, rssAfter ?? Int.max)
-        Summary.add("P5 todod RSS, \(label) reminders (start / after queries)", value: "\(formatMiB(bigStart.rss)) / \(formatMiB(rssAfter))",
-                    peer: "10 reminders " + formatMiB(smallStart.rss), goal: "≤ 64 MiB", met: rssMax <= rssGoal)
-        Summary.add("P5 todoctl list --limit 50, \(label)", value: formatSeconds(Stats(list).median),
-                    peer: "round trip " + formatSeconds(Stats(page).median), goal: "≤ 10 ms", met: Stats(list).median <= 0.010)
-        Summary.add("P5 first page of one category, \(label)", value: formatSeconds(Stats(listCategory).median),
-                    peer: "round trip " + formatSeconds(Stats(categoryPage).median), goal: "≤ 10 ms", met: Stats(listCategory).median <= 0.010)
-        Summary.add("P5 (diagnostic) todoctl list --sort due --limit 50, \(label)", value: formatSeconds(Stats(byDue).median))
-        Summary.add("P5 (diagnostic) todoctl list --overdue --limit 50, \(label)", value: formatSeconds(Stats(overdue).median))
+        Summary.add(
+            "P5 todod RSS, \(label) reminders (start / after queries)",
+            value: "\(formatMiB(bigStart.rss)) / \(formatMiB(rssAfter))",
+            peer: "10 reminders " + formatMiB(smallStart.rss), goal: "≤ 64 MiB", met: rssMax <= rssGoal)
+        Summary.add(
+            "P5 todoctl list --limit 50, \(label)", value: formatSeconds(Stats(list).median),
+            peer: "round trip " + formatSeconds(Stats(page).median), goal: "≤ 10 ms", met: Stats(list).median <= 0.010)
+        Summary.add(
+            "P5 first page of one category, \(label)", value: formatSeconds(Stats(listCategory).median),
+            peer: "round trip " + formatSeconds(Stats(categoryPage).median), goal: "≤ 10 ms",
+            met: Stats(listCategory).median <= 0.010)
+        Summary.add(
+            "P5 (diagnostic) todoctl list --sort due --limit 50, \(label)", value: formatSeconds(Stats(byDue).median))
+        Summary.add(
+            "P5 (diagnostic) todoctl list --overdue --limit 50, \(label)", value: formatSeconds(Stats(overdue).median))
     }
 
     struct Starts {
@@ -96,7 +116,7 @@ enum ScaleBench {
             daemon?.stop()
             let d = try DaemonRun(dir: dir, database: database, notify: true)
             times.append(d.startSeconds)
-            usleep(200_000)  // let start-up work that follows READY settle before reading RSS
+            usleep(200_000) // let start-up work that follows READY settle before reading RSS
             if let r = d.rss { rss.append(r) }
             daemon = d
             _ = i

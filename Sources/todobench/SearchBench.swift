@@ -8,8 +8,10 @@ import TodoStore
 /// 18) and through the plan before it (every todo's key read in table order, the statements the
 /// store ran before the index, on the same file); and what keeping the index costs an add.
 enum SearchBench {
-    static let words = ["クリーニング", "牛乳を買う", "洗濯物", "請求書を払う", "歯医者の予約", "ミーティング", "レポートを書く", "電話する",
-                        "write report", "call mom", "buy milk", "pay invoice", "dentist", "team meeting", "review PR", "backup"]
+    static let words = [
+        "クリーニング", "牛乳を買う", "洗濯物", "請求書を払う", "歯医者の予約", "ミーティング", "レポートを書く", "電話する",
+        "write report", "call mom", "buy milk", "pay invoice", "dentist", "team meeting", "review PR", "backup"
+    ]
 
     static func run(count: Int, samples: Int) throws {
         print("== search (\(count) todos: Japanese and ASCII titles, first page of 50 and the total)")
@@ -23,13 +25,16 @@ enum SearchBench {
         for batch in stride(from: 0, to: count, by: 1000) {
             try store.write { tx in
                 for i in batch..<min(batch + 1000, count) {
-                    let a = words[i % words.count], b = words[(i / words.count) % words.count]
+                    let a = words[i % words.count]
+                    let b = words[(i / words.count) % words.count]
                     _ = try tx.add(NewTodo(title: "\(a) \(i) \(b)", notes: i % 10 == 0 ? "メモ note \(i)" : nil))
                 }
             }
         }
         let bulk = Measure.now() - start
-        report("bulk insert (1000 per transaction)", [bulk], extra: String(format: "%.1f µs a todo", bulk / Double(count) * 1e6))
+        report(
+            "bulk insert (1000 per transaction)", [bulk],
+            extra: String(format: "%.1f µs a todo", bulk / Double(count) * 1e6))
         let queries = ["くりーにんぐ", "牛乳", "洗", "ﾐｰﾃｨﾝｸﾞ", "洗濯物 4242", "report", "invoice 77", "PR", "zzz"]
         var indexed: [String: [Double]] = [:]
         for text in queries {
@@ -50,14 +55,21 @@ enum SearchBench {
             let scan = try Measure.samples(samples) {
                 let n = try connection.scalar("SELECT COUNT(*) FROM todos t NOT INDEXED \(filter)", [.text(needle)])
                 let table = n <= 4096 ? "todos t NOT INDEXED" : "todos t"
-                _ = try connection.rows("SELECT t.* FROM \(table) LEFT JOIN categories c ON c.id = t.category_id \(filter) ORDER BY t.rank LIMIT 50", [.text(needle)]) { $0.int64(0) }
+                _ = try connection.rows(
+                    "SELECT t.* FROM \(table) LEFT JOIN categories c ON c.id = t.category_id \(filter) ORDER BY t.rank LIMIT 50",
+                    [.text(needle)]
+                ) { $0.int64(0) }
             }
-            let i = Stats(indexed[text] ?? []), s = Stats(scan)
+            let i = Stats(indexed[text] ?? [])
+            let s = Stats(scan)
             let name = "search \"\(text)\" (\(total) match)"
-            print(name.padding(toLength: 44, withPad: " ", startingAt: 0)
-                + "index p50 \(formatSeconds(i.median)) p99 \(formatSeconds(i.percentile(99)))   "
-                + "before p50 \(formatSeconds(s.median)) p99 \(formatSeconds(s.percentile(99)))  n=\(samples)")
-            Summary.add("search \"\(text)\" at \(count), p50 (before)", value: "\(formatSeconds(i.median)) (\(formatSeconds(s.median)))")
+            print(
+                name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                    + "index p50 \(formatSeconds(i.median)) p99 \(formatSeconds(i.percentile(99)))   "
+                    + "before p50 \(formatSeconds(s.median)) p99 \(formatSeconds(s.percentile(99)))  n=\(samples)")
+            Summary.add(
+                "search \"\(text)\" at \(count), p50 (before)",
+                value: "\(formatSeconds(i.median)) (\(formatSeconds(s.median)))")
         }
         // What the index costs an add: the same adds into a store without its triggers (so nothing
         // is noted, and nothing flushed).
@@ -68,7 +80,9 @@ enum SearchBench {
             if !withIndex {
                 s.close()
                 let c = try Connection(path: file)
-                try c.execute("DROP TRIGGER search_pending_insert; DROP TRIGGER search_pending_update; DROP TRIGGER search_pending_delete;")
+                try c.execute(
+                    "DROP TRIGGER search_pending_insert; DROP TRIGGER search_pending_update; DROP TRIGGER search_pending_delete;"
+                )
                 c.close()
                 s = try TodoStore(path: file)
             }

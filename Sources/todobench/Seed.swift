@@ -27,7 +27,9 @@ enum Seed {
     /// Fills the store at `path` (created if missing) with `count` open todos, in transactions of
     /// `batch` through `importDocument`. `remind` gives each todo's reminder (nil: none).
     /// Returns the seconds it took.
-    static func store(path: String, count: Int, batch: Int = 10_000, remind: ((Int, Instant?) -> Instant?)? = nil) throws -> Double {
+    static func store(path: String, count: Int, batch: Int = 10_000, remind: ((Int, Instant?) -> Instant?)? = nil)
+        throws -> Double
+    {
         let start = Measure.now()
         let base = Instant.now()
         let store = try TodoStore(path: path)
@@ -38,9 +40,10 @@ enum Seed {
             for i in first..<min(first + batch, count) {
                 let due = due(i, base: base)
                 let created = base.adding(usec: Int64(i - count) * 1000)
-                entries.append(ExportDocument.Entry(
-                    title: title(i), category: category(i), due: due, remind: remind.map { $0(i, due) } ?? nil,
-                    created: created, updated: created))
+                entries.append(
+                    ExportDocument.Entry(
+                        title: title(i), category: category(i), due: due, remind: remind.map { $0(i, due) } ?? nil,
+                        created: created, updated: created))
             }
             let document = ExportDocument(categories: first == 0 ? categories : [], todos: entries, exported: base)
             _ = try store.write { try $0.importDocument(document) }
@@ -59,7 +62,7 @@ enum Seed {
                 "uuid": .string(UUID().uuidString.lowercased()),
                 "description": .string(title(i)),
                 "status": "pending",
-                "entry": .string(taskwarriorDate(created)),
+                "entry": .string(taskwarriorDate(created))
             ]
             if let category = category(i) { task["project"] = .string(category) }
             if let due = due(i, base: base) { task["due"] = .string(taskwarriorDate(due)) }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // The bench's line connection, used for both sides of every comparison: the same `LineConnection`
 // talks to todod and to the ping-pong floor, so client costs cancel out. Sockets come from
@@ -73,12 +74,19 @@ final class LineConnection {
             if end > start {
                 let lineStart = start
                 let length = buffer.withUnsafeBytes { raw -> Int? in
-                    memchr(raw.baseAddress! + lineStart, 0x0A, end - lineStart).map { UnsafeRawPointer($0) - (raw.baseAddress! + lineStart) }
+                    memchr(raw.baseAddress! + lineStart, 0x0A, end - lineStart).map {
+                        UnsafeRawPointer($0) - (raw.baseAddress! + lineStart)
+                    }
                 }
                 if let length {
                     start += length + 1
-                    if start == end { start = 0; end = 0 }
-                    return try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[lineStart..<lineStart + length])) }
+                    if start == end {
+                        start = 0
+                        end = 0
+                    }
+                    return try buffer.withUnsafeBytes {
+                        try body(UnsafeRawBufferPointer(rebasing: $0[lineStart..<lineStart + length]))
+                    }
                 }
             }
             if let waitMilliseconds {
@@ -102,16 +110,22 @@ final class LineConnection {
                 n = try Posix.read(fd, into: &buffer)
                 if let n { end = n }
             } else {
-                if start > 0 {  // compact
-                    buffer.withUnsafeMutableBytes { raw in _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start) }
+                if start > 0 { // compact
+                    buffer.withUnsafeMutableBytes { raw in
+                        _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start)
+                    }
                     end -= start
                     start = 0
                 }
                 n = try Posix.read(fd, into: &scratch)
                 if let n, n > 0 {
-                    if end + n > buffer.count { buffer.append(contentsOf: repeatElement(0, count: max(buffer.count, n))) }
+                    if end + n > buffer.count {
+                        buffer.append(contentsOf: repeatElement(0, count: max(buffer.count, n)))
+                    }
                     buffer.withUnsafeMutableBytes { dst in
-                        scratch.withUnsafeBytes { src in (dst.baseAddress! + end).copyMemory(from: src.baseAddress!, byteCount: n) }
+                        scratch.withUnsafeBytes { src in
+                            (dst.baseAddress! + end).copyMemory(from: src.baseAddress!, byteCount: n)
+                        }
                     }
                     end += n
                 }
@@ -125,7 +139,9 @@ final class LineConnection {
     }
 
     /// Reads one line as bytes.
-    func readLine(waitMilliseconds: Int32? = nil) throws -> [UInt8] { try withLine(waitMilliseconds: waitMilliseconds) { Array($0) } }
+    func readLine(waitMilliseconds: Int32? = nil) throws -> [UInt8] {
+        try withLine(waitMilliseconds: waitMilliseconds) { Array($0) }
+    }
 
     /// Sends a request line and returns the next line (the bench never pipelines on one connection
     /// except where it says so).

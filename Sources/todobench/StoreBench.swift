@@ -21,14 +21,16 @@ enum StoreBench {
 
         let start = Measure.now()
         for batch in stride(from: 0, to: count, by: 100) {
-          try store.write { tx in
-            for i in batch..<min(batch + 100, count) {
-                let due: Instant? = i % 3 == 0 ? nil : base.adding(usec: Int64.random(in: 1...30 * 86_400, using: &rng) * 1_000_000)
-                _ = try tx.add(NewTodo(
-                    title: i % 2 == 0 ? "todo \(i) 牛乳を買う" : "Task \(i) write report",
-                    category: i % 4 == 0 ? nil : categories[i % categories.count], due: due))
+            try store.write { tx in
+                for i in batch..<min(batch + 100, count) {
+                    let due: Instant? =
+                        i % 3 == 0 ? nil : base.adding(usec: Int64.random(in: 1...30 * 86_400, using: &rng) * 1_000_000)
+                    _ = try tx.add(
+                        NewTodo(
+                            title: i % 2 == 0 ? "todo \(i) 牛乳を買う" : "Task \(i) write report",
+                            category: i % 4 == 0 ? nil : categories[i % categories.count], due: due))
+                }
             }
-          }
         }
         let bulk = Measure.now() - start
         report("bulk insert (100 per transaction)", [bulk], extra: String(format: "%.0f todos/s", Double(count) / bulk))
@@ -45,7 +47,9 @@ enum StoreBench {
         var byCategory = TodoQuery()
         byCategory.category = "仕事"
         byCategory.limit = 50
-        report("first page of 50 of one category", try Measure.samples(samples) { _ = try store.read { try $0.list(byCategory) } })
+        report(
+            "first page of 50 of one category",
+            try Measure.samples(samples) { _ = try store.read { try $0.list(byCategory) } })
 
         var id: Int64 = 1
         let moves = try Measure.samples(samples) {
@@ -73,8 +77,12 @@ enum StoreBench {
         report("complete a plain todo (durable commit)", completePlain)
         let recurring = try store.write { tx in
             try (0..<samples * 4).map { i in
-                try tx.add(NewTodo(title: "recurring \(i) 水やり", due: base.adding(usec: Int64(i) * 60_000_000), tags: ["garden"],
-                                   zone: "Europe/Berlin", recurrence: TodoRecurrence(rule: i % 2 == 0 ? "FREQ=DAILY" : "FREQ=WEEKLY;BYDAY=MO,TH"))).id
+                try tx.add(
+                    NewTodo(
+                        title: "recurring \(i) 水やり", due: base.adding(usec: Int64(i) * 60_000_000), tags: ["garden"],
+                        zone: "Europe/Berlin",
+                        recurrence: TodoRecurrence(rule: i % 2 == 0 ? "FREQ=DAILY" : "FREQ=WEEKLY;BYDAY=MO,TH"))
+                ).id
             }
         }
         var turn = 0
@@ -88,11 +96,16 @@ enum StoreBench {
         // The same without the commit's fsync to hide it: 100 completions in one transaction, per todo.
         let batch = try store.write { tx in
             try (0..<100).map { i in
-                try tx.add(NewTodo(title: "batch \(i)", due: base.adding(usec: Int64(i) * 60_000_000), zone: "Europe/Berlin",
-                                   recurrence: TodoRecurrence(rule: "FREQ=WEEKLY;BYDAY=MO,TH"))).id
+                try tx.add(
+                    NewTodo(
+                        title: "batch \(i)", due: base.adding(usec: Int64(i) * 60_000_000), zone: "Europe/Berlin",
+                        recurrence: TodoRecurrence(rule: "FREQ=WEEKLY;BYDAY=MO,TH"))
+                ).id
             }
         }
-        let perRecurring = try Measure.samples(samples) { _ = try store.write { try $0.complete(batch) } }.map { $0 / 100 }
+        let perRecurring = try Measure.samples(samples) { _ = try store.write { try $0.complete(batch) } }.map {
+            $0 / 100
+        }
         var nextPlain = plain
         let perPlain = try Measure.samples(samples) {
             let ids = (1...100).map { nextPlain + Int64($0) }
@@ -104,7 +117,9 @@ enum StoreBench {
         var tagged = TodoQuery()
         tagged.tags = ["garden"]
         tagged.limit = 50
-        report("first page of 50 with one tag (\(recurring.count) tagged)", try Measure.samples(samples) { _ = try store.read { try $0.list(tagged) } })
+        report(
+            "first page of 50 with one tag (\(recurring.count) tagged)",
+            try Measure.samples(samples) { _ = try store.read { try $0.list(tagged) } })
     }
 }
 
@@ -113,5 +128,10 @@ final class Ticker: @unchecked Sendable {
     // @unchecked: `value` is guarded by `lock`.
     private let lock = Mutex(())
     private var value: Int64 = 0
-    func next() -> Int64 { lock.withLock { _ in value += 1; return value } }
+    func next() -> Int64 {
+        lock.withLock { _ in
+            value += 1
+            return value
+        }
+    }
 }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoCore
 import TodoProtocol
 import TodoStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Subtasks (issue 25): `todoctl list` of N todos of which one in ten is a subtask, as a tree (the
 /// default) beside `--flat` — the first page and the whole listing, each a whole todoctl process —
@@ -13,8 +14,9 @@ import TodoStore
 enum SubtaskBench {
     static func run(count: Int, tasks: Int, runs: Int) throws {
         let label = sizeLabel(count)
-        print("== subtasks: \(formatCount(count)) todos, \(formatCount(count / 10)) of them subtasks; "
-              + "import of \(formatCount(tasks)) Taskwarrior tasks")
+        print(
+            "== subtasks: \(formatCount(count)) todos, \(formatCount(count / 10)) of them subtasks; "
+                + "import of \(formatCount(tasks)) Taskwarrior tasks")
         let dir = try TempDir("subtasks")
         let database = dir.file("tree.db")
         let seeded = try seedTree(path: database, count: count)
@@ -39,12 +41,14 @@ enum SubtaskBench {
         let flatWhole = try listing(["--flat"], samples: wholeRuns)
         report("todoctl list --flat (all \(label)) to a file", flatWhole)
         print("  todod RSS after the listings: \(formatMiB(daemon.rss))")
-        Summary.add("subtasks: todoctl list --limit 50 as a tree, \(label) (10% subtasks)",
-                    value: formatSeconds(Stats(treePage).median), peer: "--flat " + formatSeconds(Stats(flatPage).median),
-                    ratio: String(format: "%.2f×", Stats(treePage).median / Stats(flatPage).median))
-        Summary.add("subtasks: todoctl list, all \(label) as a tree (whole process)",
-                    value: formatSeconds(Stats(treeWhole).median), peer: "--flat " + formatSeconds(Stats(flatWhole).median),
-                    ratio: String(format: "%.2f×", Stats(treeWhole).median / Stats(flatWhole).median))
+        Summary.add(
+            "subtasks: todoctl list --limit 50 as a tree, \(label) (10% subtasks)",
+            value: formatSeconds(Stats(treePage).median), peer: "--flat " + formatSeconds(Stats(flatPage).median),
+            ratio: String(format: "%.2f×", Stats(treePage).median / Stats(flatPage).median))
+        Summary.add(
+            "subtasks: todoctl list, all \(label) as a tree (whole process)",
+            value: formatSeconds(Stats(treeWhole).median), peer: "--flat " + formatSeconds(Stats(flatWhole).median),
+            ratio: String(format: "%.2f×", Stats(treeWhole).median / Stats(flatWhole).median))
         try importFigures(dir: dir, tasks: tasks, runs: max(3, runs / 3))
     }
 
@@ -59,8 +63,9 @@ enum SubtaskBench {
             var entries: [ExportDocument.Entry] = []
             for i in first..<min(first + batch, count) {
                 let created = base.adding(usec: Int64(i - count) * 1000)
-                var e = ExportDocument.Entry(title: Seed.title(i), category: Seed.category(i), due: Seed.due(i, base: base),
-                                             created: created, updated: created, uid: uid(i))
+                var e = ExportDocument.Entry(
+                    title: Seed.title(i), category: Seed.category(i), due: Seed.due(i, base: base),
+                    created: created, updated: created, uid: uid(i))
                 if i % 10 == 5 { e.parent = uid(i - 1) }
                 entries.append(e)
             }
@@ -76,7 +81,8 @@ enum SubtaskBench {
     static func importFigures(dir: TempDir, tasks: Int, runs: Int) throws {
         guard let task = ClientBench.findTaskwarrior() else {
             print("  no Taskwarrior (task): the import figures need a real export")
-            Summary.add("subtasks: import --from taskwarrior, \(formatCount(tasks)) tasks", value: "—", peer: "no Taskwarrior")
+            Summary.add(
+                "subtasks: import --from taskwarrior, \(formatCount(tasks)) tasks", value: "—", peer: "no Taskwarrior")
             return
         }
         let twDir = try TempDir("tw-export")
@@ -97,20 +103,25 @@ enum SubtaskBench {
             let daemon = try DaemonRun(dir: runDir, notify: true)
             defer { daemon.stop() }
             let log = runDir.file("import.out")
-            first.append(try Spawn.run(todoctl, ["import", "--from", "taskwarrior", export], environment: daemon.clientEnvironment,
-                                       stdout: log, stderr: runDir.file("import.err")))
+            first.append(
+                try Spawn.run(
+                    todoctl, ["import", "--from", "taskwarrior", export], environment: daemon.clientEnvironment,
+                    stdout: log, stderr: runDir.file("import.err")))
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             guard text.contains("Imported \(tasks) todos") else {
                 throw BenchError("todoctl import printed: \(text.prefix(300))")
             }
-            again.append(try Spawn.run(todoctl, ["import", "--from", "taskwarrior", export], environment: daemon.clientEnvironment,
-                                       stdout: log, stderr: runDir.file("import.err")))
+            again.append(
+                try Spawn.run(
+                    todoctl, ["import", "--from", "taskwarrior", export], environment: daemon.clientEnvironment,
+                    stdout: log, stderr: runDir.file("import.err")))
         }
         report("todoctl import --from taskwarrior, \(formatCount(tasks)) tasks", first)
         report("the same file again (nothing changes)", again)
-        Summary.add("subtasks: todoctl import --from taskwarrior, \(formatCount(tasks)) tasks (task export)",
-                    value: formatSeconds(Stats(first).median), peer: "again " + formatSeconds(Stats(again).median),
-                    ratio: "task import " + formatSeconds(imported))
+        Summary.add(
+            "subtasks: todoctl import --from taskwarrior, \(formatCount(tasks)) tasks (task export)",
+            value: formatSeconds(Stats(first).median), peer: "again " + formatSeconds(Stats(again).median),
+            ratio: "task import " + formatSeconds(imported))
     }
 
     /// `count` tasks for `task import`: a project for three in four, a tag for one in two, a
@@ -124,7 +135,7 @@ enum SubtaskBench {
             var t: JSONObject = [
                 "uuid": .string(String(format: "10000000-0000-4000-8000-%012d", i)),
                 "description": .string(Seed.title(i)), "status": "pending",
-                "entry": .string(Seed.taskwarriorDate(created)),
+                "entry": .string(Seed.taskwarriorDate(created))
             ]
             if let category = Seed.category(i) { t["project"] = .string(category + ".sub") }
             if i % 2 == 0 { t["tags"] = .array([i % 4 == 0 ? "家" : "work", "bench"]) }

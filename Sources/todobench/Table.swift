@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One row of the final table: a figure, what it is compared with, and the goal it is held to.
 /// `met` is informational: the bench reports, it never fails on a timing.
@@ -19,13 +20,17 @@ final class Summary {
     nonisolated(unsafe) static var rows: [Row] = []
     nonisolated(unsafe) static var notes: [String] = []
 
-    static func add(_ figure: String, value: String, peer: String = "—", ratio: String = "—", goal: String = "—", met: Bool? = nil) {
+    static func add(
+        _ figure: String, value: String, peer: String = "—", ratio: String = "—", goal: String = "—", met: Bool? = nil
+    ) {
         rows.append(Row(figure: figure, value: value, peer: peer, ratio: ratio, goal: goal, met: met))
     }
 
     /// A ratio row: `value ÷ peer`, held to `goal` by `check`.
     static func ratio(_ figure: String, value: String, peer: String, ratio: Double, goal: String, met: Bool) {
-        add(figure, value: value, peer: peer, ratio: ratio.isFinite ? String(format: "%.2f×", ratio) : "?", goal: goal, met: met)
+        add(
+            figure, value: value, peer: peer, ratio: ratio.isFinite ? String(format: "%.2f×", ratio) : "?", goal: goal,
+            met: met)
     }
 
     static func note(_ text: String) {
@@ -76,7 +81,10 @@ func print(_ items: Any..., separator: String = " ", terminator: String = "\n") 
         var offset = 0
         while offset < raw.count {
             let n = write(1, raw.baseAddress! + offset, raw.count - offset)
-            if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                return
+            }
             offset += n
         }
     }

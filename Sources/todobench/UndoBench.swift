@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
 import TodoCore
 import TodoProtocol
 import TodoStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Undo and redo of a large import through the daemon: the time `store.undo` and `store.redo`
 /// take for N imported todos, and the worst latency another client's `todo.get` sees meanwhile
@@ -25,10 +26,13 @@ enum UndoBench {
         let kept = try store.write { (tx) throws(TodoError) in try tx.add(NewTodo(title: "残すもの")) }
         let seeded = Measure.now()
         let base = Instant.now()
-        let document = ExportDocument(categories: [], todos: (0..<count).map { i in
-            ExportDocument.Entry(title: Seed.title(i), category: Seed.category(i), due: Seed.due(i, base: base),
-                                 created: base, updated: base)
-        }, exported: base)
+        let document = ExportDocument(
+            categories: [],
+            todos: (0..<count).map { i in
+                ExportDocument.Entry(
+                    title: Seed.title(i), category: Seed.category(i), due: Seed.due(i, base: base),
+                    created: base, updated: base)
+            }, exported: base)
         _ = try store.write { (tx) throws(TodoError) in try tx.importDocument(document) }
         store.close()
         print("  imported \(label) todos in \(formatSeconds(Measure.now() - seeded))")
@@ -37,9 +41,13 @@ enum UndoBench {
         defer { daemon.stop() }
         let actor = try LineConnection(path: daemon.socket, timeoutSeconds: 1_800)
         for (method, open) in [(Method.storeUndo.name, 1), (Method.storeRedo.name, count + 1)] {
-            nonisolated(unsafe) let other = try LineConnection(path: daemon.socket, timeoutSeconds: 1_800)  // used by that thread alone
+            // used by that thread alone
+            nonisolated(unsafe) let other = try LineConnection(path: daemon.socket, timeoutSeconds: 1_800)
             let get = requestLine(id: 7, Method.todoGet.name, ["id": .int(kept.id)])
-            let worst = Locked(0.0), answered = Locked(0), stop = Locked(false), failure = Locked<String?>(nil)
+            let worst = Locked(0.0)
+            let answered = Locked(0)
+            let stop = Locked(false)
+            let failure = Locked<String?>(nil)
             let asker = Thread {
                 while !stop.value {
                     let t = Measure.now()
@@ -70,18 +78,22 @@ enum UndoBench {
             stop.set(true)
             while asker.isExecuting { usleep(1_000) }
             if let message = failure.value { throw BenchError(message) }
-            if answer.count < 1 << 20, try parse(answer, what: method)["result"] == nil {  // an error is short
+            if answer.count < 1 << 20, try parse(answer, what: method)["result"] == nil { // an error is short
                 throw BenchError("\(method) failed: \(String(decoding: answer.prefix(300), as: UTF8.self))")
             }
             let status = try actor.rpc(Method.daemonStatus.name)
             guard status["result"]?["open"]?.intValue == Int64(open) else {
-                throw BenchError("after \(method) daemon.status says \(status["result"]?["open"]?.intValue ?? -1) open, expected \(open)")
+                throw BenchError(
+                    "after \(method) daemon.status says \(status["result"]?["open"]?.intValue ?? -1) open, expected \(open)"
+                )
             }
             let verb = method == Method.storeUndo.name ? "undo" : "redo"
-            print("  \(verb) of a \(label)-todo import: \(formatSeconds(took)); other client's todo.get: worst \(formatSeconds(worst.value)), "
-                  + "\(during) answered meanwhile")
-            Summary.add("Undo: \(verb) of a \(label)-todo import", value: formatSeconds(took),
-                        peer: "todo.get worst " + formatSeconds(worst.value))
+            print(
+                "  \(verb) of a \(label)-todo import: \(formatSeconds(took)); other client's todo.get: worst \(formatSeconds(worst.value)), "
+                    + "\(during) answered meanwhile")
+            Summary.add(
+                "Undo: \(verb) of a \(label)-todo import", value: formatSeconds(took),
+                peer: "todo.get worst " + formatSeconds(worst.value))
         }
     }
 }

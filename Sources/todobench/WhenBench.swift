@@ -19,7 +19,7 @@ enum WhenBench {
         ("ja: 三日後", "三日後"),
         ("ja: １５時", "１５時"),
         ("ja: 月末", "月末"),
-        ("bad: 明日の午前 (error)", "明日の午前"),
+        ("bad: 明日の午前 (error)", "明日の午前")
     ]
 
     static func run(calls: Int, samples: Int) throws {
@@ -29,10 +29,12 @@ enum WhenBench {
         var sink: Int64 = 0
         for (name, text) in inputs {
             let times = Measure.samples(samples) {
-                for _ in 0..<calls { sink &+= (try? TimeExpression.when(text, now: now, timeZone: zone))?.instant.usec ?? 1 }
+                for _ in 0..<calls {
+                    sink &+= (try? TimeExpression.when(text, now: now, timeZone: zone))?.instant.usec ?? 1
+                }
             }
             report(name, times.map { $0 / Double(calls) }, extra: "per call")
         }
-        if sink == 42 { print("") }  // keeps the work from being optimized away
+        if sink == 42 { print("") } // keeps the work from being optimized away
     }
 }

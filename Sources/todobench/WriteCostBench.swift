@@ -41,8 +41,11 @@ enum WriteCostBench {
         }
         let elapsed = Measure.now() - start
         let commits = (adds + batch - 1) / batch
-        print(String(format: "write cost: %d adds on %d todos, %d per commit, change log %@: %d WAL pages, %.2f per add, %.1f per commit (%.0f adds/s)",
-                     adds, seed, batch, changeLog ? "on" : "off", frames, Double(frames) / Double(adds),
-                     Double(frames) / Double(commits), Double(adds) / elapsed))
+        print(
+            String(
+                format:
+                    "write cost: %d adds on %d todos, %d per commit, change log %@: %d WAL pages, %.2f per add, %.1f per commit (%.0f adds/s)",
+                adds, seed, batch, changeLog ? "on" : "off", frames, Double(frames) / Double(adds),
+                Double(frames) / Double(commits), Double(adds) / elapsed))
     }
 }

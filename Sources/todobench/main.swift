@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // todobench: measures todod against the floors and peers measured in the same run, and prints one
 // table. Run in release: `scripts/bench [--quick]`, or `swift build -c release && .build/release/todobench`.
@@ -12,16 +13,16 @@ import TodoPosix
 //   (default: all, in that order)
 
 #if DEBUG
-let buildConfiguration = "debug"
-let debugWarning: String? = """
-    ************************************************************************************
-    WARNING: todobench was built in DEBUG mode. Its figures are meaningless.
-             Build and run it in release: scripts/bench, or swift build -c release.
-    ************************************************************************************
-    """
+    let buildConfiguration = "debug"
+    let debugWarning: String? = """
+        ************************************************************************************
+        WARNING: todobench was built in DEBUG mode. Its figures are meaningless.
+                 Build and run it in release: scripts/bench, or swift build -c release.
+        ************************************************************************************
+        """
 #else
-let buildConfiguration = "release"
-let debugWarning: String? = nil
+    let buildConfiguration = "release"
+    let debugWarning: String? = nil
 #endif
 
 if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--serve-ping-pong" {
@@ -35,16 +36,22 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--write-cost
     var rest = Array(CommandLine.arguments.dropFirst(2))
     while !rest.isEmpty {
         let name = rest.removeFirst()
-        if name == "--no-change-log" { changeLog = false; continue }
-        guard options[name] != nil, let value = rest.first.flatMap({ Int($0) }), value >= (name == "--seed" ? 0 : 1) else {
-            FileHandle.standardError.write(Data("todobench: --write-cost takes --seed N, --adds N, --batch K, --no-change-log\n".utf8))
+        if name == "--no-change-log" {
+            changeLog = false
+            continue
+        }
+        guard options[name] != nil, let value = rest.first.flatMap({ Int($0) }), value >= (name == "--seed" ? 0 : 1)
+        else {
+            FileHandle.standardError.write(
+                Data("todobench: --write-cost takes --seed N, --adds N, --batch K, --no-change-log\n".utf8))
             exit(2)
         }
         rest.removeFirst()
         options[name] = value
     }
     do {
-        try WriteCostBench.run(seed: options["--seed"]!, adds: options["--adds"]!, batch: options["--batch"]!, changeLog: changeLog)
+        try WriteCostBench.run(
+            seed: options["--seed"]!, adds: options["--adds"]!, batch: options["--batch"]!, changeLog: changeLog)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("todobench: \(error)\n".utf8))
@@ -52,8 +59,10 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--write-cost
     }
 }
 
-let allSections = ["store", "protocol", "add", "log", "client", "reminders", "recurrence", "scale", "idle", "feed", "when", "undo",
-                   "subtasks", "search", "alarms"]
+let allSections = [
+    "store", "protocol", "add", "log", "client", "reminders", "recurrence", "scale", "idle", "feed", "when", "undo",
+    "subtasks", "search", "alarms"
+]
 var quick = false
 var chosen: [String] = []
 var argumentList = Array(CommandLine.arguments.dropFirst())
@@ -63,7 +72,8 @@ while !argumentList.isEmpty {
     case "--quick": quick = true
     case "--section":
         guard let name = argumentList.first, allSections.contains(name) else {
-            FileHandle.standardError.write(Data("todobench: --section needs one of \(allSections.joined(separator: ", "))\n".utf8))
+            FileHandle.standardError.write(
+                Data("todobench: --section needs one of \(allSections.joined(separator: ", "))\n".utf8))
             exit(2)
         }
         argumentList.removeFirst()
@@ -95,9 +105,12 @@ for section in sections {
         case "add":
             try AddBench.run(seconds: quick ? 1 : 3, floorRows: quick ? 300 : 3_000)
         case "log":
-            try LogBench.run(todos: quick ? 1_000 : 10_000, samples: quick ? 20 : 200, changes: quick ? 10_000 : 100_000)
+            try LogBench.run(
+                todos: quick ? 1_000 : 10_000, samples: quick ? 20 : 200, changes: quick ? 10_000 : 100_000)
         case "client":
-            try ClientBench.run(sizes: quick ? [1_000, 5_000] : [10_000, 100_000], runs: quick ? 5 : 21, peerRuns: quick ? 3 : 7, quick: quick)
+            try ClientBench.run(
+                sizes: quick ? [1_000, 5_000] : [10_000, 100_000], runs: quick ? 5 : 21, peerRuns: quick ? 3 : 7,
+                quick: quick)
         case "reminders":
             try ReminderBench.run(count: quick ? 100 : 1_000, spreadSeconds: quick ? 2 : 10, leadSeconds: quick ? 2 : 3)
         case "recurrence":
@@ -130,7 +143,9 @@ for section in sections {
 }
 
 print("")
-print("== summary (\(quick ? "QUICK mode: small sizes, not the issue's figures" : "full run"); \(buildConfiguration) build)")
+print(
+    "== summary (\(quick ? "QUICK mode: small sizes, not the issue's figures" : "full run"); \(buildConfiguration) build)"
+)
 if let debugWarning { print(debugWarning) }
 print(Summary.markdown(), terminator: "")
 for note in Summary.notes { print("- \(note)") }

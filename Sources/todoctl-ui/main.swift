@@ -1,9 +1,10 @@
+import TodoPosix
+import TodoUI
+
 // todoctl-ui: the interactive list that `todoctl ui` runs (a program of its own, so that
 // todoctl does not load ncurses for every command). Everything happens in TodoUI's UIMain.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import TodoPosix
-import TodoUI
 
 exit(UIMain.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: Posix.environment()))

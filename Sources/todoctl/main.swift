@@ -1,14 +1,14 @@
+import TodoCLI
+import TodoCore
+import TodoPosix
+import TodoRPC
+import TodoTime
+
 // todoctl: the command-line client of todod. Everything happens in TodoCLI's CLI.main; this
 // file only supplies the real process: arguments, environment, terminal, clock and descriptors.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-
-import TodoCLI
-import TodoCore
-import TodoTime
-import TodoPosix
-import TodoRPC
 
 /// Writes unbuffered, so everything is out before exit and `watch` output appears line by line.
 func emit(_ fd: Int32, _ text: String) {
@@ -42,7 +42,8 @@ func readAnswer() -> String? {
 }
 
 /// An act on many todos asks for confirmation only with a person at the terminal.
-let answers: (() -> String?)? = Posix.isTerminal(STDIN_FILENO) && Posix.isTerminal(STDOUT_FILENO) ? { readAnswer() } : nil
+let answers: (() -> String?)? =
+    Posix.isTerminal(STDIN_FILENO) && Posix.isTerminal(STDOUT_FILENO) ? { readAnswer() } : nil
 
 /// The process environment, for the few variables todoctl reads.
 let environment: [String: String] = Posix.environment()
@@ -51,7 +52,8 @@ let status = CLI.main(
     environment: environment,
     uid: getuid(),
     isTerminal: Posix.isTerminal(STDOUT_FILENO),
-    terminalWidth: Posix.terminalColumns(STDOUT_FILENO) ?? environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
+    terminalWidth: Posix.terminalColumns(STDOUT_FILENO)
+        ?? environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
     now: Instant.now(),
     timeZone: ZoneInfo.named(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),
     zoneName: ZoneInfo.identifier(byTZ: environment["TZ"], tzdir: environment["TZDIR"]),

@@ -1,3 +1,7 @@
+import Dispatch
+import Foundation
+@_spi(Testing) import TodoDaemon
+
 // todod-faults: todod with a fault a test (or the benchmark) asks for; built for the tests, never
 // installed. The shipped todod has no such switch. It reads todod's command line, then the fault
 // from TODOD_TEST_FAULT:
@@ -5,11 +9,8 @@
 //   no-change-log              the store opens without its change log (todobench's measure of the
 //                              log's cost; nothing can be undone)
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import Dispatch
-import Foundation
-@_spi(Testing) import TodoDaemon
 
 /// Seconds after start at which the store queue hangs, from `TODOD_TEST_FAULT`.
 func hangStoreAfter(_ environment: [String: String]) -> Double? {
@@ -24,10 +25,12 @@ func hangStoreAfter(_ environment: [String: String]) -> Double? {
 
 let hangAfter = hangStoreAfter(ProcessInfo.processInfo.environment)
 let changeLog = ProcessInfo.processInfo.environment["TODOD_TEST_FAULT"] != "no-change-log"
-Daemon.main(name: "todod-faults", afterStart: { storeQueue in
-    guard let hangAfter else { return }
-    FileHandle.standardError.write(Data("todod-faults: the store queue will hang in \(hangAfter) s\n".utf8))
-    storeQueue.asyncAfter(deadline: .now() + hangAfter) {
-        while true { sleep(3600) }
-    }
-}, changeLog: changeLog)
+Daemon.main(
+    name: "todod-faults",
+    afterStart: { storeQueue in
+        guard let hangAfter else { return }
+        FileHandle.standardError.write(Data("todod-faults: the store queue will hang in \(hangAfter) s\n".utf8))
+        storeQueue.asyncAfter(deadline: .now() + hangAfter) {
+            while true { sleep(3600) }
+        }
+    }, changeLog: changeLog)

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Seconds on the monotonic clock.
 func now() -> Double { Posix.monotonicSeconds() }
@@ -39,7 +40,10 @@ final class Connection: @unchecked Sendable {
         self.stats = stats
         stats.connected()
         readerDone.enter()
-        let thread = Thread { [self] in readLoop(); readerDone.leave() }
+        let thread = Thread { [self] in
+            readLoop()
+            readerDone.leave()
+        }
         thread.stackSize = 1 << 20
         thread.start()
     }
@@ -50,7 +54,7 @@ final class Connection: @unchecked Sendable {
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }  // end of file, ECONNRESET, or our shutdown
+            if n <= 0 { break } // end of file, ECONNRESET, or our shutdown
             framer.append(buffer[0..<n])
             while case .line(let line)? = framer.next() { handle(line[...]) }
         }
@@ -77,7 +81,8 @@ final class Connection: @unchecked Sendable {
                 return pendingCanaries[pendingHead].id
             }
             if expected != text {
-                stats.invalidLine("connection \(worker): canary \(text) answered out of order (expected \(expected ?? "none"))", line)
+                stats.invalidLine(
+                    "connection \(worker): canary \(text) answered out of order (expected \(expected ?? "none"))", line)
             } else if case .error(let code) = outcome {
                 stats.invalidLine("connection \(worker): canary \(text) (a valid request) failed with \(code)", line)
             } else {
@@ -86,14 +91,18 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    enum SendResult { case ok, closed(Int32), stalled }
+    enum SendResult {
+        case ok
+        case closed(Int32)
+        case stalled
+    }
 
     func send(_ bytes: [UInt8], canary: String?) -> SendResult {
         if let canary { lock.withLock { _ in pendingCanaries.append((canary, now())) } }
         do {
             try Posix.writeAll(fd, bytes)
             return .ok
-        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+        } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
             return .stalled
         } catch {
             return .closed(error.errno)
@@ -191,7 +200,8 @@ final class Worker: @unchecked Sendable {
         var drains = 0
         while sent < quota && !stats.isStopping {
             let item = generator.next()
-            let description = "connection \(index) item \(generator.index): \(item.kind.rawValue), \(item.bytes.count) bytes"
+            let description =
+                "connection \(index) item \(generator.index): \(item.kind.rawValue), \(item.bytes.count) bytes"
             lock.withLock { _ in
                 recent.append(description)
                 if recent.count > 12 { recent.removeFirst() }
@@ -205,8 +215,8 @@ final class Worker: @unchecked Sendable {
                 partial = 0
                 mayWatch = false
             }
-            if (item.after == .expectClose && mayWatch) {
-                drop(conn)  // a fresh connection, so the daemon's hang-up can be checked
+            if item.after == .expectClose && mayWatch {
+                drop(conn) // a fresh connection, so the daemon's hang-up can be checked
                 stats.disconnected(deliberately: true)
                 guard let c = connect() else { return }
                 conn = c
@@ -222,18 +232,23 @@ final class Worker: @unchecked Sendable {
                 if case .ok = conn.send([0x0A], canary: nil) { stats.sentBytes(1) }
                 partial = 0
             }
-            if !mayWatch, item.bytes.count < 4096 || item.kind == .burst || item.kind == .watch || item.kind == .mutated {
+            if !mayWatch, item.bytes.count < 4096 || item.kind == .burst || item.kind == .watch || item.kind == .mutated
+            {
                 mayWatch = contains(item.bytes, Array(Method.watch.name.utf8))
             }
             if item.after == .disconnect {
                 // Read every answer owed so far, so a disconnect does not hide them from the checks.
                 drains += 1
                 let id = "~canary~\(index)~drain\(drains)"
-                if case .ok = conn.send(Array("\n{\"jsonrpc\":\"2.0\",\"id\":\"\(id)\",\"method\":\"daemon.status\"}\n".utf8), canary: id) {
+                if case .ok = conn.send(
+                    Array("\n{\"jsonrpc\":\"2.0\",\"id\":\"\(id)\",\"method\":\"daemon.status\"}\n".utf8), canary: id)
+                {
                     stats.canarySent()
                     stats.sentBytes(60)
                     if !conn.waitForCanaries(timeout: 30) && !conn.isClosedByPeer {
-                        stats.hang("connection \(index): \(conn.unansweredCanaries) valid request(s) unanswered after 30 s (before item \(generator.index))")
+                        stats.hang(
+                            "connection \(index): \(conn.unansweredCanaries) valid request(s) unanswered after 30 s (before item \(generator.index))"
+                        )
                         return
                     }
                 }
@@ -242,23 +257,35 @@ final class Worker: @unchecked Sendable {
             let result = conn.send(item.bytes, canary: item.canary)
             stats.sent(item)
             sent += item.inputs
-            if let last = item.bytes.lastIndex(of: 0x0A) { partial = item.bytes.count - last - 1 } else { partial += item.bytes.count }
+            if let last = item.bytes.lastIndex(of: 0x0A) {
+                partial = item.bytes.count - last - 1
+            } else {
+                partial += item.bytes.count
+            }
 
             switch (result, item.after) {
             case (.stalled, _):
-                stats.hang("connection \(index): a write blocked for 30 s (the daemon stopped reading) at item \(generator.index) (\(item.kind.rawValue))")
+                stats.hang(
+                    "connection \(index): a write blocked for 30 s (the daemon stopped reading) at item \(generator.index) (\(item.kind.rawValue))"
+                )
                 return
             case (_, .expectClose):
                 // Every request before the long line is answered, then -32600, then end of file.
                 if !conn.waitForPeerClose(timeout: 30) {
-                    stats.hang("connection \(index): the daemon did not close the connection within 30 s after a line past 1 MiB (item \(generator.index))")
+                    stats.hang(
+                        "connection \(index): the daemon did not close the connection within 30 s after a line past 1 MiB (item \(generator.index))"
+                    )
                     return
                 }
                 if !conn.endedWithOversizeRefusal {
-                    stats.invalidLine("connection \(index): the last line before the hang-up after a line past 1 MiB (item \(generator.index)) was not -32600 with id null", [])
+                    stats.invalidLine(
+                        "connection \(index): the last line before the hang-up after a line past 1 MiB (item \(generator.index)) was not -32600 with id null",
+                        [])
                 }
                 if conn.unansweredCanaries > 0 {
-                    stats.invalidLine("connection \(index): \(conn.unansweredCanaries) canary request(s) sent before a too-long line were never answered", [])
+                    stats.invalidLine(
+                        "connection \(index): \(conn.unansweredCanaries) canary request(s) sent before a too-long line were never answered",
+                        [])
                 }
                 drop(conn)
                 stats.disconnected(deliberately: false)
@@ -266,7 +293,9 @@ final class Worker: @unchecked Sendable {
                 drop(conn)
                 stats.disconnected(deliberately: true)
             case (.closed(let errno), .keep):
-                stats.unexpectedClose("connection \(index): write failed (\(String(cString: strerror(errno)))) at item \(generator.index) (\(item.kind.rawValue))")
+                stats.unexpectedClose(
+                    "connection \(index): write failed (\(String(cString: strerror(errno)))) at item \(generator.index) (\(item.kind.rawValue))"
+                )
                 drop(conn)
             case (.ok, .keep):
                 continue
@@ -284,9 +313,12 @@ final class Worker: @unchecked Sendable {
             stats.canarySent()
             if !conn.waitForCanaries(timeout: 60) {
                 if conn.isClosedByPeer {
-                    stats.unexpectedClose("connection \(index) was closed by the daemon before its last canary was answered")
+                    stats.unexpectedClose(
+                        "connection \(index) was closed by the daemon before its last canary was answered")
                 } else {
-                    stats.hang("connection \(index): the final request was not answered within 60 s (\(conn.unansweredCanaries) unanswered)")
+                    stats.hang(
+                        "connection \(index): the final request was not answered within 60 s (\(conn.unansweredCanaries) unanswered)"
+                    )
                 }
             }
         }

@@ -1,15 +1,16 @@
-// `todofuzz --ical`: hostile iCalendar files and RRULEs through the reader, the writer and the
-// recurrence code, in this process (no daemon). Batches run in forked children, so a trap ends
-// only its batch; the batch is then halved until the one input that traps is found. See
-// docs/FUZZING.md.
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import TodoCalendar
 import TodoCore
 import TodoICal
 import TodoTime
+
+// `todofuzz --ical`: hostile iCalendar files and RRULEs through the reader, the writer and the
+// recurrence code, in this process (no daemon). Batches run in forked children, so a trap ends
+// only its batch; the batch is then halved until the one input that traps is found. See
+// docs/FUZZING.md.
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 enum ICalFuzz {
     struct Options {
@@ -49,12 +50,22 @@ enum ICalFuzz {
         while i < args.count {
             switch args[i] {
             case "--ical": break
-            case "--inputs": guard let n = Int(value()), n > 0 else { fail("--inputs needs a positive number") }; o.inputs = n
-            case "--seed": guard let s = UInt64(value()) else { fail("--seed needs a number from 0 to 2^64-1") }; o.seed = s
-            case "--batch": guard let n = Int(value()), n > 0 else { fail("--batch needs a positive number") }; o.batch = n
-            case "--dump": guard let n = Int(value()), n >= 0 else { fail("--dump needs an input number") }; o.dump = n
+            case "--inputs":
+                guard let n = Int(value()), n > 0 else { fail("--inputs needs a positive number") }
+                o.inputs = n
+            case "--seed":
+                guard let s = UInt64(value()) else { fail("--seed needs a number from 0 to 2^64-1") }
+                o.seed = s
+            case "--batch":
+                guard let n = Int(value()), n > 0 else { fail("--batch needs a positive number") }
+                o.batch = n
+            case "--dump":
+                guard let n = Int(value()), n >= 0 else { fail("--dump needs an input number") }
+                o.dump = n
             case "--quiet": o.quiet = true
-            case "--help", "-h": say(usage); exit(0)
+            case "--help", "-h":
+                say(usage)
+                exit(0)
             default: fail("unknown argument '\(args[i])'")
             }
             i += 1
@@ -77,17 +88,29 @@ enum ICalFuzz {
         init?(_ text: String) {
             let lines = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
             let f = lines.first?.split(separator: " ") ?? []
-            guard f.count == 10, let a = Int(f[0]), let b = Int(f[1]), let c = Int(f[2]), let d = Int(f[3]), let e = Int(f[4]),
-                  let g = Int(f[5]), let h = Double(f[6]), let k = Int(f[7]), let l = Double(f[8]), let m = Int(f[9]) else { return nil }
+            guard f.count == 10, let a = Int(f[0]), let b = Int(f[1]), let c = Int(f[2]), let d = Int(f[3]),
+                let e = Int(f[4]),
+                let g = Int(f[5]), let h = Double(f[6]), let k = Int(f[7]), let l = Double(f[8]), let m = Int(f[9])
+            else { return nil }
             (files, rules, readOK, rulesOK, reread, rereadFailed, slowest, slowestInput) = (a, b, c, d, e, g, h, k)
             (slowestRule, slowestRuleInput) = (l, m)
             rereadSample = lines.count > 1 ? String(lines[1]) : ""
         }
         mutating func add(_ o: BatchResult) {
-            files += o.files; rules += o.rules; readOK += o.readOK; rulesOK += o.rulesOK; reread += o.reread
+            files += o.files
+            rules += o.rules
+            readOK += o.readOK
+            rulesOK += o.rulesOK
+            reread += o.reread
             rereadFailed += o.rereadFailed
-            if o.slowest > slowest { slowest = o.slowest; slowestInput = o.slowestInput }
-            if o.slowestRule > slowestRule { slowestRule = o.slowestRule; slowestRuleInput = o.slowestRuleInput }
+            if o.slowest > slowest {
+                slowest = o.slowest
+                slowestInput = o.slowestInput
+            }
+            if o.slowestRule > slowestRule {
+                slowestRule = o.slowestRule
+                slowestRuleInput = o.slowestRuleInput
+            }
             if rereadSample.isEmpty { rereadSample = o.rereadSample }
         }
     }
@@ -102,14 +125,18 @@ enum ICalFuzz {
             do {
                 for item in try reader.items(input.bytes) {
                     let text = ICalWriter().calendar([item.entry])
-                    do { _ = try reader.items(Array(text.utf8)) } catch { warn("todofuzz: written back, not readable again: \(error)\n\(text)\n") }
+                    do { _ = try reader.items(Array(text.utf8)) } catch {
+                        warn("todofuzz: written back, not readable again: \(error)\n\(text)\n")
+                    }
                 }
             } catch {
                 warn("todofuzz: refused: \(error)\n")
             }
             return 0
         }
-        say("todofuzz --ical: seed \(o.seed), \(o.inputs) inputs (replay: todofuzz --ical --seed \(o.seed) --inputs \(o.inputs))")
+        say(
+            "todofuzz --ical: seed \(o.seed), \(o.inputs) inputs (replay: todofuzz --ical --seed \(o.seed) --inputs \(o.inputs))"
+        )
         let started = now()
         var total = BatchResult()
         var crashes: [String] = []
@@ -124,7 +151,12 @@ enum ICalFuzz {
                 var reason = why
                 while range.count > 1 {
                     let mid = range.lowerBound + range.count / 2
-                    if case .failure(let w) = runBatch(o, range.lowerBound..<mid) { range = range.lowerBound..<mid; reason = w } else { range = mid..<range.upperBound }
+                    if case .failure(let w) = runBatch(o, range.lowerBound..<mid) {
+                        range = range.lowerBound..<mid
+                        reason = w
+                    } else {
+                        range = mid..<range.upperBound
+                    }
                 }
                 let bad = range.lowerBound
                 if case .failure(let w) = runBatch(o, bad..<(bad + 1)) { reason = w }
@@ -139,17 +171,27 @@ enum ICalFuzz {
         }
         let elapsed = now() - started
         say("todofuzz --ical: seed \(o.seed)")
-        say("  inputs          \(o.inputs) in \(String(format: "%.1f", elapsed)) s: \(total.files) files (\(total.readOK) read, the rest refused with a line error), \(total.rules) rules (\(total.rulesOK) accepted)")
-        say("  written back    \(total.reread) todos written and read again, \(total.rereadFailed) not readable again\(total.rereadSample.isEmpty ? "" : ": " + total.rereadSample)")
-        say(String(format: "  slowest input   %.3f ms of CPU (input %d); slowest rule %.3f ms (input %d: parse, words, next, 10 occurrences, upcoming, 2 advances)",
-                   total.slowest * 1000, total.slowestInput, total.slowestRule * 1000, total.slowestRuleInput))
+        say(
+            "  inputs          \(o.inputs) in \(String(format: "%.1f", elapsed)) s: \(total.files) files (\(total.readOK) read, the rest refused with a line error), \(total.rules) rules (\(total.rulesOK) accepted)"
+        )
+        say(
+            "  written back    \(total.reread) todos written and read again, \(total.rereadFailed) not readable again\(total.rereadSample.isEmpty ? "" : ": " + total.rereadSample)"
+        )
+        say(
+            String(
+                format:
+                    "  slowest input   %.3f ms of CPU (input %d); slowest rule %.3f ms (input %d: parse, words, next, 10 occurrences, upcoming, 2 advances)",
+                total.slowest * 1000, total.slowestInput, total.slowestRule * 1000, total.slowestRuleInput))
         say("  crashes         \(crashes.count)\(crashes.isEmpty ? "" : ": " + crashes.joined(separator: "; "))")
         let ok = crashes.isEmpty && total.rereadFailed == 0
         say("todofuzz --ical: \(ok ? "PASS" : "FAIL")")
         return ok ? 0 : 1
     }
 
-    enum Outcome { case success(BatchResult), failure(String) }
+    enum Outcome {
+        case success(BatchResult)
+        case failure(String)
+    }
 
     /// Runs inputs `range` in a forked child; a signal, an exit other than 0 or a hang is a failure.
     static func runBatch(_ o: Options, _ range: Range<Int>) -> Outcome {
@@ -169,7 +211,10 @@ enum ICalFuzz {
             _exit(0)
         }
         close(fds[1])
-        guard pid > 0 else { close(fds[0]); return .failure("fork failed") }
+        guard pid > 0 else {
+            close(fds[0])
+            return .failure("fork failed")
+        }
         // Read the child's answer with a deadline: the batch's inputs each get the hang limit.
         let deadline = now() + o.hangSeconds * Double(max(1, range.count / 1000)) + 60
         var data: [UInt8] = []
@@ -178,10 +223,16 @@ enum ICalFuzz {
         while true {
             var p = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
             let left = deadline - now()
-            if left <= 0 { hung = true; break }
+            if left <= 0 {
+                hung = true
+                break
+            }
             let r = poll(&p, 1, Int32(min(left, 1) * 1000))
             if r == 0 { continue }
-            if r < 0 { if errno == EINTR { continue }; break }
+            if r < 0 {
+                if errno == EINTR { continue }
+                break
+            }
             let n = read(fds[0], &buffer, buffer.count)
             if n <= 0 { break }
             data += buffer[0..<n]
@@ -192,10 +243,16 @@ enum ICalFuzz {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         if hung { return .failure("a hang (no answer within the time limit)") }
         let signal = status & 0x7F
-        if signal != 0 { return .failure("signal \(signal)\(signal == SIGILL || signal == SIGTRAP ? " (a Swift trap)" : "")") }
+        if signal != 0 {
+            return .failure("signal \(signal)\(signal == SIGILL || signal == SIGTRAP ? " (a Swift trap)" : "")")
+        }
         let code = (status >> 8) & 0xFF
-        guard code == 0, let result = BatchResult(String(decoding: data, as: UTF8.self)) else { return .failure("exit \(code)") }
-        if result.slowest > o.hangSeconds { return .failure(String(format: "a hang (input %d took %.1f s)", result.slowestInput, result.slowest)) }
+        guard code == 0, let result = BatchResult(String(decoding: data, as: UTF8.self)) else {
+            return .failure("exit \(code)")
+        }
+        if result.slowest > o.hangSeconds {
+            return .failure(String(format: "a hang (input %d took %.1f s)", result.slowestInput, result.slowest))
+        }
         return .success(result)
     }
 
@@ -206,8 +263,10 @@ enum ICalFuzz {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    static let zones: [ZoneInfo] = ["UTC", "Asia/Tokyo", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe",
-                                    "Pacific/Kiritimati", "Pacific/Apia", "America/St_Johns"].compactMap { ZoneInfo(identifier: $0) }
+    static let zones: [ZoneInfo] = [
+        "UTC", "Asia/Tokyo", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe",
+        "Pacific/Kiritimati", "Pacific/Apia", "America/St_Johns"
+    ].compactMap { ZoneInfo(identifier: $0) }
 
     static func runInputs(_ o: Options, _ range: Range<Int>) -> BatchResult {
         var r = BatchResult()
@@ -230,7 +289,9 @@ enum ICalFuzz {
                             r.rereadFailed += 1
                             if r.rereadSample.isEmpty { r.rereadSample = "input \(index)" }
                         }
-                        if let rec = item.entry.recurrence, let due = item.entry.due { exercise(rule: rec.rule, due: due, zone: zone, index: index) }
+                        if let rec = item.entry.recurrence, let due = item.entry.due {
+                            exercise(rule: rec.rule, due: due, zone: zone, index: index)
+                        }
                     }
                 }
             case .rule:
@@ -242,8 +303,14 @@ enum ICalFuzz {
                 exercise(rule: text, due: due, zone: zone, index: index)
             }
             let took = cpuSeconds() - t0
-            if took > r.slowest { r.slowest = took; r.slowestInput = index }
-            if input.kind == .rule, took > r.slowestRule { r.slowestRule = took; r.slowestRuleInput = index }
+            if took > r.slowest {
+                r.slowest = took
+                r.slowestInput = index
+            }
+            if input.kind == .rule, took > r.slowestRule {
+                r.slowestRule = took
+                r.slowestRuleInput = index
+            }
         }
         return r
     }
@@ -257,10 +324,12 @@ enum ICalFuzz {
         let after = Instant(usec: due.usec &+ Int64(index % 1000) * 86_400_000_000)
         _ = rule.next(after: after.isInRange ? after : due, start: due, zone: zone)
         _ = rule.occurrences(start: due, zone: zone, from: due, through: .latest, limit: 10, allDay: index % 2 == 0)
-        _ = Recurrence.upcoming(TodoRecurrence(rule: text, from: .due), due: due, zone: zone, allDay: index % 3 == 0, count: 5)
+        _ = Recurrence.upcoming(
+            TodoRecurrence(rule: text, from: .due), due: due, zone: zone, allDay: index % 3 == 0, count: 5)
         for fromCompletion in [false, true] {
-            _ = try? Recurrence.advance(rule: text, fromCompletion: fromCompletion, due: due, zone: zone,
-                                        completed: after.isInRange ? after : due, allDay: index % 2 == 1)
+            _ = try? Recurrence.advance(
+                rule: text, fromCompletion: fromCompletion, due: due, zone: zone,
+                completed: after.isInRange ? after : due, allDay: index % 2 == 1)
         }
         _ = try? Recurrence.firstDate(rule: text, onOrAfter: LocalTime(due, in: zone).days)
     }
@@ -289,7 +358,10 @@ struct ICalInput {
 
     static func make(seed: UInt64, index: Int) -> ICalInput {
         var rng = Rng(seed: seed, worker: index)
-        if rng.chance(0.3) { sane = false; return ICalInput(kind: .rule, bytes: Array(rrule(&rng).utf8)) }
+        if rng.chance(0.3) {
+            sane = false
+            return ICalInput(kind: .rule, bytes: Array(rrule(&rng).utf8))
+        }
         var lines = file(&rng)
         if sane { return ICalInput(kind: .file, bytes: Array(lines.joined(separator: "\r\n").utf8)) }
         // Line mutations: drop, duplicate, swap, cut.
@@ -320,23 +392,37 @@ struct ICalInput {
         return ICalInput(kind: .file, bytes: bytes)
     }
 
-    static let allDates = ["20261201", "20261201T090000", "20261201T090000Z", "00010101", "00010101T000000Z", "99991231",
-                        "99991231T235959Z", "99991231T235959", "00000000", "20260230", "2026121", "20261301", "20261201T246000",
-                        "20261201T235960Z", "20261201T235960", "19700101T000000Z", "16010101T000000", "20250329T023000",
-                        "20251026T023000", "2026-12-01", "20261201T0900", "", "T", "99999999999999999999", "20240229"]
-    static let allDurations = ["-P999999999D", "P999999999W", "-P999999999W999999999D", "-PT15M", "PT0S", "P", "PT", "P1DT",
-                            "+P1D", "P1.5D", "P-1D", "-PT999999999H999999999M999999999S", "P1W2D", "PT9H",
-                            String(repeating: "P999999999W", count: 1) + String(repeating: "999999999W", count: 40), "-P0D", "P2D"]
-    static let allNumbers = ["-1", "0", "1", "5", "9", "10", "100", "", "99999999999999999999", "-9223372036854775808",
-                          "9223372036854775807", "1e3", " 5 ", "+4", "-0", "４"]
-    static var tzids: [String] { sane ? ["Europe/Berlin", "Asia/Tokyo", "/mozilla.org/20050126_1/Europe/Berlin", "America/New_York"] : allTZIDs }
-    static let allTZIDs = ["Europe/Berlin", "/mozilla.org/20050126_1/Europe/Berlin", "W. Europe Standard Time", "Custom", "Asia/Tokyo",
-                        "../../../etc/passwd", "Mars/Olympus", "America/New_York", String(repeating: "x/", count: 100)]
+    static let allDates = [
+        "20261201", "20261201T090000", "20261201T090000Z", "00010101", "00010101T000000Z", "99991231",
+        "99991231T235959Z", "99991231T235959", "00000000", "20260230", "2026121", "20261301", "20261201T246000",
+        "20261201T235960Z", "20261201T235960", "19700101T000000Z", "16010101T000000", "20250329T023000",
+        "20251026T023000", "2026-12-01", "20261201T0900", "", "T", "99999999999999999999", "20240229"
+    ]
+    static let allDurations = [
+        "-P999999999D", "P999999999W", "-P999999999W999999999D", "-PT15M", "PT0S", "P", "PT", "P1DT",
+        "+P1D", "P1.5D", "P-1D", "-PT999999999H999999999M999999999S", "P1W2D", "PT9H",
+        String(repeating: "P999999999W", count: 1) + String(repeating: "999999999W", count: 40), "-P0D", "P2D"
+    ]
+    static let allNumbers = [
+        "-1", "0", "1", "5", "9", "10", "100", "", "99999999999999999999", "-9223372036854775808",
+        "9223372036854775807", "1e3", " 5 ", "+4", "-0", "４"
+    ]
+    static var tzids: [String] {
+        sane ? ["Europe/Berlin", "Asia/Tokyo", "/mozilla.org/20050126_1/Europe/Berlin", "America/New_York"] : allTZIDs
+    }
+    static let allTZIDs = [
+        "Europe/Berlin", "/mozilla.org/20050126_1/Europe/Berlin", "W. Europe Standard Time", "Custom", "Asia/Tokyo",
+        "../../../etc/passwd", "Mars/Olympus", "America/New_York", String(repeating: "x/", count: 100)
+    ]
 
     /// Values every reader takes, for the half of the files that should get past the reader.
-    static let saneDates = ["20261201", "20261201T090000", "20261201T090000Z", "00010101", "99991231T235959Z", "20250329T023000",
-                            "20251026T023000", "20240229", "16010101T000000", "99991231"]
-    static let saneDurations = ["-P999999999D", "P999999999W", "-PT15M", "PT0S", "P1W2D", "PT9H", "-P0D", "P2D", "-PT999999999H"]
+    static let saneDates = [
+        "20261201", "20261201T090000", "20261201T090000Z", "00010101", "99991231T235959Z", "20250329T023000",
+        "20251026T023000", "20240229", "16010101T000000", "99991231"
+    ]
+    static let saneDurations = [
+        "-P999999999D", "P999999999W", "-PT15M", "PT0S", "P1W2D", "PT9H", "-P0D", "P2D", "-PT999999999H"
+    ]
     static let saneNumbers = ["0", "1", "5", "9", "", "4"]
 
     static func file(_ rng: inout Rng) -> [String] {
@@ -344,10 +430,21 @@ struct ICalInput {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//todofuzz//EN"]
         if rng.chance(0.4), !sane { lines += vtimezone(&rng) }
         for t in 0..<rng.int(1...3) {
-            if rng.chance(0.1) { lines += ["BEGIN:VEVENT", "UID:e\(t)", "SUMMARY:event", "DTSTART:\(rng.pick(dates))", "END:VEVENT"]; continue }
+            if rng.chance(0.1) {
+                lines += ["BEGIN:VEVENT", "UID:e\(t)", "SUMMARY:event", "DTSTART:\(rng.pick(dates))", "END:VEVENT"]
+                continue
+            }
             lines.append("BEGIN:VTODO")
-            lines.append("UID:" + (rng.chance(0.9) || sane ? "fuzz-\(t)@example.org" : rng.pick(["", " ", "a b", String(repeating: "u", count: 300)])))
-            if rng.chance(0.9) { lines.append("SUMMARY:" + rng.pick(["Todo", "タスク", "", "a\\,b\\;c\\n", "\u{200B}", String(repeating: "長", count: 1200)])) }
+            lines.append(
+                "UID:"
+                    + (rng.chance(0.9) || sane
+                        ? "fuzz-\(t)@example.org" : rng.pick(["", " ", "a b", String(repeating: "u", count: 300)])))
+            if rng.chance(0.9) {
+                lines.append(
+                    "SUMMARY:"
+                        + rng.pick(["Todo", "タスク", "", "a\\,b\\;c\\n", "\u{200B}", String(repeating: "長", count: 1200)])
+                )
+            }
             if rng.chance(0.5) { lines.append("RECURRENCE-ID:" + rng.pick(dates)) }
             for _ in 0..<rng.int(0...10) { lines.append(property(&rng)) }
             if rng.chance(0.5) { lines += alarm(&rng) }
@@ -365,7 +462,9 @@ struct ICalInput {
         case 3: return rng.pick(["PERCENT-COMPLETE", "PERCENT_COMPLETE", "PRIORITY"]) + ":" + rng.pick(numbers)
         case 4: return "STATUS:" + rng.pick(["COMPLETED", "NEEDS-ACTION", "CANCELLED", "IN-PROCESS", "", "x"])
         case 5: return "RRULE:" + rrule(&rng)
-        case 6: return "CATEGORIES:" + rng.pick(["Home Office", "a\\,b", "仕事,家", "", ",,", String(repeating: "c,", count: 100)])
+        case 6:
+            return "CATEGORIES:"
+                + rng.pick(["Home Office", "a\\,b", "仕事,家", "", ",,", String(repeating: "c,", count: 100)])
         case 7: return "X-TODOD-CATEGORY:" + rng.pick(["", "仕事", "Home Office"])
         case 8: return "X-APPLE-SORT-ORDER:" + rng.pick(numbers)
         case 9: return rng.pick(["CREATED", "LAST-MODIFIED", "DTSTAMP"]) + ":" + rng.pick(dates)
@@ -374,11 +473,18 @@ struct ICalInput {
         case 12: return "EXDATE" + dateParameters(&rng) + ":" + rng.pick(dates) + "," + rng.pick(dates)
         case 13: return "RDATE" + dateParameters(&rng) + ":" + rng.pick(dates)
         case 14: return "X-TODOD-RECUR-FROM:" + rng.pick(["COMPLETION", "DUE", ""])
-        case 15: return "DESCRIPTION;LANGUAGE=ja:" + (rng.chance(0.02) ? String(repeating: "d", count: 70_000) : rng.pick(["メモ", "", "\\n\\n", "長い説明"]))
+        case 15:
+            return "DESCRIPTION;LANGUAGE=ja:"
+                + (rng.chance(0.02) ? String(repeating: "d", count: 70_000) : rng.pick(["メモ", "", "\\n\\n", "長い説明"]))
         case 16: return "GEO:37.386013;-122.082932"
         case 17: return "ATTACH;FMTTYPE=text/plain;ENCODING=BASE64;VALUE=BINARY:" + rng.word(rng.int(0...200))
-        case 18: return "X-" + rng.word(rng.int(1...10)).replacingOccurrences(of: " ", with: "-") + ":" + rng.word(rng.int(0...40))
-        default: return rng.pick(["SUMMARY", "UID", "DUE", "TRIGGER", "BEGIN", "END", "X-A"]) + rng.pick([";X=\"a:b\"", ";Y=", ";=", ";\"", ""]) + rng.pick([":", "", "::"]) + rng.word(rng.int(0...10))
+        case 18:
+            return "X-" + rng.word(rng.int(1...10)).replacingOccurrences(of: " ", with: "-") + ":"
+                + rng.word(rng.int(0...40))
+        default:
+            return rng.pick(["SUMMARY", "UID", "DUE", "TRIGGER", "BEGIN", "END", "X-A"])
+                + rng.pick([";X=\"a:b\"", ";Y=", ";=", ";\"", ""]) + rng.pick([":", "", "::"])
+                + rng.word(rng.int(0...10))
         }
     }
 
@@ -416,12 +522,16 @@ struct ICalInput {
             if rng.chance(0.95) { lines.append("TZOFFSETFROM:" + rng.pick(offsets)) }
             if rng.chance(0.95) { lines.append("TZOFFSETTO:" + rng.pick(offsets)) }
             if rng.chance(0.6) {
-                lines.append("RRULE:FREQ=YEARLY;BYMONTH=" + rng.pick(["3", "10", "0", "13", "99999999999999999999", "-1"])
-                             + ";BYDAY=" + rng.pick(["-1SU", "2SU", "SU", "9223372036854775807SU", "-9223372036854775808SU", "0SU", "X"])
-                             + (rng.chance(0.3) ? ";BYMONTHDAY=" + rng.pick(["8,9,10,11,12,13,14", "-1", "99"]) : "")
-                             + (rng.chance(0.3) ? ";UNTIL=" + rng.pick(dates) : ""))
+                lines.append(
+                    "RRULE:FREQ=YEARLY;BYMONTH=" + rng.pick(["3", "10", "0", "13", "99999999999999999999", "-1"])
+                        + ";BYDAY="
+                        + rng.pick(["-1SU", "2SU", "SU", "9223372036854775807SU", "-9223372036854775808SU", "0SU", "X"])
+                        + (rng.chance(0.3) ? ";BYMONTHDAY=" + rng.pick(["8,9,10,11,12,13,14", "-1", "99"]) : "")
+                        + (rng.chance(0.3) ? ";UNTIL=" + rng.pick(dates) : ""))
             }
-            if rng.chance(0.3) { lines.append("RDATE:" + (0..<rng.int(1...20)).map { _ in rng.pick(dates) }.joined(separator: ",")) }
+            if rng.chance(0.3) {
+                lines.append("RDATE:" + (0..<rng.int(1...20)).map { _ in rng.pick(dates) }.joined(separator: ","))
+            }
             lines.append("END:" + kind)
         }
         lines.append("END:VTIMEZONE")
@@ -438,14 +548,31 @@ struct ICalInput {
             { "INTERVAL=" + $0.pick(["1", "2", "7", "1000", "1001", "0", "-1", "99999999999999999999", "365", "400"]) },
             { "COUNT=" + $0.pick(["1", "3", "100000", "100001", "0", "-5", "99999999999999999999"]) },
             { "UNTIL=" + $0.pick(dates) },
-            { r in "BYDAY=" + (0..<r.int(1...4)).map { _ in r.pick(["", "1", "-1", "2", "5", "-5", "53", "-53", "54", "+3", "0"]) + r.pick(["MO", "TU", "WE", "TH", "FR", "SA", "SU", "XX"]) }.joined(separator: ",") },
-            { r in "BYMONTHDAY=" + (0..<r.int(1...3)).map { _ in r.pick(["1", "15", "29", "30", "31", "-1", "-31", "0", "32"]) }.joined(separator: ",") },
-            { r in "BYMONTH=" + (0..<r.int(1...3)).map { _ in r.pick(["1", "2", "4", "12", "0", "13"]) }.joined(separator: ",") },
-            { r in "BYSETPOS=" + (0..<r.int(1...3)).map { _ in r.pick(["1", "-1", "2", "5", "366", "367", "-366", "0"]) }.joined(separator: ",") },
+            { r in
+                "BYDAY="
+                    + (0..<r.int(1...4)).map { _ in
+                        r.pick(["", "1", "-1", "2", "5", "-5", "53", "-53", "54", "+3", "0"])
+                            + r.pick(["MO", "TU", "WE", "TH", "FR", "SA", "SU", "XX"])
+                    }.joined(separator: ",")
+            },
+            { r in
+                "BYMONTHDAY="
+                    + (0..<r.int(1...3)).map { _ in r.pick(["1", "15", "29", "30", "31", "-1", "-31", "0", "32"]) }
+                    .joined(separator: ",")
+            },
+            { r in
+                "BYMONTH="
+                    + (0..<r.int(1...3)).map { _ in r.pick(["1", "2", "4", "12", "0", "13"]) }.joined(separator: ",")
+            },
+            { r in
+                "BYSETPOS="
+                    + (0..<r.int(1...3)).map { _ in r.pick(["1", "-1", "2", "5", "366", "367", "-366", "0"]) }.joined(
+                        separator: ",")
+            },
             { "WKST=" + $0.pick(["MO", "SU", "XX", ""]) },
             { "BYHOUR=" + $0.pick(["9", "25"]) },
             { "RSCALE=" + $0.pick(["GREGORIAN", "CHINESE"]) },
-            { $0.word($0.int(0...8)) },
+            { $0.word($0.int(0...8)) }
         ]
         for _ in 0..<rng.int(0...5) { parts.append(rng.pick(choices)(&rng)) }
         if rng.chance(0.2) { parts.shuffle(using: &rng) }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A plain blocking client for the checks: one request at a time, events skipped.
 final class SimpleClient {
@@ -21,7 +22,9 @@ final class SimpleClient {
     deinit { Posix.close(fd) }
 
     enum Failure: Error, CustomStringConvertible {
-        case closed, timeout, bad(String), rpc(Int, String)
+        case closed, timeout
+        case bad(String)
+        case rpc(Int, String)
         var description: String {
             switch self {
             case .closed: return "the daemon closed the connection"
@@ -71,9 +74,11 @@ final class SimpleClient {
         var chunk = [UInt8](repeating: 0, count: 256 * 1024)
         while true {
             if case .line(let line)? = framer.next() {
-                if case .failure(let problem) = classify(line[...]) { throw Failure.bad("\(problem.reason): \(String(decoding: line.prefix(200), as: UTF8.self))") }
+                if case .failure(let problem) = classify(line[...]) {
+                    throw Failure.bad("\(problem.reason): \(String(decoding: line.prefix(200), as: UTF8.self))")
+                }
                 let message = try JSON.parse(line)
-                guard message["id"] == id else { continue }  // an event
+                guard message["id"] == id else { continue } // an event
                 if let error = message["error"] {
                     throw Failure.rpc(Int(error["code"]?.intValue ?? 0), error["message"]?.stringValue ?? "")
                 }
@@ -94,7 +99,8 @@ struct DaemonPID {
     var isAlive: Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return true }
+            let close = stat.lastIndex(of: ")")
+        else { return true }
         let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
         return state != "Z" && state != "X"
     }
@@ -103,14 +109,17 @@ struct DaemonPID {
     func status(_ key: String) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-            return Int(line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            return Int(
+                line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
         }
         return nil
     }
 
     var state: String {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return "gone" }
-        return text.split(separator: "\n").first { $0.hasPrefix("State:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) } ?? "?"
+        return text.split(separator: "\n").first { $0.hasPrefix("State:") }.map {
+            String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+        } ?? "?"
     }
 }
 
@@ -132,7 +141,10 @@ final class Monitor: @unchecked Sendable {
     private(set) var peakRSS = 0
     private let done = DispatchGroup()
 
-    init(path: String, pid: DaemonPID?, stats: Stats, batchInputs: Int, hangTimeout: Double, housekeepAbove: Int, quiet: Bool, workers: [Worker]) {
+    init(
+        path: String, pid: DaemonPID?, stats: Stats, batchInputs: Int, hangTimeout: Double, housekeepAbove: Int,
+        quiet: Bool, workers: [Worker]
+    ) {
         self.path = path
         self.pid = pid
         self.stats = stats
@@ -145,7 +157,10 @@ final class Monitor: @unchecked Sendable {
 
     func start() {
         done.enter()
-        Thread { [self] in loop(); done.leave() }.start()
+        Thread { [self] in
+            loop()
+            done.leave()
+        }.start()
     }
 
     func stop() {
@@ -169,7 +184,9 @@ final class Monitor: @unchecked Sendable {
             if let pid, let rss = pid.status("VmRSS") { lock.withLock { _ in peakRSS = max(peakRSS, rss) } }
             for worker in workers {
                 if let c = worker.connection, c.oldestCanaryAge > 30 {
-                    stats.hang("connection \(worker.index): a valid request has waited \(Int(c.oldestCanaryAge)) s for its answer")
+                    stats.hang(
+                        "connection \(worker.index): a valid request has waited \(Int(c.oldestCanaryAge)) s for its answer"
+                    )
                     return
                 }
             }
@@ -185,7 +202,9 @@ final class Monitor: @unchecked Sendable {
                 lastProgress = now()
                 let elapsed = now() - started
                 let rss = pid?.status("VmRSS").map { ", daemon RSS \($0 / 1024) MiB" } ?? ""
-                warn("todofuzz: \(inputs) inputs in \(Int(elapsed)) s (\(Int(Double(inputs) / elapsed))/s), \(stats.hangChecks) checks\(rss)\n")
+                warn(
+                    "todofuzz: \(inputs) inputs in \(Int(elapsed)) s (\(Int(Double(inputs) / elapsed))/s), \(stats.hangChecks) checks\(rss)\n"
+                )
             }
         }
     }
@@ -195,7 +214,8 @@ final class Monitor: @unchecked Sendable {
     func check() -> JSON? {
         let result = LockedResult()
         let finished = DispatchSemaphore(value: 0)
-        let path = self.path, timeout = hangTimeout
+        let path = self.path
+        let timeout = hangTimeout
         let started = now()
         Thread {
             do {
@@ -224,7 +244,9 @@ final class Monitor: @unchecked Sendable {
                     stats.hang("daemon.status on a fresh connection failed: \(text)")
                 }
             } else {
-                stats.hang("daemon.status on a fresh connection was not answered within \(hangTimeout) s" + (pid.map { " (process state: \($0.state))" } ?? ""))
+                stats.hang(
+                    "daemon.status on a fresh connection was not answered within \(hangTimeout) s"
+                        + (pid.map { " (process state: \($0.state))" } ?? ""))
             }
             return nil
         }
@@ -261,7 +283,8 @@ final class Monitor: @unchecked Sendable {
             var rounds = 0
             while remaining > housekeepAbove && rounds < 20 {
                 rounds += 1
-                let page = try client.call(Method.todoList.name, ["status": "all", "sort": [["key": "id"]], "limit": 1000])
+                let page = try client.call(
+                    Method.todoList.name, ["status": "all", "sort": [["key": "id"]], "limit": 1000])
                 let ids = page["todos"]?.arrayValue?.compactMap { $0["id"] } ?? []
                 guard !ids.isEmpty else { break }
                 _ = try client.call(Method.todoDelete.name, ["ids": .array(ids)])
@@ -270,7 +293,10 @@ final class Monitor: @unchecked Sendable {
             }
             let categories = try client.call(Method.categoryList.name).arrayValue ?? []
             if categories.count > 100 {
-                _ = try client.pipeline(categories.compactMap { c in c["name"].map { (Method.categoryDelete.name, ["name": $0, "force": true]) } })
+                _ = try client.pipeline(
+                    categories.compactMap { c in
+                        c["name"].map { (Method.categoryDelete.name, ["name": $0, "force": true]) }
+                    })
             }
         } catch SimpleClient.Failure.rpc(-32001, _) {
             // A fuzzing request deleted one of these todos first: try again after the next check.

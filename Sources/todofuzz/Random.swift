@@ -17,7 +17,9 @@ struct Rng {
     /// A number in 0..<n (n > 0).
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 
-    mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + below(range.upperBound - range.lowerBound + 1) }
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + below(range.upperBound - range.lowerBound + 1)
+    }
 
     /// True with probability `p`.
     mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(UInt64(1) << 53) < p }

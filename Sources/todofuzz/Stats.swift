@@ -68,7 +68,9 @@ final class Stats: @unchecked Sendable {
     func canarySent() { lock.withLock { _ in canariesSent += 1 } }
     func canaryAnswered() { lock.withLock { _ in canariesAnswered += 1 } }
     func connected() { lock.withLock { _ in connects += 1 } }
-    func disconnected(deliberately: Bool) { lock.withLock { _ in if deliberately { deliberateDisconnects += 1 } else { expectedCloses += 1 } } }
+    func disconnected(deliberately: Bool) {
+        lock.withLock { _ in if deliberately { deliberateDisconnects += 1 } else { expectedCloses += 1 } }
+    }
 
     func unexpectedClose(_ what: String) {
         lock.withLock { _ in
@@ -77,9 +79,24 @@ final class Stats: @unchecked Sendable {
         }
     }
 
-    func hang(_ what: String) { lock.withLock { _ in hangs.append(what); stopping = true } }
-    func crash(_ what: String) { lock.withLock { _ in crashes.append(what); stopping = true } }
-    func check(latency: Double) { lock.withLock { _ in hangChecks += 1; maxCheckLatency = max(maxCheckLatency, latency) } }
+    func hang(_ what: String) {
+        lock.withLock { _ in
+            hangs.append(what)
+            stopping = true
+        }
+    }
+    func crash(_ what: String) {
+        lock.withLock { _ in
+            crashes.append(what)
+            stopping = true
+        }
+    }
+    func check(latency: Double) {
+        lock.withLock { _ in
+            hangChecks += 1
+            maxCheckLatency = max(maxCheckLatency, latency)
+        }
+    }
     func deleted(_ n: Int) { lock.withLock { _ in housekeepingDeleted += n } }
     func stop() { lock.withLock { _ in stopping = true } }
     var isStopping: Bool { lock.withLock { _ in stopping } }
@@ -108,8 +125,10 @@ func classify(_ line: ArraySlice<UInt8>) -> Result<(Outcome, JSON?), LineProblem
     guard case .object(let o) = message else { return .failure(LineProblem("not an object")) }
     guard o["jsonrpc"] == .string("2.0") else { return .failure(LineProblem("jsonrpc is not \"2.0\"")) }
     if let method = o["method"] {
-        guard method == .string("event"), o["id"] == nil, o["result"] == nil, o["error"] == nil, Set(o.keys) == ["jsonrpc", "method", "params"],
-              case .object(let params)? = o["params"], params["type"]?.stringValue != nil else {
+        guard method == .string("event"), o["id"] == nil, o["result"] == nil, o["error"] == nil,
+            Set(o.keys) == ["jsonrpc", "method", "params"],
+            case .object(let params)? = o["params"], params["type"]?.stringValue != nil
+        else {
             return .failure(LineProblem("a notification that is not a well-formed event"))
         }
         return .success((.event, nil))
@@ -119,17 +138,22 @@ func classify(_ line: ArraySlice<UInt8>) -> Result<(Outcome, JSON?), LineProblem
     case .null, .string, .int: break
     default: return .failure(LineProblem("an id of type \(id.typeName)"))
     }
-    guard Set(o.keys).isSubset(of: ["jsonrpc", "id", "result", "error"]) else { return .failure(LineProblem("unexpected members \(o.keys)")) }
+    guard Set(o.keys).isSubset(of: ["jsonrpc", "id", "result", "error"]) else {
+        return .failure(LineProblem("unexpected members \(o.keys)"))
+    }
     switch (o["result"], o["error"]) {
     case (_?, nil):
         return .success((.result, id))
     case (nil, let error?):
         guard case .object(let e) = error, let code = e["code"]?.intValue, e["message"]?.stringValue != nil,
-              Set(e.keys).isSubset(of: ["code", "message", "data"]) else {
+            Set(e.keys).isSubset(of: ["code", "message", "data"])
+        else {
             return .failure(LineProblem("a malformed error object"))
         }
         if let data = e["data"] {
-            guard case .object(let d) = data, d["field"]?.stringValue != nil else { return .failure(LineProblem("a malformed error data")) }
+            guard case .object(let d) = data, d["field"]?.stringValue != nil else {
+                return .failure(LineProblem("a malformed error data"))
+            }
         }
         guard knownCodes.contains(Int(code)) else { return .failure(LineProblem("an unknown error code \(code)")) }
         return .success((.error(Int(code)), id))

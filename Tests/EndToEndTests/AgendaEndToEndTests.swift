@@ -9,7 +9,10 @@ import TodoTestSupport
     @Test func overdueFirstThenTheDays() throws {
         let d = try DaemonProcess()
         let env = ["TZ": "Asia/Tokyo", "NO_COLOR": "1"]
-        for (title, due) in [("期限切れの請求書", "2020-01-01 09:00"), ("明日の会議", "tomorrow 10:00"), ("far away", "+30d"), ("finished", "tomorrow 11:00")] {
+        for (title, due) in [
+            ("期限切れの請求書", "2020-01-01 09:00"), ("明日の会議", "tomorrow 10:00"), ("far away", "+30d"),
+            ("finished", "tomorrow 11:00")
+        ] {
             let added = try d.todoctl(["add", title, "--due", due], environment: env)
             #expect(added.status == 0, "\(added.stderr)")
         }
@@ -31,7 +34,8 @@ import TodoTestSupport
         #expect(lines.contains { $0.hasSuffix(" today") } && lines.contains { $0.hasSuffix(" tomorrow") })
         // The TITLE column starts at the same terminal column in every row, wide characters included.
         let header = try #require(lines.first)
-        let titleColumn = header.distance(from: header.startIndex, to: try #require(header.range(of: "TITLE")).lowerBound)
+        let titleColumn = header.distance(
+            from: header.startIndex, to: try #require(header.range(of: "TITLE")).lowerBound)
         for title in ["期限切れの請求書", "明日の会議"] {
             let row = try #require(lines.first { $0.hasSuffix(title) })
             #expect(Self.width(String(row.dropLast(title.count))) == titleColumn, "\(row)")

@@ -17,17 +17,23 @@ import TodoTestSupport
 
     /// Each firing of each alarm is its own journal entry naming the alarm's uid, its place and
     /// which repeat it is; the nagging one repeats its count, then `reminded` is set.
-    @Test(.enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald"))
+    @Test(
+        .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald"))
     func eachFiringOfEachAlarmIsItsOwnJournalEntry() throws {
         let dir = TemporaryDirectory("alarm-fire")
         let daemon = try DaemonProcess(directory: dir)
         let title = unique("alarms")
         let due = rfc3339(in: 3)
         let first = rfc3339(in: 1)
-        let todo = try daemon.client().result("todo.add", [
-            "title": .string(title), "due": .string(due),
-            "alarms": [["uid": "first", "at": .string(first)], ["uid": "nag", "related": "due", "offset": 0, "repeat": 2, "interval": 1]],
-        ])
+        let todo = try daemon.client().result(
+            "todo.add",
+            [
+                "title": .string(title), "due": .string(due),
+                "alarms": [
+                    ["uid": "first", "at": .string(first)],
+                    ["uid": "nag", "related": "due", "offset": 0, "repeat": 2, "interval": 1]
+                ]
+            ])
         #expect(todo["alarms"]?.arrayValue?.count == 2 && todo["remind"] == .string(first))
         #expect(todo["alarms"]?[1]?["next"] == .string(due))
         let entries = try Journalctl.reminders(title: title, atLeast: 4)
@@ -47,10 +53,15 @@ import TodoTestSupport
     @Test func alarmAckAcknowledgesOneAlarmOnly() throws {
         let d = try DaemonProcess()
         let client = try d.client()
-        let todo = try client.result("todo.add", [
-            "title": "歯医者に行く", "due": "2099-03-23T08:00:00Z",
-            "alarms": [["uid": "day-before", "related": "due", "offset": -86_400], ["uid": "at-time", "related": "due", "offset": 0]],
-        ])
+        let todo = try client.result(
+            "todo.add",
+            [
+                "title": "歯医者に行く", "due": "2099-03-23T08:00:00Z",
+                "alarms": [
+                    ["uid": "day-before", "related": "due", "offset": -86_400],
+                    ["uid": "at-time", "related": "due", "offset": 0]
+                ]
+            ])
         let id = todo["id"] ?? 0
         let acked = try client.result("todo.alarm.ack", ["id": id, "alarm": "day-before"])
         #expect(acked["alarms"]?[0]?["acknowledged"]?.stringValue != nil)
@@ -65,7 +76,7 @@ import TodoTestSupport
             (["id": id, "alarm": ""], -32602, "alarm"),
             (["id": id], -32602, "alarm"),
             (["id": id, "alarm": 3], -32602, "alarm"),
-            (["id": id, "alarm": "at-time", "extra": 1], -32602, "extra"),
+            (["id": id, "alarm": "at-time", "extra": 1], -32602, "extra")
         ] {
             let answer = try client.call("todo.alarm.ack", params)
             #expect(answer["error"]?["code"] == .int(code), "\(params): \(answer.serialized())")
@@ -80,8 +91,12 @@ import TodoTestSupport
     /// back what an edit replaced.
     @Test func todoctlGivesSeveralAlarmsNagsAndClearsThem() throws {
         let d = try DaemonProcess()
-        let added = try json(d, ["add", "歯医者", "--due", "2099-03-23 09:00", "--remind", "1d", "--remind", "15m",
-                                 "--remind", "2099-03-20 18:00"])
+        let added = try json(
+            d,
+            [
+                "add", "歯医者", "--due", "2099-03-23 09:00", "--remind", "1d", "--remind", "15m",
+                "--remind", "2099-03-20 18:00"
+            ])
         let alarms = try #require(added["alarms"]?.arrayValue)
         #expect(alarms.count == 3)
         #expect(alarms[0]["related"] == "due" && alarms[0]["offset"] == -86_400)
@@ -89,21 +104,31 @@ import TodoTestSupport
         #expect(alarms[2]["at"] == "2099-03-20T17:00:00Z")
         #expect(added["remind"] == "2099-03-20T17:00:00Z")
         let human = try d.todoctl(["show", "1"], environment: Self.berlin)
-        #expect(human.stdout.contains("1. 1d before due: 2099-03-22 09:00") && human.stdout.contains("2. 15m before due"), "\(human.stdout)")
+        #expect(
+            human.stdout.contains("1. 1d before due: 2099-03-22 09:00") && human.stdout.contains("2. 15m before due"),
+            "\(human.stdout)")
         // Moving the due moves the relative alarms with it.
         let moved = try json(d, ["edit", "1", "--due", "2099-03-24 09:00"])
         #expect(moved["alarms"]?[0]?["next"] == "2099-03-23T08:00:00Z")
         // Nagging: every 10 minutes, 6 times by default; a count of its own.
         let nag = try json(d, ["add", "薬を飲む", "--due", "2099-03-23 21:00", "--nag", "10m"])
-        #expect(nag["alarms"]?[0]?["repeat"] == 6 && nag["alarms"]?[0]?["interval"] == 600 && nag["alarms"]?[0]?["offset"] == 0)
-        let counted = try json(d, ["add", "水", "--due", "2099-03-23 21:00", "--remind", "5m", "--nag", "1h", "--nag-count", "3"])
-        #expect(counted["alarms"]?[0]?["repeat"] == 3 && counted["alarms"]?[0]?["interval"] == 3600 && counted["alarms"]?[0]?["offset"] == -300)
+        #expect(
+            nag["alarms"]?[0]?["repeat"] == 6 && nag["alarms"]?[0]?["interval"] == 600
+                && nag["alarms"]?[0]?["offset"] == 0)
+        let counted = try json(
+            d, ["add", "水", "--due", "2099-03-23 21:00", "--remind", "5m", "--nag", "1h", "--nag-count", "3"])
+        #expect(
+            counted["alarms"]?[0]?["repeat"] == 3 && counted["alarms"]?[0]?["interval"] == 3600
+                && counted["alarms"]?[0]?["offset"] == -300)
         // A WHEN in Japanese.
-        let japanese = try json(d, ["add", "会議", "--due", "2099-03-23 10:00", "--remind", "30m", "--remind", "2099年3月22日 9時"])
+        let japanese = try json(
+            d, ["add", "会議", "--due", "2099-03-23 10:00", "--remind", "30m", "--remind", "2099年3月22日 9時"])
         #expect(japanese["alarms"]?.arrayValue?.count == 2 && japanese["alarms"]?[1]?["at"] == "2099-03-22T08:00:00Z")
         // Bad values: one clear line, nothing changes.
         let bad = try d.todoctl(["add", "x", "--due", "2099-03-23 09:00", "--nag", "10s"], environment: Self.berlin)
-        #expect(bad.status != 0 && bad.stderr.split(separator: "\n").first?.contains("--nag \"10s\"") == true, "\(bad.stderr)")
+        #expect(
+            bad.status != 0 && bad.stderr.split(separator: "\n").first?.contains("--nag \"10s\"") == true,
+            "\(bad.stderr)")
         let noCount = try d.todoctl(["add", "x", "--nag-count", "3"], environment: Self.berlin)
         #expect(noCount.status != 0 && noCount.stderr.contains("--nag-count goes with --nag"))
         #expect(try json(d, ["list"]).arrayValue?.count == 4)

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct BackpressureTests {
     /// A client that writes 60,000 adds before it reads a single answer gets all 60,000 answers,
@@ -31,10 +32,21 @@ import TodoTestSupport
     @Test func aNeverReadingClientOfListingsKeepsTheDaemonSmall() throws {
         let daemon = try DaemonProcess()
         let setup = try daemon.client()
-        try setup.send(lines(20, "store.import", { part in
-            ["format": "todod-export", "version": 1, "more": .bool(part < 19), "categories": [],
-             "todos": .array((0..<1000).map { i in ["title": .string("一覧 \(part)-\(i) " + String(repeating: "x", count: 100)), "created": "2026-01-01T00:00:00Z"] })]
-        }))
+        try setup.send(
+            lines(
+                20, "store.import",
+                { part in
+                    [
+                        "format": "todod-export", "version": 1, "more": .bool(part < 19), "categories": [],
+                        "todos": .array(
+                            (0..<1000).map { i in
+                                [
+                                    "title": .string("一覧 \(part)-\(i) " + String(repeating: "x", count: 100)),
+                                    "created": "2026-01-01T00:00:00Z"
+                                ]
+                            })
+                    ]
+                }))
         for _ in 0..<20 { #expect(try setup.receive()["result"] != nil) }
         let rssBefore = residentKiB(daemon.pid)
         let silent = try daemon.client()
@@ -53,9 +65,11 @@ import TodoTestSupport
         for _ in 0..<20 {
             #expect(try other.result("todo.list", ["limit": 1])["total"] == 20_000)
             peak = max(peak, residentKiB(daemon.pid))
-            usleep(50_000)  // samples a second of the silent client holding its answers: the watching is what is tested
+            usleep(50_000) // samples a second of the silent client holding its answers: the watching is what is tested
         }
-        print("never-reading client: \(sent) listings of 20,000 todos (~2.7 MB each) sent; daemon RSS \(rssBefore) KiB before, at most \(peak) KiB")
+        print(
+            "never-reading client: \(sent) listings of 20,000 todos (~2.7 MB each) sent; daemon RSS \(rssBefore) KiB before, at most \(peak) KiB"
+        )
         #expect(peak < rssBefore + 120 * 1024, "RSS \(peak) KiB")
     }
 
@@ -65,12 +79,18 @@ import TodoTestSupport
         let daemon = try DaemonProcess()
         let client = try daemon.client()
         let notes = String(repeating: "n", count: 60_000)
-        let part: JSONObject = ["format": "todod-export", "version": 1, "more": true, "categories": [],
-                                "todos": .array((0..<16).map { _ in ["title": "重い", "notes": .string(notes), "created": "2026-01-01T00:00:00Z"] })]
+        let part: JSONObject = [
+            "format": "todod-export", "version": 1, "more": true, "categories": [],
+            "todos": .array(
+                (0..<16).map { _ in ["title": "重い", "notes": .string(notes), "created": "2026-01-01T00:00:00Z"] })
+        ]
         var refused: JSON?
-        for _ in 0..<400 {  // 16 todos of 60 kB a part: about 1 MB a part, so the bound is hit near part 270
+        for _ in 0..<400 { // 16 todos of 60 kB a part: about 1 MB a part, so the bound is hit near part 270
             let answer = try client.call("store.import", part)
-            if answer["error"] != nil { refused = answer; break }
+            if answer["error"] != nil {
+                refused = answer
+                break
+            }
         }
         #expect(refused?["error"]?["code"] == -32602)
         #expect(refused?["error"]?["data"]?["field"] == "todos")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct BadStoreTests {
     private func refuses(_ path: String, mentioning words: String) throws {

@@ -44,11 +44,28 @@ import TodoTestSupport
             ("todo.add", ["title": "ok", "allDay": true], -32602, "allDay"),
             ("todo.add", ["title": "ok", "allDay": "yes"], -32602, "allDay"),
             ("todo.add", ["title": "ok", "recurrence": ["rule": "FREQ=DAILY"]], -32602, "recurrence"),
-            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=HOURLY"]], -32602, "recurrence.rule"),
-            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY;BYDAY=XX"]], -32602, "recurrence.rule"),
-            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "every day"]], -32602, "recurrence.rule"),
-            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY", "from": "later"]], -32602, "recurrence.from"),
-            ("todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": "FREQ=DAILY"], -32602, "recurrence"),
+            (
+                "todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=HOURLY"]],
+                -32602, "recurrence.rule"
+            ),
+            (
+                "todo.add",
+                ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY;BYDAY=XX"]], -32602,
+                "recurrence.rule"
+            ),
+            (
+                "todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "every day"]], -32602,
+                "recurrence.rule"
+            ),
+            (
+                "todo.add",
+                ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY", "from": "later"]],
+                -32602, "recurrence.from"
+            ),
+            (
+                "todo.add", ["title": "ok", "due": "2030-01-01T00:00:00Z", "recurrence": "FREQ=DAILY"], -32602,
+                "recurrence"
+            ),
             ("todo.update", ["id": 1, "priority": 1], -32602, "priority"),
             ("todo.update", ["id": 1, "tags": ["ok", " "]], -32602, "tags[1]"),
             ("todo.update", ["id": 1, "addTags": ["a\tb"]], -32602, "addTags[0]"),
@@ -63,7 +80,7 @@ import TodoTestSupport
             ("todo.list", ["tags": ["a b"]], -32602, "tags[0]"),
             ("todo.list", ["tags": "a"], -32602, "tags"),
             ("todo.list", ["priority": "none"], -32602, "priority"),
-            ("todo.list", ["recurring": 1], -32602, "recurring"),
+            ("todo.list", ["recurring": 1], -32602, "recurring")
         ]
         // todo.get / update / complete / reopen / delete / move / snooze
         c += [
@@ -96,7 +113,7 @@ import TodoTestSupport
             ("todo.move", ["id": 999, "position": 1], -32001, nil),
             ("todo.snooze", ["id": 1], -32602, "until"),
             ("todo.snooze", ["id": 1, "until": "later"], -32602, "until"),
-            ("todo.snooze", ["id": 999, "until": "2030-01-01T00:00:00Z"], -32001, nil),
+            ("todo.snooze", ["id": 999, "until": "2030-01-01T00:00:00Z"], -32001, nil)
         ]
         // todo.list
         c += [
@@ -114,7 +131,10 @@ import TodoTestSupport
             // (2,001 keys used to cut a streamed answer mid-line; 500 repeats stalled every client).
             ("todo.list", ["sort": .array(Array(repeating: ["key": "title"], count: 2001))], -32602, "sort"),
             ("todo.list", ["sort": .array(Array(repeating: ["key": "id"], count: 500))], -32602, "sort"),
-            ("todo.list", ["sort": [["key": "due"], ["key": "title"], ["key": "due", "descending": true]]], -32602, "sort"),
+            (
+                "todo.list", ["sort": [["key": "due"], ["key": "title"], ["key": "due", "descending": true]]], -32602,
+                "sort"
+            ),
             ("todo.list", ["limit": -1], -32602, "limit"),
             ("todo.list", ["limit": 100_001], -32602, "limit"),
             ("todo.list", ["offset": -1], -32602, "offset"),
@@ -125,7 +145,7 @@ import TodoTestSupport
             ("todo.list", ["after": 1, "offset": 3], -32602, "offset"),
             ("todo.list", ["before": 1, "tree": true], -32602, "tree"),
             ("todo.list", ["withOffset": true], -32602, "withOffset"),
-            ("todo.list", ["after": 999_999], -32001, nil),
+            ("todo.list", ["after": 999_999], -32001, nil)
         ]
         // categories, import, reminders, watch
         c += [
@@ -142,17 +162,37 @@ import TodoTestSupport
             ("category.move", ["name": "Home"], -32602, "position"),
             ("store.import", [:], -32602, "format"),
             ("store.import", ["format": "other", "version": 1, "categories": [], "todos": []], -32602, "format"),
-            ("store.import", ["format": "todod-export", "version": 2, "categories": [], "todos": []], -32602, "version"),
-            ("store.import", ["format": "todod-export", "version": 1, "categories": [""], "todos": []], -32602, "categories[0]"),
-            ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [["title": "ok", "created": "soon"]]], -32602, "todos[0].created"),
-            ("store.import", ["format": "todod-export", "version": 1, "categories": [],
-                              "todos": [["title": "ok", "created": "2026-01-01T00:00:00Z"], ["title": "", "created": "2026-01-01T00:00:00Z"]]],
-             -32602, "todos[1].title"),
+            (
+                "store.import", ["format": "todod-export", "version": 2, "categories": [], "todos": []], -32602,
+                "version"
+            ),
+            (
+                "store.import", ["format": "todod-export", "version": 1, "categories": [""], "todos": []], -32602,
+                "categories[0]"
+            ),
+            (
+                "store.import",
+                [
+                    "format": "todod-export", "version": 1, "categories": [],
+                    "todos": [["title": "ok", "created": "soon"]]
+                ], -32602, "todos[0].created"
+            ),
+            (
+                "store.import",
+                [
+                    "format": "todod-export", "version": 1, "categories": [],
+                    "todos": [
+                        ["title": "ok", "created": "2026-01-01T00:00:00Z"],
+                        ["title": "", "created": "2026-01-01T00:00:00Z"]
+                    ]
+                ],
+                -32602, "todos[1].title"
+            ),
             ("reminder.list", ["limit": 0], -32602, "limit"),
             ("reminder.list", ["since": "recently"], -32602, "since"),
             ("watch", ["events": ["todo.exploded"]], -32602, "events[0]"),
             ("daemon.status", ["verbose": true], -32602, "verbose"),
-            ("todo.teleport", [:], -32601, nil),
+            ("todo.teleport", [:], -32601, nil)
         ]
         return c
     }()
@@ -162,10 +202,14 @@ import TodoTestSupport
         let c = try daemon.client()
         _ = try c.result("todo.add", ["title": "one", "category": "Home", "due": "2030-01-01T00:00:00Z"])
         _ = try c.result("todo.add", ["title": "two", "category": "Work"])
-        _ = try c.result("todo.add", ["title": "three", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY"]])
+        _ = try c.result(
+            "todo.add", ["title": "three", "due": "2030-01-01T00:00:00Z", "recurrence": ["rule": "FREQ=DAILY"]])
         let snapshot = { () throws -> JSON in
             var document = try c.result("store.export")
-            if case .object(var o) = document { o["exported"] = nil; document = .object(o) }
+            if case .object(var o) = document {
+                o["exported"] = nil
+                document = .object(o)
+            }
             return document
         }
         let before = try snapshot()
@@ -174,7 +218,9 @@ import TodoTestSupport
             let error = answer["error"]
             #expect(error?["code"]?.intValue == code, "\(method) \(params.serialized()): \(answer.serialized())")
             if let field {
-                #expect(error?["data"]?["field"]?.stringValue == field, "\(method) \(params.serialized()): \(answer.serialized())")
+                #expect(
+                    error?["data"]?["field"]?.stringValue == field,
+                    "\(method) \(params.serialized()): \(answer.serialized())")
                 #expect(error?["message"]?.stringValue?.contains(field) == true)
             }
             #expect(error?["message"]?.stringValue?.contains("\n") == false)

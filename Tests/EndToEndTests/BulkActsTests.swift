@@ -23,9 +23,11 @@ import TodoTestSupport
     /// Six todos: three in 買い物 (two due today), one tagged home, one high priority, one plain.
     static func seeded() throws -> DaemonProcess {
         let d = try DaemonProcess()
-        for arguments in [["牛乳を買う", "-c", "買い物", "--due", "today 10:00"], ["卵", "-c", "買い物", "--due", "today 11:00"],
-                          ["パン", "-c", "買い物", "--due", "+3d"], ["Fix the sink", "-t", "home"],
-                          ["Report", "-p", "high"], ["本を読む"]] {
+        for arguments in [
+            ["牛乳を買う", "-c", "買い物", "--due", "today 10:00"], ["卵", "-c", "買い物", "--due", "today 11:00"],
+            ["パン", "-c", "買い物", "--due", "+3d"], ["Fix the sink", "-t", "home"],
+            ["Report", "-p", "high"], ["本を読む"]
+        ] {
             let added = try d.todoctl(["add"] + arguments, environment: ["TZ": "UTC"])
             #expect(added.status == 0, "\(added.stderr)")
         }
@@ -46,25 +48,32 @@ import TodoTestSupport
         #expect(before.status == 0 && before.stdout.contains("Completed 3"), "\(before.stdout)\(before.stderr)")
         // reopen with a filter takes the done ones.
         let reopened = try d.todoctl(["reopen", "-c", "買い物", "--yes"])
-        #expect(reopened.status == 0 && reopened.stdout.contains("Reopened 3 todos."), "\(reopened.stdout)\(reopened.stderr)")
+        #expect(
+            reopened.status == 0 && reopened.stdout.contains("Reopened 3 todos."),
+            "\(reopened.stdout)\(reopened.stderr)")
         #expect(try Self.todo(d, 1)["done"] == .bool(false))
     }
 
     @Test func withoutATerminalOrWithJSONAFilterNeedsYes() throws {
         let d = try Self.seeded()
         let before = try d.todoctl(["--json", "export"]).stdout
-        for arguments in [["done", "-c", "買い物"], ["--json", "rm", "-t", "home"], ["-p", "high", "edit", "--title", "x"],
-                          ["snooze", "--all", "2h"], ["move", "-c", "買い物", "--top"], ["annotate", "-c", "買い物", "メモ"]] {
+        for arguments in [
+            ["done", "-c", "買い物"], ["--json", "rm", "-t", "home"], ["-p", "high", "edit", "--title", "x"],
+            ["snooze", "--all", "2h"], ["move", "-c", "買い物", "--top"], ["annotate", "-c", "買い物", "メモ"]
+        ] {
             let refused = try d.todoctl(arguments)
             #expect(refused.status == 2, "\(arguments): \(refused.stdout)\(refused.stderr)")
-            #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("--yes"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("--yes"),
+                "\(refused.stderr)")
         }
         let stored = try Self.json(try d.todoctl(["--json", "export"]))
         #expect(stored["todos"] == (try JSON.parse(Array(before.utf8)))["todos"])
         // Nothing to act on: no ids, no filter, no --all.
         for command in ["done", "rm", "move", "snooze", "annotate", "reopen"] {
             let nothing = try d.todoctl([command] + (command == "move" ? ["--top"] : []))
-            #expect(nothing.status == 2 && nothing.stderr.hasPrefix("todoctl: missing"), "\(command): \(nothing.stderr)")
+            #expect(
+                nothing.status == 2 && nothing.stderr.hasPrefix("todoctl: missing"), "\(command): \(nothing.stderr)")
         }
         // Ids and a filter at once are refused.
         let both = try d.todoctl(["done", "1", "-c", "買い物", "--yes"])
@@ -118,7 +127,9 @@ import TodoTestSupport
         #expect(try Self.listed(d, []) == [4, 5, 6, 1, 2, 3])
         // Todos already where they are sent are reported as such, not as moved.
         let still = try d.todoctl(["move", "--all", "--bottom", "--yes"])
-        #expect(still.status == 0 && still.stdout.contains("Nothing changed: the 6 todos were already so."), "\(still.stdout)\(still.stderr)")
+        #expect(
+            still.status == 0 && still.stdout.contains("Nothing changed: the 6 todos were already so."),
+            "\(still.stdout)\(still.stderr)")
         let inside = try d.todoctl(["move", "1", "2", "--after", "2"])
         #expect(inside.status == 1 && inside.stderr.contains("one of the todos being moved"), "\(inside.stderr)")
     }
@@ -130,18 +141,25 @@ import TodoTestSupport
         for id in [1, 2] { #expect(try Self.todo(d, id)["remind"] == .string("2030-01-01T09:00:00Z")) }
         let all = try d.todoctl(["snooze", "--all", "3h", "--yes"])
         // 1, 2 and 3 (due in 3 days) keep their later reminder (a snooze never moves one earlier), and the line says so.
-        #expect(all.status == 0 && all.stdout.contains("Snoozed 3 todos until ") && all.stdout.contains("; 3 kept a later reminder"), "\(all.stdout)\(all.stderr)")
+        #expect(
+            all.status == 0 && all.stdout.contains("Snoozed 3 todos until ")
+                && all.stdout.contains("; 3 kept a later reminder"), "\(all.stdout)\(all.stderr)")
         #expect(try d.todoctl(["undo"]).status == 0)
         #expect(try Self.todo(d, 1)["remind"] == .string("2030-01-01T09:00:00Z"))
         #expect(try Self.todo(d, 6)["remind"] == .null)
 
         #expect(try d.todoctl(["edit", "1", "--notes", "最初の行"]).status == 0)
         let annotated = try d.todoctl(["annotate", "-c", "買い物", "店が", "閉まっていた", "--yes"], environment: ["TZ": "UTC"])
-        #expect(annotated.status == 0 && annotated.stdout.contains("Annotated 3 todos."), "\(annotated.stdout)\(annotated.stderr)")
+        #expect(
+            annotated.status == 0 && annotated.stdout.contains("Annotated 3 todos."),
+            "\(annotated.stdout)\(annotated.stderr)")
         let notes = try #require(try Self.todo(d, 1)["notes"]?.stringValue)
         let lines = notes.split(separator: "\n")
         #expect(lines.count == 2 && lines[0] == "最初の行", "\(notes)")
-        #expect(lines.last.map { $0.range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d 店が 閉まっていた$"#, options: .regularExpression) != nil } == true, "\(notes)")
+        #expect(
+            lines.last.map {
+                $0.range(of: #"^\d{4}-\d\d-\d\d \d\d:\d\d 店が 閉まっていた$"#, options: .regularExpression) != nil
+            } == true, "\(notes)")
         #expect(try Self.todo(d, 3)["notes"]?.stringValue?.hasSuffix(" 店が 閉まっていた") == true)
         let one = try d.todoctl(["annotate", "6", "読んだ"])
         #expect(one.status == 0 && one.stdout.contains("Annotated 6: 本を読む"), "\(one.stdout)\(one.stderr)")
@@ -165,7 +183,8 @@ import TodoTestSupport
         let edited = try d.todoctl(["--search-exact", "クリーニング", "edit", "-p", "low", "--yes"])
         #expect(edited.status == 0, "\(edited.stdout)\(edited.stderr)")
         #expect(try Self.todo(d, 1)["priority"] == .string("low") && Self.todo(d, 3)["priority"] == .null)
-        for (act, extra) in [("annotate", ["メモ"]), ("snooze", ["2h"]), ("move", ["--top"]), ("reopen", []), ("rm", [])] {
+        for (act, extra) in [("annotate", ["メモ"]), ("snooze", ["2h"]), ("move", ["--top"]), ("reopen", []), ("rm", [])]
+        {
             let none = try d.todoctl([act, "--search-exact", "ｸﾘｰﾆﾝｸﾞ店"] + extra + ["--yes"])
             #expect(none.status == 0 && !none.stdout.contains("ｸﾘｰﾆﾝｸﾞ"), "\(act): \(none.stdout)\(none.stderr)")
         }
@@ -173,7 +192,9 @@ import TodoTestSupport
         #expect(moved.status == 0, "\(moved.stdout)\(moved.stderr)")
         #expect(try Self.listed(d, []) == [3, 1])
         let both = try d.todoctl(["done", "--search", "x", "--search-exact", "x", "--yes"])
-        #expect(both.status == 2 && both.stderr.contains("--search and --search-exact cannot be used together"), "\(both.stderr)")
+        #expect(
+            both.status == 2 && both.stderr.contains("--search and --search-exact cannot be used together"),
+            "\(both.stderr)")
         let folded = try d.todoctl(["done", "--search", "くりーにんぐ", "--yes"])
         #expect(folded.status == 0 && folded.stdout.contains("Completed 2 todos."), "\(folded.stdout)\(folded.stderr)")
         for id in 1...3 { #expect(try Self.todo(d, id)["done"] == .bool(true)) }
@@ -183,14 +204,26 @@ import TodoTestSupport
     @Test func theBatchIsAllOrNothing() throws {
         let d = try Self.seeded()
         let client = try RawClient(path: d.socket)
-        let bad = try client.call("todo.batch", ["ops": [["method": "todo.complete", "params": ["ids": [1]]],
-                                                         ["method": "todo.update", "params": ["id": 999, "title": "x"]]]])
+        let bad = try client.call(
+            "todo.batch",
+            [
+                "ops": [
+                    ["method": "todo.complete", "params": ["ids": [1]]],
+                    ["method": "todo.update", "params": ["id": 999, "title": "x"]]
+                ]
+            ])
         #expect(bad["error"]?["code"] != nil, "\(bad)")
         #expect(try Self.todo(d, 1)["done"] == .bool(false))
         let wrong = try client.call("todo.batch", ["ops": [["method": "todo.add", "params": ["title": "x"]]]])
         #expect(wrong["error"]?["message"]?.stringValue?.contains("ops[0].method") == true, "\(wrong)")
-        let good = try client.call("todo.batch", ["ops": [["method": "todo.complete", "params": ["ids": [1]]],
-                                                          ["method": "todo.update", "params": ["id": 2, "title": "卵を十個"]]]])
+        let good = try client.call(
+            "todo.batch",
+            [
+                "ops": [
+                    ["method": "todo.complete", "params": ["ids": [1]]],
+                    ["method": "todo.update", "params": ["id": 2, "title": "卵を十個"]]
+                ]
+            ])
         #expect(good["result"]?.arrayValue?.count == 2, "\(good)")
         let history = try Self.json(try d.todoctl(["--json", "undo", "--list", "--limit", "1"]))
         #expect(history.arrayValue?.first?["kind"] == .string("batch"), "\(history)")

@@ -5,7 +5,10 @@ import TodoTestSupport
 
 /// An act on a filter at a real terminal (tmux): "N todos will change (done):", the todos as
 /// `list` prints them, one `Go on? [y/N]`; y, yes and はい go on, anything else changes nothing.
-@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (scripts/test installs it)"))
+@Suite(
+    .serialized,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (scripts/test installs it)")
+)
 struct BulkConfirmationTests {
     typealias Pane = InteractiveListTests.Pane
 
@@ -28,7 +31,9 @@ struct BulkConfirmationTests {
         let screen = pane.screen()
         #expect(screen.contains { $0 == "2 todos will change (done):" }, "\(screen)")
         #expect(screen.contains { $0.contains("牛乳を買う") } && screen.contains { $0.contains("卵") }, "\(screen)")
-        #expect(!screen.contains { $0.contains("本を読む") } && screen.contains { $0.contains("ID") && $0.contains("TITLE") }, "\(screen)")
+        #expect(
+            !screen.contains { $0.contains("本を読む") } && screen.contains { $0.contains("ID") && $0.contains("TITLE") },
+            "\(screen)")
         try pane.type("y")
         try pane.press("Enter")
         #expect(pane.contains("Completed 2 todos."), "\(pane.screen())")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reading the change log out against the real daemon and database file: `watch` `since`
 /// resuming while writes go on, `store.changes` paged while writes go on, and todoctl's
@@ -35,7 +36,8 @@ import TodoTestSupport
     /// exactly once, in order: the seqs are consecutive across the switch from replay to live.
     @Test func aResumingWatcherSeesConsecutiveSeqsWhileWritesContinue() throws {
         let daemon = try DaemonProcess()
-        let writers = 3, count = 150
+        let writers = 3
+        let count = 150
         let progress = try daemon.client()
         _ = try progress.result("watch", ["events": ["todo.added"]])
         let hammering = Self.hammer(daemon, writers: writers, count: count)
@@ -76,7 +78,7 @@ import TodoTestSupport
             }
         }
         writer.start()
-        var state: [String: JSON] = [:]  // uid → todo, or null for a tombstone
+        var state: [String: JSON] = [:] // uid → todo, or null for a tombstone
         var since: Int64 = 0
         func page() throws -> Bool {
             let r = try c.result("store.changes", ["since": .int(since), "limit": 7])
@@ -91,7 +93,7 @@ import TodoTestSupport
             since = try #require(r["seq"]?.intValue)
             return r["more"] == true
         }
-        while try page() || written.value < 100 {}  // while the writer goes on
+        while try page() || written.value < 100 {} // while the writer goes on
         stop.value = true
         #expect(eventually(timeout: 60, every: 0.001) { writer.isFinished })
         while try page() {}
@@ -107,15 +109,23 @@ import TodoTestSupport
 
     /// Runs `todoctl ARGUMENTS` until it printed `first` lines, adds a todo, and returns its
     /// lines once it printed one more.
-    private func watch(_ daemon: DaemonProcess, _ arguments: [String], first: Int, add title: String) throws -> [String] {
+    private func watch(_ daemon: DaemonProcess, _ arguments: [String], first: Int, add title: String) throws -> [String]
+    {
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: BuiltProducts.path("todoctl"))
         watcher.arguments = arguments
-        watcher.environment = ProcessInfo.processInfo.environment.merging(["TODOD_SOCKET": daemon.socket, "NO_COLOR": "1"]) { $1 }
+        watcher.environment = ProcessInfo.processInfo.environment.merging([
+            "TODOD_SOCKET": daemon.socket, "NO_COLOR": "1"
+        ]) { $1 }
         let out = Pipe()
         watcher.standardOutput = out
         try watcher.run()
-        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL); watcher.waitForExit() } }
+        defer {
+            if watcher.isRunning {
+                kill(watcher.processIdentifier, SIGKILL)
+                watcher.waitForExit()
+            }
+        }
         var text = ""
         func read(until count: Int) {
             _ = eventually(timeout: 10, every: 0.01) {
@@ -134,13 +144,17 @@ import TodoTestSupport
         _ = try daemon.todoctl(["add", "一つ目"])
         _ = try daemon.todoctl(["add", "二つ目"])
         _ = try daemon.todoctl(["done", "1"])
-        let events = try watch(daemon, ["--json", "watch", "--since", "1"], first: 2, add: "三つ目").map { try JSON.parse($0) }
+        let events = try watch(daemon, ["--json", "watch", "--since", "1"], first: 2, add: "三つ目").map {
+            try JSON.parse($0)
+        }
         #expect(events.map { $0["seq"]?.intValue ?? 0 } == [2, 3, 4])
         #expect(events.map { $0["type"]?.stringValue ?? "" } == ["todo.added", "todo.completed", "todo.added"])
         #expect(events.first?["todos"]?.arrayValue?.first?["title"] == "二つ目")
         let lines = try watch(daemon, ["watch", "--since", "2"], first: 2, add: "四つ目")
         #expect(lines.count == 3, "\(lines)")
-        #expect(lines.first?.hasPrefix("#3 completed") == true && lines.dropFirst().first?.hasPrefix("#4 added") == true, "\(lines)")
+        #expect(
+            lines.first?.hasPrefix("#3 completed") == true && lines.dropFirst().first?.hasPrefix("#4 added") == true,
+            "\(lines)")
         #expect(lines.last?.hasPrefix("#5 added") == true && lines.last?.contains("四つ目") == true, "\(lines)")
         let bad = try daemon.todoctl(["watch", "--since", "soon"])
         #expect(bad.status == 2 && bad.stderr.contains("--since"), "\(bad.stderr)")
@@ -154,11 +168,14 @@ import TodoTestSupport
         let daemon = try DaemonProcess()
         _ = try daemon.todoctl(["add", "牛乳", "--due", "tomorrow 9am"])
         let shown = try daemon.todoctl(["show", "1"])
-        #expect(shown.stdout.split(separator: "\n").contains { $0.hasPrefix("Revision") && $0.hasSuffix(" 1") }, "\(shown.stdout)")
-        _ = try daemon.todoctl(["edit", "1", "--notes", "2 L"])  // revision 2
+        #expect(
+            shown.stdout.split(separator: "\n").contains { $0.hasPrefix("Revision") && $0.hasSuffix(" 1") },
+            "\(shown.stdout)")
+        _ = try daemon.todoctl(["edit", "1", "--notes", "2 L"]) // revision 2
         let stale = try daemon.todoctl(["edit", "1", "--title", "豆乳", "--if-revision", "1"])
         #expect(stale.status == 1)
-        #expect(stale.stderr == "todoctl: todo 1 was changed by someone else since you read it (revision 1, now 2); "
+        #expect(
+            stale.stderr == "todoctl: todo 1 was changed by someone else since you read it (revision 1, now 2); "
                 + "nothing was changed — run `todoctl show 1` and edit again\n", "\(stale.stderr)")
         let after = try JSON.parse(try daemon.todoctl(["--json", "show", "1"]).stdout)
         #expect(after["title"] == "牛乳" && after["revision"] == 2)
@@ -168,7 +185,9 @@ import TodoTestSupport
 
         // `edit --remind 15m` reads the todo for its due time; another client's change lands
         // between that read and the update (a proxy socket holds the update until it has).
-        let proxy = try RacingProxy(daemon: daemon) { _ = try? daemon.client().result("todo.update", ["id": 1, "notes": "他の人"]) }
+        let proxy = try RacingProxy(daemon: daemon) {
+            _ = try? daemon.client().result("todo.update", ["id": 1, "notes": "他の人"])
+        }
         let raced = try daemon.todoctl(["edit", "1", "--remind", "15m"], environment: ["TODOD_SOCKET": proxy.path])
         #expect(raced.status == 1 && raced.stderr.contains("revision 3, now 4"), "\(raced.stderr)")
         let kept = try JSON.parse(try daemon.todoctl(["--json", "show", "1"]).stdout)
@@ -192,7 +211,10 @@ final class RacingProxy: @unchecked Sendable {
             while true {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { return }
-                guard let upstream = try? RawClient(path: daemon.socket) else { close(client); return }
+                guard let upstream = try? RawClient(path: daemon.socket) else {
+                    close(client)
+                    return
+                }
                 var framer = LineFramer()
                 var chunk = [UInt8](repeating: 0, count: 65536)
                 var raced = false
@@ -218,5 +240,8 @@ final class RacingProxy: @unchecked Sendable {
         }
     }
 
-    deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
 }

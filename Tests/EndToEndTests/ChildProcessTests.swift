@@ -28,9 +28,10 @@ import TodoTestSupport
     /// A child that writes more than a pipe holds before it reads its input: the input is
     /// written while the output is read (writing all of it first waited forever).
     @Test(.timeLimit(.minutes(1))) func largeInputAndOutputDoNotDeadlock() throws {
-        let input = String(repeating: "あ", count: 100_000)  // 300,000 bytes
+        let input = String(repeating: "あ", count: 100_000) // 300,000 bytes
         let result = try ChildProcess.run(
-            "/bin/sh", ["-c", "head -c 300000 /dev/zero | tr '\\0' x; head -c 200000 /dev/zero | tr '\\0' y >&2; wc -c"],
+            "/bin/sh",
+            ["-c", "head -c 300000 /dev/zero | tr '\\0' x; head -c 200000 /dev/zero | tr '\\0' y >&2; wc -c"],
             input: input)
         #expect(result.status == 0)
         #expect(result.stdout.utf8.count == 300_000 + "300000\n".utf8.count)

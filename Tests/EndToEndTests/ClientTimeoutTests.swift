@@ -1,22 +1,25 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// todoctl gives up on a daemon that does not answer.
 @Suite struct ClientTimeoutTests {
     /// Runs todoctl under coreutils `timeout`, so a todoctl that hangs ends as exit 124 instead of
     /// hanging the test; returns its result and how long it took.
-    private func todoctl(_ arguments: [String], socket: String, timeout: String) throws -> (ChildProcess.Result, Double) {
+    private func todoctl(_ arguments: [String], socket: String, timeout: String) throws -> (ChildProcess.Result, Double)
+    {
         var env = ProcessInfo.processInfo.environment
         env["TODOD_SOCKET"] = socket
         env["NO_COLOR"] = "1"
         env["TODOCTL_TIMEOUT"] = timeout
         let start = Posix.monotonicSeconds()
-        let result = try ChildProcess.run("timeout", ["-s", "KILL", "20", BuiltProducts.path("todoctl")] + arguments, environment: env)
+        let result = try ChildProcess.run(
+            "timeout", ["-s", "KILL", "20", BuiltProducts.path("todoctl")] + arguments, environment: env)
         return (result, Posix.monotonicSeconds() - start)
     }
 
@@ -73,7 +76,12 @@ import TodoTestSupport
         let out = Pipe()
         watcher.standardOutput = out
         try watcher.run()
-        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL); watcher.waitForExit() } }
+        defer {
+            if watcher.isRunning {
+                kill(watcher.processIdentifier, SIGKILL)
+                watcher.waitForExit()
+            }
+        }
         // Wait until the subscription is live (an add shows up), then idle well past the limit.
         var seen = Data()
         var polls = 0

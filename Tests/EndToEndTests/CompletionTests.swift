@@ -11,7 +11,9 @@ import TodoTestSupport
 
     /// What `_todoctl` offers for the command line `words`, the last one being completed.
     static func complete(_ d: DaemonProcess, _ words: [String]) throws -> [String] {
-        let quoted = ([BuiltProducts.path("todoctl")] + words).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = ([BuiltProducts.path("todoctl")] + words).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
         let program = """
             source '\(script)'
             COMP_WORDS=(\(quoted.joined(separator: " "))); COMP_CWORD=\(words.count)
@@ -66,12 +68,16 @@ import TodoTestSupport
         let d = try DaemonProcess()
         for title in ["a", "b"] { #expect(try d.todoctl(["add", title]).status == 0) }
         #expect(try d.todoctl(["done", "2"]).status == 0)
-        let fish = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("todoctl.fish").path
+        let fish = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("todoctl.fish")
+            .path
         var env = ProcessInfo.processInfo.environment
         env["TODOD_SOCKET"] = d.socket
-        env["PATH"] = URL(fileURLWithPath: BuiltProducts.path("todoctl")).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["PATH"] =
+            URL(fileURLWithPath: BuiltProducts.path("todoctl")).deletingLastPathComponent().path + ":"
+            + (env["PATH"] ?? "/usr/bin:/bin")
         func complete(_ line: String) throws -> [String] {
-            let result = try ChildProcess.run("/usr/bin/fish", ["--no-config", "-c", "source '\(fish)'; complete -C '\(line)'"], environment: env)
+            let result = try ChildProcess.run(
+                "/usr/bin/fish", ["--no-config", "-c", "source '\(fish)'; complete -C '\(line)'"], environment: env)
             return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }.sorted()
         }
         #expect(try complete("todoctl done ") == ["1"])

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What one client believes about its own todos: their order relative to each other, done flags
 /// and categories. Other clients never touch them, so the global order restricted to them must
@@ -64,13 +65,15 @@ private struct OwnTodos: Equatable {
                         let (method, params, effect) = Self.operation(k, model, base + n, &local)
                         pending.mutate { $0[k] = effect }
                         pendingMethod.mutate { $0[k] = method }
-                        guard let answer = try? c.call(method, params) else { return }  // killed: stays pending
+                        guard let answer = try? c.call(method, params) else { return } // killed: stays pending
                         pending.mutate { $0[k] = nil }
                         pendingMethod.mutate { $0[k] = nil }
                         if answer["result"] != nil {
                             acknowledged.mutate { $0 += 1 }
                             ackedMethods.mutate { $0[k].append(method) }
-                            if method == "todo.add", let id = answer["result"]?["id"]?.intValue { owners.mutate { $0[id] = k } }
+                            if method == "todo.add", let id = answer["result"]?["id"]?.intValue {
+                                owners.mutate { $0[id] = k }
+                            }
                             shared.mutate { models in
                                 var m = models[k]
                                 effect(&m, answer["result"] ?? .null)
@@ -80,11 +83,14 @@ private struct OwnTodos: Equatable {
                     }
                 }
             }
-            usleep(UInt32.random(in: 150_000...700_000, using: &rng))  // the kill at a random point of the work is what is tested
+            // the kill at a random point of the work is what is tested
+            usleep(UInt32.random(in: 150_000...700_000, using: &rng))
             daemon.stop(signal: SIGKILL)
             stop.value = true
             group.wait()
-            #expect(try ChildProcess.sqlite3(daemon.database, "PRAGMA integrity_check;") == "ok", "round \(round), seed \(seed)")
+            #expect(
+                try ChildProcess.sqlite3(daemon.database, "PRAGMA integrity_check;") == "ok",
+                "round \(round), seed \(seed)")
 
             let restarted = try DaemonProcess(directory: dir)
             let after = try actual(restarted, clients: clients, categories: shared.value.map(\.category))
@@ -97,7 +103,10 @@ private struct OwnTodos: Equatable {
                 // Ids of a todo added by a lost answer are unknown: compare without them.
                 let key = { (o: OwnTodos) in o.items.map { "\($0.title)|\($0.done)|\($0.category ?? "-")" } }
                 let ok = key(after[k]) == key(shared.value[k]) || key(after[k]) == key(withPending)
-                #expect(ok, "round \(round) client \(k), seed \(seed): expected \(shared.value[k].items.map(\.title)) got \(after[k].items.map(\.title))")
+                #expect(
+                    ok,
+                    "round \(round) client \(k), seed \(seed): expected \(shared.value[k].items.map(\.title)) got \(after[k].items.map(\.title))"
+                )
                 if !ok { return }
             }
             // The log: each client's entries are its acknowledged changes in order (a move that
@@ -105,7 +114,8 @@ private struct OwnTodos: Equatable {
             let entries = try Self.history(restarted).filter { $0.seq > startSeq }.reversed()
             var logged = [[String]](repeating: [], count: clients)
             for entry in entries {
-                guard let k = Self.owner(of: entry.description, owners.value, categories: shared.value.map(\.category)) else {
+                guard let k = Self.owner(of: entry.description, owners.value, categories: shared.value.map(\.category))
+                else {
                     Issue.record("round \(round), seed \(seed): a log entry of no client: \(entry.description)")
                     return
                 }
@@ -117,13 +127,17 @@ private struct OwnTodos: Equatable {
                     if rest.first == Self.kind(of: method) {
                         rest = rest.dropFirst()
                     } else if method != "todo.move" {
-                        Issue.record("round \(round) client \(k), seed \(seed): acknowledged \(method) not in the log \(logged[k]) (acknowledged \(ackedMethods.value[k]))")
+                        Issue.record(
+                            "round \(round) client \(k), seed \(seed): acknowledged \(method) not in the log \(logged[k]) (acknowledged \(ackedMethods.value[k]))"
+                        )
                         return
                     }
                 }
                 let inFlight = pendingMethod.value[k].map(Self.kind(of:))
-                #expect(rest.isEmpty || (rest.count == 1 && rest.first == inFlight),
-                        "round \(round) client \(k), seed \(seed): unacknowledged changes in the log: \(Array(rest)) (in flight: \(inFlight ?? "-"))")
+                #expect(
+                    rest.isEmpty || (rest.count == 1 && rest.first == inFlight),
+                    "round \(round) client \(k), seed \(seed): unacknowledged changes in the log: \(Array(rest)) (in flight: \(inFlight ?? "-"))"
+                )
             }
             models = after
             restarted.stop()
@@ -132,7 +146,9 @@ private struct OwnTodos: Equatable {
 
     /// A random operation of client `k` on its own todos: method, params, and its effect on the model.
     private typealias Effect = @Sendable (inout OwnTodos, JSON) -> Void
-    private static func operation(_ k: Int, _ m: OwnTodos, _ n: Int, _ rng: inout SeededRandom) -> (String, JSONObject, Effect) {
+    private static func operation(_ k: Int, _ m: OwnTodos, _ n: Int, _ rng: inout SeededRandom) -> (
+        String, JSONObject, Effect
+    ) {
         let roll = m.items.count < 3 ? 0 : Int.random(in: 0..<100, using: &rng)
         switch roll {
         case 0..<35:
@@ -140,48 +156,69 @@ private struct OwnTodos: Equatable {
             let category: String? = Bool.random(using: &rng) ? m.category : nil
             var params: JSONObject = ["title": .string(title)]
             if let category { params["category"] = .string(category) }
-            return ("todo.add", params, { model, result in
-                model.items.append(.init(id: result["id"]?.intValue ?? -1, title: title, done: false, category: category))
-            })
+            return (
+                "todo.add", params,
+                { model, result in
+                    model.items.append(
+                        .init(id: result["id"]?.intValue ?? -1, title: title, done: false, category: category))
+                }
+            )
         case 35..<60:
             let x = m.items.randomElement(using: &rng)!
             let y = m.items.filter { $0.id != x.id }.randomElement(using: &rng)!
             let before = Bool.random(using: &rng)
-            return ("todo.move", ["id": .int(x.id), before ? "before" : "after": .int(y.id)], { model, _ in
-                guard let xi = model.items.firstIndex(where: { $0.id == x.id }) else { return }
-                let item = model.items.remove(at: xi)
-                guard let yi = model.items.firstIndex(where: { $0.id == y.id }) else { model.items.insert(item, at: xi); return }
-                model.items.insert(item, at: before ? yi : yi + 1)
-            })
+            return (
+                "todo.move", ["id": .int(x.id), before ? "before" : "after": .int(y.id)],
+                { model, _ in
+                    guard let xi = model.items.firstIndex(where: { $0.id == x.id }) else { return }
+                    let item = model.items.remove(at: xi)
+                    guard let yi = model.items.firstIndex(where: { $0.id == y.id }) else {
+                        model.items.insert(item, at: xi)
+                        return
+                    }
+                    model.items.insert(item, at: before ? yi : yi + 1)
+                }
+            )
         case 60..<72:
             let x = m.items.randomElement(using: &rng)!
             return ("todo.delete", ["ids": [.int(x.id)]], { model, _ in model.items.removeAll { $0.id == x.id } })
         case 72..<90:
             let x = m.items.randomElement(using: &rng)!
             let done = !x.done
-            return (done ? "todo.complete" : "todo.reopen", ["ids": [.int(x.id)]], { model, _ in
-                if let i = model.items.firstIndex(where: { $0.id == x.id }) { model.items[i].done = done }
-            })
+            return (
+                done ? "todo.complete" : "todo.reopen", ["ids": [.int(x.id)]],
+                { model, _ in
+                    if let i = model.items.firstIndex(where: { $0.id == x.id }) { model.items[i].done = done }
+                }
+            )
         default:
             let new = m.category.hasSuffix("-r") ? String(m.category.dropLast(2)) : m.category + "-r"
             let old = m.category
             guard m.items.contains(where: { $0.category == old }) else {
                 let x = m.items.randomElement(using: &rng)!
-                return ("todo.update", ["id": .int(x.id), "category": .string(old)], { model, _ in
-                    if let i = model.items.firstIndex(where: { $0.id == x.id }) { model.items[i].category = old }
-                })
+                return (
+                    "todo.update", ["id": .int(x.id), "category": .string(old)],
+                    { model, _ in
+                        if let i = model.items.firstIndex(where: { $0.id == x.id }) { model.items[i].category = old }
+                    }
+                )
             }
-            return ("category.rename", ["name": .string(old), "newName": .string(new)], { model, _ in
-                model.category = new
-                for i in model.items.indices where model.items[i].category == old { model.items[i].category = new }
-            })
+            return (
+                "category.rename", ["name": .string(old), "newName": .string(new)],
+                { model, _ in
+                    model.category = new
+                    for i in model.items.indices where model.items[i].category == old { model.items[i].category = new }
+                }
+            )
         }
     }
 
     /// The store's change log, newest first (`store.history`).
     private static func history(_ daemon: DaemonProcess) throws -> [(seq: Int64, kind: String, description: String)] {
         let items = try daemon.client().result("store.history", ["limit": 10_000]).arrayValue ?? []
-        return items.map { ($0["seq"]?.intValue ?? 0, $0["kind"]?.stringValue ?? "", $0["description"]?.stringValue ?? "") }
+        return items.map {
+            ($0["seq"]?.intValue ?? 0, $0["kind"]?.stringValue ?? "", $0["description"]?.stringValue ?? "")
+        }
     }
 
     /// The log's kind for a method of this test.
@@ -207,14 +244,17 @@ private struct OwnTodos: Equatable {
             return Int(description[range].dropFirst(4))
         }
         let words = description.split(separator: " ")
-        guard words.count >= 2, let id = Int64(words[1].trimmingCharacters(in: CharacterSet(charactersIn: ","))) else { return nil }
+        guard words.count >= 2, let id = Int64(words[1].trimmingCharacters(in: CharacterSet(charactersIn: ","))) else {
+            return nil
+        }
         return owners[id]
     }
 
     /// The clients' own todos as the daemon has them.
     private func actual(_ daemon: DaemonProcess, clients: Int, categories: [String]) throws -> [OwnTodos] {
         let list = try daemon.client().result("todo.list", ["status": "all"])["todos"]?.arrayValue ?? []
-        let names = Set(try daemon.client().result("category.list").arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
+        let names = Set(
+            try daemon.client().result("category.list").arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
         return (0..<clients).map { k in
             var own = OwnTodos(category: categories[k])
             // A rename whose answer was lost may have happened: take whichever name exists.
@@ -223,8 +263,9 @@ private struct OwnTodos: Equatable {
                 if names.contains(other) { own.category = other }
             }
             own.items = list.filter { $0["title"]?.stringValue?.hasPrefix("c\(k)-") == true }.map {
-                .init(id: $0["id"]?.intValue ?? 0, title: $0["title"]?.stringValue ?? "", done: $0["done"] == true,
-                      category: $0["category"]?.stringValue)
+                .init(
+                    id: $0["id"]?.intValue ?? 0, title: $0["title"]?.stringValue ?? "", done: $0["done"] == true,
+                    category: $0["category"]?.stringValue)
             }
             return own
         }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct DaemonAbuseTests {
     @Test func garbageUnknownMethodsAndWrongTypesLeaveTheConnectionUsable() throws {
@@ -43,7 +44,7 @@ import TodoTestSupport
         let c = try daemon.client()
         let exactly = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"todo.list\",\"params\":{\"search\":\""
         let padding = (1 << 20) - exactly.utf8.count - 3
-        try c.send(exactly + String(repeating: "x", count: padding) + "\"}}\n")  // exactly 1 MiB: fine
+        try c.send(exactly + String(repeating: "x", count: padding) + "\"}}\n") // exactly 1 MiB: fine
         #expect(try c.receive()["result"] != nil)
         try c.send(String(repeating: "y", count: (1 << 20) + 10))
         let refused = try c.receive()
@@ -59,7 +60,8 @@ import TodoTestSupport
         for i in 1...100 {
             let method = i % 3 == 0 ? "todo.list" : "todo.add"
             let params: JSON = i % 3 == 0 ? ["limit": 1] : ["title": .string("p\(i)")]
-            JSON.object(["jsonrpc": "2.0", "id": .int(Int64(i)), "method": .string(method), "params": params]).write(to: &batch)
+            JSON.object(["jsonrpc": "2.0", "id": .int(Int64(i)), "method": .string(method), "params": params]).write(
+                to: &batch)
             batch.append(0x0A)
         }
         try c.send(batch)
@@ -77,16 +79,19 @@ import TodoTestSupport
     func aWriteThatFailsHalfwayIsUndoneAloneInItsBatch(validTodos: Int) throws {
         let daemon = try DaemonProcess()
         let c = try daemon.client()
-        var todos: [JSON] = (0..<validTodos).map { ["title": .string("取り込み \($0)"), "category": "インポート", "created": "2026-11-01T00:00:00Z"] }
+        var todos: [JSON] = (0..<validTodos).map {
+            ["title": .string("取り込み \($0)"), "category": "インポート", "created": "2026-11-01T00:00:00Z"]
+        }
         todos.append(["title": "   ", "created": "2026-11-01T00:00:00Z"])
         let requests: [(String, JSON)] = [
             ("todo.add", ["title": "before"]),
             ("store.import", ["format": "todod-export", "version": 1, "categories": ["インポート"], "todos": .array(todos)]),
-            ("todo.add", ["title": "after"]),
+            ("todo.add", ["title": "after"])
         ]
         var batch: [UInt8] = []
         for (i, (method, params)) in requests.enumerated() {
-            JSON.object(["jsonrpc": "2.0", "id": .int(Int64(i + 1)), "method": .string(method), "params": params]).write(to: &batch)
+            JSON.object(["jsonrpc": "2.0", "id": .int(Int64(i + 1)), "method": .string(method), "params": params])
+                .write(to: &batch)
             batch.append(0x0A)
         }
         try c.send(batch)
@@ -94,7 +99,9 @@ import TodoTestSupport
         #expect(answers.map { $0["id"] } == [1, 2, 3])
         #expect(answers[0]["result"]?["title"] == "before")
         #expect(errorCode(answers[1]) == -32602)
-        #expect(answers[1]["error"]?["message"]?.stringValue?.contains("todos[\(validTodos)].title") == true, "\(answers[1])")
+        #expect(
+            answers[1]["error"]?["message"]?.stringValue?.contains("todos[\(validTodos)].title") == true,
+            "\(answers[1])")
         #expect(answers[2]["result"]?["title"] == "after")
         let listed = try c.result("todo.list", ["status": "all"])
         #expect(listed["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue } == ["before", "after"])
@@ -109,7 +116,7 @@ import TodoTestSupport
         }
         let c = try daemon.client()
         try c.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"todo.add\",\"params\":{\"title\":\"x\"}}\n")
-        Posix.close(dup(c.fd))  // the request is sent; the reply may find the peer gone
+        Posix.close(dup(c.fd)) // the request is sent; the reply may find the peer gone
         _ = try daemon.client().result("todo.add", ["title": "after"])
         #expect(try daemon.client().result("todo.list")["total"]?.intValue ?? 0 >= 1)
     }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.serialized) struct DaemonConcurrencyTests {
     @Test func sixteenClientsAddingAtOnce() throws {
@@ -41,7 +42,8 @@ import TodoTestSupport
                 guard let c = try? daemon.client() else { return }
                 for i in 0..<100_000 {
                     guard let todo = try? c.result("todo.add", ["title": .string("k\(client)-\(i)")]),
-                          let id = todo["id"]?.intValue else { return }
+                        let id = todo["id"]?.intValue
+                    else { return }
                     acknowledged.mutate { $0.append(id) }
                 }
             }

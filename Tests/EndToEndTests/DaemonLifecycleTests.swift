@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.serialized) struct DaemonLifecycleTests {
     @Test func createsPrivatePathsAndRefusesASecondDaemon() throws {
@@ -17,7 +18,8 @@ import TodoTestSupport
         #expect(try Files.mode(socket).mode == 0o600)
         #expect(try Files.mode(dir.file("state/todod/todos.db")).mode == 0o600)
 
-        let second = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", socket, "--db", dir.file("other.db")])
+        let second = try ChildProcess.run(
+            BuiltProducts.path("todod"), ["--socket", socket, "--db", dir.file("other.db")])
         #expect(second.status == 1)
         #expect(second.stderr.contains("another todod is already running on \(socket)"))
         #expect(second.stderr.split(separator: "\n").count == 1)
@@ -30,9 +32,11 @@ import TodoTestSupport
         let daemon = try DaemonProcess(directory: dir)
         _ = try daemon.client().result("todo.add", ["title": "kept"])
         let before = try Files.contents(of: daemon.database)
-        let second = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", dir.file("second.sock"), "--db", daemon.database])
+        let second = try ChildProcess.run(
+            BuiltProducts.path("todod"), ["--socket", dir.file("second.sock"), "--db", daemon.database])
         #expect(second.status == 1)
-        #expect(second.stderr.contains("cannot use \(daemon.database): another process has it open"), "\(second.stderr)")
+        #expect(
+            second.stderr.contains("cannot use \(daemon.database): another process has it open"), "\(second.stderr)")
         #expect(second.stderr.split(separator: "\n").count == 1)
         #expect(try Files.contents(of: daemon.database) == before)
         // The first one still serves, reads and writes.
@@ -45,7 +49,7 @@ import TodoTestSupport
         let first = try DaemonProcess(directory: dir)
         _ = try first.client().result("todo.add", ["title": "survives"])
         #expect(first.stop(signal: SIGKILL) != 0)
-        #expect(try Files.kind(first.socket) == .socket)  // left behind by the dead daemon
+        #expect(try Files.kind(first.socket) == .socket) // left behind by the dead daemon
         let second = try DaemonProcess(directory: dir)
         #expect(try second.client().result("todo.list")["total"] == 1)
     }
@@ -53,7 +57,8 @@ import TodoTestSupport
     @Test func refusesAPathThatIsNotASocket() throws {
         let dir = TemporaryDirectory("notsock")
         #expect(FileManager.default.createFile(atPath: dir.file("todod.sock"), contents: Data("keep".utf8)))
-        let result = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", dir.file("todod.sock"), "--db", dir.file("t.db")])
+        let result = try ChildProcess.run(
+            BuiltProducts.path("todod"), ["--socket", dir.file("todod.sock"), "--db", dir.file("t.db")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("exists and is not a socket"))
         #expect(FileManager.default.contents(atPath: dir.file("todod.sock")) == Data("keep".utf8))
@@ -89,11 +94,12 @@ import TodoTestSupport
         let client = try daemon.client()
         var batch: [UInt8] = []
         for i in 0..<300 {
-            RPCRequest(id: .int(Int64(i)), method: "todo.add", params: ["title": .string("t\(i)")]).json.write(to: &batch)
+            RPCRequest(id: .int(Int64(i)), method: "todo.add", params: ["title": .string("t\(i)")]).json.write(
+                to: &batch)
             batch.append(0x0A)
         }
         try client.send(batch)
-        _ = try client.receive()  // the daemon is working on them
+        _ = try client.receive() // the daemon is working on them
         #expect(daemon.stop(signal: SIGTERM) == 0)
         var acknowledged = 1
         while let message = try? client.receive() {
@@ -118,7 +124,9 @@ import TodoTestSupport
         #expect(daemon.process.isRunning)
         #expect(try client.result("todo.add", ["title": "二"])["id"] == 2)
         #expect(daemon.stop(signal: SIGTERM) == 0)
-        #expect(daemon.stderrText().contains("SIGHUP ignored: todod has nothing to reload; restart it to change its options"))
+        #expect(
+            daemon.stderrText().contains(
+                "SIGHUP ignored: todod has nothing to reload; restart it to change its options"))
     }
 
     /// The shipped todod obeys no benchmark switch: with the old `TODOD_BENCH_NO_CHANGE_LOG=1` it
@@ -142,19 +150,30 @@ import TodoTestSupport
         let daemon = try DaemonProcess()
         let client = try daemon.client()
         for part in 0..<4 {
-            _ = try client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "more": .bool(part < 3),
-                                                   "todos": .array((0..<1_000).map { ["title": .string("長い一覧 \(part)-\($0) " + String(repeating: "あ", count: 200)),
-                                                                                       "created": "2026-01-01T00:00:00Z"] })])
+            _ = try client.result(
+                "store.import",
+                [
+                    "format": "todod-export", "version": 1, "categories": [], "more": .bool(part < 3),
+                    "todos": .array(
+                        (0..<1_000).map {
+                            [
+                                "title": .string("長い一覧 \(part)-\($0) " + String(repeating: "あ", count: 200)),
+                                "created": "2026-01-01T00:00:00Z"
+                            ]
+                        })
+                ])
         }
         let reader = try RawClient(path: daemon.socket, timeoutSeconds: 20)
         _ = try reader.request("todo.list", ["status": "all", "limit": 4_000])
         // The answer (about 3 MB) fills the socket and waits: what is queued for us stops growing.
-        var queued: Int32 = 0, before: Int32 = -1
-        #expect(eventually(timeout: 20, every: 0.05) {
-            before = queued
-            _ = ioctl(reader.fd, UInt(FIONREAD), &queued)
-            return queued > 0 && queued == before
-        })
+        var queued: Int32 = 0
+        var before: Int32 = -1
+        #expect(
+            eventually(timeout: 20, every: 0.05) {
+                before = queued
+                _ = ioctl(reader.fd, UInt(FIONREAD), &queued)
+                return queued > 0 && queued == before
+            })
         daemon.process.send(SIGTERM)
         // What is tested is that it does not exit meanwhile: watched for a bounded 0.3 s.
         #expect(holds(for: 0.3) { daemon.process.isRunning }, "todod exited with its answer unwritten")

@@ -1,18 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Seconds on the monotonic clock.
 func now() -> Double { Posix.monotonicSeconds() }
 
 /// `todod` started through `launcher` (e.g. `prlimit`) with standard error going to `stderr`.
-func startTodod(_ dir: TemporaryDirectory, launcher: [String] = [], stderr: FileHandle,
-                environment: [String: String] = [:]) throws -> Process {
+func startTodod(
+    _ dir: TemporaryDirectory, launcher: [String] = [], stderr: FileHandle,
+    environment: [String: String] = [:]
+) throws -> Process {
     let process = Process()
     let todod = BuiltProducts.path("todod")
     let command = launcher + [todod, "--socket", dir.file("todod.sock"), "--db", dir.file("todos.db")]

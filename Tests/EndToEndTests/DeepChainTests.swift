@@ -22,7 +22,8 @@ import TodoTestSupport
             ics.append("END:VTODO")
         }
         let calendar = d.directory.file("chain.ics")
-        try ((ics + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n").write(toFile: calendar, atomically: true, encoding: .utf8)
+        try ((ics + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n").write(
+            toFile: calendar, atomically: true, encoding: .utf8)
         let imported = try d.todoctl(["import", calendar], environment: env)
         #expect(imported.status == 0, "\(imported.stderr)")
         // c1 > c2 > … as an export document, children first: the manual order puts them so.
@@ -32,7 +33,8 @@ import TodoTestSupport
             return .object(o)
         }
         let document = d.directory.file("chain.json")
-        try JSON.object(["format": "todod-export", "version": 1, "categories": [], "todos": .array(entries)]).serialized()
+        try JSON.object(["format": "todod-export", "version": 1, "categories": [], "todos": .array(entries)])
+            .serialized()
             .write(toFile: document, atomically: true, encoding: .utf8)
         let second = try d.todoctl(["import", document], environment: env)
         #expect(second.status == 0, "\(second.stderr)")

@@ -1,22 +1,27 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `todoctl edit ID` alone on a terminal opens the todo in `$EDITOR` as a text form, and `E` in
 /// `todoctl ui` does the same. The editor here is a script (it edits the file as a person would,
 /// and keeps a copy of each file it was given), run in a real terminal (tmux).
-@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (scripts/test installs it)"))
+@Suite(
+    .serialized,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (scripts/test installs it)")
+)
 struct EditorFormTests {
     typealias Pane = InteractiveListTests.Pane
 
     /// An editor script: the Nth time it runs it applies the Nth sed program of `edits` (none
     /// left: it saves the file as it is) and keeps what it was given in `seen-N`.
     static func editor(_ dir: TemporaryDirectory, _ edits: [String]) throws -> String {
-        var script = "#!/bin/sh\nn=$(cat \(dir.file("count")) 2>/dev/null || echo 0)\nn=$((n + 1))\necho $n > \(dir.file("count"))\n"
+        var script =
+            "#!/bin/sh\nn=$(cat \(dir.file("count")) 2>/dev/null || echo 0)\nn=$((n + 1))\necho $n > \(dir.file("count"))\n"
         script += "cp \"$1\" \(dir.file("seen"))-$n\ncase $n in\n"
         for (i, program) in edits.enumerated() {
             try program.write(toFile: dir.file("edit-\(i + 1).sed"), atomically: true, encoding: .utf8)
@@ -35,16 +40,21 @@ struct EditorFormTests {
 
     @Test func theFormEditsEveryFieldItShows() throws {
         let daemon = try DaemonProcess()
-        #expect(try daemon.todoctl(["add", "歯医者", "--tag", "health", "--priority", "low", "--notes", "古いメモ"]).status == 0)
+        #expect(
+            try daemon.todoctl(["add", "歯医者", "--tag", "health", "--priority", "low", "--notes", "古いメモ"]).status == 0)
         let dir = TemporaryDirectory("edf")
-        let editor = try Self.editor(dir, ["""
-            s/^Title: .*/Title: 歯医者を予約する 🦷/
-            s/^Due: .*/Due: 2026-12-24 15:00/
-            s/^Priority: .*/Priority: high/
-            s/^Category: .*/Category: 病院/
-            s/^Tags: .*/Tags: 急ぎ/
-            s/^古いメモ$/保険証を持っていく\\n二行目/
-            """])
+        let editor = try Self.editor(
+            dir,
+            [
+                """
+                s/^Title: .*/Title: 歯医者を予約する 🦷/
+                s/^Due: .*/Due: 2026-12-24 15:00/
+                s/^Priority: .*/Priority: high/
+                s/^Category: .*/Category: 病院/
+                s/^Tags: .*/Tags: 急ぎ/
+                s/^古いメモ$/保険証を持っていく\\n二行目/
+                """
+            ])
         let pane = try Pane(daemon: daemon, environment: ["EDITOR": editor], arguments: ["edit", "1"])
         #expect(pane.contains("Updated 1"), "\(pane.screen())")
         let todo = try Self.todo(daemon, 1)
@@ -54,7 +64,9 @@ struct EditorFormTests {
         #expect(todo["tags"] == .array([.string("急ぎ")]))
         #expect(todo["notes"] == .string("保険証を持っていく\n二行目"))
         let form = try String(contentsOfFile: dir.file("seen-1"), encoding: .utf8)
-        #expect(form.contains("Title: 歯医者\n") && form.contains("Priority: low\n") && form.contains("Tags: health\n") && form.contains("Notes:\n古いメモ"))
+        #expect(
+            form.contains("Title: 歯医者\n") && form.contains("Priority: low\n") && form.contains("Tags: health\n")
+                && form.contains("Notes:\n古いメモ"))
         // One step: undo puts every field back.
         #expect(try daemon.todoctl(["undo"]).status == 0)
         #expect(try Self.todo(daemon, 1)["title"] == .string("歯医者"))

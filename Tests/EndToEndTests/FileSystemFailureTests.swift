@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Needs root: mounts small tmpfs file systems and runs the daemon on them.
 @Suite(.serialized, .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
@@ -21,8 +22,12 @@ struct FileSystemFailureTests {
         _ = try? ChildProcess.run("dd", ["if=/dev/zero", "of=\(dir.file("filler"))", "bs=64k"])
         var failure: JSON?
         for i in 0..<2000 {
-            let answer = try c.call("todo.add", ["title": .string("filling \(i) " + String(repeating: "x", count: 900))])
-            if answer["error"] != nil { failure = answer; break }
+            let answer = try c.call(
+                "todo.add", ["title": .string("filling \(i) " + String(repeating: "x", count: 900))])
+            if answer["error"] != nil {
+                failure = answer
+                break
+            }
         }
         let error = try #require(failure?["error"])
         #expect(error["code"] == -32004)
@@ -44,7 +49,10 @@ struct FileSystemFailureTests {
     /// An import of `count` todos with 300 bytes of notes each (about 2 KB a todo in the store).
     private func importFile(_ dir: TemporaryDirectory, _ name: String, count: Int) throws -> String {
         let todos: [JSON] = (0..<count).map { i in
-            ["title": .string("やること \(name) \(i)"), "notes": .string(String(repeating: "x", count: 300)), "created": "2026-11-01T00:00:00Z"]
+            [
+                "title": .string("やること \(name) \(i)"), "notes": .string(String(repeating: "x", count: 300)),
+                "created": "2026-11-01T00:00:00Z"
+            ]
         }
         let path = dir.file(name + ".json")
         try JSON.object(["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)]).serialized()
@@ -55,7 +63,8 @@ struct FileSystemFailureTests {
     /// The error of the first of up to 2,000 adds that fails (nil when none does).
     private func refusedAdd(_ c: RawClient) throws -> JSON? {
         for i in 0..<2000 {
-            let answer = try c.call("todo.add", ["title": .string("filling \(i) " + String(repeating: "x", count: 900))])
+            let answer = try c.call(
+                "todo.add", ["title": .string("filling \(i) " + String(repeating: "x", count: 900))])
             if let error = answer["error"] { return error }
         }
         return nil
@@ -63,7 +72,8 @@ struct FileSystemFailureTests {
 
     /// The write-ahead log's size (0 when there is none).
     private func walSize(_ daemon: DaemonProcess) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: daemon.database + "-wal"))?[.size] as? NSNumber)?.int64Value ?? 0
+        ((try? FileManager.default.attributesOfItem(atPath: daemon.database + "-wal"))?[.size] as? NSNumber)?.int64Value
+            ?? 0
     }
 
     /// An import the file system has no room for is refused before it is acknowledged (it used to
@@ -75,10 +85,13 @@ struct FileSystemFailureTests {
         try run("mount", ["-t", "tmpfs", "-o", "size=40m,mode=0700", "tmpfs", dir.path])
         defer { _ = try? ChildProcess.run("umount", ["-l", dir.path]) }
         let daemon = try DaemonProcess(directory: dir)
-        let files = TemporaryDirectory("imports")  // off the small file system
-        let big = try importFile(files, "big", count: 12_000), small = try importFile(files, "small", count: 3_000)
+        let files = TemporaryDirectory("imports") // off the small file system
+        let big = try importFile(files, "big", count: 12_000)
+        let small = try importFile(files, "small", count: 3_000)
         let refused = try daemon.todoctl(["import", big])
-        #expect(refused.status == 1 && refused.stderr.hasPrefix("todoctl: storage failure: the disk is full: this change needs about ")
+        #expect(
+            refused.status == 1
+                && refused.stderr.hasPrefix("todoctl: storage failure: the disk is full: this change needs about ")
                 && refused.stderr.hasSuffix("; nothing of it was written\n"), "\(refused.stderr)")
         let c = try daemon.client()
         #expect(try c.result("todo.list", ["status": "all", "limit": 0])["total"] == 0)
@@ -115,9 +128,10 @@ struct FileSystemFailureTests {
         let daemon = try DaemonProcess(directory: dir)
         let c = try RawClient(path: daemon.socket, timeoutSeconds: 120)
         let notes = String(repeating: "x", count: 4_000)
-        for part in 0..<15 {  // 3,000 todos, 12 MB of listing: more than the 8 MiB held in memory
+        for part in 0..<15 { // 3,000 todos, 12 MB of listing: more than the 8 MiB held in memory
             let todos: [JSON] = (0..<200).map { i in ["title": .string("木 \(part) \(i)"), "notes": .string(notes)] }
-            _ = try c.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+            _ = try c.result(
+                "store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
         }
         _ = try? ChildProcess.run("dd", ["if=/dev/zero", "of=\(dir.file("filler"))", "bs=64k"])
         // The daemon's end of a connection is listed with the socket's path (/proc/net/unix).
@@ -126,12 +140,16 @@ struct FileSystemFailureTests {
             return table.split(separator: "\n").filter { $0.hasSuffix(" " + daemon.socket) }.count
         }
         let reader = try RawClient(path: daemon.socket)
-        try reader.send(Array(#"{"jsonrpc":"2.0","id":1,"method":"todo.list","params":{"status":"all"}}"#.utf8) + [0x0A])
-        #expect(eventually(timeout: 60) { sockets() == 2 })  // c and the listener: the reader is gone
+        try reader.send(
+            Array(#"{"jsonrpc":"2.0","id":1,"method":"todo.list","params":{"status":"all"}}"#.utf8) + [0x0A])
+        #expect(eventually(timeout: 60) { sockets() == 2 }) // c and the listener: the reader is gone
         #expect(try c.result("daemon.status")["open"] == 3_000, "the daemon serves on")
         #expect(daemon.stop() == 0)
         let log = daemon.stderrText()
-        #expect(log.contains("reading slower than todod answers: cannot spool the rest of its answers in \(dir.path): No space left on device")
+        #expect(
+            log.contains(
+                "reading slower than todod answers: cannot spool the rest of its answers in \(dir.path): No space left on device"
+            )
                 && !log.contains("stopped reading"), "\(log)")
     }
 
@@ -140,13 +158,14 @@ struct FileSystemFailureTests {
         let dir = TemporaryDirectory("ro")
         try run("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", dir.path])
         defer { _ = try? ChildProcess.run("umount", ["-l", dir.path]) }
-        let sockets = TemporaryDirectory("ro-sock")  // off the file system made read-only below
+        let sockets = TemporaryDirectory("ro-sock") // off the file system made read-only below
         let first = try DaemonProcess(directory: dir, socket: sockets.file("todod.sock"))
         _ = try first.client().result("todo.add", ["title": "keep"])
         #expect(first.stop() == 0)
         try run("mount", ["-o", "remount,ro", dir.path])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.file("todos.db")))
-        let result = try ChildProcess.run(BuiltProducts.path("todod"), ["--socket", sockets.file("todod.sock"), "--db", dir.file("todos.db")])
+        let result = try ChildProcess.run(
+            BuiltProducts.path("todod"), ["--socket", sockets.file("todod.sock"), "--db", dir.file("todos.db")])
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("read-only"), "\(result.stderr)")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Needs root, to run the flood as `nobody`.
 @Suite struct ForeignFloodTests {
@@ -16,11 +17,16 @@ import TodoTestSupport
     func aFloodFromAnotherUserIsRefusedCheaply() throws {
         let dir = TemporaryDirectory("flood")
         try Files.chmod(dir.path, 0o755)
-        let logPath = dir.file("todod.log")  // a file: read whole after the daemon exits
+        let logPath = dir.file("todod.log") // a file: read whole after the daemon exits
         #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
         let daemon = try startTodod(dir, stderr: try #require(FileHandle(forWritingAtPath: logPath)))
         var exited = false
-        defer { if !exited { kill(daemon.processIdentifier, SIGKILL); daemon.waitForExit() } }
+        defer {
+            if !exited {
+                kill(daemon.processIdentifier, SIGKILL)
+                daemon.waitForExit()
+            }
+        }
         let socket = dir.file("todod.sock")
         try Files.chmod(socket, 0o666)
         let script = """
@@ -56,15 +62,20 @@ import TodoTestSupport
             requests += 1
         }
         #expect(flood.waitForExit() == 0)
-        let connected = Int(String(decoding: floodOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let connected =
+            Int(
+                String(decoding: floodOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(try owner.result("todo.list", ["limit": 0])["total"] == .int(Int64(requests)))
         kill(daemon.processIdentifier, SIGTERM)
         #expect(daemon.waitForExit() == 0)
         exited = true
-        let refusals = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").filter { $0.contains("refused a connection") }
-        print("flood of \(connected) connections: owner's worst latency \(String(format: "%.1f", worst * 1000)) ms over \(requests) adds, "
-              + "at most \(mostDescriptors) descriptors, \(refusals.count) log lines")
+        let refusals = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").filter {
+            $0.contains("refused a connection")
+        }
+        print(
+            "flood of \(connected) connections: owner's worst latency \(String(format: "%.1f", worst * 1000)) ms over \(requests) adds, "
+                + "at most \(mostDescriptors) descriptors, \(refusals.count) log lines")
         #expect(mostDescriptors < 300, "the daemon held \(mostDescriptors) descriptors")
         #expect(connected > 9000)
         #expect((1...5).contains(refusals.count), "\(refusals.count) log lines for the refusals")

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The short run: the built `todofuzz` sends about 20,000 hostile inputs to a
 /// daemon (random bytes, mutated requests of every method, deep nesting, huge numbers, invalid
@@ -16,10 +17,12 @@ import TodoTestSupport
         let seed = SeededRandom.seed(from: "TODOD_FUZZ_SEED")
         let replay = "seed \(seed) (replay: TODOD_FUZZ_SEED=\(seed))"
         let daemon = try DaemonProcess(directory: TemporaryDirectory("fuzz"))
-        let run = try ChildProcess.run(BuiltProducts.path("todofuzz"), [
-            "--socket", daemon.socket, "--inputs", "20000", "--seed", String(seed), "--connections", "4",
-            "--pid", String(daemon.pid), "--quiet",
-        ])
+        let run = try ChildProcess.run(
+            BuiltProducts.path("todofuzz"),
+            [
+                "--socket", daemon.socket, "--inputs", "20000", "--seed", String(seed), "--connections", "4",
+                "--pid", String(daemon.pid), "--quiet"
+            ])
         #expect(run.status == 0, "todofuzz failed, \(replay):\n\(run.stdout)\(run.stderr)")
 
         // Still running, still answering a normal client on a new connection.
@@ -42,8 +45,12 @@ import TodoTestSupport
     /// `scripts/fuzz --ical`.
     @Test func threeThousandHostileCalendarsNeitherTrapNorHang() throws {
         let seed = SeededRandom.seed(from: "TODOD_FUZZ_SEED")
-        let run = try ChildProcess.run(BuiltProducts.path("todofuzz"), ["--ical", "--inputs", "3000", "--seed", String(seed), "--batch", "1000", "--quiet"])
-        #expect(run.status == 0, "todofuzz --ical failed, seed \(seed) (replay: TODOD_FUZZ_SEED=\(seed)):\n\(run.stdout)\(run.stderr)")
+        let run = try ChildProcess.run(
+            BuiltProducts.path("todofuzz"),
+            ["--ical", "--inputs", "3000", "--seed", String(seed), "--batch", "1000", "--quiet"])
+        #expect(
+            run.status == 0,
+            "todofuzz --ical failed, seed \(seed) (replay: TODOD_FUZZ_SEED=\(seed)):\n\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("  crashes         0"), "\(run.stdout)")
     }
 }

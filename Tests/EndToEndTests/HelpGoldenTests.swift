@@ -13,19 +13,22 @@ import TodoTestSupport
 /// (the test then rewrites every file it compares, writes new ones for new commands, and fails
 /// only for files it could not write).
 @Suite struct HelpGoldenTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden").path
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+        .path
     static let updating = ProcessInfo.processInfo.environment["TODOD_GOLDEN_UPDATE"] == "1"
 
     /// The output of a built binary, run with a fixed, small environment.
     static func output(_ program: String, _ arguments: [String]) throws -> String {
-        let result = try ChildProcess.run(BuiltProducts.path(program), arguments, environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
+        let result = try ChildProcess.run(
+            BuiltProducts.path(program), arguments, environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
         #expect(result.status == 0, "\(program) \(arguments.joined(separator: " ")): \(result.stderr)")
         #expect(result.stderr.isEmpty, "\(program) \(arguments.joined(separator: " ")): \(result.stderr)")
         return result.stdout
     }
 
     /// Compares `actual` with the golden file `name` (or rewrites it when updating).
-    static func check(_ actual: String, against name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func check(_ actual: String, against name: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
         let path = directory + "/" + name
         if updating {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -33,7 +36,8 @@ import TodoTestSupport
             return
         }
         guard let expected = try? String(contentsOfFile: path, encoding: .utf8) else {
-            Issue.record("no golden file \(name): run with TODOD_GOLDEN_UPDATE=1 to write it", sourceLocation: sourceLocation)
+            Issue.record(
+                "no golden file \(name): run with TODOD_GOLDEN_UPDATE=1 to write it", sourceLocation: sourceLocation)
             return
         }
         guard actual != expected else { return }
@@ -45,8 +49,9 @@ import TodoTestSupport
             if i < new.count { diff.append("+\(i + 1): \(new[i])") }
         }
         let shown = diff.prefix(40).joined(separator: "\n")
-        Issue.record("\(name) differs from the built binary's help (TODOD_GOLDEN_UPDATE=1 rewrites it):\n\(shown)",
-                     sourceLocation: sourceLocation)
+        Issue.record(
+            "\(name) differs from the built binary's help (TODOD_GOLDEN_UPDATE=1 rewrites it):\n\(shown)",
+            sourceLocation: sourceLocation)
     }
 
     /// The commands `todoctl --help` lists: the first word of each line of its Commands section.
@@ -54,11 +59,15 @@ import TodoTestSupport
         var names: [String] = []
         var inCommands = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "Commands:" { inCommands = true; continue }
+            if line == "Commands:" {
+                inCommands = true
+                continue
+            }
             guard inCommands else { continue }
             if line.isEmpty { break }
             guard line.hasPrefix("  "), let first = line.dropFirst(2).first, first.isLetter,
-                  let word = line.dropFirst(2).split(separator: " ").first else { continue }
+                let word = line.dropFirst(2).split(separator: " ").first
+            else { continue }
             if !names.contains(String(word)) { names.append(String(word)) }
         }
         return names
@@ -79,7 +88,9 @@ import TodoTestSupport
         }
         // No golden file outlives its command.
         let files = (try? FileManager.default.contentsOfDirectory(atPath: Self.directory)) ?? []
-        let stale = files.filter { $0.hasPrefix("todoctl-help-") && !commands.map { "todoctl-help-\($0).txt" }.contains($0) }
+        let stale = files.filter {
+            $0.hasPrefix("todoctl-help-") && !commands.map { "todoctl-help-\($0).txt" }.contains($0)
+        }
         #expect(stale.isEmpty, "golden files of commands todoctl no longer lists: \(stale)")
     }
 

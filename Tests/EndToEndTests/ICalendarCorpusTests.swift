@@ -9,12 +9,16 @@ import TodoTestSupport
 /// files and fuzzer finds), each given to the built `todoctl import`. Every file is imported or
 /// refused with its name and line; nothing crashes or hangs; importing them all again changes
 /// nothing.
-@Suite(.serialized, .enabled(if: !ICalendarPackageCorpus.files.isEmpty,
-                             "needs the icalendar package's test files: set TODOD_TODOMAN to the venv's todo (scripts/test does)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: !ICalendarPackageCorpus.files.isEmpty,
+        "needs the icalendar package's test files: set TODOD_TODOMAN to the venv's todo (scripts/test does)"))
 struct ICalendarCorpusTests {
     @Test func everyFileIsImportedOrRefusedWithItsLineAndAgainChangesNothing() throws {
         let d = try DaemonProcess()
-        var imported: [String] = [], refused: [String] = []
+        var imported: [String] = []
+        var refused: [String] = []
         for file in ICalendarPackageCorpus.files {
             let r = try d.todoctl(["import", file], environment: ["TZ": "Europe/Berlin"])
             switch r.status {
@@ -29,8 +33,9 @@ struct ICalendarCorpusTests {
                 Issue.record("\(file): exit \(r.status) (a crash or a hang?): \(r.stderr)")
             }
         }
-        print("ICalendarCorpusTests: \(ICalendarPackageCorpus.files.count) files, \(imported.count) imported, \(refused.count) refused:\n  "
-              + refused.joined(separator: "\n  "))
+        print(
+            "ICalendarCorpusTests: \(ICalendarPackageCorpus.files.count) files, \(imported.count) imported, \(refused.count) refused:\n  "
+                + refused.joined(separator: "\n  "))
         // Most of the corpus is good iCalendar: a reader refusing much of it is wrong.
         #expect(imported.count >= ICalendarPackageCorpus.files.count * 3 / 4)
         // Todos due in the past without an alarm are reminded at once (a default reminder): the
@@ -45,7 +50,9 @@ struct ICalendarCorpusTests {
         let before = try d.client().result("store.export", [:])
         for file in imported {
             let r = try d.todoctl(["import", file], environment: ["TZ": "Europe/Berlin"])
-            #expect(r.status == 0 && (r.stdout.contains("(0 added, 0 updated,") || r.stdout.hasPrefix("Imported 0 todos")), "\(file): \(r.stdout)")
+            #expect(
+                r.status == 0 && (r.stdout.contains("(0 added, 0 updated,") || r.stdout.hasPrefix("Imported 0 todos")),
+                "\(file): \(r.stdout)")
         }
         let after = try d.client().result("store.export", [:])
         #expect(after["todos"] == before["todos"])
@@ -57,7 +64,8 @@ enum ICalendarPackageCorpus {
     /// `<venv>/lib/python3.*/site-packages/icalendar/tests/**/*.ics`, sorted.
     static let files: [String] = {
         guard let todo = ProcessInfo.processInfo.environment["TODOD_TODOMAN"], !todo.isEmpty else { return [] }
-        let lib = URL(fileURLWithPath: todo).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
+        let lib = URL(fileURLWithPath: todo).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("lib")
         let fm = FileManager.default
         guard let pythons = try? fm.contentsOfDirectory(atPath: lib.path) else { return [] }
         var found: [String] = []

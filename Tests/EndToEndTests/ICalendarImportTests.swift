@@ -28,15 +28,23 @@ import TodoTestSupport
     /// and an impossible UTC offset is refused with the file and line, changing nothing.
     @Test func hostileValuesNeitherTrapNorImport() throws {
         let d = try DaemonProcess()
-        let huge = try file(d, "huge.ics", Self.calendar(["UID:huge", "SUMMARY:Huge alarm", "DUE:20261201T090000Z", "BEGIN:VALARM",
-                                                          "ACTION:DISPLAY", "TRIGGER:-P999999999D", "END:VALARM"]))
+        let huge = try file(
+            d, "huge.ics",
+            Self.calendar([
+                "UID:huge", "SUMMARY:Huge alarm", "DUE:20261201T090000Z", "BEGIN:VALARM",
+                "ACTION:DISPLAY", "TRIGGER:-P999999999D", "END:VALARM"
+            ]))
         let r = try run(d, ["import", huge])
         #expect(r.status == 0 && r.stdout == "Imported 1 todo and 0 categories.\n", "\(r.status) \(r.stderr)")
         let export = try run(d, ["export", "--format", "ics"])
         #expect(export.stdout.contains("TRIGGER:-P999999999D"))
-        let offset = try file(d, "offset.ics", ["BEGIN:VCALENDAR", "BEGIN:VTIMEZONE", "TZID:X", "BEGIN:STANDARD", "DTSTART:19700101T000000",
-                                                "TZOFFSETFROM:+9999", "TZOFFSETTO:+0100", "END:STANDARD", "END:VTIMEZONE", "BEGIN:VTODO",
-                                                "UID:o", "SUMMARY:o", "DUE;TZID=X:20261201T090000", "END:VTODO", "END:VCALENDAR"])
+        let offset = try file(
+            d, "offset.ics",
+            [
+                "BEGIN:VCALENDAR", "BEGIN:VTIMEZONE", "TZID:X", "BEGIN:STANDARD", "DTSTART:19700101T000000",
+                "TZOFFSETFROM:+9999", "TZOFFSETTO:+0100", "END:STANDARD", "END:VTIMEZONE", "BEGIN:VTODO",
+                "UID:o", "SUMMARY:o", "DUE;TZID=X:20261201T090000", "END:VTODO", "END:VCALENDAR"
+            ])
         let refused = try run(d, ["import", offset])
         #expect(refused.status == 1 && refused.stderr.contains("\(offset): line 6: TZOFFSETFROM"), "\(refused.stderr)")
         #expect(try run(d, ["--json", "list", "--all"]).stdout.components(separatedBy: "\"title\"").count == 2)
@@ -46,17 +54,27 @@ import TodoTestSupport
     /// untitled one is shown as such. An events-only file says what it skipped.
     @Test func imperfectFilesImportAndSayWhatTheySkipped() throws {
         let d = try DaemonProcess()
-        let path = try file(d, "synology.ics", ["BEGIN:VCALENDAR", "BEGIN:VTODO", "UID:s1", "SUMMARY:Synology", "PERCENT_COMPLETE:100",
-                                                "PRIORITY:", "END:VTODO", "BEGIN:VTODO", "UID:s2", "DUE:20261201T090000Z", "END:VTODO",
-                                                "END:VCALENDAR"])
+        let path = try file(
+            d, "synology.ics",
+            [
+                "BEGIN:VCALENDAR", "BEGIN:VTODO", "UID:s1", "SUMMARY:Synology", "PERCENT_COMPLETE:100",
+                "PRIORITY:", "END:VTODO", "BEGIN:VTODO", "UID:s2", "DUE:20261201T090000Z", "END:VTODO",
+                "END:VCALENDAR"
+            ])
         let r = try run(d, ["import", path])
         #expect(r.status == 0 && r.stdout == "Imported 2 todos and 0 categories.\n", "\(r.stderr)")
         let list = try run(d, ["list", "--all"]).stdout
         #expect(list.contains("(no title)") && list.contains("Synology"), "\(list)")
-        let events = try file(d, "events.ics", ["BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:e1", "SUMMARY:Meeting", "END:VEVENT",
-                                                "BEGIN:VEVENT", "UID:e2", "SUMMARY:Lunch", "END:VEVENT", "END:VCALENDAR"])
+        let events = try file(
+            d, "events.ics",
+            [
+                "BEGIN:VCALENDAR", "BEGIN:VEVENT", "UID:e1", "SUMMARY:Meeting", "END:VEVENT",
+                "BEGIN:VEVENT", "UID:e2", "SUMMARY:Lunch", "END:VEVENT", "END:VCALENDAR"
+            ])
         let e = try run(d, ["import", events])
-        #expect(e.status == 0 && e.stdout == "Imported 0 todos and 0 categories; skipped 2 events (not todos).\n", "\(e.stdout)\(e.stderr)")
+        #expect(
+            e.status == 0 && e.stdout == "Imported 0 todos and 0 categories; skipped 2 events (not todos).\n",
+            "\(e.stdout)\(e.stderr)")
         let json = try JSON.parse(Array(try run(d, ["--json", "import", events]).stdout.utf8))
         #expect(json["skipped"] == ["VEVENT": 2])
     }
@@ -65,15 +83,22 @@ import TodoTestSupport
     /// with one line naming the file; a todod export without `created` imports.
     @Test func jsonOfOtherToolsGetsAClearError() throws {
         let d = try DaemonProcess()
-        let other = d.directory.file("other.json"), array = d.directory.file("task.json"), bare = d.directory.file("bare.json")
+        let other = d.directory.file("other.json")
+        let array = d.directory.file("task.json")
+        let bare = d.directory.file("bare.json")
         try Data(#"{"tasks": [{"title": "x"}]}"#.utf8).write(to: URL(fileURLWithPath: other))
         try Data(#"[{"description": "x", "status": "pending"}]"#.utf8).write(to: URL(fileURLWithPath: array))
-        try Data(#"{"format": "todod-export", "version": 1, "categories": [], "todos": [{"title": "No created", "updated": "2026-11-01T00:00:00Z"}, {"title": "Nothing"}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: bare))
+        try Data(
+            #"{"format": "todod-export", "version": 1, "categories": [], "todos": [{"title": "No created", "updated": "2026-11-01T00:00:00Z"}, {"title": "Nothing"}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: bare))
         for path in [other, array] {
             let r = try run(d, ["import", path])
-            #expect(r.status == 1 && r.stderr.hasPrefix("todoctl: \(path) is not a todod export document") && r.stderr.split(separator: "\n").count == 1,
-                    "\(r.stderr)")
+            #expect(
+                r.status == 1 && r.stderr.hasPrefix("todoctl: \(path) is not a todod export document")
+                    && r.stderr.split(separator: "\n").count == 1,
+                "\(r.stderr)")
         }
         let ok = try run(d, ["import", bare])
         #expect(ok.status == 0 && ok.stdout == "Imported 2 todos and 0 categories.\n", "\(ok.stderr)")
@@ -84,9 +109,11 @@ import TodoTestSupport
     /// A store loaded from an iCalendar export (whole seconds) takes the JSON export of the same
     /// todos (microseconds) as unchanged, not as 4 updates.
     @Test func aJSONExportOverTheSameICalendarExportChangesNothing() throws {
-        let a = try DaemonProcess(), b = try DaemonProcess()
+        let a = try DaemonProcess()
+        let b = try DaemonProcess()
         for title in ["One", "Two 二", "Three", "Four"] { _ = try run(a, ["add", title, "--due", "2030-01-15 10:00"]) }
-        let ics = a.directory.file("all.ics"), json = a.directory.file("all.json")
+        let ics = a.directory.file("all.ics")
+        let json = a.directory.file("all.json")
         #expect(try run(a, ["export", "--format", "ics", "--output", ics]).status == 0)
         #expect(try run(a, ["export", "--output", json]).status == 0)
         #expect(try run(b, ["import", ics]).status == 0)
@@ -98,8 +125,12 @@ import TodoTestSupport
     /// file) is that Tuesday and two Mondays: `show` lists two more dates, not three.
     @Test func countFromADueOffTheRuleIsNotOvercounted() throws {
         let d = try DaemonProcess()
-        let path = try file(d, "count.ics", Self.calendar(["UID:c", "SUMMARY:Three times", "DUE:20300115T090000Z",
-                                                           "RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=3"]))
+        let path = try file(
+            d, "count.ics",
+            Self.calendar([
+                "UID:c", "SUMMARY:Three times", "DUE:20300115T090000Z",
+                "RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=3"
+            ]))
         #expect(try run(d, ["import", path]).status == 0)
         let show = try run(d, ["show", "1"]).stdout
         #expect(show.contains("2030-01-21 09:00") && show.contains("2030-01-28 09:00"), "\(show)")
@@ -115,8 +146,9 @@ import TodoTestSupport
             #expect(r.status == 0, "\(r.stderr)")
             return try JSON.parse(Array(r.stdout.utf8))["due"]
         }
-        #expect(try due(["--every", "mon,thu", "--due", "2030-01-15 07:00"]) == "2030-01-17T07:00:00Z")  // a Tuesday → Thursday
-        #expect(try due(["--every", "weekday", "--due", "2030-01-19"]) == "2030-01-21T00:00:00Z")  // a Saturday → Monday
+        // a Tuesday → Thursday
+        #expect(try due(["--every", "mon,thu", "--due", "2030-01-15 07:00"]) == "2030-01-17T07:00:00Z")
+        #expect(try due(["--every", "weekday", "--due", "2030-01-19"]) == "2030-01-21T00:00:00Z") // a Saturday → Monday
         #expect(try due(["--every", "month on the last friday", "--due", "2030-01-10"]) == "2030-01-25T00:00:00Z")
     }
 }

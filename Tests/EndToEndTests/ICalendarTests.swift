@@ -29,29 +29,38 @@ import TodoTestSupport
     /// iCalendar has no fractions).
     func state(_ d: DaemonProcess) throws -> [String] {
         try json(d, ["list", "--all", "--sort", "position"]).arrayValue!.map { t in
-            ["uid", "title", "notes", "category", "due", "remind", "done", "completed", "priority", "tags", "zone", "allDay", "recurrence", "created", "updated"]
-                .map { key in
-                    var v = t[key]?.serialized() ?? "-"
-                    if let dot = v.firstIndex(of: "."), v.hasSuffix("Z\"") { v = String(v[..<dot]) + "Z\"" }
-                    return "\(key)=\(v)"
-                }.joined(separator: " ")
+            [
+                "uid", "title", "notes", "category", "due", "remind", "done", "completed", "priority", "tags", "zone",
+                "allDay", "recurrence", "created", "updated"
+            ]
+            .map { key in
+                var v = t[key]?.serialized() ?? "-"
+                if let dot = v.firstIndex(of: "."), v.hasSuffix("Z\"") { v = String(v[..<dot]) + "Z\"" }
+                return "\(key)=\(v)"
+            }.joined(separator: " ")
         }
     }
 
     func seq(_ d: DaemonProcess) throws -> JSON? { try json(d, ["status"])["seq"] }
 
     func addSamples(_ d: DaemonProcess) throws {
-        _ = try json(d, ["add", "請求書を送る, then file it; really", "-c", "仕事", "-t", "月末", "-t", "billing", "-p", "high",
-                         "--due", "2030-01-15 10:00", "--remind", "15m", "--notes", "一行目\n二行目 with \\ , ;"])
+        _ = try json(
+            d,
+            [
+                "add", "請求書を送る, then file it; really", "-c", "仕事", "-t", "月末", "-t", "billing", "-p", "high",
+                "--due", "2030-01-15 10:00", "--remind", "15m", "--notes", "一行目\n二行目 with \\ , ;"
+            ])
         _ = try json(d, ["add", "Team lunch", "--due", "2030-02-01", "-p", "low"])
-        _ = try json(d, ["add", "Water the plants", "--due", "2030-01-05 09:00", "--every", "2 weeks after done", "-t", "home"])
+        _ = try json(
+            d, ["add", "Water the plants", "--due", "2030-01-05 09:00", "--every", "2 weeks after done", "-t", "home"])
         _ = try json(d, ["add", "Old thing"])
         _ = try json(d, ["done", "4"])
     }
 
     /// Exported as one .ics, imported into another store: the same todos; imported again: nothing changes.
     @Test func icsRoundTripAndReimport() throws {
-        let a = try DaemonProcess(), b = try DaemonProcess()
+        let a = try DaemonProcess()
+        let b = try DaemonProcess()
         try addSamples(a)
         let file = a.directory.file("todos.ics")
         let exported = try run(a, ["export", "--format", "ics", "--output", file])
@@ -76,7 +85,8 @@ import TodoTestSupport
     /// One file per todo, named by a safe uid or else by the uid in hex (never a path from a uid);
     /// exported twice into the same directory, the same files; the directory imports back.
     @Test func vdirExportAndImport() throws {
-        let a = try DaemonProcess(), b = try DaemonProcess()
+        let a = try DaemonProcess()
+        let b = try DaemonProcess()
         try addSamples(a)
         let evil = """
             BEGIN:VCALENDAR\r
@@ -93,7 +103,9 @@ import TodoTestSupport
         let names = try Files.entries(dir)
         #expect(names.count == 5)
         #expect(names.allSatisfy { $0.hasSuffix(".ics") && !$0.contains("/") && !$0.hasPrefix(".") })
-        #expect(names.contains("x-2e2e2f2e2e2f6573636170652f6d65-\(names.first { $0.hasPrefix("x-") }!.split(separator: "-").last!)"))
+        #expect(
+            names.contains(
+                "x-2e2e2f2e2e2f6573636170652f6d65-\(names.first { $0.hasPrefix("x-") }!.split(separator: "-").last!)"))
         #expect(try Files.entries(a.directory.file("vdir")) == ["todod"])
         _ = try run(a, ["export", "--format", "vdir", dir])
         #expect(try Files.entries(dir) == names)
@@ -108,15 +120,22 @@ import TodoTestSupport
     @Test func malformedFilesImportNothing() throws {
         let d = try DaemonProcess()
         let file = d.directory.file("bad.ics")
-        try Data("BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:good\nSUMMARY:good\nEND:VTODO\nBEGIN:VTODO\nUID:bad\nSUMMARY:bad\nDUE:tomorrow\nEND:VTODO\nEND:VCALENDAR\n".utf8)
-            .write(to: URL(fileURLWithPath: file))
+        try Data(
+            "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:good\nSUMMARY:good\nEND:VTODO\nBEGIN:VTODO\nUID:bad\nSUMMARY:bad\nDUE:tomorrow\nEND:VTODO\nEND:VCALENDAR\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: file))
         let r = try run(d, ["import", file])
         #expect(r.status == 1)
-        #expect(r.stderr == "todoctl: \(file): line 9: DUE: \"tomorrow\" is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z])\n")
+        #expect(
+            r.stderr
+                == "todoctl: \(file): line 9: DUE: \"tomorrow\" is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z])\n"
+        )
         let dir = d.directory.file("vdir")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Data(try Files.contents(of: Self.foreign + "/todoman.ics")).write(to: URL(fileURLWithPath: dir + "/a.ics"))
-        try Data("BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:x\nSUMMARY:x\n".utf8).write(to: URL(fileURLWithPath: dir + "/b.ics"))
+        try Data("BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:x\nSUMMARY:x\n".utf8).write(
+            to: URL(fileURLWithPath: dir + "/b.ics"))
         let v = try run(d, ["import", dir])
         #expect(v.status == 1)
         #expect(v.stderr == "todoctl: \(dir)/b.ics: line 5: the file ends inside BEGIN:VTODO of line 2\n")
@@ -133,9 +152,12 @@ import TodoTestSupport
         let r = try run(d, ["import", Self.foreign + "/apple-reminders.ics"])
         #expect(r.stdout == "Imported 2 todos and 0 categories.\n", "\(r.stderr)")
         let out = try run(d, ["export", "--format", "ics"]).stdout
-        for line in ["SEQUENCE:0", "DTSTART;TZID=America/Chicago:20250311T140000", "X-WR-ALARMUID:0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0",
-                     "UID:0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0", "RRULE:FREQ=DAILY", "DUE;TZID=America/Chicago:20250311T140000",
-                     "BEGIN:VTIMEZONE", "TZID:America/Chicago"] {
+        for line in [
+            "SEQUENCE:0", "DTSTART;TZID=America/Chicago:20250311T140000",
+            "X-WR-ALARMUID:0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0",
+            "UID:0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0", "RRULE:FREQ=DAILY", "DUE;TZID=America/Chicago:20250311T140000",
+            "BEGIN:VTIMEZONE", "TZID:America/Chicago"
+        ] {
             #expect(out.contains(line + "\r\n"), "\(line) lost")
         }
         // The JSON export carries them as `ical`; a todo without any has no such member.
@@ -153,7 +175,8 @@ import TodoTestSupport
     /// todo and the rule goes back out unchanged.
     @Test func anUnsupportedRuleIsKeptNotFollowed() throws {
         let d = try DaemonProcess()
-        let file = "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:hourly\nSUMMARY:stretch\nDUE:20300101T090000Z\nRRULE:FREQ=HOURLY;INTERVAL=2\nEND:VTODO\nEND:VCALENDAR\n"
+        let file =
+            "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:hourly\nSUMMARY:stretch\nDUE:20300101T090000Z\nRRULE:FREQ=HOURLY;INTERVAL=2\nEND:VTODO\nEND:VCALENDAR\n"
         let imported = try json(d, ["import", "-"], input: file)
         #expect(imported["added"] == 1)
         #expect(imported["notFollowed"] == .array([.object(["line": .int(2), "reason": .string("FREQ=HOURLY")])]))
@@ -162,12 +185,20 @@ import TodoTestSupport
         // The report names each rule kept but not followed, with file and line, and why.
         let dir = d.directory.file("rules")
         try Files.makeDirectories(dir, mode: 0o700)
-        try Data("BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:rscale\nSUMMARY:旧正月\nDUE;VALUE=DATE:20300203\nRRULE:RSCALE=CHINESE;FREQ=YEARLY\nEND:VTODO\nEND:VCALENDAR\n".utf8)
-            .write(to: URL(fileURLWithPath: dir + "/a.ics"))
-        try Data("BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:e\nEND:VEVENT\nBEGIN:VTODO\nUID:nodue\nSUMMARY:someday\nRRULE:FREQ=WEEKLY\nEND:VTODO\nEND:VCALENDAR\n".utf8)
-            .write(to: URL(fileURLWithPath: dir + "/b.ics"))
+        try Data(
+            "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:rscale\nSUMMARY:旧正月\nDUE;VALUE=DATE:20300203\nRRULE:RSCALE=CHINESE;FREQ=YEARLY\nEND:VTODO\nEND:VCALENDAR\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: dir + "/a.ics"))
+        try Data(
+            "BEGIN:VCALENDAR\nBEGIN:VEVENT\nUID:e\nEND:VEVENT\nBEGIN:VTODO\nUID:nodue\nSUMMARY:someday\nRRULE:FREQ=WEEKLY\nEND:VTODO\nEND:VCALENDAR\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: dir + "/b.ics"))
         let report = try run(d, ["import", dir])
-        #expect(report.stdout.contains("; skipped 1 event (not todos); 2 rules kept but not followed: "), "\(report.stdout)")
+        #expect(
+            report.stdout.contains("; skipped 1 event (not todos); 2 rules kept but not followed: "), "\(report.stdout)"
+        )
         #expect(report.stdout.contains("a.ics line 2 (RSCALE)"), "\(report.stdout)")
         #expect(report.stdout.contains("b.ics line 5 (no DUE)"), "\(report.stdout)")
         #expect(try json(d, ["list", "--all"]).arrayValue?.count == 3)
@@ -194,8 +225,10 @@ import TodoTestSupport
         #expect(try json(d, ["show", "1"])["zone"] == "Europe/Berlin")
         _ = try json(d, ["done", "1"])
         let out = try run(d, ["export", "--format", "ics"]).stdout
-        for line in ["DUE;TZID=Europe/Berlin:20300114T170000", "DTSTART;TZID=W. Europe Standard Time:20300114T090000",
-                     "TZID:Europe/Berlin", "TZID:W. Europe Standard Time", "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU"] {
+        for line in [
+            "DUE;TZID=Europe/Berlin:20300114T170000", "DTSTART;TZID=W. Europe Standard Time:20300114T090000",
+            "TZID:Europe/Berlin", "TZID:W. Europe Standard Time", "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU"
+        ] {
             #expect(out.contains("\r\n" + line + "\r\n"), "\(line) missing:\n\(out)")
         }
         #expect(!out.contains("X-TODOD-ZONE"))
@@ -203,14 +236,19 @@ import TodoTestSupport
         #expect(try json(e, ["import", "-"], input: out)["added"] == 1)
         let (a, b) = (try json(d, ["show", "1"]), try json(e, ["show", "1"]))
         for key in ["due", "zone", "recurrence", "title"] { #expect(a[key] == b[key], "\(key)") }
-        #expect(try run(e, ["export", "--format", "ics"]).stdout.contains("\r\nDTSTART;TZID=W. Europe Standard Time:20300114T090000\r\n"))
+        #expect(
+            try run(e, ["export", "--format", "ics"]).stdout.contains(
+                "\r\nDTSTART;TZID=W. Europe Standard Time:20300114T090000\r\n"))
     }
 
     @Test func exportUsageErrors() throws {
         let d = try DaemonProcess()
         let bad = try run(d, ["export", "--format", "xml"])
         #expect(bad.status == 2)
-        #expect(bad.stderr.hasPrefix("todoctl: unsupported export format \"xml\" for --format; the formats are json, ics, vdir and todotxt\n"))
+        #expect(
+            bad.stderr.hasPrefix(
+                "todoctl: unsupported export format \"xml\" for --format; the formats are json, ics, vdir and todotxt\n"
+            ))
         #expect(try run(d, ["export", "--format", "vdir"]).status == 2)
         #expect(try run(d, ["export", "--format", "vdir", "--output", "x", "dir"]).status == 2)
     }
@@ -229,14 +267,16 @@ import TodoTestSupport
         let root = d.directory.file("calendars")
         _ = try run(d, ["export", "--format", "vdir", root + "/todod"])
         let config = d.directory.file("todoman.py")
-        try Data("""
+        try Data(
+            """
             path = "\(root)/*"
             date_format = "%Y-%m-%d"
             time_format = "%H:%M"
             default_list = "todod"
             cache_path = "\(d.directory.file("todoman-cache.sqlite3"))"
 
-            """.utf8).write(to: URL(fileURLWithPath: config))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: config))
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "Asia/Tokyo"
         func todoman(_ args: [String]) throws -> String {
@@ -244,11 +284,12 @@ import TodoTestSupport
             #expect(r.status == 0, "todo \(args): \(r.stderr)")
             return r.stdout
         }
-        let listed = try JSON.parse(Array(try todoman(["--porcelain", "list", "--status", "ANY"]).utf8)).arrayValue ?? []
+        let listed =
+            try JSON.parse(Array(try todoman(["--porcelain", "list", "--status", "ANY"]).utf8)).arrayValue ?? []
         func item(_ summary: String) -> JSON? { listed.first { $0["summary"]?.stringValue == summary } }
         #expect(listed.count == 3)
         let milk = try #require(item("牛乳を買う"))
-        #expect(milk["due"] == .int(1_894_669_200))  // 2030-01-15 10:00 in Tokyo
+        #expect(milk["due"] == .int(1_894_669_200)) // 2030-01-15 10:00 in Tokyo
         #expect(milk["priority"] == 1)
         #expect(milk["categories"] == ["家"])
         #expect(milk["completed"] == false)

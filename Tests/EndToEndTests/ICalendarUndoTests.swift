@@ -15,16 +15,18 @@ import TodoTestSupport
         ([
             "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//ical undo//EN", "BEGIN:VTODO", "UID:undo-kept-1",
             "SUMMARY:会議の準備", "DUE:20300115T010000Z", "CREATED:20261101T000000Z", "LAST-MODIFIED:\(modified)",
-            "DTSTAMP:\(modified)",
+            "DTSTAMP:\(modified)"
         ] + kept + [
             "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;RELATED=END:-PT15M", "X-WR-ALARMUID:A1B2C3D4", "END:VALARM",
-            "END:VTODO", "END:VCALENDAR",
+            "END:VTODO", "END:VCALENDAR"
         ]).joined(separator: "\r\n") + "\r\n"
     }
 
-    static let first = ["LOCATION;LANGUAGE=ja:第二会議室", "X-MOZ-GENERATION:3", "BEGIN:VALARM", "ACTION:EMAIL",
-                        "TRIGGER:-PT1H", "ATTENDEE:mailto:会議@example.com", "X-EVOLUTION-ALARM-UID:e-1", "X-TEST-NOTE;X-P=1:a\\,b",
-                        "END:VALARM"]
+    static let first = [
+        "LOCATION;LANGUAGE=ja:第二会議室", "X-MOZ-GENERATION:3", "BEGIN:VALARM", "ACTION:EMAIL",
+        "TRIGGER:-PT1H", "ATTENDEE:mailto:会議@example.com", "X-EVOLUTION-ALARM-UID:e-1", "X-TEST-NOTE;X-P=1:a\\,b",
+        "END:VALARM"
+    ]
     static let second = ["GEO:35.68;139.76", "X-MOZ-GENERATION:4"]
 
     func run(_ d: DaemonProcess, _ args: [String], input: String? = nil) throws -> ChildProcess.Result {
@@ -60,7 +62,9 @@ import TodoTestSupport
         // A later version from elsewhere with other kept lines.
         _ = try run(d, ["import", "-"], input: Self.calendar(modified: "20261103T000000Z", kept: Self.second))
         let updated = try ics(d)
-        #expect(updated.contains("\r\nGEO:35.68;139.76\r\n") && !updated.contains("LOCATION") && !updated.contains("ACTION:EMAIL"))
+        #expect(
+            updated.contains("\r\nGEO:35.68;139.76\r\n") && !updated.contains("LOCATION")
+                && !updated.contains("ACTION:EMAIL"))
         _ = try run(d, ["undo"])
         #expect(try ics(d) == imported)
         _ = try run(d, ["redo"])

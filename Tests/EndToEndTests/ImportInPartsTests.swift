@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `store.import` in parts (`"more": true`): held per connection, applied with the last part in
 /// one transaction, dropped on any error or when the connection closes.
@@ -13,7 +14,10 @@ import TodoTestSupport
     static func part(_ titles: [String], categories: [String] = [], more: Bool) -> JSONObject {
         var document: JSONObject = [
             "format": "todod-export", "version": 1, "categories": .array(categories.map { .string($0) }),
-            "todos": .array(titles.map { ["title": .string($0), "category": $0 == "" ? nil : "家", "created": "2026-11-01T00:00:00Z"] }),
+            "todos": .array(
+                titles.map {
+                    ["title": .string($0), "category": $0 == "" ? nil : "家", "created": "2026-11-01T00:00:00Z"]
+                })
         ]
         if more { document["more"] = true }
         return document
@@ -26,7 +30,8 @@ import TodoTestSupport
         // Held parts are not applied, and a closed connection drops them.
         do {
             let c = try daemon.client()
-            #expect(try c.result("store.import", Self.part(["一", "二"], categories: ["家"], more: true))
+            #expect(
+                try c.result("store.import", Self.part(["一", "二"], categories: ["家"], more: true))
                     == ["todos": 2, "categories": 1, "more": true])
             #expect(try c.result("todo.list", ["status": "all"])["total"] == 0)
         }
@@ -38,13 +43,19 @@ import TodoTestSupport
         #expect(bad["error"]?["code"] == -32602)
         #expect(bad["error"]?["message"]?.stringValue?.contains("todos[3].title") == true, "\(bad)")
         let afterBad = try c.call("store.import", Self.part(["四"], more: false))
-        #expect(afterBad["result"] == ["todos": 1, "categories": 1, "added": 1, "updated": 0, "unchanged": 0])  // only this one: the held parts were dropped
+        // only this one: the held parts were dropped
+        #expect(afterBad["result"] == ["todos": 1, "categories": 1, "added": 1, "updated": 0, "unchanged": 0])
         // Parts, with other requests between them, then the last: one transaction, in order.
         _ = try c.result("store.import", Self.part(["五", "六"], more: true))
         _ = try c.result("todo.add", ["title": "between"])
         _ = try c.result("store.import", Self.part(["七"], more: true))
-        #expect(try c.result("store.import", Self.part(["八"], more: false)) == ["todos": 4, "categories": 0, "added": 4, "updated": 0, "unchanged": 0])
-        let titles = try c.result("todo.list", ["status": "all"])["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue }
+        #expect(
+            try c.result("store.import", Self.part(["八"], more: false)) == [
+                "todos": 4, "categories": 0, "added": 4, "updated": 0, "unchanged": 0
+            ])
+        let titles = try c.result("todo.list", ["status": "all"])["todos"]?.arrayValue?.compactMap {
+            $0["title"]?.stringValue
+        }
         #expect(titles == ["四", "between", "五", "六", "七", "八"])
         // Two imports applied, so two events; held parts raise none.
         let events = try (0..<2).map { _ in try watcher.receive()["params"]?["todos"] }
@@ -66,7 +77,10 @@ import TodoTestSupport
             let value = String(repeating: "QUJD", count: keptBytes / 4)
             var folded = "X-ATTACHMENT-DATA:" + value.prefix(50)
             var rest = value.dropFirst(50)
-            while !rest.isEmpty { folded += "\r\n " + rest.prefix(74); rest = rest.dropFirst(74) }
+            while !rest.isEmpty {
+                folded += "\r\n " + rest.prefix(74)
+                rest = rest.dropFirst(74)
+            }
             return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VTODO\r\nUID:big-1@example.com\r\n"
                 + "SUMMARY:旅行の計画\r\n\(folded)\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
         }
@@ -74,15 +88,21 @@ import TodoTestSupport
         try ics(1_200 * 1024).write(toFile: huge, atomically: true, encoding: .utf8)
         let refused = try daemon.todoctl(["import", huge])
         #expect(refused.status == 1, "\(refused.status): \(refused.stderr)")
-        #expect(refused.stderr.hasPrefix("todoctl: cannot import todos[0] \"旅行の計画\" (uid big-1@example.com): its kept iCalendar lines"),
-                "\(refused.stderr)")
-        #expect(refused.stderr.contains("more than the 64 KiB todod keeps; nothing was imported") && refused.stderr.split(separator: "\n").count == 1,
-                "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix(
+                "todoctl: cannot import todos[0] \"旅行の計画\" (uid big-1@example.com): its kept iCalendar lines"),
+            "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("more than the 64 KiB todod keeps; nothing was imported")
+                && refused.stderr.split(separator: "\n").count == 1,
+            "\(refused.stderr)")
         // Within one line but over what todod keeps: the daemon names the member.
         let large = dir.file("large.ics")
         try ics(100 * 1024).write(toFile: large, atomically: true, encoding: .utf8)
         let over = try daemon.todoctl(["import", large])
-        #expect(over.status == 1 && over.stderr.contains("todos[0].ical") && over.stderr.contains("65536"), "\(over.status): \(over.stderr)")
+        #expect(
+            over.status == 1 && over.stderr.contains("todos[0].ical") && over.stderr.contains("65536"),
+            "\(over.status): \(over.stderr)")
         let c = try daemon.client()
         #expect(try c.result("todo.list", ["status": "all"])["total"] == 0)
         // Within the limit: imported, the lines kept.
@@ -101,14 +121,15 @@ import TodoTestSupport
         let file = dir.file("import.json")
         try #"{"format": "todod-export", "version": 1, "categories": [], "todos": [{"title": "牛乳"}, {"title": "卵"}]}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
-        let hung = try DaemonProcess(directory: dir, environment: ["TODOD_TEST_FAULT": "hang-store-after=0"], executable: "todod-faults")
+        let hung = try DaemonProcess(
+            directory: dir, environment: ["TODOD_TEST_FAULT": "hang-store-after=0"], executable: "todod-faults")
         // The daemon's end of each connection it accepted is listed with the socket's path, as
         // the listening socket is (/proc/net/unix).
         func sockets() -> Int {
             let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
             return table.split(separator: "\n").filter { $0.hasSuffix(" " + hung.socket) }.count
         }
-        #expect(eventually(timeout: 30) { sockets() == 1 })  // DaemonProcess's probe is gone
+        #expect(eventually(timeout: 30) { sockets() == 1 }) // DaemonProcess's probe is gone
         let result = LockedBox<ChildProcess.Result?>(nil)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -121,8 +142,11 @@ import TodoTestSupport
         hung.stop(signal: SIGKILL)
         done.wait()
         let cut = try #require(result.value)
-        #expect(cut.status == 69 && cut.stderr.hasPrefix("todoctl: todod closed the connection before it answered the import")
-                && cut.stderr.contains("nothing was imported") && cut.stderr.split(separator: "\n").count == 1, "\(cut.stderr)")
+        #expect(
+            cut.status == 69
+                && cut.stderr.hasPrefix("todoctl: todod closed the connection before it answered the import")
+                && cut.stderr.contains("nothing was imported") && cut.stderr.split(separator: "\n").count == 1,
+            "\(cut.stderr)")
         let again = try DaemonProcess(directory: dir)
         #expect(try again.client().result("todo.list", ["status": "all"])["total"] == 0)
     }

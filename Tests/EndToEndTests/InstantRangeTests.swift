@@ -19,16 +19,20 @@ import TodoTestSupport
             ("todo.add", ["title": "x", "remind": "0001-01-01T00:00:00+00:01"], "remind"),
             ("todo.update", ["id": 1, "due": "0001-01-01T05:00:00+23:59"], "due"),
             ("todo.snooze", ["id": 1, "until": "9999-12-31T23:00:00-01:00"], "until"),
-            ("reminder.list", ["since": "0001-01-01T00:00:00+01:00"], "since"),
+            ("reminder.list", ["since": "0001-01-01T00:00:00+01:00"], "since")
         ]
         for (method, params, field) in cases {
             let answer = try client.call(method, params)
-            #expect(answer["error"]?["code"] == .int(-32602), "\(method) \(JSON.object(params).serialized()): \(answer.serialized())")
+            #expect(
+                answer["error"]?["code"] == .int(-32602),
+                "\(method) \(JSON.object(params).serialized()): \(answer.serialized())")
             #expect(answer["error"]?["data"]?["field"] == .string(field), "\(answer.serialized())")
-            #expect(answer["error"]?["message"]?.stringValue?.contains("0001 to 9999") == true, "\(answer.serialized())")
+            #expect(
+                answer["error"]?["message"]?.stringValue?.contains("0001 to 9999") == true, "\(answer.serialized())")
         }
         // The bounds themselves are fine.
-        _ = try client.result("todo.add", ["title": "last", "due": "9999-12-31T23:59:59.999999Z", "remind": "0001-01-01T00:00:00Z"])
+        _ = try client.result(
+            "todo.add", ["title": "last", "due": "9999-12-31T23:59:59.999999Z", "remind": "0001-01-01T00:00:00Z"])
         _ = try client.result("todo.add", ["title": "last+offset", "due": "9999-12-31T23:59:59+00:00"])
         _ = try client.result("todo.delete", ["ids": [2, 3]])
         #expect(try client.result("store.export")["todos"] == before["todos"])
@@ -40,8 +44,10 @@ import TodoTestSupport
         let client = try daemon.client()
         let document: JSONObject = [
             "format": "todod-export", "version": 1, "categories": [],
-            "todos": [["title": "ok", "created": "2026-01-01T00:00:00Z"],
-                      ["title": "x", "due": "9999-12-31T23:59:59-23:59", "created": "2026-01-01T00:00:00Z"]],
+            "todos": [
+                ["title": "ok", "created": "2026-01-01T00:00:00Z"],
+                ["title": "x", "due": "9999-12-31T23:59:59-23:59", "created": "2026-01-01T00:00:00Z"]
+            ]
         ]
         let answer = try client.call("store.import", document)
         #expect(answer["error"]?["code"] == .int(-32602), "\(answer.serialized())")
@@ -57,7 +63,8 @@ import TodoTestSupport
         let moved = try daemon.todoctl(["edit", "1", "--due", "0001-01-01T00:30:00Z"])
         #expect(moved.status == 1, "\(moved.status) \(moved.stdout) \(moved.stderr)")
         #expect(moved.stderr.contains("outside the years 0001 to 9999"), "\(moved.stderr)")
-        let raw = try daemon.client().call("todo.update", ["id": 1, "due": "9999-12-31T23:30:00Z", "remind": "9999-12-31T23:00:00Z"])
+        let raw = try daemon.client().call(
+            "todo.update", ["id": 1, "due": "9999-12-31T23:30:00Z", "remind": "9999-12-31T23:00:00Z"])
         #expect(raw["result"] != nil, "\(raw.serialized())")
         let late = try daemon.client().call("todo.update", ["id": 1, "due": "0001-01-01T00:10:00Z"])
         #expect(late["error"]?["code"] == .int(-32602), "\(late.serialized())")

@@ -1,16 +1,20 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoCore
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `todoctl ui` in a real terminal: tmux runs it against a real daemon, keys go in with
 /// `send-keys`, the screen comes back with `capture-pane`, and what each key did is read from the
 /// store with todoctl. Golden screens (Golden/ui-*.txt) at 80×24 and 60×20.
-@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (scripts/test installs it)"))
+@Suite(
+    .serialized,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (scripts/test installs it)")
+)
 struct InteractiveListTests {
     /// One tmux server of its own running `todoctl ui`; after it exits the pane prints its exit
     /// status and the terminal's settings.
@@ -18,16 +22,26 @@ struct InteractiveListTests {
         let server = "todod-ui-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
         /// Runs `todoctl --socket SOCKET ARGUMENTS` (the list by default) in an interactive bash.
-        init(daemon: DaemonProcess, width: Int = 80, height: Int = 24, environment: [String: String] = [:], arguments: [String] = ["ui"]) throws {
-            var variables = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": daemon.directory.path, "XDG_CONFIG_HOME": daemon.directory.file("config")]
+        init(
+            daemon: DaemonProcess, width: Int = 80, height: Int = 24, environment: [String: String] = [:],
+            arguments: [String] = ["ui"]
+        ) throws {
+            var variables = [
+                "TZ": "UTC", "LANG": "C.UTF-8", "HOME": daemon.directory.path,
+                "XDG_CONFIG_HOME": daemon.directory.file("config")
+            ]
             for (k, v) in environment { variables[k] = v }
-            let env = variables.sorted { $0.key < $1.key }.map { Self.quoted("\($0.key)=\($0.value)") }.joined(separator: " ")
+            let env = variables.sorted { $0.key < $1.key }.map { Self.quoted("\($0.key)=\($0.value)") }.joined(
+                separator: " ")
             // An interactive shell with job control, as a user's: Ctrl-Z stops the list, fg resumes it.
-            try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "\(width)", "-y", "\(height)",
-                      "env PS1='$ ' TERM=screen bash --norc --noprofile -i"])
+            try tmux([
+                "-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "\(width)", "-y", "\(height)",
+                "env PS1='$ ' TERM=screen bash --norc --noprofile -i"
+            ])
             #expect(waitFor { $0.contains { $0.hasPrefix("$") } }, "\(screen())")
-            try type("env \(env) \(Self.quoted(BuiltProducts.path("todoctl"))) --socket \(Self.quoted(daemon.socket)) "
-                     + arguments.map(Self.quoted).joined(separator: " "))
+            try type(
+                "env \(env) \(Self.quoted(BuiltProducts.path("todoctl"))) --socket \(Self.quoted(daemon.socket)) "
+                    + arguments.map(Self.quoted).joined(separator: " "))
             try press("Enter")
             if arguments == ["ui"] { #expect(waitFor { $0.first?.contains(" todod · ") == true }, "\(screen())") }
         }
@@ -48,14 +62,18 @@ struct InteractiveListTests {
 
         @discardableResult
         func tmux(_ arguments: [String]) throws -> String {
-            let result = try ChildProcess.run("/usr/bin/tmux", ["-L", server] + arguments, environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color"])
+            let result = try ChildProcess.run(
+                "/usr/bin/tmux", ["-L", server] + arguments,
+                environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color"])
             return result.stdout
         }
 
         /// The screen, one string per row, trailing spaces cut.
         func screen() -> [String] {
             let text = (try? tmux(["capture-pane", "-p", "-t", "ui"])) ?? ""
-            return text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).replacingOccurrences(of: " +$", with: "", options: .regularExpression) }
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map {
+                String($0).replacingOccurrences(of: " +$", with: "", options: .regularExpression)
+            }
         }
 
         /// Types `keys` (tmux key names: "j", "Space", "Enter", "C-r").
@@ -68,14 +86,24 @@ struct InteractiveListTests {
             NotifyTestSupport.eventually(timeout: timeout) { condition(self.screen()) }
         }
 
-        func contains(_ text: String, timeout: Double = 10) -> Bool { waitFor(timeout: timeout) { $0.contains { $0.contains(text) } } }
+        func contains(_ text: String, timeout: Double = 10) -> Bool {
+            waitFor(timeout: timeout) { $0.contains { $0.contains(text) } }
+        }
 
         /// The pid of todoctl-ui in this pane.
         var programPID: Int32? {
-            guard let shell = Int32(((try? tmux(["list-panes", "-t", "ui", "-F", "#{pane_pid}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+            guard
+                let shell = Int32(
+                    ((try? tmux(["list-panes", "-t", "ui", "-F", "#{pane_pid}"])) ?? "").trimmingCharacters(
+                        in: .whitespacesAndNewlines))
+            else { return nil }
             let children = (try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)) ?? ""
             for child in children.split(separator: " ").compactMap({ Int32($0) }) {
-                if (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?.hasPrefix("todoctl-ui") == true { return child }
+                if (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?.hasPrefix("todoctl-ui")
+                    == true
+                {
+                    return child
+                }
             }
             return nil
         }
@@ -90,14 +118,17 @@ struct InteractiveListTests {
     /// the screens do not move with the clock).
     static func seeded() throws -> DaemonProcess {
         let daemon = try DaemonProcess()
-        for arguments in [["牛乳を買う", "--category", "買い物"], ["Write the report", "--priority", "high"], ["🍣 with friends"],
-                          ["Café crème, naïve é", "--tag", "急ぎ"], ["クリーニングを出す", "--category", "家"]] {
+        for arguments in [
+            ["牛乳を買う", "--category", "買い物"], ["Write the report", "--priority", "high"], ["🍣 with friends"],
+            ["Café crème, naïve é", "--tag", "急ぎ"], ["クリーニングを出す", "--category", "家"]
+        ] {
             #expect(try daemon.todoctl(["add"] + arguments).status == 0)
         }
         return daemon
     }
 
-    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden").path
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+        .path
 
     @Test(arguments: [(80, 24), (60, 20)])
     func theScreenAtEachSize(width: Int, height: Int) throws {
@@ -132,7 +163,10 @@ struct InteractiveListTests {
         try pane.press("d")
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2)) == .some(nil) })
         try pane.press("u")
-        #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2))??["title"] == .string("Write the report") })
+        #expect(
+            NotifyTestSupport.eventually(timeout: 5) {
+                (try? Self.todo(daemon, 2))??["title"] == .string("Write the report")
+            })
         // a: Japanese typed into the prompt, with a Japanese WHEN.
         try pane.press("a")
         try pane.type("歯医者を予約 --due 明日の朝")
@@ -164,21 +198,29 @@ struct InteractiveListTests {
         // /: a filter as you type, across width and case.
         try pane.press("/")
         try pane.type("ＷＲＩＴＥ")
-        #expect(pane.waitFor { s in s.contains { $0.contains("Write the report") } && !s.contains { $0.contains("牛乳を買う") } })
+        #expect(
+            pane.waitFor { s in s.contains { $0.contains("Write the report") } && !s.contains { $0.contains("牛乳を買う") } }
+        )
         try pane.press("Escape")
         #expect(pane.contains("牛乳を買う"))
         // Hiragana finds katakana; a leading = finds the text only as typed.
         try pane.press("/")
         try pane.type("くりーにんぐ")
-        #expect(pane.waitFor { s in s.contains { $0.contains("クリーニングを出す") } && !s.contains { $0.contains("牛乳を買う") } }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in s.contains { $0.contains("クリーニングを出す") } && !s.contains { $0.contains("牛乳を買う") } },
+            "\(pane.screen())")
         try pane.press("Escape")
         try pane.press("/")
         try pane.type("=くりーにんぐ")
-        #expect(pane.waitFor { s in !s.contains { $0.contains("クリーニングを出す") } && !s.contains { $0.contains("牛乳を買う") } }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in !s.contains { $0.contains("クリーニングを出す") } && !s.contains { $0.contains("牛乳を買う") } },
+            "\(pane.screen())")
         try pane.press("Escape")
         try pane.press("/")
         try pane.type("=クリーニング")
-        #expect(pane.waitFor { s in s.contains { $0.contains("クリーニングを出す") } && !s.contains { $0.contains("牛乳を買う") } }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in s.contains { $0.contains("クリーニングを出す") } && !s.contains { $0.contains("牛乳を買う") } },
+            "\(pane.screen())")
         try pane.press("Escape")
         #expect(pane.contains("牛乳を買う"))
         // v marks two, space completes both in one request: one undo step brings both back.
@@ -201,13 +243,15 @@ struct InteractiveListTests {
     /// the status bar, and the rest of the keys work.
     @Test func keysFromTheConfigFile() throws {
         let daemon = try Self.seeded()
-        try FileManager.default.createDirectory(atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
-        try "ui.key.done = x\nui.key.frobnicate = y\n".write(toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
+        try "ui.key.done = x\nui.key.frobnicate = y\n".write(
+            toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
         let pane = try Pane(daemon: daemon)
         #expect(pane.contains("ui.key.frobnicate: no such action"), "\(pane.screen())")
         try pane.press("x")
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 1))??["done"] == .bool(true) })
-        try pane.press("Space")  // still space too
+        try pane.press("Space") // still space too
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 2))??["done"] == .bool(true) })
         // todoctl itself takes the ui.key lines without a warning.
         let list = try daemon.todoctl(["list"], environment: ["XDG_CONFIG_HOME": daemon.directory.file("config")])
@@ -219,14 +263,19 @@ struct InteractiveListTests {
         let daemon = try Self.seeded()
         let pane = try Pane(daemon: daemon)
         try pane.press("C")
-        #expect(pane.waitFor { s in s.contains(" 買い物") && s.contains(" 家") && s.contains(" No category") }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in s.contains(" 買い物") && s.contains(" 家") && s.contains(" No category") },
+            "\(pane.screen())")
         #expect(pane.screen()[1].contains("CATEGORY") == false)
         try pane.press("c")
         #expect(pane.waitFor { s in s.contains { $0.contains("│ 買い物") && $0.hasSuffix("1 │") } }, "\(pane.screen())")
         try pane.press("j", "j", "Enter")
-        #expect(pane.waitFor { s in s.first?.contains("· 1 open") == true && s.first?.contains("· 買い物") == true
-            && s.contains { $0.contains("牛乳を買う") } && !s.contains { $0.contains("Write the report") } }, "\(pane.screen())")
-        try pane.press("c", "g", "Enter")  // All again
+        #expect(
+            pane.waitFor { s in
+                s.first?.contains("· 1 open") == true && s.first?.contains("· 買い物") == true
+                    && s.contains { $0.contains("牛乳を買う") } && !s.contains { $0.contains("Write the report") }
+            }, "\(pane.screen())")
+        try pane.press("c", "g", "Enter") // All again
         #expect(pane.contains("Write the report"))
     }
 
@@ -241,7 +290,9 @@ struct InteractiveListTests {
             let styled = try pane.tmux(["capture-pane", "-p", "-e", "-t", "ui"])
             let overdue = try #require(styled.split(separator: "\n").first { $0.contains("期限切れ") })
             // Red is SGR 31 (or 38;5;1 / 91 where the terminal maps it so).
-            let red = overdue.contains("[31m") || overdue.contains(";31m") || overdue.contains("38;5;1m") || overdue.contains("[91m")
+            let red =
+                overdue.contains("[31m") || overdue.contains(";31m") || overdue.contains("38;5;1m")
+                || overdue.contains("[91m")
             #expect(red != noColour, "\(noColour ? "NO_COLOR" : "colour"): \(overdue.debugDescription)")
             try pane.press("q")
         }
@@ -251,10 +302,10 @@ struct InteractiveListTests {
     @Test func changesFromElsewhereAndTheSelection() throws {
         let daemon = try Self.seeded()
         let pane = try Pane(daemon: daemon)
-        try pane.press("j", "j")  // on 🍣 with friends (id 3)
+        try pane.press("j", "j") // on 🍣 with friends (id 3)
         #expect(try daemon.todoctl(["add", "上に追加", "--top"]).status == 0)
         #expect(pane.contains("上に追加"))
-        try pane.press("Space")  // still on id 3, now one row lower
+        try pane.press("Space") // still on id 3, now one row lower
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 3))??["done"] == .bool(true) })
         #expect(try Self.todo(daemon, 2)?["done"] == .bool(false))
         // A reminder that fires shows in the status line.
@@ -274,8 +325,12 @@ struct InteractiveListTests {
         let pane = try Pane(daemon: daemon)
         #expect(pane.contains("子その二"))
         try pane.press("f")
-        #expect(pane.waitFor { s in !s.contains { $0.contains("子その") || $0.contains("孫") } && s.contains { $0.hasPrefix(" +") && $0.contains("親タスク") } },
-                "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in
+                !s.contains { $0.contains("子その") || $0.contains("孫") }
+                    && s.contains { $0.hasPrefix(" +") && $0.contains("親タスク") }
+            },
+            "\(pane.screen())")
         // j passes over the folded rows: the next row is 別のタスク.
         try pane.press("j")
         #expect(pane.contains("Title:    別のタスク"), "\(pane.screen())")
@@ -290,11 +345,17 @@ struct InteractiveListTests {
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 1))??["title"] == .string("親を改名") })
         #expect(!pane.screen().contains { $0.contains("子その") })
         try pane.press("f")
-        #expect(pane.waitFor { s in s.contains { $0.contains("子その一") } && s.contains { $0.contains("孫") } && s.contains { $0.contains("子その二") } },
-                "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in
+                s.contains { $0.contains("子その一") } && s.contains { $0.contains("孫") }
+                    && s.contains { $0.contains("子その二") }
+            },
+            "\(pane.screen())")
         // f on a subtask folds its parent, which takes the selection.
         try pane.press("j", "j", "f")
-        #expect(pane.waitFor { s in !s.contains { $0.contains("孫") } && s.contains { $0.contains("子その一") } }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in !s.contains { $0.contains("孫") } && s.contains { $0.contains("子その一") } },
+            "\(pane.screen())")
         #expect(pane.contains("Title:    子その一"), "\(pane.screen())")
         // Folding changes nothing in the store.
         #expect(try Self.todo(daemon, 3)?["parent"] == .int(2))
@@ -312,11 +373,13 @@ struct InteractiveListTests {
         #expect(wired["position"] == .int(2))
         #expect(try Self.todo(daemon, 2)?["position"] == .int(3))
         #expect(try client.call("todo.add", ["title": "x", "after": .int(99)])["error"]?["code"] == .int(-32001))
-        #expect(try client.call("todo.add", ["title": "x", "after": .int(1), "top": .bool(true)])["error"]?["code"] == .int(-32602))
+        #expect(
+            try client.call("todo.add", ["title": "x", "after": .int(1), "top": .bool(true)])["error"]?["code"]
+                == .int(-32602))
         #expect(try daemon.todoctl(["rm", "6"]).status == 0)
         let seqBefore = try #require(try client.result("daemon.status")["seq"]?.intValue)
         let pane = try Pane(daemon: daemon)
-        try pane.press("j")  // on Write the report, position 2
+        try pane.press("j") // on Write the report, position 2
         try pane.press("a")
         try pane.type("間に入れる --priority low")
         try pane.press("Enter")
@@ -346,10 +409,12 @@ struct InteractiveListTests {
         let client = try daemon.client()
         for i in 1...150 { _ = try client.result("todo.add", ["title": .string("やること \(i)")]) }
         let pane = try Pane(daemon: daemon)
-        try pane.press("j", "j")  // on やること 3
+        try pane.press("j", "j") // on やること 3
         #expect(pane.contains("Title:    やること 3"))
         #expect(try daemon.todoctl(["move", "3", "--bottom"]).status == 0)
-        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    やること 3") } && s.contains { $0.contains("150") } }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { s in s.contains { $0.contains("Title:    やること 3") } && s.contains { $0.contains("150") } },
+            "\(pane.screen())")
         try pane.press("Space")
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 3))??["done"] == .bool(true) })
         #expect(try Self.todo(daemon, 150)?["done"] == .bool(false))
@@ -373,15 +438,19 @@ struct InteractiveListTests {
         let client = try daemon.client()
         for i in 1...150 { _ = try client.result("todo.add", ["title": .string("やること \(i)")]) }
         let pane = try Pane(daemon: daemon)
-        try pane.press("s", "s", "s")  // manual, due, priority, title
+        try pane.press("s", "s", "s") // manual, due, priority, title
         #expect(pane.contains("sort: title ↑"), "\(pane.screen())")
         // By title: やること 1, やること 10, やること 100, やること 101, …
         try pane.press("j", "j")
         #expect(pane.contains("Title:    やること 100"), "\(pane.screen())")
         #expect(try daemon.todoctl(["edit", "100", "--title", "んんん 最後へ"]).status == 0)
-        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    んんん 最後へ") } && s.contains { $0.hasPrefix(" ") && $0.contains("んんん 最後へ") && $0.contains("100") } },
-                "\(pane.screen())")
-        try pane.press("j")  // the last row: j stays on it
+        #expect(
+            pane.waitFor { s in
+                s.contains { $0.contains("Title:    んんん 最後へ") }
+                    && s.contains { $0.hasPrefix(" ") && $0.contains("んんん 最後へ") && $0.contains("100") }
+            },
+            "\(pane.screen())")
+        try pane.press("j") // the last row: j stays on it
         #expect(pane.contains("Title:    んんん 最後へ"), "\(pane.screen())")
         try pane.press("Space")
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 100))??["done"] == .bool(true) })
@@ -408,24 +477,33 @@ struct InteractiveListTests {
     /// on its todo and on its screen line.
     @Test func aChangeDeepInTheListKeepsTheSelection() throws {
         let daemon = try DaemonProcess()
-        let todos = (1...1_200).map { i -> JSON in .object(["uid": .string("deep-\(i)"), "title": .string(String(format: "深い %04d", i)), "done": .bool(false),
-                                                             "position": .int(Int64(i)), "created": "2026-12-01T00:00:00Z", "updated": "2026-12-01T00:00:00Z"]) }
+        let todos = (1...1_200).map { i -> JSON in
+            .object([
+                "uid": .string("deep-\(i)"), "title": .string(String(format: "深い %04d", i)), "done": .bool(false),
+                "position": .int(Int64(i)), "created": "2026-12-01T00:00:00Z", "updated": "2026-12-01T00:00:00Z"
+            ])
+        }
         let seed = daemon.directory.file("seed.json")
-        let document: JSON = .object(["format": "todod-export", "version": 1, "exported": "2026-12-01T00:00:00Z", "categories": .array([]), "todos": .array(todos)])
+        let document: JSON = .object([
+            "format": "todod-export", "version": 1, "exported": "2026-12-01T00:00:00Z", "categories": .array([]),
+            "todos": .array(todos)
+        ])
         var bytes: [UInt8] = []
         document.write(to: &bytes)
         try String(decoding: bytes, as: UTF8.self).write(toFile: seed, atomically: true, encoding: .utf8)
         #expect(try daemon.todoctl(["import", seed]).status == 0)
         let trace = daemon.directory.file("trace")
         let pane = try Pane(daemon: daemon, environment: ["TODOCTL_UI_TRACE": trace])
-        try pane.press("s", "s", "s")  // by title
+        try pane.press("s", "s", "s") // by title
         #expect(pane.contains("sort: title ↑"), "\(pane.screen())")
         try pane.press("G", "k", "k")
         #expect(pane.contains("Title:    深い 1198"), "\(pane.screen())")
         let line = pane.screen().firstIndex { $0.contains("深い 1198") && !$0.contains("Title:") }
         #expect(try daemon.todoctl(["edit", "1198", "--title", "深い 1198 変更"]).status == 0)
         #expect(pane.waitFor { s in s.contains { $0.contains("Title:    深い 1198 変更") } }, "\(pane.screen())")
-        #expect(pane.screen().firstIndex { $0.contains("深い 1198 変更") && !$0.contains("Title:") } == line, "\(pane.screen())")
+        #expect(
+            pane.screen().firstIndex { $0.contains("深い 1198 変更") && !$0.contains("Title:") } == line, "\(pane.screen())"
+        )
         // Read by keyset windows around it (the timing log says which way the rows were read).
         #expect(((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("read around the selection"))
         try pane.press("j")
@@ -439,19 +517,33 @@ struct InteractiveListTests {
     @Test func theMouseWhenAskedFor() throws {
         let daemon = try Self.seeded()
         let off = try Pane(daemon: daemon)
-        #expect(try off.tmux(["display-message", "-p", "-t", "ui", "#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}"])
+        #expect(
+            try off.tmux([
+                "display-message", "-p", "-t", "ui", "#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}"
+            ])
             .trimmingCharacters(in: .whitespacesAndNewlines) == "000")
         try off.press("q")
-        try FileManager.default.createDirectory(atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
-        try "ui.mouse = on\n".write(toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
+        try "ui.mouse = on\n".write(
+            toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
         let pane = try Pane(daemon: daemon)
-        #expect(try pane.tmux(["display-message", "-p", "-t", "ui", "#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}"])
+        #expect(
+            try pane.tmux([
+                "display-message", "-p", "-t", "ui", "#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}"
+            ])
             .trimmingCharacters(in: .whitespacesAndNewlines) != "000")
         // A press of the first button on the fourth row (🍣, id 3), then its release (once drawn).
         #expect(pane.contains("🍣 with friends"), "\(pane.screen())")
         let row = try #require(pane.screen().firstIndex { $0.contains("🍣 with friends") })
-        try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "20", String(0x21 + 10, radix: 16), String(0x21 + row, radix: 16)])
-        try pane.tmux(["send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "23", String(0x21 + 10, radix: 16), String(0x21 + row, radix: 16)])
+        try pane.tmux([
+            "send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "20", String(0x21 + 10, radix: 16),
+            String(0x21 + row, radix: 16)
+        ])
+        try pane.tmux([
+            "send-keys", "-t", "ui", "-H", "1b", "5b", "4d", "23", String(0x21 + 10, radix: 16),
+            String(0x21 + row, radix: 16)
+        ])
         #expect(pane.contains("Title:    🍣 with friends"), "\(pane.screen())")
         try pane.press("Space")
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 3))??["done"] == .bool(true) })
@@ -472,14 +564,19 @@ struct InteractiveListTests {
     /// keys that are no action (esc, the pane's and the prompts').
     @Test func theHelpListsEveryKey() throws {
         let daemon = try Self.seeded()
-        try FileManager.default.createDirectory(atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
-        try "ui.key.done = x\nui.key.fold = o\n".write(toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: daemon.directory.file("config") + "/todod", withIntermediateDirectories: true)
+        try "ui.key.done = x\nui.key.fold = o\n".write(
+            toFile: daemon.directory.file("config") + "/todod/config", atomically: true, encoding: .utf8)
         let pane = try Pane(daemon: daemon, width: 100, height: 30)
         try pane.press("?")
         #expect(pane.contains("Keys (j k scroll"))
         let help = pane.screen().joined(separator: "\n")
-        for expected in ["space x   done / not done", "f o       fold / unfold its subtasks", "esc       clear the marks", "Category pane:", "Prompts:",
-                         "E         the whole todo in $EDITOR", "q         quit"] {
+        for expected in [
+            "space x   done / not done", "f o       fold / unfold its subtasks", "esc       clear the marks",
+            "Category pane:", "Prompts:",
+            "E         the whole todo in $EDITOR", "q         quit"
+        ] {
             #expect(help.contains(expected), "\(expected): \(help)")
         }
         try pane.press("Escape", "q")
@@ -490,18 +587,23 @@ struct InteractiveListTests {
     @Test func theTerminalAndTheDaemonComeAndGo() throws {
         let dir = TemporaryDirectory("uid")
         var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
-        let socket = daemon!.socket, database = daemon!.database
+        let socket = daemon!.socket
+        let database = daemon!.database
         #expect(try daemon!.todoctl(["add", "長いタイトルの日本語のタスクで幅を確かめる 🍣🍣🍣"]).status == 0)
         let pane = try Pane(daemon: daemon!)
         try pane.tmux(["resize-window", "-t", "ui", "-x", "60", "-y", "20"])
-        #expect(pane.waitFor { $0.first?.hasSuffix("? help") == true && TerminalWidth.of($0.first ?? "") == 59 }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { $0.first?.hasSuffix("? help") == true && TerminalWidth.of($0.first ?? "") == 59 },
+            "\(pane.screen())")
         for line in pane.screen() { #expect(TerminalWidth.of(line) <= 60, "\(line)") }
         // Ctrl-Z gives the terminal back to the shell; fg brings the list back.
         try pane.press("C-z")
         #expect(pane.contains("Stopped"), "\(pane.screen())")
         try pane.type("fg")
         try pane.press("Enter")
-        #expect(pane.waitFor { $0.first?.hasSuffix("? help") == true && $0.contains { $0.contains("長いタイトル") } }, "\(pane.screen())")
+        #expect(
+            pane.waitFor { $0.first?.hasSuffix("? help") == true && $0.contains { $0.contains("長いタイトル") } },
+            "\(pane.screen())")
         let pid = try #require(pane.programPID)
         daemon?.stop()
         daemon = nil
@@ -515,7 +617,8 @@ struct InteractiveListTests {
         #expect(after.contains("EXITED 143"), "\(after)")
         // The terminal is as the shell left it: canonical input and echo back on.
         let settings = after.joined(separator: " ")
-        #expect(settings.contains(" icanon") && settings.contains(" echo ") && !settings.contains("-icanon"), "\(settings)")
+        #expect(
+            settings.contains(" icanon") && settings.contains(" echo ") && !settings.contains("-icanon"), "\(settings)")
     }
 }
 
@@ -525,7 +628,8 @@ enum TerminalWidth {
         s.unicodeScalars.reduce(0) { sum, scalar in
             let v = scalar.value
             if v < 0x20 || (0x300...0x36F).contains(v) || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return sum }
-            let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+            let wide =
+                (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
                 || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
                 || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
             return sum + (wide ? 2 : 1)

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `TODO_TITLE`s of the journal entries a fake journald received (native protocol:
 /// `NAME=value` lines).
@@ -34,13 +35,22 @@ struct JournalFaultTests {
         let title = unique("down")
         // Due one after another across the outage.
         for i in 0..<count {
-            _ = try client.result("todo.add", ["title": .string("\(title) #\(i)"), "due": .string(instant(in: 1 + Double(i) * (down - 2) / Double(count)))])
+            _ = try client.result(
+                "todo.add",
+                [
+                    "title": .string("\(title) #\(i)"),
+                    "due": .string(instant(in: 1 + Double(i) * (down - 2) / Double(count)))
+                ])
         }
         // Each is written to stderr once as it falls due, and stays pending.
-        #expect(eventually(timeout: down + 10) { daemon.stderr.split(separator: "\n").filter { $0.contains(title) }.count >= count })
+        #expect(
+            eventually(timeout: down + 10) {
+                daemon.stderr.split(separator: "\n").filter { $0.contains(title) }.count >= count
+            })
         for id in 1...count { #expect(try client.result("todo.get", ["id": .int(Int64(id))])["reminded"] == .null) }
         #expect(try client.result("daemon.status")["nextReminder"] != .null)
-        waitUntilPast(wentDown.addingTimeInterval(down))  // the outage lasts `down` seconds: its length is what is tested
+        // the outage lasts `down` seconds: its length is what is tested
+        waitUntilPast(wentDown.addingTimeInterval(down))
 
         // journald is back.
         let receiver = try UnixDatagram.bind(path: journal + "/socket")
@@ -54,9 +64,12 @@ struct JournalFaultTests {
             lastArrival = Date()
         }
         #expect(received.count == count)
-        #expect(try eventually(timeout: 10) {
-            try (1...count).allSatisfy { try client.result("todo.get", ["id": .int(Int64($0))])["reminded"] != .null }
-        })
+        #expect(
+            try eventually(timeout: 10) {
+                try (1...count).allSatisfy {
+                    try client.result("todo.get", ["id": .int(Int64($0))])["reminded"] != .null
+                }
+            })
         // A reminder added now lands after anything still to be sent: none of the others again.
         _ = try client.result("todo.add", ["title": .string(title + " sentinel"), "due": .string(instant(in: 0))])
         var sentinel = false
@@ -69,8 +82,10 @@ struct JournalFaultTests {
         #expect(sentinel)
         #expect(received.count == count && received.values.allSatisfy { $0 == 1 }, "\(received)")
         let onStderr = daemon.stderr.split(separator: "\n").filter { $0.contains(title) }
-        #expect(onStderr.count == count)  // once each, however often retried
-        print("journald down \(String(format: "%.0f", cameBack.timeIntervalSince(wentDown))) s: \(received.count) of \(count) reminders delivered once each, the last \(String(format: "%.1f", lastArrival.timeIntervalSince(cameBack))) s after it came back")
+        #expect(onStderr.count == count) // once each, however often retried
+        print(
+            "journald down \(String(format: "%.0f", cameBack.timeIntervalSince(wentDown))) s: \(received.count) of \(count) reminders delivered once each, the last \(String(format: "%.1f", lastArrival.timeIntervalSince(cameBack))) s after it came back"
+        )
     }
 
     /// A journald that stops reading blocks the journal send, but only the delivery queue: reads,

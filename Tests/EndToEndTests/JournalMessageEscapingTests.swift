@@ -1,15 +1,19 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The journal MESSAGE is a sentence for people: its title is escaped like todoctl's output, while
 /// TODO_TITLE keeps the data as stored.
-@Suite(.enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+@Suite(
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
+        "needs a running systemd-journald (scripts/test starts one)"))
 struct JournalMessageEscapingTests {
     @Test func theMessageShowsBidiAndZeroWidthCharactersEscaped() throws {
         let d = try DaemonProcess()

@@ -23,19 +23,24 @@ import TodoTestSupport
             return try JSON.parse(result.stdout).arrayValue?.compactMap { $0["id"]?.intValue } ?? []
         }
         func search(_ text: String) throws -> [Int64] { try ids(["list", "--all", "--sort", "id", "--search", text]) }
-        func exact(_ text: String) throws -> [Int64] { try ids(["list", "--all", "--sort", "id", "--search-exact", text]) }
+        func exact(_ text: String) throws -> [Int64] {
+            try ids(["list", "--all", "--sort", "id", "--search-exact", text])
+        }
     }
 
     @Test func kanaWidthAndCaseAlikeAndExactAsWritten() throws {
         let s = try Setup()
-        for arguments in [["クリーニングを出す"], ["くりーにんぐ 受け取り"], ["ｸﾘｰﾆﾝｸﾞ代"], ["Dry CLEANING", "--notes", "ｽｰﾂ 2着"], ["グラス"], ["100% done_ok"]] {
+        for arguments in [
+            ["クリーニングを出す"], ["くりーにんぐ 受け取り"], ["ｸﾘｰﾆﾝｸﾞ代"], ["Dry CLEANING", "--notes", "ｽｰﾂ 2着"], ["グラス"],
+            ["100% done_ok"]
+        ] {
             #expect(try s.run(["add"] + arguments).status == 0)
         }
         #expect(try s.search("くりーにんぐ") == [1, 2, 3])
         #expect(try s.search("クリーニング") == [1, 2, 3])
         #expect(try s.search("ｸﾘｰﾆﾝｸﾞ") == [1, 2, 3])
-        #expect(try s.search("スーツ") == [4])                  // notes, half-width katakana
-        #expect(try s.search("ｃｌｅａｎｉｎｇ") == [4])         // full-width, lower case
+        #expect(try s.search("スーツ") == [4]) // notes, half-width katakana
+        #expect(try s.search("ｃｌｅａｎｉｎｇ") == [4]) // full-width, lower case
         #expect(try s.search("%") == [6])
         #expect(try s.exact("クリーニング") == [1])
         #expect(try s.exact("くりーにんぐ") == [2])
@@ -44,7 +49,9 @@ import TodoTestSupport
         let both = try s.run(["list", "--search", "a", "--search-exact", "a"])
         #expect(both.status == 2 && both.stderr.contains("--search and --search-exact cannot be used together"))
         let empty = try s.run(["list", "--search-exact", "　"])
-        #expect(empty.status != 0 && empty.stderr.split(separator: "\n").count == 1 && empty.stderr.contains("search"), "\(empty.stderr)")
+        #expect(
+            empty.status != 0 && empty.stderr.split(separator: "\n").count == 1 && empty.stderr.contains("search"),
+            "\(empty.stderr)")
         // The wire: searchMode, and a clear error for a bad one.
         let client = try s.daemon.client()
         let exact = try client.result("todo.list", ["search": "ｸﾘｰﾆﾝｸﾞ", "searchMode": "exact", "status": "all"])
@@ -52,11 +59,13 @@ import TodoTestSupport
         let folded = try client.result("todo.list", ["search": "ｸﾘｰﾆﾝｸﾞ", "searchMode": "folded", "status": "all"])
         #expect(folded["total"] == .int(3))
         let bad = try client.call("todo.list", ["search": "x", "searchMode": "kana"])
-        #expect(bad["error"]?["code"] == .int(-32602) && bad["error"]?["data"]?["field"] == .string("searchMode"), "\(bad)")
+        #expect(
+            bad["error"]?["code"] == .int(-32602) && bad["error"]?["data"]?["field"] == .string("searchMode"), "\(bad)")
         let alone = try client.call("todo.list", ["searchMode": "exact"])
         #expect(alone["error"]?["code"] == .int(-32602), "\(alone)")
         // An alias of the config file searches the same way.
-        try "alias.laundry = list --all --sort id --search くりーにんぐ\nalias.exactly = list --all --sort id --search-exact クリーニング\n"
+        try
+            "alias.laundry = list --all --sort id --search くりーにんぐ\nalias.exactly = list --all --sort id --search-exact クリーニング\n"
             .write(toFile: s.config.file("todod/config"), atomically: true, encoding: .utf8)
         #expect(try s.ids(["laundry"]) == [1, 2, 3])
         #expect(try s.ids(["exactly"]) == [1])

@@ -20,23 +20,31 @@ import TodoTestSupport
         Target(name: "TodoCore", source: "package struct Todo {}\n"),
         Target(name: "TodoProtocol", dependencies: ["TodoCore"], source: "import TodoCore\n"),
         Target(name: "TodoSQLite", dependencies: ["CSQLite"], source: "import CSQLite\n"),
-        Target(name: "TodoStore", dependencies: ["TodoCore", "TodoSQLite"], source: "import TodoSQLite\n@_spi(Benchmark) public func measure() {}\n"),
+        Target(
+            name: "TodoStore", dependencies: ["TodoCore", "TodoSQLite"],
+            source: "import TodoSQLite\n@_spi(Benchmark) public func measure() {}\n"),
         Target(name: "TodoDaemon", dependencies: ["TodoStore", "TodoProtocol"], source: "import TodoStore\n"),
         Target(name: "TodoCLI", dependencies: ["TodoProtocol"], source: "import TodoProtocol\n"),
-        Target(name: "TodoSync", dependencies: ["TodoProtocol", "TodoSQLite"], source: """
-            import TodoProtocol
-            import TodoSQLite
-            // public and open in a comment; `open` as a name:
-            let text = "public \\(open("public")) open class"
-            func open(_ s: String) -> String { s }
-            package final class Round { let open = 1 }
+        Target(
+            name: "TodoSync", dependencies: ["TodoProtocol", "TodoSQLite"],
+            source: """
+                import TodoProtocol
+                import TodoSQLite
+                // public and open in a comment; `open` as a name:
+                let text = "public \\(open("public")) open class"
+                func open(_ s: String) -> String { s }
+                package final class Round { let open = 1 }
 
-            """),
+                """),
         Target(name: "todod", type: "executable", dependencies: ["TodoDaemon"], source: "import TodoDaemon\n"),
         Target(name: "todod-sync", type: "executable", dependencies: ["TodoSync"], source: "import TodoSync\n"),
         Target(name: "todoctl", type: "executable", dependencies: ["TodoCLI"], source: "import TodoCLI\n"),
-        Target(name: "todobench", type: "executable", dependencies: ["TodoStore"], source: "@_spi(Benchmark) import TodoStore\n"),
-        Target(name: "TodoSyncTests", type: "test", dependencies: ["TodoSync"], source: "@testable import TodoSync\npublic func helper() {}\n"),
+        Target(
+            name: "todobench", type: "executable", dependencies: ["TodoStore"],
+            source: "@_spi(Benchmark) import TodoStore\n"),
+        Target(
+            name: "TodoSyncTests", type: "test", dependencies: ["TodoSync"],
+            source: "@testable import TodoSync\npublic func helper() {}\n")
     ]
 
     /// Runs the checker on `targets`; returns its exit status and standard error.
@@ -51,12 +59,15 @@ import TodoTestSupport
                 try target.source.write(toFile: path + "/main.swift", atomically: true, encoding: .utf8)
                 sources = ["main.swift"]
             }
-            described.append(["name": target.name, "type": target.type, "path": path, "sources": sources,
-                              "target_dependencies": target.dependencies])
+            described.append([
+                "name": target.name, "type": target.type, "path": path, "sources": sources,
+                "target_dependencies": target.dependencies
+            ])
         }
         let description = dir.file("describe.json")
         try JSONSerialization.data(withJSONObject: ["targets": described]).write(to: URL(fileURLWithPath: description))
-        let result = try ChildProcess.run("/usr/bin/python3", [NotifyTestSupport.repository + "/scripts/check-layers", description])
+        let result = try ChildProcess.run(
+            "/usr/bin/python3", [NotifyTestSupport.repository + "/scripts/check-layers", description])
         return (result.status, result.stderr)
     }
 
@@ -82,11 +93,20 @@ import TodoTestSupport
         // Every form of import of a module not declared.
         ("TodoSync", "@_implementationOnly import TodoStore", "imports TodoStore, which TodoSync does not declare"),
         ("TodoSync", "import struct TodoStore.Database", "imports TodoStore, which TodoSync does not declare"),
-        ("TodoSync", "@_spi(Testing) @preconcurrency import TodoDaemon", "imports TodoDaemon, which TodoSync does not declare"),
+        (
+            "TodoSync", "@_spi(Testing) @preconcurrency import TodoDaemon",
+            "imports TodoDaemon, which TodoSync does not declare"
+        ),
         ("TodoSync", "  public import TodoCore.Sub", "imports TodoCore, which TodoSync does not declare"),
-        ("TodoSync", "#if canImport(Glibc)\n    import TodoCore\n#endif", "imports TodoCore, which TodoSync does not declare"),
+        (
+            "TodoSync", "#if canImport(Glibc)\n    import TodoCore\n#endif",
+            "imports TodoCore, which TodoSync does not declare"
+        ),
         // An SPI in a module a shipped program links.
-        ("TodoSync", "@_spi(Testing) import TodoSQLite", "imports an SPI of TodoSQLite into a module a shipped program links"),
+        (
+            "TodoSync", "@_spi(Testing) import TodoSQLite",
+            "imports an SPI of TodoSQLite into a module a shipped program links"
+        ),
         // public and open in any position.
         ("TodoSync", "final public class Leak {}", "main.swift:7: public declaration"),
         ("TodoSync", "public extension String {}", "main.swift:7: public declaration"),
@@ -94,7 +114,7 @@ import TodoTestSupport
         ("TodoSync", "package struct S { public private(set) var x = 1 }", "main.swift:7: public declaration"),
         ("TodoSync", "@available(*, deprecated)\nopen class Base {}", "main.swift:8: open declaration"),
         ("TodoSync", "package class Base { static open func f() {} }", "main.swift:7: open declaration"),
-        ("TodoSync", "@_spi(Testing) public func fine() {}\npublic func leak() {}", "main.swift:8: public declaration"),
+        ("TodoSync", "@_spi(Testing) public func fine() {}\npublic func leak() {}", "main.swift:8: public declaration")
     ])
     func eachBypassFails(target: String, change: String, failure: String) throws {
         let targets = Self.with(target) { t in

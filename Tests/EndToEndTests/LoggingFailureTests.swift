@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct LoggingFailureTests {
     /// Standard error on a full disk (/dev/full: ENOSPC) or a pipe nobody reads any more (EPIPE):

@@ -1,17 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// todod-notify on a private session bus with the stand-in server, as a person lives with it:
 /// notifications withdrawn when their reminder no longer stands, buttons believed only from the
 /// server that owns the name, a server that answers late, all-day todos, the missed summary.
-@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") && NotifyTestSupport.available,
-                             "needs journald, dbus-daemon and .build/test-venv with jeepney (scripts/test sets them up)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") && NotifyTestSupport.available,
+        "needs journald, dbus-daemon and .build/test-venv with jeepney (scripts/test sets them up)"))
 struct NotifyLifeTests {
     /// A unicast ActionInvoked from another peer completes nothing; after the server restarts,
     /// the new server's ids (which repeat the old ones) complete nothing of ours until it shows
@@ -21,8 +25,10 @@ struct NotifyLifeTests {
         let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
         var server: NotificationServer? = try NotificationServer(bus: bus, directory: dir)
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
-        let first = unique("spoofed"), second = unique("barrier")
+        let notifier = try NotifierProcess(
+            daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let first = unique("spoofed")
+        let second = unique("barrier")
         let a = try daemon.client().result("todo.add", ["title": .string(first), "due": .string(rfc3339(in: 1))])
         let b = try daemon.client().result("todo.add", ["title": .string(second), "due": .string(rfc3339(in: 1))])
         let shownA = try #require(server!.notifications(summary: first, atLeast: 1).first)
@@ -31,19 +37,25 @@ struct NotifyLifeTests {
         try server!.spoof(to: me, id: shownA["id"]?.intValue ?? 0, action: "done")
         // The spoof reached the notifier before this press (both went through the bus in order).
         try server!.invoke(shownB["id"]?.intValue ?? 0, "done")
-        #expect(try NotifyTestSupport.eventually(timeout: 10) { try daemon.client().result("todo.get", ["id": b["id"] ?? 0])["done"] == true })
+        #expect(
+            try NotifyTestSupport.eventually(timeout: 10) {
+                try daemon.client().result("todo.get", ["id": b["id"] ?? 0])["done"] == true
+            })
         #expect(try daemon.client().result("todo.get", ["id": a["id"] ?? 0])["done"] == false)
 
         // The server restarts: its ids start again at 1, the number our first notification had.
         server?.stop()
         server = nil
         let again = try NotificationServer(bus: bus, directory: dir, name: "server2")
-        try again.invoke(shownA["id"]?.intValue ?? 0, "done")  // another application's notification 1
+        try again.invoke(shownA["id"]?.intValue ?? 0, "done") // another application's notification 1
         let third = unique("after restart")
         let c = try daemon.client().result("todo.add", ["title": .string(third), "due": .string(rfc3339(in: 0))])
         let shownC = try #require(again.notifications(summary: third, atLeast: 1).first)
         try again.invoke(shownC["id"]?.intValue ?? 0, "done")
-        #expect(try NotifyTestSupport.eventually(timeout: 10) { try daemon.client().result("todo.get", ["id": c["id"] ?? 0])["done"] == true })
+        #expect(
+            try NotifyTestSupport.eventually(timeout: 10) {
+                try daemon.client().result("todo.get", ["id": c["id"] ?? 0])["done"] == true
+            })
         #expect(try daemon.client().result("todo.get", ["id": a["id"] ?? 0])["done"] == false, "\(notifier.stderr)")
     }
 
@@ -54,13 +66,16 @@ struct NotifyLifeTests {
         let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
         let server = try NotificationServer(bus: bus, directory: dir)
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let notifier = try NotifierProcess(
+            daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
         let tag = unique("")
         let names = ["kept", "completed", "snoozed", "rescheduled", "deleted"]
         var todos: [String: JSON] = [:]
         var shown: [String: Int64] = [:]
         let due = rfc3339(in: 1)
-        for name in names { todos[name] = try daemon.client().result("todo.add", ["title": .string(name + tag), "due": .string(due)]) }
+        for name in names {
+            todos[name] = try daemon.client().result("todo.add", ["title": .string(name + tag), "due": .string(due)])
+        }
         for name in names { shown[name] = server.notifications(summary: name + tag, atLeast: 1).first?["id"]?.intValue }
         #expect(shown.count == names.count)
         let c = try daemon.client()
@@ -83,10 +98,16 @@ struct NotifyLifeTests {
         let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
         let server = try NotificationServer(bus: bus, directory: dir)
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
-        let daily = unique("daily"), once = unique("once")
-        let recurring = try daemon.client().result("todo.add", ["title": .string(daily), "due": .string(rfc3339(in: 1)),
-                                                                "recurrence": ["rule": "FREQ=DAILY", "from": "due"]])
+        let notifier = try NotifierProcess(
+            daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let daily = unique("daily")
+        let once = unique("once")
+        let recurring = try daemon.client().result(
+            "todo.add",
+            [
+                "title": .string(daily), "due": .string(rfc3339(in: 1)),
+                "recurrence": ["rule": "FREQ=DAILY", "from": "due"]
+            ])
         _ = try daemon.client().result("todo.add", ["title": .string(once), "due": .string(rfc3339(in: 1))])
         let d = try #require(server.notifications(summary: daily, atLeast: 1).first?["id"]?.intValue)
         let o = try #require(server.notifications(summary: once, atLeast: 1).first?["id"]?.intValue)
@@ -95,7 +116,9 @@ struct NotifyLifeTests {
         #expect(server.closes(of: d).count >= 1)
         #expect(server.closes(of: o).count >= 1)
         let id = recurring["id"]?.intValue ?? 0
-        #expect(NotifyTestSupport.eventually(timeout: 10) { notifier.stderr.contains("todo \(id) advanced to ") }, "\(notifier.stderr)")
+        #expect(
+            NotifyTestSupport.eventually(timeout: 10) { notifier.stderr.contains("todo \(id) advanced to ") },
+            "\(notifier.stderr)")
         #expect(!notifier.stderr.contains("todo \(id) done"))
         #expect(try daemon.client().result("todo.get", ["id": .int(id)])["done"] == false)
     }
@@ -107,8 +130,10 @@ struct NotifyLifeTests {
         let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
         let server = try NotificationServer(bus: bus, directory: dir, slow: ("slow", 6))
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
-        let slow = "slow" + unique(""), fast = unique("fast")
+        let notifier = try NotifierProcess(
+            daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let slow = "slow" + unique("")
+        let fast = unique("fast")
         _ = try daemon.client().result("todo.add", ["title": .string(slow), "due": .string(rfc3339(in: 1))])
         #expect(server.notifications(summary: slow, atLeast: 1).count == 1)
         _ = try daemon.client().result("todo.add", ["title": .string(fast), "due": .string(rfc3339(in: 0))])
@@ -131,10 +156,12 @@ struct NotifyLifeTests {
         let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
         let server = try NotificationServer(bus: bus, directory: dir)
         let daemon = try DaemonProcess(directory: dir, environment: ["TZ": "UTC"])
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let notifier = try NotifierProcess(
+            daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
         let title = unique("歯医者")
         let midnight = String(rfc3339(in: 0).prefix(10)) + "T00:00:00Z"
-        _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(midnight), "allDay": true, "zone": "UTC"])
+        _ = try daemon.client().result(
+            "todo.add", ["title": .string(title), "due": .string(midnight), "allDay": true, "zone": "UTC"])
         let n = try #require(server.notifications(summary: title, atLeast: 1).first)
         #expect(n["body"] == "Due today", "\(notifier.stderr)")
         #expect(n["hints"]?["urgency"] == 1)
@@ -144,7 +171,9 @@ struct NotifyLifeTests {
         #expect(entry["TODO_ALL_DAY"] == "1")
         let listed = try daemon.todoctl(["reminders"], environment: ["TZ": "UTC"])
         let row = try #require(listed.stdout.split(separator: "\n").first { $0.contains(title) })
-        #expect(row.contains(" \(midnight.prefix(10)) ") && row.components(separatedBy: "00:00").count == 1, "\(listed.stdout)")
+        #expect(
+            row.contains(" \(midnight.prefix(10)) ") && row.components(separatedBy: "00:00").count == 1,
+            "\(listed.stdout)")
     }
 
     /// No notification server runs, but the bus can start one on demand (D-Bus activation, as
@@ -154,13 +183,21 @@ struct NotifyLifeTests {
         let record = dir.file("activated.jsonl")
         let bus = try SessionBus(socket: dir.file("bus"), directory: dir, activating: record)
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let notifier = try NotifierProcess(
+            daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
         let title = unique("activated")
         _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 0))])
-        #expect(NotifyTestSupport.eventually(timeout: 20) { ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").contains(title) },
-                "\(notifier.stderr) \(bus.stderr)")
+        #expect(
+            NotifyTestSupport.eventually(timeout: 20) {
+                ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").contains(title)
+            },
+            "\(notifier.stderr) \(bus.stderr)")
         // It runs on: stop it by its pid (the bus started it).
-        if let pid = ((try? String(contentsOfFile: record + ".ready", encoding: .utf8)) != nil ? bus.children.first : nil) { kill(pid, SIGTERM) }
+        if let pid =
+            ((try? String(contentsOfFile: record + ".ready", encoding: .utf8)) != nil ? bus.children.first : nil)
+        {
+            kill(pid, SIGTERM)
+        }
     }
 
     private static func seconds(_ value: JSON) -> Double? {
@@ -175,38 +212,57 @@ struct NotifyLifeTests {
 /// Once with a real notification server: dunst (Debian's `dunst`) on a virtual display (`xvfb`),
 /// on a private session bus. A reminder is shown, and withdrawn when the todo is completed by
 /// another client: `dunstctl` sees it displayed, then in its history and no longer displayed.
-@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket")
-                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunst")
-                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunstctl")
-                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb")
-                               && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
-                             "needs journald, dbus-daemon, dunst and Xvfb (apt-get install dunst xvfb)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunst")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/dunstctl")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+        "needs journald, dbus-daemon, dunst and Xvfb (apt-get install dunst xvfb)"))
 struct NotifyDunstTests {
     @Test func dunstShowsTheReminderAndItIsClosedWhenCompletedElsewhere() throws {
         let dir = TemporaryDirectory("ndu")
         var display = Int.random(in: 100...499)
         while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(display)") { display += 1 }
-        let xvfb = try BackgroundProcess.started("/usr/bin/Xvfb", [":\(display)", "-nolisten", "tcp"], output: dir.file("xvfb"))
-        #expect(NotifyTestSupport.eventually(timeout: 20) { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(display)") }, "\(xvfb.stderr)")
+        let xvfb = try BackgroundProcess.started(
+            "/usr/bin/Xvfb", [":\(display)", "-nolisten", "tcp"], output: dir.file("xvfb"))
+        #expect(
+            NotifyTestSupport.eventually(timeout: 20) {
+                FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(display)")
+            }, "\(xvfb.stderr)")
         let bus = try SessionBus(socket: dir.file("bus"), directory: dir)
         // No timeout: a notification leaves the screen only when closed.
-        try "[global]\n    history_length = 20\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n[urgency_critical]\n    timeout = 0\n"
+        try
+            "[global]\n    history_length = 20\n[urgency_low]\n    timeout = 0\n[urgency_normal]\n    timeout = 0\n[urgency_critical]\n    timeout = 0\n"
             .write(toFile: dir.file("dunstrc"), atomically: true, encoding: .utf8)
-        let env = ["DISPLAY": ":\(display)", "DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": dir.path, "PATH": "/usr/bin:/bin"]
-        let dunst = try BackgroundProcess.started("/usr/bin/dunst", ["-config", dir.file("dunstrc")], environment: env, output: dir.file("dunst"))
+        let env = [
+            "DISPLAY": ":\(display)", "DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": dir.path, "PATH": "/usr/bin:/bin"
+        ]
+        let dunst = try BackgroundProcess.started(
+            "/usr/bin/dunst", ["-config", dir.file("dunstrc")], environment: env, output: dir.file("dunst"))
         func dunstctl(_ arguments: [String]) -> String {
             (try? ChildProcess.run("/usr/bin/dunstctl", arguments, environment: env))?.stdout ?? ""
         }
-        #expect(NotifyTestSupport.eventually(timeout: 20) { Int(dunstctl(["count", "displayed"]).trimmingCharacters(in: .whitespacesAndNewlines)) != nil },
-                "\(dunst.stderr)")
+        #expect(
+            NotifyTestSupport.eventually(timeout: 20) {
+                Int(dunstctl(["count", "displayed"]).trimmingCharacters(in: .whitespacesAndNewlines)) != nil
+            },
+            "\(dunst.stderr)")
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
+        let notifier = try NotifierProcess(
+            daemon: daemon, state: dir.file("state"), bus: bus.address, output: dir.file("n"))
         let title = unique("歯医者 dunst")
         let todo = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 0))])
-        #expect(NotifyTestSupport.eventually(timeout: 15) { dunstctl(["count", "displayed"]).hasPrefix("1") }, "\(notifier.stderr) \(dunst.stderr)")
+        #expect(
+            NotifyTestSupport.eventually(timeout: 15) { dunstctl(["count", "displayed"]).hasPrefix("1") },
+            "\(notifier.stderr) \(dunst.stderr)")
         #expect(!dunstctl(["history"]).contains(title))
         _ = try daemon.client().result("todo.complete", ["ids": [todo["id"] ?? 0]])
-        #expect(NotifyTestSupport.eventually(timeout: 15) { dunstctl(["count", "displayed"]).hasPrefix("0") }, "\(notifier.stderr)")
+        #expect(
+            NotifyTestSupport.eventually(timeout: 15) { dunstctl(["count", "displayed"]).hasPrefix("0") },
+            "\(notifier.stderr)")
         #expect(dunstctl(["history"]).contains(title))
         dunst.stop()
         xvfb.stop()

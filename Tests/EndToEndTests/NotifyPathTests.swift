@@ -1,16 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// How reminders reach todod-notify and where it keeps its place: the daemon's `watch` stream
 /// as the fast path beside the journal, each reminder once across restarts of either, a cursor
 /// per notifier, a damaged or hostile cursor file, and SIGTERM while `--exec` children run.
-@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
+        "needs a running systemd-journald (scripts/test starts one)"))
 struct NotifyPathTests {
     /// A reminder that only the `watch` stream brings (a stand-in daemon whose store has no
     /// journal entries) is printed: the fast path works without the journal.
@@ -18,8 +23,11 @@ struct NotifyPathTests {
         let dir = TemporaryDirectory("nfp")
         let title = unique("fast path")
         let standIn = try StandInDaemon(socket: dir.file("fake.sock"), title: title, directory: dir)
-        let notifier = try BackgroundProcess.notifier(socket: standIn.socket, arguments: ["--print"], state: dir.file("state"), output: dir.file("n"))
-        #expect(NotifyTestSupport.eventually(timeout: 15) { notifier.stdoutLines.contains { $0.hasSuffix("\t" + title) } }, "\(notifier.stderr)")
+        let notifier = try BackgroundProcess.notifier(
+            socket: standIn.socket, arguments: ["--print"], state: dir.file("state"), output: dir.file("n"))
+        #expect(
+            NotifyTestSupport.eventually(timeout: 15) { notifier.stdoutLines.contains { $0.hasSuffix("\t" + title) } },
+            "\(notifier.stderr)")
         #expect(notifier.stdoutLines.filter { $0.hasSuffix("\t" + title) }.count == 1)
     }
 
@@ -28,9 +36,12 @@ struct NotifyPathTests {
     @Test func eachReminderOnceAcrossRestarts() throws {
         let dir = TemporaryDirectory("nro")
         var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
-        let socket = daemon!.socket, database = daemon!.database
+        let socket = daemon!.socket
+        let database = daemon!.database
         let state = dir.file("state")
-        var runs: [NotifierProcess] = [try NotifierProcess(daemon: daemon!, arguments: ["--print"], state: state, output: dir.file("n0"))]
+        var runs: [NotifierProcess] = [
+            try NotifierProcess(daemon: daemon!, arguments: ["--print"], state: state, output: dir.file("n0"))
+        ]
         let tag = unique("burst")
         let due = rfc3339(in: 2)
         let c = try daemon!.client()
@@ -38,7 +49,11 @@ struct NotifyPathTests {
         #expect(NotifyTestSupport.eventually(timeout: 20) { runs[0].stdoutLines.count >= 20 })
         runs[0].stop()
         runs.append(try NotifierProcess(daemon: daemon!, arguments: ["--print"], state: state, output: dir.file("n1")))
-        func printed() -> [String] { runs.flatMap(\.stdoutLines).compactMap { $0.split(separator: "\t").last.map(String.init) }.filter { $0.hasPrefix(tag) } }
+        func printed() -> [String] {
+            runs.flatMap(\.stdoutLines).compactMap { $0.split(separator: "\t").last.map(String.init) }.filter {
+                $0.hasPrefix(tag)
+            }
+        }
         #expect(NotifyTestSupport.eventually(timeout: 30) { Set(printed()).count >= 300 })
         // todod restarts under the running notifier; what fires afterwards comes once too.
         daemon?.stop()
@@ -60,24 +75,34 @@ struct NotifyPathTests {
     @Test func aBurstLargerThanAnyBoundIsPrintedOnce() throws {
         let dir = TemporaryDirectory("nbu")
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, arguments: ["--print"], state: dir.file("state"), output: dir.file("n"))
+        let notifier = try NotifierProcess(
+            daemon: daemon, arguments: ["--print"], state: dir.file("state"), output: dir.file("n"))
         let tag = unique("burst")
         let count = 6000
         let due = rfc3339(in: 4)
         let c = try daemon.client()
-        for start in stride(from: 0, to: count, by: 250) {  // pipelined, 250 answers read at a time
-            for i in start..<min(count, start + 250) { try c.request("todo.add", ["title": .string("\(tag) \(i)"), "due": .string(due)]) }
+        for start in stride(from: 0, to: count, by: 250) { // pipelined, 250 answers read at a time
+            for i in start..<min(count, start + 250) {
+                try c.request("todo.add", ["title": .string("\(tag) \(i)"), "due": .string(due)])
+            }
             for _ in start..<min(count, start + 250) { _ = try c.receive() }
         }
-        func printed() -> [String] { notifier.stdoutLines.compactMap { $0.split(separator: "\t").last.map(String.init) }.filter { $0.hasPrefix(tag) } }
-        #expect(NotifyTestSupport.eventually(timeout: 120) { Set(printed()).count >= count }, "\(Set(printed()).count) printed")
+        func printed() -> [String] {
+            notifier.stdoutLines.compactMap { $0.split(separator: "\t").last.map(String.init) }.filter {
+                $0.hasPrefix(tag)
+            }
+        }
+        #expect(
+            NotifyTestSupport.eventually(timeout: 120) { Set(printed()).count >= count },
+            "\(Set(printed()).count) printed")
         #expect(try Journalctl.reminders(title: "\(tag) \(count - 1)", atLeast: 1).count == 1)
         // The journal's copies have all been read (they are stepped over) once the cursor file
         // holds no key of the burst that waits for its entry.
         let cursor = dir.file("state") + "/todod/notify-print.cursor"
-        #expect(NotifyTestSupport.eventually(timeout: 60) {
-            ((try? String(contentsOfFile: cursor, encoding: .utf8)) ?? "").split(separator: "\n").count == 1
-        }, "keys still waiting for their journal entries")
+        #expect(
+            NotifyTestSupport.eventually(timeout: 60) {
+                ((try? String(contentsOfFile: cursor, encoding: .utf8)) ?? "").split(separator: "\n").count == 1
+            }, "keys still waiting for their journal entries")
         let all = printed()
         #expect(all.count == count && Set(all).count == count, "\(all.count) lines, \(Set(all).count) distinct")
     }
@@ -89,14 +114,18 @@ struct NotifyPathTests {
         let daemon = try DaemonProcess(directory: dir)
         let state = dir.file("state")
         try NotifierProcess(daemon: daemon, arguments: ["--print"], state: state, output: dir.file("p0")).stop()
-        try NotifierProcess(daemon: daemon, arguments: ["--print", "--name", "電話"], state: state, output: dir.file("q0")).stop()
-        let exec = try NotifierProcess(daemon: daemon, arguments: ["--exec", "/bin/true"], state: state, output: dir.file("e"))
+        try NotifierProcess(
+            daemon: daemon, arguments: ["--print", "--name", "電話"], state: state, output: dir.file("q0")
+        ).stop()
+        let exec = try NotifierProcess(
+            daemon: daemon, arguments: ["--exec", "/bin/true"], state: state, output: dir.file("e"))
         let missed = unique("while print was down")
         _ = try daemon.client().result("todo.add", ["title": .string(missed), "due": .string(rfc3339(in: 1))])
         #expect(try Journalctl.reminders(title: missed, atLeast: 1).count == 1)
         #expect(eventually(timeout: 15) { Self.cursor(state + "/todod/notify-exec.cursor", isPast: missed) })
         let printer = try NotifierProcess(daemon: daemon, arguments: ["--print"], state: state, output: dir.file("p1"))
-        let named = try NotifierProcess(daemon: daemon, arguments: ["--print", "--name", "電話"], state: state, output: dir.file("q1"))
+        let named = try NotifierProcess(
+            daemon: daemon, arguments: ["--print", "--name", "電話"], state: state, output: dir.file("q1"))
         #expect(printer.printed(title: missed, atLeast: 1).count == 1)
         #expect(named.printed(title: missed, atLeast: 1).count == 1)
         for file in ["notify-print.cursor", "notify-print-電話.cursor", "notify-exec.cursor"] {
@@ -122,7 +151,8 @@ struct NotifyPathTests {
             } else {
                 try Data([0xFF, 0xFE, 0x00, 0x41, 0x0A, 0x20, 0x62, 0x61, 0x64]).write(to: URL(fileURLWithPath: cursor))
             }
-            let notifier = try NotifierProcess(daemon: daemon, arguments: ["--print"], state: state, output: dir.file("n-" + damage))
+            let notifier = try NotifierProcess(
+                daemon: daemon, arguments: ["--print"], state: state, output: dir.file("n-" + damage))
             #expect(notifier.stderr.contains("starting from the journal's tail"), "\(damage): \(notifier.stderr)")
             let title = unique("after " + damage)
             _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(rfc3339(in: 0))])
@@ -137,18 +167,26 @@ struct NotifyPathTests {
         let dir = TemporaryDirectory("nss")
         let listener = try UnixSocket.listen(path: dir.file("mute.sock"))
         defer { Posix.close(listener) }
-        let notifier = try BackgroundProcess.started(BuiltProducts.path("todod-notify"), ["--socket", dir.file("mute.sock"), "--print"],
-                                                     environment: ["XDG_STATE_HOME": dir.file("state")], output: dir.file("n"))
+        let notifier = try BackgroundProcess.started(
+            BuiltProducts.path("todod-notify"), ["--socket", dir.file("mute.sock"), "--print"],
+            environment: ["XDG_STATE_HOME": dir.file("state")], output: dir.file("n"))
         // Connected and asking (on its second connection: the first only reads the peer's
         // credentials): the notifier waits for the answer.
-        var connections: [Int32] = [], asked: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        var connections: [Int32] = []
+        var asked: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
         defer { connections.forEach(Posix.close) }
-        #expect(try eventually(timeout: 10) {
-            if try Posix.waitReadable(listener, seconds: 0.001), let fd = try UnixSocket.accept(listener) { connections.append(fd) }
-            for fd in connections { if let n = try Posix.read(fd, into: &buffer), n > 0 { asked += buffer[..<n] } }
-            return asked.contains(UInt8(ascii: "\n"))
-        })
-        #expect(String(decoding: asked, as: UTF8.self).contains("daemon.status"), "\(String(decoding: asked, as: UTF8.self))")
+        #expect(
+            try eventually(timeout: 10) {
+                if try Posix.waitReadable(listener, seconds: 0.001), let fd = try UnixSocket.accept(listener) {
+                    connections.append(fd)
+                }
+                for fd in connections { if let n = try Posix.read(fd, into: &buffer), n > 0 { asked += buffer[..<n] } }
+                return asked.contains(UInt8(ascii: "\n"))
+            })
+        #expect(
+            String(decoding: asked, as: UTF8.self).contains("daemon.status"),
+            "\(String(decoding: asked, as: UTF8.self))")
         #expect(notifier.process.isRunning)
         notifier.process.send(SIGTERM)
         #expect(NotifyTestSupport.eventually(timeout: 8) { !notifier.process.isRunning }, "\(notifier.stderr)")
@@ -159,8 +197,9 @@ struct NotifyPathTests {
     @Test func sigtermEndsItWhileExecChildrenRun() throws {
         let dir = TemporaryDirectory("nst")
         let daemon = try DaemonProcess(directory: dir)
-        let notifier = try NotifierProcess(daemon: daemon, arguments: ["--exec-timeout", "600", "--exec", "/bin/sleep", "600"],
-                                           state: dir.file("state"), output: dir.file("n"))
+        let notifier = try NotifierProcess(
+            daemon: daemon, arguments: ["--exec-timeout", "600", "--exec", "/bin/sleep", "600"],
+            state: dir.file("state"), output: dir.file("n"))
         let tag = unique("slot")
         let due = rfc3339(in: 1)
         let c = try daemon.client()
@@ -184,8 +223,10 @@ extension NotifyPathTests {
     /// line) has had its journal entry read too.
     static func cursor(_ file: String, isPast title: String) -> Bool {
         let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-        guard let cursor = lines.first, !cursor.hasPrefix("realtime="), !lines.contains(where: { $0.hasPrefix("+") }) else { return false }
-        let later = try? Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "TODO_TITLE=\(title)"], after: cursor)
+        guard let cursor = lines.first, !cursor.hasPrefix("realtime="), !lines.contains(where: { $0.hasPrefix("+") })
+        else { return false }
+        let later = try? Journalctl.entries(
+            ["MESSAGE_ID=\(Journalctl.reminderMessageID)", "TODO_TITLE=\(title)"], after: cursor)
         return later?.isEmpty == true
     }
 }
@@ -244,7 +285,8 @@ final class StandInDaemon {
                 conn.close()
             """#
         try script.write(toFile: directory.file("standin.py"), atomically: true, encoding: .utf8)
-        process = try BackgroundProcess.started("/usr/bin/python3", [directory.file("standin.py"), socket, title], output: directory.file("standin"))
+        process = try BackgroundProcess.started(
+            "/usr/bin/python3", [directory.file("standin.py"), socket, title], output: directory.file("standin"))
         guard NotifyTestSupport.eventually(timeout: 10, { FileManager.default.fileExists(atPath: socket) }) else {
             throw NotifyTestError.didNotStart("stand-in daemon", process.stderr)
         }
@@ -258,8 +300,12 @@ final class StandInDaemon {
         let fifo = dir.file("password")
         #expect(mkfifo(fifo, 0o600) == 0)
         // A hang would be ended by the timeout, without the line below.
-        let result = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", "http://127.0.0.1:9/dav/", "--user", "u",
-                                                                             "--password-file", fifo], timeout: 20)
+        let result = try ChildProcess.run(
+            BuiltProducts.path("todod-sync"),
+            [
+                "--check", "--url", "http://127.0.0.1:9/dav/", "--user", "u",
+                "--password-file", fifo
+            ], timeout: 20)
         #expect(result.status != 0)
         #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
     }

@@ -1,16 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The daemon's resident memory in KiB (VmRSS).
 func residentKiB(_ pid: Int32) -> Int {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return -1 }
+        let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return -1 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
 }
 
@@ -31,13 +33,14 @@ func residentKiB(_ pid: Int32) -> Int {
         let rssIdle = residentKiB(daemon.pid)
 
         let worker = try daemon.client()
-        let long = String(repeating: "長いタイトル", count: 150)  // ~900 characters: events of about 3 KiB
+        let long = String(repeating: "長いタイトル", count: 150) // ~900 characters: events of about 3 KiB
         var ok = 0
         for batch in 0..<100 {
             var lines: [UInt8] = []
             for i in 0..<100 {
                 let id = Int64(batch * 100 + i)
-                let request = id % 5 == 4
+                let request =
+                    id % 5 == 4
                     ? RPCRequest(id: .int(id), method: "todo.list", params: ["limit": 1])
                     : RPCRequest(id: .int(id), method: "todo.add", params: ["title": .string("\(id) \(long)")])
                 request.json.write(to: &lines)

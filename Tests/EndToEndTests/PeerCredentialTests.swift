@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Only the daemon's own uid and root may talk to it, even when the socket's mode lets anyone
 /// connect: the SO_PEERCRED check is what refuses. Needs root, to run a client as `nobody`.
@@ -32,7 +33,8 @@ import TodoTestSupport
                 data += chunk
             print(data.decode().strip())
             """
-        let result = try ChildProcess.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script])
+        let result = try ChildProcess.run(
+            "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script])
         #expect(result.status == 0, "\(result.stderr)")
         let answer = try JSON.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(answer["error"]?["code"] == -32003)

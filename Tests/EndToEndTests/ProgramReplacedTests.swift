@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A running todod whose program file is replaced (a package upgrade) runs the new program in
 /// place: the same pid and listening socket, one journal line saying why, requests served right
@@ -37,7 +38,10 @@ import TodoTestSupport
     /// The daemon's own lines in the journal (it runs under systemd-cat with identifier `tag`).
     private func journalLines(_ tag: String) throws -> [(message: String, pid: String, usec: Int64)] {
         try Journalctl.entries(["SYSLOG_IDENTIFIER=\(tag)"]).map {
-            ($0["MESSAGE"]?.stringValue ?? "", $0["_PID"]?.stringValue ?? "", Int64($0["__REALTIME_TIMESTAMP"]?.stringValue ?? "") ?? 0)
+            (
+                $0["MESSAGE"]?.stringValue ?? "", $0["_PID"]?.stringValue ?? "",
+                Int64($0["__REALTIME_TIMESTAMP"]?.stringValue ?? "") ?? 0
+            )
         }
     }
 
@@ -48,9 +52,10 @@ import TodoTestSupport
         let tag = "todod-replaced-\(UInt32.random(in: 0...UInt32.max))"
         // systemd-socket-activate passes the socket as systemd does; systemd-cat puts standard
         // error in the journal. Each execs the next: the daemon has the activator's pid.
-        let daemon = try LaunchedDaemon("/usr/bin/systemd-socket-activate",
-                                        ["-l", socket, "/usr/bin/systemd-cat", "-t", tag, program, "--db", dir.file("todos.db")],
-                                        socket: socket)
+        let daemon = try LaunchedDaemon(
+            "/usr/bin/systemd-socket-activate",
+            ["-l", socket, "/usr/bin/systemd-cat", "-t", tag, program, "--db", dir.file("todos.db")],
+            socket: socket)
         let before = try daemon.client()
         let pid = Int32(try before.result("daemon.status")["pid"]?.intValue ?? 0)
         #expect(pid > 0)
@@ -62,9 +67,10 @@ import TodoTestSupport
         let started = Date()
         #expect(try daemon.client().result("todo.add", ["title": "直後"])["id"] == 2)
         #expect(eventually(timeout: 20) { runningFile(of: pid) == program })
-        #expect(eventually(timeout: 20) {
-            (try? journalLines(tag))?.contains { $0.message.contains("the program replaced in place") } == true
-        })
+        #expect(
+            eventually(timeout: 20) {
+                (try? journalLines(tag))?.contains { $0.message.contains("the program replaced in place") } == true
+            })
         let seconds = Date().timeIntervalSince(started)
         let lines = try journalLines(tag)
         let why = lines.filter { $0.message.contains("\(program) was replaced (an upgrade?)") }
@@ -101,7 +107,7 @@ import TodoTestSupport
             #expect(entries.count == 1, "reminder \(i): \(entries.count) entries")
             fired += entries
         }
-        usleep(500_000)  // an entry repeated by the next program would be there by now
+        usleep(500_000) // an entry repeated by the next program would be there by now
         for i in 0..<4 { #expect(try Journalctl.reminders(title: "\(title) \(i)", atLeast: 1, timeout: 0).count == 1) }
         #expect(fired.allSatisfy { $0["_PID"]?.stringValue == String(pid) })
         // At least one fell due while no program ran (the first is due at most 2 s after the
@@ -129,7 +135,7 @@ import TodoTestSupport
         #expect(runningFile(of: daemon.pid) == program)
         #expect(try daemon.client().result("todo.list")["total"] == 1)
         #expect(kill(daemon.pid, SIGTERM) == 0)
-        #expect(daemon.process.waitForExit() == 0)  // (reaped here: Foundation's own status may lag)
+        #expect(daemon.process.waitForExit() == 0) // (reaped here: Foundation's own status may lag)
         #expect(eventually(timeout: 5) { daemon.stderr.contains("stopping on SIGTERM") })
         let log = daemon.stderr
         #expect(log.contains("\(program) was replaced (an upgrade?)"), "\(log)")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Every daemon class that belongs to a queue asserts it on its entry points
 /// (`dispatchPrecondition`), and a wrong-queue call traps. This runs each path a request, a
@@ -13,7 +14,10 @@ import TodoTestSupport
 /// store queue, journal-read and journal-write queues, inline answers, group commit, parked
 /// requests behind `reminder.list`, `watch` events, the status and watchdog notifications) and
 /// checks that the daemon answered all of it and exited 0 on SIGTERM, with no trap.
-@Suite(.enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+@Suite(
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
+        "needs a running systemd-journald (scripts/test starts one)"))
 struct QueueOwnershipTests {
     @Test func everyQueueOfTheRequestPathIsTheOneItsOwnerAsserts() throws {
         // The tests build in debug; `swift build -c release` products live under release/.
@@ -22,7 +26,8 @@ struct QueueOwnershipTests {
         let notify = dir.file("notify.sock")
         let listener = try UnixDatagram.bind(path: notify)
         defer { Posix.close(listener) }
-        let daemon = try DaemonProcess(directory: dir, environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "400000"])
+        let daemon = try DaemonProcess(
+            directory: dir, environment: ["NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "400000"])
         do {
             try exercise(daemon, listener)
         } catch {
@@ -51,7 +56,9 @@ struct QueueOwnershipTests {
         for i in 0..<20 { ids.append(try burst.request("todo.add", ["title": .string("\(title) \(i)")])) }
         ids.append(try burst.request("reminder.list", ["limit": 5]))
         ids.append(try burst.request("todo.list"))
-        for i in 0..<5 { ids.append(try burst.request("todo.update", ["id": id, "title": .string("\(title) 更新 \(i)")])) }
+        for i in 0..<5 {
+            ids.append(try burst.request("todo.update", ["id": id, "title": .string("\(title) 更新 \(i)")]))
+        }
         var answered: [Int64] = []
         while answered.count < ids.count {
             let message = try burst.receive()

@@ -40,8 +40,9 @@ import TodoTestSupport
     /// each completed four times: every due is the rule's next UTC instant as dateutil reads it,
     /// the same UTC time of day across the spring and autumn changes (todod followed the local
     /// wall-clock time, an hour off after each change). The export writes them in UTC again.
-    @Test(.enabled(if: required, "python-dateutil oracle not configured: set TODOD_RRULE_PYTHON (scripts/test does)"),
-          arguments: ["Europe/Berlin", "America/New_York"])
+    @Test(
+        .enabled(if: required, "python-dateutil oracle not configured: set TODOD_RRULE_PYTHON (scripts/test does)"),
+        arguments: ["Europe/Berlin", "America/New_York"])
     func rulesAnchoredInUTCKeepTheirInstantsAcrossDST(userZone: String) throws {
         let python = try #require(Self.python)
         let seed = SeededRandom.seed(from: "TODOD_RRULE_SEED")
@@ -54,23 +55,30 @@ import TodoTestSupport
         let count = 40
         for i in 0..<count {
             // Up to four weeks before a DST change of either zone (March and October/November), in 2099.
-            let month = Bool.random(using: &random) ? Int.random(in: 2...3, using: &random) : Int.random(in: 9...10, using: &random)
+            let month =
+                Bool.random(using: &random)
+                ? Int.random(in: 2...3, using: &random) : Int.random(in: 9...10, using: &random)
             let day = Int.random(in: 1...28, using: &random)
-            let hour = Int.random(in: 0...23, using: &random), minute = [0, 30, 45].randomElement(using: &random)!
+            let hour = Int.random(in: 0...23, using: &random)
+            let minute = [0, 30, 45].randomElement(using: &random)!
             let rule = [
                 "FREQ=DAILY;INTERVAL=\(Int.random(in: 3...9, using: &random))",
                 "FREQ=WEEKLY", "FREQ=WEEKLY;INTERVAL=2", "FREQ=WEEKLY;BYDAY=MO,TH",
                 "FREQ=MONTHLY", "FREQ=MONTHLY;BYDAY=-1SU", "FREQ=MONTHLY;BYMONTHDAY=1,15",
-                "FREQ=YEARLY;BYMONTH=1,4,7,11",
+                "FREQ=YEARLY;BYMONTH=1,4,7,11"
             ].randomElement(using: &random)!
             let local = "2099-\(Self.pad(month, 2))-\(Self.pad(day, 2))T\(Self.pad(hour, 2)):\(Self.pad(minute, 2)):00"
             let stamp = local.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "") + "Z"
-            vtodos += ["BEGIN:VTODO", "UID:utc-\(i)", "SUMMARY:定例 \(i)", "DTSTART:\(stamp)", "DUE:\(stamp)", "RRULE:\(rule)", "END:VTODO"]
+            vtodos += [
+                "BEGIN:VTODO", "UID:utc-\(i)", "SUMMARY:定例 \(i)", "DTSTART:\(stamp)", "DUE:\(stamp)", "RRULE:\(rule)",
+                "END:VTODO"
+            ]
             let start = Int64(ISO8601DateFormatter().date(from: local + "Z")!.timeIntervalSince1970)
             starts.append(start)
             cases += "UTC\t\(rule)\t\(local)\t-\t\(start)\t\(start)\n"
         }
-        let ics = try file(d, "utc.ics", ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//other//EN"] + vtodos + ["END:VCALENDAR"])
+        let ics = try file(
+            d, "utc.ics", ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//other//EN"] + vtodos + ["END:VCALENDAR"])
         let imported = try d.todoctl(["import", ics], environment: env)
         try #require(imported.status == 0, "\(imported.stderr)")
         var seen: [[Int64]] = Array(repeating: [], count: count)
@@ -110,24 +118,33 @@ import TodoTestSupport
     @Test func dtstartWithDurationIsDueAtItsEnd() throws {
         let d = try DaemonProcess()
         let env = ["TZ": "Asia/Tokyo"]
-        let ics = try file(d, "duration.ics", [
-            "BEGIN:VCALENDAR", "VERSION:2.0",
-            "BEGIN:VTODO", "UID:d1", "SUMMARY:書類", "DTSTART;TZID=Europe/Berlin:20990328T090000", "DURATION:P1DT2H", "END:VTODO",
-            "BEGIN:VTODO", "UID:d2", "SUMMARY:旅行", "DTSTART;VALUE=DATE:20990401", "DURATION:P2D", "END:VTODO",
-            "BEGIN:VTODO", "UID:d3", "SUMMARY:電話", "DTSTART:20990401T100000Z", "DURATION:PT90M", "END:VTODO",
-            "END:VCALENDAR",
-        ])
+        let ics = try file(
+            d, "duration.ics",
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0",
+                "BEGIN:VTODO", "UID:d1", "SUMMARY:書類", "DTSTART;TZID=Europe/Berlin:20990328T090000", "DURATION:P1DT2H",
+                "END:VTODO",
+                "BEGIN:VTODO", "UID:d2", "SUMMARY:旅行", "DTSTART;VALUE=DATE:20990401", "DURATION:P2D", "END:VTODO",
+                "BEGIN:VTODO", "UID:d3", "SUMMARY:電話", "DTSTART:20990401T100000Z", "DURATION:PT90M", "END:VTODO",
+                "END:VCALENDAR"
+            ])
         let r = try d.todoctl(["import", ics], environment: env)
         try #require(r.status == 0, "\(r.stderr)")
-        let all = try JSON.parse(try d.todoctl(["--json", "list", "--all", "--flat", "--sort", "id"], environment: env).stdout).arrayValue ?? []
+        let all =
+            try JSON.parse(
+                try d.todoctl(["--json", "list", "--all", "--flat", "--sort", "id"], environment: env).stdout
+            ).arrayValue ?? []
         try #require(all.count == 3)
         // 2099-03-29 11:00 CEST (the change is that night) = 09:00Z.
-        #expect(all[0]["due"]?.stringValue == "2099-03-29T09:00:00Z" && all[0]["zone"]?.stringValue == "Europe/Berlin", "\(all[0])")
+        #expect(
+            all[0]["due"]?.stringValue == "2099-03-29T09:00:00Z" && all[0]["zone"]?.stringValue == "Europe/Berlin",
+            "\(all[0])")
         #expect(all[1]["due"] != nil && all[1]["allDay"]?.boolValue == true, "\(all[1])")
         #expect(try d.todoctl(["show", "2"], environment: env).stdout.contains("2099-04-03"))
         #expect(all[2]["due"]?.stringValue == "2099-04-01T11:30:00Z", "\(all[2])")
         let export = try d.todoctl(["export", "--format", "ics"], environment: env).stdout
-        #expect(export.contains("DUE;TZID=Europe/Berlin:20990329T110000") && export.contains("DUE;VALUE=DATE:20990403")
+        #expect(
+            export.contains("DUE;TZID=Europe/Berlin:20990329T110000") && export.contains("DUE;VALUE=DATE:20990403")
                 && export.contains("DUE;TZID=Asia/Tokyo:20990401T203000") && !export.contains("DURATION"), "\(export)")
     }
 
@@ -136,30 +153,43 @@ import TodoTestSupport
     @Test func anAudioAlarmStaysAudio() throws {
         let d = try DaemonProcess()
         let env = ["TZ": "UTC"]
-        let ics = try file(d, "audio.ics", [
-            "BEGIN:VCALENDAR", "VERSION:2.0",
-            "BEGIN:VTODO", "UID:a1", "SUMMARY:音", "DUE:20990401T100000Z",
-            "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;RELATED=END:-PT15M", "ATTACH;FMTTYPE=audio/basic:http://example.com/ding.wav", "END:VALARM",
-            "END:VTODO",
-            "BEGIN:VTODO", "UID:a2", "SUMMARY:表示", "DUE:20990401T100000Z",
-            "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:見て", "TRIGGER;RELATED=END:-PT5M", "END:VALARM",
-            "END:VTODO",
-            "END:VCALENDAR",
-        ])
+        let ics = try file(
+            d, "audio.ics",
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0",
+                "BEGIN:VTODO", "UID:a1", "SUMMARY:音", "DUE:20990401T100000Z",
+                "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;RELATED=END:-PT15M",
+                "ATTACH;FMTTYPE=audio/basic:http://example.com/ding.wav", "END:VALARM",
+                "END:VTODO",
+                "BEGIN:VTODO", "UID:a2", "SUMMARY:表示", "DUE:20990401T100000Z",
+                "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:見て", "TRIGGER;RELATED=END:-PT5M", "END:VALARM",
+                "END:VTODO",
+                "END:VCALENDAR"
+            ])
         let r = try d.todoctl(["import", ics], environment: env)
         try #require(r.status == 0, "\(r.stderr)")
-        let all = try JSON.parse(try d.todoctl(["--json", "list", "--all", "--flat", "--sort", "id"], environment: env).stdout).arrayValue ?? []
+        let all =
+            try JSON.parse(
+                try d.todoctl(["--json", "list", "--all", "--flat", "--sort", "id"], environment: env).stdout
+            ).arrayValue ?? []
         #expect(all.first?["remind"]?.stringValue == "2099-04-01T09:45:00Z", "\(all)")
-        let export = try d.todoctl(["export", "--format", "ics"], environment: env).stdout.replacingOccurrences(of: "\r\n ", with: "")
-        let alarms = export.components(separatedBy: "BEGIN:VALARM").dropFirst().map { $0.components(separatedBy: "END:VALARM")[0] }
+        let export = try d.todoctl(["export", "--format", "ics"], environment: env).stdout.replacingOccurrences(
+            of: "\r\n ", with: "")
+        let alarms = export.components(separatedBy: "BEGIN:VALARM").dropFirst().map {
+            $0.components(separatedBy: "END:VALARM")[0]
+        }
         try #require(alarms.count == 2, "\(export)")
-        #expect(alarms[0].contains("ACTION:AUDIO") && alarms[0].contains("ATTACH;FMTTYPE=audio/basic:http://example.com/ding.wav")
-                && !alarms[0].contains("DESCRIPTION") && alarms[0].contains("TRIGGER;RELATED=END:-PT15M"), "\(alarms[0])")
+        #expect(
+            alarms[0].contains("ACTION:AUDIO")
+                && alarms[0].contains("ATTACH;FMTTYPE=audio/basic:http://example.com/ding.wav")
+                && !alarms[0].contains("DESCRIPTION") && alarms[0].contains("TRIGGER;RELATED=END:-PT15M"),
+            "\(alarms[0])")
         #expect(alarms[1].contains("ACTION:DISPLAY") && alarms[1].contains("DESCRIPTION:見て"), "\(alarms[1])")
         // And again: importing the export changes nothing.
         let again = try file(d, "again.ics", export.components(separatedBy: "\r\n").filter { !$0.isEmpty })
         #expect(try d.todoctl(["import", again], environment: env).status == 0)
-        let export2 = try d.todoctl(["export", "--format", "ics"], environment: env).stdout.replacingOccurrences(of: "\r\n ", with: "")
+        let export2 = try d.todoctl(["export", "--format", "ics"], environment: env).stdout.replacingOccurrences(
+            of: "\r\n ", with: "")
         #expect(export2.components(separatedBy: "ACTION:AUDIO").count == 2, "\(export2)")
     }
 }

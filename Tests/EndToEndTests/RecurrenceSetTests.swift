@@ -23,7 +23,8 @@ import TodoTestSupport
 
     func importing(_ d: DaemonProcess, _ lines: [String]) throws {
         let path = d.directory.file("set.ics")
-        let text = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO"] + lines
+        let text =
+            (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO"] + lines
             + ["END:VTODO", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         _ = try run(d, ["import", path])
@@ -34,11 +35,14 @@ import TodoTestSupport
     /// in `show`, `done` skips them, and the lines go out again in the export as they came.
     @Test func excludedOccurrencesAreNotDue() throws {
         let d = try DaemonProcess()
-        try importing(d, [
-            "UID:ex", "SUMMARY:Weekly", "DTSTART;TZID=Europe/Berlin:20300107T090000", "DUE;TZID=Europe/Berlin:20300107T090000",
-            "RRULE:FREQ=WEEKLY;BYDAY=MO", "EXDATE;TZID=Europe/Berlin:20300114T090000,20300121T090000",
-            "EXDATE;VALUE=DATE:20300204",
-        ])
+        try importing(
+            d,
+            [
+                "UID:ex", "SUMMARY:Weekly", "DTSTART;TZID=Europe/Berlin:20300107T090000",
+                "DUE;TZID=Europe/Berlin:20300107T090000",
+                "RRULE:FREQ=WEEKLY;BYDAY=MO", "EXDATE;TZID=Europe/Berlin:20300114T090000,20300121T090000",
+                "EXDATE;VALUE=DATE:20300204"
+            ])
         let show = try run(d, ["show", "1"]).stdout
         #expect(show.contains("2030-01-28 08:00") && show.contains("2030-02-11 08:00"), "\(show)")
         #expect(!show.contains("2030-01-14") && !show.contains("2030-01-21") && !show.contains("2030-02-04"), "\(show)")
@@ -56,10 +60,12 @@ import TodoTestSupport
     /// but counted): completing walks them and the fourth completion ends the todo.
     @Test func countBoundsTheRuleOverTheSet() throws {
         let d = try DaemonProcess()
-        try importing(d, [
-            "UID:count", "SUMMARY:Three Mondays", "DTSTART:20300107T090000Z", "DUE:20300107T090000Z",
-            "RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=3", "RDATE:20300109T090000Z", "EXDATE:20300114T090000Z",
-        ])
+        try importing(
+            d,
+            [
+                "UID:count", "SUMMARY:Three Mondays", "DTSTART:20300107T090000Z", "DUE:20300107T090000Z",
+                "RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=3", "RDATE:20300109T090000Z", "EXDATE:20300114T090000Z"
+            ])
         let show = try run(d, ["show", "1"]).stdout
         #expect(show.contains("2030-01-09 09:00") && show.contains("2030-01-21 09:00"), "\(show)")
         #expect(!show.contains("2030-01-14") && !show.contains("2030-01-28"), "\(show)")
@@ -76,27 +82,34 @@ import TodoTestSupport
     /// own schedule after it (a bare WEEKLY rule stays on the start's weekday and time).
     @Test func anRDateComesFirstAndTheRuleKeepsItsDays() throws {
         let d = try DaemonProcess()
-        try importing(d, [
-            "UID:rdate", "SUMMARY:Tuesdays", "DTSTART;TZID=Asia/Tokyo:20300108T080000", "DUE;TZID=Asia/Tokyo:20300108T080000",
-            "RRULE:FREQ=WEEKLY;INTERVAL=2", "RDATE;TZID=Asia/Tokyo:20300110T183000,20300125T070000",
-        ])
+        try importing(
+            d,
+            [
+                "UID:rdate", "SUMMARY:Tuesdays", "DTSTART;TZID=Asia/Tokyo:20300108T080000",
+                "DUE;TZID=Asia/Tokyo:20300108T080000",
+                "RRULE:FREQ=WEEKLY;INTERVAL=2", "RDATE;TZID=Asia/Tokyo:20300110T183000,20300125T070000"
+            ])
         var dues: [JSON?] = []
         for _ in 0..<4 {
             _ = try run(d, ["done", "1"])
             dues.append(try json(d, ["show", "1"])["due"])
         }
         // Tokyo is UTC+9: 10 Jan 18:30, 22 Jan 08:00 (two weeks after the 8th), 25 Jan 07:00, 5 Feb 08:00.
-        #expect(dues == ["2030-01-10T09:30:00Z", "2030-01-21T23:00:00Z", "2030-01-24T22:00:00Z", "2030-02-04T23:00:00Z"])
+        #expect(
+            dues == ["2030-01-10T09:30:00Z", "2030-01-21T23:00:00Z", "2030-01-24T22:00:00Z", "2030-02-04T23:00:00Z"])
     }
 
     /// DTSTART Monday, DUE Wednesday, `BYDAY=MO` (the case): the occurrences are Mondays,
     /// each due on its Wednesday, as RFC 5545 readers expand it; start and due advance together.
     @Test func theStartAnchorsTheRule() throws {
         let d = try DaemonProcess()
-        try importing(d, [
-            "UID:anchor", "SUMMARY:Report", "DTSTART;TZID=Europe/Berlin:20300107T090000", "DUE;TZID=Europe/Berlin:20300109T170000",
-            "RRULE:FREQ=WEEKLY;BYDAY=MO",
-        ])
+        try importing(
+            d,
+            [
+                "UID:anchor", "SUMMARY:Report", "DTSTART;TZID=Europe/Berlin:20300107T090000",
+                "DUE;TZID=Europe/Berlin:20300109T170000",
+                "RRULE:FREQ=WEEKLY;BYDAY=MO"
+            ])
         let show = try run(d, ["show", "1"]).stdout
         #expect(show.contains("2030-01-16 16:00") && show.contains("2030-01-23 16:00"), "\(show)")
         _ = try run(d, ["done", "1"])
@@ -114,12 +127,16 @@ import TodoTestSupport
             f.dateFormat = "yyyyMMdd"
             return f.string(from: Date().addingTimeInterval(Double(n) * 86_400))
         }
-        try importing(d, [
-            "UID:agenda", "SUMMARY:Daily", "DTSTART:\(day(1))T100000Z", "DUE:\(day(1))T100000Z", "RRULE:FREQ=DAILY",
-            "EXDATE:\(day(2))T100000Z", "RDATE:\(day(3))T150000Z",
-        ])
+        try importing(
+            d,
+            [
+                "UID:agenda", "SUMMARY:Daily", "DTSTART:\(day(1))T100000Z", "DUE:\(day(1))T100000Z", "RRULE:FREQ=DAILY",
+                "EXDATE:\(day(2))T100000Z", "RDATE:\(day(3))T150000Z"
+            ])
         let agenda = try json(d, ["agenda", "--days", "5"])
-        let ats = (agenda["days"]?.arrayValue ?? []).flatMap { $0["items"]?.arrayValue ?? [] }.compactMap { $0["at"]?.stringValue }
+        let ats = (agenda["days"]?.arrayValue ?? []).flatMap { $0["items"]?.arrayValue ?? [] }.compactMap {
+            $0["at"]?.stringValue
+        }
         func iso(_ n: Int, _ time: String) -> String {
             let t = day(n)
             return "\(t.prefix(4))-\(t.dropFirst(4).prefix(2))-\(t.suffix(2))T\(time)Z"

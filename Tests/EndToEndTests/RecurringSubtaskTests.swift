@@ -43,14 +43,16 @@ import TodoTestSupport
     private func makeTree(_ d: DaemonProcess) throws {
         let steps: [[String]] = [
             ["add", "週報", "--due", "2099-01-05 09:00", "--every", "week", "--start", "2099-01-04 09:00"],
-            ["add", "下書き", "--parent", "1", "--due", "2099-01-04 18:00", "--start", "2099-01-03 09:00",
-             "--remind", "2099-01-04 17:00"],
+            [
+                "add", "下書き", "--parent", "1", "--due", "2099-01-04 18:00", "--start", "2099-01-03 09:00",
+                "--remind", "2099-01-04 17:00"
+            ],
             ["add", "送る", "--parent", "1"],
             ["add", "確認", "--parent", "2"],
             ["add", "点検", "--parent", "1", "--due", "2099-01-05 08:00", "--every", "day"],
             ["add", "先の予定", "--parent", "1", "--due", "2099-01-19 08:00", "--every", "week"],
             ["add", "買い出し", "--parent", "1", "--due", "2099-01-04"],
-            ["done", "3"],
+            ["done", "3"]
         ]
         for step in steps {
             let result = try run(d, step)
@@ -68,12 +70,14 @@ import TodoTestSupport
         #expect(done.compactMap { $0["id"]?.intValue } == [1, 2, 3, 5, 7], "\(done)")
         let after = try rows(d)
         // The parent moved one week on, its start with it.
-        #expect(after[1]?["due"] == #""2099-01-12T00:00:00Z""# && after[1]?["start"] == #""2099-01-11T00:00:00Z""#,
-                "\(after[1] ?? [:])")
+        #expect(
+            after[1]?["due"] == #""2099-01-12T00:00:00Z""# && after[1]?["start"] == #""2099-01-11T00:00:00Z""#,
+            "\(after[1] ?? [:])")
         // Every subtask is open again: the one done before too.
         #expect((1...7).allSatisfy { after[Int64($0)]?["done"] == "false" }, "\(after)")
         // A subtask's own dates move as far as the parent's did, its reminder re-armed.
-        #expect(after[2]?["due"] == #""2099-01-11T09:00:00Z""# && after[2]?["start"] == #""2099-01-10T00:00:00Z""#
+        #expect(
+            after[2]?["due"] == #""2099-01-11T09:00:00Z""# && after[2]?["start"] == #""2099-01-10T00:00:00Z""#
                 && after[2]?["remind"] == #""2099-01-11T08:00:00Z""#, "\(after[2] ?? [:])")
         // An all-day subtask stays on a date: the Sunday a week on, at local midnight.
         #expect(after[7]?["due"] == #""2099-01-10T15:00:00Z""# && after[7]?["allDay"] == "true", "\(after[7] ?? [:])")
@@ -96,7 +100,9 @@ import TodoTestSupport
         let done = try run(d, ["done", "1"])
         let lines = done.stdout.split(separator: "\n").map(String.init)
         #expect(done.status == 0 && lines.count == 3 && !done.stdout.contains("Completed"), "\(done.stdout)")
-        #expect(lines.first?.hasPrefix("Advanced 1 to 2099-01-12 09:00 ") == true && lines.first?.hasSuffix(": 週報") == true, "\(lines)")
+        #expect(
+            lines.first?.hasPrefix("Advanced 1 to 2099-01-12 09:00 ") == true && lines.first?.hasSuffix(": 週報") == true,
+            "\(lines)")
         #expect(lines.dropFirst().first?.hasPrefix("Advanced 5 to ") == true, "\(lines)")
         #expect(lines.last == "Reopened 3 subtasks for the next occurrence: 2, 3, 7.", "\(lines)")
         // One subtask: named with its title.
@@ -146,9 +152,11 @@ import TodoTestSupport
     @Test func subtaskDatesKeepTheirLocalTimeAcrossSummerTime() throws {
         let d = try DaemonProcess()
         let ny = ["TZ": "America/New_York", "NO_COLOR": "1"]
-        for step in [["add", "週報", "--due", "2099-03-02 09:00", "--every", "week"],
-                     ["add", "下書き", "--parent", "1", "--due", "2099-02-28 18:00"],
-                     ["add", "買い出し", "--parent", "1", "--due", "2099-03-01"]] {
+        for step in [
+            ["add", "週報", "--due", "2099-03-02 09:00", "--every", "week"],
+            ["add", "下書き", "--parent", "1", "--due", "2099-02-28 18:00"],
+            ["add", "買い出し", "--parent", "1", "--due", "2099-03-01"]
+        ] {
             let result = try d.todoctl(step, environment: ny)
             #expect(result.status == 0, "\(step): \(result.stderr)")
         }
@@ -156,8 +164,9 @@ import TodoTestSupport
         #expect(try d.todoctl(["done", "1"], environment: ny).status == 0)
         let listing = try d.todoctl(["--json", "list", "--flat", "--sort", "id"], environment: ny)
         let listed = try JSON.parse(listing.stdout).arrayValue ?? []
-        #expect(listed.map { $0["due"] } == ["2099-03-09T13:00:00Z", "2099-03-07T23:00:00Z", "2099-03-08T05:00:00Z"],
-                "\(listed)")
+        #expect(
+            listed.map { $0["due"] } == ["2099-03-09T13:00:00Z", "2099-03-07T23:00:00Z", "2099-03-08T05:00:00Z"],
+            "\(listed)")
     }
 
     /// Completing a parent that does not recur: a recurring subtask advances as `done` of it
@@ -171,7 +180,7 @@ import TodoTestSupport
             ["add", "箱を数える", "--parent", "2"],
             ["add", "鍵を返す", "--parent", "1", "--due", "2099-01-06 10:00"],
             // The same recurring todo on its own, completed directly: what the subtask must match.
-            ["add", "郵便受け（単独）", "--due", "2099-01-05 08:00", "--every", "day"],
+            ["add", "郵便受け（単独）", "--due", "2099-01-05 08:00", "--every", "day"]
         ]
         for step in steps {
             let result = try run(d, step)
@@ -184,13 +193,17 @@ import TodoTestSupport
         let after = try rows(d)
         #expect(after[1]?["done"] == "true" && after[4]?["done"] == "true", "\(after)")
         // Advanced as `done 5` advanced the same todo: open, one day on.
-        #expect(after[2]?["done"] == "false" && after[2]?["due"] == after[5]?["due"] && after[2]?["due"] == #""2099-01-05T23:00:00Z""#,
-                "\(after[2] ?? [:]) vs \(after[5] ?? [:])")
+        #expect(
+            after[2]?["done"] == "false" && after[2]?["due"] == after[5]?["due"]
+                && after[2]?["due"] == #""2099-01-05T23:00:00Z""#,
+            "\(after[2] ?? [:]) vs \(after[5] ?? [:])")
         #expect(after[2]?["recurrence"] == after[5]?["recurrence"])
         // Its subtask is open for the next occurrence.
         #expect(after[3]?["done"] == "false", "\(after[3] ?? [:])")
         #expect(try run(d, ["undo"]).status == 0)
         let undone = try rows(d)
-        #expect((1...4).allSatisfy { undone[Int64($0)]?["done"] == "false" } && undone[2]?["due"] == #""2099-01-04T23:00:00Z""#, "\(undone)")
+        #expect(
+            (1...4).allSatisfy { undone[Int64($0)]?["done"] == "false" }
+                && undone[2]?["due"] == #""2099-01-04T23:00:00Z""#, "\(undone)")
     }
 }

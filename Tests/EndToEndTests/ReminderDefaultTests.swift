@@ -31,7 +31,7 @@ import TodoTestSupport
             "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:会議", "TRIGGER;RELATED=END:-PT15M", "END:VALARM", "END:VTODO",
             "BEGIN:VTODO", "UID:done", "SUMMARY:済み", "DUE:20990401T010000Z", "STATUS:COMPLETED", "END:VTODO",
             "BEGIN:VTODO", "UID:soon", "SUMMARY:\(soonTitle)", "DUE:\(dueSoon)", "END:VTODO",
-            "END:VCALENDAR",
+            "END:VCALENDAR"
         ]
     }
 
@@ -64,19 +64,27 @@ import TodoTestSupport
         let id = try #require(t["timed"]?["id"]?.intValue)
         #expect(try d.todoctl(["edit", String(id), "--remind", "10m"], environment: env).status == 0)
         export = try d.todoctl(["export", "--format", "ics"], environment: env).stdout
-        #expect(export.components(separatedBy: "BEGIN:VALARM").count == 3 && export.contains("TRIGGER;RELATED=END:-PT10M"), "\(export)")
+        #expect(
+            export.components(separatedBy: "BEGIN:VALARM").count == 3 && export.contains("TRIGGER;RELATED=END:-PT10M"),
+            "\(export)")
 
         try "remind-default = none\n".write(toFile: config.file("todod/config"), atomically: true, encoding: .utf8)
         let other = try DaemonProcess()
-        let again = try other.todoctl(["import", try file(other, "phone.ics", Self.calendar("20990401T000000Z"))], environment: env)
+        let again = try other.todoctl(
+            ["import", try file(other, "phone.ics", Self.calendar("20990401T000000Z"))], environment: env)
         try #require(again.status == 0, "\(again.stderr)")
         let none = try todos(other, env)
-        #expect(none["timed"]?["remind"] == .null && none["day"]?["remind"] == .null && none["soon"]?["remind"] == .null, "\(none)")
+        #expect(
+            none["timed"]?["remind"] == .null && none["day"]?["remind"] == .null && none["soon"]?["remind"] == .null,
+            "\(none)")
         #expect(none["alarm"]?["remind"]?.stringValue == "2099-04-01T00:45:00Z")
         // A bad value is one clear line, and the import changes nothing.
         try "remind-default = sometimes\n".write(toFile: config.file("todod/config"), atomically: true, encoding: .utf8)
-        let bad = try other.todoctl(["import", try file(other, "more.ics", Self.calendar("20990401T000000Z"))], environment: env)
-        #expect(bad.status != 0 && bad.stderr.contains("remind-default") && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+        let bad = try other.todoctl(
+            ["import", try file(other, "more.ics", Self.calendar("20990401T000000Z"))], environment: env)
+        #expect(
+            bad.status != 0 && bad.stderr.contains("remind-default") && bad.stderr.split(separator: "\n").count == 1,
+            "\(bad.stderr)")
         #expect(try todos(other, env).count == 5)
     }
 
@@ -85,12 +93,17 @@ import TodoTestSupport
     @Test func snoozeNeverMovesAReminderEarlier() throws {
         let env = ["TZ": "UTC"]
         let d = try DaemonProcess()
-        #expect(try d.todoctl(["add", "書類を出す", "--due", rfc3339(in: 3 * 3600), "--remind", rfc3339(in: 2 * 3600)], environment: env).status == 0)
+        #expect(
+            try d.todoctl(
+                ["add", "書類を出す", "--due", rfc3339(in: 3 * 3600), "--remind", rfc3339(in: 2 * 3600)], environment: env
+            ).status == 0)
         let before = try todos(d, env).values.first?["remind"]
         let r = try d.todoctl(["snooze", "1", "10m"], environment: env)
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")
-        #expect(lines.count == 1 && r.stdout.hasPrefix("Reminder of 1 stays at ") && r.stdout.contains("never moves it earlier")
+        #expect(
+            lines.count == 1 && r.stdout.hasPrefix("Reminder of 1 stays at ")
+                && r.stdout.contains("never moves it earlier")
                 && r.stdout.hasSuffix(": 書類を出す\n"), "\(r.stdout)")
         let after = try todos(d, env).values.first
         #expect(after?["remind"] == before && after?["revision"]?.intValue == 1, "\(after ?? .null)")
@@ -101,12 +114,16 @@ import TodoTestSupport
         // Through the protocol too (what todod-notify's button calls): an earlier instant changes nothing.
         let client = try d.client()
         let kept = try client.result("todo.snooze", ["id": .int(1), "until": .string(rfc3339(in: 60))])
-        #expect(kept["remind"] == (try todos(d, env).values.first?["remind"]) && kept["revision"]?.intValue == 2, "\(kept)")
+        #expect(
+            kept["remind"] == (try todos(d, env).values.first?["remind"]) && kept["revision"]?.intValue == 2, "\(kept)")
         // A reminder that has fired is snoozed from now.
         let call = unique("電話")
         #expect(try d.todoctl(["add", call, "--due", rfc3339(in: 0)], environment: env).status == 0)
         #expect(try Journalctl.reminders(title: call, atLeast: 1).count >= 1)
-        #expect(try eventually(timeout: 5) { try todos(d, env).values.first { $0["id"]?.intValue == 2 }?["reminded"] != .null })
+        #expect(
+            try eventually(timeout: 5) {
+                try todos(d, env).values.first { $0["id"]?.intValue == 2 }?["reminded"] != .null
+            })
         let fired = try d.todoctl(["snooze", "2", "10m"], environment: env)
         #expect(fired.status == 0 && fired.stdout.hasPrefix("Snoozed 2 until "), "\(fired.stdout)")
     }

@@ -1,23 +1,29 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Reminders against the real systemd-journald that `scripts/test` starts when none runs.
 // Serialized: `todoctl reminders` reads the newest entries of a journal the 1,000-reminder burst
 // would otherwise flood while another test of the suite runs.
-@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
+        "needs a running systemd-journald (scripts/test starts one)"))
 struct ReminderJournalTests {
     @Test func aDueTodoProducesExactlyOneEntryWithEveryField() throws {
         let dir = TemporaryDirectory("rem")
         var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
         let title = unique("milk")
         let due = rfc3339(in: 2)
-        let todo = try daemon!.client().result("todo.add", ["title": .string(title), "category": "買い物", "due": .string(due)])
+        let todo = try daemon!.client().result(
+            "todo.add", ["title": .string(title), "category": "買い物", "due": .string(due)])
         let entries = try Journalctl.reminders(title: title, atLeast: 1)
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
@@ -60,7 +66,7 @@ struct ReminderJournalTests {
         let dir = TemporaryDirectory("missed")
         let daemon = try DaemonProcess(directory: dir)
         let title = unique("missed")
-        let due = rfc3339(in: 2)  // whole seconds, rounded down: at least a second to stop in
+        let due = rfc3339(in: 2) // whole seconds, rounded down: at least a second to stop in
         _ = try daemon.client().result("todo.add", ["title": .string(title), "due": .string(due)])
         _ = try daemon.client().result("todo.add", ["title": .string(title + " done"), "due": .string(due)])
         _ = try daemon.client().result("todo.complete", ["ids": [2]])
@@ -70,7 +76,7 @@ struct ReminderJournalTests {
         #expect(try Journalctl.reminders(title: title, atLeast: 1, timeout: 0).isEmpty)
         let dueDate = try #require(ISO8601DateFormatter().date(from: due))
         let lateEnough = dueDate.addingTimeInterval(2)
-        waitUntilPast(lateEnough)  // the lateness is what is tested: time passes while no daemon runs
+        waitUntilPast(lateEnough) // the lateness is what is tested: time passes while no daemon runs
         let again = try DaemonProcess(directory: dir)
         let entries = try Journalctl.reminders(title: title, atLeast: 1)
         #expect(entries.count == 1)
@@ -89,7 +95,8 @@ struct ReminderJournalTests {
         let client = try daemon.client()
         var batch: [UInt8] = []
         for i in 0..<1000 {
-            RPCRequest(id: .int(Int64(i)), method: "todo.add", params: ["title": .string(title), "due": .string(due)]).json.write(to: &batch)
+            RPCRequest(id: .int(Int64(i)), method: "todo.add", params: ["title": .string(title), "due": .string(due)])
+                .json.write(to: &batch)
             batch.append(0x0A)
         }
         try client.send(batch)
@@ -126,7 +133,8 @@ struct ReminderJournalTests {
         #expect(listed.status == 0, "\(listed.stderr)")
         let mine = try JSON.parse(listed.stdout).arrayValue?.filter { $0["title"] == .string(title) } ?? []
         #expect(mine.count == 2)
-        #expect(mine.allSatisfy { $0["id"] == id && $0["lateUsec"]?.intValue != nil && $0["fired"]?.stringValue != nil })
+        #expect(
+            mine.allSatisfy { $0["id"] == id && $0["lateUsec"]?.intValue != nil && $0["fired"]?.stringValue != nil })
         let human = try daemon.todoctl(["reminders", "--limit", "1000"])
         #expect(human.status == 0 && human.stdout.contains(title))
     }

@@ -1,17 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Two stores of one user, and a forged entry: `reminder.list` shows only this store's own.
-@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
+        "needs a running systemd-journald (scripts/test starts one)"))
 struct ReminderStoreTests {
     @Test func remindersOfOtherStoresAndForgedEntriesDoNotMixIn() throws {
-        let a = try DaemonProcess(), b = try DaemonProcess()
+        let a = try DaemonProcess()
+        let b = try DaemonProcess()
         let storeA = try #require(try a.client().result("daemon.status")["storeId"]?.stringValue)
         let storeB = try #require(try b.client().result("daemon.status")["storeId"]?.stringValue)
         #expect(storeA != storeB && storeA.count == 36 && storeA == storeA.lowercased())
@@ -29,15 +35,15 @@ struct ReminderStoreTests {
         let scratch = TemporaryDirectory("forge")
         let forged = scratch.file("forged")
         try """
-            MESSAGE=Todo 1 “\(title) forged” is due
-            MESSAGE_ID=\(Journalctl.reminderMessageID)
-            SYSLOG_IDENTIFIER=todod
-            TODO_ID=1
-            TODO_UID=\(uidA)
-            TODO_STORE=\(storeA)
-            TODO_TITLE=\(title) forged
+        MESSAGE=Todo 1 “\(title) forged” is due
+        MESSAGE_ID=\(Journalctl.reminderMessageID)
+        SYSLOG_IDENTIFIER=todod
+        TODO_ID=1
+        TODO_UID=\(uidA)
+        TODO_STORE=\(storeA)
+        TODO_TITLE=\(title) forged
 
-            """.write(toFile: forged, atomically: true, encoding: .utf8)
+        """.write(toFile: forged, atomically: true, encoding: .utf8)
         let logger = try ChildProcess.run("/usr/bin/logger", ["--journald=\(forged)"])
         #expect(logger.status == 0, "\(logger.stderr)")
         #expect(try Journalctl.reminders(title: title + " forged", atLeast: 1).count == 1)

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A title no other run shares: `label`, a random number and some Japanese.
 func unique(_ label: String) -> String { "\(label) \(UInt32.random(in: 0...UInt32.max)) 通知" }
@@ -49,7 +50,7 @@ final class LaunchedDaemon: @unchecked Sendable {
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self else { return }
-            guard !data.isEmpty else {  // end of file: the daemon has exited
+            guard !data.isEmpty else { // end of file: the daemon has exited
                 handle.readabilityHandler = nil
                 self.lock.withLock { self.stderrEnded = true }
                 return
@@ -57,7 +58,9 @@ final class LaunchedDaemon: @unchecked Sendable {
             self.lock.withLock { self.stderrText += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
-        guard eventually(timeout: 10, { (try? RawClient(path: socket)) != nil || !process.isRunning }), process.isRunning else {
+        guard eventually(timeout: 10, { (try? RawClient(path: socket)) != nil || !process.isRunning }),
+            process.isRunning
+        else {
             throw DaemonProcessError.notListening(stderr)
         }
     }
@@ -67,11 +70,13 @@ final class LaunchedDaemon: @unchecked Sendable {
     /// is journald.
     static func withJournal(at journal: String, in dir: TemporaryDirectory) throws -> LaunchedDaemon {
         let socket = dir.file("todod.sock")
-        return try LaunchedDaemon("/usr/bin/unshare", [
-            "-m", "--propagation", "private", "sh", "-c",
-            "mkdir -p /run/systemd/journal && mount --bind \"$3\" /run/systemd/journal && exec \"$0\" --socket \"$1\" --db \"$2\"",
-            BuiltProducts.path("todod"), socket, dir.file("todos.db"), journal,
-        ], socket: socket)
+        return try LaunchedDaemon(
+            "/usr/bin/unshare",
+            [
+                "-m", "--propagation", "private", "sh", "-c",
+                "mkdir -p /run/systemd/journal && mount --bind \"$3\" /run/systemd/journal && exec \"$0\" --socket \"$1\" --db \"$2\"",
+                BuiltProducts.path("todod"), socket, dir.file("todos.db"), journal
+            ], socket: socket)
     }
 
     /// Stops it: SIGTERM, and SIGKILL when it has not exited within five seconds (a daemon whose

@@ -1,18 +1,22 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A resume after sleep, as logind tells it: a private dbus-daemon stands for the system bus
 /// (todod finds it through DBUS_SYSTEM_BUS_ADDRESS) and scripts/lib/login1-stand-in.py owns
 /// org.freedesktop.login1 and emits `PrepareForSleep`. The machine itself never sleeps: between
 /// "about to sleep" and "resumed" todod holds what falls due, as it would find it on a real resume.
-@Suite(.serialized, .enabled(if: NotifyTestSupport.available && UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
-                             "needs dbus-daemon, the test venv with jeepney and a running systemd-journald (scripts/test)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: NotifyTestSupport.available && UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
+        "needs dbus-daemon, the test venv with jeepney and a running systemd-journald (scripts/test)"))
 struct ResumeEndToEndTests {
     static let summaryMessageID = "9690f3cda4cc46cdbca9484dd4f2ae91"
 
@@ -22,17 +26,22 @@ struct ResumeEndToEndTests {
         init(_ dir: TemporaryDirectory) throws {
             bus = try SessionBus(socket: dir.file("system_bus"), directory: dir)
             let ready = dir.file("login1.ready")
-            standIn = try BackgroundProcess.started(NotifyTestSupport.python, [NotifyTestSupport.repository + "/scripts/lib/login1-stand-in.py", ready],
-                                                    environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], output: dir.file("login1"))
-            #expect(NotifyTestSupport.eventually(timeout: 20) { FileManager.default.fileExists(atPath: ready) }, "\(standIn.stderr)")
+            standIn = try BackgroundProcess.started(
+                NotifyTestSupport.python, [NotifyTestSupport.repository + "/scripts/lib/login1-stand-in.py", ready],
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], output: dir.file("login1"))
+            #expect(
+                NotifyTestSupport.eventually(timeout: 20) { FileManager.default.fileExists(atPath: ready) },
+                "\(standIn.stderr)")
         }
 
         /// Emits PrepareForSleep(`start`); returns once it left.
         func prepareForSleep(_ start: Bool) throws {
-            let result = try ChildProcess.run("/usr/bin/dbus-send", [
-                "--bus=" + bus.address, "--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1",
-                "org.todod.Test.Sleep", "boolean:\(start)",
-            ])
+            let result = try ChildProcess.run(
+                "/usr/bin/dbus-send",
+                [
+                    "--bus=" + bus.address, "--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1",
+                    "org.todod.Test.Sleep", "boolean:\(start)"
+                ])
             #expect(result.status == 0, "\(result.stderr)")
         }
     }
@@ -40,10 +49,15 @@ struct ResumeEndToEndTests {
     /// todod on that bus, its standard error read as it comes.
     static func daemon(_ dir: TemporaryDirectory, _ login1: Login1) throws -> LaunchedDaemon {
         let socket = dir.file("todod.sock")
-        let daemon = try LaunchedDaemon("/usr/bin/env", [
-            "DBUS_SYSTEM_BUS_ADDRESS=" + login1.bus.address, BuiltProducts.path("todod"), "--socket", socket, "--db", dir.file("todos.db"),
-        ], socket: socket)
-        #expect(eventually(timeout: 10) { daemon.stderr.contains("listening for logind's PrepareForSleep") }, "\(daemon.stderr)")
+        let daemon = try LaunchedDaemon(
+            "/usr/bin/env",
+            [
+                "DBUS_SYSTEM_BUS_ADDRESS=" + login1.bus.address, BuiltProducts.path("todod"), "--socket", socket,
+                "--db", dir.file("todos.db")
+            ], socket: socket)
+        #expect(
+            eventually(timeout: 10) { daemon.stderr.contains("listening for logind's PrepareForSleep") },
+            "\(daemon.stderr)")
         return daemon
     }
 
@@ -60,16 +74,20 @@ struct ResumeEndToEndTests {
         let title = unique("asleep 寝")
         let client = try daemon.client()
         let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up))
-        for i in 1...12 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))]) }
+        for i in 1...12 {
+            _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))])
+        }
         // Held while asleep: nothing in the journal once their instant is well past.
         _ = eventually(timeout: 5) { Date() > due.addingTimeInterval(1) }
         #expect(try Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "_PID=\(daemon.pid)"]).isEmpty)
         try login1.prepareForSleep(false)
         var summaries: [JSON] = []
-        #expect(eventually(timeout: 10) {
-            summaries = (try? Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"])) ?? []
-            return !summaries.isEmpty
-        })
+        #expect(
+            eventually(timeout: 10) {
+                summaries =
+                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                return !summaries.isEmpty
+            })
         let entry = try #require(summaries.first)
         #expect(entry["TODO_COUNT"] == "12")
         #expect(entry["MESSAGE"]?.stringValue?.hasPrefix("12 reminders while suspended") == true)
@@ -78,7 +96,11 @@ struct ResumeEndToEndTests {
         #expect(event["params"]?["type"] == "reminder")
         #expect(event["params"]?["summary"] == "12 reminders while suspended")
         #expect(event["params"]?["count"] == 12)
-        if case .array(let todos)? = event["params"]?["todos"] { #expect(todos.count == 12) } else { Issue.record("no todos") }
+        if case .array(let todos)? = event["params"]?["todos"] {
+            #expect(todos.count == 12)
+        } else {
+            Issue.record("no todos")
+        }
         // Recorded: none pending, none fired one by one.
         let status = try client.result("daemon.status")
         #expect(status["nextReminder"] == .null || status["nextReminder"] == nil)
@@ -96,7 +118,9 @@ struct ResumeEndToEndTests {
         let title = unique("few")
         let client = try daemon.client()
         let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up))
-        for i in 1...2 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))]) }
+        for i in 1...2 {
+            _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))])
+        }
         _ = eventually(timeout: 5) { Date() > due.addingTimeInterval(0.5) }
         try login1.prepareForSleep(false)
         #expect(try Journalctl.reminders(title: "\(title) 1", atLeast: 1).count == 1)
@@ -111,14 +135,17 @@ struct ResumeEndToEndTests {
         let session = try SessionBus(socket: dir.file("session_bus"), directory: dir)
         let server = try NotificationServer(bus: session, directory: dir)
         let daemon = try Self.daemon(dir, login1)
-        let notifier = try NotifierProcess(socket: daemon.socket, arguments: ["--notify", "--print"], state: dir.file("state"), bus: session.address,
-                                           output: dir.file("notify"))
+        let notifier = try NotifierProcess(
+            socket: daemon.socket, arguments: ["--notify", "--print"], state: dir.file("state"), bus: session.address,
+            output: dir.file("notify"))
         try login1.prepareForSleep(true)
         #expect(eventually(timeout: 5) { daemon.stderr.contains("about to sleep") })
         let title = unique("away")
         let client = try daemon.client()
         let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up))
-        for i in 1...5 { _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))]) }
+        for i in 1...5 {
+            _ = try client.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(instant(in: 1))])
+        }
         _ = eventually(timeout: 5) { Date() > due.addingTimeInterval(0.5) }
         try login1.prepareForSleep(false)
         let shown = server.notifications(summary: "5 reminders while suspended", atLeast: 1)

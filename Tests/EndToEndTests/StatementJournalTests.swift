@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Each request runs in a savepoint, whose journal holds the original of every page the request
 /// changes. Unless temporary storage is in memory, SQLite writes that journal to a file in
@@ -17,10 +18,16 @@ import TodoTestSupport
         let daemon = try DaemonProcess()
         let c = try daemon.client()
         let todos: [JSON] = (0..<400).map { i in
-            ["title": .string("日誌 \(i) " + String(repeating: "長い題名", count: 8)), "notes": .string(String(repeating: "メモ", count: 100)),
-             "tags": ["仕事", .string("t\(i % 7)")], "priority": "high", "created": "2026-11-01T00:00:00Z"]
+            [
+                "title": .string("日誌 \(i) " + String(repeating: "長い題名", count: 8)),
+                "notes": .string(String(repeating: "メモ", count: 100)),
+                "tags": ["仕事", .string("t\(i % 7)")], "priority": "high", "created": "2026-11-01T00:00:00Z"
+            ]
         }
-        #expect(try c.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])["added"] == 400)
+        #expect(
+            try c.result(
+                "store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])[
+                    "added"] == 400)
         // Then adds on the grown store, each of which changes pages that existed before it.
         for i in 0..<20 { _ = try c.result("todo.add", ["title": .string("追加 \(i)"), "tags": ["仕事"]]) }
         let links = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd").compactMap {

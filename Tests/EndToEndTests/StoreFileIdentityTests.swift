@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A database file deleted or replaced under a running daemon is noticed, writes are refused, and
 /// the old write-ahead log never lands on the replacement.
@@ -27,7 +28,9 @@ import TodoTestSupport
         #expect(unlink(daemon.database) == 0)
         let add = try daemon.todoctl(["add", "消える"])
         #expect(add.status == 1, "\(add.status) \(add.stdout)")
-        #expect(add.stderr.contains("the database file \(daemon.database) was deleted while todod was running"), "\(add.stderr)")
+        #expect(
+            add.stderr.contains("the database file \(daemon.database) was deleted while todod was running"),
+            "\(add.stderr)")
         let raw = try daemon.client().call("todo.add", ["title": "raw"])
         #expect(raw["error"]?["code"] == .int(-32004), "\(raw.serialized())")
         // Reads go on from the open file; status says what happened.
@@ -56,7 +59,9 @@ import TodoTestSupport
 
         let daemon = try DaemonProcess(directory: dir)
         let client = try daemon.client()
-        for i in 1...200 { _ = try client.result("todo.add", ["title": .string("元 \(i) " + String(repeating: "長", count: 200))]) }
+        for i in 1...200 {
+            _ = try client.result("todo.add", ["title": .string("元 \(i) " + String(repeating: "長", count: 200))])
+        }
         #expect(rename(dir.file("other.db"), daemon.database) == 0)
         let problem = try awaitProblem(daemon)
         #expect(problem?.contains("was replaced by another file") == true, "\(problem ?? "no problem reported")")
@@ -65,7 +70,9 @@ import TodoTestSupport
         #expect(daemon.stop(signal: SIGKILL) == 128 + SIGKILL)
 
         let restarted = try DaemonProcess(directory: dir)
-        let titles = try restarted.client().result("todo.list")["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue }
+        let titles = try restarted.client().result("todo.list")["todos"]?.arrayValue?.compactMap {
+            $0["title"]?.stringValue
+        }
         #expect(titles == ["替わり 1", "替わり 2", "替わり 3"])
         #expect(restarted.stop() == 0)
         #expect(try ChildProcess.sqlite3(daemon.database, "PRAGMA integrity_check") == "ok")
@@ -81,10 +88,16 @@ import TodoTestSupport
         let log = try Files.contents(of: daemon.database + "-wal")
         #expect(!log.isEmpty)
         #expect(unlink(daemon.database) == 0)
-        let result = try ChildProcess.run("timeout", ["-s", "KILL", "20", BuiltProducts.path("todod"),
-                                                      "--socket", daemon.socket, "--db", daemon.database])
+        let result = try ChildProcess.run(
+            "timeout",
+            [
+                "-s", "KILL", "20", BuiltProducts.path("todod"),
+                "--socket", daemon.socket, "--db", daemon.database
+            ])
         #expect(result.status == 1, "\(result.status) \(result.stderr)")
-        #expect(result.stderr.contains("\(daemon.database)-wal holds changes of a database that is no longer there"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("\(daemon.database)-wal holds changes of a database that is no longer there"),
+            "\(result.stderr)")
         #expect(try Files.contents(of: daemon.database + "-wal") == log)
     }
 }

@@ -23,19 +23,25 @@ import TodoTestSupport
     /// An import document of todos named by uid, each with the parent uid given.
     private func document(_ links: [(uid: String, parent: String?)]) -> String {
         let todos: [JSON] = links.map { uid, parent in
-            var o: JSONObject = ["uid": .string(uid), "title": .string("課題 " + uid), "created": "2026-11-01T00:00:00Z",
-                                 "updated": "2026-11-01T00:00:00Z"]
+            var o: JSONObject = [
+                "uid": .string(uid), "title": .string("課題 " + uid), "created": "2026-11-01T00:00:00Z",
+                "updated": "2026-11-01T00:00:00Z"
+            ]
             if let parent { o["parent"] = .string(parent) }
             return .object(o)
         }
-        return JSON.object(["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)]).serialized()
+        return JSON.object(["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+            .serialized()
     }
 
     /// An iCalendar file of VTODOs, each with a `RELATED-TO` naming the parent uid given.
     private func calendar(_ links: [(uid: String, parent: String)]) -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//cycles//EN"]
         for (uid, parent) in links {
-            lines += ["BEGIN:VTODO", "UID:\(uid)", "DTSTAMP:20261101T000000Z", "SUMMARY:課題 \(uid)", "RELATED-TO:\(parent)", "END:VTODO"]
+            lines += [
+                "BEGIN:VTODO", "UID:\(uid)", "DTSTAMP:20261101T000000Z", "SUMMARY:課題 \(uid)", "RELATED-TO:\(parent)",
+                "END:VTODO"
+            ]
         }
         return (lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
     }
@@ -68,7 +74,8 @@ import TodoTestSupport
         let d = try DaemonProcess()
         let first = d.directory.file("first.json")
         // a and b name each other; c names itself; d waits for x, which is not there yet.
-        try document([("a", "b"), ("b", "a"), ("c", "c"), ("d", "x")]).write(toFile: first, atomically: true, encoding: .utf8)
+        try document([("a", "b"), ("b", "a"), ("c", "c"), ("d", "x")]).write(
+            toFile: first, atomically: true, encoding: .utf8)
         #expect(try run(d, ["import", first]).status == 0)
         // x arrives naming d as its parent: d waited for it first, so x stays top-level.
         let second = d.directory.file("second.json")
@@ -83,9 +90,10 @@ import TodoTestSupport
         // Of each cycle asked for, the link asked for last is dropped, not kept waiting.
         #expect(stored == ["a": "b", "d": "x", "e": "f"], "\(stored)")
         // A link that would close a cycle is refused by edit, and nothing changes.
-        let ids = Dictionary(uniqueKeysWithValues: (try json(d, ["list", "--all", "--flat"]).arrayValue ?? []).compactMap { t in
-            t["uid"]?.stringValue.flatMap { uid in t["id"]?.intValue.map { (uid, String($0)) } }
-        })
+        let ids = Dictionary(
+            uniqueKeysWithValues: (try json(d, ["list", "--all", "--flat"]).arrayValue ?? []).compactMap { t in
+                t["uid"]?.stringValue.flatMap { uid in t["id"]?.intValue.map { (uid, String($0)) } }
+            })
         let refused = try run(d, ["edit", ids["x"]!, "--parent", ids["d"]!])
         #expect(refused.status != 0 && refused.stderr.contains("cycle"), "\(refused.stderr)")
         #expect(try links(d) == stored)

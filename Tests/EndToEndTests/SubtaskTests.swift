@@ -11,7 +11,9 @@ import TodoTestSupport
 @Suite struct SubtaskTests {
     static let env = ["TZ": "Asia/Tokyo", "NO_COLOR": "1", "COLUMNS": "100"]
 
-    private func run(_ d: DaemonProcess, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Result {
+    private func run(_ d: DaemonProcess, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> ChildProcess.Result
+    {
         try d.todoctl(arguments, environment: Self.env.merging(environment) { _, b in b })
     }
 
@@ -31,7 +33,8 @@ import TodoTestSupport
         let all = try json(d, ["list", "--all", "--flat", "--sort", "id"]).arrayValue ?? []
         #expect(!all.isEmpty)
         return all.map { t in
-            ["id", "done", "position", "parent", "parentUid", "subtasks", "start"].map { t[$0]?.serialized() ?? "-" }.joined(separator: " ")
+            ["id", "done", "position", "parent", "parentUid", "subtasks", "start"].map { t[$0]?.serialized() ?? "-" }
+                .joined(separator: " ")
         }
     }
 
@@ -52,8 +55,10 @@ import TodoTestSupport
         #expect(try ids(d, ["--flat"]) == [1, 2, 3, 4, 5])
         let table = try run(d, ["list"]).stdout.split(separator: "\n").map(String.init)
         #expect(table.count == 6, "\(table)")
-        #expect(table[1].hasSuffix(" 買い物") && table[2].hasSuffix("   牛乳") && table[4].hasSuffix("     白い卵") && table[5].hasSuffix(" 掃除"),
-                "\(table)")
+        #expect(
+            table[1].hasSuffix(" 買い物") && table[2].hasSuffix("   牛乳") && table[4].hasSuffix("     白い卵")
+                && table[5].hasSuffix(" 掃除"),
+            "\(table)")
         // The inverse relationship: the parent knows its subtasks, in manual order.
         let parent = try json(d, ["show", "1"])
         #expect(parent["subtasks"] == [2, 3] && parent["parent"] == .null)
@@ -70,7 +75,9 @@ import TodoTestSupport
         #expect(try ids(d, ["--parent", "1"]) == [2, 3])
         // An unknown parent is refused and nothing is added.
         let unknown = try run(d, ["add", "x", "--parent", "99"])
-        #expect(unknown.status != 0 && unknown.stderr == "todoctl: invalid parent: no todo with id 99\n", "\(unknown.stderr)")
+        #expect(
+            unknown.status != 0 && unknown.stderr == "todoctl: invalid parent: no todo with id 99\n",
+            "\(unknown.stderr)")
         #expect(try ids(d, ["--all"]).count == 5)
     }
 
@@ -120,8 +127,11 @@ import TodoTestSupport
         try makeTree(d)
         let before = try rows(d)
         let refused = try run(d, ["rm", "3"])
-        #expect(refused.status != 0 && refused.stderr == "todoctl: todo 3 has 1 subtask (5 first); delete them with it (--recursive) or move them first\n",
-                "\(refused.stderr)")
+        #expect(
+            refused.status != 0
+                && refused.stderr
+                    == "todoctl: todo 3 has 1 subtask (5 first); delete them with it (--recursive) or move them first\n",
+            "\(refused.stderr)")
         #expect(try rows(d) == before)
         // Named together, no --recursive is needed.
         #expect(try run(d, ["rm", "3", "5"]).status == 0)
@@ -149,7 +159,10 @@ import TodoTestSupport
         #expect(entries[4]["start"] == "2099-01-02T00:00:00Z")
         // Into another store, subtasks before their parents: the links are made when the parents arrive.
         let other = try DaemonProcess()
-        guard case .object(var o) = document else { Issue.record("not an object"); return }
+        guard case .object(var o) = document else {
+            Issue.record("not an object")
+            return
+        }
         o["todos"] = .array(entries.reversed())
         let reversed = d.directory.file("reversed.json")
         try JSON.object(o).serialized().write(toFile: reversed, atomically: true, encoding: .utf8)
@@ -188,7 +201,8 @@ import TodoTestSupport
         #expect(try run(d, ["undo"]).status == 0)
         #expect(try json(d, ["show", "1"])["start"] != .null)
         let bad = try run(d, ["add", "x", "--start", "someday"])
-        #expect(bad.status == 2 && bad.stderr.hasPrefix("todoctl: invalid time \"someday\" for --start: "), "\(bad.stderr)")
+        #expect(
+            bad.status == 2 && bad.stderr.hasPrefix("todoctl: invalid time \"someday\" for --start: "), "\(bad.stderr)")
         #expect(try ids(d, ["--all"]) == [1, 2, 3])
     }
 
@@ -205,18 +219,25 @@ import TodoTestSupport
         let env = ["XDG_CONFIG_HOME": config]
         let note = "2 todos whose start is to come are hidden by hide-future-starts; --all-starts shows them."
         let plain = try run(d, ["list"], environment: env)
-        #expect(plain.status == 0 && plain.stdout.hasSuffix("  なし\n" + note + "\n") && plain.stderr.isEmpty, "\(plain.stdout)\(plain.stderr)")
+        #expect(
+            plain.status == 0 && plain.stdout.hasSuffix("  なし\n" + note + "\n") && plain.stderr.isEmpty,
+            "\(plain.stdout)\(plain.stderr)")
         let asJSON = try run(d, ["--json", "list"], environment: env)
-        #expect(try JSON.parse(asJSON.stdout).arrayValue?.count == 1 && asJSON.stderr == "todoctl: " + note + "\n", "\(asJSON.stderr)")
+        #expect(
+            try JSON.parse(asJSON.stdout).arrayValue?.count == 1 && asJSON.stderr == "todoctl: " + note + "\n",
+            "\(asJSON.stderr)")
         let unhidden = try run(d, ["list", "--search", "なし"]).stdout
         #expect(try run(d, ["list", "--search", "なし"], environment: env).stdout == unhidden)
         for all in [["--all"], ["--all-starts"]] {
             let shown = try run(d, ["--json", "list"] + all, environment: env)
-            #expect(try JSON.parse(shown.stdout).arrayValue?.count == 3 && shown.stderr.isEmpty, "\(all): \(shown.stderr)")
+            #expect(
+                try JSON.parse(shown.stdout).arrayValue?.count == 3 && shown.stderr.isEmpty, "\(all): \(shown.stderr)")
             #expect(!(try run(d, ["list"] + all, environment: env).stdout.contains("hidden")))
         }
         #expect(try run(d, ["edit", "1", "--no-start"]).status == 0)
-        #expect(try run(d, ["list"], environment: env).stdout.hasSuffix("1 todo whose start is to come is hidden by hide-future-starts; --all-starts shows it.\n"))
+        #expect(
+            try run(d, ["list"], environment: env).stdout.hasSuffix(
+                "1 todo whose start is to come is hidden by hide-future-starts; --all-starts shows it.\n"))
     }
 
     /// A start given as a date without a due shows as that date, not as `00:00` of it.
@@ -225,7 +246,9 @@ import TodoTestSupport
         #expect(try run(d, ["add", "日付だけ", "--start", "2099-05-01"]).status == 0)
         #expect(try run(d, ["add", "時刻も", "--start", "2099-05-02 09:30"]).status == 0)
         let table = try run(d, ["list"]).stdout
-        #expect(table.contains("  2099-05-01  ") && !table.contains("00:00") && table.contains("  2099-05-02 09:30  in "), "\(table)")
+        #expect(
+            table.contains("  2099-05-01  ") && !table.contains("00:00") && table.contains("  2099-05-02 09:30  in "),
+            "\(table)")
         let shown = try run(d, ["show", "1"]).stdout
         #expect(shown.contains("2099-05-01 (in ") && !shown.contains("00:00"), "\(shown)")
     }
@@ -244,17 +267,21 @@ import TodoTestSupport
         #expect(table.count == 4 && table[0].contains("  DUE  ") && table[0].contains("  START  "), "\(table)")
         // The start in local time (Tokyo); a start still to come says how far off it is, one that has come does not.
         #expect(table[2].contains("  2099-05-01 09:00  in ") && table[2].hasSuffix("  未来"), "\(table)")
-        #expect(table[3].contains("  2001-01-01 10:00  ") && !table[3].contains(" in ")
+        #expect(
+            table[3].contains("  2001-01-01 10:00  ") && !table[3].contains(" in ")
                 && !table[3].contains("overdue"),
-                "\(table)")
+            "\(table)")
         #expect(table[1].contains("2099-06-01 12:00  in ") && !table[1].contains("2099-05"), "\(table)")
         // START sits under its header and every title starts in one column (the cells before the
         // titles are ASCII: characters are columns).
         let start = table[0].range(of: "START").map { table[0].distance(from: table[0].startIndex, to: $0.lowerBound) }
-        let underStart = start.map { table[2].dropFirst($0).hasPrefix("2099-05-01")
-            && table[3].dropFirst($0).hasPrefix("2001-01-01") }
-        #expect(underStart == true,
-                "\(table)")
+        let underStart = start.map {
+            table[2].dropFirst($0).hasPrefix("2099-05-01")
+                && table[3].dropFirst($0).hasPrefix("2001-01-01")
+        }
+        #expect(
+            underStart == true,
+            "\(table)")
         let titleColumns = table.dropFirst().map { line in line.prefix { $0.isASCII }.count }
         #expect(Set(titleColumns) == [table[0].count - "TITLE".count], "\(titleColumns) \(table)")
         // Not ready yet: `--ready` leaves the future start out.
@@ -266,7 +293,8 @@ import TodoTestSupport
         // With no start left the listing is as before any start.
         #expect(try run(d, ["edit", "2", "--no-start"]).status == 0 && run(d, ["edit", "3", "--no-start"]).status == 0)
         let again = try run(d, ["list"]).stdout.split(separator: "\n")
-        #expect(again.first.map(String.init) == plain.split(separator: "\n").first.map(String.init)
+        #expect(
+            again.first.map(String.init) == plain.split(separator: "\n").first.map(String.init)
                 && !again.joined().contains("START"))
     }
 
@@ -278,11 +306,16 @@ import TodoTestSupport
         let document = try json(d, ["agenda", "--days", "3"])
         let days = try #require(document["days"]?.arrayValue)
         let tomorrow = days[1]["items"]?.arrayValue ?? []
-        #expect(tomorrow.count == 1 && tomorrow.first?["todo"]?["id"] == 1 && tomorrow.first?["starts"] == true, "\(days)")
+        #expect(
+            tomorrow.count == 1 && tomorrow.first?["todo"]?["id"] == 1 && tomorrow.first?["starts"] == true, "\(days)")
         #expect(days[0]["items"] == [] && days[2]["items"] == [])
         let human = try run(d, ["agenda", "--days", "2"]).stdout
-        #expect(human.contains { _ in true } && human.split(separator: "\n").contains { $0.contains("10:00") && $0.contains("starts") && $0.hasSuffix("準備") },
-                "\(human)")
+        #expect(
+            human.contains { _ in true }
+                && human.split(separator: "\n").contains {
+                    $0.contains("10:00") && $0.contains("starts") && $0.hasSuffix("準備")
+                },
+            "\(human)")
         #expect(!human.contains("later"))
     }
 
@@ -299,7 +332,9 @@ import TodoTestSupport
         var groups: [(seq: Int64, change: Change)] = []
         while true {
             let message = try watcher.receive()
-            guard message["method"] == "event", let params = message["params"], let seq = params["seq"]?.intValue else { continue }
+            guard message["method"] == "event", let params = message["params"], let seq = params["seq"]?.intValue else {
+                continue
+            }
             if params["todos"]?[0]?["title"]?.stringValue == sentinel { return groups.map(\.change) }
             let type = params["type"]?.stringValue ?? "?"
             let ids = params["todos"]?.arrayValue?.compactMap { $0["id"]?.intValue } ?? []
@@ -337,19 +372,23 @@ import TodoTestSupport
         #expect(try run(d, ["add", "終わり"]).status == 0)
         let seen = try changes(watcher, until: "終わり")
         let expected = [
-            Change(events: ["todo.completed"], todos: [[1, 3, 5]]),          // done 1: the parent, then its open subtasks
-            Change(events: ["todo.reopened"], todos: [[1, 3, 5]]),           // its undo
-            Change(events: ["todo.completed"], todos: [[1, 3, 5]]),          // redo
-            Change(events: ["todo.reopened"], todos: [[5, 3, 1]]),           // reopen 5: it, then its parents up to the top
-            Change(events: ["todo.completed"], todos: [[5, 3, 1]]),          // its undo
-            Change(events: ["todo.deleted"], todos: [[1, 2, 3, 5]]),         // rm 1 --recursive
-            Change(events: ["todo.added"], todos: [[1, 2, 3, 5]]),           // its undo
+            Change(events: ["todo.completed"], todos: [[1, 3, 5]]), // done 1: the parent, then its open subtasks
+            Change(events: ["todo.reopened"], todos: [[1, 3, 5]]), // its undo
+            Change(events: ["todo.completed"], todos: [[1, 3, 5]]), // redo
+            Change(events: ["todo.reopened"], todos: [[5, 3, 1]]), // reopen 5: it, then its parents up to the top
+            Change(events: ["todo.completed"], todos: [[5, 3, 1]]), // its undo
+            Change(events: ["todo.deleted"], todos: [[1, 2, 3, 5]]), // rm 1 --recursive
+            Change(events: ["todo.added"], todos: [[1, 2, 3, 5]]) // its undo
         ]
         #expect(seen.count == expected.count, "\(seen)")
         for (got, want) in zip(seen, expected) {
-            #expect(got.events == want.events && got.todos.map { $0.sorted() } == want.todos.map { $0.sorted() }, "\(got) instead of \(want)")
+            #expect(
+                got.events == want.events && got.todos.map { $0.sorted() } == want.todos.map { $0.sorted() },
+                "\(got) instead of \(want)")
         }
-        #expect(seen[0].todos == [[1, 3, 5]] && seen[3].todos == [[5, 3, 1]] && seen[5].todos.first?.first == 1, "the named todo first: \(seen)")
+        #expect(
+            seen[0].todos == [[1, 3, 5]] && seen[3].todos == [[5, 3, 1]] && seen[5].todos.first?.first == 1,
+            "the named todo first: \(seen)")
     }
 
     /// A tree listing far longer than the daemon holds in memory for a reader arrives whole:
@@ -360,29 +399,38 @@ import TodoTestSupport
     /// waits in a spool file until the reader catches up.
     @Test func aLongTreeListingIsNotCutOff() throws {
         let d = try DaemonProcess()
-        let c = try RawClient(path: d.socket, timeoutSeconds: 120)  // the last part applies the whole import
+        let c = try RawClient(path: d.socket, timeoutSeconds: 120) // the last part applies the whole import
         let count = 20_000
-        let notes = String(repeating: "メモ", count: 400)  // 2,400 bytes
+        let notes = String(repeating: "メモ", count: 400) // 2,400 bytes
         let uid = { (i: Int) in String(format: "00000000-0000-4000-8000-%012d", i) }
         /// i ≡ 5 (mod 10) is a subtask of i - 1, i ≡ 0 (mod 10) a subtask of i - 5.
         let parent = { (i: Int) -> Int? in i % 10 == 5 ? i - 1 : i % 10 == 0 ? i - 5 : nil }
         let entries: [JSON] = (1...count).map { i in
-            var o: JSONObject = ["uid": .string(uid(i)), "title": .string("木 \(i)"), "notes": .string(notes), "created": "2026-11-01T00:00:00Z"]
+            var o: JSONObject = [
+                "uid": .string(uid(i)), "title": .string("木 \(i)"), "notes": .string(notes),
+                "created": "2026-11-01T00:00:00Z"
+            ]
             if let p = parent(i) { o["parent"] = .string(uid(p)) }
             return .object(o)
         }
-        let part = 150  // under the 1 MiB a request line may take
+        let part = 150 // under the 1 MiB a request line may take
         for start in stride(from: 0, to: count, by: part) {
             let more = start + part < count
-            let answer = try c.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "more": .bool(more),
-                                                       "todos": .array(Array(entries[start..<min(start + part, count)]))])
+            let answer = try c.result(
+                "store.import",
+                [
+                    "format": "todod-export", "version": 1, "categories": [], "more": .bool(more),
+                    "todos": .array(Array(entries[start..<min(start + part, count)]))
+                ])
             if !more { #expect(answer["added"] == .int(Int64(count))) }
         }
         // The tree order: in each ten, 1 2 3 4 5 10 6 7 8 9.
         let order = (0..<count / 10).flatMap { b in [1, 2, 3, 4, 5, 10, 6, 7, 8, 9].map { "木 \(b * 10 + $0)" } }
         // A raw client reading the line a megabyte at a time.
         let raw = try RawClient(path: d.socket, timeoutSeconds: 120)
-        try raw.send(Array(#"{"jsonrpc":"2.0","id":1,"method":"todo.list","params":{"status":"all","tree":true}}"#.utf8) + [0x0A])
+        try raw.send(
+            Array(#"{"jsonrpc":"2.0","id":1,"method":"todo.list","params":{"status":"all","tree":true}}"#.utf8) + [0x0A]
+        )
         var line: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while line.last != 0x0A, let n = try Posix.read(raw.fd, into: &chunk), n > 0 { line += chunk[0..<n] }
@@ -394,7 +442,9 @@ import TodoTestSupport
         #expect(table.status == 0 && table.stderr.isEmpty, "\(table.stderr)")
         let lines = table.stdout.split(separator: "\n")
         #expect(lines.count == count + 1, "\(lines.count) lines")
-        #expect(lines.last?.hasSuffix("木 \(count - 1)") == true && lines.contains { $0.hasSuffix("     木 10") }, "\(lines.suffix(3))")
+        #expect(
+            lines.last?.hasSuffix("木 \(count - 1)") == true && lines.contains { $0.hasSuffix("     木 10") },
+            "\(lines.suffix(3))")
         // todoctl: the JSON listing (every todo whole), then the table.
         let listed = try run(d, ["--json", "list", "--all"])
         #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")

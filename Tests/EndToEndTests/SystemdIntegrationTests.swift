@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET, recording what the daemon says.
 private final class NotifyListener {
@@ -40,7 +41,8 @@ private final class NotifyListener {
     @Test func notifiesReadyStatusWatchdogAndStopping() throws {
         let dir = TemporaryDirectory("notify")
         let notify = try NotifyListener(dir)
-        let daemon = try DaemonProcess(directory: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
+        let daemon = try DaemonProcess(
+            directory: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
         // READY=1 comes once the socket listens (DaemonProcess already connected) and reminders are armed.
         #expect(notify.wait { $0 == "READY=1" } != nil)
         #expect(notify.messages.contains { $0.text.hasPrefix("STATUS=0 open, 0 done; no reminder pending") })
@@ -68,7 +70,8 @@ private final class NotifyListener {
     @Test func aManagerThatStopsReadingHoldsUpNoRequest() throws {
         let dir = TemporaryDirectory("notify-full")
         let notify = try NotifyListener(dir)
-        let daemon = try DaemonProcess(directory: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "100000"])
+        let daemon = try DaemonProcess(
+            directory: dir, environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "100000"])
         // Unread beats fill the queue (it holds ten): a daemon thread waits in sd_notify for room.
         #expect(eventually(timeout: 10) { waitsForDatagramReceiver(daemon.pid) })
         let client = try RawClient(path: daemon.socket, timeoutSeconds: 5)
@@ -93,8 +96,9 @@ private final class NotifyListener {
         _ = notify.wait(timeout: 1) { _ in false }
         #expect(try daemon.client().result("todo.add", ["title": "再読み込みなし"])["id"] == 1)
         #expect(notify.wait { $0.hasPrefix("STATUS=1 open") } != nil)
-        #expect(!notify.messages.contains { $0.text.contains("RELOADING=1") || $0.text.contains("STOPPING=1") },
-                "\(notify.messages.map(\.text))")
+        #expect(
+            !notify.messages.contains { $0.text.contains("RELOADING=1") || $0.text.contains("STOPPING=1") },
+            "\(notify.messages.map(\.text))")
         #expect(daemon.stop(signal: SIGTERM) == 0)
         #expect(notify.wait { $0 == "STOPPING=1" } != nil)
     }
@@ -103,9 +107,11 @@ private final class NotifyListener {
     @Test func aHungStoreStopsTheWatchdog() throws {
         let dir = TemporaryDirectory("hang")
         let notify = try NotifyListener(dir)
-        let daemon = try DaemonProcess(directory: dir, environment: [
-            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "TODOD_TEST_FAULT": "hang-store-after=0.5",
-        ], executable: "todod-faults")
+        let daemon = try DaemonProcess(
+            directory: dir,
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "TODOD_TEST_FAULT": "hang-store-after=0.5"
+            ], executable: "todod-faults")
         _ = notify.wait(timeout: 2) { _ in false }
         let beats = notify.times(of: "WATCHDOG=1")
         #expect(beats.count >= 3)
@@ -120,9 +126,11 @@ private final class NotifyListener {
     @Test func theShippedDaemonObeysNoTestFault() throws {
         let dir = TemporaryDirectory("nofault")
         let notify = try NotifyListener(dir)
-        let daemon = try DaemonProcess(directory: dir, environment: [
-            "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "TODOD_TEST_FAULT": "hang-store-after=0.2",
-        ])
+        let daemon = try DaemonProcess(
+            directory: dir,
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "TODOD_TEST_FAULT": "hang-store-after=0.2"
+            ])
         #expect(notify.wait { $0 == "READY=1" } != nil)
         let ready = notify.messages.first { $0.text == "READY=1" }?.at ?? 0
         let late = notify.wait(timeout: 3) { _ in (notify.times(of: "WATCHDOG=1").last ?? 0) - ready > 1.0 }
@@ -136,7 +144,9 @@ private final class NotifyListener {
         let socket = dir.file("todod.sock")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["systemd-socket-activate", "-l", socket, BuiltProducts.path("todod"), "--db", dir.file("todos.db")]
+        process.arguments = [
+            "systemd-socket-activate", "-l", socket, BuiltProducts.path("todod"), "--db", dir.file("todos.db")
+        ]
         let errors = Pipe()
         process.standardError = errors
         try process.run()
@@ -147,7 +157,10 @@ private final class NotifyListener {
     @Test func socketActivationThroughSystemdSocketActivate() throws {
         let dir = TemporaryDirectory("activate")
         let (activator, socket, errors) = try activator(dir)
-        defer { activator.terminate(); activator.waitForExit() }
+        defer {
+            activator.terminate()
+            activator.waitForExit()
+        }
         var client: RawClient?
         _ = eventually(timeout: 5, every: 0.01) {
             client = try? RawClient(path: socket)
@@ -175,7 +188,10 @@ private final class NotifyListener {
     @Test func aPassedSocketIsMadePrivate() throws {
         let dir = TemporaryDirectory("amode")
         let (activator, socket, _) = try activator(dir)
-        defer { activator.terminate(); activator.waitForExit() }
+        defer {
+            activator.terminate()
+            activator.waitForExit()
+        }
         try Files.chmod(socket, 0o666)
         _ = try RawClient(path: socket).result("todo.list")
         #expect(try Files.mode(socket).mode == 0o600)

@@ -14,13 +14,16 @@ import TodoTestSupport
 
     @Test func attributesAmongTheWordsOfAddAndEdit() throws {
         let d = try DaemonProcess()
-        let added = try d.todoctl(["--json", "add", "Buy", "milk", "due:2027-01-05", "+shop", "project:買い物", "priority:H", "note:x"],
-                                  environment: ["TZ": "UTC"])
+        let added = try d.todoctl(
+            ["--json", "add", "Buy", "milk", "due:2027-01-05", "+shop", "project:買い物", "priority:H", "note:x"],
+            environment: ["TZ": "UTC"])
         #expect(added.status == 0, "\(added.stderr)")
         let todo = try JSON.parse(Array(added.stdout.utf8))
         #expect(todo["title"] == .string("Buy milk note:x"))
         #expect(todo["due"] == .string("2027-01-05T00:00:00Z") && todo["allDay"] == .bool(true))
-        #expect(todo["tags"] == .array([.string("shop")]) && todo["category"] == .string("買い物") && todo["priority"] == .string("high"))
+        #expect(
+            todo["tags"] == .array([.string("shop")]) && todo["category"] == .string("買い物")
+                && todo["priority"] == .string("high"))
         // After `--`, every word is the title's.
         let verbatim = try d.todoctl(["--json", "add", "--", "Check", "due:dates", "+1"])
         #expect(try JSON.parse(Array(verbatim.stdout.utf8))["title"] == .string("Check due:dates +1"))
@@ -28,7 +31,8 @@ import TodoTestSupport
         let edited = try d.todoctl(["edit", "1", "due:", "-shop", "+急ぎ", "pri:L"])
         #expect(edited.status == 0, "\(edited.stderr)")
         let after = try Self.todo(d, 1)
-        #expect(after["due"] == .null && after["tags"] == .array([.string("急ぎ")]) && after["priority"] == .string("low"))
+        #expect(
+            after["due"] == .null && after["tags"] == .array([.string("急ぎ")]) && after["priority"] == .string("low"))
     }
 
     @Test func theIdBeforeTheCommand() throws {
@@ -52,7 +56,9 @@ import TodoTestSupport
     /// 仕事; a subtask given no category takes its parent's.
     @Test func categoriesAsProjects() throws {
         let d = try DaemonProcess()
-        for (title, category) in [("会議の準備", "仕事.会議"), ("週報", "仕事"), ("経費", "仕事/経理"), ("仕事着を洗う", "仕事着"), ("議事録", "仕事.会議.記録")] {
+        for (title, category) in [
+            ("会議の準備", "仕事.会議"), ("週報", "仕事"), ("経費", "仕事/経理"), ("仕事着を洗う", "仕事着"), ("議事録", "仕事.会議.記録")
+        ] {
             #expect(try d.todoctl(["add", title, "-c", category]).status == 0)
         }
         func titles(_ arguments: [String]) throws -> [String] {

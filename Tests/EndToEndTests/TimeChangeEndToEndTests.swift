@@ -1,19 +1,23 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The zone changing under a running todod, with the real kernel (inotify, a private mount
 /// namespace) and the real journal: docs/REMINDERS.md, "Time that changes". This machine's own
 /// zone and clock are never touched: the daemon runs in a mount namespace of its own whose /etc
 /// is an overlay, and `/etc/localtime` is replaced there, by rename, as timedatectl does.
-@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") && getuid() == 0
-                             && FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Asia/Tokyo"),
-                             "needs root (unshare -m), the tz database and a running systemd-journald (scripts/test starts one)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket") && getuid() == 0
+            && FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Asia/Tokyo"),
+        "needs root (unshare -m), the tz database and a running systemd-journald (scripts/test starts one)"))
 struct TimeChangeEndToEndTests {
     static let zoneChangedMessageID = "38d3b2027e1d49dcbe2c71cbced8fbee"
 
@@ -23,24 +27,29 @@ struct TimeChangeEndToEndTests {
         let socket = dir.file("todod.sock")
         let layer = dir.file("etc-layer")
         try FileManager.default.createDirectory(atPath: layer, withIntermediateDirectories: true)
-        return try LaunchedDaemon("/usr/bin/unshare", [
-            "-m", "--propagation", "private", "sh", "-c",
-            """
-            mount -t tmpfs tmpfs "$3" && mkdir "$3/upper" "$3/work" \
-            && mount -t overlay overlay -o lowerdir=/etc,upperdir="$3/upper",workdir="$3/work" /etc \
-            && ln -sfn "/usr/share/zoneinfo/$4" /etc/localtime && exec env -u TZ -u TZDIR "$0" --socket "$1" --db "$2"
-            """,
-            BuiltProducts.path("todod"), socket, dir.file("todos.db"), layer, zone,
-        ], socket: socket)
+        return try LaunchedDaemon(
+            "/usr/bin/unshare",
+            [
+                "-m", "--propagation", "private", "sh", "-c",
+                """
+                mount -t tmpfs tmpfs "$3" && mkdir "$3/upper" "$3/work" \
+                && mount -t overlay overlay -o lowerdir=/etc,upperdir="$3/upper",workdir="$3/work" /etc \
+                && ln -sfn "/usr/share/zoneinfo/$4" /etc/localtime && exec env -u TZ -u TZDIR "$0" --socket "$1" --db "$2"
+                """,
+                BuiltProducts.path("todod"), socket, dir.file("todos.db"), layer, zone
+            ], socket: socket)
     }
 
     /// Points /etc/localtime of the daemon's namespace at `zone` the way timedatectl does: a new
     /// link beside it, renamed over it. Returns the instant of the rename.
     static func setZone(_ zone: String, of daemon: LaunchedDaemon) throws -> Date {
-        let result = try ChildProcess.run("/usr/bin/nsenter", [
-            "-t", String(daemon.pid), "-m", "sh", "-c",
-            "ln -sfn \"/usr/share/zoneinfo/$0\" /etc/.localtime.new && date +%s.%N && mv -T /etc/.localtime.new /etc/localtime", zone,
-        ])
+        let result = try ChildProcess.run(
+            "/usr/bin/nsenter",
+            [
+                "-t", String(daemon.pid), "-m", "sh", "-c",
+                "ln -sfn \"/usr/share/zoneinfo/$0\" /etc/.localtime.new && date +%s.%N && mv -T /etc/.localtime.new /etc/localtime",
+                zone
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         return Date(timeIntervalSince1970: Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
     }
@@ -59,7 +68,8 @@ struct TimeChangeEndToEndTests {
         let dir = TemporaryDirectory("tzchange")
         let daemon = try Self.launch(zone: "Europe/Berlin", in: dir)
         let client = try daemon.client()
-        let berlin = TimeZone(identifier: "Europe/Berlin")!, tokyo = TimeZone(identifier: "Asia/Tokyo")!
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let tokyo = TimeZone(identifier: "Asia/Tokyo")!
         // The all-day reminder in Tokyo, 6 s from now; stored as the same wall-clock time in Berlin.
         let now = Date()
         let firesAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 6).rounded(.down))
@@ -69,21 +79,27 @@ struct TimeChangeEndToEndTests {
         calendar.timeZone = berlin
         let dayStart = calendar.startOfDay(for: storedRemind)
         let allDayTitle = unique("all-day 終日")
-        let allDay = try client.result("todo.add", [
-            "title": .string(allDayTitle), "due": .string(Self.utcText(dayStart)), "allDay": true, "zone": "Europe/Berlin",
-            "remind": .string(Self.utcText(storedRemind)),
-        ])
+        let allDay = try client.result(
+            "todo.add",
+            [
+                "title": .string(allDayTitle), "due": .string(Self.utcText(dayStart)), "allDay": true,
+                "zone": "Europe/Berlin",
+                "remind": .string(Self.utcText(storedRemind))
+            ])
         #expect(allDay["allDay"] == true)
         let zonedTitle = unique("zoned")
         let zonedAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 8).rounded(.down))
-        _ = try client.result("todo.add", ["title": .string(zonedTitle), "due": .string(Self.utcText(zonedAt)), "zone": "Europe/Berlin"])
+        _ = try client.result(
+            "todo.add", ["title": .string(zonedTitle), "due": .string(Self.utcText(zonedAt)), "zone": "Europe/Berlin"])
 
         let renamed = try Self.setZone("Asia/Tokyo", of: daemon)
         var changed: [JSON] = []
-        #expect(eventually(timeout: 5) {
-            changed = (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
-            return !changed.isEmpty
-        })
+        #expect(
+            eventually(timeout: 5) {
+                changed =
+                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                return !changed.isEmpty
+            })
         let entry = try #require(changed.first)
         #expect(entry["TODO_ZONE_FROM"] == "Europe/Berlin")
         #expect(entry["TODO_ZONE_TO"] == "Asia/Tokyo")
@@ -93,7 +109,9 @@ struct TimeChangeEndToEndTests {
         let rearmUsec = Int64(entry["TODO_REARM_USEC"]?.stringValue ?? "") ?? -1
         #expect(noticed >= 0 && noticed < 1, "noticed \(noticed) s after the rename")
         #expect(rearmUsec >= 0 && rearmUsec < 1_000_000)
-        print("TimeChange: zone change noticed and entry logged \(Int(noticed * 1000)) ms after the rename; re-armed \(rearmUsec) µs after the event")
+        print(
+            "TimeChange: zone change noticed and entry logged \(Int(noticed * 1000)) ms after the rename; re-armed \(rearmUsec) µs after the event"
+        )
 
         // Both fire, each once: the all-day one at 6 s (its wall-clock time in Tokyo), the zoned one at 8 s.
         let allDayEntry = try #require(try Journalctl.reminders(title: allDayTitle, atLeast: 1).first)
@@ -121,10 +139,12 @@ struct TimeChangeEndToEndTests {
         // A change it does see after, so the first was looked at and let go.
         _ = try Self.setZone("America/New_York", of: daemon)
         var changed: [JSON] = []
-        #expect(eventually(timeout: 5) {
-            changed = (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
-            return !changed.isEmpty
-        })
+        #expect(
+            eventually(timeout: 5) {
+                changed =
+                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                return !changed.isEmpty
+            })
         #expect(changed.count == 1)
         #expect(changed.first?["TODO_ZONE_FROM"] == "Asia/Tokyo")
         #expect(changed.first?["TODO_ZONE_TO"] == "America/New_York")
@@ -144,10 +164,12 @@ struct TimeChangeEndToEndTests {
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Kolkata", toPath: tzdir + "/Test/Home.new")
         #expect(rename(tzdir + "/Test/Home.new", tzdir + "/Test/Home") == 0)
         var changed: [JSON] = []
-        #expect(eventually(timeout: 5) {
-            changed = (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
-            return !changed.isEmpty
-        })
+        #expect(
+            eventually(timeout: 5) {
+                changed =
+                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                return !changed.isEmpty
+            })
         #expect(changed.first?["TODO_ZONE_TO"] == "Test/Home")
         #expect(changed.first?["MESSAGE"]?.stringValue?.contains("rules for Test/Home changed") == true)
         // The message of a reminder now shows the new offset.
@@ -157,6 +179,8 @@ struct TimeChangeEndToEndTests {
         // Once under load this showed +09:00: the copy to Home.new woke the watch, the zone was
         // read from the old file and the bytes compared from the new one (LocalZoneSettingTests).
         #expect(message.hasSuffix(" +05:30."), "\(message)")
-        #expect(try Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"]).count == 1, "one change, one entry")
+        #expect(
+            try Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"]).count == 1,
+            "one change, one entry")
     }
 }

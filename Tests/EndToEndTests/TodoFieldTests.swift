@@ -10,29 +10,40 @@ import TodoTestSupport
     @Test func everyFieldRoundTripsAndIsKeptByExportAndImport() throws {
         let daemon = try DaemonProcess()
         let c = try daemon.client()
-        let added = try c.result("todo.add", [
-            "title": "年末の大掃除", "due": "2026-12-27T15:00:00Z", "priority": "high", "tags": ["家", "Cleaning", "cleaning"],
-            "zone": "Asia/Tokyo", "allDay": true, "recurrence": ["rule": "RRULE:freq=yearly", "from": "due"],
-        ])
+        let added = try c.result(
+            "todo.add",
+            [
+                "title": "年末の大掃除", "due": "2026-12-27T15:00:00Z", "priority": "high",
+                "tags": ["家", "Cleaning", "cleaning"],
+                "zone": "Asia/Tokyo", "allDay": true, "recurrence": ["rule": "RRULE:freq=yearly", "from": "due"]
+            ])
         #expect(added["priority"] == "high" && added["tags"] == ["Cleaning", "家"] && added["zone"] == "Asia/Tokyo")
         #expect(added["allDay"] == true && added["recurrence"] == ["rule": "FREQ=YEARLY", "from": "due"])
         let id = added["id"] ?? .null
         #expect(try c.result("todo.get", ["id": id]) == added)
         let plain = try c.result("todo.add", ["title": "plain"])
-        #expect(plain["priority"] == .null && plain["tags"] == [] && plain["zone"] == .null && plain["allDay"] == false
+        #expect(
+            plain["priority"] == .null && plain["tags"] == [] && plain["zone"] == .null && plain["allDay"] == false
                 && plain["recurrence"] == .null)
 
         // Update: `tags` replaces, then `addTags` and `removeTags` apply; null clears.
-        let updated = try c.result("todo.update", ["id": id, "tags": ["a", "b"], "addTags": ["C"], "removeTags": ["A"], "priority": "low"])
+        let updated = try c.result(
+            "todo.update", ["id": id, "tags": ["a", "b"], "addTags": ["C"], "removeTags": ["A"], "priority": "low"])
         #expect(updated["tags"] == ["b", "C"] && updated["priority"] == "low")
-        let same = try c.result("todo.update", ["id": id, "addTags": ["c"]])  // already there: no change
+        let same = try c.result("todo.update", ["id": id, "addTags": ["c"]]) // already there: no change
         #expect(same["updated"] == updated["updated"])
         let cleared = try c.result("todo.update", ["id": id, "priority": .null, "zone": .null, "recurrence": .null])
-        #expect(cleared["priority"] == .null && cleared["zone"] == .null && cleared["recurrence"] == .null && cleared["tags"] == ["b", "C"])
+        #expect(
+            cleared["priority"] == .null && cleared["zone"] == .null && cleared["recurrence"] == .null
+                && cleared["tags"] == ["b", "C"])
         // Setting due without allDay makes it a time of day.
         #expect(try c.result("todo.update", ["id": id, "due": "2026-12-28T09:00:00Z"])["allDay"] == false)
-        _ = try c.result("todo.update", ["id": id, "zone": "America/Argentina/Buenos_Aires", "allDay": true,
-                                         "recurrence": ["rule": "FREQ=MONTHLY;BYDAY=-1FR", "from": "completion"]])
+        _ = try c.result(
+            "todo.update",
+            [
+                "id": id, "zone": "America/Argentina/Buenos_Aires", "allDay": true,
+                "recurrence": ["rule": "FREQ=MONTHLY;BYDAY=-1FR", "from": "completion"]
+            ])
 
         // Export, import into another store: the same fields.
         let document = try c.result("store.export")
@@ -46,7 +57,8 @@ import TodoTestSupport
         }
         #expect(strip(try o.result("store.export")) == strip(document))
         let moved = try o.result("todo.get", ["id": 1])
-        #expect(moved["zone"] == "America/Argentina/Buenos_Aires" && moved["allDay"] == true && moved["tags"] == ["b", "C"]
+        #expect(
+            moved["zone"] == "America/Argentina/Buenos_Aires" && moved["allDay"] == true && moved["tags"] == ["b", "C"]
                 && moved["recurrence"] == ["rule": "FREQ=MONTHLY;BYDAY=-1FR", "from": "completion"])
     }
 
@@ -56,7 +68,9 @@ import TodoTestSupport
         let due = "2099-01-01T09:00:00Z"
         _ = try c.result("todo.add", ["title": "one", "priority": "low", "tags": ["仕事", "x"]])
         _ = try c.result("todo.add", ["title": "two", "tags": ["仕事"]])
-        _ = try c.result("todo.add", ["title": "three", "priority": "high", "due": .string(due), "recurrence": ["rule": "FREQ=WEEKLY"]])
+        _ = try c.result(
+            "todo.add",
+            ["title": "three", "priority": "high", "due": .string(due), "recurrence": ["rule": "FREQ=WEEKLY"]])
         _ = try c.result("todo.add", ["title": "four", "priority": "medium", "tags": ["X"]])
         let titles = { (params: JSONObject) throws -> [String] in
             let page = try c.result("todo.list", params)
@@ -85,9 +99,12 @@ import TodoTestSupport
         let yesterday = try #require(calendar.date(byAdding: .day, value: -1, to: today))
         let text = { (d: Date) in ISO8601DateFormatter().string(from: d) }
         for (title, day) in [("today", today), ("yesterday", yesterday)] {
-            _ = try c.result("todo.add", ["title": .string(title), "due": .string(text(day)), "zone": "Pacific/Pago_Pago", "allDay": true])
+            _ = try c.result(
+                "todo.add",
+                ["title": .string(title), "due": .string(text(day)), "zone": "Pacific/Pago_Pago", "allDay": true])
         }
-        _ = try c.result("todo.add", ["title": "at the start of today", "due": .string(text(today)), "zone": "Pacific/Pago_Pago"])
+        _ = try c.result(
+            "todo.add", ["title": "at the start of today", "due": .string(text(today)), "zone": "Pacific/Pago_Pago"])
         let titles = { (params: JSONObject) throws -> [String] in
             guard case .array(let todos)? = try c.result("todo.list", params)["todos"] else { return [] }
             return todos.compactMap { $0["title"]?.stringValue }
@@ -108,8 +125,12 @@ import TodoTestSupport
         let due = rfc3339(in: 3600)
         let dueDate = try #require(ISO8601DateFormatter().date(from: due))
         let remind = ISO8601DateFormatter().string(from: dueDate.addingTimeInterval(-day + 4 - 3600))
-        let todo = try c.result("todo.add", ["title": .string(title), "due": .string(due), "remind": .string(remind),
-                                             "recurrence": ["rule": "FREQ=DAILY;COUNT=5"]])
+        let todo = try c.result(
+            "todo.add",
+            [
+                "title": .string(title), "due": .string(due), "remind": .string(remind),
+                "recurrence": ["rule": "FREQ=DAILY;COUNT=5"]
+            ])
         let id = todo["id"] ?? .null
         #expect(try Journalctl.reminders(title: title, atLeast: 1).count == 1)
         #expect(try eventually(timeout: 5) { try c.result("todo.get", ["id": id])["reminded"] != .null })
@@ -119,7 +140,9 @@ import TodoTestSupport
         let nextDue = ISO8601DateFormatter().string(from: dueDate.addingTimeInterval(day))
         let nextRemind = ISO8601DateFormatter().string(from: dueDate.addingTimeInterval(4 - 3600))
         #expect(next["done"] == false && next["due"] == .string(nextDue) && next["remind"] == .string(nextRemind))
-        #expect(next["reminded"] == .null && next["completed"] != .null && next["recurrence"]?["rule"] == "FREQ=DAILY;COUNT=4")
+        #expect(
+            next["reminded"] == .null && next["completed"] != .null
+                && next["recurrence"]?["rule"] == "FREQ=DAILY;COUNT=4")
         #expect(next["id"] == id && next["uid"] == todo["uid"])
         let status = try c.result("daemon.status")
         #expect(status["nextReminder"] == .string(nextRemind) || status["nextReminder"] == .null, "\(status)")

@@ -26,16 +26,22 @@ import TodoTestSupport
     /// The display width of terminal text: East Asian wide characters take two columns.
     private func width(_ text: Substring) -> Int {
         text.unicodeScalars.reduce(0) { total, s in
-            let wide = (0x1100...0x115F).contains(s.value) || (0x2E80...0xA4CF).contains(s.value)
-                || (0xAC00...0xD7A3).contains(s.value) || (0xF900...0xFAFF).contains(s.value) || (0xFF00...0xFF60).contains(s.value)
+            let wide =
+                (0x1100...0x115F).contains(s.value) || (0x2E80...0xA4CF).contains(s.value)
+                || (0xAC00...0xD7A3).contains(s.value) || (0xF900...0xFAFF).contains(s.value)
+                || (0xFF00...0xFF60).contains(s.value)
             return total + (wide ? 2 : 1)
         }
     }
 
     @Test func addStoresPriorityTagsZoneAndRule() throws {
         let d = try DaemonProcess()
-        let added = try json(d, ["add", "ゴミ出し", "-p", "H", "-t", "買い物", "--tag", "home", "--tag", "Home",
-                                 "--every", "week", "--due", "2099-03-23 09:00"])
+        let added = try json(
+            d,
+            [
+                "add", "ゴミ出し", "-p", "H", "-t", "買い物", "--tag", "home", "--tag", "Home",
+                "--every", "week", "--due", "2099-03-23 09:00"
+            ])
         #expect(added["priority"] == "high")
         #expect(added["tags"] == ["home", "買い物"])
         #expect(added["zone"] == "Europe/Berlin")
@@ -44,7 +50,9 @@ import TodoTestSupport
         #expect(added["recurrence"] == ["rule": "FREQ=WEEKLY", "from": "due"])
         // Stored, not echoed: read back.
         let shown = try json(d, ["show", "1"])
-        #expect(shown["tags"] == ["home", "買い物"] && shown["recurrence"] == added["recurrence"] && shown["zone"] == "Europe/Berlin")
+        #expect(
+            shown["tags"] == ["home", "買い物"] && shown["recurrence"] == added["recurrence"]
+                && shown["zone"] == "Europe/Berlin")
         // Without --due the rule's first day from today is an all-day due date.
         let first = try json(d, ["add", "Water plants", "--every", "2 weeks after done"])
         #expect(first["allDay"] == true && first["due"] != .null)
@@ -59,9 +67,11 @@ import TodoTestSupport
 
     @Test func listFiltersAndSorts() throws {
         let d = try DaemonProcess()
-        for arguments in [["a", "-p", "low", "-t", "home"], ["b", "-t", "home", "-t", "urgent"], ["c", "-p", "high"],
-                          ["d", "-p", "medium", "-t", "URGENT", "--every", "FREQ=MONTHLY;BYDAY=-1FR", "--due", "2099-03-27 18:00"],
-                          ["e"]] {
+        for arguments in [
+            ["a", "-p", "low", "-t", "home"], ["b", "-t", "home", "-t", "urgent"], ["c", "-p", "high"],
+            ["d", "-p", "medium", "-t", "URGENT", "--every", "FREQ=MONTHLY;BYDAY=-1FR", "--due", "2099-03-27 18:00"],
+            ["e"]
+        ] {
             #expect(try run(d, ["add"] + arguments).status == 0)
         }
         #expect(try ids(d, ["--tag", "home"]) == [1, 2])
@@ -79,7 +89,8 @@ import TodoTestSupport
 
     @Test func editAddsAndRemovesTagsInOneChange() throws {
         let d = try DaemonProcess()
-        _ = try run(d, ["add", "x", "-t", "home", "-t", "errand", "-p", "m", "--every", "day", "--due", "2099-03-23 09:00"])
+        _ = try run(
+            d, ["add", "x", "-t", "home", "-t", "errand", "-p", "m", "--every", "day", "--due", "2099-03-23 09:00"])
         let edited = try json(d, ["edit", "1", "--tag", "急ぎ", "--untag", "HOME", "--no-priority"])
         #expect(edited["tags"] == ["errand", "急ぎ"] && edited["priority"] == .null)
         #expect(edited["recurrence"] == ["rule": "FREQ=DAILY", "from": "due"])
@@ -87,7 +98,9 @@ import TodoTestSupport
         #expect(oneOff["recurrence"] == .null && oneOff["priority"] == "low" && oneOff["due"] == "2099-03-23T08:00:00Z")
         // Made recurring again by edit: a todo with a due date keeps it.
         let again = try json(d, ["edit", "1", "--every", "month on the 15th"])
-        #expect(again["recurrence"] == ["rule": "FREQ=MONTHLY;BYMONTHDAY=15", "from": "due"] && again["due"] == "2099-03-23T08:00:00Z")
+        #expect(
+            again["recurrence"] == ["rule": "FREQ=MONTHLY;BYMONTHDAY=15", "from": "due"]
+                && again["due"] == "2099-03-23T08:00:00Z")
         let both = try run(d, ["edit", "1", "--tag", "a", "--untag", "A"])
         #expect(both.status == 2)
         #expect(try json(d, ["show", "1"])["tags"] == ["errand", "急ぎ"])
@@ -103,7 +116,9 @@ import TodoTestSupport
         #expect(done.stdout.hasPrefix("Advanced 1 to 2099-03-30 09:00 (in "), "\(done.stdout)")
         #expect(done.stdout.hasSuffix("): 朝のゴミ出し\n"))
         let advanced = try json(d, ["show", "1"])
-        #expect(advanced["done"] == false && advanced["due"] == "2099-03-30T07:00:00Z" && advanced["remind"] == "2099-03-30T06:45:00Z")
+        #expect(
+            advanced["done"] == false && advanced["due"] == "2099-03-30T07:00:00Z"
+                && advanced["remind"] == "2099-03-30T06:45:00Z")
         let shown = try run(d, ["show", "1"]).stdout
         #expect(shown.contains("Repeats:  every week\n"))
         #expect(shown.contains("Then:     2099-04-06 09:00\n          2099-04-13 09:00\n          2099-04-20 09:00\n"))
@@ -131,11 +146,15 @@ import TodoTestSupport
         #expect(lines[2].contains("↻") && lines[2].hasSuffix("Pay rent"))
         #expect(lines[3].hasSuffix("報告書を書く +仕事"))
         // TITLE starts in the same display column on every line, and so does CATEGORY.
-        let titles = [lines[0].range(of: "TITLE"), lines[1].range(of: "牛乳"), lines[2].range(of: "Pay"), lines[3].range(of: "報告")]
+        let titles = [
+            lines[0].range(of: "TITLE"), lines[1].range(of: "牛乳"), lines[2].range(of: "Pay"), lines[3].range(of: "報告")
+        ]
         let starts = zip(lines, titles).map { line, range in range.map { width(line[..<$0.lowerBound]) } }
         #expect(Set(starts).count == 1 && starts[0] != nil, "\(lines)")
         let categories = [lines[0].range(of: "CATEGORY"), lines[1].range(of: "家事"), lines[3].range(of: "work")]
-        let columns = zip([lines[0], lines[1], lines[3]], categories).map { line, range in range.map { width(line[..<$0.lowerBound]) } }
+        let columns = zip([lines[0], lines[1], lines[3]], categories).map { line, range in
+            range.map { width(line[..<$0.lowerBound]) }
+        }
         #expect(Set(columns).count == 1 && columns[0] != nil, "\(lines)")
         let show = try run(d, ["show", "1"]).stdout
         #expect(show.contains("Priority: high\n") && show.contains("Tags:     +急ぎ +買い物\n"))

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a new user (and an attacker) saw through the built `todoctl` and a real daemon: text that
 /// disguises itself, changes claimed but not made, hints one unit short, a flag that lost to a
@@ -33,15 +34,19 @@ import TodoTestSupport
         let show = try d.todoctl(["show", "1"]).stdout
         #expect(show.contains("Title:    \(escaped)\n"))
         for output in [added.stdout, list, show] {
-            #expect(!output.unicodeScalars.contains { [0x202E, 0x200B, 0x2066, 0x2069, 0x2028, 0x200F].contains($0.value) })
+            #expect(
+                !output.unicodeScalars.contains { [0x202E, 0x200B, 0x2066, 0x2069, 0x2028, 0x200F].contains($0.value) })
         }
         // The data itself is kept as given.
         #expect(try json(d.todoctl(["--json", "show", "1"]))["title"] == .string(spoof))
 
         let client = try d.client()
-        for title in ["\u{200B}", "\u{200B}\u{2060}\u{FEFF}\u{200D}", "\u{202E}\u{2066}", "\u{301}\u{302}", "\u{3164}"] {
+        for title in ["\u{200B}", "\u{200B}\u{2060}\u{FEFF}\u{200D}", "\u{202E}\u{2066}", "\u{301}\u{302}", "\u{3164}"]
+        {
             let refused = try client.call("todo.add", ["title": .string(title)])
-            #expect(refused["error"]?["code"] == -32602 && refused["error"]?["data"]?["field"] == "title", "\(refused.serialized())")
+            #expect(
+                refused["error"]?["code"] == -32602 && refused["error"]?["data"]?["field"] == "title",
+                "\(refused.serialized())")
             #expect(refused["error"]?["message"]?.stringValue?.contains("no visible characters") == true)
             let edit = try client.call("todo.update", ["id": 2, "title": .string(title)])
             #expect(edit["error"]?["data"]?["field"] == "title")
@@ -54,9 +59,12 @@ import TodoTestSupport
         let zalgo = try client.call("todo.add", ["title": .string("a" + String(repeating: "\u{301}", count: 200_000))])
         #expect(zalgo["error"]?["code"] == -32602 && zalgo["error"]?["data"]?["field"] == "title")
         #expect(zalgo["error"]?["message"]?.stringValue?.contains("4096 bytes") == true)
-        let longName = try client.call("category.add", ["name": .string("x" + String(repeating: "\u{301}", count: 600))])
-        #expect(longName["error"]?["data"]?["field"] == "name" && longName["error"]?["message"]?.stringValue?.contains("1024 bytes") == true)
-        let widest = String(repeating: "𠀋", count: 1000)  // 1,000 characters, 4,000 bytes
+        let longName = try client.call(
+            "category.add", ["name": .string("x" + String(repeating: "\u{301}", count: 600))])
+        #expect(
+            longName["error"]?["data"]?["field"] == "name"
+                && longName["error"]?["message"]?.stringValue?.contains("1024 bytes") == true)
+        let widest = String(repeating: "𠀋", count: 1000) // 1,000 characters, 4,000 bytes
         #expect(try client.call("todo.add", ["title": .string(widest)])["result"]?["title"] == .string(widest))
         let total = try json(d.todoctl(["--json", "list", "--all"])).arrayValue?.count
         #expect(total == 3)
@@ -110,14 +118,20 @@ import TodoTestSupport
     /// fish completion says where it went, and the database named is the one todod will open.
     @Test func installDescribesWhatItInstalled() throws {
         let dir = TemporaryDirectory("install")
-        let home = dir.file("home"), prefix = dir.file("prefix"), units = dir.file("units")
+        let home = dir.file("home")
+        let prefix = dir.file("prefix")
+        let units = dir.file("units")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = home
         env["XDG_STATE_HOME"] = nil
         env["XDG_CONFIG_HOME"] = nil
-        let result = try ChildProcess.run("/bin/bash", [Self.repository + "/scripts/install", "--user", "--prebuilt", BuiltProducts.directory,
-                                                       "--prefix", prefix, "--unitdir", units, "--no-start"], environment: env)
+        let result = try ChildProcess.run(
+            "/bin/bash",
+            [
+                Self.repository + "/scripts/install", "--user", "--prebuilt", BuiltProducts.directory,
+                "--prefix", prefix, "--unitdir", units, "--no-start"
+            ], environment: env)
         #expect(result.status == 0, "\(result.stderr)")
         let database = getuid() == 0 ? "/var/lib/todod/todos.db" : home + "/.local/state/todod/todos.db"
         #expect(result.stdout.contains("your todos live in \(database)\n"), "\(result.stdout)")

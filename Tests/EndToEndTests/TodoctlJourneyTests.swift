@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The journeys the product grew from, driven through the built `todoctl` against a real daemon.
 @Suite struct TodoctlJourneyTests {
@@ -23,9 +24,12 @@ import TodoTestSupport
         let d = try DaemonProcess()
         let added = try json(d.todoctl(["add", "牛乳を買う", "--category", "買い物", "--due", "tomorrow 9am", "--json"]))
         #expect(added["title"] == "牛乳を買う" && added["category"] == "買い物" && added["due"] != .null)
-        #expect(added.objectValue?.keys == ["id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
-                                            "completed", "position", "created", "updated", "priority", "tags", "zone", "allDay", "recurrence",
-                                            "revision", "parent", "subtasks", "parentUid", "start", "alarms"])
+        #expect(
+            added.objectValue?.keys == [
+                "id", "uid", "title", "notes", "category", "due", "remind", "reminded", "done",
+                "completed", "position", "created", "updated", "priority", "tags", "zone", "allDay", "recurrence",
+                "revision", "parent", "subtasks", "parentUid", "start", "alarms"
+            ])
         let show = try d.todoctl(["show", "1"])
         #expect(show.status == 0 && show.stdout.contains("牛乳を買う"))
         let edited = try json(d.todoctl(["--json", "edit", "1", "--title", "牛乳を2本買う", "--notes", "低脂肪"]))
@@ -39,7 +43,9 @@ import TodoTestSupport
         #expect(removed.status == 0)
         #expect(try ids(d, ["--all"]) == [2])
         let missing = try d.todoctl(["show", "1"])
-        #expect(missing.status == 1 && missing.stderr.hasPrefix("todoctl: ") && missing.stderr.split(separator: "\n").count == 1)
+        #expect(
+            missing.status == 1 && missing.stderr.hasPrefix("todoctl: ")
+                && missing.stderr.split(separator: "\n").count == 1)
     }
 
     /// todoctl reads time zones itself (TZif files and POSIX rules, no Foundation): `TZ` and
@@ -55,18 +61,19 @@ import TodoTestSupport
             ("JST-9", nil, "2026-12-01 09:00", "2026-12-01T00:00:00Z"),
             ("America/New_York", nil, "2026-07-04 12:00", "2026-07-04T16:00:00Z"),
             ("America/New_York", nil, "2026-12-25 12:00", "2026-12-25T17:00:00Z"),
-            ("America/New_York", nil, "2055-07-04 12:00", "2055-07-04T16:00:00Z"),  // past the table: the file's rule
+            ("America/New_York", nil, "2055-07-04 12:00", "2055-07-04T16:00:00Z"), // past the table: the file's rule
             ("EST5EDT,M3.2.0,M11.1.0", nil, "2026-03-08 03:30", "2026-03-08T07:30:00Z"),
             ("/usr/share/zoneinfo/Asia/Kolkata", nil, "2026-12-01 09:00", "2026-12-01T03:30:00Z"),
             ("Test/Zone", zones.path, "2026-12-01 09:00", "2026-12-01T03:30:00Z"),
             ("", nil, "2026-12-01 09:00", "2026-12-01T09:00:00Z"),
-            ("No/Such_Zone", nil, "2026-12-01 09:00", "2026-12-01T09:00:00Z"),  // glibc: UTC
+            ("No/Such_Zone", nil, "2026-12-01 09:00", "2026-12-01T09:00:00Z") // glibc: UTC
         ]
         for (index, c) in cases.enumerated() {
             var environment: [String: String] = [:]
             if let tz = c.tz { environment["TZ"] = tz }
             if let tzdir = c.tzdir { environment["TZDIR"] = tzdir }
-            let added = try json(d.todoctl(["--json", "add", "zone \(index)", "--due", c.when], environment: environment))
+            let added = try json(
+                d.todoctl(["--json", "add", "zone \(index)", "--due", c.when], environment: environment))
             #expect(added["due"] == .string(c.utc), "TZ=\(c.tz ?? "(unset)") \(c.when)")
             let shown = try d.todoctl(["show", String(added["id"]?.intValue ?? 0)], environment: environment)
             #expect(shown.stdout.contains(c.when), "TZ=\(c.tz ?? "(unset)"): \(shown.stdout)")
@@ -79,8 +86,10 @@ import TodoTestSupport
         let d = try DaemonProcess()
         let count = 2_500
         let todos = (1...count).map { i -> JSON in
-            ["title": .string(i % 2 == 0 ? "牛乳を買う \(i)" : "task \(i)"), "category": i % 3 == 0 ? "買い物" : nil,
-             "created": "2026-11-01T00:00:00Z"]
+            [
+                "title": .string(i % 2 == 0 ? "牛乳を買う \(i)" : "task \(i)"), "category": i % 3 == 0 ? "買い物" : nil,
+                "created": "2026-11-01T00:00:00Z"
+            ]
         }
         let document: JSON = ["format": "todod-export", "version": 1, "categories": ["買い物"], "todos": .array(todos)]
         let imported = try d.todoctl(["import", "-"], input: document.serialized())
@@ -89,14 +98,16 @@ import TodoTestSupport
         let lines = human.stdout.split(separator: "\n").map(String.init)
         #expect(human.status == 0 && lines.count == count + 1)
         #expect(lines.first?.contains("TITLE") == true)
-        let titleColumns = Set(lines.dropFirst().enumerated().compactMap { i, line -> Int? in
-            guard let title = todos[i]["title"]?.stringValue, let range = line.range(of: title) else { return nil }
-            // Display columns: the kana and kanji here are two columns wide.
-            return line[..<range.lowerBound].unicodeScalars.reduce(0) { $0 + ($1.value >= 0x3000 ? 2 : 1) }
-        })
+        let titleColumns = Set(
+            lines.dropFirst().enumerated().compactMap { i, line -> Int? in
+                guard let title = todos[i]["title"]?.stringValue, let range = line.range(of: title) else { return nil }
+                // Display columns: the kana and kanji here are two columns wide.
+                return line[..<range.lowerBound].unicodeScalars.reduce(0) { $0 + ($1.value >= 0x3000 ? 2 : 1) }
+            })
         #expect(titleColumns.count == 1)
         let listed = try json(d.todoctl(["--json", "list"]))
-        #expect(listed.arrayValue?.compactMap { $0["title"]?.stringValue } == todos.compactMap { $0["title"]?.stringValue })
+        #expect(
+            listed.arrayValue?.compactMap { $0["title"]?.stringValue } == todos.compactMap { $0["title"]?.stringValue })
     }
 
     @Test func sortingByIdTitleCreatedUpdatedBothWays() throws {
@@ -123,8 +134,8 @@ import TodoTestSupport
     @Test func reorderingKeepsPositionsDenseAndIdsStable() throws {
         let d = try DaemonProcess()
         for i in 1...5 { _ = try d.todoctl(["add", "t\(i)"]) }
-        _ = try d.todoctl(["move", "4", "--to", "2"])      // up
-        _ = try d.todoctl(["move", "2", "--after", "5"])   // down
+        _ = try d.todoctl(["move", "4", "--to", "2"]) // up
+        _ = try d.todoctl(["move", "2", "--after", "5"]) // down
         _ = try d.todoctl(["rm", "3"])
         let list = try json(d.todoctl(["--json", "list", "--all"])).arrayValue ?? []
         #expect(list.map { $0["id"]?.intValue ?? 0 } == [1, 4, 5, 2])
@@ -133,7 +144,7 @@ import TodoTestSupport
         _ = try d.todoctl(["move", "6", "--bottom"])
         _ = try d.todoctl(["move", "2", "--top"])
         let after = try json(d.todoctl(["--json", "list"])).arrayValue ?? []
-        #expect(after.map { $0["id"]?.intValue ?? 0 } == [2, 1, 4, 5, 6])  // 6, not a reused 3
+        #expect(after.map { $0["id"]?.intValue ?? 0 } == [2, 1, 4, 5, 6]) // 6, not a reused 3
         #expect(after.map { $0["position"]?.intValue ?? 0 } == [1, 2, 3, 4, 5])
     }
 
@@ -150,9 +161,13 @@ import TodoTestSupport
         let grouped = try d.todoctl(["list", "--all", "--by-category"])
         #expect(grouped.status == 0)
         let text = grouped.stdout
-        let home = text.range(of: "Home"), work = text.range(of: "仕事"), none = text.range(of: "(no category)")
+        let home = text.range(of: "Home")
+        let work = text.range(of: "仕事")
+        let none = text.range(of: "(no category)")
         #expect(home != nil && work != nil && none != nil)
-        if let home, let work, let none { #expect(home.lowerBound < work.lowerBound && work.lowerBound < none.lowerBound) }
+        if let home, let work, let none {
+            #expect(home.lowerBound < work.lowerBound && work.lowerBound < none.lowerBound)
+        }
         let refused = try d.todoctl(["category", "rm", "home"])
         #expect(refused.status == 1 && refused.stderr.contains("still has 2 todos"))
         #expect(try d.todoctl(["category", "rm", "home", "--force"]).status == 0)
@@ -175,7 +190,7 @@ import TodoTestSupport
             let prefix = String(line[..<line.range(of: title)!.lowerBound])
             #expect(displayWidth(prefix) == titleColumn, "\(line)")
         }
-        #expect(!out.contains("\u{1B}["))  // NO_COLOR and not a terminal
+        #expect(!out.contains("\u{1B}[")) // NO_COLOR and not a terminal
     }
 
     @Test func exitCodesAndTheUnreachableMessage() throws {
@@ -187,7 +202,8 @@ import TodoTestSupport
         #expect(unreachable.stderr.hasPrefix("todoctl: ") && unreachable.stderr.contains(dir.file("nobody-home.sock")))
         #expect(unreachable.stderr.contains("todod"))
         let usage = try ChildProcess.run(BuiltProducts.path("todoctl"), ["list", "--frobnicate"], environment: env)
-        #expect(usage.status == 2 && usage.stderr.contains("--frobnicate") && usage.stderr.contains("Usage: todoctl list"))
+        #expect(
+            usage.status == 2 && usage.stderr.contains("--frobnicate") && usage.stderr.contains("Usage: todoctl list"))
         let help = try ChildProcess.run(BuiltProducts.path("todoctl"), ["help", "move"], environment: env)
         #expect(help.status == 0 && help.stdout.contains("--before"))
         let version = try ChildProcess.run(BuiltProducts.path("todoctl"), ["--version"], environment: env)
@@ -206,7 +222,9 @@ import TodoTestSupport
         let list = try json(b.todoctl(["--json", "list"])).arrayValue ?? []
         #expect(list.map { $0["title"]?.stringValue ?? "" } == ["一", "two"])
         #expect(list.last?["notes"] == "line1\nline2")
-        let broken = try b.todoctl(["import", "-"], input: "{\"format\":\"todod-export\",\"version\":1,\"categories\":[],\"todos\":[{\"title\":\"\"}]}")
+        let broken = try b.todoctl(
+            ["import", "-"],
+            input: "{\"format\":\"todod-export\",\"version\":1,\"categories\":[],\"todos\":[{\"title\":\"\"}]}")
         #expect(broken.status == 1)
         #expect(try json(b.todoctl(["--json", "list"])).arrayValue?.count == 2)
     }
@@ -215,11 +233,18 @@ import TodoTestSupport
     @Test func aLargeExportImportsWhole() throws {
         let a = try DaemonProcess()
         let todos = (1...6_000).map { i -> JSON in
-            ["title": .string("買い物リスト \(i) — milk, bread and eggs"), "category": i % 2 == 0 ? "家" : nil,
-             "notes": i % 5 == 0 ? .string(String(repeating: "メモ", count: 40)) : nil, "created": "2026-11-01T00:00:00Z"]
+            [
+                "title": .string("買い物リスト \(i) — milk, bread and eggs"), "category": i % 2 == 0 ? "家" : nil,
+                "notes": i % 5 == 0 ? .string(String(repeating: "メモ", count: 40)) : nil,
+                "created": "2026-11-01T00:00:00Z"
+            ]
         }
-        let seed: JSON = ["format": "todod-export", "version": 1, "categories": ["家"], "todos": .array(Array(todos[..<3000]))]
-        let rest: JSON = ["format": "todod-export", "version": 1, "categories": [], "todos": .array(Array(todos[3000...]))]
+        let seed: JSON = [
+            "format": "todod-export", "version": 1, "categories": ["家"], "todos": .array(Array(todos[..<3000]))
+        ]
+        let rest: JSON = [
+            "format": "todod-export", "version": 1, "categories": [], "todos": .array(Array(todos[3000...]))
+        ]
         for document in [seed, rest] {
             let r = try a.todoctl(["import", "-"], input: document.serialized())
             #expect(r.status == 0, "\(r.stderr)")
@@ -228,7 +253,8 @@ import TodoTestSupport
         #expect(exported.status == 0 && exported.stdout.utf8.count > 1 << 20)
         let b = try DaemonProcess()
         let imported = try b.todoctl(["import", "-"], input: exported.stdout)
-        #expect(imported.status == 0 && imported.stdout == "Imported 6000 todos and 1 category.\n", "\(imported.stderr)")
+        #expect(
+            imported.status == 0 && imported.stdout == "Imported 6000 todos and 1 category.\n", "\(imported.stderr)")
         let titles = try json(b.todoctl(["--json", "list"])).arrayValue?.compactMap { $0["title"]?.stringValue }
         #expect(titles == todos.compactMap { $0["title"]?.stringValue })
     }
@@ -237,14 +263,19 @@ import TodoTestSupport
     @Test(.enabled(if: getuid() == 0, "running a daemon as nobody needs root"))
     func theClientRefusesADaemonOfAnotherUser() throws {
         let dir = TemporaryDirectory("hostile")
-        #expect(chown(dir.path, 65534, 65534) == 0)  // the hostile daemon's own directory
+        #expect(chown(dir.path, 65534, 65534) == 0) // the hostile daemon's own directory
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("todod"),
-                             "--socket", dir.file("todod.sock"), "--db", dir.file("todos.db")]
+        process.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.path("todod"),
+            "--socket", dir.file("todod.sock"), "--db", dir.file("todos.db")
+        ]
         process.environment = ["HOME": dir.path]
         try process.run()
-        defer { process.terminate(); process.waitForExit() }
+        defer {
+            process.terminate()
+            process.waitForExit()
+        }
         #expect(waitUntilListening(dir.file("todod.sock"), while: { process.isRunning }))
         var env = ProcessInfo.processInfo.environment
         env["TODOD_SOCKET"] = dir.file("todod.sock")
@@ -258,8 +289,11 @@ import TodoTestSupport
 private func displayWidth(_ s: String) -> Int {
     s.reduce(0) { total, character in
         let scalar = character.unicodeScalars.first!.value
-        let wide = (0x1100...0x115F).contains(scalar) || (0x2E80...0xA4CF).contains(scalar) || (0xAC00...0xD7A3).contains(scalar)
-            || (0xF900...0xFAFF).contains(scalar) || (0xFF00...0xFF60).contains(scalar) || (0x1F300...0x1FAFF).contains(scalar)
+        let wide =
+            (0x1100...0x115F).contains(scalar) || (0x2E80...0xA4CF).contains(scalar)
+            || (0xAC00...0xD7A3).contains(scalar)
+            || (0xF900...0xFAFF).contains(scalar) || (0xFF00...0xFF60).contains(scalar)
+            || (0x1F300...0x1FAFF).contains(scalar)
         return total + (wide ? 2 : 1)
     }
 }

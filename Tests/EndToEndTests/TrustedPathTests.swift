@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
-import TodoTestSupport
 import TodoProtocol
+import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The paths a daemon running as root trusts: directories another user can
 /// change are refused before anything is made in them, the socket gets its mode without a path,
@@ -15,7 +16,8 @@ import TodoProtocol
 
     /// Runs todod on `socket` and `database` and expects it to refuse at start with one line.
     private func refused(socket: String, database: String, _ expected: String) throws {
-        let result = try ChildProcess.run("timeout", ["-s", "KILL", "20", BuiltProducts.path("todod"), "--socket", socket, "--db", database])
+        let result = try ChildProcess.run(
+            "timeout", ["-s", "KILL", "20", BuiltProducts.path("todod"), "--socket", socket, "--db", database])
         #expect(result.status == 1, "\(result.status): \(result.stderr)")
         #expect(result.stderr.contains(expected), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
@@ -34,13 +36,17 @@ import TodoProtocol
         #expect(symlink(elsewhere, runtime + "/todod") == 0)
         #expect(lchown(runtime + "/todod", Self.nobody, Self.nobody) == 0)
         #expect(chown(runtime, Self.nobody, Self.nobody) == 0)
-        try refused(socket: runtime + "/todod/todod.sock", database: dir.file("db/todos.db"),
-                    "\(runtime) belongs to uid \(Self.nobody)")
-        try refused(socket: runtime + "/todod/deeper/todod.sock", database: dir.file("db/todos.db"), "belongs to uid \(Self.nobody)")
+        try refused(
+            socket: runtime + "/todod/todod.sock", database: dir.file("db/todos.db"),
+            "\(runtime) belongs to uid \(Self.nobody)")
+        try refused(
+            socket: runtime + "/todod/deeper/todod.sock", database: dir.file("db/todos.db"),
+            "belongs to uid \(Self.nobody)")
         #expect(entries(elsewhere).isEmpty)
         // The same link owned by root in a directory of root's is followed.
         #expect(chown(runtime, 0, 0) == 0 && lchown(runtime + "/todod", 0, 0) == 0)
-        let daemon = try DaemonProcess(directory: dir, socket: runtime + "/todod/todod.sock", database: dir.file("db/todos.db"))
+        let daemon = try DaemonProcess(
+            directory: dir, socket: runtime + "/todod/todod.sock", database: dir.file("db/todos.db"))
         #expect(entries(elsewhere) == ["todod.sock"])
         daemon.stop()
     }
@@ -54,18 +60,27 @@ import TodoProtocol
         let theirs = dir.file("theirs")
         for path in [open, group, theirs] { #expect(mkdir(path, 0o700) == 0) }
         #expect(chmod(open, 0o777) == 0 && chmod(group, 0o770) == 0 && chown(theirs, Self.nobody, Self.nobody) == 0)
-        try refused(socket: open + "/todod.sock", database: dir.file("db/todos.db"), "\(open) is writable by others (mode 0777)")
-        try refused(socket: dir.file("run/todod.sock"), database: open + "/todod/todos.db", "\(open) is writable by others")
-        try refused(socket: group + "/todod.sock", database: dir.file("db/todos.db"), "\(group) is writable by its group (mode 0770)")
-        try refused(socket: dir.file("run/todod.sock"), database: theirs + "/todos.db", "\(theirs) belongs to uid \(Self.nobody)")
+        try refused(
+            socket: open + "/todod.sock", database: dir.file("db/todos.db"), "\(open) is writable by others (mode 0777)"
+        )
+        try refused(
+            socket: dir.file("run/todod.sock"), database: open + "/todod/todos.db", "\(open) is writable by others")
+        try refused(
+            socket: group + "/todod.sock", database: dir.file("db/todos.db"),
+            "\(group) is writable by its group (mode 0770)")
+        try refused(
+            socket: dir.file("run/todod.sock"), database: theirs + "/todos.db",
+            "\(theirs) belongs to uid \(Self.nobody)")
         #expect(entries(open).isEmpty && entries(group).isEmpty && entries(theirs).isEmpty)
         // A sticky directory (like /tmp) may be writable by others above a directory of ours.
         let sticky = dir.file("sticky")
         #expect(mkdir(sticky, 0o700) == 0 && chmod(sticky, 0o1777) == 0)
-        let daemon = try DaemonProcess(directory: dir, socket: sticky + "/mine/todod.sock", database: sticky + "/mine/todos.db")
+        let daemon = try DaemonProcess(
+            directory: dir, socket: sticky + "/mine/todod.sock", database: sticky + "/mine/todos.db")
         #expect(try daemon.client().result("todo.list")["total"] == 0)
         daemon.stop()
-        try refused(socket: sticky + "/todod.sock", database: dir.file("db/todos.db"), "\(sticky) is writable by others")
+        try refused(
+            socket: sticky + "/todod.sock", database: dir.file("db/todos.db"), "\(sticky) is writable by others")
     }
 
     /// A planted link at the database or beside it is refused; its target is never created.
@@ -75,7 +90,9 @@ import TodoProtocol
         #expect(mkdir(dir.file("db"), 0o700) == 0)
         for name in ["todos.db", "todos.db-wal", "todos.db-journal"] {
             #expect(symlink(victim, dir.file("db/" + name)) == 0)
-            try refused(socket: dir.file("todod.sock"), database: dir.file("db/todos.db"), "refusing \(dir.file("db/" + name)): it is a symbolic link")
+            try refused(
+                socket: dir.file("todod.sock"), database: dir.file("db/todos.db"),
+                "refusing \(dir.file("db/" + name)): it is a symbolic link")
             #expect(!FileManager.default.fileExists(atPath: victim))
             #expect(unlink(dir.file("db/" + name)) == 0)
         }
@@ -95,15 +112,25 @@ import TodoProtocol
         let trace = dir.file("trace")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        process.arguments = ["-f", "-qq", "-o", trace, "-e", "trace=chmod,fchmodat,fchmod",
-                             BuiltProducts.path("todod"), "--socket", socket, "--db", dir.file("todos.db")]
+        process.arguments = [
+            "-f", "-qq", "-o", trace, "-e", "trace=chmod,fchmodat,fchmod",
+            BuiltProducts.path("todod"), "--socket", socket, "--db", dir.file("todos.db")
+        ]
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitForExit() } }
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitForExit()
+            }
+        }
         #expect(waitUntilListening(socket, while: { process.isRunning }))
         #expect(try Files.mode(socket).mode == 0o600)
         // The daemon is strace's child: stop it, then strace ends with it.
-        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+        let children =
+            (try? String(
+                contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children",
+                encoding: .utf8)) ?? ""
         let daemon = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
         kill(daemon, SIGTERM)
         #expect(process.waitForExit() == 0)

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The change log through the real daemon and todoctl: every kind of change undone and redone,
 /// a delete undone exactly, the events an undo sends, ifRevision, and an import made twice.
@@ -42,8 +43,9 @@ import TodoTestSupport
         _ = try json(d, ["category", "add", "仕事"])
         let steps: [[String]] = [
             ["add", "三", "--top"], ["edit", "2", "--title", "報告書", "--untag", "x"], ["done", "1", "2"], ["done", "3"],
-            ["reopen", "1"], ["category", "rm", "家", "--force"], ["rm", "1"], ["move", "3", "--to", "1"], ["snooze", "3", "2099-02-01 09:00"],
-            ["category", "add", "趣味"], ["category", "rename", "仕事", "しごと"], ["category", "move", "趣味", "--to", "1"],
+            ["reopen", "1"], ["category", "rm", "家", "--force"], ["rm", "1"], ["move", "3", "--to", "1"],
+            ["snooze", "3", "2099-02-01 09:00"],
+            ["category", "add", "趣味"], ["category", "rename", "仕事", "しごと"], ["category", "move", "趣味", "--to", "1"]
         ]
         for step in steps {
             let before = try state(d)
@@ -52,7 +54,8 @@ import TodoTestSupport
             let after = try state(d)
             #expect(after != before, "\(step) changed nothing")
             let undone = try run(d, ["undo"])
-            #expect(undone.status == 0 && undone.stdout.hasPrefix("Undid: "), "\(step): \(undone.stdout) \(undone.stderr)")
+            #expect(
+                undone.status == 0 && undone.stdout.hasPrefix("Undid: "), "\(step): \(undone.stdout) \(undone.stderr)")
             #expect(try state(d) == before, "undo of \(step)")
             let redone = try run(d, ["redo"])
             #expect(redone.status == 0 && redone.stdout.hasPrefix("Redid: "), "\(step): \(redone.stderr)")
@@ -85,7 +88,8 @@ import TodoTestSupport
         let undone = try c.result("store.undo")
         #expect(undone["description"] == "delete 2 \"二 📅\"")
         var restored = try c.result("todo.get", ["id": 2])
-        #expect(restored["uid"] == todo["uid"] && restored["position"] == 2 && restored["category"] == "仕事"
+        #expect(
+            restored["uid"] == todo["uid"] && restored["position"] == 2 && restored["category"] == "仕事"
                 && restored["tags"] == ["x", "家"] && restored["notes"] == "メモ")
         #expect((restored["revision"]?.intValue ?? 0) > (todo["revision"]?.intValue ?? 0))
         #expect(undone["todos"]?[0]?["id"] == 2)
@@ -117,7 +121,8 @@ import TodoTestSupport
     }
 
     @Test func importingTheSameExportTwiceChangesNothing() throws {
-        let a = try DaemonProcess(), b = try DaemonProcess()
+        let a = try DaemonProcess()
+        let b = try DaemonProcess()
         _ = try json(a, ["add", "牛乳を買う", "-c", "家", "-t", "x"])
         _ = try json(a, ["add", "two"])
         let export = try run(a, ["export"]).stdout
@@ -142,7 +147,11 @@ import TodoTestSupport
 }
 
 /// An undo never makes a delivered reminder fire again.
-@Suite(.serialized, .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald (scripts/test starts one)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"),
+        "needs a running systemd-journald (scripts/test starts one)"))
 struct UndoReminderTests {
     @Test func aFiredReminderDoesNotFireAgainAfterUndo() throws {
         let d = try DaemonProcess()

@@ -1,18 +1,22 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `todoctl watch` when todod goes away (one line, exit 69) and with `--reconnect` across a
 /// restart of todod (no gap, no duplicate); `reminder` events with their `seq` and `todos`.
 @Suite(.serialized) struct WatchReconnectTests {
-    private func watch(_ daemon: DaemonProcess, _ arguments: [String], _ dir: TemporaryDirectory, _ name: String) throws -> BackgroundProcess {
-        try BackgroundProcess.started(BuiltProducts.path("todoctl"), ["watch"] + arguments,
-                                      environment: ["TODOD_SOCKET": daemon.socket, "NO_COLOR": "1"], output: dir.file(name))
+    private func watch(_ daemon: DaemonProcess, _ arguments: [String], _ dir: TemporaryDirectory, _ name: String) throws
+        -> BackgroundProcess
+    {
+        try BackgroundProcess.started(
+            BuiltProducts.path("todoctl"), ["watch"] + arguments,
+            environment: ["TODOD_SOCKET": daemon.socket, "NO_COLOR": "1"], output: dir.file(name))
     }
 
     @Test func watchEndsWithOneLineAndExit69WhenTodoDGoesAway() throws {
@@ -22,21 +26,25 @@ import TodoTestSupport
         // Waits for the watcher's first event, not for a fixed time: a todo added before it
         // subscribed is not shown, so one is added each round until one is.
         let client = try daemon.client()
-        #expect(NotifyTestSupport.eventually(timeout: 10) {
-            _ = try? client.result("todo.add", ["title": "見える"])
-            return watcher.stdout.contains("見える")
-        })
+        #expect(
+            NotifyTestSupport.eventually(timeout: 10) {
+                _ = try? client.result("todo.add", ["title": "見える"])
+                return watcher.stdout.contains("見える")
+            })
         daemon.stop()
         #expect(NotifyTestSupport.eventually(timeout: 10) { !watcher.process.isRunning })
         #expect(watcher.stop() == 69)
         let lines = watcher.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].hasPrefix("todoctl: todod at ") && lines[0].contains("went away"), "\(watcher.stderr)")
+        #expect(
+            lines.count == 1 && lines[0].hasPrefix("todoctl: todod at ") && lines[0].contains("went away"),
+            "\(watcher.stderr)")
     }
 
     @Test func reconnectResumesAfterTheLastSeqWithNoGapAndNoDuplicate() throws {
         let dir = TemporaryDirectory("wr")
         var daemon: DaemonProcess? = try DaemonProcess(directory: dir)
-        let socket = daemon!.socket, database = daemon!.database
+        let socket = daemon!.socket
+        let database = daemon!.database
         let watcher = try watch(daemon!, ["--json", "--reconnect"], dir, "w")
         func added() -> [(seq: Int64, title: String)] {
             watcher.stdoutLines.compactMap { try? JSON.parse($0) }.filter { $0["type"] == "todo.added" }
@@ -45,10 +53,11 @@ import TodoTestSupport
         // Waits for the watcher's first event, not for a fixed time: "one" is added each round
         // until the watcher shows one (those added before it subscribed are not shown; those
         // after are, each once: `ones` of them).
-        #expect(eventually(timeout: 10) {
-            _ = try? daemon!.client().result("todo.add", ["title": "one"])
-            return !added().isEmpty
-        })
+        #expect(
+            eventually(timeout: 10) {
+                _ = try? daemon!.client().result("todo.add", ["title": "one"])
+                return !added().isEmpty
+            })
         let first = try #require(added().first?.seq)
         let ones = Int(try #require(try daemon!.client().result("daemon.status")["seq"]?.intValue) - first + 1)
         daemon?.stop()

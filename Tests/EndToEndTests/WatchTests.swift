@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct WatchTests {
     @Test func subscribersSeeEveryChangeInCommitOrder() throws {
@@ -16,7 +17,7 @@ import TodoTestSupport
         _ = try c.result("todo.add", ["title": "一", "category": "仕事"])
         _ = try c.result("todo.add", ["title": "two"])
         _ = try c.result("todo.update", ["id": 1, "notes": "メモ"])
-        _ = try c.result("todo.update", ["id": 1, "notes": "メモ"])  // no change, no event
+        _ = try c.result("todo.update", ["id": 1, "notes": "メモ"]) // no change, no event
         _ = try c.result("todo.complete", ["ids": [1, 2]])
         _ = try c.result("todo.reopen", ["ids": [2]])
         // Todo 2 is the only open todo (position 1 already); before the done todo 1 it still
@@ -28,9 +29,11 @@ import TodoTestSupport
         _ = try c.result("category.delete", ["name": "仕事", "force": true])
         _ = try c.result("todo.delete", ["ids": [2]])
         // Adding a todo with a new category creates the category: category.added comes first.
-        let expected = ["category.added", "todo.added", "todo.added", "todo.updated", "todo.completed", "todo.reopened",
-                        "todo.moved", "category.added", "category.renamed", "category.moved", "category.deleted",
-                        "todo.updated", "todo.deleted"]
+        let expected = [
+            "category.added", "todo.added", "todo.added", "todo.updated", "todo.completed", "todo.reopened",
+            "todo.moved", "category.added", "category.renamed", "category.moved", "category.deleted",
+            "todo.updated", "todo.deleted"
+        ]
         var events: [JSON] = []
         while events.count < expected.count {
             let message = try watcher.receive()
@@ -40,7 +43,10 @@ import TodoTestSupport
         #expect(events.map { $0["type"]?.stringValue ?? "?" } == expected)
         #expect(events[1]["todos"]?[0]?["title"] == "一")
         #expect(events[4]["todos"]?.arrayValue?.count == 2)
-        #expect(events.contains { $0["type"] == "category.renamed" && $0["oldName"] == "Home" && $0["category"]?["name"] == "家" })
+        #expect(
+            events.contains {
+                $0["type"] == "category.renamed" && $0["oldName"] == "Home" && $0["category"]?["name"] == "家"
+            })
         #expect(events.last?["type"] == "todo.deleted")
     }
 }

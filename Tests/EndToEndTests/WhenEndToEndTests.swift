@@ -17,7 +17,9 @@ import TodoTestSupport
     }
 
     /// Adds a todo due `when` and returns its JSON, with the instants just before and after.
-    static func add(_ d: DaemonProcess, _ when: String, _ extra: [String] = []) throws -> (todo: JSON, before: Date, after: Date) {
+    static func add(_ d: DaemonProcess, _ when: String, _ extra: [String] = []) throws -> (
+        todo: JSON, before: Date, after: Date
+    ) {
         let before = Date()
         let result = try d.todoctl(["--json", "add", "due \(when)", "--due", when] + extra, environment: environment)
         let after = Date()
@@ -53,7 +55,8 @@ import TodoTestSupport
         let year = calendar.component(.year, from: now)
         let today = calendar.startOfDay(for: now)
         let thisYear = calendar.date(from: DateComponents(year: year, month: 12, day: 24)) ?? today
-        return thisYear >= today ? thisYear : calendar.date(from: DateComponents(year: year + 1, month: 12, day: 24)) ?? today
+        return thisYear >= today
+            ? thisYear : calendar.date(from: DateComponents(year: year + 1, month: 12, day: 24)) ?? today
     }
 
     /// The forms that failed with exit 2 before, and what each must mean.
@@ -64,10 +67,13 @@ import TodoTestSupport
         ("next friday", { next(weekday: 6, after: $0) }),
         ("Dec 24", { comingChristmasEve(after: $0) }),
         ("in 1 month", { calendar.date(byAdding: .month, value: 1, to: $0) ?? $0 }),
-        ("tomorrow at 9am", {
-            let tomorrow = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: $0)) ?? $0
-            return calendar.date(bySettingHour: 9, minute: 0, second: 0, of: tomorrow) ?? tomorrow
-        }),
+        (
+            "tomorrow at 9am",
+            {
+                let tomorrow = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: $0)) ?? $0
+                return calendar.date(bySettingHour: 9, minute: 0, second: 0, of: tomorrow) ?? tomorrow
+            }
+        )
     ]
 
     @Test func theFormsThatFailedAreUnderstood() throws {
@@ -137,10 +143,12 @@ import TodoTestSupport
         let tomorrow = cal.date(byAdding: .day, value: 1, to: cal.startOfDay(for: before)) ?? before
         #expect(due("歯医者") == cal.date(bySettingHour: 7, minute: 30, second: 0, of: tomorrow), "\(listed.stdout)")
         // 来週金曜: the Friday of next week (weeks start on Monday).
-        let weekday = cal.component(.weekday, from: before)  // 1 = Sunday
+        let weekday = cal.component(.weekday, from: before) // 1 = Sunday
         let monday = cal.date(byAdding: .day, value: -((weekday + 5) % 7), to: cal.startOfDay(for: before)) ?? before
         let nextFriday = cal.date(byAdding: .day, value: 11, to: monday) ?? before
-        #expect(Self.date(try JSON.parse(friday.stdout)["due"]) == cal.date(bySettingHour: 15, minute: 0, second: 0, of: nextFriday), "\(friday.stdout)")
+        #expect(
+            Self.date(try JSON.parse(friday.stdout)["due"])
+                == cal.date(bySettingHour: 15, minute: 0, second: 0, of: nextFriday), "\(friday.stdout)")
         let threeDays = try #require(Self.date(try JSON.parse(third.stdout)["due"]))
         let low = (cal.date(byAdding: .day, value: 3, to: before) ?? before).addingTimeInterval(-1)
         let high = (cal.date(byAdding: .day, value: 3, to: after) ?? after).addingTimeInterval(1)
@@ -155,19 +163,22 @@ import TodoTestSupport
         let id = String(try JSON.parse(third.stdout)["id"]?.intValue ?? 0)
         let edited = try d.todoctl(["--json", "edit", id, "--due", "月末"], environment: env)
         let eom = try #require(Self.date(try JSON.parse(edited.stdout)["due"]), "\(edited.stdout) \(edited.stderr)")
-        #expect(cal.component(.day, from: cal.date(byAdding: .second, value: 1, to: eom) ?? eom) == 1, "\(edited.stdout)")
+        #expect(
+            cal.component(.day, from: cal.date(byAdding: .second, value: 1, to: eom) ?? eom) == 1, "\(edited.stdout)")
         // A snooze never moves a reminder earlier: to the evening of the 1st of next month, after
         // the end of this month.
         let snoozed = try d.todoctl(["snooze", id, "来月1日の夕方"], environment: env)
         #expect(snoozed.status == 0, "\(snoozed.stderr)")
         let shown = try JSON.parse(try d.todoctl(["--json", "show", id], environment: env).stdout)
         let nextFirst = cal.date(byAdding: .second, value: 1, to: eom) ?? eom
-        #expect(Self.date(shown["remind"]) == cal.date(bySettingHour: 18, minute: 0, second: 0, of: nextFirst), "\(shown)")
+        #expect(
+            Self.date(shown["remind"]) == cal.date(bySettingHour: 18, minute: 0, second: 0, of: nextFirst), "\(shown)")
         // A bad value: an English one-line error quoting it, exit 2, nothing added.
         let bad = try d.todoctl(["add", "x", "--due", "明日の午前"], environment: env)
         #expect(bad.status == 2)
         #expect(bad.stderr.hasPrefix("todoctl: invalid time \"明日の午前\" for --due: expected a date ("), "\(bad.stderr)")
-        #expect((try JSON.parse(try d.todoctl(["--json", "list"], environment: env).stdout).arrayValue ?? []).count == 4)
+        #expect(
+            (try JSON.parse(try d.todoctl(["--json", "list"], environment: env).stdout).arrayValue ?? []).count == 4)
     }
 
     /// `--due-before eod` keeps what is due at `eod` itself; an all-day todo counts by its local
@@ -189,7 +200,9 @@ import TodoTestSupport
         }
         let eod = try id(try d.todoctl(["--json", "add", "at eod", "--due", "eod"], environment: berlin))
         let today = try id(try d.todoctl(["--json", "add", "today", "--due", "today"], environment: berlin))
-        let tokyo = try id(try d.todoctl(["--json", "add", "tokyo", "--due", f.string(from: tomorrow)], environment: ["TZ": "Asia/Tokyo"]))
+        let tokyo = try id(
+            try d.todoctl(
+                ["--json", "add", "tokyo", "--due", f.string(from: tomorrow)], environment: ["TZ": "Asia/Tokyo"]))
         func ids(_ arguments: [String]) throws -> [Int64] {
             let result = try d.todoctl(["--json"] + arguments, environment: berlin)
             #expect(result.status == 0, "\(result.stderr)")
@@ -220,7 +233,8 @@ import TodoTestSupport
         var utc = Calendar(identifier: .gregorian)
         utc.timeZone = TimeZone(identifier: "UTC")!
         let now = Date()
-        let nextMonth = utc.date(byAdding: .month, value: 1, to: utc.date(from: utc.dateComponents([.year, .month], from: now))!)!
+        let nextMonth = utc.date(
+            byAdding: .month, value: 1, to: utc.date(from: utc.dateComponents([.year, .month], from: now))!)!
         let endOfNextMonth = utc.date(byAdding: DateComponents(month: 1, second: -1), to: nextMonth)!
         let formatter = ISO8601DateFormatter()
         #expect(try due("来月末") == formatter.string(from: endOfNextMonth))
@@ -228,7 +242,9 @@ import TodoTestSupport
         let every = try d.todoctl(["--json", "add", "月末の締め", "--every", "毎月最終金曜 完了後"], environment: env)
         #expect(every.status == 0, "\(every.stderr)")
         let recurrence = try JSON.parse(every.stdout)["recurrence"]
-        #expect(recurrence?["rule"] == .string("FREQ=MONTHLY;BYDAY=-1FR") && recurrence?["from"] == .string("completion"), "\(every.stdout)")
+        #expect(
+            recurrence?["rule"] == .string("FREQ=MONTHLY;BYDAY=-1FR") && recurrence?["from"] == .string("completion"),
+            "\(every.stdout)")
         let bad = try d.todoctl(["add", "x", "--every", "毎秒"], environment: env)
         #expect(bad.status == 2 && bad.stderr.contains("毎秒") && bad.stderr.contains("毎月最終金曜"), "\(bad.stderr)")
     }

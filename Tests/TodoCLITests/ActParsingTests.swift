@@ -1,8 +1,9 @@
 import Testing
 import TodoCore
-import TodoTime
-@testable import TodoCLI
 import TodoProtocol
+import TodoTime
+
+@testable import TodoCLI
 
 /// How todoctl reads an act on many todos: the filter after the command word or before it
 /// (`edit`'s only before: after it options are fields), several ids, `--all`, `--yes`, and the
@@ -20,34 +21,52 @@ import TodoProtocol
     }
 
     func refusal(_ arguments: [String]) -> String? {
-        do { _ = try parser.parse(arguments); return nil } catch { return error.message }
+        do {
+            _ = try parser.parse(arguments)
+            return nil
+        } catch { return error.message }
     }
 
     @Test func theFilterGoesAfterTheCommandOrBeforeIt() throws {
-        for arguments in [["done", "-c", "買い物", "--due-before", "today"], ["-c", "買い物", "done", "--due-before", "today"],
-                          ["-c買い物", "--due-before=today", "done"]] {
+        for arguments in [
+            ["done", "-c", "買い物", "--due-before", "today"], ["-c", "買い物", "done", "--due-before", "today"],
+            ["-c買い物", "--due-before=today", "done"]
+        ] {
             let options = try act(arguments)
             #expect(options.verb == .done(stop: false) && !options.yes, "\(arguments)")
-            guard case .filter(let list) = options.targets else { Issue.record("\(arguments)"); continue }
+            guard case .filter(let list) = options.targets else {
+                Issue.record("\(arguments)")
+                continue
+            }
             #expect(list.query.category == "買い物" && list.query.dueBefore != nil && !list.query.tree, "\(arguments)")
         }
         let stopped = try act(["rm", "--recursive", "-t", "home", "--yes"])
         #expect(stopped.verb == .remove(recursive: true) && stopped.yes)
         // reopen's filter takes the done todos.
-        guard case .filter(let reopen) = try act(["reopen", "-c", "x"]).targets else { Issue.record("reopen"); return }
+        guard case .filter(let reopen) = try act(["reopen", "-c", "x"]).targets else {
+            Issue.record("reopen")
+            return
+        }
         #expect(reopen.query.status == .done)
     }
 
     @Test func editReadsTheFilterBeforeItAndTheFieldsAfterIt() throws {
         let options = try act(["-t", "home", "edit", "-p", "low", "--yes"])
-        guard case .edit(let edit) = options.verb, case .filter(let list) = options.targets else { Issue.record("\(options)"); return }
+        guard case .edit(let edit) = options.verb, case .filter(let list) = options.targets else {
+            Issue.record("\(options)")
+            return
+        }
         #expect(edit.fields.priority == .set(.low) && list.query.tags == ["home"] && options.yes)
         let ids = try act(["edit", "5", "6", "9", "-p", "low"])
         #expect(ids.targets == .ids([5, 6, 9]))
         #expect(try act(["-c", "仕事", "edit"]).verb == .editLines)
         #expect(try act(["edit", "5-7"]).verb == .editLines)
-        guard case .filter(let all) = try act(["--all", "edit"]).targets else { Issue.record("--all edit"); return }
-        #expect(all.query.category == nil && all.query.tags.isEmpty && all.query.status == .open && !all.query.isFiltered)
+        guard case .filter(let all) = try act(["--all", "edit"]).targets else {
+            Issue.record("--all edit")
+            return
+        }
+        #expect(
+            all.query.category == nil && all.query.tags.isEmpty && all.query.status == .open && !all.query.isFiltered)
         // One id and no fields is still the form (or, without a terminal, nothing to change).
         #expect(refusal(["edit", "5"])?.hasPrefix("nothing to change") == true)
     }

@@ -1,28 +1,36 @@
 import Foundation
 import Testing
 import TodoCore
-import TodoTime
 import TodoProtocol
-@testable import TodoCLI
 import TodoRPC
+import TodoTime
+
+@testable import TodoCLI
 
 /// All-day todos in todoctl: what `add`, `edit` and `snooze` send, and how they are shown.
 /// `Fixtures.now` is Monday 2026-06-01 21:00 in Tokyo.
 @Suite struct AllDayTests {
     static let tokyo = ZoneInfo(identifier: "Asia/Tokyo") ?? .utc
 
-    static func run(_ arguments: [String], transport: FakeTransport = FakeTransport(), timeZone: ZoneInfo = tokyo,
-                    zoneName: String? = "Asia/Tokyo", isTerminal: Bool = false) -> Fixtures.Result {
-        Fixtures.run(arguments, transport: transport, isTerminal: isTerminal,
-                     environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "TERM": "xterm"], timeZone: timeZone, zoneName: zoneName)
+    static func run(
+        _ arguments: [String], transport: FakeTransport = FakeTransport(), timeZone: ZoneInfo = tokyo,
+        zoneName: String? = "Asia/Tokyo", isTerminal: Bool = false
+    ) -> Fixtures.Result {
+        Fixtures.run(
+            arguments, transport: transport, isTerminal: isTerminal,
+            environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "TERM": "xterm"], timeZone: timeZone, zoneName: zoneName)
     }
 
     static func instant(_ text: String) -> Instant { Instant(rfc3339: text) ?? Fixtures.now }
 
     /// A todo as the daemon sends it.
-    static func todo(due: String?, remind: String?, allDay: Bool = false, zone: String? = "Asia/Tokyo", title: String = "x") -> JSON {
-        Fixtures.json(Todo(id: 12, title: title, due: due.map(instant), remind: remind.map(instant), position: 1,
-                           created: Fixtures.now, updated: Fixtures.now, zone: zone, allDay: allDay))
+    static func todo(
+        due: String?, remind: String?, allDay: Bool = false, zone: String? = "Asia/Tokyo", title: String = "x"
+    ) -> JSON {
+        Fixtures.json(
+            Todo(
+                id: 12, title: title, due: due.map(instant), remind: remind.map(instant), position: 1,
+                created: Fixtures.now, updated: Fixtures.now, zone: zone, allDay: allDay))
     }
 
     /// A transport whose `todo.get` answers `current`.
@@ -39,18 +47,28 @@ import TodoRPC
         let result = Self.run(["add", "x", "--due", "friday"], transport: transport)
         #expect(result.status == 0, "\(result.stderr)")
         let expected: JSON = [
-            "title": "x", "due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-05T00:00:00Z", "zone": "Asia/Tokyo",
+            "title": "x", "due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-05T00:00:00Z",
+            "zone": "Asia/Tokyo"
         ]
         #expect(transport.calls.first.map { JSON.object($0.params).sortedKeys } == expected.sortedKeys)
     }
 
     static let addCases: [([String], JSON)] = [
-        (["--due", "friday", "--remind", "15m"], ["due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-04T23:45:00Z"]),
-        (["--due", "Dec 24", "--remind", "1d"], ["due": "2026-12-23T15:00:00Z", "allDay": true, "remind": "2026-12-23T00:00:00Z"]),
+        (
+            ["--due", "friday", "--remind", "15m"],
+            ["due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-04T23:45:00Z"]
+        ),
+        (
+            ["--due", "Dec 24", "--remind", "1d"],
+            ["due": "2026-12-23T15:00:00Z", "allDay": true, "remind": "2026-12-23T00:00:00Z"]
+        ),
         (["--due", "friday 5pm"], ["due": "2026-06-05T08:00:00Z"]),
-        (["--due", "tomorrow at 9am", "--remind", "15m"], ["due": "2026-06-02T00:00:00Z", "remind": "2026-06-01T23:45:00Z"]),
+        (
+            ["--due", "tomorrow at 9am", "--remind", "15m"],
+            ["due": "2026-06-02T00:00:00Z", "remind": "2026-06-01T23:45:00Z"]
+        ),
         (["--remind", "tomorrow"], ["remind": "2026-06-02T00:00:00Z"]),
-        (["--due", "in 1 month"], ["due": "2026-07-01T12:00:00Z"]),
+        (["--due", "in 1 month"], ["due": "2026-07-01T12:00:00Z"])
     ]
 
     @Test(arguments: addCases)
@@ -99,14 +117,20 @@ import TodoRPC
             guard case .list(let o) = try parser.parse(arguments).command else { return (nil, nil) }
             return (o.query.dueAfter?.rfc3339(), o.query.dueBefore?.rfc3339())
         }
-        #expect(try bounds(["list", "--due-after", "today", "--due-before", "Dec 24"]) == ("2026-05-31T15:00:00Z", "2026-12-23T15:00:00Z"))
-        #expect(try bounds(["list", "--due-before", "eod", "--due-after", "2 days ago"]) == ("2026-05-30T12:00:00Z", "2026-06-01T15:00:00Z"))
+        #expect(
+            try bounds(["list", "--due-after", "today", "--due-before", "Dec 24"]) == (
+                "2026-05-31T15:00:00Z", "2026-12-23T15:00:00Z"
+            ))
+        #expect(
+            try bounds(["list", "--due-before", "eod", "--due-after", "2 days ago"]) == (
+                "2026-05-30T12:00:00Z", "2026-06-01T15:00:00Z"
+            ))
         #expect(try bounds(["list", "--due-before", "月末"]) == (nil, "2026-06-30T15:00:00Z"))
         #expect(try bounds(["list", "--due-before", "tomorrow 18:00"]) == (nil, "2026-06-02T09:00:00Z"))
         let transport = FakeTransport()
         let result = Self.run(["list", "--due-after", "today", "--due-before", "Dec 24"], transport: transport)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(transport.calls.map(\.method) == ["todo.list", "todo.list"])  // counted, then read whole
+        #expect(transport.calls.map(\.method) == ["todo.list", "todo.list"]) // counted, then read whole
         #expect(transport.calls.first?.params["limit"] == 0)
         #expect(transport.calls.last?.params["dueAfter"] == "2026-05-30T12:00:00Z")
         #expect(transport.calls.last?.params["dueBefore"] == "2026-12-24T18:00:00Z")
@@ -117,31 +141,49 @@ import TodoRPC
             return ["todos": .array([]), "total": .int(Int64(LocalDayListing.maxRows) + 1)]
         }
         _ = Self.run(["list", "--due-before", "Dec 24", "--limit", "3"], transport: long)
-        #expect(long.calls.count == 2 && long.calls.last?.params["dueBefore"] == "2026-12-23T15:00:00Z" && long.calls.last?.params["limit"] == 3)
+        #expect(
+            long.calls.count == 2 && long.calls.last?.params["dueBefore"] == "2026-12-23T15:00:00Z"
+                && long.calls.last?.params["limit"] == 3)
     }
 
     // MARK: - edit
 
     static let editCases: [([String], JSON, JSON)] = [
         // timed, reminded 15 minutes ahead -> all-day: 15 minutes before that morning
-        (["--due", "friday"], todo(due: "2026-06-03T10:00:00Z", remind: "2026-06-03T09:45:00Z"),
-         ["due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-04T23:45:00Z"]),
+        (
+            ["--due", "friday"], todo(due: "2026-06-03T10:00:00Z", remind: "2026-06-03T09:45:00Z"),
+            ["due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-04T23:45:00Z"]
+        ),
         // timed without a reminder -> all-day: still none
-        (["--due", "friday"], todo(due: "2026-06-03T10:00:00Z", remind: nil),
-         ["due": "2026-06-04T15:00:00Z", "allDay": true]),
+        (
+            ["--due", "friday"], todo(due: "2026-06-03T10:00:00Z", remind: nil),
+            ["due": "2026-06-04T15:00:00Z", "allDay": true]
+        ),
         // no due and no reminder -> all-day: that morning
-        (["--due", "friday"], todo(due: nil, remind: nil), ["due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-05T00:00:00Z"]),
+        (
+            ["--due", "friday"], todo(due: nil, remind: nil),
+            ["due": "2026-06-04T15:00:00Z", "allDay": true, "remind": "2026-06-05T00:00:00Z"]
+        ),
         // all-day reminded that morning -> a time: reminded at that time
-        (["--due", "friday 5pm"], todo(due: "2026-06-02T15:00:00Z", remind: "2026-06-03T00:00:00Z", allDay: true),
-         ["due": "2026-06-05T08:00:00Z", "remind": "2026-06-05T08:00:00Z"]),
+        (
+            ["--due", "friday 5pm"], todo(due: "2026-06-02T15:00:00Z", remind: "2026-06-03T00:00:00Z", allDay: true),
+            ["due": "2026-06-05T08:00:00Z", "remind": "2026-06-05T08:00:00Z"]
+        ),
         // all-day -> all-day: the same lead before the morning
-        (["--due", "Dec 24"], todo(due: "2026-06-02T15:00:00Z", remind: "2026-06-02T23:00:00Z", allDay: true),
-         ["due": "2026-12-23T15:00:00Z", "allDay": true, "remind": "2026-12-23T23:00:00Z"]),
+        (
+            ["--due", "Dec 24"], todo(due: "2026-06-02T15:00:00Z", remind: "2026-06-02T23:00:00Z", allDay: true),
+            ["due": "2026-12-23T15:00:00Z", "allDay": true, "remind": "2026-12-23T23:00:00Z"]
+        ),
         // timed -> timed: the daemon keeps the lead
-        (["--due", "friday 5pm"], todo(due: "2026-06-03T10:00:00Z", remind: "2026-06-03T09:45:00Z"), ["due": "2026-06-05T08:00:00Z"]),
+        (
+            ["--due", "friday 5pm"], todo(due: "2026-06-03T10:00:00Z", remind: "2026-06-03T09:45:00Z"),
+            ["due": "2026-06-05T08:00:00Z"]
+        ),
         // --remind DURATION counts back from the current all-day todo's morning
-        (["--remind", "15m"], todo(due: "2026-06-02T15:00:00Z", remind: "2026-06-03T00:00:00Z", allDay: true),
-         ["remind": "2026-06-02T23:45:00Z"]),
+        (
+            ["--remind", "15m"], todo(due: "2026-06-02T15:00:00Z", remind: "2026-06-03T00:00:00Z", allDay: true),
+            ["remind": "2026-06-02T23:45:00Z"]
+        )
     ]
 
     @Test(arguments: editCases)
@@ -153,7 +195,7 @@ import TodoRPC
         var params = expected.objectValue ?? [:]
         params["id"] = 12
         params["zone"] = "Asia/Tokyo"
-        params["ifRevision"] = 1  // the revision of the todo it read
+        params["ifRevision"] = 1 // the revision of the todo it read
         #expect(transport.calls.last.map { JSON.object($0.params).sortedKeys } == JSON.object(params).sortedKeys)
     }
 
@@ -162,12 +204,15 @@ import TodoRPC
     @Test func anAllDayTodoShowsItsDateAndIsOverdueOnlyAfterItsDay() {
         let transport = FakeTransport { (method, params) throws(ClientError) in
             guard method == "todo.list" else { return try FakeTransport.canned(method, params) }
-            return ["total": 4, "todos": [
-                Self.todo(due: "2026-05-31T15:00:00Z", remind: nil, allDay: true, title: "today"),
-                Self.todo(due: "2026-05-30T15:00:00Z", remind: nil, allDay: true, title: "yesterday"),
-                Self.todo(due: "2026-06-01T15:00:00Z", remind: nil, allDay: true, title: "tomorrow"),
-                Self.todo(due: "2026-06-01T11:00:00Z", remind: nil, title: "timed"),
-            ]]
+            return [
+                "total": 4,
+                "todos": [
+                    Self.todo(due: "2026-05-31T15:00:00Z", remind: nil, allDay: true, title: "today"),
+                    Self.todo(due: "2026-05-30T15:00:00Z", remind: nil, allDay: true, title: "yesterday"),
+                    Self.todo(due: "2026-06-01T15:00:00Z", remind: nil, allDay: true, title: "tomorrow"),
+                    Self.todo(due: "2026-06-01T11:00:00Z", remind: nil, title: "timed")
+                ]
+            ]
         }
         let result = Self.run(["list"], transport: transport, isTerminal: true)
         #expect(result.status == 0)
@@ -176,18 +221,28 @@ import TodoRPC
         let red = "\u{1B}[31m"
         #expect(row("today").contains("2026-06-01") && row("today").contains("today") && !row("today").contains(red))
         #expect(!row("today").contains(":"), "no time: \(row("today"))")
-        #expect(row("yesterday").contains("2026-05-31") && row("yesterday").contains("1d overdue") && row("yesterday").contains(red))
-        #expect(row("tomorrow").contains("2026-06-02") && row("tomorrow").contains("tomorrow") && !row("tomorrow").contains(red))
-        #expect(row("timed").contains("2026-06-01 20:00") && row("timed").contains("1h overdue") && row("timed").contains(red))
+        #expect(
+            row("yesterday").contains("2026-05-31") && row("yesterday").contains("1d overdue")
+                && row("yesterday").contains(red))
+        #expect(
+            row("tomorrow").contains("2026-06-02") && row("tomorrow").contains("tomorrow")
+                && !row("tomorrow").contains(red))
+        #expect(
+            row("timed").contains("2026-06-01 20:00") && row("timed").contains("1h overdue")
+                && row("timed").contains(red))
     }
 
     @Test func showAndSummary() {
         let today = Self.todo(due: "2026-05-31T15:00:00Z", remind: "2026-06-01T00:00:00Z", allDay: true)
         let shown = Self.run(["show", "12"], transport: Self.transport(current: today))
         #expect(shown.stdoutLines.contains("Due:      2026-06-01 (today)"), "\(shown.stdout)")
-        let added = Self.run(["add", "x", "--due", "tomorrow"], transport: FakeTransport { (method, params) throws(ClientError) in
-            Self.todo(due: params["due"]?.stringValue, remind: params["remind"]?.stringValue, allDay: params["allDay"] == true)
-        })
+        let added = Self.run(
+            ["add", "x", "--due", "tomorrow"],
+            transport: FakeTransport { (method, params) throws(ClientError) in
+                Self.todo(
+                    due: params["due"]?.stringValue, remind: params["remind"]?.stringValue,
+                    allDay: params["allDay"] == true)
+            })
         #expect(added.stdout == "Added 12: x (due tomorrow)\n")
     }
 
@@ -196,7 +251,9 @@ import TodoRPC
     @Test func anAllDayDateIsReadInItsOwnZone() {
         let tuesday = Self.todo(due: "2026-06-01T15:00:00Z", remind: nil, allDay: true)
         let newYork = ZoneInfo(identifier: "America/New_York") ?? .utc
-        let shown = Self.run(["show", "12"], transport: Self.transport(current: tuesday), timeZone: newYork, zoneName: "America/New_York")
+        let shown = Self.run(
+            ["show", "12"], transport: Self.transport(current: tuesday), timeZone: newYork, zoneName: "America/New_York"
+        )
         #expect(shown.stdoutLines.contains("Due:      2026-06-02 (tomorrow)"), "\(shown.stdout)")
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import TodoCore
-import TodoTime
 import TodoProtocol
-@testable import TodoCLI
 import TodoRPC
+import TodoTime
+
+@testable import TodoCLI
 
 /// An RPCTransport that records calls and answers from a handler (canned JSON by default).
 final class FakeTransport: RPCTransport {
@@ -34,19 +35,22 @@ final class FakeTransport: RPCTransport {
         let id = params["id"]?.intValue ?? 7
         switch method {
         case "todo.add", "todo.get", "todo.update", "todo.move", "todo.snooze":
-            return Fixtures.todo(id: id, title: params["title"]?.stringValue ?? "Buy milk",
-                                 due: Fixtures.now.adding(usec: 2 * 3_600_000_000))
+            return Fixtures.todo(
+                id: id, title: params["title"]?.stringValue ?? "Buy milk",
+                due: Fixtures.now.adding(usec: 2 * 3_600_000_000))
         case "todo.complete", "todo.reopen", "todo.delete":
-            return .array((params["ids"]?.arrayValue ?? []).map {
-                Fixtures.todo(id: $0.intValue ?? 1, title: "T\($0.intValue ?? 1)", done: method == "todo.complete")
-            })
+            return .array(
+                (params["ids"]?.arrayValue ?? []).map {
+                    Fixtures.todo(id: $0.intValue ?? 1, title: "T\($0.intValue ?? 1)", done: method == "todo.complete")
+                })
         case "todo.list":
             return ["todos": .array([Fixtures.todo(id: 1, title: "Buy milk")]), "total": 5]
         case "category.list":
             return .array([Fixtures.category(id: 1, name: "Work", position: 1)])
         case "category.add", "category.rename", "category.delete", "category.move":
-            return Fixtures.category(id: 1, name: params["newName"]?.stringValue ?? params["name"]?.stringValue ?? "Work",
-                                     position: Int(params["position"]?.intValue ?? 1))
+            return Fixtures.category(
+                id: 1, name: params["newName"]?.stringValue ?? params["name"]?.stringValue ?? "Work",
+                position: Int(params["position"]?.intValue ?? 1))
         case "reminder.list":
             return .array([Fixtures.reminder])
         case "daemon.status":
@@ -70,11 +74,15 @@ enum Fixtures {
     /// A todo object as the daemon sends it (its one encoder's text, read back).
     static func json(_ todo: Todo) -> JSON { (try? JSON.parse(todo.encodedJSON)) ?? .null }
 
-    static func todo(id: Int64, title: String, category: String? = nil, due: Instant? = nil, done: Bool = false,
-                     position: Int? = nil, notes: String? = nil) -> JSON {
-        json(Todo(id: id, title: title, notes: notes, category: category, due: due, remind: due,
-                  done: done, completed: done ? now : nil, position: position ?? Int(id),
-                  created: Instant(rfc3339: "2026-05-01T08:00:00.25Z") ?? now, updated: now))
+    static func todo(
+        id: Int64, title: String, category: String? = nil, due: Instant? = nil, done: Bool = false,
+        position: Int? = nil, notes: String? = nil
+    ) -> JSON {
+        json(
+            Todo(
+                id: id, title: title, notes: notes, category: category, due: due, remind: due,
+                done: done, completed: done ? now : nil, position: position ?? Int(id),
+                created: Instant(rfc3339: "2026-05-01T08:00:00.25Z") ?? now, updated: now))
     }
 
     static func category(id: Int64, name: String, position: Int, open: Int = 1, done: Int = 0) -> JSON {
@@ -83,17 +91,17 @@ enum Fixtures {
 
     static let reminder: JSON = [
         "id": 3, "title": "Call mom", "category": nil, "due": "2026-06-01T09:00:00Z",
-        "remind": "2026-06-01T08:45:00Z", "fired": "2026-06-01T08:45:02Z", "lateUsec": 2_000_000,
+        "remind": "2026-06-01T08:45:00Z", "fired": "2026-06-01T08:45:02Z", "lateUsec": 2_000_000
     ]
 
     static let status: JSON = [
         "version": "0.1.0", "pid": 4242, "uptime": 7500, "database": "/home/u/.local/state/todod/todos.db",
-        "open": 4, "done": 2, "nextReminder": "2026-06-01T14:00:00Z",
+        "open": 4, "done": 2, "nextReminder": "2026-06-01T14:00:00Z"
     ]
 
     static let export: JSON = [
         "format": "todod-export", "version": 1, "exported": "2026-06-01T12:00:00Z",
-        "categories": ["Work"], "todos": [],
+        "categories": ["Work"], "todos": []
     ]
 
     /// What one todoctl run did.
@@ -103,16 +111,21 @@ enum Fixtures {
         var stderr: String
         var connectedTo: [String]
 
-        var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var stdoutLines: [String] {
+            stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
         var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
     }
 
     /// Runs todoctl with `arguments` against `transport`.
-    static func run(_ arguments: [String], transport: FakeTransport = FakeTransport(),
-                    isTerminal: Bool = false, terminalWidth: Int? = nil,
-                    environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: ZoneInfo = utc, zoneName: String? = nil,
-                    connectError: ClientError? = nil, stdin: [UInt8] = [],
-                    clock: @escaping () -> Instant = { Fixtures.now }) -> Result {
+    static func run(
+        _ arguments: [String], transport: FakeTransport = FakeTransport(),
+        isTerminal: Bool = false, terminalWidth: Int? = nil,
+        environment: [String: String] = ["XDG_RUNTIME_DIR": "/run/user/1000"], timeZone: ZoneInfo = utc,
+        zoneName: String? = nil,
+        connectError: ClientError? = nil, stdin: [UInt8] = [],
+        clock: @escaping () -> Instant = { Fixtures.now }
+    ) -> Result {
         var out = ""
         var err = ""
         var connected: [String] = []

@@ -1,5 +1,6 @@
 import Testing
 import TodoCore
+
 @testable import TodoCLI
 
 /// `todoctl __command-table`, what scripts/check-docs checks the man page and completions against.
@@ -13,11 +14,13 @@ import TodoCore
         #expect(lines.contains("global --socket value") && lines.contains("suboption category rm --force flag"))
         #expect(lines.filter { $0.hasPrefix("sortkey ") }.count == TodoQuery.SortField.allCases.count)
         // One-letter options, each standing for a long option some command (or every one) has.
-        #expect(lines.contains("short a --all") && lines.contains("short j --json") && lines.contains("short n --limit"))
+        #expect(
+            lines.contains("short a --all") && lines.contains("short j --json") && lines.contains("short n --limit"))
         for line in lines where line.hasPrefix("short ") {
             let f = line.split(separator: " ").map(String.init)
             #expect(ShortOptions.table[Character(f[1])] == f[2], "\(line)")
-            #expect(Parser.globalSpecs[f[2]] != nil || Parser.commandSpecs.values.contains { $0[f[2]] != nil }, "\(line)")
+            #expect(
+                Parser.globalSpecs[f[2]] != nil || Parser.commandSpecs.values.contains { $0[f[2]] != nil }, "\(line)")
         }
         // Every option line is one the parser takes for that command.
         for line in lines where line.hasPrefix("option ") {

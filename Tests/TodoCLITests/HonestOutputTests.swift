@@ -1,8 +1,9 @@
 import Testing
 import TodoCore
 import TodoProtocol
-@testable import TodoCLI
 import TodoRPC
+
+@testable import TodoCLI
 
 /// Human output that tells the truth: stored text cannot disguise itself, todoctl's own colour
 /// survives, times are seen from now and rounded sensibly, and nothing claims a change it did not make.
@@ -10,12 +11,17 @@ import TodoRPC
     static let minute: Int64 = 60_000_000
     static let hour: Int64 = 3_600_000_000
 
-    static func todo(id: Int64 = 7, title: String = "Buy milk", category: String? = nil, due: Instant? = nil,
-                     remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
-                     updated: Instant = Fixtures.now, notes: String? = nil) -> JSON {
-        Fixtures.json(Todo(id: id, title: title, notes: notes, category: category, due: due, remind: remind ?? due, reminded: reminded,
-                  done: done, completed: done ? updated : nil, position: Int(id),
-                  created: Instant(rfc3339: "2026-05-01T08:00:00Z") ?? Fixtures.now, updated: updated))
+    static func todo(
+        id: Int64 = 7, title: String = "Buy milk", category: String? = nil, due: Instant? = nil,
+        remind: Instant? = nil, reminded: Instant? = nil, done: Bool = false,
+        updated: Instant = Fixtures.now, notes: String? = nil
+    ) -> JSON {
+        Fixtures.json(
+            Todo(
+                id: id, title: title, notes: notes, category: category, due: due, remind: remind ?? due,
+                reminded: reminded,
+                done: done, completed: done ? updated : nil, position: Int(id),
+                created: Instant(rfc3339: "2026-05-01T08:00:00Z") ?? Fixtures.now, updated: updated))
     }
 
     static func answering(_ todo: JSON) -> FakeTransport {
@@ -34,7 +40,8 @@ import TodoRPC
     @Test func bidiAndZeroWidthCharactersAreShownEscaped() {
         let spoof = "invoice\u{202E}fdp.exe \u{2066}x\u{2069} pay\u{200B}pal a\u{2028}b \u{FEFF}"
         let shown = "invoice<U+202E>fdp.exe <U+2066>x<U+2069> pay<U+200B>pal a<U+2028>b <U+FEFF>"
-        let transport = Self.answering(Self.todo(title: spoof, category: "c\u{202E}at", notes: "n\u{202E}1\nn\u{200B}2"))
+        let transport = Self.answering(
+            Self.todo(title: spoof, category: "c\u{202E}at", notes: "n\u{202E}1\nn\u{200B}2"))
         let list = Fixtures.run(["list"], transport: transport).stdout
         #expect(list.contains(shown) && list.contains("c<U+202E>at"), "\(list)")
         let show = Fixtures.run(["show", "7"], transport: transport).stdoutLines
@@ -44,7 +51,8 @@ import TodoRPC
         #expect(Fixtures.run(["add", "x"], transport: transport).stdout == "Added 7: \(shown) [c<U+202E>at]\n")
         #expect(Fixtures.run(["done", "7"], transport: transport).stdout == "Completed 7: \(shown)\n")
         for output in [list, show.joined(separator: "\n")] {
-            #expect(!output.unicodeScalars.contains { [0x202E, 0x2066, 0x2069, 0x200B, 0x2028, 0xFEFF].contains($0.value) })
+            #expect(
+                !output.unicodeScalars.contains { [0x202E, 0x2066, 0x2069, 0x200B, 0x2028, 0xFEFF].contains($0.value) })
         }
     }
 
@@ -57,29 +65,39 @@ import TodoRPC
 
     @Test func watchEventsAreEscapedToo() {
         let transport = FakeTransport()
-        transport.events = [["type": "todo.added", "todos": [Self.todo(title: "a\u{202E}b")]],
-                            ["type": "category.renamed", "oldName": "x\u{2067}", "category": ["name": "y\u{200B}"]],
-                            ["type": "odd\u{202E}", "value": "\u{202E}"]]
+        transport.events = [
+            ["type": "todo.added", "todos": [Self.todo(title: "a\u{202E}b")]],
+            ["type": "category.renamed", "oldName": "x\u{2067}", "category": ["name": "y\u{200B}"]],
+            ["type": "odd\u{202E}", "value": "\u{202E}"]
+        ]
         let lines = Fixtures.run(["watch"], transport: transport).stdoutLines
-        #expect(lines == ["added 7: a<U+202E>b", "category renamed: x<U+2067> → y<U+200B>", "odd<U+202E> {\"value\":\"<U+202E>\"}"])
+        #expect(
+            lines == [
+                "added 7: a<U+202E>b", "category renamed: x<U+2067> → y<U+200B>", "odd<U+202E> {\"value\":\"<U+202E>\"}"
+            ])
     }
 
     // MARK: 18: todoctl's own colour
 
     @Test func showStatusAndWatchKeepTheirColourCodes() {
         let overdue = Self.todo(title: "late", due: Fixtures.now.adding(usec: -Self.hour))
-        let show = Fixtures.run(["show", "7"], transport: Self.answering(overdue), isTerminal: true, environment: ["TERM": "xterm"]).stdout
+        let show = Fixtures.run(
+            ["show", "7"], transport: Self.answering(overdue), isTerminal: true, environment: ["TERM": "xterm"]
+        ).stdout
         #expect(show.contains("\u{1B}[31m2026-06-01 11:00 (1h overdue)\u{1B}[0m"), "\(show)")
         #expect(show.contains("\u{1B}[1mTitle:    \u{1B}[0mlate"))
         let done = Self.todo(title: "did it", done: true)
-        let shown = Fixtures.run(["show", "7"], transport: Self.answering(done), isTerminal: true, environment: ["TERM": "xterm"]).stdout
+        let shown = Fixtures.run(
+            ["show", "7"], transport: Self.answering(done), isTerminal: true, environment: ["TERM": "xterm"]
+        ).stdout
         #expect(shown.contains("\u{1B}[32mdone\u{1B}[0m since"), "\(shown)")
         let status = Fixtures.run(["status"], isTerminal: true, environment: ["TERM": "xterm"]).stdout
         #expect(status.contains("\u{1B}[32mrunning\u{1B}[0m since"), "\(status)")
         #expect(status.hasPrefix("\u{1B}[32m●\u{1B}[0m todod"))
         let transport = FakeTransport()
         transport.events = [["type": "reminder", "todo": Self.todo(title: "ring"), "lateUsec": 0]]
-        let watch = Fixtures.run(["watch"], transport: transport, isTerminal: true, environment: ["TERM": "xterm"]).stdout
+        let watch = Fixtures.run(["watch"], transport: transport, isTerminal: true, environment: ["TERM": "xterm"])
+            .stdout
         #expect(watch == "\u{1B}[33mreminder\u{1B}[0m 7: ring\n")
         for output in [show, shown, status, watch] { #expect(!output.contains(" [3")) }
     }
@@ -98,8 +116,10 @@ import TodoRPC
     @Test func watchDescribesEachEventAsOfItsArrival() {
         let due = Fixtures.now.adding(usec: 3 * Self.minute)
         let transport = FakeTransport()
-        transport.events = [["type": "todo.added", "todos": [Self.todo(title: "tea", due: due)]],
-                            ["type": "reminder", "todo": Self.todo(title: "tea", due: due), "lateUsec": 95_000_000]]
+        transport.events = [
+            ["type": "todo.added", "todos": [Self.todo(title: "tea", due: due)]],
+            ["type": "reminder", "todo": Self.todo(title: "tea", due: due), "lateUsec": 95_000_000]
+        ]
         var arrivals = [Fixtures.now.adding(usec: 10_000_000), due.adding(usec: 95_000_000)]
         let lines = Fixtures.run(["watch"], transport: transport, clock: { arrivals.removeFirst() }).stdoutLines
         #expect(lines == ["added 7: tea (due in 3m)", "reminder 7: tea (due 2m overdue), 1m 35s late"])
@@ -110,15 +130,15 @@ import TodoRPC
     @Test func relativeHintsRoundToTheNearestUnit() {
         let now = Fixtures.now
         func hint(_ usec: Int64) -> String { TerminalText.relative(now.adding(usec: usec), now: now) }
-        #expect(hint(2 * Self.hour - 1_000) == "in 2h")                   // +2h, a moment later
+        #expect(hint(2 * Self.hour - 1_000) == "in 2h") // +2h, a moment later
         #expect(hint(2 * Self.hour - 2_000_000) == "in 2h")
-        #expect(hint(7 * 24 * Self.hour - 500_000) == "in 1w")          // +1w
+        #expect(hint(7 * 24 * Self.hour - 500_000) == "in 1w") // +1w
         #expect(hint(24 * Self.hour - 300_000) == "in 1d")
         #expect(hint(15 * Self.minute - 200_000) == "in 15m")
-        #expect(hint(90 * 1_000_000 - 400_000) == "in 2m")              // 1m 29.6s: 90s, then 2m
-        #expect(hint(59 * Self.minute + 40_000_000) == "in 1h")         // not "in 60m"
+        #expect(hint(90 * 1_000_000 - 400_000) == "in 2m") // 1m 29.6s: 90s, then 2m
+        #expect(hint(59 * Self.minute + 40_000_000) == "in 1h") // not "in 60m"
         #expect(hint(Self.hour + 29 * Self.minute) == "in 1h")
-        #expect(hint(23 * Self.hour + 40 * Self.minute) == "in 1d")     // not "in 24h"
+        #expect(hint(23 * Self.hour + 40 * Self.minute) == "in 1d") // not "in 24h"
         #expect(hint(45 * 1_000_000) == "in 45s")
         #expect(hint(400_000) == "now")
         #expect(hint(-400_000) == "now")
@@ -147,10 +167,14 @@ import TodoRPC
         #expect(Fixtures.run(["--json", "done", "3"], transport: alreadyDone).stdout.hasPrefix("[{\"id\":3"))
         let mixed = FakeTransport { (method, params) throws(ClientError) in
             guard method == "todo.complete" else { return try FakeTransport.canned(method, params) }
-            return [Self.todo(id: 1, done: true, updated: earlier), Self.todo(id: 2, done: true),
-                    Self.todo(id: 4, done: true, updated: earlier)]
+            return [
+                Self.todo(id: 1, done: true, updated: earlier), Self.todo(id: 2, done: true),
+                Self.todo(id: 4, done: true, updated: earlier)
+            ]
         }
-        #expect(Fixtures.run(["done", "1", "2", "4"], transport: mixed).stdout == "Completed 1 todo; 2 were already done.\n")
+        #expect(
+            Fixtures.run(["done", "1", "2", "4"], transport: mixed).stdout == "Completed 1 todo; 2 were already done.\n"
+        )
         let none = FakeTransport { (method, params) throws(ClientError) in
             guard method == "todo.reopen" else { return try FakeTransport.canned(method, params) }
             return [Self.todo(id: 1, updated: earlier), Self.todo(id: 2, updated: earlier)]
@@ -168,31 +192,38 @@ import TodoRPC
         let open = Fixtures.run(["show", "7"], transport: Self.answering(Self.todo(due: due))).stdoutLines
         #expect(open.contains("Remind:   2026-06-01 14:00 (in 2h)"))
         let fired = Self.todo(due: due, reminded: Fixtures.now, done: true)
-        #expect(Fixtures.run(["show", "7"], transport: Self.answering(fired)).stdoutLines.contains("Remind:   2026-06-01 14:00, fired 2026-06-01 12:00"))
+        #expect(
+            Fixtures.run(["show", "7"], transport: Self.answering(fired)).stdoutLines.contains(
+                "Remind:   2026-06-01 14:00, fired 2026-06-01 12:00"))
     }
 
     // MARK: 23: reminders says when it stopped short
 
     @Test func remindersSayWhenOlderOnesWereLeftOut() {
         func reminder(_ i: Int) -> JSON {
-            ["id": .int(Int64(i)), "title": .string("r\(i)"), "category": nil, "due": nil, "remind": nil,
-             "fired": .string(Fixtures.now.adding(usec: Int64(i) * 1_000_000).rfc3339()), "lateUsec": 0]
+            [
+                "id": .int(Int64(i)), "title": .string("r\(i)"), "category": nil, "due": nil, "remind": nil,
+                "fired": .string(Fixtures.now.adding(usec: Int64(i) * 1_000_000).rfc3339()), "lateUsec": 0
+            ]
         }
         func transport(_ count: Int) -> FakeTransport {
             FakeTransport { (method, params) throws(ClientError) in
                 guard method == "reminder.list" else { return try FakeTransport.canned(method, params) }
                 let limit = Int(params["limit"]?.intValue ?? 100)
-                return .array((1...count).suffix(limit).map(reminder))  // the newest `limit`, oldest first
+                return .array((1...count).suffix(limit).map(reminder)) // the newest `limit`, oldest first
             }
         }
         let many = Fixtures.run(["reminders"], transport: transport(150)).stdoutLines
         #expect(many.count == 1 + 100 + 1)
         #expect(many[1].contains(" r51") && many[100].contains(" r150"))
-        #expect(many.last == "Showing the latest 100 reminders; older ones were left out (--limit N shows up to 10000).")
+        #expect(
+            many.last == "Showing the latest 100 reminders; older ones were left out (--limit N shows up to 10000).")
         let exact = Fixtures.run(["reminders"], transport: transport(100)).stdoutLines
         #expect(exact.count == 101 && exact.last?.contains(" r100") == true)
         let limited = Fixtures.run(["reminders", "--limit", "3"], transport: transport(5)).stdoutLines
-        #expect(limited.count == 5 && limited[1].contains(" r3") && limited.last?.hasPrefix("Showing the latest 3 reminders") == true)
+        #expect(
+            limited.count == 5 && limited[1].contains(" r3")
+                && limited.last?.hasPrefix("Showing the latest 3 reminders") == true)
         let one = Fixtures.run(["reminders", "--limit", "1"], transport: transport(2)).stdoutLines
         #expect(one.last?.hasPrefix("Showing the latest 1 reminder;") == true, "\(one)")
         let json = Fixtures.run(["--json", "reminders"], transport: transport(150)).stdout
@@ -204,6 +235,8 @@ import TodoRPC
         #expect(list.contains("category sorts by the category order"))
         let reminders = Fixtures.run(["help", "reminders"]).stdout
         #expect(reminders.contains("default 100") && reminders.contains("older ones were left out"))
-        #expect(Fixtures.run(["help"]).stdout.contains("--system       talk to the system daemon at /run/todod/todod.sock (even with $TODOD_SOCKET set)"))
+        #expect(
+            Fixtures.run(["help"]).stdout.contains(
+                "--system       talk to the system daemon at /run/todod/todod.sock (even with $TODOD_SOCKET set)"))
     }
 }

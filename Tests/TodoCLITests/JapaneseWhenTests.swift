@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TodoCore
 import TodoTime
-@testable import TodoCLI
 import TodoWhen
+
+@testable import TodoCLI
 
 /// The Japanese WHEN forms and the English additions, in the five zones of `WhenGrammarTests`,
 /// checked as local wall-clock times through Foundation's time zones; and that a form written in
@@ -133,7 +134,7 @@ import TodoWhen
         ("2027-1-5", "2027-01-05 00:00:00 all-day"),
         ("2027-1-5 9am", "2027-01-05 09:00:00"),
         ("2027-01-5T09:30", "2027-01-05 09:30:00"),
-        ("１５:００", "2026-12-01 15:00:00"),
+        ("１５:００", "2026-12-01 15:00:00")
     ]
 
     @Test(arguments: G.zones)
@@ -159,7 +160,7 @@ import TodoWhen
         // As people write dates: slashes, the ends of next periods, short forms.
         ("来月末", "end of next month"), ("来週末", "end of next week"), ("来年末", "end of next year"), ("月末", "end of month"),
         ("週末", "end of this week"), ("2027/01/05", "2027-01-05"), ("12/24", "Dec 24"), ("12/24 15:00", "Dec 24 at 3pm"),
-        ("2/29", "Feb 29"), ("明日", "tmrw"), ("明日の朝", "tmrw morning"),
+        ("2/29", "Feb 29"), ("明日", "tmrw"), ("明日の朝", "tmrw morning")
     ]
 
     /// At many instants over three years (every 37 hours and 11 minutes, so every weekday and hour
@@ -217,7 +218,7 @@ import TodoWhen
         ("Australia/Adelaide", "2026-10-03T09:30:00+09:30", "1日後", "2026-10-04 09:30:00"),
         ("Australia/Adelaide", "2026-04-04T09:30:00+10:30", "明日の夜", "2026-04-05 20:00:00"),
         ("Asia/Tokyo", "2026-03-28T09:30:00+09:00", "24時間後", "2026-03-29 09:30:00"),
-        ("Asia/Kolkata", "2026-10-24T09:30:00+05:30", "1日後", "2026-10-25 09:30:00"),
+        ("Asia/Kolkata", "2026-10-24T09:30:00+05:30", "1日後", "2026-10-25 09:30:00")
     ]
 
     @Test func acrossDSTChanges() throws {
@@ -226,7 +227,8 @@ import TodoWhen
             #expect(try G.read(c.text, now: now, zone: c.zone) == c.expected, "\(c.text) at \(c.now) in \(c.zone)")
         }
         let tz = try #require(ZoneInfo(identifier: "Europe/Berlin"))
-        let overlap = try TimeExpression.instant("明日の午前2時半", now: #require(Instant(rfc3339: "2026-10-24T09:30:00+02:00")), timeZone: tz)
+        let overlap = try TimeExpression.instant(
+            "明日の午前2時半", now: #require(Instant(rfc3339: "2026-10-24T09:30:00+02:00")), timeZone: tz)
         #expect(overlap.rfc3339() == "2026-10-25T00:30:00Z")
     }
 
@@ -240,7 +242,9 @@ import TodoWhen
                 let value = try TimeExpression.when(text, now: now, timeZone: tz)
                 Issue.record("\(text) was read as \(value)")
             } catch {
-                #expect(error.message.hasPrefix("invalid time \(text.debugDescription): expected a date ("), "\(error.message)")
+                #expect(
+                    error.message.hasPrefix("invalid time \(text.debugDescription): expected a date ("),
+                    "\(error.message)")
                 #expect(error.message.contains("明日の朝") && error.message.contains("tomorrow at 9am"), "\(error.message)")
             }
         }
@@ -251,10 +255,12 @@ import TodoWhen
             ("Feb 30", "invalid time \"Feb 30\": February has 29 days at most"),
             ("april 31st", "invalid time \"april 31st\": April has 30 days at most"),
             ("2月30日", "invalid time \"2月30日\": February has 29 days at most"),
-            ("2026年4月31日の朝", "invalid time \"2026年4月31日の朝\": April 2026 has 30 days"),
+            ("2026年4月31日の朝", "invalid time \"2026年4月31日の朝\": April 2026 has 30 days")
         ]
         for (text, message) in dates {
-            #expect(throws: TimeExpressionError(message: message)) { try TimeExpression.when(text, now: now, timeZone: tz) }
+            #expect(throws: TimeExpressionError(message: message)) {
+                try TimeExpression.when(text, now: now, timeZone: tz)
+            }
         }
     }
 
@@ -263,8 +269,12 @@ import TodoWhen
     @Test func fullWidthIsHalfWidth() throws {
         let tz = try #require(ZoneInfo(identifier: "Asia/Tokyo"))
         let now = try G.instant(local: G.tuesdayMorning, zone: "Asia/Tokyo")
-        for (wide, narrow) in [("２０２６-12-01", "2026-12-01"), ("＋１ｈ", "+1h"), ("ｉｎ　２　ｈｏｕｒｓ", "in 2 hours"), ("１５：３０", "15:30")] {
-            #expect(try TimeExpression.when(wide, now: now, timeZone: tz) == TimeExpression.when(narrow, now: now, timeZone: tz), "\(wide)")
+        for (wide, narrow) in [
+            ("２０２６-12-01", "2026-12-01"), ("＋１ｈ", "+1h"), ("ｉｎ　２　ｈｏｕｒｓ", "in 2 hours"), ("１５：３０", "15:30")
+        ] {
+            #expect(
+                try TimeExpression.when(wide, now: now, timeZone: tz)
+                    == TimeExpression.when(narrow, now: now, timeZone: tz), "\(wide)")
         }
         #expect(try TimeExpression.duration("１ｈ３０ｍ") == 90 * 60 * 1_000_000)
     }
@@ -290,7 +300,9 @@ import TodoWhen
         #expect(added.remind?.usec == due.usec - 15 * 60_000_000)
         #expect(throws: UsageError.self) { try parser.parse(["add", "x", "--remind", "15分前"]) }
         for (japanese, english) in [("今日中", "eod"), ("今週中", "eow"), ("今月中", "eom"), ("年内", "eoy")] {
-            #expect(try TimeExpression.when(japanese, now: now, timeZone: tz) == TimeExpression.when(english, now: now, timeZone: tz))
+            #expect(
+                try TimeExpression.when(japanese, now: now, timeZone: tz)
+                    == TimeExpression.when(english, now: now, timeZone: tz))
         }
     }
 }

@@ -1,21 +1,28 @@
 import Foundation
 import Testing
 import TodoProtocol
-@testable import TodoCLI
 import TodoRPC
+
+@testable import TodoCLI
 
 /// Runtime errors: one `todoctl:` line on stderr, exit 1 or 69.
 @Suite struct RuntimeErrorTests {
     @Test func unreachableUserSocket() {
-        let result = Fixtures.run(["list"], connectError: .unreachable(socket: "/run/user/1000/todod/todod.sock", reason: "No such file or directory"))
+        let result = Fixtures.run(
+            ["list"],
+            connectError: .unreachable(socket: "/run/user/1000/todod/todod.sock", reason: "No such file or directory"))
         #expect(result.status == 69)
         #expect(result.stdout == "")
-        #expect(result.stderr == "todoctl: cannot reach todod at /run/user/1000/todod/todod.sock (No such file or directory); "
+        #expect(
+            result.stderr
+                == "todoctl: cannot reach todod at /run/user/1000/todod/todod.sock (No such file or directory); "
                 + "start it with 'systemctl --user start todod.socket' or run 'todod'\n")
     }
 
     @Test func unreachableSystemSocket() {
-        let result = Fixtures.run(["--system", "status"], connectError: .unreachable(socket: "/run/todod/todod.sock", reason: "Connection refused"))
+        let result = Fixtures.run(
+            ["--system", "status"],
+            connectError: .unreachable(socket: "/run/todod/todod.sock", reason: "Connection refused"))
         #expect(result.status == 69)
         #expect(result.stderr.contains("/run/todod/todod.sock"))
         #expect(result.stderr.contains("'systemctl start todod.socket'"))
@@ -23,10 +30,14 @@ import TodoRPC
     }
 
     @Test func unreachableDuringCall() {
-        let transport = FakeTransport { (_, _) throws(ClientError) in throw .unreachable(socket: "/x.sock", reason: "Broken pipe") }
+        let transport = FakeTransport { (_, _) throws(ClientError) in
+            throw .unreachable(socket: "/x.sock", reason: "Broken pipe")
+        }
         let result = Fixtures.run(["--socket", "/x.sock", "list"], transport: transport)
         #expect(result.status == 69)
-        #expect(result.stderr.hasPrefix("todoctl: cannot reach todod at /x.sock (Broken pipe); start it with 'todod --socket /x.sock'"))
+        #expect(
+            result.stderr.hasPrefix(
+                "todoctl: cannot reach todod at /x.sock (Broken pipe); start it with 'todod --socket /x.sock'"))
     }
 
     @Test func badAnswerAndUntrusted() {
@@ -62,7 +73,8 @@ import TodoRPC
         #expect(missing.stderr == "todoctl: cannot read /nonexistent/backup.json: No such file or directory\n")
         #expect(missing.connectedTo.isEmpty)
 
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("todoctl-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("todoctl-\(UUID().uuidString).json")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data("{\"format\": ".utf8).write(to: URL(fileURLWithPath: path))
         let invalid = Fixtures.run(["import", path])

@@ -4,8 +4,9 @@ import TodoCore
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
-@testable import TodoCLI
 import TodoUserFiles
+
+@testable import TodoCLI
 
 /// What todoctl writes for sync stays its own: no value can add keys or sections to sync.conf,
 /// the directories it makes are 0700, a leftover temporary never blocks a write, and `sync
@@ -15,26 +16,35 @@ import TodoUserFiles
     func aControlCharacterInAnyValueIsRefused(user: String) throws {
         let dir = TemporaryDirectory("syncinject")
         let file = dir.file("pw")
-        _ = FileManager.default.createFile(atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: file, contents: Data("s3cret\n".utf8), attributes: [.posixPermissions: 0o600])
         let env = ["XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"), "HOME": dir.path]
-        let r = Fixtures.run(["sync", "add", "home", "--url", "https://dav.example.org/", "--user", user, "--password-file", file], environment: env)
+        let r = Fixtures.run(
+            ["sync", "add", "home", "--url", "https://dav.example.org/", "--user", user, "--password-file", file],
+            environment: env)
         #expect(r.status == CLI.exitUsage, "\(r.stderr)")
         #expect(r.stderr.contains("invalid --user"))
         #expect(!FileManager.default.fileExists(atPath: dir.file("config/todod/sync.conf")))
         // Written by any other way, the file is refused whole rather than read as two accounts.
         #expect(throws: SyncConfigError.self) {
-            try SyncConfig.save([SyncAccount(name: "home", url: "https://dav.example.org/", user: user, passwordFile: file)], environment: env)
+            try SyncConfig.save(
+                [SyncAccount(name: "home", url: "https://dav.example.org/", user: user, passwordFile: file)],
+                environment: env)
         }
         #expect(!FileManager.default.fileExists(atPath: dir.file("config/todod/sync.conf")))
     }
 
     @Test func theConfigDirectoryIsMade0700EvenWhenMkdirMadeIt0755() throws {
         let dir = TemporaryDirectory("syncmode")
-        try FileManager.default.createDirectory(atPath: dir.file("config/todod"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: dir.file("config/todod"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         // A temporary another writer left behind (here a directory, which no writer can open).
-        try FileManager.default.createDirectory(atPath: dir.file("config/todod/sync.conf.tmp"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: dir.file("config/todod/sync.conf.tmp"), withIntermediateDirectories: false)
         let env = ["XDG_CONFIG_HOME": dir.file("config"), "HOME": dir.path]
-        try SyncConfig.save([SyncAccount(name: "home", url: "https://dav.example.org/", user: "alice", passwordFile: "/p")], environment: env)
+        try SyncConfig.save(
+            [SyncAccount(name: "home", url: "https://dav.example.org/", user: "alice", passwordFile: "/p")],
+            environment: env)
         #expect(try Files.mode(dir.file("config/todod")).mode == 0o700)
         #expect(try Files.mode(dir.file("config/todod/sync.conf")).mode == 0o600)
         #expect(try SyncConfig.load(environment: env).map(\.user) == ["alice"])
@@ -46,14 +56,24 @@ import TodoUserFiles
 
     @Test func statusSaysNotRunningAndNoRetryWithoutAService() throws {
         let dir = TemporaryDirectory("syncrun")
-        let env = ["XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"), "HOME": dir.path,
-                   "XDG_RUNTIME_DIR": dir.path]
-        try SyncConfig.save([SyncAccount(name: "home", url: "https://dav.example.org/", user: "alice", passwordFile: "/p")], environment: env)
+        let env = [
+            "XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"), "HOME": dir.path,
+            "XDG_RUNTIME_DIR": dir.path
+        ]
+        try SyncConfig.save(
+            [SyncAccount(name: "home", url: "https://dav.example.org/", user: "alice", passwordFile: "/p")],
+            environment: env)
         let stateDir = try #require(SyncPaths.stateDirectory(environment: env))
         try SyncPaths.makePrivateDirectory(stateDir)
-        var status = SyncStatus(account: "home", lastAttempt: Fixtures.now, lastSuccess: Instant(usec: Fixtures.now.usec - 240_000_000),
-                                error: "the server answered 503", retryAt: Instant(usec: Fixtures.now.usec + 2_000_000), pending: 2, items: 7)
-        status.problems = [SyncStatus.Problem(kind: "refused", uid: "u1", href: "/cal/u1.ics", title: "買い物", reason: "the server answered 403: valid-calendar-data")]
+        var status = SyncStatus(
+            account: "home", lastAttempt: Fixtures.now, lastSuccess: Instant(usec: Fixtures.now.usec - 240_000_000),
+            error: "the server answered 503", retryAt: Instant(usec: Fixtures.now.usec + 2_000_000), pending: 2,
+            items: 7)
+        status.problems = [
+            SyncStatus.Problem(
+                kind: "refused", uid: "u1", href: "/cal/u1.ics", title: "買い物",
+                reason: "the server answered 403: valid-calendar-data")
+        ]
         var bytes: [UInt8] = []
         status.json.write(to: &bytes)
         try Data(bytes).write(to: URL(fileURLWithPath: stateDir + "/home.status"))
@@ -77,14 +97,26 @@ import TodoUserFiles
 
     /// `sync add` says what the first round will do with the two sides' counts.
     @Test func addSaysWhatTheFirstRoundDoes() {
-        #expect(SyncRunner.firstRound(remote: 3, local: 0, initial: "remote") == "The calendar holds 3 todos and this store 0: the first round copies each side's todos to the other.")
-        #expect(SyncRunner.firstRound(remote: 1, local: 5, initial: nil)?.contains("merges them (--initial merge)") == true)
-        #expect(SyncRunner.firstRound(remote: 1, local: 5, initial: "remote")?.contains("what only this store holds is removed here") == true)
+        #expect(
+            SyncRunner.firstRound(remote: 3, local: 0, initial: "remote")
+                == "The calendar holds 3 todos and this store 0: the first round copies each side's todos to the other."
+        )
+        #expect(
+            SyncRunner.firstRound(remote: 1, local: 5, initial: nil)?.contains("merges them (--initial merge)") == true)
+        #expect(
+            SyncRunner.firstRound(remote: 1, local: 5, initial: "remote")?.contains(
+                "what only this store holds is removed here") == true)
         #expect(SyncRunner.firstRound(remote: 1, local: 5, initial: "local")?.contains("deleted on the server") == true)
         #expect(SyncRunner.firstRound(remote: nil, local: 5, initial: nil) == nil)
         // --initial is checked and written.
-        #expect(Fixtures.run(["sync", "add", "h", "--url", "https://x.example/", "--user", "a", "--password-file", "/p", "--initial", "both"]).status == CLI.exitUsage)
-        let accounts = [SyncAccount(name: "h", url: "https://x.example/", user: "a", passwordFile: "/p", initial: "remote")]
+        #expect(
+            Fixtures.run([
+                "sync", "add", "h", "--url", "https://x.example/", "--user", "a", "--password-file", "/p", "--initial",
+                "both"
+            ]).status == CLI.exitUsage)
+        let accounts = [
+            SyncAccount(name: "h", url: "https://x.example/", user: "a", passwordFile: "/p", initial: "remote")
+        ]
         #expect(try! SyncConfig.parse(SyncConfig.render(accounts), file: "f") == accounts)
     }
 }

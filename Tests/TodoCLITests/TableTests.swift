@@ -1,6 +1,7 @@
-import Testing
-@testable import TodoCLI
 import Foundation
+import Testing
+
+@testable import TodoCLI
 
 @Suite struct TableTests {
     static let family = "👨‍👩‍👧‍👦"
@@ -11,7 +12,7 @@ import Foundation
             Table.Column("ID", alignment: .right),
             Table.Column("Title", flexible: true),
             Table.Column("Category", flexible: flexibleCategory),
-            Table.Column("Due", alignment: .right),
+            Table.Column("Due", alignment: .right)
         ])
         table.append(["1", "Buy milk", "home", "in 2h"])
         table.append(["2", "牛乳を買う", "買い物", "3d overdue"])
@@ -36,14 +37,15 @@ import Foundation
 
     @Test func rendersExactLines() {
         let lines = Self.sample().render()
-        #expect(lines == [
-            "ID  Title            Category         Due",
-            " 1  Buy milk         home           in 2h",
-            " 2  牛乳を買う       買い物    3d overdue",
-            "10  ｶﾀｶﾅ half-width                 in 5m",
-            " 3  🍣 sushi \(Self.family) 🇯🇵   食べ物",
-            " 4  cafe\u{301}             x                now",
-        ])
+        #expect(
+            lines == [
+                "ID  Title            Category         Due",
+                " 1  Buy milk         home           in 2h",
+                " 2  牛乳を買う       買い物    3d overdue",
+                "10  ｶﾀｶﾅ half-width                 in 5m",
+                " 3  🍣 sushi \(Self.family) 🇯🇵   食べ物",
+                " 4  cafe\u{301}             x                now"
+            ])
     }
 
     @Test func everyColumnStartsAtTheSameDisplayColumn() {
@@ -72,14 +74,15 @@ import Foundation
     @Test func truncatesFlexibleColumnsToFit() {
         let table = Self.sample()
         #expect(table.render(maxWidth: 41) == table.render())
-        #expect(table.render(maxWidth: 36) == [
-            "ID  Title       Category         Due",
-            " 1  Buy milk    home           in 2h",
-            " 2  牛乳を買う  買い物    3d overdue",
-            "10  ｶﾀｶﾅ half…                 in 5m",
-            " 3  🍣 sushi…   食べ物",
-            " 4  cafe\u{301}        x                now",
-        ])
+        #expect(
+            table.render(maxWidth: 36) == [
+                "ID  Title       Category         Due",
+                " 1  Buy milk    home           in 2h",
+                " 2  牛乳を買う  買い物    3d overdue",
+                "10  ｶﾀｶﾅ half…                 in 5m",
+                " 3  🍣 sushi…   食べ物",
+                " 4  cafe\u{301}        x                now"
+            ])
         // 8 columns: "牛乳を買" would need 8 plus the ellipsis, so the cut is 7 wide and padded by one space.
         let narrow = table.render(maxWidth: 34)
         #expect(narrow[2] == " 2  牛乳を…   買い物    3d overdue")
@@ -109,14 +112,16 @@ import Foundation
             return "\u{1B}[1m" + text + "\u{1B}[0m"
         })
         let plain = Self.sample().render()
-        let stripped = styled.map { $0.replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "") }
+        let stripped = styled.map {
+            $0.replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
+        }
         #expect(stripped == plain)
         #expect(calls.contains("h:1:Title          "))
         #expect(calls.contains("h:3:       Due"))
         #expect(calls.contains("1:1:牛乳を買う     "))
-        #expect(calls.contains("3:2:食べ物"))  // last printed cell: not padded
-        #expect(!calls.contains { $0.hasPrefix("3:3:") })  // empty trailing cell: left out
-        #expect(calls.contains("2:2:        "))  // empty middle cell: padded
+        #expect(calls.contains("3:2:食べ物")) // last printed cell: not padded
+        #expect(!calls.contains { $0.hasPrefix("3:3:") }) // empty trailing cell: left out
+        #expect(calls.contains("2:2:        ")) // empty middle cell: padded
     }
 
     @Test func missingExtraAndMultiLineCells() {
@@ -124,12 +129,13 @@ import Foundation
         table.append(["x"])
         table.append(["1", "2", "ignored"])
         table.append(["line\none", "tab\there"])
-        #expect(table.render() == [
-            "A         B",
-            "x",
-            "1         2",
-            "line one  tab here",
-        ])
+        #expect(
+            table.render() == [
+                "A         B",
+                "x",
+                "1         2",
+                "line one  tab here"
+            ])
         #expect(Table(columns: []).render() == [])
         #expect(Table(columns: [Table.Column("Only")]).render() == ["Only"])
     }

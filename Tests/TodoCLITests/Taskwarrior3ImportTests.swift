@@ -3,6 +3,7 @@ import Testing
 import TodoCore
 import TodoProtocol
 import TodoTime
+
 @testable import TodoCLI
 
 /// `import --from taskwarrior` of a Taskwarrior 3.x `task export`. No Taskwarrior 3 can be run
@@ -81,12 +82,17 @@ import TodoTime
         #expect(review.recurrence == TodoRecurrence(rule: "FREQ=WEEKLY;UNTIL=20270201T000000Z", from: .due))
         #expect(review.due == Self.at("2026-12-14T00:00:00Z"))
         // depends: the task in the file by title, the one that is not by its uuid.
-        #expect(todos[2].notes == "Depends on: 牛乳を買う / 卵 (ddac364d-4e31-4373-ac54-d18874f9d186), "
+        #expect(
+            todos[2].notes == "Depends on: 牛乳を買う / 卵 (ddac364d-4e31-4373-ac54-d18874f9d186), "
                 + "0f7c1b2e-0000-4000-8000-000000000000")
         #expect(todos[2].priority == .low && todos[3].done && todos[3].completed == Self.at("2026-12-01T23:00:00Z"))
         #expect(result.unmapped.contains("not imported: 1 deleted task (gone)"))
-        #expect(result.unmapped.contains("2 instances of recurring tasks folded into their recurring todo (due at the next pending one)"))
-        #expect(result.unmapped.contains("wait dropped where scheduled was the start: 1 task (牛乳を買う / 卵)"), "\(result.unmapped)")
+        #expect(
+            result.unmapped.contains(
+                "2 instances of recurring tasks folded into their recurring todo (due at the next pending one)"))
+        #expect(
+            result.unmapped.contains("wait dropped where scheduled was the start: 1 task (牛乳を買う / 卵)"),
+            "\(result.unmapped)")
         // The UDAs, numeric (unquoted) and date, are named: nothing is silently lost.
         #expect(result.unmapped.contains("attribute estimate (1 task) has no counterpart and was not imported"))
         #expect(result.unmapped.contains("attribute reviewed (1 task) has no counterpart and was not imported"))
@@ -101,7 +107,7 @@ import TodoTime
     /// A file written as 3.x writes it and read as todoctl reads it: the same todos as the
     /// one-object-per-line form (`rc.json.array=off`) of the same tasks.
     @Test func theArrayAndTheLinesAreTheSameTasks() throws {
-        let body = Self.export.dropFirst(2).dropLast(3)  // "[\n" … "\n]\n"
+        let body = Self.export.dropFirst(2).dropLast(3) // "[\n" … "\n]\n"
         let lines = String(body).replacingOccurrences(of: "},\n{", with: "}\n{")
         let fromLines = try Self.convert(lines).document
         let fromArray = try Self.convert(Self.export).document

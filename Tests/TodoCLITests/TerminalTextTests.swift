@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodoCore
 import TodoTime
+
 @testable import TodoCLI
 
 @Suite struct TerminalTextTests {
@@ -13,7 +14,9 @@ import TodoTime
             guard let scalar = Unicode.Scalar(v) else { continue }
             let c = Character(scalar)
             if TerminalText.width(of: c) != TerminalText.clusterWidth(c) {
-                Issue.record("U+\(String(v, radix: 16, uppercase: true)): \(TerminalText.width(of: c)) vs \(TerminalText.clusterWidth(c))")
+                Issue.record(
+                    "U+\(String(v, radix: 16, uppercase: true)): \(TerminalText.width(of: c)) vs \(TerminalText.clusterWidth(c))"
+                )
                 return
             }
             checked += 1
@@ -29,8 +32,8 @@ import TodoTime
         #expect(TerminalText.droppingTrailingSpaces("  a b  ") == "  a b")
         #expect(TerminalText.droppingTrailingSpaces("   ") == "")
         #expect(TerminalText.droppingTrailingSpaces("") == "")
-        #expect(TerminalText.droppingTrailingSpaces("x\u{3000}") == "x\u{3000}")  // only U+0020
-        #expect(TerminalText.droppingTrailingSpaces("e \u{301}") == "e \u{301}")  // a space carrying an accent stays
+        #expect(TerminalText.droppingTrailingSpaces("x\u{3000}") == "x\u{3000}") // only U+0020
+        #expect(TerminalText.droppingTrailingSpaces("e \u{301}") == "e \u{301}") // a space carrying an accent stays
     }
 
     @Test(arguments: [
@@ -43,7 +46,7 @@ import TodoTime
         ("1️⃣", 2), ("⌚", 2), ("☺︎", 1),
         ("e\u{301}", 1), ("cafe\u{301}", 4), ("a\u{300}\u{301}\u{302}", 1), ("\u{301}", 0),
         ("\u{200B}", 0), ("a\u{200D}b", 2), ("\u{FE0F}", 0), ("\u{FEFF}x", 1), ("\u{AD}", 0),
-        ("\t", 0), ("\u{7F}", 0), ("…", 1), ("Ωé→", 3),
+        ("\t", 0), ("\u{7F}", 0), ("…", 1), ("Ωé→", 3)
     ])
     func width(text: String, columns: Int) {
         #expect(TerminalText.width(text) == columns)
@@ -56,7 +59,7 @@ import TodoTime
         ("buy milk and eggs", 10, "buy milk…"),
         ("🍣🍣", 3, "🍣…"), ("🍣🍣", 2, "…"), ("👨‍👩‍👧‍👦x", 2, "…"), ("👨‍👩‍👧‍👦xy", 3, "👨‍👩‍👧‍👦…"), ("👨‍👩‍👧‍👦xy", 4, "👨‍👩‍👧‍👦xy"), ("👨‍👩‍👧‍👦xyz", 4, "👨‍👩‍👧‍👦x…"),
         ("🇯🇵🇺🇸", 3, "🇯🇵…"), ("e\u{301}e\u{301}e\u{301}", 2, "e\u{301}…"),
-        ("ｶﾀｶﾅｶﾀｶﾅ", 5, "ｶﾀｶﾅ…"),
+        ("ｶﾀｶﾅｶﾀｶﾅ", 5, "ｶﾀｶﾅ…")
     ])
     func truncate(text: String, columns: Int, expected: String) {
         #expect(TerminalText.truncate(text, to: columns) == expected)
@@ -64,8 +67,10 @@ import TodoTime
 
     /// Truncation never exceeds the limit and keeps whole grapheme clusters of the original.
     @Test func truncationKeepsWholeClusters() {
-        let samples = ["牛乳を買う", "🍣 sushi 👨‍👩‍👧‍👦 🇯🇵", "cafe\u{301} au lait", "ｶﾀｶﾅ half-width", "한국어 텍스트",
-                       "mixed 日本 and 🇫🇷 text", "\u{1112}\u{1161}\u{11AB}\u{1112}\u{1161}\u{11AB}"]
+        let samples = [
+            "牛乳を買う", "🍣 sushi 👨‍👩‍👧‍👦 🇯🇵", "cafe\u{301} au lait", "ｶﾀｶﾅ half-width", "한국어 텍스트",
+            "mixed 日本 and 🇫🇷 text", "\u{1112}\u{1161}\u{11AB}\u{1112}\u{1161}\u{11AB}"
+        ]
         for text in samples {
             let full = TerminalText.width(text)
             for columns in 0...(full + 2) {
@@ -99,14 +104,16 @@ import TodoTime
 
     static let day: Int64 = 86_400_000_000
     static let relativeCases: [(Int64, String)] = [
-        (0, "now"), (499_999, "now"), (-499_999, "now"), (500_000, "in 1s"), (999_999, "in 1s"), (-999_999, "1s overdue"),
+        (0, "now"), (499_999, "now"), (-499_999, "now"), (500_000, "in 1s"), (999_999, "in 1s"),
+        (-999_999, "1s overdue"),
         (1_000_000, "in 1s"), (-1_000_000, "1s overdue"),
-        (45_000_000, "in 45s"), (59_499_999, "in 59s"), (59_999_999, "in 1m"), (60_000_000, "in 1m"), (300_000_000, "in 5m"),
+        (45_000_000, "in 45s"), (59_499_999, "in 59s"), (59_999_999, "in 1m"), (60_000_000, "in 1m"),
+        (300_000_000, "in 5m"),
         (3_569_000_000, "in 59m"), (3_599_000_000, "in 1h"), (7_200_000_000, "in 2h"), (7_199_999_000, "in 2h"),
         (84_599_000_000, "in 23h"), (86_399_000_000, "in 1d"),
         (3 * day, "in 3d"), (10 * day, "in 1w"), (13 * day, "in 2w"), (14 * day, "in 2w"),
         (400 * day, "in 57w"), (-300_000_000, "5m overdue"), (-3 * day - 5, "3d overdue"),
-        (-7_199_000_000, "2h overdue"), (-5_399_000_000, "1h overdue"), (-21 * day, "3w overdue"),
+        (-7_199_000_000, "2h overdue"), (-5_399_000_000, "1h overdue"), (-21 * day, "3w overdue")
     ]
 
     @Test(arguments: relativeCases)
@@ -119,7 +126,9 @@ import TodoTime
         #expect(TerminalText.relative(Instant(usec: .max), now: Instant(usec: .min)).hasPrefix("in "))
         #expect(TerminalText.relative(Instant(usec: .min), now: Instant(usec: .max)).hasSuffix(" overdue"))
         #expect(TerminalText.relative(Instant(usec: .min), now: Instant(usec: .min)) == "now")
-        for (usec, seconds): (Int64, Int64) in [(-1, -1), (-999_999, -1), (-1_000_000, -1), (-1_000_001, -2), (0, 0), (999_999, 0), (1_000_000, 1)] {
+        for (usec, seconds): (Int64, Int64) in [
+            (-1, -1), (-999_999, -1), (-1_000_000, -1), (-1_000_001, -2), (0, 0), (999_999, 0), (1_000_000, 1)
+        ] {
             #expect(Instant(usec: usec).seconds == seconds)
         }
         #expect(Instant(usec: .min).seconds == -9_223_372_036_855)

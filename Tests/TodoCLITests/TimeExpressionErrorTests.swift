@@ -1,8 +1,9 @@
 import Testing
 import TodoCore
 import TodoTime
-@testable import TodoCLI
 import TodoWhen
+
+@testable import TodoCLI
 
 /// A bad WHEN or DURATION names the option that gave it, right after the value, built from the
 /// error's parts (never by matching its words).
@@ -21,23 +22,36 @@ import TodoWhen
     }
 
     @Test func theOptionIsNamedAfterTheValue() {
-        #expect(failure { () throws(TimeExpressionError) in try TimeExpression.instant("tomorow", now: Self.now, timeZone: .utc) }?
+        #expect(
+            failure { () throws(TimeExpressionError) in
+                try TimeExpression.instant("tomorow", now: Self.now, timeZone: .utc)
+            }?
             .naming("--due") == "invalid time \"tomorow\" for --due: expected \(TimeExpression.whenForms)")
-        #expect(failure { () throws(TimeExpressionError) in try TimeExpression.duration("5x") }?
-            .naming("--remind") == "invalid duration \"5x\" for --remind: expected \(TimeExpression.durationForms)")
-        let reminder = failure { () throws(TimeExpressionError) in try TimeExpression.remind("soon-ish", due: Self.now, now: Self.now, timeZone: .utc) }
-        #expect(reminder?.naming("--remind").hasPrefix("invalid reminder \"soon-ish\" for --remind: expected a duration before the due date") == true,
-                "\(reminder?.message ?? "")")
+        #expect(
+            failure { () throws(TimeExpressionError) in try TimeExpression.duration("5x") }?
+                .naming("--remind") == "invalid duration \"5x\" for --remind: expected \(TimeExpression.durationForms)")
+        let reminder = failure { () throws(TimeExpressionError) in
+            try TimeExpression.remind("soon-ish", due: Self.now, now: Self.now, timeZone: .utc)
+        }
+        #expect(
+            reminder?.naming("--remind").hasPrefix(
+                "invalid reminder \"soon-ish\" for --remind: expected a duration before the due date") == true,
+            "\(reminder?.message ?? "")")
     }
 
     @Test func aMessageAboutNoOneValueEndsWithTheOption() {
-        #expect(failure { () throws(TimeExpressionError) in try TimeExpression.remind("15m", due: nil, now: Self.now, timeZone: .utc) }?
+        #expect(
+            failure { () throws(TimeExpressionError) in
+                try TimeExpression.remind("15m", due: nil, now: Self.now, timeZone: .utc)
+            }?
             .naming("--remind") == "a reminder given as a duration needs a due date (--remind)")
     }
 
     @Test func todoctlSaysItInOneLine() {
         let result = Fixtures.run(["add", "milk", "--due", "tomorow"])
         #expect(result.status == 2)
-        #expect(result.stderrLines.first == "todoctl: invalid time \"tomorow\" for --due: expected \(TimeExpression.whenForms)")
+        #expect(
+            result.stderrLines.first
+                == "todoctl: invalid time \"tomorow\" for --due: expected \(TimeExpression.whenForms)")
     }
 }

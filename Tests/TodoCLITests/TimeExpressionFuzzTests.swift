@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TodoCore
-import TodoTime
 import TodoTestSupport
-@testable import TodoCLI
+import TodoTime
 import TodoWhen
+
+@testable import TodoCLI
 
 /// Random strings built from the grammar's own pieces: parsing must return or throw, never trap,
 /// and every accepted value must lie in the years 0001…9999.
@@ -18,15 +19,19 @@ import TodoWhen
         // Japanese
         "明日", "今夜", "の", "朝", "夜", "午前", "午後", "正午", "時", "半", "分", "秒", "日", "日後", "週間", "か月", "年", "後", "前",
         "来週", "今週", "来月", "来年", "金曜", "曜日", "月", "月末", "週末", "十", "三", "二十", "九九九九九九九九九", "〇", "１", "９",
-        "１５", "：", "　", "999999999999999",
+        "１５", "：", "　", "999999999999999"
     ]
 
     @Test func neverTraps() throws {
         let seed = SeededRandom.seed(from: "TODOD_FUZZ_SEED")
         var random = SeededRandom(seed: seed)
-        let zones = try ["America/New_York", "Europe/Berlin", "Asia/Tokyo", "UTC"].map { try #require(ZoneInfo(identifier: $0)) }
-        let nows = [Instant(usec: 1_796_115_600_000_000), Instant(usec: 0), Instant(usec: .max), Instant(usec: .min),
-                    Instant(usec: 253_402_300_799_000_000)]
+        let zones = try ["America/New_York", "Europe/Berlin", "Asia/Tokyo", "UTC"].map {
+            try #require(ZoneInfo(identifier: $0))
+        }
+        let nows = [
+            Instant(usec: 1_796_115_600_000_000), Instant(usec: 0), Instant(usec: .max), Instant(usec: .min),
+            Instant(usec: 253_402_300_799_000_000)
+        ]
         let bounds = TimeExpression.minUsec...TimeExpression.maxUsec
         for _ in 0..<3000 {
             let count = Int.random(in: 1...5, using: &random)

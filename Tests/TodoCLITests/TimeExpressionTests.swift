@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TodoCore
 import TodoTime
-@testable import TodoCLI
 import TodoWhen
+
+@testable import TodoCLI
 
 /// Parses `text` as WHEN and formats the result as RFC 3339 UTC (with microseconds when present).
 private func when(_ text: String, now: String, zone: String) throws -> String {
@@ -92,7 +93,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         // epoch seconds
         ("@1796115600", "2026-12-01T09:00:00Z"),
         ("@0", "1970-01-01T00:00:00Z"),
-        ("@-86400", "1969-12-31T00:00:00Z"),
+        ("@-86400", "1969-12-31T00:00:00Z")
     ])
     func tokyo(text: String, expected: String) throws {
         #expect(try when(text, now: Self.tokyoNow, zone: "Asia/Tokyo") == expected)
@@ -105,7 +106,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         ("wednesday 5:30pm", "2026-12-02T17:30:00Z"),
         ("+1d", "2026-12-02T09:00:00Z"),
         ("9999-12-31 23:59:59", "9999-12-31T23:59:59Z"),
-        ("0001-01-01", "0001-01-01T00:00:00Z"),
+        ("0001-01-01", "0001-01-01T00:00:00Z")
     ])
     func utc(text: String, expected: String) throws {
         #expect(try when(text, now: Self.tokyoNow, zone: "UTC") == expected)
@@ -126,8 +127,10 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         let tz = try #require(ZoneInfo(identifier: zone))
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = try #require(TimeZone(identifier: zone))
-        let names = [["sunday", "sun"], ["monday", "mon"], ["tuesday", "tue"], ["wednesday", "wed"],
-                     ["thursday", "thu"], ["friday", "fri"], ["saturday", "sat"]]
+        let names = [
+            ["sunday", "sun"], ["monday", "mon"], ["tuesday", "tue"], ["wednesday", "wed"],
+            ["thursday", "thu"], ["friday", "fri"], ["saturday", "sat"]
+        ]
         let start = try #require(Instant(rfc3339: "2026-11-29T12:00:00Z"))
         for dayOffset in 0..<7 {
             let now = start.adding(usec: Int64(dayOffset) * 86_400_000_000)
@@ -182,7 +185,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         ("in 1 day", "2026-10-31T05:30:00Z", "2026-11-01T05:30:00Z"),
         // hours are exact elapsed time across the change
         ("+2h", "2026-03-08T06:30:00Z", "2026-03-08T08:30:00Z"),
-        ("in 90 minutes", "2026-11-01T05:15:00Z", "2026-11-01T06:45:00Z"),
+        ("in 90 minutes", "2026-11-01T05:15:00Z", "2026-11-01T06:45:00Z")
     ])
     func newYork(text: String, now: String, expected: String) throws {
         #expect(try when(text, now: now, zone: "America/New_York") == expected)
@@ -201,7 +204,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         ("+1d", "2026-10-24T10:00:00Z", "2026-10-25T10:00:00Z"),
         ("tomorrow 12pm", "2026-10-24T10:00:00Z", "2026-10-25T11:00:00Z"),
         ("sunday", "2026-10-24T10:00:00Z", "2026-10-24T22:00:00Z"),
-        ("+3h", "2026-10-24T23:30:00Z", "2026-10-25T02:30:00Z"),
+        ("+3h", "2026-10-24T23:30:00Z", "2026-10-25T02:30:00Z")
     ])
     func berlin(text: String, now: String, expected: String) throws {
         #expect(try when(text, now: now, zone: "Europe/Berlin") == expected)
@@ -220,7 +223,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         "+90000000h", "in 9999999 days", "1h1h", "15m",
         "Dec 32", "Feb 30 2027", "Dec 24 27", "24 24", "Dec", "next", "next day", "last week", "in 1 month ago",
         "2 hours", "ago", "in 1 hour 1 hour", "+1mo1y", "+1m1mo", "in 200000 months", "+1y1y", "tonight 9pm", "eod 5pm",
-        "2026-12-01T09:00:00+25:00", "9999-12-31T23:59:59-01:00",
+        "2026-12-01T09:00:00+25:00", "9999-12-31T23:59:59-01:00"
     ])
     func rejects(text: String) throws {
         let tz = try #require(ZoneInfo(identifier: "America/New_York"))
@@ -234,8 +237,12 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
             for text in ["now", "today", "tomorrow 9am", "monday", "+1d", "+1s", "in 2 hours"] {
                 #expect(throws: TimeExpressionError.self) { try TimeExpression.instant(text, now: now, timeZone: tz) }
             }
-            #expect(try TimeExpression.instant("2026-12-01T09:00:00Z", now: now, timeZone: tz).rfc3339() == "2026-12-01T09:00:00Z")
-            #expect(throws: TimeExpressionError.self) { try TimeExpression.remind("1h", due: now, now: now, timeZone: tz) }
+            #expect(
+                try TimeExpression.instant("2026-12-01T09:00:00Z", now: now, timeZone: tz).rfc3339()
+                    == "2026-12-01T09:00:00Z")
+            #expect(throws: TimeExpressionError.self) {
+                try TimeExpression.remind("1h", due: now, now: now, timeZone: tz)
+            }
         }
     }
 
@@ -245,18 +252,22 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
             Issue.record("parsed as \(value)")
         } catch {
             #expect(error.message == "invalid time \"tomorow\": expected \(TimeExpression.whenForms)")
-            #expect(error.message.contains("Dec 24") && error.message.contains("tomorrow at 9am") && error.message.contains("ago"))
+            #expect(
+                error.message.contains("Dec 24") && error.message.contains("tomorrow at 9am")
+                    && error.message.contains("ago"))
         }
         do {
-            _ = try TimeExpression.instant("a\n\"b\"", now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
+            _ = try TimeExpression.instant(
+                "a\n\"b\"", now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
         } catch {
             #expect(error.message.hasPrefix("invalid time \"a\\n\\\"b\\\"\": expected"))
             #expect(!error.message.contains("\n"))
         }
         do {
-            _ = try TimeExpression.instant(String(repeating: "x", count: 500), now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
+            _ = try TimeExpression.instant(
+                String(repeating: "x", count: 500), now: Instant(usec: 0), timeZone: .named(byTZ: "America/New_York"))
         } catch {
-            #expect(error.message.count < 300)  // the forms of both languages, one line
+            #expect(error.message.count < 300) // the forms of both languages, one line
         }
     }
 
@@ -265,7 +276,7 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
     @Test(arguments: [
         ("30s", Int64(30)), ("15m", 900), ("2h", 7200), ("1d", 86_400), ("1w", 604_800),
         ("1h30m", 5400), ("1w2d3h4m5s", 788_645), ("90M", 5400), (" 2h\n", 7200), ("0h1s", 1),
-        ("1d12h", 129_600), ("100000w", 60_480_000_000),
+        ("1d12h", 129_600), ("100000w", 60_480_000_000)
     ])
     func duration(text: String, seconds: Int64) throws {
         #expect(try TimeExpression.duration(text) == seconds * 1_000_000)
@@ -273,14 +284,17 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
 
     @Test(arguments: [
         "", " ", "0s", "0h0m", "1h1h", "30m1h", "5x", "h", "1.5h", "-5m", "+5m", "1h 30m", "2 hours",
-        "2hours", "1h30", "99999999999999999999s", "999999999999999w", "20000000000000d", "now",
+        "2hours", "1h30", "99999999999999999999s", "999999999999999w", "20000000000000d", "now"
     ])
     func rejectsDuration(text: String) {
         #expect(throws: TimeExpressionError.self) { try TimeExpression.duration(text) }
     }
 
     @Test func durationErrorMessage() {
-        #expect(throws: TimeExpressionError(message: "invalid duration \"5x\": expected a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m")) {
+        #expect(
+            throws: TimeExpressionError(
+                message: "invalid duration \"5x\": expected a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m")
+        ) {
             try TimeExpression.duration("5x")
         }
     }
@@ -294,10 +308,15 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         #expect(try TimeExpression.remind("15m", due: due, now: now, timeZone: tz).rfc3339() == "2026-10-25T10:45:00Z")
         // A day before is exactly 24 hours before, even across a DST change.
         #expect(try TimeExpression.remind("1d", due: due, now: now, timeZone: tz).rfc3339() == "2026-10-24T11:00:00Z")
-        #expect(try TimeExpression.remind("1h30m", due: due, now: now, timeZone: tz).rfc3339() == "2026-10-25T09:30:00Z")
-        #expect(try TimeExpression.remind("tomorrow 9am", due: due, now: now, timeZone: tz).rfc3339() == "2026-10-25T08:00:00Z")
+        #expect(
+            try TimeExpression.remind("1h30m", due: due, now: now, timeZone: tz).rfc3339() == "2026-10-25T09:30:00Z")
+        #expect(
+            try TimeExpression.remind("tomorrow 9am", due: due, now: now, timeZone: tz).rfc3339()
+                == "2026-10-25T08:00:00Z")
         #expect(try TimeExpression.remind("+15m", due: nil, now: now, timeZone: tz).rfc3339() == "2026-10-24T10:15:00Z")
-        #expect(try TimeExpression.remind("2026-10-25T09:00:00Z", due: nil, now: now, timeZone: tz).rfc3339() == "2026-10-25T09:00:00Z")
+        #expect(
+            try TimeExpression.remind("2026-10-25T09:00:00Z", due: nil, now: now, timeZone: tz).rfc3339()
+                == "2026-10-25T09:00:00Z")
     }
 
     @Test func remindErrors() throws {
@@ -306,11 +325,15 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
         #expect(throws: TimeExpressionError(message: "a reminder given as a duration needs a due date")) {
             try TimeExpression.remind("15m", due: nil, now: now, timeZone: .named(byTZ: "America/New_York"))
         }
-        #expect(throws: TimeExpressionError(message: "invalid duration \"0m\": expected a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m")) {
+        #expect(
+            throws: TimeExpressionError(
+                message: "invalid duration \"0m\": expected a number with a unit, like 30s, 15m, 2h, 1d, 1w or 1h30m")
+        ) {
             try TimeExpression.remind("0m", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
         }
         #expect(throws: TimeExpressionError.self) {
-            try TimeExpression.remind("999999999999999w", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
+            try TimeExpression.remind(
+                "999999999999999w", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
         }
         #expect(throws: TimeExpressionError.self) {
             try TimeExpression.remind("900000000h", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
@@ -319,7 +342,10 @@ private func when(_ text: String, now: String, zone: String) throws -> String {
             _ = try TimeExpression.remind("soon", due: due, now: now, timeZone: .named(byTZ: "America/New_York"))
             Issue.record("accepted soon")
         } catch {
-            #expect(error.message.hasPrefix("invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(TimeExpression.whenForms)"))
+            #expect(
+                error.message.hasPrefix(
+                    "invalid reminder \"soon\": expected a duration before the due date (like 15m, 2h, 1h30m or 15分前) or a time: \(TimeExpression.whenForms)"
+                ))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 import TodoProtocol
+
 @testable import TodoCLI
 
 /// Usage errors: exit 2, one `todoctl:` line naming the culprit, a blank line, the usage; no daemon.
@@ -29,20 +30,29 @@ import TodoProtocol
         Case(arguments: ["show", "1", "2"], mentions: ["unexpected argument \"2\""], usage: "show"),
         Case(arguments: ["done", "1", "x2"], mentions: ["\"x2\""], usage: "done"),
         Case(arguments: ["rm"], mentions: ["missing ID"], usage: "rm"),
-        Case(arguments: ["add", "x", "--due", "next blursday"], mentions: ["\"next blursday\"", "--due", "RFC 3339"], usage: "add"),
+        Case(
+            arguments: ["add", "x", "--due", "next blursday"], mentions: ["\"next blursday\"", "--due", "RFC 3339"],
+            usage: "add"),
         Case(arguments: ["list", "--due-before", "soon"], mentions: ["\"soon\"", "--due-before"], usage: "list"),
         Case(arguments: ["add", "x", "--remind", "15m"], mentions: ["--remind", "\"15m\"", "--due"], usage: "add"),
-        Case(arguments: ["add", "x", "--due", "+1h", "--remind", "whenever"], mentions: ["\"whenever\"", "--remind"], usage: "add"),
+        Case(
+            arguments: ["add", "x", "--due", "+1h", "--remind", "whenever"], mentions: ["\"whenever\"", "--remind"],
+            usage: "add"),
         Case(arguments: ["snooze", "3", "later"], mentions: ["\"later\""], usage: "snooze"),
         Case(arguments: ["list", "--open", "--done"], mentions: ["--open", "--done"], usage: "list"),
-        Case(arguments: ["list", "--category", "a", "--no-category"], mentions: ["--category", "--no-category"], usage: "list"),
-        Case(arguments: ["list", "--sort", "title,urgency"], mentions: ["\"urgency\"", "id, title, created, updated, due, position, category, priority"], usage: "list"),
+        Case(
+            arguments: ["list", "--category", "a", "--no-category"], mentions: ["--category", "--no-category"],
+            usage: "list"),
+        Case(
+            arguments: ["list", "--sort", "title,urgency"],
+            mentions: ["\"urgency\"", "id, title, created, updated, due, position, category, priority"], usage: "list"),
         Case(arguments: ["list", "--sort", ""], mentions: ["sort key"], usage: "list"),
         Case(arguments: ["list", "--limit", "0"], mentions: ["\"0\"", "--limit"], usage: "list"),
         Case(arguments: ["list", "--limit", "ten"], mentions: ["\"ten\"", "--limit"], usage: "list"),
         Case(arguments: ["edit", "3"], mentions: ["nothing to change"], usage: "edit"),
         Case(arguments: ["edit", "3", "--due", "+1h", "--no-due"], mentions: ["--due", "--no-due"], usage: "edit"),
-        Case(arguments: ["edit", "3", "--remind", "15m", "--no-due"], mentions: ["--remind", "--no-due"], usage: "edit"),
+        Case(
+            arguments: ["edit", "3", "--remind", "15m", "--no-due"], mentions: ["--remind", "--no-due"], usage: "edit"),
         Case(arguments: ["move", "3"], mentions: ["missing target"], usage: "move"),
         Case(arguments: ["move", "3", "--top", "--bottom"], mentions: ["--top", "--bottom"], usage: "move"),
         Case(arguments: ["move", "3", "--to", "0"], mentions: ["\"0\"", "--to"], usage: "move"),
@@ -56,7 +66,7 @@ import TodoProtocol
         Case(arguments: ["status", "now"], mentions: ["unexpected argument \"now\""], usage: "status"),
         Case(arguments: ["frobnicate"], mentions: ["unknown command \"frobnicate\""], usage: nil),
         Case(arguments: ["--system", "--socket", "/s", "list"], mentions: ["--socket", "--system"], usage: "list"),
-        Case(arguments: ["help", "frob"], mentions: ["\"frob\""], usage: "help"),
+        Case(arguments: ["help", "frob"], mentions: ["\"frob\""], usage: "help")
     ]
 
     @Test(arguments: cases)
@@ -81,7 +91,9 @@ import TodoProtocol
 
     @Test func helpForEveryCommand() {
         for name in Parser.commandNames {
-            for arguments in [["help", name], [name, "--help"], [name, "-h"], ["--help", name], ["--json", name, "--frob", "-h"]] {
+            for arguments in [
+                ["help", name], [name, "--help"], [name, "-h"], ["--help", name], ["--json", name, "--frob", "-h"]
+            ] {
                 let result = Fixtures.run(arguments)
                 #expect(result.status == 0, "\(arguments)")
                 #expect(result.stdout.hasPrefix("Usage: todoctl \(name)"), "\(arguments)")

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TodoCore
 import TodoTime
-@testable import TodoCLI
 import TodoWhen
+
+@testable import TodoCLI
 
 /// Every WHEN form of todoctl(1) in zones with DST in the north (Berlin) and the south (Sydney),
 /// without DST (Tokyo) and with a 30-minute offset (Adelaide, which also has DST; Kolkata, which
@@ -133,7 +134,7 @@ import TodoWhen
         ("3 days ago", "2026-11-28 10:00:00"),
         ("1 month ago", "2026-11-01 10:00:00"),
         ("an hour ago", "2026-12-01 09:00:00"),
-        ("1 year ago", "2025-12-01 10:00:00"),
+        ("1 year ago", "2025-12-01 10:00:00")
     ]
 
     @Test(arguments: zones)
@@ -165,7 +166,7 @@ import TodoWhen
             ("2026-12-31 23:30:00", "noon", "2027-01-01 12:00:00"),
             ("2027-01-10 08:15:00", "Feb 29", "2028-02-29 00:00:00 all-day"),
             ("2028-03-01 08:15:00", "Feb 29", "2032-02-29 00:00:00 all-day"),
-            ("2026-12-25 08:15:00", "dec 24", "2027-12-24 00:00:00 all-day"),
+            ("2026-12-25 08:15:00", "dec 24", "2027-12-24 00:00:00 all-day")
         ]
         for c in cases {
             let now = try Self.instant(local: c.now, zone: zone)
@@ -245,7 +246,7 @@ import TodoWhen
         ("Asia/Tokyo", "2026-03-28T09:30:00+09:00", "+1d", "2026-03-29 09:30:00"),
         ("Asia/Tokyo", "2026-03-28T09:30:00+09:00", "in 1 day", "2026-03-29 09:30:00"),
         ("Asia/Kolkata", "2026-10-24T09:30:00+05:30", "+1d", "2026-10-25 09:30:00"),
-        ("Asia/Kolkata", "2026-10-24T09:30:00+05:30", "in 1 day", "2026-10-25 09:30:00"),
+        ("Asia/Kolkata", "2026-10-24T09:30:00+05:30", "in 1 day", "2026-10-25 09:30:00")
     ]
 
     @Test func acrossDSTChanges() throws {
@@ -260,11 +261,13 @@ import TodoWhen
         let cases: [(String, String, String, String)] = [
             ("Europe/Berlin", "2026-10-24T09:30:00+02:00", "sunday 2:30am", "2026-10-25T00:30:00Z"),
             ("Australia/Sydney", "2026-04-04T09:30:00+11:00", "sunday 2:30am", "2026-04-04T15:30:00Z"),
-            ("Australia/Adelaide", "2026-04-04T09:30:00+10:30", "sunday 2:30am", "2026-04-04T16:00:00Z"),
+            ("Australia/Adelaide", "2026-04-04T09:30:00+10:30", "sunday 2:30am", "2026-04-04T16:00:00Z")
         ]
         for (zone, now, text, expected) in cases {
             let tz = try #require(ZoneInfo(identifier: zone))
-            #expect(try TimeExpression.instant(text, now: #require(Instant(rfc3339: now)), timeZone: tz).rfc3339() == expected, "\(text) in \(zone)")
+            #expect(
+                try TimeExpression.instant(text, now: #require(Instant(rfc3339: now)), timeZone: tz).rfc3339()
+                    == expected, "\(text) in \(zone)")
         }
     }
 
@@ -276,7 +279,8 @@ import TodoWhen
         let now = try Self.instant(local: Self.tuesdayMorning, zone: zone)
         let friday = try TimeExpression.when("friday", now: now, timeZone: tz)
         #expect(friday.allDay)
-        let morning = try #require(TimeExpression.reminderAnchor(friday, remindTime: TimeExpression.defaultRemindTime, timeZone: tz))
+        let morning = try #require(
+            TimeExpression.reminderAnchor(friday, remindTime: TimeExpression.defaultRemindTime, timeZone: tz))
         #expect(try Self.local(morning, zone: zone) == "2026-12-04 09:00:00")
         let fifteen = try TimeExpression.remind("15m", due: morning, now: now, timeZone: tz)
         #expect(try Self.local(fifteen, zone: zone) == "2026-12-04 08:45:00")
@@ -285,7 +289,9 @@ import TodoWhen
         #expect(try Self.local(dated, zone: zone) == "2026-12-24 07:30:00")
         // A timed due counts from itself.
         let timed = try TimeExpression.when("friday 5pm", now: now, timeZone: tz)
-        #expect(TimeExpression.reminderAnchor(timed, remindTime: TimeExpression.defaultRemindTime, timeZone: tz) == timed.instant)
+        #expect(
+            TimeExpression.reminderAnchor(timed, remindTime: TimeExpression.defaultRemindTime, timeZone: tz)
+                == timed.instant)
     }
 
     /// On a day that starts in a DST gap (Santiago moves 00:00 to 01:00), the all-day instant is
@@ -296,6 +302,8 @@ import TodoWhen
         let sunday = try TimeExpression.when("2026-09-06", now: now, timeZone: tz)
         #expect(sunday.allDay)
         #expect(sunday.instant.rfc3339() == "2026-09-06T04:00:00Z")
-        #expect(LocalTime(sunday.instant, in: tz).days == LocalTime(sunday.instant.adding(usec: 3_600_000_000), in: tz).days)
+        #expect(
+            LocalTime(sunday.instant, in: tz).days == LocalTime(sunday.instant.adding(usec: 3_600_000_000), in: tz).days
+        )
     }
 }

@@ -23,7 +23,9 @@ struct CalDAVServerTests {
         let mine = try #require(found.first { $0.url == url }, "\(found)")
         withKnownIssue("DAViCal keeps a display name XML-escaped and escapes it again: & comes back as &amp;") {
             #expect(mine.displayName == "買い物 & <Tasks>")
-        } when: { kind == .davical }
+        } when: {
+            kind == .davical
+        }
         #expect(mine.holdsTodos)
         #expect(mine.supportsSyncToken)
     }
@@ -59,7 +61,9 @@ struct CalDAVServerTests {
         if let sent = created.etag { #expect(sent == etag1) }
 
         // A second create of the same name is refused and changes nothing.
-        #expect(caldavError { _ = try calendar.create(name: "item-1.ics", data: vtodo("uid-1", "overwritten")) } == .preconditionFailed)
+        #expect(
+            caldavError { _ = try calendar.create(name: "item-1.ics", data: vtodo("uid-1", "overwritten")) }
+                == .preconditionFailed)
         #expect(try calendar.fetch([created.href]).map { propertyBytes($0.data, "SUMMARY") } == [Array("first".utf8)])
 
         // An update with the current ETag goes through; one with a stale ETag is refused.
@@ -68,7 +72,9 @@ struct CalDAVServerTests {
         let etag2 = try #require(try calendar.versions().first { $0.href == created.href }?.etag)
         #expect(etag2 != etag1)
         if let returned { #expect(returned == etag2) }
-        #expect(caldavError { _ = try calendar.update(href: created.href, data: vtodo("uid-1", "stale"), ifMatch: etag1) } == .preconditionFailed)
+        #expect(
+            caldavError { _ = try calendar.update(href: created.href, data: vtodo("uid-1", "stale"), ifMatch: etag1) }
+                == .preconditionFailed)
         #expect(caldavError { try calendar.delete(href: created.href, ifMatch: etag1) } == .preconditionFailed)
         #expect(try calendar.fetch([created.href]).map { propertyBytes($0.data, "SUMMARY") } == [Array("second".utf8)])
 
@@ -88,8 +94,10 @@ struct CalDAVServerTests {
         let empty = try calendar.changes(since: nil)
         #expect(empty.changed.isEmpty && empty.removed.isEmpty && !empty.token.isEmpty)
 
-        var made: [String: String] = [:]  // href -> name
-        for i in 1...3 { made[try calendar.create(name: "s\(i).ics", data: vtodo("s\(i)", "item \(i)")).href] = "s\(i)" }
+        var made: [String: String] = [:] // href -> name
+        for i in 1...3 {
+            made[try calendar.create(name: "s\(i).ics", data: vtodo("s\(i)", "item \(i)")).href] = "s\(i)"
+        }
         let initial = try calendar.changes(since: nil)
         #expect(Set(initial.changed.map(\.href)) == Set(made.keys))
         #expect(initial.removed.isEmpty)
@@ -108,8 +116,9 @@ struct CalDAVServerTests {
             // ETags, as todod does: what changed must be there, anything more unchanged.
             let reported = Dictionary(delta.changed.map { ($0.href, $0.etag) }, uniquingKeysWith: { a, _ in a })
             #expect(reported[hrefs[0]] != nil && reported[hrefs[0]] != etags[hrefs[0]])
-            #expect(reported.filter { $0.key != hrefs[0] }.allSatisfy { $0.key != hrefs[1] && etags[$0.key] == $0.value },
-                    "\(reported)")
+            #expect(
+                reported.filter { $0.key != hrefs[0] }.allSatisfy { $0.key != hrefs[1] && etags[$0.key] == $0.value },
+                "\(reported)")
         } else {
             #expect(delta.changed.map(\.href) == [hrefs[0]])
             #expect(delta.changed.first?.etag != etags[hrefs[0]])
@@ -121,9 +130,13 @@ struct CalDAVServerTests {
         #expect(none.changed.isEmpty && none.removed.isEmpty)
 
         withKnownIssue("DAViCal answers an unknown sync token with a 207 and its current token, not valid-sync-token") {
-            #expect(caldavError { _ = try calendar.changes(since: "http://bogus.example/sync/no-such-token") } == .tokenInvalid)
+            #expect(
+                caldavError { _ = try calendar.changes(since: "http://bogus.example/sync/no-such-token") }
+                    == .tokenInvalid)
             #expect(caldavError { _ = try calendar.changes(since: "bogus") } == .tokenInvalid)
-        } when: { kind == .davical }
+        } when: {
+            kind == .davical
+        }
     }
 
     /// calendar-query lists the VTODOs with their ETags, and leaves events out.
@@ -154,7 +167,9 @@ struct CalDAVServerTests {
         let start = Date()
         for i in 0..<250 { hrefs.append(try calendar.create(name: "m\(i).ics", data: vtodo("m\(i)", "項目 \(i)")).href) }
         let putSeconds = Date().timeIntervalSince(start)
-        print("\(kind): 250 PUTs in \(String(format: "%.2f", putSeconds)) s over \(calendar.connectionCount) connection(s)")
+        print(
+            "\(kind): 250 PUTs in \(String(format: "%.2f", putSeconds)) s over \(calendar.connectionCount) connection(s)"
+        )
 
         let reader = Servers.account(server).collection(url: url)
         let missing = hrefs[0].replacingOccurrences(of: "m0.ics", with: "gone.ics")
@@ -190,7 +205,7 @@ struct CalDAVServerTests {
 
     // MARK: - Failures
 
-    @Test(arguments: [CalDAVServer.Kind.radicale, .cyrus, .davical])  // xandikos asks for no password
+    @Test(arguments: [CalDAVServer.Kind.radicale, .cyrus, .davical]) // xandikos asks for no password
     func wrongPasswordIsUnauthorized(_ kind: CalDAVServer.Kind) throws {
         let server = try Servers.server(kind)
         let wrong = "wrong-パスワード-\(UInt32.random(in: 0...UInt32.max))"
@@ -229,14 +244,22 @@ struct CalDAVServerTests {
     /// Plain http to a host that is not this machine is refused before any connection (an
     /// .invalid name: were it ever tried, it could not resolve, so the test sends nothing out).
     @Test func plainHTTPOnlyToLoopback() throws {
-        let collection = CalDAVCollection(url: "http://caldav.example.invalid/cal/", user: "alice", password: "secret-pw")
+        let collection = CalDAVCollection(
+            url: "http://caldav.example.invalid/cal/", user: "alice", password: "secret-pw")
         let error = caldavError { _ = try collection.versions() }
-        #expect(error == .network("refusing plain http:// to caldav.example.invalid: use https:// (plain http is only for loopback addresses)"))
+        #expect(
+            error
+                == .network(
+                    "refusing plain http:// to caldav.example.invalid: use https:// (plain http is only for loopback addresses)"
+                ))
         #expect(collection.connectionCount == 0)
         let account = CalDAVAccount(url: "http://10.0.0.1:8080/", user: nil, password: nil)
-        #expect(caldavError { _ = try account.calendars() }?.message.hasPrefix("refusing plain http:// to 10.0.0.1") == true)
+        #expect(
+            caldavError { _ = try account.calendars() }?.message.hasPrefix("refusing plain http:// to 10.0.0.1") == true
+        )
         // A password in the URL is refused without being repeated.
-        let inURL = CalDAVCollection(url: "https://alice:secret-pw@caldav.example.invalid/cal/", user: nil, password: nil)
+        let inURL = CalDAVCollection(
+            url: "https://alice:secret-pw@caldav.example.invalid/cal/", user: nil, password: nil)
         let message = caldavError { _ = try inURL.versions() }?.message ?? ""
         #expect(message.hasPrefix("not an http(s) URL without user information"))
         #expect(!message.contains("secret-pw"))

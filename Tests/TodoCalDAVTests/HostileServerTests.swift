@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TodoCalDAV
 import TodoTestSupport
+
+@testable import TodoCalDAV
 
 /// The CalDAV client against a server that attacks it (HostileServer, in this process): the
 /// account's credentials never leave its origin, a value from the server never becomes a header
@@ -11,23 +12,33 @@ import TodoTestSupport
 
     /// A server on 127.0.0.2 that records what reaches it (nothing should).
     static func elsewhere() throws -> HostileServer {
-        try HostileServer(host: "127.0.0.2") { _ in HostileServer.Response(status: 207, xml: HostileServer.multistatus("")) }
+        try HostileServer(host: "127.0.0.2") { _ in
+            HostileServer.Response(status: 207, xml: HostileServer.multistatus(""))
+        }
     }
 
     @Test func anAbsoluteHrefNamingAnotherHostGetsNothingSent() throws {
         let other = try Self.elsewhere()
         let foreign = "\(other.origin)/cal/stolen.ics"
         let server = try HostileServer { request in
-            HostileServer.Response(status: 207, xml: HostileServer.multistatus(
-                HostileServer.member("/cal/mine.ics", etag: "\"m1\"") + HostileServer.member(foreign, etag: "\"x1\""), token: "t1"))
+            HostileServer.Response(
+                status: 207,
+                xml: HostileServer.multistatus(
+                    HostileServer.member("/cal/mine.ics", etag: "\"m1\"")
+                        + HostileServer.member(foreign, etag: "\"x1\""), token: "t1"))
         }
         let collection = CalDAVCollection(url: "\(server.origin)/cal/", user: Self.user, password: Self.password)
         let delta = try collection.changes(since: nil)
         #expect(delta.changed.map(\.href) == ["/cal/mine.ics"], "a member on another host is no member")
         #expect(try collection.versions().map(\.href) == ["/cal/mine.ics"])
-        for attempt in [{ _ = try collection.update(href: foreign, data: [0x41], ifMatch: "\"x1\"") },
-                        { try collection.delete(href: foreign, ifMatch: "\"x1\"") }] {
-            guard case .malformed(let reason)? = caldavError(attempt) else { Issue.record("sent to another host"); continue }
+        for attempt in [
+            { _ = try collection.update(href: foreign, data: [0x41], ifMatch: "\"x1\"") },
+            { try collection.delete(href: foreign, ifMatch: "\"x1\"") }
+        ] {
+            guard case .malformed(let reason)? = caldavError(attempt) else {
+                Issue.record("sent to another host")
+                continue
+            }
             #expect(reason.contains("another host"))
         }
         // The same host on another port is another origin too.
@@ -47,7 +58,10 @@ import TodoTestSupport
         }
         let account = CalDAVAccount(url: "\(server.origin)/", user: Self.user, password: Self.password)
         let error = caldavError { _ = try account.calendars() }
-        guard case .network(let message)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .network(let message)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(message.contains("redirects discovery to \(other.origin)"))
         #expect(!message.contains(Self.password))
         #expect(other.requests.isEmpty, "the credentials went to \(other.origin)")
@@ -59,8 +73,10 @@ import TodoTestSupport
         let server = try HostileServer { request in
             switch request.method {
             case "REPORT":
-                return HostileServer.Response(status: 207, xml: HostileServer.multistatus(
-                    HostileServer.member("/cal/a.ics", etag: "\"a1\"&#13;&#10;X-Injected: yes"), token: "t1"))
+                return HostileServer.Response(
+                    status: 207,
+                    xml: HostileServer.multistatus(
+                        HostileServer.member("/cal/a.ics", etag: "\"a1\"&#13;&#10;X-Injected: yes"), token: "t1"))
             default:
                 return HostileServer.Response(status: 204, headers: [("ETag", "\"a2\"")])
             }
@@ -68,10 +84,18 @@ import TodoTestSupport
         let collection = CalDAVCollection(url: "\(server.origin)/cal/", user: Self.user, password: Self.password)
         let etag = try #require(try collection.changes(since: nil).changed.first?.etag)
         #expect(etag.unicodeScalars.contains { $0.value < 0x20 }, "the line break came through the XML")
-        guard case .malformed? = caldavError({ _ = try collection.update(href: "/cal/a.ics", data: [0x41], ifMatch: etag) }) else {
-            Issue.record("sent"); return
+        guard
+            case .malformed? = caldavError({
+                _ = try collection.update(href: "/cal/a.ics", data: [0x41], ifMatch: etag)
+            })
+        else {
+            Issue.record("sent")
+            return
         }
-        guard case .malformed? = caldavError({ try collection.delete(href: "/cal/a.ics", ifMatch: etag) }) else { Issue.record("sent"); return }
+        guard case .malformed? = caldavError({ try collection.delete(href: "/cal/a.ics", ifMatch: etag) }) else {
+            Issue.record("sent")
+            return
+        }
         #expect(!server.requests.contains { $0.method == "PUT" || $0.method == "DELETE" })
         #expect(!server.requests.contains { $0.headers.contains { $0.hasPrefix("X-Injected") } })
     }
@@ -81,13 +105,14 @@ import TodoTestSupport
     static func dripping() throws -> HostileServer {
         try HostileServer { _ in
             HostileServer.Response(status: 207, headers: [("Content-Type", "application/xml")]) { write in
-                let body = Array(HostileServer.multistatus(HostileServer.member("/cal/a.ics", etag: "\"a\""), token: "t").utf8)
+                let body = Array(
+                    HostileServer.multistatus(HostileServer.member("/cal/a.ics", etag: "\"a\""), token: "t").utf8)
                 var sent = 0
                 for _ in 0..<60 {
                     guard write(Array(body[sent..<min(body.count, sent + 8)])) else { return }
                     sent = min(body.count, sent + 8)
-                    if sent == body.count { sent = 0 }  // never done: start over
-                    usleep(500_000)  // the server's slowness is what is tested (at most 30 s, cut short by the client)
+                    if sent == body.count { sent = 0 } // never done: start over
+                    usleep(500_000) // the server's slowness is what is tested (at most 30 s, cut short by the client)
                 }
             }
         }
@@ -95,8 +120,9 @@ import TodoTestSupport
 
     @Test func aDrippingServerMeetsTheRequestsTotalTime() throws {
         let server = try Self.dripping()
-        let collection = CalDAVCollection(url: "\(server.origin)/cal/", user: Self.user, password: Self.password,
-                                          timeouts: CalDAVTimeouts(connect: 2, stall: 5, total: 2))
+        let collection = CalDAVCollection(
+            url: "\(server.origin)/cal/", user: Self.user, password: Self.password,
+            timeouts: CalDAVTimeouts(connect: 2, stall: 5, total: 2))
         #expect(caldavError { _ = try collection.changes(since: nil) } == .timeout)
     }
 
@@ -108,7 +134,7 @@ import TodoTestSupport
         let deadline = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + 2
         collection.setDeadline(deadline)
         #expect(caldavError { _ = try collection.changes(since: nil) } == .timeout)
-        waitUntilPast(monotonic: deadline)  // curl may end a request a little before the deadline
+        waitUntilPast(monotonic: deadline) // curl may end a request a little before the deadline
         let before = server.requests.count
         #expect(caldavError { _ = try collection.versions() } == .timeout)
         #expect(server.requests.count == before, "no request starts after the deadline")

@@ -17,15 +17,19 @@ enum Servers {
         return try CalDAVServer.shared(kind)
     }
 
-    static func account(_ server: CalDAVServer, url: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts(connect: 5, stall: 10)) -> CalDAVAccount {
+    static func account(
+        _ server: CalDAVServer, url: String? = nil, timeouts: CalDAVTimeouts = CalDAVTimeouts(connect: 5, stall: 10)
+    ) -> CalDAVAccount {
         CalDAVAccount(url: url ?? server.rootURL, user: server.user, password: server.password, timeouts: timeouts)
     }
 
     /// A new, empty VTODO calendar named `name` on `server`, and its collection.
-    static func freshCalendar(_ server: CalDAVServer, name: String = "Tasks タスク") throws -> (url: String, collection: CalDAVCollection) {
+    static func freshCalendar(_ server: CalDAVServer, name: String = "Tasks タスク") throws -> (
+        url: String, collection: CalDAVCollection
+    ) {
         let account = account(server)
         if server.kind != .xandikos {
-            _ = try? account.calendars()  // Radicale and Cyrus make the user's collections on first access
+            _ = try? account.calendars() // Radicale and Cyrus make the user's collections on first access
         }
         let url = server.homeURL + "t-" + UUID().uuidString.lowercased() + "/"
         try account.makeCalendar(at: url, name: name)
@@ -37,7 +41,7 @@ enum Servers {
 func vtodo(_ uid: String, _ summary: String, description: String? = nil) -> [UInt8] {
     var lines = [
         "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//todod//tests//EN", "BEGIN:VTODO", "UID:\(uid)",
-        "DTSTAMP:20261201T090000Z", "SUMMARY:\(summary)",
+        "DTSTAMP:20261201T090000Z", "SUMMARY:\(summary)"
     ]
     if let description { lines.append("DESCRIPTION:\(description)") }
     lines += ["STATUS:NEEDS-ACTION", "END:VTODO", "END:VCALENDAR"]
@@ -46,11 +50,12 @@ func vtodo(_ uid: String, _ summary: String, description: String? = nil) -> [UIn
 
 /// A VEVENT calendar object (which versions() must leave out).
 func vevent(_ uid: String) -> [UInt8] {
-    Array(([
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//todod//tests//EN", "BEGIN:VEVENT", "UID:\(uid)",
-        "DTSTAMP:20261201T090000Z", "DTSTART:20261202T090000Z", "DTEND:20261202T100000Z", "SUMMARY:An event",
-        "END:VEVENT", "END:VCALENDAR",
-    ].joined(separator: "\r\n") + "\r\n").utf8)
+    Array(
+        ([
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//todod//tests//EN", "BEGIN:VEVENT", "UID:\(uid)",
+            "DTSTAMP:20261201T090000Z", "DTSTART:20261202T090000Z", "DTEND:20261202T100000Z", "SUMMARY:An event",
+            "END:VEVENT", "END:VCALENDAR"
+        ].joined(separator: "\r\n") + "\r\n").utf8)
 }
 
 /// The value of the first `name:` line of an iCalendar object (unfolded), as bytes.
@@ -65,6 +70,8 @@ func propertyBytes(_ data: [UInt8], _ name: String) -> [UInt8]? {
 
 /// The CalDAVError `body` throws, or nil (another error is recorded as `.malformed` with its text).
 func caldavError(_ body: () throws -> Void) -> CalDAVError? {
-    do { try body() } catch let error as CalDAVError { return error } catch { return .malformed("not a CalDAVError: \(error)") }
+    do { try body() } catch let error as CalDAVError { return error } catch {
+        return .malformed("not a CalDAVError: \(error)")
+    }
     return nil
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoCalDAV
 
 /// The XML reader (libxml2 without network or entities) and URL handling, without a server.
@@ -22,17 +23,25 @@ import Testing
         #expect(status.responses[1].status == 404)
         let first = status.responses[0]
         #expect(first.property(XMLNamespace.dav, "getetag")?.trimmedText == "\"e1\"")
-        #expect(first.property(XMLNamespace.caldav, "calendar-data")?.text == "BEGIN:VCALENDAR\nSUMMARY:牛乳 &amp; <パン>\n")
-        #expect(first.property(XMLNamespace.caldav, "supported-calendar-component-set")?.children.first?.attributes["name"] == "VTODO")
+        #expect(
+            first.property(XMLNamespace.caldav, "calendar-data")?.text == "BEGIN:VCALENDAR\nSUMMARY:牛乳 &amp; <パン>\n")
+        #expect(
+            first.property(XMLNamespace.caldav, "supported-calendar-component-set")?.children.first?.attributes["name"]
+                == "VTODO")
         #expect(first.property(XMLNamespace.dav, "displayname") == nil)
     }
 
     @Test func malformedXMLIsRefusedWithItsLine() {
         let error = caldavError { _ = try XMLDocument.parse(Array("<a xmlns='DAV:'>\n<b></a>".utf8)) }
-        guard case .malformed(let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .malformed(let reason)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(reason.hasPrefix("XML error on line 2"))
         #expect(caldavError { _ = try XMLDocument.parse([]) } == .malformed("empty XML body"))
-        #expect(caldavError { _ = try Multistatus(Array("<error xmlns='DAV:'/>".utf8)) } == .malformed("expected a DAV:multistatus, got error"))
+        #expect(
+            caldavError { _ = try Multistatus(Array("<error xmlns='DAV:'/>".utf8)) }
+                == .malformed("expected a DAV:multistatus, got error"))
     }
 
     /// A hostile server cannot make the parser read a file or expand entities: any document type
@@ -43,7 +52,9 @@ import Testing
             <!DOCTYPE m [<!ENTITY x SYSTEM "file:///etc/passwd">]>
             <multistatus xmlns="DAV:"><response><href>&x;</href></response></multistatus>
             """
-        #expect(caldavError { _ = try Multistatus(Array(external.utf8)) } == .malformed("XML with a document type declaration is not accepted"))
+        #expect(
+            caldavError { _ = try Multistatus(Array(external.utf8)) }
+                == .malformed("XML with a document type declaration is not accepted"))
         let laughs = """
             <?xml version="1.0"?>
             <!DOCTYPE m [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>
@@ -54,7 +65,9 @@ import Testing
             return
         }
         let remote = "<?xml version=\"1.0\"?><!DOCTYPE m SYSTEM \"http://192.0.2.1/x.dtd\"><m/>"
-        #expect(caldavError { _ = try XMLDocument.parse(Array(remote.utf8)) } == .malformed("XML with a document type declaration is not accepted"))
+        #expect(
+            caldavError { _ = try XMLDocument.parse(Array(remote.utf8)) }
+                == .malformed("XML with a document type declaration is not accepted"))
     }
 
     @Test func escapesRequestText() {

@@ -21,8 +21,10 @@ import TodoTime
 
     /// The package directories of `icalendar` and `recurring_ical_events` in the venv of `python`.
     static func packages(_ python: String) throws -> [String] {
-        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
-        let versions = try FileManager.default.contentsOfDirectory(atPath: lib.path).filter { $0.hasPrefix("python3") }.sorted()
+        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("lib")
+        let versions = try FileManager.default.contentsOfDirectory(atPath: lib.path).filter { $0.hasPrefix("python3") }
+            .sorted()
         let site = lib.appendingPathComponent(try #require(versions.last)).appendingPathComponent("site-packages")
         return ["icalendar", "recurring_ical_events"].map { site.appendingPathComponent($0).path }
     }
@@ -33,11 +35,15 @@ import TodoTime
         return r.stdout
     }
 
-    @Test(.enabled(if: required, "recurring-ical-events oracle not configured: set TODOD_RRULE_PYTHON (scripts/test does)"))
+    @Test(
+        .enabled(
+            if: required, "recurring-ical-events oracle not configured: set TODOD_RRULE_PYTHON (scripts/test does)"))
     func corpusRulesAgreeWithRecurringICalEvents() throws {
         let python = try #require(Self.python)
         let packages = try Self.packages(python)
-        for p in packages { #expect(FileManager.default.fileExists(atPath: p), "\(p) missing: scripts/test installs it") }
+        for p in packages {
+            #expect(FileManager.default.fileExists(atPath: p), "\(p) missing: scripts/test installs it")
+        }
         var rules: [String] = []
         var seen: Set<String> = []
         var notComputed: [String: Int] = [:]
@@ -47,7 +53,8 @@ import TodoTime
             guard fields.count == 2 else { continue }
             corpusRules += 1
             // Without UNTIL (floating in most of them), which the comparison leaves out.
-            let text = fields[1].split(separator: ";").filter { !$0.uppercased().hasPrefix("UNTIL=") }.joined(separator: ";")
+            let text = fields[1].split(separator: ";").filter { !$0.uppercased().hasPrefix("UNTIL=") }.joined(
+                separator: ";")
             do {
                 let rule = try RecurrenceRule(parsing: text)
                 if seen.insert(rule.text).inserted { rules.append(rule.text) }
@@ -58,22 +65,28 @@ import TodoTime
         }
         #expect(corpusRules > 150, "the corpus shrank: \(corpusRules) rules")
         let input = Self.zones.flatMap { z in rules.map { "\(z)\t\($0)\n" } }.joined()
-        var compared = 0, occurrences = 0
+        var compared = 0
+        var occurrences = 0
         var disagreements: [String] = []
         for line in try Self.runPython(python, ["expand"], input: input).split(separator: "\n") {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard f.count == 4, let zone = ZoneInfo(identifier: f[0]), let rule = try? RecurrenceRule(parsing: f[1]) else {
+            guard f.count == 4, let zone = ZoneInfo(identifier: f[0]), let rule = try? RecurrenceRule(parsing: f[1])
+            else {
                 disagreements.append("unreadable oracle line: \(line)")
                 continue
             }
             compared += 1
             let from = LocalTime.instant(days: Instant.days(year: 2026, month: 1, day: 1)!, secondOfDay: 0, in: zone)!
-            let through = LocalTime.instant(days: Instant.days(year: 2027, month: 1, day: 1)!, secondOfDay: 0, in: zone)!.adding(usec: -1)
+            let through = LocalTime.instant(
+                days: Instant.days(year: 2027, month: 1, day: 1)!, secondOfDay: 0, in: zone)!.adding(usec: -1)
             guard let startSeconds = Int64(f[2]) else {
                 // The oracle found no date (or could not read the rule): todod finds none from 2026 either.
-                let anchor = LocalTime.instant(days: Instant.days(year: 2026, month: 1, day: 1)!, secondOfDay: 9 * 3600, in: zone)!
+                let anchor = LocalTime.instant(
+                    days: Instant.days(year: 2026, month: 1, day: 1)!, secondOfDay: 9 * 3600, in: zone)!
                 let ours = rule.occurrences(start: anchor, zone: zone, from: from, through: through, limit: 1)
-                if f[2] == "!" || !ours.isEmpty { disagreements.append("\(f[0]) \(f[1]): oracle \(f[2]) \(f[3]), todod \(ours)") }
+                if f[2] == "!" || !ours.isEmpty {
+                    disagreements.append("\(f[0]) \(f[1]): oracle \(f[2]) \(f[3]), todod \(ours)")
+                }
                 continue
             }
             let start = Instant(seconds: startSeconds)
@@ -81,12 +94,16 @@ import TodoTime
             let ours = rule.occurrences(start: start, zone: zone, from: from, through: through).map(\.seconds)
             occurrences += theirs.count
             if ours != theirs {
-                let first = zip(ours, theirs).first { $0 != $1 }.map { "\(Instant(seconds: $0.0)) vs \(Instant(seconds: $0.1))" }
+                let first = zip(ours, theirs).first { $0 != $1 }.map {
+                    "\(Instant(seconds: $0.0)) vs \(Instant(seconds: $0.1))"
+                }
                 disagreements.append("\(f[0]) \(f[1]): todod \(ours.count), oracle \(theirs.count) \(first ?? "")")
             }
         }
-        print("corpus recurrence oracle: \(corpusRules) distinct rules in the corpus, \(rules.count) computed by todod (without UNTIL), "
-            + "\(compared) rule×zone cases, \(occurrences) occurrences, \(disagreements.count) disagreements; not computed: \(notComputed)")
+        print(
+            "corpus recurrence oracle: \(corpusRules) distinct rules in the corpus, \(rules.count) computed by todod (without UNTIL), "
+                + "\(compared) rule×zone cases, \(occurrences) occurrences, \(disagreements.count) disagreements; not computed: \(notComputed)"
+        )
         #expect(compared == rules.count * Self.zones.count)
         #expect(disagreements.isEmpty, "\(disagreements.prefix(10).joined(separator: "\n"))")
     }

@@ -8,7 +8,9 @@ import TodoTime
     static let tokyo = ZoneInfo(identifier: "Asia/Tokyo")!
 
     static func parse(_ text: String, anchor: (Int64, Int64, Int64)? = nil) throws -> EveryRule {
-        try EveryGrammar.parse(text, anchor: anchor.flatMap { Instant.days(year: $0.0, month: $0.1, day: $0.2) }, zone: tokyo) { when in
+        try EveryGrammar.parse(
+            text, anchor: anchor.flatMap { Instant.days(year: $0.0, month: $0.1, day: $0.2) }, zone: tokyo
+        ) { when in
             switch when {
             case "Dec 24": return .day(Instant.days(year: 2026, month: 12, day: 24)!)
             case "2027-01-01T09:00:00Z": return .instant(Instant(rfc3339: when)!)
@@ -66,7 +68,7 @@ import TodoTime
         ("毎年12月24日", "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24", false),
         ("毎週金曜 完了後", "FREQ=WEEKLY;BYDAY=FR", true),
         ("毎日 5回", "FREQ=DAILY;COUNT=5", false),
-        ("毎週 Dec 24まで", "FREQ=WEEKLY;UNTIL=20261224T145959Z", false),
+        ("毎週 Dec 24まで", "FREQ=WEEKLY;UNTIL=20261224T145959Z", false)
     ])
     func forms(text: String, rule: String, fromCompletion: Bool) throws {
         #expect(try Self.parse(text) == EveryRule(rule: rule, fromCompletion: fromCompletion))
@@ -74,21 +76,29 @@ import TodoTime
 
     /// `month` from the 31st and `year` from 29 February keep to the month's end.
     @Test func monthEndAnchors() throws {
-        #expect(try Self.parse("month", anchor: (2027, 1, 31)).rule == "FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1")
-        #expect(try Self.parse("2 months", anchor: (2027, 1, 29)).rule == "FREQ=MONTHLY;INTERVAL=2;BYMONTHDAY=28,29;BYSETPOS=-1")
+        #expect(
+            try Self.parse("month", anchor: (2027, 1, 31)).rule == "FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1")
+        #expect(
+            try Self.parse("2 months", anchor: (2027, 1, 29)).rule
+                == "FREQ=MONTHLY;INTERVAL=2;BYMONTHDAY=28,29;BYSETPOS=-1")
         #expect(try Self.parse("month", anchor: (2027, 1, 28)).rule == "FREQ=MONTHLY")
-        #expect(try Self.parse("year", anchor: (2028, 2, 29)).rule == "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1")
+        #expect(
+            try Self.parse("year", anchor: (2028, 2, 29)).rule == "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1")
         #expect(try Self.parse("year", anchor: (2028, 3, 1)).rule == "FREQ=YEARLY")
     }
 
-    @Test(arguments: ["毎週金星", "毎月32日", "毎年13月1日", "毎秒", "fortnightly", "week on", "weeks", "month on the 32nd", "mon,funday", "day for 0 times", "day until",
-                      "day for 2 times until Dec 24", "FREQ=HOURLY", "FREQ=DAILY;COUNT=2 for 3 times", "", "after done"])
+    @Test(arguments: [
+        "毎週金星", "毎月32日", "毎年13月1日", "毎秒", "fortnightly", "week on", "weeks", "month on the 32nd", "mon,funday",
+        "day for 0 times", "day until",
+        "day for 2 times until Dec 24", "FREQ=HOURLY", "FREQ=DAILY;COUNT=2 for 3 times", "", "after done"
+    ])
     func badRulesQuoteTheRuleAndListTheForms(text: String) {
         #expect {
             try Self.parse(text)
         } throws: { error in
             let message = "\(error)"
-            return message.hasPrefix("bad recurrence \"\(text)\": ") && message.contains("month on the last friday") && !message.contains("\n")
+            return message.hasPrefix("bad recurrence \"\(text)\": ") && message.contains("month on the last friday")
+                && !message.contains("\n")
         }
     }
 
@@ -102,18 +112,24 @@ import TodoTime
         ("FREQ=WEEKLY;INTERVAL=2", true, "after done: every 2 weeks"),
         ("FREQ=DAILY", false, "every day"),
         ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", false, "every weekday"),
-        ("FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1", false, "every month on the 31st (or the last day of shorter months)"),
+        (
+            "FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1", false,
+            "every month on the 31st (or the last day of shorter months)"
+        ),
         ("FREQ=MONTHLY;BYMONTHDAY=1,15", false, "every month on the 1st and 15th"),
         ("FREQ=MONTHLY;BYMONTHDAY=-1", false, "every month on the last day"),
         ("FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", false, "every month on the last weekday"),
-        ("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1", false, "every year on 29 February (28 February in other years)"),
+        (
+            "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1", false,
+            "every year on 29 February (28 February in other years)"
+        ),
         ("FREQ=YEARLY;BYMONTH=11;BYDAY=4TH", false, "every year on the fourth Thursday of November"),
         ("FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=15", false, "every year on 15 March"),
         ("FREQ=DAILY;COUNT=1", false, "every day, 1 more time"),
         ("FREQ=WEEKLY;UNTIL=20261224T145959Z", false, "every week, until 2026-12-24"),
         ("FREQ=WEEKLY;UNTIL=20261224T090000Z", false, "every week, until 2026-12-24 18:00"),
         ("FREQ=MONTHLY;BYMONTHDAY=1,2;BYSETPOS=2", false, "every month on the 1st and 2nd (BYSETPOS=2)"),
-        ("FREQ=BOGUS", false, "FREQ=BOGUS"),
+        ("FREQ=BOGUS", false, "FREQ=BOGUS")
     ])
     func words(rule: String, fromCompletion: Bool, expected: String) {
         #expect(Recurrence.words(rule: rule, fromCompletion: fromCompletion, zone: Self.tokyo) == expected)

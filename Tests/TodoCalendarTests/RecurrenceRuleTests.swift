@@ -12,7 +12,7 @@ import TodoTime
         ("FREQ=MONTHLY;BYSETPOS=-1;BYMONTHDAY=28,29,30,31", "FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1"),
         ("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-1;COUNT=3;INTERVAL=1", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-1;COUNT=3"),
         ("FREQ=WEEKLY;WKST=SU;UNTIL=20261224T090000Z", "FREQ=WEEKLY;WKST=SU;UNTIL=20261224T090000Z"),
-        ("FREQ=MONTHLY;BYDAY=+2MO;UNTIL=20270101", "FREQ=MONTHLY;BYDAY=2MO;UNTIL=20270101"),
+        ("FREQ=MONTHLY;BYDAY=+2MO;UNTIL=20270101", "FREQ=MONTHLY;BYDAY=2MO;UNTIL=20270101")
     ])
     func canonicalText(input: String, expected: String) throws {
         let rule = try RecurrenceRule(parsing: input)
@@ -38,7 +38,7 @@ import TodoTime
         ("FREQ=DAILY;BYSETPOS=1", "BYSETPOS needs another BY part"),
         ("FREQ=DAILY;FREQ=WEEKLY", "FREQ appears twice"),
         ("FREQ=DAILY;;COUNT=1", "is not NAME=VALUE"),
-        ("", "empty RRULE"),
+        ("", "empty RRULE")
     ])
     func refusals(input: String, fragment: String) {
         #expect {
@@ -57,11 +57,13 @@ import TodoTime
         #expect(rule.text == "FREQ=DAILY;UNTIL=20261224T090000")
         for name in ["Europe/Berlin", "Asia/Tokyo", "America/New_York"] {
             let zone = try #require(ZoneInfo(identifier: name))
-            let start = try #require(LocalTime.instant(days: Instant.days(year: 2026, month: 12, day: 20)!, secondOfDay: 9 * 3600, in: zone))
+            let start = try #require(
+                LocalTime.instant(days: Instant.days(year: 2026, month: 12, day: 20)!, secondOfDay: 9 * 3600, in: zone))
             let all = rule.occurrences(start: start, zone: zone, from: start, through: .latest)
-            #expect(all.count == 5, "\(name)")  // the 20th to the 24th at 09:00, the bound included
+            #expect(all.count == 5, "\(name)") // the 20th to the 24th at 09:00, the bound included
             #expect(all.last.map { LocalTime($0, in: zone).text } == "2026-12-24 09:00")
-            let allDay = rule.occurrences(start: start, zone: zone, from: start.adding(usec: -86_400_000_000), through: .latest, allDay: true)
+            let allDay = rule.occurrences(
+                start: start, zone: zone, from: start.adding(usec: -86_400_000_000), through: .latest, allDay: true)
             #expect(allDay.count == 5, "\(name) all-day")
         }
     }

@@ -9,8 +9,10 @@ import TodoTime
     static func at(_ text: String) -> Instant { Instant(rfc3339: text)! }
 
     /// A BYSETPOS past the most dates one period can hold never picks one.
-    @Test(arguments: ["FREQ=DAILY;BYDAY=MO;BYSETPOS=2", "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3,-3", "FREQ=MONTHLY;BYMONTH=3;BYSETPOS=2",
-                      "FREQ=MONTHLY;BYMONTHDAY=1,2;BYSETPOS=3", "FREQ=YEARLY;BYDAY=SA,5MO;BYSETPOS=366"])
+    @Test(arguments: [
+        "FREQ=DAILY;BYDAY=MO;BYSETPOS=2", "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3,-3", "FREQ=MONTHLY;BYMONTH=3;BYSETPOS=2",
+        "FREQ=MONTHLY;BYMONTHDAY=1,2;BYSETPOS=3", "FREQ=YEARLY;BYDAY=SA,5MO;BYSETPOS=366"
+    ])
     func rulesThatNeverOccurAreRefused(_ rule: String) {
         #expect(throws: RecurrenceError.self) { try RecurrenceRule(parsing: rule) }
         do { _ = try RecurrenceRule(parsing: rule) } catch {
@@ -27,8 +29,10 @@ import TodoTime
     }
 
     /// Rules that still occur are not refused by the bound.
-    @Test(arguments: ["FREQ=DAILY;BYDAY=MO;BYSETPOS=1", "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=-1", "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5",
-                      "FREQ=YEARLY;BYDAY=MO;BYSETPOS=53"])
+    @Test(arguments: [
+        "FREQ=DAILY;BYDAY=MO;BYSETPOS=1", "FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=-1", "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=5",
+        "FREQ=YEARLY;BYDAY=MO;BYSETPOS=53"
+    ])
     func rulesThatOccurAreKept(_ rule: String) throws {
         _ = try RecurrenceRule(parsing: rule)
     }
@@ -38,10 +42,17 @@ import TodoTime
     /// a rare one (29 February on a Monday) is still found.
     @Test func searchesEnd() throws {
         let monday = Self.at("2026-11-30T09:00:00Z")
-        #expect(try RecurrenceRule(parsing: "FREQ=DAILY;INTERVAL=7;BYDAY=TU").next(after: monday, start: monday, zone: .utc) == nil)
+        #expect(
+            try RecurrenceRule(parsing: "FREQ=DAILY;INTERVAL=7;BYDAY=TU").next(after: monday, start: monday, zone: .utc)
+                == nil)
         let y2025 = Self.at("2025-01-10T09:00:00Z")
-        #expect(try RecurrenceRule(parsing: "FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29").next(after: y2025, start: y2025, zone: .utc) == nil)
-        #expect(try Recurrence.advance(rule: "FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29", from: .due, due: y2025, zone: .utc, completed: y2025) == nil)
+        #expect(
+            try RecurrenceRule(parsing: "FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29").next(
+                after: y2025, start: y2025, zone: .utc) == nil)
+        #expect(
+            try Recurrence.advance(
+                rule: "FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29", from: .due, due: y2025, zone: .utc,
+                completed: y2025) == nil)
         let rare = try RecurrenceRule(parsing: "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO")
         #expect(rare.next(after: y2025, start: y2025, zone: .utc) == Self.at("2044-02-29T09:00:00Z"))
     }
@@ -53,8 +64,9 @@ import TodoTime
         let rule = "FREQ=WEEKLY;BYDAY=MO;COUNT=3"
         let dates = Recurrence.upcoming(TodoRecurrence(rule: rule), due: tuesday, zone: .utc, count: 10)
         #expect(dates == [tuesday, Self.at("2026-12-07T09:00:00Z"), Self.at("2026-12-14T09:00:00Z")])
-        let later = try RecurrenceRule(parsing: rule).occurrences(start: tuesday, zone: .utc, from: tuesday.adding(usec: 1), through: .latest,
-                                                                  countingStart: true)
+        let later = try RecurrenceRule(parsing: rule).occurrences(
+            start: tuesday, zone: .utc, from: tuesday.adding(usec: 1), through: .latest,
+            countingStart: true)
         #expect(later.count == 2)
         // On the schedule, the due is the first of the three.
         let monday = Self.at("2026-11-30T09:00:00Z")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoCore
 
 @Suite struct InstantRangeUnitTests {

@@ -1,9 +1,10 @@
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoProtocol
 import TodoStore
 import TodoTestSupport
+
+@testable import TodoDaemon
 
 /// `store.changes`, `watch` `since` and `seq` through `Router`, against a real store file whose
 /// change log keeps only a few changes (so -32005 is reachable).
@@ -11,18 +12,23 @@ import TodoTestSupport
     let dir = TemporaryDirectory("feed")
     let clock = ManualClock()
     let store: TodoStore
-    let router = Router(status: StatusSource(storeID: "s", pid: 1, database: "todos.db", started: 0, monotonic: { 0 }, databaseProblem: { nil }),
-                        reminders: NoHistory())
+    let router = Router(
+        status: StatusSource(
+            storeID: "s", pid: 1, database: "todos.db", started: 0, monotonic: { 0 }, databaseProblem: { nil }),
+        reminders: NoHistory())
 
     init() throws {
-        store = try TodoStore(path: dir.file("todos.db"), clock: clock.source,
-                              retention: LogRetention(changes: 5, ageUsec: 60_000_000, rowsPerCommit: 1000))
+        store = try TodoStore(
+            path: dir.file("todos.db"), clock: clock.source,
+            retention: LogRetention(changes: 5, ageUsec: 60_000_000, rowsPerCommit: 1000))
     }
 
     func perform(_ method: String, _ params: JSONObject = JSONObject()) throws -> Router.Outcome {
         var held: HeldImport?
-        clock.advance(seconds: 61)  // every change older than the kept age by the next one
-        return try store.write { tx in try router.perform(RPCRequest(id: .int(1), method: method, params: params), in: tx, heldImport: &held) }
+        clock.advance(seconds: 61) // every change older than the kept age by the next one
+        return try store.write { tx in
+            try router.perform(RPCRequest(id: .int(1), method: method, params: params), in: tx, heldImport: &held)
+        }
     }
 
     func result(_ method: String, _ params: JSONObject = JSONObject()) throws -> JSON {
@@ -30,7 +36,10 @@ import TodoTestSupport
     }
 
     func code(_ method: String, _ params: JSONObject) -> Int? {
-        do { _ = try perform(method, params); return nil } catch { return (error as? RPCError)?.code }
+        do {
+            _ = try perform(method, params)
+            return nil
+        } catch { return (error as? RPCError)?.code }
     }
 
     @Test func eachChangesEventsCarryItsSeqAndStatusTheNewest() throws {
@@ -45,9 +54,9 @@ import TodoTestSupport
     }
 
     @Test func aPageEndsAtAChangesEndAndEveryTodoComesOnceAtItsLatestChange() throws {
-        for title in ["a", "b", "c"] { _ = try perform("todo.add", ["title": .string(title)]) }  // seq 1-3
-        _ = try perform("todo.complete", ["ids": [1, 2, 3]])  // seq 4: three todos in one change
-        _ = try perform("todo.delete", ["ids": [2]])  // seq 5
+        for title in ["a", "b", "c"] { _ = try perform("todo.add", ["title": .string(title)]) } // seq 1-3
+        _ = try perform("todo.complete", ["ids": [1, 2, 3]]) // seq 4: three todos in one change
+        _ = try perform("todo.delete", ["ids": [2]]) // seq 5
         let all = try result("store.changes", ["since": 0])
         #expect(all["seq"] == 5 && all["more"] == false)
         let items = try #require(all["changes"]?.arrayValue)
@@ -90,7 +99,8 @@ import TodoTestSupport
         #expect(replay.map { $0["seq"]?.intValue } == live.map(\.0))
         #expect(replay.map { $0["type"]?.stringValue } == live.map(\.1.name))
         func first(_ event: JSON) -> JSON? { event["todos"]?.arrayValue?.first }
-        #expect(replay.map { first($0)?["title"]?.stringValue ?? $0["category"]?["name"]?.stringValue } == live.map(\.2))
+        #expect(
+            replay.map { first($0)?["title"]?.stringValue ?? $0["category"]?["name"]?.stringValue } == live.map(\.2))
         // The title as it was then, not as it is now; positions are not replayed.
         #expect(first(replay[1])?["title"] == "一" && first(replay[1])?["position"] == .null)
         #expect(replay[4]["oldName"] == "仕事")

@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoProtocol
 import TodoTestSupport
+
+@testable import TodoDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Records what a connection hands over; with `answer`, answers each request at once, as the
 /// executor's inline path does.
@@ -71,9 +73,10 @@ private final class ConnectionHarness: @unchecked Sendable {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let reports = reports
-        connection = ClientConnection(fd: ours, peer: try UnixSocket.peerCredentials(ours), queue: ioQueue, readLoop: readLoop,
-                                      requests: handler, spoolBudget: spoolBudget,
-                                      onClose: { _ in reports.closed() }, onCutOff: { unread, _ in reports.cutOff(unread) })
+        connection = ClientConnection(
+            fd: ours, peer: try UnixSocket.peerCredentials(ours), queue: ioQueue, readLoop: readLoop,
+            requests: handler, spoolBudget: spoolBudget,
+            onClose: { _ in reports.closed() }, onCutOff: { unread, _ in reports.cutOff(unread) })
         keptConnections.append(connection)
         ioQueue.sync { connection.start() }
     }
@@ -93,7 +96,10 @@ private final class ConnectionHarness: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { Issue.record("peer write failed: \(errno)"); return }
+            guard n > 0 else {
+                Issue.record("peer write failed: \(errno)")
+                return
+            }
             offset += n
         }
     }
@@ -158,11 +164,16 @@ private final class ConnectionHarness: @unchecked Sendable {
         h.send(Array(first[..<10]))
         h.settleInput()
         #expect(h.handler.count == 0)
-        h.send(Array(first[10...]) + Array("\n  \n".utf8) + ConnectionHarness.request(2) + Array("{not json\n".utf8) + ConnectionHarness.request(3))
+        h.send(
+            Array(first[10...]) + Array("\n  \n".utf8) + ConnectionHarness.request(2) + Array("{not json\n".utf8)
+                + ConnectionHarness.request(3))
         #expect(h.handler.wait(count: 4) == 4)
         let requests = h.handler.requests
         #expect(h.ids(requests) == [1, 2, nil, 3])
-        guard case .failure(let bad) = requests[2] else { Issue.record("the bad line was taken as a request"); return }
+        guard case .failure(let bad) = requests[2] else {
+            Issue.record("the bad line was taken as a request")
+            return
+        }
         #expect(bad.error.code == RPCError.parseErrorCode)
         h.ioQueue.sync {
             for id: Int64 in [1, 2] { h.connection.answered(ConnectionHarness.answer(id)) }
@@ -183,7 +194,7 @@ private final class ConnectionHarness: @unchecked Sendable {
         h.ioQueue.sync { h.connection.answered(ConnectionHarness.answer(1)) }
         #expect(h.ioQueue.sync { !h.connection.closed })
         h.ioQueue.sync { h.connection.answered(ConnectionHarness.answer(2)) }
-        #expect(h.readLines(3).map { try? JSON.parse($0)["id"]?.intValue } == [1, 2])  // then the end
+        #expect(h.readLines(3).map { try? JSON.parse($0)["id"]?.intValue } == [1, 2]) // then the end
         #expect(h.reports.isClosed)
     }
 
@@ -192,11 +203,14 @@ private final class ConnectionHarness: @unchecked Sendable {
     @Test func aLineTooLongIsAnsweredInOrderThenTheConnectionHangsUp() throws {
         let h = try ConnectionHarness()
         let sender = Thread { [peer = h.peer] in
-            var bytes = ConnectionHarness.request(1) + [UInt8](repeating: 0x61, count: LineFramer.defaultMaxLineLength + 10)
+            var bytes =
+                ConnectionHarness.request(1) + [UInt8](repeating: 0x61, count: LineFramer.defaultMaxLineLength + 10)
             bytes.append(0x0A)
             var offset = 0
             while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let n = bytes[offset...].withUnsafeBytes {
+                    Glibc.send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 if n <= 0 { return }
                 offset += n
             }
@@ -204,7 +218,10 @@ private final class ConnectionHarness: @unchecked Sendable {
         sender.start()
         #expect(h.handler.wait(count: 2) == 2)
         let requests = h.handler.requests
-        guard case .failure(let tooLong) = requests[1] else { Issue.record("the long line was taken"); return }
+        guard case .failure(let tooLong) = requests[1] else {
+            Issue.record("the long line was taken")
+            return
+        }
         #expect(tooLong.error.code == RPCError.invalidRequestCode)
         h.ioQueue.sync {
             h.connection.answered(ConnectionHarness.answer(1))
@@ -223,7 +240,10 @@ private final class ConnectionHarness: @unchecked Sendable {
         let total = ClientConnection.maxInFlight + 10
         let bytes = (1...total).flatMap { ConnectionHarness.request($0) }
         let sent = DispatchSemaphore(value: 0)
-        let sender = Thread { [h] in h.send(bytes); sent.signal() }
+        let sender = Thread { [h] in
+            h.send(bytes)
+            sent.signal()
+        }
         sender.start()
         #expect(h.handler.wait(count: ClientConnection.maxInFlight) == ClientConnection.maxInFlight)
         #expect(sent.wait(timeout: .now() + 5) == .success)
@@ -253,7 +273,7 @@ private final class ConnectionHarness: @unchecked Sendable {
             let lines = h.readLines(1)
             #expect(lines.count == 1 && lines[0].count > big)
             let end = Array(#"x","id":\#(expected)}"#.utf8)
-            #expect(lines.first.map { Array($0.suffix(end.count)) } == end)  // its whole answer, in order
+            #expect(lines.first.map { Array($0.suffix(end.count)) } == end) // its whole answer, in order
             if expected < 3 { #expect(h.handler.wait(count: expected + 1) == expected + 1) }
         }
         #expect(h.handler.count == 3)
@@ -266,7 +286,7 @@ private final class ConnectionHarness: @unchecked Sendable {
         let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20) + [0x0A]
         let parts = ClientConnection.outputLimit / (1 << 20)
         h.ioQueue.sync { for _ in 0..<parts { h.connection.send(line: mebibyte) } }
-        #expect(h.ioQueue.sync { !h.connection.closed })  // within the bound
+        #expect(h.ioQueue.sync { !h.connection.closed }) // within the bound
         #expect(h.reports.cutOffWith == nil)
         h.ioQueue.sync { for _ in 0..<2 { h.connection.send(line: mebibyte) } }
         #expect(h.ioQueue.sync { h.connection.closed })
@@ -311,7 +331,9 @@ private final class ConnectionHarness: @unchecked Sendable {
         let budget = SpoolBudget(directory: dir.path, limit: 2 << 20)
         let h = try ConnectionHarness(spoolBudget: budget)
         let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20)
-        h.ioQueue.sync { for _ in 0..<(ClientConnection.streamLimit / (1 << 20) + 8) { h.connection.sendPart(mebibyte) } }
+        h.ioQueue.sync {
+            for _ in 0..<(ClientConnection.streamLimit / (1 << 20) + 8) { h.connection.sendPart(mebibyte) }
+        }
         #expect(h.ioQueue.sync { h.connection.closed })
         #expect((h.reports.cutOffWith ?? 0) > ClientConnection.streamLimit)
         #expect(h.ioQueue.sync { budget.reserve(2 << 20) }, "the cut-off spool's room is free again")

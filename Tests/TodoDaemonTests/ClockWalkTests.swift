@@ -1,12 +1,13 @@
 import Dispatch
+import Foundation
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoStore
 import TodoTestSupport
 import TodoTime
-import Foundation
+
+@testable import TodoDaemon
 
 @Suite struct ClockWalkTests {
     /// Random adds, edits, completions and clock moves — forward steps, backward steps and long
@@ -20,15 +21,18 @@ import Foundation
             switch Int.random(in: 0..<10, using: &rng) {
             case 0..<4:
                 let offset = Int64.random(in: -600...7200, using: &rng)
-                _ = try h.write { try $0.add(NewTodo(title: "t\(step)", due: h.clock.now.adding(usec: offset * 1_000_000))) }
+                _ = try h.write {
+                    try $0.add(NewTodo(title: "t\(step)", due: h.clock.now.adding(usec: offset * 1_000_000)))
+                }
             case 4:
                 let ids = try h.store.read { try $0.list(TodoQuery()).todos.map(\.id) }
                 if let id = ids.randomElement(using: &rng) { _ = try h.write { try $0.complete([id]) } }
             case 5:
-                h.clock.advance(seconds: -Double.random(in: 1...3600, using: &rng))  // backward step
-                h.store.queue.sync { h.timer.fire() }  // a spurious wake-up must fire nothing early
+                h.clock.advance(seconds: -Double.random(in: 1...3600, using: &rng)) // backward step
+                h.store.queue.sync { h.timer.fire() } // a spurious wake-up must fire nothing early
             case 6:
-                h.advance(to: h.clock.now.adding(usec: Int64.random(in: 3600...86_400, using: &rng) * 1_000_000))  // suspend
+                // suspend
+                h.advance(to: h.clock.now.adding(usec: Int64.random(in: 3600...86_400, using: &rng) * 1_000_000))
             default:
                 h.advance(to: h.clock.now.adding(usec: Int64.random(in: 1...900, using: &rng) * 1_000_000))
             }
@@ -45,7 +49,9 @@ import Foundation
         #expect(h.sink.delivered.allSatisfy { $0.fired >= $0.todo.remind! }, "seed \(seed): a reminder fired early")
         for todo in all {
             // Done todos may have fired before they were completed; open ones must all have fired.
-            if !todo.done { #expect(fired[todo.id] != nil && todo.reminded != nil, "seed \(seed): todo \(todo.id) never fired") }
+            if !todo.done {
+                #expect(fired[todo.id] != nil && todo.reminded != nil, "seed \(seed): todo \(todo.id) never fired")
+            }
             if fired[todo.id] == nil { #expect(todo.reminded == nil) }
         }
     }

@@ -1,22 +1,28 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoProtocol
 import TodoStore
 import TodoTestSupport
+
+@testable import TodoDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A reminder history whose reads wait for the test: a big journal read in slow motion.
 private final class SlowHistory: ReminderHistoryReading, @unchecked Sendable {
     let gate = DispatchSemaphore(value: 0)
     func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord] {
         gate.wait()
-        return [ReminderRecord(id: 1, uid: nil, title: nil, category: nil, due: nil, remind: nil, fired: nil, lateUsec: nil, allDay: false, zone: nil)]
+        return [
+            ReminderRecord(
+                id: 1, uid: nil, title: nil, category: nil, due: nil, remind: nil, fired: nil, lateUsec: nil,
+                allDay: false, zone: nil)
+        ]
     }
 }
 
@@ -27,7 +33,9 @@ private final class Replies: ReplyDelivering, @unchecked Sendable {
 
     func deliver(_ replies: [RequestExecutor.Reply]) {
         let parsed = replies.compactMap { reply -> (ObjectIdentifier, Int64)? in
-            guard let line = reply.response, let id = (try? JSON.parse(Array(line.dropLast())))?["id"]?.intValue else { return nil }
+            guard let line = reply.response, let id = (try? JSON.parse(Array(line.dropLast())))?["id"]?.intValue else {
+                return nil
+            }
             return (ObjectIdentifier(reply.connection), id)
         }
         lock.withLock { ids += parsed.map { (connection: $0.0, id: $0.1) } }
@@ -56,22 +64,28 @@ nonisolated(unsafe) private var keptConnections: [ClientConnection] = []
         let store = try TodoStore(path: dir.file("todos.db"))
         let history = SlowHistory()
         let ioQueue = DispatchQueue(label: "test.io")
-        let router = Router(status: StatusSource(storeID: "s", pid: 1, database: "db", started: 0, monotonic: { 0 }, databaseProblem: { nil }),
-                            reminders: history)
+        let router = Router(
+            status: StatusSource(
+                storeID: "s", pid: 1, database: "db", started: 0, monotonic: { 0 }, databaseProblem: { nil }),
+            reminders: history)
         let replies = Replies()
         let executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue, replies: replies)
         let readLoop = try ReadLoop(queue: ioQueue)
         func connection() throws -> ClientConnection {
             var fds: [Int32] = [0, 0]
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-            let c = ClientConnection(fd: fds[0], peer: try UnixSocket.peerCredentials(fds[0]), queue: ioQueue, readLoop: readLoop,
-                                     requests: executor, onClose: { _ in })
+            let c = ClientConnection(
+                fd: fds[0], peer: try UnixSocket.peerCredentials(fds[0]), queue: ioQueue, readLoop: readLoop,
+                requests: executor, onClose: { _ in })
             keptConnections.append(c)
             return c
         }
-        let a = try connection(), b = try connection()
+        let a = try connection()
+        let b = try connection()
         func submit(_ c: ClientConnection, _ id: Int64, _ method: String, _ params: JSONObject = [:]) {
-            executor.submit(RequestExecutor.Job(connection: c, request: .success(RPCRequest(id: .int(id), method: method, params: params))))
+            executor.submit(
+                RequestExecutor.Job(
+                    connection: c, request: .success(RPCRequest(id: .int(id), method: method, params: params))))
         }
         submit(a, 1, "todo.add", ["title": "before"])
         submit(a, 2, "reminder.list", ["limit": 10_000])

@@ -1,19 +1,24 @@
 import Dispatch
+import Foundation
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoStore
 import TodoTestSupport
 import TodoTime
-import Foundation
+
+@testable import TodoDaemon
 
 final class FakeTimer: WallClockTimer {
     var onFire: (() -> Void)?
     var onClockSet: (() -> Void)?
     var armed: Instant?
     var armings = 0
-    func arm(at instant: Instant) -> Bool { armed = instant; armings += 1; return true }
+    func arm(at instant: Instant) -> Bool {
+        armed = instant
+        armings += 1
+        return true
+    }
     func disarm() { armed = nil }
     func fire() { onFire?() }
     /// What the kernel reports when the wall clock was set while the timer was armed.
@@ -35,14 +40,20 @@ final class FakeSink: ReminderSink, @unchecked Sendable {
     var gate: DispatchSemaphore?
     func deliver(_ reminder: FiredReminder) -> Bool {
         gate?.wait()
-        if failNext > 0 { failNext -= 1; return false }
+        if failNext > 0 {
+            failNext -= 1
+            return false
+        }
         delivered.append(reminder)
         return true
     }
     var summaries: [[FiredReminder]] = []
     func deliverSummary(_ reminders: [FiredReminder]) -> Bool {
         gate?.wait()
-        if failNext > 0 { failNext -= 1; return false }
+        if failNext > 0 {
+            failNext -= 1
+            return false
+        }
         summaries.append(reminders)
         return true
     }
@@ -59,7 +70,10 @@ final class Harness {
     let localZone = ZoneBox()
     let scheduler: ReminderScheduler
     /// What `onFired` reported, in order, and how many times (one per recorded batch).
-    private final class Reports { var reminders: [FiredReminder] = []; var batches = 0 }
+    private final class Reports {
+        var reminders: [FiredReminder] = []
+        var batches = 0
+    }
     private let reports = Reports()
     var reported: [FiredReminder] { reports.reminders }
     var batches: Int { reports.batches }
@@ -67,9 +81,14 @@ final class Harness {
 
     init() throws {
         store = try TodoStore(path: dir.file("todos.db"), clock: clock.source)
-        scheduler = ReminderScheduler(store: store, clock: clock.source, localZone: { [localZone] in localZone.zone },
-                                      suspendedUsec: { [localZone] in localZone.suspendedUsec }, timer: timer, sink: sink, deliveryQueue: deliveryQueue,
-                                      onFired: { [reports] in reports.reminders += $0; reports.batches += 1 })
+        scheduler = ReminderScheduler(
+            store: store, clock: clock.source, localZone: { [localZone] in localZone.zone },
+            suspendedUsec: { [localZone] in localZone.suspendedUsec }, timer: timer, sink: sink,
+            deliveryQueue: deliveryQueue,
+            onFired: { [reports] in
+                reports.reminders += $0
+                reports.batches += 1
+            })
         t0 = clock.now
     }
 

@@ -1,12 +1,13 @@
 import Dispatch
+import Foundation
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoStore
 import TodoTestSupport
 import TodoTime
-import Foundation
+
+@testable import TodoDaemon
 
 @Suite struct ReminderSchedulerTests {
     @Test func rearmsOnEveryKindOfChange() throws {
@@ -49,7 +50,10 @@ import Foundation
         #expect(h.sink.delivered[1].lateUsec == 5_000_000)
         #expect(h.reported.map(\.todo.id) == [2, 1])
         // Nothing fires twice, however often the scheduler is asked.
-        h.store.queue.sync { h.scheduler.rearm(); h.scheduler.timerFired() }
+        h.store.queue.sync {
+            h.scheduler.rearm()
+            h.scheduler.timerFired()
+        }
         #expect(h.sink.delivered.count == 2)
         #expect(h.timer.armed == nil)
     }
@@ -57,7 +61,7 @@ import Foundation
     @Test func aForwardStepOrALongSuspendFiresEverythingDueAtOnce() throws {
         let h = try Harness()
         for i in 1...5 { _ = try h.write { try $0.add(NewTodo(title: "t\(i)", due: h.at(Int64(i) * 3600))) } }
-        h.advance(to: h.at(3 * 3600 + 1))  // the wall clock jumps three hours (or the machine slept)
+        h.advance(to: h.at(3 * 3600 + 1)) // the wall clock jumps three hours (or the machine slept)
         #expect(h.sink.delivered.map(\.todo.id) == [1, 2, 3])
         let late: [Int64] = [7_201_000_000, 3_601_000_000, 1_000_000]
         #expect(h.sink.delivered.map(\.lateUsec) == late)
@@ -67,8 +71,8 @@ import Foundation
     @Test func aBackwardStepFiresNothingEarly() throws {
         let h = try Harness()
         _ = try h.write { try $0.add(NewTodo(title: "t", due: h.at(100))) }
-        h.clock.set(h.at(-3600))  // the wall clock steps back an hour
-        h.store.queue.sync { h.timer.fire() }  // even if the timer went off spuriously
+        h.clock.set(h.at(-3600)) // the wall clock steps back an hour
+        h.store.queue.sync { h.timer.fire() } // even if the timer went off spuriously
         #expect(h.sink.delivered.isEmpty)
         #expect(h.timer.armed == h.at(100))
         h.advance(to: h.at(99))
@@ -108,10 +112,10 @@ import Foundation
 
     @Test func missedWhileDownFiresAtStart() throws {
         let h = try Harness()
-        _ = try h.store.write { try $0.add(NewTodo(title: "t", due: h.at(10))) }  // no re-arm: the daemon is down
+        _ = try h.store.write { try $0.add(NewTodo(title: "t", due: h.at(10))) } // no re-arm: the daemon is down
         h.clock.set(h.at(600))
-        h.store.queue.sync { h.scheduler.rearm() }  // start-up
-        #expect(h.timer.armed == h.at(10))  // in the past: the timer goes off at once
+        h.store.queue.sync { h.scheduler.rearm() } // start-up
+        #expect(h.timer.armed == h.at(10)) // in the past: the timer goes off at once
         h.advance(to: h.at(600))
         #expect(h.sink.delivered.count == 1)
         #expect(h.sink.delivered[0].lateUsec == 590_000_000)
@@ -142,7 +146,7 @@ import Foundation
         _ = try h.write { try $0.add(NewTodo(title: "stalled", due: h.at(1))) }
         h.clock.set(h.at(1))
         h.timer.armed = nil
-        h.store.queue.sync { h.timer.fire() }  // hands the batch to the (now blocked) delivery queue
+        h.store.queue.sync { h.timer.fire() } // hands the batch to the (now blocked) delivery queue
         #expect(h.store.queue.sync { h.scheduler.delivering })
         let added = try h.write { try $0.add(NewTodo(title: "meanwhile", due: h.at(2))) }
         #expect(try h.store.read { try $0.todo(added.id) }.title == "meanwhile")
@@ -163,9 +167,9 @@ import Foundation
         h.advance(to: h.at(10))
         let retry = h.at(10).adding(usec: ReminderScheduler.retryDelayUsec)
         #expect(h.timer.armed == retry)
-        _ = try h.write { try $0.add(NewTodo(title: "other", due: h.at(11))) }  // a commit re-arms
+        _ = try h.write { try $0.add(NewTodo(title: "other", due: h.at(11))) } // a commit re-arms
         #expect(h.timer.armed == retry)
-        h.advance(to: h.at(15))  // both refused: each is offered, neither recorded
+        h.advance(to: h.at(15)) // both refused: each is offered, neither recorded
         #expect(h.sink.delivered.isEmpty && h.sink.failNext == 0)
         #expect(try h.reminded(1) == nil && h.reminded(2) == nil)
         #expect(h.timer.armed == h.at(20))
@@ -208,7 +212,10 @@ import Foundation
         h.clock.set(h.at(1))
         h.timer.armed = nil
         h.store.queue.sync { h.timer.fire() }
-        final class Flag: @unchecked Sendable { var halted = false; var recordedFirst = false }
+        final class Flag: @unchecked Sendable {
+            var halted = false
+            var recordedFirst = false
+        }
         let flag = Flag()
         h.store.queue.sync {
             h.scheduler.halt(waitingAtMost: 30) { [h] in
@@ -216,17 +223,21 @@ import Foundation
                 flag.recordedFirst = (try? h.store.readOnQueue { try $0.todo(1) }.reminded) != nil
             }
         }
-        #expect(!flag.halted)  // the batch is still with the (blocked) journal
+        #expect(!flag.halted) // the batch is still with the (blocked) journal
         #expect(h.timer.armed == nil)
         h.sink.gate = nil
         gate.signal()
         h.settle()
         #expect(flag.halted && flag.recordedFirst)
         h.clock.set(h.at(10))
-        h.store.queue.sync { h.scheduler.rearm(); h.scheduler.timerFired(); h.scheduler.reevaluate() }
+        h.store.queue.sync {
+            h.scheduler.rearm()
+            h.scheduler.timerFired()
+            h.scheduler.reevaluate()
+        }
         h.settle()
         #expect(h.sink.delivered.map(\.todo.title) == ["in flight"])
-        #expect(try h.reminded(2) == nil)  // left for the next daemon, which fires it as it starts
+        #expect(try h.reminded(2) == nil) // left for the next daemon, which fires it as it starts
         #expect(h.timer.armed == nil)
     }
 

@@ -1,16 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoProtocol
 import TodoStore
 import TodoTestSupport
-import Synchronization
+
+@testable import TodoDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Each batch of replies the executor hands over, in order; checked on the I/O queue.
 private final class DeliveredBatches: ReplyDelivering, @unchecked Sendable {
@@ -35,7 +37,9 @@ private final class DeliveredBatches: ReplyDelivering, @unchecked Sendable {
     /// The replies' response lines, parsed, once `count` replies arrived (or after 5 s).
     func responses(count: Int) -> [JSON] {
         _ = eventually(timeout: 5, every: 0.002) { lock.withLock { batches.joined().count } >= count }
-        return lock.withLock { batches.joined().compactMap { $0.response.flatMap { try? JSON.parse(Array($0.dropLast())) } } }
+        return lock.withLock {
+            batches.joined().compactMap { $0.response.flatMap { try? JSON.parse(Array($0.dropLast())) } }
+        }
     }
 }
 
@@ -68,10 +72,13 @@ private final class ExecutorHarness {
         store = try TodoStore(path: dir.file("todos.db"))
         ioQueue.setSpecific(key: ioKey, value: true)
         delivered = DeliveredBatches(ioQueue: ioQueue)
-        let router = Router(status: StatusSource(storeID: "s", pid: 1, database: "db", started: 0, monotonic: { 0 }, databaseProblem: { nil }),
-                            reminders: ReminderHistory(uid: 0, storeID: "s", command: "todod"))
-        executor = RequestExecutor(store: store, router: router, ioQueue: ioQueue, replies: delivered,
-                                   afterCommit: { [commits] in commits.add() })
+        let router = Router(
+            status: StatusSource(
+                storeID: "s", pid: 1, database: "db", started: 0, monotonic: { 0 }, databaseProblem: { nil }),
+            reminders: ReminderHistory(uid: 0, storeID: "s", command: "todod"))
+        executor = RequestExecutor(
+            store: store, router: router, ioQueue: ioQueue, replies: delivered,
+            afterCommit: { [commits] in commits.add() })
         readLoop = try ReadLoop(queue: ioQueue)
     }
 
@@ -79,14 +86,17 @@ private final class ExecutorHarness {
     func connection() throws -> ClientConnection {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let c = ClientConnection(fd: fds[0], peer: try UnixSocket.peerCredentials(fds[0]), queue: ioQueue, readLoop: readLoop,
-                                 requests: executor, onClose: { _ in })
+        let c = ClientConnection(
+            fd: fds[0], peer: try UnixSocket.peerCredentials(fds[0]), queue: ioQueue, readLoop: readLoop,
+            requests: executor, onClose: { _ in })
         keptConnections.append(c)
         return c
     }
 
     func submit(_ c: ClientConnection, _ id: Int64, _ method: String, _ params: JSONObject = [:]) {
-        executor.submit(RequestExecutor.Job(connection: c, request: .success(RPCRequest(id: .int(id), method: method, params: params))))
+        executor.submit(
+            RequestExecutor.Job(
+                connection: c, request: .success(RPCRequest(id: .int(id), method: method, params: params))))
     }
 
     /// Holds the store queue until the returned semaphore is signalled: what is submitted
@@ -94,7 +104,10 @@ private final class ExecutorHarness {
     func holdStoreQueue() -> DispatchSemaphore {
         let gate = DispatchSemaphore(value: 0)
         let held = DispatchSemaphore(value: 0)
-        store.queue.async { held.signal(); gate.wait() }
+        store.queue.async {
+            held.signal()
+            gate.wait()
+        }
         held.wait()
         return gate
     }
@@ -106,7 +119,8 @@ private final class ExecutorHarness {
     /// submission order, on the I/O queue.
     @Test func writesWaitingTogetherCommitOnceAndAnswerInOrder() throws {
         let h = try ExecutorHarness()
-        let a = try h.connection(), b = try h.connection()
+        let a = try h.connection()
+        let b = try h.connection()
         let gate = h.holdStoreQueue()
         for i in 1...20 { h.submit(i % 2 == 0 ? a : b, Int64(i), "todo.add", ["title": .string("t\(i)")]) }
         h.submit(a, 21, "todo.list")
@@ -149,18 +163,25 @@ private final class ExecutorHarness {
     /// nothing is committed.
     @Test func aGroupThatCannotCommitAnswersEveryRequestWithTheError() throws {
         let h = try ExecutorHarness()
-        let a = try h.connection(), b = try h.connection()
+        let a = try h.connection()
+        let b = try h.connection()
         _ = try h.store.write { try $0.add(NewTodo(title: "kept")) }
         let gate = h.holdStoreQueue()
         try Files.unlink(h.store.path)
         h.submit(a, 1, "todo.add", ["title": "lost"])
         h.submit(b, 2, "todo.get", ["id": 1])
-        h.executor.submit(RequestExecutor.Job(connection: b, request: .failure(RPCFailure(id: .int(3), error: .invalidRequest("bad")))))
+        h.executor.submit(
+            RequestExecutor.Job(
+                connection: b, request: .failure(RPCFailure(id: .int(3), error: .invalidRequest("bad")))))
         h.submit(a, 4, "todo.complete", ["ids": [1]])
         gate.signal()
         let responses = h.delivered.responses(count: 4)
         #expect(responses.map { $0["id"]?.intValue } == [1, 2, 3, 4])
-        #expect(responses.map { $0["error"]?["code"]?.intValue } == [RPCError.storageCode, RPCError.storageCode, RPCError.invalidRequestCode, RPCError.storageCode].map { Int64($0) })
+        #expect(
+            responses.map { $0["error"]?["code"]?.intValue }
+                == [RPCError.storageCode, RPCError.storageCode, RPCError.invalidRequestCode, RPCError.storageCode].map {
+                    Int64($0)
+                })
         #expect(responses[0]["error"]?["message"]?.stringValue?.contains("deleted") == true)
         #expect(h.delivered.all.joined().allSatisfy { $0.events.isEmpty && $0.subscription == nil })
         #expect(h.commits.value == 0)
@@ -171,8 +192,10 @@ private final class ExecutorHarness {
     @Test func anImportRunsInAPassOfItsOwn() throws {
         let h = try ExecutorHarness()
         let a = try h.connection()
-        let document: JSONObject = ["format": .string(ExportDocument.format), "version": .int(Int64(ExportDocument.version)),
-                                    "categories": [], "todos": [["title": "imported", "created": "2026-12-01T09:00:00Z"]]]
+        let document: JSONObject = [
+            "format": .string(ExportDocument.format), "version": .int(Int64(ExportDocument.version)),
+            "categories": [], "todos": [["title": "imported", "created": "2026-12-01T09:00:00Z"]]
+        ]
         let gate = h.holdStoreQueue()
         h.submit(a, 1, "todo.add", ["title": "before"])
         h.submit(a, 2, "store.import", document)
@@ -209,12 +232,14 @@ private final class ExecutorHarness {
         let h = try ExecutorHarness()
         let a = try h.connection()
         _ = try h.store.write { try $0.add(NewTodo(title: "牛乳を買う")) }
-        let get = RequestExecutor.Job(connection: a, request: .success(RPCRequest(id: .int(1), method: "todo.get", params: ["id": 1])))
+        let get = RequestExecutor.Job(
+            connection: a, request: .success(RPCRequest(id: .int(1), method: "todo.get", params: ["id": 1])))
         let reply = h.ioQueue.sync { h.executor.answerInline(get, connectionIdle: true) }
         let line = try #require(reply?.response)
         #expect(try JSON.parse(Array(line.dropLast()))["result"]?["title"]?.stringValue == "牛乳を買う")
         // Not for a write, nor for a connection waiting for another answer, nor behind queued work.
-        let add = RequestExecutor.Job(connection: a, request: .success(RPCRequest(id: .int(2), method: "todo.add", params: ["title": "x"])))
+        let add = RequestExecutor.Job(
+            connection: a, request: .success(RPCRequest(id: .int(2), method: "todo.add", params: ["title": "x"])))
         #expect(h.ioQueue.sync { h.executor.answerInline(add, connectionIdle: true) } == nil)
         #expect(h.ioQueue.sync { h.executor.answerInline(get, connectionIdle: false) } == nil)
         let gate = h.holdStoreQueue()

@@ -1,9 +1,10 @@
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoProtocol
 import TodoStore
 import TodoTestSupport
+
+@testable import TodoDaemon
 
 /// A reminder history with canned rows that records what it was asked.
 private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
@@ -11,7 +12,11 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
     var asked: [(since: Instant?, limit: Int)] = []
     func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord] {
         asked.append((since, limit))
-        return [ReminderRecord(id: 1, uid: nil, title: nil, category: nil, due: nil, remind: nil, fired: nil, lateUsec: nil, allDay: false, zone: nil)]
+        return [
+            ReminderRecord(
+                id: 1, uid: nil, title: nil, category: nil, due: nil, remind: nil, fired: nil, lateUsec: nil,
+                allDay: false, zone: nil)
+        ]
     }
 }
 
@@ -25,13 +30,17 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
 
     init() throws {
         store = try TodoStore(path: dir.file("todos.db"))
-        router = Router(status: StatusSource(storeID: "store-1", pid: 42, database: "todos.db", started: 0,
-                                             monotonic: { 90.5 }, databaseProblem: { nil }),
-                        reminders: history)
+        router = Router(
+            status: StatusSource(
+                storeID: "store-1", pid: 42, database: "todos.db", started: 0,
+                monotonic: { 90.5 }, databaseProblem: { nil }),
+            reminders: history)
     }
 
     /// Performs one request in a write transaction, as the executor does for a write.
-    func perform(_ method: String, _ params: JSONObject = JSONObject(), held: inout HeldImport?) throws -> Router.Outcome {
+    func perform(_ method: String, _ params: JSONObject = JSONObject(), held: inout HeldImport?) throws
+        -> Router.Outcome
+    {
         let request = RPCRequest(id: .int(1), method: method, params: params)
         return try store.write { tx in try router.perform(request, in: tx, heldImport: &held) }
     }
@@ -90,8 +99,17 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
             ("category.move", ["name": "a", "position": 0], "position"),
             ("watch", ["events": ["todo.added", "nope"]], "events[1]"),
             ("daemon.status", ["verbose": true], "verbose"),
-            ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [], "more": "yes"], "more"),
-            ("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [["title": "t", "created": "yesterday"]]], "todos[0].created"),
+            (
+                "store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [], "more": "yes"],
+                "more"
+            ),
+            (
+                "store.import",
+                [
+                    "format": "todod-export", "version": 1, "categories": [],
+                    "todos": [["title": "t", "created": "yesterday"]]
+                ], "todos[0].created"
+            )
         ]
         for (method, params, field) in cases {
             let error = refusal(method, params)
@@ -159,7 +177,9 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
         let some = try perform("watch", ["events": ["todo.added", "reminder"]])
         #expect(some.subscription == .only([.todoAdded, .reminder]))
         #expect(try Self.result(some) == ["subscribed": true])
-        #expect(Subscription.only([.todoAdded]).includes(.todoAdded) && !Subscription.only([.todoAdded]).includes(.todoMoved))
+        #expect(
+            Subscription.only([.todoAdded]).includes(.todoAdded)
+                && !Subscription.only([.todoAdded]).includes(.todoMoved))
         #expect(!Subscription.unsubscribed.includes(.reminder) && Subscription.all.includes(.reminder))
     }
 
@@ -175,8 +195,10 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
     /// An import in parts holds the parts, writes nothing until the last, then applies them all.
     @Test func importInPartsIsAppliedWithTheLastPart() throws {
         func part(_ title: String, more: Bool) -> JSONObject {
-            var p: JSONObject = ["format": "todod-export", "version": 1, "categories": ["C"],
-                                 "todos": [["title": .string(title), "created": "2026-11-01T00:00:00Z"]]]
+            var p: JSONObject = [
+                "format": "todod-export", "version": 1, "categories": ["C"],
+                "todos": [["title": .string(title), "created": "2026-11-01T00:00:00Z"]]
+            ]
             if more { p["more"] = true }
             return p
         }
@@ -189,7 +211,9 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
         #expect(held == nil)
         #expect(try Self.result(last)["todos"] == 2)
         #expect(Self.types(last) == [.storeImported])
-        let titles = try Self.result(try perform("todo.list", ["status": "all"]))["todos"]?.arrayValue?.compactMap { $0["title"]?.stringValue }
+        let titles = try Self.result(try perform("todo.list", ["status": "all"]))["todos"]?.arrayValue?.compactMap {
+            $0["title"]?.stringValue
+        }
         #expect(titles == ["one", "two"])
     }
 
@@ -197,8 +221,11 @@ private final class CannedHistory: ReminderHistoryReading, @unchecked Sendable {
         let listed = try router.listReminders(RPCRequest(id: .int(1), method: "reminder.list", params: [:]))
         #expect(try Self.result(listed).arrayValue?.map { $0["id"] } == [.int(1)])
         #expect(history.asked.last?.limit == ReminderListParams.defaultLimit && history.asked.last?.since == nil)
-        _ = try router.listReminders(RPCRequest(id: .int(2), method: "reminder.list", params: ["since": "2026-01-01T00:00:00Z", "limit": 5]))
+        _ = try router.listReminders(
+            RPCRequest(id: .int(2), method: "reminder.list", params: ["since": "2026-01-01T00:00:00Z", "limit": 5]))
         #expect(history.asked.last?.limit == 5 && history.asked.last?.since == Instant(rfc3339: "2026-01-01T00:00:00Z"))
-        #expect(throws: RPCError.self) { try router.listReminders(RPCRequest(id: .int(3), method: "reminder.list", params: ["limit": 0])) }
+        #expect(throws: RPCError.self) {
+            try router.listReminders(RPCRequest(id: .int(3), method: "reminder.list", params: ["limit": 0]))
+        }
     }
 }

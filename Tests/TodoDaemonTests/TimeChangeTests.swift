@@ -1,12 +1,13 @@
 import Dispatch
+import Foundation
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoStore
 import TodoTestSupport
 import TodoTime
-import Foundation
+
+@testable import TodoDaemon
 
 /// The zone changing under the scheduler, and the clock set, on a manual clock (docs/REMINDERS.md,
 /// "Time that changes"). The real inotify and timerfd paths are in TimeChangeEndToEndTests and
@@ -21,14 +22,20 @@ import Foundation
     @Test func anAllDayReminderFollowsTheLocalWallClockAndZonedOnesKeepTheirInstant() throws {
         let h = try Harness()
         h.localZone.zone = Self.berlin
-        _ = try h.write { try $0.add(NewTodo(title: "歯医者", due: Self.at("2026-12-01T23:00:00Z"), remind: Self.at("2026-12-02T08:00:00Z"),
-                                             zone: "Europe/Berlin", allDay: true)) }
-        _ = try h.write { try $0.add(NewTodo(title: "zoned", due: Self.at("2026-12-02T01:00:00Z"), zone: "Europe/Berlin")) }
+        _ = try h.write {
+            try $0.add(
+                NewTodo(
+                    title: "歯医者", due: Self.at("2026-12-01T23:00:00Z"), remind: Self.at("2026-12-02T08:00:00Z"),
+                    zone: "Europe/Berlin", allDay: true))
+        }
+        _ = try h.write {
+            try $0.add(NewTodo(title: "zoned", due: Self.at("2026-12-02T01:00:00Z"), zone: "Europe/Berlin"))
+        }
         _ = try h.write { try $0.add(NewTodo(title: "utc", due: Self.at("2026-12-02T00:30:00Z"))) }
         // In Berlin every reminder is at its stored instant.
         #expect(h.timer.armed == Self.at("2026-12-02T00:30:00Z"))
 
-        h.localZone.zone = Self.tokyo  // the flight
+        h.localZone.zone = Self.tokyo // the flight
         h.store.queue.sync { h.scheduler.reevaluate() }
         // 09:00 on 2 December in Tokyo comes first.
         #expect(h.timer.armed == Self.at("2026-12-02T00:00:00Z"))
@@ -52,12 +59,16 @@ import Foundation
     @Test func flyingWestMovesAnAllDayReminderLater() throws {
         let h = try Harness()
         h.localZone.zone = Self.tokyo
-        _ = try h.write { try $0.add(NewTodo(title: "day", due: Self.at("2026-12-01T15:00:00Z"), remind: Self.at("2026-12-02T00:00:00Z"),
-                                             zone: "Asia/Tokyo", allDay: true)) }
+        _ = try h.write {
+            try $0.add(
+                NewTodo(
+                    title: "day", due: Self.at("2026-12-01T15:00:00Z"), remind: Self.at("2026-12-02T00:00:00Z"),
+                    zone: "Asia/Tokyo", allDay: true))
+        }
         #expect(h.timer.armed == Self.at("2026-12-02T00:00:00Z"))
         h.localZone.zone = Self.berlin
         h.store.queue.sync { h.scheduler.reevaluate() }
-        #expect(h.timer.armed == Self.at("2026-12-02T08:00:00Z"))  // 09:00 in Berlin
+        #expect(h.timer.armed == Self.at("2026-12-02T08:00:00Z")) // 09:00 in Berlin
         h.advance(to: Self.at("2026-12-02T07:59:59Z"))
         #expect(h.sink.delivered.isEmpty)
         h.advance(to: Self.at("2026-12-02T08:00:00Z"))
@@ -70,13 +81,13 @@ import Foundation
         let h = try Harness()
         _ = try h.write { try $0.add(NewTodo(title: "a", due: h.at(3600))) }
         _ = try h.write { try $0.add(NewTodo(title: "b", due: h.at(7200))) }
-        h.clock.set(h.at(5400))  // stepped forward 90 minutes
+        h.clock.set(h.at(5400)) // stepped forward 90 minutes
         h.store.queue.sync { h.timer.clockWasSet() }
         h.settle()
         #expect(h.sink.delivered.map(\.todo.title) == ["a"])
         #expect(h.sink.delivered[0].lateUsec == 1800 * 1_000_000)
         #expect(h.timer.armed == h.at(7200))
-        h.clock.set(h.at(60))  // and back: nothing fires early
+        h.clock.set(h.at(60)) // and back: nothing fires early
         h.store.queue.sync { h.timer.clockWasSet() }
         h.settle()
         #expect(h.sink.delivered.count == 1)

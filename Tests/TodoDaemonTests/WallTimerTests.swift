@@ -1,12 +1,13 @@
 import Dispatch
+import Foundation
 import Testing
 import TodoCore
-@testable import TodoDaemon
 import TodoPosix
 import TodoStore
 import TodoTestSupport
 import TodoTime
-import Foundation
+
+@testable import TodoDaemon
 
 /// The real timer against the kernel.
 @Suite struct WallTimerTests {
@@ -47,7 +48,7 @@ import Foundation
         let timer = try DispatchWallTimer(queue: queue)
         #expect(queue.sync { timer.arm(at: Instant.now().adding(usec: 3_600_000_000)) })
         let settings = timer.kernelSettings
-        #expect(settings["clockid"] == "0")  // CLOCK_REALTIME
+        #expect(settings["clockid"] == "0") // CLOCK_REALTIME
         // TFD_TIMER_ABSTIME (1) | TFD_TIMER_CANCEL_ON_SET (2), in octal.
         #expect(settings["settime flags"] == "03")
         withExtendedLifetime(timer) {}

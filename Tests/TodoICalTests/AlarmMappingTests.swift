@@ -2,16 +2,21 @@ import Foundation
 import Testing
 import TodoCore
 import TodoTime
+
 @testable import TodoICal
 
 /// Each VALARM of a VTODO is one alarm, both ways (docs/ICALENDAR.md), read from real clients'
 /// files.
 @Suite struct AlarmMappingTests {
-    static let reader = ICalReader(zone: ZoneInfo(identifier: "Asia/Tokyo")!, zoneName: "Asia/Tokyo",
-                                   now: Instant(rfc3339: "2026-12-01T09:00:00Z")!)
+    static let reader = ICalReader(
+        zone: ZoneInfo(identifier: "Asia/Tokyo")!, zoneName: "Asia/Tokyo",
+        now: Instant(rfc3339: "2026-12-01T09:00:00Z")!)
 
     static func calendar(_ vtodo: [String]) -> [UInt8] {
-        Array((["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN"] + vtodo + ["END:VCALENDAR", ""]).joined(separator: "\r\n").utf8)
+        Array(
+            (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN"] + vtodo + ["END:VCALENDAR", ""]).joined(
+                separator: "\r\n"
+            ).utf8)
     }
 
     static func entry(_ vtodo: [String]) throws -> ExportDocument.Entry {
@@ -39,7 +44,7 @@ import TodoTime
         "REPEAT:15", "DURATION:PT15M", "UID:A3", "END:VALARM",
         "BEGIN:VALARM", "ACTION:EMAIL", "TRIGGER;VALUE=DURATION:-PT20M", "SUMMARY:Default Mozilla Summary",
         "DESCRIPTION:Default Mozilla Description", "END:VALARM",
-        "END:VTODO",
+        "END:VTODO"
     ]
 
     @Test func threeAlarmsAreThreeAlarmsWithTheirUIDs() throws {
@@ -70,8 +75,11 @@ import TodoTime
         #expect(third.1 == text)
         // Each alarm one VALARM, in order, in the form it came; the e-mail one byte for byte.
         let lines = text.split(separator: "\r\n").map(String.init)
-        #expect(lines.filter { $0.hasPrefix("TRIGGER") } == ["TRIGGER;RELATED=START:-PT1H15M", "TRIGGER;RELATED=END:-PT1H15M",
-                                                                 "TRIGGER;RELATED=START:P1DT8H", "TRIGGER;VALUE=DURATION:-PT20M"])
+        #expect(
+            lines.filter { $0.hasPrefix("TRIGGER") } == [
+                "TRIGGER;RELATED=START:-PT1H15M", "TRIGGER;RELATED=END:-PT1H15M",
+                "TRIGGER;RELATED=START:P1DT8H", "TRIGGER;VALUE=DURATION:-PT20M"
+            ])
         #expect(lines.filter { $0.hasPrefix("UID:A") } == ["UID:A1", "UID:A2", "UID:A3"])
         #expect(text.contains(Self.tasksOrg[25...30].joined(separator: "\r\n")))
         #expect(text.contains("REPEAT:15\r\nDURATION:PT15M\r\n"))
@@ -88,7 +96,7 @@ import TodoTime
             "X-MOZ-LASTACK:20210210T152235Z", "DTSTART:20210210T151900Z", "DUE:20210210T151900Z",
             "X-MOZ-SNOOZE-TIME:20210210T155235Z", "X-MOZ-GENERATION:1",
             "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;VALUE=DURATION:PT0S", "DESCRIPTION:Default Mozilla Description",
-            "END:VALARM", "END:VTODO",
+            "END:VALARM", "END:VTODO"
         ])
         let alarm = try #require(e.alarms?.first)
         #expect(alarm.acknowledged == Instant(rfc3339: "2021-02-10T15:22:35Z"))
@@ -105,10 +113,11 @@ import TodoTime
     @Test func rfc9074SnoozeAlarm() throws {
         let e = try Self.entry([
             "BEGIN:VTODO", "UID:t", "SUMMARY:t", "DUE:20261210T120000Z",
-            "BEGIN:VALARM", "UID:first", "ACTION:DISPLAY", "TRIGGER:-PT1H", "ACKNOWLEDGED:20261210T110100Z", "END:VALARM",
+            "BEGIN:VALARM", "UID:first", "ACTION:DISPLAY", "TRIGGER:-PT1H", "ACKNOWLEDGED:20261210T110100Z",
+            "END:VALARM",
             "BEGIN:VALARM", "UID:second", "ACTION:AUDIO", "TRIGGER;RELATED=END:PT0S", "END:VALARM",
             "BEGIN:VALARM", "UID:snz", "ACTION:DISPLAY", "TRIGGER;VALUE=DATE-TIME:20261210T111000Z",
-            "RELATED-TO;RELTYPE=SNOOZE:first", "END:VALARM", "END:VTODO",
+            "RELATED-TO;RELTYPE=SNOOZE:first", "END:VALARM", "END:VTODO"
         ])
         let alarms = try #require(e.alarms)
         #expect(alarms.map(\.uid) == ["first", "second"])
@@ -122,12 +131,17 @@ import TodoTime
     /// Apple Reminders' location alarm (tasks/tasks, app/src/test/resources/apple/geofence_arrival.txt)
     /// is kept and travels unchanged.
     @Test func aLocationAlarmTravelsUnchanged() throws {
-        let alarm = ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER;VALUE=DATE-TIME:19760401T005545Z",
-                     "UID:9EF67428-7209-4EA4-9029-4049F577F4FF", "X-APPLE-PROXIMITY:ARRIVE",
-                     "X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-ADDRESS=1600 Amphitheatre Pkwy\\\\nMountain View CA 94043\\\\nUnited States;X-APPLE-RADIUS=141.1748408176572;X-APPLE-REFERENCEFRAME=1;X-TITLE=Google Mountain View - Headquarters:geo:37.422338,-122.084370",
-                     "X-WR-ALARMUID:9EF67428-7209-4EA4-9029-4049F577F4FF", "END:VALARM"]
-        let e = try Self.entry(["BEGIN:VTODO", "CREATED:20220119T050820Z", "STATUS:NEEDS-ACTION", "SUMMARY:Test",
-                                "UID:5F1A1AD2-6412-4F61-AE56-7D0EE8CE4CE5"] + alarm + ["END:VTODO"])
+        let alarm = [
+            "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER;VALUE=DATE-TIME:19760401T005545Z",
+            "UID:9EF67428-7209-4EA4-9029-4049F577F4FF", "X-APPLE-PROXIMITY:ARRIVE",
+            "X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-ADDRESS=1600 Amphitheatre Pkwy\\\\nMountain View CA 94043\\\\nUnited States;X-APPLE-RADIUS=141.1748408176572;X-APPLE-REFERENCEFRAME=1;X-TITLE=Google Mountain View - Headquarters:geo:37.422338,-122.084370",
+            "X-WR-ALARMUID:9EF67428-7209-4EA4-9029-4049F577F4FF", "END:VALARM"
+        ]
+        let e = try Self.entry(
+            [
+                "BEGIN:VTODO", "CREATED:20220119T050820Z", "STATUS:NEEDS-ACTION", "SUMMARY:Test",
+                "UID:5F1A1AD2-6412-4F61-AE56-7D0EE8CE4CE5"
+            ] + alarm + ["END:VTODO"])
         let kept = try #require(e.alarms?.first)
         #expect(kept.uid == "9EF67428-7209-4EA4-9029-4049F577F4FF" && !kept.acts)
         #expect(e.remind == nil)

@@ -1,5 +1,6 @@
 import Testing
 import TodoCore
+
 @testable import TodoICal
 
 /// Folding, unfolding, parameters and TEXT escaping (RFC 5545 §3.1, §3.3.11).
@@ -75,7 +76,8 @@ import TodoCore
 
     /// Parameter values: quoted ones may hold `:` `;` `,`; several values; names upper-cased.
     @Test func parameters() throws {
-        let line = try ContentLine(parsing: #"attendee;cn="Doe, Jane";x-list=a,"b:c";ROLE=REQ-PARTICIPANT:mailto:jd@example.com"#, number: 3)
+        let line = try ContentLine(
+            parsing: #"attendee;cn="Doe, Jane";x-list=a,"b:c";ROLE=REQ-PARTICIPANT:mailto:jd@example.com"#, number: 3)
         #expect(line.name == "ATTENDEE")
         #expect(line.parameters.map(\.name) == ["CN", "X-LIST", "ROLE"])
         #expect(line.parameters[0].values == ["Doe, Jane"])
@@ -86,9 +88,15 @@ import TodoCore
     }
 
     @Test func malformedLinesNameTheirLine() {
-        #expect(throws: ICalError(line: 7, "expected ':' after SUMMARY")) { try ContentLine(parsing: "SUMMARY", number: 7) }
-        #expect(throws: ICalError(line: 2, "unterminated quoted parameter value in X")) { try ContentLine(parsing: "X;A=\"b:c", number: 2) }
-        #expect(throws: ICalError(line: 1, "expected a property name, found \":value\"")) { try ContentLine(parsing: ":value", number: 1) }
+        #expect(throws: ICalError(line: 7, "expected ':' after SUMMARY")) {
+            try ContentLine(parsing: "SUMMARY", number: 7)
+        }
+        #expect(throws: ICalError(line: 2, "unterminated quoted parameter value in X")) {
+            try ContentLine(parsing: "X;A=\"b:c", number: 2)
+        }
+        #expect(throws: ICalError(line: 1, "expected a property name, found \":value\"")) {
+            try ContentLine(parsing: ":value", number: 1)
+        }
     }
 
     @Test func durations() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodoCore
 import TodoTime
+
 @testable import TodoICal
 
 /// Files nobody here wrote, read and written again: the test calendars shipped inside the
@@ -19,8 +20,9 @@ import TodoTime
     static let hasMirror = FileManager.default.fileExists(atPath: mirror + "/HEAD")
     static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/lib").path
-    static let reader = ICalReader(zone: ZoneInfo(identifier: "Europe/Berlin")!, zoneName: "Europe/Berlin",
-                                   now: Instant(rfc3339: "2026-12-01T09:00:00Z")!)
+    static let reader = ICalReader(
+        zone: ZoneInfo(identifier: "Europe/Berlin")!, zoneName: "Europe/Berlin",
+        now: Instant(rfc3339: "2026-12-01T09:00:00Z")!)
 
     /// Values an export says differently on purpose, by file and property (and why).
     static let explained: [String: String] = [
@@ -36,7 +38,7 @@ import TodoTime
         // A trigger relative to DTSTART of a todo without (timed) DUE is written as its instant.
         "thunderbird/reminder_50_days.txt VALARM 1 TRIGGER": "the same instant, absolute",
         "thunderbird/reminder_at_start.txt VALARM 1 TRIGGER": "the same instant, absolute",
-        "alarm_removed_and_moved.ics VALARM 1 TRIGGER": "the same instant, absolute",
+        "alarm_removed_and_moved.ics VALARM 1 TRIGGER": "the same instant, absolute"
     ]
 
     static func run(_ executable: String, _ args: [String]) throws -> (status: Int32, out: Data, err: String) {
@@ -44,7 +46,8 @@ import TodoTime
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
         p.environment = ProcessInfo.processInfo.environment.merging(["ICAL_COMPARE_ZONE": "Europe/Berlin"]) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
@@ -57,41 +60,59 @@ import TodoTime
     /// The files of a corpus, by name.
     static func packageFiles() throws -> [(String, [UInt8])] {
         let python = try #require(Self.python)
-        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
-        let version = try #require(try FileManager.default.contentsOfDirectory(atPath: lib.path).filter { $0.hasPrefix("python3") }.max())
+        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("lib")
+        let version = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: lib.path).filter { $0.hasPrefix("python3") }.max())
         let site = lib.appendingPathComponent(version).appendingPathComponent("site-packages").path
         var files: [(String, [UInt8])] = []
         for package in ["icalendar", "recurring_ical_events"] {
             let root = site + "/" + package
-            let found = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".ics") }.sorted() ?? []
+            let found =
+                FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter {
+                    $0.hasSuffix(".ics")
+                }.sorted() ?? []
             #expect(!found.isEmpty, "no calendars in \(root)")
-            for name in found { files.append((package + "/" + name, Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + name))))) }
+            for name in found {
+                files.append(
+                    (package + "/" + name, Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + name)))))
+            }
         }
         return files
     }
 
     static func mirrorFiles() throws -> [(String, [UInt8])] {
-        let list = try run("/usr/bin/git", ["--git-dir=" + mirror, "ls-tree", "-r", "--name-only", "HEAD", "app/src/test/resources"])
+        let list = try run(
+            "/usr/bin/git", ["--git-dir=" + mirror, "ls-tree", "-r", "--name-only", "HEAD", "app/src/test/resources"])
         let names = String(decoding: list.out, as: UTF8.self).split(separator: "\n").map(String.init).filter { name in
-            ["apple", "eMclient", "nextcloud", "synology", "thunderbird"].contains { name.contains("/resources/\($0)/") }
+            ["apple", "eMclient", "nextcloud", "synology", "thunderbird"].contains {
+                name.contains("/resources/\($0)/")
+            }
         }
         #expect(names.count > 30, "tasks.org's client files: \(names.count)")
-        return try names.map { name in (name, Array(try run("/usr/bin/git", ["--git-dir=" + mirror, "show", "HEAD:" + name]).out)) }
+        return try names.map { name in
+            (name, Array(try run("/usr/bin/git", ["--git-dir=" + mirror, "show", "HEAD:" + name]).out))
+        }
     }
 
     @Test(.enabled(if: python != nil, "needs the test venv: set TODOD_RRULE_PYTHON (scripts/test does)"))
-    func packageCalendars() throws { try roundTrip(try Self.packageFiles(), corpus: "icalendar + recurring-ical-events") }
+    func packageCalendars() throws {
+        try roundTrip(try Self.packageFiles(), corpus: "icalendar + recurring-ical-events")
+    }
 
     @Test(.enabled(if: python != nil && hasMirror, "needs the test venv and a mirror of github.com/tasks/tasks"))
     func tasksOrgClientFiles() throws { try roundTrip(try Self.mirrorFiles(), corpus: "tasks.org clients") }
 
     func roundTrip(_ files: [(String, [UInt8])], corpus: String) throws {
         let python = try #require(Self.python)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("todod-corpus-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("todod-corpus-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var pairs: [String] = []
-        var imported = 0, todos = 0, eventsOnly = 0
+        var imported = 0
+        var todos = 0
+        var eventsOnly = 0
         var refused: [String] = []
         for (i, (name, bytes)) in files.enumerated() {
             let read: (items: [ICalReader.Item], skipped: [String: Int])
@@ -100,7 +121,10 @@ import TodoTime
                 refused.append("\(name): \(error)")
                 continue
             }
-            guard !read.items.isEmpty else { eventsOnly += 1; continue }
+            guard !read.items.isEmpty else {
+                eventsOnly += 1
+                continue
+            }
             imported += 1
             todos += read.items.count
             let text = ICalWriter().calendar(read.items.map(\.entry))
@@ -113,7 +137,8 @@ import TodoTime
             }
             let again = try Self.reader.file(Array(text.utf8)).items.map { normal($0.entry) }
             #expect(again == read.items.map { normal($0.entry) }, "\(name): the export reads as other todos")
-            let original = dir + "/\(i).orig.ics", exported = dir + "/\(i).todod.ics"
+            let original = dir + "/\(i).orig.ics"
+            let exported = dir + "/\(i).todod.ics"
             try Data(bytes).write(to: URL(fileURLWithPath: original))
             try Data(text.utf8).write(to: URL(fileURLWithPath: exported))
             pairs += [original, exported]
@@ -121,7 +146,9 @@ import TodoTime
         let names = Dictionary(uniqueKeysWithValues: files.indices.map { (dir + "/\($0).orig.ics", files[$0].0) })
         let r = try Self.run(python, [Self.scripts + "/ical-compare.py"] + pairs)
         #expect(r.status == 0, "\(r.err)")
-        var lost: [String] = [], changed: [String] = [], rewritten: [String: Int] = [:]
+        var lost: [String] = []
+        var changed: [String] = []
+        var rewritten: [String: Int] = [:]
         for line in String(decoding: r.out, as: UTF8.self).split(separator: "\n") {
             var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count >= 4 else { continue }
@@ -132,9 +159,10 @@ import TodoTime
             default: rewritten[f[3], default: 0] += 1
             }
         }
-        print("\(corpus): \(files.count) files, \(imported) imported (\(todos) todos), \(eventsOnly) without todos, "
-            + "\(refused.count) refused \(refused), \(lost.count) properties lost, \(changed.count) changed; rewritten semantically equal: "
-            + rewritten.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "\(corpus): \(files.count) files, \(imported) imported (\(todos) todos), \(eventsOnly) without todos, "
+                + "\(refused.count) refused \(refused), \(lost.count) properties lost, \(changed.count) changed; rewritten semantically equal: "
+                + rewritten.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         #expect(lost.isEmpty, "\(lost.prefix(20).joined(separator: "\n"))")
         let unexplained = changed.filter { c in !Self.explained.contains { c.contains($0.key) } }
         print("\(corpus): changed as explained: " + changed.joined(separator: "; "))

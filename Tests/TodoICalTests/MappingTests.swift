@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TodoCore
 import TodoTime
+
 @testable import TodoICal
 
 /// The todo <-> VTODO mapping (SPEC §9): the writer against golden files, files written by other
@@ -10,7 +11,8 @@ import TodoTime
 /// Update the golden files after a deliberate change with
 ///     TODOD_GOLDEN_UPDATE=1 swift test --filter MappingTests
 @Suite struct MappingTests {
-    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden").path
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+        .path
     static let tokyo = ZoneInfo(identifier: "Asia/Tokyo")!
     static let now = Instant(rfc3339: "2026-12-01T09:00:00Z")!
     static let reader = ICalReader(zone: tokyo, zoneName: "Asia/Tokyo", now: now)
@@ -30,10 +32,12 @@ import TodoTime
             tags: ["billing", "月末"], zone: "Asia/Tokyo"),
         ExportDocument.Entry(
             title: "Team lunch", due: at("2026-12-23T15:00:00Z"), created: at("2026-11-01T00:00:00Z"),
-            updated: at("2026-11-02T00:00:00Z"), uid: "all-day@example.org", priority: .low, zone: "Asia/Tokyo", allDay: true),
+            updated: at("2026-11-02T00:00:00Z"), uid: "all-day@example.org", priority: .low, zone: "Asia/Tokyo",
+            allDay: true),
         ExportDocument.Entry(
             title: "Water the plants", due: at("2026-12-05T00:00:00Z"), remind: at("2026-12-05T00:00:00Z"),
-            reminded: at("2026-12-05T00:00:05Z"), created: at("2026-10-01T00:00:00Z"), updated: at("2026-11-28T00:00:10Z"),
+            reminded: at("2026-12-05T00:00:05Z"), created: at("2026-10-01T00:00:00Z"),
+            updated: at("2026-11-28T00:00:10Z"),
             uid: "plants", priority: .medium, tags: ["home"], zone: "Europe/Berlin",
             recurrence: TodoRecurrence(rule: "FREQ=WEEKLY;INTERVAL=2;BYDAY=SA", from: .completion)),
         ExportDocument.Entry(
@@ -41,7 +45,7 @@ import TodoTime
             updated: at("2026-11-20T10:00:00Z"), uid: "old-thing"),
         ExportDocument.Entry(
             title: "Wake-up call", remind: at("2026-12-10T21:00:00Z"), created: at("2026-12-01T00:00:00Z"),
-            updated: at("2026-12-01T00:00:00Z"), uid: "wake", tags: ["tag-only"]),
+            updated: at("2026-12-01T00:00:00Z"), uid: "wake", tags: ["tag-only"])
     ]
 
     /// The writer's output, byte for byte.
@@ -62,11 +66,17 @@ import TodoTime
         let text = ICalWriter().calendar(Self.entries.reversed(), firstSortOrder: 1)
         let document = ICalReader.document(try Self.reader.items(Array(text.utf8)), exported: Self.now)
         // Each reminder is read back as its alarm (the entries here give `remind` alone).
-        #expect(document.todos.map { e in var e = e; e.alarms = nil; return e } == Self.entries.reversed().map { e in
-            var e = e
-            e.zone = e.zone ?? (e.due != nil ? "Asia/Tokyo" : nil)
-            return e
-        })
+        #expect(
+            document.todos.map { e in
+                var e = e
+                e.alarms = nil
+                return e
+            }
+                == Self.entries.reversed().map { e in
+                    var e = e
+                    e.zone = e.zone ?? (e.due != nil ? "Asia/Tokyo" : nil)
+                    return e
+                })
         #expect(document.categories == ["仕事"])
     }
 
@@ -112,16 +122,21 @@ import TodoTime
         #expect(e.done == false)
         #expect(e.remind == Self.at("2026-12-02T08:45:00Z"))
         let out = ICalWriter().vtodo(e, sortOrder: 1)
-        for kept in ["X-FOO;X-PARAM=\"a:b\":some value\\, escaped", "GEO:37.386013;-122.082932", "DTSTART:20261201T090000Z",
-                     "BEGIN:X-WIDGET", "X-INNER:1", "END:X-WIDGET", "X-WR-ALARMUID:alarm-1", "ACTION:EMAIL", "TRIGGER:-P1D",
-                     "SUMMARY;LANGUAGE=ja:お茶", "PRIORITY:2", "STATUS:IN-PROCESS", "PERCENT-COMPLETE:30"] {
+        for kept in [
+            "X-FOO;X-PARAM=\"a:b\":some value\\, escaped", "GEO:37.386013;-122.082932", "DTSTART:20261201T090000Z",
+            "BEGIN:X-WIDGET", "X-INNER:1", "END:X-WIDGET", "X-WR-ALARMUID:alarm-1", "ACTION:EMAIL", "TRIGGER:-P1D",
+            "SUMMARY;LANGUAGE=ja:お茶", "PRIORITY:2", "STATUS:IN-PROCESS", "PERCENT-COMPLETE:30"
+        ] {
             #expect(out.contains(kept), "\(kept) lost: \(out)")
         }
         // A kept component's own SUMMARY and DESCRIPTION (an e-mail alarm's subject and body) stay
         // in it: they are not the VTODO's.
         let mail = try #require(out.firstIndex(of: "ACTION:EMAIL"))
-        #expect(Array(out[mail...].prefix(6)) == ["ACTION:EMAIL", "TRIGGER:-P1D", "SUMMARY:メールの件名", "DESCRIPTION:Mail body",
-                                                   "ATTENDEE:mailto:alice@example.org", "END:VALARM"], "\(out)")
+        #expect(
+            Array(out[mail...].prefix(6)) == [
+                "ACTION:EMAIL", "TRIGGER:-P1D", "SUMMARY:メールの件名", "DESCRIPTION:Mail body",
+                "ATTENDEE:mailto:alice@example.org", "END:VALARM"
+            ], "\(out)")
         #expect(out.filter { $0.hasPrefix("SUMMARY") }.count == 2)
         #expect(out.filter { $0.hasPrefix("PRIORITY") }.count == 1)
         // The kept value yields where it no longer fits: a completed todo is not IN-PROCESS.
@@ -169,18 +184,25 @@ import TodoTime
         #expect(b.parent == "parent-1" && parent.parent == nil)
         let outA = ICalWriter().vtodo(a, sortOrder: 1)
         #expect(outA.filter { $0.hasPrefix("DTSTART") } == ["DTSTART:20261201T090000Z"])
-        #expect(outA.filter { $0.hasPrefix("RELATED-TO") }.sorted() == ["RELATED-TO;RELTYPE=PARENT:parent-1", "RELATED-TO;RELTYPE=SIBLING:child-b"])
+        #expect(
+            outA.filter { $0.hasPrefix("RELATED-TO") }.sorted() == [
+                "RELATED-TO;RELTYPE=PARENT:parent-1", "RELATED-TO;RELTYPE=SIBLING:child-b"
+            ])
         // A date start on a todo without a due date stays a date.
         let outParent = ICalWriter().vtodo(parent, sortOrder: 2)
         #expect(outParent.filter { $0.hasPrefix("DTSTART") } == ["DTSTART;VALUE=DATE:20261130"], "\(outParent)")
         // Read back, the same todo.
-        let again = try Self.reader.items(Array((["BEGIN:VCALENDAR"] + outA + ["END:VCALENDAR", ""]).joined(separator: "\r\n").utf8))
-        #expect(again.first?.entry.start == a.start && again.first?.entry.parent == a.parent && again.first?.entry.ical == a.ical)
+        let again = try Self.reader.items(
+            Array((["BEGIN:VCALENDAR"] + outA + ["END:VCALENDAR", ""]).joined(separator: "\r\n").utf8))
+        #expect(
+            again.first?.entry.start == a.start && again.first?.entry.parent == a.parent
+                && again.first?.entry.ical == a.ical)
     }
 
     /// An RRULE without a DUE (todod recurs on its due date) is kept and written back as it was.
     @Test func aRuleWithoutDueIsKept() throws {
-        let text = "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:r\nSUMMARY:r\nDTSTART:20260101T090000Z\nRRULE:FREQ=WEEKLY;BYDAY=MO\nEND:VTODO\nEND:VCALENDAR\n"
+        let text =
+            "BEGIN:VCALENDAR\nBEGIN:VTODO\nUID:r\nSUMMARY:r\nDTSTART:20260101T090000Z\nRRULE:FREQ=WEEKLY;BYDAY=MO\nEND:VTODO\nEND:VCALENDAR\n"
         let e = try #require(try Self.reader.items(Array(text.utf8)).first?.entry)
         #expect(e.recurrence == nil)
         let out = ICalWriter().vtodo(e, sortOrder: 1)
@@ -190,7 +212,8 @@ import TodoTime
     /// An `ical` member from a JSON document cannot break the VTODO it is written into.
     @Test func keptLinesCannotBreakTheFile() throws {
         var e = Self.entries[3]
-        e.ical = "END:VTODO\nBEGIN:VTODO\nSUMMARY:injected\nBEGIN:X-OPEN\nX-A:1\nnot a line\nX-BELL:\u{07}\nEND:VCALENDAR"
+        e.ical =
+            "END:VTODO\nBEGIN:VTODO\nSUMMARY:injected\nBEGIN:X-OPEN\nX-A:1\nnot a line\nX-BELL:\u{07}\nEND:VCALENDAR"
         let text = ICalWriter().calendar([e])
         let items = try Self.reader.items(Array(text.utf8))
         #expect(items.count == 1)
@@ -244,7 +267,7 @@ import TodoTime
     /// Nextcloud Tasks writes floating times (read in the user's zone) and IN-PROCESS with a percentage.
     @Test func nextcloudTasks() throws {
         let t = try #require(try Self.document("nextcloud-tasks.ics").todos.first)
-        #expect(t.due == Self.at("2025-04-20T08:00:00Z"))  // 17:00 in Tokyo
+        #expect(t.due == Self.at("2025-04-20T08:00:00Z")) // 17:00 in Tokyo
         #expect(t.created == Self.at("2025-04-17T07:32:03Z"))
         #expect(t.priority == .high)
         #expect(!t.done)
@@ -263,7 +286,7 @@ import TodoTime
         let t = try #require(try Self.document("tasks-org.ics").todos.first)
         #expect(t.title == "牛乳を買う")
         #expect(t.allDay)
-        #expect(t.due == Self.at("2025-09-04T15:00:00Z"))  // 5 September in Tokyo
+        #expect(t.due == Self.at("2025-09-04T15:00:00Z")) // 5 September in Tokyo
         #expect(t.remind == Self.at("2025-09-04T14:45:00Z"))
         #expect(t.category == "買い物")
         #expect(t.tags == ["home"])
@@ -283,7 +306,7 @@ import TodoTime
         let t = try #require(try Self.document("synology.ics").todos.first)
         #expect(t.done)
         #expect(t.notes == nil)
-        #expect(t.due == Self.at("2025-01-12T07:00:00Z"))  // 08:00 CET
+        #expect(t.due == Self.at("2025-01-12T07:00:00Z")) // 08:00 CET
         #expect(t.zone == "Europe/Prague")
         #expect(t.priority == nil)
     }
@@ -293,7 +316,7 @@ import TodoTime
         let t = try #require(try Self.document("todoman.ics").todos.first)
         #expect(t.title == "Ship the release 出荷")
         #expect(t.due == Self.at("2025-10-01T17:00:00Z"))
-        #expect(t.priority == .high)  // todoman writes high as 4
+        #expect(t.priority == .high) // todoman writes high as 4
         #expect(t.ical?.contains("LOCATION:Office") == true)
         #expect(ICalWriter().vtodo(t, sortOrder: 1).contains("PRIORITY:4"))
     }
@@ -347,12 +370,13 @@ import TodoTime
             END:VCALENDAR
 
             """
-        let due = Dictionary(uniqueKeysWithValues: try Self.reader.items(Array(text.utf8)).map { ($0.entry.uid!, $0.entry) })
+        let due = Dictionary(
+            uniqueKeysWithValues: try Self.reader.items(Array(text.utf8)).map { ($0.entry.uid!, $0.entry) })
         #expect(due["winter"]?.due == Self.at("2026-01-15T08:00:00Z"))
         #expect(due["summer"]?.due == Self.at("2026-07-15T07:00:00Z"))
         #expect(due["gap"]?.due == Self.at("2026-03-29T01:30:00Z"))
-        #expect(due["overlap"]?.due == Self.at("2026-10-25T00:30:00Z"))  // the earlier of the two
-        #expect(due["winter"]?.zone == "Asia/Tokyo")  // no IANA name: the user's zone
+        #expect(due["overlap"]?.due == Self.at("2026-10-25T00:30:00Z")) // the earlier of the two
+        #expect(due["winter"]?.zone == "Asia/Tokyo") // no IANA name: the user's zone
         #expect(due["prefixed"]?.due == Self.at("2026-07-15T07:00:00Z"))
         #expect(due["prefixed"]?.zone == "Europe/Berlin")
     }
@@ -364,9 +388,12 @@ import TodoTime
         ("mismatched-end.ics", "line 5: END:VEVENT closes BEGIN:VTODO of line 2"),
         ("unterminated.ics", "line 6: the file ends inside BEGIN:VCALENDAR of line 1"),
         ("no-colon.ics", "line 4: expected ':' after SUMMARY"),
-        ("unknown-tzid.ics", "line 5: TZID \"Mars/Olympus\" is neither a time zone known here nor given by a VTIMEZONE"),
+        (
+            "unknown-tzid.ics",
+            "line 5: TZID \"Mars/Olympus\" is neither a time zone known here nor given by a VTIMEZONE"
+        ),
         ("bad-priority-second.ics", "line 9: PRIORITY must be 0 to 9, not \"high\""),
-        ("not-utf8.ics", "line 4: not valid UTF-8"),
+        ("not-utf8.ics", "line 4: not valid UTF-8")
     ])
     func malformed(_ file: String, _ message: String) throws {
         let bytes = try Self.bytes("malformed/" + file)

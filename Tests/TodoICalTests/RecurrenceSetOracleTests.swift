@@ -3,6 +3,7 @@ import Testing
 import TodoCalendar
 import TodoCore
 import TodoTime
+
 @testable import TodoICal
 
 /// Recurrence sets nobody here computed: every VEVENT/VTODO of the calendars shipped inside the
@@ -25,8 +26,10 @@ import TodoTime
         .appendingPathComponent("scripts/lib/recurrence-set-oracle.py").path
 
     static func sitePackages(_ python: String) throws -> [String] {
-        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
-        let version = try #require(try FileManager.default.contentsOfDirectory(atPath: lib.path).filter { $0.hasPrefix("python3") }.max())
+        let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("lib")
+        let version = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: lib.path).filter { $0.hasPrefix("python3") }.max())
         let site = lib.appendingPathComponent(version).appendingPathComponent("site-packages")
         return ["icalendar", "recurring_ical_events"].map { site.appendingPathComponent($0).path }
     }
@@ -53,14 +56,18 @@ import TodoTime
         return oracleEmpty ? "no occurrence in the oracle" : nil
     }
 
-    @Test(.enabled(if: required, "recurring-ical-events oracle not configured: set TODOD_RRULE_PYTHON (scripts/test does)"))
+    @Test(
+        .enabled(
+            if: required, "recurring-ical-events oracle not configured: set TODOD_RRULE_PYTHON (scripts/test does)"))
     func recurrenceSetsAgreeWithRecurringICalEvents() throws {
         let python = try #require(Self.python)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [Self.script, Self.zones.joined(separator: ",")] + (try Self.sitePackages(python))
+        p.arguments =
+            [Self.script, Self.zones.joined(separator: ",")] + (try Self.sitePackages(python))
             + [Self.here.appendingPathComponent("RecurrenceSets").path]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
@@ -68,14 +75,18 @@ import TodoTime
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationStatus == 0, "\(errors)")
-        var cases = 0, fixtureCases = 0, occurrences = 0, notComputed: [String] = []
+        var cases = 0
+        var fixtureCases = 0
+        var occurrences = 0
+        var notComputed: [String] = []
         var disagreements: [String] = []
         var explained: [String: Int] = [:]
         for line in data.split(separator: UInt8(ascii: "\n")) {
             let o = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
             let name = o["case"] as? String ?? "?"
             guard let text = o["ics"] as? String, let zoneName = o["zone"] as? String, let theirs = o["dues"] as? [Int],
-                  let zone = ZoneInfo(identifier: zoneName) else {
+                let zone = ZoneInfo(identifier: zoneName)
+            else {
                 notComputed.append("\(name): oracle \(o["error"] ?? "?")")
                 continue
             }
@@ -88,15 +99,18 @@ import TodoTime
                 disagreements.append("\(name): todod refused it: \(error)")
                 continue
             }
-            guard let recurrence = entry.recurrence, let due = entry.due, (try? RecurrenceRule(parsing: recurrence.rule)) != nil else {
-                notComputed.append("\(name): rule todod does not compute")  // HOURLY, BYHOUR ...: kept, said on import
+            guard let recurrence = entry.recurrence, let due = entry.due,
+                (try? RecurrenceRule(parsing: recurrence.rule)) != nil
+            else {
+                notComputed.append("\(name): rule todod does not compute") // HOURLY, BYHOUR ...: kept, said on import
                 continue
             }
             cases += 1
             if !(name.split(separator: "#").first ?? "").contains("/") { fixtureCases += 1 }
             let last = theirs.last.map { Instant(seconds: Int64($0)) } ?? due
-            let laterDues = Recurrence.laterDues(recurrence, due: due, start: entry.start, zone: entry.zone.flatMap { ZoneInfo(identifier: $0) } ?? zone,
-                                                 allDay: entry.allDay, through: last, limit: 500)
+            let laterDues = Recurrence.laterDues(
+                recurrence, due: due, start: entry.start, zone: entry.zone.flatMap { ZoneInfo(identifier: $0) } ?? zone,
+                allDay: entry.allDay, through: last, limit: 500)
             let ours = ([due] + laterDues).map { Int($0.seconds) }
             // The oracle counts a year from the first DTSTART; todod's first due is the first not excluded.
             let theirsFromDue = theirs.filter { $0 >= Int(due.seconds) }
@@ -104,13 +118,16 @@ import TodoTime
             if ours != theirsFromDue, let why = Self.explanation(text, oracleEmpty: theirsFromDue.isEmpty) {
                 explained[why, default: 0] += 1
             } else if ours != theirsFromDue {
-                let first = zip(ours, theirsFromDue).first { $0 != $1 }
+                let first =
+                    zip(ours, theirsFromDue).first { $0 != $1 }
                     .map { "\(Instant(seconds: Int64($0.0))) vs \(Instant(seconds: Int64($0.1)))" } ?? "lengths differ"
                 disagreements.append("\(name): todod \(ours.count), oracle \(theirsFromDue.count): \(first)")
             }
         }
-        print("recurrence set oracle: \(cases) sets (\(fixtureCases) from fixtures × zones), \(occurrences) occurrences, "
-            + "\(disagreements.count) disagreements, explained: \(explained); not compared: \(notComputed.count) \(notComputed.prefix(5))")
+        print(
+            "recurrence set oracle: \(cases) sets (\(fixtureCases) from fixtures × zones), \(occurrences) occurrences, "
+                + "\(disagreements.count) disagreements, explained: \(explained); not compared: \(notComputed.count) \(notComputed.prefix(5))"
+        )
         #expect(cases >= 20, "too few sets compared: \(cases)")
         #expect(fixtureCases >= 5 * 4 - 3, "fixtures missing: \(fixtureCases)")
         #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "\n"))")

@@ -1,9 +1,10 @@
 import Testing
 import TodoCore
-import TodoTime
-@testable import TodoNotify
 import TodoProtocol
+import TodoTime
 import TodoUserFiles
+
+@testable import TodoNotify
 
 /// `quiet-hours` (docs/NOTIFY.md): the span, its parsing, and what the desktop output does with
 /// what waits at a given local time (on an injected clock, no waiting).
@@ -31,7 +32,9 @@ import TodoUserFiles
     }
 
     @Test func theConfigKey() {
-        #expect(Config.parse("quiet-hours = 22:00-07:00\n", file: "config", commands: nil).quietHours == QuietHours("22:00-07:00"))
+        #expect(
+            Config.parse("quiet-hours = 22:00-07:00\n", file: "config", commands: nil).quietHours
+                == QuietHours("22:00-07:00"))
         #expect(Config.parse("", file: "config", commands: nil).quietHours == nil)
     }
 
@@ -39,19 +42,31 @@ import TodoUserFiles
     /// when it is one; outside it a live reminder is shown as itself.
     @Test func whatTheDesktopDoes() throws {
         let quiet = try #require(QuietHours("22:00-07:00"))
-        #expect(DesktopOutput.decide(count: 1, backlog: false, heldForQuiet: false, quiet: quiet, secondOfDay: 23 * 3600) == .hold)
-        #expect(DesktopOutput.decide(count: 4, backlog: false, heldForQuiet: true, quiet: quiet, secondOfDay: 7 * 3600) == .summary)
-        #expect(DesktopOutput.decide(count: 1, backlog: false, heldForQuiet: true, quiet: quiet, secondOfDay: 7 * 3600) == .each)
-        #expect(DesktopOutput.decide(count: 3, backlog: false, heldForQuiet: false, quiet: quiet, secondOfDay: 12 * 3600) == .each)
-        #expect(DesktopOutput.decide(count: 9, backlog: true, heldForQuiet: false, quiet: nil, secondOfDay: 23 * 3600) == .summary)
+        #expect(
+            DesktopOutput.decide(count: 1, backlog: false, heldForQuiet: false, quiet: quiet, secondOfDay: 23 * 3600)
+                == .hold)
+        #expect(
+            DesktopOutput.decide(count: 4, backlog: false, heldForQuiet: true, quiet: quiet, secondOfDay: 7 * 3600)
+                == .summary)
+        #expect(
+            DesktopOutput.decide(count: 1, backlog: false, heldForQuiet: true, quiet: quiet, secondOfDay: 7 * 3600)
+                == .each)
+        #expect(
+            DesktopOutput.decide(count: 3, backlog: false, heldForQuiet: false, quiet: quiet, secondOfDay: 12 * 3600)
+                == .each)
+        #expect(
+            DesktopOutput.decide(count: 9, backlog: true, heldForQuiet: false, quiet: nil, secondOfDay: 23 * 3600)
+                == .summary)
     }
 
     /// The time left until the span ends, on a stepped clock: the notifier's poll wakes then.
     @Test func theWakeUpAtTheEnd() throws {
         let clock = Box(Instant(rfc3339: "2026-12-01T23:30:00Z")!)
-        let desktop = DesktopOutput(socket: "/nonexistent", snoozeUsec: 600_000_000, zone: .utc, quiet: QuietHours("22:00-07:00"),
-                                    clock: { clock.value }, log: NotifyLog(prefixPriority: false)) { _ in }
-        #expect(desktop.secondsUntilQuietEnds == nil)  // nothing held
+        let desktop = DesktopOutput(
+            socket: "/nonexistent", snoozeUsec: 600_000_000, zone: .utc, quiet: QuietHours("22:00-07:00"),
+            clock: { clock.value }, log: NotifyLog(prefixPriority: false)
+        ) { _ in }
+        #expect(desktop.secondsUntilQuietEnds == nil) // nothing held
         desktop.enqueue(DesktopOutput.Item(reminder: Self.reminder), backlog: false)
         desktop.flush()
         #expect(desktop.heldForQuiet)
@@ -65,5 +80,13 @@ import TodoUserFiles
         init(_ value: Instant) { self.value = value }
     }
 
-    static let reminder = Reminder(event: ["type": "reminder", "todos": [["id": 1, "uid": "u", "title": "牛乳", "done": false, "position": 1, "created": "2026-11-30T00:00:00Z", "updated": "2026-11-30T00:00:00Z"]], "lateUsec": 0])!
+    static let reminder = Reminder(event: [
+        "type": "reminder",
+        "todos": [
+            [
+                "id": 1, "uid": "u", "title": "牛乳", "done": false, "position": 1, "created": "2026-11-30T00:00:00Z",
+                "updated": "2026-11-30T00:00:00Z"
+            ]
+        ], "lateUsec": 0
+    ])!
 }

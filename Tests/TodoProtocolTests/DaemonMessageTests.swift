@@ -8,12 +8,14 @@ import TodoProtocol
     }
 
     @Test func aResultAndAnErrorAreTheAnswerToTheirRequest() throws {
-        guard case .response(7, .success(let result)) = try decode(#"{"jsonrpc":"2.0","result":{"id":3},"id":7}"#) else {
+        guard case .response(7, .success(let result)) = try decode(#"{"jsonrpc":"2.0","result":{"id":3},"id":7}"#)
+        else {
             Issue.record("not a result for request 7")
             return
         }
         #expect(result["id"]?.intValue == 3)
-        let refused = try decode(#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"no todo 9","data":{"field":"id"}},"id":8}"#)
+        let refused = try decode(
+            #"{"jsonrpc":"2.0","error":{"code":-32001,"message":"no todo 9","data":{"field":"id"}},"id":8}"#)
         guard case .response(8, .failure(let error)) = refused else {
             Issue.record("not an error for request 8")
             return
@@ -23,7 +25,10 @@ import TodoProtocol
     }
 
     @Test func anEventCarriesItsParams() throws {
-        guard case .event(let params) = try decode(#"{"jsonrpc":"2.0","method":"event","params":{"type":"reminder","seq":4}}"#) else {
+        guard
+            case .event(let params) = try decode(
+                #"{"jsonrpc":"2.0","method":"event","params":{"type":"reminder","seq":4}}"#)
+        else {
             Issue.record("not an event")
             return
         }
@@ -49,7 +54,7 @@ import TodoProtocol
         (#"{"jsonrpc":"2.0","result":1,"id":null}"#, "todod sent a result for no request"),
         (#"{"jsonrpc":"2.0","error":{"code":"x"},"id":3}"#, "todod sent a malformed error"),
         (#"{"jsonrpc":"2.0","result":1,"id":"a"}"#, #"todod answered request "a", which no client of ours sends"#),
-        (#"{"jsonrpc":"2.0","result":1}"#, "todod sent a message that is neither a response nor a notification"),
+        (#"{"jsonrpc":"2.0","result":1}"#, "todod sent a message that is neither a response nor a notification")
     ])
     func anEnvelopeNoDaemonSendsIsNamed(line: String, reason: String) {
         #expect(throws: DaemonMessageError.self) { try decode(line) }

@@ -15,7 +15,7 @@ struct JSONStreamTests {
     static let todos: [JSON] = [
         ["id": 1, "title": "牛乳を買う ] } \" \\ ,", "notes": nil, "done": false, "tags": [["a": [1, 2]], []]],
         ["id": 2, "title": "🍣 emoji", "due": "2026-12-01T09:00:00Z", "n": -15],
-        ["id": 3, "title": "", "done": true],
+        ["id": 3, "title": "", "done": true]
     ]
 
     static func line(_ message: JSON) -> [UInt8] {
@@ -26,14 +26,16 @@ struct JSONStreamTests {
 
     /// Any split of the bytes gives the elements one by one and the other members whole.
     @Test func everySplitGivesTheSameElementsAndMembers() throws {
-        let message: JSON = ["jsonrpc": "2.0", "result": ["total": 7, "todos": .array(Self.todos), "more": ["x": true]], "id": 4]
+        let message: JSON = [
+            "jsonrpc": "2.0", "result": ["total": 7, "todos": .array(Self.todos), "more": ["x": true]], "id": 4
+        ]
         let bytes = Self.line(message) + Array(#"{"next":1}"#.utf8)
         for size in 1...bytes.count {
             var stream = JSONStream(source: pieces(bytes, size: size))
             var seen: [JSON] = []
             let (members, streamed) = try stream.message(streaming: "todos") { item, before in
                 seen.append(item)
-                #expect(before == ["total": 7])  // what came before the array
+                #expect(before == ["total": 7]) // what came before the array
             }
             #expect(seen == Self.todos, "pieces of \(size)")
             #expect(streamed && members["id"] == 4 && members["jsonrpc"] == "2.0")
@@ -56,13 +58,13 @@ struct JSONStreamTests {
     }
 
     @Test(arguments: [
-        #"{"result":{"todos":[{"id":1},{"id":2"#,   // cut off
-        #"{"result":{"todos":[{"id":1} {"id":2}]}}"#,  // missing comma
-        #"{"result":{"todos":[{"id":01}]}}"#,        // not JSON inside
-        #"{"result":{"todos":[}]}}"#,                // stray closer
+        #"{"result":{"todos":[{"id":1},{"id":2"#, // cut off
+        #"{"result":{"todos":[{"id":1} {"id":2}]}}"#, // missing comma
+        #"{"result":{"todos":[{"id":01}]}}"#, // not JSON inside
+        #"{"result":{"todos":[}]}}"#, // stray closer
         #"["not","an","object"]"#,
-        #"{"id":1}{"id":2}"#,                        // no newline after the message
-        "",
+        #"{"id":1}{"id":2}"#, // no newline after the message
+        ""
     ])
     func malformedStreamsFail(text: String) {
         var stream = JSONStream(source: pieces(Array(text.utf8), size: 4))
@@ -72,7 +74,7 @@ struct JSONStreamTests {
     @Test func endOfValueFindsWhereEachValueEnds() {
         let cases: [(String, Int?)] = [
             (#""a\"b" x"#, 6), (#"{"a":[1,{"b":"]"}]},"#, 19), ("123,", 3), ("123", nil), ("true]", 4),
-            (#"{"a":"#, nil), (#""abc"#, nil), ("[[]]", 4), ("}", 1),
+            (#"{"a":"#, nil), (#""abc"#, nil), ("[[]]", 4), ("}", 1)
         ]
         for (text, end) in cases {
             #expect(JSONStream.endOfValue(in: Array(text.utf8), from: 0) == end, "\(text)")

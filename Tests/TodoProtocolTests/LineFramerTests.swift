@@ -21,8 +21,10 @@ import TodoProtocol
     @Test(arguments: [1, 2, 3, 7, 1000])
     func dripFedOrBulkGivesTheSameLines(chunk: Int) {
         let input = Array("a\nbb\r\n\nccc\n日本語\npartial".utf8)
-        let expected: [LineFramer.Frame] = [.line(Array("a".utf8)), .line(Array("bb".utf8)), .line([]),
-                                            .line(Array("ccc".utf8)), .line(Array("日本語".utf8))]
+        let expected: [LineFramer.Frame] = [
+            .line(Array("a".utf8)), .line(Array("bb".utf8)), .line([]),
+            .line(Array("ccc".utf8)), .line(Array("日本語".utf8))
+        ]
         #expect(lines(input, chunk: chunk) == expected)
     }
 

@@ -8,11 +8,19 @@ import TodoProtocol
         for method in TodoProtocol.Method.allCases {
             #expect(TodoProtocol.Method(name: method.name) == method)
         }
-        #expect(TodoProtocol.Method(name: "todo.Get") == nil && TodoProtocol.Method(name: "") == nil && TodoProtocol.Method(name: "todo.get ") == nil)
+        #expect(
+            TodoProtocol.Method(name: "todo.Get") == nil && TodoProtocol.Method(name: "") == nil
+                && TodoProtocol.Method(name: "todo.get ") == nil)
         let reads = TodoProtocol.Method.allCases.filter { $0.kind == .read }.map(\.name).sorted()
-        #expect(reads == ["category.list", "daemon.status", "reminder.list", "store.changes", "store.export", "store.history", "todo.get", "todo.list", "watch"])
+        #expect(
+            reads == [
+                "category.list", "daemon.status", "reminder.list", "store.changes", "store.export", "store.history",
+                "todo.get", "todo.list", "watch"
+            ])
         #expect(TodoProtocol.Method.allCases.filter(\.readsJournal) == [.reminderList])
-        #expect(RPCRequest(id: nil, method: "todo.get").known == .todoGet && RPCRequest(id: nil, method: "todo.gte").known == nil)
+        #expect(
+            RPCRequest(id: nil, method: "todo.get").known == .todoGet
+                && RPCRequest(id: nil, method: "todo.gte").known == nil)
     }
 
     /// What a client encodes, the daemon decodes to the same value.
@@ -35,12 +43,18 @@ import TodoProtocol
         try check(TodoCompleteParams(ids: [1, 2]))
         try check(TodoReopenParams(ids: [1]))
         try check(TodoDeleteParams(ids: [3]))
-        for target in [MoveTarget.position(2), .before(4), .after(5)] { try check(TodoMoveParams(id: 1, target: target)) }
+        for target in [MoveTarget.position(2), .before(4), .after(5)] {
+            try check(TodoMoveParams(id: 1, target: target))
+        }
         try check(TodoSnoozeParams(id: 1, until: at))
         try check(TodoAlarmAckParams(id: 1, alarm: "9b2c1f3e-0000-4000-8000-000000000001"))
-        try check(TodoBatchParams(ops: [.update(TodoUpdateParams(id: 3, patch: TodoPatch(title: .set("t")))), .complete(TodoCompleteParams(ids: [1, 2], stop: true)),
-                                        .reopen(TodoReopenParams(ids: [4])), .delete(TodoDeleteParams(ids: [5], recursive: true)),
-                                        .move(TodoMoveParams(id: 1, target: .after(2))), .snooze(TodoSnoozeParams(id: 1, until: at))]))
+        try check(
+            TodoBatchParams(ops: [
+                .update(TodoUpdateParams(id: 3, patch: TodoPatch(title: .set("t")))),
+                .complete(TodoCompleteParams(ids: [1, 2], stop: true)),
+                .reopen(TodoReopenParams(ids: [4])), .delete(TodoDeleteParams(ids: [5], recursive: true)),
+                .move(TodoMoveParams(id: 1, target: .after(2))), .snooze(TodoSnoozeParams(id: 1, until: at))
+            ]))
         try check(CategoryListParams())
         try check(CategoryAddParams(name: "Work"))
         try check(CategoryRenameParams(name: "Work", newName: "Job"))
@@ -56,13 +70,18 @@ import TodoProtocol
         try check(StoreChangesParams(since: 0))
         try check(StoreChangesParams(since: 7, limit: 500))
         try check(StoreExportParams())
-        try check(StoreImportParams(document: ["format": "todod-export", "version": 1, "categories": [], "todos": []], more: true))
+        try check(
+            StoreImportParams(
+                document: ["format": "todod-export", "version": 1, "categories": [], "todos": []], more: true))
     }
 
     /// `since` is a seq (0 or more) and names itself when it is wrong; `limit` is 1…10000.
     @Test func changeLogReadersRefuseBadSeqsByName() {
         func field<P: MethodParams>(_ type: P.Type, _ params: JSONObject) -> String? {
-            do { _ = try P(decoding: params); return nil } catch { return error.field }
+            do {
+                _ = try P(decoding: params)
+                return nil
+            } catch { return error.field }
         }
         #expect(field(StoreChangesParams.self, [:]) == "since")
         #expect(field(StoreChangesParams.self, ["since": -1]) == "since")

@@ -18,7 +18,7 @@ import TodoProtocol
     @Test func theFirstUnknownMemberIsNamedHoweverManyThereAre() throws {
         var members: [(String, JSON)] = (0..<70).map { ("extra\($0)", .int(Int64($0))) }
         members.insert(("id", 1), at: 0)
-        members.append(("title", "late"))  // known, but past the first 64 members
+        members.append(("title", "late")) // known, but past the first 64 members
         var object = JSONObject()
         for (key, value) in members { object[key] = value }
         var params = Params(object)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 /// A todo's alarms (issue 35 item 1): stored as a list, `remind` the next pending firing over
 /// them, each firing moving it on, nagging repeats until acknowledged or counted out, and undo,
@@ -13,10 +14,13 @@ import TodoTestSupport
     @Test func theStoredTextRoundTripsEveryKindOfAlarm() {
         let alarms = [
             Alarm(uid: "a-1", trigger: .due(-86_400_000_000)),
-            Alarm(uid: "a-2", trigger: .start(900_000_000), repeatCount: 3, intervalUsec: 600_000_000,
-                  acknowledged: Instant(usec: 5), snoozedUntil: Instant(usec: 7)),
+            Alarm(
+                uid: "a-2", trigger: .start(900_000_000), repeatCount: 3, intervalUsec: 600_000_000,
+                acknowledged: Instant(usec: 5), snoozedUntil: Instant(usec: 7)),
             Alarm(uid: "a-3", trigger: .at(Instant(usec: 4_102_444_800_000_000))),
-            Alarm(uid: "メール", trigger: .due(0), ical: "BEGIN:VALARM\r\nACTION:EMAIL\r\nDESCRIPTION:牛乳 \\n back\\slash\r\nEND:VALARM"),
+            Alarm(
+                uid: "メール", trigger: .due(0),
+                ical: "BEGIN:VALARM\r\nACTION:EMAIL\r\nDESCRIPTION:牛乳 \\n back\\slash\r\nEND:VALARM")
         ]
         let text = Alarm.storedText(alarms)
         #expect(Alarm.alarms(storedText: text) == alarms)
@@ -31,22 +35,29 @@ import TodoTestSupport
         let due = t0.adding(usec: 24 * 60 * minute)
         let absolute = t0.adding(usec: 30 * minute)
         let todo = try store.write {
-            try $0.add(NewTodo(title: "牛乳を買う", due: due, alarms: [
-                Alarm(uid: "", trigger: .due(-15 * minute)), Alarm(uid: "", trigger: .due(-60 * minute)),
-                Alarm(uid: "abs", trigger: .at(absolute)),
-            ]))
+            try $0.add(
+                NewTodo(
+                    title: "牛乳を買う", due: due,
+                    alarms: [
+                        Alarm(uid: "", trigger: .due(-15 * minute)), Alarm(uid: "", trigger: .due(-60 * minute)),
+                        Alarm(uid: "abs", trigger: .at(absolute))
+                    ]))
         }
         #expect(todo.alarms.count == 3 && Set(todo.alarms.map(\.uid)).count == 3 && todo.alarms[2].uid == "abs")
         #expect(todo.remind == absolute)
-        #expect(try store.read { try $0.todo(todo.id) } .alarms == todo.alarms)
+        #expect(try store.read { try $0.todo(todo.id) }.alarms == todo.alarms)
         #expect(try store.read { try $0.nextPendingReminder() } == absolute)
         // Each firing moves `remind` on and names its alarm; the last sets `reminded`.
         let first = try store.write { try $0.markReminded(todo.id, scheduled: absolute, at: absolute) }
         #expect(first?.uid == "abs" && first?.index == 2)
         #expect(try store.read { try $0.todo(todo.id) }.remind == due.adding(usec: -60 * minute))
-        let second = try store.write { try $0.markReminded(todo.id, scheduled: due.adding(usec: -60 * minute), at: due.adding(usec: -60 * minute)) }
+        let second = try store.write {
+            try $0.markReminded(todo.id, scheduled: due.adding(usec: -60 * minute), at: due.adding(usec: -60 * minute))
+        }
         #expect(second?.index == 1)
-        _ = try store.write { try $0.markReminded(todo.id, scheduled: due.adding(usec: -15 * minute), at: due.adding(usec: -15 * minute)) }
+        _ = try store.write {
+            try $0.markReminded(todo.id, scheduled: due.adding(usec: -15 * minute), at: due.adding(usec: -15 * minute))
+        }
         let fired = try store.read { try $0.todo(todo.id) }
         #expect(fired.remind == due.adding(usec: -15 * minute) && fired.reminded == due.adding(usec: -15 * minute))
         #expect(try store.read { try $0.nextPendingReminder() } == nil)
@@ -60,7 +71,10 @@ import TodoTestSupport
         let store = try makeStore(dir, clock: clock)
         let due = clock.now.adding(usec: 60 * minute)
         let todo = try store.write {
-            try $0.add(NewTodo(title: "薬", due: due, alarms: [Alarm(uid: "nag", trigger: .due(0), repeatCount: 3, intervalUsec: 10 * minute)]))
+            try $0.add(
+                NewTodo(
+                    title: "薬", due: due,
+                    alarms: [Alarm(uid: "nag", trigger: .due(0), repeatCount: 3, intervalUsec: 10 * minute)]))
         }
         #expect(todo.remind == due)
         var at = due
@@ -77,7 +91,10 @@ import TodoTestSupport
         #expect(throws: TodoError.self) { try store.write { try $0.acknowledgeAlarm(todo.id, uid: "nope", at: at) } }
         // Counted out: four firings, then none.
         let other = try store.write {
-            try $0.add(NewTodo(title: "二", due: due, alarms: [Alarm(uid: "n2", trigger: .due(0), repeatCount: 3, intervalUsec: 10 * minute)]))
+            try $0.add(
+                NewTodo(
+                    title: "二", due: due,
+                    alarms: [Alarm(uid: "n2", trigger: .due(0), repeatCount: 3, intervalUsec: 10 * minute)]))
         }
         at = due
         for n in 0...3 {
@@ -95,14 +112,21 @@ import TodoTestSupport
         let due = clock.now.adding(usec: 24 * 60 * minute)
         let at = clock.now.adding(usec: 60 * minute)
         let todo = try store.write {
-            try $0.add(NewTodo(title: "会議", due: due, alarms: [Alarm(uid: "rel", trigger: .due(-15 * minute)), Alarm(uid: "abs", trigger: .at(at))]))
+            try $0.add(
+                NewTodo(
+                    title: "会議", due: due,
+                    alarms: [Alarm(uid: "rel", trigger: .due(-15 * minute)), Alarm(uid: "abs", trigger: .at(at))]))
         }
         // Moving the due moves an alarm at an instant by as much; one relative to due follows.
         let moved = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due.adding(usec: 120 * minute)))) }
-        #expect(moved.alarms[1].trigger == .at(at.adding(usec: 120 * minute)) && moved.alarms[0].trigger == .due(-15 * minute))
+        #expect(
+            moved.alarms[1].trigger == .at(at.adding(usec: 120 * minute))
+                && moved.alarms[0].trigger == .due(-15 * minute))
         #expect(moved.remind == at.adding(usec: 120 * minute))
         // Replacing them, then undo: the list as it was, uids included.
-        let replaced = try store.write { try $0.update(todo.id, TodoPatch(alarms: .set([Alarm(uid: "", trigger: .due(-5 * minute))]))) }
+        let replaced = try store.write {
+            try $0.update(todo.id, TodoPatch(alarms: .set([Alarm(uid: "", trigger: .due(-5 * minute))])))
+        }
         #expect(replaced.alarms.count == 1 && replaced.remind == due.adding(usec: 115 * minute))
         _ = try store.write { try $0.undo() }
         #expect(try store.read { try $0.todo(todo.id) }.alarms == moved.alarms)
@@ -114,7 +138,9 @@ import TodoTestSupport
         let cleared = try store.write { try $0.update(todo.id, TodoPatch(remind: .clear)) }
         #expect(cleared.alarms.isEmpty && cleared.remind == nil)
         #expect(throws: TodoError.self) {
-            try store.write { try $0.update(todo.id, TodoPatch(remind: .set(at), alarms: .set([Alarm(uid: "", trigger: .at(at))]))) }
+            try store.write {
+                try $0.update(todo.id, TodoPatch(remind: .set(at), alarms: .set([Alarm(uid: "", trigger: .at(at))])))
+            }
         }
         // Delete, undo: back with its alarms.
         _ = try store.write { try $0.undo() }
@@ -136,10 +162,12 @@ import TodoTestSupport
             [Alarm(uid: "same", trigger: .due(0)), Alarm(uid: "same", trigger: .due(-1))],
             [Alarm(uid: "", trigger: .due(0), repeatCount: 2, intervalUsec: 0)],
             [Alarm(uid: "", trigger: .due(0), repeatCount: Alarm.maxRepeats + 1, intervalUsec: minute)],
-            [Alarm(uid: "has space", trigger: .due(0))],
+            [Alarm(uid: "has space", trigger: .due(0))]
         ]
         for alarms in bad {
-            #expect(throws: TodoError.self) { try store.write { try $0.update(todo.id, TodoPatch(alarms: .set(alarms))) } }
+            #expect(throws: TodoError.self) {
+                try store.write { try $0.update(todo.id, TodoPatch(alarms: .set(alarms))) }
+            }
         }
         #expect(try store.read { try $0.todo(todo.id) } == todo)
     }
@@ -150,7 +178,9 @@ import TodoTestSupport
         let dir = TemporaryDirectory("migrate19")
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 18 }
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -166,7 +196,9 @@ import TodoTestSupport
         #expect(old.alarms[0].uid.count == 36 && old.remind == Instant(usec: 4_102_444_000_000_000))
         #expect(try store.read { try $0.todo(2) }.alarms.isEmpty)
         // Moving the due keeps the lead time, as the one reminder did.
-        let moved = try store.write { try $0.update(1, TodoPatch(due: .set(Instant(usec: 4_102_444_800_000_000 + 3_600_000_000)))) }
+        let moved = try store.write {
+            try $0.update(1, TodoPatch(due: .set(Instant(usec: 4_102_444_800_000_000 + 3_600_000_000))))
+        }
         #expect(moved.remind == Instant(usec: 4_102_444_000_000_000 + 3_600_000_000))
         store.close()
         #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
-import TodoTestSupport
 import TodoSQLite
+import TodoTestSupport
+
+@testable import TodoStore
 
 /// The chunked listing gives what the whole one gives, in the same order, whatever the chunk.
 @Suite struct ChunkedListTests {
@@ -20,8 +21,11 @@ import TodoSQLite
         _ = try store.write { try $0.complete([5, 6, 7]) }
         var queries: [TodoQuery] = []
         for status in TodoQuery.Status.allCases {
-            for sort in [[], [TodoQuery.SortKey(.title)], [TodoQuery.SortKey(.id, descending: true)], [TodoQuery.SortKey(.category)],
-                         [TodoQuery.SortKey(.due, descending: true)]] {
+            for sort in [
+                [], [TodoQuery.SortKey(.title)], [TodoQuery.SortKey(.id, descending: true)],
+                [TodoQuery.SortKey(.category)],
+                [TodoQuery.SortKey(.due, descending: true)]
+            ] {
                 var q = TodoQuery()
                 q.status = status
                 q.sort = sort
@@ -33,7 +37,7 @@ import TodoSQLite
         paged.limit = 300
         paged.offset = 50
         queries.append(paged)
-        var acrossParts = TodoQuery()  // a page that starts among the categorised and ends among the others
+        var acrossParts = TodoQuery() // a page that starts among the categorised and ends among the others
         acrossParts.sort = [TodoQuery.SortKey(.category, descending: true)]
         acrossParts.limit = 100
         acrossParts.offset = 780
@@ -64,7 +68,12 @@ import TodoSQLite
         }
         // Returning false stops the listing.
         var parts = 0
-        try store.read { tx in try tx.list(TodoQuery(), chunk: 100, total: { _ in }) { _ in parts += 1; return parts < 3 } }
+        try store.read { tx in
+            try tx.list(TodoQuery(), chunk: 100, total: { _ in }) { _ in
+                parts += 1
+                return parts < 3
+            }
+        }
         #expect(parts == 3)
     }
 }

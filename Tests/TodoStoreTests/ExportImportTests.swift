@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 @Suite struct ExportImportTests {
     @Test func exportThenImportIntoAnEmptyStoreReproducesIt() throws {
@@ -24,7 +25,19 @@ import TodoTestSupport
         #expect(counts == ImportCounts(todos: 2, categories: 2))
         // Everything but the ids and revisions, which the target counts afresh.
         let withoutIDs = { (state: ([Todo], [Category])) in
-            (state.0.map { var t = $0; t.id = 0; t.revision = 0; return t }, state.1.map { var c = $0; c.id = 0; return c })
+            (
+                state.0.map {
+                    var t = $0
+                    t.id = 0
+                    t.revision = 0
+                    return t
+                },
+                state.1.map {
+                    var c = $0
+                    c.id = 0
+                    return c
+                }
+            )
         }
         let (expected, actual) = (withoutIDs(try everything(source)), withoutIDs(try everything(target)))
         #expect(actual.0 == expected.0 && actual.1 == expected.1)
@@ -37,11 +50,13 @@ import TodoTestSupport
         let store = try makeStore(dir)
         let now = Instant.now()
         let foreign = "040000008200E00074C5B7101A82E008@example.com"
-        let document = ExportDocument(categories: [], todos: [
-            .init(title: "kept", created: now, updated: now, uid: "0f8fad5b-d9cb-469f-a165-70867728950e"),
-            .init(title: "foreign", created: now, updated: now, uid: foreign),
-            .init(title: "none", created: now, updated: now),
-        ], exported: now)
+        let document = ExportDocument(
+            categories: [],
+            todos: [
+                .init(title: "kept", created: now, updated: now, uid: "0f8fad5b-d9cb-469f-a165-70867728950e"),
+                .init(title: "foreign", created: now, updated: now, uid: foreign),
+                .init(title: "none", created: now, updated: now)
+            ], exported: now)
         _ = try store.write { try $0.importDocument(document) }
         let todos = try everything(store).0
         #expect(todos.map(\.uid).prefix(2) == ["0f8fad5b-d9cb-469f-a165-70867728950e", foreign])
@@ -51,9 +66,12 @@ import TodoTestSupport
         // a uid is new again.
         let again = try store.write { try $0.importDocument(document) }
         #expect(again.added == 1 && again.updated == 0 && again.unchanged == 2)
-        let twice = ExportDocument(categories: [], todos: [
-            .init(title: "x", created: now, updated: now, uid: "u-1"), .init(title: "y", created: now, updated: now, uid: "u-1"),
-        ], exported: now)
+        let twice = ExportDocument(
+            categories: [],
+            todos: [
+                .init(title: "x", created: now, updated: now, uid: "u-1"),
+                .init(title: "y", created: now, updated: now, uid: "u-1")
+            ], exported: now)
         do {
             _ = try store.write { try $0.importDocument(twice) }
             Issue.record("a repeated uid was imported")
@@ -61,7 +79,8 @@ import TodoTestSupport
             #expect((error as? TodoError)?.message.contains("todos[1].uid") == true)
         }
         for bad in ["", "has space", "tab\t"] {
-            let doc = ExportDocument(categories: [], todos: [.init(title: "z", created: now, updated: now, uid: bad)], exported: now)
+            let doc = ExportDocument(
+                categories: [], todos: [.init(title: "z", created: now, updated: now, uid: bad)], exported: now)
             #expect(throws: TodoError.self) { try store.write { try $0.importDocument(doc) } }
         }
         #expect(try everything(store).0.count == 4)
@@ -115,7 +134,8 @@ import TodoTestSupport
         #expect(third.added == 0 && third.updated == 1 && third.unchanged == 1)
         let todos = try everything(store).0
         let updated = todos.first { $0.uid == a.uid }
-        #expect(updated?.title == "牛乳を2本買う" && updated?.position == 2 && updated?.category == "家" && updated?.tags == ["x"])
+        #expect(
+            updated?.title == "牛乳を2本買う" && updated?.position == 2 && updated?.category == "家" && updated?.tags == ["x"])
         #expect(todos.contains { $0.title == "b" } && !todos.contains { $0.title == "older" })
         // Undoing that import restores what it updated.
         _ = try store.write { try $0.undo() }

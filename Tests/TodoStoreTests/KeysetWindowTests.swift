@@ -1,7 +1,8 @@
 import Testing
 import TodoCore
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 /// `todo.list` `after` / `before` (a keyset window): the same todos as the listing cut with
 /// `offset`, in every sort order of `list --sort` and both directions, and each of its statements
@@ -12,7 +13,7 @@ import TodoTestSupport
     private static func store(_ dir: TemporaryDirectory) throws -> TodoStore {
         let clock = ManualClock()
         let store = try makeStore(dir, clock: clock)
-        let base = Instant(usec: 4_102_444_800_000_000)  // 2100-01-01
+        let base = Instant(usec: 4_102_444_800_000_000) // 2100-01-01
         try store.write { tx in
             for name in ["仕事", "Home", "買い物"] { _ = try tx.addCategory(name) }
             for i in 1...600 {
@@ -59,12 +60,20 @@ import TodoTestSupport
                     #expect(all.count > 50, "\(name)")
                     for k in [0, 1, 7, all.count / 3, all.count / 2, all.count - 8, all.count - 2, all.count - 1] {
                         var after = q
-                        after.seek = .init(after: all[k]); after.limit = 7; after.withOffset = true
+                        after.seek = .init(after: all[k])
+                        after.limit = 7
+                        after.withOffset = true
                         let page = try tx.list(after)
-                        #expect(page.todos.map(\.id) == Array(all[(k + 1)..<min(all.count, k + 8)]), "\(name) after row \(k)")
-                        #expect(page.offset == k + 1 && page.total == all.count, "\(name) after row \(k): offset \(page.offset ?? -1)")
+                        #expect(
+                            page.todos.map(\.id) == Array(all[(k + 1)..<min(all.count, k + 8)]),
+                            "\(name) after row \(k)")
+                        #expect(
+                            page.offset == k + 1 && page.total == all.count,
+                            "\(name) after row \(k): offset \(page.offset ?? -1)")
                         var before = q
-                        before.seek = .init(before: all[k]); before.limit = 7; before.withOffset = true
+                        before.seek = .init(before: all[k])
+                        before.limit = 7
+                        before.withOffset = true
                         let back = try tx.list(before)
                         #expect(back.todos.map(\.id) == Array(all[max(0, k - 7)..<k]), "\(name) before row \(k)")
                         #expect(back.offset == max(0, k - 7), "\(name) before row \(k): offset \(back.offset ?? -1)")
@@ -72,25 +81,35 @@ import TodoTestSupport
                     // An anchor outside the listing (a done todo in the open listing) places the
                     // window by its sort values all the same.
                     if filter == 0 {
-                        var done = TodoQuery(); done.status = .done; done.sort = order; done.limit = 1
+                        var done = TodoQuery()
+                        done.status = .done
+                        done.sort = order
+                        done.limit = 1
                         let anchor = try #require(try tx.list(done).todos.first)
-                        var everything = q; everything.status = .all
+                        var everything = q
+                        everything.status = .all
                         let allRows = try tx.list(everything).todos
-                        let next = allRows.drop { $0.id != anchor.id }.dropFirst().filter { !$0.done }.prefix(5).map(\.id)
+                        let next = allRows.drop { $0.id != anchor.id }.dropFirst().filter { !$0.done }.prefix(5).map(
+                            \.id)
                         var after = q
-                        after.seek = .init(after: anchor.id); after.limit = 5; after.withOffset = true
+                        after.seek = .init(after: anchor.id)
+                        after.limit = 5
+                        after.withOffset = true
                         let page = try tx.list(after)
                         #expect(page.todos.map(\.id) == Array(next), "\(name) after a done todo")
-                        #expect(page.offset == all.firstIndex(of: next.first ?? -1), "\(name) after a done todo: offset")
+                        #expect(
+                            page.offset == all.firstIndex(of: next.first ?? -1), "\(name) after a done todo: offset")
                     }
                 }
             }
             var q = TodoQuery()
             q.seek = .init(after: 99_999)
             #expect(throws: TodoError.self) { try tx.list(q) }
-            q.seek = .init(after: 1); q.offset = 3
+            q.seek = .init(after: 1)
+            q.offset = 3
             #expect(throws: TodoError.self) { try tx.list(q) }
-            q.offset = 0; q.tree = true
+            q.offset = 0
+            q.tree = true
             #expect(throws: TodoError.self) { try tx.list(q) }
         }
     }
@@ -108,25 +127,35 @@ import TodoTestSupport
                 for status in [TodoQuery.Status.open, .done] {
                     for before in [false, true] {
                         var q = TodoQuery()
-                        q.sort = order; q.status = status; q.limit = 50
+                        q.sort = order
+                        q.status = status
+                        q.limit = 50
                         q.seek = before ? .init(before: 300) : .init(after: 300)
-                        let name = "\(order.map { "\($0.field)\($0.descending ? "↓" : "↑")" }) \(status) \(before ? "before" : "after")"
+                        let name =
+                            "\(order.map { "\($0.field)\($0.descending ? "↓" : "↑")" }) \(status) \(before ? "before" : "after")"
                         let plans = try tx.seekQueryPlans(q)
                         #expect(!plans.isEmpty, "\(name)")
                         // By start no index keeps the order (none is kept for `start`): the
                         // window sorts the todos of the status beyond the anchor (docs/STORE.md).
                         if order.first?.field == .start { continue }
                         for plan in plans {
-                            #expect(!plan.contains { $0.hasPrefix("SCAN t") && !$0.contains("INDEX") }, "\(name): \(plan)")
+                            #expect(
+                                !plan.contains { $0.hasPrefix("SCAN t") && !$0.contains("INDEX") }, "\(name): \(plan)")
                             // By title, created or updated, the ties are sought by their value,
                             // not by walking the manual order.
-                            #expect(!plan.contains { $0.contains("todos_done_rank") } || ![.title, .created, .updated].contains(order.last?.field ?? .id),
-                                    "\(name): \(plan)")
+                            #expect(
+                                !plan.contains { $0.contains("todos_done_rank") }
+                                    || ![.title, .created, .updated].contains(order.last?.field ?? .id),
+                                "\(name): \(plan)")
                             // Sorted: only the ties of the anchor's value, sought by equality in
                             // an index that does not end with the position (title, created, updated).
-                            #expect(!plan.contains { $0.contains("TEMP B-TREE FOR ORDER BY") }
-                                    || plan.contains { $0.contains("SEARCH t USING INDEX") && $0.contains("=?)") && !$0.contains("(done=?)") },
-                                    "\(name): \(plan)")
+                            #expect(
+                                !plan.contains { $0.contains("TEMP B-TREE FOR ORDER BY") }
+                                    || plan.contains {
+                                        $0.contains("SEARCH t USING INDEX") && $0.contains("=?)")
+                                            && !$0.contains("(done=?)")
+                                    },
+                                "\(name): \(plan)")
                         }
                     }
                 }

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TodoCore
 import TodoSQLite
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 /// Work that grows with the store, counted (no clock) in rows SQLite hands out or in its virtual
 /// machine steps: a tree listing of a chain listed children first, and an import that links a

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
-import TodoTestSupport
 import TodoSQLite
+import TodoTestSupport
+
+@testable import TodoStore
 
 @Suite struct MigrationTests {
     /// The change-log triggers of a release before `columns` existed: today's, with every
@@ -11,7 +12,10 @@ import TodoSQLite
     static func triggers(without columns: [String]) -> String {
         var triggers = ChangeLog.triggers
         for column in columns {
-            for gone in [" OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)", ", NEW.\(column)"] {
+            for gone in [
+                " OR OLD.\(column) IS NOT NEW.\(column)", ", b_\(column)", ", a_\(column)", ", OLD.\(column)",
+                ", NEW.\(column)"
+            ] {
                 triggers = triggers.replacingOccurrences(of: gone, with: "")
             }
         }
@@ -24,7 +28,9 @@ import TodoSQLite
         let dir = TemporaryDirectory("migrate5")
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 4 }
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -46,9 +52,10 @@ import TodoSQLite
         #expect(RandomUUID.isWellFormed(storeID))
         let added = try store.write { try $0.add(NewTodo(title: "new")) }
         #expect(RandomUUID.isWellFormed(added.uid) && !todos.map(\.uid).contains(added.uid))
-        #expect(Array(added.uid.utf8)[14] == UInt8(ascii: "7"))  // made by the store: version 7, time-ordered
+        #expect(Array(added.uid.utf8)[14] == UInt8(ascii: "7")) // made by the store: version 7, time-ordered
         store.close()
-        #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE name = 'todos_uid';") == "todos_uid")
+        #expect(
+            try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE name = 'todos_uid';") == "todos_uid")
         store = try TodoStore(path: path)
         #expect(try everything(store).prefix(3).map(\.uid) == todos.map(\.uid))
         #expect(try store.read { try $0.storeID() } == storeID)
@@ -61,7 +68,9 @@ import TodoSQLite
         let dir = TemporaryDirectory("migrate7")
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id < openPositionsMigration.id }
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -102,7 +111,9 @@ import TodoSQLite
         let dir = TemporaryDirectory("migrate")
         let path = dir.file("todos.db")
         let v1 = migrations[0]
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(v1.sql)
@@ -119,11 +130,14 @@ import TodoSQLite
         _ = try store.write { try $0.delete([2]) }
         let after = try store.read { try $0.counts() }
         #expect(after.open == 1 && after.done == 1)
-        store.close()  // the store holds its file exclusively while open
-        #expect(try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;")
+        store.close() // the store holds its file exclusively while open
+        #expect(
+            try ChildProcess.sqlite3(path, "SELECT id FROM todod_migrations ORDER BY id;")
                 == migrations.map { "\($0.id)" }.sorted { Int($0)! < Int($1)! }.joined(separator: "\n"))
         // The plain due index gave way to the one listings by due date walk.
-        #expect(try ChildProcess.sqlite3(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'todos_%due%' ORDER BY name;")
+        #expect(
+            try ChildProcess.sqlite3(
+                path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'todos_%due%' ORDER BY name;")
                 == "todos_done_due")
     }
 
@@ -136,7 +150,9 @@ import TodoSQLite
         let previous = migrations.filter { $0.id <= 5 }
         let past = Instant(rfc3339: "2026-11-30T09:00:00Z")!.usec
         let future = Instant(rfc3339: "2099-01-01T09:00:00Z")!.usec
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -148,14 +164,21 @@ import TodoSQLite
                        ('牛乳', '牛乳', '牛乳', 1, NULL, NULL, 1, 5, 131072, 5, 6, 'u-3');
             """)
         let store = try TodoStore(path: path)
-        var all = TodoQuery(); all.status = .all
+        var all = TodoQuery()
+        all.status = .all
         let todos = try store.read { try $0.list(all) }.todos
         #expect(todos.map(\.title) == ["late", "later", "牛乳"] && todos.map(\.uid) == ["u-1", "u-2", "u-3"])
         #expect(todos.map(\.category) == ["仕事", nil, "仕事"] && todos.map(\.done) == [false, false, true])
-        #expect(todos.map(\.due) == [Instant(usec: past), Instant(usec: future), nil] && todos[0].remind == Instant(usec: past))
+        #expect(
+            todos.map(\.due) == [Instant(usec: past), Instant(usec: future), nil]
+                && todos[0].remind == Instant(usec: past))
         #expect(todos.map(\.updated) == [Instant(usec: 2), Instant(usec: 4), Instant(usec: 6)])
-        #expect(todos.allSatisfy { $0.priority == nil && $0.tags.isEmpty && $0.zone == nil && !$0.allDay && $0.recurrence == nil })
-        var overdue = TodoQuery(); overdue.overdue = true
+        #expect(
+            todos.allSatisfy {
+                $0.priority == nil && $0.tags.isEmpty && $0.zone == nil && !$0.allDay && $0.recurrence == nil
+            })
+        var overdue = TodoQuery()
+        overdue.overdue = true
         #expect(try store.read { try $0.list(overdue) }.todos.map(\.title) == ["late"])
         let tagged = try store.write { try $0.update(todos[1].id, TodoPatch(priority: .set(.high), addTags: ["new"])) }
         #expect(tagged.tags == ["new"] && tagged.priority == .high)
@@ -173,12 +196,16 @@ import TodoSQLite
         let path = dir.file("todos.db")
         let previous = migrations.filter { $0.id <= 9 }
         // The previous release's triggers: today's without the ical_extra image.
-        let oldTriggers = Self.triggers(without: ["ical_extra", "parent_id", "parent_uid", "start", "recur_set", "alarms"])
+        let oldTriggers = Self.triggers(without: [
+            "ical_extra", "parent_id", "parent_uid", "start", "recur_set", "alarms"
+        ])
         #expect(!oldTriggers.contains("ical_extra"))
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
             "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
         }
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -201,7 +228,8 @@ import TodoSQLite
             try store.read { try $0.export() }.todos.first { $0.uid == uid }.map(\.ical)
         }
         func title(_ uid: String) throws -> String? {
-            var all = TodoQuery(); all.status = .all
+            var all = TodoQuery()
+            all.status = .all
             return try store.read { try $0.list(all) }.todos.first { $0.uid == uid }?.title
         }
         #expect(try store.read { try $0.history(limit: 10) }.map(\.canUndo) == [true, true, true, true])
@@ -231,21 +259,37 @@ import TodoSQLite
         let path = dir.file("todos.db")
         let store = try TodoStore(path: path)
         let todo = try store.write { try $0.add(NewTodo(title: "メモ")) }
-        for i in 0..<20 { _ = try store.write { try $0.update(todo.id, TodoPatch(notes: .set(String(repeating: "長い\(i)", count: 4_000)))) } }
+        for i in 0..<20 {
+            _ = try store.write {
+                try $0.update(todo.id, TodoPatch(notes: .set(String(repeating: "長い\(i)", count: 4_000))))
+            }
+        }
         store.close()
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             ALTER TABLE changes DROP COLUMN bytes; ALTER TABLE changes DROP COLUMN total_bytes;
             DELETE FROM todod_migrations WHERE id = 12;
             """)
         let reopened = try TodoStore(path: path)
         let (sizes, images) = try reopened.read { tx in
-            (try tx.connection.rows("SELECT bytes, total_bytes FROM changes ORDER BY seq") { ($0.int64(0), $0.int64(1)) },
-             try tx.connection.rows("SELECT SUM(\(ChangeLog.imageBytes)) FROM change_rows GROUP BY n <= 1 ORDER BY n <= 1 DESC") { $0.int64(0) })
+            (
+                try tx.connection.rows("SELECT bytes, total_bytes FROM changes ORDER BY seq") {
+                    ($0.int64(0), $0.int64(1))
+                },
+                try tx.connection.rows(
+                    "SELECT SUM(\(ChangeLog.imageBytes)) FROM change_rows GROUP BY n <= 1 ORDER BY n <= 1 DESC"
+                ) { $0.int64(0) }
+            )
         }
         #expect(sizes.count == 21 && sizes.allSatisfy { $0.0 > 0 })
         #expect(sizes.first?.0 == images.first, "the add's image")
         var running: Int64 = 0
-        #expect(sizes.allSatisfy { running += $0.0; return $0.1 == running }, "\(sizes)")
+        #expect(
+            sizes.allSatisfy {
+                running += $0.0
+                return $0.1 == running
+            }, "\(sizes)")
         #expect(running == images.reduce(0, +))
         reopened.close()
         // The size rule reads them: a bound below the log prunes it over the next commits (at most
@@ -270,7 +314,9 @@ import TodoSQLite
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
             "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
         }
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -310,7 +356,9 @@ import TodoSQLite
         let previous = migrations.filter { $0.id <= 14 }
         let oldTriggers = Self.triggers(without: ["recur_set", "alarms"])
         #expect(!oldTriggers.contains("recur_set"))
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -326,7 +374,8 @@ import TodoSQLite
         let store = try TodoStore(path: path)
         let before = try store.read { try $0.todo(1) }.recurrence
         #expect(before == TodoRecurrence(rule: "FREQ=WEEKLY"))
-        let excluded = TodoRecurrence(rule: "FREQ=WEEKLY", exdates: [.date(47_489)], rdates: [.instant(Instant(usec: 4_102_617_600_000_000))])
+        let excluded = TodoRecurrence(
+            rule: "FREQ=WEEKLY", exdates: [.date(47_489)], rdates: [.instant(Instant(usec: 4_102_617_600_000_000))])
         let set = try store.write { try $0.update(1, TodoPatch(recurrence: .set(excluded))) }
         #expect(set.recurrence == excluded)
         _ = try store.write { try $0.undo() }

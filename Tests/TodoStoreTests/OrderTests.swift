@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
-import TodoTestSupport
 import TodoSQLite
+import TodoTestSupport
+
+@testable import TodoStore
 
 @Suite struct OrderTests {
     @Test func idsAreNeverReusedAndMovesKeepThem() throws {
@@ -50,7 +51,7 @@ import TodoSQLite
         let store = try makeStore(dir)
         for i in 1...3 { _ = try store.write { try $0.add(NewTodo(title: "t\(i)")) } }
         var expected: [Int64] = [1, 2, 3]
-        for i in 0..<80 {  // each right after todo 1: the gap halves until a respace
+        for i in 0..<80 { // each right after todo 1: the gap halves until a respace
             var new = NewTodo(title: "間 \(i)")
             new.after = 1
             let added = try store.write { try $0.add(new) }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 @Suite struct PersistenceTests {
     @Test func closeAndReopenGivesIdenticalState() throws {
@@ -16,7 +17,7 @@ import TodoTestSupport
         store = nil
         store = try makeStore(dir, clock: clock)
         #expect(try everything(store!) == before)
-        store!.close()  // the store holds its file exclusively while open
+        store!.close() // the store holds its file exclusively while open
         #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "PRAGMA integrity_check;") == "ok")
         #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "PRAGMA journal_mode;") == "wal")
     }

@@ -1,8 +1,9 @@
 import Testing
 import TodoCore
 import TodoSQLite
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 /// The search index (migration 18) and kana folding: what a search finds, the index kept equal
 /// to the trigrams of every todo's key through every kind of write, and the plans that use it.
@@ -23,15 +24,25 @@ import TodoTestSupport
     /// Fails unless `search_fts` holds exactly the trigrams of every todo's stored key (read
     /// through `search_terms`), nothing is left noted in `search_pending`, and every key is
     /// `TextKey.searchKey` of the todo's title and notes.
-    static func expectIndexRight(_ store: TodoStore, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectIndexRight(
+        _ store: TodoStore, _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let (rows, held, pending) = try store.read { tx in
-            (try tx.connection.rows("SELECT id, title, notes, search_key FROM todos") { ($0.int64(0), $0.text(1), $0.optionalText(2), $0.text(3)) },
-             try tx.connection.rows("SELECT DISTINCT doc, term FROM search_terms") { "\($0.int64(0)) \($0.text(1))" },
-             try tx.connection.scalar("SELECT count(*) FROM search_pending"))
+            (
+                try tx.connection.rows("SELECT id, title, notes, search_key FROM todos") {
+                    ($0.int64(0), $0.text(1), $0.optionalText(2), $0.text(3))
+                },
+                try tx.connection.rows("SELECT DISTINCT doc, term FROM search_terms") {
+                    "\($0.int64(0)) \($0.text(1))"
+                },
+                try tx.connection.scalar("SELECT count(*) FROM search_pending")
+            )
         }
         var expected: Set<String> = []
         for (id, title, notes, key) in rows {
-            #expect(key == TextKey.searchKey(title: title, notes: notes), "\(context): key of \(id)", sourceLocation: sourceLocation)
+            #expect(
+                key == TextKey.searchKey(title: title, notes: notes), "\(context): key of \(id)",
+                sourceLocation: sourceLocation)
             for gram in grams(key) { expected.insert("\(id) \(gram)") }
         }
         #expect(Set(held) == expected, "\(context)", sourceLocation: sourceLocation)
@@ -50,19 +61,21 @@ import TodoTestSupport
     @Test func kanaWidthAndCaseFoldTogether() throws {
         let dir = TemporaryDirectory("search-kana")
         let store = try makeStore(dir)
-        for (title, notes) in [("クリーニング店", nil), ("くりーにんぐ 出す", nil), ("ｸﾘｰﾆﾝｸﾞ", "ﾜｲｼｬﾂ"), ("Dry CLEANING", "スーツ"),
-                               ("グラス", nil), ("ｸﾗｽ", nil), ("100% done_ok", nil)] as [(String, String?)] {
+        for (title, notes) in [
+            ("クリーニング店", nil), ("くりーにんぐ 出す", nil), ("ｸﾘｰﾆﾝｸﾞ", "ﾜｲｼｬﾂ"), ("Dry CLEANING", "スーツ"),
+            ("グラス", nil), ("ｸﾗｽ", nil), ("100% done_ok", nil)
+        ] as [(String, String?)] {
             _ = try store.write { try $0.add(NewTodo(title: title, notes: notes)) }
         }
         #expect(try Self.ids(store, "くりーにんぐ") == [1, 2, 3])
         #expect(try Self.ids(store, "クリーニング") == [1, 2, 3])
         #expect(try Self.ids(store, "ｸﾘｰﾆﾝｸﾞ") == [1, 2, 3])
-        #expect(try Self.ids(store, "わいしゃつ") == [3])  // half-width katakana notes
+        #expect(try Self.ids(store, "わいしゃつ") == [3]) // half-width katakana notes
         #expect(try Self.ids(store, "すーつ") == [4])
         #expect(try Self.ids(store, "ＣＬＥＡＮ") == [4])
-        #expect(try Self.ids(store, "ぐ") == [1, 2, 3, 5])  // one character; ｸﾞ composes into グ
+        #expect(try Self.ids(store, "ぐ") == [1, 2, 3, 5]) // one character; ｸﾞ composes into グ
         #expect(try Self.ids(store, "く") == [1, 2, 3, 6])
-        #expect(try Self.ids(store, "ぐらす") == [5])  // the voiced mark keeps グ and ク apart
+        #expect(try Self.ids(store, "ぐらす") == [5]) // the voiced mark keeps グ and ク apart
         #expect(try Self.ids(store, "%") == [7])
         #expect(try Self.ids(store, "_") == [7])
         #expect(try Self.ids(store, "' OR 1=1 --") == [])
@@ -73,10 +86,12 @@ import TodoTestSupport
         #expect(try Self.ids(store, "CLEANING", exact: true) == [4])
         #expect(try Self.ids(store, "cleaning", exact: true) == [])
         #expect(try Self.ids(store, "ク", exact: true) == [1])
-        #expect(try Self.ids(store, "ー", exact: true) == [1, 2, 4])  // not the half-width ｰ of 3
+        #expect(try Self.ids(store, "ー", exact: true) == [1, 2, 4]) // not the half-width ｰ of 3
         #expect(throws: TodoError.invalid("search", "must not be empty")) { try Self.ids(store, "  　", exact: true) }
         // Open todos only: the total is counted through the index for a folded search alone.
-        for (text, mode, total) in [("クリーニング", TodoQuery.SearchMode.exact, 1), ("くりーにんぐ", .exact, 1), ("くりーにんぐ", .folded, 3)] {
+        for (text, mode, total) in [
+            ("クリーニング", TodoQuery.SearchMode.exact, 1), ("くりーにんぐ", .exact, 1), ("くりーにんぐ", .folded, 3)
+        ] {
             var q = TodoQuery()
             q.search = text
             q.searchMode = mode
@@ -125,7 +140,9 @@ import TodoTestSupport
         let long = String(repeating: "ﾛﾝｸﾞ note é😀 ", count: 60) + "最後のメモ"
         let c = try store.write { try $0.add(NewTodo(title: "長いメモ", notes: long)) }
         try Self.expectIndexRight(store, "add")
-        #expect(try Self.ids(store, "最後のめも") == [c.id] && Self.ids(store, "ろんぐ") == [c.id] && Self.ids(store, "é😀") == [c.id])
+        #expect(
+            try Self.ids(store, "最後のめも") == [c.id] && Self.ids(store, "ろんぐ") == [c.id]
+                && Self.ids(store, "é😀") == [c.id])
         _ = try store.write { try $0.update(c.id, TodoPatch(notes: .set(long + " 追記"))) }
         try Self.expectIndexRight(store, "edit a long key")
         _ = try store.write { try $0.update(c.id, TodoPatch(notes: .set("短い"))) }
@@ -181,7 +198,9 @@ import TodoTestSupport
             }
         }
         try store.read { tx in
-            for (text, indexed) in [("洗濯", true), ("洗", true), ("zz", false), ("z", false), ("zz common 7 洗", true), ("common", true)] {
+            for (text, indexed) in [
+                ("洗濯", true), ("洗", true), ("zz", false), ("z", false), ("zz common 7 洗", true), ("common", true)
+            ] {
                 var q = TodoQuery()
                 q.search = text
                 q.limit = 50
@@ -189,18 +208,24 @@ import TodoTestSupport
                 for (sql, values) in [(plan.count, plan.values), (plan.page(forTotal: 1), plan.pageValues)] {
                     let steps = try tx.queryPlan(sql, values)
                     if indexed {
-                        #expect(steps.contains { $0.contains("search_fts") || $0.contains("search_terms") } && !steps.contains { $0.hasPrefix("SCAN t") }, "\(text): \(steps)")
+                        #expect(
+                            steps.contains { $0.contains("search_fts") || $0.contains("search_terms") }
+                                && !steps.contains { $0.hasPrefix("SCAN t") }, "\(text): \(steps)")
                     } else {
-                        #expect(steps.contains { $0.hasPrefix("SCAN t") } && !steps.contains { $0.contains("search_") }, "\(text): \(steps)")
+                        #expect(
+                            steps.contains { $0.hasPrefix("SCAN t") } && !steps.contains { $0.contains("search_") },
+                            "\(text): \(steps)")
                     }
                 }
                 // Three characters or more: the candidates are the matches, counted by id and status alone.
                 if text == "common" {
-                    #expect(try tx.queryPlan(plan.count, plan.values).contains { $0.contains("COVERING INDEX todos_done") })
+                    #expect(
+                        try tx.queryPlan(plan.count, plan.values).contains { $0.contains("COVERING INDEX todos_done") })
                 }
                 // Past `narrowLimit` matches the page walks the manual order, without the index.
                 let walking = plan.page(forTotal: StoreTransaction.narrowLimit + 1)
-                #expect(walking == plan.walkingPage && !walking.contains("search_fts") && !walking.contains("search_terms"))
+                #expect(
+                    walking == plan.walkingPage && !walking.contains("search_fts") && !walking.contains("search_terms"))
                 _ = try tx.connection.rows(walking, plan.walkingValues) { $0.int64(0) }
             }
         }
@@ -227,7 +252,9 @@ extension SearchIndexTests {
         func change(_ seq: Int, _ kind: String, _ description: String) -> String {
             "INSERT INTO changes (at, kind, description, state, first_n, last_n) VALUES (\(seq), '\(kind)', '\(description)', 'done', \(seq), \(seq));"
         }
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -250,11 +277,13 @@ extension SearchIndexTests {
         #expect(try Self.ids(store, "どらい") == [1])
         #expect(try Self.ids(store, "MILK") == [2])
         let images = try store.read { tx in
-            try tx.connection.rows("SELECT coalesce(b_search_key, '-'), coalesce(a_search_key, '-') FROM change_rows ORDER BY n") { "\($0.text(0))|\($0.text(1))" }
+            try tx.connection.rows(
+                "SELECT coalesce(b_search_key, '-'), coalesce(a_search_key, '-') FROM change_rows ORDER BY n"
+            ) { "\($0.text(0))|\($0.text(1))" }
         }
         #expect(images == ["-|くりーにんぐ\nわいしゃつ", "くりーにんぐ\nわいしゃつ|どらいくりーにんぐ\nわいしゃつ", "-|milk\n"])
-        _ = try store.write { try $0.undo() }  // the add of Milk
-        _ = try store.write { try $0.undo() }  // the edit: the key written back folds kana
+        _ = try store.write { try $0.undo() } // the add of Milk
+        _ = try store.write { try $0.undo() } // the edit: the key written back folds kana
         try Self.expectIndexRight(store, "undone")
         #expect(try Self.ids(store, "どらい") == [] && Self.ids(store, "くりーにんぐ") == [1] && Self.ids(store, "milk") == [])
         _ = try store.write { try $0.redo() }
@@ -276,7 +305,9 @@ extension SearchIndexTests {
         func add(_ title: String, _ key: String, _ rank: Int) -> String {
             "INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid) VALUES ('\(title)', '\(key)', '\(key)' || char(10), \(rank), 1, 1, 'old-\(rank)');"
         }
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             PRAGMA journal_mode = WAL;
             CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
             \(previous.map(\.sql).joined(separator: "\n"))
@@ -291,29 +322,39 @@ extension SearchIndexTests {
         #expect(try ChildProcess.sqlite3(path, "SELECT count(*) FROM search_grams;") != "0")
         let store = try TodoStore(path: path)
         try Self.expectIndexRight(store, "migrated")
-        let tables = try store.read { try $0.connection.rows("SELECT name FROM sqlite_master WHERE name LIKE 'search_%' ORDER BY name") { $0.text(0) } }
-        #expect(!tables.contains("search_grams") && !tables.contains("search_positions") && tables.contains("search_fts"))
+        let tables = try store.read {
+            try $0.connection.rows("SELECT name FROM sqlite_master WHERE name LIKE 'search_%' ORDER BY name") {
+                $0.text(0)
+            }
+        }
+        #expect(
+            !tables.contains("search_grams") && !tables.contains("search_positions") && tables.contains("search_fts"))
         #expect(try Self.ids(store, "くりーにんぐ") == [1] && Self.ids(store, "どら") == [1] && Self.ids(store, "牛乳") == [2])
         #expect(try Self.ids(store, "invoice") == [] && Self.ids(store, "いん") == [])
         store.close()
         #expect(try ChildProcess.sqlite3(path, "SELECT max(id) FROM todod_migrations;") == String(migrations.count))
 
         // Another writer, which does not index.
-        _ = try ChildProcess.sqlite3(path, """
+        _ = try ChildProcess.sqlite3(
+            path,
+            """
             \(add("洗濯物", "洗濯物", 4))
             UPDATE todos SET search_key = '牛乳をかう' || char(10) WHERE id = 2;
             """)
         let reopened = try TodoStore(path: path)
         #expect(try reopened.read { try $0.connection.scalar("SELECT count(*) FROM search_pending") } == 2)
-        #expect(try Self.ids(reopened, "洗濯物") == [4] && Self.ids(reopened, "洗") == [4] && Self.ids(reopened, "をかう") == [2])
+        #expect(
+            try Self.ids(reopened, "洗濯物") == [4] && Self.ids(reopened, "洗") == [4] && Self.ids(reopened, "をかう") == [2])
         #expect(try Self.ids(reopened, "を買う") == [])
         var open = TodoQuery()
         open.search = "洗濯物"
-        #expect(try reopened.read { try $0.list(open) }.total == 1)  // counted through the keys while noted
+        #expect(try reopened.read { try $0.list(open) }.total == 1) // counted through the keys while noted
         _ = try reopened.write { try $0.add(NewTodo(title: "電話する")) }
         #expect(try reopened.read { try $0.connection.scalar("SELECT count(*) FROM search_pending") } == 0)
         // The key todod indexed for 2 is the one the shell wrote (the title still says 買う).
-        let held = try reopened.read { try $0.connection.rows("SELECT DISTINCT term FROM search_terms WHERE doc = 2") { $0.text(0) } }
+        let held = try reopened.read {
+            try $0.connection.rows("SELECT DISTINCT term FROM search_terms WHERE doc = 2") { $0.text(0) }
+        }
         #expect(Set(held) == Self.grams("牛乳をかう\n"))
         #expect(try Self.ids(reopened, "洗濯物") == [4] && Self.ids(reopened, "電話") == [5])
     }

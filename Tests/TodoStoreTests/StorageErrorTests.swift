@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 import TodoCore
+import TodoSQLite
 import TodoStore
 import TodoTestSupport
-import TodoSQLite
 
 /// A caller's own error type, as the daemon's `RPCError` is: the store's failures arrive in it.
 private struct CallerError: TodoErrorConvertible, Equatable {
@@ -15,18 +15,19 @@ private struct CallerError: TodoErrorConvertible, Equatable {
 /// Storage errors keep SQLite's result code, and the store's calls throw typed errors.
 @Suite struct StorageErrorTests {
     @Test func aPrimaryCodeMatchesItsExtendedCodesAndAnExtendedCodeOnlyItself() {
-        let fsync = SQLiteResultCode(rawValue: SQLiteResultCode.ioError.rawValue | (4 << 8))  // SQLITE_IOERR_FSYNC
+        let fsync = SQLiteResultCode(rawValue: SQLiteResultCode.ioError.rawValue | (4 << 8)) // SQLITE_IOERR_FSYNC
         #expect(!fsync.isPrimary)
         #expect(fsync.primary == .ioError)
         #expect(SQLiteResultCode.ioError ~= fsync)
         #expect(!(SQLiteResultCode.full ~= fsync))
         #expect(!(fsync ~= SQLiteResultCode.ioError))
         #expect(fsync ~= fsync)
-        let matched = switch fsync {
-        case .full: "full"
-        case .ioError: "I/O"
-        default: "other"
-        }
+        let matched =
+            switch fsync {
+            case .full: "full"
+            case .ioError: "I/O"
+            default: "other"
+            }
         #expect(matched == "I/O")
     }
 
@@ -42,7 +43,9 @@ private struct CallerError: TodoErrorConvertible, Equatable {
         } catch {
             #expect(error.code == .storage)
             #expect(error.resultCode?.primary == .busy, "\(String(describing: error.resultCode))")
-            #expect(error.message == "cannot use \(path): another process has it open (is another todod using this database?)")
+            #expect(
+                error.message
+                    == "cannot use \(path): another process has it open (is another todod using this database?)")
         }
         #expect(try first.read { (tx) throws(TodoError) in try tx.todo(1).title } == "牛乳を買う")
     }
@@ -50,7 +53,8 @@ private struct CallerError: TodoErrorConvertible, Equatable {
     @Test func aFileThatIsNotADatabaseIsRefusedWithNotADatabase() throws {
         let dir = TemporaryDirectory("notadb")
         let path = dir.file("notes.db")
-        try Data("これはデータベースではありません\n".utf8 + [UInt8](repeating: 0x41, count: 4096)).write(to: URL(fileURLWithPath: path))
+        try Data("これはデータベースではありません\n".utf8 + [UInt8](repeating: 0x41, count: 4096)).write(
+            to: URL(fileURLWithPath: path))
         do throws(TodoError) {
             _ = try TodoStore(path: path)
             Issue.record("a file that is not a database was opened")
@@ -68,7 +72,9 @@ private struct CallerError: TodoErrorConvertible, Equatable {
         let store = try TodoStore(path: dir.file("todos.db"))
         do throws(CallerError) {
             _ = try store.write { (tx) throws(CallerError) in
-                do throws(TodoError) { _ = try tx.add(NewTodo(title: "rolled back")) } catch { throw CallerError(error) }
+                do throws(TodoError) { _ = try tx.add(NewTodo(title: "rolled back")) } catch {
+                    throw CallerError(error)
+                }
                 throw CallerError(text: "mine")
             }
             Issue.record("the write did not throw")

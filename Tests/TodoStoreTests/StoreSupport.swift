@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 func makeStore(_ dir: TemporaryDirectory, clock: ManualClock = ManualClock()) throws -> TodoStore {
     try TodoStore(path: dir.file("todos.db"), clock: clock.source)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TodoStore
 
 struct TextKeyTests {
@@ -13,12 +14,12 @@ struct TextKeyTests {
 
     @Test func searchKeysFoldKatakanaIntoHiragana() {
         #expect(TextKey.search("クリーニング") == "くりーにんぐ")
-        #expect(TextKey.search("ｸﾘｰﾆﾝｸﾞ") == "くりーにんぐ")  // half-width, the voiced mark composed
-        #expect(TextKey.search("ク\u{3099}") == "ぐ")  // a combining voiced mark composed
+        #expect(TextKey.search("ｸﾘｰﾆﾝｸﾞ") == "くりーにんぐ") // half-width, the voiced mark composed
+        #expect(TextKey.search("ク\u{3099}") == "ぐ") // a combining voiced mark composed
         #expect(TextKey.search("ヴァイオリン") == "ゔぁいおりん")
         #expect(TextKey.search("ヽヾヵヶ") == "ゝゞゕゖ")
-        #expect(TextKey.search("ヷ・ㇰ") == "ヷ・ㇰ")  // no hiragana twin: left alone
+        #expect(TextKey.search("ヷ・ㇰ") == "ヷ・ㇰ") // no hiragana twin: left alone
         #expect(TextKey.search("ＡＢＣ ﾃｽﾄ テスト") == "abc てすと てすと")
-        #expect(TextKey.identity("カテゴリ") != TextKey.identity("かてごり"))  // names keep kana apart
+        #expect(TextKey.identity("カテゴリ") != TextKey.identity("かてごり")) // names keep kana apart
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TodoCore
 import TodoSQLite
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 /// The tree page (`todo.list` with `tree`) that walks the matches in order and stops once the page
 /// is full gives exactly what the algorithm it replaced gave — reading every match, placing each
@@ -25,7 +26,10 @@ import TodoTestSupport
                     let page = try tx.list(query)
                     var streamed: [Int64] = []
                     var streamedTotal = -1
-                    try tx.list(query, chunk: 3, total: { streamedTotal = $0 }) { streamed += $0.map(\.id); return true }
+                    try tx.list(query, chunk: 3, total: { streamedTotal = $0 }) {
+                        streamed += $0.map(\.id)
+                        return true
+                    }
                     return (expected, page, (streamed, streamedTotal), try tx.treeOrder(query))
                 }
                 #expect(order.ids == expected.ids && order.total == expected.total, "\(context)")
@@ -44,7 +48,9 @@ import TodoTestSupport
             var parent: Int64 = 0
             for i in 1...3000 {
                 // A subtask outside 家 names a category of its own (given none, it would take its parent's).
-                let new = NewTodo(title: "t\(i) 牛乳", category: i % 3 == 0 ? "家" : i % 10 == 0 ? "外" : nil, parent: i % 10 == 0 ? parent : nil)
+                let new = NewTodo(
+                    title: "t\(i) 牛乳", category: i % 3 == 0 ? "家" : i % 10 == 0 ? "外" : nil,
+                    parent: i % 10 == 0 ? parent : nil)
                 let todo = try tx.add(new)
                 if i % 10 != 0 { parent = todo.id }
             }
@@ -86,7 +92,9 @@ import TodoTestSupport
                     let parent = Int64.random(in: 1...Int64(i - 1), using: &random)
                     if depth[parent, default: 0] < 3 { new.parent = parent }
                 }
-                if Int.random(in: 0..<3, using: &random) > 0 { new.category = ["家", "work"].randomElement(using: &random) }
+                if Int.random(in: 0..<3, using: &random) > 0 {
+                    new.category = ["家", "work"].randomElement(using: &random)
+                }
                 if Bool.random(using: &random) {
                     new.due = base.adding(usec: Int64.random(in: -5...5, using: &random) * 86_400_000_000)
                 }
@@ -94,7 +102,8 @@ import TodoTestSupport
                     new.start = base.adding(usec: Int64.random(in: -3...3, using: &random) * 86_400_000_000)
                 }
                 new.priority = [nil, .high, .medium, .low].randomElement(using: &random)!
-                new.tags = Array(["a", "b", "タグ"].shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random)))
+                new.tags = Array(
+                    ["a", "b", "タグ"].shuffled(using: &random).prefix(Int.random(in: 0...2, using: &random)))
                 new.top = Int.random(in: 0..<4, using: &random) == 0
                 let todo = try tx.add(new)
                 depth[todo.id] = new.parent.map { depth[$0, default: 0] + 1 } ?? 0
@@ -102,7 +111,9 @@ import TodoTestSupport
             for _ in 0..<(count / 5) {
                 let id = Int64.random(in: 1...Int64(count), using: &random)
                 let target = Int64.random(in: 1...Int64(count), using: &random)
-                if id != target { _ = try tx.move(id, to: Bool.random(using: &random) ? .before(target) : .after(target)) }
+                if id != target {
+                    _ = try tx.move(id, to: Bool.random(using: &random) ? .before(target) : .after(target))
+                }
             }
             for _ in 0..<(count / 4) {
                 _ = try tx.complete([Int64.random(in: 1...Int64(count), using: &random)])
@@ -120,13 +131,18 @@ import TodoTestSupport
         var query = TodoQuery()
         query.tree = true
         query.status = TodoQuery.Status.allCases.randomElement(using: &random)!
-        if sometimes(&random) { query.category = ["家", "work"].randomElement(using: &random) }
-        else if sometimes(&random) { query.uncategorized = true }
+        if sometimes(&random) {
+            query.category = ["家", "work"].randomElement(using: &random)
+        } else if sometimes(&random) {
+            query.uncategorized = true
+        }
         if sometimes(&random) { query.overdue = true }
         if sometimes(&random) { query.dueBefore = day(&random) }
         if sometimes(&random) { query.dueAfter = day(&random) }
         if sometimes(&random) { query.search = ["report", "牛乳", "REPORT"].randomElement(using: &random) }
-        if sometimes(&random) { query.tags = Array(["a", "b", "タグ"].shuffled(using: &random).prefix(Int.random(in: 1...2, using: &random))) }
+        if sometimes(&random) {
+            query.tags = Array(["a", "b", "タグ"].shuffled(using: &random).prefix(Int.random(in: 1...2, using: &random)))
+        }
         if sometimes(&random) { query.priority = TodoPriority.allCases.randomElement(using: &random) }
         if sometimes(&random) { query.recurring = false }
         if sometimes(&random) { query.parent = Int64.random(in: 1...Int64(count), using: &random) }
@@ -134,8 +150,10 @@ import TodoTestSupport
         if sometimes(&random) { query.startAfter = day(&random) }
         if sometimes(&random) { query.ready = true }
         for _ in 0..<Int.random(in: 0...2, using: &random) {
-            query.sort.append(TodoQuery.SortKey(TodoQuery.SortField.allCases.randomElement(using: &random)!,
-                                                descending: Bool.random(using: &random)))
+            query.sort.append(
+                TodoQuery.SortKey(
+                    TodoQuery.SortField.allCases.randomElement(using: &random)!,
+                    descending: Bool.random(using: &random)))
         }
         if Int.random(in: 0..<4, using: &random) > 0 { query.limit = Int.random(in: 0...25, using: &random) }
         if Bool.random(using: &random) { query.offset = Int.random(in: 0...40, using: &random) }
@@ -169,9 +187,13 @@ extension StoreTransaction {
         for id in matched {
             var parent = nodes[id]?.parent
             while let p = parent, nodes[p] == nil {
-                guard let node = try connection.firstRow("SELECT parent_id, rank FROM todos WHERE id = ?", [.integer(p)], {
-                    ReferenceNode(parent: $0.optionalInt64(0), rank: $0.int64(1))
-                }) else { break }
+                guard
+                    let node = try connection.firstRow(
+                        "SELECT parent_id, rank FROM todos WHERE id = ?", [.integer(p)],
+                        {
+                            ReferenceNode(parent: $0.optionalInt64(0), rank: $0.int64(1))
+                        })
+                else { break }
                 nodes[p] = node
                 parent = node.parent
             }

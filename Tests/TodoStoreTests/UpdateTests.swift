@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 @Suite struct UpdateTests {
     @Test func updatedChangesOnlyOnRealChange() throws {
@@ -29,15 +30,15 @@ import TodoTestSupport
         let due = clock.now.adding(usec: 3_600_000_000)
         let lead: Int64 = 15 * 60_000_000
         var todo = try store.write { try $0.add(NewTodo(title: "a", due: due)) }
-        #expect(todo.remind == due)  // defaults to due
+        #expect(todo.remind == due) // defaults to due
         todo = try store.write { try $0.update(todo.id, TodoPatch(remind: .set(due.adding(usec: -lead)))) }
         #expect(todo.remind == due.adding(usec: -lead))
         let later = due.adding(usec: 86_400_000_000)
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(later))) }
-        #expect(todo.remind == later.adding(usec: -lead))  // keeps its lead time
+        #expect(todo.remind == later.adding(usec: -lead)) // keeps its lead time
         _ = try store.write { try $0.markReminded(todo.id, scheduled: todo.remind, at: clock.now) }
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due))) }
-        #expect(todo.reminded == nil)  // re-armed
+        #expect(todo.reminded == nil) // re-armed
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .clear)) }
         #expect(todo.due == nil && todo.remind == nil)
         todo = try store.write { try $0.update(todo.id, TodoPatch(due: .set(due))) }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoStore
 import TodoTestSupport
+
+@testable import TodoStore
 
 @Suite struct ValidationAndConflictTests {
     @Test func invalidInputChangesNothing() throws {
@@ -25,7 +26,7 @@ import TodoTestSupport
             ("move anchor", { _ = try $0.move(1, to: .before(42)) }),
             ("complete some unknown", { _ = try $0.complete([1, 77]) }),
             ("delete some unknown", { _ = try $0.delete([1, 77]) }),
-            ("empty ids", { _ = try $0.delete([]) }),
+            ("empty ids", { _ = try $0.delete([]) })
         ]
         for (name, operation) in bad {
             #expect(throws: TodoError.self, "\(name)") { try store.write(operation) }
@@ -36,7 +37,9 @@ import TodoTestSupport
     @Test func errorsNameTheField() throws {
         let dir = TemporaryDirectory("field")
         let store = try makeStore(dir)
-        #expect(throws: TodoError.invalid("title", "must not be empty")) { try store.write { try $0.add(NewTodo(title: "")) } }
+        #expect(throws: TodoError.invalid("title", "must not be empty")) {
+            try store.write { try $0.add(NewTodo(title: "")) }
+        }
         #expect(throws: TodoError.invalid("title", "contains control character U+0000")) {
             try store.write { try $0.add(NewTodo(title: "a\u{0}b")) }
         }
@@ -63,7 +66,7 @@ import TodoTestSupport
         let again = try store.read { try $0.todo(todo.id) }
         #expect(again == todo)
         #expect(try store.read { try $0.categories() }.map(\.name) == [evil])
-        store.close()  // the store holds its file exclusively while open
+        store.close() // the store holds its file exclusively while open
         #expect(try ChildProcess.sqlite3(dir.file("todos.db"), "SELECT count(*) FROM todos;") == "1")
     }
 
@@ -71,7 +74,9 @@ import TodoTestSupport
         let dir = TemporaryDirectory("fold")
         let store = try makeStore(dir)
         _ = try store.write { try $0.addCategory("Home") }
-        #expect(throws: TodoError.conflict("category \"Home\" already exists")) { try store.write { try $0.addCategory("home") } }
+        #expect(throws: TodoError.conflict("category \"Home\" already exists")) {
+            try store.write { try $0.addCategory("home") }
+        }
         _ = try store.write { try $0.addCategory("Straße") }
         #expect(throws: TodoError.self) { try store.write { try $0.addCategory("STRASSE") } }
         // A todo naming the category in another case joins it.

@@ -4,26 +4,34 @@ import TodoCalDAV
 import TodoCore
 import TodoPosix
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// One account's rounds as the daemon runs them (in memory collection, real todod, real journal):
 /// conflicts go to the journal and the status file, failures back off with a one-line status, and
 /// two rounds of one account never run at once.
 @Suite(.serialized) struct AccountSyncTests {
-    static func account(_ m: Machine, _ cal: any CalendarCollection, roundLimit: Int? = nil) throws -> (AccountSync, [String: String], TemporaryDirectory) {
+    static func account(_ m: Machine, _ cal: any CalendarCollection, roundLimit: Int? = nil) throws -> (
+        AccountSync, [String: String], TemporaryDirectory
+    ) {
         let home = TemporaryDirectory("acct")
-        var env: [String: String] = ["HOME": home.path, "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config")]
+        var env: [String: String] = [
+            "HOME": home.path, "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config")
+        ]
         env["TZ"] = "UTC"
         let file = home.file("pw")
-        _ = FileManager.default.createFile(atPath: file, contents: Data("秘密-password".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: file, contents: Data("秘密-password".utf8), attributes: [.posixPermissions: 0o600])
         var account = SyncAccount(name: "home", url: cal.url, user: "alice", passwordFile: file, calendar: cal.url)
         account.roundLimit = roundLimit
-        let sync = AccountSync(account: account, environment: env, socket: m.daemon.socket, opener: { _, password throws(SyncError) in
-            guard password == "秘密-password" else { throw SyncError("wrong password given to the opener") }
-            return cal
-        })
+        let sync = AccountSync(
+            account: account, environment: env, socket: m.daemon.socket,
+            opener: { _, password throws(SyncError) in
+                guard password == "秘密-password" else { throw SyncError("wrong password given to the opener") }
+                return cal
+            })
         return (sync, env, home)
     }
 
@@ -44,7 +52,8 @@ import TodoUserFiles
         try m.update(uid: uid, ["title": .string(title + " here")])
         cal.edit(try #require(cal.href(uid: uid))) { text in
             text.replacingOccurrences(of: "SUMMARY:\(title)", with: "SUMMARY:\(title) there")
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
+                .replacingOccurrences(
+                    of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
         }
         let report = try sync.round().get()
         #expect(report.conflicts.count == 1)
@@ -74,7 +83,10 @@ import TodoUserFiles
         let (sync, env, home) = try Self.account(m, cal)
         defer { withExtendedLifetime(home) {} }
         try m.add("waits")
-        guard case .failure(let error) = sync.round() else { Issue.record("the round succeeded"); return }
+        guard case .failure(let error) = sync.round() else {
+            Issue.record("the round succeeded")
+            return
+        }
         #expect(error.message == CalDAVError.network("cannot connect to 127.0.0.1 port 9: Connection refused").message)
         #expect(sync.failures == 1 && sync.retryAt != nil)
         let first = try #require(sync.retryAt) - Posix.monotonicSeconds()
@@ -99,7 +111,10 @@ import TodoUserFiles
         try Files.makeDirectories(directory, mode: 0o700)
         let held = try #require(try FileLock(path: directory + "/home.lock", timeout: 1))
         sync.lockTimeout = 0.3
-        guard case .failure(let error) = sync.round() else { Issue.record("ran beside a held lock"); return }
+        guard case .failure(let error) = sync.round() else {
+            Issue.record("ran beside a held lock")
+            return
+        }
         #expect(error.message.contains("another todod-sync round of home"))
         #expect(cal.creates == 0)
         held.unlock()
@@ -126,7 +141,9 @@ extension AccountSyncTests {
         #expect(try Self.status(env).0.items == 3)
 
         // Restarted, and the server gone: ITEMS stays what the last round found.
-        let again = AccountSync(account: sync.account, environment: env, socket: m.daemon.socket, opener: { _, _ throws(SyncError) in Unreachable() })
+        let again = AccountSync(
+            account: sync.account, environment: env, socket: m.daemon.socket,
+            opener: { _, _ throws(SyncError) in Unreachable() })
         _ = again.round()
         #expect(try Self.status(env).0.items == 3)
 
@@ -154,9 +171,11 @@ extension AccountSyncTests {
         let (home, _, dir1) = try Self.account(m, good)
         let (other, _, dir2) = try Self.account(m, stuck)
         defer { withExtendedLifetime((dir1, dir2)) {} }
-        let blocked = AccountSync(account: SyncAccount(name: "stuck", url: stuck.url, user: "alice", passwordFile: other.account.passwordFile,
-                                                       calendar: stuck.url), environment: other.environment, socket: m.daemon.socket,
-                                  opener: { _, _ throws(SyncError) in stuck })
+        let blocked = AccountSync(
+            account: SyncAccount(
+                name: "stuck", url: stuck.url, user: "alice", passwordFile: other.account.passwordFile,
+                calendar: stuck.url), environment: other.environment, socket: m.daemon.socket,
+            opener: { _, _ throws(SyncError) in stuck })
         let service = try SyncService(accounts: [blocked, home], socket: m.daemon.socket, interval: 3600)
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {

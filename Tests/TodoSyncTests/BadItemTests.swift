@@ -3,9 +3,10 @@ import Testing
 import TodoCalDAV
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// One bad item blocks nothing (docs/SYNC.md "What does not sync"): a resource todod's rules
 /// refuse, one it cannot read, and a write the server refuses are each left out and named in the
@@ -20,7 +21,7 @@ import TodoUserFiles
         ("uid with a space", "bad uid", [], "uid with a space"),
         ("uid over 255 bytes", String(repeating: "u", count: 300), [], "long uid"),
         ("long description", "bad-notes", ["DESCRIPTION:" + String(repeating: "n", count: 70_000)], "long notes"),
-        ("long category", "bad-category", ["CATEGORIES:" + String(repeating: "c", count: 300)], "long category"),
+        ("long category", "bad-category", ["CATEGORIES:" + String(repeating: "c", count: 300)], "long category")
     ]
 
     @Test func aRemoteTodoTheStoreRefusesIsNamedAndTheRestSyncs() throws {
@@ -29,7 +30,9 @@ import TodoUserFiles
         cal.put("good-1.ics", vtodo(uid: "good-1", summary: "良い 1"))
         for bad in Self.refusedHere {
             // Folded as a server would store it (the long lines).
-            cal.put("\(bad.name.replacingOccurrences(of: " ", with: "-")).ics", vtodo(uid: bad.uid, summary: bad.summary, extra: bad.extra))
+            cal.put(
+                "\(bad.name.replacingOccurrences(of: " ", with: "-")).ics",
+                vtodo(uid: bad.uid, summary: bad.summary, extra: bad.extra))
         }
         cal.put("good-2.ics", vtodo(uid: "good-2", summary: "良い 2"))
         let local = try #require(try m.add("ここから")["uid"]?.stringValue)
@@ -54,11 +57,15 @@ import TodoUserFiles
         #expect(again.problems.count == Self.refusedHere.count)
         #expect(again.sent == 1)
         // Fixed on the server: it comes in and is no longer named; deleted: no longer named.
-        try cal.edit(#require(cal.href(uid: "bad-title"))) { $0.replacingOccurrences(of: String(repeating: "長", count: 1001), with: "短い") }
+        try cal.edit(#require(cal.href(uid: "bad-title"))) {
+            $0.replacingOccurrences(of: String(repeating: "長", count: 1001), with: "短い")
+        }
         cal.remove(try #require(cal.href(uid: "bad-notes")))
         let fixed = try m.sync(cal)
         #expect(try m.todo(uid: "bad-title")?["title"]?.stringValue == "短い")
-        #expect(Set(fixed.problems.compactMap(\.uid)) == Set(Self.refusedHere.map(\.uid)).subtracting(["bad-title", "bad-notes"]))
+        #expect(
+            Set(fixed.problems.compactMap(\.uid))
+                == Set(Self.refusedHere.map(\.uid)).subtracting(["bad-title", "bad-notes"]))
         // Nothing was written over or deleted on the server.
         #expect(cal.deletes == 0)
     }
@@ -70,7 +77,8 @@ import TodoUserFiles
         try m.sync(cal)
         let href = try #require(cal.href(uid: uid))
         // Another client writes something todod cannot read over it, and one more such resource.
-        let garbage = "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:\(uid)\r\nSUMMARY:\u{FFFD}\r\nBEGIN:VALARM\r\nEND:VTODO\r\n"
+        let garbage =
+            "BEGIN:VCALENDAR\r\nBEGIN:VTODO\r\nUID:\(uid)\r\nSUMMARY:\u{FFFD}\r\nBEGIN:VALARM\r\nEND:VTODO\r\n"
         cal.edit(href) { _ in garbage }
         cal.put("other.ics", "not iCalendar at all\r\n")
         let first = try m.sync(cal)
@@ -131,7 +139,9 @@ import TodoUserFiles
         cal.put("both.ics", vtodo(uid: both, summary: "両方 (向こう)", modified: "20200101T000000Z"))
         let store = try LocalStore(socket: m.daemon.socket)
         let (state, _) = try SyncState.open(path: m.statePath)
-        let round = SyncRound(account: "home", collection: cal, store: store, state: state, codec: VTodoCodec(), options: .init(initial: mode))
+        let round = SyncRound(
+            account: "home", collection: cal, store: store, state: state, codec: VTodoCodec(),
+            options: .init(initial: mode))
         let report = try round.run()
         return (m, cal, report, localOnly)
     }
@@ -176,13 +186,17 @@ import TodoUserFiles
         // B with A's state file.
         let store = try LocalStore(socket: b.daemon.socket)
         let (state, _) = try SyncState.open(path: a.statePath)
-        let report = try SyncRound(account: "home", collection: cal, store: store, state: state, codec: VTodoCodec()).run()
+        let report = try SyncRound(account: "home", collection: cal, store: store, state: state, codec: VTodoCodec())
+            .run()
         #expect(report.sent == 1 && report.received == 5)
         #expect(try b.todos().count == 6)
         #expect(cal.resources.count == 6 && cal.deletes == 0)
         #expect(state.storeID == report.storeID)
         // A again, with the state now B's: nothing deleted either side.
-        let back = try SyncRound(account: "home", collection: cal, store: try LocalStore(socket: a.daemon.socket), state: state, codec: VTodoCodec()).run()
+        let back = try SyncRound(
+            account: "home", collection: cal, store: try LocalStore(socket: a.daemon.socket), state: state,
+            codec: VTodoCodec()
+        ).run()
         #expect(back.received == 1)
         #expect(try a.todos().count == 6 && cal.resources.count == 6 && cal.deletes == 0)
     }
@@ -252,12 +266,14 @@ final class RefusingCollection: CalendarCollection, @unchecked Sendable {
     @Test func aPhoneOnlyEditIsNoConflict() throws {
         let m = try Machine()
         let cal = InMemoryCollection()
-        let extra = ["CLASS:PUBLIC", "X-PHONE-COLOR;VALUE=TEXT:#ff0000", "GEO:35.68;139.76", "X-EMPTYISH:a\\, b",
-                     "DTSTART:20261130T090000Z", "ATTACH;FMTTYPE=text/plain:https://example.org/a.txt", "PERCENT-COMPLETE:10",
-                     "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "END:VALARM", "SEQUENCE:3", "X-MOZ-GENERATION:2",
-                     "RELATED-TO;RELTYPE=PARENT:parent-uid", "X-QUOTED;X-P=\"a;b:c\":v",
-                     "X-LONG:" + String(repeating: "長い行", count: 40), "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",
-                     "TRIGGER;VALUE=DATE-TIME:20261201T080000Z", "ACKNOWLEDGED:20261201T080100Z", "END:VALARM"]
+        let extra = [
+            "CLASS:PUBLIC", "X-PHONE-COLOR;VALUE=TEXT:#ff0000", "GEO:35.68;139.76", "X-EMPTYISH:a\\, b",
+            "DTSTART:20261130T090000Z", "ATTACH;FMTTYPE=text/plain:https://example.org/a.txt", "PERCENT-COMPLETE:10",
+            "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER:-PT5M", "END:VALARM", "SEQUENCE:3", "X-MOZ-GENERATION:2",
+            "RELATED-TO;RELTYPE=PARENT:parent-uid", "X-QUOTED;X-P=\"a;b:c\":v",
+            "X-LONG:" + String(repeating: "長い行", count: 40), "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x",
+            "TRIGGER;VALUE=DATE-TIME:20261201T080000Z", "ACKNOWLEDGED:20261201T080100Z", "END:VALARM"
+        ]
         cal.put("phone.ics", vtodo(uid: "phone", summary: "電話から", extra: extra))
         try m.sync(cal)
         try m.update(uid: "phone", ["notes": "ここでメモ"])
@@ -265,7 +281,8 @@ final class RefusingCollection: CalendarCollection, @unchecked Sendable {
         let href = try #require(cal.href(uid: "phone"))
         cal.edit(href) { text in
             text.replacingOccurrences(of: "SUMMARY:電話から", with: "SUMMARY:電話で直した")
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20301201T090000Z", options: .regularExpression)
+                .replacingOccurrences(
+                    of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20301201T090000Z", options: .regularExpression)
         }
         var conflicts: [SyncStatus.Conflict] = []
         let r = try m.sync(cal, conflicts: { conflicts.append($0) })
@@ -281,7 +298,8 @@ final class RefusingCollection: CalendarCollection, @unchecked Sendable {
         try m.update(uid: uid, ["title": "ここの題"])
         cal.edit(try #require(cal.href(uid: uid))) { text in
             text.replacingOccurrences(of: "SUMMARY:元の題", with: "SUMMARY:向こうの題")
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
+                .replacingOccurrences(
+                    of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
         }
         let r = try m.sync(cal)
         let conflict = try #require(r.conflicts.first)
@@ -292,8 +310,12 @@ final class RefusingCollection: CalendarCollection, @unchecked Sendable {
         #expect(history.contains { $0["description"]?.stringValue == "sync home: 0 added, 1 updated" }, "\(history)")
         #expect(!history.contains { $0["description"]?.stringValue?.hasPrefix("import:") == true })
         // Undoing it says where it came from.
-        let undo = try ChildProcess.run(BuiltProducts.path("todoctl"), ["undo"], environment: ["TODOD_SOCKET": m.daemon.socket, "HOME": m.directory.path,
-                                                                                               "XDG_CONFIG_HOME": m.directory.file("config"), "LANG": "C.UTF-8"])
+        let undo = try ChildProcess.run(
+            BuiltProducts.path("todoctl"), ["undo"],
+            environment: [
+                "TODOD_SOCKET": m.daemon.socket, "HOME": m.directory.path,
+                "XDG_CONFIG_HOME": m.directory.file("config"), "LANG": "C.UTF-8"
+            ])
         #expect(undo.status == 0, "\(undo.stderr)")
         #expect(undo.stdout.hasPrefix("Undid: sync home: 0 added, 1 updated\n"), "\(undo.stdout)")
         #expect(undo.stdout.contains("came from the server of sync account home"))

@@ -4,9 +4,10 @@ import TodoCalDAV
 import TodoCore
 import TodoPosix
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// The built `todod-sync` against real servers (Radicale, xandikos from scripts/test) and real
 /// todod stores: two "machines" converge after seeded random edits; `--once` exit codes and the
@@ -31,13 +32,16 @@ struct CalDAVSyncTests {
     /// skipped (or fails to start) before it.
     static func knownToFailOnCyrusWithTodoman(_ kind: CalDAVServer.Kind, _ body: () throws -> Void) throws {
         _ = try server(kind)
-        try withKnownIssue("Cyrus splits CATEGORIES into one line per value, which todoman does not read", body, when: { kind == .cyrus })
+        try withKnownIssue(
+            "Cyrus splits CATEGORIES into one line per value, which todoman does not read", body,
+            when: { kind == .cyrus })
     }
 
     /// A new VTODO calendar on `server`.
     static func calendar(_ server: CalDAVServer) throws -> String {
         let account = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
-        if server.kind != .xandikos { _ = try? account.calendars() }  // Radicale and Cyrus make the user's collections on first access
+        // Radicale and Cyrus make the user's collections on first access
+        if server.kind != .xandikos { _ = try? account.calendars() }
         let url = server.homeURL + "t-" + UUID().uuidString.lowercased() + "/"
         try account.makeCalendar(at: url, name: "Tasks タスク")
         return url
@@ -60,8 +64,10 @@ struct CalDAVSyncTests {
             environment["TZ"] = "UTC"
             environment["JOURNAL_STREAM"] = nil
             let passwordFile = home.file("home.password")
-            _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
-            var account = SyncAccount(name: "home", url: url, user: user, passwordFile: passwordFile, calendar: calendar)
+            _ = FileManager.default.createFile(
+                atPath: passwordFile, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            var account = SyncAccount(
+                name: "home", url: url, user: user, passwordFile: passwordFile, calendar: calendar)
             account.roundLimit = roundLimit
             try SyncConfig.save([account], environment: environment)
         }
@@ -73,22 +79,26 @@ struct CalDAVSyncTests {
         /// todod-sync as a service, pulling every `interval` seconds; its first round has ended
         /// (the status file names a success) when this returns.
         func service(interval: Int) throws -> WatchedProcess {
-            let service = try WatchedProcess(BuiltProducts.path("todod-sync"), ["--pull-interval", String(interval)],
-                                             log: home.file("service.log"), environment: environment)
+            let service = try WatchedProcess(
+                BuiltProducts.path("todod-sync"), ["--pull-interval", String(interval)],
+                log: home.file("service.log"), environment: environment)
             #expect(NotifyTestSupport.eventually(timeout: 10) { status?.lastSuccess != nil }, "\(service.log)")
             return service
         }
 
         var status: SyncStatus? {
             guard let path = SyncPaths.statusFile(account: "home", environment: environment),
-                  let data = FileManager.default.contents(atPath: path), let json = try? JSON.parse(Array(data)) else { return nil }
+                let data = FileManager.default.contents(atPath: path), let json = try? JSON.parse(Array(data))
+            else { return nil }
             return SyncStatus(json: json)
         }
     }
 
     static func host(_ server: CalDAVServer, _ calendar: String, roundLimit: Int? = nil) throws -> Host {
-        try Host(url: server.rootURL, calendar: calendar, user: server.user ?? "anyone", password: server.password ?? "unused",
-                 roundLimit: roundLimit)
+        try Host(
+            url: server.rootURL, calendar: calendar, user: server.user ?? "anyone",
+            password: server.password ?? "unused",
+            roundLimit: roundLimit)
     }
 
     @Test(arguments: CalDAVServer.Kind.allCases)
@@ -99,7 +109,8 @@ struct CalDAVSyncTests {
     func twoStoresConverge(_ kind: CalDAVServer.Kind) throws {
         let server = try Self.server(kind)
         let calendar = try Self.calendar(server)
-        let a = try Self.host(server, calendar), b = try Self.host(server, calendar)
+        let a = try Self.host(server, calendar)
+        let b = try Self.host(server, calendar)
         let seed = SeededRandom.seed(from: "TODOSYNC_SEED")
         print("CalDAVSyncTests \(kind) seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
         var rng = SeededRandom(seed: seed)
@@ -109,22 +120,32 @@ struct CalDAVSyncTests {
             _ = try SyncModelTests.edit(b.machine, &rng, &counter, count: 5)
             var quiet = false
             for _ in 0..<6 {
-                let ra = try a.once(), rb = try b.once()
+                let ra = try a.once()
+                let rb = try b.once()
                 #expect(ra.status == 0 && rb.status == 0, "\(ra.stdout)\(ra.stderr)\(rb.stdout)\(rb.stderr)")
-                if ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received") { quiet = true; break }
+                if ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received") {
+                    quiet = true
+                    break
+                }
             }
             #expect(quiet, "not quiet (seed \(seed), epoch \(epoch))")
-            let ta = try a.machine.todos(), tb = try b.machine.todos()
+            let ta = try a.machine.todos()
+            let tb = try b.machine.todos()
             let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
             let objects = try collection.fetch(try collection.versions().map(\.href))
             let remote = objects.compactMap { try? VTodoCodec().item($0.data).get() }
-            let ua = ta.compactMap { $0["uid"]?.stringValue }, ub = tb.compactMap { $0["uid"]?.stringValue }
-            #expect(Set(ua).count == ua.count && Set(ub).count == ub.count && Set(remote.compactMap(\.entry.uid)).count == remote.count)
+            let ua = ta.compactMap { $0["uid"]?.stringValue }
+            let ub = tb.compactMap { $0["uid"]?.stringValue }
+            #expect(
+                Set(ua).count == ua.count && Set(ub).count == ub.count
+                    && Set(remote.compactMap(\.entry.uid)).count == remote.count)
             #expect(Set(ua) == Set(ub) && Set(ua) == Set(remote.compactMap(\.entry.uid)), "seed \(seed)")
             let byB = Dictionary(tb.map { ($0["uid"]!.stringValue!, $0) }, uniquingKeysWith: { x, _ in x })
             for t in ta {
                 for f in SyncModelTests.Field.allCases {
-                    #expect(SyncModelTests.value(t, f) == byB[t["uid"]!.stringValue!].map { SyncModelTests.value($0, f) }, "seed \(seed)")
+                    #expect(
+                        SyncModelTests.value(t, f) == byB[t["uid"]!.stringValue!].map { SyncModelTests.value($0, f) },
+                        "seed \(seed)")
                 }
             }
         }
@@ -141,11 +162,13 @@ struct CalDAVSyncTests {
         let uids = try ["A 買い物", "B", "C"].map { try #require(try host.machine.add($0)["uid"]?.stringValue) }
         #expect(try host.once().status == 0)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        let c = try #require(try collection.fetch(try collection.versions().map(\.href)).first {
-            String(decoding: $0.data, as: UTF8.self).contains("UID:\(uids[2])\r\n")
-        })
+        let c = try #require(
+            try collection.fetch(try collection.versions().map(\.href)).first {
+                String(decoding: $0.data, as: UTF8.self).contains("UID:\(uids[2])\r\n")
+            })
         let text = String(decoding: c.data, as: UTF8.self)
-            .replacingOccurrences(of: #"X-APPLE-SORT-ORDER:\d+"#, with: "X-APPLE-SORT-ORDER:0", options: .regularExpression)
+            .replacingOccurrences(
+                of: #"X-APPLE-SORT-ORDER:\d+"#, with: "X-APPLE-SORT-ORDER:0", options: .regularExpression)
         _ = try collection.update(href: c.href, data: Array(text.utf8), ifMatch: c.etag)
         let round = try host.once()
         #expect(round.status == 0 && round.stdout.contains(": 0 sent, 1 received"), "\(round.stdout)\(round.stderr)")
@@ -162,13 +185,22 @@ struct CalDAVSyncTests {
         let server = try Self.server(.radicale)
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar)
-        let kept = ["DTSTART:20261201T080000Z", "GEO:35.6812;139.7671", "ATTACH:https://example.org/plan.pdf",
-                    "RELATED-TO;RELTYPE=PARENT:parent-1", "X-PHONE-COLOR:#FF2968", "X-MOZ-GENERATION:3"]
+        let kept = [
+            "DTSTART:20261201T080000Z", "GEO:35.6812;139.7671", "ATTACH:https://example.org/plan.pdf",
+            "RELATED-TO;RELTYPE=PARENT:parent-1", "X-PHONE-COLOR:#FF2968", "X-MOZ-GENERATION:3"
+        ]
         let file = host.home.file("kept.ics")
-        let text = (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO", "UID:kept-1", "DTSTAMP:20261201T090000Z",
-                     "LAST-MODIFIED:20261201T090000Z", "SUMMARY:資料を送る", "DUE:20261210T090000Z"] + kept
-                    + ["BEGIN:VALARM", "ACTION:EMAIL", "TRIGGER:-P1D", "SUMMARY:tomorrow", "DESCRIPTION:mail", "ATTENDEE:mailto:me@example.org",
-                       "END:VALARM", "END:VTODO", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+        let text =
+            ([
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VTODO", "UID:kept-1",
+                "DTSTAMP:20261201T090000Z",
+                "LAST-MODIFIED:20261201T090000Z", "SUMMARY:資料を送る", "DUE:20261210T090000Z"
+            ] + kept
+            + [
+                "BEGIN:VALARM", "ACTION:EMAIL", "TRIGGER:-P1D", "SUMMARY:tomorrow", "DESCRIPTION:mail",
+                "ATTENDEE:mailto:me@example.org",
+                "END:VALARM", "END:VTODO", "END:VCALENDAR"
+            ]).joined(separator: "\r\n") + "\r\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
         let imported = try host.machine.daemon.todoctl(["import", file], environment: ["TZ": "UTC"])
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -177,7 +209,9 @@ struct CalDAVSyncTests {
             try #require(try collection.fetch(try collection.versions().map(\.href)).first)
         }
         func expectKept(_ text: String, _ when: String) {
-            for line in kept + ["ATTENDEE:mailto:me@example.org"] { #expect(text.contains(line), "\(when): \(line) lost") }
+            for line in kept + ["ATTENDEE:mailto:me@example.org"] {
+                #expect(text.contains(line), "\(when): \(line) lost")
+            }
         }
         #expect(try host.once().status == 0)
         expectKept(String(decoding: try resource().data, as: UTF8.self), "first upload")
@@ -186,7 +220,8 @@ struct CalDAVSyncTests {
         let r = try resource()
         let edited = String(decoding: r.data, as: UTF8.self)
             .replacingOccurrences(of: "SUMMARY:資料を送る", with: "SUMMARY:資料を送る (電話)")
-            .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20261202T090000Z", options: .regularExpression)
+            .replacingOccurrences(
+                of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20261202T090000Z", options: .regularExpression)
         _ = try collection.update(href: r.href, data: Array(edited.utf8), ifMatch: r.etag)
         let round = try host.once()
         #expect(round.status == 0 && round.stdout.contains(": 0 sent, 1 received"), "\(round.stdout)\(round.stderr)")
@@ -213,11 +248,19 @@ struct CalDAVSyncTests {
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        _ = try collection.create(name: "plain.ics", data: Array(vtodo(uid: "plain@phone", summary: "薬", extra: ["DUE:20990401T010000Z"]).utf8))
-        _ = try collection.create(name: "audio.ics", data: Array(vtodo(uid: "audio@phone", summary: "鐘", extra: [
-            "DUE:20990401T010000Z", "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;RELATED=END:-PT5M",
-            "ATTACH;FMTTYPE=audio/basic:http://example.com/bell.wav", "END:VALARM",
-        ]).utf8))
+        _ = try collection.create(
+            name: "plain.ics",
+            data: Array(vtodo(uid: "plain@phone", summary: "薬", extra: ["DUE:20990401T010000Z"]).utf8))
+        _ = try collection.create(
+            name: "audio.ics",
+            data: Array(
+                vtodo(
+                    uid: "audio@phone", summary: "鐘",
+                    extra: [
+                        "DUE:20990401T010000Z", "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;RELATED=END:-PT5M",
+                        "ATTACH;FMTTYPE=audio/basic:http://example.com/bell.wav", "END:VALARM"
+                    ]
+                ).utf8))
         // Each is sent back once, for its place in the manual order (the phone wrote none), never
         // with an alarm todod made up.
         let first = try host.once()
@@ -226,7 +269,9 @@ struct CalDAVSyncTests {
         #expect(try host.machine.todo(uid: "audio@phone")?["remind"] == "2099-04-01T00:55:00Z")
         #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
         func text(_ uid: String) throws -> String {
-            let all = try collection.fetch(try collection.versions().map(\.href)).map { String(decoding: $0.data, as: UTF8.self) }
+            let all = try collection.fetch(try collection.versions().map(\.href)).map {
+                String(decoding: $0.data, as: UTF8.self)
+            }
             return try #require(all.first { $0.contains("UID:\(uid)") })
         }
         #expect(!(try text("plain@phone")).contains("VALARM"))
@@ -234,14 +279,19 @@ struct CalDAVSyncTests {
         try host.machine.update(uid: "plain@phone", ["notes": "朝食後"])
         #expect(try host.once().stdout.contains(": 2 sent, 0 received"))
         let audio = try text("audio@phone").replacingOccurrences(of: "\r\n ", with: "")
-        #expect(audio.contains("ACTION:AUDIO") && audio.contains("ATTACH;FMTTYPE=audio/basic:http://example.com/bell.wav")
+        #expect(
+            audio.contains("ACTION:AUDIO") && audio.contains("ATTACH;FMTTYPE=audio/basic:http://example.com/bell.wav")
                 && !audio.contains("ACTION:DISPLAY"), "\(audio)")
         #expect(!(try text("plain@phone")).contains("VALARM"))
         #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
 
-        try FileManager.default.createDirectory(atPath: host.home.file("config/todod"), withIntermediateDirectories: true)
-        try "remind-default = none\n".write(toFile: host.home.file("config/todod/config"), atomically: true, encoding: .utf8)
-        _ = try collection.create(name: "later.ics", data: Array(vtodo(uid: "later@phone", summary: "後で", extra: ["DUE:20990402T010000Z"]).utf8))
+        try FileManager.default.createDirectory(
+            atPath: host.home.file("config/todod"), withIntermediateDirectories: true)
+        try "remind-default = none\n".write(
+            toFile: host.home.file("config/todod/config"), atomically: true, encoding: .utf8)
+        _ = try collection.create(
+            name: "later.ics",
+            data: Array(vtodo(uid: "later@phone", summary: "後で", extra: ["DUE:20990402T010000Z"]).utf8))
         #expect(try host.once().stdout.contains(": 1 sent, 1 received"))
         #expect(try host.machine.todo(uid: "later@phone")?["remind"] == .null)
     }
@@ -267,15 +317,19 @@ struct CalDAVSyncTests {
                 cal = caldav.Calendar(client=client, url=sys.argv[1])
                 \(body)
                 """
-            let result = try ChildProcess.run(python, ["-c", script, calendar, server.user ?? "", server.password ?? ""])
+            let result = try ChildProcess.run(
+                python, ["-c", script, calendar, server.user ?? "", server.password ?? ""])
             #expect(result.status == 0, "\(result.stderr)")
             return result.stdout
         }
         func vtodo(_ lines: [String]) -> String {
-            (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//phone//EN", "BEGIN:VTODO", "DTSTAMP:20261201T090000Z"] + lines
-             + ["END:VTODO", "END:VCALENDAR"]).joined(separator: "\\r\\n")
+            (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//phone//EN", "BEGIN:VTODO", "DTSTAMP:20261201T090000Z"]
+                + lines
+                + ["END:VTODO", "END:VCALENDAR"]).joined(separator: "\\r\\n")
         }
-        let child = vtodo(["UID:phone-child", "SUMMARY:牛乳", "RELATED-TO;RELTYPE=PARENT:phone-parent", "DTSTART:20261205T000000Z"])
+        let child = vtodo([
+            "UID:phone-child", "SUMMARY:牛乳", "RELATED-TO;RELTYPE=PARENT:phone-parent", "DTSTART:20261205T000000Z"
+        ])
         let parent = vtodo(["UID:phone-parent", "SUMMARY:買い物"])
         _ = try phone("cal.save_todo(\"\(child)\")\ncal.save_todo(\"\(parent)\")")
         #expect(try host.once().status == 0)
@@ -289,7 +343,8 @@ struct CalDAVSyncTests {
         let made = try host.machine.add("卵", ["parent": parentHere["id"]!, "start": "2026-12-06T09:00:00Z"])
         let uid = try #require(made["uid"]?.stringValue)
         #expect(try host.once().status == 0)
-        let seen = try phone("""
+        let seen = try phone(
+            """
             for t in cal.todos(include_completed=True):
                 c = t.icalendar_component
                 if str(c.get('uid')) == '\(uid)':
@@ -313,16 +368,24 @@ struct CalDAVSyncTests {
         let calendar = try Self.calendar(server)
         let seed = SeededRandom.seed(from: "TODOSYNC_SEED")
         print("CalDAVSyncTests faults \(kind) seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
-        let proxy = try FaultProxy(upstream: server.rootURL, seed: seed, rate: 0.3, faults: ["drop", "cut", "500", "503", "412", "delay"], delay: 0.3)
+        let proxy = try FaultProxy(
+            upstream: server.rootURL, seed: seed, rate: 0.3, faults: ["drop", "cut", "500", "503", "412", "delay"],
+            delay: 0.3)
         let proxied = calendar.replacingOccurrences(of: "127.0.0.1:\(server.port)/", with: "127.0.0.1:\(proxy.port)/")
         func collection() -> CalDAVCollection {
-            CalDAVCollection(url: proxied, user: server.user, password: server.password, timeouts: CalDAVTimeouts(connect: 2, stall: 2))
+            CalDAVCollection(
+                url: proxied, user: server.user, password: server.password,
+                timeouts: CalDAVTimeouts(connect: 2, stall: 2))
         }
-        let a = try Machine(), b = try Machine()
-        let ca = collection(), cb = collection()
+        let a = try Machine()
+        let b = try Machine()
+        let ca = collection()
+        let cb = collection()
         var rng = SeededRandom(seed: seed)
-        var counter = 0, failures = 0
-        var added = Set<String>(), deleted = Set<String>()
+        var counter = 0
+        var failures = 0
+        var added = Set<String>()
+        var deleted = Set<String>()
         for _ in 0..<4 {
             for (m, c) in [(a, ca), (b, cb)] {
                 let epoch = try SyncModelTests.edit(m, &rng, &counter, count: 5)
@@ -336,26 +399,40 @@ struct CalDAVSyncTests {
         try proxy.clear()
         var quiet = false
         for _ in 0..<6 {
-            let ra = try a.sync(ca), rb = try b.sync(cb)
-            if ra.sent + ra.received + rb.sent + rb.received == 0 { quiet = true; break }
+            let ra = try a.sync(ca)
+            let rb = try b.sync(cb)
+            if ra.sent + ra.received + rb.sent + rb.received == 0 {
+                quiet = true
+                break
+            }
         }
         #expect(quiet, "seed \(seed)")
         let faults = proxy.faultLog.filter { $0.hasPrefix("fault ") }
         print("CalDAVSyncTests faults: \(faults.count) injected, \(failures) rounds failed")
         #expect(!faults.isEmpty)
-        let ta = try a.todos(), tb = try b.todos()
+        let ta = try a.todos()
+        let tb = try b.todos()
         let direct = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        let remote = try direct.fetch(try direct.versions().map(\.href)).compactMap { try? VTodoCodec().item($0.data).get().entry.uid }
-        let ua = ta.compactMap { $0["uid"]?.stringValue }, ub = tb.compactMap { $0["uid"]?.stringValue }
-        #expect(Set(ua).count == ua.count && Set(ub).count == ub.count && Set(remote).count == remote.count, "duplicates (seed \(seed))")
-        #expect(Set(ua) == Set(ub) && Set(ua) == Set(remote), "seed \(seed): only A \(Set(ua).subtracting(ub)), only B \(Set(ub).subtracting(ua)), only server \(Set(remote).subtracting(ua)), not on server \(Set(ua).subtracting(remote)); \(proxy.faultLog.filter { $0.hasPrefix("fault") })")
+        let remote = try direct.fetch(try direct.versions().map(\.href)).compactMap {
+            try? VTodoCodec().item($0.data).get().entry.uid
+        }
+        let ua = ta.compactMap { $0["uid"]?.stringValue }
+        let ub = tb.compactMap { $0["uid"]?.stringValue }
+        #expect(
+            Set(ua).count == ua.count && Set(ub).count == ub.count && Set(remote).count == remote.count,
+            "duplicates (seed \(seed))")
+        #expect(
+            Set(ua) == Set(ub) && Set(ua) == Set(remote),
+            "seed \(seed): only A \(Set(ua).subtracting(ub)), only B \(Set(ub).subtracting(ua)), only server \(Set(remote).subtracting(ua)), not on server \(Set(ua).subtracting(remote)); \(proxy.faultLog.filter { $0.hasPrefix("fault") })"
+        )
         #expect(added.subtracting(deleted).isSubset(of: Set(ua)), "a new todo was lost (seed \(seed))")
     }
 
     @Test func onceFailsWithAOneLineStatusForAWrongPassword() throws {
         let server = try Self.server(.radicale)
         let calendar = try Self.calendar(server)
-        let host = try Host(url: server.rootURL, calendar: calendar, user: CalDAVServer.radicaleUser, password: "not-the-password-秘密")
+        let host = try Host(
+            url: server.rootURL, calendar: calendar, user: CalDAVServer.radicaleUser, password: "not-the-password-秘密")
         try host.machine.add("waits for the right password")
         let r = try host.once()
         #expect(r.status == 1)
@@ -364,7 +441,8 @@ struct CalDAVSyncTests {
         #expect(status.error?.contains("wrong user name or password") == true)
         #expect(!status.error!.contains("\n"))
         #expect(status.retryAt != nil)
-        let statusText = try String(contentsOfFile: SyncPaths.statusFile(account: "home", environment: host.environment)!, encoding: .utf8)
+        let statusText = try String(
+            contentsOfFile: SyncPaths.statusFile(account: "home", environment: host.environment)!, encoding: .utf8)
         #expect(!statusText.contains("not-the-password"))
         // Neither what it prints nor what it logs with --verbose holds the password.
         let verbose = try host.once(["--verbose"])
@@ -374,7 +452,9 @@ struct CalDAVSyncTests {
 
     @Test func onceFailsWhenTheServerOrTodoIsDownAndNothingIsLost() throws {
         let port = CalDAVTestSupport.freePort()
-        let host = try Host(url: "http://127.0.0.1:\(port)/", calendar: "http://127.0.0.1:\(port)/alice/tasks/", user: "alice", password: "pw")
+        let host = try Host(
+            url: "http://127.0.0.1:\(port)/", calendar: "http://127.0.0.1:\(port)/alice/tasks/", user: "alice",
+            password: "pw")
         try host.machine.add("offline")
         let down = try host.once()
         #expect(down.status == 1)
@@ -443,7 +523,9 @@ struct CalDAVSyncTests {
         #expect(said.first == "READY=1", "\(said.prefix(3))")
         #expect(said.last == "STATUS=home: 15 todos in step", "\(said.suffix(3))")
         #expect(service.stop() == 0)
-        #expect(UnixDatagram.receive(listener, timeoutMilliseconds: 5000).map { String(decoding: $0, as: UTF8.self) } == "STOPPING=1")
+        #expect(
+            UnixDatagram.receive(listener, timeoutMilliseconds: 5000).map { String(decoding: $0, as: UTF8.self) }
+                == "STOPPING=1")
     }
 
     /// The service pulls on its schedule (here every second): a todo another client puts on the
@@ -454,7 +536,8 @@ struct CalDAVSyncTests {
         let host = try Self.host(server, calendar)
         let service = try host.service(interval: 1)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        _ = try collection.create(name: "from-the-phone.ics", data: Array(vtodo(uid: "phone-pull", summary: "電話から").utf8))
+        _ = try collection.create(
+            name: "from-the-phone.ics", data: Array(vtodo(uid: "phone-pull", summary: "電話から").utf8))
         let pulled = try NotifyTestSupport.eventually(timeout: 10) { try host.machine.todo(uid: "phone-pull") != nil }
         #expect(pulled)
         #expect(try host.machine.todo(uid: "phone-pull")?["title"] == "電話から")
@@ -466,13 +549,21 @@ struct CalDAVSyncTests {
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar)
         let file = host.home.file("home.password")
-        let named = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", server.rootURL, "--user", server.user!,
-                                                                             "--password-file", file, "--calendar", calendar], environment: host.environment)
+        let named = try ChildProcess.run(
+            BuiltProducts.path("todod-sync"),
+            [
+                "--check", "--url", server.rootURL, "--user", server.user!,
+                "--password-file", file, "--calendar", calendar
+            ], environment: host.environment)
         #expect(named.status == 0)
         #expect(named.stdout == calendar + "\ntodos 0\n", "the calendar, then how many todos it holds")
         _ = try Self.calendar(server)
-        let several = try ChildProcess.run(BuiltProducts.path("todod-sync"), ["--check", "--url", server.rootURL, "--user", server.user!,
-                                                                               "--password-file", file], environment: host.environment)
+        let several = try ChildProcess.run(
+            BuiltProducts.path("todod-sync"),
+            [
+                "--check", "--url", server.rootURL, "--user", server.user!,
+                "--password-file", file
+            ], environment: host.environment)
         #expect(several.status == 3)
         #expect(several.stderr.contains("several calendars hold todos") && several.stderr.contains(calendar))
         #expect(several.stderr.contains("--lists") && several.stderr.contains("--calendar"))
@@ -480,15 +571,22 @@ struct CalDAVSyncTests {
         // `todoctl sync add` of such an account syncs its calendars as lists without being asked;
         // with none of them clearly the default list (no Tasks, no server default) it asks for
         // --default-list in one line and writes nothing, and takes the one named.
-        let sync = host.environment.merging(["TODOD_SYNC": BuiltProducts.path("todod-sync"), "PATH": "/usr/bin:/bin"]) { $1 }
+        let sync = host.environment.merging(["TODOD_SYNC": BuiltProducts.path("todod-sync"), "PATH": "/usr/bin:/bin"]) {
+            $1
+        }
         let add = ["sync", "add", "multi", "--url", server.rootURL, "--user", server.user!, "--password-file", file]
         let unsure = try ChildProcess.run(BuiltProducts.path("todoctl"), add, environment: sync)
-        #expect(unsure.status == 1 && unsure.stderr.contains("--default-list NAME") && unsure.stderr.split(separator: "\n").count == 1, "\(unsure.stderr)")
+        #expect(
+            unsure.status == 1 && unsure.stderr.contains("--default-list NAME")
+                && unsure.stderr.split(separator: "\n").count == 1, "\(unsure.stderr)")
         #expect(try SyncConfig.load(environment: host.environment).allSatisfy { $0.name != "multi" })
         let path = try #require(HTTPURL(calendar)?.path)
-        let added = try ChildProcess.run(BuiltProducts.path("todoctl"), add + ["--default-list", path], environment: sync)
+        let added = try ChildProcess.run(
+            BuiltProducts.path("todoctl"), add + ["--default-list", path], environment: sync)
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(added.stdout.hasPrefix("Added sync account multi: \(server.user!) at \(calendar) (the default list"), "\(added.stdout)")
+        #expect(
+            added.stdout.hasPrefix("Added sync account multi: \(server.user!) at \(calendar) (the default list"),
+            "\(added.stdout)")
         let multi = try #require(try SyncConfig.load(environment: host.environment).first { $0.name == "multi" })
         #expect(multi.lists && multi.calendars.isEmpty && multi.defaultList == path)
     }
@@ -503,22 +601,31 @@ struct CalDAVSyncTests {
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar, roundLimit: 4)
         let todos = (0..<600).map { i -> JSON in ["title": .string("大量 \(i)"), "created": "2026-11-01T00:00:00Z"] }
-        _ = try host.machine.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+        _ = try host.machine.client.result(
+            "store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
         let first = try host.once()
         #expect(first.status == 1, "\(first.stdout)\(first.stderr)")
         let line = try #require(first.stdout.split(separator: "\n").first.map(String.init))
         let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-        #expect(line.hasSuffix(" pending (the round's time ran out; the next round goes on)") && numbers.count == 4, "\(line)")
+        #expect(
+            line.hasSuffix(" pending (the round's time ran out; the next round goes on)") && numbers.count == 4,
+            "\(line)")
         let (sent, pending) = (numbers.first ?? 0, numbers.last ?? 0)
         #expect(pending > 0 && sent + pending == 600, "\(line)")
         let status = try #require(host.status)
         #expect(status.error == nil && status.unfinished && status.pending == pending)
-        let table = try ChildProcess.run(BuiltProducts.path("todoctl"), ["sync", "status"], environment: host.environment).stdout
-        #expect(table.contains("the last round's time ran out; todoctl sync now goes on") && table.contains(" \(pending) "), "\(table)")
+        let table = try ChildProcess.run(
+            BuiltProducts.path("todoctl"), ["sync", "status"], environment: host.environment
+        ).stdout
+        #expect(
+            table.contains("the last round's time ran out; todoctl sync now goes on") && table.contains(" \(pending) "),
+            "\(table)")
 
         let service = try host.service(interval: 3600)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        let done = NotifyTestSupport.eventually(timeout: 120) { host.status.map { !$0.unfinished && $0.pending == 0 } ?? false }
+        let done = NotifyTestSupport.eventually(timeout: 120) {
+            host.status.map { !$0.unfinished && $0.pending == 0 } ?? false
+        }
         #expect(done, "\(service.log)")
         #expect(service.stop() == 0)
         let uids = try collection.fetch(try collection.versions().map(\.href)).compactMap { object -> String? in
@@ -536,8 +643,11 @@ struct CalDAVSyncTests {
         let calendar = try Self.calendar(server)
         let host = try Self.host(server, calendar)
         var todos: [JSON] = []
-        for i in 0..<200 { todos.append(["title": .string("todo \(i) やること"), "created": "2026-11-01T00:00:00Z", "tags": ["bulk"]]) }
-        _ = try host.machine.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+        for i in 0..<200 {
+            todos.append(["title": .string("todo \(i) やること"), "created": "2026-11-01T00:00:00Z", "tags": ["bulk"]])
+        }
+        _ = try host.machine.client.result(
+            "store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
         var start = Date()
         let first = try host.once()
         let initial = Date().timeIntervalSince(start)
@@ -546,6 +656,8 @@ struct CalDAVSyncTests {
         let idle = try host.once()
         let noChange = Date().timeIntervalSince(start)
         #expect(idle.stdout.contains("0 sent, 0 received"))
-        print("CalDAVSyncTests figures: initial sync of 200 todos to Radicale \(String(format: "%.2f", initial)) s; no-change round \(String(format: "%.3f", noChange)) s")
+        print(
+            "CalDAVSyncTests figures: initial sync of 200 todos to Radicale \(String(format: "%.2f", initial)) s; no-change round \(String(format: "%.3f", noChange)) s"
+        )
     }
 }

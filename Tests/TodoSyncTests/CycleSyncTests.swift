@@ -15,8 +15,10 @@ struct CycleSyncTests {
         let host = try CalDAVSyncTests.host(server, calendar)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
         for (uid, parent) in [("cyc-a", "cyc-b"), ("cyc-b", "cyc-a"), ("cyc-self", "cyc-self")] {
-            let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//other//EN", "BEGIN:VTODO", "UID:\(uid)",
-                        "DTSTAMP:20261201T090000Z", "SUMMARY:輪 \(uid)", "RELATED-TO:\(parent)", "END:VTODO", "END:VCALENDAR"]
+            let text = [
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//other//EN", "BEGIN:VTODO", "UID:\(uid)",
+                "DTSTAMP:20261201T090000Z", "SUMMARY:輪 \(uid)", "RELATED-TO:\(parent)", "END:VTODO", "END:VCALENDAR"
+            ]
             _ = try collection.create(name: uid + ".ics", data: Array((text.joined(separator: "\r\n") + "\r\n").utf8))
         }
         let round = try host.once()

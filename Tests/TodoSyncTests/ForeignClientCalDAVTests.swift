@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TodoCalDAV
 import TodoCore
-@testable import TodoSync
-import TodoTestSupport
 import TodoProtocol
+import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// The built `todod-sync`, two todod stores and a real server, with a third client writing as
 /// phones do: a todo without a sort order, and a title edit of a todo full of lines todod does
@@ -14,7 +15,9 @@ import TodoUserFiles
 struct ForeignClientCalDAVTests {
     /// The open todos of the calendar in X-APPLE-SORT-ORDER order (nil: one has none).
     static func serverOrder(_ collection: CalDAVCollection) throws -> [String]? {
-        let items = try collection.fetch(try collection.versions().map(\.href)).compactMap { try? VTodoCodec().item($0.data).get() }
+        let items = try collection.fetch(try collection.versions().map(\.href)).compactMap {
+            try? VTodoCodec().item($0.data).get()
+        }
         var ordered: [(uid: String, order: Int64)] = []
         for item in items where !item.entry.done {
             guard let uid = item.entry.uid, let order = item.sortOrder else { return nil }
@@ -60,20 +63,30 @@ struct ForeignClientCalDAVTests {
         let calendar = try CalDAVSyncTests.calendar(server)
         let (a, b) = (try CalDAVSyncTests.host(server, calendar), try CalDAVSyncTests.host(server, calendar))
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        let made = try collection.create(name: "rich.ics", data: Array(ForeignTitleEditTests.richResource(
-            title: "Buy milk", modified: "20261201T090000Z", sequence: 1).utf8))
+        let made = try collection.create(
+            name: "rich.ics",
+            data: Array(
+                ForeignTitleEditTests.richResource(
+                    title: "Buy milk", modified: "20261201T090000Z", sequence: 1
+                ).utf8))
         for host in [a, b, a, b] { #expect(try host.once().status == 0) }
         let before = try #require(try collection.versions().first { $0.href == made.href })
         for host in [a, b] {
             let quiet = try host.once()
             #expect(quiet.stdout.contains(": 0 sent, 0 received"), "\(quiet.stdout)\(quiet.stderr)")
         }
-        _ = try collection.update(href: made.href, data: Array(ForeignTitleEditTests.richResource(
-            title: "牛乳を買う", modified: icalStamp(fromNow: 60), sequence: 2).utf8), ifMatch: before.etag)
+        _ = try collection.update(
+            href: made.href,
+            data: Array(
+                ForeignTitleEditTests.richResource(
+                    title: "牛乳を買う", modified: icalStamp(fromNow: 60), sequence: 2
+                ).utf8), ifMatch: before.etag)
         let edited = try #require(try collection.versions().first { $0.href == made.href })
         for host in [a, b] {
             let round = try host.once()
-            #expect(round.status == 0 && round.stdout.contains(": 0 sent, 1 received, 0 conflicts"), "\(round.stdout)\(round.stderr)")
+            #expect(
+                round.status == 0 && round.stdout.contains(": 0 sent, 1 received, 0 conflicts"),
+                "\(round.stdout)\(round.stderr)")
             #expect(try host.machine.todo(uid: "rich-1@apple")?["title"] == "牛乳を買う")
             #expect(host.status?.conflicts.isEmpty == true)
         }

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// Sync rounds (a real todod, a collection in memory) against what servers and other clients do
 /// to a resource: rewrite it without changing it, add instances of a recurring todo, keep lines
@@ -16,10 +17,13 @@ import TodoUserFiles
     @Test func aServerRewriteIsNoChange() throws {
         let m = try Machine()
         let cal = InMemoryCollection()
-        let uid = try #require(try m.add("A title long enough that a server folds it at another place than todod does", [
-            "tags": ["home", "急ぎ"], "due": "2026-12-07T09:00:00Z", "zone": "UTC",
-            "recurrence": ["rule": "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", "from": "due"],
-        ])["uid"]?.stringValue)
+        let uid = try #require(
+            try m.add(
+                "A title long enough that a server folds it at another place than todod does",
+                [
+                    "tags": ["home", "急ぎ"], "due": "2026-12-07T09:00:00Z", "zone": "UTC",
+                    "recurrence": ["rule": "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", "from": "due"]
+                ])["uid"]?.stringValue)
         try m.sync(cal)
         let href = try #require(cal.href(uid: uid))
         let written = String(decoding: cal.resources[href]!.data, as: UTF8.self)
@@ -27,15 +31,18 @@ import TodoUserFiles
             #expect(!line.hasSuffix(":"), "an empty value: \(line)")
         }
         cal.edit(href) { text in
-            var t = text.replacingOccurrences(of: "\r\n ", with: "")  // unfolded, then folded elsewhere below
-            t = t.replacingOccurrences(of: "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", with: "RRULE:BYDAY=MO,TH;INTERVAL=2;FREQ=WEEKLY")
+            var t = text.replacingOccurrences(of: "\r\n ", with: "") // unfolded, then folded elsewhere below
+            t = t.replacingOccurrences(
+                of: "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", with: "RRULE:BYDAY=MO,TH;INTERVAL=2;FREQ=WEEKLY")
             // CATEGORIES one line per value (as Cyrus stores them), CLASS:PUBLIC and an empty property added.
             t = t.components(separatedBy: "\r\n").map { line in
                 guard line.hasPrefix("CATEGORIES:") else { return line }
-                return line.dropFirst(11).split(separator: ",").map { "CATEGORIES:" + $0 }.joined(separator: "\r\n") + "\r\nCLASS:PUBLIC\r\nLOCATION:"
+                return line.dropFirst(11).split(separator: ",").map { "CATEGORIES:" + $0 }.joined(separator: "\r\n")
+                    + "\r\nCLASS:PUBLIC\r\nLOCATION:"
             }.joined(separator: "\r\n")
             #expect(t.contains("CATEGORIES:急ぎ\r\n"))
-            t = t.replacingOccurrences(of: #"DTSTAMP:\d+T\d+Z"#, with: "DTSTAMP:20270101T000000Z", options: .regularExpression)
+            t = t.replacingOccurrences(
+                of: #"DTSTAMP:\d+T\d+Z"#, with: "DTSTAMP:20270101T000000Z", options: .regularExpression)
             t = t.replacingOccurrences(of: "SUMMARY:A title long", with: "SUMMARY:A title\r\n  long")
             return t
         }
@@ -51,7 +58,9 @@ import TodoUserFiles
     @Test func anInstanceCompletedElsewhereIsKeptThroughSync() throws {
         let m = try Machine()
         let cal = InMemoryCollection()
-        let href = cal.put("tb.ics", """
+        let href = cal.put(
+            "tb.ics",
+            """
             BEGIN:VCALENDAR\r
             PRODID:-//Mozilla.org/NONSGML Mozilla Calendar V1.1//EN\r
             VERSION:2.0\r
@@ -104,8 +113,10 @@ import TodoUserFiles
         #expect(quiet.sent == 0 && quiet.received == 0 && quiet.conflicts.isEmpty, "\(quiet)")
         #expect(!String(decoding: cal.resources[href]!.data, as: UTF8.self).contains("VALARM"))
         // The phone moves the due date: the default reminder follows it, still nothing sent.
-        cal.edit(href) { $0.replacingOccurrences(of: "DUE:20990401T010000Z", with: "DUE:20990402T010000Z")
-            .replacingOccurrences(of: "LAST-MODIFIED:20261201T090000Z", with: "LAST-MODIFIED:20261202T090000Z") }
+        cal.edit(href) {
+            $0.replacingOccurrences(of: "DUE:20990401T010000Z", with: "DUE:20990402T010000Z")
+                .replacingOccurrences(of: "LAST-MODIFIED:20261201T090000Z", with: "LAST-MODIFIED:20261202T090000Z")
+        }
         let moved = try m.sync(cal)
         #expect(moved.sent == 0 && moved.received == 1, "\(moved)")
         #expect(try m.todo(uid: "no-alarm@phone")?["remind"]?.stringValue == "2099-04-02T01:00:00Z")
@@ -127,23 +138,30 @@ import TodoUserFiles
     /// todod does not map (AUDIO, EMAIL, a second DISPLAY), a property in a zone todod does not know.
     static func richResource(title: String, modified: String, sequence: Int) -> String {
         let long = String(repeating: "長い値の拡張プロパティ ", count: 40)
-        return ([
-            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Apple Inc.//iOS 18.0//EN", "CALSCALE:GREGORIAN",
-            "BEGIN:VTIMEZONE", "TZID:Custom/Office", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0900",
-            "TZOFFSETTO:+0900", "TZNAME:OFC", "END:STANDARD", "END:VTIMEZONE",
-            "BEGIN:VTODO", "UID:rich-1@apple", "DTSTAMP:\(modified)", "CREATED:20261101T090000Z", "LAST-MODIFIED:\(modified)",
-            "SEQUENCE:\(sequence)", "SUMMARY:\(title)", "STATUS:NEEDS-ACTION", "DUE:20261210T090000Z", "CLASS:PRIVATE",
-            "GEO:35.6812;139.7671", "URL:https://example.org/tasks/rich-1", "X-APPLE-SORT-ORDER:1000",
-            "X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-TITLE=東京駅:geo:35.6812,139.7671",
-            "X-OTHER-CLIENT-DATA:\(long)", "X-OTHER-REVIEW;TZID=Custom/Office:20261209T100000",
-            "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:-PT15M", "X-WR-ALARMUID:A1", "END:VALARM",
-            "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;VALUE=DATE-TIME:20261210T080000Z", "ATTACH;VALUE=URI:Chord",
-            "X-WR-ALARMUID:A2", "END:VALARM",
-            "BEGIN:VALARM", "ACTION:EMAIL", "SUMMARY:期限", "DESCRIPTION:\(long)", "ATTENDEE:mailto:alice@example.org",
-            "TRIGGER:-P1D", "END:VALARM",
-            "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Second", "TRIGGER:-PT1H", "X-WR-ALARMUID:A3", "END:VALARM",
-            "END:VTODO", "END:VCALENDAR",
-        ].map { ContentLinesForTests.fold($0) }).joined()
+        return
+            ([
+                "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Apple Inc.//iOS 18.0//EN", "CALSCALE:GREGORIAN",
+                "BEGIN:VTIMEZONE", "TZID:Custom/Office", "BEGIN:STANDARD", "DTSTART:19700101T000000",
+                "TZOFFSETFROM:+0900",
+                "TZOFFSETTO:+0900", "TZNAME:OFC", "END:STANDARD", "END:VTIMEZONE",
+                "BEGIN:VTODO", "UID:rich-1@apple", "DTSTAMP:\(modified)", "CREATED:20261101T090000Z",
+                "LAST-MODIFIED:\(modified)",
+                "SEQUENCE:\(sequence)", "SUMMARY:\(title)", "STATUS:NEEDS-ACTION", "DUE:20261210T090000Z",
+                "CLASS:PRIVATE",
+                "GEO:35.6812;139.7671", "URL:https://example.org/tasks/rich-1", "X-APPLE-SORT-ORDER:1000",
+                "X-APPLE-STRUCTURED-LOCATION;VALUE=URI;X-TITLE=東京駅:geo:35.6812,139.7671",
+                "X-OTHER-CLIENT-DATA:\(long)", "X-OTHER-REVIEW;TZID=Custom/Office:20261209T100000",
+                "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:-PT15M", "X-WR-ALARMUID:A1",
+                "END:VALARM",
+                "BEGIN:VALARM", "ACTION:AUDIO", "TRIGGER;VALUE=DATE-TIME:20261210T080000Z", "ATTACH;VALUE=URI:Chord",
+                "X-WR-ALARMUID:A2", "END:VALARM",
+                "BEGIN:VALARM", "ACTION:EMAIL", "SUMMARY:期限", "DESCRIPTION:\(long)",
+                "ATTENDEE:mailto:alice@example.org",
+                "TRIGGER:-P1D", "END:VALARM",
+                "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Second", "TRIGGER:-PT1H", "X-WR-ALARMUID:A3",
+                "END:VALARM",
+                "END:VTODO", "END:VCALENDAR"
+            ].map { ContentLinesForTests.fold($0) }).joined()
     }
 
     @Test func aTitleChangedElsewhereMergesQuietly() throws {
@@ -168,8 +186,12 @@ import TodoUserFiles
         // A title changed here afterwards goes back with everything the other client wrote.
         try one.update(uid: "rich-1@apple", ["title": "牛乳を二本買う"])
         #expect(try one.sync(cal).sent == 1)
-        let text = String(decoding: try #require(cal.resources[href]).data, as: UTF8.self).replacingOccurrences(of: "\r\n ", with: "")
-        for part in ["X-WR-ALARMUID:A2", "ATTACH;VALUE=URI:Chord", "ACTION:EMAIL", "X-WR-ALARMUID:A3", "GEO:35.6812;139.7671", "X-OTHER-REVIEW;TZID=Custom/Office"] {
+        let text = String(decoding: try #require(cal.resources[href]).data, as: UTF8.self).replacingOccurrences(
+            of: "\r\n ", with: "")
+        for part in [
+            "X-WR-ALARMUID:A2", "ATTACH;VALUE=URI:Chord", "ACTION:EMAIL", "X-WR-ALARMUID:A3", "GEO:35.6812;139.7671",
+            "X-OTHER-REVIEW;TZID=Custom/Office"
+        ] {
             #expect(text.contains(part), "\(part) missing: \(text)")
         }
         var conflicts: [SyncStatus.Conflict] = []
@@ -182,10 +204,14 @@ import TodoUserFiles
 /// Folds a content line at 75 octets as clients do (never inside a UTF-8 sequence), with CRLF.
 enum ContentLinesForTests {
     static func fold(_ line: String) -> String {
-        var out = "", count = 0
+        var out = ""
+        var count = 0
         for ch in line {
             let n = String(ch).utf8.count
-            if count + n > 75 { out += "\r\n "; count = 1 }
+            if count + n > 75 {
+                out += "\r\n "
+                count = 1
+            }
             out.append(ch)
             count += n
         }

@@ -3,9 +3,10 @@ import Testing
 import TodoCalDAV
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// Two accounts of one store, each with lists (`lists = yes`) on a server of its own, whose
 /// calendars have the same names (`Tasks`, `仕事`): the built `todod-sync --once` against two
@@ -16,10 +17,12 @@ struct ListAccountsTests {
     /// `仕事`, each holding a phone's todo (`PHONE Tasks`, ...): the calendars' URLs and the phone
     /// todos' UIDs by calendar name.
     static func server(_ kind: CalDAVServer.Kind, phone: String) throws
-        -> (server: CalDAVServer, urls: [String: String], phone: [String: String]) {
+        -> (server: CalDAVServer, urls: [String: String], phone: [String: String])
+    {
         let (server, defaultList) = try ListSyncTests.server(kind)
         let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
-        var urls: [String: String] = ["Tasks タスク": defaultList], uids: [String: String] = [:]
+        var urls: [String: String] = ["Tasks タスク": defaultList]
+        var uids: [String: String] = [:]
         for (path, name) in [("default", "Tasks タスク"), ("tasks", "Tasks"), ("work", "仕事")] {
             let url = urls[name] ?? server.homeURL + path + "-" + UUID().uuidString.lowercased().prefix(8) + "/"
             if urls[name] == nil { try dav.makeCalendar(at: url, name: name) }
@@ -38,11 +41,13 @@ struct ListAccountsTests {
         let host = try ListSyncTests.host(home)
         let passwordFile = host.home.file("work.password")
         let password = Data(((work.password ?? "unused") + "\n").utf8)
-        let created = FileManager.default.createFile(atPath: passwordFile, contents: password,
-                                                     attributes: [.posixPermissions: 0o600])
+        let created = FileManager.default.createFile(
+            atPath: passwordFile, contents: password,
+            attributes: [.posixPermissions: 0o600])
         #expect(created)
-        var account = SyncAccount(name: "work", url: work.rootURL, user: work.user ?? "anyone",
-                                  passwordFile: passwordFile)
+        var account = SyncAccount(
+            name: "work", url: work.rootURL, user: work.user ?? "anyone",
+            passwordFile: passwordFile)
         account.lists = true
         account.defaultList = ListSyncTests.defaultName
         let accounts = try SyncConfig.load(environment: host.environment) + [account]
@@ -65,13 +70,15 @@ struct ListAccountsTests {
     static func expectQuiet(_ host: CalDAVSyncTests.Host, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let r = try host.once()
         let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("home:") || $0.hasPrefix("work:") }
-        #expect(r.status == 0 && lines.count == 2 && lines.allSatisfy { $0.contains(": 0 sent, 0 received") },
-                "\(r.stdout)\(r.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            r.status == 0 && lines.count == 2 && lines.allSatisfy { $0.contains(": 0 sent, 0 received") },
+            "\(r.stdout)\(r.stderr)", sourceLocation: sourceLocation)
     }
 
     @Test(arguments: CalDAVServer.Kind.allCases)
     func listsOfOneNameInTwoAccountsStayApart(_ kind: CalDAVServer.Kind) throws {
-        let home = try Self.server(kind, phone: "home"), work = try Self.server(kind, phone: "work")
+        let home = try Self.server(kind, phone: "home")
+        let work = try Self.server(kind, phone: "work")
         let a = try Self.host(home.server, work.server)
         let plain = try #require(try a.machine.add("plain")["uid"]?.stringValue)
         try ListSyncTests.once(a)
@@ -89,7 +96,8 @@ struct ListAccountsTests {
         // The todos without a category are the first account's: work's default list is a list.
         #expect(todos[home.phone["Tasks タスク"] ?? ""]?["category"] == .null)
         #expect(todos[work.phone["Tasks タスク"] ?? ""]?["category"]?.stringValue == "Tasks タスク (work)")
-        var homeUIDs = try Self.uids(home.server), workUIDs = try Self.uids(work.server)
+        var homeUIDs = try Self.uids(home.server)
+        var workUIDs = try Self.uids(work.server)
         #expect(homeUIDs.contains(plain) && !workUIDs.contains(plain))
 
         // Todos made here go to their own account's calendar only; a new category is a calendar
@@ -99,7 +107,8 @@ struct ListAccountsTests {
         let quote = try #require(try a.machine.add("見積もり", ["category": "仕事 (work)"])["uid"]?.stringValue)
         let eggs = try #require(try a.machine.add("卵", ["category": "買い物"])["uid"]?.stringValue)
         try ListSyncTests.once(a)
-        var onHome = try ListSyncTests.lists(home.server), onWork = try ListSyncTests.lists(work.server)
+        var onHome = try ListSyncTests.lists(home.server)
+        var onWork = try ListSyncTests.lists(work.server)
         #expect(onHome["Tasks"]?.items[milk] != nil && onWork["Tasks"]?.items[slides] != nil)
         #expect(onWork["仕事"]?.items[quote] != nil && onHome["買い物"]?.items[eggs] != nil)
         #expect(onWork["買い物"] == nil, "\(onWork.keys.sorted())")
@@ -129,15 +138,18 @@ struct ListAccountsTests {
         try ListSyncTests.once(a)
         onHome = try ListSyncTests.lists(home.server)
         onWork = try ListSyncTests.lists(work.server)
-        #expect(onWork["Errands"]?.url == work.urls["Tasks"] && onWork["Errands"]?.items[milk] != nil,
-                "\(onWork.keys.sorted())")
+        #expect(
+            onWork["Errands"]?.url == work.urls["Tasks"] && onWork["Errands"]?.items[milk] != nil,
+            "\(onWork.keys.sorted())")
         #expect(onHome["Tasks"]?.url == home.urls["Tasks"] && onWork["Tasks"] == nil)
         // Renamed there (another client of work): the category follows, still apart from home's.
         let workDAV = CalDAVAccount(url: work.server.rootURL, user: work.server.user, password: work.server.password)
         try workDAV.renameCalendar(at: try #require(work.urls["仕事"]), to: "Tasks")
         try ListSyncTests.once(a)
         let renamed = try Self.categories(a)
-        #expect(renamed == (["Errands", "Tasks", "Tasks (work)", "Tasks タスク (work)", "仕事", "買い物"] + own).sorted(), "\(renamed)")
+        #expect(
+            renamed == (["Errands", "Tasks", "Tasks (work)", "Tasks タスク (work)", "仕事", "買い物"] + own).sorted(),
+            "\(renamed)")
         #expect(try ListSyncTests.byUID(a)[quote]?["category"]?.stringValue == "Tasks (work)")
 
         // The names hold across rounds and processes (each --once is a new todod-sync).
@@ -149,7 +161,8 @@ struct ListAccountsTests {
         let b = try Self.host(home.server, work.server)
         try ListSyncTests.once(b)
         #expect(try Self.categories(b) == renamed)
-        let inA = try ListSyncTests.byUID(a), inB = try ListSyncTests.byUID(b)
+        let inA = try ListSyncTests.byUID(a)
+        let inB = try ListSyncTests.byUID(b)
         #expect(inA.keys.sorted() == inB.keys.sorted())
         for (uid, todo) in inA {
             #expect(inB[uid]?["category"] == todo["category"], "\(todo["title"] ?? .null)")

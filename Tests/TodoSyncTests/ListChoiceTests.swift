@@ -3,9 +3,10 @@ import Testing
 import TodoCalDAV
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// Which calendar of an account with lists holds the todos without a category (the default
 /// list): the order `ListChoice` follows, then the built `todod-sync` and `todoctl sync add`
@@ -14,29 +15,46 @@ import TodoUserFiles
 @Suite(.serialized, .enabled(if: CalDAVTestSupport.serversRequired, Comment(rawValue: CalDAVTestSupport.skipMessage)))
 struct ListChoiceTests {
     static func info(_ path: String, _ name: String) -> CalendarInfo {
-        CalendarInfo(url: "https://dav.example.org/alice/" + path + "/", displayName: name, holdsTodos: true, supportsSyncToken: true)
+        CalendarInfo(
+            url: "https://dav.example.org/alice/" + path + "/", displayName: name, holdsTodos: true,
+            supportsSyncToken: true)
     }
 
-    static func choose(_ found: [CalendarInfo], named: [String] = [], previous: String? = nil, configured: String? = nil,
-                       server: String? = nil) -> Result<String, SyncError> {
-        Result { () throws(SyncError) in try ListChoice.choose(found, named: named, previous: previous, configured: configured, serverDefault: { server }) }
+    static func choose(
+        _ found: [CalendarInfo], named: [String] = [], previous: String? = nil, configured: String? = nil,
+        server: String? = nil
+    ) -> Result<String, SyncError> {
+        Result { () throws(SyncError) in
+            try ListChoice.choose(
+                found, named: named, previous: previous, configured: configured, serverDefault: { server })
+        }
     }
 
     /// Each step of the order wins over the ones after it.
     @Test func theOrderOfTheChoice() throws {
-        let shopping = Self.info("0-errands", "買い物"), work = Self.info("1-work", "仕事"), tasks = Self.info("tasks", "Tasks"),
-            made = Self.info("todod-1234", "Inbox"), mine = Self.info("z-mine", "マイタスク")
+        let shopping = Self.info("0-errands", "買い物")
+        let work = Self.info("1-work", "仕事")
+        let tasks = Self.info("tasks", "Tasks")
+        let made = Self.info("todod-1234", "Inbox")
+        let mine = Self.info("z-mine", "マイタスク")
         let all = [shopping, work, tasks, made, mine]
         // The first calendar line, then the one chosen before, then default-list (by name, path or URL).
-        #expect(try Self.choose(all, named: [work.url, tasks.url], previous: tasks.url, configured: "Tasks").get() == all[0].url)
+        #expect(
+            try Self.choose(all, named: [work.url, tasks.url], previous: tasks.url, configured: "Tasks").get()
+                == all[0].url)
         #expect(try Self.choose(all, previous: work.url, configured: "Tasks", server: tasks.url).get() == work.url)
-        #expect(try Self.choose(all, previous: "https://dav.example.org/alice/gone/", configured: "仕事").get() == work.url)
+        #expect(
+            try Self.choose(all, previous: "https://dav.example.org/alice/gone/", configured: "仕事").get() == work.url)
         #expect(try Self.choose(all, configured: "/alice/0-errands").get() == shopping.url)
         #expect(try Self.choose(all, configured: shopping.url).get() == shopping.url)
         // A default-list that is none of them: said, with the lists and --default-list.
         let wrong = Self.choose(all, configured: "Nope")
         #expect(throws: SyncError.self) { try wrong.get() }
-        if case .failure(let error) = wrong { #expect(error.message.contains("Nope") && error.message.contains("--default-list NAME") && error.message.contains("買い物, 仕事")) }
+        if case .failure(let error) = wrong {
+            #expect(
+                error.message.contains("Nope") && error.message.contains("--default-list NAME")
+                    && error.message.contains("買い物, 仕事"))
+        }
         // The only list; then the server's default (never one todod made); then the usual names.
         #expect(try Self.choose([shopping]).get() == shopping.url)
         #expect(try Self.choose(all, server: work.url).get() == work.url)
@@ -49,21 +67,26 @@ struct ListChoiceTests {
         let none = Self.choose([shopping, work, made])
         #expect(throws: SyncError.self) { try none.get() }
         if case .failure(let error) = none {
-            #expect(error.message == "the account has several task lists (買い物, 仕事, Inbox) and none is its default: name the one for todos "
+            #expect(
+                error.message
+                    == "the account has several task lists (買い物, 仕事, Inbox) and none is its default: name the one for todos "
                     + "without a category with --default-list NAME (default-list = NAME in sync.conf)")
         }
     }
 
     /// A server of `kind` of the test's own with the calendars `lists` (path, display name) made
     /// in its home; the paths' URLs by display name.
-    static func server(_ kind: CalDAVServer.Kind, _ lists: [(String, String)]) throws -> (CalDAVServer, [String: String]) {
+    static func server(_ kind: CalDAVServer.Kind, _ lists: [(String, String)]) throws -> (
+        CalDAVServer, [String: String]
+    ) {
         if let reason = CalDAVTestSupport.unavailable(kind) {
             print(reason)
             try Test.cancel(Comment(rawValue: reason))
         }
         let server = try CalDAVServer.start(kind)
         let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
-        if kind != .xandikos { _ = try? dav.calendars() }  // Radicale and Cyrus make the user's collections on first access
+        // Radicale and Cyrus make the user's collections on first access
+        if kind != .xandikos { _ = try? dav.calendars() }
         var urls: [String: String] = [:]
         for (path, name) in lists {
             let url = server.homeURL + path + "/"
@@ -112,16 +135,25 @@ struct ListChoiceTests {
         _ = try host.machine.add("plain")
         let refused = try host.once()
         #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stdout == "home: the account has several task lists (買い物, 仕事) and none is its default: name the one for todos "
-                + "without a category with --default-list NAME (default-list = NAME in sync.conf)\n", "\(refused.stdout)")
+        #expect(
+            refused.stdout
+                == "home: the account has several task lists (買い物, 仕事) and none is its default: name the one for todos "
+                + "without a category with --default-list NAME (default-list = NAME in sync.conf)\n",
+            "\(refused.stdout)")
         let listsFile = try #require(SyncPaths.listsFile(account: "home", environment: host.environment))
         #expect(!FileManager.default.fileExists(atPath: listsFile))
         #expect(try ListSyncTests.lists(server).values.allSatisfy(\.items.isEmpty))
 
-        let check = ["--check", "--url", server.rootURL, "--user", server.user ?? "anyone", "--password-file", host.home.file("home.password"), "--lists"]
+        let check = [
+            "--check", "--url", server.rootURL, "--user", server.user ?? "anyone", "--password-file",
+            host.home.file("home.password"), "--lists"
+        ]
         let unsure = try ChildProcess.run(BuiltProducts.path("todod-sync"), check, environment: host.environment)
-        #expect(unsure.status == 1 && unsure.stderr.contains("--default-list NAME") && unsure.stdout.isEmpty, "\(unsure.stderr)")
-        let chosen = try ChildProcess.run(BuiltProducts.path("todod-sync"), check + ["--default-list", "仕事"], environment: host.environment)
+        #expect(
+            unsure.status == 1 && unsure.stderr.contains("--default-list NAME") && unsure.stdout.isEmpty,
+            "\(unsure.stderr)")
+        let chosen = try ChildProcess.run(
+            BuiltProducts.path("todod-sync"), check + ["--default-list", "仕事"], environment: host.environment)
         let workURL = try #require(urls["仕事"])
         #expect(chosen.status == 0 && chosen.stdout.hasPrefix(workURL + "\n"), "\(chosen.stdout)\(chosen.stderr)")
 
@@ -135,7 +167,9 @@ struct ListChoiceTests {
         try SyncConfig.save([account], environment: host2.environment)
         let quiet = try host2.once()
         #expect(quiet.stdout.contains(": 0 sent, 0 received"), "\(quiet.stdout)\(quiet.stderr)")
-        #expect(ListMap.load(try #require(SyncPaths.listsFile(account: "home", environment: host2.environment))).defaultURL == urls["仕事"])
+        #expect(
+            ListMap.load(try #require(SyncPaths.listsFile(account: "home", environment: host2.environment))).defaultURL
+                == urls["仕事"])
     }
 
     /// DAViCal names the user's default calendar (`schedule-default-calendar-URL` on the
@@ -153,9 +187,13 @@ struct ListChoiceTests {
         let plain = try #require(try host.machine.add("plain")["uid"]?.stringValue)
         try ListSyncTests.once(host)
         let map = ListMap.load(try #require(SyncPaths.listsFile(account: "home", environment: host.environment)))
-        if let named, let serverDefault = found.first(where: { CalendarChoice.path(of: $0.url) == CalendarChoice.path(of: named) }) {
+        if let named,
+            let serverDefault = found.first(where: { CalendarChoice.path(of: $0.url) == CalendarChoice.path(of: named) }
+            )
+        {
             #expect(map.defaultURL == serverDefault.url, "\(named) \(found.map(\.url))")
-            #expect(try ListSyncTests.lists(server)[ListSync.displayName(serverDefault.displayName)]?.items[plain] != nil)
+            #expect(
+                try ListSyncTests.lists(server)[ListSync.displayName(serverDefault.displayName)]?.items[plain] != nil)
         } else {
             #expect(map.defaultURL == urls["Tasks"], "\(String(describing: named)) \(found.map(\.url))")
         }

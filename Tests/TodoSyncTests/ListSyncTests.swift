@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TodoCalDAV
-import TodoRPC
-import TodoUserFiles
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
+import TodoRPC
 import TodoTestSupport
+import TodoUserFiles
+
+@testable import TodoSync
 
 /// Lists are calendars: the built `todod-sync --once` of accounts with `lists = yes` against a
 /// real server of each kind (Radicale and xandikos started for the test, Cyrus IMAP and DAViCal
@@ -26,17 +27,23 @@ struct ListSyncTests {
         }
         let server = try CalDAVServer.start(kind)
         let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
-        if kind != .xandikos { _ = try? dav.calendars() }  // Radicale and Cyrus make the user's collections on first access
+        // Radicale and Cyrus make the user's collections on first access
+        if kind != .xandikos { _ = try? dav.calendars() }
         let url = server.homeURL + "0-default/"
         try dav.makeCalendar(at: url, name: defaultName)
         return (server, url)
     }
 
     /// A host whose account `home` syncs the lists of `server` (`calendars`: the ones named).
-    static func host(_ server: CalDAVServer, calendars: [String] = [], lists: Bool = true) throws -> CalDAVSyncTests.Host {
-        let host = try CalDAVSyncTests.Host(url: server.rootURL, calendar: nil, user: server.user ?? "anyone", password: server.password ?? "unused")
-        var account = SyncAccount(name: "home", url: server.rootURL, user: server.user ?? "anyone", passwordFile: host.home.file("home.password"),
-                                  lists: calendars)
+    static func host(_ server: CalDAVServer, calendars: [String] = [], lists: Bool = true) throws
+        -> CalDAVSyncTests.Host
+    {
+        let host = try CalDAVSyncTests.Host(
+            url: server.rootURL, calendar: nil, user: server.user ?? "anyone", password: server.password ?? "unused")
+        var account = SyncAccount(
+            name: "home", url: server.rootURL, user: server.user ?? "anyone",
+            passwordFile: host.home.file("home.password"),
+            lists: calendars)
         account.lists = lists
         // The test's own default list (`server(_:)`), as `sync add --default-list` names it.
         if lists && calendars.isEmpty { account.defaultList = defaultName }
@@ -52,7 +59,10 @@ struct ListSyncTests {
             let collection = account.collection(info)
             var items: [String: SyncItem] = [:]
             for object in try collection.fetch(try collection.versions().map(\.href)) {
-                if let item = try? VTodoCodec().list(isDefault: false).item(object.data).get(), let uid = item.entry.uid { items[uid] = item }
+                if let item = try? VTodoCodec().list(isDefault: false).item(object.data).get(), let uid = item.entry.uid
+                {
+                    items[uid] = item
+                }
             }
             out[ListSync.displayName(info.displayName)] = (info.url, items)
         }
@@ -62,8 +72,10 @@ struct ListSyncTests {
     /// What python-caldav, a client of its own, sees: each calendar's display name → its todos'
     /// SUMMARY → their CATEGORIES values. Nil without the test venv's interpreter.
     static func seenByPythonCalDAV(_ server: CalDAVServer) throws -> [String: [String: [String]]]? {
-        guard let radicale = CalDAVTestSupport.radicale, let text = try? String(contentsOfFile: radicale, encoding: .utf8),
-              let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("#!") else { return nil }
+        guard let radicale = CalDAVTestSupport.radicale,
+            let text = try? String(contentsOfFile: radicale, encoding: .utf8),
+            let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("#!")
+        else { return nil }
         let python = String(first.dropFirst(2)).trimmingCharacters(in: .whitespaces)
         let script = """
             import sys, json, caldav
@@ -81,7 +93,9 @@ struct ListSyncTests {
                 out[cal.get_display_name()] = todos
             print(json.dumps(out))
             """
-        let r = try ChildProcess.run(python, ["-c", script, server.rootURL, server.user ?? "", server.password ?? ""], environment: ProcessInfo.processInfo.environment)
+        let r = try ChildProcess.run(
+            python, ["-c", script, server.rootURL, server.user ?? "", server.password ?? ""],
+            environment: ProcessInfo.processInfo.environment)
         guard r.status == 0, let json = try? JSON.parse(Array(r.stdout.utf8)), case .object(let calendars) = json else {
             Issue.record("python-caldav: \(r.stdout)\(r.stderr)")
             return [:]
@@ -141,9 +155,13 @@ struct ListSyncTests {
         let milk = try #require(try a.machine.add("牛乳", ["category": "買い物"])["uid"]?.stringValue)
         try Self.once(a)
         let calendars = try dav.calendars().filter(\.holdsTodos).map { ListSync.displayName($0.displayName) }
-        #expect(calendars.filter { $0 == Self.defaultName }.count == 1 && calendars.filter { $0 == "買い物" }.count == 1, "\(calendars)")
+        #expect(
+            calendars.filter { $0 == Self.defaultName }.count == 1 && calendars.filter { $0 == "買い物" }.count == 1,
+            "\(calendars)")
         let lists = try Self.lists(server)
-        #expect(lists[Self.defaultName]?.url == defaultList && Set(lists[Self.defaultName]?.items.keys.map { $0 } ?? []) == [named, plain])
+        #expect(
+            lists[Self.defaultName]?.url == defaultList
+                && Set(lists[Self.defaultName]?.items.keys.map { $0 } ?? []) == [named, plain])
         #expect(lists["買い物"]?.url == errands && lists["買い物"]?.items[milk] != nil)
         let b = try Self.host(server)
         try Self.once(b)
@@ -159,9 +177,14 @@ struct ListSyncTests {
         try Self.once(a)
         try Self.once(b)
         #expect(try Self.byUID(b)[named]?["category"]?.stringValue == Self.defaultName)
-        #expect(try Self.lists(server)[Self.defaultName]?.items[named] != nil && (try Self.lists(server))["買い物"]?.items[named] == nil)
-        let ra = try a.once(), rb = try b.once()
-        #expect(ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"), "\(ra.stdout)\(rb.stdout)")
+        #expect(
+            try Self.lists(server)[Self.defaultName]?.items[named] != nil
+                && (try Self.lists(server))["買い物"]?.items[named] == nil)
+        let ra = try a.once()
+        let rb = try b.once()
+        #expect(
+            ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"),
+            "\(ra.stdout)\(rb.stdout)")
     }
 
     /// `category rm` of a list: the next round empties its calendar and deletes it; the todos
@@ -174,7 +197,8 @@ struct ListSyncTests {
         let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
         let work = server.homeURL + "work/"
         try dav.makeCalendar(at: work, name: "仕事")
-        let a = try Self.host(server), b = try Self.host(server)
+        let a = try Self.host(server)
+        let b = try Self.host(server)
         let milk = try #require(try a.machine.add("牛乳", ["category": "買い物"])["uid"]?.stringValue)
         let report = try #require(try a.machine.add("報告書", ["category": "仕事"])["uid"]?.stringValue)
         try Self.once(a)
@@ -183,9 +207,14 @@ struct ListSyncTests {
 
         _ = try a.machine.client.result("category.delete", ["name": "買い物", "force": true])
         let removed = try a.once(["--verbose"])
-        #expect(removed.status == 0 && removed.stderr.contains("the list 買い物 was removed here: deleted its calendar \(shopping)"), "\(removed.stdout)\(removed.stderr)")
+        #expect(
+            removed.status == 0
+                && removed.stderr.contains("the list 買い物 was removed here: deleted its calendar \(shopping)"),
+            "\(removed.stdout)\(removed.stderr)")
         var lists = try Self.lists(server)
-        #expect(lists["買い物"] == nil && lists[Self.defaultName]?.url == defaultList && lists[Self.defaultName]?.items[milk] != nil, "\(lists.keys.sorted())")
+        #expect(
+            lists["買い物"] == nil && lists[Self.defaultName]?.url == defaultList
+                && lists[Self.defaultName]?.items[milk] != nil, "\(lists.keys.sorted())")
         try Self.once(b)
         #expect(try Self.byUID(b)[milk]?["category"] == .null)
         #expect(try !ListAccountsTests.categories(b).contains("買い物"))
@@ -196,14 +225,24 @@ struct ListSyncTests {
 
         // Another client puts a todo into 仕事 after the last round: 仕事 stays, and why is said.
         let phoneUID = "phone-" + UUID().uuidString
-        _ = try dav.collection(url: work).create(name: "phone.ics", data: Array(vtodo(uid: phoneUID, summary: "電話").utf8))
+        _ = try dav.collection(url: work).create(
+            name: "phone.ics", data: Array(vtodo(uid: phoneUID, summary: "電話").utf8))
         _ = try a.machine.client.result("category.delete", ["name": "仕事", "force": true])
         let stays = try a.once(["--verbose"])
-        #expect(stays.status == 1 && stays.stdout.contains("1 not syncing")
-                && stays.stderr.contains("the list 仕事 was removed here; its calendar \(work) stays: it holds 1 todo of other clients"), "\(stays.stdout)\(stays.stderr)")
-        #expect(a.status?.problems.contains { $0.title == "仕事" && $0.reason.hasPrefix("the list was removed here, but its calendar stays on the server") } == true)
+        #expect(
+            stays.status == 1 && stays.stdout.contains("1 not syncing")
+                && stays.stderr.contains(
+                    "the list 仕事 was removed here; its calendar \(work) stays: it holds 1 todo of other clients"),
+            "\(stays.stdout)\(stays.stderr)")
+        #expect(
+            a.status?.problems.contains {
+                $0.title == "仕事"
+                    && $0.reason.hasPrefix("the list was removed here, but its calendar stays on the server")
+            } == true)
         lists = try Self.lists(server)
-        #expect(lists["仕事"]?.items.keys.sorted() == [phoneUID] && lists[Self.defaultName]?.items[report] != nil, "\(lists.keys.sorted())")
+        #expect(
+            lists["仕事"]?.items.keys.sorted() == [phoneUID] && lists[Self.defaultName]?.items[report] != nil,
+            "\(lists.keys.sorted())")
         #expect(try !ListAccountsTests.categories(a).contains("仕事"))
         #expect(try a.once().status == 1)
     }
@@ -222,24 +261,31 @@ struct ListSyncTests {
         try a.machine.update(uid: uids[2], ["category": .null])
         try Self.once(a)
         var lists = try Self.lists(server)
-        #expect(Set(lists["家"]?.items.keys.map { $0 } ?? []) == Set(uids), "\(lists.mapValues { $0.items.keys.sorted() })")
+        #expect(
+            Set(lists["家"]?.items.keys.map { $0 } ?? []) == Set(uids), "\(lists.mapValues { $0.items.keys.sorted() })")
         #expect(lists["買い物"].map { $0.items.isEmpty } ?? true)
         let b = try Self.host(server)
         try Self.once(b)
         let inB = try Self.byUID(b)
-        #expect(uids.allSatisfy { inB[$0]?["category"]?.stringValue == "家" }, "\(uids.map { inB[$0]?["category"] ?? .null })")
+        #expect(
+            uids.allSatisfy { inB[$0]?["category"]?.stringValue == "家" },
+            "\(uids.map { inB[$0]?["category"] ?? .null })")
         #expect(inB[uids[2]]?["parentUid"]?.stringValue == uids[1])
 
         // The parent moves to another list: its subtasks go with it.
         try a.machine.update(uid: uids[0], ["category": "仕事"])
         try Self.once(a)
         lists = try Self.lists(server)
-        #expect(Set(lists["仕事"]?.items.keys.map { $0 } ?? []) == Set(uids) && (lists["家"]?.items.isEmpty ?? true),
-                "\(lists.mapValues { $0.items.keys.sorted() })")
+        #expect(
+            Set(lists["仕事"]?.items.keys.map { $0 } ?? []) == Set(uids) && (lists["家"]?.items.isEmpty ?? true),
+            "\(lists.mapValues { $0.items.keys.sorted() })")
         try Self.once(b)
         #expect(try uids.allSatisfy { try Self.byUID(b)[$0]?["category"]?.stringValue == "仕事" })
-        let ra = try a.once(), rb = try b.once()
-        #expect(ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"), "\(ra.stdout)\(rb.stdout)")
+        let ra = try a.once()
+        let rb = try b.once()
+        #expect(
+            ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"),
+            "\(ra.stdout)\(rb.stdout)")
     }
 
     @Test(arguments: CalDAVServer.Kind.allCases)
@@ -250,7 +296,8 @@ struct ListSyncTests {
         let work = server.homeURL + "work-" + UUID().uuidString.lowercased().prefix(8) + "/"
         try dav.makeCalendar(at: work, name: "仕事")
         let phoneUID = "phone-" + UUID().uuidString
-        _ = try dav.collection(url: work).create(name: "phone.ics", data: Array(vtodo(uid: phoneUID, summary: "見積もり", extra: ["CATEGORIES:urgent"]).utf8))
+        _ = try dav.collection(url: work).create(
+            name: "phone.ics", data: Array(vtodo(uid: phoneUID, summary: "見積もり", extra: ["CATEGORIES:urgent"]).utf8))
 
         let a = try Self.host(server)
         let milk = try #require(try a.machine.add("牛乳を買う", ["category": "買い物", "tags": ["urgent"]])["uid"]?.stringValue)
@@ -286,7 +333,9 @@ struct ListSyncTests {
         #expect(inB[milk]?["category"]?.stringValue == "買い物")
         #expect(inB[milk]?["tags"]?.arrayValue?.compactMap(\.stringValue) == ["urgent"])
         #expect(inB[report]?["category"]?.stringValue == "仕事")
-        #expect(inB[plain]?["category"] == .null || inB[plain]?["category"] == nil, "\(names) \(String(describing: inB[plain]))")
+        #expect(
+            inB[plain]?["category"] == .null || inB[plain]?["category"] == nil,
+            "\(names) \(String(describing: inB[plain]))")
 
         // A move to another category moves the resource: same UID, in one calendar only.
         try a.machine.update(uid: report, ["category": "買い物"])
@@ -303,7 +352,8 @@ struct ListSyncTests {
         try a.machine.update(uid: milk, ["category": "仕事"])
         let copy = try #require(lists["買い物"]?.items[milk])
         if kind != .cyrus {
-            _ = try dav.collection(url: work).create(name: "copy-of-milk.ics", data: VTodoCodec().list(isDefault: false).bytes(copy))
+            _ = try dav.collection(url: work).create(
+                name: "copy-of-milk.ics", data: VTodoCodec().list(isDefault: false).bytes(copy))
         }
         try Self.once(a)
         try Self.once(b)
@@ -315,14 +365,18 @@ struct ListSyncTests {
         #expect(try Self.byUID(a).count == 4 && (try Self.byUID(b).count) == 4)
 
         // Then rounds are quiet on both.
-        let ra = try a.once(), rb = try b.once()
-        #expect(ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"), "\(ra.stdout)\(rb.stdout)")
+        let ra = try a.once()
+        let rb = try b.once()
+        #expect(
+            ra.stdout.contains(": 0 sent, 0 received") && rb.stdout.contains(": 0 sent, 0 received"),
+            "\(ra.stdout)\(rb.stdout)")
     }
 
     @Test(arguments: CalDAVServer.Kind.allCases)
     func aRenameTravelsBothWays(_ kind: CalDAVServer.Kind) throws {
         let server = try Self.server(kind).server
-        let a = try Self.host(server), b = try Self.host(server)
+        let a = try Self.host(server)
+        let b = try Self.host(server)
         let uid = try #require(try a.machine.add("卵", ["category": "買い物"])["uid"]?.stringValue)
         try Self.once(a)
         try Self.once(b)
@@ -332,7 +386,9 @@ struct ListSyncTests {
         _ = try a.machine.client.result("category.rename", ["name": "買い物", "newName": "食料品"])
         // The summary counts the rename as sent (it said "0 sent").
         let renamedHere = try a.once([])
-        #expect(renamedHere.status == 0 && renamedHere.stdout.contains("home: 1 sent, 0 received"), "\(renamedHere.stdout)\(renamedHere.stderr)")
+        #expect(
+            renamedHere.status == 0 && renamedHere.stdout.contains("home: 1 sent, 0 received"),
+            "\(renamedHere.stdout)\(renamedHere.stderr)")
         var lists = try Self.lists(server)
         #expect(lists["買い物"] == nil)
         #expect(lists["食料品"]?.url == before.url && lists["食料品"]?.items[uid] != nil)
@@ -343,13 +399,16 @@ struct ListSyncTests {
         let dav = CalDAVAccount(url: server.rootURL, user: server.user, password: server.password)
         try dav.renameCalendar(at: before.url, to: "Groceries")
         let renamedThere = try a.once([])
-        #expect(renamedThere.status == 0 && renamedThere.stdout.contains("home: 0 sent, 1 received"), "\(renamedThere.stdout)\(renamedThere.stderr)")
+        #expect(
+            renamedThere.status == 0 && renamedThere.stdout.contains("home: 0 sent, 1 received"),
+            "\(renamedThere.stdout)\(renamedThere.stderr)")
         try Self.once(b)
         lists = try Self.lists(server)
         #expect(lists["Groceries"]?.url == before.url && lists["Groceries"]?.items[uid] != nil)
         #expect(try Self.byUID(a)[uid]?["category"]?.stringValue == "Groceries")
         #expect(try Self.byUID(b)[uid]?["category"]?.stringValue == "Groceries")
-        let categories = try a.machine.client.result("category.list", [:]).arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+        let categories =
+            try a.machine.client.result("category.list", [:]).arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
         #expect(!categories.contains("食料品"), "\(categories)")
     }
 
@@ -390,7 +449,9 @@ struct ListSyncTests {
         let (server, calendar) = try Self.server(kind)
         let host = try CalDAVSyncTests.host(server, calendar)
         var uids: [String] = []
-        for title in ["一", "二", "三", "四", "五", "六"] { uids.append(try #require(try host.machine.add(title)["uid"]?.stringValue)) }
+        for title in ["一", "二", "三", "四", "五", "六"] {
+            uids.append(try #require(try host.machine.add(title)["uid"]?.stringValue))
+        }
         try Self.once(host)
         // Another client deletes one.
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)

@@ -5,8 +5,11 @@ import TodoSync
 /// The merge rules of SPEC §9 one by one, and the VTODO conversion's stability (pure, no I/O).
 @Suite struct MergeTests {
     static let t0 = Instant(seconds: 1_790_000_000)
-    static func item(_ title: String = "牛乳を買う", updated: Int64 = 0, _ change: (inout ExportDocument.Entry) -> Void = { _ in }) -> SyncItem {
-        var e = ExportDocument.Entry(title: title, created: t0, updated: Instant(seconds: t0.seconds + updated), uid: "u-1")
+    static func item(
+        _ title: String = "牛乳を買う", updated: Int64 = 0, _ change: (inout ExportDocument.Entry) -> Void = { _ in }
+    ) -> SyncItem {
+        var e = ExportDocument.Entry(
+            title: title, created: t0, updated: Instant(seconds: t0.seconds + updated), uid: "u-1")
         change(&e)
         return SyncItem(entry: e, sortOrder: 3)
     }
@@ -14,7 +17,10 @@ import TodoSync
     @Test func differentFieldsChangedOnEachSideAreBothKept() {
         let base = Self.item()
         let local = Self.item(updated: 10) { $0.title = "オーツミルクを買う" }
-        let remote = Self.item(updated: 20) { $0.notes = "2 本"; $0.priority = .high }
+        let remote = Self.item(updated: 20) {
+            $0.notes = "2 本"
+            $0.priority = .high
+        }
         let out = ThreeWayMerge.merge(base: base, local: local, remote: remote)
         #expect(out.merged.entry.title == "オーツミルクを買う")
         #expect(out.merged.entry.notes == "2 本")
@@ -26,14 +32,18 @@ import TodoSync
     @Test func theSameFieldChangedOnBothSidesGoesToTheLaterLastModified() {
         let base = Self.item()
         let local = Self.item(updated: 30) { $0.title = "local" }
-        let remote = Self.item(updated: 20) { $0.title = "remote"; $0.notes = "n" }
+        let remote = Self.item(updated: 20) {
+            $0.title = "remote"
+            $0.notes = "n"
+        }
         let out = ThreeWayMerge.merge(base: base, local: local, remote: remote)
         #expect(out.merged.entry.title == "local")
         #expect(out.merged.entry.notes == "n")
         #expect(out.conflicts == [.title])
         #expect(out.kept == "local")
 
-        let later = ThreeWayMerge.merge(base: base, local: Self.item(updated: 10) { $0.title = "local" }, remote: remote)
+        let later = ThreeWayMerge.merge(
+            base: base, local: Self.item(updated: 10) { $0.title = "local" }, remote: remote)
         #expect(later.merged.entry.title == "remote")
         #expect(later.kept == "remote")
         #expect(later.conflicts == [.title])
@@ -41,24 +51,39 @@ import TodoSync
 
     @Test func theSameChangeOnBothSidesIsNoConflict() {
         let base = Self.item()
-        let both = Self.item(updated: 5) { $0.done = true; $0.completed = Instant(seconds: Self.t0.seconds + 5) }
-        let out = ThreeWayMerge.merge(base: base, local: both, remote: Self.item(updated: 9) { $0.done = true; $0.completed = Instant(seconds: Self.t0.seconds + 5) })
+        let both = Self.item(updated: 5) {
+            $0.done = true
+            $0.completed = Instant(seconds: Self.t0.seconds + 5)
+        }
+        let out = ThreeWayMerge.merge(
+            base: base, local: both,
+            remote: Self.item(updated: 9) {
+                $0.done = true
+                $0.completed = Instant(seconds: Self.t0.seconds + 5)
+            })
         #expect(out.conflicts.isEmpty)
         #expect(out.merged.entry.done)
     }
 
     @Test func tagsMergeAsSets() {
         let base = Self.item { $0.tags = ["a", "b", "c"] }
-        let local = Self.item(updated: 1) { $0.tags = ["a", "c", "家"] }          // removed b, added 家
-        let remote = Self.item(updated: 2) { $0.tags = ["A", "b", "x"] }          // removed c, added x
+        let local = Self.item(updated: 1) { $0.tags = ["a", "c", "家"] } // removed b, added 家
+        let remote = Self.item(updated: 2) { $0.tags = ["A", "b", "x"] } // removed c, added x
         let out = ThreeWayMerge.merge(base: base, local: local, remote: remote)
         #expect(out.merged.entry.tags.map { $0.lowercased() } == ["a", "x", "家"])
         #expect(out.conflicts.isEmpty)
     }
 
     @Test func withoutABaseTheLaterSideWinsWholeAndTagsJoin() {
-        let local = Self.item(updated: 50) { $0.title = "newer"; $0.tags = ["l"] }
-        let remote = Self.item(updated: 40) { $0.title = "older"; $0.tags = ["r"]; $0.ical = "X-KEPT:1" }
+        let local = Self.item(updated: 50) {
+            $0.title = "newer"
+            $0.tags = ["l"]
+        }
+        let remote = Self.item(updated: 40) {
+            $0.title = "older"
+            $0.tags = ["r"]
+            $0.ical = "X-KEPT:1"
+        }
         let out = ThreeWayMerge.merge(base: nil, local: local, remote: remote)
         #expect(out.merged.entry.title == "newer")
         #expect(out.merged.entry.tags == ["l", "r"])
@@ -67,9 +92,19 @@ import TodoSync
     }
 
     @Test func theDueGroupAndTheDoneGroupMoveWhole() {
-        let base = Self.item { $0.due = Instant(seconds: Self.t0.seconds + 86_400); $0.zone = "Asia/Tokyo" }
-        let local = Self.item(updated: 1) { $0.due = nil; $0.zone = nil }
-        let remote = Self.item(updated: 2) { $0.due = Instant(seconds: Self.t0.seconds + 86_400); $0.zone = "Asia/Tokyo"; $0.title = "x" }
+        let base = Self.item {
+            $0.due = Instant(seconds: Self.t0.seconds + 86_400)
+            $0.zone = "Asia/Tokyo"
+        }
+        let local = Self.item(updated: 1) {
+            $0.due = nil
+            $0.zone = nil
+        }
+        let remote = Self.item(updated: 2) {
+            $0.due = Instant(seconds: Self.t0.seconds + 86_400)
+            $0.zone = "Asia/Tokyo"
+            $0.title = "x"
+        }
         let out = ThreeWayMerge.merge(base: base, local: local, remote: remote)
         #expect(out.merged.entry.due == nil)
         #expect(out.merged.entry.title == "x")
@@ -77,7 +112,9 @@ import TodoSync
 
     @Test func unknownLinesOfTheRemoteSurviveALocalEdit() {
         let codec = VTodoCodec()
-        let text = vtodo(uid: "todoman-1", summary: "Water the plants", extra: ["GEO:35.68;139.69", "X-TODOMAN-FOO:bar", "SEQUENCE:4"])
+        let text = vtodo(
+            uid: "todoman-1", summary: "Water the plants",
+            extra: ["GEO:35.68;139.69", "X-TODOMAN-FOO:bar", "SEQUENCE:4"])
         let remote = try! codec.item(Array(text.utf8)).get()
         var local = remote
         local.entry.title = "Water the bonsai"
@@ -106,7 +143,10 @@ import TodoSync
                 $0.recurrence = TodoRecurrence(rule: "FREQ=WEEKLY;BYDAY=TU", from: .completion)
                 $0.ical = "GEO:1;2\nX-OTHER;X-P=1:v"
             },
-            Self.item("done", updated: 2) { $0.done = true; $0.completed = Instant(usec: Self.t0.usec + 1_500_000) },
+            Self.item("done", updated: 2) {
+                $0.done = true
+                $0.completed = Instant(usec: Self.t0.usec + 1_500_000)
+            }
         ]
         samples[0].sortOrder = nil
         for sample in samples {
@@ -132,8 +172,13 @@ extension MergeTests {
     /// An all-day todo of a machine in Tokyo read by one in UTC is still due at the start of its
     /// day in Tokyo (the store's form), with its reminder the same distance before.
     @Test func anAllDayTodoKeepsItsDayInItsOwnZone() throws {
-        let tokyoMidnight = try #require(Instant(rfc3339: "2026-12-24T15:00:00Z"))  // 2026-12-25 00:00 in Tokyo
-        let item = Self.item { $0.due = tokyoMidnight; $0.allDay = true; $0.zone = "Asia/Tokyo"; $0.remind = Instant(usec: tokyoMidnight.usec + 9 * 3_600_000_000) }
+        let tokyoMidnight = try #require(Instant(rfc3339: "2026-12-24T15:00:00Z")) // 2026-12-25 00:00 in Tokyo
+        let item = Self.item {
+            $0.due = tokyoMidnight
+            $0.allDay = true
+            $0.zone = "Asia/Tokyo"
+            $0.remind = Instant(usec: tokyoMidnight.usec + 9 * 3_600_000_000)
+        }
         let utcReader = VTodoCodec()
         let text = String(decoding: utcReader.bytes(item), as: UTF8.self)
         #expect(text.contains("DUE;VALUE=DATE:20261225\r\n"))

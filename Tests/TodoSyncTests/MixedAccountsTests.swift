@@ -3,9 +3,10 @@ import Testing
 import TodoCalDAV
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// An account with lists (`lists = yes`) and one without in one store, each on a server of its
 /// own: the built `todod-sync --once` against two real servers of each kind, another client's
@@ -18,15 +19,19 @@ struct MixedAccountsTests {
 
     /// Adds the account `name` of `server` to `host`'s sync.conf, after its accounts: with
     /// lists, or syncing the one calendar `calendar`.
-    static func add(_ name: String, _ server: CalDAVServer, calendar: String? = nil, lists: Bool,
-                    to host: Host) throws {
+    static func add(
+        _ name: String, _ server: CalDAVServer, calendar: String? = nil, lists: Bool,
+        to host: Host
+    ) throws {
         let passwordFile = host.home.file("\(name).password")
         let password = Data(((server.password ?? "unused") + "\n").utf8)
-        let created = FileManager.default.createFile(atPath: passwordFile, contents: password,
-                                                     attributes: [.posixPermissions: 0o600])
+        let created = FileManager.default.createFile(
+            atPath: passwordFile, contents: password,
+            attributes: [.posixPermissions: 0o600])
         #expect(created)
-        var account = SyncAccount(name: name, url: server.rootURL, user: server.user ?? "anyone",
-                                  passwordFile: passwordFile, calendar: calendar)
+        var account = SyncAccount(
+            name: name, url: server.rootURL, user: server.user ?? "anyone",
+            passwordFile: passwordFile, calendar: calendar)
         account.lists = lists
         if lists && calendar == nil { account.defaultList = ListSyncTests.defaultName }
         let accounts = try SyncConfig.load(environment: host.environment) + [account]
@@ -49,9 +54,11 @@ struct MixedAccountsTests {
     /// The todos of one calendar as an account without lists reads them (`X-TODOD-CATEGORY` is
     /// the category): by UID, and how many resources hold each UID.
     static func calendar(_ server: CalDAVServer, _ url: String) throws
-        -> (items: [String: SyncItem], copies: [String: Int]) {
+        -> (items: [String: SyncItem], copies: [String: Int])
+    {
         let collection = dav(server).collection(url: url)
-        var items: [String: SyncItem] = [:], copies: [String: Int] = [:]
+        var items: [String: SyncItem] = [:]
+        var copies: [String: Int] = [:]
         for object in try collection.fetch(try collection.versions().map(\.href)) {
             guard let item = try? VTodoCodec().item(object.data).get(), let uid = item.entry.uid else { continue }
             items[uid] = item
@@ -70,8 +77,10 @@ struct MixedAccountsTests {
     }
 
     /// Another client changes the SUMMARY of the todo `uid` in the calendar `url` to `title`.
-    static func retitle(_ uid: String, in url: String, _ server: CalDAVServer, to title: String,
-                        modified: String = icalStamp(fromNow: 3_600)) throws {
+    static func retitle(
+        _ uid: String, in url: String, _ server: CalDAVServer, to title: String,
+        modified: String = icalStamp(fromNow: 3_600)
+    ) throws {
         let collection = dav(server).collection(url: url)
         let object = try resource(uid, in: collection)
         let text = String(decoding: object.data, as: UTF8.self)
@@ -117,8 +126,9 @@ struct MixedAccountsTests {
     /// The resource of the todo `uid` in `collection`.
     static func resource(_ uid: String, in collection: CalDAVCollection) throws -> RemoteObject {
         let objects = try collection.fetch(try collection.versions().map(\.href))
-        return try #require(objects.first { (try? VTodoCodec().item($0.data).get())?.entry.uid == uid },
-                            "\(uid) not in \(collection.url)")
+        return try #require(
+            objects.first { (try? VTodoCodec().item($0.data).get())?.entry.uid == uid },
+            "\(uid) not in \(collection.url)")
     }
 
     /// The store's todos: UID → category (nil: none).
@@ -129,8 +139,11 @@ struct MixedAccountsTests {
     /// A store whose account home syncs one calendar of a server of `kind` and comes first, and
     /// whose account work, after it, has lists on another server (with a phone's todo in each).
     static func homeWithoutListsThenWorkWithLists(_ kind: CalDAVServer.Kind) throws
-        -> (homeServer: CalDAVServer, homeCalendar: String,
-            work: (server: CalDAVServer, urls: [String: String], phone: [String: String]), host: Host) {
+        -> (
+            homeServer: CalDAVServer, homeCalendar: String,
+            work: (server: CalDAVServer, urls: [String: String], phone: [String: String]), host: Host
+        )
+    {
         let (homeServer, homeCalendar) = try ListSyncTests.server(kind)
         let work = try ListAccountsTests.server(kind, phone: "work")
         let host = try CalDAVSyncTests.host(homeServer, homeCalendar)
@@ -174,7 +187,9 @@ struct MixedAccountsTests {
         for name in ["Tasks タスク", "Tasks", "仕事"] { expected[work.phone[name] ?? ""] = name }
         #expect(try Self.categories(a) == expected)
         // Cyrus makes each user a calendar `personal`, empty: a category from the first round too.
-        #expect(try ListAccountsTests.categories(a) == (["Tasks", "Tasks タスク", "仕事", "買い物"] + (kind == .cyrus ? ["personal"] : [])).sorted())
+        #expect(
+            try ListAccountsTests.categories(a)
+                == (["Tasks", "Tasks タスク", "仕事", "買い物"] + (kind == .cyrus ? ["personal"] : [])).sorted())
         #expect(try ListSyncTests.byUID(a)[meeting]?["tags"]?.arrayValue?.compactMap(\.stringValue) == ["週次"])
         // Work's server holds its lists' todos only, each in its list's calendar, once; no
         // calendar is made there for home's categories.
@@ -190,7 +205,8 @@ struct MixedAccountsTests {
         try ListAccountsTests.expectQuiet(a)
 
         // An edit on either server arrives in the store and on the other server.
-        let workTasks = try #require(work.urls["Tasks"]), workWork = try #require(work.urls["仕事"])
+        let workTasks = try #require(work.urls["Tasks"])
+        let workWork = try #require(work.urls["仕事"])
         try Self.retitle(work.phone["Tasks"] ?? "", in: workTasks, work.server, to: "edited on work")
         try Self.retitle(meeting, in: homeCalendar, homeServer, to: "edited on home")
         try Self.twice(a)
@@ -215,8 +231,10 @@ struct MixedAccountsTests {
         expected[work.phone["仕事"] ?? ""] = "Tasks"
         #expect(try Self.categories(a) == expected)
         onWork = try Self.placed(work.server)
-        placedOnWork = [eggs: ["Tasks"], work.phone["Tasks タスク"] ?? "": ["Tasks タスク"],
-                        work.phone["仕事"] ?? "": ["Tasks"]]
+        placedOnWork = [
+            eggs: ["Tasks"], work.phone["Tasks タスク"] ?? "": ["Tasks タスク"],
+            work.phone["仕事"] ?? "": ["Tasks"]
+        ]
         #expect(onWork == placedOnWork, "\(onWork)")
         onHome = try Self.calendar(homeServer, homeCalendar)
         #expect(onHome.copies == expected.mapValues { _ in 1 }, "\(onHome.copies)")
@@ -244,8 +262,10 @@ struct MixedAccountsTests {
         #expect(try Self.categories(b) == expected)
         #expect(try Self.placed(work.server) == placedOnWork)
         let onHomeLists = try Self.placed(homeServer)
-        let placedOnHome: [String: [String]] = [plain: ["Tasks タスク"], homePhone: ["Tasks タスク"],
-                                                work.phone["Tasks"] ?? "": ["Tasks タスク"], meeting: ["買い物"]]
+        let placedOnHome: [String: [String]] = [
+            plain: ["Tasks タスク"], homePhone: ["Tasks タスク"],
+            work.phone["Tasks"] ?? "": ["Tasks タスク"], meeting: ["買い物"]
+        ]
         #expect(onHomeLists == placedOnHome, "\(onHomeLists)")
         try ListAccountsTests.expectQuiet(a)
         try ListAccountsTests.expectQuiet(b)
@@ -271,13 +291,17 @@ struct MixedAccountsTests {
 
         // Home holds the todos without a category and its lists (買い物 made there); work's
         // calendar is a copy of the whole store.
-        var expected: [String: String?] = [plain: nil, workPhone: nil, report: "仕事", eggs: "買い物",
-                                           home.phone["Tasks タスク"] ?? "": nil]
+        var expected: [String: String?] = [
+            plain: nil, workPhone: nil, report: "仕事", eggs: "買い物",
+            home.phone["Tasks タスク"] ?? "": nil
+        ]
         for name in ["Tasks", "仕事"] { expected[home.phone[name] ?? ""] = name }
         #expect(try Self.categories(a) == expected)
         let onHome = try Self.placed(home.server)
-        var placedOnHome: [String: [String]] = [plain: ["Tasks タスク"], workPhone: ["Tasks タスク"],
-                                                report: ["仕事"], eggs: ["買い物"]]
+        var placedOnHome: [String: [String]] = [
+            plain: ["Tasks タスク"], workPhone: ["Tasks タスク"],
+            report: ["仕事"], eggs: ["買い物"]
+        ]
         for name in ["Tasks タスク", "Tasks", "仕事"] { placedOnHome[home.phone[name] ?? ""] = [name] }
         #expect(onHome == placedOnHome, "\(onHome)")
         let copy = try Self.calendar(workServer, workCalendar)
@@ -299,7 +323,8 @@ struct MixedAccountsTests {
         #expect(try ListAccountsTests.categories(a).contains("Tasks タスク (work)"))
         try a.machine.update(uid: plain, ["category": "Tasks タスク (work)"])
         try Self.twice(a)
-        let moved = try Self.placed(home.server), there = try Self.placed(workServer)
+        let moved = try Self.placed(home.server)
+        let there = try Self.placed(workServer)
         #expect(moved[plain] == nil && there[plain] == ["Tasks タスク"], "\(moved) \(there)")
         try ListAccountsTests.expectQuiet(a)
     }
@@ -350,7 +375,8 @@ struct MixedAccountsTests {
         let report = try #require(try a.machine.add("報告書", ["category": "Tasks"])["uid"]?.stringValue)
         let plain = try #require(try a.machine.add("牛乳を買う")["uid"]?.stringValue)
         func inStep() throws -> Bool {
-            let onHome = try Self.calendar(homeServer, homeCalendar).items, onWork = try Self.placed(work.server)
+            let onHome = try Self.calendar(homeServer, homeCalendar).items
+            let onWork = try Self.placed(work.server)
             return onHome[report]?.entry.category == "Tasks" && onHome[plain] != nil
                 && onWork[report] == ["Tasks"] && onWork[plain] == nil
         }
@@ -360,7 +386,8 @@ struct MixedAccountsTests {
         try Self.retitle(phoneTodo, in: try #require(work.urls["仕事"]), work.server, to: "電話で編集")
         try Self.retitle(report, in: workTasks, work.server, to: "報告書 (phone)")
         func arrived() throws -> Bool {
-            let here = try ListSyncTests.byUID(a), onHome = try Self.calendar(homeServer, homeCalendar).items
+            let here = try ListSyncTests.byUID(a)
+            let onHome = try Self.calendar(homeServer, homeCalendar).items
             return here[phoneTodo]?["title"]?.stringValue == "電話で編集"
                 && here[report]?["title"]?.stringValue == "報告書 (phone)"
                 && onHome[phoneTodo]?.entry.title == "電話で編集" && onHome[report]?.entry.title == "報告書 (phone)"

@@ -1,17 +1,20 @@
 import Foundation
 import Testing
 import TodoCore
-@testable import TodoSync
-import TodoTestSupport
 import TodoProtocol
+import TodoTestSupport
+
+@testable import TodoSync
 
 /// The manual order converges: after quiet rounds two todods and the server show the same open
 /// todos in the same order, whatever the history (an edit that beat a delete, a lost state
 /// file, a renumbering cut off by the network). Real todods, a collection in memory.
 @Suite(.serialized) struct OrderConvergenceTests {
     /// Both machines and the server show the same order, and a round on each is quiet.
-    static func expectConverged(_ one: Machine, _ two: Machine, _ cal: InMemoryCollection, _ expected: [String]? = nil,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectConverged(
+        _ one: Machine, _ two: Machine, _ cal: InMemoryCollection, _ expected: [String]? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let order = try one.openUIDs()
         #expect(try two.openUIDs() == order, sourceLocation: sourceLocation)
         #expect(cal.openUIDsBySortOrder() == order, sourceLocation: sourceLocation)
@@ -24,7 +27,8 @@ import TodoProtocol
     }
 
     func move(_ m: Machine, _ uid: String, to position: Int64) throws {
-        _ = try m.client.result("todo.move", ["id": try #require(try m.todo(uid: uid)?["id"]), "position": .int(position)])
+        _ = try m.client.result(
+            "todo.move", ["id": try #require(try m.todo(uid: uid)?["id"]), "position": .int(position)])
     }
 
     /// Deleted on one todod while edited on the other: the edit wins, and the todo comes back to
@@ -56,7 +60,7 @@ import TodoProtocol
         }
         try one.sync(cal)
         try two.sync(cal)
-        try move(one, "phone-f", to: 2)  // no room between 1 and 2: renumbered
+        try move(one, "phone-f", to: 2) // no room between 1 and 2: renumbered
         try one.sync(cal)
         try two.sync(cal)
         let expected = ["phone-a", "phone-f", "phone-b", "phone-c", "phone-d", "phone-e"]
@@ -89,16 +93,23 @@ import TodoProtocol
         try one.sync(cal)
         try two.sync(cal)
         try Self.expectConverged(one, two, cal, ["phone-a", "phone-e", "phone-b", "phone-c", "phone-d"])
-        #expect(["phone-a", "phone-e", "phone-b", "phone-c", "phone-d"].map { cal.items()[$0]?.sortOrder } == [1024, 2048, 3072, 4096, 5120])
+        #expect(
+            ["phone-a", "phone-e", "phone-b", "phone-c", "phone-d"].map { cal.items()[$0]?.sortOrder } == [
+                1024, 2048, 3072, 4096, 5120
+            ])
     }
 
     /// The planner alone: a store out of step with the server follows it for the todos in step,
     /// and the others keep their places; a renumbering asked for sends every open todo whose sort
     /// order changes.
     @Test func theStoreFollowsTheServersOrderWhereItIsInStep() {
-        #expect(SyncPlanner.followingServer(open: ["a", "b", "c", "d"], known: ["a": 30, "b": 20, "d": 10]) == ["d", "b", "c", "a"])
+        #expect(
+            SyncPlanner.followingServer(open: ["a", "b", "c", "d"], known: ["a": 30, "b": 20, "d": 10]) == [
+                "d", "b", "c", "a"
+            ])
         #expect(SyncPlanner.followingServer(open: ["y", "x"], known: ["x": 5, "y": 5]) == ["x", "y"])
-        let renumbered = SyncPlanner.place(moved: [], open: ["a", "b", "c"], known: ["a": 1024, "b": 7, "c": 3072], renumber: true)
+        let renumbered = SyncPlanner.place(
+            moved: [], open: ["a", "b", "c"], known: ["a": 1024, "b": 7, "c": 3072], renumber: true)
         #expect(renumbered.renumbered && renumbered.orders == ["b": 2048])
     }
 }

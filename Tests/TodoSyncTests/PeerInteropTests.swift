@@ -3,17 +3,20 @@ import Testing
 import TodoCalDAV
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// Whether the peer tests run, and the peers' console scripts.
 enum PeerInterop {
     static let todoman = ProcessInfo.processInfo.environment["TODOD_TODOMAN"].flatMap { $0.isEmpty ? nil : $0 }
     /// `TODOD_VDIRSYNCER` (or `CI`) set: the tests run, and todoman and the servers must be
     /// there too (a missing one fails them). Unset: they are skipped.
-    static let required = CalDAVTestSupport.vdirsyncer != nil || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
-    static let skipMessage = "vdirsyncer not configured: set TODOD_VDIRSYNCER, with TODOD_TODOMAN, TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
+    static let required =
+        CalDAVTestSupport.vdirsyncer != nil || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
+    static let skipMessage =
+        "vdirsyncer not configured: set TODOD_VDIRSYNCER, with TODOD_TODOMAN, TODOD_RADICALE and TODOD_XANDIKOS (scripts/test does)"
 }
 
 /// The peers of docs/SYNC.md against the built todod-sync, a real server (Radicale, xandikos) and
@@ -33,9 +36,11 @@ struct PeerInteropTests {
         var vdir: String { directory.file("calendars/todod") }
 
         init(server: CalDAVServer, calendar: String) throws {
-            vdirsyncer = try #require(CalDAVTestSupport.vdirsyncer, "TODOD_VDIRSYNCER is not set: scripts/test installs vdirsyncer")
+            vdirsyncer = try #require(
+                CalDAVTestSupport.vdirsyncer, "TODOD_VDIRSYNCER is not set: scripts/test installs vdirsyncer")
             todoman = try #require(PeerInterop.todoman, "TODOD_TODOMAN is not set: scripts/test installs todoman")
-            try FileManager.default.createDirectory(atPath: directory.file("calendars/todod"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory.file("calendars/todod"), withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: directory.file("status"), withIntermediateDirectories: true)
             func quoted(_ s: String) -> String { JSON.string(s).serialized() }
             var credentials = ""
@@ -63,14 +68,16 @@ struct PeerInteropTests {
                 \(credentials)
                 """
             try Data(config.utf8).write(to: URL(fileURLWithPath: directory.file("vdirsyncer.conf")))
-            try Data("""
+            try Data(
+                """
                 path = "\(directory.file("calendars"))/*"
                 date_format = "%Y-%m-%d"
                 time_format = "%H:%M"
                 default_list = "todod"
                 cache_path = "\(directory.file("todoman-cache.sqlite3"))"
 
-                """.utf8).write(to: URL(fileURLWithPath: directory.file("todoman.py")))
+                """.utf8
+            ).write(to: URL(fileURLWithPath: directory.file("todoman.py")))
             environment = ProcessInfo.processInfo.environment
             environment["TZ"] = "UTC"
             environment["HOME"] = directory.path
@@ -84,13 +91,16 @@ struct PeerInteropTests {
         func sync() throws -> [String] {
             let r = try ChildProcess.run(vdirsyncer, ["sync"], input: "", environment: environment)
             try #require(r.status == 0, "vdirsyncer sync: \(r.stdout)\(r.stderr)")
-            return (r.stdout + r.stderr).split(separator: "\n").map(String.init).filter { $0.hasPrefix("Copying") || $0.hasPrefix("Deleting") }
+            return (r.stdout + r.stderr).split(separator: "\n").map(String.init).filter {
+                $0.hasPrefix("Copying") || $0.hasPrefix("Deleting")
+            }
         }
 
         /// todoman with its configuration; its standard output.
         @discardableResult
         func todo(_ arguments: [String]) throws -> String {
-            let r = try ChildProcess.run(todoman, ["--config", directory.file("todoman.py")] + arguments, input: "", environment: environment)
+            let r = try ChildProcess.run(
+                todoman, ["--config", directory.file("todoman.py")] + arguments, input: "", environment: environment)
             try #require(r.status == 0, "todo \(arguments): \(r.stdout)\(r.stderr)")
             return r.stdout
         }
@@ -124,8 +134,9 @@ struct PeerInteropTests {
                 todo.summary = sys.argv[4]
                 db.save(todo)
                 """
-            let r = try ChildProcess.run(python, ["-c", script, vdir, directory.file("todoman-cache.sqlite3"), try id(summary), new],
-                                         input: "", environment: environment)
+            let r = try ChildProcess.run(
+                python, ["-c", script, vdir, directory.file("todoman-cache.sqlite3"), try id(summary), new],
+                input: "", environment: environment)
             try #require(r.status == 0, "todoman summary edit: \(r.stdout)\(r.stderr)")
         }
 
@@ -145,7 +156,9 @@ struct PeerInteropTests {
     static func pair(_ kind: CalDAVServer.Kind) throws -> (CalDAVServer, String, Host, Peer) {
         let server = try CalDAVSyncTests.server(kind)
         let calendar = try CalDAVSyncTests.calendar(server)
-        return (server, calendar, try CalDAVSyncTests.host(server, calendar), try Peer(server: server, calendar: calendar))
+        return (
+            server, calendar, try CalDAVSyncTests.host(server, calendar), try Peer(server: server, calendar: calendar)
+        )
     }
 
     /// todoctl of `host`'s store.
@@ -185,8 +198,12 @@ struct PeerInteropTests {
 
     /// The todos of items 1 and 2, made with todoctl and sent with `todod-sync --once`.
     static func seed(_ host: Host) throws {
-        try todoctl(host, ["add", milk, "--notes", "低脂肪を2本\n朝までに", "--due", "2030-01-15 10:00", "-p", "high", "-c", "家",
-                           "-t", "買い物", "-t", "急ぎ"])
+        try todoctl(
+            host,
+            [
+                "add", milk, "--notes", "低脂肪を2本\n朝までに", "--due", "2030-01-15 10:00", "-p", "high", "-c", "家",
+                "-t", "買い物", "-t", "急ぎ"
+            ])
         try todoctl(host, ["add", cleaning, "--due", "2030-12-28", "-p", "low"])
         try todoctl(host, ["add", bins, "--every", "week", "--due", "2030-01-10 07:00", "-t", "home"])
         try todoctl(host, ["add", finished, "-p", "medium"])
@@ -209,20 +226,23 @@ struct PeerInteropTests {
         #expect(copied.count == 5, "\(copied)")
         let listed = try peer.list()
         #expect(listed.count == 5)
-        #expect(Set(listed.compactMap { $0["summary"]?.stringValue }) == [Self.milk, Self.cleaning, Self.bins, Self.finished, Self.plain])
+        #expect(
+            Set(listed.compactMap { $0["summary"]?.stringValue }) == [
+                Self.milk, Self.cleaning, Self.bins, Self.finished, Self.plain
+            ])
         let milk = try peer.item(Self.milk)
-        #expect(milk["due"] == .int(1_894_701_600))  // 2030-01-15 10:00 UTC
+        #expect(milk["due"] == .int(1_894_701_600)) // 2030-01-15 10:00 UTC
         #expect(milk["priority"] == 1)
         #expect(milk["description"] == "低脂肪を2本\n朝までに")
         #expect(milk["categories"]?.arrayValue?.compactMap(\.stringValue).first == "家")
         #expect(Set(milk["categories"]?.arrayValue?.compactMap(\.stringValue) ?? []) == ["家", "買い物", "急ぎ"])
         #expect(milk["completed"] == false)
         let cleaning = try peer.item(Self.cleaning)
-        #expect(cleaning["due"] == .int(1_924_646_400))  // the day 2030-12-28
+        #expect(cleaning["due"] == .int(1_924_646_400)) // the day 2030-12-28
         #expect(cleaning["priority"] == 9)
         let bins = try peer.item(Self.bins)
         #expect(bins["recurring"] == true)
-        #expect(bins["due"] == .int(1_894_258_800))  // 2030-01-10 07:00 UTC
+        #expect(bins["due"] == .int(1_894_258_800)) // 2030-01-10 07:00 UTC
         #expect(bins["completed"] == false)
         let finished = try peer.item(Self.finished)
         #expect(finished["completed"] == true)
@@ -254,15 +274,19 @@ struct PeerInteropTests {
         let binsUID = try #require(try Self.todo(host, Self.bins)["uid"]?.stringValue)
         let renamed = "Plain, edited in todoman 編集"
         Self.nextSecond()
-        try peer.todo(["new", "-l", "todod", "--due", "2030-03-01 08:00", "--priority", "high", "-c", "仕事", "todoman が作った"])
+        try peer.todo([
+            "new", "-l", "todod", "--due", "2030-03-01 08:00", "--priority", "high", "-c", "仕事", "todoman が作った"
+        ])
         try peer.setSummary(of: Self.plain, to: renamed)
         try peer.todo(["done", try peer.id(Self.milk)])
         try peer.todo(["done", try peer.id(Self.bins)])
         try peer.todo(["delete", "--yes", try peer.id(Self.cleaning)])
         let listedByTodoman = try peer.list()
-        print("PeerInteropTests \(kind): todoman after completing the recurring todo: \(listedByTodoman.filter { $0["summary"]?.stringValue == Self.bins }.map { "recurring=\($0["recurring"]!) completed=\($0["completed"]!) due=\($0["due"]!)" })")
+        print(
+            "PeerInteropTests \(kind): todoman after completing the recurring todo: \(listedByTodoman.filter { $0["summary"]?.stringValue == Self.bins }.map { "recurring=\($0["recurring"]!) completed=\($0["completed"]!) due=\($0["due"]!)" })"
+        )
         let up = try peer.sync()
-        #expect(up.count == 6, "\(up)")  // a new one, its copy of the recurring todo, three changed, one deleted
+        #expect(up.count == 6, "\(up)") // a new one, its copy of the recurring todo, three changed, one deleted
         let back = try Self.once(host)
         #expect(back.contains(" received, 0 conflicts"), "\(back)")
 
@@ -274,7 +298,8 @@ struct PeerInteropTests {
         #expect(made["category"] == "仕事")
         #expect(made["done"] == false)
         #expect(try Self.todo(host, renamed)["done"] == false)
-        #expect(todos.allSatisfy { $0["title"]?.stringValue != Self.plain && $0["title"]?.stringValue != Self.cleaning })
+        #expect(
+            todos.allSatisfy { $0["title"]?.stringValue != Self.plain && $0["title"]?.stringValue != Self.cleaning })
         #expect(try Self.todo(host, Self.finished)["done"] == true)
         let milk = try Self.todo(host, Self.milk)
         #expect(milk["done"] == true)
@@ -293,7 +318,7 @@ struct PeerInteropTests {
         #expect(seen.count == 5)
         let binsThere = try peer.item(Self.bins)
         #expect(binsThere["recurring"] == true && binsThere["completed"] == false)
-        #expect(binsThere["due"] == .int(1_894_863_600))  // 2030-01-17 07:00 UTC
+        #expect(binsThere["due"] == .int(1_894_863_600)) // 2030-01-17 07:00 UTC
         #expect(try peer.item(Self.milk)["completed"] == true)
         #expect(try peer.item(renamed)["completed"] == false)
 
@@ -301,10 +326,13 @@ struct PeerInteropTests {
         let renamedUID = try #require(try Self.todo(host, renamed)["uid"]?.stringValue)
         let renamedFile = try #require(try peer.files().values.first { $0.contains("UID:\(renamedUID)") })
         #expect(renamedFile.contains("SEQUENCE:"), "\(renamedFile)")
-        try Self.todoctl(host, ["edit", String(try #require(try Self.todo(host, renamed)["id"]?.intValue)), "--notes", "todod が追記"])
+        try Self.todoctl(
+            host, ["edit", String(try #require(try Self.todo(host, renamed)["id"]?.intValue)), "--notes", "todod が追記"])
         #expect(try Self.once(host).contains(": 1 sent, 0 received"))
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        let remote = try collection.fetch(try collection.versions().map(\.href)).map { String(decoding: $0.data, as: UTF8.self) }
+        let remote = try collection.fetch(try collection.versions().map(\.href)).map {
+            String(decoding: $0.data, as: UTF8.self)
+        }
         let pushed = try #require(remote.first { $0.contains("UID:\(renamedUID)") })
         #expect(pushed.contains("todod が追記"))
         for line in renamedFile.split(whereSeparator: \.isNewline) where line.hasPrefix("SEQUENCE:") {
@@ -380,7 +408,9 @@ struct PeerInteropTests {
         #expect(conflicts.map(\.fields) == [["priority"], ["priority"]])
         #expect(conflicts.map(\.kept) == ["local", "remote"])
         let status = try Self.todoctl(host, ["sync", "status"]).stdout
-        #expect(status.contains("Recent conflicts") && status.contains(Self.cleaning) && status.contains("priority"), "\(status)")
+        #expect(
+            status.contains("Recent conflicts") && status.contains(Self.cleaning) && status.contains("priority"),
+            "\(status)")
 
         // And then quiet on both sides.
         #expect(try Self.once(host).contains(": 0 sent, 0 received"))
@@ -393,9 +423,12 @@ struct PeerInteropTests {
 @Suite struct PeerHabitTests {
     /// A recurring todo synced to `cal`, and its resource.
     func recurring(_ m: Machine, _ cal: InMemoryCollection) throws -> (uid: String, href: String) {
-        let uid = try #require(try m.add("ゴミを出す", [
-            "due": "2026-12-07T08:00:00Z", "zone": "UTC", "recurrence": ["rule": "FREQ=WEEKLY", "from": "due"],
-        ])["uid"]?.stringValue)
+        let uid = try #require(
+            try m.add(
+                "ゴミを出す",
+                [
+                    "due": "2026-12-07T08:00:00Z", "zone": "UTC", "recurrence": ["rule": "FREQ=WEEKLY", "from": "due"]
+                ])["uid"]?.stringValue)
         try m.sync(cal)
         return (uid, try #require(cal.href(uid: uid)))
     }
@@ -406,19 +439,28 @@ struct PeerInteropTests {
     func todomanCompletes(_ cal: InMemoryCollection, _ href: String, uid: String, created: String? = nil) {
         let original = String(decoding: cal.resources[href]!.data, as: UTF8.self)
         cal.edit(href) { text in
-            text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100")
-                .replacingOccurrences(of: #"RRULE:[^\r]*\r\n"#, with: "", options: .regularExpression)
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(icalStamp(fromNow: 3_600))", options: .regularExpression)
+            text.replacingOccurrences(
+                of: "STATUS:NEEDS-ACTION",
+                with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100"
+            )
+            .replacingOccurrences(of: #"RRULE:[^\r]*\r\n"#, with: "", options: .regularExpression)
+            .replacingOccurrences(
+                of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(icalStamp(fromNow: 3_600))",
+                options: .regularExpression)
         }
         var copy = original.replacingOccurrences(of: "UID:\(uid)", with: "UID:todoman-copy-1")
             .replacingOccurrences(of: "DUE:20261207T080000Z", with: "DUE:20261214T080000Z")
             .replacingOccurrences(of: #"X-[^\r]*\r\n"#, with: "", options: .regularExpression)
-        if let created { copy = copy.replacingOccurrences(of: #"CREATED:\d+T\d+Z"#, with: "CREATED:\(created)", options: .regularExpression) }
+        if let created {
+            copy = copy.replacingOccurrences(
+                of: #"CREATED:\d+T\d+Z"#, with: "CREATED:\(created)", options: .regularExpression)
+        }
         cal.put("todoman-copy-1.ics", copy)
     }
 
     @Test func todomansCompletionOfARecurringTodoStaysOneTodoThatAdvances() throws {
-        let m = try Machine(), cal = InMemoryCollection()
+        let m = try Machine()
+        let cal = InMemoryCollection()
         let (uid, href) = try recurring(m, cal)
         todomanCompletes(cal, href, uid: uid)
         let report = try m.sync(cal)
@@ -438,7 +480,8 @@ struct PeerInteropTests {
 
     /// A new todo that only looks like the copy (another CREATED) is a todo of its own.
     @Test func aLookalikeIsNotFolded() throws {
-        let m = try Machine(), cal = InMemoryCollection()
+        let m = try Machine()
+        let cal = InMemoryCollection()
         let (uid, href) = try recurring(m, cal)
         todomanCompletes(cal, href, uid: uid, created: "20261207T085959Z")
         try m.sync(cal)
@@ -450,7 +493,8 @@ struct PeerInteropTests {
     /// resource todod created after the token and another client deleted before the next round
     /// is in neither, and is not reported removed. It is deleted here all the same.
     @Test func aTodoCreatedHereAndDeletedOnAStateComparingServerIsDeletedHere() throws {
-        let m = try Machine(), cal = InMemoryCollection()
+        let m = try Machine()
+        let cal = InMemoryCollection()
         cal.comparesStates = true
         let uid = try #require(try m.add("made here, deleted by vdirsyncer")["uid"]?.stringValue)
         try m.sync(cal)
@@ -466,7 +510,8 @@ struct PeerInteropTests {
     /// it (the process stopped, the network gone): the state keeps no token meanwhile, so the next
     /// round, in a new process, lists the calendar whole and finds the deletion all the same.
     @Test func aRoundCutOffAfterItsUploadLeavesTheNextAFullListing() throws {
-        let m = try Machine(), cal = InMemoryCollection()
+        let m = try Machine()
+        let cal = InMemoryCollection()
         cal.comparesStates = true
         try m.add("an older one")
         try m.sync(cal)

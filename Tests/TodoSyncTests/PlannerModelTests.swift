@@ -1,8 +1,9 @@
 import Testing
 import TodoCore
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// The seeded model test of the planner alone (the seed is printed, `TODOSYNC_SEED=N` replays
 /// it): random bases, random edits of each field, deletes, creations and moves on the store's
@@ -39,7 +40,11 @@ struct PlannerModelTests {
                 order.removeAll { $0 == uid }
                 return
             }
-            var todo = todos[uid] ?? Todo(id: nextID, uid: uid, title: "", position: nil, created: entry.created, updated: entry.updated, revision: 0)
+            var todo =
+                todos[uid]
+                ?? Todo(
+                    id: nextID, uid: uid, title: "", position: nil, created: entry.created, updated: entry.updated,
+                    revision: 0)
             if todos[uid] == nil {
                 nextID += 1
                 order.append(uid)
@@ -75,9 +80,14 @@ struct PlannerModelTests {
 
         func item(_ uid: String) -> SyncItem? { resources[uid] == nil ? nil : items[uid] }
 
-        mutating func put(_ uid: String, _ item: SyncItem, href: String? = nil) -> (href: String, etag: String, bytes: [UInt8]) {
+        mutating func put(_ uid: String, _ item: SyncItem, href: String? = nil) -> (
+            href: String, etag: String, bytes: [UInt8]
+        ) {
             tag += 1
-            let resource = (href: href ?? resources[uid]?.href ?? "/cal/\(uid).ics", etag: "\"e\(tag)\"", bytes: PlannerModelTests.codec.bytes(item))
+            let resource = (
+                href: href ?? resources[uid]?.href ?? "/cal/\(uid).ics", etag: "\"e\(tag)\"",
+                bytes: PlannerModelTests.codec.bytes(item)
+            )
             resources[uid] = resource
             items[uid] = try? PlannerModelTests.codec.item(resource.bytes).get()
             return resource
@@ -89,7 +99,8 @@ struct PlannerModelTests {
                 guard let item = item(uid), !item.entry.done else { return nil }
                 return (uid, item.sortOrder)
             }
-            return open.sorted { a, b in a.order != b.order ? (a.order ?? .max) < (b.order ?? .max) : a.uid < b.uid }.map(\.uid)
+            return open.sorted { a, b in a.order != b.order ? (a.order ?? .max) < (b.order ?? .max) : a.uid < b.uid }
+                .map(\.uid)
         }
     }
 
@@ -108,8 +119,10 @@ struct PlannerModelTests {
     }
 
     static func entry(_ uid: String, _ n: Int, clock: Int64) -> ExportDocument.Entry {
-        ExportDocument.Entry(title: "やること \(n)", notes: n % 2 == 0 ? "n\(n)" : nil, created: Instant(seconds: clock), updated: Instant(seconds: clock),
-                             uid: uid, priority: n % 3 == 0 ? .low : nil, tags: ["t\(n % 3)"])
+        ExportDocument.Entry(
+            title: "やること \(n)", notes: n % 2 == 0 ? "n\(n)" : nil, created: Instant(seconds: clock),
+            updated: Instant(seconds: clock),
+            uid: uid, priority: n % 3 == 0 ? .low : nil, tags: ["t\(n % 3)"])
     }
 
     /// A field's value as a conflict shows it.
@@ -135,12 +148,16 @@ struct PlannerModelTests {
     /// A synced collection of 3 to 8 todos, then random changes on both sides.
     static func randomCase(_ rng: inout SeededRandom) -> Case {
         var c = Case()
-        var clock: Int64 = 1_700_000_000, n = 0
+        var clock: Int64 = 1_700_000_000
+        var n = 0
         for i in 0..<Int.random(in: 3...8, using: &rng) {
             n += 1
             let uid = "u\(i)"
             var e = entry(uid, n, clock: clock)
-            if Int.random(in: 0..<5, using: &rng) == 0 { e.done = true; e.completed = Instant(seconds: clock) }
+            if Int.random(in: 0..<5, using: &rng) == 0 {
+                e.done = true
+                e.completed = Instant(seconds: clock)
+            }
             let r = c.remote.put(uid, SyncItem(entry: e, sortOrder: Int64(i + 1) * 1024))
             c.bases[uid] = SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes)
             let item = try! codec.item(r.bytes).get()
@@ -150,7 +167,8 @@ struct PlannerModelTests {
         c.local.changed = []
         // The store's side.
         for _ in 0..<Int.random(in: 0...5, using: &rng) {
-            clock += 1; n += 1
+            clock += 1
+            n += 1
             let uids = c.local.order
             let roll = Int.random(in: 0..<10, using: &rng)
             if uids.isEmpty || roll == 0 {
@@ -178,12 +196,16 @@ struct PlannerModelTests {
         }
         // The server's side (another client).
         for _ in 0..<Int.random(in: 0...5, using: &rng) {
-            clock += 1; n += 1
+            clock += 1
+            n += 1
             let uids = c.remote.resources.keys.sorted()
             let roll = Int.random(in: 0..<10, using: &rng)
             if uids.isEmpty || roll == 0 {
                 let uid = "r\(n)"
-                _ = c.remote.put(uid, SyncItem(entry: entry(uid, n, clock: clock), sortOrder: Int64.random(in: -5000...20_000, using: &rng)))
+                _ = c.remote.put(
+                    uid,
+                    SyncItem(
+                        entry: entry(uid, n, clock: clock), sortOrder: Int64.random(in: -5000...20_000, using: &rng)))
                 c.remote.changed.insert(uid)
                 c.remoteCreated = true
                 continue
@@ -210,10 +232,13 @@ struct PlannerModelTests {
     static func input(_ c: Case, uids: Set<String>, remotes: [String: SyncPlanner.Remote]) -> SyncPlanner.Input {
         let ranked = c.local.ranked()
         var locals: [String: SyncPlanner.Local] = [:]
-        for uid in uids.union(c.local.todos.keys) { locals[uid] = SyncPlanner.Local(todo: ranked[uid], moved: c.local.moved.contains(uid)) }
+        for uid in uids.union(c.local.todos.keys) {
+            locals[uid] = SyncPlanner.Local(todo: ranked[uid], moved: c.local.moved.contains(uid))
+        }
         let known = c.bases.compactMapValues { SyncState.sortOrder(in: String(decoding: $0.base, as: UTF8.self)) }
-        return SyncPlanner.Input(uids: uids, locals: locals, remotes: remotes, bases: c.bases, open: c.local.open, known: known,
-                                 now: Instant(seconds: 1_800_000_000), codec: codec)
+        return SyncPlanner.Input(
+            uids: uids, locals: locals, remotes: remotes, bases: c.bases, open: c.local.open, known: known,
+            now: Instant(seconds: 1_800_000_000), codec: codec)
     }
 
     /// The plan's writes on both sides, as `SyncApply` makes them: the store first (new todos
@@ -223,7 +248,7 @@ struct PlannerModelTests {
         let entries = out.plans.enumerated().compactMap { i, p in p.localWrite.map { (i, $0, p.order) } }
             .sorted { a, b in
                 switch (a.2, b.2) {
-                case let (x?, y?) where x != y: return x < y
+                case (let x?, let y?) where x != y: return x < y
                 case (.some, nil): return true
                 case (nil, .some): return false
                 default: return a.0 < b.0
@@ -262,8 +287,10 @@ struct PlannerModelTests {
         print("PlannerModelTests seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
         var rng = SeededRandom(seed: seed)
         var conflicts = 0
-        var planning = Duration.zero, quiet = Duration.zero
-        let clock = ContinuousClock(), started = clock.now
+        var planning = Duration.zero
+        var quiet = Duration.zero
+        let clock = ContinuousClock()
+        let started = clock.now
         for number in 0..<200 {
             var c = Self.randomCase(&rng)
             let before = c
@@ -278,49 +305,68 @@ struct PlannerModelTests {
                     remotes[uid] = .absent
                 }
             }
-            let firstInput = Self.input(c, uids: c.local.changed.union(c.remote.changed).union(c.local.moved), remotes: remotes)
+            let firstInput = Self.input(
+                c, uids: c.local.changed.union(c.remote.changed).union(c.local.moved), remotes: remotes)
             let t0 = clock.now
             let out = SyncPlanner.plan(firstInput)
             planning += clock.now - t0
             Self.apply(out, to: &c)
 
             // (1) The same todos with the same fields, the same order.
-            let localUIDs = Set(c.local.todos.keys), remoteUIDs = Set(c.remote.resources.keys)
+            let localUIDs = Set(c.local.todos.keys)
+            let remoteUIDs = Set(c.remote.resources.keys)
             check(localUIDs == remoteUIDs, "different todos: \(localUIDs.sorted()) / \(remoteUIDs.sorted()) (\(tag))")
             check(Set(c.bases.keys) == remoteUIDs, "the state is not the server's (\(tag))")
             for uid in localUIDs.intersection(remoteUIDs) {
-                let local = SyncItem(todo: c.local.todos[uid]!, kept: nil), remote = c.remote.item(uid)!
+                let local = SyncItem(todo: c.local.todos[uid]!, kept: nil)
+                let remote = c.remote.item(uid)!
                 for f in Self.fields {
-                    check(ThreeWayMerge.value(f, local) == ThreeWayMerge.value(f, remote), "\(f) of \(uid) differs (\(tag))")
+                    check(
+                        ThreeWayMerge.value(f, local) == ThreeWayMerge.value(f, remote),
+                        "\(f) of \(uid) differs (\(tag))")
                 }
             }
             check(c.local.open == c.remote.open, "different orders: \(c.local.open) / \(c.remote.open) (\(tag))")
-            check(c.remote.open.allSatisfy { c.remote.item($0)?.sortOrder != nil }, "an open todo without a place on the server (\(tag))")
+            check(
+                c.remote.open.allSatisfy { c.remote.item($0)?.sortOrder != nil },
+                "an open todo without a place on the server (\(tag))")
             // A move here stands where the server reordered nothing.
             if !before.remoteReordered && !before.remoteCreated {
                 let stayed = before.local.open.filter { c.local.open.contains($0) }
-                check(c.local.open.filter { stayed.contains($0) } == stayed, "the store's order was lost: \(stayed) / \(c.local.open) (\(tag))")
+                check(
+                    c.local.open.filter { stayed.contains($0) } == stayed,
+                    "the store's order was lost: \(stayed) / \(c.local.open) (\(tag))")
             }
 
             // No lost edit; the later of two edits wins and its conflict names the loser.
-            let conflictByUID = Dictionary(out.plans.compactMap { p in p.conflict.map { (p.uid, $0) } }, uniquingKeysWith: { a, _ in a })
+            let conflictByUID = Dictionary(
+                out.plans.compactMap { p in p.conflict.map { (p.uid, $0) } }, uniquingKeysWith: { a, _ in a })
             conflicts += conflictByUID.count
             for (uid, baseItem) in before.baseItems {
-                let l = before.local.todos[uid].map { SyncItem(todo: $0, kept: nil) }, r = before.remote.item(uid)
+                let l = before.local.todos[uid].map { SyncItem(todo: $0, kept: nil) }
+                let r = before.remote.item(uid)
                 let lChanged = l.map { !ThreeWayMerge.sameContent(Self.codec.canonical($0), baseItem) } ?? true
                 let rChanged = r.map { !ThreeWayMerge.sameContent($0, baseItem) } ?? true
                 switch (l, r) {
-                case (nil, nil), (nil, _?) where !rChanged, (_?, nil) where !lChanged:
+                case (nil, nil),
+                    (nil, _?) where !rChanged, (_?, nil) where !lChanged:
                     check(c.remote.resources[uid] == nil && c.local.todos[uid] == nil, "\(uid) came back (\(tag))")
                 case (nil, _?), (_?, nil):
                     check(c.remote.resources[uid] != nil, "an edit of \(uid) lost to a delete (\(tag))")
-                    check(conflictByUID[uid]?.lost?.contains("deletion") == true, "no conflict names the deletion of \(uid) (\(tag))")
-                case let (l?, r?):
-                    guard let final = c.remote.item(uid) else { check(false, "\(uid) was lost (\(tag))"); continue }
+                    check(
+                        conflictByUID[uid]?.lost?.contains("deletion") == true,
+                        "no conflict names the deletion of \(uid) (\(tag))")
+                case (let l?, let r?):
+                    guard let final = c.remote.item(uid) else {
+                        check(false, "\(uid) was lost (\(tag))")
+                        continue
+                    }
                     let localLater = l.entry.updated > r.entry.updated
                     let l = Self.codec.canonical(l)
                     for f in Self.fields {
-                        let b = ThreeWayMerge.value(f, baseItem), lv = ThreeWayMerge.value(f, l), rv = ThreeWayMerge.value(f, r)
+                        let b = ThreeWayMerge.value(f, baseItem)
+                        let lv = ThreeWayMerge.value(f, l)
+                        let rv = ThreeWayMerge.value(f, r)
                         let fv = ThreeWayMerge.value(f, final)
                         if lv == b || lv == rv {
                             check(fv == rv, "\(f) of \(uid): the server's edit was lost (\(tag))")
@@ -329,8 +375,10 @@ struct PlannerModelTests {
                         } else if f != .tags {
                             check(fv == (localLater ? lv : rv), "\(f) of \(uid): the earlier edit won (\(tag))")
                             let lost = Self.shownLost(f, localLater ? r : l)
-                            check(conflictByUID[uid]?.lost?.contains(lost) == true,
-                                    "the conflict on \(f) of \(uid) does not name \(lost): \(conflictByUID[uid]?.lost ?? nil ?? "none") (\(tag))")
+                            check(
+                                conflictByUID[uid]?.lost?.contains(lost) == true,
+                                "the conflict on \(f) of \(uid) does not name \(lost): \(conflictByUID[uid]?.lost ?? nil ?? "none") (\(tag))"
+                            )
                         }
                     }
                 }
@@ -339,7 +387,9 @@ struct PlannerModelTests {
             // (2) Planning again from the result writes nothing.
             let allUIDs = Set(c.local.todos.keys).union(c.remote.resources.keys)
             var echoes: [String: SyncPlanner.Remote] = [:]
-            for (uid, r) in c.remote.resources { echoes[uid] = .present(href: r.href, etag: r.etag, item: c.remote.item(uid)!, bytes: r.bytes) }
+            for (uid, r) in c.remote.resources {
+                echoes[uid] = .present(href: r.href, etag: r.etag, item: c.remote.item(uid)!, bytes: r.bytes)
+            }
             // The server's side as the base says (even cases), or every resource fetched again (odd).
             for remotes in [number % 2 == 0 ? [:] : echoes] {
                 let quietInput = Self.input(c, uids: allUIDs, remotes: remotes)
@@ -352,6 +402,8 @@ struct PlannerModelTests {
             #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
             if !failures.isEmpty { break }
         }
-        print("PlannerModelTests: 200 cases, \(conflicts) conflicts, \(clock.now - started) in all, \(planning) in the first plans, \(quiet) in the quiet ones")
+        print(
+            "PlannerModelTests: 200 cases, \(conflicts) conflicts, \(clock.now - started) in all, \(planning) in the first plans, \(quiet) in the quiet ones"
+        )
     }
 }

@@ -83,7 +83,8 @@ struct PythonCalDAVTests {
     /// (relative and all-day absolute) is the same instant for icalendar.
     @Test func alarmsFromPythonCalDAVAreReadAtTheirInstantAndGoBackAsTheyCame() throws {
         let (host, phone) = try Self.setUp()
-        try phone.run("""
+        try phone.run(
+            """
             tokyo = ZoneInfo("Asia/Tokyo")
             def todo(uid, summary, related, start, trigger=dt.timedelta(minutes=-15)):
                 t = icalendar.Todo()
@@ -102,8 +103,10 @@ struct PythonCalDAVTests {
         let before = try phone.read()
         // python-caldav writes no sort order: each open todo goes back with its place here.
         #expect(try Self.once(host).contains(": 4 sent, 4 received"))
-        let expected = ["end-due": "2026-12-10T00:45:00Z", "end-both": "2026-12-10T00:45:00Z",
-                        "start-both": "2026-12-09T22:45:00Z", "default-both": "2026-12-09T22:30:00Z"]
+        let expected = [
+            "end-due": "2026-12-10T00:45:00Z", "end-both": "2026-12-10T00:45:00Z",
+            "start-both": "2026-12-09T22:45:00Z", "default-both": "2026-12-09T22:30:00Z"
+        ]
         for (uid, at) in expected {
             let here = try #require(try host.machine.todo(uid: uid), "\(uid) did not arrive")
             #expect(here["remind"]?.stringValue == at, "\(uid): todod reminds at \(here["remind"] ?? .null)")
@@ -127,10 +130,18 @@ struct PythonCalDAVTests {
         }
 
         // Made here: a timed reminder and an all-day one; icalendar places each at todod's instant.
-        let timed = try host.machine.add("15分前に知らせる", ["due": "2026-12-11T09:00:00+09:00",
-                                                        "remind": "2026-12-11T08:45:00+09:00", "zone": "Asia/Tokyo"])
-        let allDay = try host.machine.add("終日", ["due": "2026-12-12T00:00:00+09:00", "allDay": true,
-                                                 "zone": "Asia/Tokyo", "remind": "2026-12-12T08:00:00+09:00"])
+        let timed = try host.machine.add(
+            "15分前に知らせる",
+            [
+                "due": "2026-12-11T09:00:00+09:00",
+                "remind": "2026-12-11T08:45:00+09:00", "zone": "Asia/Tokyo"
+            ])
+        let allDay = try host.machine.add(
+            "終日",
+            [
+                "due": "2026-12-12T00:00:00+09:00", "allDay": true,
+                "zone": "Asia/Tokyo", "remind": "2026-12-12T08:00:00+09:00"
+            ])
         #expect(try Self.once(host).contains(": 2 sent, 0 received"))
         for made in [timed, allDay] {
             let uid = try #require(made["uid"]?.stringValue)
@@ -147,7 +158,8 @@ struct PythonCalDAVTests {
     /// the tz database's offsets.
     @Test func zonedDueDatesTravelBothWaysWithTheirVTimezones() throws {
         let (host, phone) = try Self.setUp()
-        try phone.run("""
+        try phone.run(
+            """
             t = icalendar.Todo()
             t.add("UID", "tokyo-due"); t.add("SUMMARY", "東京で9時"); t.add("DTSTAMP", dt.datetime(2026, 12, 1, tzinfo=UTC))
             t.add("DUE", dt.datetime(2026, 12, 10, 9, 0, tzinfo=ZoneInfo("Asia/Tokyo")))
@@ -155,7 +167,7 @@ struct PythonCalDAVTests {
             """)
         let written = try phone.read()
         #expect(written["zones"]?["Asia/Tokyo"] == .null, "python-caldav wrote its VTIMEZONE: \(written)")
-        #expect(try Self.once(host).contains(": 1 sent, 1 received"))  // with its place (python-caldav writes none)
+        #expect(try Self.once(host).contains(": 1 sent, 1 received")) // with its place (python-caldav writes none)
         let tokyo = try #require(try host.machine.todo(uid: "tokyo-due"))
         #expect(tokyo["due"] == "2026-12-10T00:00:00Z" && tokyo["zone"] == "Asia/Tokyo", "\(tokyo)")
         #expect(tokyo["allDay"] == false)
@@ -165,8 +177,12 @@ struct PythonCalDAVTests {
         let made = [
             try host.machine.add("東京の会議", ["due": "2026-12-15T14:30:00+09:00", "zone": "Asia/Tokyo"]),
             try host.machine.add("NY call", ["due": "2026-12-15T09:00:00-05:00", "zone": "America/New_York"]),
-            try host.machine.add("NY weekly", ["due": "2027-03-08T09:00:00-05:00", "zone": "America/New_York",
-                                               "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=MO"]]),
+            try host.machine.add(
+                "NY weekly",
+                [
+                    "due": "2027-03-08T09:00:00-05:00", "zone": "America/New_York",
+                    "recurrence": ["rule": "FREQ=WEEKLY;BYDAY=MO"]
+                ])
         ]
         #expect(try Self.once(host).contains(": 3 sent, 0 received"))
         let read = try phone.read()
@@ -176,10 +192,12 @@ struct PythonCalDAVTests {
             #expect(theirs["due"]?["tzid"] == todo["zone"], "\(theirs)")
             #expect(theirs["due"]?["local"]?.stringValue == local, "\(theirs)")
         }
-        #expect(read["zones"]?["Asia/Tokyo"] == .null && read["zones"]?["America/New_York"] == .null,
-                "icalendar reads todod's VTIMEZONEs as the tz database: \(read["zones"] ?? .null)")
+        #expect(
+            read["zones"]?["Asia/Tokyo"] == .null && read["zones"]?["America/New_York"] == .null,
+            "icalendar reads todod's VTIMEZONEs as the tz database: \(read["zones"] ?? .null)")
         // The weekly one, expanded by icalendar/dateutil from what todod wrote, stays at 09:00 after 14 March.
-        let expanded = try phone.run("""
+        let expanded = try phone.run(
+            """
             from dateutil.rrule import rrulestr
             r = by_uid(cal, \(JSON.string(made[2]["uid"]?.stringValue ?? "").serialized())).icalendar_component
             rule = rrulestr(r["RRULE"].to_ical().decode(), dtstart=r["DTSTART"].dt)
@@ -191,13 +209,17 @@ struct PythonCalDAVTests {
 
     /// A todo made here recurring by `rule` in `zone`, due at `due` and starting 30 minutes before,
     /// sent to the server: its uid and due.
-    static func recurring(_ host: CalDAVSyncTests.Host, _ zone: String, _ due: String,
-                          _ rule: String) throws -> (String, Instant) {
+    static func recurring(
+        _ host: CalDAVSyncTests.Host, _ zone: String, _ due: String,
+        _ rule: String
+    ) throws -> (String, Instant) {
         let dueAt = try #require(Instant(rfc3339: due))
-        let made = try host.machine.add("ゴミ出し \(zone)", [
-            "due": .string(due), "start": .string(dueAt.adding(usec: -1_800_000_000).description),
-            "zone": .string(zone), "recurrence": ["rule": .string(rule)],
-        ])
+        let made = try host.machine.add(
+            "ゴミ出し \(zone)",
+            [
+                "due": .string(due), "start": .string(dueAt.adding(usec: -1_800_000_000).description),
+                "zone": .string(zone), "recurrence": ["rule": .string(rule)]
+            ])
         #expect(try once(host).contains(": 1 sent, 0 received"))
         return (try #require(made["uid"]?.stringValue), dueAt)
     }
@@ -218,14 +240,19 @@ struct PythonCalDAVTests {
     /// shows what it wrote. The completion time is given as python code often has it, a local time
     /// with a fixed offset, which Radicale stores as `COMPLETED;TZID="UTC+09:00"` with no
     /// VTIMEZONE: read as that offset.
-    @Test(arguments: [("Asia/Tokyo", "2026-12-07T09:00:00+09:00", weekly, "2026-12-08T00:00:00Z"),
-                      ("Europe/Berlin", "2027-03-22T09:00:00+01:00", weekly, "2027-03-29T08:00:00Z"),
-                      ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "FREQ=DAILY", "2026-12-08T00:35:00Z")])
-    func pythonCalDAVCompletesARecurringTodoMadeHereSafely(_ zone: String, _ due: String, _ rule: String,
-                                                          _ next: String) throws {
+    @Test(arguments: [
+        ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", weekly, "2026-12-08T00:00:00Z"),
+        ("Europe/Berlin", "2027-03-22T09:00:00+01:00", weekly, "2027-03-29T08:00:00Z"),
+        ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "FREQ=DAILY", "2026-12-08T00:35:00Z")
+    ])
+    func pythonCalDAVCompletesARecurringTodoMadeHereSafely(
+        _ zone: String, _ due: String, _ rule: String,
+        _ next: String
+    ) throws {
         let (host, phone) = try Self.setUp()
         let (uid, dueAt) = try Self.recurring(host, zone, due, rule)
-        try phone.run("""
+        try phone.run(
+            """
             done_at = dt.datetime.fromisoformat(\(JSON.string(due).serialized())) + dt.timedelta(minutes=5)
             by_uid(cal, \(JSON.string(uid).serialized())).complete(handle_rrule=True, completion_timestamp=done_at)
             """)
@@ -257,13 +284,16 @@ struct PythonCalDAVTests {
     /// one open todo, due at the rule's next occurrence in the todo's zone (09:00 local on both
     /// sides of Berlin's change), its start 30 minutes before; writing it back keeps every
     /// component of the resource.
-    @Test(arguments: [("Asia/Tokyo", "2026-12-07T09:00:00+09:00", weekly, "2026-12-14T00:00:00Z"),
-                      ("Europe/Berlin", "2027-03-22T09:00:00+01:00", weekly, "2027-03-29T07:00:00Z"),
-                      ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "FREQ=DAILY", "2026-12-08T00:00:00Z")])
+    @Test(arguments: [
+        ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", weekly, "2026-12-14T00:00:00Z"),
+        ("Europe/Berlin", "2027-03-22T09:00:00+01:00", weekly, "2027-03-29T07:00:00Z"),
+        ("Asia/Tokyo", "2026-12-07T09:00:00+09:00", "FREQ=DAILY", "2026-12-08T00:00:00Z")
+    ])
     func pythonCalDAVCompletesThisAndFuture(_ zone: String, _ due: String, _ rule: String, _ next: String) throws {
         let (host, phone) = try Self.setUp()
         let (uid, _) = try Self.recurring(host, zone, due, rule)
-        try phone.run("""
+        try phone.run(
+            """
             done_at = dt.datetime.fromisoformat(\(JSON.string(due).serialized())).astimezone(UTC)
             done_at += dt.timedelta(minutes=5)
             todo = by_uid(cal, \(JSON.string(uid).serialized()))
@@ -292,7 +322,8 @@ struct PythonCalDAVTests {
         try host.machine.update(uid: uid, ["notes": "編集"])
         #expect(try Self.once(host).contains(": 1 sent, 0 received"))
         let back = try phone.todos(uid)
-        #expect(back.count == 3 && back.filter { $0["completed"] == true }.count == 1
+        #expect(
+            back.count == 3 && back.filter { $0["completed"] == true }.count == 1
                 && back.contains { $0["range"] == "THISANDFUTURE" }, "\(back)")
         #expect(try Self.once(host).contains(": 0 sent, 0 received"))
     }
@@ -300,11 +331,14 @@ struct PythonCalDAVTests {
     /// A recurring todo python-caldav makes (`DTSTART;TZID` 08:30, `DUE;TZID` 09:00, weekly on
     /// Mondays, in Tokyo and in Berlin the week before its change) completed here: python-caldav
     /// reads DTSTART and DUE advanced to the next Monday at 08:30 and 09:00 local in the same TZID.
-    @Test(arguments: [("Asia/Tokyo", "dt.datetime(2026, 12, 7, 9, 0)", "2026-12-14"),
-                      ("Europe/Berlin", "dt.datetime(2027, 3, 22, 9, 0)", "2027-03-29")])
+    @Test(arguments: [
+        ("Asia/Tokyo", "dt.datetime(2026, 12, 7, 9, 0)", "2026-12-14"),
+        ("Europe/Berlin", "dt.datetime(2027, 3, 22, 9, 0)", "2027-03-29")
+    ])
     func aRecurringTodoPythonCalDAVMadeIsCompletedHere(_ zone: String, _ due: String, _ nextDay: String) throws {
         let (host, phone) = try Self.setUp()
-        try phone.run("""
+        try phone.run(
+            """
             z = ZoneInfo(\(JSON.string(zone).serialized()))
             t = icalendar.Todo()
             t.add("UID", "phone-weekly"); t.add("SUMMARY", "週次レビュー")
@@ -314,7 +348,7 @@ struct PythonCalDAVTests {
             t.add("RRULE", {"FREQ": "WEEKLY", "BYDAY": "MO"})
             save(cal, [t])
             """)
-        #expect(try Self.once(host).contains(": 1 sent, 1 received"))  // with its place (python-caldav writes none)
+        #expect(try Self.once(host).contains(": 1 sent, 1 received")) // with its place (python-caldav writes none)
         let here = try #require(try host.machine.todo(uid: "phone-weekly"))
         #expect(here["zone"]?.stringValue == zone && here["recurrence"]?["rule"] == "FREQ=WEEKLY;BYDAY=MO", "\(here)")
         _ = try host.machine.client.result("todo.complete", ["ids": [try #require(here["id"])]])

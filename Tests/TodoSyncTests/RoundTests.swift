@@ -18,14 +18,14 @@ import TodoUserFiles
         try m.add("Call mom", ["due": "2026-12-24T09:00:00Z"])
         cal.put("phone-1.ics", vtodo(uid: "phone-1", summary: "Buy stamps"))
         let first = try m.sync(cal)
-        #expect(first.sent == 3)  // two created, and the phone's todo (no sort order) given its place
+        #expect(first.sent == 3) // two created, and the phone's todo (no sort order) given its place
         #expect(first.received == 1)
         #expect(cal.items()["phone-1"]?.sortOrder != nil)
         #expect(cal.resources.count == 3)
         #expect(try m.todos().count == 3)
         let uid = try #require(a["uid"]?.stringValue)
         let href = try #require(cal.href(uid: uid))
-        #expect(!href.contains(uid))  // hrefs are never derived from UIDs
+        #expect(!href.contains(uid)) // hrefs are never derived from UIDs
         #expect(href.hasPrefix(cal.path) && href.hasSuffix(".ics"))
 
         let writes = (cal.creates, cal.updates, cal.deletes)
@@ -55,7 +55,8 @@ import TodoUserFiles
         let remote = try #require(cal.items()[uid])
         #expect(remote.entry.title == "Plan the trip to 京都")
         #expect(remote.entry.notes == "旅館を予約")
-        #expect(String(decoding: cal.resources[href]!.data, as: UTF8.self).contains("X-OLD-LM:"))  // unknown lines survive the push
+        // unknown lines survive the push
+        #expect(String(decoding: cal.resources[href]!.data, as: UTF8.self).contains("X-OLD-LM:"))
         #expect(try m.sync(cal).sent == 0)
     }
 
@@ -69,7 +70,8 @@ import TodoUserFiles
         // The phone's edit is later (LAST-MODIFIED in 2030).
         cal.edit(href) { text in
             text.replacingOccurrences(of: "SUMMARY:Title", with: "SUMMARY:phone title")
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
+                .replacingOccurrences(
+                    of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20300101T000000Z", options: .regularExpression)
         }
         var conflicts: [SyncStatus.Conflict] = []
         try m.sync(cal, conflicts: { conflicts.append($0) })
@@ -93,7 +95,7 @@ import TodoUserFiles
         let id = try #require(try m.todo(uid: second)?["id"])
         _ = try m.client.result("todo.move", ["id": id, "position": 1])
         try m.sync(cal)
-        #expect(try #require(order(second)) < #require(order(first)))  // above the todo now below it
+        #expect(try #require(order(second)) < #require(order(first))) // above the todo now below it
         for (name, n) in [("c", 30000), ("a", 10000), ("b", 20000)] {
             cal.put("\(name).ics", vtodo(uid: "phone-\(name)", summary: name, extra: ["X-APPLE-SORT-ORDER:\(n)"]))
         }
@@ -116,7 +118,10 @@ import TodoUserFiles
         #expect(report.received == 1 && report.sent == 0 && report.conflicts.isEmpty)
         #expect(try m.openUIDs() == [c, a, b])
         let after = try m.todos()
-        for (old, new) in zip(before.sorted { $0["id"]!.intValue! < $1["id"]!.intValue! }, after.sorted { $0["id"]!.intValue! < $1["id"]!.intValue! }) {
+        for (old, new) in zip(
+            before.sorted { $0["id"]!.intValue! < $1["id"]!.intValue! },
+            after.sorted { $0["id"]!.intValue! < $1["id"]!.intValue! })
+        {
             #expect(old["uid"] == new["uid"] && old["title"] == new["title"] && old["created"] == new["created"])
         }
         #expect(try m.todo(uid: a)?["title"] == "A 牛乳")
@@ -135,8 +140,8 @@ import TodoUserFiles
         var uids: [String] = []
         for t in ["A", "B", "C", "D"] { uids.append(try #require(try m.add(t).result_uid)) }
         try m.sync(cal)
-        try cal.setSortOrder(uid: uids[3], 0)  // D to the top
-        try cal.setSortOrder(uid: uids[0], 5000)  // A to the bottom
+        try cal.setSortOrder(uid: uids[3], 0) // D to the top
+        try cal.setSortOrder(uid: uids[0], 5000) // A to the bottom
         #expect(try m.sync(cal).received == 2)
         #expect(try m.openUIDs() == [uids[3], uids[1], uids[2], uids[0]])
         let second = try m.sync(cal)
@@ -160,7 +165,8 @@ import TodoUserFiles
         try two.sync(cal)
         #expect(try two.openUIDs() == uids)
         for (uid, position) in [(uids[2], 1), (uids[1], 4), (uids[3], 1)] {
-            _ = try one.client.result("todo.move", ["id": try #require(try one.todo(uid: uid)?["id"]), "position": .int(Int64(position))])
+            _ = try one.client.result(
+                "todo.move", ["id": try #require(try one.todo(uid: uid)?["id"]), "position": .int(Int64(position))])
             try one.sync(cal)
             try two.sync(cal)
             #expect(try two.openUIDs() == one.openUIDs())
@@ -184,7 +190,8 @@ import TodoUserFiles
         try two.sync(cal)
         #expect(try two.openUIDs() == uids)
         for (uid, position) in [(uids[3], 2), (uids[4], 3), (uids[0], 4), (uids[2], 1), (uids[1], 5), (uids[3], 3)] {
-            _ = try one.client.result("todo.move", ["id": try #require(try one.todo(uid: uid)?["id"]), "position": .int(Int64(position))])
+            _ = try one.client.result(
+                "todo.move", ["id": try #require(try one.todo(uid: uid)?["id"]), "position": .int(Int64(position))])
             try one.sync(cal)
             try two.sync(cal)
             let order = try one.openUIDs()
@@ -239,7 +246,9 @@ import TodoUserFiles
         cal.beforeWrite = { h in
             guard h == href, !fired else { return }
             fired = true
-            cal.edit(h) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:電話から") }
+            cal.edit(h) {
+                $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:電話から")
+            }
         }
         let report = try m.sync(cal)
         #expect(fired)
@@ -263,7 +272,11 @@ import TodoUserFiles
         for (name, order) in [("a", 5), ("b", 6), ("c", 7)] {
             cal.put("\(name).ics", vtodo(uid: "phone-\(name)", summary: name, extra: ["X-APPLE-SORT-ORDER:\(order)"]))
         }
-        cal.put("done.ics", vtodo(uid: "phone-done", summary: "done", extra: ["X-APPLE-SORT-ORDER:6", "STATUS:COMPLETED", "COMPLETED:20261130T090000Z"]
+        cal.put(
+            "done.ics",
+            vtodo(
+                uid: "phone-done", summary: "done",
+                extra: ["X-APPLE-SORT-ORDER:6", "STATUS:COMPLETED", "COMPLETED:20261130T090000Z"]
             ).replacingOccurrences(of: "STATUS:NEEDS-ACTION\r\n", with: ""))
         try m.sync(cal)
         #expect(try m.openUIDs() == ["phone-a", "phone-b", "phone-c"])
@@ -357,7 +370,10 @@ import TodoUserFiles
         cal.beforeWrite = { h in
             guard h == href, !fired else { return }
             fired = true
-            cal.edit(h) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:from the phone") }
+            cal.edit(h) {
+                $0.replacingOccurrences(
+                    of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:from the phone")
+            }
         }
         let report = try m.sync(cal)
         #expect(fired)
@@ -378,7 +394,9 @@ import TodoUserFiles
         cal.remove(try #require(cal.href(uid: kept)))
         try m.update(uid: kept, ["notes": "still needed"])
         try m.delete(uid: back)
-        cal.edit(try #require(cal.href(uid: back))) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nPRIORITY:1") }
+        cal.edit(try #require(cal.href(uid: back))) {
+            $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nPRIORITY:1")
+        }
         var conflicts: [SyncStatus.Conflict] = []
         try m.sync(cal, conflicts: { conflicts.append($0) })
         #expect(try m.todo(uid: kept)?["notes"] == "still needed")
@@ -417,7 +435,8 @@ import TodoUserFiles
             for suffix in ["", "-wal", "-shm"] { unlink(m.statePath + suffix) }
         } else {
             for suffix in ["-wal", "-shm"] { unlink(m.statePath + suffix) }
-            try Data("this is not a database, just garbage ".utf8 + [UInt8](repeating: 0x5A, count: 8192)).write(to: URL(fileURLWithPath: m.statePath))
+            try Data("this is not a database, just garbage ".utf8 + [UInt8](repeating: 0x5A, count: 8192)).write(
+                to: URL(fileURLWithPath: m.statePath))
         }
         let uid = try #require(try m.todos().first?["uid"]?.stringValue)
         try m.update(uid: uid, ["title": "edited while the state was gone"])
@@ -435,14 +454,23 @@ import TodoUserFiles
     @Test func aRecurringTodoCompletedOnTheServerAdvancesHere() throws {
         let m = try Machine()
         let cal = InMemoryCollection()
-        let uid = try #require(try m.add("Take out the trash", [
-            "due": "2026-12-07T08:00:00Z", "zone": "UTC", "recurrence": ["rule": "FREQ=WEEKLY", "from": "due"],
-        ]).result_uid)
+        let uid = try #require(
+            try m.add(
+                "Take out the trash",
+                [
+                    "due": "2026-12-07T08:00:00Z", "zone": "UTC", "recurrence": ["rule": "FREQ=WEEKLY", "from": "due"]
+                ]
+            ).result_uid)
         try m.sync(cal)
         let href = try #require(cal.href(uid: uid))
         cal.edit(href) { text in
-            text.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100")
-                .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(icalStamp(fromNow: 3_600))", options: .regularExpression)
+            text.replacingOccurrences(
+                of: "STATUS:NEEDS-ACTION",
+                with: "STATUS:COMPLETED\r\nCOMPLETED:20261207T090000Z\r\nPERCENT-COMPLETE:100"
+            )
+            .replacingOccurrences(
+                of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(icalStamp(fromNow: 3_600))",
+                options: .regularExpression)
         }
         try m.sync(cal)
         let local = try #require(try m.todo(uid: uid))
@@ -459,15 +487,19 @@ import TodoUserFiles
         #expect(cal.resources.count == 1)
     }
 
-    @Test(arguments: [true, false]) func aServerWithoutSyncTokensOrWithAForgottenOneIsComparedByETag(_ tokens: Bool) throws {
+    @Test(arguments: [true, false]) func aServerWithoutSyncTokensOrWithAForgottenOneIsComparedByETag(_ tokens: Bool)
+        throws
+    {
         let m = try Machine()
         let cal = InMemoryCollection()
         cal.tokens = tokens
         let uid = try #require(try m.add("etag").result_uid)
         cal.put("p.ics", vtodo(uid: "phone-p", summary: "phone"))
         try m.sync(cal)
-        cal.oldestToken = Int.max  // every token is forgotten
-        cal.edit(try #require(cal.href(uid: "phone-p"))) { $0.replacingOccurrences(of: "SUMMARY:phone", with: "SUMMARY:phone edited") }
+        cal.oldestToken = Int.max // every token is forgotten
+        cal.edit(try #require(cal.href(uid: "phone-p"))) {
+            $0.replacingOccurrences(of: "SUMMARY:phone", with: "SUMMARY:phone edited")
+        }
         cal.remove(try #require(cal.href(uid: uid)))
         cal.oldestToken = tokens ? Int.max : 0
         let report = try m.sync(cal)
@@ -485,14 +517,18 @@ import TodoUserFiles
         let uid = try #require(try m.add("Shared").result_uid)
         try m.sync(cal)
         let href = try #require(cal.href(uid: uid))
-        cal.edit(href) { $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:remote notes") }
+        cal.edit(href) {
+            $0.replacingOccurrences(of: "STATUS:NEEDS-ACTION", with: "STATUS:NEEDS-ACTION\r\nDESCRIPTION:remote notes")
+        }
         let other = try m.daemon.client()
         var edited = false
-        let report = try m.sync(cal, beforeApply: {
-            guard !edited else { return }
-            edited = true
-            _ = try? other.result("todo.update", ["id": .int(1), "title": "changed during the round"])
-        })
+        let report = try m.sync(
+            cal,
+            beforeApply: {
+                guard !edited else { return }
+                edited = true
+                _ = try? other.result("todo.update", ["id": .int(1), "title": "changed during the round"])
+            })
         #expect(report.pending == 0)
         #expect(edited)
         let local = try #require(try m.todo(uid: uid))
@@ -508,20 +544,33 @@ import TodoUserFiles
         let t = try m.add("x")
         let uid = try #require(t.result_uid)
         let entry: (String, Int64, Bool) -> JSON = { title, rev, deleted in
-            var o: JSONObject = ["uid": .string(uid), "title": .string(title), "created": "2026-01-01T00:00:00Z", "ifRevision": .int(rev)]
+            var o: JSONObject = [
+                "uid": .string(uid), "title": .string(title), "created": "2026-01-01T00:00:00Z", "ifRevision": .int(rev)
+            ]
             if deleted { o["deleted"] = true }
             return .object(o)
         }
-        let stale = try m.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("old", 7, false)]])
+        let stale = try m.client.result(
+            "store.import",
+            ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("old", 7, false)]])
         #expect(stale["stale"] == [.string(uid)])
         #expect(try m.todo(uid: uid)?["title"] == "x")
-        let ok = try m.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("new", 1, false)]])
+        let ok = try m.client.result(
+            "store.import",
+            ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("new", 1, false)]])
         #expect(ok["updated"] == 1 && ok["stale"] == [])
         #expect(try m.todo(uid: uid)?["title"] == "new")
-        let del = try m.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("new", 2, true)]])
+        let del = try m.client.result(
+            "store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [entry("new", 2, true)]]
+        )
         #expect(del["deleted"] == 1)
         #expect(try m.todos().isEmpty)
-        let bad = try m.client.call("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": [.object(["uid": "x", "title": "t", "created": "2026-01-01T00:00:00Z", "deleted": true])]])
+        let bad = try m.client.call(
+            "store.import",
+            [
+                "format": "todod-export", "version": 1, "categories": [],
+                "todos": [.object(["uid": "x", "title": "t", "created": "2026-01-01T00:00:00Z", "deleted": true])]
+            ])
         #expect(bad["error"]?["data"]?["field"] == "todos[0].deleted")
     }
 
@@ -557,7 +606,9 @@ import TodoUserFiles
         let m = try Machine()
         let cal = InMemoryCollection()
         let notes = String(repeating: "メモ", count: 200)
-        for i in 0..<3000 { cal.put("r\(i).ics", vtodo(uid: "bulk-\(i)", summary: "bulk \(i) 一括", extra: ["DESCRIPTION:\(notes)"])) }
+        for i in 0..<3000 {
+            cal.put("r\(i).ics", vtodo(uid: "bulk-\(i)", summary: "bulk \(i) 一括", extra: ["DESCRIPTION:\(notes)"]))
+        }
         let report = try m.sync(cal)
         #expect(report.received == 3000)
         #expect(try m.client.result("todo.list", ["limit": 0])["total"] == 3000)
@@ -584,11 +635,17 @@ import TodoUserFiles
         let (state, reset) = try SyncState.open(path: dir.file("a.state"))
         #expect(reset == nil)
         try state.transaction {
-            for i in 0..<10_000 { try state.save(SyncedItem(uid: "u\(i)", href: "/c/\(i).ics", etag: "\"\(i)\"", base: Array("BEGIN:VCALENDAR \(i)".utf8))) }
+            for i in 0..<10_000 {
+                try state.save(
+                    SyncedItem(
+                        uid: "u\(i)", href: "/c/\(i).ics", etag: "\"\(i)\"", base: Array("BEGIN:VCALENDAR \(i)".utf8)))
+            }
         }
         #expect(state.count == 10_000)
         let start = Date()
-        for i in 0..<100 { try state.save(SyncedItem(uid: "u\(i)", href: "/c/\(i).ics", etag: "\"x\(i)\"", base: [0x41])) }
+        for i in 0..<100 {
+            try state.save(SyncedItem(uid: "u\(i)", href: "/c/\(i).ics", etag: "\"x\(i)\"", base: [0x41]))
+        }
         #expect(Date().timeIntervalSince(start) < 5)
         #expect(try state.item(uid: "u5")?.etag == "\"x5\"")
         #expect(try state.item(href: "/c/9999.ics")?.uid == "u9999")
@@ -609,7 +666,9 @@ final class FailingAfterCreate: CalendarCollection, @unchecked Sendable {
         if failing { throw .timeout }
         return r
     }
-    func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? { try inner.update(href: href, data: data, ifMatch: etag) }
+    func update(href: String, data: [UInt8], ifMatch etag: String) throws(CalDAVError) -> String? {
+        try inner.update(href: href, data: data, ifMatch: etag)
+    }
     func delete(href: String, ifMatch etag: String) throws(CalDAVError) { try inner.delete(href: href, ifMatch: etag) }
 }
 

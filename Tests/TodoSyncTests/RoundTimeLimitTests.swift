@@ -4,9 +4,10 @@ import TodoCalDAV
 import TodoCore
 import TodoPosix
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// A round that reaches its time limit (sync.conf's `round-limit`, 600 s by default) with writes
 /// left ends as pending, not failed: what it sent is kept, what it had no time for is counted,
@@ -59,8 +60,10 @@ import TodoUserFiles
     }
 
     static func addTodos(_ m: Machine, _ count: Int) throws {
-        let todos = (0..<count).map { i -> JSON in ["title": .string("アップロード \(i)"), "created": "2026-11-01T00:00:00Z"] }
-        _ = try m.client.result("store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
+        let todos = (0..<count).map { i -> JSON in ["title": .string("アップロード \(i)"), "created": "2026-11-01T00:00:00Z"]
+        }
+        _ = try m.client.result(
+            "store.import", ["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)])
     }
 
     /// 60 todos, 50 ms a PUT, 0.6 s a round: each round sends part, says the rest is pending
@@ -69,7 +72,9 @@ import TodoUserFiles
         let m = try Machine()
         try Self.addTodos(m, 60)
         let cal = SlowCollection(delay: 0.05)
-        var sent = 0, rounds = 0, cutBefore = 0
+        var sent = 0
+        var rounds = 0
+        var cutBefore = 0
         var report = try m.sync(cal, timeLimit: 0.6)
         #expect(report.unfinished && report.sent > 0 && report.sent < 60, "\(report)")
         #expect(report.summary(account: "home").hasSuffix("pending (the round's time ran out; the next round goes on)"))
@@ -114,7 +119,8 @@ import TodoUserFiles
         try Self.addTodos(m, 5)
         let cal = SlowCollection(delay: 0.4, early: 0.003)
         let first = try m.sync(cal, timeLimit: 1.5)
-        #expect(first.unfinished && cal.cutOff == 1 && first.pending == 5 - first.sent, "\(first), \(cal.cutOff) cut off")
+        #expect(
+            first.unfinished && cal.cutOff == 1 && first.pending == 5 - first.sent, "\(first), \(cal.cutOff) cut off")
         var report = first
         for _ in 0..<10 where report.unfinished { report = try m.sync(cal, timeLimit: 1.5) }
         #expect(!report.unfinished && report.pending == 0, "\(report)")
@@ -131,7 +137,9 @@ import TodoUserFiles
         defer { withExtendedLifetime(home) {} }
         let report = try sync.round().get()
         let (status, text) = try AccountSyncTests.status(env)
-        #expect(report.unfinished && status.unfinished && status.error == nil && status.pending == report.pending, "\(text)")
+        #expect(
+            report.unfinished && status.unfinished && status.error == nil && status.pending == report.pending, "\(text)"
+        )
         #expect(text.contains("\"unfinished\":true"), "\(text)")
         var last = report
         for _ in 0..<10 where last.unfinished { last = try sync.round().get() }

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
 import TodoTestSupport
+
+@testable import TodoSync
 
 /// The randomized model test (seeded; the seed is printed, `TODOSYNC_SEED=N` replays it): two
 /// todod stores and one collection, random concurrent edits on both sides and from a third client
@@ -26,7 +27,10 @@ import TodoTestSupport
 
     static func value(_ todo: JSON, _ field: Field) -> JSON {
         switch field {
-        case .tags: return .array((todo["tags"]?.arrayValue ?? []).compactMap(\.stringValue).map { $0.lowercased() }.sorted().map(JSON.string))
+        case .tags:
+            return .array(
+                (todo["tags"]?.arrayValue ?? []).compactMap(\.stringValue).map { $0.lowercased() }.sorted().map(
+                    JSON.string))
         case .notes: return todo["notes"] ?? .null
         default: return todo[field.rawValue] ?? .null
         }
@@ -51,7 +55,8 @@ import TodoTestSupport
             let todos = try m.todos()
             let roll = Int.random(in: 0..<10, using: &rng)
             if todos.isEmpty || roll < 2 {
-                let t = try m.add("新しい \(counter)", ["notes": .string("n\(counter)"), "tags": [.string("t\(counter % 3)")]])
+                let t = try m.add(
+                    "新しい \(counter)", ["notes": .string("n\(counter)"), "tags": [.string("t\(counter % 3)")]])
                 epoch.added.insert(t["uid"]!.stringValue!)
                 continue
             }
@@ -67,7 +72,8 @@ import TodoTestSupport
                 // A move in the manual order (of an open todo).
                 let open = try m.openUIDs()
                 guard let id = todo["id"], todo["done"] != true, open.count > 1 else { continue }
-                _ = try m.client.result("todo.move", ["id": id, "position": .int(Int64(Int.random(in: 1...open.count, using: &rng)))])
+                _ = try m.client.result(
+                    "todo.move", ["id": id, "position": .int(Int64(Int.random(in: 1...open.count, using: &rng)))])
                 continue
             }
             let field = Field.allCases[Int.random(in: 0..<Field.allCases.count, using: &rng)]
@@ -106,8 +112,11 @@ import TodoTestSupport
             var uid: String?
             cal.edit(href) { text in
                 uid = text.split(separator: "\r\n").first { $0.hasPrefix("UID:") }.map { String($0.dropFirst(4)) }
-                return text.replacingOccurrences(of: #"SUMMARY[^\r]*"#, with: "SUMMARY:\(title)", options: .regularExpression)
-                    .replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20200101T000000Z", options: .regularExpression)
+                return text.replacingOccurrences(
+                    of: #"SUMMARY[^\r]*"#, with: "SUMMARY:\(title)", options: .regularExpression
+                )
+                .replacingOccurrences(
+                    of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:20200101T000000Z", options: .regularExpression)
             }
             if let uid { out[uid] = .string(title) }
         }
@@ -115,7 +124,8 @@ import TodoTestSupport
         let open = cal.openUIDsBySortOrder().sorted()
         if !open.isEmpty {
             let uid = open[Int.random(in: 0..<open.count, using: &rng)]
-            try? cal.setSortOrder(uid: uid, Int64.random(in: -10_000...20_000, using: &rng), modified: "20200101T000000Z")
+            try? cal.setSortOrder(
+                uid: uid, Int64.random(in: -10_000...20_000, using: &rng), modified: "20200101T000000Z")
         }
         return out
     }
@@ -124,7 +134,8 @@ import TodoTestSupport
         let seed = SeededRandom.seed(from: "TODOSYNC_SEED")
         print("SyncModelTests seed: \(seed) (TODOSYNC_SEED=\(seed) replays it)")
         var rng = SeededRandom(seed: seed)
-        let a = try Machine(), b = try Machine()
+        let a = try Machine()
+        let b = try Machine()
         let cal = InMemoryCollection()
         var counter = 0
         for epochNumber in 0..<8 {
@@ -134,44 +145,63 @@ import TodoTestSupport
             let phone = epochNumber % 2 == 1 ? Self.phone(cal, &rng, &counter) : [:]
             var quiet = false
             for _ in 0..<6 {
-                let ra = try a.sync(cal), rb = try b.sync(cal)
+                let ra = try a.sync(cal)
+                let rb = try b.sync(cal)
                 #expect(ra.pending == 0 && rb.pending == 0)
-                if ra.sent + ra.received + rb.sent + rb.received == 0 { quiet = true; break }
+                if ra.sent + ra.received + rb.sent + rb.received == 0 {
+                    quiet = true
+                    break
+                }
             }
             #expect(quiet, "not quiet after 6 cycles (seed \(seed), epoch \(epochNumber))")
 
             // Same todos everywhere, no duplicates.
-            let ta = try a.todos(), tb = try b.todos(), items = cal.items()
-            let ua = Set(ta.compactMap { $0["uid"]?.stringValue }), ub = Set(tb.compactMap { $0["uid"]?.stringValue })
-            #expect(ua.count == ta.count && ub.count == tb.count && items.count == cal.resources.count, "duplicates (seed \(seed))")
+            let ta = try a.todos()
+            let tb = try b.todos()
+            let items = cal.items()
+            let ua = Set(ta.compactMap { $0["uid"]?.stringValue })
+            let ub = Set(tb.compactMap { $0["uid"]?.stringValue })
+            #expect(
+                ua.count == ta.count && ub.count == tb.count && items.count == cal.resources.count,
+                "duplicates (seed \(seed))")
             #expect(ua == ub && ua == Set(items.keys), "different todos (seed \(seed), epoch \(epochNumber))")
             let byA = Dictionary(ta.map { ($0["uid"]!.stringValue!, $0) }, uniquingKeysWith: { x, _ in x })
             let byB = Dictionary(tb.map { ($0["uid"]!.stringValue!, $0) }, uniquingKeysWith: { x, _ in x })
             for uid in ua {
                 for f in Field.allCases {
-                    let va = Self.value(byA[uid]!, f), vb = Self.value(byB[uid]!, f)
+                    let va = Self.value(byA[uid]!, f)
+                    let vb = Self.value(byB[uid]!, f)
                     #expect(va == vb, "\(f) of \(uid) differs: \(va) / \(vb) (seed \(seed))")
-                    if let item = items[uid] { #expect(Self.value(item, f) == va, "\(f) of \(uid) differs on the server (seed \(seed))") }
+                    if let item = items[uid] {
+                        #expect(Self.value(item, f) == va, "\(f) of \(uid) differs on the server (seed \(seed))")
+                    }
                 }
             }
             // The same manual order in both stores and on the server.
-            let oa = try a.openUIDs(), ob = try b.openUIDs()
+            let oa = try a.openUIDs()
+            let ob = try b.openUIDs()
             #expect(oa == ob, "different orders: \(oa) / \(ob) (seed \(seed), epoch \(epochNumber))")
             let orders = oa.map { items[$0]?.sortOrder }
-            #expect(!orders.contains(nil) && zip(orders, orders.dropFirst()).allSatisfy { $0! <= $1! },
-                    "the server's order is not the stores': \(orders) (seed \(seed), epoch \(epochNumber))")
+            #expect(
+                !orders.contains(nil) && zip(orders, orders.dropFirst()).allSatisfy { $0! <= $1! },
+                "the server's order is not the stores': \(orders) (seed \(seed), epoch \(epochNumber))")
             // No lost edit: a field only one side wrote has that side's value; both: one of them.
             for uid in ua {
                 for f in Field.allCases {
-                    let wa = ea.writes[uid]?[f], wb = eb.writes[uid]?[f]
+                    let wa = ea.writes[uid]?[f]
+                    let wb = eb.writes[uid]?[f]
                     let wp = f == .title ? phone[uid] : nil
                     let final = Self.value(byA[uid]!, f)
                     let candidates = [wa, wb, wp].compactMap { $0 }
-                    guard f != .tags, !candidates.isEmpty else { continue }  // tags merge as sets
+                    guard f != .tags, !candidates.isEmpty else { continue } // tags merge as sets
                     if candidates.count == 1 {
-                        #expect(final == candidates[0], "\(f) of \(uid): \(final), expected \(candidates[0]) (seed \(seed))")
+                        #expect(
+                            final == candidates[0], "\(f) of \(uid): \(final), expected \(candidates[0]) (seed \(seed))"
+                        )
                     } else {
-                        #expect(candidates.contains(final), "\(f) of \(uid): \(final) is none of \(candidates) (seed \(seed))")
+                        #expect(
+                            candidates.contains(final),
+                            "\(f) of \(uid): \(final) is none of \(candidates) (seed \(seed))")
                     }
                 }
             }
@@ -201,7 +231,10 @@ import TodoTestSupport
         #expect(SyncPlanner.between(hi - 10, nil) == nil && SyncPlanner.between(nil, lo + 10) == nil)
         #expect(SyncPlanner.between(nil, -700_000_000) == -700_001_024 && SyncPlanner.between(nil, nil) == 1024)
         // Several moved at once, placed from the top; no room at the edge: every open todo renumbered.
-        #expect(SyncPlanner.place(moved: ["x", "y"], open: ["a", "x", "y", "b"], known: ["a": 0, "b": 100, "x": 500]).orders == ["x": 50, "y": 75])
-        #expect(SyncPlanner.place(moved: ["x"], open: ["x", "a"], known: ["a": lo + 5]) == (["x": 1024, "a": 2048], true))
+        #expect(
+            SyncPlanner.place(moved: ["x", "y"], open: ["a", "x", "y", "b"], known: ["a": 0, "b": 100, "x": 500]).orders
+                == ["x": 50, "y": 75])
+        #expect(
+            SyncPlanner.place(moved: ["x"], open: ["x", "a"], known: ["a": lo + 5]) == (["x": 1024, "a": 2048], true))
     }
 }

@@ -8,9 +8,14 @@ import TodoSync
         #expect(service.socket == "/run/x.sock" && service.verbose && !service.once)
         let once = try SyncOptions(arguments: ["--once", "--account", "home"])
         #expect(once.once && once.account == "home")
-        let check = try SyncOptions(arguments: ["--check", "--url", "https://dav.example.org/", "--user", "アリス", "--password-file", "/p", "--calendar", "/alice/tasks/"])
+        let check = try SyncOptions(arguments: [
+            "--check", "--url", "https://dav.example.org/", "--user", "アリス", "--password-file", "/p", "--calendar",
+            "/alice/tasks/"
+        ])
         #expect(check.check && check.user == "アリス" && check.calendar == "/alice/tasks/")
-        let lists = try SyncOptions(arguments: ["--check", "--url", "u", "--user", "u", "--password-file", "/p", "--lists", "--default-list", "買い物"])
+        let lists = try SyncOptions(arguments: [
+            "--check", "--url", "u", "--user", "u", "--password-file", "/p", "--lists", "--default-list", "買い物"
+        ])
         #expect(lists.lists && lists.defaultList == "買い物")
         let inline = try SyncOptions(arguments: ["--socket=/run/ソケット", "--pull-interval=2.5", "-h"])
         #expect(inline.socket == "/run/ソケット" && inline.pullInterval == 2.5 && inline.help)
@@ -33,13 +38,16 @@ import TodoSync
         (["--check", "--url", "u"], "--check needs --url, --user and --password-file"),
         (["--url", "u"], "go with --check"),
         (["--default-list", "Tasks"], "go with --check"),
-        (["--check", "--url", "u", "--user", "u", "--password-file", "/p", "--default-list", "Tasks"], "--default-list goes with --lists"),
+        (
+            ["--check", "--url", "u", "--user", "u", "--password-file", "/p", "--default-list", "Tasks"],
+            "--default-list goes with --lists"
+        ),
         (["--account", "home"], "--account goes with --once"),
         (["--once", "--account", "../x"], "is not an account name"),
         (["--socket"], "option '--socket' needs a value"),
         (["--socket="], "option '--socket' needs a value"),
         (["--frobnicate"], "unknown option '--frobnicate'"),
-        (["--frobnicate=1"], "unknown option '--frobnicate'"),
+        (["--frobnicate=1"], "unknown option '--frobnicate'")
     ])
     func refusesWithOneLine(_ arguments: [String], _ message: String) {
         #expect(throws: SyncError.self) { try SyncOptions(arguments: arguments) }
@@ -47,7 +55,10 @@ import TodoSync
             _ = try SyncOptions(arguments: arguments)
         } catch {
             #expect(error.message.contains(message), "\(error.message)")
-            guard case .usage = error else { Issue.record("not a usage error: \(error)"); return }
+            guard case .usage = error else {
+                Issue.record("not a usage error: \(error)")
+                return
+            }
             #expect(!error.message.contains("\n"))
             #expect(!error.message.contains("=x"), "a value given to --password is not repeated")
         }

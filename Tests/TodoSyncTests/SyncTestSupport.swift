@@ -2,10 +2,11 @@ import Foundation
 import TodoCalDAV
 import TodoCore
 import TodoProtocol
-@testable import TodoSync
-import TodoTestSupport
 import TodoRPC
+import TodoTestSupport
 import TodoUserFiles
+
+@testable import TodoSync
 
 /// A calendar collection in memory, for the sync tests: RFC 6578 tokens (or none, `tokens =
 /// false`), ETags that change with every write, If-Match / If-None-Match enforced, and hooks a
@@ -57,10 +58,13 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
         guard tokens else { throw .unsupported("sync-collection") }
         var from = 0
         if let token {
-            guard token.hasPrefix("t"), let n = Int(token.dropFirst()), n >= oldestToken, n <= counter else { throw .tokenInvalid }
+            guard token.hasPrefix("t"), let n = Int(token.dropFirst()), n >= oldestToken, n <= counter else {
+                throw .tokenInvalid
+            }
             from = n
         }
-        var changed: [RemoteVersion] = [], removed: [String] = []
+        var changed: [RemoteVersion] = []
+        var removed: [String] = []
         var seen = Set<String>()
         for h in history.reversed() where h.n > from && seen.insert(h.href).inserted {
             if let r = resources[h.href] {
@@ -141,8 +145,12 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     func setSortOrder(uid: String, _ order: Int64, modified: String? = nil) throws {
         guard let href = href(uid: uid) else { throw RawClientError.failed("no resource for \(uid)") }
         edit(href) { text in
-            var t = text.replacingOccurrences(of: #"X-APPLE-SORT-ORDER:-?\d+"#, with: "X-APPLE-SORT-ORDER:\(order)", options: .regularExpression)
-            if let modified { t = t.replacingOccurrences(of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(modified)", options: .regularExpression) }
+            var t = text.replacingOccurrences(
+                of: #"X-APPLE-SORT-ORDER:-?\d+"#, with: "X-APPLE-SORT-ORDER:\(order)", options: .regularExpression)
+            if let modified {
+                t = t.replacingOccurrences(
+                    of: #"LAST-MODIFIED:\d+T\d+Z"#, with: "LAST-MODIFIED:\(modified)", options: .regularExpression)
+            }
             return t
         }
     }
@@ -165,7 +173,7 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     /// client shows; ties by uid, as todod orders them).
     func openUIDsBySortOrder() -> [String] {
         items().filter { !$0.value.entry.done }.sorted { a, b in
-            let (x, y) = (a.value.sortOrder ?? .max, b.value.sortOrder ?? .max)  // none: last
+            let (x, y) = (a.value.sortOrder ?? .max, b.value.sortOrder ?? .max) // none: last
             return x != y ? x < y : a.key < b.key
         }.map(\.key)
     }
@@ -175,7 +183,9 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
     static let appleSortOrders: [Int64] = [-700_000_000, -699_999_000, -699_998_000, -699_997_000]
     func putAppleTodos() {
         for (i, order) in Self.appleSortOrders.enumerated() {
-            put("apple-\(i).ics", vtodo(uid: "apple-\(i)", summary: "リマインダー \(i)", extra: ["X-APPLE-SORT-ORDER:\(order)"]))
+            put(
+                "apple-\(i).ics",
+                vtodo(uid: "apple-\(i)", summary: "リマインダー \(i)", extra: ["X-APPLE-SORT-ORDER:\(order)"]))
         }
     }
 }
@@ -184,14 +194,17 @@ final class InMemoryCollection: CalendarCollection, @unchecked Sendable {
 /// client writes after the test's own changes, on whatever day the suite runs (a fixed date
 /// stops being later once the day passes it).
 func icalStamp(fromNow seconds: Int64) -> String {
-    let text = Instant(usec: Instant.now().usec + seconds * 1_000_000).rfc3339()  // 2026-12-02T14:00:00Z
+    let text = Instant(usec: Instant.now().usec + seconds * 1_000_000).rfc3339() // 2026-12-02T14:00:00Z
     return text.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
 }
 
 /// A VTODO as another client writes it.
 func vtodo(uid: String, summary: String, modified: String = "20261201T090000Z", extra: [String] = []) -> String {
-    (["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//other client//EN", "BEGIN:VTODO", "UID:\(uid)", "DTSTAMP:\(modified)",
-      "CREATED:20261101T090000Z", "LAST-MODIFIED:\(modified)", "SUMMARY:\(summary)", "STATUS:NEEDS-ACTION"] + extra
+    ([
+        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//other client//EN", "BEGIN:VTODO", "UID:\(uid)",
+        "DTSTAMP:\(modified)",
+        "CREATED:20261101T090000Z", "LAST-MODIFIED:\(modified)", "SUMMARY:\(summary)", "STATUS:NEEDS-ACTION"
+    ] + extra
         + ["END:VTODO", "END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
 }
 
@@ -211,8 +224,10 @@ final class ImportHook: RPCTransport {
         return try inner.call(method, params)
     }
 
-    func stream(_ method: TodoProtocol.Method, _ params: JSONObject, arrayKey: String,
-                element: (JSON, JSONObject) throws(ClientError) -> Void) throws(ClientError) -> JSONObject {
+    func stream(
+        _ method: TodoProtocol.Method, _ params: JSONObject, arrayKey: String,
+        element: (JSON, JSONObject) throws(ClientError) -> Void
+    ) throws(ClientError) -> JSONObject {
         try inner.stream(method, params, arrayKey: arrayKey, element: element)
     }
 
@@ -236,12 +251,17 @@ final class Machine {
 
     /// One round of the account against `collection`.
     @discardableResult
-    func sync(_ collection: any CalendarCollection, beforeApply: @escaping () -> Void = {}, conflicts: ((SyncStatus.Conflict) -> Void)? = nil,
-              timeLimit: Double = SyncAccount.defaultRoundLimit) throws -> RoundReport {
+    func sync(
+        _ collection: any CalendarCollection, beforeApply: @escaping () -> Void = {},
+        conflicts: ((SyncStatus.Conflict) -> Void)? = nil,
+        timeLimit: Double = SyncAccount.defaultRoundLimit
+    ) throws -> RoundReport {
         let transport = ImportHook(try UnixSocketTransport(path: daemon.socket, timeout: 30), beforeImport: beforeApply)
         let (state, _) = try SyncState.open(path: statePath)
-        let round = SyncRound(account: "home", collection: collection, store: LocalStore(transport: transport), state: state, codec: VTodoCodec(),
-                              options: .init(timeLimit: timeLimit, onConflict: conflicts ?? { _ in }))
+        let round = SyncRound(
+            account: "home", collection: collection, store: LocalStore(transport: transport), state: state,
+            codec: VTodoCodec(),
+            options: .init(timeLimit: timeLimit, onConflict: conflicts ?? { _ in }))
         return try round.run()
     }
 

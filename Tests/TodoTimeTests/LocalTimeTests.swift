@@ -15,7 +15,7 @@ import TodoTime
         ("2026-03-08T07:00:00Z", "America/New_York", "2026-03-08 03:00"),
         ("2026-10-25T00:30:00Z", "Europe/Berlin", "2026-10-25 02:30"),
         ("1969-12-31T23:59:59.5Z", "UTC", "1969-12-31 23:59"),
-        ("2024-02-29T15:00:00Z", "Asia/Tokyo", "2024-03-01 00:00"),
+        ("2024-02-29T15:00:00Z", "Asia/Tokyo", "2024-03-01 00:00")
     ])
     func text(instant: String, zone: String, expected: String) throws {
         let tz = try #require(ZoneInfo(identifier: zone))
@@ -27,8 +27,10 @@ import TodoTime
     /// offsets, and POSIX rules.
     @Test func textWithOffset() throws {
         let due = try #require(Instant(rfc3339: "2026-12-01T09:00:00Z"))
-        for (zone, text) in [("America/St_Johns", "2026-12-01 05:30 -03:30"), ("Asia/Kolkata", "2026-12-01 14:30 +05:30"),
-                             ("EST5EDT,M3.2.0,M11.1.0", "2026-12-01 04:00 -05:00"), ("", "2026-12-01 09:00 +00:00")] {
+        for (zone, text) in [
+            ("America/St_Johns", "2026-12-01 05:30 -03:30"), ("Asia/Kolkata", "2026-12-01 14:30 +05:30"),
+            ("EST5EDT,M3.2.0,M11.1.0", "2026-12-01 04:00 -05:00"), ("", "2026-12-01 09:00 +00:00")
+        ] {
             #expect(LocalTime(due, in: .named(byTZ: zone)).textWithOffset == text)
         }
     }
@@ -47,11 +49,12 @@ import TodoTime
         let tz = try #require(ZoneInfo(identifier: zone))
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = try #require(TimeZone(identifier: zone))
-        var seconds: Int64 = 946_684_800  // 2000-01-01
-        while seconds < 4_102_444_800 {  // 2100-01-01
+        var seconds: Int64 = 946_684_800 // 2000-01-01
+        while seconds < 4_102_444_800 { // 2100-01-01
             let local = LocalTime(Instant(seconds: seconds), in: tz)
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
-                                                from: Date(timeIntervalSince1970: Double(seconds)))
+            let parts = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second],
+                from: Date(timeIntervalSince1970: Double(seconds)))
             let (y, m, d) = Instant.civil(days: local.days)
             #expect([Int(y), Int(m), Int(d)] == [parts.year, parts.month, parts.day])
             #expect(Int(local.secondOfDay) == (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0))

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
 import TodoTestSupport
+
 @testable import TodoTime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `LocalZoneSetting`: what todod reads again when the zone may have changed, and what it watches.
 @Suite struct LocalZoneSettingTests {
@@ -17,9 +19,10 @@ import TodoTestSupport
         #expect(tokyo.zone.secondsFromUTC(at: 0) == 9 * 3600)
         #expect(tokyo.directories.contains(dir.path))
         #expect(tokyo.directories.contains { $0.hasSuffix("zoneinfo/Asia") })
-        #expect(tokyo == LocalZoneSetting.read(tz: nil, tzdir: nil, localtime: link))  // read twice: no change
+        #expect(tokyo == LocalZoneSetting.read(tz: nil, tzdir: nil, localtime: link)) // read twice: no change
         try FileManager.default.removeItem(atPath: link)
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
         let berlin = LocalZoneSetting.read(tz: nil, tzdir: nil, localtime: link)
         #expect(berlin.name == "Europe/Berlin")
         #expect(berlin != tokyo)
@@ -67,7 +70,8 @@ import TodoTestSupport
         replacer.start()
         defer { stop.value = true }
         #expect(eventually(timeout: 5) { replacements.value > 0 })
-        var seen: Set<Int64> = [], torn = 0
+        var seen: Set<Int64> = []
+        var torn = 0
         for _ in 0..<3000 {
             let setting = LocalZoneSetting.read(tz: "Test/Home", tzdir: dir.path, localtime: "/nonexistent")
             let offset = setting.zone.secondsFromUTC(at: 0)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoTestSupport
+
 @testable import TodoTime
 
 /// `ZoneInfo` against Foundation's `TimeZone` (ICU data) for real zones. No exclusions are needed:
@@ -9,7 +10,7 @@ import TodoTestSupport
     @Test(arguments: [
         "America/New_York", "Europe/Berlin", "Asia/Tokyo", "Australia/Sydney", "Australia/Lord_Howe",
         "America/Sao_Paulo", "Asia/Kolkata", "Pacific/Chatham", "Europe/Dublin", "America/St_Johns",
-        "Pacific/Apia", "Africa/Casablanca", "UTC",
+        "Pacific/Apia", "Africa/Casablanca", "UTC"
     ])
     func matchesFoundation(identifier: String) throws {
         let zone = try #require(ZoneInfo(identifier: identifier))
@@ -22,7 +23,9 @@ import TodoTestSupport
         // Every transition ±1 s: those stored in the file, and those Foundation reports up to 2100.
         var transitions = zone.transitions.filter { (year1970..<year2040).contains($0) }
         var date = Date(timeIntervalSince1970: Double(year1970))
-        while let next = reference.nextDaylightSavingTimeTransition(after: date), next.timeIntervalSince1970 < Double(year2100) {
+        while let next = reference.nextDaylightSavingTimeTransition(after: date),
+            next.timeIntervalSince1970 < Double(year2100)
+        {
             transitions.append(Int64(next.timeIntervalSince1970))
             date = next
         }

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
 import TodoTestSupport
+
 @testable import TodoTime
 
 /// `ZoneInfo.named(byTZ:tzdir:)` and `init(identifier:tzdir:)`.
 @Suite struct ZoneInfoNamedTests {
-    private let instants: [Int64] = [.min, utc(1850, 1, 1), utc(1950, 6, 1), 0, utc(2026, 1, 1), utc(2026, 7, 1), utc(2090, 7, 1), .max]
+    private let instants: [Int64] = [
+        .min, utc(1850, 1, 1), utc(1950, 6, 1), 0, utc(2026, 1, 1), utc(2026, 7, 1), utc(2090, 7, 1), .max
+    ]
 
     private func offsets(_ zone: ZoneInfo) -> [Int64] { instants.map { zone.secondsFromUTC(at: $0) } }
 
@@ -21,7 +24,10 @@ import TodoTestSupport
         #expect(offsets(.utc) == instants.map { _ in 0 })
     }
 
-    @Test(arguments: [":Asia/Tokyo", "Asia/Tokyo", "/usr/share/zoneinfo/Asia/Tokyo", ":/usr/share/zoneinfo/Asia/Tokyo", "JST-9", ":JST-9"])
+    @Test(arguments: [
+        ":Asia/Tokyo", "Asia/Tokyo", "/usr/share/zoneinfo/Asia/Tokyo", ":/usr/share/zoneinfo/Asia/Tokyo", "JST-9",
+        ":JST-9"
+    ])
     func tokyo(tz: String) {
         let zone = ZoneInfo.named(byTZ: tz)
         #expect(zone.secondsFromUTC(at: utc(2026, 7, 1)) == 32400)
@@ -37,9 +43,11 @@ import TodoTestSupport
     @Test func honoursTZDIR() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zoneinfo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("Test"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "\(zoneDirectory)/Asia/Kolkata",
-                                         toPath: directory.appendingPathComponent("Test/Zone").path)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("Test"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: "\(zoneDirectory)/Asia/Kolkata",
+            toPath: directory.appendingPathComponent("Test/Zone").path)
         let july = utc(2026, 7, 1)
         #expect(ZoneInfo.named(byTZ: "Test/Zone", tzdir: directory.path).secondsFromUTC(at: july) == 19800)
         #expect(ZoneInfo.named(byTZ: ":Test/Zone", tzdir: directory.path).secondsFromUTC(at: july) == 19800)

@@ -1,13 +1,16 @@
 import Foundation
 import Testing
 import TodoTestSupport
+
 @testable import TodoTime
 
 /// POSIX TZ rule strings with hand-computed expectations.
 @Suite struct ZoneInfoPosixRuleTests {
     /// Asserts `rule` gives `offset` at each of `instants`.
-    private func expect(_ rule: String, _ offset: Int64, at instants: [Int64],
-                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expect(
+        _ rule: String, _ offset: Int64, at instants: [Int64],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let zone = try #require(ZoneInfo(posixRule: rule), sourceLocation: sourceLocation)
         for instant in instants {
             #expect(zone.secondsFromUTC(at: instant) == offset, "\(rule) at \(instant)", sourceLocation: sourceLocation)
@@ -27,7 +30,8 @@ import TodoTestSupport
     @Test func northernRule() throws {
         let rule = "EST5EDT,M3.2.0,M11.1.0"
         try expect(rule, -4 * 3600, at: [utc(2026, 7, 15, 12), utc(1850, 7, 1), utc(2300, 7, 1)])
-        try expect(rule, -5 * 3600, at: [utc(2026, 1, 15, 12), utc(2026, 12, 31, 23, 59, 59), utc(2027, 1, 1, 4, 59, 59)])
+        try expect(
+            rule, -5 * 3600, at: [utc(2026, 1, 15, 12), utc(2026, 12, 31, 23, 59, 59), utc(2027, 1, 1, 4, 59, 59)])
         // 2026-03-08 02:00 EST starts DST; 2026-11-01 02:00 EDT ends it.
         try expect(rule, -5 * 3600, at: [utc(2026, 3, 8, 6, 59, 59), utc(2026, 11, 1, 6)])
         try expect(rule, -4 * 3600, at: [utc(2026, 3, 8, 7), utc(2026, 11, 1, 5, 59, 59)])
@@ -39,8 +43,12 @@ import TodoTestSupport
     @Test func southernRule() throws {
         let rule = "AEST-10AEDT,M10.1.0,M4.1.0/3"
         // DST ends 2026-04-05 03:00 AEDT (04-04 16:00Z), starts 2026-10-04 02:00 AEST (10-03 16:00Z).
-        try expect(rule, 11 * 3600, at: [utc(2026, 1, 15), utc(2026, 4, 4, 15, 59, 59), utc(2026, 10, 3, 16),
-                                         utc(2026, 12, 31, 13, 59, 59), utc(2026, 12, 31, 14), utc(2027, 1, 1, 12)])
+        try expect(
+            rule, 11 * 3600,
+            at: [
+                utc(2026, 1, 15), utc(2026, 4, 4, 15, 59, 59), utc(2026, 10, 3, 16),
+                utc(2026, 12, 31, 13, 59, 59), utc(2026, 12, 31, 14), utc(2027, 1, 1, 12)
+            ])
         try expect(rule, 10 * 3600, at: [utc(2026, 4, 4, 16), utc(2026, 7, 1), utc(2026, 10, 3, 15, 59, 59)])
     }
 
@@ -56,7 +64,9 @@ import TodoTestSupport
         let rule = "EST5EDT,0/0,J365/25"
         var random = SeededRandom(seed: 365)
         let instants = (0..<2000).map { _ in Int64.random(in: year1900..<year2100, using: &random) }
-        let newYears = (2023...2029).flatMap { year in [utc(year, 1, 1, 5) - 1, utc(year, 1, 1, 5), utc(year, 12, 31, 12)] }
+        let newYears = (2023...2029).flatMap { year in
+            [utc(year, 1, 1, 5) - 1, utc(year, 1, 1, 5), utc(year, 12, 31, 12)]
+        }
         try expect(rule, -4 * 3600, at: instants + newYears + [.min, .max])
     }
 
@@ -89,9 +99,10 @@ import TodoTestSupport
 
     @Test(arguments: [
         "", "J", "EST", "EST5EDT,M13.1.0,M11.1.0", "EST5EDT,M3.6.0,M11.1.0", "EST5EDT,M3.2.7,M11.1.0",
-        "EST5EDT,M3.2.0", "EST5EDT,M3.2.0,", "EST5EDT,M3.2.0,M11.1.0,", "EST5EDT,M3.2.0,M11.1.0x", "EST5EDT,M0.1.0,M11.1.0",
+        "EST5EDT,M3.2.0", "EST5EDT,M3.2.0,", "EST5EDT,M3.2.0,M11.1.0,", "EST5EDT,M3.2.0,M11.1.0x",
+        "EST5EDT,M0.1.0,M11.1.0",
         "EST5EDT,J0,J365", "EST5EDT,366,0", "EST5EDT,M3.2.0/168,M11.1.0", "EST25", "EST5:60", "EST5:00:60", "ES5",
-        "<AB>5", "<ABC5", "<A_B>5", "5", "EST+", "EST5ED", "EST5EDT,", "EST 5", "JST-9 ", "EST5EDT,M3.2.0/,M11.1.0",
+        "<AB>5", "<ABC5", "<A_B>5", "5", "EST+", "EST5ED", "EST5EDT,", "EST 5", "JST-9 ", "EST5EDT,M3.2.0/,M11.1.0"
     ])
     func rejectsMalformedRule(rule: String) {
         #expect(ZoneInfo(posixRule: rule) == nil)

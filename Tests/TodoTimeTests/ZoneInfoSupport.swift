@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoTestSupport
+
 @testable import TodoTime
 
 /// Seconds since the Unix epoch of a UTC date and time, computed by Foundation.
@@ -18,4 +19,7 @@ func bytes(_ path: String) throws -> [UInt8] {
 
 let zoneDirectory = "/usr/share/zoneinfo"
 
-let year1900 = utc(1900, 1, 1), year1970: Int64 = 0, year2040 = utc(2040, 1, 1), year2100 = utc(2100, 1, 1)
+let year1900 = utc(1900, 1, 1)
+let year1970: Int64 = 0
+let year2040 = utc(2040, 1, 1)
+let year2100 = utc(2100, 1, 1)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoTestSupport
+
 @testable import TodoTime
 
 /// Malformed and unusual TZif input: nil or a zone, never a trap.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TodoTestSupport
+
 @testable import TodoTime
 
 /// `ZoneInfo.identifier(byTZ:tzdir:localtime:)`: the IANA name todoctl sends as a todo's `zone`.
@@ -17,15 +18,17 @@ import TodoTestSupport
         ("US/Eastern", "US/Eastern"),
         ("UTC", "UTC"),
         ("", "UTC"),
-        (":", "UTC"),
+        (":", "UTC")
     ])
     func named(tz: String, expected: String) {
         #expect(ZoneInfo.identifier(byTZ: tz) == expected)
     }
 
     /// A POSIX rule has no IANA name; nor has a zone that cannot be read.
-    @Test(arguments: ["JST-9", ":JST-9", "EST5EDT,M3.2.0,M11.1.0", "<+0530>-5:30", "Nowhere/Nothing", "../etc/passwd",
-                      "/etc/passwd", "/usr/share/zoneinfo/zone.tab", "/nonexistent/zoneinfo/Asia/Tokyo", "%%%"])
+    @Test(arguments: [
+        "JST-9", ":JST-9", "EST5EDT,M3.2.0,M11.1.0", "<+0530>-5:30", "Nowhere/Nothing", "../etc/passwd",
+        "/etc/passwd", "/usr/share/zoneinfo/zone.tab", "/nonexistent/zoneinfo/Asia/Tokyo", "%%%"
+    ])
     func noName(tz: String) {
         #expect(ZoneInfo.identifier(byTZ: tz) == nil)
     }
@@ -33,11 +36,13 @@ import TodoTestSupport
     @Test func unsetReadsTheLocaltimeLink() throws {
         let directory = TemporaryDirectory("zone")
         let link = directory.file("localtime")
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/Australia/Adelaide")
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: "/usr/share/zoneinfo/Australia/Adelaide")
         #expect(ZoneInfo.identifier(byTZ: nil, localtime: link) == "Australia/Adelaide")
         // A relative link, as `ln -sr` makes.
         let relative = directory.file("relative")
-        try FileManager.default.createSymbolicLink(atPath: relative, withDestinationPath: "../../usr/share/zoneinfo/Asia/Tokyo")
+        try FileManager.default.createSymbolicLink(
+            atPath: relative, withDestinationPath: "../../usr/share/zoneinfo/Asia/Tokyo")
         #expect(ZoneInfo.identifier(byTZ: nil, localtime: relative) == "Asia/Tokyo")
         // A copy of the file carries no name.
         let copy = directory.file("copy")

@@ -45,8 +45,10 @@ package struct AddOptions: Equatable, Sendable {
     package var zone: String?
 
     /// A todo titled `title` and nothing else.
-    package init(title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
-                remind: Instant? = nil, top: Bool = false) {
+    package init(
+        title: String, notes: String? = nil, category: String? = nil, due: Instant? = nil,
+        remind: Instant? = nil, top: Bool = false
+    ) {
         self.title = title
         self.notes = notes
         self.category = category

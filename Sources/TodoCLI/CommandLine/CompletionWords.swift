@@ -30,7 +30,10 @@ enum CompletionWords {
         while i < options.endIndex {
             let option = options[i]
             if option == "--system" { system = true }
-            if option == "--socket", i + 1 < options.endIndex { flag = options[i + 1]; i += 1 }
+            if option == "--socket", i + 1 < options.endIndex {
+                flag = options[i + 1]
+                i += 1
+            }
             if option.hasPrefix("--socket=") { flag = String(option.dropFirst("--socket=".count)) }
             i += 1
         }

@@ -1,8 +1,8 @@
+import TodoCalendar
 import TodoCore
 import TodoTime
-import TodoCalendar
-import TodoWhen
 import TodoUserFiles
+import TodoWhen
 
 /// The v2 fields `add` sets: `--priority`, `--tag`, `--every`.
 package struct AddFields: Equatable, Sendable {
@@ -20,7 +20,9 @@ package struct AddFields: Equatable, Sendable {
     /// `--start WHEN`.
     package var start: Instant?
 
-    package init(priority: TodoPriority? = nil, tags: [String] = [], recurrence: TodoRecurrence? = nil, allDay: Bool = false) {
+    package init(
+        priority: TodoPriority? = nil, tags: [String] = [], recurrence: TodoRecurrence? = nil, allDay: Bool = false
+    ) {
         self.priority = priority
         self.tags = tags
         self.recurrence = recurrence
@@ -46,8 +48,10 @@ package struct EditFields: Equatable, Sendable {
     /// `--start WHEN` / `--no-start`.
     package var start: FieldChange<Instant> = .keep
 
-    package init(priority: FieldChange<TodoPriority> = .keep, addTags: [String] = [], removeTags: [String] = [],
-                recurrence: FieldChange<TodoRecurrence> = .keep) {
+    package init(
+        priority: FieldChange<TodoPriority> = .keep, addTags: [String] = [], removeTags: [String] = [],
+        recurrence: FieldChange<TodoRecurrence> = .keep
+    ) {
         self.priority = priority
         self.addTags = addTags
         self.removeTags = removeTags
@@ -79,7 +83,8 @@ extension Parser {
 
     func priority(_ text: String, _ option: String, _ command: String) throws(UsageError) -> TodoPriority {
         guard let value = Parser.priority(text) else {
-            throw UsageError("invalid priority \(quote(text)) for \(option): expected \(Parser.priorityForms)", command: command)
+            throw UsageError(
+                "invalid priority \(quote(text)) for \(option): expected \(Parser.priorityForms)", command: command)
         }
         return value
     }
@@ -92,7 +97,8 @@ extension Parser {
             let tag: String
             do { tag = try Validation.tag(raw, field: "tag") } catch {
                 let hint = raw.contains(",") ? "; give \(option) once per tag" : ""
-                throw UsageError("invalid tag \(quote(raw)) for \(option): \(error.invalidReason)\(hint)", command: command)
+                throw UsageError(
+                    "invalid tag \(quote(raw)) for \(option): \(error.invalidReason)\(hint)", command: command)
             }
             if !result.contains(where: { Validation.tagKey($0) == Validation.tagKey(tag) }) { result.append(tag) }
         }
@@ -106,9 +112,13 @@ extension Parser {
     /// occurrence from today becomes the due date (returned).
     func addFields(_ args: Arguments, due: Instant?) throws(UsageError) -> (fields: AddFields, due: Instant?) {
         var fields = AddFields()
-        fields.priority = try args.value("--priority").map { v throws(UsageError) in try priority(v, "--priority", "add") }
+        fields.priority = try args.value("--priority").map { v throws(UsageError) in
+            try priority(v, "--priority", "add")
+        }
         fields.tags = try tags(args, "--tag", "add")
-        fields.parent = try args.value("--parent").map { v throws(UsageError) in try id(v, "todo id for --parent", "add") }
+        fields.parent = try args.value("--parent").map { v throws(UsageError) in
+            try id(v, "todo id for --parent", "add")
+        }
         fields.start = try args.value("--start").map { v throws(UsageError) in try when(v, "--start", "add") }
         var due = due
         if let text = args.value("--every") {
@@ -124,7 +134,10 @@ extension Parser {
 
     /// The fields of `edit`.
     func editFields(_ args: Arguments) throws(UsageError) -> EditFields {
-        for (set, clear) in [("--priority", "--no-priority"), ("--every", "--no-every"), ("--parent", "--no-parent"), ("--start", "--no-start")]
+        for (set, clear) in [
+            ("--priority", "--no-priority"), ("--every", "--no-every"), ("--parent", "--no-parent"),
+            ("--start", "--no-start")
+        ]
         where args.has(set) && args.has(clear) {
             throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
         }
@@ -146,14 +159,18 @@ extension Parser {
         }
         fields.addTags = try tags(args, "--tag", "edit")
         fields.removeTags = try tags(args, "--untag", "edit")
-        if let both = fields.addTags.first(where: { tag in fields.removeTags.contains { Validation.tagKey($0) == Validation.tagKey(tag) } }) {
+        if let both = fields.addTags.first(where: { tag in
+            fields.removeTags.contains { Validation.tagKey($0) == Validation.tagKey(tag) }
+        }) {
             throw UsageError("tag \(quote(both)) is both added (--tag) and removed (--untag)", command: "edit")
         }
         if let text = args.value("--every") {
             let due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "edit") }
             let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "edit")
             fields.recurrence = .set(every.recurrence)
-            if !args.has("--due") { fields.firstDue = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "edit") }
+            if !args.has("--due") {
+                fields.firstDue = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "edit")
+            }
         } else if args.has("--no-every") {
             fields.recurrence = .clear
         }
@@ -163,14 +180,19 @@ extension Parser {
     /// The filters of `list`: `--tag T`... (all must match), `--priority P`, `--recurring`.
     func listFields(_ args: Arguments, into query: inout TodoQuery) throws(UsageError) {
         query.tags = try tags(args, "--tag", "list")
-        query.priority = try args.value("--priority").map { v throws(UsageError) in try priority(v, "--priority", "list") }
+        query.priority = try args.value("--priority").map { v throws(UsageError) in
+            try priority(v, "--priority", "list")
+        }
         if args.has("--recurring") { query.recurring = true }
-        query.parent = try args.value("--parent").map { v throws(UsageError) in try id(v, "todo id for --parent", "list") }
+        query.parent = try args.value("--parent").map { v throws(UsageError) in
+            try id(v, "todo id for --parent", "list")
+        }
         if args.has("--ready") && args.has("--all-starts") {
             throw UsageError("--ready and --all-starts cannot be used together", command: "list")
         }
         // `--all` is all: the configuration's hide-future-starts hides nothing from it.
-        query.ready = args.has("--ready") || (config.hideFutureStarts && !args.has("--all-starts") && !args.has("--all"))
+        query.ready =
+            args.has("--ready") || (config.hideFutureStarts && !args.has("--all-starts") && !args.has("--all"))
         // Subtasks under their parents, unless asked for the plain list (or one parent's subtasks).
         query.tree = !args.has("--flat") && query.parent == nil
     }
@@ -194,7 +216,9 @@ enum Every {
 
     /// Reads `text` (`due`: the first due date, when `--due` gives it; else today counts); a
     /// bad rule is a usage error quoting it and listing the accepted forms.
-    static func parse(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> Parsed {
+    static func parse(_ text: String, due: Instant?, now: Instant, timeZone: ZoneInfo, command: String)
+        throws(UsageError) -> Parsed
+    {
         let anchor = LocalTime(due ?? now, in: timeZone).days
         do {
             let every = try EveryGrammar.parse(text, anchor: anchor, zone: timeZone) { when in
@@ -206,9 +230,12 @@ enum Every {
             let prefix = "bad recurrence \"\(text)\": "
             let reason = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
             let forms = reason.contains(EveryGrammar.forms) ? "" : "; use \(EveryGrammar.forms)"
-            throw UsageError("invalid rule \(TimeExpression.quoted(text)) for --every: \(reason)\(forms)", command: command)
+            throw UsageError(
+                "invalid rule \(TimeExpression.quoted(text)) for --every: \(reason)\(forms)", command: command)
         } catch {
-            throw UsageError("invalid rule \(TimeExpression.quoted(text)) for --every: \(error); use \(EveryGrammar.forms)", command: command)
+            throw UsageError(
+                "invalid rule \(TimeExpression.quoted(text)) for --every: \(error); use \(EveryGrammar.forms)",
+                command: command)
         }
     }
 
@@ -224,26 +251,33 @@ enum Every {
 
     /// `due` moved to the rule's first date on or after it, at its time of day (`--every mon,thu
     /// --due 7:00` on a Tuesday is due Thursday 07:00): the first occurrence is one the rule names.
-    static func snap(_ due: When, to text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> When {
+    static func snap(_ due: When, to text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError)
+        -> When
+    {
         let every = try parse(text, due: due.instant, now: now, timeZone: timeZone, command: command)
         var rule = every.rule
-        rule.count = nil  // the first date is where COUNT starts counting
+        rule.count = nil // the first date is where COUNT starts counting
         var walk = OccurrenceIterator(rule: rule, start: due.instant, zone: timeZone, allDay: due.allDay)
         guard let first = walk.next() else {
-            throw UsageError("the rule \(TimeExpression.quoted(text)) for --every has no occurrence from the --due date on", command: command)
+            throw UsageError(
+                "the rule \(TimeExpression.quoted(text)) for --every has no occurrence from the --due date on",
+                command: command)
         }
         return When(instant: first, allDay: due.allDay)
     }
 
     /// The first occurrence of `every` from the start of today (local midnight of that date).
-    static func firstDue(_ every: Parsed, text: String, now: Instant, timeZone: ZoneInfo, command: String) throws(UsageError) -> Instant {
+    static func firstDue(_ every: Parsed, text: String, now: Instant, timeZone: ZoneInfo, command: String)
+        throws(UsageError) -> Instant
+    {
         let today = LocalTime(now, in: timeZone).days
         guard let start = LocalTime.instant(days: today, secondOfDay: 0, in: timeZone) else {
             throw UsageError("today lies outside the years 0001 to 9999", command: command)
         }
         var walk = OccurrenceIterator(rule: every.rule, start: start, zone: timeZone, allDay: true)
         guard let first = walk.next() else {
-            throw UsageError("the rule \(TimeExpression.quoted(text)) for --every has no occurrence from today on", command: command)
+            throw UsageError(
+                "the rule \(TimeExpression.quoted(text)) for --every has no occurrence from today on", command: command)
         }
         return first
     }
@@ -274,7 +308,9 @@ extension AddFields {
 extension EditFields {
     /// Puts the fields in the one `todo.update`'s patch. A rule given without `--due` to a todo
     /// without a due date (read with `currentDue`, only then) starts on its first occurrence.
-    func apply(to patch: inout TodoPatch, zone: String?, currentDue: () throws(CLIFailure) -> Instant?) throws(CLIFailure) {
+    func apply(to patch: inout TodoPatch, zone: String?, currentDue: () throws(CLIFailure) -> Instant?)
+        throws(CLIFailure)
+    {
         patch.priority = priority
         patch.addTags = addTags
         patch.removeTags = removeTags

@@ -21,7 +21,10 @@ package struct Parser {
     package var config: Config
 
     /// A parser resolving times against `now` in `timeZone`.
-    package init(now: Instant, timeZone: ZoneInfo, zoneName: @autoclosure @escaping () -> String? = nil, config: Config = Config()) {
+    package init(
+        now: Instant, timeZone: ZoneInfo, zoneName: @autoclosure @escaping () -> String? = nil,
+        config: Config = Config()
+    ) {
         self.now = now
         self.timeZone = timeZone
         findZoneName = { sendableZone(zoneName()) }
@@ -39,7 +42,7 @@ package struct Parser {
     enum Arity { case flag, value }
 
     static let globalSpecs: [String: Arity] = [
-        "--socket": .value, "--system": .flag, "--json": .flag, "--help": .flag, "--version": .flag,
+        "--socket": .value, "--system": .flag, "--json": .flag, "--help": .flag, "--version": .flag
     ]
 
     /// The commands that act on many todos: ids, a filter as `list` takes it, or `--all`.
@@ -51,28 +54,41 @@ package struct Parser {
         "--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
         "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value, "--search-exact": .value,
         "--sort": .value, "--limit": .value, "--by-category": .flag,
-        "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag, "--all-starts": .flag,
-        "--parent": .value, "--yes": .flag,
+        "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag,
+        "--all-starts": .flag,
+        "--parent": .value, "--yes": .flag
     ]
 
     static let commandSpecs: [String: [String: Arity]] = [
-        "add": ["--category": .value, "--due": .value, "--remind": .value, "--nag": .value, "--nag-count": .value, "--notes": .value, "--top": .flag, "--after": .value,
-                "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value],
-        "list": ["--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
-                 "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value, "--search-exact": .value,
-                 "--sort": .value, "--limit": .value, "--by-category": .flag,
-                 "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag, "--all-starts": .flag,
-                 "--parent": .value],
-        "edit": ["--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
-                 "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
-                 "--remind-clear": .flag, "--nag": .value, "--nag-count": .value,
-                 "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value, "--no-every": .flag,
-                 "--if-revision": .value, "--parent": .value, "--no-parent": .flag, "--start": .value, "--no-start": .flag,
-                 "--all": .flag, "--yes": .flag],
+        "add": [
+            "--category": .value, "--due": .value, "--remind": .value, "--nag": .value, "--nag-count": .value,
+            "--notes": .value, "--top": .flag, "--after": .value,
+            "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value
+        ],
+        "list": [
+            "--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
+            "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
+            "--search-exact": .value,
+            "--sort": .value, "--limit": .value, "--by-category": .flag,
+            "--tag": .value, "--priority": .value, "--recurring": .flag, "--flat": .flag, "--ready": .flag,
+            "--all-starts": .flag,
+            "--parent": .value
+        ],
+        "edit": [
+            "--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
+            "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
+            "--remind-clear": .flag, "--nag": .value, "--nag-count": .value,
+            "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value,
+            "--no-every": .flag,
+            "--if-revision": .value, "--parent": .value, "--no-parent": .flag, "--start": .value, "--no-start": .flag,
+            "--all": .flag, "--yes": .flag
+        ],
         "done": filterSpecs.merging(["--stop": .flag]) { a, _ in a },
         "reopen": filterSpecs,
         "rm": filterSpecs.merging(["--recursive": .flag]) { a, _ in a },
-        "move": filterSpecs.merging(["--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag]) { a, _ in a },
+        "move": filterSpecs.merging([
+            "--to": .value, "--before": .value, "--after": .value, "--top": .flag, "--bottom": .flag
+        ]) { a, _ in a },
         "snooze": filterSpecs,
         "annotate": filterSpecs,
         "category": ["--force": .flag, "--to": .value],
@@ -82,7 +98,10 @@ package struct Parser {
         "export": ["--format": .value, "--output": .value],
         "import": ["--from": .value],
         "undo": ["--list": .flag, "--limit": .value],
-        "sync": ["--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value, "--initial": .value, "--lists": .flag, "--default-list": .value],
+        "sync": [
+            "--url": .value, "--user": .value, "--password-file": .value, "--credential": .value, "--calendar": .value,
+            "--initial": .value, "--lists": .flag, "--default-list": .value
+        ]
     ]
 
     /// The commands with subcommands, and theirs (`category`, `sync`).
@@ -92,7 +111,7 @@ package struct Parser {
 
     /// The `category` subcommands, in help order, and the options each accepts.
     static let categorySubcommands: [(name: String, options: Set<String>)] = [
-        ("list", []), ("add", []), ("rename", []), ("rm", ["--force"]), ("move", ["--to"]),
+        ("list", []), ("add", []), ("rename", []), ("rm", ["--force"]), ("move", ["--to"])
     ]
 
     /// The options and positionals given to one command, in order.
@@ -135,12 +154,16 @@ package struct Parser {
                 } else if args.command == nil {
                     let text = leadingIDs.isEmpty ? text : Parser.taskwarriorCommands[text] ?? text
                     guard Parser.commandNames.contains(text) else {
-                        throw UsageError("unknown command \(quote(text))"
-                                         + Suggestion.hint(for: text, in: Parser.commandNames + config.aliases.keys.sorted()), command: nil)
+                        throw UsageError(
+                            "unknown command \(quote(text))"
+                                + Suggestion.hint(for: text, in: Parser.commandNames + config.aliases.keys.sorted()),
+                            command: nil)
                     }
                     args.command = text
                     args.positionals = leadingIDs
-                } else if !token.afterTerminator, let (name, value) = Parser.taskwarriorAttribute(text, command: args.command) {
+                } else if !token.afterTerminator,
+                    let (name, value) = Parser.taskwarriorAttribute(text, command: args.command)
+                {
                     args.options.append((name, value))
                 } else {
                     args.positionals.append(text)
@@ -157,8 +180,12 @@ package struct Parser {
                             args.options.append(("--untag", String(given.dropFirst())))
                             continue
                         }
-                        let dash = args.command == "add" ? "; to start a title with -, put it after --: todoctl add -- \(quote(given))" : ""
-                        throw UsageError("unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? "") + dash, command: args.command)
+                        let dash =
+                            args.command == "add"
+                            ? "; to start a title with -, put it after --: todoctl add -- \(quote(given))" : ""
+                        throw UsageError(
+                            "unknown option \(given)" + (args.command.map { " for '\($0)'" } ?? "") + dash,
+                            command: args.command)
                     }
                     items = expanded
                     if given.count > 3 { args.dashed.append(given) }
@@ -167,10 +194,13 @@ package struct Parser {
                     let spec = arity(name, lookup)
                     guard let arity = spec else {
                         if wantsHelp { continue }
-                        let known = (args.command.flatMap { Parser.commandSpecs[$0]?.keys.sorted() } ?? []) + Parser.globalSpecs.keys.sorted()
-                        throw UsageError("unknown option \(name)" + (args.command.map { " for '\($0)'" } ?? "")
-                                         + (Suggestion.closest(to: name, in: known).map { "; did you mean \($0)?" } ?? ""),
-                                         command: args.command)
+                        let known =
+                            (args.command.flatMap { Parser.commandSpecs[$0]?.keys.sorted() } ?? [])
+                            + Parser.globalSpecs.keys.sorted()
+                        throw UsageError(
+                            "unknown option \(name)" + (args.command.map { " for '\($0)'" } ?? "")
+                                + (Suggestion.closest(to: name, in: known).map { "; did you mean \($0)?" } ?? ""),
+                            command: args.command)
                     }
                     var value = inline
                     switch arity {
@@ -180,7 +210,9 @@ package struct Parser {
                             throw UsageError("option \(name) does not take a value", command: args.command)
                         }
                     case .value:
-                        if value == nil, index < tokens.count, !tokens[index].afterTerminator, !isKnownOption(tokens[index], lookup) {
+                        if value == nil, index < tokens.count, !tokens[index].afterTerminator,
+                            !isKnownOption(tokens[index], lookup)
+                        {
                             value = tokens[index].raw
                             index += 1
                         }
@@ -195,10 +227,17 @@ package struct Parser {
                     case "--json": global.json = true
                     case "--help": wantsHelp = true
                     case "--version": wantsVersion = true
-                    case _ where actWord != nil && (args.command == nil
-                                                   || (Parser.actCommands.contains(args.command ?? "") && args.command != "edit" && Parser.filterSpecs[name] != nil && name != "--yes"
-                                                       && Parser.commandSpecs["list"]?[name] != nil && !Parser.ownOption(name, args.command))):
-                        if name == "--yes" { args.options.append((name, value)) } else { args.filters.append((name, value)) }
+                    case _
+                    where actWord != nil
+                        && (args.command == nil
+                            || (Parser.actCommands.contains(args.command ?? "") && args.command != "edit"
+                                && Parser.filterSpecs[name] != nil && name != "--yes"
+                                && Parser.commandSpecs["list"]?[name] != nil && !Parser.ownOption(name, args.command))):
+                        if name == "--yes" {
+                            args.options.append((name, value))
+                        } else {
+                            args.filters.append((name, value))
+                        }
                     default: args.options.append((name, value))
                     }
                 }
@@ -216,7 +255,8 @@ package struct Parser {
         // Ids alone show them (`todoctl 12`, Taskwarrior's information report).
         if args.command == nil, !leadingIDs.isEmpty {
             guard leadingIDs.count == 1, let one = Int64(leadingIDs[0]) else {
-                throw UsageError("give one id to show a todo, or a command after the ids (todoctl 5 6 done)", command: nil)
+                throw UsageError(
+                    "give one id to show a todo, or a command after the ids (todoctl 5 6 done)", command: nil)
             }
             return Invocation(global: global, command: .show(id: try id(String(one), "todo id", "show")))
         }
@@ -254,11 +294,13 @@ package struct Parser {
     /// Taskwarrior's attribute names (and abbreviations) and the options that set and clear them.
     static let attributeOptions: [String: (String, String)] = [
         "due": ("--due", "--no-due"),
-        "project": ("--category", "--no-category"), "proj": ("--category", "--no-category"), "pro": ("--category", "--no-category"),
+        "project": ("--category", "--no-category"), "proj": ("--category", "--no-category"),
+        "pro": ("--category", "--no-category"),
         "category": ("--category", "--no-category"), "cat": ("--category", "--no-category"),
-        "priority": ("--priority", "--no-priority"), "pri": ("--priority", "--no-priority"), "prio": ("--priority", "--no-priority"),
+        "priority": ("--priority", "--no-priority"), "pri": ("--priority", "--no-priority"),
+        "prio": ("--priority", "--no-priority"),
         "scheduled": ("--start", "--no-start"), "sched": ("--start", "--no-start"), "wait": ("--start", "--no-start"),
-        "recur": ("--every", "--no-every"),
+        "recur": ("--every", "--no-every")
     ]
 
     /// The arity of `name` in `command` (or as a global option), nil when unknown there.
@@ -291,13 +333,18 @@ package struct Parser {
             index += 1
             switch token.kind {
             case .positional(let text):
-                if Parser.isIDList(text) { sawIDs = true; continue }
+                if Parser.isIDList(text) {
+                    sawIDs = true
+                    continue
+                }
                 return sawIDs ? Parser.taskwarriorCommands[text] ?? text : text
             case .option(let name, let inline):
                 guard inline == nil else { continue }
                 if ShortOptions.isCluster(name) {
-                    if let items = expandShort(name, command: Parser.filterCommand), let last = items.last, last.inline == nil,
-                       arity(last.name, Parser.filterCommand) == .value {
+                    if let items = expandShort(name, command: Parser.filterCommand), let last = items.last,
+                        last.inline == nil,
+                        arity(last.name, Parser.filterCommand) == .value
+                    {
                         index += 1
                     }
                 } else if arity(name, Parser.filterCommand) == .value {
@@ -370,21 +417,27 @@ package struct Parser {
         case "category": result = .category(try category(args, &p))
         case "sync": result = .sync(try sync(args, &p))
         case "reminders":
-            result = .reminders(since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
-                                limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+            result = .reminders(
+                since: try args.value("--since").map { v throws(UsageError) in try when(v, "--since", name) },
+                limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
         case "agenda": result = .agenda(days: try args.value("--days").map { v throws(UsageError) in try days(v) } ?? 7)
-        case "watch": result = .watch(since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) },
-                                      reconnect: args.has("--reconnect"))
+        case "watch":
+            result = .watch(
+                since: try args.value("--since").map { v throws(UsageError) in try seq(v, "--since", name) },
+                reconnect: args.has("--reconnect"))
         case "status": result = .status
         case "ui": result = .ui
         case "export":
             let raw = args.value("--format") ?? "json"
             guard let format = ExportFormat(rawValue: raw) else {
-                throw UsageError("unsupported export format \(quote(raw)) for --format; the formats are json, ics, vdir and todotxt", command: name)
+                throw UsageError(
+                    "unsupported export format \(quote(raw)) for --format; the formats are json, ics, vdir and todotxt",
+                    command: name)
             }
             if format == .vdir {
                 guard args.value("--output") == nil else {
-                    throw UsageError("--output is for json, ics and todotxt; --format vdir writes into DIR", command: name)
+                    throw UsageError(
+                        "--output is for json, ics and todotxt; --format vdir writes into DIR", command: name)
                 }
                 result = .export(format: .vdir, target: try p.next("DIR"))
             } else {
@@ -393,25 +446,30 @@ package struct Parser {
         case "import":
             let from = try args.value("--from").map { (raw: String) throws(UsageError) -> ImportSource in
                 guard let source = ImportSource(rawValue: raw) else {
-                    throw UsageError("unsupported source \(quote(raw)) for --from; the sources are taskwarrior and todotxt", command: name)
+                    throw UsageError(
+                        "unsupported source \(quote(raw)) for --from; the sources are taskwarrior and todotxt",
+                        command: name)
                 }
                 return source
             }
             result = .importFile(path: try p.next("FILE"), from: from)
         case "undo" where args.has("--list"):
-            result = .history(limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
+            result = .history(
+                limit: try args.value("--limit").map { v throws(UsageError) in try limit(v, "--limit", name) })
         case "undo", "redo":
             if args.has("--limit") { throw UsageError("--limit goes with --list", command: name) }
             let steps = try p.peek() == nil ? 1 : Int(limit(p.next("STEPS"), "STEPS", name) as Int64)
-            guard steps <= 10_000 else {  // StoreUndoParams.maxSteps
+            guard steps <= 10_000 else { // StoreUndoParams.maxSteps
                 throw UsageError("invalid STEPS \(steps): at most 10000", command: name)
             }
             result = .undo(steps: steps, redo: name == "redo")
         case "help":
             let topic = p.rest().first
             if let topic, !Parser.commandNames.contains(topic), config.aliases[topic] == nil {
-                throw UsageError("no help for unknown command \(quote(topic))" + Suggestion.hint(for: topic, in: Parser.commandNames + config.aliases.keys.sorted()),
-                                 command: "help")
+                throw UsageError(
+                    "no help for unknown command \(quote(topic))"
+                        + Suggestion.hint(for: topic, in: Parser.commandNames + config.aliases.keys.sorted()),
+                    command: "help")
             }
             return .help(topic: topic)
         default:
@@ -424,7 +482,9 @@ package struct Parser {
     /// `agenda --days N`: 1…366.
     func days(_ text: String) throws(UsageError) -> Int {
         guard let n = Int(text), n >= 1, n <= Agenda.maxDays else {
-            throw UsageError("invalid value \(quote(text)) for --days: expected a number of days from 1 to \(Agenda.maxDays)", command: "agenda")
+            throw UsageError(
+                "invalid value \(quote(text)) for --days: expected a number of days from 1 to \(Agenda.maxDays)",
+                command: "agenda")
         }
         return n
     }
@@ -435,8 +495,9 @@ package struct Parser {
         guard !words.isEmpty else {
             // `add "-dash title"` reads as options: a title starting with "-" goes after `--`.
             if let dashed = args.dashed.first {
-                throw UsageError("missing TITLE; \(quote(dashed)) was read as options: to start a title with -, put it after --: "
-                                 + "todoctl add -- \(quote(dashed))", command: "add")
+                throw UsageError(
+                    "missing TITLE; \(quote(dashed)) was read as options: to start a title with -, put it after --: "
+                        + "todoctl add -- \(quote(dashed))", command: "add")
             }
             throw UsageError("missing TITLE", command: "add")
         }
@@ -459,11 +520,14 @@ package struct Parser {
         options.due = due?.instant
         options.allDay = due?.allDay ?? false
         let reminds = args.values("--remind")
-        if args.has("--nag-count"), !args.has("--nag") { throw UsageError("--nag-count goes with --nag", command: "add") }
+        if args.has("--nag-count"), !args.has("--nag") {
+            throw UsageError("--nag-count goes with --nag", command: "add")
+        }
         if reminds.count > 1 || args.has("--nag") {
             options.alarms = try alarms(args, reminds, due: due, start: options.fields.start, command: "add")
         } else if let text = args.value("--remind") {
-            options.remind = try remind(text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
+            options.remind = try remind(
+                text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
         } else if let due, due.allDay {
             options.remind = try anchor(due, "add")
         }
@@ -493,8 +557,12 @@ package struct Parser {
         }
         options.query.uncategorized = args.has("--no-category")
         options.query.overdue = args.has("--overdue")
-        options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in throughEndOf(try when(v, "--due-before", "list")) }
-        options.query.dueAfter = try args.value("--due-after").map { v throws(UsageError) in try when(v, "--due-after", "list") }
+        options.query.dueBefore = try args.value("--due-before").map { v throws(UsageError) in
+            throughEndOf(try when(v, "--due-before", "list"))
+        }
+        options.query.dueAfter = try args.value("--due-after").map { v throws(UsageError) in
+            try when(v, "--due-after", "list")
+        }
         if args.has("--search") && args.has("--search-exact") {
             throw UsageError("--search and --search-exact cannot be used together", command: "list")
         }
@@ -521,18 +589,31 @@ package struct Parser {
 
     func edit(_ args: Arguments, id: Int64) throws(UsageError) -> EditOptions {
         var options = EditOptions(id: id)
-        for (set, clear) in [("--notes", "--no-notes"), ("--category", "--no-category"), ("--due", "--no-due"), ("--remind", "--no-remind")]
+        for (set, clear) in [
+            ("--notes", "--no-notes"), ("--category", "--no-category"), ("--due", "--no-due"),
+            ("--remind", "--no-remind")
+        ]
         where args.has(set) && args.has(clear) {
             throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
         }
         options.title = args.value("--title")
-        if let notes = args.value("--notes") { options.notes = .set(notes) } else if args.has("--no-notes") { options.notes = .clear }
-        if let name = args.value("--category") { options.category = .set(name) } else if args.has("--no-category") { options.category = .clear }
+        if let notes = args.value("--notes") {
+            options.notes = .set(notes)
+        } else if args.has("--no-notes") {
+            options.notes = .clear
+        }
+        if let name = args.value("--category") {
+            options.category = .set(name)
+        } else if args.has("--no-category") {
+            options.category = .clear
+        }
         options.remindTime = remindTime
         var newDue: When?
         if let text = args.value("--due") {
             var due = try whenValue(text, "--due", "edit")
-            if let every = args.value("--every") { due = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "edit") }
+            if let every = args.value("--every") {
+                due = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "edit")
+            }
             newDue = due
             options.due = .set(due.instant)
             options.dueAllDay = due.allDay
@@ -543,10 +624,14 @@ package struct Parser {
             throw UsageError("--remind-clear and --no-remind say the same: give one", command: "edit")
         }
         let reminds = args.values("--remind")
-        if args.has("--nag-count"), !args.has("--nag") { throw UsageError("--nag-count goes with --nag", command: "edit") }
+        if args.has("--nag-count"), !args.has("--nag") {
+            throw UsageError("--nag-count goes with --nag", command: "edit")
+        }
         if reminds.count > 1 || args.has("--nag") {
             if case .clear = options.due, reminds.contains(where: TimeExpression.isLead) {
-                throw UsageError("--remind \(quote(reminds.first(where: TimeExpression.isLead) ?? "")) counts back from the due time, but --no-due clears it", command: "edit")
+                throw UsageError(
+                    "--remind \(quote(reminds.first(where: TimeExpression.isLead) ?? "")) counts back from the due time, but --no-due clears it",
+                    command: "edit")
             }
             options.alarms = try alarms(args, reminds, due: newDue, start: nil, command: "edit")
         } else if let text = args.value("--remind") {
@@ -556,8 +641,15 @@ package struct Parser {
                     throw UsageError(error.naming("--remind"), command: "edit")
                 }
                 switch options.due {
-                case .set: options.remind = .at(try remind(text, due: try newDue.map { d throws(UsageError) in try anchor(d, "edit") }, command: "edit"))
-                case .clear: throw UsageError("--remind \(quote(text)) counts back from the due time, but --no-due clears it", command: "edit")
+                case .set:
+                    options.remind = .at(
+                        try remind(
+                            text, due: try newDue.map { d throws(UsageError) in try anchor(d, "edit") }, command: "edit"
+                        ))
+                case .clear:
+                    throw UsageError(
+                        "--remind \(quote(text)) counts back from the due time, but --no-due clears it", command: "edit"
+                    )
                 case .keep: options.remind = .beforeCurrentDue(usec)
                 }
             } else {
@@ -569,11 +661,15 @@ package struct Parser {
             options.remind = .followDue
         }
         options.fields = try editFields(args)
-        options.ifRevision = try args.value("--if-revision").map { v throws(UsageError) in try limit(v, "--if-revision", "edit") }
+        options.ifRevision = try args.value("--if-revision").map { v throws(UsageError) in
+            try limit(v, "--if-revision", "edit")
+        }
         if options.due != .keep || options.remind != .keep || options.alarms != nil { options.zone = zoneName }
         if options.isEmpty && options.fields.isEmpty {
-            throw UsageError("nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
-                             + "--priority, --no-priority, --tag, --untag, --every, --no-every, --parent, --no-parent, --start, --no-start", command: "edit")
+            throw UsageError(
+                "nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
+                    + "--priority, --no-priority, --tag, --untag, --every, --no-every, --parent, --no-parent, --start, --no-start",
+                command: "edit")
         }
         return options
     }
@@ -586,9 +682,11 @@ package struct Parser {
     func moveDestination(_ args: Arguments) throws(UsageError) -> MoveDestination {
         let targets = ["--to", "--before", "--after", "--top", "--bottom"].filter(args.has)
         guard targets.count == 1 else {
-            throw UsageError(targets.isEmpty ? "missing target: give one of --to N, --before ID, --after ID, --top, --bottom"
-                                             : "\(targets[0]) and \(targets[1]) cannot be used together; give exactly one target",
-                             command: "move")
+            throw UsageError(
+                targets.isEmpty
+                    ? "missing target: give one of --to N, --before ID, --after ID, --top, --bottom"
+                    : "\(targets[0]) and \(targets[1]) cannot be used together; give exactly one target",
+                command: "move")
         }
         let destination: MoveDestination
         switch targets[0] {
@@ -612,7 +710,8 @@ package struct Parser {
         case "edit", "move": return ids.count > 1 || ids.contains { $0.dropFirst().contains("-") }
         case "snooze":
             // `snooze 5 6 2h`: ids, then one DURATION|WHEN (a last plain number is an id too).
-            let given = args.positionals.count > 1 && Parser.positiveInteger(args.positionals.last ?? "") == nil
+            let given =
+                args.positionals.count > 1 && Parser.positiveInteger(args.positionals.last ?? "") == nil
                 ? Array(args.positionals.dropLast()) : args.positionals
             return given.count > 1 || given.contains { $0.dropFirst().contains("-") }
         default: return false
@@ -660,7 +759,9 @@ package struct Parser {
         } else if !ids.isEmpty {
             targets = .ids(ids)
         } else {
-            throw UsageError("missing ID: give ids, a filter as list takes (-c NAME, --due-before WHEN, ...) or --all", command: name)
+            throw UsageError(
+                "missing ID: give ids, a filter as list takes (-c NAME, --due-before WHEN, ...) or --all", command: name
+            )
         }
         let verb: ActVerb
         switch name {
@@ -669,7 +770,9 @@ package struct Parser {
         case "rm": verb = .remove(recursive: args.has("--recursive"))
         case "move": verb = .move(try moveDestination(args))
         case "snooze":
-            if let until { verb = .snooze(until) } else {
+            if let until {
+                verb = .snooze(until)
+            } else {
                 guard let instant = TimeExpression.checkedAdd(now.usec, config.snooze) else {
                     throw UsageError("the configured snooze reaches past the year 9999", command: name)
                 }
@@ -709,7 +812,8 @@ package struct Parser {
         for text in [first] + p.rest() {
             let (low, high) = try idRange(text, command)
             guard high - low < Int64(Parser.maxIds) - Int64(result.count) else {
-                throw UsageError("too many ids: at most \(Parser.maxIds) at once (\(quote(text)) would make more)", command: command)
+                throw UsageError(
+                    "too many ids: at most \(Parser.maxIds) at once (\(quote(text)) would make more)", command: command)
             }
             for value in low...high where seen.insert(value).inserted { result.append(value) }
         }
@@ -723,11 +827,15 @@ package struct Parser {
             return (value, value)
         }
         guard let low = Parser.positiveInteger(String(text[..<dash])),
-              let high = Parser.positiveInteger(String(text[text.index(after: dash)...])) else {
-            throw UsageError("invalid todo id range \(quote(text)): expected FIRST-LAST, two positive integers (3-5)", command: command)
+            let high = Parser.positiveInteger(String(text[text.index(after: dash)...]))
+        else {
+            throw UsageError(
+                "invalid todo id range \(quote(text)): expected FIRST-LAST, two positive integers (3-5)",
+                command: command)
         }
         guard low <= high else {
-            throw UsageError("invalid todo id range \(quote(text)): it runs backwards; write \(high)-\(low)", command: command)
+            throw UsageError(
+                "invalid todo id range \(quote(text)): it runs backwards; write \(high)-\(low)", command: command)
         }
         return (low, high)
     }
@@ -743,7 +851,9 @@ package struct Parser {
     /// A seq (`watch --since`): a non-negative integer.
     func seq(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int64 {
         guard text == "0" || Parser.positiveInteger(text) != nil, let value = Int64(text) else {
-            throw UsageError("invalid value \(quote(text)) for \(option): expected a change number (seq), 0 or more", command: command)
+            throw UsageError(
+                "invalid value \(quote(text)) for \(option): expected a change number (seq), 0 or more",
+                command: command)
         }
         return value
     }
@@ -751,7 +861,8 @@ package struct Parser {
     /// A positive integer for `--limit` or `--to`.
     func limit(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int64 {
         guard let value = Parser.positiveInteger(text) else {
-            throw UsageError("invalid value \(quote(text)) for \(option): expected a positive integer", command: command)
+            throw UsageError(
+                "invalid value \(quote(text)) for \(option): expected a positive integer", command: command)
         }
         return value
     }
@@ -759,14 +870,17 @@ package struct Parser {
     func limit(_ text: String, _ option: String, _ command: String) throws(UsageError) -> Int {
         let value: Int64 = try limit(text, option, command)
         guard value <= Int64(TodoQuery.maxLimit) else {
-            throw UsageError("invalid value \(quote(text)) for \(option): at most \(TodoQuery.maxLimit)", command: command)
+            throw UsageError(
+                "invalid value \(quote(text)) for \(option): at most \(TodoQuery.maxLimit)", command: command)
         }
         return Int(value)
     }
 
     /// ASCII digits only (no sign, no spaces), 1 … Int64.max.
     static func positiveInteger(_ text: String) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text), value > 0 else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text), value > 0 else {
+            return nil
+        }
         return value
     }
 
@@ -793,7 +907,9 @@ package struct Parser {
     /// What a reminder of a todo due at `due` counts from: the due time, or the morning of an all-day due.
     func anchor(_ due: When, _ command: String) throws(UsageError) -> Instant {
         guard let anchor = TimeExpression.reminderAnchor(due, remindTime: remindTime, timeZone: timeZone) else {
-            throw UsageError("the reminder of a todo due \(quote(LocalTime(due.instant, in: timeZone).text)) falls outside the years 0001 to 9999", command: command)
+            throw UsageError(
+                "the reminder of a todo due \(quote(LocalTime(due.instant, in: timeZone).text)) falls outside the years 0001 to 9999",
+                command: command)
         }
         return anchor
     }
@@ -806,16 +922,24 @@ package struct Parser {
     /// time, `remind-time`), or before the start without a due; a WHEN is that instant. `--nag D`
     /// makes each repeat every D, `--nag-count` times (default 6), until done or dismissed;
     /// without `--remind` it nags from the due time.
-    func alarms(_ args: Arguments, _ reminds: [String], due: When?, start: Instant?, command: String) throws(UsageError) -> [Alarm] {
+    func alarms(_ args: Arguments, _ reminds: [String], due: When?, start: Instant?, command: String) throws(UsageError)
+        -> [Alarm]
+    {
         var nag: (count: Int, usec: Int64)? = nil
         if let text = args.value("--nag") {
             let usec: Int64
-            do { usec = try TimeExpression.duration(text) } catch { throw UsageError(error.naming("--nag"), command: command) }
-            guard usec >= 60_000_000 else { throw UsageError("--nag \(quote(text)): nag at most once a minute (1m or more)", command: command) }
+            do { usec = try TimeExpression.duration(text) } catch {
+                throw UsageError(error.naming("--nag"), command: command)
+            }
+            guard usec >= 60_000_000 else {
+                throw UsageError("--nag \(quote(text)): nag at most once a minute (1m or more)", command: command)
+            }
             var count = Parser.defaultNagCount
             if let n = args.value("--nag-count") {
                 guard let v = Int(n), (1...Alarm.maxRepeats).contains(v) else {
-                    throw UsageError("--nag-count \(quote(n)): give a number of repeats from 1 to \(Alarm.maxRepeats)", command: command)
+                    throw UsageError(
+                        "--nag-count \(quote(n)): give a number of repeats from 1 to \(Alarm.maxRepeats)",
+                        command: command)
                 }
                 count = v
             }
@@ -831,7 +955,9 @@ package struct Parser {
             let trigger: Alarm.Trigger
             if TimeExpression.isLead(text) || text == "0m" {
                 let lead: Int64
-                do { lead = text == "0m" ? 0 : try TimeExpression.lead(text) } catch { throw UsageError(error.naming("--remind"), command: command) }
+                do { lead = text == "0m" ? 0 : try TimeExpression.lead(text) } catch {
+                    throw UsageError(error.naming("--remind"), command: command)
+                }
                 if let due, due.allDay {
                     guard let at = TimeExpression.checkedAdd(try anchor(due, command).usec, -lead) else {
                         throw UsageError("--remind \(quote(text)) falls before the year 0001", command: command)
@@ -844,7 +970,9 @@ package struct Parser {
                 } else if reminds.isEmpty {
                     throw UsageError("--nag needs --due or --remind WHEN: it nags from the reminder", command: command)
                 } else {
-                    throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
+                    throw UsageError(
+                        "--remind \(quote(text)) is a time before the due time, so it needs --due in the same command",
+                        command: command)
                 }
             } else {
                 trigger = .at(try remind(text, due: nil, command: command))
@@ -861,7 +989,9 @@ package struct Parser {
 
     func remind(_ text: String, due: Instant?, command: String) throws(UsageError) -> Instant {
         if due == nil, TimeExpression.isLead(text) {
-            throw UsageError("--remind \(quote(text)) is a time before the due time, so it needs --due in the same command", command: command)
+            throw UsageError(
+                "--remind \(quote(text)) is a time before the due time, so it needs --due in the same command",
+                command: command)
         }
         do {
             return try TimeExpression.remind(text, due: due, now: now, timeZone: timeZone, remindTime: remindTime)
@@ -882,15 +1012,17 @@ package struct Parser {
         }
         // A date without a time snoozes to that day's morning time.
         guard let value = TimeExpression.parseWhen(text, now: now, timeZone: timeZone, remindTime: remindTime),
-              let until = TimeExpression.reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
+            let until = TimeExpression.reminderAnchor(value, remindTime: remindTime, timeZone: timeZone)
         else {
-            let forms = "expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))"
+            let forms =
+                "expected a duration from now (\(TimeExpression.durationForms)) or a time (\(TimeExpression.whenForms))"
             throw UsageError(TimeExpression.whenError(text, forms: forms).message, command: "snooze")
         }
         // A snooze postpones: a time already past would fire at once, so it is refused.
         guard until > now else {
-            throw UsageError("cannot snooze until \(quote(text)): \(LocalTime(until, in: timeZone).text) has already passed; give a later time",
-                             command: "snooze")
+            throw UsageError(
+                "cannot snooze until \(quote(text)): \(LocalTime(until, in: timeZone).text) has already passed; give a later time",
+                command: "snooze")
         }
         return until
     }
@@ -899,8 +1031,9 @@ package struct Parser {
         switch TodoQuery.SortKey.list(text) {
         case .success(let keys): return keys
         case .failure(let bad):
-            throw UsageError("unknown sort key \(quote(bad.key)) in --sort; valid keys: \(Help.sortKeyList) (a leading - sorts descending)",
-                             command: "list")
+            throw UsageError(
+                "unknown sort key \(quote(bad.key)) in --sort; valid keys: \(Help.sortKeyList) (a leading - sorts descending)",
+                command: "list")
         }
     }
 

@@ -16,7 +16,7 @@ enum ShortOptions {
         "s": "--sort",
         "n": "--limit",
         "j": "--json",
-        "h": "--help",
+        "h": "--help"
     ]
 
     /// The short forms of `long` (`-a` for `--all`), for help and the command table.

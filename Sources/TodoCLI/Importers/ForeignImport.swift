@@ -26,8 +26,10 @@ struct ForeignImport: Sendable, Equatable {
 
     /// Reads `path` (`-`: standard input) and converts it; every problem is one `.input` line
     /// naming the file and the line or entry, and nothing is converted then.
-    static func read(_ path: String, from source: ImportSource, context: Context,
-                     readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure) -> ForeignImport {
+    static func read(
+        _ path: String, from source: ImportSource, context: Context,
+        readStdin: () throws(PosixError) -> [UInt8]
+    ) throws(CLIFailure) -> ForeignImport {
         let name = path == "-" ? "standard input" : path
         let bytes: [UInt8]
         do {

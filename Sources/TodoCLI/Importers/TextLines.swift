@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The lines of a text file read in blocks, so a file of any length takes memory for one line:
 /// LF, CRLF and CR (old Mac files) each end a line, a leading UTF-8 byte order mark is dropped.
@@ -24,14 +25,21 @@ struct TextLines {
             atStart = false
         }
         for b in bytes {
-            if b == 0x0A && afterCR { afterCR = false; continue }  // the LF of a CRLF
+            if b == 0x0A && afterCR {
+                afterCR = false
+                continue
+            } // the LF of a CRLF
             afterCR = b == 0x0D
             if b == 0x0A || b == 0x0D {
                 try end(body)
                 continue
             }
             guard !tooLong else { continue }
-            if line.count >= maxLine { tooLong = true; line = []; continue }
+            if line.count >= maxLine {
+                tooLong = true
+                line = []
+                continue
+            }
             line.append(b)
         }
     }
@@ -50,7 +58,9 @@ struct TextLines {
     }
 
     /// Every line of the file open as `fd`, read in blocks of 64 KiB.
-    static func read<E: Error>(_ fd: Int32, maxLine: Int = 128 * 1024, _ body: (Int, [UInt8]?) throws(E) -> Void) throws(TextLinesError<E>) {
+    static func read<E: Error>(_ fd: Int32, maxLine: Int = 128 * 1024, _ body: (Int, [UInt8]?) throws(E) -> Void)
+        throws(TextLinesError<E>)
+    {
         var lines = TextLines()
         lines.maxLine = maxLine
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -80,11 +90,14 @@ struct TodotxtInput: Sendable {
     let name: String
     let context: ForeignImport.Context
 
-    init(_ path: String, context: ForeignImport.Context, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure) {
+    init(_ path: String, context: ForeignImport.Context, readStdin: () throws(PosixError) -> [UInt8]) throws(CLIFailure)
+    {
         name = path == "-" ? "standard input" : path
         self.context = context
         if path == "-" {
-            do { source = .bytes(try readStdin()) } catch { throw .input("cannot read standard input: \(error.reason)") }
+            do { source = .bytes(try readStdin()) } catch {
+                throw .input("cannot read standard input: \(error.reason)")
+            }
             return
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -1,6 +1,6 @@
 import TodoCore
-import TodoWhen
 import TodoTime
+import TodoWhen
 
 /// todo.txt lines as export entries: `x` done with its completion date, `(A)`/`(B)`/`(C)`
 /// priority high/medium/low, the creation date, `+project` as tag `project` and `@context` as
@@ -43,7 +43,9 @@ struct TodotxtImport {
 
     /// Makes the store's `todo` known (its uid and the line it exports as).
     mutating func know(_ todo: ExportDocument.Entry) {
-        guard let uid = todo.uid, let line = try? parse(TodotxtExport.line(todo, zone: context.zone), number: 0) else { return }
+        guard let uid = todo.uid, let line = try? parse(TodotxtExport.line(todo, zone: context.zone), number: 0) else {
+            return
+        }
         known[Self.hash(uid)] = (Self.hash(said(line, dated: true)), Self.hash(said(line, dated: false)))
     }
 
@@ -51,14 +53,20 @@ struct TodotxtImport {
     /// are the same todo as it is. `dated: false` leaves out the creation date (a line without one
     /// keeps the todo's).
     private func said(_ line: Line, dated: Bool) -> String {
-        func date(_ i: Instant?) -> String { i.map { LocalTime.dateText(days: LocalTime($0, in: context.zone).days) } ?? "" }
-        return [line.done ? "x" : "", date(line.completed), line.priority?.rawValue ?? "", line.beyond ?? "",
-                dated ? date(line.created) : "", line.title, line.tags.joined(separator: " "), date(line.due),
-                line.notes.sorted().joined(separator: " ")].joined(separator: "\u{1F}")
+        func date(_ i: Instant?) -> String {
+            i.map { LocalTime.dateText(days: LocalTime($0, in: context.zone).days) } ?? ""
+        }
+        return [
+            line.done ? "x" : "", date(line.completed), line.priority?.rawValue ?? "", line.beyond ?? "",
+            dated ? date(line.created) : "", line.title, line.tags.joined(separator: " "), date(line.due),
+            line.notes.sorted().joined(separator: " ")
+        ].joined(separator: "\u{1F}")
     }
 
     /// The whole of `bytes` at once against the store's todos `stored`: every entry, and the report.
-    static func convert(_ bytes: [UInt8], context: ForeignImport.Context, stored: [ExportDocument.Entry] = []) -> ForeignImport {
+    static func convert(_ bytes: [UInt8], context: ForeignImport.Context, stored: [ExportDocument.Entry] = [])
+        -> ForeignImport
+    {
         var reader = TodotxtImport(context: context)
         for todo in stored { reader.know(todo) }
         let byUID = Dictionary(stored.map { ($0.uid ?? "", $0) }, uniquingKeysWith: { a, _ in a })
@@ -75,8 +83,9 @@ struct TodotxtImport {
         }
         lines.feed(bytes[...], take)
         lines.finish(take)
-        return ForeignImport(document: ExportDocument(categories: [], todos: todos, exported: context.now),
-                             unmapped: reader.unmapped, refused: reader.refused)
+        return ForeignImport(
+            document: ExportDocument(categories: [], todos: todos, exported: context.now),
+            unmapped: reader.unmapped, refused: reader.refused)
     }
 
     /// Line `number` (nil: longer than a line may be) to the store.
@@ -95,11 +104,13 @@ struct TodotxtImport {
             var uid = line.uid ?? "todotxt-" + StableHash.hex(line.identity)
             let seen = given[Self.hash(uid), default: 0] + 1
             given[Self.hash(uid)] = seen
-            if seen > 1 { uid += "-\(seen)" }  // twin lines, or a line copied with its uid: a todo each
+            if seen > 1 { uid += "-\(seen)" } // twin lines, or a line copied with its uid: a todo each
             if let letter = line.beyond { lowPriorities.insert(letter) }
             for key in line.keys { kept[key, default: 0] += 1 }
             if let exported = known[Self.hash(uid)] {
-                let same = line.created == nil ? exported.undated == Self.hash(said(line, dated: false))
+                let same =
+                    line.created == nil
+                    ? exported.undated == Self.hash(said(line, dated: false))
                     : exported.dated == Self.hash(said(line, dated: true))
                 return same ? .unchanged : .changed(line, uid: uid)
             }
@@ -116,7 +127,9 @@ struct TodotxtImport {
     var unmapped: [String] {
         var lines: [String] = []
         if !lowPriorities.isEmpty {
-            lines.append("priorities \(lowPriorities.sorted().joined(separator: ", ")) imported as low (todod has high, medium and low)")
+            lines.append(
+                "priorities \(lowPriorities.sorted().joined(separator: ", ")) imported as low (todod has high, medium and low)"
+            )
         }
         for (key, n) in kept.sorted(by: { $0.key < $1.key }) {
             lines.append("\(key): (\(n) line\(n == 1 ? "" : "s")) has no counterpart: kept in the notes")
@@ -152,7 +165,8 @@ struct TodotxtImport {
         var words = all
         func date(_ word: String, _ what: String) throws(ForeignImportError) -> Instant? {
             guard Self.looksLikeDate(word) else { return nil }
-            guard let days = Self.days(word), let i = LocalTime.instant(days: days, secondOfDay: 0, in: context.zone) else {
+            guard let days = Self.days(word), let i = LocalTime.instant(days: days, secondOfDay: 0, in: context.zone)
+            else {
                 throw fail("invalid \(what) \(TimeExpression.quoted(word))")
             }
             return i
@@ -162,7 +176,9 @@ struct TodotxtImport {
             case "A": line.priority = .high
             case "B": line.priority = .medium
             case "C": line.priority = .low
-            default: line.priority = .low; line.beyond = String(l)
+            default:
+                line.priority = .low
+                line.beyond = String(l)
             }
         }
         if words.first == "x" {
@@ -171,29 +187,42 @@ struct TodotxtImport {
             if let first = words.first, let c = try date(first, "completion date") {
                 line.completed = c
                 words.removeFirst()
-                if let next = words.first, let d = try date(next, "creation date") { line.created = d; words.removeFirst() }
+                if let next = words.first, let d = try date(next, "creation date") {
+                    line.created = d
+                    words.removeFirst()
+                }
             }
         } else if let first = words.first, first.count == 3, first.hasPrefix("("), first.hasSuffix(")"),
-                  let l = first.dropFirst().first, l.isASCII, l.isUppercase {
+            let l = first.dropFirst().first, l.isASCII, l.isUppercase
+        {
             letter(l)
             words.removeFirst()
         }
-        if !line.done, let first = words.first, let d = try date(first, "creation date") { line.created = d; words.removeFirst() }
+        if !line.done, let first = words.first, let d = try date(first, "creation date") {
+            line.created = d
+            words.removeFirst()
+        }
         var rest: [String] = []
         var title: [String] = []
         for word in words {
             if let colon = word.firstIndex(of: ":"), word.first?.isASCII == true, word.first?.isLetter == true,
-               word.index(after: colon) != word.endIndex, !word[word.index(after: colon)...].hasPrefix("/") {
-                let key = String(word[..<colon]), value = String(word[word.index(after: colon)...])
+                word.index(after: colon) != word.endIndex, !word[word.index(after: colon)...].hasPrefix("/")
+            {
+                let key = String(word[..<colon])
+                let value = String(word[word.index(after: colon)...])
                 switch key {
                 case "uid":
-                    guard value.utf8.count <= 255, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                    guard value.utf8.count <= 255,
+                        !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                    else {
                         throw fail("invalid uid \(TimeExpression.quoted(String(value.prefix(40))))")
                     }
                     line.uid = value
-                    continue  // not part of the text
+                    continue // not part of the text
                 case "due":
-                    guard let days = Self.days(value), let d = LocalTime.instant(days: days, secondOfDay: 0, in: context.zone) else {
+                    guard let days = Self.days(value),
+                        let d = LocalTime.instant(days: days, secondOfDay: 0, in: context.zone)
+                    else {
                         throw fail("invalid due date \(TimeExpression.quoted(value)) (expected YYYY-MM-DD)")
                     }
                     line.due = d
@@ -207,11 +236,19 @@ struct TodotxtImport {
                 continue
             }
             rest.append(word)
-            if word.count > 1, word.hasPrefix("+") { line.tags.append(String(word.dropFirst())); continue }
-            if word.count > 1, word.hasPrefix("@") { line.tags.append(word); continue }
+            if word.count > 1, word.hasPrefix("+") {
+                line.tags.append(String(word.dropFirst()))
+                continue
+            }
+            if word.count > 1, word.hasPrefix("@") {
+                line.tags.append(word)
+                continue
+            }
             title.append(word)
         }
-        line.identity = (line.created.map { LocalTime.dateText(days: LocalTime($0, in: context.zone).days) + " " } ?? "") + rest.joined(separator: " ")
+        line.identity =
+            (line.created.map { LocalTime.dateText(days: LocalTime($0, in: context.zone).days) + " " } ?? "")
+            + rest.joined(separator: " ")
         // A line of nothing but tags and keys keeps them as its title.
         line.title = title.isEmpty ? rest.joined(separator: " ") : title.joined(separator: " ")
         guard !line.title.isEmpty else { throw fail(line.done ? "a completion mark with no task" : "no task text") }
@@ -230,8 +267,9 @@ struct TodotxtImport {
         let made = line.created ?? line.completed ?? context.now
         // A completion is newer than the open line it replaces, even on its creation day.
         let finished = line.completed.map { max($0, made.adding(usec: 1_000_000)) } ?? made
-        var e = ExportDocument.Entry(title: line.title, done: line.done, completed: line.done ? (line.completed ?? made) : nil,
-                                     created: made, updated: line.done ? finished : made, priority: line.priority, tags: line.tags)
+        var e = ExportDocument.Entry(
+            title: line.title, done: line.done, completed: line.done ? (line.completed ?? made) : nil,
+            created: made, updated: line.done ? finished : made, priority: line.priority, tags: line.tags)
         if !line.notes.isEmpty { e.notes = line.notes.joined(separator: "\n") }
         if let due = line.due {
             e.due = due
@@ -257,12 +295,16 @@ struct TodotxtImport {
         }
     }
 
-    private func merged(_ line: Line, into known: ExportDocument.Entry) throws(ForeignImportError) -> ExportDocument.Entry {
+    private func merged(_ line: Line, into known: ExportDocument.Entry) throws(ForeignImportError)
+        -> ExportDocument.Entry
+    {
         var e = known
         func day(_ i: Instant) -> Int64 { LocalTime(i, in: context.zone).days }
         e.title = line.title
         var tags = line.tags
-        if let category = known.category, let i = tags.firstIndex(of: String(category.map { $0.isWhitespace ? "_" : $0 })) {
+        if let category = known.category,
+            let i = tags.firstIndex(of: String(category.map { $0.isWhitespace ? "_" : $0 }))
+        {
             tags.remove(at: i)
         } else {
             e.category = nil
@@ -292,7 +334,9 @@ struct TodotxtImport {
         let added = line.notes.filter { !(known.notes ?? "").contains($0) }
         if !added.isEmpty {
             let notes = ((known.notes.map { [$0] } ?? []) + added).joined(separator: "\n")
-            do throws(TodoError) { e.notes = try Validation.notes(notes) } catch { throw ForeignImportError("\(error)") }
+            do throws(TodoError) { e.notes = try Validation.notes(notes) } catch {
+                throw ForeignImportError("\(error)")
+            }
         }
         // Later than the stored todo, so the store takes it (and keeps it as it is when nothing differs).
         e.updated = max(context.now, known.updated.adding(usec: 1_000_000))
@@ -302,7 +346,8 @@ struct TodotxtImport {
     /// `YYYY-MM-DD` in shape (ten characters, digits and two dashes), valid or not.
     static func looksLikeDate(_ word: String) -> Bool {
         let b = Array(word.utf8)
-        return b.count == 10 && b[4] == 0x2D && b[7] == 0x2D && b.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (0x30...0x39).contains($0.element) }
+        return b.count == 10 && b[4] == 0x2D && b[7] == 0x2D
+            && b.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || (0x30...0x39).contains($0.element) }
     }
 
     /// The day of a `YYYY-MM-DD` date, nil when it does not exist.

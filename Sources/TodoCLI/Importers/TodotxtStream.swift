@@ -1,7 +1,7 @@
 import TodoCore
+import TodoPosix
 import TodoProtocol
 import TodoRPC
-import TodoPosix
 
 /// `import --from todotxt`: the file read line by line and its new todos sent in imports of at
 /// most `todotxtBatchTodos` todos (`todotxtBatchBytes` as estimated), so a file of any length
@@ -22,15 +22,17 @@ extension Runner {
         var query = TodoQuery()
         query.status = .all
         query.limit = 10_000
-        query.sort = [TodoQuery.SortKey(.id)]  // a stable order from page to page
+        query.sort = [TodoQuery.SortKey(.id)] // a stable order from page to page
         while true {
             let page = try call(query)
             for todo in page.todos { reader.know(ExportDocument.Entry(todo)) }
             query.offset += page.todos.count
             if page.todos.count < 10_000 || query.offset >= page.total { break }
         }
-        var batch: [ExportDocument.Entry] = [], bytes = 0
-        var total = ImportResult(heldTodos: 0, categories: 0), imports = 0
+        var batch: [ExportDocument.Entry] = []
+        var bytes = 0
+        var total = ImportResult(heldTodos: 0, categories: 0)
+        var imports = 0
         // Lines naming a todo and saying something else: merged with the whole todo at the end.
         var changed: [(line: TodotxtImport.Line, uid: String)] = []
         func send() throws(CLIFailure) {
@@ -39,7 +41,10 @@ extension Runner {
             bytes = 0
             guard case .object(let object) = JSON(document) else { return }
             var parts = try Runner.importParts(object)
-            for i in parts.indices { parts[i].label = "import todo.txt" + (imports > 0 || changed.isEmpty == false ? " (part \(imports + 1))" : "") }
+            for i in parts.indices {
+                parts[i].label =
+                    "import todo.txt" + (imports > 0 || changed.isEmpty == false ? " (part \(imports + 1))" : "")
+            }
             var result = ImportResult(heldTodos: 0, categories: 0)
             for part in parts { result = try call(part) }
             imports += 1
@@ -77,7 +82,9 @@ extension Runner {
             // The todos they name, whole (with what todo.txt cannot say).
             let wanted = Set(changed.map(\.uid))
             var stored: [String: ExportDocument.Entry] = [:]
-            for e in try call(StoreExportParams()).todos { if let uid = e.uid, wanted.contains(uid) { stored[uid] = e } }
+            for e in try call(StoreExportParams()).todos {
+                if let uid = e.uid, wanted.contains(uid) { stored[uid] = e }
+            }
             for (line, uid) in changed {
                 if let known = stored[uid], let e = reader.merged(line, uid: uid, into: known) { try take(e) }
             }
@@ -90,15 +97,20 @@ extension Runner {
     /// and each line refused.
     private func report(_ r: ImportResult, imports: Int, unmapped: [String], refused: [String]) {
         if json {
-            return emit(.object([
-                "todos": .int(Int64(r.todos)), "categories": .int(Int64(r.categories)), "added": .int(Int64(r.added)),
-                "updated": .int(Int64(r.updated)), "unchanged": .int(Int64(r.unchanged)), "imports": .int(Int64(imports)),
-                "unmapped": .array(unmapped.map(JSON.string)), "refused": .array(refused.map(JSON.string)),
-            ]))
+            return emit(
+                .object([
+                    "todos": .int(Int64(r.todos)), "categories": .int(Int64(r.categories)),
+                    "added": .int(Int64(r.added)),
+                    "updated": .int(Int64(r.updated)), "unchanged": .int(Int64(r.unchanged)),
+                    "imports": .int(Int64(imports)),
+                    "unmapped": .array(unmapped.map(JSON.string)), "refused": .array(refused.map(JSON.string))
+                ]))
         }
         let detail = r.added == r.todos ? "" : " (\(r.added) added, \(r.updated) updated, \(r.unchanged) unchanged)"
         let split = imports > 1 ? " in \(imports) imports (each one step of undo)" : ""
-        print("Imported \(r.todos) \(r.todos == 1 ? "todo" : "todos")\(detail) and \(r.categories) \(r.categories == 1 ? "category" : "categories")\(split).")
+        print(
+            "Imported \(r.todos) \(r.todos == 1 ? "todo" : "todos")\(detail) and \(r.categories) \(r.categories == 1 ? "category" : "categories")\(split)."
+        )
         print(unmapped.isEmpty ? "Everything had a counterpart in todod." : "Without a counterpart in todod:")
         for line in unmapped { print("  - " + Table.oneLine(line)) }
         Runner.printRefused(refused, noun: "line", print)

@@ -69,7 +69,10 @@ struct Agenda {
     /// Lays out `todos` over `days` days from `now`'s local day in `zone`, and `starting` (todos
     /// that start in the window) on their start days. A todo's `zone` is used for its recurrence
     /// and all-day dates; `zoneNamed` reads a zone (and may cache).
-    init(todos due: [Todo], starting: [Todo] = [], now: Instant, zone: ZoneInfo, days count: Int, zoneNamed: (String) -> ZoneInfo?) {
+    init(
+        todos due: [Todo], starting: [Todo] = [], now: Instant, zone: ZoneInfo, days count: Int,
+        zoneNamed: (String) -> ZoneInfo?
+    ) {
         let todos = due + starting
         self.todos = todos
         zones = todos.map { $0.zone.flatMap(zoneNamed) ?? zone }
@@ -100,9 +103,11 @@ struct Agenda {
             // `after done` one's next date depends on when it is done).
             // A timed todo without a zone recurs in UTC, as the daemon advances it.
             let ruleZone = todo.zone == nil && !todo.allDay ? ZoneInfo.utc : own
-            for t in Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: ruleZone, allDay: todo.allDay,
-                                          from: max(due.adding(usec: 1), start), through: end.adding(usec: -1),
-                                          limit: count + 2) {
+            for t in Recurrence.laterDues(
+                recurrence, due: due, start: todo.start, zone: ruleZone, allDay: todo.allDay,
+                from: max(due.adding(usec: 1), start), through: end.adding(usec: -1),
+                limit: count + 2)
+            {
                 let d = day(t)
                 guard d >= today, d < today + Int64(count) else { continue }
                 byDay[d, default: []].append(Item(todo: index, at: t, current: false))
@@ -111,7 +116,9 @@ struct Agenda {
         overdue.sort { (todos[$0].due!, todos[$0].id) < (todos[$1].due!, todos[$1].id) }
         self.days = (0..<Int64(count)).map { offset in
             let items = (byDay[today + offset] ?? []).sorted {
-                (todos[$0.todo].allDay ? 0 : 1, $0.at, todos[$0.todo].id) < (todos[$1.todo].allDay ? 0 : 1, $1.at, todos[$1.todo].id)
+                (todos[$0.todo].allDay ? 0 : 1, $0.at, todos[$0.todo].id) < (
+                    todos[$1.todo].allDay ? 0 : 1, $1.at, todos[$1.todo].id
+                )
             }
             return Day(date: today + offset, items: items)
         }
@@ -130,8 +137,10 @@ struct Agenda {
             let date = "\(Agenda.pad(y, 4))-\(Agenda.pad(m, 2))-\(Agenda.pad(d, 2))"
             return .object(["date": .string(date), "items": .array(day.items.map(item))])
         }
-        return .object(["from": .string(from.rfc3339()), "through": .string(through.rfc3339()),
-                        "overdue": .array(overdue.map { raw[$0] }), "days": .array(dayValues)])
+        return .object([
+            "from": .string(from.rfc3339()), "through": .string(through.rfc3339()),
+            "overdue": .array(overdue.map { raw[$0] }), "days": .array(dayValues)
+        ])
     }
 
     static func pad(_ v: Int64, _ width: Int) -> String {
@@ -145,9 +154,15 @@ extension HumanOutput {
     /// rows aligned across all sections (wide characters included); a recurring todo is marked ↻,
     /// a later occurrence of it (not yet its `due`) is dimmed.
     func agenda(_ agenda: Agenda) -> [String] {
-        var table = Table(columns: [Table.Column("ID", alignment: .right), Table.Column("TIME"), Table.Column(""),
-                                    Table.Column("CATEGORY", flexible: true), Table.Column("TITLE", flexible: true)])
-        struct Row { var todo: Int; var current: Bool; var overdue: Bool }
+        var table = Table(columns: [
+            Table.Column("ID", alignment: .right), Table.Column("TIME"), Table.Column(""),
+            Table.Column("CATEGORY", flexible: true), Table.Column("TITLE", flexible: true)
+        ])
+        struct Row {
+            var todo: Int
+            var current: Bool
+            var overdue: Bool
+        }
         var rows: [Row] = []
         func add(_ index: Int, at: Instant, current: Bool, overdue: Bool, starts: Bool = false) {
             let todo = agenda.todos[index]
@@ -158,21 +173,29 @@ extension HumanOutput {
             } else {
                 time = todo.allDay ? "all day" : String(local.text.suffix(5))
             }
-            let mark = (todo.recurrence != nil ? "↻" : "") + (overdue ? " " + TerminalText.relative(at, now: now) : "")
+            let mark =
+                (todo.recurrence != nil ? "↻" : "") + (overdue ? " " + TerminalText.relative(at, now: now) : "")
                 + (starts ? " starts" : "")
             table.append(["\(todo.id)", time, mark.trimmingPrefixSpace, todo.category ?? "", todo.title])
             rows.append(Row(todo: index, current: current, overdue: overdue))
         }
         for index in agenda.overdue { add(index, at: agenda.todos[index].due!, current: true, overdue: true) }
         for day in agenda.days {
-            for item in day.items { add(item.todo, at: item.at, current: item.current, overdue: false, starts: item.starts) }
+            for item in day.items {
+                add(item.todo, at: item.at, current: item.current, overdue: false, starts: item.starts)
+            }
         }
-        let lines = table.render(maxWidth: maxWidth, style: colour ? { row, column, text in
-            guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
-            if rows[row].overdue && (column == 1 || column == 2) { return HumanOutput.red + text + HumanOutput.reset }
-            if !rows[row].current { return HumanOutput.dim + text + HumanOutput.reset }
-            return text
-        } : nil)
+        let lines = table.render(
+            maxWidth: maxWidth,
+            style: colour
+                ? { row, column, text in
+                    guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
+                    if rows[row].overdue && (column == 1 || column == 2) {
+                        return HumanOutput.red + text + HumanOutput.reset
+                    }
+                    if !rows[row].current { return HumanOutput.dim + text + HumanOutput.reset }
+                    return text
+                } : nil)
         var out = [lines.first ?? ""]
         var next = 1
         func section(_ title: String, _ count: Int) {
@@ -188,7 +211,8 @@ extension HumanOutput {
         let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
         for (offset, day) in agenda.days.enumerated() {
             let (y, m, d) = Instant.civil(days: day.date)
-            var title = "\(names[Weekday(days: day.date).rawValue]) \(Agenda.pad(y, 4))-\(Agenda.pad(m, 2))-\(Agenda.pad(d, 2))"
+            var title =
+                "\(names[Weekday(days: day.date).rawValue]) \(Agenda.pad(y, 4))-\(Agenda.pad(m, 2))-\(Agenda.pad(d, 2))"
             if offset == 0 { title += " today" } else if offset == 1 { title += " tomorrow" }
             section(title, day.items.count)
         }

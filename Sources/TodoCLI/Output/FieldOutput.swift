@@ -1,6 +1,6 @@
+import TodoCalendar
 import TodoCore
 import TodoTime
-import TodoCalendar
 
 /// Human output of the v2 fields: priority marks, tag words, the recurring mark, the rule in
 /// words and the next occurrences.
@@ -33,7 +33,8 @@ extension HumanOutput {
         // A done todo whose count is used up has no "1 more time" left: the series is finished.
         if todo.done, var rule = try? RecurrenceRule(parsing: recurrence.rule), rule.count == 1 {
             rule.count = nil
-            return rule.words(fromCompletion: recurrence.from == .completion, zone: zone(of: todo)) + ", finished (the last time is done)"
+            return rule.words(fromCompletion: recurrence.from == .completion, zone: zone(of: todo))
+                + ", finished (the last time is done)"
         }
         return Recurrence.words(recurrence, zone: zone(of: todo))
     }
@@ -53,8 +54,9 @@ extension HumanOutput {
     func nextOccurrences(_ todo: Todo, limit: Int = 3) -> [Instant] {
         guard let recurrence = todo.recurrence, let due = todo.due else { return [] }
         // The occurrences of its set: EXDATEs left out, RDATEs in, anchored at its start (RFC 5545's DTSTART).
-        return Recurrence.laterDues(recurrence, due: due, start: todo.start, zone: ruleZone(of: todo), allDay: todo.allDay,
-                                    limit: limit)
+        return Recurrence.laterDues(
+            recurrence, due: due, start: todo.start, zone: ruleZone(of: todo), allDay: todo.allDay,
+            limit: limit)
     }
 
     /// A todo's start: its date (all-day) or local time, and how far off it is while it has not come.
@@ -87,14 +89,22 @@ extension HumanOutput {
         if let parent = todo.parent { pairs.append(("Parent", "\(parent)")) }
         if let uid = todo.parentUid { pairs.append(("Parent", Table.oneLine(uid) + " (not here yet)")) }
         if !subtasks.isEmpty {
-            pairs.append(("Subtasks", subtasks.map { "\($0.id) " + ($0.done ? "✓ " : "") + Table.oneLine($0.title) }.joined(separator: "\n")))
+            pairs.append(
+                (
+                    "Subtasks",
+                    subtasks.map { "\($0.id) " + ($0.done ? "✓ " : "") + Table.oneLine($0.title) }.joined(
+                        separator: "\n")
+                ))
         }
         return pairs
     }
 
     /// `show`'s Priority and Tags lines.
     func labelDetails(_ todo: Todo) -> [(String, String)] {
-        [("Priority", todo.priority?.rawValue ?? "-"), ("Tags", todo.tags.isEmpty ? "-" : Table.oneLine(HumanOutput.tagWords(todo.tags)))]
+        [
+            ("Priority", todo.priority?.rawValue ?? "-"),
+            ("Tags", todo.tags.isEmpty ? "-" : Table.oneLine(HumanOutput.tagWords(todo.tags)))
+        ]
     }
 
     /// `show`'s lines about the schedule: Zone (when it is not ours), Repeats and the next
@@ -127,7 +137,9 @@ extension HumanOutput {
 
     /// `done` on a recurring todo that moved on: "Advanced 3 to 2026-12-08 09:00 (in 7d): 掃除".
     func advanced(_ todo: Todo) -> String {
-        "Advanced \(todo.id)" + (todo.due.map { " to " + occurrenceText(todo, $0) + " (" + TerminalText.relative($0, now: now) + ")" } ?? "")
+        "Advanced \(todo.id)"
+            + (todo.due.map { " to " + occurrenceText(todo, $0) + " (" + TerminalText.relative($0, now: now) + ")" }
+                ?? "")
             + ": " + Table.oneLine(todo.title)
     }
 }

@@ -1,6 +1,6 @@
 import TodoCore
-import TodoTime
 import TodoProtocol
+import TodoTime
 
 /// Human-readable output: tables, confirmations and `Label: value` blocks, coloured only when
 /// `colour` is true.
@@ -58,7 +58,9 @@ struct HumanOutput {
         switch dueDay(todo, due) - today {
         case 0: return "today"
         case 1: return "tomorrow"
-        default: return TerminalText.relative(Instant(seconds: dueDay(todo, due) * 86_400), now: Instant(seconds: today * 86_400))
+        default:
+            return TerminalText.relative(
+                Instant(seconds: dueDay(todo, due) * 86_400), now: Instant(seconds: today * 86_400))
         }
     }
 
@@ -87,7 +89,8 @@ struct HumanOutput {
 
     /// The `list` table. With `sections`, rows are grouped under a header line per section and
     /// the CATEGORY column is left out; columns stay aligned across sections.
-    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, rules: Bool = false) -> [String] {
+    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, rules: Bool = false) -> [String]
+    {
         var layout: ListLayout?
         return todoTable(todos, sections: sections, layout: &layout, rules: rules)
     }
@@ -109,13 +112,17 @@ struct HumanOutput {
     /// first part has a todo with a priority, the START columns when it has one with a start
     /// (`startCells`); `rules` adds the REPEATS column (`list --recurring`). `depths` indents a
     /// subtask's title under its parent's (a tree listing).
-    func todoTable(_ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, layout: inout ListLayout?,
-                   numbersUpTo: Int = 0, rules: Bool = false, depths: [Int64: Int] = [:]) -> [String] {
+    func todoTable(
+        _ todos: [Todo], sections: [(title: String, todos: [Todo])]? = nil, layout: inout ListLayout?,
+        numbersUpTo: Int = 0, rules: Bool = false, depths: [Int64: Int] = [:]
+    ) -> [String] {
         let ordered = sections.map { $0.flatMap(\.todos) } ?? todos
         let priority = layout?.priority ?? ordered.contains { $0.priority != nil }
         let start = layout?.start ?? ordered.contains { $0.start != nil }
-        var columns = [Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
-                       Table.Column("✓"), Table.Column("DUE"), Table.Column("")]
+        var columns = [
+            Table.Column("ID", alignment: .right), Table.Column("POS", alignment: .right),
+            Table.Column("✓"), Table.Column("DUE"), Table.Column("")
+        ]
         if start { columns += [Table.Column("START"), Table.Column("")] }
         if priority { columns.append(Table.Column("!")) }
         if sections == nil { columns.append(Table.Column("CATEGORY", flexible: true)) }
@@ -123,9 +130,12 @@ struct HumanOutput {
         columns.append(Table.Column("TITLE", flexible: true))
         var table = Table(columns: columns)
         for todo in ordered {
-            var row = ["\(todo.id)", todo.position.map { "\($0)" } ?? "", todo.done ? "✓" : todo.recurrence == nil ? "" : HumanOutput.recurringMark,
-                       todo.due.map { dueText(todo, $0) } ?? "",
-                       todo.due.map { todo.done ? "" : dueRelative(todo, $0) } ?? ""]
+            var row = [
+                "\(todo.id)", todo.position.map { "\($0)" } ?? "",
+                todo.done ? "✓" : todo.recurrence == nil ? "" : HumanOutput.recurringMark,
+                todo.due.map { dueText(todo, $0) } ?? "",
+                todo.due.map { todo.done ? "" : dueRelative(todo, $0) } ?? ""
+            ]
             if start { row += startCells(todo) }
             if priority { row.append(HumanOutput.priorityMark(todo.priority)) }
             if sections == nil { row.append(todo.category ?? "") }
@@ -141,18 +151,21 @@ struct HumanOutput {
             for column in [0, 1] { fitted[column] = max(fitted[column], String(numbersUpTo).count) }
         }
         layout = ListLayout(priority: priority, start: start, widths: fitted)
-        let lines = table.render(maxWidth: maxWidth, widths: fitted, header: header, style: colour ? { row, column, text in
-            guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
-            let todo = ordered[row]
-            if todo.done { return HumanOutput.dim + text + HumanOutput.reset }
-            if dueColumns.contains(column), let due = todo.due, self.isOverdue(todo, due) {
-                return HumanOutput.red + text + HumanOutput.reset
-            }
-            if startColumns.contains(column), let start = todo.start, self.isFutureStart(todo, start) {
-                return HumanOutput.yellow + text + HumanOutput.reset
-            }
-            return text
-        } : nil)
+        let lines = table.render(
+            maxWidth: maxWidth, widths: fitted, header: header,
+            style: colour
+                ? { row, column, text in
+                    guard let row else { return HumanOutput.bold + text + HumanOutput.reset }
+                    let todo = ordered[row]
+                    if todo.done { return HumanOutput.dim + text + HumanOutput.reset }
+                    if dueColumns.contains(column), let due = todo.due, self.isOverdue(todo, due) {
+                        return HumanOutput.red + text + HumanOutput.reset
+                    }
+                    if startColumns.contains(column), let start = todo.start, self.isFutureStart(todo, start) {
+                        return HumanOutput.yellow + text + HumanOutput.reset
+                    }
+                    return text
+                } : nil)
         guard let sections else { return lines }
         var out = [lines.first ?? ""]
         var next = 1
@@ -172,7 +185,12 @@ struct HumanOutput {
     func todoDetails(_ todo: Todo, subtasks: [Todo] = []) -> [String] {
         var pairs: [(String, String)] = [("ID", "\(todo.id)"), ("Title", Table.oneLine(todo.title))]
         if todo.done {
-            pairs.append(("Status", paint("done", HumanOutput.green) + (todo.completed.map { " since " + LocalTime($0, in: timeZone).text } ?? "")))
+            pairs.append(
+                (
+                    "Status",
+                    paint("done", HumanOutput.green)
+                        + (todo.completed.map { " since " + LocalTime($0, in: timeZone).text } ?? "")
+                ))
         } else {
             pairs.append(("Status", "open"))
         }
@@ -203,15 +221,23 @@ struct HumanOutput {
         }
         pairs.append(("Remind", remind))
         // Each alarm, when there is more to say than the one reminder above.
-        if todo.alarms.count > 1 || todo.alarms.contains(where: { $0.repeatCount > 0 || $0.acknowledged != nil || !$0.acts }) {
-            pairs.append(("Alarms", todo.alarms.enumerated().map { alarmText($1, index: $0, todo) }.joined(separator: "\n")))
+        if todo.alarms.count > 1
+            || todo.alarms.contains(where: { $0.repeatCount > 0 || $0.acknowledged != nil || !$0.acts })
+        {
+            pairs.append(
+                ("Alarms", todo.alarms.enumerated().map { alarmText($1, index: $0, todo) }.joined(separator: "\n")))
         }
         pairs.append(("Created", LocalTime(todo.created, in: timeZone).text))
         pairs.append(("Updated", LocalTime(todo.updated, in: timeZone).text))
         pairs.append(("Revision", "\(todo.revision)"))
         pairs += subtaskDetails(todo, subtasks)
         if let notes = todo.notes, !notes.isEmpty {
-            pairs.append(("Notes", notes.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }.joined(separator: "\n")))
+            pairs.append(
+                (
+                    "Notes",
+                    notes.split(separator: "\n", omittingEmptySubsequences: false).map { Table.oneLine(String($0)) }
+                        .joined(separator: "\n")
+                ))
         }
         return labelled(pairs)
     }
@@ -243,12 +269,17 @@ struct HumanOutput {
     // MARK: Categories
 
     func categoryTable(_ categories: [Category]) -> [String] {
-        var table = Table(columns: [Table.Column("POS", alignment: .right), Table.Column("NAME", flexible: true),
-                                    Table.Column("OPEN", alignment: .right), Table.Column("DONE", alignment: .right)])
+        var table = Table(columns: [
+            Table.Column("POS", alignment: .right), Table.Column("NAME", flexible: true),
+            Table.Column("OPEN", alignment: .right), Table.Column("DONE", alignment: .right)
+        ])
         for c in categories { table.append(["\(c.position)", c.name, "\(c.open)", "\(c.done)"]) }
-        return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
-            row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
-        } : nil)
+        return table.render(
+            maxWidth: maxWidth,
+            style: colour
+                ? { row, _, text in
+                    row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
+                } : nil)
     }
 
     /// "1. 15m before due: 2026-12-07 08:45, every 10m ×6, dismissed 2026-12-07 08:50".
@@ -267,7 +298,9 @@ struct HumanOutput {
         case .at: text += "at"
         }
         if !alarm.acts { return text + " (kept from iCalendar, not fired here)" }
-        if let t = alarm.triggerInstant(due: todo.due, start: todo.start) { text += ": " + LocalTime(t, in: timeZone).text }
+        if let t = alarm.triggerInstant(due: todo.due, start: todo.start) {
+            text += ": " + LocalTime(t, in: timeZone).text
+        }
         if alarm.repeatCount > 0 { text += ", every " + span(alarm.intervalUsec) + " ×\(alarm.repeatCount)" }
         if let t = alarm.acknowledged { text += ", dismissed " + LocalTime(t, in: timeZone).text }
         if let t = alarm.snoozedUntil { text += ", snoozed to " + LocalTime(t, in: timeZone).text }
@@ -303,31 +336,49 @@ struct HumanOutput {
     }
 
     func reminderTable(_ reminders: [Reminder]) -> [String] {
-        var table = Table(columns: [Table.Column("FIRED"), Table.Column("LATE", alignment: .right),
-                                    Table.Column("ID", alignment: .right), Table.Column("DUE"),
-                                    Table.Column("CATEGORY", flexible: true), Table.Column("TITLE", flexible: true)])
+        var table = Table(columns: [
+            Table.Column("FIRED"), Table.Column("LATE", alignment: .right),
+            Table.Column("ID", alignment: .right), Table.Column("DUE"),
+            Table.Column("CATEGORY", flexible: true), Table.Column("TITLE", flexible: true)
+        ])
         for r in reminders {
-            table.append([r.fired.map { LocalTime($0, in: timeZone).text } ?? "",
-                          HumanOutput.late(r.lateUsec), "\(r.id)",
-                          r.due.map { r.allDay ? LocalTime.dateText(days: LocalTime($0, in: zone(named: r.zone)).days) : LocalTime($0, in: timeZone).text } ?? "",
-                          r.category ?? "", r.title])
+            table.append([
+                r.fired.map { LocalTime($0, in: timeZone).text } ?? "",
+                HumanOutput.late(r.lateUsec), "\(r.id)",
+                r.due.map {
+                    r.allDay
+                        ? LocalTime.dateText(days: LocalTime($0, in: zone(named: r.zone)).days)
+                        : LocalTime($0, in: timeZone).text
+                } ?? "",
+                r.category ?? "", r.title
+            ])
         }
-        return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
-            row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
-        } : nil)
+        return table.render(
+            maxWidth: maxWidth,
+            style: colour
+                ? { row, _, text in
+                    row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
+                } : nil)
     }
 
     /// `undo --list`: SEQ, WHEN, KIND, what `undo` or `redo` would do to it, and the description.
     func historyTable(_ changes: [HistoryEntry]) -> [String] {
-        var table = Table(columns: [Table.Column("SEQ", alignment: .right), Table.Column("WHEN"), Table.Column("KIND"),
-                                    Table.Column("CAN"), Table.Column("CHANGE", flexible: true)])
+        var table = Table(columns: [
+            Table.Column("SEQ", alignment: .right), Table.Column("WHEN"), Table.Column("KIND"),
+            Table.Column("CAN"), Table.Column("CHANGE", flexible: true)
+        ])
         for c in changes {
-            table.append(["\(c.seq)", LocalTime(c.at, in: timeZone).text, c.kind.rawValue,
-                          c.canUndo ? "undo" : c.canRedo ? "redo" : "", c.description])
+            table.append([
+                "\(c.seq)", LocalTime(c.at, in: timeZone).text, c.kind.rawValue,
+                c.canUndo ? "undo" : c.canRedo ? "redo" : "", c.description
+            ])
         }
-        return table.render(maxWidth: maxWidth, style: colour ? { row, _, text in
-            row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
-        } : nil)
+        return table.render(
+            maxWidth: maxWidth,
+            style: colour
+                ? { row, _, text in
+                    row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
+                } : nil)
     }
 
     /// "on time" under a second, else "3m 2s".
@@ -343,8 +394,15 @@ struct HumanOutput {
         if let pid = status.pid { pairs.append(("PID", "\(pid)")) }
         let uptime: Int64? = status.uptime.flatMap { $0 >= 0 && $0 < 9e15 ? Int64($0) : nil }
         if let uptime {
-            let since = LocalTime(now.adding(usec: -uptime.multipliedReportingOverflow(by: 1_000_000).partialValue), in: timeZone).text
-            pairs.append(("Active", paint("running", HumanOutput.green) + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"))
+            let since = LocalTime(
+                now.adding(usec: -uptime.multipliedReportingOverflow(by: 1_000_000).partialValue), in: timeZone
+            ).text
+            pairs.append(
+                (
+                    "Active",
+                    paint("running", HumanOutput.green)
+                        + " since \(since); \(HumanOutput.duration(seconds: uptime)) ago"
+                ))
         }
         if let database = status.database { pairs.append(("Database", Table.oneLine(database))) }
         if let storeID = status.storeID { pairs.append(("Store", Table.oneLine(storeID))) }
@@ -386,12 +444,14 @@ struct HumanOutput {
         case .known(.reminder)?:
             if let todo = event.todos.first {
                 let late = event.lateUsec ?? 0
-                return paint("reminder", HumanOutput.yellow) + " " + summary(todo) + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
+                return paint("reminder", HumanOutput.yellow) + " " + summary(todo)
+                    + (late >= 1_000_000 ? ", \(HumanOutput.late(late)) late" : "")
             }
             return "reminder " + raw(event.json)
         case _ where type.hasPrefix("todo.") && event.hasTodos:
             let verb = Table.oneLine(String(type.dropFirst("todo.".count)))
-            return "\(verb) " + (event.todos.isEmpty ? raw(event.json["todos"]) : event.todos.map(summary).joined(separator: "; "))
+            return "\(verb) "
+                + (event.todos.isEmpty ? raw(event.json["todos"]) : event.todos.map(summary).joined(separator: "; "))
         case .known(.categoryRenamed)?:
             let name = event.category?.name ?? "?"
             return "category renamed: \(Table.oneLine(event.oldName ?? "?")) → \(Table.oneLine(name))"

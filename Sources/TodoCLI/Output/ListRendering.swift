@@ -15,7 +15,9 @@ package struct ListRendering {
     /// The table's header line and one line per todo, at most `width` columns wide; `depths`
     /// indents a subtask's title under its parent's. Without `categoryColumn` (rows shown under
     /// a line per category) the CATEGORY column is left out, as `list --by-category` does.
-    package func table(_ todos: [Todo], depths: [Int64: Int] = [:], categoryColumn: Bool = true) -> (header: String, rows: [String]) {
+    package func table(_ todos: [Todo], depths: [Int64: Int] = [:], categoryColumn: Bool = true) -> (
+        header: String, rows: [String]
+    ) {
         var layout: HumanOutput.ListLayout?
         guard !categoryColumn, !todos.isEmpty else {
             let lines = human.todoTable(todos, layout: &layout, depths: depths)

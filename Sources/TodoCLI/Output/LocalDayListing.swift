@@ -67,7 +67,7 @@ struct LocalDayListing {
             let keyed = kept.enumerated().map { (offset: $0.offset, due: due(todo($0.element)), item: $0.element) }
             kept = keyed.sorted { a, b in
                 switch (a.due, b.due) {
-                case let (x?, y?) where x != y: return first.descending ? x > y : x < y
+                case (let x?, let y?) where x != y: return first.descending ? x > y : x < y
                 case (_?, nil): return true
                 case (nil, _?): return false
                 default: return a.offset < b.offset

@@ -63,15 +63,20 @@ package struct Table: Sendable {
     /// `widths` for the later parts, with `header` false. A later cell wider than its column is cut
     /// only where the first part was cut to fit `maxWidth` — a flexible column, or the last column
     /// beyond the space left — and otherwise pushes the rest of its line out of alignment.
-    package func render(maxWidth: Int? = nil, widths fixed: [Int]? = nil, header: Bool = true,
-                       style: ((Int?, Int, String) -> String)? = nil) -> [String] {
+    package func render(
+        maxWidth: Int? = nil, widths fixed: [Int]? = nil, header: Bool = true,
+        style: ((Int?, Int, String) -> String)? = nil
+    ) -> [String] {
         guard !columns.isEmpty else { return [] }
         let widths = fixed ?? columnWidths(maxWidth: maxWidth)
         var limits = widths
         if fixed != nil {
             let last = widths.count - 1
             for i in widths.indices {
-                guard let maxWidth else { limits[i] = .max; continue }
+                guard let maxWidth else {
+                    limits[i] = .max
+                    continue
+                }
                 if i == last {
                     limits[i] = max(widths[i], maxWidth - widths[..<i].reduce(2 * i, +))
                 } else if !columns[i].flexible {
@@ -81,9 +86,15 @@ package struct Table: Sendable {
         }
         var lines: [String] = []
         let titles = columns.map { Table.oneLine($0.title) }
-        if header { lines.append(line(titles, cellWidths: titles.map(TerminalText.width), widths: widths, limits: widths, row: nil, style: style)) }
+        if header {
+            lines.append(
+                line(
+                    titles, cellWidths: titles.map(TerminalText.width), widths: widths, limits: widths, row: nil,
+                    style: style))
+        }
         for (index, row) in rows.enumerated() {
-            lines.append(line(row, cellWidths: cellWidths[index], widths: widths, limits: limits, row: index, style: style))
+            lines.append(
+                line(row, cellWidths: cellWidths[index], widths: widths, limits: limits, row: index, style: style))
         }
         return lines
     }
@@ -115,8 +126,10 @@ package struct Table: Sendable {
 
     /// One printed line: cells cut to `limits` and padded to `widths`, joined by two spaces.
     /// `cellWidths` are the cells' display widths.
-    func line(_ cells: [String], cellWidths: [Int], widths: [Int], limits: [Int], row: Int?,
-              style: ((Int?, Int, String) -> String)?) -> String {
+    func line(
+        _ cells: [String], cellWidths: [Int], widths: [Int], limits: [Int], row: Int?,
+        style: ((Int?, Int, String) -> String)?
+    ) -> String {
         var fitted = cells
         var fittedWidths = cellWidths
         for i in cells.indices where cellWidths[i] > limits[i] {

@@ -65,11 +65,15 @@ package enum TerminalText {
         let (diff, overflow) = instant.usec.subtractingReportingOverflow(now.usec)
         let future = overflow ? instant.usec > now.usec : diff > 0
         let usec = overflow ? UInt64.max / 2 : diff.magnitude
-        func rounded(_ value: UInt64, _ size: UInt64) -> UInt64 { value / size + (value % size >= (size + 1) / 2 ? 1 : 0) }
+        func rounded(_ value: UInt64, _ size: UInt64) -> UInt64 {
+            value / size + (value % size >= (size + 1) / 2 ? 1 : 0)
+        }
         let seconds = rounded(usec, 1_000_000)
         guard seconds >= 1 else { return "now" }
         var text = "\(seconds)s"
-        let units: [(size: UInt64, name: String, next: UInt64)] = [(60, "m", 60), (3600, "h", 24), (86_400, "d", 7), (604_800, "w", .max)]
+        let units: [(size: UInt64, name: String, next: UInt64)] = [
+            (60, "m", 60), (3600, "h", 24), (86_400, "d", 7), (604_800, "w", .max)
+        ]
         if seconds >= 60 {
             for unit in units {
                 let value = rounded(seconds, unit.size)
@@ -91,7 +95,10 @@ package enum TerminalText {
             let v = only.value
             if v < 0x231A { return width(of: only) }
             if (0x3041...0x3096).contains(v) || (0x30A1...0x30FA).contains(v) || (0x4E00...0x9FFF).contains(v)
-                || (0xAC00...0xD7A3).contains(v) { return 2 }
+                || (0xAC00...0xD7A3).contains(v)
+            {
+                return 2
+            }
         }
         return clusterWidth(c)
     }
@@ -128,26 +135,27 @@ package enum TerminalText {
     /// East Asian Wide (W) and Fullwidth (F) ranges, sorted, after Unicode's EastAsianWidth.txt.
     /// Emoji with emoji presentation are handled separately through scalar properties.
     static let wideRanges: [ClosedRange<UInt32>] = [
-        0x1100...0x115F,    // Hangul Jamo initial consonants
-        0x2329...0x232A,    // angle brackets
-        0x2E80...0x303E,    // CJK radicals, Kangxi radicals, ideographic description, CJK symbols and punctuation
-        0x3041...0x33FF,    // Hiragana, Katakana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, enclosed CJK, CJK compatibility
-        0x3400...0x4DBF,    // CJK Unified Ideographs Extension A
-        0x4E00...0x9FFF,    // CJK Unified Ideographs
-        0xA000...0xA4CF,    // Yi syllables and radicals
-        0xA960...0xA97F,    // Hangul Jamo Extended-A
-        0xAC00...0xD7A3,    // Hangul syllables
-        0xF900...0xFAFF,    // CJK Compatibility Ideographs
-        0xFE10...0xFE19,    // vertical forms
-        0xFE30...0xFE6F,    // CJK compatibility forms, small form variants
-        0xFF00...0xFF60,    // fullwidth ASCII variants and brackets
-        0xFFE0...0xFFE6,    // fullwidth signs
-        0x16FE0...0x16FE4,  // ideographic symbols and punctuation
-        0x17000...0x18CFF,  // Tangut, Khitan small script
-        0x1AFF0...0x1B2FF,  // Kana Extended-B, Kana Supplement, Kana Extended-A, small kana, Nushu
-        0x1F200...0x1F2FF,  // enclosed ideographic supplement
-        0x20000...0x2FFFD,  // plane 2: CJK extensions B–F, compatibility supplement
-        0x30000...0x3FFFD,  // plane 3: CJK extensions G–H
+        0x1100...0x115F, // Hangul Jamo initial consonants
+        0x2329...0x232A, // angle brackets
+        0x2E80...0x303E, // CJK radicals, Kangxi radicals, ideographic description, CJK symbols and punctuation
+        // Hiragana, Katakana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, enclosed CJK, CJK compatibility
+        0x3041...0x33FF,
+        0x3400...0x4DBF, // CJK Unified Ideographs Extension A
+        0x4E00...0x9FFF, // CJK Unified Ideographs
+        0xA000...0xA4CF, // Yi syllables and radicals
+        0xA960...0xA97F, // Hangul Jamo Extended-A
+        0xAC00...0xD7A3, // Hangul syllables
+        0xF900...0xFAFF, // CJK Compatibility Ideographs
+        0xFE10...0xFE19, // vertical forms
+        0xFE30...0xFE6F, // CJK compatibility forms, small form variants
+        0xFF00...0xFF60, // fullwidth ASCII variants and brackets
+        0xFFE0...0xFFE6, // fullwidth signs
+        0x16FE0...0x16FE4, // ideographic symbols and punctuation
+        0x17000...0x18CFF, // Tangut, Khitan small script
+        0x1AFF0...0x1B2FF, // Kana Extended-B, Kana Supplement, Kana Extended-A, small kana, Nushu
+        0x1F200...0x1F2FF, // enclosed ideographic supplement
+        0x20000...0x2FFFD, // plane 2: CJK extensions B–F, compatibility supplement
+        0x30000...0x3FFFD // plane 3: CJK extensions G–H
     ]
 
     static func isWide(_ v: UInt32) -> Bool {

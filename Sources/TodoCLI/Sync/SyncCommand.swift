@@ -33,11 +33,13 @@ enum SyncURL {
         } else if lower.hasPrefix("http://") {
             rest = url.dropFirst(7)
         } else {
-            return "invalid \(option) \(TimeExpression.quoted(url)): expected an https:// URL (plain http:// only to localhost)"
+            return
+                "invalid \(option) \(TimeExpression.quoted(url)): expected an https:// URL (plain http:// only to localhost)"
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if authority.contains("@") {
-            return "invalid \(option) \(TimeExpression.quoted(url)): a user or password in the URL would be written to sync.conf; "
+            return
+                "invalid \(option) \(TimeExpression.quoted(url)): a user or password in the URL would be written to sync.conf; "
                 + "give --user and --password-file instead"
         }
         guard let host = host(of: authority), !host.isEmpty else {
@@ -71,8 +73,14 @@ enum SyncURL {
 extension Parser {
     /// The `sync` subcommands, in help order, and the options each accepts.
     static let syncSubcommands: [(name: String, options: Set<String>)] = [
-        ("add", ["--url", "--user", "--password-file", "--credential", "--calendar", "--initial", "--lists", "--default-list"]),
-        ("list", []), ("remove", []), ("now", []), ("status", []),
+        (
+            "add",
+            [
+                "--url", "--user", "--password-file", "--credential", "--calendar", "--initial", "--lists",
+                "--default-list"
+            ]
+        ),
+        ("list", []), ("remove", []), ("now", []), ("status", [])
     ]
 
     func sync(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> SyncCommand {
@@ -85,29 +93,42 @@ extension Parser {
         default:
             let name = try p.next("NAME")
             guard SyncAccount.isValidName(name) else {
-                throw UsageError("invalid account name \(quote(name)): use letters, digits, -, _ and . (at most 64, not starting with .)", command: "sync")
+                throw UsageError(
+                    "invalid account name \(quote(name)): use letters, digits, -, _ and . (at most 64, not starting with .)",
+                    command: "sync")
             }
-            guard let url = args.value("--url") else { throw UsageError("missing --url URL for 'sync add'", command: "sync") }
-            guard let user = args.value("--user"), !user.isEmpty else { throw UsageError("missing --user USER for 'sync add'", command: "sync") }
+            guard let url = args.value("--url") else {
+                throw UsageError("missing --url URL for 'sync add'", command: "sync")
+            }
+            guard let user = args.value("--user"), !user.isEmpty else {
+                throw UsageError("missing --user USER for 'sync add'", command: "sync")
+            }
             // Every value goes into sync.conf: a line break would write keys of its own.
             for option in ["--url", "--user", "--password-file", "--credential", "--calendar", "--default-list"] {
                 if let value = args.value(option), !value.isEmpty, !SyncConfig.isWritable(value) {
-                    throw UsageError("invalid \(option) \(quote(value)): control characters (line breaks, tabs) and surrounding spaces are not taken", command: "sync")
+                    throw UsageError(
+                        "invalid \(option) \(quote(value)): control characters (line breaks, tabs) and surrounding spaces are not taken",
+                        command: "sync")
                 }
             }
             let initial = args.value("--initial")
             if let initial, !SyncAccount.initialModes.contains(initial) {
-                throw UsageError("invalid --initial \(quote(initial)): expected merge, remote or local", command: "sync")
+                throw UsageError(
+                    "invalid --initial \(quote(initial)): expected merge, remote or local", command: "sync")
             }
-            let file = args.value("--password-file"), credential = args.value("--credential")
+            let file = args.value("--password-file")
+            let credential = args.value("--credential")
             switch (file, credential) {
-            case (nil, nil): throw UsageError("missing --password-file FILE (or --credential NAME) for 'sync add'", command: "sync")
+            case (nil, nil):
+                throw UsageError("missing --password-file FILE (or --credential NAME) for 'sync add'", command: "sync")
             case (_?, _?): throw UsageError("--password-file and --credential cannot be used together", command: "sync")
             default: break
             }
             if file == "" { throw UsageError("--password-file needs a file name", command: "sync") }
             if let credential, !SyncAccount.isValidName(credential) {
-                throw UsageError("invalid credential name \(quote(credential)) for --credential: use letters, digits, -, _ and .", command: "sync")
+                throw UsageError(
+                    "invalid credential name \(quote(credential)) for --credential: use letters, digits, -, _ and .",
+                    command: "sync")
             }
             if let problem = SyncURL.problem(url, option: "--url") { throw UsageError(problem, command: "sync") }
             // A default list is a list's: --default-list syncs the account's lists.
@@ -117,30 +138,40 @@ extension Parser {
             let calendars = lists ? args.values("--calendar") : args.value("--calendar").map { [$0] } ?? []
             for calendar in calendars {
                 if calendar.isEmpty { throw UsageError("--calendar needs a URL or a path", command: "sync") }
-                if calendar.contains("://"), let problem = SyncURL.problem(calendar, option: "--calendar") { throw UsageError(problem, command: "sync") }
+                if calendar.contains("://"), let problem = SyncURL.problem(calendar, option: "--calendar") {
+                    throw UsageError(problem, command: "sync")
+                }
             }
             if lists {
-                var account = SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, lists: calendars,
-                                          initial: initial == "merge" ? nil : initial)
+                var account = SyncAccount(
+                    name: name, url: url, user: user, passwordFile: file, credential: credential, lists: calendars,
+                    initial: initial == "merge" ? nil : initial)
                 account.defaultList = defaultList
                 return .add(account)
             }
-            return .add(SyncAccount(name: name, url: url, user: user, passwordFile: file, credential: credential, calendar: calendars.first,
-                                    initial: initial == "merge" ? nil : initial))
+            return .add(
+                SyncAccount(
+                    name: name, url: url, user: user, passwordFile: file, credential: credential,
+                    calendar: calendars.first,
+                    initial: initial == "merge" ? nil : initial))
         }
     }
 
     /// The subcommand of `command` (one of `subcommands`), with a did-you-mean for a misspelt one,
     /// and a usage error for any option that subcommand does not take.
-    func subcommand(of command: String, _ subcommands: [(name: String, options: Set<String>)], _ args: Arguments,
-                    _ p: inout Positionals) throws(UsageError) -> String {
+    func subcommand(
+        of command: String, _ subcommands: [(name: String, options: Set<String>)], _ args: Arguments,
+        _ p: inout Positionals
+    ) throws(UsageError) -> String {
         let names = subcommands.map(\.name)
         let list = names.dropLast().joined(separator: ", ") + " or " + names.last!
         let sub = try p.next("SUBCOMMAND (\(list))")
         guard let options = subcommands.first(where: { $0.name == sub })?.options else {
-            throw UsageError("unknown \(command) subcommand \(quote(sub))"
-                             + (Suggestion.closest(to: sub, in: names).map { "; did you mean \(quote($0))?" } ?? "; expected \(list)"),
-                             command: command)
+            throw UsageError(
+                "unknown \(command) subcommand \(quote(sub))"
+                    + (Suggestion.closest(to: sub, in: names).map { "; did you mean \(quote($0))?" }
+                        ?? "; expected \(list)"),
+                command: command)
         }
         if let stray = args.options.first(where: { !options.contains($0.name) }) {
             throw UsageError("option \(stray.name) is not valid for '\(command) \(sub)'", command: command)

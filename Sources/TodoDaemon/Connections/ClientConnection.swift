@@ -87,10 +87,12 @@ final class ClientConnection: @unchecked Sendable {
     private let onCutOff: (Int, String?) -> Void
 
     /// `spoolBudget`: where streamed answers beyond `streamLimit` may wait on disk (nil: nowhere).
-    init(fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
-         requests: any RequestHandling, spoolBudget: SpoolBudget? = nil,
-         onClose: @escaping (ClientConnection) -> Void, onDrained: @escaping (ClientConnection) -> Void = { _ in },
-         onCutOff: @escaping (Int, String?) -> Void = { _, _ in }) {
+    init(
+        fd: Int32, peer: PeerCredentials, queue: DispatchQueue, readLoop: ReadLoop,
+        requests: any RequestHandling, spoolBudget: SpoolBudget? = nil,
+        onClose: @escaping (ClientConnection) -> Void, onDrained: @escaping (ClientConnection) -> Void = { _ in },
+        onCutOff: @escaping (Int, String?) -> Void = { _, _ in }
+    ) {
         self.fd = fd
         self.peer = peer
         self.queue = queue
@@ -140,7 +142,7 @@ final class ClientConnection: @unchecked Sendable {
                 close()
                 return
             }
-            guard let n else { return }  // would block
+            guard let n else { return } // would block
             if n == 0 {
                 inputClosed = true
                 pauseReading()
@@ -167,11 +169,14 @@ final class ClientConnection: @unchecked Sendable {
         guard !taking else { return }
         taking = true
         defer { taking = false }
-        while takingRequests, !closed, inFlight < ClientConnection.maxInFlight, unsent <= ClientConnection.outputHighMark {
+        while takingRequests, !closed, inFlight < ClientConnection.maxInFlight,
+            unsent <= ClientConnection.outputHighMark
+        {
             // Decoded where the line lies in the input buffer; handed over once the framer is done with it.
             var request: Result<RPCRequest, RPCFailure>?
             let frame = framer.next { line in
-                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { request = RPCRequest.decode(line) }  // blank lines are ignored
+                // blank lines are ignored
+                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { request = RPCRequest.decode(line) }
             }
             switch frame {
             case nil:
@@ -183,7 +188,10 @@ final class ClientConnection: @unchecked Sendable {
             case .tooLong:
                 // Answer in order after what is already queued, then hang up.
                 inFlight += 1
-                requests.handle(.failure(RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))), from: self)
+                requests.handle(
+                    .failure(
+                        RPCFailure(id: .null, error: .invalidRequest("line longer than \(framer.maxLineLength) bytes"))),
+                    from: self)
                 takingRequests = false
                 inputClosed = true
                 pauseReading()
@@ -195,7 +203,9 @@ final class ClientConnection: @unchecked Sendable {
     /// Takes what waits and reads again, when the peer caught up.
     private func resume() {
         takeRequests()
-        if reading == nil && !inputClosed && !closed && framer.pendingCount < ClientConnection.inputLimit { resumeReading() }
+        if reading == nil && !inputClosed && !closed && framer.pendingCount < ClientConnection.inputLimit {
+            resumeReading()
+        }
         closeIfIdle()
     }
 
@@ -215,7 +225,9 @@ final class ClientConnection: @unchecked Sendable {
         guard !closed else { return }
         var spoolProblem: String?
         if spool == nil, unsentInMemory + bytes.count > ClientConnection.streamLimit, let spoolBudget {
-            do { spool = try OutputSpool(budget: spoolBudget) } catch { spoolProblem = OutputSpool.describe(error, spoolBudget.directory) }
+            do { spool = try OutputSpool(budget: spoolBudget) } catch {
+                spoolProblem = OutputSpool.describe(error, spoolBudget.directory)
+            }
         }
         if let spool {
             if !spool.append(bytes) { cutOff(spool.problem) } else if !writing { flush() }
@@ -235,7 +247,13 @@ final class ClientConnection: @unchecked Sendable {
         guard !closed else { return }
         if let spool {
             linesInSpool += line.count
-            if linesInSpool > ClientConnection.outputLimit { cutOff() } else if !spool.append(line) { cutOff(spool.problem) } else if !writing { flush() }
+            if linesInSpool > ClientConnection.outputLimit {
+                cutOff()
+            } else if !spool.append(line) {
+                cutOff(spool.problem)
+            } else if !writing {
+                flush()
+            }
             return
         }
         if unsent > ClientConnection.outputLimit {
@@ -272,7 +290,10 @@ final class ClientConnection: @unchecked Sendable {
                     return
                 }
                 guard let n else {
-                    if !writing { writing = true; writeSource.resume() }
+                    if !writing {
+                        writing = true
+                        writeSource.resume()
+                    }
                     return
                 }
                 outputOffset += n
@@ -280,7 +301,7 @@ final class ClientConnection: @unchecked Sendable {
             guard let spool, spool.pending > 0 else { break }
             output = spool.take(upTo: ClientConnection.spoolChunk)
             outputOffset = 0
-            if output.isEmpty {  // the spool could not be read back: the line cannot be completed
+            if output.isEmpty { // the spool could not be read back: the line cannot be completed
                 close()
                 return
             }
@@ -289,12 +310,12 @@ final class ClientConnection: @unchecked Sendable {
         linesInSpool = 0
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
-        if writing {  // only output that waited: an answer written at once costs nothing more
+        if writing { // only output that waited: an answer written at once costs nothing more
             writing = false
             writeSource.suspend()
             onDrained(self)
         }
-        if reading == nil || framer.pendingCount > 0 { resume() }  // something waited for the peer to read
+        if reading == nil || framer.pendingCount > 0 { resume() } // something waited for the peer to read
     }
 
     /// Requests received whose answers have not been handed over yet (this one included, while

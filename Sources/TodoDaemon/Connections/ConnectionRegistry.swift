@@ -1,4 +1,5 @@
 import Dispatch
+
 /// The open connections, on the I/O queue: hands each reply to its connection, fans `watch`
 /// events out to the subscribers, and answers for all of them at shutdown.
 ///
@@ -87,7 +88,7 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
         var line: [UInt8]?
         for connection in connections.values {
             guard connection.subscription.includes(type) else { continue }
-            let bytes = line ?? event.line(seq: seq)  // made once, for the first subscriber
+            let bytes = line ?? event.line(seq: seq) // made once, for the first subscriber
             line = bytes
             connection.send(line: bytes)
         }

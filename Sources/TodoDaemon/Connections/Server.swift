@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import TodoPosix
 import TodoProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Accepts connections on the listening socket, checks who they are, and hands each accepted one
 /// its request handler (the executor) and a place in the `ConnectionRegistry`. Everything runs
@@ -41,8 +42,10 @@ final class Server: @unchecked Sendable {
 
     /// `requests` takes every request of every connection; `connections` holds the connections
     /// while they are open; `spoolBudget` is where their long streamed answers may wait.
-    init(listener: Int32, queue: DispatchQueue, readLoop: ReadLoop, allowedUIDs: Set<UInt32>, log: Log,
-         requests: any RequestHandling, connections: ConnectionRegistry, spoolBudget: SpoolBudget) {
+    init(
+        listener: Int32, queue: DispatchQueue, readLoop: ReadLoop, allowedUIDs: Set<UInt32>, log: Log,
+        requests: any RequestHandling, connections: ConnectionRegistry, spoolBudget: SpoolBudget
+    ) {
         self.listener = listener
         self.queue = queue
         self.readLoop = readLoop
@@ -83,12 +86,16 @@ final class Server: @unchecked Sendable {
             let fd: Int32?
             do {
                 fd = try UnixSocket.accept(listener)
-            } catch where error.errno == EMFILE || error.errno == ENFILE {
-                warn(shortOfDescriptors, "out of file descriptors: new connections are closed until some are free (\(error))")
+            } catch  where error.errno == EMFILE || error.errno == ENFILE {
+                warn(
+                    shortOfDescriptors,
+                    "out of file descriptors: new connections are closed until some are free (\(error))")
                 switch shedOne() {
                 case .shed: continue
                 case .empty: return
-                case .failed: pauseAccepting(); return
+                case .failed:
+                    pauseAccepting()
+                    return
                 }
             } catch {
                 warn(shortOfDescriptors, "cannot accept a connection: \(error)")
@@ -107,9 +114,15 @@ final class Server: @unchecked Sendable {
                 onDrained: { [connections] _ in connections.drained() },
                 onCutOff: { [unowned self] unread, problem in
                     if let problem {
-                        self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) reading slower than todod answers: \(problem); \(unread) bytes of answers unsent")
+                        self.warn(
+                            self.cutOffs,
+                            "disconnected a client (pid \(peer.pid)) reading slower than todod answers: \(problem); \(unread) bytes of answers unsent"
+                        )
                     } else {
-                        self.warn(self.cutOffs, "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent")
+                        self.warn(
+                            self.cutOffs,
+                            "disconnected a client (pid \(peer.pid)) that stopped reading: \(unread) bytes of answers unsent"
+                        )
                     }
                 })
             connections.add(connection)
@@ -150,11 +163,15 @@ final class Server: @unchecked Sendable {
     /// Unix socket with unread input resets it and the peer would read an error after the
     /// refusal. At most `maxLingering` linger; a flood beyond is closed at once.
     private func refuse(_ fd: Int32, uid: UInt32?) {
-        warn(refusals, "refused a connection from uid \(uid.map(String.init) ?? "unknown"): this daemon serves only its owner and root")
+        warn(
+            refusals,
+            "refused a connection from uid \(uid.map(String.init) ?? "unknown"): this daemon serves only its owner and root"
+        )
         _ = try? Posix.write(fd, RPCMessage.line(RPCMessage.error(id: .null, .permissionDenied)), from: 0)
         shutdown(fd, Int32(SHUT_WR))
         guard lingering.count < Server.maxLingering,
-              let token = try? readLoop.watch(fd, handler: { [unowned self] in self.discardInput(fd) }) else {
+            let token = try? readLoop.watch(fd, handler: { [unowned self] in self.discardInput(fd) })
+        else {
             Posix.close(fd)
             return
         }
@@ -174,7 +191,7 @@ final class Server: @unchecked Sendable {
     }
 
     private func endLingering(_ fd: Int32, _ token: UInt64) {
-        guard lingering[fd] == token else { return }  // already closed (and the number maybe reused)
+        guard lingering[fd] == token else { return } // already closed (and the number maybe reused)
         lingering[fd] = nil
         readLoop.forget(token, fd: fd)
         Posix.close(fd)

@@ -23,16 +23,19 @@ final class ManagerStatus: @unchecked Sendable {
 
     func update() {
         dispatchPrecondition(condition: .onQueue(store.queue))
-        guard enabled, let text = try? store.readOnQueue({ tx in
-            ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder(), timeZone: timeZone())
-        }), text != last else { return }
+        guard enabled,
+            let text = try? store.readOnQueue({ tx in
+                ManagerStatus.text(counts: try tx.counts(), next: try tx.nextPendingReminder(), timeZone: timeZone())
+            }), text != last
+        else { return }
         last = text
         notifier.status(text)
     }
 
     /// "3 open, 1 done; next reminder 2026-12-01 09:00 +09:00" (or "no reminder pending").
     static func text(counts: (open: Int, done: Int), next: Instant?, timeZone: ZoneInfo) -> String {
-        let reminder = next.map { "next reminder " + LocalTime($0, in: timeZone).textWithOffset } ?? "no reminder pending"
+        let reminder =
+            next.map { "next reminder " + LocalTime($0, in: timeZone).textWithOffset } ?? "no reminder pending"
         return "\(counts.open) open, \(counts.done) done; \(reminder)"
     }
 }

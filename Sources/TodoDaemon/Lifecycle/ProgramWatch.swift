@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import TodoPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Notices when the file the daemon runs from is replaced: a package upgrade (dpkg writes
 /// `todod.dpkg-new` and renames it over `/usr/bin/todod`), `scripts/install`, a new build. Watches
@@ -32,7 +33,8 @@ final class ProgramWatch: @unchecked Sendable {
     /// daemon then runs its old program until it is restarted).
     init?(queue: DispatchQueue, log: Log, replaced: @escaping (String) -> Void) {
         guard let path = Executable.ownPath, path.hasPrefix("/"), !path.hasSuffix(" (deleted)"),
-              let running = try? Files.identity(path) else {
+            let running = try? Files.identity(path)
+        else {
             log.warning("cannot tell which file todod runs from; an upgrade takes effect when todod is restarted")
             return nil
         }
@@ -43,7 +45,9 @@ final class ProgramWatch: @unchecked Sendable {
         self.replaced = replaced
         let watch: DirectoryWatch
         do { watch = try DirectoryWatch(directories: [Files.directory(of: path)]) } catch {
-            log.warning("cannot watch \(Files.directory(of: path)) for a new \(name) (\(error)); an upgrade takes effect when todod is restarted")
+            log.warning(
+                "cannot watch \(Files.directory(of: path)) for a new \(name) (\(error)); an upgrade takes effect when todod is restarted"
+            )
             return nil
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: watch.fd, queue: queue)

@@ -30,7 +30,9 @@ final class Watchdog: @unchecked Sendable {
     func start(on queue: DispatchQueue) {
         guard let half else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now(), repeating: .microseconds(Int(half * 1_000_000)), leeway: .microseconds(Int(half * 100_000)))
+        timer.schedule(
+            deadline: .now(), repeating: .microseconds(Int(half * 1_000_000)),
+            leeway: .microseconds(Int(half * 100_000)))
         timer.setEventHandler { [unowned self] in beat() }
         timer.resume()
         self.timer = timer

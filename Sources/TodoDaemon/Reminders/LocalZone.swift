@@ -57,8 +57,10 @@ final class ZoneWatch: @unchecked Sendable {
 
     /// `changed` is called on `queue` after the new zone is in place (the daemon re-arms the
     /// scheduler there); the journal entry is sent from `journalQueue`.
-    init(zone: LocalZone, tz: String?, tzdir: String?, queue: DispatchQueue, journalQueue: DispatchQueue, log: Log,
-         storeID: String, changed: @escaping () -> Void) {
+    init(
+        zone: LocalZone, tz: String?, tzdir: String?, queue: DispatchQueue, journalQueue: DispatchQueue, log: Log,
+        storeID: String, changed: @escaping () -> Void
+    ) {
         self.zone = zone
         self.tz = tz
         self.tzdir = tzdir
@@ -84,10 +86,12 @@ final class ZoneWatch: @unchecked Sendable {
         source?.cancel()
         source = nil
         watchedDirectories = setting.directories
-        guard !setting.directories.isEmpty else { return }  // a POSIX rule in TZ: nothing on disk to change
+        guard !setting.directories.isEmpty else { return } // a POSIX rule in TZ: nothing on disk to change
         let watch: DirectoryWatch
         do { watch = try DirectoryWatch(directories: setting.directories) } catch {
-            log.warning("cannot watch \(setting.directories.joined(separator: " and ")) for zone changes (\(error)); the zone is read at start only")
+            log.warning(
+                "cannot watch \(setting.directories.joined(separator: " and ")) for zone changes (\(error)); the zone is read at start only"
+            )
             return
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: watch.fd, queue: queue)
@@ -106,19 +110,20 @@ final class ZoneWatch: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         let new = LocalZoneSetting.read(tz: tz, tzdir: tzdir)
         let old = zone.setting
-        watch(new)  // a link pointed elsewhere: watch the new target's directory
+        watch(new) // a link pointed elsewhere: watch the new target's directory
         guard new != old else { return }
         _ = zone.replace(with: new)
         changed()
         let rearmUsec = Int64((MonotonicClock.seconds() - noticed) * 1_000_000)
-        let what = old.name == new.name
+        let what =
+            old.name == new.name
             ? "The tz database's rules for \(new.name) changed"
             : "The local time zone changed from \(old.name) to \(new.name)"
         let message = what + "; reminders of all-day todos follow the new local time, the others keep their instant."
         let fields: [(name: String, value: String)] = [
             ("MESSAGE", message), ("MESSAGE_ID", Self.messageID), ("PRIORITY", "5"), ("SYSLOG_IDENTIFIER", "todod"),
             ("TODO_STORE", storeID), ("TODO_ZONE_FROM", old.name), ("TODO_ZONE_TO", new.name),
-            ("TODO_REARM_USEC", String(rearmUsec)),
+            ("TODO_REARM_USEC", String(rearmUsec))
         ]
         let log = self.log
         journalQueue.async {
@@ -143,7 +148,8 @@ final class SleepWatch: @unchecked Sendable {
         queue.async { [self] in
             let signals: SleepSignals
             do { signals = try SleepSignals() } catch {
-                log.info("no system bus (\(error)); a resume is noticed by the timer and the kernel's suspended time only")
+                log.info(
+                    "no system bus (\(error)); a resume is noticed by the timer and the kernel's suspended time only")
                 return
             }
             self.signals = signals

@@ -24,25 +24,34 @@ struct ReminderHistory: ReminderHistoryReading {
 
     func list(since: Instant?, limit: Int) throws(TodoError) -> [ReminderRecord] {
         guard Journal.isAvailable else {
-            throw TodoError.storage("cannot read reminders: there is no journal on this machine (\(Journal.socketPath) is missing); todod wrote them to its standard error")
+            throw TodoError.storage(
+                "cannot read reminders: there is no journal on this machine (\(Journal.socketPath) is missing); todod wrote them to its standard error"
+            )
         }
         let entries: [Journal.Entry]
         do {
             entries = try Journal.read(
-                matching: [("MESSAGE_ID", JournalReminderSink.messageID), ("SYSLOG_IDENTIFIER", "todod"),
-                           ("TODO_STORE", storeID), ("_UID", String(uid)), ("_COMM", command)],
+                matching: [
+                    ("MESSAGE_ID", JournalReminderSink.messageID), ("SYSLOG_IDENTIFIER", "todod"),
+                    ("TODO_STORE", storeID), ("_UID", String(uid)), ("_COMM", command)
+                ],
                 since: since.map { UInt64(max(0, $0.usec)) }, limit: limit,
-                fields: ["TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_REMIND_USEC", "TODO_LATE_USEC",
-                         "TODO_ALL_DAY", "TODO_ZONE"])
+                fields: [
+                    "TODO_ID", "TODO_UID", "TODO_TITLE", "TODO_CATEGORY", "TODO_DUE", "TODO_REMIND_USEC",
+                    "TODO_LATE_USEC",
+                    "TODO_ALL_DAY", "TODO_ZONE"
+                ])
         } catch {
             throw TodoError.storage("cannot read reminders from the journal: \(error)")
         }
         return entries.map { entry in
             let f = entry.fields
             return ReminderRecord(
-                id: f["TODO_ID"].flatMap { Int64($0) }, uid: f["TODO_UID"], title: f["TODO_TITLE"], category: f["TODO_CATEGORY"],
+                id: f["TODO_ID"].flatMap { Int64($0) }, uid: f["TODO_UID"], title: f["TODO_TITLE"],
+                category: f["TODO_CATEGORY"],
                 due: f["TODO_DUE"], remind: f["TODO_REMIND_USEC"].flatMap { Int64($0) }.map(Instant.init(usec:)),
-                fired: Instant(usec: Int64(clamping: entry.realtimeUsec)), lateUsec: f["TODO_LATE_USEC"].flatMap { Int64($0) },
+                fired: Instant(usec: Int64(clamping: entry.realtimeUsec)),
+                lateUsec: f["TODO_LATE_USEC"].flatMap { Int64($0) },
                 allDay: f["TODO_ALL_DAY"] == "1", zone: f["TODO_ZONE"])
         }
     }

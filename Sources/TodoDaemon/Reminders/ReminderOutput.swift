@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+import Foundation
 import TodoCore
 import TodoSystemd
 import TodoTime
-import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes each fired reminder to the journal as a structured entry (docs/REMINDERS.md).
 ///
@@ -41,7 +42,9 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         self.timeZone = timeZone
         self.storeID = storeID
         if !Journal.isAvailable {
-            log.warning("no journald listening at \(Journal.socketPath): reminders are written to standard error until one listens")
+            log.warning(
+                "no journald listening at \(Journal.socketPath): reminders are written to standard error until one listens"
+            )
         }
     }
 
@@ -59,12 +62,16 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         }
         if !refusing {
             refusing = true
-            log.warning("the journal refused a reminder (\(String(cString: strerror(errno)))); writing reminders here and retrying every \(ReminderScheduler.retryDelayUsec / 1_000_000) s")
+            log.warning(
+                "the journal refused a reminder (\(String(cString: strerror(errno)))); writing reminders here and retrying every \(ReminderScheduler.retryDelayUsec / 1_000_000) s"
+            )
         }
-        if onStandardError.count >= 10_000 { onStandardError = [] }  // bounded: at worst a line repeats
+        if onStandardError.count >= 10_000 { onStandardError = [] } // bounded: at worst a line repeats
         if onStandardError.insert(key).inserted {
-            let facts = fields.filter { $0.name != "MESSAGE" && $0.name != "PRIORITY" && $0.name != "SYSLOG_IDENTIFIER" }
-                .map { "\($0.name)=\(Self.quoted($0.value))" }.joined(separator: " ")
+            let facts = fields.filter {
+                $0.name != "MESSAGE" && $0.name != "PRIORITY" && $0.name != "SYSLOG_IDENTIFIER"
+            }
+            .map { "\($0.name)=\(Self.quoted($0.value))" }.joined(separator: " ")
             log.notice("\(fields[0].value) [\(facts)]")
         }
         return false
@@ -82,7 +89,9 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
         }
         if !refusing {
             refusing = true
-            log.warning("the journal refused a reminder (\(String(cString: strerror(errno)))); writing reminders here and retrying every \(ReminderScheduler.retryDelayUsec / 1_000_000) s")
+            log.warning(
+                "the journal refused a reminder (\(String(cString: strerror(errno)))); writing reminders here and retrying every \(ReminderScheduler.retryDelayUsec / 1_000_000) s"
+            )
         }
         let key: [Int64] = [-1, reminders.first?.todo.id ?? 0, Int64(reminders.count)]
         if onStandardError.insert(key).inserted { log.notice(fields[0].value) }
@@ -95,7 +104,8 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
     /// The summary entry's fields, MESSAGE first: the count, the todos (the first 20 by title in
     /// the message, every id in TODO_IDS).
     static func summaryFields(_ reminders: [FiredReminder], storeID: String) -> [(name: String, value: String)] {
-        let named = reminders.prefix(20).map { "\($0.todo.id) “\(DisplayText.escaped($0.todo.title))”" }.joined(separator: ", ")
+        let named = reminders.prefix(20).map { "\($0.todo.id) “\(DisplayText.escaped($0.todo.title))”" }.joined(
+            separator: ", ")
         let more = reminders.count > 20 ? " and \(reminders.count - 20) more" : ""
         return [
             ("MESSAGE", summaryText(count: reminders.count) + ": todos " + named + more + "."),
@@ -105,12 +115,14 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
             ("TODO_STORE", storeID),
             ("TODO_COUNT", String(reminders.count)),
             ("TODO_IDS", reminders.map { String($0.todo.id) }.joined(separator: " ")),
-            ("TODO_LATE_USEC", String(max(0, reminders.map(\.lateUsec).max() ?? 0))),
+            ("TODO_LATE_USEC", String(max(0, reminders.map(\.lateUsec).max() ?? 0)))
         ]
     }
 
     /// The entry's fields, MESSAGE first.
-    static func fields(_ reminder: FiredReminder, storeID: String, timeZone: ZoneInfo) -> [(name: String, value: String)] {
+    static func fields(_ reminder: FiredReminder, storeID: String, timeZone: ZoneInfo) -> [(
+        name: String, value: String
+    )] {
         let todo = reminder.todo
         var fields: [(name: String, value: String)] = [
             ("MESSAGE", message(todo, timeZone: timeZone)),
@@ -120,7 +132,7 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
             ("TODO_ID", String(todo.id)),
             ("TODO_UID", todo.uid),
             ("TODO_STORE", storeID),
-            ("TODO_TITLE", todo.title),
+            ("TODO_TITLE", todo.title)
         ]
         if let category = todo.category { fields.append(("TODO_CATEGORY", category)) }
         if let due = todo.due {
@@ -155,7 +167,8 @@ final class JournalReminderSink: ReminderSink, @unchecked Sendable {
     }
 
     private static func quoted(_ value: String) -> String {
-        value.contains(where: { $0 == " " || $0 == "\"" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : value
+        value.contains(where: { $0 == " " || $0 == "\"" })
+            ? "\"" + value.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : value
     }
 }
 

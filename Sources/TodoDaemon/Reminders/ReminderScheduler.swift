@@ -51,7 +51,8 @@ struct FiredReminder: Sendable, Equatable {
         self.scheduled = scheduled ?? todo.remind ?? fired
         // The stored instant names the firing (an all-day todo's `scheduled` may follow the local zone).
         if let at = todo.remind,
-           let index = todo.alarms.firstIndex(where: { $0.fires(at: at, due: todo.due, start: todo.start) }) {
+            let index = todo.alarms.firstIndex(where: { $0.fires(at: at, due: todo.due, start: todo.start) })
+        {
             let alarm = todo.alarms[index]
             alarmIndex = index
             alarmUid = alarm.uid
@@ -144,9 +145,14 @@ final class ReminderScheduler: @unchecked Sendable {
 
     /// `timer` must fire on the store queue; `sink` is called only on `deliveryQueue`; `onFired`
     /// gets each recorded batch on the store queue (the daemon publishes it as `reminder` events).
-    init(store: TodoStore, clock: @escaping @Sendable () -> Instant, localZone: @escaping @Sendable () -> ZoneInfo = { .utc }, tzdir: String? = nil,
-         suspendedUsec: @escaping @Sendable () -> Int64 = { 0 }, monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds() },
-         timer: any WallClockTimer, sink: any ReminderSink, deliveryQueue: DispatchQueue, onFired: @escaping ([FiredReminder]) -> Void) {
+    init(
+        store: TodoStore, clock: @escaping @Sendable () -> Instant,
+        localZone: @escaping @Sendable () -> ZoneInfo = { .utc }, tzdir: String? = nil,
+        suspendedUsec: @escaping @Sendable () -> Int64 = { 0 },
+        monotonic: @escaping @Sendable () -> Double = { MonotonicClock.seconds() },
+        timer: any WallClockTimer, sink: any ReminderSink, deliveryQueue: DispatchQueue,
+        onFired: @escaping ([FiredReminder]) -> Void
+    ) {
         self.suspendedUsec = suspendedUsec
         self.monotonic = monotonic
         lastSuspendedUsec = suspendedUsec()
@@ -204,7 +210,8 @@ final class ReminderScheduler: @unchecked Sendable {
         guard let own else { return remind }
         let wall = LocalTime(remind, in: own)
         let micros = remind.usec - remind.seconds * 1_000_000
-        return LocalTime.instant(days: wall.days, secondOfDay: wall.secondOfDay, micros: micros, in: localZone()) ?? remind
+        return LocalTime.instant(days: wall.days, secondOfDay: wall.secondOfDay, micros: micros, in: localZone())
+            ?? remind
     }
 
     /// The zone, the tz database or the clock changed (or the machine resumed): everything is
@@ -239,7 +246,8 @@ final class ReminderScheduler: @unchecked Sendable {
         guard let firstWall = try tx.nextPendingReminder(allDay: true) else { return instant }
         // Stored more than two shifts after the first instant reminder: none can come before it.
         if let instant, firstWall.usec - 2 * Self.maxShiftUsec > instant.usec { return instant }
-        let candidates = try tx.dueReminders(at: firstWall.adding(usec: 2 * Self.maxShiftUsec), allDay: true, limit: 1000)
+        let candidates = try tx.dueReminders(
+            at: firstWall.adding(usec: 2 * Self.maxShiftUsec), allDay: true, limit: 1000)
         let wall = candidates.compactMap(scheduledInstant(of:)).min()
         return [instant, wall].compactMap { $0 }.min()
     }
@@ -259,7 +267,7 @@ final class ReminderScheduler: @unchecked Sendable {
     /// store queue is free: after the answers of the commit that called this.
     func rearm() {
         dispatchPrecondition(condition: .onQueue(store.queue))
-        guard !delivering, !halted else { return }  // the batch in flight re-arms once it is recorded
+        guard !delivering, !halted else { return } // the batch in flight re-arms once it is recorded
         let next: Instant?
         do {
             next = try store.readOnQueue { tx throws(TodoError) in try nextDue(tx) }
@@ -310,7 +318,7 @@ final class ReminderScheduler: @unchecked Sendable {
         lastSuspendedUsec = suspended
         if asleepSince != nil {
             let awake = monotonic() - asleepMonotonic
-            if awake < Self.sleepHoldSeconds {  // held until the resume, or until it is clear none comes
+            if awake < Self.sleepHoldSeconds { // held until the resume, or until it is clear none comes
                 return arm(at: now.adding(usec: Int64((Self.sleepHoldSeconds - awake) * 1_000_000) + 1))
             }
             resumedFrom = asleepSince
@@ -334,8 +342,9 @@ final class ReminderScheduler: @unchecked Sendable {
                 // Never earlier than the instant it was found due at: the wall clock may step
                 // back while the batch waits for the journal.
                 let fired = max(clock(), now)
-                let reminder = FiredReminder(todo: todo, fired: fired, lateUsec: fired.usec - scheduled.usec, scheduled: scheduled)
-                if sink.deliver(reminder) { delivered.append(reminder) }  // a refused one stays pending
+                let reminder = FiredReminder(
+                    todo: todo, fired: fired, lateUsec: fired.usec - scheduled.usec, scheduled: scheduled)
+                if sink.deliver(reminder) { delivered.append(reminder) } // a refused one stays pending
             }
             let (done, refused) = (delivered, delivered.count < due.count)
             queue.async { self.record(done, refused: refused, full: full) }
@@ -349,11 +358,17 @@ final class ReminderScheduler: @unchecked Sendable {
         let due: [(Todo, Instant)]
         do {
             due = try store.readOnQueue { tx throws(TodoError) in
-                var all = try tx.dueReminders(at: now, allDay: false, limit: Self.summaryLimit).map { ($0, $0.remind ?? now) }
-                for todo in try tx.dueReminders(at: now.adding(usec: Self.maxShiftUsec), allDay: true, limit: Self.summaryLimit) {
+                var all = try tx.dueReminders(at: now, allDay: false, limit: Self.summaryLimit).map {
+                    ($0, $0.remind ?? now)
+                }
+                for todo in try tx.dueReminders(
+                    at: now.adding(usec: Self.maxShiftUsec), allDay: true, limit: Self.summaryLimit)
+                {
                     if let at = scheduledInstant(of: todo), at <= now { all.append((todo, at)) }
                 }
-                return all.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }.prefix(Self.summaryLimit).map { $0 }
+                return all.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }.prefix(Self.summaryLimit).map {
+                    $0
+                }
             }
         } catch {
             return false
@@ -361,11 +376,13 @@ final class ReminderScheduler: @unchecked Sendable {
         guard due.count > Self.summaryThreshold else { return false }
         delivering = true
         let (sink, queue) = (self.sink, store.queue)
-        let reminders = due.map { FiredReminder(todo: $0.0, fired: now, lateUsec: now.usec - $0.1.usec, scheduled: $0.1) }
+        let reminders = due.map {
+            FiredReminder(todo: $0.0, fired: now, lateUsec: now.usec - $0.1.usec, scheduled: $0.1)
+        }
         deliveryQueue.async {
             let landed = sink.deliverSummary(reminders)
             queue.async {
-                if !landed { self.resumedFrom = min(self.resumedFrom ?? .latest, now) }  // retried as a summary again
+                if !landed { self.resumedFrom = min(self.resumedFrom ?? .latest, now) } // retried as a summary again
                 self.record(landed ? reminders : [], refused: !landed, full: false)
             }
         }
@@ -375,8 +392,10 @@ final class ReminderScheduler: @unchecked Sendable {
     /// Back on the store queue: records what was delivered, reports it, and arms for what is next.
     private func record(_ delivered: [FiredReminder], refused: Bool, full: Bool) {
         dispatchPrecondition(condition: .onQueue(store.queue))
-        if store.longWriteRunningOnQueue {  // cannot write yet: recorded once the undo or redo ends, never sent twice
-            store.queue.asyncAfter(deadline: .now() + .milliseconds(100)) { self.record(delivered, refused: refused, full: full) }
+        if store.longWriteRunningOnQueue { // cannot write yet: recorded once the undo or redo ends, never sent twice
+            store.queue.asyncAfter(deadline: .now() + .milliseconds(100)) {
+                self.record(delivered, refused: refused, full: full)
+            }
             return
         }
         delivering = false
@@ -400,7 +419,7 @@ final class ReminderScheduler: @unchecked Sendable {
             arm(at: retryAt!)
         } else if full {
             retryAt = nil
-            arm(at: clock())  // more may be due: go on after the requests waiting on the queue
+            arm(at: clock()) // more may be due: go on after the requests waiting on the queue
         } else {
             retryAt = nil
             armedFor = nil

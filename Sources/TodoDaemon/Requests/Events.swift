@@ -59,11 +59,13 @@ enum Event: Sendable {
             }
             params.append(UInt8(ascii: "}"))
         case .loggedCategory(let type, let id, let name, let oldName):
-            var o: JSONObject = ["type": .string(type.name), "category": .object(["id": .int(id), "name": .string(name)])]
+            var o: JSONObject = [
+                "type": .string(type.name), "category": .object(["id": .int(id), "name": .string(name)])
+            ]
             if let oldName { o["oldName"] = .string(oldName) }
             var object: [UInt8] = []
             JSON.object(o).write(to: &object)
-            params.append(contentsOf: object.dropFirst())  // after the "{" (and `seq`) written above
+            params.append(contentsOf: object.dropFirst()) // after the "{" (and `seq`) written above
         case .imported(let todos, let categories):
             params.append(contentsOf: #""type":"#.utf8)
             JSON.string(type.name).write(to: &params)
@@ -144,13 +146,15 @@ enum Subscription: Sendable, Equatable {
     }
 }
 
-
 extension Event {
     /// The events `watch` replays for one change of the log, in the order a live subscriber got
     /// them: the categories it wrote first, then its todos (docs/PROTOCOL.md §6, "Replay").
     static func replayed(_ change: LoggedChange) -> [Event] {
         if change.kind == .import {
-            return [.imported(todos: change.todos.count, categories: change.categories.filter { $0.effect == .inserted }.count)]
+            return [
+                .imported(
+                    todos: change.todos.count, categories: change.categories.filter { $0.effect == .inserted }.count)
+            ]
         }
         var events: [Event] = change.categories.map { c in
             switch c.effect {
@@ -162,13 +166,16 @@ extension Event {
                     : .loggedCategory(.categoryMoved, id: c.id, name: c.name, oldName: nil)
             }
         }
-        let updated: EventType = switch change.kind {
-        case .complete: .todoCompleted
-        case .reopen: .todoReopened
-        case .move: .todoMoved
-        default: .todoUpdated
-        }
-        for (effect, type) in [(LoggedChange.Effect.inserted, EventType.todoAdded), (.updated, updated), (.deleted, .todoDeleted)] {
+        let updated: EventType =
+            switch change.kind {
+            case .complete: .todoCompleted
+            case .reopen: .todoReopened
+            case .move: .todoMoved
+            default: .todoUpdated
+            }
+        for (effect, type) in [
+            (LoggedChange.Effect.inserted, EventType.todoAdded), (.updated, updated), (.deleted, .todoDeleted)
+        ] {
             let todos = change.todos.filter { $0.effect == effect }.map(\.todo)
             if !todos.isEmpty { events.append(.todos(type, todos)) }
         }

@@ -80,8 +80,10 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
 
     /// `replies` gets every reply on `ioQueue`; `afterCommit` runs on the store queue after each
     /// commit (the daemon re-arms the reminder timer and updates its status line there).
-    init(store: TodoStore, router: Router, ioQueue: DispatchQueue, replies: any ReplyDelivering,
-         afterCommit: @escaping @Sendable () -> Void = {}) {
+    init(
+        store: TodoStore, router: Router, ioQueue: DispatchQueue, replies: any ReplyDelivering,
+        afterCommit: @escaping @Sendable () -> Void = {}
+    ) {
         self.store = store
         self.router = router
         self.ioQueue = ioQueue
@@ -160,7 +162,8 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// writes, long requests, journal reads and every later job of their connections (and of the
     /// connection undoing) in `pending`, in order, until it ends. Called under `lock`.
     private func takeReadsWhileDetached(_ undoing: ObjectIdentifier) -> [Job] {
-        var taken: [Job] = [], held: [Job] = []
+        var taken: [Job] = []
+        var held: [Job] = []
         var holding: Set<ObjectIdentifier> = [undoing]
         for job in pending {
             let id = ObjectIdentifier(job.connection)
@@ -172,7 +175,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             }
         }
         pending = held
-        scheduled = false  // the held jobs are scheduled again when the undo or redo ends
+        scheduled = false // the held jobs are scheduled again when the undo or redo ends
         return taken
     }
 
@@ -196,7 +199,9 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             if !job.connection.hungUp.load(ordering: .relaxed) {
                 do throws(RPCError) {
                     let outcome = try router.listReminders(request)
-                    response = request.id.map { RPCMessage.resultLine(id: $0, encodedResult: outcome.encodedResult ?? []) }
+                    response = request.id.map {
+                        RPCMessage.resultLine(id: $0, encodedResult: outcome.encodedResult ?? [])
+                    }
                 } catch {
                     response = request.id.map { RPCMessage.line(RPCMessage.error(id: $0, error)) }
                 }
@@ -222,13 +227,16 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     func answerInline(_ job: Job, connectionIdle: Bool) -> Reply? {
         dispatchPrecondition(condition: .onQueue(ioQueue))
         guard connectionIdle, case .success(let request) = job.request, request.known != .watch,
-              request.known?.kind == .read, request.known?.readsJournal != true,
-              lock.withLock({ _ in !scheduled }) else { return nil }
-        let stream = request.known == .todoList ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
+            request.known?.kind == .read, request.known?.readsJournal != true,
+            lock.withLock({ _ in !scheduled })
+        else { return nil }
+        let stream =
+            request.known == .todoList ? request.id.map { ResponseStream(connection: job.connection, id: $0) } : nil
         var reply: Reply?
-        store.queue.sync {  // a block returning nothing: `sync<T>` would look up `Reply?`'s metadata on every call
+        store.queue.sync { // a block returning nothing: `sync<T>` would look up `Reply?`'s metadata on every call
             do {
-                reply = try store.readOnQueue { (tx) throws(TodoError) in run(job, tx, savepoint: false, stream: stream) }
+                reply = try store.readOnQueue { (tx) throws(TodoError) in run(job, tx, savepoint: false, stream: stream)
+                }
             } catch {
                 // The store is closed. Unless part of a streamed answer is out, the request takes
                 // the normal path and gets its error there.
@@ -269,8 +277,8 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(store.queue))
         let (jobs, journalReads, more) = takePending()
         defer {
-            for job in journalReads { readJournal(job) }  // after this pass's answers
-            if more { store.queue.async { self.drain() } }  // the rest waits behind what the queue holds
+            for job in journalReads { readJournal(job) } // after this pass's answers
+            if more { store.queue.async { self.drain() } } // the rest waits behind what the queue holds
         }
         guard !jobs.isEmpty else { return }
         let writes = jobs.contains { job in
@@ -284,8 +292,10 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         // a statement journal cuts the savepoint's in-memory journal back when it ends, walking
         // it from its start: with the pages of a large undo in it, that cost grew with every row.
         let own = jobs.count == 1 && Self.isLong(jobs[0])
-        if own, case .success(let request) = jobs[0].request, request.known == .storeUndo || request.known == .storeRedo,
-           reversesManyRows(request) {
+        if own, case .success(let request) = jobs[0].request,
+            request.known == .storeUndo || request.known == .storeRedo,
+            reversesManyRows(request)
+        {
             return runDetached(jobs[0])
         }
         do throws(PassFailure) {
@@ -312,11 +322,15 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             replies = jobs.map { job in
                 switch job.request {
                 case .success(let request):
-                    return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, failure)) },
-                                 events: [], subscription: nil)
-                case .failure(let undecodable):  // keeps its own error
-                    return Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: undecodable.id, undecodable.error)),
-                                 events: [], subscription: nil)
+                    return Reply(
+                        connection: job.connection,
+                        response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, failure)) },
+                        events: [], subscription: nil)
+                case .failure(let undecodable): // keeps its own error
+                    return Reply(
+                        connection: job.connection,
+                        response: RPCMessage.line(RPCMessage.error(id: undecodable.id, undecodable.error)),
+                        events: [], subscription: nil)
                 }
             }
         }
@@ -331,8 +345,10 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// Whether `request` (a `store.undo` or `store.redo`) reverses `detachedReversalRows` or more.
     private func reversesManyRows(_ request: RPCRequest) -> Bool {
         let redo = request.known == .storeRedo
-        let steps = (redo ? (try? StoreRedoParams(decoding: request.params))?.steps
-                          : (try? StoreUndoParams(decoding: request.params))?.steps) ?? 1
+        let steps =
+            (redo
+                ? (try? StoreRedoParams(decoding: request.params))?.steps
+                : (try? StoreUndoParams(decoding: request.params))?.steps) ?? 1
         let rows = try? store.readOnQueue { (tx) throws(TodoError) in try tx.reversalRows(redo: redo, steps: steps) }
         return (rows ?? Self.detachedReversalRows) >= Self.detachedReversalRows
     }
@@ -344,42 +360,51 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// ends; then its answer and events leave, as after any commit, and the held jobs run.
     private func runDetached(_ job: Job) {
         lock.withLock { _ in detached = ObjectIdentifier(job.connection) }
-        store.writeDetached(on: longWriteQueue, { [self] (tx) throws(PassFailure) -> Reply in
-            let reply = run(job, tx, savepoint: false)
-            if reply.failed { throw PassFailure.answered(reply) }
-            return reply
-        }, done: { [self] result in
-            var reply: Reply
-            switch result {
-            case .success(let done):
-                afterCommit()
-                reply = done
-            case .failure(.answered(let failed)):
-                reply = failed
-            case .failure(.store(let error)):
-                reply = Reply(connection: job.connection, response: nil, events: [], subscription: nil, failed: true)
-                if case .success(let request) = job.request, let id = request.id {
-                    reply = Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: id, RPCError(error))),
-                                  events: [], subscription: nil, failed: true)
+        store.writeDetached(
+            on: longWriteQueue,
+            { [self] (tx) throws(PassFailure) -> Reply in
+                let reply = run(job, tx, savepoint: false)
+                if reply.failed { throw PassFailure.answered(reply) }
+                return reply
+            },
+            done: { [self] result in
+                var reply: Reply
+                switch result {
+                case .success(let done):
+                    afterCommit()
+                    reply = done
+                case .failure(.answered(let failed)):
+                    reply = failed
+                case .failure(.store(let error)):
+                    reply = Reply(
+                        connection: job.connection, response: nil, events: [], subscription: nil, failed: true)
+                    if case .success(let request) = job.request, let id = request.id {
+                        reply = Reply(
+                            connection: job.connection,
+                            response: RPCMessage.line(RPCMessage.error(id: id, RPCError(error))),
+                            events: [], subscription: nil, failed: true)
+                    }
+                case .failure(.requestFailed):
+                    reply = Reply(
+                        connection: job.connection, response: nil, events: [], subscription: nil, failed: true)
                 }
-            case .failure(.requestFailed):
-                reply = Reply(connection: job.connection, response: nil, events: [], subscription: nil, failed: true)
-            }
-            deliver([reply])
-            let schedule: Bool = lock.withLock { _ in
-                detached = nil
-                guard !pending.isEmpty, !scheduled else { return false }
-                scheduled = true
-                return true
-            }
-            if schedule { store.queue.async { self.drain() } }
-        })
+                deliver([reply])
+                let schedule: Bool = lock.withLock { _ in
+                    detached = nil
+                    guard !pending.isEmpty, !scheduled else { return false }
+                    scheduled = true
+                    return true
+                }
+                if schedule { store.queue.async { self.drain() } }
+            })
     }
 
     private func run(_ job: Job, _ tx: StoreTransaction, savepoint: Bool, stream: ResponseStream? = nil) -> Reply {
         switch job.request {
         case .failure(let failure):
-            return Reply(connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: failure.id, failure.error)), events: [], subscription: nil)
+            return Reply(
+                connection: job.connection, response: RPCMessage.line(RPCMessage.error(id: failure.id, failure.error)),
+                events: [], subscription: nil)
         case .success(let request):
             // Nobody is left to read the answer of a read: skip the work (writes still apply).
             if request.known?.kind == .read, job.connection.hungUp.load(ordering: .relaxed) {
@@ -390,26 +415,33 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
                 let imports = request.known == .storeImport
                 var held = imports ? job.connection.heldImport : nil
                 defer { if imports { job.connection.heldImport = held } }
-                var outcome = try savepoint && request.known?.kind == .write
+                var outcome =
+                    try savepoint && request.known?.kind == .write
                     ? tx.savepoint { () throws(RPCError) in try router.perform(request, in: tx, heldImport: &held) }
                     : router.perform(request, in: tx, heldImport: &held, stream: stream)
                 // Taken out of the outcome, the result's buffer is the answer's only owner: its
                 // line is made in it.
-                guard let encoded = outcome.encodedResult.take() else {  // it went out through the stream
+                guard let encoded = outcome.encodedResult.take() else { // it went out through the stream
                     stream?.finish()
-                    return Reply(connection: job.connection, response: nil, events: outcome.events, subscription: outcome.subscription,
-                                 seq: outcome.seq, replay: outcome.replay)
+                    return Reply(
+                        connection: job.connection, response: nil, events: outcome.events,
+                        subscription: outcome.subscription,
+                        seq: outcome.seq, replay: outcome.replay)
                 }
-                let response: [UInt8]? = if let id = request.id { RPCMessage.resultLine(id: id, encodedResult: encoded) } else { nil }
-                return Reply(connection: job.connection, response: response, events: outcome.events,
-                             subscription: outcome.subscription, seq: outcome.seq, replay: outcome.replay)
+                let response: [UInt8]? =
+                    if let id = request.id { RPCMessage.resultLine(id: id, encodedResult: encoded) } else { nil }
+                return Reply(
+                    connection: job.connection, response: response, events: outcome.events,
+                    subscription: outcome.subscription, seq: outcome.seq, replay: outcome.replay)
             } catch {
                 if let stream, stream.started {
                     stream.abandon()
                     return Reply(connection: job.connection, response: nil, events: [], subscription: nil)
                 }
-                return Reply(connection: job.connection, response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, error)) }, events: [],
-                             subscription: nil, failed: true)
+                return Reply(
+                    connection: job.connection,
+                    response: request.id.map { RPCMessage.line(RPCMessage.error(id: $0, error)) }, events: [],
+                    subscription: nil, failed: true)
             }
         }
     }

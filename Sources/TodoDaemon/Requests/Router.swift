@@ -58,8 +58,10 @@ final class Router: Sendable {
     /// `heldImport` is what the connection holds of a `store.import` sent in parts. With a
     /// `stream`, a `todo.list` result is written to it as the todos are read.
     /// The events of a change carry its `seq` (read once the change is written).
-    func perform(_ request: RPCRequest, in tx: StoreTransaction, heldImport: inout HeldImport?,
-                 stream: ResponseStream? = nil) throws(RPCError) -> Outcome {
+    func perform(
+        _ request: RPCRequest, in tx: StoreTransaction, heldImport: inout HeldImport?,
+        stream: ResponseStream? = nil
+    ) throws(RPCError) -> Outcome {
         guard let method = request.known else { throw RPCError.methodNotFound(request.method) }
         var outcome = try route(method, request.params, tx, heldImport: &heldImport, stream: stream)
         if method.kind == .write, !outcome.events.isEmpty {
@@ -68,8 +70,10 @@ final class Router: Sendable {
         return outcome
     }
 
-    private func route(_ method: TodoProtocol.Method, _ p: JSONObject, _ tx: StoreTransaction, heldImport: inout HeldImport?,
-                       stream: ResponseStream?) throws(RPCError) -> Outcome {
+    private func route(
+        _ method: TodoProtocol.Method, _ p: JSONObject, _ tx: StoreTransaction, heldImport: inout HeldImport?,
+        stream: ResponseStream?
+    ) throws(RPCError) -> Outcome {
         switch method {
         case .todoGet: return try onStore(TodoGetParams(decoding: p), tx, todoGet)
         case .todoAdd: return try onStore(TodoAddParams(decoding: p), tx, todoAdd)
@@ -95,8 +99,14 @@ final class Router: Sendable {
         case .storeExport: return try onStore(StoreExportParams(decoding: p), tx, storeExport)
         case .storeImport: return Outcome(try storeImport(StoreImportParams(decoding: p), held: &heldImport, tx))
         case .reminderList: return Outcome(try reminderList(ReminderListParams(decoding: p)))
-        case .storeUndo: return try onStore(StoreUndoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: false, p.steps, tx) }
-        case .storeRedo: return try onStore(StoreRedoParams(decoding: p), tx) { (p, tx) throws(TodoError) in try storeReverse(redo: true, p.steps, tx) }
+        case .storeUndo:
+            return try onStore(StoreUndoParams(decoding: p), tx) { (p, tx) throws(TodoError) in
+                try storeReverse(redo: false, p.steps, tx)
+            }
+        case .storeRedo:
+            return try onStore(StoreRedoParams(decoding: p), tx) { (p, tx) throws(TodoError) in
+                try storeReverse(redo: true, p.steps, tx)
+            }
         case .storeHistory: return try onStore(StoreHistoryParams(decoding: p), tx, storeHistory)
         }
     }
@@ -104,8 +114,10 @@ final class Router: Sendable {
     /// Runs a method's store work on its decoded params: the store's errors become wire errors
     /// (a params error was already one). The handler answers with the params' own result type.
     @inline(__always)
-    private func onStore<P: MethodParams>(_ params: P, _ tx: StoreTransaction,
-                                          _ body: (P, StoreTransaction) throws(TodoError) -> Reply<P.Result>) throws(RPCError) -> Outcome {
+    private func onStore<P: MethodParams>(
+        _ params: P, _ tx: StoreTransaction,
+        _ body: (P, StoreTransaction) throws(TodoError) -> Reply<P.Result>
+    ) throws(RPCError) -> Outcome {
         do { return Outcome(try body(params, tx)) } catch { throw RPCError(error) }
     }
 
@@ -129,10 +141,14 @@ final class Router: Sendable {
 
     /// `todo.list`, written to `stream` while the todos are read when there is one (by the
     /// pieces of `TodoPage`'s encoder).
-    private func todoList(_ query: TodoListParams, _ stream: ResponseStream?, _ tx: StoreTransaction) throws(TodoError) -> Outcome {
+    private func todoList(_ query: TodoListParams, _ stream: ResponseStream?, _ tx: StoreTransaction) throws(TodoError)
+        -> Outcome
+    {
         // A keyset window is one page, read before it is written (a window before its anchor is
         // read backwards and turned round).
-        guard let stream, query.seek == nil else { return Outcome(Reply<TodoListParams.Result>(result: try tx.list(query))) }
+        guard let stream, query.seek == nil else {
+            return Outcome(Reply<TodoListParams.Result>(result: try tx.list(query)))
+        }
         // Nothing is written until the rows are being read: an error before then (the statement
         // failing to prepare, say) is still answered as an error, not cut into a started line.
         var head: [UInt8]? = nil
@@ -143,7 +159,7 @@ final class Router: Sendable {
             TodoPage.append(todos, first: first, to: &piece)
             first = false
             stream.write(piece)
-            return stream.isOpen  // nobody left to read the rest
+            return stream.isOpen // nobody left to read the rest
         }
         stream.write((head ?? []) + TodoPage.encodedTail)
         return Outcome(encodedResult: nil)
@@ -156,7 +172,9 @@ final class Router: Sendable {
         let before = try tx.todo(p.id)
         let created: String? = if case .set(let name) = p.patch.category { try newCategory(name, tx) } else { nil }
         let todo = try tx.update(p.id, p.patch, ifRevision: p.ifRevision)
-        return Reply(result: todo, events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
+        return Reply(
+            result: todo,
+            events: try categoryEvents(created, tx) + (todo == before ? [] : [.todos(.todoUpdated, [todo])]))
     }
 
     private func todoComplete(_ p: TodoCompleteParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
@@ -170,13 +188,16 @@ final class Router: Sendable {
     /// Completes or reopens `ids`; the event names only the todos that changed (a recurring todo
     /// that advanced to its next occurrence did, though it is still open), the named ones and
     /// every subtask completed or parent reopened with them (those changed by being there).
-    private func setDone(_ done: Bool, _ ids: [Int64], stop: Bool, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
+    private func setDone(_ done: Bool, _ ids: [Int64], stop: Bool, _ tx: StoreTransaction) throws(TodoError) -> Reply<
+        [Todo]
+    > {
         var wasDone: Set<Int64> = []
         for id in ids where try tx.todo(id).done { wasDone.insert(id) }
         let todos = done ? try tx.complete(ids, stop: stop) : try tx.reopen(ids)
         let named = Set(ids)
         let changed = todos.filter { !named.contains($0.id) || wasDone.contains($0.id) != done }
-        return Reply(result: todos, events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])
+        return Reply(
+            result: todos, events: changed.isEmpty ? [] : [.todos(done ? .todoCompleted : .todoReopened, changed)])
     }
 
     private func todoDelete(_ p: TodoDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[Todo]> {
@@ -215,30 +236,38 @@ final class Router: Sendable {
                 if latest.updateValue(todo, forKey: todo.id) == nil { order.append(todo.id) }
             }
         }
-        try tx.asOneChange(.batch, { () throws(TodoError) in
-            for op in p.ops {
-                switch op {
-                case .update(let u):
-                    let reply = try todoUpdate(u, tx)
-                    keep([reply.result]); events += reply.events
-                case .complete(let c):
-                    let reply = try todoComplete(c, tx)
-                    keep(reply.result); events += reply.events
-                case .reopen(let r):
-                    let reply = try todoReopen(r, tx)
-                    keep(reply.result); events += reply.events
-                case .delete(let d):
-                    let reply = try todoDelete(d, tx)
-                    keep(reply.result); events += reply.events
-                case .move(let m):
-                    let reply = try todoMove(m, tx)
-                    keep([reply.result]); events += reply.events
-                case .snooze(let s):
-                    let reply = try todoSnooze(s, tx)
-                    keep([reply.result]); events += reply.events
+        try tx.asOneChange(
+            .batch,
+            { () throws(TodoError) in
+                for op in p.ops {
+                    switch op {
+                    case .update(let u):
+                        let reply = try todoUpdate(u, tx)
+                        keep([reply.result])
+                        events += reply.events
+                    case .complete(let c):
+                        let reply = try todoComplete(c, tx)
+                        keep(reply.result)
+                        events += reply.events
+                    case .reopen(let r):
+                        let reply = try todoReopen(r, tx)
+                        keep(reply.result)
+                        events += reply.events
+                    case .delete(let d):
+                        let reply = try todoDelete(d, tx)
+                        keep(reply.result)
+                        events += reply.events
+                    case .move(let m):
+                        let reply = try todoMove(m, tx)
+                        keep([reply.result])
+                        events += reply.events
+                    case .snooze(let s):
+                        let reply = try todoSnooze(s, tx)
+                        keep([reply.result])
+                        events += reply.events
+                    }
                 }
-            }
-        }, description: { Self.batchDescription(p.ops) })
+            }, description: { Self.batchDescription(p.ops) })
         // A todo moved after it was changed is answered with its final position.
         let todos = order.compactMap { latest[$0] }
         return Reply(result: todos, events: events)
@@ -286,7 +315,8 @@ final class Router: Sendable {
         return Reply(result: category, events: [.category(.categoryAdded, category)])
     }
 
-    private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category> {
+    private func categoryRename(_ p: CategoryRenameParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category>
+    {
         let old = try tx.category(named: p.name)
         let category = try tx.renameCategory(p.name, to: p.newName)
         guard category.name != old.name else { return Reply(result: category) }
@@ -297,7 +327,8 @@ final class Router: Sendable {
         return Reply(result: category, events: events)
     }
 
-    private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category> {
+    private func categoryDelete(_ p: CategoryDeleteParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category>
+    {
         let old = try tx.category(named: p.name)
         var unlinked = try tx.list(Self.all(inCategory: old.name)).todos
         let category = try tx.deleteCategory(p.name, force: p.force)
@@ -312,7 +343,8 @@ final class Router: Sendable {
     private func categoryMove(_ p: CategoryMoveParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Category> {
         let before = try tx.category(named: p.name)
         let category = try tx.moveCategory(p.name, to: Int(p.position))
-        return Reply(result: category, events: category.position == before.position ? [] : [.category(.categoryMoved, category)])
+        return Reply(
+            result: category, events: category.position == before.position ? [] : [.category(.categoryMoved, category)])
     }
 
     // MARK: - reminder.*, daemon.*, watch
@@ -327,10 +359,12 @@ final class Router: Sendable {
 
     private func daemonStatus(_: DaemonStatusParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<DaemonStatus> {
         let counts = try tx.counts()
-        return Reply(result: DaemonStatus(
-            version: TododVersion.string, storeID: status.storeID, pid: Int64(status.pid), uptime: status.uptime(),
-            database: status.database, open: Int64(counts.open), done: Int64(counts.done),
-            nextReminder: try tx.nextPendingReminder(), seq: try tx.currentSeq(), databaseProblem: status.databaseProblem()))
+        return Reply(
+            result: DaemonStatus(
+                version: TododVersion.string, storeID: status.storeID, pid: Int64(status.pid), uptime: status.uptime(),
+                database: status.database, open: Int64(counts.open), done: Int64(counts.done),
+                nextReminder: try tx.nextPendingReminder(), seq: try tx.currentSeq(),
+                databaseProblem: status.databaseProblem()))
     }
 
     /// `watch`; with `since`, the events of the changes after it up to the newest, to be sent
@@ -354,9 +388,12 @@ final class Router: Sendable {
     private func storeChanges(_ p: StoreChangesParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<ChangesPage> {
         let page = try tx.changedTodos(after: p.since, limit: p.limit ?? StoreChangesParams.defaultLimit)
         let next = page.more ? page.changes.last?.seq ?? p.since : try tx.currentSeq()
-        return Reply(result: ChangesPage(seq: next, changes: page.changes.map {
-            ChangesPage.Item(seq: $0.seq, kind: $0.kind, uid: $0.uid, todo: $0.todo, ical: $0.ical)
-        }, more: page.more))
+        return Reply(
+            result: ChangesPage(
+                seq: next,
+                changes: page.changes.map {
+                    ChangesPage.Item(seq: $0.seq, kind: $0.kind, uid: $0.uid, todo: $0.todo, ical: $0.ical)
+                }, more: page.more))
     }
 
     // MARK: - store.*
@@ -374,7 +411,8 @@ final class Router: Sendable {
     /// a MiB rounded up, so it never reads as the limit itself.
     static func importTooLarge(_ bytes: Int) -> String {
         let tenths = (bytes * 10 + (1 << 20) - 1) >> 20
-        return "an import in parts may hold at most \(maxImportBytes >> 20) MiB; with this part it holds \(tenths / 10).\(tenths % 10) MiB"
+        return
+            "an import in parts may hold at most \(maxImportBytes >> 20) MiB; with this part it holds \(tenths / 10).\(tenths % 10) MiB"
             + " (send it as several imports)"
     }
 
@@ -382,15 +420,18 @@ final class Router: Sendable {
     /// on one connection: each but the last says `"more": true` and is only checked and `held`
     /// (nothing is written); the last applies every part in this one transaction. Any error drops
     /// what is held, and so does closing the connection: the import stays all or nothing.
-    func storeImport(_ p: StoreImportParams, held: inout HeldImport?, _ tx: StoreTransaction) throws(RPCError) -> Reply<ImportResult> {
+    func storeImport(_ p: StoreImportParams, held: inout HeldImport?, _ tx: StoreTransaction) throws(RPCError) -> Reply<
+        ImportResult
+    > {
         let before = held?.document
         let heldBytes = held?.bytes ?? 0
         held = nil
         let part = try p.read(firstTodo: before?.todos.count ?? 0)
         var document = part
         if let before {
-            document = ExportDocument(categories: before.categories + part.categories, todos: before.todos + part.todos,
-                                      exported: before.exported)
+            document = ExportDocument(
+                categories: before.categories + part.categories, todos: before.todos + part.todos,
+                exported: before.exported)
         }
         guard document.todos.count <= Router.maxImportTodos else {
             throw RPCError.invalidParams("todos", "an import holds at most \(Router.maxImportTodos) todos")
@@ -404,19 +445,25 @@ final class Router: Sendable {
             return Reply(result: ImportResult(heldTodos: document.todos.count, categories: document.categories.count))
         }
         let counts: ImportCounts
-        do { counts = try tx.importDocument(document, label: p.label, progress: progress) } catch { throw RPCError(error) }
-        progress()  // the commit follows, which cannot tell the watchdog it moves
-        return Reply(result: ImportResult(counts), events: [.imported(todos: counts.todos, categories: counts.categories)])
+        do { counts = try tx.importDocument(document, label: p.label, progress: progress) } catch {
+            throw RPCError(error)
+        }
+        progress() // the commit follows, which cannot tell the watchdog it moves
+        return Reply(
+            result: ImportResult(counts), events: [.imported(todos: counts.todos, categories: counts.categories)])
     }
 
     /// `store.undo` / `store.redo`: `{seq, description, changes, todos, categories, deletedTodos,
     /// deletedCategories}`, and the ordinary events of what it changed.
-    private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Reply<ReversalResult> {
+    private func storeReverse(redo: Bool, _ steps: Int, _ tx: StoreTransaction) throws(TodoError) -> Reply<
+        ReversalResult
+    > {
         let r = redo ? try tx.redo(steps: steps, progress: progress) : try tx.undo(steps: steps, progress: progress)
-        let result = ReversalResult(seq: r.seq, description: r.description, changes: r.changes, categories: r.categories,
-                                    deletedCategories: r.deletedCategories, todos: r.todos, deletedTodos: r.deletedTodos)
+        let result = ReversalResult(
+            seq: r.seq, description: r.description, changes: r.changes, categories: r.categories,
+            deletedCategories: r.deletedCategories, todos: r.todos, deletedTodos: r.deletedTodos)
         let events = Self.events(of: r)
-        progress()  // the commit follows, which cannot tell the watchdog it moves
+        progress() // the commit follows, which cannot tell the watchdog it moves
         return Reply(result: result, events: events)
     }
 
@@ -429,16 +476,26 @@ final class Router: Sendable {
                 events.append(.category(.categoryAdded, category))
                 continue
             }
-            if before.name != category.name { events.append(.category(.categoryRenamed, category, oldName: before.name)) }
+            if before.name != category.name {
+                events.append(.category(.categoryRenamed, category, oldName: before.name))
+            }
             if before.position != category.position { events.append(.category(.categoryMoved, category)) }
         }
-        var byType: [(EventType, [Todo])] = [(.todoAdded, []), (.todoUpdated, []), (.todoCompleted, []), (.todoReopened, []), (.todoMoved, [])]
+        var byType: [(EventType, [Todo])] = [
+            (.todoAdded, []), (.todoUpdated, []), (.todoCompleted, []), (.todoReopened, []), (.todoMoved, [])
+        ]
         // What a todo is without its place in the order: equal for one that only moved.
-        func placeless(_ t: Todo) -> Todo { var t = t; t.position = nil; t.updated = t.created; t.revision = 0; return t }
+        func placeless(_ t: Todo) -> Todo {
+            var t = t
+            t.position = nil
+            t.updated = t.created
+            t.revision = 0
+            return t
+        }
         for todo in r.todos {
             let type: EventType
             if var before = r.todosBefore[todo.id] {
-                before.revision = todo.revision  // a renumbered order key alone is no event
+                before.revision = todo.revision // a renumbered order key alone is no event
                 guard before != todo else { continue }
                 if before.done != todo.done {
                     type = todo.done ? .todoCompleted : .todoReopened
@@ -457,11 +514,16 @@ final class Router: Sendable {
     }
 
     /// `store.history`: the newest changes first.
-    private func storeHistory(_ p: StoreHistoryParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<[HistoryEntry]> {
+    private func storeHistory(_ p: StoreHistoryParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<
+        [HistoryEntry]
+    > {
         let entries = try tx.history(limit: p.limit ?? StoreHistoryParams.defaultLimit)
-        return Reply(result: entries.map { e in
-            HistoryEntry(seq: e.seq, at: e.at, kind: e.kind, description: e.description, canUndo: e.canUndo, canRedo: e.canRedo)
-        })
+        return Reply(
+            result: entries.map { e in
+                HistoryEntry(
+                    seq: e.seq, at: e.at, kind: e.kind, description: e.description, canUndo: e.canUndo,
+                    canRedo: e.canRedo)
+            })
     }
 
     // MARK: -
@@ -472,7 +534,7 @@ final class Router: Sendable {
         do {
             _ = try tx.category(named: name, field: "category")
             return nil
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return name
         }
     }

@@ -14,7 +14,7 @@ extension JSON {
     package init(_ category: Category) {
         self = .object([
             "id": .int(category.id), "name": .string(category.name), "position": .int(Int64(category.position)),
-            "open": .int(Int64(category.open)), "done": .int(Int64(category.done)),
+            "open": .int(Int64(category.open)), "done": .int(Int64(category.done))
         ])
     }
 
@@ -25,7 +25,7 @@ extension JSON {
             for field in TodoField.allCases {
                 let key = field.wireKey
                 switch field {
-                case .id, .position, .revision, .subtasks, .parentUid: continue  // not members of an entry
+                case .id, .position, .revision, .subtasks, .parentUid: continue // not members of an entry
                 case .uid: o[key] = JSON(e.uid)
                 case .title: o[key] = .string(e.title)
                 case .notes: o[key] = JSON(e.notes)
@@ -58,7 +58,7 @@ extension JSON {
         self = .object([
             "format": .string(ExportDocument.format), "version": .int(Int64(ExportDocument.version)),
             "exported": JSON(document.exported),
-            "categories": .array(document.categories.map(JSON.string)), "todos": .array(todos),
+            "categories": .array(document.categories.map(JSON.string)), "todos": .array(todos)
         ])
     }
 }
@@ -73,12 +73,15 @@ extension Todo {
     /// Reads a todo object (client side).
     package init(json: JSON) throws(DecodingError) {
         guard case .object(let o) = json, let id = o["id"]?.intValue, let title = o["title"]?.stringValue,
-              let done = o["done"]?.boolValue, let position = o["position"], position == .null || position.intValue != nil,
-              let created = o["created"]?.stringValue.flatMap(Instant.init(rfc3339:)),
-              let updated = o["updated"]?.stringValue.flatMap(Instant.init(rfc3339:))
+            let done = o["done"]?.boolValue, let position = o["position"],
+            position == .null || position.intValue != nil,
+            let created = o["created"]?.stringValue.flatMap(Instant.init(rfc3339:)),
+            let updated = o["updated"]?.stringValue.flatMap(Instant.init(rfc3339:))
         else { throw DecodingError("malformed todo object") }
-        self.init(id: id, title: title, done: done, position: position.intValue.map { Int($0) }, created: created, updated: updated,
-                  revision: 0)
+        self.init(
+            id: id, title: title, done: done, position: position.intValue.map { Int($0) }, created: created,
+            updated: updated,
+            revision: 0)
         // Every other field by its key: a new field must say here how it is read.
         for field in TodoField.allCases {
             let value = o[field.wireKey]
@@ -112,7 +115,8 @@ extension Category {
     /// Reads a category object (client side).
     package init(json: JSON) throws(DecodingError) {
         guard let id = json["id"]?.intValue, let name = json["name"]?.stringValue,
-              let position = json["position"]?.intValue, let open = json["open"]?.intValue, let done = json["done"]?.intValue
+            let position = json["position"]?.intValue, let open = json["open"]?.intValue,
+            let done = json["done"]?.intValue
         else { throw DecodingError("malformed category object") }
         self.init(id: id, name: name, position: Int(position), open: Int(open), done: Int(done))
     }
@@ -131,37 +135,48 @@ extension ExportDocument {
         }
         let version = try p.int("version")
         guard version == Int64(ExportDocument.version) else {
-            throw RPCError.invalidParams("version", "\(version) is not supported (this todod reads version \(ExportDocument.version))")
+            throw RPCError.invalidParams(
+                "version", "\(version) is not supported (this todod reads version \(ExportDocument.version))")
         }
         let exported = try p.optionalInstant("exported") ?? Instant(usec: 0)
-        guard case .array(let names)? = p.raw("categories") else { throw RPCError.invalidParams("categories", "must be an array") }
+        guard case .array(let names)? = p.raw("categories") else {
+            throw RPCError.invalidParams("categories", "must be an array")
+        }
         var categories: [String] = []
         for (i, name) in names.enumerated() {
-            guard case .string(let s) = name else { throw RPCError.invalidParams("categories[\(i)]", "must be a string") }
+            guard case .string(let s) = name else {
+                throw RPCError.invalidParams("categories[\(i)]", "must be a string")
+            }
             categories.append(s)
         }
-        guard case .array(let items)? = p.raw("todos") else { throw RPCError.invalidParams("todos", "must be an array") }
+        guard case .array(let items)? = p.raw("todos") else {
+            throw RPCError.invalidParams("todos", "must be an array")
+        }
         try p.finish()
         var todos: [Entry] = []
         todos.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            guard case .object(let o) = item else { throw RPCError.invalidParams("todos[\(firstTodo + i)]", "must be an object") }
+            guard case .object(let o) = item else {
+                throw RPCError.invalidParams("todos[\(firstTodo + i)]", "must be an object")
+            }
             var e = Params(o)
             do throws(RPCError) {
                 // Written by another tool, a todo may not say when it was made: when it was last
                 // changed, else when the document was written, else now.
                 let updated = try e.optionalInstant("updated")
-                let created = try e.optionalInstant("created") ?? updated ?? (exported.usec != 0 ? exported : Instant.now())
-                todos.append(Entry(
-                    title: try e.string("title"), notes: try e.optionalString("notes"),
-                    category: try e.optionalString("category"), due: try e.optionalInstant("due"),
-                    remind: try e.optionalInstant("remind"), reminded: try e.optionalInstant("reminded"),
-                    done: try e.flag("done"), completed: try e.optionalInstant("completed"),
-                    created: created, updated: updated ?? created,
-                    uid: try e.optionalString("uid"), priority: try e.optionalPriority("priority"),
-                    tags: try e.strings("tags"), zone: try e.optionalString("zone"),
-                    allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence"),
-                    ical: try e.optionalString("ical")))
+                let created =
+                    try e.optionalInstant("created") ?? updated ?? (exported.usec != 0 ? exported : Instant.now())
+                todos.append(
+                    Entry(
+                        title: try e.string("title"), notes: try e.optionalString("notes"),
+                        category: try e.optionalString("category"), due: try e.optionalInstant("due"),
+                        remind: try e.optionalInstant("remind"), reminded: try e.optionalInstant("reminded"),
+                        done: try e.flag("done"), completed: try e.optionalInstant("completed"),
+                        created: created, updated: updated ?? created,
+                        uid: try e.optionalString("uid"), priority: try e.optionalPriority("priority"),
+                        tags: try e.strings("tags"), zone: try e.optionalString("zone"),
+                        allDay: try e.flag("allDay"), recurrence: try e.optionalRecurrence("recurrence"),
+                        ical: try e.optionalString("ical")))
                 todos[todos.count - 1].parent = try e.optionalString("parent")
                 todos[todos.count - 1].start = try e.optionalInstant("start")
                 todos[todos.count - 1].alarms = try e.optionalAlarms("alarms")
@@ -171,7 +186,7 @@ extension ExportDocument {
                     throw RPCError.invalidParams("deleted", "needs ifRevision (the revision of the todo to delete)")
                 }
                 _ = e.raw("id")
-                _ = e.raw("position")  // accepted for convenience; the import assigns its own
+                _ = e.raw("position") // accepted for convenience; the import assigns its own
                 try e.finish()
             } catch {
                 throw error.nested(under: "todos[\(firstTodo + i)].")
@@ -262,7 +277,9 @@ extension Todo {
         w.put(string: recurrence.rule)
         w.put(#","from":"#)
         w.put(string: recurrence.from.rawValue)
-        let sets: [(StaticString, [RecurrenceDate])] = [(#","exdates":["#, recurrence.exdates), (#","rdates":["#, recurrence.rdates)]
+        let sets: [(StaticString, [RecurrenceDate])] = [
+            (#","exdates":["#, recurrence.exdates), (#","rdates":["#, recurrence.rdates)
+        ]
         for (key, dates) in sets where !dates.isEmpty {
             w.put(key)
             for (i, date) in dates.enumerated() {
@@ -282,11 +299,14 @@ extension Todo {
     /// texts' own bytes. Only a hint: a todo that needs more (escaped text) is written again into
     /// more room (`ByteWriter`).
     private var jsonSizeHint: Int {
-        var n = 640 + uid.utf8.count + title.utf8.count + (notes?.utf8.count ?? 0) + (category?.utf8.count ?? 0)
+        var n =
+            640 + uid.utf8.count + title.utf8.count + (notes?.utf8.count ?? 0) + (category?.utf8.count ?? 0)
             + (parentUid?.utf8.count ?? 0) + (zone?.utf8.count ?? 0)
         for tag in tags { n += tag.utf8.count + 3 }
         n += subtasks.count * 21
-        if let recurrence { n += recurrence.rule.utf8.count + (recurrence.exdates.count + recurrence.rdates.count) * 33 }
+        if let recurrence {
+            n += recurrence.rule.utf8.count + (recurrence.exdates.count + recurrence.rdates.count) * 33
+        }
         for alarm in alarms { n += 260 + alarm.uid.utf8.count + (alarm.ical?.utf8.count ?? 0) }
         return n
     }
@@ -317,8 +337,10 @@ extension TodoPage {
     /// the answer as it arrives knows it before the todos.
     package var encoded: [UInt8] {
         var bytes = TodoPage.encodedHead(total: total)
-        if let offset {  // `{"total":N,"offset":M,"todos":[`
-            bytes.insert(contentsOf: Array(#","offset":"#.utf8) + Array(String(offset).utf8), at: bytes.count - #","todos":["#.utf8.count)
+        if let offset { // `{"total":N,"offset":M,"todos":[`
+            bytes.insert(
+                contentsOf: Array(#","offset":"#.utf8) + Array(String(offset).utf8),
+                at: bytes.count - #","todos":["#.utf8.count)
         }
         TodoPage.append(todos, first: true, to: &bytes)
         bytes.append(contentsOf: TodoPage.encodedTail)

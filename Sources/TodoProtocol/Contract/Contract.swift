@@ -261,8 +261,10 @@ package struct TodoMoveParams: MethodParams, Equatable {
         id = try p.int("id", in: 1...Int64.max)
         let given = ["position", "before", "after"].filter { p.has($0) }
         guard given.count == 1 else {
-            throw RPCError(code: RPCError.invalidParamsCode, message: "invalid params: give exactly one of position, before and after",
-                           field: given.count == 0 ? "position" : given[1])
+            throw RPCError(
+                code: RPCError.invalidParamsCode,
+                message: "invalid params: give exactly one of position, before and after",
+                field: given.count == 0 ? "position" : given[1])
         }
         switch given[0] {
         case "position": target = .position(Int(try p.int("position", in: 1...Int64(Int32.max))))
@@ -370,7 +372,9 @@ package struct TodoBatchParams: MethodParams, Equatable {
         }
 
         /// The methods an op may be.
-        package static let methods: [Method] = [.todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze]
+        package static let methods: [Method] = [
+            .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze
+        ]
     }
 
     /// The most ops one batch takes.
@@ -382,14 +386,18 @@ package struct TodoBatchParams: MethodParams, Equatable {
 
     package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
-        guard case .array(let items)? = p.raw("ops") else { throw RPCError.invalidParams("ops", "must be an array of {method, params}") }
+        guard case .array(let items)? = p.raw("ops") else {
+            throw RPCError.invalidParams("ops", "must be an array of {method, params}")
+        }
         guard !items.isEmpty, items.count <= Self.maxOps else {
             throw RPCError.invalidParams("ops", "must hold 1 to \(Self.maxOps) ops")
         }
         ops = []
         ops.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            guard case .object(let o) = item else { throw RPCError.invalidParams("ops[\(i)]", "must be an object {method, params}") }
+            guard case .object(let o) = item else {
+                throw RPCError.invalidParams("ops[\(i)]", "must be an object {method, params}")
+            }
             var q = Params(o)
             let name = try q.string("method")
             let params: JSONObject
@@ -408,7 +416,8 @@ package struct TodoBatchParams: MethodParams, Equatable {
                 case .todoMove?: ops.append(.move(try TodoMoveParams(decoding: params)))
                 case .todoSnooze?: ops.append(.snooze(try TodoSnoozeParams(decoding: params)))
                 default:
-                    throw RPCError.invalidParams("ops[\(i)].method", "must be one of \(Op.methods.map(\.name).joined(separator: ", "))")
+                    throw RPCError.invalidParams(
+                        "ops[\(i)].method", "must be one of \(Op.methods.map(\.name).joined(separator: ", "))")
                 }
             } catch {
                 guard error.field?.hasPrefix("ops[") == false else { throw error }
@@ -572,11 +581,15 @@ package struct WatchParams: MethodParams, Equatable {
         since = try p.optionalInt("since", in: 0...Int64.max)
         events = nil
         if let value = p.raw("events"), value != .null {
-            guard case .array(let names) = value else { throw RPCError.invalidParams("events", "must be an array of event types") }
+            guard case .array(let names) = value else {
+                throw RPCError.invalidParams("events", "must be an array of event types")
+            }
             var types = Set<EventType>()
             for (i, name) in names.enumerated() {
                 guard case .string(let s) = name, let type = EventType(rawValue: s) else {
-                    throw RPCError.invalidParams("events[\(i)]", "must be one of \(EventType.allCases.map(\.name).sorted().joined(separator: ", "))")
+                    throw RPCError.invalidParams(
+                        "events[\(i)]",
+                        "must be one of \(EventType.allCases.map(\.name).sorted().joined(separator: ", "))")
                 }
                 types.insert(type)
             }
@@ -682,7 +695,10 @@ package struct StoreImportParams: MethodParams, Equatable {
         var p = Params(object)
         more = try p.flag("more")
         label = try p.optionalString("label")
-        if let label, label.isEmpty || label.count > 100 || label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if let label,
+            label.isEmpty || label.count > 100
+                || label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
             throw RPCError.invalidParams("label", "must be 1 to 100 characters on one line")
         }
         document = object

@@ -42,11 +42,15 @@ extension Params {
     }
 
     static func stringArray(_ value: JSON, _ key: String, max: Int) throws(RPCError) -> [String] {
-        guard case .array(let items) = value else { throw RPCError.invalidParams(key, "must be an array of strings, not \(value.typeName)") }
+        guard case .array(let items) = value else {
+            throw RPCError.invalidParams(key, "must be an array of strings, not \(value.typeName)")
+        }
         guard items.count <= max else { throw RPCError.invalidParams(key, "may hold at most \(max) strings") }
         var strings: [String] = []
         for (i, item) in items.enumerated() {
-            guard case .string(let s) = item else { throw RPCError.invalidParams("\(key)[\(i)]", "must be a string, not \(item.typeName)") }
+            guard case .string(let s) = item else {
+                throw RPCError.invalidParams("\(key)[\(i)]", "must be a string, not \(item.typeName)")
+            }
             strings.append(s)
         }
         return strings
@@ -104,7 +108,8 @@ extension Params {
         var dates: [RecurrenceDate] = []
         for (i, text) in try strings(key, max: 10_000).enumerated() {
             guard let date = RecurrenceDate(text: text) else {
-                throw RPCError.invalidParams("\(key)[\(i)]", "must be a date (2026-12-07) or a UTC time (2026-12-07T08:00:00Z)")
+                throw RPCError.invalidParams(
+                    "\(key)[\(i)]", "must be a date (2026-12-07) or a UTC time (2026-12-07T08:00:00Z)")
             }
             dates.append(date)
         }
@@ -130,7 +135,10 @@ extension JSON {
 
     /// `{"rule": ..., "from": ...}` (with `exdates`, `rdates`, `ruleStart` when it has them) or null.
     package init(_ recurrence: TodoRecurrence?) {
-        guard let r = recurrence else { self = .null; return }
+        guard let r = recurrence else {
+            self = .null
+            return
+        }
         var o: JSONObject = ["rule": .string(r.rule), "from": .string(r.from.rawValue)]
         if !r.exdates.isEmpty { o["exdates"] = JSON(r.exdates.map(\.text)) }
         if !r.rdates.isEmpty { o["rdates"] = JSON(r.rdates.map(\.text)) }
@@ -145,9 +153,10 @@ extension JSON {
             guard case .array(let items)? = self[key] else { return [] }
             return items.compactMap { $0.stringValue.flatMap(RecurrenceDate.init(text:)) }
         }
-        return TodoRecurrence(rule: rule, from: self["from"]?.stringValue.flatMap(RecurrenceBase.init(rawValue:)) ?? .due,
-                              exdates: dates("exdates"), rdates: dates("rdates"),
-                              ruleStart: self["ruleStart"]?.stringValue.flatMap { Instant(rfc3339: $0) })
+        return TodoRecurrence(
+            rule: rule, from: self["from"]?.stringValue.flatMap(RecurrenceBase.init(rawValue:)) ?? .due,
+            exdates: dates("exdates"), rdates: dates("rdates"),
+            ruleStart: self["ruleStart"]?.stringValue.flatMap { Instant(rfc3339: $0) })
     }
 }
 
@@ -179,12 +188,18 @@ extension Params {
     }
 
     static func alarmsValue(_ value: JSON, _ key: String) throws(RPCError) -> [Alarm] {
-        guard case .array(let items) = value else { throw RPCError.invalidParams(key, "must be an array of alarm objects, not \(value.typeName)") }
-        guard items.count <= Alarm.maxPerTodo else { throw RPCError.invalidParams(key, "may hold at most \(Alarm.maxPerTodo) alarms") }
+        guard case .array(let items) = value else {
+            throw RPCError.invalidParams(key, "must be an array of alarm objects, not \(value.typeName)")
+        }
+        guard items.count <= Alarm.maxPerTodo else {
+            throw RPCError.invalidParams(key, "may hold at most \(Alarm.maxPerTodo) alarms")
+        }
         var alarms: [Alarm] = []
         for (i, item) in items.enumerated() {
             let place = "\(key)[\(i)]"
-            guard case .object(let o) = item else { throw RPCError.invalidParams(place, "must be an alarm object, not \(item.typeName)") }
+            guard case .object(let o) = item else {
+                throw RPCError.invalidParams(place, "must be an alarm object, not \(item.typeName)")
+            }
             do throws(RPCError) {
                 var a = Params(o)
                 let uid = try a.optionalString("uid") ?? ""
@@ -194,20 +209,27 @@ extension Params {
                 let trigger: Alarm.Trigger
                 switch (related, at) {
                 case (nil, let at?):
-                    guard offset == nil else { throw RPCError.invalidParams("offset", "goes with related, not with at") }
+                    guard offset == nil else {
+                        throw RPCError.invalidParams("offset", "goes with related, not with at")
+                    }
                     trigger = .at(at)
                 case ("due"?, nil): trigger = .due((offset ?? 0) * 1_000_000)
                 case ("start"?, nil): trigger = .start((offset ?? 0) * 1_000_000)
-                case (let r?, nil): throw RPCError.invalidParams("related", "must be due or start, not \"\(r.prefix(40))\"")
-                case (nil, nil): throw RPCError.invalidParams("at", "an alarm needs at (an instant) or related (due or start) with offset")
+                case (let r?, nil):
+                    throw RPCError.invalidParams("related", "must be due or start, not \"\(r.prefix(40))\"")
+                case (nil, nil):
+                    throw RPCError.invalidParams(
+                        "at", "an alarm needs at (an instant) or related (due or start) with offset")
                 case (_?, _?): throw RPCError.invalidParams("at", "an alarm has at or related, not both")
                 }
                 let count = try a.optionalInt("repeat", in: 0...Int64(Alarm.maxRepeats)) ?? 0
                 let interval = try a.optionalInt("interval", in: 0...31_622_400) ?? 0
-                var alarm = Alarm(uid: uid, trigger: trigger, repeatCount: Int(count), intervalUsec: interval * 1_000_000,
-                                  acknowledged: try a.optionalInstant("acknowledged"), snoozedUntil: try a.optionalInstant("snoozedUntil"))
+                var alarm = Alarm(
+                    uid: uid, trigger: trigger, repeatCount: Int(count), intervalUsec: interval * 1_000_000,
+                    acknowledged: try a.optionalInstant("acknowledged"),
+                    snoozedUntil: try a.optionalInstant("snoozedUntil"))
                 alarm.ical = try a.optionalString("ical")
-                _ = a.raw("next")  // what the todo object says, read back: not an input
+                _ = a.raw("next") // what the todo object says, read back: not an input
                 try a.finish()
                 alarms.append(alarm)
             } catch {
@@ -273,7 +295,9 @@ extension JSON {
     /// The alarms as JSON values (the export document).
     package init(alarms: [Alarm]) {
         var w = [UInt8]()
-        w.append(roomFor: 64 + alarms.count * 400) { $0.put(alarms: alarms, due: nil, start: nil, after: nil, next: false) }
+        w.append(roomFor: 64 + alarms.count * 400) {
+            $0.put(alarms: alarms, due: nil, start: nil, after: nil, next: false)
+        }
         self = (try? JSON.parse(w)) ?? .array([])
     }
 }

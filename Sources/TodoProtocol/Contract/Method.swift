@@ -55,8 +55,9 @@ package enum Method: String, Sendable, CaseIterable {
             .read
         case .storeChanges:
             .read
-        case .todoAdd, .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze, .todoAlarmAck, .todoBatch,
-             .categoryAdd, .categoryRename, .categoryDelete, .categoryMove, .storeImport, .storeUndo, .storeRedo:
+        case .todoAdd, .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze, .todoAlarmAck,
+            .todoBatch,
+            .categoryAdd, .categoryRename, .categoryDelete, .categoryMove, .storeImport, .storeUndo, .storeRedo:
             .write
         }
     }
@@ -67,7 +68,9 @@ package enum Method: String, Sendable, CaseIterable {
 
     /// Whether a client should allow it the long timeout (it may move the whole store: an
     /// import, an export, the undo or redo of a large import).
-    package var movesWholeStore: Bool { self == .storeImport || self == .storeExport || self == .storeUndo || self == .storeRedo }
+    package var movesWholeStore: Bool {
+        self == .storeImport || self == .storeExport || self == .storeUndo || self == .storeRedo
+    }
 }
 
 /// The type of a `watch` event (docs/PROTOCOL.md): the one place each is named.

@@ -22,7 +22,9 @@ package struct Params {
     /// A required string.
     package mutating func string(_ key: String) throws(RPCError) -> String {
         guard let value = take(key) else { throw RPCError.invalidParams(key, "is required") }
-        guard case .string(let s) = value else { throw RPCError.invalidParams(key, "must be a string, not \(value.typeName)") }
+        guard case .string(let s) = value else {
+            throw RPCError.invalidParams(key, "must be a string, not \(value.typeName)")
+        }
         return s
     }
 
@@ -36,13 +38,17 @@ package struct Params {
     }
 
     /// A required integer in `range`.
-    package mutating func int(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(RPCError) -> Int64 {
+    package mutating func int(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(RPCError)
+        -> Int64
+    {
         guard let value = take(key) else { throw RPCError.invalidParams(key, "is required") }
         return try Params.integer(value, key, range)
     }
 
     /// An integer that may be absent or null.
-    package mutating func optionalInt(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(RPCError) -> Int64? {
+    package mutating func optionalInt(_ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max)
+        throws(RPCError) -> Int64?
+    {
         switch take(key) {
         case nil, .null?: return nil
         case let value?: return try Params.integer(value, key, range)
@@ -57,8 +63,11 @@ package struct Params {
         default: throw RPCError.invalidParams(key, "must be an integer, not \(value.typeName)")
         }
         guard range.contains(i) else {
-            throw RPCError.invalidParams(key, range.upperBound == Int64.max
-                ? "must be at least \(range.lowerBound)" : "must be between \(range.lowerBound) and \(range.upperBound)")
+            throw RPCError.invalidParams(
+                key,
+                range.upperBound == Int64.max
+                    ? "must be at least \(range.lowerBound)"
+                    : "must be between \(range.lowerBound) and \(range.upperBound)")
         }
         return i
     }
@@ -87,15 +96,23 @@ package struct Params {
     package static func instantValue(_ text: String, _ key: String) throws(RPCError) -> Instant {
         guard let instant = Instant(rfc3339: text) else {
             if Instant.isOutOfRangeRFC3339(text) {
-                throw RPCError.invalidParams(key, "must fall within the years 0001 to 9999 UTC once its offset is applied, not \"\(text.prefix(40))\"")
+                throw RPCError.invalidParams(
+                    key,
+                    "must fall within the years 0001 to 9999 UTC once its offset is applied, not \"\(text.prefix(40))\""
+                )
             }
-            throw RPCError.invalidParams(key, "must be an RFC 3339 instant like 2026-12-01T09:00:00Z within the years 0001 to 9999 UTC, not \"\(text.prefix(40))\"")
+            throw RPCError.invalidParams(
+                key,
+                "must be an RFC 3339 instant like 2026-12-01T09:00:00Z within the years 0001 to 9999 UTC, not \"\(text.prefix(40))\""
+            )
         }
         return instant
     }
 
     /// An update field: absent keeps, null clears, a value sets.
-    package mutating func change<T>(_ key: String, _ convert: (String) throws(RPCError) -> T) throws(RPCError) -> FieldChange<T> {
+    package mutating func change<T>(_ key: String, _ convert: (String) throws(RPCError) -> T) throws(RPCError)
+        -> FieldChange<T>
+    {
         switch take(key) {
         case nil: return .keep
         case .null?: return .clear
@@ -107,7 +124,9 @@ package struct Params {
     /// A required non-empty array of todo ids.
     package mutating func ids(_ key: String) throws(RPCError) -> [Int64] {
         guard let value = take(key) else { throw RPCError.invalidParams(key, "is required") }
-        guard case .array(let items) = value else { throw RPCError.invalidParams(key, "must be an array of ids, not \(value.typeName)") }
+        guard case .array(let items) = value else {
+            throw RPCError.invalidParams(key, "must be an array of ids, not \(value.typeName)")
+        }
         guard !items.isEmpty else { throw RPCError.invalidParams(key, "must name at least one todo") }
         guard items.count <= 10_000 else { throw RPCError.invalidParams(key, "may name at most 10000 todos") }
         var ids: [Int64] = []
@@ -123,7 +142,7 @@ package struct Params {
 
     /// Refuses members that were never read.
     package func finish() throws(RPCError) {
-        let unread = (~used).trailingZeroBitCount  // the first member not read
+        let unread = (~used).trailingZeroBitCount // the first member not read
         if unread < object.pairs.count {
             throw RPCError.invalidParams(object.pairs[unread].key, "is not a parameter of this method")
         }

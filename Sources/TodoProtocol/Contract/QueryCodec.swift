@@ -6,7 +6,9 @@ extension TodoQuery {
     package init(params p: inout Params) throws(RPCError) {
         self.init()
         if let status = try p.optionalString("status") {
-            guard let s = Status(rawValue: status) else { throw RPCError.invalidParams("status", "must be open, done or all") }
+            guard let s = Status(rawValue: status) else {
+                throw RPCError.invalidParams("status", "must be open, done or all")
+            }
             self.status = s
         }
         category = try p.optionalString("category")
@@ -17,7 +19,9 @@ extension TodoQuery {
         dueAfter = try p.optionalInstant("dueAfter")
         search = try p.optionalString("search")
         if let mode = try p.optionalString("searchMode") {
-            guard let m = SearchMode(rawValue: mode) else { throw RPCError.invalidParams("searchMode", "must be folded or exact") }
+            guard let m = SearchMode(rawValue: mode) else {
+                throw RPCError.invalidParams("searchMode", "must be folded or exact")
+            }
             guard search != nil else { throw RPCError.invalidParams("searchMode", "needs search") }
             searchMode = m
         }
@@ -30,19 +34,24 @@ extension TodoQuery {
         startAfter = try p.optionalInstant("startAfter")
         tree = try p.flag("tree")
         if let keys = p.raw("sort"), keys != .null {
-            guard case .array(let items) = keys else { throw RPCError.invalidParams("sort", "must be an array of {key, descending}") }
+            guard case .array(let items) = keys else {
+                throw RPCError.invalidParams("sort", "must be an array of {key, descending}")
+            }
             // Each key may appear once, so there are never more keys than fields to sort by.
             guard items.count <= SortField.allCases.count else {
                 throw RPCError.invalidParams("sort", "takes at most \(SortField.allCases.count) keys, each once")
             }
             for (i, item) in items.enumerated() {
-                guard case .object(let o) = item else { throw RPCError.invalidParams("sort[\(i)]", "must be an object") }
+                guard case .object(let o) = item else {
+                    throw RPCError.invalidParams("sort[\(i)]", "must be an object")
+                }
                 let key: SortKey
                 do throws(RPCError) {
                     var k = Params(o)
                     let name = try k.string("key")
                     guard let field = SortField(rawValue: name) else {
-                        throw RPCError.invalidParams("key", "must be one of \(SortField.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw RPCError.invalidParams(
+                            "key", "must be one of \(SortField.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                     key = SortKey(field, descending: try k.flag("descending"))
                     try k.finish()
@@ -94,7 +103,8 @@ extension TodoQuery {
         if let startAfter { p["startAfter"] = JSON(startAfter) }
         if tree { p["tree"] = .bool(true) }
         if !sort.isEmpty {
-            p["sort"] = .array(sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
+            p["sort"] = .array(
+                sort.map { .object(["key": .string($0.field.rawValue), "descending": .bool($0.descending)]) })
         }
         if let limit { p["limit"] = .int(Int64(limit)) }
         if offset != 0 { p["offset"] = .int(Int64(offset)) }
@@ -106,6 +116,7 @@ extension TodoQuery {
     /// Whether any filter narrows the listing beyond its status.
     package var isFiltered: Bool {
         category != nil || uncategorized || overdue || dueBefore != nil || dueAfter != nil || search != nil
-            || !tags.isEmpty || priority != nil || recurring != nil || parent != nil || ready || startBefore != nil || startAfter != nil
+            || !tags.isEmpty || priority != nil || recurring != nil || parent != nil || ready || startBefore != nil
+            || startAfter != nil
     }
 }

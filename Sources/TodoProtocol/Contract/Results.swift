@@ -16,7 +16,7 @@ extension WireCodable {
     /// The value's JSON text, appended to an empty array.
     package var wireBytes: [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(1024)  // a todo is about 500 bytes: no regrowing on the way there
+        bytes.reserveCapacity(1024) // a todo is about 500 bytes: no regrowing on the way there
         write(wire: &bytes)
         return bytes
     }
@@ -34,7 +34,9 @@ struct WireFields {
         self.what = what
     }
 
-    private func bad(_ key: String, _ expected: String) -> DecodingError { DecodingError("\(what).\(key) is not \(expected)") }
+    private func bad(_ key: String, _ expected: String) -> DecodingError {
+        DecodingError("\(what).\(key) is not \(expected)")
+    }
 
     func int(_ key: String) throws(DecodingError) -> Int64 {
         guard let value = try optionalInt(key) else { throw bad(key, "an integer") }
@@ -172,7 +174,9 @@ extension ChangeKind: WireCodable {
     /// An unknown kind is an error: todod and its clients ship together, and a client that
     /// guessed would misread the change (`move` decides how sync orders a todo).
     package init(wire: JSON) throws(DecodingError) {
-        guard case .string(let s) = wire else { throw DecodingError("a change kind must be a string, not \(wire.typeName)") }
+        guard case .string(let s) = wire else {
+            throw DecodingError("a change kind must be a string, not \(wire.typeName)")
+        }
         guard let kind = ChangeKind(rawValue: s) else { throw DecodingError("unknown change kind \"\(s.prefix(40))\"") }
         self = kind
     }
@@ -208,8 +212,10 @@ package struct ReminderRecord: WireCodable, Equatable {
     package var allDay: Bool
     package var zone: String?
 
-    package init(id: Int64?, uid: String?, title: String?, category: String?, due: String?, remind: Instant?,
-                fired: Instant?, lateUsec: Int64?, allDay: Bool, zone: String?) {
+    package init(
+        id: Int64?, uid: String?, title: String?, category: String?, due: String?, remind: Instant?,
+        fired: Instant?, lateUsec: Int64?, allDay: Bool, zone: String?
+    ) {
         self.id = id
         self.uid = uid
         self.title = title
@@ -224,18 +230,19 @@ package struct ReminderRecord: WireCodable, Equatable {
 
     package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "reminder")
-        self.init(id: try f.optionalInt("id"), uid: try f.optionalString("uid"), title: try f.optionalString("title"),
-                  category: try f.optionalString("category"), due: try f.optionalString("due"),
-                  remind: try? f.optionalInstant("remind"), fired: try? f.optionalInstant("fired"),
-                  lateUsec: try f.optionalInt("lateUsec"), allDay: try f.bool("allDay", default: false),
-                  zone: try f.optionalString("zone"))
+        self.init(
+            id: try f.optionalInt("id"), uid: try f.optionalString("uid"), title: try f.optionalString("title"),
+            category: try f.optionalString("category"), due: try f.optionalString("due"),
+            remind: try? f.optionalInstant("remind"), fired: try? f.optionalInstant("fired"),
+            lateUsec: try f.optionalInt("lateUsec"), allDay: try f.bool("allDay", default: false),
+            zone: try f.optionalString("zone"))
     }
 
     package func write(wire out: inout [UInt8]) {
         JSON.object([
             "id": id.map(JSON.int) ?? .null, "uid": JSON(uid), "title": JSON(title), "category": JSON(category),
             "due": JSON(due), "remind": JSON(remind), "fired": JSON(fired), "lateUsec": lateUsec.map(JSON.int) ?? .null,
-            "allDay": .bool(allDay), "zone": JSON(zone),
+            "allDay": .bool(allDay), "zone": JSON(zone)
         ]).write(to: &out)
     }
 }
@@ -259,8 +266,10 @@ package struct DaemonStatus: WireCodable, Equatable {
     /// Why the database file is no longer the one open, or nil.
     package var databaseProblem: String?
 
-    package init(version: String, storeID: String?, pid: Int64?, uptime: Double?, database: String?, open: Int64?,
-                done: Int64?, nextReminder: Instant?, seq: Int64?, databaseProblem: String?) {
+    package init(
+        version: String, storeID: String?, pid: Int64?, uptime: Double?, database: String?, open: Int64?,
+        done: Int64?, nextReminder: Instant?, seq: Int64?, databaseProblem: String?
+    ) {
         self.version = version
         self.storeID = storeID
         self.pid = pid
@@ -275,11 +284,13 @@ package struct DaemonStatus: WireCodable, Equatable {
 
     package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "daemon.status result")
-        self.init(version: try f.optionalString("version") ?? "?", storeID: try f.optionalString("storeId"),
-                  pid: try f.optionalInt("pid"), uptime: try f.optionalDouble("uptime"), database: try f.optionalString("database"),
-                  open: try f.optionalInt("open"), done: try f.optionalInt("done"),
-                  nextReminder: try f.optionalInstant("nextReminder"), seq: try f.optionalInt("seq"),
-                  databaseProblem: try f.optionalString("databaseProblem"))
+        self.init(
+            version: try f.optionalString("version") ?? "?", storeID: try f.optionalString("storeId"),
+            pid: try f.optionalInt("pid"), uptime: try f.optionalDouble("uptime"),
+            database: try f.optionalString("database"),
+            open: try f.optionalInt("open"), done: try f.optionalInt("done"),
+            nextReminder: try f.optionalInstant("nextReminder"), seq: try f.optionalInt("seq"),
+            databaseProblem: try f.optionalString("databaseProblem"))
     }
 
     package func write(wire out: inout [UInt8]) {
@@ -288,7 +299,7 @@ package struct DaemonStatus: WireCodable, Equatable {
             "uptime": uptime.map(JSON.double) ?? .null, "database": JSON(database),
             "open": open.map(JSON.int) ?? .null, "done": done.map(JSON.int) ?? .null,
             "nextReminder": JSON(nextReminder), "seq": seq.map(JSON.int) ?? .null,
-            "databaseProblem": JSON(databaseProblem),
+            "databaseProblem": JSON(databaseProblem)
         ]).write(to: &out)
     }
 }
@@ -396,8 +407,10 @@ package struct ReversalResult: WireCodable, Equatable {
     package var todos: [Todo]
     package var deletedTodos: [Todo]
 
-    package init(seq: Int64?, description: String, changes: [Int64], categories: [Category], deletedCategories: [Category],
-                todos: [Todo], deletedTodos: [Todo]) {
+    package init(
+        seq: Int64?, description: String, changes: [Int64], categories: [Category], deletedCategories: [Category],
+        todos: [Todo], deletedTodos: [Todo]
+    ) {
         self.seq = seq
         self.description = description
         self.changes = changes
@@ -409,9 +422,10 @@ package struct ReversalResult: WireCodable, Equatable {
 
     package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "store.undo result")
-        self.init(seq: try f.optionalInt("seq"), description: try f.string("description"), changes: try f.value("changes"),
-                  categories: try f.value("categories"), deletedCategories: try f.value("deletedCategories"),
-                  todos: try f.value("todos"), deletedTodos: try f.value("deletedTodos"))
+        self.init(
+            seq: try f.optionalInt("seq"), description: try f.string("description"), changes: try f.value("changes"),
+            categories: try f.value("categories"), deletedCategories: try f.value("deletedCategories"),
+            todos: try f.value("todos"), deletedTodos: try f.value("deletedTodos"))
     }
 
     package func write(wire out: inout [UInt8]) {
@@ -453,14 +467,16 @@ package struct HistoryEntry: WireCodable, Equatable {
 
     package init(wire: JSON) throws(DecodingError) {
         let f = try WireFields(wire, "store.history entry")
-        self.init(seq: try f.int("seq"), at: try f.instant("at"), kind: try f.value("kind"), description: try f.string("description"),
-                  canUndo: try f.bool("canUndo", default: false), canRedo: try f.bool("canRedo", default: false))
+        self.init(
+            seq: try f.int("seq"), at: try f.instant("at"), kind: try f.value("kind"),
+            description: try f.string("description"),
+            canUndo: try f.bool("canUndo", default: false), canRedo: try f.bool("canRedo", default: false))
     }
 
     package func write(wire out: inout [UInt8]) {
         JSON.object([
             "seq": .int(seq), "at": JSON(at), "kind": .string(kind.rawValue), "description": .string(description),
-            "canUndo": .bool(canUndo), "canRedo": .bool(canRedo),
+            "canUndo": .bool(canUndo), "canRedo": .bool(canRedo)
         ]).write(to: &out)
     }
 }
@@ -487,8 +503,9 @@ package struct ChangesPage: WireCodable, Equatable {
 
         package init(wire: JSON) throws(DecodingError) {
             let f = try WireFields(wire, "store.changes item")
-            self.init(seq: try f.int("seq"), kind: try f.value("kind"), uid: try f.string("uid"),
-                      todo: try f.optionalValue("todo"), ical: try f.optionalString("ical"))
+            self.init(
+                seq: try f.int("seq"), kind: try f.value("kind"), uid: try f.string("uid"),
+                todo: try f.optionalValue("todo"), ical: try f.optionalString("ical"))
         }
 
         package func write(wire out: inout [UInt8]) {
@@ -590,7 +607,7 @@ package struct WatchEvent: Sendable {
         hasTodos = items != nil
         todos = (items ?? []).compactMap { try? Todo(json: $0) }
         if kind == .known(.reminder), todos.isEmpty, let todo = params["todo"].flatMap({ try? Todo(json: $0) }) {
-            todos = [todo]  // written by a todod before `todos`
+            todos = [todo] // written by a todod before `todos`
         }
         if case .object(let o)? = params["category"] {
             category = CategoryRef(id: o["id"]?.intValue, name: o["name"]?.stringValue)

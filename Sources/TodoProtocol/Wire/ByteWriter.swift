@@ -57,7 +57,10 @@ struct ByteWriter {
         var magnitude = value.magnitude
         var digits = 0
         var probe = magnitude
-        repeat { digits += 1; probe /= 10 } while probe > 0
+        repeat {
+            digits += 1
+            probe /= 10
+        } while probe > 0
         var at = next + digits
         next = at
         repeat {
@@ -76,7 +79,7 @@ struct ByteWriter {
 
     /// `s` as a JSON string, escaped as `JSON.writeString` escapes it.
     mutating func put(string s: String) {
-        var s = s  // `withUTF8` reads a native string in place
+        var s = s // `withUTF8` reads a native string in place
         s.withUTF8 { bytes in
             guard JSON.needsEscape(bytes) else {
                 guard fits(bytes.count + 2) else { return }
@@ -88,14 +91,25 @@ struct ByteWriter {
             put(UInt8(ascii: "\""))
             for byte in bytes {
                 switch byte {
-                case UInt8(ascii: "\""): put(0x5C); put(0x22)
-                case UInt8(ascii: "\\"): put(0x5C); put(0x5C)
-                case 0x0A: put(0x5C); put(UInt8(ascii: "n"))
-                case 0x0D: put(0x5C); put(UInt8(ascii: "r"))
-                case 0x09: put(0x5C); put(UInt8(ascii: "t"))
+                case UInt8(ascii: "\""):
+                    put(0x5C)
+                    put(0x22)
+                case UInt8(ascii: "\\"):
+                    put(0x5C)
+                    put(0x5C)
+                case 0x0A:
+                    put(0x5C)
+                    put(UInt8(ascii: "n"))
+                case 0x0D:
+                    put(0x5C)
+                    put(UInt8(ascii: "r"))
+                case 0x09:
+                    put(0x5C)
+                    put(UInt8(ascii: "t"))
                 case 0..<0x20, 0x7F:
                     put(#"\u00"#)
-                    put(JSON.hexDigit(byte >> 4)); put(JSON.hexDigit(byte & 0xF))
+                    put(JSON.hexDigit(byte >> 4))
+                    put(JSON.hexDigit(byte & 0xF))
                 default: put(byte)
                 }
             }

@@ -15,11 +15,26 @@ package enum JSON: Sendable, Equatable {
         return nil
     }
 
-    package var stringValue: String? { if case .string(let s) = self { return s }; return nil }
-    package var intValue: Int64? { if case .int(let i) = self { return i }; return nil }
-    package var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
-    package var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
-    package var objectValue: JSONObject? { if case .object(let o) = self { return o }; return nil }
+    package var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+    package var intValue: Int64? {
+        if case .int(let i) = self { return i }
+        return nil
+    }
+    package var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+    package var arrayValue: [JSON]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+    package var objectValue: JSONObject? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
     package var isNull: Bool { self == .null }
 
     /// A short name of the value's type, for error messages ("a string", "an object").
@@ -97,7 +112,11 @@ extension JSON {
         case .int(let i): out.append(decimal: i)
         case .double(let d):
             if d.isFinite {
-                if d == d.rounded(), abs(d) < 1e15 { out.append(decimal: Int64(d)) } else { out.append(contentsOf: "\(d)".utf8) }
+                if d == d.rounded(), abs(d) < 1e15 {
+                    out.append(decimal: Int64(d))
+                } else {
+                    out.append(contentsOf: "\(d)".utf8)
+                }
             } else {
                 out.append(literal: "null")
             }
@@ -128,14 +147,17 @@ extension JSON {
     /// question "any?" (a set high bit of `(w - 0x01…) & ~w & 0x80…` marks a zero byte, or is a
     /// borrow above one). Bytes of multi-byte UTF-8 characters (0x80 and up) never match.
     static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func hasZeroByte(_ w: UInt64) -> Bool { (w &- ones) & ~w & highs != 0 }
         var i = 0
         if let base = UnsafeRawPointer(bytes.baseAddress) {
             while i + 8 <= bytes.count {
                 let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if (w &- ones &* 0x20) & ~w & highs != 0  // a byte below 0x20
-                    || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C)) || hasZeroByte(w ^ (ones &* 0x7F)) {
+                if (w &- ones &* 0x20) & ~w & highs != 0 // a byte below 0x20
+                    || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C))
+                    || hasZeroByte(w ^ (ones &* 0x7F))
+                {
                     return true
                 }
                 i += 8
@@ -152,7 +174,7 @@ extension JSON {
     /// `s` as a JSON string (quotes, `\"`, `\\`, `\n`, `\r`, `\t`, and `\u00XX` for the other
     /// control characters and DEL). Most strings need no escape and are copied whole.
     static func writeString(_ s: String, to out: inout [UInt8]) {
-        var text = s  // `withUTF8` reads a native string in place
+        var text = s // `withUTF8` reads a native string in place
         let escaped = text.withUTF8 { bytes in
             guard needsEscape(bytes) else {
                 out.append(UInt8(ascii: "\""))
@@ -184,7 +206,8 @@ extension JSON {
 
     /// Parses one JSON text (RFC 8259, strict: no trailing commas, comments, NaN, or invalid
     /// UTF-8; surrounding whitespace allowed; nesting at most `maxDepth`).
-    package static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONParseError) -> JSON where Bytes.Element == UInt8 {
+    package static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONParseError) -> JSON
+    where Bytes.Element == UInt8 {
         var parser = JSONParser(bytes: Array(bytes))
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -203,7 +226,9 @@ private struct JSONParser {
     func fail(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -214,9 +239,15 @@ private struct JSONParser {
         case UInt8(ascii: "{"): return try object(depth: depth + 1)
         case UInt8(ascii: "["): return try array(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
         default: throw fail("unexpected character")
         }
@@ -236,11 +267,14 @@ private struct JSONParser {
         // Pairs are appended; a duplicate key is looked for among the few pairs so far, and past
         // `setFrom` keys in a set, so a huge object stays linear in the number of keys.
         var pairs: [(key: String, value: JSON)] = []
-        pairs.reserveCapacity(4)  // a request's members, in one allocation
+        pairs.reserveCapacity(4) // a request's members, in one allocation
         var keys: Set<String>? = nil
         let setFrom = 16
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject()) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(JSONObject())
+        }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
@@ -261,8 +295,14 @@ private struct JSONParser {
             pairs.append((key, v))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject(distinctPairs: pairs)) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(JSONObject(distinctPairs: pairs))
+            }
             throw fail("expected ',' or '}'")
         }
     }
@@ -272,14 +312,23 @@ private struct JSONParser {
         index += 1
         var a: [JSON] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(a) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(a)
+        }
         while true {
             skipWhitespace()
             a.append(try value(depth: depth))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(a) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(a)
+            }
             throw fail("expected ',' or ']'")
         }
     }
@@ -288,8 +337,10 @@ private struct JSONParser {
         index += 1
         // Most strings have no escape: they are made straight from the input bytes.
         let start = index
-        var high: UInt8 = 0  // the union of the bytes' high bits: zero for ASCII
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+        var high: UInt8 = 0 // the union of the bytes' high bits: zero for ASCII
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"),
+            bytes[index] >= 0x20
+        {
             high |= bytes[index] & 0x80
             index += 1
         }
@@ -297,15 +348,24 @@ private struct JSONParser {
             let end = index
             index += 1
             // ASCII needs no validation; the generic validating initializer costs more than the copy.
-            if high == 0 { return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) } }
-            guard let s = String(validating: bytes[start..<end], as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+            if high == 0 {
+                return bytes.withUnsafeBufferPointer {
+                    String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
+                }
+            }
+            guard let s = String(validating: bytes[start..<end], as: UTF8.self) else {
+                throw fail("invalid UTF-8 in string")
+            }
             return s
         }
         var out: [UInt8] = Array(bytes[start..<index])
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { index += 1; break }
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                break
+            }
             if byte < 0x20 { throw fail("control character in string") }
             if byte == UInt8(ascii: "\\") {
                 index += 1
@@ -324,7 +384,9 @@ private struct JSONParser {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800..<0xDC00).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw fail("unpaired surrogate")
                         }
                         index += 2
@@ -384,7 +446,9 @@ private struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             integral = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }

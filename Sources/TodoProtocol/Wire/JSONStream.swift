@@ -31,8 +31,10 @@ package struct JSONStream {
     /// the message has a `result` object holding an array under `arrayKey`, that array's elements
     /// go to `element` one by one, with the members of `result` read before the array, and the
     /// array is left out of the returned `result`; `streamed` says whether there was one.
-    package mutating func message(streaming arrayKey: String,
-                                 element: (JSON, JSONObject) throws -> Void) throws -> (members: JSONObject, streamed: Bool) {
+    package mutating func message(
+        streaming arrayKey: String,
+        element: (JSON, JSONObject) throws -> Void
+    ) throws -> (members: JSONObject, streamed: Bool) {
         var members = JSONObject()
         var streamed = false
         try skipWhitespace(allowingNewline: false)
@@ -93,13 +95,19 @@ package struct JSONStream {
     private mutating func array(_ element: (JSON) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         try skipWhitespace()
-        if try peek() == UInt8(ascii: "]") { position += 1; return }
+        if try peek() == UInt8(ascii: "]") {
+            position += 1
+            return
+        }
         while true {
             try skipWhitespace()
             try element(try value())
             compact()
             try skipWhitespace()
-            if try peek() == UInt8(ascii: ",") { position += 1; continue }
+            if try peek() == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
             try expect(UInt8(ascii: "]"))
             return
         }
@@ -113,7 +121,9 @@ package struct JSONStream {
                 position = end
                 return parsed
             }
-            guard buffer.count - position <= maxValueLength else { throw Failure(description: "a value longer than \(maxValueLength) bytes") }
+            guard buffer.count - position <= maxValueLength else {
+                throw Failure(description: "a value longer than \(maxValueLength) bytes")
+            }
             try fill()
         }
     }
@@ -137,7 +147,9 @@ package struct JSONStream {
         while true {
             while position < buffer.count {
                 let byte = buffer[position]
-                guard byte == 0x20 || byte == 0x09 || (allowingNewline && (byte == 0x0A || byte == 0x0D)) else { return }
+                guard byte == 0x20 || byte == 0x09 || (allowingNewline && (byte == 0x0A || byte == 0x0D)) else {
+                    return
+                }
                 position += 1
             }
             try fill()
@@ -177,7 +189,7 @@ package struct JSONStream {
                 depth += 1
                 i += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if depth == 0 { return i + 1 }  // a stray closer: the parser reports it
+                if depth == 0 { return i + 1 } // a stray closer: the parser reports it
                 depth -= 1
                 i += 1
             default:

@@ -31,7 +31,11 @@ package struct LineFramer: Sendable {
     /// Removes and returns the bytes received but not yet returned as a line (for a reader that
     /// takes the stream over).
     package mutating func takePending() -> [UInt8] {
-        defer { buffer = []; start = 0; scanned = 0 }
+        defer {
+            buffer = []
+            start = 0
+            scanned = 0
+        }
         return Array(buffer[start...])
     }
 

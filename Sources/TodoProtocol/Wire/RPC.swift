@@ -34,8 +34,12 @@ package struct RPCError: TodoErrorConvertible, Sendable, Equatable, CustomString
     package static let storageCode = -32004
     package static let historyGoneCode = -32005
 
-    package static func parseError(_ reason: String) -> RPCError { RPCError(code: parseErrorCode, message: "parse error: \(reason)") }
-    package static func invalidRequest(_ reason: String) -> RPCError { RPCError(code: invalidRequestCode, message: "invalid request: \(reason)") }
+    package static func parseError(_ reason: String) -> RPCError {
+        RPCError(code: parseErrorCode, message: "parse error: \(reason)")
+    }
+    package static func invalidRequest(_ reason: String) -> RPCError {
+        RPCError(code: invalidRequestCode, message: "invalid request: \(reason)")
+    }
     package static func methodNotFound(_ method: String) -> RPCError {
         RPCError(code: methodNotFoundCode, message: "method not found: \(method)")
     }
@@ -124,13 +128,16 @@ package struct RPCRequest: Sendable {
             return .failure(RPCFailure(id: .null, error: .parseError(error.description)))
         }
         guard case .object(let o) = value else {
-            if case .array = value { return .failure(RPCFailure(id: .null, error: .invalidRequest("batches are not supported"))) }
+            if case .array = value {
+                return .failure(RPCFailure(id: .null, error: .invalidRequest("batches are not supported")))
+            }
             return .failure(RPCFailure(id: .null, error: .invalidRequest("a request must be an object")))
         }
         let id = o["id"]
         switch id {
         case nil, .null?, .string?, .int?: break
-        default: return .failure(RPCFailure(id: .null, error: .invalidRequest("id must be a string, an integer or null")))
+        default:
+            return .failure(RPCFailure(id: .null, error: .invalidRequest("id must be a string, an integer or null")))
         }
         let answerID = id ?? .null
         guard o["jsonrpc"] == .string("2.0") else {
@@ -140,7 +147,10 @@ package struct RPCRequest: Sendable {
             return .failure(RPCFailure(id: answerID, error: .invalidRequest("method must be a string")))
         }
         if let unknown = o.pairs.first(where: { pair in
-            switch pair.key { case "jsonrpc", "method", "params", "id": false; default: true }
+            switch pair.key {
+            case "jsonrpc", "method", "params", "id": false
+            default: true
+            }
         })?.key {
             return .failure(RPCFailure(id: answerID, error: .invalidRequest("unknown member \"\(unknown)\"")))
         }

@@ -39,7 +39,10 @@ private struct Scanner {
     mutating func request() -> RPCRequest? {
         skipWhitespace()
         guard take(UInt8(ascii: "{")) else { return nil }
-        var id: JSON?, method: String?, params: JSONObject?, versioned = false
+        var id: JSON?
+        var method: String?
+        var params: JSONObject?
+        var versioned = false
         skipWhitespace()
         if !take(UInt8(ascii: "}")) {
             while true {
@@ -53,7 +56,9 @@ private struct Scanner {
                     guard !versioned, let v = plainString(), equals(v, "2.0") else { return nil }
                     versioned = true
                 case .id?:
-                    guard id == nil, let v = scalar(), v == .null || v.intValue != nil || v.stringValue != nil else { return nil }
+                    guard id == nil, let v = scalar(), v == .null || v.intValue != nil || v.stringValue != nil else {
+                        return nil
+                    }
                     id = v
                 case .method?:
                     guard method == nil, let v = plainString(), let name = string(v) else { return nil }
@@ -81,9 +86,17 @@ private struct Scanner {
 
         init?(_ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) {
             let k = UnsafeBufferPointer(rebasing: bytes[key])
-            if Scanner.equals(k, "id") { self = .id } else if Scanner.equals(k, "method") { self = .method }
-            else if Scanner.equals(k, "params") { self = .params } else if Scanner.equals(k, "jsonrpc") { self = .jsonrpc }
-            else { return nil }
+            if Scanner.equals(k, "id") {
+                self = .id
+            } else if Scanner.equals(k, "method") {
+                self = .method
+            } else if Scanner.equals(k, "params") {
+                self = .params
+            } else if Scanner.equals(k, "jsonrpc") {
+                self = .jsonrpc
+            } else {
+                return nil
+            }
         }
     }
 
@@ -101,7 +114,9 @@ private struct Scanner {
             skipWhitespace()
             guard take(UInt8(ascii: ":")) else { return nil }
             skipWhitespace()
-            guard let value = index < bytes.count && bytes[index] == UInt8(ascii: "[") ? array() : scalar() else { return nil }
+            guard let value = index < bytes.count && bytes[index] == UInt8(ascii: "[") ? array() : scalar() else {
+                return nil
+            }
             pairs.append((key, value))
             skipWhitespace()
             if take(UInt8(ascii: ",")) { continue }
@@ -154,7 +169,9 @@ private struct Scanner {
         }
         let digits = index - start
         guard digits > 0, digits <= 18, digits == 1 || bytes[start] != 0x30 else { return nil }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e") { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e") {
+            return nil
+        }
         return negative ? -value : value
     }
 
@@ -193,7 +210,8 @@ private struct Scanner {
 
     private mutating func word(_ text: StaticString) -> Bool {
         let n = text.utf8CodeUnitCount
-        guard index + n <= bytes.count, Scanner.equals(UnsafeBufferPointer(rebasing: bytes[index..<index + n]), text) else { return false }
+        guard index + n <= bytes.count, Scanner.equals(UnsafeBufferPointer(rebasing: bytes[index..<index + n]), text)
+        else { return false }
         index += n
         return true
     }
@@ -205,7 +223,9 @@ private struct Scanner {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }

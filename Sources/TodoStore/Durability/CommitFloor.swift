@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoPosix
 import TodoSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The floor for durable single writes: plain SQLite, one row per transaction, one fsync per
 /// commit, nothing of todod's schema or logic. `todobench` sets todod's durable add rate beside it.
@@ -22,7 +23,9 @@ import TodoSQLite
     package static func rowsPerSecond(path: String, rows: Int) throws(TodoError) -> Double {
         let connection = try Connection(path: path)
         let mode = try connection.firstRow("PRAGMA journal_mode = WAL") { $0.text(0) }
-        guard mode?.lowercased() == "wal" else { throw TodoError.storage("the commit floor could not enable WAL (got \(mode ?? "nothing"))") }
+        guard mode?.lowercased() == "wal" else {
+            throw TodoError.storage("the commit floor could not enable WAL (got \(mode ?? "nothing"))")
+        }
         try connection.execute("PRAGMA synchronous = FULL")
         try connection.execute("CREATE TABLE IF NOT EXISTS t(id INTEGER PRIMARY KEY, title TEXT); DELETE FROM t;")
         let insert = "INSERT INTO t(title) VALUES (?)"
@@ -31,7 +34,7 @@ import TodoSQLite
                 try connection.run(insert, [.text("floor row \(i) 牛乳を買う")])
             }
         }
-        try commitOne(-1)  // warm-up: prepares the statement and grows the WAL once
+        try commitOne(-1) // warm-up: prepares the statement and grows the WAL once
         let start = Posix.monotonicSeconds()
         for i in 0..<rows { try commitOne(i) }
         let elapsed = Posix.monotonicSeconds() - start

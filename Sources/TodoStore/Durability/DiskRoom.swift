@@ -29,14 +29,17 @@ enum DiskRoom {
         let pageSize = try connection.scalar("PRAGMA page_size")
         guard let file = try? Files.identity(path) else { return }
         let growth = pages * pageSize - file.size
-        guard growth >= checkedGrowth, let available = try? Files.availableBytes(Files.directory(of: path)) else { return }
+        guard growth >= checkedGrowth, let available = try? Files.availableBytes(Files.directory(of: path)) else {
+            return
+        }
         // What the WAL already holds of this transaction took its room already.
         let spilled = min((try? Files.identity(path + "-wal"))?.size ?? 0, growth)
         let needed = 2 * growth + reserve
         guard needed > available + spilled else { return }
-        throw TodoError.storage("storage failure: the disk is full: this change needs about \(megabytes(needed)) free beside "
-                                + "\(path) (its data goes into the write-ahead log, then into the file), and \(megabytes(available + spilled)) are; "
-                                + "nothing of it was written")
+        throw TodoError.storage(
+            "storage failure: the disk is full: this change needs about \(megabytes(needed)) free beside "
+                + "\(path) (its data goes into the write-ahead log, then into the file), and \(megabytes(available + spilled)) are; "
+                + "nothing of it was written")
     }
 
     /// After a write transaction, committed or rolled back: a WAL past `walLimit` goes into the

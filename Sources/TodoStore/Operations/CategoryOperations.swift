@@ -23,9 +23,12 @@ extension StoreTransaction {
     /// - Throws: `.notFound`, `.invalidField` for an invalid name.
     package func category(named name: String, field: String = "name") throws(TodoError) -> Category {
         let valid = try Validation.categoryName(name, field: field)
-        guard let found = try connection.firstRow(
-            "\(Self.categorySelect) WHERE c.name_key = ?", [.text(TextKey.identity(valid))],
-            { s in (Category(id: s.int64(0), name: s.text(1), position: 0, open: s.int(3), done: s.int(4)), s.int64(2)) })
+        guard
+            let found = try connection.firstRow(
+                "\(Self.categorySelect) WHERE c.name_key = ?", [.text(TextKey.identity(valid))],
+                { s in
+                    (Category(id: s.int64(0), name: s.text(1), position: 0, open: s.int(3), done: s.int(4)), s.int64(2))
+                })
         else {
             throw TodoError.notFound("no category named \"\(valid)\"")
         }
@@ -41,7 +44,8 @@ extension StoreTransaction {
         let key = TextKey.identity(valid)
         let ids = try connection.rows(
             "SELECT id FROM categories WHERE name_key = ?1 OR substr(name_key, 1, length(?2)) IN (?2, ?3) ORDER BY rank",
-            [.text(key), .text(key + "."), .text(key + "/")]) { s in s.int64(0) }
+            [.text(key), .text(key + "."), .text(key + "/")]
+        ) { s in s.int64(0) }
         guard !ids.isEmpty else { throw TodoError.notFound("no category named \"\(valid)\"") }
         return ids
     }
@@ -55,9 +59,12 @@ extension StoreTransaction {
     func category(creating name: String) throws(TodoError) -> (id: Int64, name: String) {
         let valid = try Validation.categoryName(name)
         let key = TextKey.identity(valid)
-        if let existing = try connection.firstRow("SELECT id, name FROM categories WHERE name_key = ?", [.text(key)], {
-            (id: $0.int64(0), name: $0.text(1))
-        }) {
+        if let existing = try connection.firstRow(
+            "SELECT id, name FROM categories WHERE name_key = ?", [.text(key)],
+            {
+                (id: $0.int64(0), name: $0.text(1))
+            })
+        {
             return existing
         }
         try connection.run(
@@ -85,16 +92,19 @@ extension StoreTransaction {
         let valid = try Validation.categoryName(newName, field: "newName")
         let key = TextKey.identity(valid)
         if let other = try connection.firstRow(
-            "SELECT name FROM categories WHERE name_key = ? AND id <> ?", [.text(key), .integer(old.id)], { $0.text(0) }) {
+            "SELECT name FROM categories WHERE name_key = ? AND id <> ?", [.text(key), .integer(old.id)], { $0.text(0) }
+        ) {
             throw TodoError.conflict("category \"\(other)\" already exists")
         }
         if valid != old.name {
-            try connection.run("UPDATE categories SET name = ?, name_key = ? WHERE id = ?",
-                               [.text(valid), .text(key), .integer(old.id)])
+            try connection.run(
+                "UPDATE categories SET name = ?, name_key = ? WHERE id = ?",
+                [.text(valid), .text(key), .integer(old.id)])
             // Its todos changed with it (their category's name is part of each): they are in the
             // change log, so sync (and a client following changes) sends them again.
-            try connection.run("UPDATE todos SET updated = ?, revision = revision + 1 WHERE category_id = ?",
-                               [.integer(now.usec), .integer(old.id)])
+            try connection.run(
+                "UPDATE todos SET updated = ?, revision = revision + 1 WHERE category_id = ?",
+                [.integer(now.usec), .integer(old.id)])
         }
         try recordChange(.categoryRename, "category rename \(ChangeLog.quoted(old.name)) \(ChangeLog.quoted(valid))")
         return try category(named: valid)
@@ -108,10 +118,12 @@ extension StoreTransaction {
         if count > 0 {
             guard force else {
                 throw TodoError.conflict(
-                    "category \"\(old.name)\" still has \(count) todo\(count == 1 ? "" : "s"); force the deletion to unlink them")
+                    "category \"\(old.name)\" still has \(count) todo\(count == 1 ? "" : "s"); force the deletion to unlink them"
+                )
             }
-            try connection.run("UPDATE todos SET category_id = NULL, updated = ?, revision = revision + 1 WHERE category_id = ?",
-                               [.integer(now.usec), .integer(old.id)])
+            try connection.run(
+                "UPDATE todos SET category_id = NULL, updated = ?, revision = revision + 1 WHERE category_id = ?",
+                [.integer(now.usec), .integer(old.id)])
         }
         try connection.run("DELETE FROM categories WHERE id = ?", [.integer(old.id)])
         try recordChange(.categoryDelete, "category delete \(ChangeLog.quoted(old.name))")

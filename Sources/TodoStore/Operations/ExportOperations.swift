@@ -6,9 +6,10 @@ extension StoreTransaction {
     package func export() throws(TodoError) -> ExportDocument {
         let todos = try connection.rows("SELECT \(todoColumns) ORDER BY t.rank", [], TodoRow.init)
         // What iCalendar imports kept: few todos have it, so one lookup beside the main query.
-        let kept = Dictionary(try connection.rows("SELECT uid, ical_extra FROM todos WHERE ical_extra IS NOT NULL", []) {
-            ($0.text(0), $0.text(1))
-        }, uniquingKeysWith: { a, _ in a })
+        let kept = Dictionary(
+            try connection.rows("SELECT uid, ical_extra FROM todos WHERE ical_extra IS NOT NULL", []) {
+                ($0.text(0), $0.text(1))
+            }, uniquingKeysWith: { a, _ in a })
         let uids = Dictionary(todos.map { ($0.todo.id, $0.todo.uid) }, uniquingKeysWith: { a, _ in a })
         return ExportDocument(
             categories: try categories().map(\.name),
@@ -34,10 +35,16 @@ extension StoreTransaction {
     /// watchdog it moves).
     /// - Throws: `.invalidField` naming the entry (`todos[3].title`) when any value is invalid,
     ///   or when the document holds a uid twice.
-    package func importDocument(_ document: ExportDocument, label: String? = nil, progress: () -> Void = {}) throws(TodoError) -> ImportCounts {
+    package func importDocument(_ document: ExportDocument, label: String? = nil, progress: () -> Void = {})
+        throws(TodoError) -> ImportCounts
+    {
         let before = try connection.scalar("SELECT COUNT(*) FROM categories")
         var seen: Set<String> = []
-        var added = 0, updated = 0, unchanged = 0, deleted = 0, stale: [String] = []
+        var added = 0
+        var updated = 0
+        var unchanged = 0
+        var deleted = 0
+        var stale: [String] = []
         // The parent links of the entries applied, made once every entry is in (a subtask may
         // come before its parent), and the uids that arrived (links waiting for them resolve).
         var links: [(id: Int64, parent: String?)] = []
@@ -49,7 +56,9 @@ extension StoreTransaction {
         for (i, entry) in document.todos.enumerated() {
             if i % 100 == 99 { progress() }
             let title = try Validation.title(entry.title, field: "todos[\(i)].title")
-            let notes = try entry.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n, field: "todos[\(i)].notes") }
+            let notes = try entry.notes.flatMap { (n) throws(TodoError) in
+                try Validation.notes(n, field: "todos[\(i)].notes")
+            }
             let categoryID = try entry.category.map { (name) throws(TodoError) -> Int64 in
                 _ = try Validation.categoryName(name, field: "todos[\(i)].category")
                 return try self.categoryID(creating: name)
@@ -57,12 +66,15 @@ extension StoreTransaction {
             if let ical = entry.ical, ical.utf8.count > Validation.maxNotesBytes {
                 throw TodoError.invalid("todos[\(i)].ical", "must be at most \(Validation.maxNotesBytes) bytes")
             }
-            let uid = try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") } ?? RandomUUID.make(at: now)
+            let uid =
+                try entry.uid.map { (uid) throws(TodoError) in try importedUID(uid, field: "todos[\(i)].uid") }
+                ?? RandomUUID.make(at: now)
             guard seen.insert(uid).inserted else {
                 throw TodoError.invalid("todos[\(i)].uid", "\(uid) appears twice in the document")
             }
-            let fields = try checkedFields(priority: entry.priority, tags: entry.tags, zone: entry.zone, allDay: entry.allDay,
-                                           recurrence: entry.recurrence, due: entry.due, prefix: "todos[\(i)].")
+            let fields = try checkedFields(
+                priority: entry.priority, tags: entry.tags, zone: entry.zone, allDay: entry.allDay,
+                recurrence: entry.recurrence, due: entry.due, prefix: "todos[\(i)].")
             // A recurring todo that is still open keeps the completion it recorded last.
             let completed = entry.done ? (entry.completed ?? now) : (fields.recurrence != nil ? entry.completed : nil)
             let known = try connection.firstRow("SELECT id, updated, revision FROM todos WHERE uid = ?", [.text(uid)]) {
@@ -88,9 +100,13 @@ extension StoreTransaction {
                 alarms = try checkedAlarms(given, old: [], field: "todos[\(i)].alarms")
                 if remind == nil { remind = Alarm.nextFiring(alarms, after: nil, due: entry.due, start: entry.start) }
             } else if let r = entry.remind {
-                if let known, let stored = try connection.firstRow("SELECT remind, alarms FROM todos WHERE id = ?", [.integer(known.0)], {
-                    ($0.optionalInstant(0), Alarm.alarms(storedText: $0.optionalText(1)))
-                }), stored.0 == r, !stored.1.isEmpty {
+                if let known,
+                    let stored = try connection.firstRow(
+                        "SELECT remind, alarms FROM todos WHERE id = ?", [.integer(known.0)],
+                        {
+                            ($0.optionalInstant(0), Alarm.alarms(storedText: $0.optionalText(1)))
+                        }), stored.0 == r, !stored.1.isEmpty
+                {
                     alarms = stored.1
                 } else {
                     alarms = [Alarm(uid: RandomUUID.make(at: now), trigger: .at(r))]
@@ -101,7 +117,8 @@ extension StoreTransaction {
                 // Later at the precision both sides have: an iCalendar file says whole seconds, so
                 // a JSON export of the same todos (microseconds) is not later than its import.
                 let coarse = known.1 % 1_000_000 == 0 || entry.updated.usec % 1_000_000 == 0
-                let later = coarse ? entry.updated.seconds > Instant(usec: known.1).seconds : entry.updated.usec > known.1
+                let later =
+                    coarse ? entry.updated.seconds > Instant(usec: known.1).seconds : entry.updated.usec > known.1
                 guard entry.ifRevision != nil || later else {
                     unchanged += 1
                     continue
@@ -110,35 +127,46 @@ extension StoreTransaction {
                 // ACKNOWLEDGED to say it fired: while it stays where it was, it stays fired.
                 var reminded = entry.reminded
                 if reminded == nil, let remind, entry.ical?.contains("!REMIND-DEFAULT ") == true,
-                   let stored = try connection.firstRow("SELECT remind, reminded FROM todos WHERE id = ?", [.integer(known.0)], {
-                       ($0.optionalInstant(0), $0.optionalInstant(1))
-                   }), stored.0 == remind {
+                    let stored = try connection.firstRow(
+                        "SELECT remind, reminded FROM todos WHERE id = ?", [.integer(known.0)],
+                        {
+                            ($0.optionalInstant(0), $0.optionalInstant(1))
+                        }), stored.0 == remind
+                {
                     reminded = stored.1
                 }
                 let values: [SQLValue] = [
                     .optional(categoryID), .optional(entry.due), .optional(remind), .optional(reminded),
                     .bool(entry.done), .optional(completed), .optional(entry.priority.map { Int64($0.rank) }),
                     .optional(TagColumn.text(fields.tags)), .optional(fields.zone), .bool(entry.allDay),
-                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
-                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText),
+                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
+                    .optional(entry.ical),
+                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText)
                 ]
                 // A later entry that says what the store holds is no change (a file without any
                 // timestamp is read as written now, so its every import would be "later").
                 // A sync client's conditional entry is always applied.
-                let sameAlready = entry.ifRevision != nil ? "" : """
+                let sameAlready =
+                    entry.ifRevision != nil
+                    ? ""
+                    : """
                      AND NOT (title IS ? AND notes IS ? AND category_id IS ? AND due IS ? AND remind IS ? AND reminded IS ?
                         AND done IS ? AND completed IS ? AND priority IS ? AND tags IS ? AND zone IS ? AND all_day IS ?
                         AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ? AND start IS ? AND recur_set IS ? AND alarms IS ?)
                     """
-                try connection.run("""
+                try connection.run(
+                    """
                     UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
                         reminded = ?, done = ?, completed = ?, priority = ?, tags = ?, zone = ?, all_day = ?, recur_rule = ?,
                         recur_from = ?, ical_extra = ?, start = ?, recur_set = ?, alarms = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
                     WHERE id = ?\(sameAlready)
-                    """, [.text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes))] + values + [
-                        .integer(entry.created.usec), .integer(entry.updated.usec),
-                        .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)), .integer(known.0),
-                    ] + (sameAlready.isEmpty ? [] : [.text(title), .optional(notes)] + values))
+                    """,
+                    [.text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes))]
+                        + values + [
+                            .integer(entry.created.usec), .integer(entry.updated.usec),
+                            .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
+                            .integer(known.0)
+                        ] + (sameAlready.isEmpty ? [] : [.text(title), .optional(notes)] + values))
                 links.append((known.0, entry.parent))
                 guard connection.changes > 0 else {
                     unchanged += 1
@@ -149,22 +177,26 @@ extension StoreTransaction {
                 continue
             }
             added += 1
-            try connection.run("""
+            try connection.run(
+                """
                 INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
                                    done, completed, rank, created, updated, uid,
                                    priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra, start,
                                    recur_set, alarms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [
+                """,
+                [
                     .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
                     .optional(categoryID), .optional(entry.due), .optional(remind), .optional(entry.reminded),
                     .bool(entry.done), .optional(completed),
                     .integer(try todoOrder.keyAtEnd()), .integer(entry.created.usec), .integer(entry.updated.usec),
                     .text(uid),
-                    .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)), .optional(fields.zone),
+                    .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)),
+                    .optional(fields.zone),
                     .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
-                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue), .optional(entry.ical),
-                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText),
+                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
+                    .optional(entry.ical),
+                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText)
                 ])
             let id = connection.lastInsertRowID
             try writeTags(id, fields.tags, replacing: false)
@@ -175,7 +207,8 @@ extension StoreTransaction {
         var asked: [(id: Int64, link: ParentLink)] = []
         var touched: Set<Int64> = []
         for (uid, id) in arrived {
-            for child in try connection.rows("SELECT id FROM todos WHERE parent_uid = ?", [.text(uid)], { $0.int64(0) }) {
+            for child in try connection.rows("SELECT id FROM todos WHERE parent_uid = ?", [.text(uid)], { $0.int64(0) })
+            {
                 asked.append((child, .todo(id)))
                 touched.insert(child)
             }
@@ -186,10 +219,13 @@ extension StoreTransaction {
         }
         try setParentLinks(asked, touched: touched)
         let after = try connection.scalar("SELECT COUNT(*) FROM categories")
-        progress()  // recording the change sums the size of every row it wrote
-        try recordChange(.import, "\(label ?? "import"): \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))
-        var counts = ImportCounts(todos: document.todos.count, categories: Int(after - before), added: added, updated: updated,
-                                  unchanged: unchanged + stale.count)
+        progress() // recording the change sums the size of every row it wrote
+        try recordChange(
+            .import,
+            "\(label ?? "import"): \(added) added, \(updated) updated" + (deleted > 0 ? ", \(deleted) deleted" : ""))
+        var counts = ImportCounts(
+            todos: document.todos.count, categories: Int(after - before), added: added, updated: updated,
+            unchanged: unchanged + stale.count)
         counts.deleted = deleted
         counts.stale = stale
         counts.conditional = document.todos.contains { $0.ifRevision != nil }
@@ -198,7 +234,9 @@ extension StoreTransaction {
 
     /// A uid from an import: any text a UID may be (a foreign one is kept as is).
     private func importedUID(_ uid: String, field: String) throws(TodoError) -> String {
-        guard !uid.isEmpty, uid.utf8.count <= 255, !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+        guard !uid.isEmpty, uid.utf8.count <= 255,
+            !uid.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " })
+        else {
             throw TodoError.invalid(field, "must be 1 to 255 bytes without spaces or control characters")
         }
         return uid

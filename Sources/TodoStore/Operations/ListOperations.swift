@@ -69,8 +69,10 @@ extension StoreTransaction {
     /// Calls `body` with each row of the page, in order, until it returns false. A page in two
     /// parts reads the first part's rows, then the second's from where the first part ended:
     /// right away when the page held some of the first part, else after counting it.
-    func forEachPageRow(_ plan: ListPlan, total: Int,
-                                _ body: (Statement) throws(TodoError) -> Bool) throws(TodoError) {
+    func forEachPageRow(
+        _ plan: ListPlan, total: Int,
+        _ body: (Statement) throws(TodoError) -> Bool
+    ) throws(TodoError) {
         guard let parts = plan.parts else {
             try connection.forEachRow(plan.page(forTotal: total), plan.pageValues(forTotal: total), body)
             return
@@ -83,7 +85,9 @@ extension StoreTransaction {
             return going
         }
         guard going, plan.limit < 0 || read < plan.limit else { return }
-        let skip = read > 0 || plan.offset == 0 ? 0
+        let skip =
+            read > 0 || plan.offset == 0
+            ? 0
             : max(0, plan.offset - Int(try connection.scalar(parts.firstCount, plan.values)))
         let rest = plan.limit < 0 ? -1 : plan.limit - read
         try connection.forEachRow(parts.second, plan.values + [.integer(Int64(rest)), .integer(Int64(skip))], body)
@@ -91,7 +95,7 @@ extension StoreTransaction {
 
     /// How many todos `plan` matches, from the kept counts when they answer it.
     func total(_ plan: ListPlan) throws(TodoError) -> Int {
-        guard let kept = plan.keptCounts else {  // status and category alone: the kept counts answer it
+        guard let kept = plan.keptCounts else { // status and category alone: the kept counts answer it
             return Int(try connection.scalar(plan.count, plan.values))
         }
         let counts: (open: Int, done: Int)

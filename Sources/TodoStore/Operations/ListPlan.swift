@@ -20,7 +20,9 @@ extension StoreTransaction {
             guard !query.uncategorized else {
                 throw TodoError.invalid("uncategorized", "cannot be combined with category")
             }
-            let ids = query.subcategories ? try categoryTree(named: name, field: "category") : [try category(named: name, field: "category").id]
+            let ids =
+                query.subcategories
+                ? try categoryTree(named: name, field: "category") : [try category(named: name, field: "category").id]
             if ids.count == 1 {
                 categoryID = ids[0]
                 conditions.append("t.category_id = ?")
@@ -125,16 +127,24 @@ extension StoreTransaction {
         // With a due-date range, terms that change no result let SQLite seek the range in
         // `todos_done_due` (status, due IS NULL, due, rank) instead of walking every todo of the
         // status: a todo in the range has a due date, and every todo's status is 0 or 1.
-        let throughDue = !dueRange ? filter : Self.whereClause(
-            conditions + (query.status == .all && !query.overdue ? ["t.done IN (0, 1)"] : []) + ["(t.due IS NULL) = 0"])
+        let throughDue =
+            !dueRange
+            ? filter
+            : Self.whereClause(
+                conditions + (query.status == .all && !query.overdue ? ["t.done IN (0, 1)"] : []) + [
+                    "(t.due IS NULL) = 0"
+                ])
         // A text search with no other filter than the status tests every todo of the status:
         // reading the table once in its own order beats looking each todo up in the order of
         // some index (a category's todos, by position, are close to table order already).
-        let scansTable = query.search != nil && searchDriver == nil && !dueRange && categoryID == nil && !query.uncategorized
+        let scansTable =
+            query.search != nil && searchDriver == nil && !dueRange && categoryID == nil && !query.uncategorized
             && !recurringOnly && tagKeys.isEmpty
-        let todos = searchDriver.map { "\($0.table) s CROSS JOIN todos t ON t.id = s.todo_id" }
-            ?? (tagDriven ? "todo_tags g CROSS JOIN todos t ON t.id = g.todo_id AND g.tag_key = ?"
-            : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t")
+        let todos =
+            searchDriver.map { "\($0.table) s CROSS JOIN todos t ON t.id = s.todo_id" }
+            ?? (tagDriven
+                ? "todo_tags g CROSS JOIN todos t ON t.id = g.todo_id AND g.tag_key = ?"
+                : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t")
         // Whether one todo `t` matches, every tag a term (a tree listing tests the todos around
         // its matches with it).
         let tagTerm = "EXISTS (SELECT 1 FROM todo_tags x WHERE x.todo_id = t.id AND x.tag_key = ?)"
@@ -149,7 +159,8 @@ extension StoreTransaction {
         let unique = query.sort.contains { $0.field == .id || $0.field == .position }
         let page = { (table: String, filter: String, dated: Bool) in
             let order = query.sort.flatMap { Self.orderTerms($0, dated: dated) } + (unique ? [] : ["t.rank"])
-            return "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
+            return
+                "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
         let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
         let seek = try query.seek.map { (seek) throws(TodoError) in
@@ -157,8 +168,10 @@ extension StoreTransaction {
             // With the search index driving: past `narrowLimit` matches, walking the order from
             // the anchor meets a match often enough (as the walking page does).
             if let searchDriver {
-                plan.walkingParts = try seekPlan(seek, query, from: recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t",
-                                                 conditions: conditions, values: Array(values.dropFirst(searchDriver.values.count))).parts
+                plan.walkingParts = try seekPlan(
+                    seek, query, from: recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t",
+                    conditions: conditions, values: Array(values.dropFirst(searchDriver.values.count))
+                ).parts
             }
             return plan
         }
@@ -167,7 +180,8 @@ extension StoreTransaction {
         // `? IS NOT NULL` takes the search term's value in its place.
         var count = "SELECT COUNT(*) FROM \(table) \(throughDue)"
         if let searchDriver, searchDriver.exact, query.status != .all, conditions.count == 2, !dueRange {
-            count = "SELECT COUNT(*) FROM \(searchDriver.table) s CROSS JOIN todos t INDEXED BY todos_done ON t.id = s.todo_id "
+            count =
+                "SELECT COUNT(*) FROM \(searchDriver.table) s CROSS JOIN todos t INDEXED BY todos_done ON t.id = s.todo_id "
                 + "WHERE \(conditions[0]) AND (? IS NOT NULL)"
         }
         return ListPlan(
@@ -176,7 +190,9 @@ extension StoreTransaction {
             count: count,
             // Walking the sort order meets a match often enough without the index (a page
             // walked is chosen only past `narrowLimit` matches).
-            walkingPage: page(searchDriver == nil ? todos : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t", filter, false),
+            walkingPage: page(
+                searchDriver == nil ? todos : recurringOnly ? "todos t INDEXED BY todos_recurring" : "todos t", filter,
+                false),
             walkingSkips: searchDriver?.values.count ?? 0,
             narrowPage: dueRange || scansTable || searchDriver != nil ? page(table, throughDue, dueRange) : nil,
             narrowIsSorted: dueRange && query.sort.first.map { $0.field == .due && !$0.descending } ?? false,
@@ -200,8 +216,12 @@ extension StoreTransaction {
     /// index in its order, so nothing is sorted but todos due at the same instant. With another
     /// filter, walking would look up every todo in that order to test it, so the single sorted
     /// statement reads fewer.
-    private static func pageParts(_ sort: [TodoQuery.SortKey], status: TodoQuery.Status, conditions: [String]) -> PageParts? {
-        guard let first = sort.first, sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) else { return nil }
+    private static func pageParts(_ sort: [TodoQuery.SortKey], status: TodoQuery.Status, conditions: [String])
+        -> PageParts?
+    {
+        guard let first = sort.first, sort.dropFirst().allSatisfy({ $0.field == .position && !$0.descending }) else {
+            return nil
+        }
         switch (first.field, first.descending) {
         case (.priority, true):
             // Low, medium, high, then none: the todos with a priority, sought in
@@ -210,7 +230,8 @@ extension StoreTransaction {
             let ranked = whereClause(conditions + ["coalesce(t.priority, 4) < 4"])
             return PageParts(
                 first: "SELECT \(todoColumns) \(ranked) ORDER BY t.priority DESC, t.rank LIMIT ? OFFSET ?",
-                second: "SELECT \(todoColumns) \(whereClause(conditions + ["coalesce(t.priority, 4) = 4"])) ORDER BY t.rank LIMIT ? OFFSET ?",
+                second:
+                    "SELECT \(todoColumns) \(whereClause(conditions + ["coalesce(t.priority, 4) = 4"])) ORDER BY t.rank LIMIT ? OFFSET ?",
                 firstCount: "SELECT COUNT(*) FROM todos t \(ranked)")
         case (.category, let descending):
             // The categories in order (CROSS JOIN keeps that loop; `c.id` makes each step one
@@ -218,9 +239,11 @@ extension StoreTransaction {
             // uncategorised ones. The kept per-category counts say how many come first.
             let direction = descending ? " DESC" : ""
             return PageParts(
-                first: "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(whereClause(conditions)) "
+                first:
+                    "SELECT \(todoFields) FROM categories c CROSS JOIN todos t ON t.category_id = c.id \(whereClause(conditions)) "
                     + "ORDER BY c.rank\(direction), c.id\(direction), t.rank LIMIT ? OFFSET ?",
-                second: "SELECT \(todoColumns) \(whereClause(conditions + ["t.category_id IS NULL"])) ORDER BY t.rank LIMIT ? OFFSET ?",
+                second:
+                    "SELECT \(todoColumns) \(whereClause(conditions + ["t.category_id IS NULL"])) ORDER BY t.rank LIMIT ? OFFSET ?",
                 firstCount: "SELECT COALESCE(SUM(\(status == .open ? "open_count" : "done_count")), 0) FROM categories")
         case (.due, true):
             // `todos_done_due` walked backwards over the dated todos (todos due at the same instant

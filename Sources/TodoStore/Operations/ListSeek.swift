@@ -23,8 +23,11 @@ extension StoreTransaction {
         var inGroup: String?
         var outOfGroup: String?
 
-        init(_ order: String, _ descending: Bool = false, equal: String? = nil, text: Bool = false, nullGroup: Bool = false,
-             inGroup: String? = nil, outOfGroup: String? = nil) {
+        init(
+            _ order: String, _ descending: Bool = false, equal: String? = nil, text: Bool = false,
+            nullGroup: Bool = false,
+            inGroup: String? = nil, outOfGroup: String? = nil
+        ) {
             self.order = order
             self.descending = descending
             self.equal = equal ?? order
@@ -37,7 +40,9 @@ extension StoreTransaction {
         /// The term saying a todo is equal to the anchor here (`value` the anchor's), and the
         /// value it binds.
         func same(_ value: SQLValue) -> (term: String, values: [SQLValue]) {
-            if nullGroup, case .integer(let v) = value, let spelled = v == 1 ? inGroup : outOfGroup { return (spelled, []) }
+            if nullGroup, case .integer(let v) = value, let spelled = v == 1 ? inGroup : outOfGroup {
+                return (spelled, [])
+            }
             return ("(\(equal)) IS ?", [value])
         }
     }
@@ -73,13 +78,23 @@ extension StoreTransaction {
             case .due: terms += [SeekTerm("t.due IS NULL", nullGroup: true), SeekTerm("t.due", d)]
             case .start: terms += [SeekTerm("t.start IS NULL", nullGroup: true), SeekTerm("t.start", d)]
             case .category:
-                terms += [SeekTerm("t.category_id IS NULL", nullGroup: true, inGroup: "t.category_id IS NULL", outOfGroup: "t.category_id IS NOT NULL"),
-                          SeekTerm("c.rank", d, equal: "t.category_id")]
+                terms += [
+                    SeekTerm(
+                        "t.category_id IS NULL", nullGroup: true, inGroup: "t.category_id IS NULL",
+                        outOfGroup: "t.category_id IS NOT NULL"),
+                    SeekTerm("c.rank", d, equal: "t.category_id")
+                ]
             // `priority` holds 1 (high) … 3 (low); ascending, none sorts as 4, last, as the index
             // keeps it; descending, the todos with one first.
             case .priority:
-                terms += d ? [SeekTerm("t.priority IS NULL", nullGroup: true, inGroup: "coalesce(t.priority, 4) = 4", outOfGroup: "coalesce(t.priority, 4) < 4"),
-                              SeekTerm("coalesce(t.priority, 4)", true)]
+                terms +=
+                    d
+                    ? [
+                        SeekTerm(
+                            "t.priority IS NULL", nullGroup: true, inGroup: "coalesce(t.priority, 4) = 4",
+                            outOfGroup: "coalesce(t.priority, 4) < 4"),
+                        SeekTerm("coalesce(t.priority, 4)", true)
+                    ]
                     : [SeekTerm("coalesce(t.priority, 4)")]
             }
         }
@@ -97,17 +112,26 @@ extension StoreTransaction {
     /// Plans the window of `query` around `seek`: reads the anchor's sort values, then makes one
     /// statement per term, nearest first — the todos equal to the anchor in every term before it
     /// and beyond it in this one — each a seek in an index and a walk in its order.
-    func seekPlan(_ seek: TodoQuery.Seek, _ query: TodoQuery, from table: String, conditions: [String], values: [SQLValue]) throws(TodoError) -> SeekPlan {
+    func seekPlan(
+        _ seek: TodoQuery.Seek, _ query: TodoQuery, from table: String, conditions: [String], values: [SQLValue]
+    ) throws(TodoError) -> SeekPlan {
         let field = seek.before ? "before" : "after"
         guard !query.tree else { throw TodoError.invalid("tree", "cannot be combined with after or before") }
         guard query.offset == 0 else { throw TodoError.invalid("offset", "cannot be combined with after or before") }
         let terms = Self.seekTerms(query.sort)
         let columns = terms.flatMap { [$0.order, $0.equal] }.joined(separator: ", ")
-        guard let anchor = try connection.firstRow("SELECT \(columns) FROM todos t \(categoryJoin) WHERE t.id = ?", [.integer(seek.id)], { statement in
-            terms.indices.map { i in
-                (order: Self.value(statement, Int32(2 * i), text: terms[i].text), equal: Self.value(statement, Int32(2 * i + 1), text: terms[i].text))
-            }
-        }) else {
+        guard
+            let anchor = try connection.firstRow(
+                "SELECT \(columns) FROM todos t \(categoryJoin) WHERE t.id = ?", [.integer(seek.id)],
+                { statement in
+                    terms.indices.map { i in
+                        (
+                            order: Self.value(statement, Int32(2 * i), text: terms[i].text),
+                            equal: Self.value(statement, Int32(2 * i + 1), text: terms[i].text)
+                        )
+                    }
+                })
+        else {
             throw TodoError.notFound("no todo with id \(seek.id) (\(field))")
         }
         // Each statement: equal in terms ..<j, beyond in term j, ordered by terms j...
@@ -134,13 +158,24 @@ extension StoreTransaction {
                 // Beyond the anchor's category: the categories in order, each one's todos through
                 // `todos_category` (as a listing by category reads them).
                 let byCategory = rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
-                let from = byCategory ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
+                let from =
+                    byCategory ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
                 if ordered {
-                    let order = terms[min(rest, terms.count)...].map { $0.order + ($0.descending != backwards ? " DESC" : "") }.joined(separator: ", ")
-                    statements.append(("SELECT \(todoFields) FROM \(from) \(where_) ORDER BY \(order.isEmpty ? "t.rank" : order) LIMIT ?", values + seekValues))
+                    let order = terms[min(rest, terms.count)...].map {
+                        $0.order + ($0.descending != backwards ? " DESC" : "")
+                    }.joined(separator: ", ")
+                    statements.append(
+                        (
+                            "SELECT \(todoFields) FROM \(from) \(where_) ORDER BY \(order.isEmpty ? "t.rank" : order) LIMIT ?",
+                            values + seekValues
+                        ))
                 } else {
                     // A count needs the category only for its rank, else it reads the index alone.
-                    statements.append(("SELECT COUNT(*) FROM \(byCategory || where_.contains("c.rank") ? from : table) \(where_)", values + seekValues))
+                    statements.append(
+                        (
+                            "SELECT COUNT(*) FROM \(byCategory || where_.contains("c.rank") ? from : table) \(where_)",
+                            values + seekValues
+                        ))
                 }
             }
             return statements
@@ -148,8 +183,10 @@ extension StoreTransaction {
         var plan = SeekPlan(parts: parts(backwards: seek.before, ordered: true), reversed: seek.before)
         if query.withOffset {
             plan.before = parts(backwards: true, ordered: false)
-            plan.anchorListed = ("SELECT COUNT(*) FROM \(table) WHERE " + (conditions + ["t.id = ?"]).joined(separator: " AND "),
-                                 values + [.integer(seek.id)])
+            plan.anchorListed = (
+                "SELECT COUNT(*) FROM \(table) WHERE " + (conditions + ["t.id = ?"]).joined(separator: " AND "),
+                values + [.integer(seek.id)]
+            )
         }
         return plan
     }
@@ -166,7 +203,8 @@ extension StoreTransaction {
         for part in parts {
             let left = plan.limit < 0 ? -1 : plan.limit - rows.count
             if left == 0 { break }
-            try connection.forEachRow(part.sql, part.values + [.integer(Int64(left))]) { (statement) throws(TodoError) in
+            try connection.forEachRow(part.sql, part.values + [.integer(Int64(left))]) {
+                (statement) throws(TodoError) in
                 rows.append(TodoRow(statement))
                 return true
             }

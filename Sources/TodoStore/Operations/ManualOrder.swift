@@ -74,7 +74,10 @@ struct ManualOrder {
 
     /// The 1-based position a counted row with key `rank` has.
     func position(of rank: Int64) throws(TodoError) -> Int {
-        Int(try connection.scalar("SELECT " + ManualOrder.positionSQL(table: table, blocks: blocks, counted: counted, key: "?1"), [.integer(rank)]))
+        Int(
+            try connection.scalar(
+                "SELECT " + ManualOrder.positionSQL(table: table, blocks: blocks, counted: counted, key: "?1"),
+                [.integer(rank)]))
     }
 
     /// SQL for the 1-based position of a counted row whose key is the SQL expression `key` (a
@@ -122,7 +125,8 @@ struct ManualOrder {
     /// How many counted rows the blocks before each block hold: one pass over the block table.
     func blockSums() throws(TodoError) -> BlockSums {
         guard let blocks else { return BlockSums(blocks: [], through: []) }
-        var keys: [Int64] = [], through: [Int64] = []
+        var keys: [Int64] = []
+        var through: [Int64] = []
         var sum: Int64 = 0
         try connection.forEachRow("SELECT block, size FROM \(blocks) ORDER BY block") { row in
             sum += row.int64(1)
@@ -143,17 +147,26 @@ struct ManualOrder {
         var result: [Int64: Int] = [:]
         guard let blocks else {
             for rank in wanted {
-                result[rank] = Int(try connection.scalar("SELECT COUNT(*) FROM \(name) WHERE \(countedAnd)rank < ?", [.integer(rank)])) + 1
+                result[rank] =
+                    Int(
+                        try connection.scalar(
+                            "SELECT COUNT(*) FROM \(name) WHERE \(countedAnd)rank < ?", [.integer(rank)])) + 1
             }
             return result
         }
         let shift = ManualOrder.blockShift
-        let span = wanted.count == 1 ? 0 : try connection.scalar(
-            "SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block BETWEEN ? AND ?", [.integer(first >> shift), .integer(last >> shift)])
+        let span =
+            wanted.count == 1
+            ? 0
+            : try connection.scalar(
+                "SELECT COALESCE(SUM(size), 0) FROM \(blocks) WHERE block BETWEEN ? AND ?",
+                [.integer(first >> shift), .integer(last >> shift)])
         if span > 0 && span <= Int64(wanted.count) * 64 {
             let before = try position(of: first) - 1
             let between = try connection.rows(
-                "SELECT rank FROM \(name) WHERE \(countedAnd)rank >= ? AND rank <= ? ORDER BY rank", [.integer(first), .integer(last)]) { $0.int64(0) }
+                "SELECT rank FROM \(name) WHERE \(countedAnd)rank >= ? AND rank <= ? ORDER BY rank",
+                [.integer(first), .integer(last)]
+            ) { $0.int64(0) }
             var seen = 0
             for rank in wanted {
                 while seen < between.count, between[seen] < rank { seen += 1 }
@@ -166,7 +179,8 @@ struct ManualOrder {
         var before: [Int64: Int] = [:]
         var running = 0
         let sizes = try connection.rows(
-            "SELECT block, size FROM \(blocks) WHERE block <= ? ORDER BY block", [.integer(last >> shift)]) { ($0.int64(0), $0.int(1)) }
+            "SELECT block, size FROM \(blocks) WHERE block <= ? ORDER BY block", [.integer(last >> shift)]
+        ) { ($0.int64(0), $0.int(1)) }
         var index = sizes.startIndex
         for block in Set(wanted.map { $0 >> shift }).sorted() {
             while index < sizes.endIndex, sizes[index].0 < block {
@@ -178,7 +192,8 @@ struct ManualOrder {
         for rank in wanted {
             let block = rank >> shift
             let inBlock = try connection.scalar(
-                "SELECT COUNT(*) FROM \(name) WHERE \(countedAnd)rank >= ? AND rank < ?", [.integer(block << shift), .integer(rank)])
+                "SELECT COUNT(*) FROM \(name) WHERE \(countedAnd)rank >= ? AND rank < ?",
+                [.integer(block << shift), .integer(rank)])
             result[rank] = (before[block] ?? 0) + Int(inBlock) + 1
         }
         return result
@@ -201,7 +216,7 @@ struct ManualOrder {
         let upper = position >= 2 ? neighbours.dropFirst().first : neighbours.first
         if let upper { return try move(id: id, next: upper, before: true) }
         if let lower { return try move(id: id, next: lower, before: false) }
-        return false  // the only counted row: position 1 wherever it is
+        return false // the only counted row: position 1 wherever it is
     }
 
     /// Up to `limit` ids of counted rows other than row `id`, in order, starting with the one at
@@ -214,8 +229,11 @@ struct ManualOrder {
         if let blocks, offset > 0 {
             let shift = ManualOrder.blockShift
             let movedBlock = try connection.firstRow(
-                "SELECT rank FROM \(name) WHERE \(countedAnd)id = ?", [.integer(id)]) { $0.int64(0) >> shift }
-            let sizes = try connection.rows("SELECT block, size FROM \(blocks) ORDER BY block") { ($0.int64(0), $0.int(1)) }
+                "SELECT rank FROM \(name) WHERE \(countedAnd)id = ?", [.integer(id)]
+            ) { $0.int64(0) >> shift }
+            let sizes = try connection.rows("SELECT block, size FROM \(blocks) ORDER BY block") {
+                ($0.int64(0), $0.int(1))
+            }
             var before = 0
             var found = false
             for (block, size) in sizes {
@@ -228,16 +246,18 @@ struct ManualOrder {
                 }
                 before += others
             }
-            if !found { return [] }  // past the end
+            if !found { return [] } // past the end
         }
         return try connection.rows(
             "SELECT id FROM \(name) WHERE \(countedAnd)id <> ? AND rank >= ? ORDER BY rank LIMIT ? OFFSET ?",
-            [.integer(id), .integer(start), .integer(Int64(limit)), .integer(Int64(skip))]) { $0.int64(0) }
+            [.integer(id), .integer(start), .integer(Int64(limit)), .integer(Int64(skip))]
+        ) { $0.int64(0) }
     }
 
     /// Whether row `id` has a position.
     func isCounted(_ id: Int64) throws(TodoError) -> Bool {
-        try connection.firstRow("SELECT 1 FROM \(name) WHERE \(countedAnd)id = ?", [.integer(id)]) { _ in true } ?? false
+        try connection.firstRow("SELECT 1 FROM \(name) WHERE \(countedAnd)id = ?", [.integer(id)]) { _ in true }
+            ?? false
     }
 
     /// Moves row `id` directly before (or after) row `anchor`. Returns whether its place changed.
@@ -247,12 +267,14 @@ struct ManualOrder {
         if before {
             let lower = try connection.firstRow(
                 "SELECT rank FROM \(name) WHERE rank < ? AND id <> ? ORDER BY rank DESC LIMIT 1",
-                [.integer(anchorRank), .integer(id)]) { $0.int64(0) }
+                [.integer(anchorRank), .integer(id)]
+            ) { $0.int64(0) }
             return try place(id: id, after: lower, before: anchorRank)
         } else {
             let upper = try connection.firstRow(
                 "SELECT rank FROM \(name) WHERE rank > ? AND id <> ? ORDER BY rank LIMIT 1",
-                [.integer(anchorRank), .integer(id)]) { $0.int64(0) }
+                [.integer(anchorRank), .integer(id)]
+            ) { $0.int64(0) }
             return try place(id: id, after: anchorRank, before: upper)
         }
     }
@@ -267,7 +289,7 @@ struct ManualOrder {
     private func place(id: Int64, after lower: Int64?, before upper: Int64?) throws(TodoError) -> Bool {
         guard let current = try rank(of: id) else { throw TodoError.notFound("no row with id \(id)") }
         if (lower.map { $0 < current } ?? true) && (upper.map { current < $0 } ?? true) {
-            return false  // already there
+            return false // already there
         }
         let key: Int64
         switch (lower, upper) {
@@ -293,15 +315,17 @@ struct ManualOrder {
             // `below` ends with the row at `lower`; `above` starts with its successor.
             let below = try connection.rows(
                 "SELECT id, rank FROM \(name) WHERE rank <= ? AND id <> ? ORDER BY rank DESC LIMIT ?",
-                [.integer(lower), .integer(id), .integer(Int64(half + 1))]) { ($0.int64(0), $0.int64(1)) }
+                [.integer(lower), .integer(id), .integer(Int64(half + 1))]
+            ) { ($0.int64(0), $0.int64(1)) }
             let above = try connection.rows(
                 "SELECT id, rank FROM \(name) WHERE rank > ? AND id <> ? ORDER BY rank LIMIT ?",
-                [.integer(lower), .integer(id), .integer(Int64(half + 1))]) { ($0.int64(0), $0.int64(1)) }
+                [.integer(lower), .integer(id), .integer(Int64(half + 1))]
+            ) { ($0.int64(0), $0.int64(1)) }
             // The outermost row on each side stays fixed as a fence unless that side reached the end.
             let openBelow = below.count <= half
             let openAbove = above.count <= half
             var window = Array(below.reversed()) + above
-            let slotIndex = below.count  // the new row goes before window[slotIndex] (after fences removed below)
+            let slotIndex = below.count // the new row goes before window[slotIndex] (after fences removed below)
             var lowFence: Int64
             var highFence: Int64
             var slot = slotIndex
@@ -332,7 +356,8 @@ struct ManualOrder {
                     } else {
                         let row = window[index < slot ? index : index - 1]
                         if row.1 != key {
-                            try connection.run("UPDATE \(name) SET rank = ? WHERE id = ?", [.integer(key), .integer(row.0)])
+                            try connection.run(
+                                "UPDATE \(name) SET rank = ? WHERE id = ?", [.integer(key), .integer(row.0)])
                         }
                     }
                 }
@@ -366,7 +391,8 @@ struct BlockSums {
 
     /// The index of the first block at or after `block` (binary search).
     private func firstIndex(notBelow block: Int64) -> Int {
-        var low = 0, high = blocks.count
+        var low = 0
+        var high = blocks.count
         while low < high {
             let mid = (low + high) / 2
             if blocks[mid] < block { low = mid + 1 } else { high = mid }

@@ -1,6 +1,6 @@
 import TodoCore
-import TodoTime
 import TodoSQLite
+import TodoTime
 
 // The subtasks of a recurring todo that advanced: done with the occurrence that was completed,
 // open again for the next one, their dates moved as the parent's due moved (docs/RECURRENCE.md).
@@ -35,10 +35,12 @@ struct OccurrenceShift: Sendable, Equatable {
     func move(_ instant: Instant, in zone: ZoneInfo, allDay: Bool) -> Instant {
         let local = LocalTime(instant, in: zone)
         let micros = (instant.usec % 1_000_000 + 1_000_000) % 1_000_000
-        let moved = allDay
+        let moved =
+            allDay
             ? LocalTime.instant(days: local.days + days, secondOfDay: 0, in: zone)
-            : LocalTime.instant(days: local.days + days, secondOfDay: local.secondOfDay + seconds, micros: micros,
-                                in: zone)
+            : LocalTime.instant(
+                days: local.days + days, secondOfDay: local.secondOfDay + seconds, micros: micros,
+                in: zone)
         return moved ?? instant.checkedAdding(usec: newDue.usec - oldDue.usec) ?? instant
     }
 }
@@ -54,7 +56,9 @@ extension StoreTransaction {
         var stack = try subtaskIDs(of: id).reversed() as [Int64]
         while let child = stack.popLast() {
             guard seen.insert(child).inserted else { continue }
-            let open = try connection.firstRow("SELECT done FROM todos WHERE id = ?", [.integer(child)]) { $0.bool(0) } == false
+            let open =
+                try connection.firstRow("SELECT done FROM todos WHERE id = ?", [.integer(child)]) { $0.bool(0) }
+                == false
             if open, let shift = try advanceIfRecurring(child) {
                 touched.append(child)
                 touched += try renewSubtasks(of: child, shift: shift, seen: &seen)
@@ -81,8 +85,10 @@ extension StoreTransaction {
     func renewSubtasks(of parent: Int64, shift: OccurrenceShift, seen: inout Set<Int64>) throws(TodoError) -> [Int64] {
         var touched: [Int64] = []
         for child in try subtaskIDs(of: parent) where seen.insert(child).inserted {
-            let found = try connection.firstRow("SELECT done, recur_rule IS NOT NULL, due FROM todos WHERE id = ?",
-                                                [.integer(child)]) { ($0.bool(0), $0.bool(1), $0.optionalInstant(2)) }
+            let found = try connection.firstRow(
+                "SELECT done, recur_rule IS NOT NULL, due FROM todos WHERE id = ?",
+                [.integer(child)]
+            ) { ($0.bool(0), $0.bool(1), $0.optionalInstant(2)) }
             guard let (done, recurs, due) = found else { continue }
             if recurs, let due {
                 guard !done, due <= shift.oldDue else { continue }
@@ -108,10 +114,15 @@ extension StoreTransaction {
     /// Opens todo `id` with its due, start and reminder moved by `shift` (the reminder re-armed).
     /// - Returns: whether anything changed (an open todo without dates stays as it is).
     private func reopen(_ id: Int64, movedBy shift: OccurrenceShift) throws(TodoError) -> Bool {
-        let found = try connection.firstRow("SELECT done, due, start, remind, zone, all_day, alarms FROM todos WHERE id = ?",
-                                            [.integer(id)]) {
-            (done: $0.bool(0), due: $0.optionalInstant(1), start: $0.optionalInstant(2), remind: $0.optionalInstant(3),
-             zone: $0.optionalText(4), allDay: $0.bool(5), alarms: Alarm.alarms(storedText: $0.optionalText(6)))
+        let found = try connection.firstRow(
+            "SELECT done, due, start, remind, zone, all_day, alarms FROM todos WHERE id = ?",
+            [.integer(id)]
+        ) {
+            (
+                done: $0.bool(0), due: $0.optionalInstant(1), start: $0.optionalInstant(2),
+                remind: $0.optionalInstant(3),
+                zone: $0.optionalText(4), allDay: $0.bool(5), alarms: Alarm.alarms(storedText: $0.optionalText(6))
+            )
         }
         guard let t = found, t.done || t.due != nil || t.start != nil || t.remind != nil else { return false }
         let zone = zones.zoneOrUTC(t.zone)
@@ -125,16 +136,20 @@ extension StoreTransaction {
             moved.snoozedUntil = nil
             return moved
         }
-        let remind = t.alarms.isEmpty ? t.remind.map { shift.move($0, in: zone, allDay: false) }
+        let remind =
+            t.alarms.isEmpty
+            ? t.remind.map { shift.move($0, in: zone, allDay: false) }
             : Alarm.nextFiring(alarms, after: nil, due: due, start: start)
-        try connection.run("""
+        try connection.run(
+            """
             UPDATE todos SET alarms = ?, done = 0, completed = NULL, due = ?, due_end = ?, start = ?, remind = ?,
                 reminded = CASE WHEN ? IS NULL THEN reminded END, updated = ?, revision = revision + 1
             WHERE id = ?
-            """, [
+            """,
+            [
                 .optional(Alarm.storedText(alarms)),
                 .optional(due), .optional(dueEnd(due: due, allDay: t.allDay, zone: t.zone)), .optional(start),
-                .optional(remind), .optional(remind), .integer(now.usec), .integer(id),
+                .optional(remind), .optional(remind), .integer(now.usec), .integer(id)
             ])
         return true
     }

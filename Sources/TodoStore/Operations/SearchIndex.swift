@@ -12,16 +12,21 @@ extension SearchIndex {
     /// in, unless the two are the same. Runs before every commit of the store, outside any
     /// savepoint, so FTS5 writes what a transaction indexed as one segment.
     static func flush(_ connection: Connection) throws(TodoError) {
-        let pending = try connection.rows("""
+        let pending = try connection.rows(
+            """
             SELECT p.todo_id, p.old_key, t.search_key FROM search_pending p LEFT JOIN todos t ON t.id = p.todo_id
-            """) { ($0.int64(0), $0.optionalText(1), $0.optionalText(2)) }
+            """
+        ) { ($0.int64(0), $0.optionalText(1), $0.optionalText(2)) }
         guard !pending.isEmpty else { return }
         for (id, old, key) in pending where old != key {
             if let old {
-                try connection.run("INSERT INTO search_fts (search_fts, rowid, key) VALUES ('delete', ?, ?)", [.integer(id), .text(old + pad)])
+                try connection.run(
+                    "INSERT INTO search_fts (search_fts, rowid, key) VALUES ('delete', ?, ?)",
+                    [.integer(id), .text(old + pad)])
             }
             if let key {
-                try connection.run("INSERT INTO search_fts (rowid, key) VALUES (?, ?)", [.integer(id), .text(key + pad)])
+                try connection.run(
+                    "INSERT INTO search_fts (rowid, key) VALUES (?, ?)", [.integer(id), .text(key + pad)])
             }
         }
         try connection.run("DELETE FROM search_pending")
@@ -45,7 +50,8 @@ extension SearchIndex {
     /// (only a writer that does not flush leaves some; `UNION` costs a temporary b-tree of the
     /// candidates, so it is left out when there are none).
     private static func pendingTodos(_ connection: Connection) throws(TodoError) -> String {
-        try connection.scalar("SELECT EXISTS (SELECT 1 FROM search_pending)") == 0 ? "" : " UNION SELECT todo_id FROM search_pending"
+        try connection.scalar("SELECT EXISTS (SELECT 1 FROM search_pending)") == 0
+            ? "" : " UNION SELECT todo_id FROM search_pending"
     }
 
     /// The candidates for a folded search for `needle` (a `TextKey.search` key): for three
@@ -63,18 +69,23 @@ extension SearchIndex {
             }
             phrase += "\""
             let pending = try pendingTodos(connection)
-            return Driver(table: "(SELECT rowid AS todo_id FROM search_fts WHERE search_fts MATCH ?\(pending))", values: [.text(phrase)],
-                          exact: pending.isEmpty)
+            return Driver(
+                table: "(SELECT rowid AS todo_id FROM search_fts WHERE search_fts MATCH ?\(pending))",
+                values: [.text(phrase)],
+                exact: pending.isEmpty)
         }
         // Every trigram starting with the text: the text itself up to it followed by the largest
         // scalar as often as it lacks characters.
-        let low = needle, high = needle + String(repeating: "\u{10FFFF}", count: 3 - count)
+        let low = needle
+        let high = needle + String(repeating: "\u{10FFFF}", count: 3 - count)
         let occurrences = try connection.scalar(
             "SELECT count(*) FROM (SELECT 1 FROM search_terms WHERE term >= ? AND term <= ? LIMIT \(prefixLimit + 1))",
             [.text(low), .text(high)])
         guard occurrences <= prefixLimit else { return nil }
-        return Driver(table: "(SELECT DISTINCT doc AS todo_id FROM search_terms WHERE term >= ? AND term <= ?\(try pendingTodos(connection)))",
-                      values: [.text(low), .text(high)])
+        return Driver(
+            table:
+                "(SELECT DISTINCT doc AS todo_id FROM search_terms WHERE term >= ? AND term <= ?\(try pendingTodos(connection)))",
+            values: [.text(low), .text(high)])
     }
 
     /// The candidates for an exact search for `text` (as written, trimmed), from the folded

@@ -16,7 +16,9 @@ extension StoreTransaction {
     func fillLinks(_ todo: inout Todo, anySubtasks: Bool = true) throws(TodoError) {
         if anySubtasks { todo.subtasks = try subtaskIDs(of: todo.id) }
         if let parent = todo.parent {
-            todo.parentUid = try connection.firstRow("SELECT uid FROM todos WHERE id = ?", [.integer(parent)]) { $0.text(0) }
+            todo.parentUid = try connection.firstRow("SELECT uid FROM todos WHERE id = ?", [.integer(parent)]) {
+                $0.text(0)
+            }
         }
     }
 
@@ -35,7 +37,8 @@ extension StoreTransaction {
     /// it exists, and it is neither `child` nor one of its subtasks at any depth.
     /// - Throws: `.invalidField` (`parent`).
     func checkParent(_ parent: Int64, of child: Int64?) throws(TodoError) {
-        guard try connection.firstRow("SELECT 1 FROM todos WHERE id = ?", [.integer(parent)], { _ in true }) != nil else {
+        guard try connection.firstRow("SELECT 1 FROM todos WHERE id = ?", [.integer(parent)], { _ in true }) != nil
+        else {
             throw TodoError.invalid("parent", "no todo with id \(parent)")
         }
         guard let child else { return }
@@ -73,11 +76,17 @@ extension StoreTransaction {
     func doneAncestors(of id: Int64) throws(TodoError) -> [Int64] {
         var out: [Int64] = []
         var seen: Set<Int64> = [id]
-        var current = try connection.firstRow("SELECT parent_id FROM todos WHERE id = ?", [.integer(id)]) { $0.optionalInt64(0) } ?? nil
+        var current =
+            try connection.firstRow("SELECT parent_id FROM todos WHERE id = ?", [.integer(id)]) { $0.optionalInt64(0) }
+            ?? nil
         while let p = current, seen.insert(p).inserted {
-            guard let (parent, done) = try connection.firstRow("SELECT parent_id, done FROM todos WHERE id = ?", [.integer(p)], {
-                ($0.optionalInt64(0), $0.bool(1))
-            }) else { break }
+            guard
+                let (parent, done) = try connection.firstRow(
+                    "SELECT parent_id, done FROM todos WHERE id = ?", [.integer(p)],
+                    {
+                        ($0.optionalInt64(0), $0.bool(1))
+                    })
+            else { break }
             if done { out.append(p) }
             current = parent
         }
@@ -94,7 +103,8 @@ extension StoreTransaction {
             if !recursive, let missing = below.first(where: { !seen.contains($0) }) {
                 let count = below.filter { !seen.contains($0) }.count
                 throw TodoError.conflict(
-                    "todo \(id) has \(count) subtask\(count == 1 ? "" : "s") (\(missing) first); delete them with it (recursive) or move them first")
+                    "todo \(id) has \(count) subtask\(count == 1 ? "" : "s") (\(missing) first); delete them with it (recursive) or move them first"
+                )
             }
             for d in below where seen.insert(d).inserted { all.append(d) }
         }
@@ -137,7 +147,10 @@ extension StoreTransaction {
         func parent(of id: Int64) throws(TodoError) -> Int64? {
             if let asked = target[id] { return asked.parent }
             if let known = stored[id] { return known }
-            let read = try connection.firstRow("SELECT parent_id FROM todos WHERE id = ?", [.integer(id)]) { $0.optionalInt64(0) } ?? nil
+            let read =
+                try connection.firstRow("SELECT parent_id FROM todos WHERE id = ?", [.integer(id)]) {
+                    $0.optionalInt64(0)
+                } ?? nil
             stored[id] = read
             return read
         }
@@ -149,7 +162,9 @@ extension StoreTransaction {
             while let id = current, !reachesTop.contains(id) {
                 if let start = onPath[id] {
                     // A cycle: drop the link of it asked for last (a store's own links make none).
-                    let asked = path[start...].compactMap { id in target[id].flatMap { $0.parent == nil ? nil : (id, $0.order) } }
+                    let asked = path[start...].compactMap { id in
+                        target[id].flatMap { $0.parent == nil ? nil : (id, $0.order) }
+                    }
                     if let last = asked.max(by: { $0.1 < $1.1 })?.0 {
                         target[last]?.parent = nil
                     }
@@ -164,7 +179,8 @@ extension StoreTransaction {
         for id in children {
             guard let link = target[id] else { continue }
             let updated = touched.contains(id) ? ", updated = ?3" : ""
-            try connection.run("""
+            try connection.run(
+                """
                 UPDATE todos SET parent_id = ?1, parent_uid = ?2, revision = revision + 1\(updated)
                 WHERE id = ?4 AND (parent_id IS NOT ?1 OR parent_uid IS NOT ?2)
                 """, [.optional(link.parent), .optional(link.uid), .integer(now.usec), .integer(id)])
@@ -175,9 +191,12 @@ extension StoreTransaction {
     func makesCycle(parent: Int64, child: Int64) throws(TodoError) -> Bool {
         var current: Int64? = parent
         var steps = 0
-        while let id = current, steps <= 100_000 {  // a forest has no loop; never spin on a damaged file
+        while let id = current, steps <= 100_000 { // a forest has no loop; never spin on a damaged file
             if id == child { return true }
-            current = try connection.firstRow("SELECT parent_id FROM todos WHERE id = ?", [.integer(id)]) { $0.optionalInt64(0) } ?? nil
+            current =
+                try connection.firstRow("SELECT parent_id FROM todos WHERE id = ?", [.integer(id)]) {
+                    $0.optionalInt64(0)
+                } ?? nil
             steps += 1
         }
         return false
@@ -186,7 +205,8 @@ extension StoreTransaction {
     /// Makes the subtasks of todo `id`, about to be deleted by an import or sync, top-level
     /// todos that wait for it by uid (should it come back, they are its subtasks again).
     func releaseSubtasks(of id: Int64) throws(TodoError) {
-        try connection.run("""
+        try connection.run(
+            """
             UPDATE todos SET parent_uid = (SELECT uid FROM todos WHERE id = ?1), parent_id = NULL WHERE parent_id = ?1
             """, [.integer(id)])
     }

@@ -50,8 +50,9 @@ enum TodoColumn: String, CaseIterable {
         switch self {
         case .title_key, .search_key, .due_end: true
         case .id, .title, .notes, .category_id, .due, .remind, .reminded, .done, .completed, .rank, .created, .updated,
-             .uid, .priority, .tags, .zone, .all_day, .recur_rule, .recur_from, .revision, .ical_extra, .parent_id,
-             .parent_uid, .start, .recur_set, .alarms: false
+            .uid, .priority, .tags, .zone, .all_day, .recur_rule, .recur_from, .revision, .ical_extra, .parent_id,
+            .parent_uid, .start, .recur_set, .alarms:
+            false
         }
     }
 }

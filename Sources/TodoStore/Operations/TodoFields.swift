@@ -1,8 +1,8 @@
 import Synchronization
 import TodoCalendar
 import TodoCore
-import TodoTime
 import TodoSQLite
+import TodoTime
 
 // The v2 fields of a todo as the store keeps them — `priority`, `tags`, `zone`, `allDay`,
 // `recurrence` — checked on every write, and completing a recurring todo (docs/STORE.md).
@@ -84,19 +84,26 @@ extension StoreTransaction {
     }
 
     /// An all-day or recurring todo needs a due date: its day, its first occurrence.
-    func checkSchedule(due: Instant?, allDay: Bool, recurrence: TodoRecurrence?, prefix: String = "") throws(TodoError) {
+    func checkSchedule(due: Instant?, allDay: Bool, recurrence: TodoRecurrence?, prefix: String = "") throws(TodoError)
+    {
         guard due == nil else { return }
         if allDay { throw TodoError.invalid(prefix + "allDay", "needs a due date (the day the todo is due on)") }
-        if recurrence != nil { throw TodoError.invalid(prefix + "recurrence", "needs a due date (its first occurrence)") }
+        if recurrence != nil {
+            throw TodoError.invalid(prefix + "recurrence", "needs a due date (its first occurrence)")
+        }
     }
 
     /// The checked v2 fields of a new or imported todo; field names start with `prefix`
     /// (`todos[3].` for an import).
-    func checkedFields(priority: TodoPriority?, tags: [String], zone: String?, allDay: Bool, recurrence: TodoRecurrence?,
-                       due: Instant?, prefix: String = "") throws(TodoError) -> (tags: [String], zone: String?, recurrence: TodoRecurrence?) {
+    func checkedFields(
+        priority: TodoPriority?, tags: [String], zone: String?, allDay: Bool, recurrence: TodoRecurrence?,
+        due: Instant?, prefix: String = ""
+    ) throws(TodoError) -> (tags: [String], zone: String?, recurrence: TodoRecurrence?) {
         let tags = tags.isEmpty ? [] : try Validation.tags(tags, field: prefix + "tags")
         let zone = try zone.map { (z) throws(TodoError) in try checkedZone(z, field: prefix + "zone") }
-        let recurrence = try recurrence.map { (r) throws(TodoError) in try checkedRecurrence(r, field: prefix + "recurrence") }
+        let recurrence = try recurrence.map { (r) throws(TodoError) in
+            try checkedRecurrence(r, field: prefix + "recurrence")
+        }
         try checkSchedule(due: due, allDay: allDay, recurrence: recurrence, prefix: prefix)
         return (tags, zone, recurrence)
     }
@@ -112,7 +119,9 @@ extension StoreTransaction {
         }
         if !patch.addTags.isEmpty {
             let keys = Set(tags.map(Validation.tagKey))
-            tags += try Validation.tags(patch.addTags, field: "addTags").filter { !keys.contains(Validation.tagKey($0)) }
+            tags += try Validation.tags(patch.addTags, field: "addTags").filter {
+                !keys.contains(Validation.tagKey($0))
+            }
             guard tags.count <= Validation.maxTags else {
                 throw TodoError.invalid("addTags", "would give the todo more than \(Validation.maxTags) tags")
             }
@@ -142,8 +151,9 @@ extension StoreTransaction {
     func writeTags(_ id: Int64, _ tags: [String], replacing: Bool) throws(TodoError) {
         if replacing { try connection.run("DELETE FROM todo_tags WHERE todo_id = ?", [.integer(id)]) }
         for tag in tags {
-            try connection.run("INSERT INTO todo_tags (todo_id, tag, tag_key) VALUES (?, ?, ?)",
-                               [.integer(id), .text(tag), .text(Validation.tagKey(tag))])
+            try connection.run(
+                "INSERT INTO todo_tags (todo_id, tag, tag_key) VALUES (?, ?, ?)",
+                [.integer(id), .text(tag), .text(Validation.tagKey(tag))])
         }
     }
 
@@ -159,22 +169,29 @@ extension StoreTransaction {
     ///   any todo.
     /// - Throws: `.conflict` when the stored rule cannot be used (nothing changes).
     func advanceIfRecurring(_ id: Int64) throws(TodoError) -> OccurrenceShift? {
-        let found = try connection.firstRow("""
+        let found = try connection.firstRow(
+            """
             SELECT recur_rule, recur_from, due, remind, zone, all_day, start, recur_set, alarms FROM todos
             WHERE id = ? AND done = 0 AND recur_rule IS NOT NULL AND due IS NOT NULL
-            """, [.integer(id)]) { s in
-            var recurrence = TodoRecurrence(rule: s.text(0), from: s.optionalText(1).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
+            """, [.integer(id)]
+        ) { s in
+            var recurrence = TodoRecurrence(
+                rule: s.text(0), from: s.optionalText(1).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
             recurrence.readSet(s.optionalText(7))
-            return (recurrence: recurrence, due: s.instant(2), remind: s.optionalInstant(3), zone: s.optionalText(4),
-                    allDay: s.bool(5), start: s.optionalInstant(6), alarms: Alarm.alarms(storedText: s.optionalText(8)))
+            return (
+                recurrence: recurrence, due: s.instant(2), remind: s.optionalInstant(3), zone: s.optionalText(4),
+                allDay: s.bool(5), start: s.optionalInstant(6), alarms: Alarm.alarms(storedText: s.optionalText(8))
+            )
         }
         guard let t = found else { return nil }
         let next: Recurrence.Advanced?
         do {
-            next = try Recurrence.advance(t.recurrence, due: t.due, start: t.start, zone: zones.zoneOrUTC(t.zone),
-                                          completed: now, allDay: t.allDay)
+            next = try Recurrence.advance(
+                t.recurrence, due: t.due, start: t.start, zone: zones.zoneOrUTC(t.zone),
+                completed: now, allDay: t.allDay)
         } catch {
-            throw TodoError.conflict("todo \(id) recurs by a rule this build cannot use (\(error.message)); complete it with stop to end it")
+            throw TodoError.conflict(
+                "todo \(id) recurs by a rule this build cannot use (\(error.message)); complete it with stop to end it")
         }
         guard let next else { return nil }
         // The alarms at an instant keep their distance from the due (the others follow it), each
@@ -186,15 +203,18 @@ extension StoreTransaction {
             return moved
         }
         let remind = Alarm.nextFiring(alarms, after: nil, due: next.due, start: next.start)
-        try connection.run("""
+        try connection.run(
+            """
             UPDATE todos SET alarms = ?, due = ?, due_end = ?, remind = ?, start = ?, reminded = NULL, recur_rule = ?, recur_set = ?,
                 completed = ?, updated = ?, revision = revision + 1
             WHERE id = ?
-            """, [
+            """,
+            [
                 .optional(Alarm.storedText(alarms)),
-                .integer(next.due.usec), .optional(dueEnd(due: next.due, allDay: t.allDay, zone: t.zone)), .optional(remind),
+                .integer(next.due.usec), .optional(dueEnd(due: next.due, allDay: t.allDay, zone: t.zone)),
+                .optional(remind),
                 .optional(next.start), .text(next.recurrence.rule), .optional(next.recurrence.setText),
-                .integer(now.usec), .integer(now.usec), .integer(id),
+                .integer(now.usec), .integer(now.usec), .integer(id)
             ])
         return OccurrenceShift(from: t.due, to: next.due, in: zones.zoneOrUTC(t.zone))
     }

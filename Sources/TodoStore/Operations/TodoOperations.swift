@@ -21,16 +21,23 @@ let todoWithPositionByID = todoByID(position: positionSQL, subtasks: subtasksSQL
 /// the hints name (no join); the first extra column is the todo's place in its order block
 /// (`ManualOrder.placeInBlockSQL`); and without `subtasks` (no todo of the store is a subtask)
 /// the second is 0 without looking.
-func todoWithPlaceByID(subtasks: Bool) -> String { subtasks ? todoWithPlaceAndSubtasksByID : todoWithPlaceNoSubtasksByID }
+func todoWithPlaceByID(subtasks: Bool) -> String {
+    subtasks ? todoWithPlaceAndSubtasksByID : todoWithPlaceNoSubtasksByID
+}
 
-private let positionSQL = ManualOrder.positionSQL(table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
-private let placeSQL = ManualOrder.placeInBlockSQL(table: ManualOrder.todos, counted: ManualOrder.openTodos, key: "t.rank")
+private let positionSQL = ManualOrder.positionSQL(
+    table: ManualOrder.todos, blocks: ManualOrder.todoBlocks, counted: ManualOrder.openTodos, key: "t.rank")
+private let placeSQL = ManualOrder.placeInBlockSQL(
+    table: ManualOrder.todos, counted: ManualOrder.openTodos, key: "t.rank")
 private let subtasksSQL = "EXISTS (SELECT 1 FROM todos s WHERE s.parent_id = t.id)"
 private let fieldsWithCategoryID = TodoSelect.list(category: "t.category_id")
-private let todoWithPlaceAndSubtasksByID = todoByID(fieldsWithCategoryID, position: placeSQL, subtasks: subtasksSQL, join: "")
+private let todoWithPlaceAndSubtasksByID = todoByID(
+    fieldsWithCategoryID, position: placeSQL, subtasks: subtasksSQL, join: "")
 private let todoWithPlaceNoSubtasksByID = todoByID(fieldsWithCategoryID, position: placeSQL, subtasks: "0", join: "")
 
-private func todoByID(_ fields: String = todoFields, position: String, subtasks: String, join: String = categoryJoin) -> String {
+private func todoByID(_ fields: String = todoFields, position: String, subtasks: String, join: String = categoryJoin)
+    -> String
+{
     "SELECT \(fields), CASE WHEN t.done THEN NULL ELSE \(position) END, \(subtasks),"
         + " CASE WHEN t.parent_id IS NULL THEN NULL ELSE (SELECT p.uid FROM todos p WHERE p.id = t.parent_id) END"
         + " FROM todos t \(join) WHERE t.id = ?1"
@@ -49,11 +56,14 @@ struct TodoRow {
     /// The todo of the row `s` stands on, without its position (unless given): read straight into
     /// its value (no `TodoRow` to copy it out of). `category` and `parentUid` override the row's
     /// columns.
-    static func todo(_ s: Statement, position: Int? = nil, category: String?? = nil, parentUid: String?? = nil,
-                     subtasks: [Int64] = []) -> Todo {
+    static func todo(
+        _ s: Statement, position: Int? = nil, category: String?? = nil, parentUid: String?? = nil,
+        subtasks: [Int64] = []
+    ) -> Todo {
         typealias C = TodoSelect
         var recurrence = s.optionalText(C.recurRule.rawValue).map {
-            TodoRecurrence(rule: $0, from: s.optionalText(C.recurFrom.rawValue).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
+            TodoRecurrence(
+                rule: $0, from: s.optionalText(C.recurFrom.rawValue).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
         }
         recurrence?.readSet(s.optionalText(C.recurSet.rawValue))
         return Todo(
@@ -90,19 +100,24 @@ extension StoreTransaction {
         // In a read with hints, the sums of the order's blocks, whether the store has any subtask
         // and the category's name are known without a statement until a row changes.
         let sums = try hints?.todoBlockSums(todoOrder)
-        let s = try sums == nil ? connection.statement(todoWithPositionByID, integer: id)
-                                : connection.statement(todoWithPlaceByID(subtasks: anySubtasks()), integer: id)
+        let s =
+            try sums == nil
+            ? connection.statement(todoWithPositionByID, integer: id)
+            : connection.statement(todoWithPlaceByID(subtasks: anySubtasks()), integer: id)
         defer { s.reset() }
         guard try s.step() else { throw TodoError.notFound("no todo with id \(id)") }
         // A subtask's parent uid is the parent's own (the column keeps it only for a link not made yet).
-        let parentUid: String?? = s.optionalInt64(TodoSelect.parentID.rawValue) == nil ? nil
+        let parentUid: String?? =
+            s.optionalInt64(TodoSelect.parentID.rawValue) == nil
+            ? nil
             : .some(s.optionalText(TodoSelect.extraParentUid))
         let subtasks = s.bool(TodoSelect.extraHasSubtasks) ? try subtaskIDs(of: id) : []
         let position = s.optionalInt64(TodoSelect.extraPosition).map { value in
-            sums.map { ManualOrder.position(rank: s.int64(TodoSelect.rank.rawValue), placeInBlock: value, sums: $0) } ?? Int(value)
+            sums.map { ManualOrder.position(rank: s.int64(TodoSelect.rank.rawValue), placeInBlock: value, sums: $0) }
+                ?? Int(value)
         }
         var category: String?? = nil
-        if let hints {  // `categoryName` holds the category's id
+        if let hints { // `categoryName` holds the category's id
             category = try s.optionalInt64(TodoSelect.categoryName.rawValue).flatMap { categoryID throws(TodoError) in
                 try hints.categoryName(categoryID, connection) { (id) throws(TodoError) in
                     try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.integer(id)]) { $0.text(0) }
@@ -162,28 +177,34 @@ extension StoreTransaction {
     /// Naming a category that does not exist creates it.
     package func add(_ new: NewTodo) throws(TodoError) -> Todo {
         let title = try Validation.title(new.title)
-        if let after = new.after, try todoOrder.rank(of: after) == nil { throw TodoError.notFound("no todo with id \(after)") }
+        if let after = new.after, try todoOrder.rank(of: after) == nil {
+            throw TodoError.notFound("no todo with id \(after)")
+        }
         let notes = try new.notes.flatMap { (n) throws(TodoError) in try Validation.notes(n) }
         if let parent = new.parent { try checkParent(parent, of: nil) }
         // A subtask given no category takes its parent's.
         var categoryName = new.category
         if categoryName == nil, let parent = new.parent { categoryName = try self.todo(parent).category }
         let category = try categoryName.map { (name) throws(TodoError) in try self.category(creating: name) }
-        let fields = try checkedFields(priority: new.priority, tags: new.tags, zone: new.zone, allDay: new.allDay,
-                                       recurrence: new.recurrence, due: new.due)
+        let fields = try checkedFields(
+            priority: new.priority, tags: new.tags, zone: new.zone, allDay: new.allDay,
+            recurrence: new.recurrence, due: new.due)
         let alarms = try newAlarms(new)
         let remind = Alarm.nextFiring(alarms, after: nil, due: new.due, start: new.start)
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
         // The todo as `todo(id)` would read it back (its id and position once the row has them).
-        var todo = Todo(id: 0, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
-                        remind: remind, position: nil, created: now, updated: now,
-                        priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay, recurrence: fields.recurrence)
+        var todo = Todo(
+            id: 0, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
+            remind: remind, position: nil, created: now, updated: now,
+            priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay,
+            recurrence: fields.recurrence)
         todo.parent = new.parent
         todo.start = new.start
         todo.alarms = alarms
-        let image = TodoImage(todo: todo, categoryID: category?.id, rank: rank, icalExtra: nil,
-                              dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone))
+        let image = TodoImage(
+            todo: todo, categoryID: category?.id, rank: rank, icalExtra: nil,
+            dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone))
         try connection.run(Self.addSQL, image.values(Self.addColumns))
         let id = connection.lastInsertRowID
         try writeTags(id, fields.tags, replacing: false)
@@ -201,14 +222,19 @@ extension StoreTransaction {
 
     /// What an add writes: every column but the id (assigned), `revision` (1) and what a new todo
     /// does not have yet (its defaults: open, no reminder fired, no kept iCalendar, no waiting link).
-    static let addColumns = TodoColumn.all(except: [.id, .revision, .reminded, .done, .completed, .ical_extra, .parent_uid])
+    static let addColumns = TodoColumn.all(except: [
+        .id, .revision, .reminded, .done, .completed, .ical_extra, .parent_uid
+    ])
     static let addSQL = TodoColumn.insert(addColumns)
 
     /// What an edit writes: every column but the ones it never changes (the todo's identity, its
     /// order, done state and kept iCalendar lines, which other requests change) and the two it
     /// writes itself: `category_id` only when the category changed, `revision` one up.
-    static let editColumns = TodoColumn.all(except: [.id, .uid, .created, .rank, .done, .completed, .ical_extra, .revision, .category_id])
-    static let editSQL = "UPDATE todos SET \(TodoColumn.assignments(editColumns)), "
+    static let editColumns = TodoColumn.all(except: [
+        .id, .uid, .created, .rank, .done, .completed, .ical_extra, .revision, .category_id
+    ])
+    static let editSQL =
+        "UPDATE todos SET \(TodoColumn.assignments(editColumns)), "
         + "category_id = CASE WHEN ? THEN ? ELSE category_id END, revision = revision + 1 WHERE id = ?"
 
     func searchKey(_ title: String, _ notes: String?) -> String {
@@ -247,7 +273,8 @@ extension StoreTransaction {
         case .keep: break
         case .set(let name):
             categoryID = try self.categoryID(creating: name)
-            new.category = try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.optional(categoryID)]) { $0.text(0) }
+            new.category = try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.optional(categoryID)])
+            { $0.text(0) }
             categoryChanged = true
         case .clear:
             new.category = nil
@@ -304,7 +331,8 @@ extension StoreTransaction {
         if new.due == nil {
             if case .clear = patch.due, patch.allDay != true { new.allDay = false }
             if case .clear = patch.due, new.recurrence != nil {
-                throw TodoError.invalid("due", "cannot be cleared while the todo recurs (its next occurrence); clear recurrence as well")
+                throw TodoError.invalid(
+                    "due", "cannot be cleared while the todo recurs (its next occurrence); clear recurrence as well")
             }
             try checkSchedule(due: nil, allDay: new.allDay, recurrence: new.recurrence)
         }
@@ -315,13 +343,20 @@ extension StoreTransaction {
         case (.clear, _), (.keep, .clear): new.alarms = []
         case (.keep, .set(let r)):
             // One alarm at that instant (an old client's `remind`), keeping the first alarm's uid.
-            new.alarms = [Alarm(uid: old.alarms.first?.uid ?? RandomUUID.make(at: now), trigger: .at(try checkedInstant(r)))]
+            new.alarms = [
+                Alarm(uid: old.alarms.first?.uid ?? RandomUUID.make(at: now), trigger: .at(try checkedInstant(r)))
+            ]
         case (.keep, .keep) where new.due != old.due:
             if let newDue = new.due, let oldDue = old.due {
                 // An alarm at an instant keeps its lead time (one relative to due follows by itself).
                 new.alarms = try old.alarms.map { (a) throws(TodoError) in
-                    guard let moved = a.shifted(by: newDue.usec - oldDue.usec), moved.triggerInstant(due: newDue, start: new.start).map(\.isInRange) ?? true else {
-                        throw TodoError.invalid("due", "moving the due time to \(newDue) would move the reminder, kept at the same lead time, outside the years 0001 to 9999; give remind as well")
+                    guard let moved = a.shifted(by: newDue.usec - oldDue.usec),
+                        moved.triggerInstant(due: newDue, start: new.start).map(\.isInRange) ?? true
+                    else {
+                        throw TodoError.invalid(
+                            "due",
+                            "moving the due time to \(newDue) would move the reminder, kept at the same lead time, outside the years 0001 to 9999; give remind as well"
+                        )
                     }
                     return moved
                 }
@@ -338,7 +373,8 @@ extension StoreTransaction {
             if case .set = patch.alarms { return true }
             return false
         }()
-        let startMatters = new.start != old.start && new.alarms.contains { if case .start = $0.trigger { true } else { false } }
+        let startMatters =
+            new.start != old.start && new.alarms.contains { if case .start = $0.trigger { true } else { false } }
         if new.due != old.due || new.alarms != old.alarms || remindTouched || startMatters {
             new.remind = Alarm.nextFiring(new.alarms, after: nil, due: new.due, start: new.start)
             new.reminded = nil
@@ -349,9 +385,12 @@ extension StoreTransaction {
         }
         guard new != old else { return try todo(id) }
         new.updated = now
-        let image = TodoImage(todo: new, categoryID: categoryID, rank: 0, icalExtra: nil,
-                              dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: new.zone))
-        try connection.run(Self.editSQL, image.values(Self.editColumns) + [.bool(categoryChanged), .optional(categoryID), .integer(id)])
+        let image = TodoImage(
+            todo: new, categoryID: categoryID, rank: 0, icalExtra: nil,
+            dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: new.zone))
+        try connection.run(
+            Self.editSQL, image.values(Self.editColumns) + [.bool(categoryChanged), .optional(categoryID), .integer(id)]
+        )
         if new.tags != old.tags { try writeTags(id, new.tags, replacing: true) }
         try recordChange(.update, "edit \(id) \(ChangeLog.quoted(new.title))")
         return try todo(id)
@@ -403,7 +442,8 @@ extension StoreTransaction {
 
     /// Marks todo `id` done (now) or open; nothing changes when it already is.
     func markDone(_ id: Int64, _ done: Bool) throws(TodoError) {
-        try connection.run("""
+        try connection.run(
+            """
             UPDATE todos SET done = ?, completed = ?, updated = ?, revision = revision + 1 WHERE id = ? AND done <> ?
             """, [.bool(done), done ? .integer(now.usec) : .null, .integer(now.usec), .integer(id), .bool(done)])
     }
@@ -417,7 +457,10 @@ extension StoreTransaction {
         for id in ids {
             try connection.run("DELETE FROM todos WHERE id = ?", [.integer(id)])
         }
-        try recordChange(.delete, deleted.count == 1 ? "delete \(ids[0]) \(ChangeLog.quoted(deleted[0].title))" : "delete " + ChangeLog.list(ids))
+        try recordChange(
+            .delete,
+            deleted.count == 1
+                ? "delete \(ids[0]) \(ChangeLog.quoted(deleted[0].title))" : "delete " + ChangeLog.list(ids))
         return deleted
     }
 
@@ -427,7 +470,8 @@ extension StoreTransaction {
         var seen = Set<Int64>()
         var unique: [Int64] = []
         for id in ids where seen.insert(id).inserted {
-            guard try connection.firstRow("SELECT 1 FROM todos WHERE id = ?", [.integer(id)], { _ in true }) != nil else {
+            guard try connection.firstRow("SELECT 1 FROM todos WHERE id = ?", [.integer(id)], { _ in true }) != nil
+            else {
                 throw TodoError.notFound("no todo with id \(id)")
             }
             unique.append(id)
@@ -448,7 +492,9 @@ extension StoreTransaction {
         case .after(let anchor): moved = try todoOrder.move(id: id, next: anchor, before: false)
         }
         if moved {
-            try connection.run("UPDATE todos SET updated = ?, revision = revision + 1 WHERE id = ?", [.integer(now.usec), .integer(id)])
+            try connection.run(
+                "UPDATE todos SET updated = ?, revision = revision + 1 WHERE id = ?", [.integer(now.usec), .integer(id)]
+            )
         }
         try recordChange(.move, "move \(id)")
         return try todo(id)
@@ -470,11 +516,13 @@ extension StoreTransaction {
 
     /// Todos whose pending reminder is due at `instant`, in reminder order.
     package func dueReminders(at instant: Instant, limit: Int = 1000) throws(TodoError) -> [Todo] {
-        try withPositions(connection.rows("""
-            SELECT \(todoFields) FROM todos t INDEXED BY todos_pending_reminder \(categoryJoin)
-            WHERE t.done = 0 AND t.remind IS NOT NULL AND t.reminded IS NULL AND t.remind <= ?
-            ORDER BY t.remind, t.id LIMIT ?
-            """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
+        try withPositions(
+            connection.rows(
+                """
+                SELECT \(todoFields) FROM todos t INDEXED BY todos_pending_reminder \(categoryJoin)
+                WHERE t.done = 0 AND t.remind IS NOT NULL AND t.reminded IS NULL AND t.remind <= ?
+                ORDER BY t.remind, t.id LIMIT ?
+                """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
     }
 
     /// The earliest stored reminder instant of the pending reminders of all-day todos with a
@@ -496,12 +544,14 @@ extension StoreTransaction {
     /// Pending reminders stored at or before `instant`, in stored reminder order: those of all-day
     /// todos with a zone (`allDay`), or the others.
     package func dueReminders(at instant: Instant, allDay: Bool, limit: Int) throws(TodoError) -> [Todo] {
-        try withPositions(connection.rows("""
-            SELECT \(todoFields) FROM todos t INDEXED BY todos_pending_reminder \(categoryJoin)
-            WHERE t.done = 0 AND t.remind IS NOT NULL AND t.reminded IS NULL AND t.remind <= ?
-            AND \(allDay ? "" : "NOT ")(t.all_day = 1 AND t.zone IS NOT NULL)
-            ORDER BY t.remind, t.id LIMIT ?
-            """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
+        try withPositions(
+            connection.rows(
+                """
+                SELECT \(todoFields) FROM todos t INDEXED BY todos_pending_reminder \(categoryJoin)
+                WHERE t.done = 0 AND t.remind IS NOT NULL AND t.reminded IS NULL AND t.remind <= ?
+                AND \(allDay ? "" : "NOT ")(t.all_day = 1 AND t.zone IS NOT NULL)
+                ORDER BY t.remind, t.id LIMIT ?
+                """, [.integer(instant.usec), .integer(Int64(limit))], TodoRow.init))
     }
 
     /// Records that todo `id`'s reminder, scheduled for `scheduled`, fired at `instant`: `remind`
@@ -511,19 +561,29 @@ extension StoreTransaction {
     /// edited) since it was read: the new one is still to fire. Returns the alarm that fired
     /// (its index in `alarms` and its uid), nil for none (a snooze, or nothing recorded).
     @discardableResult
-    package func markReminded(_ id: Int64, scheduled: Instant?, at instant: Instant) throws(TodoError) -> (index: Int, uid: String)? {
-        guard let found = try connection.firstRow(
-            "SELECT alarms, due, start FROM todos WHERE id = ? AND remind IS ? AND reminded IS NULL",
-            [.integer(id), .optional(scheduled)], { (alarms: Alarm.alarms(storedText: $0.optionalText(0)), due: $0.optionalInstant(1), start: $0.optionalInstant(2)) })
+    package func markReminded(_ id: Int64, scheduled: Instant?, at instant: Instant) throws(TodoError) -> (
+        index: Int, uid: String
+    )? {
+        guard
+            let found = try connection.firstRow(
+                "SELECT alarms, due, start FROM todos WHERE id = ? AND remind IS ? AND reminded IS NULL",
+                [.integer(id), .optional(scheduled)],
+                {
+                    (
+                        alarms: Alarm.alarms(storedText: $0.optionalText(0)), due: $0.optionalInstant(1),
+                        start: $0.optionalInstant(2)
+                    )
+                })
         else { return nil }
-        let next = Alarm.nextFiring(found.alarms, after: max(instant, scheduled ?? instant), due: found.due, start: found.start)
+        let next = Alarm.nextFiring(
+            found.alarms, after: max(instant, scheduled ?? instant), due: found.due, start: found.start)
         if let next {
             try connection.run("UPDATE todos SET remind = ? WHERE id = ?", [.integer(next.usec), .integer(id)])
         } else {
             try connection.run("UPDATE todos SET reminded = ? WHERE id = ?", [.integer(instant.usec), .integer(id)])
         }
         guard let scheduled,
-              let index = found.alarms.firstIndex(where: { $0.fires(at: scheduled, due: found.due, start: found.start) })
+            let index = found.alarms.firstIndex(where: { $0.fires(at: scheduled, due: found.due, start: found.start) })
         else { return nil }
         return (index, found.alarms[index].uid)
     }
@@ -541,11 +601,16 @@ extension StoreTransaction {
         alarms[index].acknowledged = instant
         alarms[index].snoozedUntil = nil
         let next = old.done ? nil : Alarm.nextFiring(alarms, after: instant, due: old.due, start: old.start)
-        try connection.run("""
+        try connection.run(
+            """
             UPDATE todos SET alarms = ?, remind = ?, reminded = CASE WHEN ? IS NULL THEN coalesce(reminded, ?) END,
                 updated = ?, revision = revision + 1 WHERE id = ?
-            """, [.optional(Alarm.storedText(alarms)), .optional(next ?? old.remind), .optional(next), .integer(instant.usec),
-                  .integer(now.usec), .integer(id)])
+            """,
+            [
+                .optional(Alarm.storedText(alarms)), .optional(next ?? old.remind), .optional(next),
+                .integer(instant.usec),
+                .integer(now.usec), .integer(id)
+            ])
         try recordChange(.update, "dismiss alarm \(index + 1) of \(id) \(ChangeLog.quoted(old.title))")
         return try todo(id)
     }
@@ -557,7 +622,9 @@ extension StoreTransaction {
             return try checkedAlarms(given, old: [])
         }
         if new.noReminder { return [] }
-        if let remind = new.remind { return [Alarm(uid: RandomUUID.make(at: now), trigger: .at(try checkedInstant(remind)))] }
+        if let remind = new.remind {
+            return [Alarm(uid: RandomUUID.make(at: now), trigger: .at(try checkedInstant(remind)))]
+        }
         if new.due != nil { return [Alarm(uid: RandomUUID.make(at: now), trigger: .due(0))] }
         return []
     }
@@ -581,11 +648,13 @@ extension StoreTransaction {
                 a.uid = i < old.count && old[i].trigger == a.trigger ? old[i].uid : RandomUUID.make(at: now)
             }
             guard a.uid.count <= 255, !a.uid.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" }) else {
-                throw TodoError.invalid(field, "an alarm uid must be at most 255 characters without spaces or line breaks")
+                throw TodoError.invalid(
+                    field, "an alarm uid must be at most 255 characters without spaces or line breaks")
             }
             guard seen.insert(a.uid).inserted else { throw TodoError.invalid(field, "two alarms have uid \(a.uid)") }
             guard (0...Alarm.maxRepeats).contains(a.repeatCount) else {
-                throw TodoError.invalid(field, "an alarm repeats 0 to \(Alarm.maxRepeats) times (\(a.repeatCount) given)")
+                throw TodoError.invalid(
+                    field, "an alarm repeats 0 to \(Alarm.maxRepeats) times (\(a.repeatCount) given)")
             }
             if a.repeatCount > 0, a.intervalUsec < Alarm.minIntervalUsec {
                 throw TodoError.invalid(field, "a repeating alarm needs an interval of at least 1 second")
@@ -610,8 +679,9 @@ extension StoreTransaction {
         let old = try row(id).todo
         guard !old.done else { throw TodoError.conflict("todo \(id) is done; reopen it before snoozing") }
         if let pending = old.remind, old.reminded == nil, pending >= instant { return old }
-        try connection.run("UPDATE todos SET remind = ?, reminded = NULL, updated = ?, revision = revision + 1 WHERE id = ?",
-                           [.integer(instant.usec), .integer(now.usec), .integer(id)])
+        try connection.run(
+            "UPDATE todos SET remind = ?, reminded = NULL, updated = ?, revision = revision + 1 WHERE id = ?",
+            [.integer(instant.usec), .integer(now.usec), .integer(id)])
         try recordChange(.snooze, "snooze \(id)")
         return try todo(id)
     }

@@ -102,7 +102,8 @@ extension StoreTransaction {
         var seen: Set<Int64> = [id]
         let sql = "SELECT p.id FROM todos t JOIN todos p ON p.id = t.parent_id WHERE t.id = ?"
         while let parent = try connection.firstRow(sql, [.integer(top)], { $0.int64(0) }),
-              seen.insert(parent).inserted {
+            seen.insert(parent).inserted
+        {
             if let above = known[parent] {
                 top = above
                 break

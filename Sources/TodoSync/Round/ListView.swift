@@ -1,7 +1,7 @@
-import TodoRPC
-import TodoUserFiles
 import TodoCore
 import TodoProtocol
+import TodoRPC
+import TodoUserFiles
 
 /// One list of the store as the round of its calendar sees it: only the todos of its category
 /// (the default list: those without one), each without its category (the calendar is it). What
@@ -30,7 +30,9 @@ final class ListView: LocalStore {
         return copy
     }
 
-    override func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64)? {
+    override func changes(since: Int64) throws(SyncError) -> (
+        todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64
+    )? {
         guard let all = try super.changes(since: since) else { return nil }
         // A todo that left this list is gone from it (its new list's round sends it there).
         return (all.todos.map { c in (c.uid, c.todo.flatMap { holds($0) ? shown($0) : nil }, c.kind, c.ical) }, all.seq)
@@ -51,7 +53,9 @@ final class ListView: LocalStore {
             var e = e
             // The default list keeps what X-TODOD-CATEGORY says (an account of one calendar wrote it).
             if category != nil || !e.deleted { e.category = category ?? e.category }
-            if e.ifRevision == 0, let uid = e.uid, let there = current[uid], !holds(there) { e.ifRevision = there.revision }
+            if e.ifRevision == 0, let uid = e.uid, let there = current[uid], !holds(there) {
+                e.ifRevision = there.revision
+            }
             return e
         }
         return try super.apply(listed, label: label)

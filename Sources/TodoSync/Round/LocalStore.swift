@@ -45,7 +45,9 @@ package class LocalStore {
     /// Nil when the change log no longer reaches back to `since` (-32005) or `since` is after the
     /// store's newest change (a store restored from an older copy): read everything.
     /// Each item also has the lines an iCalendar import kept of the todo (`ical`), nil when none.
-    package func changes(since: Int64) throws(SyncError) -> (todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64)? {
+    package func changes(since: Int64) throws(SyncError) -> (
+        todos: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)], seq: Int64
+    )? {
         var since = since
         var out: [(uid: String, todo: Todo?, kind: ChangeKind, ical: String?)] = []
         var index: [String: Int] = [:]
@@ -53,8 +55,10 @@ package class LocalStore {
             let page: ChangesPage
             do {
                 page = try transport.call(StoreChangesParams(since: since, limit: 1000))
-            } catch .refused(let e) where e.code == RPCError.historyGoneCode || (e.code == RPCError.invalidParamsCode && e.field == "since") {
-                return nil  // history gone, or a seq this store never reached (an older copy of it): read it whole
+            } catch .refused(let e)
+                where e.code == RPCError.historyGoneCode || (e.code == RPCError.invalidParamsCode && e.field == "since")
+            {
+                return nil // history gone, or a seq this store never reached (an older copy of it): read it whole
             } catch {
                 throw SyncError(Self.describe(error))
             }
@@ -121,9 +125,13 @@ package class LocalStore {
         }
         var result: ImportResult?
         for (i, part) in parts.enumerated() {
-            guard case .object(let document) = JSON(ExportDocument(categories: [], todos: part, exported: Instant(usec: 0))) else { return .applied(stale: []) }
+            guard
+                case .object(let document) = JSON(
+                    ExportDocument(categories: [], todos: part, exported: Instant(usec: 0)))
+            else { return .applied(stale: []) }
             do {
-                result = try transport.call(StoreImportParams(document: document, more: i < parts.count - 1, label: label))
+                result = try transport.call(
+                    StoreImportParams(document: document, more: i < parts.count - 1, label: label))
             } catch .refused(let e) where e.code == RPCError.invalidParamsCode {
                 if let field = e.field, let entry = Self.entryIndex(field) {
                     var reason = e.message

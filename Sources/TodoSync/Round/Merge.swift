@@ -64,14 +64,17 @@ package enum ThreeWayMerge {
             return Outcome(merged: merged, conflicts: [], kept: localWins ? "local" : "remote")
         }
         for field in SyncField.allCases {
-            let b = value(field, base), l = value(field, local), r = value(field, remote)
+            let b = value(field, base)
+            let l = value(field, local)
+            let r = value(field, remote)
             let chosen: SyncItem
             if l == r || l == b {
                 chosen = remote
             } else if r == b {
                 chosen = local
             } else if field == .tags {
-                merged.entry.tags = mergedTags(base: base.entry.tags, local: local.entry.tags, remote: remote.entry.tags)
+                merged.entry.tags = mergedTags(
+                    base: base.entry.tags, local: local.entry.tags, remote: remote.entry.tags)
                 continue
             } else {
                 conflicts.append(field)
@@ -151,7 +154,9 @@ package enum ThreeWayMerge {
     /// Set merge of tags, case-insensitively: the base's tags that neither side removed, plus
     /// what either side added (the local spelling first).
     static func mergedTags(base: [String], local: [String], remote: [String]) -> [String] {
-        let b = Set(base.map { $0.lowercased() }), l = Set(local.map { $0.lowercased() }), r = Set(remote.map { $0.lowercased() })
+        let b = Set(base.map { $0.lowercased() })
+        let l = Set(local.map { $0.lowercased() })
+        let r = Set(remote.map { $0.lowercased() })
         var out: [String] = []
         var seen: Set<String> = []
         for tag in local + remote {
@@ -164,6 +169,8 @@ package enum ThreeWayMerge {
 
     static func union(_ a: [String], _ b: [String]) -> [String] {
         var seen: Set<String> = []
-        return Array((a + b).filter { seen.insert($0.lowercased()).inserted }.prefix(32)).sorted { $0.lowercased() < $1.lowercased() }
+        return Array((a + b).filter { seen.insert($0.lowercased()).inserted }.prefix(32)).sorted {
+            $0.lowercased() < $1.lowercased()
+        }
     }
 }

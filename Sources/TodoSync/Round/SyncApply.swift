@@ -1,7 +1,7 @@
 import TodoCalDAV
+import TodoCore
 import TodoRPC
 import TodoUserFiles
-import TodoCore
 
 /// What a pass writes: the planner's decisions carried out in the store and on the server,
 /// cut-off safe (the state is written as each step lands).
@@ -28,7 +28,8 @@ struct SyncApply: RoundStep {
         var again = false
         var plans = decided.plans
         let copies = gathered.copies
-        for uid in decided.clearRefused { try wrap { () throws(TodoError) in try state.clearRefused(uid: uid) } }  // nothing left to send
+        // nothing left to send
+        for uid in decided.clearRefused { try wrap { () throws(TodoError) in try state.clearRefused(uid: uid) } }
 
         // The store first, in one request: a todo changed meanwhile is skipped (stale), merged
         // again next pass, and nothing of it goes to the server now.
@@ -36,19 +37,22 @@ struct SyncApply: RoundStep {
         let entries = plans.enumerated().compactMap { i, p in p.localWrite.map { (i, $0, p.order) } }
             .sorted { a, b in
                 switch (a.2, b.2) {
-                case let (x?, y?) where x != y: return x < y
+                case (let x?, let y?) where x != y: return x < y
                 case (.some, nil): return true
                 case (nil, .some): return false
                 default: return a.0 < b.0
                 }
             }.map(\.1)
         let (stale, rejected) = try applyInParts(entries)
-        report.received += entries.count - entries.filter { stale.contains($0.uid ?? "") || rejected[$0.uid ?? ""] != nil }.count
+        report.received +=
+            entries.count - entries.filter { stale.contains($0.uid ?? "") || rejected[$0.uid ?? ""] != nil }.count
         // An open todo from the server without a sort order (from a client that writes none) has
         // a place here only: the next pass places it between its neighbours, as if moved here,
         // and sends that place, so every store and the server show one order.
         for p in plans where !stale.contains(p.uid) && rejected[p.uid] == nil {
-            guard let entry = p.localWrite, !entry.deleted, !entry.done, case .present(_, _, let item, _) = p.remote, item.sortOrder == nil else { continue }
+            guard let entry = p.localWrite, !entry.deleted, !entry.done, case .present(_, _, let item, _) = p.remote,
+                item.sortOrder == nil
+            else { continue }
             movesToResend.insert(p.uid)
             again = true
         }
@@ -56,12 +60,16 @@ struct SyncApply: RoundStep {
         if !rejected.isEmpty {
             for plan in plans {
                 guard let reason = rejected[plan.uid] else { continue }
-                var href = plan.base?.href ?? "", etag = ""
+                var href = plan.base?.href ?? ""
+                var etag = ""
                 if case .present(let h, let e, _, _) = plan.remote { (href, etag) = (h, e) }
                 let title = plan.localWrite.map { SyncPlanner.shortTitle($0.title) } ?? href
                 log("\(account): \(href) is not taken: \(reason)")
                 try wrap { () throws(TodoError) in
-                    try state.record(SyncProblem(kind: .rejected, uid: plan.uid, href: href, etag: etag, title: title, reason: "todod refuses it: \(reason)"))
+                    try state.record(
+                        SyncProblem(
+                            kind: .rejected, uid: plan.uid, href: href, etag: etag, title: title,
+                            reason: "todod refuses it: \(reason)"))
                 }
             }
             plans.removeAll { rejected[$0.uid] != nil }
@@ -71,7 +79,8 @@ struct SyncApply: RoundStep {
         // A renumbering is remembered until every todo of it is on the server: a round cut off
         // in the middle finishes it next time.
         if decided.renumbering { try wrap { () throws(TodoError) in try state.setMeta("renumber", "1") } }
-        var retried: Set<String> = [], placedRetried = false
+        var retried: Set<String> = []
+        var placedRetried = false
         for var plan in plans {
             if plan.localWrite != nil && stale.contains(plan.uid) || unmoved.contains(plan.uid) {
                 again = true
@@ -84,13 +93,15 @@ struct SyncApply: RoundStep {
                     try save(SyncedItem(uid: plan.uid, href: href, etag: etag, base: [], refetch: true))
                 }
                 if let copy = copies.first(where: { $0.value.original == plan.uid }) {
-                    try save(SyncedItem(uid: copy.key, href: copy.value.href, etag: copy.value.etag, base: [], refetch: true))
+                    try save(
+                        SyncedItem(uid: copy.key, href: copy.value.href, etag: copy.value.etag, base: [], refetch: true)
+                    )
                 }
                 continue
             }
             let copy = copies.first { $0.value.original == plan.uid }
             if plan.remoteWrite != nil || plan.completeAfter || copy != nil, timeIsUp {
-                left.insert(plan.uid)  // no time to write it: the next round does
+                left.insert(plan.uid) // no time to write it: the next round does
                 continue
             }
             if let conflict = plan.conflict {
@@ -100,8 +111,11 @@ struct SyncApply: RoundStep {
             if plan.completeAfter, let id = plan.localID {
                 // The server completed a recurring todo: complete it here so it advances, and send
                 // the advanced one.
-                if let advanced = try store.complete(id: id), case .update(let href, let etag, let merged)? = plan.remoteWrite {
-                    let item = codec.canonical(SyncItem(todo: advanced, kept: merged.entry.ical).ordered(merged.sortOrder))
+                if let advanced = try store.complete(id: id),
+                    case .update(let href, let etag, let merged)? = plan.remoteWrite
+                {
+                    let item = codec.canonical(
+                        SyncItem(todo: advanced, kept: merged.entry.ical).ordered(merged.sortOrder))
                     plan.remoteWrite = .update(href: href, etag: etag, item: item)
                 }
             }
@@ -120,14 +134,17 @@ struct SyncApply: RoundStep {
             }
         }
         retried.formUnion(left)
-        if !placedRetried, left.isEmpty, state.meta("renumber") != nil { try wrap { () throws(TodoError) in try state.setMeta("renumber", nil) } }
+        if !placedRetried, left.isEmpty, state.meta("renumber") != nil {
+            try wrap { () throws(TodoError) in try state.setMeta("renumber", nil) }
+        }
         // The store follows the server's order wherever it is in step with it.
         let serverChanged = plans.contains { plan in
             if case .present = plan.remote { return true }
             return plan.localWrite != nil
         }
         if serverChanged || gathered.input.initialMode != nil || state.seq == nil {
-            let ours = Set(entries.compactMap(\.uid)).subtracting(stale).union(moved).union(plans.filter(\.completeAfter).map(\.uid))
+            let ours = Set(entries.compactMap(\.uid)).subtracting(stale).union(moved).union(
+                plans.filter(\.completeAfter).map(\.uid))
             try followServer(since: gathered.seq, ours: ours, retried: retried, &report)
         }
         return again
@@ -140,8 +157,10 @@ struct SyncApply: RoundStep {
     /// the end if none. In ascending sort order, so several reordered todos end in their order.
     /// Done todos have no place: left alone. Returns the todos not moved because they changed
     /// here since the round read them (merged again next pass), and those it moved.
-    func applyRemoteOrder(_ plans: [SyncPlanner.Plan], stale: Set<String>, _ report: inout RoundReport) throws(SyncError)
-        -> (unmoved: Set<String>, moved: Set<String>) {
+    func applyRemoteOrder(_ plans: [SyncPlanner.Plan], stale: Set<String>, _ report: inout RoundReport)
+        throws(SyncError)
+        -> (unmoved: Set<String>, moved: Set<String>)
+    {
         var moves: [(index: Int, target: Int64, plan: SyncPlanner.Plan)] = []
         for (i, p) in plans.enumerated() where !stale.contains(p.uid) {
             if let target = p.move { moves.append((i, target, p)) }
@@ -153,7 +172,8 @@ struct SyncApply: RoundStep {
         let todos = try store.allTodos()
         let current = Dictionary(todos.map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
         var order = todos.filter { $0.position != nil }.sorted { $0.position! < $1.position! }.map(\.uid)
-        var unmoved: Set<String> = [], done: Set<String> = []
+        var unmoved: Set<String> = []
+        var done: Set<String> = []
         for (_, target, p) in moves {
             guard let todo = current[p.uid], let index = order.firstIndex(of: p.uid) else { continue }
             guard todo.revision == (p.revision ?? 0) + (p.localWrite == nil ? 0 : 1) else {
@@ -161,10 +181,11 @@ struct SyncApply: RoundStep {
                 continue
             }
             order.remove(at: index)
-            let slot = order.firstIndex { (uid: String) -> Bool in
-                guard let k = known[uid] else { return false }
-                return p.moveUp ? k >= target : k > target
-            } ?? order.count
+            let slot =
+                order.firstIndex { (uid: String) -> Bool in
+                    guard let k = known[uid] else { return false }
+                    return p.moveUp ? k >= target : k > target
+                } ?? order.count
             order.insert(p.uid, at: slot)
             guard slot != index else { continue }
             let moved = try store.move(id: todo.id, position: slot + 1)
@@ -181,7 +202,9 @@ struct SyncApply: RoundStep {
     /// pass read the store (`since`, except by the pass itself: `ours`), to be merged again
     /// (`retried`), refused or waiting keep their places: the next round sends or merges them.
     /// A todo the pass already wrote is not counted again.
-    func followServer(since seq: Int64, ours: Set<String>, retried: Set<String>, _ report: inout RoundReport) throws(SyncError) {
+    func followServer(since seq: Int64, ours: Set<String>, retried: Set<String>, _ report: inout RoundReport)
+        throws(SyncError)
+    {
         guard let changes = try store.changes(since: seq) else { return }
         var keep = Set(changes.todos.map(\.uid)).subtracting(ours).union(retried)
         keep.formUnion(try wrap { () throws(TodoError) in try state.problems() }.compactMap(\.uid))
@@ -226,8 +249,8 @@ struct SyncApply: RoundStep {
             do {
                 created = try collection.create(name: name, data: bytes)
             } catch .preconditionFailed {
-                return true  // the name exists: it is fetched (ours from a cut-off round, or not) next pass
-            } catch where Self.refusesItem(error) {
+                return true // the name exists: it is fetched (ours from a cut-off round, or not) next pass
+            } catch  where Self.refusesItem(error) {
                 try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
                 try refused(plan, href: collectionPath + name, title: item.entry.title, error)
                 return false
@@ -251,7 +274,7 @@ struct SyncApply: RoundStep {
                 // Deleted on the server meanwhile: the edit wins, as a new resource.
                 try wrap { () throws(TodoError) in try state.remove(uid: plan.uid) }
                 return true
-            } catch where Self.refusesItem(error) {
+            } catch  where Self.refusesItem(error) {
                 try refused(plan, href: href, title: item.entry.title, error)
                 return false
             } catch {
@@ -266,7 +289,7 @@ struct SyncApply: RoundStep {
                 try wrap { () throws(TodoError) in try state.markRefetch(uid: plan.uid) }
                 return true
             } catch .notFound {
-            } catch where Self.refusesItem(error) {
+            } catch  where Self.refusesItem(error) {
                 try refused(plan, href: href, title: plan.uid, error)
                 return false
             } catch {
@@ -294,7 +317,10 @@ struct SyncApply: RoundStep {
     func refused(_ plan: SyncPlanner.Plan, href: String, title: String, _ error: CalDAVError) throws(SyncError) {
         log("\(account): the server refused \(href): \(error.message)")
         try wrap { () throws(TodoError) in
-            try state.record(SyncProblem(kind: .refused, uid: plan.uid, href: href, title: SyncPlanner.shortTitle(title), reason: error.message))
+            try state.record(
+                SyncProblem(
+                    kind: .refused, uid: plan.uid, href: href, title: SyncPlanner.shortTitle(title),
+                    reason: error.message))
         }
     }
 
@@ -318,7 +344,9 @@ struct SyncApply: RoundStep {
     /// `store.import` in parts of at most about 512 KiB of JSON each (a request line holds 1 MiB).
     /// An entry todod's rules refuse (the import names it) is left out and the rest imported:
     /// returns the stale uids and the refused ones with why.
-    func applyInParts(_ entries: [ExportDocument.Entry]) throws(SyncError) -> (stale: Set<String>, rejected: [String: String]) {
+    func applyInParts(_ entries: [ExportDocument.Entry]) throws(SyncError) -> (
+        stale: Set<String>, rejected: [String: String]
+    ) {
         var entries = entries
         var rejected: [String: String] = [:]
         while true {
@@ -326,7 +354,9 @@ struct SyncApply: RoundStep {
             switch try store.apply(entries, label: "sync \(account)") {
             case .applied(let stale): return (stale, rejected)
             case .refused(let index, let reason):
-                guard entries.indices.contains(index), let uid = entries[index].uid else { throw SyncError("todod refused the import: \(reason)") }
+                guard entries.indices.contains(index), let uid = entries[index].uid else {
+                    throw SyncError("todod refused the import: \(reason)")
+                }
                 rejected[uid] = reason
                 entries.remove(at: index)
             }
@@ -338,7 +368,9 @@ struct SyncApply: RoundStep {
     /// Once the original advanced and went back to the server, its copy is deleted there (a copy
     /// changed meanwhile is kept, and comes back as a todo of its own). Otherwise the copy is
     /// remembered to be fetched and folded again.
-    func settle(copy uid: String, _ copy: SyncGather.RecurringCopy, advanced: Bool, _ report: inout RoundReport) throws(SyncError) {
+    func settle(copy uid: String, _ copy: SyncGather.RecurringCopy, advanced: Bool, _ report: inout RoundReport)
+        throws(SyncError)
+    {
         guard advanced else {
             try save(SyncedItem(uid: uid, href: copy.href, etag: copy.etag, base: [], refetch: true))
             return

@@ -1,7 +1,7 @@
 import TodoCalDAV
+import TodoCore
 import TodoRPC
 import TodoUserFiles
-import TodoCore
 
 /// What a pass reads: the store's changes and the server's, and the last synced versions.
 struct SyncGather: RoundStep {
@@ -55,14 +55,20 @@ struct SyncGather: RoundStep {
             for c in changes.todos {
                 // A move this sync made itself (a remote reorder) is not a move made here.
                 var moved = c.kind == .move
-                if moved, let t = c.todo, try wrap({ () throws(TodoError) in try state.isOwnMove(uid: c.uid, updated: t.updated) }) { moved = false }
+                if moved, let t = c.todo,
+                    try wrap({ () throws(TodoError) in try state.isOwnMove(uid: c.uid, updated: t.updated) })
+                {
+                    moved = false
+                }
                 locals[c.uid] = SyncPlanner.Local(todo: c.todo, moved: moved, ical: .some(c.ical))
             }
             newSeq = changes.seq
         } else {
             newSeq = try store.status().seq
             let all = try listing.read()
-            for t in all.values { locals[t.uid] = SyncPlanner.Local(todo: t, moved: false, ical: .some(listing.kept[t.uid])) }
+            for t in all.values {
+                locals[t.uid] = SyncPlanner.Local(todo: t, moved: false, ical: .some(listing.kept[t.uid]))
+            }
             for (_, known) in try wrap({ () throws(TodoError) in try state.versions() }) where all[known.uid] == nil {
                 locals[known.uid] = SyncPlanner.Local(todo: nil, moved: false)
             }
@@ -91,7 +97,8 @@ struct SyncGather: RoundStep {
         // both sides, with no base yet).
         var initialMode: String?
         if let mode = state.meta("initial"), state.count == 0, !locals.isEmpty,
-           remotes.values.contains(where: { if case .present = $0 { return true } else { return false } }) {
+            remotes.values.contains(where: { if case .present = $0 { return true } else { return false } })
+        {
             initialMode = mode
             log("\(account): first round with todos on both sides: --initial \(mode)")
         }
@@ -126,10 +133,12 @@ struct SyncGather: RoundStep {
         try loadBases(uids)
         // The order is read when a todo moved here, has no place on the server, or a renumbering is due.
         let renumber = state.meta("renumber") != nil || initialMode == "local"
-        let placing = renumber || uids.contains { uid in
-            guard let local = locals[uid], local.todo?.position != nil else { return false }
-            return local.moved || SyncPlanner.hasNoPlace(base: bases[uid], remote: remotes[uid] ?? .unchanged)
-        }
+        let placing =
+            renumber
+            || uids.contains { uid in
+                guard let local = locals[uid], local.todo?.position != nil else { return false }
+                return local.moved || SyncPlanner.hasNoPlace(base: bases[uid], remote: remotes[uid] ?? .unchanged)
+            }
         var open: [String]?
         var known: [String: Int64] = [:]
         if placing {
@@ -139,10 +148,12 @@ struct SyncGather: RoundStep {
             known = try wrap { () throws(TodoError) in try state.sortOrders() }
         }
         for uid in uids.union(open ?? []) where locals[uid] == nil {
-            locals[uid] = SyncPlanner.Local(todo: listing.todos?[uid], moved: false, ical: listing.todos == nil ? nil : .some(listing.kept[uid]))
+            locals[uid] = SyncPlanner.Local(
+                todo: listing.todos?[uid], moved: false, ical: listing.todos == nil ? nil : .some(listing.kept[uid]))
         }
-        let input = SyncPlanner.Input(uids: uids, locals: locals, remotes: remotes, bases: bases, open: open, known: known, refused: refused,
-                                      initialMode: initialMode, renumber: renumber, now: options.now(), codec: codec)
+        let input = SyncPlanner.Input(
+            uids: uids, locals: locals, remotes: remotes, bases: bases, open: open, known: known, refused: refused,
+            initialMode: initialMode, renumber: renumber, now: options.now(), codec: codec)
         return Gathered(input: input, seq: newSeq, token: token, copies: copies)
     }
 
@@ -150,7 +161,8 @@ struct SyncGather: RoundStep {
 
     /// What the server changed since the token (everything when there is none), fetched and read:
     /// by uid. Also the next token and the resources that could not be read.
-    func remoteChanges() throws(SyncError) -> (remotes: [String: SyncPlanner.Remote], token: String?, skipped: [String]) {
+    func remoteChanges() throws(SyncError) -> (remotes: [String: SyncPlanner.Remote], token: String?, skipped: [String])
+    {
         let known = try wrap { () throws(TodoError) in try state.versions() }
         var changed: [RemoteVersion] = []
         var removed: [String] = []
@@ -180,7 +192,8 @@ struct SyncGather: RoundStep {
         if full {
             let present = Set(changed.map(\.href))
             removed += known.keys.filter { !present.contains($0) }
-            for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind != .refused && !present.contains(p.href) {
+            for p in try wrap({ () throws(TodoError) in try state.problems() })
+            where p.kind != .refused && !present.contains(p.href) {
                 try wrap { () throws(TodoError) in try state.clearRemoteProblems(href: p.href) }
             }
         } else {
@@ -194,13 +207,16 @@ struct SyncGather: RoundStep {
         // Our own writes come back with the ETag we stored: nothing to fetch; nor does a resource
         // known not to sync whose ETag has not changed.
         var unchangedProblems: [String: String] = [:]
-        for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind != .refused && !p.etag.isEmpty { unchangedProblems[p.href] = p.etag }
-        var hrefs = changed.filter { known[$0.href]?.etag != $0.etag && unchangedProblems[$0.href] != $0.etag }.map(\.href)
+        for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind != .refused && !p.etag.isEmpty
+        { unchangedProblems[p.href] = p.etag }
+        var hrefs = changed.filter { known[$0.href]?.etag != $0.etag && unchangedProblems[$0.href] != $0.etag }.map(
+            \.href)
         let gone = Set(removed)
         // A second copy of a todo (named, not synced) is read again once anything is removed:
         // it may be the only copy now.
         if !gone.isEmpty {
-            for p in try wrap({ () throws(TodoError) in try state.problems() }) where p.kind == .rejected && p.uid == nil && !gone.contains(p.href) {
+            for p in try wrap({ () throws(TodoError) in try state.problems() })
+            where p.kind == .rejected && p.uid == nil && !gone.contains(p.href) {
                 hrefs.append(p.href)
             }
         }
@@ -216,14 +232,18 @@ struct SyncGather: RoundStep {
             let batch = Array(hrefs[start..<min(start + options.fetchBatch, hrefs.count)])
             start += batch.count
             for object in try calDAV({ () throws(CalDAVError) in try collection.fetch(batch) }) {
-                let read = object.tooLarge ? .failure(SyncError("it is larger than todod reads (1 MiB)")) : codec.item(object.data)
+                let read =
+                    object.tooLarge
+                    ? .failure(SyncError("it is larger than todod reads (1 MiB)")) : codec.item(object.data)
                 switch read {
                 case .failure(let error):
                     skipped.append("\(object.href): \(error.message)")
                     log("\(account): cannot read \(object.href): \(error.message)")
                     try wrap { () throws(TodoError) in
-                        try state.record(SyncProblem(kind: .unreadable, uid: known[object.href]?.uid, href: object.href, etag: object.etag,
-                                                     title: object.href, reason: "cannot be read: \(error.message)"))
+                        try state.record(
+                            SyncProblem(
+                                kind: .unreadable, uid: known[object.href]?.uid, href: object.href, etag: object.etag,
+                                title: object.href, reason: "cannot be read: \(error.message)"))
                     }
                 case .success(let item):
                     try wrap { () throws(TodoError) in try state.clearRemoteProblems(href: object.href) }
@@ -232,12 +252,17 @@ struct SyncGather: RoundStep {
                     // permissive server): left alone and named, so the todo never flips between them.
                     func duplicate(_ href: String, _ etag: String, of kept: String) throws(SyncError) {
                         try wrap { () throws(TodoError) in
-                            try state.record(SyncProblem(kind: .rejected, uid: nil, href: href, etag: etag, title: SyncPlanner.shortTitle(item.entry.title),
-                                                         reason: "holds the UID of \(kept) too; todod syncs that one"))
+                            try state.record(
+                                SyncProblem(
+                                    kind: .rejected, uid: nil, href: href, etag: etag,
+                                    title: SyncPlanner.shortTitle(item.entry.title),
+                                    reason: "holds the UID of \(kept) too; todod syncs that one"))
                         }
                     }
-                    if let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), base.href != object.href,
-                       !base.etag.isEmpty, !gone.contains(base.href) {
+                    if let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }),
+                        base.href != object.href,
+                        !base.etag.isEmpty, !gone.contains(base.href)
+                    {
                         try duplicate(object.href, object.etag, of: base.href)
                         continue
                     }
@@ -279,18 +304,25 @@ struct SyncGather: RoundStep {
     /// then completes it here, so it advances, and sends it back), and its copy, new to both
     /// sides, is taken out of the round, to be deleted from the server once the original is sent
     /// (`settle`). By copy uid.
-    func foldRecurringCopies(_ remotes: inout [String: SyncPlanner.Remote], local: (String) -> Todo??) throws(SyncError) -> [String: RecurringCopy] {
+    func foldRecurringCopies(_ remotes: inout [String: SyncPlanner.Remote], local: (String) -> Todo??) throws(SyncError)
+        -> [String: RecurringCopy]
+    {
         var copies: [String: RecurringCopy] = [:]
         for uid in remotes.keys.sorted() {
-            guard case .present(let href, let etag, var item, let bytes)? = remotes[uid], item.entry.done, item.entry.recurrence == nil,
-                  let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), !base.base.isEmpty,
-                  let baseItem = try? codec.item(base.base).get(), let rule = baseItem.entry.recurrence, !baseItem.entry.done,
-                  let todo = local(uid) ?? nil, !todo.done, todo.recurrence != nil else { continue }
+            guard case .present(let href, let etag, var item, let bytes)? = remotes[uid], item.entry.done,
+                item.entry.recurrence == nil,
+                let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), !base.base.isEmpty,
+                let baseItem = try? codec.item(base.base).get(), let rule = baseItem.entry.recurrence,
+                !baseItem.entry.done,
+                let todo = local(uid) ?? nil, !todo.done, todo.recurrence != nil
+            else { continue }
             var found: (uid: String, href: String, etag: String)?
             for cuid in remotes.keys.sorted() where cuid != uid && copies[cuid] == nil {
                 guard case .present(let chref, let cetag, let c, _)? = remotes[cuid], !c.entry.done,
-                      c.entry.recurrence?.rule == rule.rule, c.entry.title == item.entry.title, c.entry.created == item.entry.created,
-                      (local(cuid) ?? nil) == nil else { continue }
+                    c.entry.recurrence?.rule == rule.rule, c.entry.title == item.entry.title,
+                    c.entry.created == item.entry.created,
+                    (local(cuid) ?? nil) == nil
+                else { continue }
                 let known = try wrap { () throws(TodoError) in try state.item(uid: cuid) }
                 if known == nil || known?.base.isEmpty == true {
                     found = (cuid, chref, cetag)
@@ -302,7 +334,9 @@ struct SyncGather: RoundStep {
             remotes[uid] = .present(href: href, etag: etag, item: item, bytes: bytes)
             remotes[cuid] = nil
             copies[cuid] = RecurringCopy(original: uid, href: chref, etag: cetag)
-            log("\(account): \(chref) is a copy of the recurring todo \(uid) made when it was completed elsewhere; it advances instead")
+            log(
+                "\(account): \(chref) is a copy of the recurring todo \(uid) made when it was completed elsewhere; it advances instead"
+            )
         }
         return copies
     }

@@ -1,6 +1,6 @@
+import TodoCore
 import TodoRPC
 import TodoUserFiles
-import TodoCore
 
 /// What one pass decides, as a pure function of the store's side, the server's side and the
 /// last synced versions (docs/SYNC.md): no I/O, no clock, no randomness. `SyncRound` gathers its
@@ -104,19 +104,26 @@ package enum SyncPlanner {
         var uids = input.uids
         if let open = input.open {
             var known = input.known
-            for (uid, remote) in input.remotes { if case .present(_, _, let item, _) = remote { known[uid] = item.sortOrder } }
-            let moved = Set(open.filter { uid in
-                guard let local = input.locals[uid], local.todo?.position != nil else { return false }
-                guard !local.moved else { return true }
-                return input.uids.contains(uid) && hasNoPlace(base: input.bases[uid], remote: input.remotes[uid] ?? .unchanged)
-                    && changedHere(local.todo, base: input.bases[uid], input.codec)
-            })
+            for (uid, remote) in input.remotes {
+                if case .present(_, _, let item, _) = remote { known[uid] = item.sortOrder }
+            }
+            let moved = Set(
+                open.filter { uid in
+                    guard let local = input.locals[uid], local.todo?.position != nil else { return false }
+                    guard !local.moved else { return true }
+                    return input.uids.contains(uid)
+                        && hasNoPlace(base: input.bases[uid], remote: input.remotes[uid] ?? .unchanged)
+                        && changedHere(local.todo, base: input.bases[uid], input.codec)
+                })
             // Todos coming from the server this pass go to the end of the local order.
             let incoming = input.remotes.compactMap { uid, remote -> Int64? in
-                guard case .present(_, _, let item, _) = remote, !item.entry.done, input.locals[uid]?.todo == nil else { return nil }
+                guard case .present(_, _, let item, _) = remote, !item.entry.done, input.locals[uid]?.todo == nil else {
+                    return nil
+                }
                 return item.sortOrder
             }.min()
-            (out.placed, out.renumbering) = place(moved: moved, open: open, known: known, incoming: incoming, renumber: input.renumber)
+            (out.placed, out.renumbering) = place(
+                moved: moved, open: open, known: known, incoming: incoming, renumber: input.renumber)
             uids.formUnion(out.placed.keys)
         }
         for uid in uids.sorted() {
@@ -124,7 +131,7 @@ package enum SyncPlanner {
             let base = input.bases[uid]
             var remote = input.remotes[uid] ?? .unchanged
             if case .unchanged = remote, let base, base.refetch {
-                remote = .absent  // refetched and not found
+                remote = .absent // refetched and not found
             }
             if let plan = plan(uid: uid, base: base, local: local, remote: remote, placed: out.placed[uid], input) {
                 out.plans.append(plan)
@@ -155,8 +162,11 @@ package enum SyncPlanner {
 
     /// What to do for one todo, from its base, its store side and its server side; `placed` is
     /// the sort order `place` chose for it (a move here, or a renumbering).
-    static func plan(uid: String, base: SyncedItem?, local: Local, remote: Remote, placed: Int64? = nil, _ input: Input) -> Plan? {
-        let codec = input.codec, initialMode = input.initialMode
+    static func plan(uid: String, base: SyncedItem?, local: Local, remote: Remote, placed: Int64? = nil, _ input: Input)
+        -> Plan?
+    {
+        let codec = input.codec
+        let initialMode = input.initialMode
         let baseItem: SyncItem? = base.flatMap { codec.base($0.base) }
         var remoteItem: (href: String, etag: String, item: SyncItem, bytes: [UInt8])?
         switch remote {
@@ -166,7 +176,8 @@ package enum SyncPlanner {
         case .present(let href, let etag, let item, let bytes): remoteItem = (href, etag, item, bytes)
         }
         // The store's kept lines when this pass read them, else the base's (or the server's).
-        let kept: String? = if case .some(let known) = local.ical { known } else { baseItem?.entry.ical ?? remoteItem?.item.entry.ical }
+        let kept: String? =
+            if case .some(let known) = local.ical { known } else { baseItem?.entry.ical ?? remoteItem?.item.entry.ical }
         let localItem: SyncItem? = local.todo.map { todo in
             var item = SyncItem(todo: todo, kept: kept)
             if let placed, todo.position != nil {
@@ -175,14 +186,17 @@ package enum SyncPlanner {
                 item.sortOrder = baseItem.sortOrder
             }
             item = codec.canonical(item)
-            item.entry.updated = todo.updated  // to the microsecond, for the merge's "later"
+            item.entry.updated = todo.updated // to the microsecond, for the merge's "later"
             return item
         }
         var p = Plan(uid: uid, base: base, remote: remote, localID: local.todo?.id, revision: local.todo?.revision)
         if local.todo?.position != nil { p.placed = placed }
         // The name a cut-off round already chose for a new resource (else the applier makes one,
         // never derived from the UID).
-        let newName: String? = if let base, base.etag.isEmpty, let name = base.href.split(separator: "/").last { String(name) } else { nil }
+        let newName: String? =
+            if let base, base.etag.isEmpty, let name = base.href.split(separator: "/").last { String(name) } else {
+                nil
+            }
         func conflict(_ fields: [String], kept: String, title: String, lost: String) -> SyncStatus.Conflict {
             SyncStatus.Conflict(at: input.now, uid: uid, title: title, fields: fields, kept: kept, lost: lost)
         }
@@ -214,7 +228,8 @@ package enum SyncPlanner {
                     return p
                 }
                 // Edited here, deleted there: the edit wins; the todo goes back to the server.
-                p.conflict = conflict(["deleted"], kept: "local", title: l.entry.title, lost: "its deletion on the server")
+                p.conflict = conflict(
+                    ["deleted"], kept: "local", title: l.entry.title, lost: "its deletion on the server")
             }
             p.remoteWrite = .create(name: newName, item: l)
         case (nil, let r?):
@@ -232,19 +247,26 @@ package enum SyncPlanner {
             p.known = r.item.sortOrder
             p.newState = .some(SyncedItem(uid: uid, href: r.href, etag: r.etag, base: r.bytes))
         case (let l?, let r?):
-            guard merge(&p, local: l, remote: r, baseItem: baseItem, placed: placed, revision: local.todo?.revision, input) else { return nil }
+            guard
+                merge(
+                    &p, local: l, remote: r, baseItem: baseItem, placed: placed, revision: local.todo?.revision, input)
+            else { return nil }
         }
         return p
     }
 
     /// Both sides hold the todo: merged against the base (or one side taken whole by a first
     /// round's `--initial`), and what goes where. False when the two are in step.
-    static func merge(_ p: inout Plan, local l: SyncItem, remote r: (href: String, etag: String, item: SyncItem, bytes: [UInt8]),
-                      baseItem: SyncItem?, placed: Int64?, revision: Int64?, _ input: Input) -> Bool {
+    static func merge(
+        _ p: inout Plan, local l: SyncItem, remote r: (href: String, etag: String, item: SyncItem, bytes: [UInt8]),
+        baseItem: SyncItem?, placed: Int64?, revision: Int64?, _ input: Input
+    ) -> Bool {
         var remote = input.codec.canonical(r.item)
         // todoman and others complete a recurring todo by marking it COMPLETED: here it
         // advances instead (todo.complete), and the advanced todo goes back.
-        if remote.entry.done, remote.entry.recurrence != nil, let baseItem, !baseItem.entry.done, !l.entry.done, l.entry.recurrence != nil {
+        if remote.entry.done, remote.entry.recurrence != nil, let baseItem, !baseItem.entry.done, !l.entry.done,
+            l.entry.recurrence != nil
+        {
             remote.entry.done = false
             remote.entry.completed = nil
             p.completeAfter = true
@@ -263,8 +285,10 @@ package enum SyncPlanner {
         let merged = input.codec.canonical(outcome.merged)
         if !outcome.conflicts.isEmpty {
             let losing = outcome.kept == "local" ? remote : l
-            p.conflict = SyncStatus.Conflict(at: input.now, uid: p.uid, title: merged.entry.title, fields: outcome.conflicts.map(\.rawValue),
-                                          kept: outcome.kept, lost: outcome.conflicts.map { "\($0.rawValue) \(shown($0, losing))" }.joined(separator: ", "))
+            p.conflict = SyncStatus.Conflict(
+                at: input.now, uid: p.uid, title: merged.entry.title, fields: outcome.conflicts.map(\.rawValue),
+                kept: outcome.kept,
+                lost: outcome.conflicts.map { "\($0.rawValue) \(shown($0, losing))" }.joined(separator: ", "))
         }
         if !ThreeWayMerge.sameContent(merged, l) || p.completeAfter {
             var entry = merged.entry
@@ -274,7 +298,9 @@ package enum SyncPlanner {
         let orderChanged = merged.sortOrder != nil && merged.sortOrder != remote.sortOrder
         p.known = merged.sortOrder
         // Reordered on the server (and not here, or later there): the local order follows.
-        if let baseItem, let target = merged.sortOrder, target == remote.sortOrder, target != baseItem.sortOrder, target != l.sortOrder {
+        if let baseItem, let target = merged.sortOrder, target == remote.sortOrder, target != baseItem.sortOrder,
+            target != l.sortOrder
+        {
             p.move = target
             p.moveUp = baseItem.sortOrder.map { target < $0 } ?? false
         }
@@ -283,7 +309,7 @@ package enum SyncPlanner {
         } else if p.base?.etag != r.etag || p.base?.base != r.bytes || p.base?.refetch == true {
             p.newState = .some(SyncedItem(uid: p.uid, href: r.href, etag: r.etag, base: r.bytes))
         } else if p.localWrite == nil {
-            return false  // in step: the echo of what the last round wrote
+            return false // in step: the echo of what the last round wrote
         }
         return true
     }
@@ -300,8 +326,10 @@ package enum SyncPlanner {
     /// the one below the bottom when they leave room. No room (or no value in Int64), or
     /// `renumber`: every open todo gets 1024, 2048, ... in local order. Returns the todos whose
     /// sort order changes, and whether that is a renumbering.
-    static func place(moved: Set<String>, open: [String], known: [String: Int64], incoming: Int64? = nil,
-                      renumber: Bool = false) -> (orders: [String: Int64], renumbered: Bool) {
+    static func place(
+        moved: Set<String>, open: [String], known: [String: Int64], incoming: Int64? = nil,
+        renumber: Bool = false
+    ) -> (orders: [String: Int64], renumbered: Bool) {
         func renumbered() -> (orders: [String: Int64], renumbered: Bool) {
             var fresh: [String: Int64] = [:]
             for (j, uid) in open.enumerated() {
@@ -338,15 +366,15 @@ package enum SyncPlanner {
     /// there is none (no room, or past Int64's range).
     static func between(_ above: Int64?, _ below: Int64?) -> Int64? {
         switch (above, below) {
-        case let (p?, n?):
+        case (let p?, let n?):
             guard n > p else { return nil }
             let (gap, overflow) = n.subtractingReportingOverflow(p)
-            if overflow { return (p >> 1) + (n >> 1) }  // a gap beyond Int64: both halves, still between
+            if overflow { return (p >> 1) + (n >> 1) } // a gap beyond Int64: both halves, still between
             return gap >= 2 ? p + gap / 2 : nil
-        case let (p?, nil):
+        case (let p?, nil):
             let (order, overflow) = p.addingReportingOverflow(1024)
             return overflow ? nil : order
-        case let (nil, n?):
+        case (nil, let n?):
             let (order, overflow) = n.subtractingReportingOverflow(1024)
             return overflow ? nil : order
         case (nil, nil):

@@ -1,8 +1,8 @@
 import TodoCalDAV
-import TodoRPC
-import TodoUserFiles
 import TodoCore
 import TodoPosix
+import TodoRPC
+import TodoUserFiles
 
 /// What one round did, for `--once`'s summary line and the status file.
 package struct RoundReport: Sendable, Equatable {
@@ -30,7 +30,8 @@ package struct RoundReport: Sendable, Equatable {
 
     /// `home: 3 sent, 2 received, 1 conflict`.
     package func summary(account: String) -> String {
-        var s = "\(account): \(sent) sent, \(received) received, \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
+        var s =
+            "\(account): \(sent) sent, \(received) received, \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if pending > 0 { s += ", \(pending) pending" }
         if unfinished { s += " (the round's time ran out; the next round goes on)" }
         if !problems.isEmpty { s += ", \(problems.count) not syncing (todoctl sync status names them)" }
@@ -69,9 +70,12 @@ package struct SyncRound {
         /// Called for each conflict as it is resolved (the daemon logs it to the journal).
         package var onConflict: (SyncStatus.Conflict) -> Void
 
-        package init(maxPasses: Int = 4, fetchBatch: Int = 200, timeLimit: Double = SyncAccount.defaultRoundLimit, initial: String? = nil,
-                    now: @escaping () -> Instant = { Instant.now() }, log: @escaping (String) -> Void = { _ in },
-                    onConflict: @escaping (SyncStatus.Conflict) -> Void = { _ in }) {
+        package init(
+            maxPasses: Int = 4, fetchBatch: Int = 200, timeLimit: Double = SyncAccount.defaultRoundLimit,
+            initial: String? = nil,
+            now: @escaping () -> Instant = { Instant.now() }, log: @escaping (String) -> Void = { _ in },
+            onConflict: @escaping (SyncStatus.Conflict) -> Void = { _ in }
+        ) {
             self.maxPasses = maxPasses
             self.fetchBatch = fetchBatch
             self.timeLimit = timeLimit
@@ -89,8 +93,10 @@ package struct SyncRound {
     let codec: VTodoCodec
     let options: Options
 
-    package init(account: String, collection: any CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
-                options: Options = Options()) {
+    package init(
+        account: String, collection: any CalendarCollection, store: LocalStore, state: SyncState, codec: VTodoCodec,
+        options: Options = Options()
+    ) {
         self.account = account
         self.collection = collection
         self.store = store
@@ -102,8 +108,9 @@ package struct SyncRound {
     /// Runs passes until nothing is left to merge again (or `maxPasses`), within `timeLimit`.
     package func run() throws(SyncError) -> RoundReport {
         let deadline = Posix.monotonicSeconds() + options.timeLimit
-        let round = RoundContext(account: account, collection: collection, store: store, state: state, codec: codec, options: options,
-                                 deadline: deadline)
+        let round = RoundContext(
+            account: account, collection: collection, store: store, state: state, codec: codec, options: options,
+            deadline: deadline)
         collection.setDeadline(deadline)
         defer { collection.setDeadline(nil) }
         var report = RoundReport()
@@ -113,7 +120,11 @@ package struct SyncRound {
             // the two sides are matched by UID from full listings. Only a state that never synced
             // takes the account's --initial mode; a state of another store merges.
             let first = state.storeID == nil
-            if !first { round.log("\(account): the sync state belongs to another store or calendar; resyncing by UID from full listings") }
+            if !first {
+                round.log(
+                    "\(account): the sync state belongs to another store or calendar; resyncing by UID from full listings"
+                )
+            }
             let initial = options.initial
             try round.wrap { () throws(TodoError) in
                 try state.reset(calendar: collection.url, storeID: status.storeID)
@@ -145,7 +156,8 @@ package struct SyncRound {
     /// One pass: gather, plan, apply. Returns whether another should follow, what it hands the
     /// next, and the todos it had no time to write (a pass that left any is the last).
     func pass(_ round: RoundContext, index: Int, _ handover: Handover, _ report: inout RoundReport) throws(SyncError)
-        -> (again: Bool, handover: Handover, left: Set<String>) {
+        -> (again: Bool, handover: Handover, left: Set<String>)
+    {
         let gathered = try SyncGather(round: round, handover: handover, firstPass: index == 0).gather(&report)
         let decided = SyncPlanner.plan(gathered.input)
         var apply = SyncApply(round: round, gathered: gathered)
@@ -208,8 +220,12 @@ struct RoundContext: RoundStep {
             let todos = Dictionary(try store.allTodos().map { ($0.uid, $0) }, uniquingKeysWith: { a, _ in a })
             for uid in waiting {
                 guard let base = try wrap({ () throws(TodoError) in try state.item(uid: uid) }), !base.base.isEmpty,
-                      let baseItem = codec.base(base.base) else { continue }
-                guard let todo = todos[uid] else { uids.insert(uid); continue }
+                    let baseItem = codec.base(base.base)
+                else { continue }
+                guard let todo = todos[uid] else {
+                    uids.insert(uid)
+                    continue
+                }
                 let local = codec.canonical(SyncItem(todo: todo, kept: baseItem.entry.ical).ordered(baseItem.sortOrder))
                 if !ThreeWayMerge.sameContent(local, baseItem) { uids.insert(uid) }
             }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCore
 import TodoSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the sync knows of one todo on the server: where it is, which version, and the VTODO last
 /// synced (the merge base).
@@ -89,8 +90,12 @@ package final class SyncState {
         connection = try Connection(path: path)
         try connection.execute(Self.schema)
         let version = try connection.firstRow("SELECT value FROM meta WHERE key = 'version'") { $0.text(0) }
-        if version == nil { try connection.run("INSERT INTO meta (key, value) VALUES ('version', ?)", [.text(Self.version)]) }
-        guard version == nil || version == Self.version else { throw TodoError.invalid("state", "unknown state version \(version ?? "")") }
+        if version == nil {
+            try connection.run("INSERT INTO meta (key, value) VALUES ('version', ?)", [.text(Self.version)])
+        }
+        guard version == nil || version == Self.version else {
+            throw TodoError.invalid("state", "unknown state version \(version ?? "")")
+        }
         // A file SQLite opens but cannot read (garbage written over it) fails here.
         _ = try connection.scalar("SELECT COUNT(*) FROM items")
     }
@@ -120,7 +125,9 @@ package final class SyncState {
 
     func setMeta(_ key: String, _ value: String?) throws(TodoError) {
         if let value {
-            try connection.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), .text(value)])
+            try connection.run(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [.text(key), .text(value)])
         } else {
             try connection.run("DELETE FROM meta WHERE key = ?", [.text(key)])
         }
@@ -141,7 +148,9 @@ package final class SyncState {
     /// Starts over for another calendar or store: no token, no seq, no items (the next round
     /// matches the two sides by UID).
     package func reset(calendar: String, storeID: String) throws(TodoError) {
-        try connection.execute("BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM problems; DELETE FROM meta WHERE key IN ('token', 'seq', 'renumber');")
+        try connection.execute(
+            "BEGIN; DELETE FROM items; DELETE FROM moves; DELETE FROM problems; DELETE FROM meta WHERE key IN ('token', 'seq', 'renumber');"
+        )
         do {
             try setMeta("calendar", calendar)
             try setMeta("store", storeID)
@@ -155,21 +164,26 @@ package final class SyncState {
     // MARK: - Items
 
     static func item(_ s: Statement) -> SyncedItem {
-        SyncedItem(uid: s.text(0), href: s.text(1), etag: s.text(2), base: Array(s.text(3).utf8), refetch: s.int64(4) != 0)
+        SyncedItem(
+            uid: s.text(0), href: s.text(1), etag: s.text(2), base: Array(s.text(3).utf8), refetch: s.int64(4) != 0)
     }
 
     package func item(uid: String) throws(TodoError) -> SyncedItem? {
-        try connection.firstRow("SELECT uid, href, etag, base, refetch FROM items WHERE uid = ?", [.text(uid)], Self.item)
+        try connection.firstRow(
+            "SELECT uid, href, etag, base, refetch FROM items WHERE uid = ?", [.text(uid)], Self.item)
     }
 
     package func item(href: String) throws(TodoError) -> SyncedItem? {
-        try connection.firstRow("SELECT uid, href, etag, base, refetch FROM items WHERE href = ?", [.text(href)], Self.item)
+        try connection.firstRow(
+            "SELECT uid, href, etag, base, refetch FROM items WHERE href = ?", [.text(href)], Self.item)
     }
 
     /// Every item's href and ETag (the ETag comparison of servers without sync tokens).
     package func versions() throws(TodoError) -> [String: (uid: String, etag: String)] {
         var out: [String: (uid: String, etag: String)] = [:]
-        for row in try connection.rows("SELECT href, uid, etag FROM items", [], { ($0.text(0), $0.text(1), $0.text(2)) }) {
+        for row in try connection.rows(
+            "SELECT href, uid, etag FROM items", [], { ($0.text(0), $0.text(1), $0.text(2)) })
+        {
             out[row.0] = (row.1, row.2)
         }
         return out
@@ -185,10 +199,15 @@ package final class SyncState {
     package func save(_ item: SyncedItem) throws(TodoError) {
         // A new item may take the href of an item the server lost (unlikely, but hrefs are unique).
         try connection.run("DELETE FROM items WHERE href = ? AND uid <> ?", [.text(item.href), .text(item.uid)])
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO items (uid, href, etag, base, refetch) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (uid) DO UPDATE SET href = excluded.href, etag = excluded.etag, base = excluded.base, refetch = excluded.refetch
-            """, [.text(item.uid), .text(item.href), .text(item.etag), .text(String(decoding: item.base, as: UTF8.self)), .integer(item.refetch ? 1 : 0)])
+            """,
+            [
+                .text(item.uid), .text(item.href), .text(item.etag), .text(String(decoding: item.base, as: UTF8.self)),
+                .integer(item.refetch ? 1 : 0)
+            ])
     }
 
     package func markRefetch(uid: String) throws(TodoError) {
@@ -216,7 +235,8 @@ package final class SyncState {
         let name = Array("X-APPLE-SORT-ORDER".utf8)
         for line in text.utf8.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) where line.starts(with: name) {
             guard let colon = line.firstIndex(of: 0x3A) else { return nil }
-            return Int64(String(decoding: line[line.index(after: colon)...].filter { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self))
+            return Int64(
+                String(decoding: line[line.index(after: colon)...].filter { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self))
         }
         return nil
     }
@@ -224,8 +244,9 @@ package final class SyncState {
     /// Records a move the round itself made in the store (the todo's `updated` after it), so the
     /// next round does not take it for a move made here and send it back.
     package func recordMove(uid: String, updated: Instant) throws(TodoError) {
-        try connection.run("INSERT INTO moves (uid, updated) VALUES (?, ?) ON CONFLICT (uid) DO UPDATE SET updated = excluded.updated",
-                           [.text(uid), .integer(updated.usec)])
+        try connection.run(
+            "INSERT INTO moves (uid, updated) VALUES (?, ?) ON CONFLICT (uid) DO UPDATE SET updated = excluded.updated",
+            [.text(uid), .integer(updated.usec)])
     }
 
     /// Whether the todo's latest change is the move a round made (`recordMove`), nothing since.
@@ -237,19 +258,26 @@ package final class SyncState {
 
     /// Records a problem (replacing one of the same kind for the same todo or resource).
     package func record(_ problem: SyncProblem) throws(TodoError) {
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO problems (kind, key, uid, href, etag, title, reason) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (kind, key) DO UPDATE SET uid = excluded.uid, href = excluded.href, etag = excluded.etag,
                 title = excluded.title, reason = excluded.reason
-            """, [.text(problem.kind.rawValue), .text(problem.key), .optional(problem.uid), .text(problem.href), .text(problem.etag),
-                  .text(problem.title), .text(problem.reason)])
+            """,
+            [
+                .text(problem.kind.rawValue), .text(problem.key), .optional(problem.uid), .text(problem.href),
+                .text(problem.etag),
+                .text(problem.title), .text(problem.reason)
+            ])
     }
 
     /// Every problem, oldest first.
     package func problems() throws(TodoError) -> [SyncProblem] {
         try connection.rows("SELECT kind, uid, href, etag, title, reason FROM problems ORDER BY rowid", []) { s in
-            SyncProblem(kind: SyncProblem.Kind(rawValue: s.text(0)) ?? .unreadable, uid: s.isNull(1) ? nil : s.text(1), href: s.text(2),
-                        etag: s.text(3), title: s.text(4), reason: s.text(5))
+            SyncProblem(
+                kind: SyncProblem.Kind(rawValue: s.text(0)) ?? .unreadable, uid: s.isNull(1) ? nil : s.text(1),
+                href: s.text(2),
+                etag: s.text(3), title: s.text(4), reason: s.text(5))
         }
     }
 

@@ -63,7 +63,9 @@ package struct VTodoCodec: Sendable {
     /// no VTODO or cannot be read.
     package func item(_ bytes: [UInt8]) -> Result<SyncItem, SyncError> {
         do {
-            guard let first = try reader.items(bytes).first else { return .failure(.unreadableItem("the resource holds no VTODO")) }
+            guard let first = try reader.items(bytes).first else {
+                return .failure(.unreadableItem("the resource holds no VTODO"))
+            }
             var entry = inOwnZone(first.entry, relativeReminder: first.relativeReminder)
             if categoryIsCalendar { entry.category = nil }
             return .success(SyncItem(entry: entry, sortOrder: first.sortOrder))
@@ -78,8 +80,11 @@ package struct VTodoCodec: Sendable {
     /// given relative to the due date keeps its distance from `due`; one given as an instant (as
     /// todod writes an all-day todo's) stays where it is.
     func inOwnZone(_ entry: ExportDocument.Entry, relativeReminder: Bool = true) -> ExportDocument.Entry {
-        guard entry.allDay, let due = entry.due, let name = entry.zone, let zone = ZoneInfo(identifier: name, tzdir: reader.tzdir),
-              let start = LocalTime.instant(days: LocalTime(due, in: reader.zone).days, secondOfDay: 0, in: zone), start != due else { return entry }
+        guard entry.allDay, let due = entry.due, let name = entry.zone,
+            let zone = ZoneInfo(identifier: name, tzdir: reader.tzdir),
+            let start = LocalTime.instant(days: LocalTime(due, in: reader.zone).days, secondOfDay: 0, in: zone),
+            start != due
+        else { return entry }
         var e = entry
         e.due = start
         if relativeReminder { e.remind = entry.remind.map { Instant(usec: $0.usec + start.usec - due.usec) } }
@@ -102,9 +107,9 @@ package struct VTodoCodec: Sendable {
     }
 }
 
-private extension String {
+extension String {
     /// The text without its lines (CRLF-ended) that start with `prefix`.
-    func replacingLines(withPrefix prefix: String) -> String {
+    fileprivate func replacingLines(withPrefix prefix: String) -> String {
         var out = ""
         out.reserveCapacity(utf8.count)
         var rest = Substring(self)
@@ -155,18 +160,23 @@ package enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
 
     package var message: String {
         switch self {
-        case .usage(let text), .password(let text), .server(let text), .unreadableItem(let text), .failed(let text): text
+        case .usage(let text), .password(let text), .server(let text), .unreadableItem(let text), .failed(let text):
+            text
         case .noStateDirectory: "cannot find the state directory: neither XDG_STATE_HOME nor HOME is set"
         case .cannotMakeDirectory(let path, let reason): "cannot make \(path): \(reason)"
         case .cannotLock(let account, let reason): "cannot lock \(account): \(reason)"
-        case .roundInProgress(let account, let seconds): "another todod-sync round of \(account) has not finished in \(seconds) s"
+        case .roundInProgress(let account, let seconds):
+            "another todod-sync round of \(account) has not finished in \(seconds) s"
         case .cannotCreateState(let path, let reason): "cannot create the sync state \(path): \(reason)"
         case .notACalendar(let calendar, let server): "\(calendar) is not a calendar on \(server)"
         case .calendarWithoutTodos(let url): "the calendar \(url) does not hold todos (VTODO)"
-        case .noTodoCalendar(let server): "no calendar holding todos (VTODO) at \(server); make one, or name it with --calendar"
-        case .outOfTime(let seconds): "the round's \(seconds) s ran out before the server had answered; the next round goes on"
+        case .noTodoCalendar(let server):
+            "no calendar holding todos (VTODO) at \(server); make one, or name it with --calendar"
+        case .outOfTime(let seconds):
+            "the round's \(seconds) s ran out before the server had answered; the next round goes on"
         case .severalTodoCalendars(let names):
-            "several calendars hold todos; sync each as a list with --lists, or choose one with --calendar: " + names.joined(separator: ", ")
+            "several calendars hold todos; sync each as a list with --lists, or choose one with --calendar: "
+                + names.joined(separator: ", ")
         }
     }
 

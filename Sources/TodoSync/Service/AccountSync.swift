@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TodoCalDAV
 import TodoCore
+import TodoICal
 import TodoPosix
 import TodoProtocol
 import TodoSystemd
 import TodoTime
 import TodoUserFiles
-import TodoICal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Opens the calendar collection of an account with its password (the real one: CalDAV; tests
 /// give their own).
@@ -30,14 +31,19 @@ package final class AccountSync {
     /// How long a round waits for another process's round of the same account.
     package var lockTimeout = 600.0
 
-    package init(account: SyncAccount, environment: [String: String], socket: String, opener: @escaping CollectionOpener = AccountSync.calDAV) {
+    package init(
+        account: SyncAccount, environment: [String: String], socket: String,
+        opener: @escaping CollectionOpener = AccountSync.calDAV
+    ) {
         self.account = account
         self.environment = environment
         self.socket = socket
         self.opener = opener
         status = SyncStatus(account: account.name, calendar: account.calendar)
         if let path = SyncPaths.statusFile(account: account.name, environment: environment),
-           let bytes = try? Files.contents(of: path, maxBytes: 1 << 22), let json = try? JSON.parse(bytes), let old = SyncStatus(json: json) {
+            let bytes = try? Files.contents(of: path, maxBytes: 1 << 22), let json = try? JSON.parse(bytes),
+            let old = SyncStatus(json: json)
+        {
             status.conflicts = old.conflicts
             status.lastSuccess = old.lastSuccess
             // What the last round knew stays true until a round says otherwise.
@@ -88,7 +94,8 @@ package final class AccountSync {
             status.items = report.items
             status.conflicts = Array((status.conflicts + report.conflicts).suffix(SyncStatus.maxConflicts))
             status.problems = report.problems.prefix(SyncStatus.maxProblems).map {
-                SyncStatus.Problem(kind: $0.kind.rawValue, uid: $0.uid, href: $0.href, title: $0.title, reason: $0.reason)
+                SyncStatus.Problem(
+                    kind: $0.kind.rawValue, uid: $0.uid, href: $0.href, title: $0.title, reason: $0.reason)
             }
             status.storeID = report.storeID
             status.storeSeq = report.storeSeq
@@ -100,7 +107,7 @@ package final class AccountSync {
             retryAt = Posix.monotonicSeconds() + delay
             status.error = error.message
             status.retryAt = Instant(usec: Instant.now().usec + Int64(delay * 1_000_000))
-            collection = nil  // connect afresh next time (a changed password, a restarted server)
+            collection = nil // connect afresh next time (a changed password, a restarted server)
         }
     }
 
@@ -119,9 +126,13 @@ package final class AccountSync {
             throw .noStateDirectory
         }
         let directory = Files.directory(of: statePath)
-        do { try SyncPaths.makePrivateDirectory(directory) } catch { throw .cannotMakeDirectory(path: directory, reason: "\(error)") }
+        do { try SyncPaths.makePrivateDirectory(directory) } catch {
+            throw .cannotMakeDirectory(path: directory, reason: "\(error)")
+        }
         let lock: FileLock?
-        do { lock = try FileLock(path: directory + "/\(account.name).lock", timeout: lockTimeout) } catch { throw .cannotLock(account: account.name, reason: "\(error)") }
+        do { lock = try FileLock(path: directory + "/\(account.name).lock", timeout: lockTimeout) } catch {
+            throw .cannotLock(account: account.name, reason: "\(error)")
+        }
         guard let lock else { throw .roundInProgress(account: account.name, seconds: Int(lockTimeout)) }
         return lock
     }
@@ -135,10 +146,15 @@ package final class AccountSync {
         if account.lists {
             let password: String
             do { password = try account.password(environment: environment) } catch { throw SyncError(error.message) }
-            let lists = ListSync(account: account, environment: environment, dav: CalDAVAccount(url: account.url, user: account.user, password: password),
-                                 store: try LocalStore(socket: socket), log: log, onConflict: { [account] c in Self.journal(c, account: account.name) })
+            let lists = ListSync(
+                account: account, environment: environment,
+                dav: CalDAVAccount(url: account.url, user: account.user, password: password),
+                store: try LocalStore(socket: socket), log: log,
+                onConflict: { [account] c in Self.journal(c, account: account.name) })
             let report = try lists.run()
-            status.calendar = lists.account.calendar ?? ListMap.load(SyncPaths.listsFile(account: account.name, environment: environment) ?? "").defaultURL
+            status.calendar =
+                lists.account.calendar
+                ?? ListMap.load(SyncPaths.listsFile(account: account.name, environment: environment) ?? "").defaultURL
             return report
         }
         if collection == nil {
@@ -151,17 +167,21 @@ package final class AccountSync {
         let store = try LocalStore(socket: socket)
         let (state, reset) = try SyncState.open(path: statePath)
         if let reset { log(reset) }
-        let options = SyncRound.Options(timeLimit: account.roundTimeLimit, initial: account.initial, log: log,
-                                        onConflict: { [account] c in Self.journal(c, account: account.name) })
-        let round = SyncRound(account: account.name, collection: collection, store: store, state: state, codec: Self.codec(environment),
-                              options: options)
+        let options = SyncRound.Options(
+            timeLimit: account.roundTimeLimit, initial: account.initial, log: log,
+            onConflict: { [account] c in Self.journal(c, account: account.name) })
+        let round = SyncRound(
+            account: account.name, collection: collection, store: store, state: state, codec: Self.codec(environment),
+            options: options)
         return try round.run()
     }
 
     /// The codec, reading foreign floating times in the user's zone (`TZ`).
     static func codec(_ environment: [String: String]) -> VTodoCodec {
         let tz = environment["TZ"]
-        let name = tz.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }.flatMap { ZoneInfo(identifier: $0) != nil ? $0 : nil }
+        let name = tz.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }.flatMap {
+            ZoneInfo(identifier: $0) != nil ? $0 : nil
+        }
         var codec = VTodoCodec(zone: ZoneInfo.named(byTZ: tz), zoneName: name)
         // A todo from the server with a due date and no alarm: reminded unless `remind-default = none`.
         let config = Config.load(environment: environment, commands: nil)
@@ -171,11 +191,13 @@ package final class AccountSync {
 
     /// A conflict to the journal (PRIORITY 4), or to stderr without one.
     static func journal(_ c: SyncStatus.Conflict, account: String) {
-        let message = "todod-sync \(account): conflict in \"\(c.title)\" (\(c.fields.joined(separator: ", "))): kept the \(c.kept) version"
+        let message =
+            "todod-sync \(account): conflict in \"\(c.title)\" (\(c.fields.joined(separator: ", "))): kept the \(c.kept) version"
             + (c.lost.map { "; lost \($0)" } ?? "")
         var fields = [
             ("MESSAGE", message), ("PRIORITY", "4"), ("SYSLOG_IDENTIFIER", "todod-sync"), ("SYNC_ACCOUNT", account),
-            ("TODO_UID", c.uid), ("TODO_TITLE", c.title), ("SYNC_FIELDS", c.fields.joined(separator: ",")), ("SYNC_KEPT", c.kept),
+            ("TODO_UID", c.uid), ("TODO_TITLE", c.title), ("SYNC_FIELDS", c.fields.joined(separator: ",")),
+            ("SYNC_KEPT", c.kept)
         ]
         if let lost = c.lost { fields.append(("SYNC_LOST", lost)) }
         let failed = Journal.send(fields)
@@ -216,7 +238,11 @@ package enum CalendarChoice {
         do { found = try dav.calendars() } catch { throw .server(error.message) }
         if let calendar {
             let wanted = calendar.hasSuffix("/") ? calendar : calendar + "/"
-            if let match = found.first(where: { $0.url == calendar || $0.url == wanted || path(of: $0.url) == path(of: wanted) }) { return match.url }
+            if let match = found.first(where: {
+                $0.url == calendar || $0.url == wanted || path(of: $0.url) == path(of: wanted)
+            }) {
+                return match.url
+            }
             // A calendar discovery did not list (another user's, shared): ask it directly.
             let reference = calendar.contains("://") || calendar.hasPrefix("/") ? calendar : "/" + calendar
             let url = HTTPURL(dav.url)?.resolving(reference)?.string ?? calendar
@@ -224,7 +250,9 @@ package enum CalendarChoice {
             direct.url = url
             let there: [CalendarInfo]
             do { there = try direct.calendars() } catch { throw .server("\(calendar): \(error.message)") }
-            guard there.count == 1, let only = there.first, path(of: only.url) == path(of: url.hasSuffix("/") ? url : url + "/") else {
+            guard there.count == 1, let only = there.first,
+                path(of: only.url) == path(of: url.hasSuffix("/") ? url : url + "/")
+            else {
                 throw .notACalendar(calendar, server: dav.url)
             }
             guard only.holdsTodos else { throw .calendarWithoutTodos(only.url) }

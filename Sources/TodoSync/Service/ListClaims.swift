@@ -32,7 +32,8 @@ struct ListClaims {
         for other in withLists where other != account {
             claims.shared = true
             guard let path = SyncPaths.listsFile(account: other, environment: environment),
-                  Posix.exists(path) else { continue }
+                Posix.exists(path)
+            else { continue }
             let map = ListMap.load(path)
             if map.uncategorized && map.defaultURL != nil { claims.uncategorizedElsewhere = true }
             // The category of its default calendar's name lives there.

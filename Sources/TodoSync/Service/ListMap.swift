@@ -49,7 +49,9 @@ struct ListMap: Equatable {
         map.alignedAt = json["alignedAt"]?.stringValue
         for item in json["lists"]?.arrayValue ?? [] {
             guard let url = item["url"]?.stringValue, let name = item["name"]?.stringValue else { continue }
-            var list = List(url: url, name: name, displayName: item["displayName"]?.stringValue, category: item["category"]?.intValue)
+            var list = List(
+                url: url, name: name, displayName: item["displayName"]?.stringValue,
+                category: item["category"]?.intValue)
             list.removed = item["removed"]?.boolValue ?? false
             map.lists.append(list)
         }
@@ -58,13 +60,18 @@ struct ListMap: Equatable {
 
     func save(_ path: String) throws(SyncError) {
         let lists: [JSON] = lists.map { l in
-            .object(["url": .string(l.url), "name": .string(l.name), "displayName": .string(l.displayName),
-                     "category": l.category.map { .int($0) } ?? .null, "removed": .bool(l.removed)])
+            .object([
+                "url": .string(l.url), "name": .string(l.name), "displayName": .string(l.displayName),
+                "category": l.category.map { .int($0) } ?? .null, "removed": .bool(l.removed)
+            ])
         }
         var bytes: [UInt8] = []
-        JSON.object(["default": defaultURL.map { .string($0) } ?? .null, "uncategorized": .bool(uncategorized),
-                     "defaultName": defaultName.map { .string($0) } ?? .null, "alignedAt": alignedAt.map { .string($0) } ?? .null,
-                     "lists": .array(lists)]).write(to: &bytes)
+        JSON.object([
+            "default": defaultURL.map { .string($0) } ?? .null, "uncategorized": .bool(uncategorized),
+            "defaultName": defaultName.map { .string($0) } ?? .null,
+            "alignedAt": alignedAt.map { .string($0) } ?? .null,
+            "lists": .array(lists)
+        ]).write(to: &bytes)
         bytes.append(0x0A)
         do { try AtomicFile.write(path, bytes, mode: 0o600) } catch {
             throw SyncError("cannot write \(path): \(error)")

@@ -1,9 +1,9 @@
 import TodoCalDAV
-import TodoRPC
-import TodoUserFiles
 import TodoCore
 import TodoPosix
 import TodoProtocol
+import TodoRPC
+import TodoUserFiles
 
 /// The rounds of an account whose lists are calendars (`lists = yes`): every calendar of the
 /// account that holds todos (or those sync.conf names) is one category, by its display name;
@@ -31,7 +31,8 @@ struct ListSync {
     /// One round of every list.
     func run() throws(SyncError) -> RoundReport {
         guard let statePath = SyncPaths.stateFile(account: account.name, environment: environment),
-              let mapPath = SyncPaths.listsFile(account: account.name, environment: environment) else {
+            let mapPath = SyncPaths.listsFile(account: account.name, environment: environment)
+        else {
             throw SyncError("cannot find the state directory: neither XDG_STATE_HOME nor HOME is set")
         }
         let firstListsRound = !Posix.exists(mapPath)
@@ -42,17 +43,21 @@ struct ListSync {
         let claims = ListClaims.load(account: account.name, environment: environment)
         var map = ListMap.load(mapPath)
         let before = map
-        let defaultURL = try ListChoice.choose(found, named: account.calendars, previous: map.defaultURL, configured: account.defaultList,
-                                               serverDefault: { [dav] in dav.scheduleDefaultCalendar() })
+        let defaultURL = try ListChoice.choose(
+            found, named: account.calendars, previous: map.defaultURL, configured: account.defaultList,
+            serverDefault: { [dav] in dav.scheduleDefaultCalendar() })
         map.defaultURL = defaultURL
         map.uncategorized = claims.holdsUncategorized(map: map, firstRound: firstListsRound)
         var categories = try categoryList()
         // The default calendar's name is a category that lives there (never a second calendar
         // of that name), unless another account's list has that name.
         let shownDefault = found.first { $0.url == defaultURL }.map { Self.displayName($0.displayName) } ?? ""
-        map.defaultName = map.uncategorized && !shownDefault.isEmpty && !claims.takes(shownDefault, categories: categories) ? shownDefault : nil
+        map.defaultName =
+            map.uncategorized && !shownDefault.isEmpty && !claims.takes(shownDefault, categories: categories)
+            ? shownDefault : nil
         // Renames and new calendars, counted in the summary as what the rounds send and receive.
-        var listsSent = 0, listsReceived = 0
+        var listsSent = 0
+        var listsReceived = 0
 
         // Every other calendar (and the default one, when another account holds the todos
         // without a category), with its category's name.
@@ -60,14 +65,18 @@ struct ListSync {
         // Lists whose category was removed here and whose calendar stays (why), and lists whose
         // calendar is gone from the server (their categories, once empty, go too).
         var kept: [(list: ListMap.List, reason: String)] = []
-        let vanished = before.lists.filter { list in list.category != nil && !found.contains { $0.url == list.url } && !others.contains { $0.url == list.url } }
+        let vanished = before.lists.filter { list in
+            list.category != nil && !found.contains { $0.url == list.url } && !others.contains { $0.url == list.url }
+        }
         for cal in found where cal.url != defaultURL || !map.uncategorized {
             let shown = Self.displayName(cal.displayName)
             // A new name: the calendar's, with the account's where another account's list has it,
             // with its path where another calendar of this account has it.
             func newName() -> String {
                 let name: String = shown.isEmpty ? "" : claims.name(for: shown, categories: categories)
-                guard lists.contains(where: { $0.name == name }) || name == map.defaultName || name.isEmpty else { return name }
+                guard lists.contains(where: { $0.name == name }) || name == map.defaultName || name.isEmpty else {
+                    return name
+                }
                 let path: String = cal.url.split(separator: "/").last.map(String.init) ?? cal.url
                 return name + " (" + path + ")"
             }
@@ -78,11 +87,15 @@ struct ListSync {
                 continue
             }
             // Its category removed here (`category rm`): its calendar goes from the server.
-            let removedHere = known.removed ? !categories.contains { $0.name == known.name }
+            let removedHere =
+                known.removed
+                ? !categories.contains { $0.name == known.name }
                 : known.category.map { id in !categories.contains { $0.id == id || $0.name == known.name } } ?? false
             if removedHere {
                 if let reason = removeCalendar(known, defaultURL: defaultURL) {
-                    log("\(account.name): the list \(known.name) was removed here; its calendar \(cal.url) stays: \(reason)")
+                    log(
+                        "\(account.name): the list \(known.name) was removed here; its calendar \(cal.url) stays: \(reason)"
+                    )
                     var stays = known
                     stays.removed = true
                     stays.category = nil
@@ -132,28 +145,40 @@ struct ListSync {
         // A category with todos and no calendar, no other account's list: a new calendar where
         // the server allows it, made by the account that holds the todos without a category.
         var localOnly: [(name: String, todos: Int, reason: String)] = []
-        for category in categories where map.uncategorized && category.open + category.done > 0
+        for category in categories
+        where map.uncategorized && category.open + category.done > 0
             && !vanished.contains(where: { $0.category == category.id })
-            && !lists.contains(where: { $0.name == category.name }) && !claims.claims(category) && category.name != map.defaultName {
+            && !lists.contains(where: { $0.name == category.name }) && !claims.claims(category)
+            && category.name != map.defaultName
+        {
             // A calendar of that name sync.conf did not name is that list's.
-            if let there = others.first(where: { Self.displayName($0.displayName) == category.name && $0.url != defaultURL }) {
+            if let there = others.first(where: {
+                Self.displayName($0.displayName) == category.name && $0.url != defaultURL
+            }) {
                 lists.append(ListMap.List(url: there.url, name: category.name, category: category.id))
                 continue
             }
-            switch Result(catching: { () throws(CalDAVError) in try makeCalendar(for: category.name, near: defaultURL) }) {
+            switch Result(catching: { () throws(CalDAVError) in try makeCalendar(for: category.name, near: defaultURL) }
+            ) {
             case .success(let url):
                 log("\(account.name): made the calendar \(url) for the list \(category.name)")
                 listsSent += 1
                 lists.append(ListMap.List(url: url, name: category.name, category: category.id))
             case .failure(let error):
                 log("\(account.name): cannot make a calendar for the list \(category.name): \(error.message)")
-                localOnly.append((category.name, category.open + category.done, "the server made no calendar for it (\(error.message))"))
+                localOnly.append(
+                    (
+                        category.name, category.open + category.done,
+                        "the server made no calendar for it (\(error.message))"
+                    ))
             }
         }
         // A calendar with no todos yet (a list made on the phone) is a category from its first
         // round, so it can be chosen here before anything is in it.
-        for i in lists.indices where lists[i].category == nil && !lists[i].name.isEmpty
-            && !categories.contains(where: { $0.name == lists[i].name }) {
+        for i in lists.indices
+        where lists[i].category == nil && !lists[i].name.isEmpty
+            && !categories.contains(where: { $0.name == lists[i].name })
+        {
             do {
                 let made = try store.call(CategoryAddParams(name: lists[i].name))
                 lists[i].category = made.id
@@ -172,26 +197,34 @@ struct ListSync {
         // in one calendar of the account only (Cyrus) refuses a moved todo's new resource while
         // the old one is there: when a round refused something and another round sent, the
         // lists that refused go once more (their old resources are gone by then).
-        let rounds = lists.map { (url: $0.url, category: Optional($0.name)) }
+        let rounds =
+            lists.map { (url: $0.url, category: Optional($0.name)) }
             + (map.uncategorized ? [(url: defaultURL, category: nil)] : [])
         func round(_ list: (url: String, category: String?)) throws(SyncError) -> RoundReport {
-            let path = Self.statePath(of: list, account: account.name, defaultURL: defaultURL,
-                                      environment: environment) ?? statePath
+            let path =
+                Self.statePath(
+                    of: list, account: account.name, defaultURL: defaultURL,
+                    environment: environment) ?? statePath
             let (state, reset) = try SyncState.open(path: path)
             if let reset { log(reset) }
             // A list whose category is not the one its last round saw (the account's first
             // round with lists, a rename that did not go through) holds todos the store's
             // changes would not name: this round reads the store whole.
-            let seen = list.category == nil ? !firstListsRound && before.defaultName == map.defaultName
+            let seen =
+                list.category == nil
+                ? !firstListsRound && before.defaultName == map.defaultName
                 : before.lists.contains { $0.url == list.url && $0.name == list.category }
             if !seen {
                 do { try state.setSeq(nil) } catch { throw SyncError("sync state \(path): \(error.message)") }
             }
             let view = ListView(transport: store.transport, category: list.category, alias: map.defaultName)
             let codec = AccountSync.codec(environment).list(isDefault: list.category == nil)
-            let options = SyncRound.Options(timeLimit: account.roundTimeLimit, initial: account.initial, log: log, onConflict: onConflict)
-            let round = SyncRound(account: account.name, collection: dav.collection(url: list.url), store: view, state: state, codec: codec,
-                                  options: options)
+            let options = SyncRound.Options(
+                timeLimit: account.roundTimeLimit, initial: account.initial, log: log, onConflict: onConflict)
+            let round = SyncRound(
+                account: account.name, collection: dav.collection(url: list.url), store: view, state: state,
+                codec: codec,
+                options: options)
             return try round.run()
         }
         var reports: [RoundReport?] = Array(repeating: nil, count: rounds.count)
@@ -200,7 +233,9 @@ struct ListSync {
             let sent = reports.reduce(0) { $0 + ($1?.sent ?? 0) }
             for (i, list) in rounds.enumerated() {
                 if sweep == 1 {
-                    guard sent > 0, let r = reports[i], r.problems.contains(where: { $0.kind == .refused }) else { continue }
+                    guard sent > 0, let r = reports[i], r.problems.contains(where: { $0.kind == .refused }) else {
+                        continue
+                    }
                 }
                 do {
                     var r = try round(list)
@@ -212,7 +247,9 @@ struct ListSync {
                     reports[i] = r
                 } catch {
                     log("\(account.name): the list \(list.category ?? "(default)") at \(list.url): \(error.message)")
-                    if firstError == nil { firstError = SyncError("\(list.category ?? "default list"): \(error.message)") }
+                    if firstError == nil {
+                        firstError = SyncError("\(list.category ?? "default list"): \(error.message)")
+                    }
                 }
             }
         }
@@ -236,23 +273,30 @@ struct ListSync {
             if category.open + category.done == 0 {
                 do {
                     _ = try store.call(CategoryDeleteParams(name: category.name, force: false))
-                    log("\(account.name): the calendar \(list.url) of the list \(category.name) is gone from the server: removed the category")
+                    log(
+                        "\(account.name): the calendar \(list.url) of the list \(category.name) is gone from the server: removed the category"
+                    )
                     report.received += 1
                 } catch {
                     log("\(account.name): cannot remove the category \(category.name): \(error.message)")
                 }
             } else {
-                log("\(account.name): the calendar \(list.url) of the list \(category.name) is gone from the server; "
-                    + "its \(category.open + category.done) todos here get a calendar again in the next round")
+                log(
+                    "\(account.name): the calendar \(list.url) of the list \(category.name) is gone from the server; "
+                        + "its \(category.open + category.done) todos here get a calendar again in the next round")
             }
         }
         for (list, reason) in kept {
-            report.problems.append(SyncProblem(kind: .refused, uid: nil, href: list.url, title: list.name,
-                                               reason: "the list was removed here, but its calendar stays on the server: \(reason)"))
+            report.problems.append(
+                SyncProblem(
+                    kind: .refused, uid: nil, href: list.url, title: list.name,
+                    reason: "the list was removed here, but its calendar stays on the server: \(reason)"))
         }
         for list in localOnly {
-            report.problems.append(SyncProblem(kind: .refused, uid: nil, href: defaultURL, title: list.name,
-                                               reason: "the list stays in this store only: \(list.reason)"))
+            report.problems.append(
+                SyncProblem(
+                    kind: .refused, uid: nil, href: defaultURL, title: list.name,
+                    reason: "the list stays in this store only: \(list.reason)"))
             report.pending += list.todos
         }
         return report
@@ -297,16 +341,24 @@ struct ListSync {
     /// todos of other clients (unknown to its state, or changed since), or the server refused.
     func removeCalendar(_ list: ListMap.List, defaultURL: String) -> String? {
         if list.url == defaultURL { return "it is the account's default calendar" }
-        if account.calendars.contains(where: { ListChoice.find($0, in: [CalendarInfo(url: list.url, displayName: "", holdsTodos: true, supportsSyncToken: true)]) != nil }) {
+        if account.calendars.contains(where: {
+            ListChoice.find(
+                $0, in: [CalendarInfo(url: list.url, displayName: "", holdsTodos: true, supportsSyncToken: true)])
+                != nil
+        }) {
             return "sync.conf names it (a calendar line)"
         }
-        guard let path = Self.statePath(of: (list.url, list.name), account: account.name, defaultURL: defaultURL, environment: environment) else {
+        guard
+            let path = Self.statePath(
+                of: (list.url, list.name), account: account.name, defaultURL: defaultURL, environment: environment)
+        else {
             return "no state directory"
         }
         let collection = dav.collection(url: list.url)
         let there: [RemoteVersion]
         do { there = try collection.versions() } catch { return "cannot list it (\(error.message))" }
-        let state: SyncState, known: [String: (uid: String, etag: String)]
+        let state: SyncState
+        let known: [String: (uid: String, etag: String)]
         do { state = try SyncState.open(path: path).0 } catch { return "cannot read its sync state (\(error.message))" }
         do { known = try state.versions() } catch { return "cannot read its sync state (\(error))" }
         // This account's own resources go (their todos, without a category now, go to the
@@ -322,9 +374,12 @@ struct ListSync {
         }
         let foreign = there.filter { known[$0.href]?.etag != $0.etag }
         guard foreign.isEmpty else {
-            return "it holds \(foreign.count) todo\(foreign.count == 1 ? "" : "s") of other clients; delete them there (or add the category again to sync them)"
+            return
+                "it holds \(foreign.count) todo\(foreign.count == 1 ? "" : "s") of other clients; delete them there (or add the category again to sync them)"
         }
-        do { try dav.deleteCalendar(at: list.url) } catch { return "the server refused to delete it (\(error.message))" }
+        do { try dav.deleteCalendar(at: list.url) } catch {
+            return "the server refused to delete it (\(error.message))"
+        }
         for file in [path, path + "-wal", path + "-shm"] { try? Files.unlink(file) }
         return nil
     }
@@ -334,11 +389,14 @@ struct ListSync {
     /// on with `NAME.state` where another account holds the todos without a category and the
     /// calendar is a list like the others: its state knows every todo the calendar holds, so
     /// those of other lists leave it (deleted there) rather than come into its category.
-    static func statePath(of list: (url: String, category: String?), account: String, defaultURL: String,
-                          environment: [String: String]) -> String? {
+    static func statePath(
+        of list: (url: String, category: String?), account: String, defaultURL: String,
+        environment: [String: String]
+    ) -> String? {
         let main = SyncPaths.stateFile(account: account, environment: environment)
         guard list.category != nil,
-              let own = SyncPaths.listStateFile(account: account, calendar: list.url, environment: environment) else {
+            let own = SyncPaths.listStateFile(account: account, calendar: list.url, environment: environment)
+        else {
             return main
         }
         if list.url == defaultURL, !Posix.exists(own), let main, Posix.exists(main) { return main }
@@ -351,22 +409,32 @@ struct ListSync {
         try Self.calendars(of: account, dav, made: made)
     }
 
-    static func calendars(of account: SyncAccount, _ dav: CalDAVAccount, made: Set<String> = []) throws(SyncError) -> (synced: [CalendarInfo], others: [CalendarInfo]) {
+    static func calendars(of account: SyncAccount, _ dav: CalDAVAccount, made: Set<String> = []) throws(SyncError) -> (
+        synced: [CalendarInfo], others: [CalendarInfo]
+    ) {
         let all: [CalendarInfo]
         do { all = try dav.calendars() } catch { throw SyncError(error.message) }
         let todos = all.filter(\.holdsTodos)
         guard !account.calendars.isEmpty else {
-            guard !todos.isEmpty else { throw SyncError("no calendar holding todos (VTODO) at \(dav.url); make one, or name it with --calendar") }
+            guard !todos.isEmpty else {
+                throw SyncError("no calendar holding todos (VTODO) at \(dav.url); make one, or name it with --calendar")
+            }
             return (todos, [])
         }
         var out: [CalendarInfo] = []
         for named in account.calendars {
             let url = try CalendarChoice.choose(dav, calendar: named)
-            let info = all.first { $0.url == url } ?? CalendarInfo(url: url, displayName: CalendarChoice.path(of: url).split(separator: "/").last.map(String.init) ?? url,
-                                                                   holdsTodos: true, supportsSyncToken: true)
+            let info =
+                all.first { $0.url == url }
+                ?? CalendarInfo(
+                    url: url,
+                    displayName: CalendarChoice.path(of: url).split(separator: "/").last.map(String.init) ?? url,
+                    holdsTodos: true, supportsSyncToken: true)
             if !out.contains(where: { $0.url == info.url }) { out.append(info) }
         }
-        for info in todos where made.contains(info.url) && !out.contains(where: { $0.url == info.url }) { out.append(info) }
+        for info in todos where made.contains(info.url) && !out.contains(where: { $0.url == info.url }) {
+            out.append(info)
+        }
         return (out, todos.filter { info in !out.contains { $0.url == info.url } })
     }
 
@@ -375,7 +443,9 @@ struct ListSync {
     static func displayName(_ name: String) -> String {
         guard name.contains("&") else { return name }
         var out = name
-        for (entity, text) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&#39;", "'"), ("&amp;", "&")] {
+        for (entity, text) in [
+            ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&#39;", "'"), ("&amp;", "&")
+        ] {
             out = out.replacingOccurrences(of: entity, with: text)
         }
         return out
@@ -401,7 +471,8 @@ struct ListSync {
             // Only a calendar at that very URL: discovery from a URL that is not there finds the
             // home's calendars (one of them when the home has one).
             guard let existing = try? there.calendars(), existing.count == 1, existing[0].holdsTodos,
-                  CalendarChoice.path(of: existing[0].url) == CalendarChoice.path(of: url) else { throw error }
+                CalendarChoice.path(of: existing[0].url) == CalendarChoice.path(of: url)
+            else { throw error }
         }
         return url
     }
@@ -421,8 +492,8 @@ struct ListSync {
     }
 }
 
-private extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
+extension String {
+    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
         var out = ""
         var rest = Substring(self)
         while let range = rest.firstRange(of: target) {

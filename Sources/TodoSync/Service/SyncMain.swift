@@ -1,16 +1,19 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import TodoCalDAV
 import TodoPosix
 import TodoProtocol
 import TodoUserFiles
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// todod-sync's three modes: `--check` (discovery for `todoctl sync add`), `--once` (one round per
 /// account) and the service.
 package enum SyncMain {
-    package static func main(arguments: [String], environment: [String: String], opener: CollectionOpener? = nil) -> Int32 {
+    package static func main(arguments: [String], environment: [String: String], opener: CollectionOpener? = nil)
+        -> Int32
+    {
         let options: SyncOptions
         do { options = try SyncOptions(arguments: arguments) } catch {
             SyncOutput.error(error.message)
@@ -53,7 +56,11 @@ package enum SyncMain {
         for a in accounts { a.log = verbose }
 
         if options.once {
-            if accounts.isEmpty { SyncOutput.error("no sync accounts in sync.conf; add one with: todoctl sync add NAME --url URL --user USER --password-file FILE") }
+            if accounts.isEmpty {
+                SyncOutput.error(
+                    "no sync accounts in sync.conf; add one with: todoctl sync add NAME --url URL --user USER --password-file FILE"
+                )
+            }
             var ok = true
             for a in accounts {
                 switch a.round() {
@@ -70,7 +77,8 @@ package enum SyncMain {
 
         let service: SyncService
         do {
-            service = try SyncService(accounts: accounts, socket: socket, interval: options.pullInterval ?? SyncOptions.defaultPullInterval)
+            service = try SyncService(
+                accounts: accounts, socket: socket, interval: options.pullInterval ?? SyncOptions.defaultPullInterval)
         } catch {
             SyncOutput.error("cannot start the service: \(error)")
             return 1
@@ -85,7 +93,9 @@ package enum SyncMain {
             source.resume()
             sources.append(source)
         }
-        if accounts.isEmpty { SyncOutput.error("no sync accounts in sync.conf yet; waiting (todoctl sync add restarts this service)") }
+        if accounts.isEmpty {
+            SyncOutput.error("no sync accounts in sync.conf yet; waiting (todoctl sync add restarts this service)")
+        }
         service.run()
         withExtendedLifetime(sources) {}
         return 0
@@ -104,7 +114,8 @@ package enum SyncMain {
         }
         if options.lists { return checkLists(options, password: password) }
         switch Result(catching: { () throws(SyncError) in
-            try CalendarChoice.choose(CalDAVAccount(url: url, user: user, password: password), calendar: options.calendar)
+            try CalendarChoice.choose(
+                CalDAVAccount(url: url, user: user, password: password), calendar: options.calendar)
         }) {
         case .success(let calendar):
             print(calendar)
@@ -131,8 +142,9 @@ package enum SyncMain {
         case .success(let (found, _)):
             let chosen: String
             do {
-                chosen = try ListChoice.choose(found, named: account.calendars, previous: nil, configured: options.defaultList,
-                                               serverDefault: { dav.scheduleDefaultCalendar() })
+                chosen = try ListChoice.choose(
+                    found, named: account.calendars, previous: nil, configured: options.defaultList,
+                    serverDefault: { dav.scheduleDefaultCalendar() })
             } catch {
                 SyncOutput.error(error.message)
                 return 1

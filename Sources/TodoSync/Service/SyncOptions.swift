@@ -1,5 +1,5 @@
-import TodoUserFiles
 import TodoPosix
+import TodoUserFiles
 
 /// todod-sync's command line (docs/man/todod-sync.1.md).
 package struct SyncOptions: Equatable, Sendable {
@@ -37,25 +37,37 @@ package struct SyncOptions: Equatable, Sendable {
             while let argument = try reader.next() {
                 switch argument {
                 case .option("--socket"): socket = try Self.nonEmpty(reader.value(), "--socket")
-                case .option("--once"): try reader.noValue(); once = true
+                case .option("--once"):
+                    try reader.noValue()
+                    once = true
                 case .option("--account"):
                     let name = try reader.value()
-                    guard SyncAccount.isValidName(name) else { throw ArgumentError.invalid("--account: \(name) is not an account name") }
+                    guard SyncAccount.isValidName(name) else {
+                        throw ArgumentError.invalid("--account: \(name) is not an account name")
+                    }
                     account = name
                 case .option("--pull-interval"): pullInterval = try Self.seconds(reader.value())
-                case .option("--verbose"): try reader.noValue(); verbose = true
-                case .option("--check"): try reader.noValue(); check = true
+                case .option("--verbose"):
+                    try reader.noValue()
+                    verbose = true
+                case .option("--check"):
+                    try reader.noValue()
+                    check = true
                 case .option("--url"): url = try Self.nonEmpty(reader.value(), "--url")
                 case .option("--user"): user = try Self.nonEmpty(reader.value(), "--user")
                 case .option("--password-file"): passwordFile = try Self.nonEmpty(reader.value(), "--password-file")
                 case .option("--calendar"): calendar = try Self.nonEmpty(reader.value(), "--calendar")
-                case .option("--lists"): try reader.noValue(); lists = true
+                case .option("--lists"):
+                    try reader.noValue()
+                    lists = true
                 case .option("--default-list"): defaultList = try Self.nonEmpty(reader.value(), "--default-list")
                 case .option("--help"): help = true
                 case .option("--version"): version = true
                 case .option(let name) where name.hasPrefix("--password"):
                     // The value is not repeated: it may be the password.
-                    throw ArgumentError.invalid("\(name) is not taken: a password on the command line is visible to every user (ps); use --password-file")
+                    throw ArgumentError.invalid(
+                        "\(name) is not taken: a password on the command line is visible to every user (ps); use --password-file"
+                    )
                 case .option(let name): throw ArgumentError.unknownOption(name)
                 case .operand(let word): throw ArgumentError.unexpected(word)
                 }
@@ -63,13 +75,20 @@ package struct SyncOptions: Equatable, Sendable {
         } catch {
             throw .usage(error.message)
         }
-        if pullInterval != nil && (once || check) { throw SyncError.usage("--pull-interval goes with the service (not --once or --check)") }
+        if pullInterval != nil && (once || check) {
+            throw SyncError.usage("--pull-interval goes with the service (not --once or --check)")
+        }
         if check {
-            guard url != nil, user != nil, passwordFile != nil else { throw SyncError.usage("--check needs --url, --user and --password-file") }
-            guard !once, account == nil else { throw SyncError.usage("--check cannot be combined with --once or --account") }
+            guard url != nil, user != nil, passwordFile != nil else {
+                throw SyncError.usage("--check needs --url, --user and --password-file")
+            }
+            guard !once, account == nil else {
+                throw SyncError.usage("--check cannot be combined with --once or --account")
+            }
             if defaultList != nil, !lists { throw SyncError.usage("--default-list goes with --lists") }
         } else if url != nil || user != nil || passwordFile != nil || calendar != nil || lists || defaultList != nil {
-            throw SyncError.usage("--url, --user, --password-file, --calendar, --lists and --default-list go with --check")
+            throw SyncError.usage(
+                "--url, --user, --password-file, --calendar, --lists and --default-list go with --check")
         }
         if account != nil, !once { throw SyncError.usage("--account goes with --once") }
     }

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Synchronization
 import TodoCore
 import TodoPosix
 import TodoProtocol
-import TodoSystemd
 import TodoRPC
+import TodoSystemd
 import TodoUserFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The running service (SPEC §9): a round of every account at start, after every local commit
 /// (followed with `watch`, 200 ms of debounce), and on the pull schedule; a failed account waits
@@ -66,7 +67,9 @@ package final class SyncService: @unchecked Sendable {
         let done = DispatchGroup()
         for (i, a) in accounts.enumerated() {
             // Each account is used by its own queue alone.
-            DispatchQueue(label: "todod-sync.account.\(a.account.name)").async(group: done) { [self] in loop(accounts[i], index: i) }
+            DispatchQueue(label: "todod-sync.account.\(a.account.name)").async(group: done) { [self] in
+                loop(accounts[i], index: i)
+            }
         }
         while !isStopping { _ = wakeups[accounts.count].wait(until: nil) }
         done.wait()
@@ -92,7 +95,10 @@ package final class SyncService: @unchecked Sendable {
                     unfinished = report.unfinished
                 case .failure(let error): SyncOutput.error("\(a.account.name): \(error.message)")
                 }
-                let line = "\(a.account.name): " + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step" + (a.status.pending > 0 ? ", \(a.status.pending) pending" : ""))
+                let line =
+                    "\(a.account.name): "
+                    + (a.status.error.map { "error: \($0)" } ?? "\(a.status.items) todos in step"
+                        + (a.status.pending > 0 ? ", \(a.status.pending) pending" : ""))
                 let status = lines.withLock { lines in
                     lines[index] = line
                     return lines.joined(separator: "; ")
@@ -122,9 +128,9 @@ package final class SyncService: @unchecked Sendable {
                 let transport = try UnixSocketTransport(path: socket, timeout: 10)
                 let seq = try transport.call(DaemonStatusParams()).seq
                 delay = 1
-                poke()  // what changed while nobody watched
+                poke() // what changed while nobody watched
                 try transport.watch(WatchParams(since: seq)) { [self] event in
-                    if WatchEvent(params: event).seq != nil { poke() }  // a change (reminders carry no seq)
+                    if WatchEvent(params: event).seq != nil { poke() } // a change (reminders carry no seq)
                     return !isStopping
                 }
             } catch {
