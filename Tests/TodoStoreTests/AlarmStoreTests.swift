@@ -181,10 +181,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid, due, remind)
                 VALUES ('古い', '古い', '古い', 65536, 1, 1, 'old-1', 4102444800000000, 4102444000000000);
             INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid)

@@ -7,6 +7,17 @@ import TodoTestSupport
 @testable import TodoStore
 
 @Suite struct MigrationTests {
+    /// The SQL that makes a database as a release with only `previous` applied left it (WAL,
+    /// the migrations table, each migration's SQL and its row), for a test to add rows to.
+    static func schema(_ previous: [Migration]) -> String {
+        """
+        PRAGMA journal_mode = WAL;
+        CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
+        \(previous.map(\.sql).joined(separator: "\n"))
+        \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+        """
+    }
+
     /// The change-log triggers of a release before `columns` existed: today's, with every
     /// mention of those columns' images taken out.
     static func triggers(without columns: [String]) -> String {
@@ -31,10 +42,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             INSERT INTO todos (title, title_key, search_key, done, rank, created, updated)
                 VALUES ('a', 'a', 'a', 0, 0, 0, 0), ('b', 'b', 'b', 1, 65536, 0, 0), ('牛乳', '牛乳', '牛乳', 0, 131072, 0, 0);
             """)
@@ -71,10 +79,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             INSERT INTO todos (title, title_key, search_key, done, rank, created, updated, uid) VALUES
                 ('a', 'a', 'a', 0, 0, 0, 0, 'u1'), ('b', 'b', 'b', 1, 65536, 0, 0, 'u2'), ('c', 'c', 'c', 0, 33554432, 0, 0, 'u3'),
                 ('d', 'd', 'd', 1, 33619968, 0, 0, 'u4'), ('e', 'e', 'e', 0, 67108864, 0, 0, 'u5');
@@ -114,10 +119,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(v1.sql)
-            INSERT INTO todod_migrations VALUES (1, '\(v1.name)', 0);
+            \(Self.schema([v1]))
             INSERT INTO categories (name, name_key, rank, created) VALUES ('仕事', '仕事', 0, 0);
             INSERT INTO todos (title, title_key, search_key, category_id, done, rank, created, updated)
                 VALUES ('a', 'a', 'a', 1, 0, 0, 0, 0), ('b', 'b', 'b', NULL, 1, 65536, 0, 0), ('c', 'c', 'c', 1, 0, 131072, 0, 0);
@@ -153,10 +155,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             INSERT INTO categories (name, name_key, rank, created) VALUES ('仕事', '仕事', 0, 0);
             INSERT INTO todos (title, title_key, search_key, category_id, due, remind, done, completed, rank, created, updated, uid)
                 VALUES ('late', 'late', 'late', 1, \(past), \(past), 0, NULL, 0, 1, 2, 'u-1'),
@@ -206,10 +205,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             \(oldTriggers)
             INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid, ical_extra)
                 VALUES ('古い', '古い', '古い', 65536, 1, 1, 'old-1', 'X-OLD:1');
@@ -317,10 +313,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             \(oldTriggers)
             INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid) VALUES ('親', '親', '親', 65536, 1, 1, 'p-1');
             \(change(1, "add", "add 1"))
@@ -359,10 +352,7 @@ import TodoTestSupport
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             \(oldTriggers)
             INSERT INTO todos (title, title_key, search_key, rank, created, updated, uid, due, recur_rule, recur_from)
                 VALUES ('毎週', '毎週', '毎週', 65536, 1, 1, 'w-1', 4102444800000000, 'FREQ=WEEKLY', 'due');

@@ -255,10 +255,7 @@ extension SearchIndexTests {
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             \(MigrationTests.triggers(without: ["alarms"]))
             INSERT INTO todos (title, title_key, notes, search_key, rank, created, updated, uid)
                 VALUES ('クリーニング', 'クリーニング', 'ﾜｲｼｬﾂ', 'クリーニング' || char(10) || 'ワイシャツ', 65536, 1, 1, 'old-1');
@@ -308,10 +305,7 @@ extension SearchIndexTests {
         _ = try ChildProcess.sqlite3(
             path,
             """
-            PRAGMA journal_mode = WAL;
-            CREATE TABLE todod_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL);
-            \(previous.map(\.sql).joined(separator: "\n"))
-            \(previous.map { "INSERT INTO todod_migrations VALUES (\($0.id), '\($0.name)', 0);" }.joined(separator: "\n"))
+            \(MigrationTests.schema(previous))
             \(MigrationTests.triggers(without: ["alarms"]))
             \(add("クリーニング", "くりーにんぐ", 1))
             \(add("牛乳を買う", "牛乳を買う", 2))
