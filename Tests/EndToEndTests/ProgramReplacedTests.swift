@@ -107,7 +107,13 @@ import TodoTestSupport
             #expect(entries.count == 1, "reminder \(i): \(entries.count) entries")
             fired += entries
         }
-        usleep(500_000) // an entry repeated by the next program would be there by now
+        // A sentinel due after them fires only once the program is past them (it fires in order):
+        // an entry repeated by the new program would be there by then.
+        let sentinel = unique("番兵")
+        let sentinelDue = ISO8601DateFormatter().string(
+            from: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 1).rounded(.up)))
+        _ = try RawClient(path: socket).result("todo.add", ["title": .string(sentinel), "due": .string(sentinelDue)])
+        #expect(try Journalctl.reminders(title: sentinel, atLeast: 1, timeout: 20).count == 1)
         for i in 0..<4 { #expect(try Journalctl.reminders(title: "\(title) \(i)", atLeast: 1, timeout: 0).count == 1) }
         #expect(fired.allSatisfy { $0["_PID"]?.stringValue == String(pid) })
         // At least one fell due while no program ran (the first is due at most 2 s after the
