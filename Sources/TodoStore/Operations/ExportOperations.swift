@@ -112,7 +112,16 @@ extension StoreTransaction {
                     alarms = [Alarm(uid: RandomUUID.make(at: now), trigger: .at(r))]
                 }
             }
-            let alarmsText = Alarm.storedText(alarms)
+            // The row the entry makes, every column from `TodoImage` as an add and an edit write it.
+            var image = TodoImage(
+                todo: Todo(
+                    id: known?.0 ?? 0, uid: uid, title: title, notes: notes, due: entry.due, remind: remind,
+                    reminded: entry.reminded, done: entry.done, completed: completed, position: nil,
+                    created: entry.created, updated: entry.updated, priority: entry.priority, tags: fields.tags,
+                    zone: fields.zone, allDay: entry.allDay, recurrence: fields.recurrence, start: entry.start,
+                    alarms: alarms),
+                categoryID: categoryID, rank: 0, icalExtra: entry.ical,
+                dueEnd: dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone))
             if let known {
                 // Later at the precision both sides have: an iCalendar file says whole seconds, so
                 // a JSON export of the same todos (microseconds) is not later than its import.
@@ -125,48 +134,23 @@ extension StoreTransaction {
                 }
                 // A default reminder (an iCalendar todo without an alarm, `!REMIND-DEFAULT`) has no
                 // ACKNOWLEDGED to say it fired: while it stays where it was, it stays fired.
-                var reminded = entry.reminded
-                if reminded == nil, let remind, entry.ical?.contains("!REMIND-DEFAULT ") == true,
+                if entry.reminded == nil, let remind, entry.ical?.contains("!REMIND-DEFAULT ") == true,
                     let stored = try connection.firstRow(
                         "SELECT remind, reminded FROM todos WHERE id = ?", [.integer(known.0)],
                         {
                             ($0.optionalInstant(0), $0.optionalInstant(1))
                         }), stored.0 == remind
                 {
-                    reminded = stored.1
+                    image.todo.reminded = stored.1
                 }
-                let values: [SQLValue] = [
-                    .optional(categoryID), .optional(entry.due), .optional(remind), .optional(reminded),
-                    .bool(entry.done), .optional(completed), .optional(entry.priority.map { Int64($0.rank) }),
-                    .optional(TagColumn.text(fields.tags)), .optional(fields.zone), .bool(entry.allDay),
-                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
-                    .optional(entry.ical),
-                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText)
-                ]
                 // A later entry that says what the store holds is no change (a file without any
                 // timestamp is read as written now, so its every import would be "later").
                 // A sync client's conditional entry is always applied.
-                let sameAlready =
-                    entry.ifRevision != nil
-                    ? ""
-                    : """
-                     AND NOT (title IS ? AND notes IS ? AND category_id IS ? AND due IS ? AND remind IS ? AND reminded IS ?
-                        AND done IS ? AND completed IS ? AND priority IS ? AND tags IS ? AND zone IS ? AND all_day IS ?
-                        AND recur_rule IS ? AND recur_from IS ? AND ical_extra IS ? AND start IS ? AND recur_set IS ? AND alarms IS ?)
-                    """
+                let always = entry.ifRevision != nil
                 try connection.run(
-                    """
-                    UPDATE todos SET title = ?, title_key = ?, notes = ?, search_key = ?, category_id = ?, due = ?, remind = ?,
-                        reminded = ?, done = ?, completed = ?, priority = ?, tags = ?, zone = ?, all_day = ?, recur_rule = ?,
-                        recur_from = ?, ical_extra = ?, start = ?, recur_set = ?, alarms = ?, created = ?, updated = ?, due_end = ?, revision = revision + 1
-                    WHERE id = ?\(sameAlready)
-                    """,
-                    [.text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes))]
-                        + values + [
-                            .integer(entry.created.usec), .integer(entry.updated.usec),
-                            .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
-                            .integer(known.0)
-                        ] + (sameAlready.isEmpty ? [] : [.text(title), .optional(notes)] + values))
+                    always ? Self.importUpdateSQL : Self.importUpdateIfChangedSQL,
+                    image.values(Self.importUpdateColumns) + [.integer(known.0)]
+                        + (always ? [] : image.values(Self.importComparedColumns)))
                 links.append((known.0, entry.parent))
                 guard connection.changes > 0 else {
                     unchanged += 1
@@ -177,27 +161,8 @@ extension StoreTransaction {
                 continue
             }
             added += 1
-            try connection.run(
-                """
-                INSERT INTO todos (title, title_key, notes, search_key, category_id, due, remind, reminded,
-                                   done, completed, rank, created, updated, uid,
-                                   priority, tags, zone, all_day, due_end, recur_rule, recur_from, ical_extra, start,
-                                   recur_set, alarms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(title), .text(TextKey.sort(title)), .optional(notes), .text(searchKey(title, notes)),
-                    .optional(categoryID), .optional(entry.due), .optional(remind), .optional(entry.reminded),
-                    .bool(entry.done), .optional(completed),
-                    .integer(try todoOrder.keyAtEnd()), .integer(entry.created.usec), .integer(entry.updated.usec),
-                    .text(uid),
-                    .optional(entry.priority.map { Int64($0.rank) }), .optional(TagColumn.text(fields.tags)),
-                    .optional(fields.zone),
-                    .bool(entry.allDay), .optional(dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone)),
-                    .optional(fields.recurrence?.rule), .optional(fields.recurrence?.from.rawValue),
-                    .optional(entry.ical),
-                    .optional(entry.start), .optional(fields.recurrence?.setText), .optional(alarmsText)
-                ])
+            image.rank = try todoOrder.keyAtEnd()
+            try connection.run(Self.importInsertSQL, image.values(Self.importInsertColumns))
             let id = connection.lastInsertRowID
             try writeTags(id, fields.tags, replacing: false)
             arrived.append((uid, id))
@@ -231,6 +196,21 @@ extension StoreTransaction {
         counts.conditional = document.todos.contains { $0.ifRevision != nil }
         return counts
     }
+
+    /// What an import writes for a new todo: every column but the id (assigned), `revision` (1)
+    /// and the links, which are made once every entry is in.
+    static let importInsertColumns = TodoColumn.all(except: [.id, .revision, .parent_id, .parent_uid])
+    static let importInsertSQL = TodoColumn.insert(importInsertColumns)
+    /// What an import writes over a todo it holds: all but its identity, order, revision and links.
+    static let importUpdateColumns = TodoColumn.all(except: [.id, .uid, .rank, .revision, .parent_id, .parent_uid])
+    static let importUpdateSQL =
+        "UPDATE todos SET \(TodoColumn.assignments(importUpdateColumns)), revision = revision + 1 WHERE id = ?"
+    /// What an entry that changes nothing holds already: what it writes but the derived columns
+    /// and the timestamps.
+    static let importComparedColumns = importUpdateColumns.filter { !$0.isDerived && $0 != .created && $0 != .updated }
+    static let importUpdateIfChangedSQL =
+        importUpdateSQL + " AND NOT (" + importComparedColumns.map { "\($0.rawValue) IS ?" }.joined(separator: " AND ")
+        + ")"
 
     /// A uid from an import: any text a UID may be (a foreign one is kept as is).
     private func importedUID(_ uid: String, field: String) throws(TodoError) -> String {
