@@ -6,6 +6,13 @@ package enum Journalctl {
     /// The MESSAGE_ID of todod's reminder entries.
     package static let reminderMessageID = "160974618077448c97edd5576474d5b8"
 
+    /// Entries matching every `FIELD=value` in `matches` that journald received at or after
+    /// `start`: a pid is reused, and the journal keeps what an earlier process of that pid wrote.
+    package static func entries(_ matches: [String], since start: Date) throws -> [JSON] {
+        let usec = UInt64(start.timeIntervalSince1970 * 1_000_000)
+        return try entries(matches).filter { UInt64($0["__REALTIME_TIMESTAMP"]?.stringValue ?? "") ?? 0 >= usec }
+    }
+
     /// Entries matching every `FIELD=value` in `matches`, oldest first; with `cursor`, only
     /// those after the entry it names (what a follower that saved that cursor has still to read).
     package static func entries(_ matches: [String], after cursor: String? = nil) throws -> [JSON] {

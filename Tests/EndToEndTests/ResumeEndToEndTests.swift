@@ -66,6 +66,8 @@ struct ResumeEndToEndTests {
     @Test func manyDueWhileAsleepBecomeOneSummary() throws {
         let dir = TemporaryDirectory("resume")
         let login1 = try Login1(dir)
+        // Entries since now: a pid is reused, the journal keeps older ones.
+        let start = Date()
         let daemon = try Self.daemon(dir, login1)
         let watcher = try daemon.client()
         _ = try watcher.result("watch", ["events": ["reminder"]])
@@ -79,13 +81,16 @@ struct ResumeEndToEndTests {
         }
         // Held while asleep: nothing in the journal once their instant is well past.
         _ = eventually(timeout: 5) { Date() > due.addingTimeInterval(1) }
-        #expect(try Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "_PID=\(daemon.pid)"]).isEmpty)
+        #expect(
+            try Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "_PID=\(daemon.pid)"], since: start)
+                .isEmpty)
         try login1.prepareForSleep(false)
         var summaries: [JSON] = []
         #expect(
             eventually(timeout: 10) {
                 summaries =
-                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                    (try? Journalctl.entries(
+                        ["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"], since: start)) ?? []
                 return !summaries.isEmpty
             })
         let entry = try #require(summaries.first)
@@ -104,14 +109,20 @@ struct ResumeEndToEndTests {
         // Recorded: none pending, none fired one by one.
         let status = try client.result("daemon.status")
         #expect(status["nextReminder"] == .null || status["nextReminder"] == nil)
-        #expect(try Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "_PID=\(daemon.pid)"]).isEmpty)
-        #expect(try Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"]).count == 1)
+        #expect(
+            try Journalctl.entries(["MESSAGE_ID=\(Journalctl.reminderMessageID)", "_PID=\(daemon.pid)"], since: start)
+                .isEmpty)
+        #expect(
+            try Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"], since: start).count
+                == 1)
     }
 
     /// Two due while asleep: each fires as itself on the resume.
     @Test func fewDueWhileAsleepFireEachOnce() throws {
         let dir = TemporaryDirectory("resume2")
         let login1 = try Login1(dir)
+        // Entries since now: a pid is reused, the journal keeps older ones.
+        let start = Date()
         let daemon = try Self.daemon(dir, login1)
         try login1.prepareForSleep(true)
         #expect(eventually(timeout: 5) { daemon.stderr.contains("about to sleep") })
@@ -125,7 +136,8 @@ struct ResumeEndToEndTests {
         try login1.prepareForSleep(false)
         #expect(try Journalctl.reminders(title: "\(title) 1", atLeast: 1).count == 1)
         #expect(try Journalctl.reminders(title: "\(title) 2", atLeast: 1).count == 1)
-        #expect(try Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"]).isEmpty)
+        #expect(
+            try Journalctl.entries(["MESSAGE_ID=\(Self.summaryMessageID)", "_PID=\(daemon.pid)"], since: start).isEmpty)
     }
 
     /// todod-notify shows todod's summary as one desktop notification, and prints each todo.

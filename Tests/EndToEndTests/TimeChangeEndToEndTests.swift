@@ -66,6 +66,8 @@ struct TimeChangeEndToEndTests {
     /// from now; a zoned one fires at its instant; the journal says the zone changed, once.
     @Test func anAllDayReminderFollowsTheNewZoneAndAZonedOneKeepsItsInstant() throws {
         let dir = TemporaryDirectory("tzchange")
+        // Entries since now: a pid is reused, the journal keeps older ones.
+        let start = Date()
         let daemon = try Self.launch(zone: "Europe/Berlin", in: dir)
         let client = try daemon.client()
         let berlin = TimeZone(identifier: "Europe/Berlin")!
@@ -97,7 +99,8 @@ struct TimeChangeEndToEndTests {
         #expect(
             eventually(timeout: 5) {
                 changed =
-                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                    (try? Journalctl.entries(
+                        ["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"], since: start)) ?? []
                 return !changed.isEmpty
             })
         let entry = try #require(changed.first)
@@ -124,7 +127,9 @@ struct TimeChangeEndToEndTests {
         }
         let firedUsec = Double(allDayEntry["__REALTIME_TIMESTAMP"]?.stringValue ?? "") ?? 0
         #expect(abs(firedUsec / 1e6 - firesAt.timeIntervalSince1970) < 1)
-        #expect(try Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"]).count == 1)
+        #expect(
+            try Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"], since: start)
+                .count == 1)
         #expect(try Journalctl.reminders(title: allDayTitle, atLeast: 2, timeout: 0.5).count == 1)
         _ = daemon.stop()
     }
@@ -132,6 +137,8 @@ struct TimeChangeEndToEndTests {
     /// The same link written again (no change) is no change: no entry.
     @Test func rewritingTheSameZoneIsNoChange() throws {
         let dir = TemporaryDirectory("tzsame")
+        // Entries since now: a pid is reused, the journal keeps older ones.
+        let start = Date()
         let daemon = try Self.launch(zone: "Asia/Tokyo", in: dir)
         // It listens before it reads its zone, and serves once the zone is read and watched.
         _ = try daemon.client().result("daemon.status")
@@ -142,7 +149,8 @@ struct TimeChangeEndToEndTests {
         #expect(
             eventually(timeout: 5) {
                 changed =
-                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                    (try? Journalctl.entries(
+                        ["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"], since: start)) ?? []
                 return !changed.isEmpty
             })
         #expect(changed.count == 1)
@@ -158,6 +166,8 @@ struct TimeChangeEndToEndTests {
         let tzdir = dir.file("zoneinfo")
         try FileManager.default.createDirectory(atPath: tzdir + "/Test", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Asia/Tokyo", toPath: tzdir + "/Test/Home")
+        // Entries since now: a pid is reused, the journal keeps older ones.
+        let start = Date()
         let daemon = try DaemonProcess(directory: dir, environment: ["TZ": "Test/Home", "TZDIR": tzdir])
         // It listens before it reads its zone, and serves once the zone is read and watched.
         _ = try daemon.client().result("daemon.status")
@@ -167,7 +177,8 @@ struct TimeChangeEndToEndTests {
         #expect(
             eventually(timeout: 5) {
                 changed =
-                    (try? Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"])) ?? []
+                    (try? Journalctl.entries(
+                        ["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"], since: start)) ?? []
                 return !changed.isEmpty
             })
         #expect(changed.first?["TODO_ZONE_TO"] == "Test/Home")
@@ -180,7 +191,8 @@ struct TimeChangeEndToEndTests {
         // read from the old file and the bytes compared from the new one (LocalZoneSettingTests).
         #expect(message.hasSuffix(" +05:30."), "\(message)")
         #expect(
-            try Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"]).count == 1,
+            try Journalctl.entries(["MESSAGE_ID=\(Self.zoneChangedMessageID)", "_PID=\(daemon.pid)"], since: start)
+                .count == 1,
             "one change, one entry")
     }
 }
