@@ -268,6 +268,11 @@ struct HumanOutput {
 
     // MARK: Categories
 
+    /// A table's header in bold when colours are on; nil (no styling) when they are off.
+    var headerStyle: ((Int?, Int, String) -> String)? {
+        colour ? { row, _, text in row == nil ? HumanOutput.bold + text + HumanOutput.reset : text } : nil
+    }
+
     func categoryTable(_ categories: [Category]) -> [String] {
         var table = Table(columns: [
             Table.Column("POS", alignment: .right), Table.Column("NAME", flexible: true),
@@ -276,10 +281,7 @@ struct HumanOutput {
         for c in categories { table.append(["\(c.position)", c.name, "\(c.open)", "\(c.done)"]) }
         return table.render(
             maxWidth: maxWidth,
-            style: colour
-                ? { row, _, text in
-                    row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
-                } : nil)
+            style: headerStyle)
     }
 
     /// "1. 15m before due: 2026-12-07 08:45, every 10m ×6, dismissed 2026-12-07 08:50".
@@ -355,10 +357,7 @@ struct HumanOutput {
         }
         return table.render(
             maxWidth: maxWidth,
-            style: colour
-                ? { row, _, text in
-                    row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
-                } : nil)
+            style: headerStyle)
     }
 
     /// `undo --list`: SEQ, WHEN, KIND, what `undo` or `redo` would do to it, and the description.
@@ -375,10 +374,7 @@ struct HumanOutput {
         }
         return table.render(
             maxWidth: maxWidth,
-            style: colour
-                ? { row, _, text in
-                    row == nil ? HumanOutput.bold + text + HumanOutput.reset : text
-                } : nil)
+            style: headerStyle)
     }
 
     /// "on time" under a second, else "3m 2s".

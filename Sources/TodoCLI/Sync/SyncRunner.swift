@@ -250,7 +250,7 @@ struct SyncRunner {
                 a.name, a.user + "@" + a.url, a.calendar ?? "(found at the next round)", ago(status?.lastSuccess)
             ])
         }
-        print(table.render(maxWidth: human.maxWidth, style: headerStyle))
+        print(table.render(maxWidth: human.maxWidth, style: human.headerStyle))
     }
 
     /// One line per account, then the recent conflicts of all accounts, oldest first.
@@ -309,7 +309,7 @@ struct SyncRunner {
             table.render(
                 maxWidth: human.maxWidth,
                 style: { row, column, text in
-                    guard let row else { return headerStyle(nil, column, text) }
+                    guard let row else { return human.headerStyle?(nil, column, text) ?? text }
                     guard column == 1 else { return text }
                     let state = table.rows[row][1]
                     return human.paint(
@@ -324,7 +324,7 @@ struct SyncRunner {
                 list.append([account, p.title == p.href ? p.href : "\(p.title) (\(p.href))", p.reason])
             }
             print(["", "Not syncing (each stays here until it is fixed or deleted; everything else syncs):"])
-            print(list.render(maxWidth: human.maxWidth, style: headerStyle))
+            print(list.render(maxWidth: human.maxWidth, style: human.headerStyle))
         }
         guard !conflicts.isEmpty else { return }
         conflicts.sort { $0.conflict.at < $1.conflict.at }
@@ -342,7 +342,7 @@ struct SyncRunner {
                     + (lost ? [c.lost ?? ""] : []))
         }
         print(["", "Recent conflicts (both sides changed the same field; the later change was kept):"])
-        print(list.render(maxWidth: human.maxWidth, style: headerStyle))
+        print(list.render(maxWidth: human.maxWidth, style: human.headerStyle))
         if conflicts.count > shown.count {
             print([
                 human.paint(
@@ -379,11 +379,6 @@ struct SyncRunner {
             if !page.more { break }
         }
         return uids.count
-    }
-
-    var headerStyle: (Int?, Int, String) -> String {
-        let colour = human.colour
-        return { row, _, text in colour && row == nil ? HumanOutput.bold + text + HumanOutput.reset : text }
     }
 
     /// "3m ago", or "never".
