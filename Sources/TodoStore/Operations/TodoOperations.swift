@@ -589,17 +589,34 @@ extension StoreTransaction {
     }
 
     /// Acknowledges (dismisses) alarm `uid` of todo `id` at `instant` (RFC 9074 `ACKNOWLEDGED`):
-    /// its firings up to now and its repeats are no longer pending; the others' are. A change
-    /// like a snooze (logged, undone by undo).
+    /// its firings up to now and its repeats are no longer pending; the others' are. Without a
+    /// uid, every alarm that has fired by `instant` and was not acknowledged since
+    /// (`Alarm.firedUnacknowledged`); when there is none (or the todo is done) nothing changes
+    /// and the todo is returned as it is. A change like a snooze (logged as one, undone by undo).
     /// - Throws: `.notFound` for an unknown todo or alarm.
-    package func acknowledgeAlarm(_ id: Int64, uid: String, at instant: Instant) throws(TodoError) -> Todo {
+    package func acknowledgeAlarm(_ id: Int64, uid: String?, at instant: Instant) throws(TodoError) -> Todo {
         let old = try row(id).todo
-        guard let index = old.alarms.firstIndex(where: { $0.uid == uid }) else {
-            throw TodoError.notFound("todo \(id) has no alarm \(uid)")
+        let indices: [Int]
+        if let uid {
+            guard let index = old.alarms.firstIndex(where: { $0.uid == uid }) else {
+                throw TodoError.notFound("todo \(id) has no alarm \(uid)")
+            }
+            indices = [index]
+        } else {
+            indices =
+                old.done
+                ? []
+                : old.alarms.indices.filter {
+                    old.alarms[$0].firedUnacknowledged(by: instant, due: old.due, start: old.start)
+                }
+            // Nothing to acknowledge: the todo as it is (with its position).
+            guard !indices.isEmpty else { return try todo(id) }
         }
         var alarms = old.alarms
-        alarms[index].acknowledged = instant
-        alarms[index].snoozedUntil = nil
+        for index in indices {
+            alarms[index].acknowledged = instant
+            alarms[index].snoozedUntil = nil
+        }
         let next = old.done ? nil : Alarm.nextFiring(alarms, after: instant, due: old.due, start: old.start)
         try connection.run(
             """
@@ -611,7 +628,10 @@ extension StoreTransaction {
                 .integer(instant.usec),
                 .integer(now.usec), .integer(id)
             ])
-        try recordChange(.update, "dismiss alarm \(index + 1) of \(id) \(ChangeLog.quoted(old.title))")
+        let which = indices.map { String($0 + 1) }.joined(separator: ", ")
+        try recordChange(
+            .update,
+            "dismiss alarm\(indices.count == 1 ? "" : "s") \(which) of \(id) \(ChangeLog.quoted(old.title))")
         return try todo(id)
     }
 
