@@ -78,6 +78,18 @@ import TodoTestSupport
                         #expect(back.todos.map(\.id) == Array(all[max(0, k - 7)..<k]), "\(name) before row \(k)")
                         #expect(back.offset == max(0, k - 7), "\(name) before row \(k): offset \(back.offset ?? -1)")
                     }
+                    // The end of the listing: its last rows, wherever it is cut.
+                    for limit in [1, 7, all.count - 1, all.count + 5] {
+                        var last = q
+                        last.seek = .end
+                        last.limit = limit
+                        last.withOffset = true
+                        let page = try tx.list(last)
+                        #expect(page.todos.map(\.id) == Array(all.suffix(limit)), "\(name) the last \(limit)")
+                        #expect(
+                            page.offset == max(0, all.count - limit) && page.total == all.count,
+                            "\(name) the last \(limit): offset \(page.offset ?? -1)")
+                    }
                     // An anchor outside the listing (a done todo in the open listing) places the
                     // window by its sort values all the same.
                     if filter == 0 {
@@ -111,6 +123,11 @@ import TodoTestSupport
             q.offset = 0
             q.tree = true
             #expect(throws: TodoError.self) { try tx.list(q) }
+            q.seek = .end
+            #expect(throws: TodoError.self) { try tx.list(q) }
+            q.tree = false
+            q.offset = 3
+            #expect(throws: TodoError.self) { try tx.list(q) }
         }
     }
 
@@ -125,14 +142,14 @@ import TodoTestSupport
         try store.read { tx in
             for order in Self.orders {
                 for status in [TodoQuery.Status.open, .done] {
-                    for before in [false, true] {
+                    for seek in [TodoQuery.Seek(after: 300), .init(before: 300), .end] {
                         var q = TodoQuery()
                         q.sort = order
                         q.status = status
                         q.limit = 50
-                        q.seek = before ? .init(before: 300) : .init(after: 300)
-                        let name =
-                            "\(order.map { "\($0.field)\($0.descending ? "↓" : "↑")" }) \(status) \(before ? "before" : "after")"
+                        q.seek = seek
+                        let place = seek.id == nil ? "from the end" : seek.before ? "before" : "after"
+                        let name = "\(order.map { "\($0.field)\($0.descending ? "↓" : "↑")" }) \(status) \(place)"
                         let plans = try tx.seekQueryPlans(q)
                         #expect(!plans.isEmpty, "\(name)")
                         // By start no index keeps the order (none is kept for `start`): the

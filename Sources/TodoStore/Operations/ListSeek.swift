@@ -60,6 +60,9 @@ extension StoreTransaction {
         /// anchor, and whether the anchor is itself in the listing.
         var before: [(sql: String, values: [SQLValue])]?
         var anchorListed: (sql: String, values: [SQLValue])?
+        /// The end of the listing (`Seek.end`) asked `withOffset`: the todos ahead of the page
+        /// are all but it.
+        var offsetFromEnd = false
     }
 
     /// The terms of `sort`'s order, the position's tie-break included: spelled as the indexes
@@ -111,18 +114,36 @@ extension StoreTransaction {
 
     /// Plans the window of `query` around `seek`: reads the anchor's sort values, then makes one
     /// statement per term, nearest first — the todos equal to the anchor in every term before it
-    /// and beyond it in this one — each a seek in an index and a walk in its order.
+    /// and beyond it in this one — each a seek in an index and a walk in its order. The end of the
+    /// listing (`Seek.end`) has no anchor: its order walked backwards, in two statements when the
+    /// order starts with a null group (the group, then the rest).
     func seekPlan(
         _ seek: TodoQuery.Seek, _ query: TodoQuery, from table: String, conditions: [String], values: [SQLValue]
     ) throws(TodoError) -> SeekPlan {
-        let field = seek.before ? "before" : "after"
-        guard !query.tree else { throw TodoError.invalid("tree", "cannot be combined with after or before") }
-        guard query.offset == 0 else { throw TodoError.invalid("offset", "cannot be combined with after or before") }
+        guard !query.tree else { throw TodoError.invalid("tree", "cannot be combined with after, before or fromEnd") }
+        guard query.offset == 0 else {
+            throw TodoError.invalid("offset", "cannot be combined with after, before or fromEnd")
+        }
         let terms = Self.seekTerms(query.sort)
+        let window = WindowStatements(terms: terms, table: table, conditions: conditions, values: values)
+        guard let id = seek.id else {
+            var statements: [(sql: String, values: [SQLValue])] = []
+            if let first = terms.first, first.nullGroup {
+                // In the group the next term is null: said as an equality (`t.due IS ?`) unless
+                // the group's own spelling holds it, so the group is sought in the index.
+                let inGroup = [first.same(.integer(1))] + (first.inGroup == nil ? [terms[1].same(.null)] : [])
+                statements.append(window.statement(inGroup, rest: 2, backwards: true))
+                statements.append(window.statement([first.same(.integer(0))], rest: 1, backwards: true))
+            } else {
+                statements.append(window.statement([], rest: 0, backwards: true))
+            }
+            return SeekPlan(parts: statements, reversed: true, offsetFromEnd: query.withOffset)
+        }
+        let field = seek.before ? "before" : "after"
         let columns = terms.flatMap { [$0.order, $0.equal] }.joined(separator: ", ")
         guard
             let anchor = try connection.firstRow(
-                "SELECT \(columns) FROM todos t \(categoryJoin) WHERE t.id = ?", [.integer(seek.id)],
+                "SELECT \(columns) FROM todos t \(categoryJoin) WHERE t.id = ?", [.integer(id)],
                 { statement in
                     terms.indices.map { i in
                         (
@@ -132,7 +153,7 @@ extension StoreTransaction {
                     }
                 })
         else {
-            throw TodoError.notFound("no todo with id \(seek.id) (\(field))")
+            throw TodoError.notFound("no todo with id \(id) (\(field))")
         }
         // Each statement: equal in terms ..<j, beyond in term j, ordered by terms j...
         func parts(backwards: Bool, ordered: Bool) -> [(sql: String, values: [SQLValue])] {
@@ -153,30 +174,10 @@ extension StoreTransaction {
                 } else {
                     same.append(("(\(terms[j].order)) \(later ? "<" : ">") ?", [anchor[j].order]))
                 }
-                let where_ = "WHERE " + (conditions + same.map(\.term)).joined(separator: " AND ")
-                let seekValues = same.flatMap(\.values)
-                // Beyond the anchor's category: the categories in order, each one's todos through
-                // `todos_category` (as a listing by category reads them).
-                let byCategory = rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
-                let from =
-                    byCategory ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
-                if ordered {
-                    let order = terms[min(rest, terms.count)...].map {
-                        $0.order + ($0.descending != backwards ? " DESC" : "")
-                    }.joined(separator: ", ")
-                    statements.append(
-                        (
-                            "SELECT \(todoFields) FROM \(from) \(where_) ORDER BY \(order.isEmpty ? "t.rank" : order) LIMIT ?",
-                            values + seekValues
-                        ))
-                } else {
-                    // A count needs the category only for its rank, else it reads the index alone.
-                    statements.append(
-                        (
-                            "SELECT COUNT(*) FROM \(byCategory || where_.contains("c.rank") ? from : table) \(where_)",
-                            values + seekValues
-                        ))
-                }
+                statements.append(
+                    ordered
+                        ? window.statement(same, rest: rest, backwards: backwards)
+                        : window.count(same, rest: rest))
             }
             return statements
         }
@@ -185,10 +186,61 @@ extension StoreTransaction {
             plan.before = parts(backwards: true, ordered: false)
             plan.anchorListed = (
                 "SELECT COUNT(*) FROM \(table) WHERE " + (conditions + ["t.id = ?"]).joined(separator: " AND "),
-                values + [.integer(seek.id)]
+                values + [.integer(id)]
             )
         }
         return plan
+    }
+
+    /// The statements of a keyset window over one listing: the todos of its filters that also
+    /// meet some terms (`same`), in the listing's order from term `rest` on, forwards or
+    /// backwards, or their count.
+    struct WindowStatements {
+        var terms: [SeekTerm]
+        var table: String
+        var conditions: [String]
+        var values: [SQLValue]
+
+        private func whereClause(_ same: [(term: String, values: [SQLValue])]) -> String {
+            let terms = conditions + same.map(\.term)
+            return terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+        }
+
+        /// Ordered by the terms from `rest` on, the categories in order (each one's todos through
+        /// `todos_category`, as a listing by category reads them) when the order goes on by the
+        /// category's rank; takes the rest of the page as its last value.
+        func statement(_ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool) -> (
+            sql: String, values: [SQLValue]
+        ) {
+            // A category's rank, then its id: one category at a time, so its todos come in
+            // `todos_category`'s order without a sort.
+            let order = terms[min(rest, terms.count)...].map {
+                let direction = $0.descending != backwards ? " DESC" : ""
+                return $0.order + direction + ($0.order == "c.rank" ? ", c.id" + direction : "")
+            }.joined(separator: ", ")
+            return (
+                "SELECT \(todoFields) FROM \(from(rest)) \(whereClause(same)) ORDER BY \(order.isEmpty ? "t.rank" : order) LIMIT ?",
+                values + same.flatMap(\.values)
+            )
+        }
+
+        /// How many todos `statement` would read without a limit. A count needs the category only
+        /// for its rank, else it reads the index alone.
+        func count(_ same: [(term: String, values: [SQLValue])], rest: Int) -> (sql: String, values: [SQLValue]) {
+            let where_ = whereClause(same)
+            return (
+                "SELECT COUNT(*) FROM \(byCategory(rest) || where_.contains("c.rank") ? from(rest) : table) \(where_)",
+                values + same.flatMap(\.values)
+            )
+        }
+
+        private func byCategory(_ rest: Int) -> Bool {
+            rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
+        }
+
+        private func from(_ rest: Int) -> String {
+            byCategory(rest) ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
+        }
     }
 
     private static func value(_ statement: Statement, _ column: Int32, text: Bool) -> SQLValue {
@@ -211,7 +263,9 @@ extension StoreTransaction {
         }
         if seek.reversed { rows.reverse() }
         var offset: Int?
-        if let counts = seek.before, let anchor = seek.anchorListed {
+        if seek.offsetFromEnd {
+            offset = total - rows.count
+        } else if let counts = seek.before, let anchor = seek.anchorListed {
             var ahead = 0
             for count in counts { ahead += Int(try connection.scalar(count.sql, count.values)) }
             // After the anchor: past it too when it is listed; before it: the page ends there.
