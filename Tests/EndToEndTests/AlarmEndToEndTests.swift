@@ -131,6 +131,31 @@ import TodoTestSupport
         #expect(after.count == nags + 1, "\(after.map { $0["TODO_ALARM_UID"]?.stringValue ?? "-" })")
     }
 
+    /// `todoctl snooze` delays the alarm that fired only: the todo's next alarm, due before the
+    /// snooze ends, still fires at its time, then the snoozed one fires again, named by its uid.
+    @Test(
+        .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald"))
+    func aSnoozePastTheNextAlarmDoesNotSkipIt() throws {
+        let dir = TemporaryDirectory("alarm-snooze")
+        let daemon = try DaemonProcess(directory: dir)
+        let title = unique("会議の準備")
+        let todo = try daemon.client().result(
+            "todo.add",
+            [
+                "title": .string(title),
+                "alarms": [
+                    ["uid": "first", "at": .string(rfc3339(in: 1))], ["uid": "second", "at": .string(rfc3339(in: 5))]
+                ]
+            ])
+        let id = todo["id"]?.intValue ?? 0
+        #expect(try Journalctl.reminders(title: title, atLeast: 1).count == 1)
+        let snoozed = try daemon.todoctl(["snooze", "\(id)", "9s"], environment: Self.berlin)
+        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        let entries = try Journalctl.reminders(title: title, atLeast: 3, timeout: 20)
+        #expect(entries.map { $0["TODO_ALARM_UID"]?.stringValue ?? "-" } == ["first", "second", "first"], "\(entries)")
+        #expect(try json(daemon, ["show", "\(id)"])["reminded"] != .null)
+    }
+
     /// `todoctl dismiss`: ids, `--alarm N|UID`, a filter (the todos with an alarm to dismiss),
     /// one undo step, and one-line errors that change nothing; Japanese titles as they are.
     @Test func todoctlDismissAcknowledgesWhatFiredAndSaysSo() throws {
