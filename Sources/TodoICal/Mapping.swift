@@ -6,7 +6,7 @@ import TodoTime
 
 /// `Entry.ical` holds one unfolded content line per line; lines starting with `>` after a line
 /// `!ALARM <uid>` belong to that alarm (its properties todod does not map, DESCRIPTION unless it is
-/// the title, and its form: `>!AUDIO`, `>!NO-RELATED`, `>!ABSOLUTE`) and are written back inside its
+/// the title, and its form: `>!AUDIO`, `>!NO-RELATED`; `>!ABSOLUTE` of an older release is left out) and are written back inside its
 /// VALARM (`>` lines before any `!ALARM`, from an older release, belong to the first alarm); a line starting with `+`
 /// belongs to another component of the same resource (an instance of a recurring todo edited
 /// or completed elsewhere: a VTODO with RECURRENCE-ID), written back after the todo's own VTODO.
@@ -349,8 +349,11 @@ package struct ICalReader: Sendable {
         var relative = false
         var alarmUIDs: Set<String> = []
         var snoozes: [(uid: String, at: Instant)] = []
-        let mozAck = c.property("X-MOZ-LASTACK").flatMap { try? instant($0, zones).0 }
-        let mozSnooze = c.property("X-MOZ-SNOOZE-TIME").flatMap { try? instant($0, zones).0 }
+        let readInstant = { (l: ContentLine) in try? instant(l, zones).0 }
+        let mozAck = ThunderbirdAlarmState.lastAck(c, readInstant)
+        // Thunderbird's snooze of a todo that recurs names its occurrence: read once it is known.
+        let recurs = ruleLine != nil || c.property("RDATE") != nil
+        let mozSnooze = recurs ? nil : ThunderbirdAlarmState.snooze(c, occurrence: nil, lastAck: mozAck, readInstant)
         for (n, a) in c.components.enumerated() {
             guard a.name == "VALARM", alarms.count < Alarm.maxPerTodo else {
                 kept += a.rawLines
@@ -429,8 +432,6 @@ package struct ICalReader: Sendable {
             var extra: [String] = []
             if action == "AUDIO" { extra.append(">!AUDIO") }
             if noRelated { extra.append(">!NO-RELATED") }
-            // An absolute trigger on a timed todo stays one (Apple, Thunderbird write them).
-            if case .at = trigger, due?.allDay == false { extra.append(">!ABSOLUTE") }
             // Its DESCRIPTION is kept unless it is the title (what todod writes there).
             extra += a.properties.filter {
                 !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty
@@ -446,11 +447,14 @@ package struct ICalReader: Sendable {
             }
         }
         // Thunderbird's snooze (on the VTODO): the first alarm's, unless RFC 9074 says one.
-        if let mozSnooze, let i = alarms.firstIndex(where: \.acts), alarms[i].snoozedUntil == nil,
-            mozAck.map({ $0 < mozSnooze }) ?? true
-        {
-            alarms[i].snoozedUntil = mozSnooze
+        func snoozeFirstAlarm(_ snooze: Instant?) -> Bool {
+            guard let snooze, let i = alarms.firstIndex(where: \.acts), alarms[i].snoozedUntil == nil else {
+                return false
+            }
+            alarms[i].snoozedUntil = snooze
+            return true
         }
+        _ = snoozeFirstAlarm(mozSnooze)
         // `remind`: the next pending firing; when every one was dismissed, the last trigger, fired.
         func placeReminder(due: Instant?, start: Instant?) {
             remind = Alarm.nextFiring(alarms, after: nil, due: due, start: start)
@@ -597,10 +601,22 @@ package struct ICalReader: Sendable {
                 var m = a.shifted(by: usec) ?? a
                 m.acknowledged = nil
                 m.snoozedUntil = nil
+                // Thunderbird's dismissal is an instant: every alarm time up to it is dismissed.
+                if let mozAck, let at = m.triggerInstant(due: dueAt, start: dtstart), mozAck >= at {
+                    m.acknowledged = mozAck
+                }
                 return m
             }
             placeReminder(due: dueAt, start: dtstart)
-            reminded = nil
+        }
+        // Thunderbird's snooze of the occurrence the todo is at.
+        if recurs, let anchor = dtstart ?? dueAt,
+            snoozeFirstAlarm(
+                ThunderbirdAlarmState.snooze(
+                    c, occurrence: .init(anchor: anchor, allDay: due?.allDay ?? false, zone: zone), lastAck: mozAck,
+                    readInstant))
+        {
+            placeReminder(due: dueAt, start: dtstart)
         }
         // No alarm at all on an open todo from elsewhere with a due date: reminded at its due (an
         // all-day one at `defaultRemindTime` that day), nothing written back for it. A todo made
@@ -955,7 +971,13 @@ package struct ICalWriter: Sendable {
         // The zone of a todo whose DUE does not name it (all-day, or a zone unknown here).
         if let z = e.zone, e.allDay || zone.tzid == nil || e.due == nil { put("X-TODOD-ZONE", ContentLines.escape(z)) }
         put("X-APPLE-SORT-ORDER", String(sortOrder))
-        lines += Self.wellFormed(rest)
+        // Thunderbird's dismissal and snooze brought up to date with the alarms.
+        let recurs =
+            e.recurrence != nil || templates["RRULE"] != nil || rest.contains { $0.uppercased().hasPrefix("RDATE") }
+        let occurrence = (e.start ?? e.due).flatMap { anchor in
+            recurs ? ThunderbirdAlarmState.Occurrence(anchor: anchor, allDay: e.allDay, zone: zone.info) : nil
+        }
+        lines += Self.wellFormed(ThunderbirdAlarmState.written(rest, e, occurrence: occurrence))
         // A due date without a reminder, which another client's file would give one by default.
         if e.due != nil, e.remind == nil { put("X-TODOD-NO-REMIND", "TRUE") }
         if let alarms = e.alarms, !alarms.isEmpty {
@@ -1030,15 +1052,11 @@ package struct ICalWriter: Sendable {
             && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
         if !made { lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text) }
         var trigger = a.trigger
-        // An all-day todo's alarm is an instant (a client that later gives the todo a time of day
-        // still reminds at the same instant), as is one relative to a due or start it lacks.
-        // One set here as an instant on a timed todo is written relative to its due (it follows
-        // the due on another client); one that came absolute stays absolute.
-        if case .at(let t) = trigger, let due = e.due, !e.allDay, !extra.contains("!ABSOLUTE"),
-            let o = t.usec.subtractingReportingOverflow(due.usec) as (partialValue: Int64, overflow: Bool)?, !o.overflow
-        {
-            trigger = .due(o.partialValue)
-        } else if case .at = trigger {
+        // An instant stays one (`--remind "tomorrow 9am"`, or a trigger that came absolute): it
+        // stays at its instant when another client moves the due. An all-day todo's alarm is an
+        // instant too (a client that later gives the todo a time of day still reminds at the same
+        // instant), as is one relative to a due or start it lacks.
+        if case .at = trigger {
         } else if e.allDay || a.triggerInstant(due: e.due, start: e.start) == nil
             || { if case .start = trigger { e.start == nil } else { e.due == nil } }()
         {
