@@ -180,6 +180,8 @@ package enum ActVerb: Equatable, Sendable {
     case snooze(Instant)
     /// `annotate TEXT`: a dated line appended to the notes.
     case annotate(String)
+    /// `dismiss [--alarm UID|N]`: acknowledges the alarms that fired (or the one named).
+    case dismiss(AlarmChoice?)
 
     /// The command's name.
     package var name: String {
@@ -191,8 +193,17 @@ package enum ActVerb: Equatable, Sendable {
         case .move: "move"
         case .snooze: "snooze"
         case .annotate: "annotate"
+        case .dismiss: "dismiss"
         }
     }
+}
+
+/// The alarm `dismiss --alarm` names.
+package enum AlarmChoice: Equatable, Sendable {
+    /// The N-th, 1-based, as `show` lists them (a plain number up to `Alarm.maxPerTodo`).
+    case index(Int)
+    /// By its uid.
+    case uid(String)
 }
 
 /// Which todos an act takes.
@@ -203,7 +214,7 @@ package enum ActTargets: Equatable, Sendable {
     case filter(ListOptions)
 }
 
-/// `done|reopen|rm|edit|move|snooze|annotate` on a filter, on several ids or on `--all`.
+/// `done|reopen|rm|edit|move|snooze|annotate|dismiss` on a filter, on several ids or on `--all`.
 package struct ActOptions: Equatable, Sendable {
     package var verb: ActVerb
     package var targets: ActTargets

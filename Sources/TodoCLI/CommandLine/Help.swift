@@ -202,6 +202,21 @@ enum Help {
                 + "annotate does. Several words form one TEXT.\n\(actHelp)",
             options: actOptions),
         Entry(
+            name: "dismiss",
+            synopsis: ["dismiss ID... [--alarm UID|N]", "dismiss FILTER... | --all [--alarm UID|N] [--yes]"],
+            summary:
+                "Dismiss (acknowledge) the alarms of todos that have fired and were not dismissed since: a nagging\n"
+                + "alarm stops repeating, a snoozed one will not come back; alarms still to come fire as set.\n"
+                + "A todo with nothing to dismiss is left as it is and reported so. A filter takes the todos with\n"
+                + "an alarm to dismiss. \(idRanges)\n\(actHelp)",
+            options: [
+                (
+                    "--alarm UID|N",
+                    "only that alarm: its uid, or N for the N-th as show lists them (1 is first);\n"
+                        + "one that has not fired yet is left as it is"
+                )
+            ] + actOptions),
+        Entry(
             name: "category",
             synopsis: [
                 "category list", "category add NAME", "category rename NAME NEWNAME",

@@ -46,7 +46,9 @@ package struct Parser {
     ]
 
     /// The commands that act on many todos: ids, a filter as `list` takes it, or `--all`.
-    static let actCommands: Set<String> = ["done", "reopen", "rm", "edit", "move", "snooze", "annotate"]
+    static let actCommands: Set<String> = [
+        "done", "reopen", "rm", "edit", "move", "snooze", "annotate", "dismiss"
+    ]
 
     /// The options of a filter (those of `list`) and `--yes`: after an act's command word (but
     /// `edit`'s, where options are the fields to set), and before it.
@@ -84,6 +86,7 @@ package struct Parser {
         ]) { a, _ in a },
         "snooze": filterSpecs,
         "annotate": filterSpecs,
+        "dismiss": filterSpecs.merging(["--alarm": .value]) { a, _ in a },
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
         "agenda": ["--days": .value],
@@ -384,7 +387,7 @@ package struct Parser {
         var p = Positionals(args.positionals, command: name)
         let result: Command
         switch name {
-        case _ where Parser.actCommands.contains(name) && (isAct(name, args) || name == "annotate"):
+        case _ where Parser.actCommands.contains(name) && (isAct(name, args) || ["annotate", "dismiss"].contains(name)):
             result = try act(name, args, &p)
         case "add": result = .add(try add(args, &p))
         case "list": result = .list(try list(args))
@@ -844,11 +847,25 @@ package struct Parser {
                 verb = .snooze(instant)
             }
         case "annotate": verb = .annotate(text)
+        case "dismiss": verb = .dismiss(try alarmChoice(args.value("--alarm")))
         default:
             let fields = args.options.contains { $0.name != "--all" && $0.name != "--yes" }
             verb = fields ? .edit(try edit(args, id: 1)) : .editLines
         }
         return .act(ActOptions(verb: verb, targets: targets, yes: args.has("--yes")))
+    }
+
+    /// `dismiss --alarm UID|N`: a plain number up to `Alarm.maxPerTodo` is the N-th alarm as
+    /// `show` lists them, anything else a uid.
+    func alarmChoice(_ text: String?) throws(UsageError) -> AlarmChoice? {
+        guard let text else { return nil }
+        if let n = Parser.positiveInteger(text), n <= Alarm.maxPerTodo { return .index(Int(n)) }
+        guard !text.isEmpty, text != "0", !text.contains(where: { $0 == " " || $0.isNewline }) else {
+            throw UsageError(
+                "invalid --alarm \(quote(text)): give the alarm's number as show lists it (1 is the first) or its uid",
+                command: "dismiss")
+        }
+        return .uid(text)
     }
 
     func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {
