@@ -66,14 +66,17 @@ package struct TodoQuery: Sendable, Equatable {
     package var offset = 0
     /// A keyset window: only the todos after this todo in the listing's order (or, `before`,
     /// the `limit` todos just before it, still in the listing's order). The todo is found by id
-    /// and its sort values place it; it need not match the filters. Not with `offset` or `tree`.
+    /// and its sort values place it; it need not match the filters. `Seek.end`: the last `limit`
+    /// todos of the listing, read from its end. Not with `offset` or `tree`.
     package var seek: Seek?
     /// With `seek`: count the todos ahead of the page too (`TodoPage.offset`).
     package var withOffset = false
 
-    /// Where a keyset window starts: after, or before, the todo with this id.
+    /// Where a keyset window starts: after, or before, the todo with this id, or before the end
+    /// of the listing.
     package struct Seek: Sendable, Equatable {
-        package var id: Int64
+        /// The anchor todo; nil for the end of the listing (`end`).
+        package var id: Int64?
         package var before: Bool
 
         package init(after id: Int64) {
@@ -85,6 +88,15 @@ package struct TodoQuery: Sendable, Equatable {
             self.id = id
             before = true
         }
+
+        private init() {
+            id = nil
+            before = true
+        }
+
+        /// The last todos of the listing (`todo.list` `fromEnd`): its order walked backwards from
+        /// the end, as cheap as its first page.
+        package static let end = Seek()
     }
 
     package init() {}

@@ -271,10 +271,12 @@ final class ListApp {
         selectedID = todo(at: cursor)?.id
     }
 
-    /// The rows `start..<start + count` of the listing. In the second half of an order whose
+    /// The rows `start..<start + count` of the listing. Rows that reach its end (`G`, End) are
+    /// its last rows (`todo.list` `fromEnd`), read walking the order backwards from the end in
+    /// any order: at 100,000 that costs what the top does. In the second half of an order whose
     /// reverse is exact (manual, id: one unique key), they are read from the end in the reverse
-    /// order, so the daemon's `offset` walk is never longer than half the list (`G` at 100,000
-    /// reads one page). When the total changed meanwhile, read again from the start.
+    /// order, so the daemon's `offset` walk is never longer than half the list. When the total
+    /// changed meanwhile, read again from the start.
     private func readWindow(start: Int, count: Int, transport: UnixSocketTransport) throws(ClientError) -> TodoPage {
         var q = query
         // Next to rows read since the last change: a keyset window from the row just before it
@@ -291,6 +293,15 @@ final class ListApp {
             previous.limit = count
             let page = try transport.call(previous)
             if page.total == total && page.todos.count == count { return page }
+        }
+        if total > 1, start > total / 2, start + count >= total {
+            var last = q
+            last.seek = .end
+            last.limit = total - start
+            let page = try transport.call(last)
+            trace("read the last rows")
+            if page.total == total { return page }
+            total = page.total // changed meanwhile: the last rows are no longer those from `start`
         }
         let field = Self.sorts[sortIndex]
         if total > 1, start > total / 2, !sections, field == nil || field == .id {

@@ -138,13 +138,17 @@ import TodoTestSupport
             ("todo.list", ["limit": -1], -32602, "limit"),
             ("todo.list", ["limit": 100_001], -32602, "limit"),
             ("todo.list", ["offset": -1], -32602, "offset"),
-            // Keyset windows: an anchor by id, one of after and before, not with offset or tree.
+            // Keyset windows: an anchor by id, one of after, before and fromEnd, not with offset or tree.
             ("todo.list", ["after": 0], -32602, "after"),
             ("todo.list", ["before": "1"], -32602, "before"),
             ("todo.list", ["after": 1, "before": 1], -32602, "before"),
             ("todo.list", ["after": 1, "offset": 3], -32602, "offset"),
             ("todo.list", ["before": 1, "tree": true], -32602, "tree"),
             ("todo.list", ["withOffset": true], -32602, "withOffset"),
+            ("todo.list", ["fromEnd": true, "before": 1], -32602, "fromEnd"),
+            ("todo.list", ["fromEnd": "yes"], -32602, "fromEnd"),
+            ("todo.list", ["fromEnd": true, "offset": 2], -32602, "offset"),
+            ("todo.list", ["fromEnd": true, "tree": true], -32602, "tree"),
             ("todo.list", ["after": 999_999], -32001, nil)
         ]
         // categories, import, reminders, watch

@@ -512,6 +512,64 @@ struct InteractiveListTests {
         #expect(try pane.exitLine().contains("EXITED 0"))
     }
 
+    /// `G` in orders other than the manual one (by due date, by priority descending, with done
+    /// todos shown): the last row on screen is the last todo of that order, read from the end of
+    /// the listing (`todo.list` `fromEnd`), not by an offset walk.
+    @Test func theLastRowsInAnyOrder() throws {
+        let daemon = try DaemonProcess()
+        let todos = (1...1_200).map { i -> JSON in
+            var todo: JSONObject = [
+                "uid": .string("end-\(i)"), "title": .string(String(format: "終わり %04d", i)), "done": .bool(i % 5 == 0),
+                "position": .int(Int64(i)), "created": "2026-12-01T00:00:00Z", "updated": "2026-12-01T00:00:00Z"
+            ]
+            if i % 3 != 0 { todo["due"] = .string(String(format: "2027-01-%02dT09:00:00Z", 1 + i % 28)) }
+            if let priority = [nil, "high", "low"][i % 3] { todo["priority"] = .string(priority) }
+            if i % 5 == 0 { todo["completed"] = "2026-12-02T00:00:00Z" }
+            return .object(todo)
+        }
+        let seed = daemon.directory.file("seed.json")
+        let document: JSON = .object([
+            "format": "todod-export", "version": 1, "exported": "2026-12-01T00:00:00Z", "categories": .array([]),
+            "todos": .array(todos)
+        ])
+        var bytes: [UInt8] = []
+        document.write(to: &bytes)
+        try String(decoding: bytes, as: UTF8.self).write(toFile: seed, atomically: true, encoding: .utf8)
+        #expect(try daemon.todoctl(["import", seed]).status == 0)
+        let client = try daemon.client()
+        /// The last title of the whole listing in this order, read without a window.
+        func lastTitle(_ key: String, descending: Bool = false, status: String = "open") throws -> String {
+            let listing = try client.result(
+                "todo.list",
+                [
+                    "status": .string(status),
+                    "sort": .array([.object(["key": .string(key), "descending": .bool(descending)])])
+                ])
+            return try #require(listing["todos"]?.arrayValue?.last?["title"]?.stringValue)
+        }
+        let trace = daemon.directory.file("trace")
+        let pane = try Pane(daemon: daemon, environment: ["TODOCTL_UI_TRACE": trace])
+        func expectLast(_ title: String, _ sort: String) {
+            #expect(pane.contains("sort: \(sort)"), "\(pane.screen())")
+            try? pane.press("G")
+            #expect(pane.contains("Title:    \(title)"), "\(sort): \(pane.screen())")
+            let rows = pane.screen().filter { $0.contains("終わり ") && !$0.contains("Title:") }
+            #expect(rows.last?.contains(title) == true, "\(sort): \(pane.screen())")
+            try? pane.press("g")
+            #expect(pane.waitFor { !$0.contains { $0.contains("Title:    \(title)") } }, "\(pane.screen())")
+        }
+        try pane.press("s") // by due date: the undated ones last
+        expectLast(try lastTitle("due"), "due ↑")
+        try pane.press("s", "S") // by priority, descending: those without one last
+        expectLast(try lastTitle("priority", descending: true), "priority ↓")
+        try pane.press("s") // by title ascending, with done todos shown
+        try pane.press("A")
+        expectLast(try lastTitle("title", status: "all"), "title ↑")
+        #expect(((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("read the last rows"))
+        try pane.press("q")
+        #expect(try pane.exitLine().contains("EXITED 0"))
+    }
+
     /// The mouse is off by default (the terminal keeps its own selection); with `ui.mouse = on`
     /// a click selects a row and the wheel scrolls.
     @Test func theMouseWhenAskedFor() throws {

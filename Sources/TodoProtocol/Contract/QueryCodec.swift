@@ -68,18 +68,29 @@ extension TodoQuery {
         offset = Int(try p.optionalInt("offset", in: 0...Int64(Int32.max)) ?? 0)
         let after = try p.optionalInt("after", in: 1...Int64.max)
         let before = try p.optionalInt("before", in: 1...Int64.max)
+        let fromEnd = try p.flag("fromEnd")
         if let after {
             guard before == nil else { throw RPCError.invalidParams("before", "cannot be combined with after") }
             seek = Seek(after: after)
         } else if let before {
             seek = Seek(before: before)
         }
+        if fromEnd {
+            guard seek == nil else {
+                throw RPCError.invalidParams("fromEnd", "cannot be combined with after or before")
+            }
+            seek = .end
+        }
         withOffset = try p.flag("withOffset")
         if seek != nil {
-            guard offset == 0 else { throw RPCError.invalidParams("offset", "cannot be combined with after or before") }
-            guard !tree else { throw RPCError.invalidParams("tree", "cannot be combined with after or before") }
+            guard offset == 0 else {
+                throw RPCError.invalidParams("offset", "cannot be combined with after, before or fromEnd")
+            }
+            guard !tree else {
+                throw RPCError.invalidParams("tree", "cannot be combined with after, before or fromEnd")
+            }
         } else if withOffset {
-            throw RPCError.invalidParams("withOffset", "needs after or before")
+            throw RPCError.invalidParams("withOffset", "needs after, before or fromEnd")
         }
     }
 
@@ -108,7 +119,9 @@ extension TodoQuery {
         }
         if let limit { p["limit"] = .int(Int64(limit)) }
         if offset != 0 { p["offset"] = .int(Int64(offset)) }
-        if let seek { p[seek.before ? "before" : "after"] = .int(seek.id) }
+        if let seek {
+            if let id = seek.id { p[seek.before ? "before" : "after"] = .int(id) } else { p["fromEnd"] = .bool(true) }
+        }
         if withOffset { p["withOffset"] = .bool(true) }
         return p
     }

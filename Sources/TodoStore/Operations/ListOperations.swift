@@ -9,7 +9,9 @@ extension StoreTransaction {
     /// is a bound parameter. `now` decides what is overdue.
     package func list(_ query: TodoQuery) throws(TodoError) -> TodoPage {
         if query.tree {
-            guard query.seek == nil else { throw TodoError.invalid("tree", "cannot be combined with after or before") }
+            guard query.seek == nil else {
+                throw TodoError.invalid("tree", "cannot be combined with after, before or fromEnd")
+            }
             return try treePage(query)
         }
         return try run(try plan(query))

@@ -47,24 +47,125 @@ extension StoreTransaction {
         }
     }
 
-    /// How a keyset window is read: statements in order, each taking the remaining `limit` last;
-    /// the rows of `reversed` statements are turned round at the end (a window before its anchor
+    /// How a keyset window is read: parts in order, each taking the remaining `limit` last;
+    /// the rows of `reversed` parts are turned round at the end (a window before its anchor
     /// is read walking backwards from it).
     struct SeekPlan {
-        var parts: [(sql: String, values: [SQLValue])]
+        var parts: [WindowPart]
         /// With a search the index drives: the same window walking the order instead, for a
         /// listing of more than `narrowLimit` matches.
-        var walkingParts: [(sql: String, values: [SQLValue])]?
+        var walkingParts: [WindowPart]?
         var reversed: Bool
         /// With `withOffset`: counts whose sum is how many todos of the listing come before the
         /// anchor, and whether the anchor is itself in the listing.
         var before: [(sql: String, values: [SQLValue])]?
         var anchorListed: (sql: String, values: [SQLValue])?
+        /// The end of the listing (`Seek.end`) asked `withOffset`: the todos ahead of the page
+        /// are all but it.
+        var offsetFromEnd = false
+    }
+
+    /// One statement of a keyset window or, over every status, two (`arms`): one per status, each
+    /// walking its status's index (which all start with `done`), their rows merged by the sort
+    /// values each row carries after the todo's columns (`descending`: the direction the rows
+    /// come in, per value).
+    struct WindowPart {
+        var arms: [Arm]
+        var descending: [Bool]
+        var text: [Bool]
+
+        /// A statement taking the rest of the page as its last value, or its rows read one value
+        /// of the order at a time (`steps`).
+        struct Arm {
+            var sql: String
+            var values: [SQLValue]
+            var steps: Steps?
+        }
+
+        /// An order whose value runs the other way from the position that breaks its ties
+        /// (`title` descending, ties by position ascending), which no index keeps whole: each
+        /// value in turn is sought (`first`, then `next` beyond the last one read), and its
+        /// todos walked in the index by position (`group`), so nothing is sorted.
+        struct Steps {
+            /// The first value (beyond the anchor's, if any); `next` takes the last value read as
+            /// its last value.
+            var first: (sql: String, values: [SQLValue])
+            var next: (sql: String, values: [SQLValue])
+            var text: Bool
+            /// The todos of one value (never null: `=` seeks an index's expression, `IS` does not):
+            /// takes it, then the rest of the page.
+            var group: (sql: String, values: [SQLValue])
+        }
+
+        /// Reads the part's rows, at most `limit` (-1: all), each with its sort values when it
+        /// has arms to merge: one statement's, or the arms' merged in order.
+        func rows(_ connection: Connection, limit: Int) throws(TodoError) -> [TodoRow] {
+            let first = Int32(TodoSelect.allCases.count)
+            var merged: [(row: TodoRow, keys: [SQLValue])] = []
+            for arm in arms {
+                let each = { (statement: Statement) throws(TodoError) -> Bool in
+                    merged.append(
+                        (
+                            TodoRow(statement),
+                            arms.count == 1
+                                ? []
+                                : text.indices.map {
+                                    StoreTransaction.value(statement, first + Int32($0), text: text[$0])
+                                }
+                        ))
+                    return true
+                }
+                guard let steps = arm.steps else {
+                    try connection.forEachRow(arm.sql, arm.values + [.integer(Int64(limit))], each)
+                    continue
+                }
+                let start = merged.count
+                var bound: SQLValue?
+                while limit < 0 || merged.count - start < limit {
+                    let sought = bound.map { (steps.next.sql, steps.next.values + [$0]) } ?? steps.first
+                    guard
+                        let value = try connection.firstRow(
+                            sought.0, sought.1, { StoreTransaction.value($0, 0, text: steps.text) })
+                    else { break }
+                    let left = limit < 0 ? -1 : limit - (merged.count - start)
+                    try connection.forEachRow(
+                        steps.group.sql, steps.group.values + [value, .integer(Int64(left))], each)
+                    bound = value
+                }
+            }
+            guard arms.count > 1 else { return merged.map(\.row) }
+            // Each arm is in order; the values end with a unique one (the position, or the id).
+            merged.sort { precedes($0.keys, $1.keys) }
+            return (limit < 0 ? merged[...] : merged.prefix(limit)).map(\.row)
+        }
+
+        /// Whether values `a` come before `b` in the part's order, compared as SQLite does
+        /// (NULL first, integers by value, text by its UTF-8 bytes).
+        private func precedes(_ a: [SQLValue], _ b: [SQLValue]) -> Bool {
+            for i in a.indices {
+                let order = Self.compare(a[i], b[i])
+                if order != 0 { return descending[i] ? order > 0 : order < 0 }
+            }
+            return false
+        }
+
+        private static func compare(_ a: SQLValue, _ b: SQLValue) -> Int {
+            switch (a, b) {
+            case (.null, .null): return 0
+            case (.null, _): return -1
+            case (_, .null): return 1
+            case (.integer(let x), .integer(let y)): return x < y ? -1 : x > y ? 1 : 0
+            case (.integer, .text): return -1
+            case (.text, .integer): return 1
+            case (.text(let x), .text(let y)):
+                return x.utf8.elementsEqual(y.utf8) ? 0 : x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+            }
+        }
     }
 
     /// The terms of `sort`'s order, the position's tie-break included: spelled as the indexes
-    /// keep them (`todos_done_due`, `todos_done_priority`, `todos_done_title`, `todos_category`…),
-    /// so each statement of the window seeks one.
+    /// keep them (`todos_done_due`, `todos_done_priority`, `todos_done_title`, `todos_done_start`,
+    /// `todos_category`…), so each statement of the window seeks one.
     static func seekTerms(_ sort: [TodoQuery.SortKey]) -> [SeekTerm] {
         var terms: [SeekTerm] = []
         for key in sort {
@@ -98,31 +199,45 @@ extension StoreTransaction {
                     : [SeekTerm("coalesce(t.priority, 4)")]
             }
         }
-        if !sort.contains(where: { $0.field == .id || $0.field == .position }) {
-            // The tie-break. The indexes by due date, priority and category end with `rank`, so
-            // the ties are read in order; those by title, created and updated do not, and a
-            // range on `rank` would make SQLite walk `todos_done_rank` instead of seeking the
-            // ties: `+` keeps it off that index (the ties are sorted, few).
-            let ranked = sort.isEmpty || [.due, .priority, .category].contains(sort.last?.field ?? .position)
-            terms.append(ranked ? SeekTerm("t.rank") : SeekTerm("+t.rank"))
-        }
+        // The tie-break: every index of an order ends with `rank` (`todos_done_title`,
+        // `todos_done_start`…), so the todos tied with the anchor are read in order too.
+        if !sort.contains(where: { $0.field == .id || $0.field == .position }) { terms.append(SeekTerm("t.rank")) }
         return terms
     }
 
     /// Plans the window of `query` around `seek`: reads the anchor's sort values, then makes one
     /// statement per term, nearest first — the todos equal to the anchor in every term before it
-    /// and beyond it in this one — each a seek in an index and a walk in its order.
+    /// and beyond it in this one — each a seek in an index and a walk in its order. The end of the
+    /// listing (`Seek.end`) has no anchor: its order walked backwards, in two statements when the
+    /// order starts with a null group (the group, then the rest).
     func seekPlan(
         _ seek: TodoQuery.Seek, _ query: TodoQuery, from table: String, conditions: [String], values: [SQLValue]
     ) throws(TodoError) -> SeekPlan {
-        let field = seek.before ? "before" : "after"
-        guard !query.tree else { throw TodoError.invalid("tree", "cannot be combined with after or before") }
-        guard query.offset == 0 else { throw TodoError.invalid("offset", "cannot be combined with after or before") }
+        guard !query.tree else { throw TodoError.invalid("tree", "cannot be combined with after, before or fromEnd") }
+        guard query.offset == 0 else {
+            throw TodoError.invalid("offset", "cannot be combined with after, before or fromEnd")
+        }
         let terms = Self.seekTerms(query.sort)
+        let window = WindowStatements(
+            terms: terms, table: table, conditions: conditions, values: values, everyStatus: query.status == .all)
+        guard let id = seek.id else {
+            var statements: [WindowPart] = []
+            if let first = terms.first, first.nullGroup {
+                // In the group the next term is null: said as an equality (`t.due IS ?`) unless
+                // the group's own spelling holds it, so the group is sought in the index.
+                let inGroup = [first.same(.integer(1))] + (first.inGroup == nil ? [terms[1].same(.null)] : [])
+                statements.append(window.statement(inGroup, rest: 2, backwards: true))
+                statements.append(window.statement([first.same(.integer(0))], rest: 1, backwards: true))
+            } else {
+                statements.append(window.statement([], rest: 0, backwards: true))
+            }
+            return SeekPlan(parts: statements, reversed: true, offsetFromEnd: query.withOffset)
+        }
+        let field = seek.before ? "before" : "after"
         let columns = terms.flatMap { [$0.order, $0.equal] }.joined(separator: ", ")
         guard
             let anchor = try connection.firstRow(
-                "SELECT \(columns) FROM todos t \(categoryJoin) WHERE t.id = ?", [.integer(seek.id)],
+                "SELECT \(columns) FROM todos t \(categoryJoin) WHERE t.id = ?", [.integer(id)],
                 { statement in
                     terms.indices.map { i in
                         (
@@ -132,18 +247,18 @@ extension StoreTransaction {
                     }
                 })
         else {
-            throw TodoError.notFound("no todo with id \(seek.id) (\(field))")
+            throw TodoError.notFound("no todo with id \(id) (\(field))")
         }
         // Each statement: equal in terms ..<j, beyond in term j, ordered by terms j...
-        func parts(backwards: Bool, ordered: Bool) -> [(sql: String, values: [SQLValue])] {
-            var statements: [(sql: String, values: [SQLValue])] = []
+        func parts(backwards: Bool, ordered: Bool) -> [WindowPart] {
+            var statements: [WindowPart] = []
             for j in terms.indices.reversed() {
                 // Nothing is beyond a null, nor beyond the anchor's value within the null group.
                 if case .null = anchor[j].order { continue }
                 if j > 0 && terms[j - 1].nullGroup, case .integer(1) = anchor[j - 1].order { continue }
-                let later = terms[j].descending != backwards
                 var same = terms[..<j].indices.map { terms[$0].same(anchor[$0].equal) }
                 var rest = j
+                var beyond: SQLValue?
                 if terms[j].nullGroup {
                     // Into the null group (after) or out of it (backwards), spelled as an index
                     // has it; in the group the next term is null throughout.
@@ -151,47 +266,136 @@ extension StoreTransaction {
                     same.append(terms[j].same(.integer(backwards ? 0 : 1)))
                     rest = backwards ? j + 1 : j + 2
                 } else {
-                    same.append(("(\(terms[j].order)) \(later ? "<" : ">") ?", [anchor[j].order]))
+                    beyond = anchor[j].order
                 }
-                let where_ = "WHERE " + (conditions + same.map(\.term)).joined(separator: " AND ")
-                let seekValues = same.flatMap(\.values)
-                // Beyond the anchor's category: the categories in order, each one's todos through
-                // `todos_category` (as a listing by category reads them).
-                let byCategory = rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
-                let from =
-                    byCategory ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
-                if ordered {
-                    let order = terms[min(rest, terms.count)...].map {
-                        $0.order + ($0.descending != backwards ? " DESC" : "")
-                    }.joined(separator: ", ")
-                    statements.append(
-                        (
-                            "SELECT \(todoFields) FROM \(from) \(where_) ORDER BY \(order.isEmpty ? "t.rank" : order) LIMIT ?",
-                            values + seekValues
-                        ))
-                } else {
-                    // A count needs the category only for its rank, else it reads the index alone.
-                    statements.append(
-                        (
-                            "SELECT COUNT(*) FROM \(byCategory || where_.contains("c.rank") ? from : table) \(where_)",
-                            values + seekValues
-                        ))
-                }
+                statements.append(
+                    ordered
+                        ? window.statement(same, rest: rest, backwards: backwards, beyond: beyond)
+                        : window.count(same, rest: rest, backwards: backwards, beyond: beyond))
             }
             return statements
         }
         var plan = SeekPlan(parts: parts(backwards: seek.before, ordered: true), reversed: seek.before)
         if query.withOffset {
-            plan.before = parts(backwards: true, ordered: false)
+            plan.before = parts(backwards: true, ordered: false).flatMap { $0.arms.map { ($0.sql, $0.values) } }
             plan.anchorListed = (
                 "SELECT COUNT(*) FROM \(table) WHERE " + (conditions + ["t.id = ?"]).joined(separator: " AND "),
-                values + [.integer(seek.id)]
+                values + [.integer(id)]
             )
         }
         return plan
     }
 
-    private static func value(_ statement: Statement, _ column: Int32, text: Bool) -> SQLValue {
+    /// The statements of a keyset window over one listing: the todos of its filters that also
+    /// meet some terms (`same`), in the listing's order from term `rest` on, forwards or
+    /// backwards, or their count. Over every status (`everyStatus`), a statement per status.
+    struct WindowStatements {
+        var terms: [SeekTerm]
+        var table: String
+        var conditions: [String]
+        var values: [SQLValue]
+        var everyStatus: Bool
+
+        private var statuses: [[String]] { everyStatus ? [["t.done = 0"], ["t.done = 1"]] : [[]] }
+
+        private func whereClause(_ same: [(term: String, values: [SQLValue])], _ status: [String]) -> String {
+            let terms = conditions + status + same.map(\.term)
+            return terms.isEmpty ? "" : "WHERE " + terms.joined(separator: " AND ")
+        }
+
+        /// The terms from `rest` on as the statement's order: each with the direction read, a
+        /// category's rank followed by its id (one category at a time, so its todos come in
+        /// `todos_category`'s order without a sort).
+        private func keys(_ rest: Int, backwards: Bool) -> [(order: String, descending: Bool, text: Bool)] {
+            var keys: [(order: String, descending: Bool, text: Bool)] = []
+            for term in terms[min(rest, terms.count)...] {
+                keys.append((term.order, term.descending != backwards, term.text))
+                if term.order == "c.rank" { keys.append(("c.id", term.descending != backwards, false)) }
+            }
+            return keys.isEmpty ? [("t.rank", false, false)] : keys
+        }
+
+        /// The todos beyond `beyond` in term `rest` (the anchor's value), when there is one.
+        private func range(_ rest: Int, backwards: Bool, beyond: SQLValue?) -> [(term: String, values: [SQLValue])] {
+            guard let beyond else { return [] }
+            return [("(\(terms[rest].order)) \(terms[rest].descending != backwards ? "<" : ">") ?", [beyond])]
+        }
+
+        /// Ordered by the terms from `rest` on, beyond `beyond` in the first of them, the
+        /// categories in order (each one's todos through `todos_category`, as a listing by
+        /// category reads them) when the order goes on by the category's rank; takes the rest of
+        /// the page as its last value. An order of one value and the position running the other
+        /// way is read a value at a time (`WindowPart.Steps`).
+        func statement(
+            _ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool, beyond: SQLValue? = nil
+        ) -> WindowPart {
+            let keys = keys(rest, backwards: backwards)
+            let order = keys.map { $0.order + ($0.descending ? " DESC" : "") }.joined(separator: ", ")
+            // Merged arms carry their sort values after the todo's columns.
+            let carried = everyStatus ? ", " + keys.map(\.order).joined(separator: ", ") : ""
+            let select = "SELECT \(todoFields)\(carried) FROM \(from(rest))"
+            let stepped = keys.count == 2 && keys[1].order == "t.rank" && keys[0].descending != keys[1].descending
+            let bounded = same + range(rest, backwards: backwards, beyond: beyond)
+            return WindowPart(
+                arms: statuses.map { status in
+                    var arm = WindowPart.Arm(
+                        sql: "\(select) \(whereClause(bounded, status)) ORDER BY \(order) LIMIT ?",
+                        values: values + bounded.flatMap(\.values))
+                    if stepped {
+                        let value = keys[0]
+                        let seek = "SELECT \(value.order) FROM \(from(rest))"
+                        let direction = value.descending ? " DESC" : ""
+                        let next = same + [("(\(value.order)) \(value.descending ? "<" : ">") ?", [])]
+                        // A value found is out of the null group before it: that term (`coalesce(t.priority,
+                        // 4) < 4`, a range SQLite would seek instead) is left out of the value's todos.
+                        let group = rest > 0 && terms[rest - 1].nullGroup ? Array(same.dropLast()) : same
+                        arm.steps = WindowPart.Steps(
+                            first: (
+                                "\(seek) \(whereClause(bounded, status)) ORDER BY \(value.order)\(direction) LIMIT 1",
+                                values + bounded.flatMap(\.values)
+                            ),
+                            next: (
+                                "\(seek) \(whereClause(next, status)) ORDER BY \(value.order)\(direction) LIMIT 1",
+                                values + same.flatMap(\.values)
+                            ),
+                            text: value.text,
+                            group: (
+                                "\(select) \(whereClause(group + [("(\(value.order)) = ?", [])], status)) "
+                                    + "ORDER BY t.rank\(keys[1].descending ? " DESC" : "") LIMIT ?",
+                                values + group.flatMap(\.values)
+                            ))
+                    }
+                    return arm
+                },
+                descending: keys.map(\.descending), text: keys.map(\.text))
+        }
+
+        /// How many todos `statement` would read without a limit: a statement per status. A
+        /// count needs the category only for its rank, else it reads the index alone.
+        func count(
+            _ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool, beyond: SQLValue? = nil
+        ) -> WindowPart {
+            let bounded = same + range(rest, backwards: backwards, beyond: beyond)
+            return WindowPart(
+                arms: statuses.map { status in
+                    let where_ = whereClause(bounded, status)
+                    return WindowPart.Arm(
+                        sql:
+                            "SELECT COUNT(*) FROM \(byCategory(rest) || where_.contains("c.rank") ? from(rest) : table) \(where_)",
+                        values: values + bounded.flatMap(\.values))
+                }, descending: [], text: [])
+        }
+
+        private func byCategory(_ rest: Int) -> Bool {
+            rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
+        }
+
+        private func from(_ rest: Int) -> String {
+            byCategory(rest) ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
+        }
+    }
+
+    fileprivate static func value(_ statement: Statement, _ column: Int32, text: Bool) -> SQLValue {
         statement.isNull(column) ? .null : text ? .text(statement.text(column)) : .integer(statement.int64(column))
     }
 
@@ -203,15 +407,13 @@ extension StoreTransaction {
         for part in parts {
             let left = plan.limit < 0 ? -1 : plan.limit - rows.count
             if left == 0 { break }
-            try connection.forEachRow(part.sql, part.values + [.integer(Int64(left))]) {
-                (statement) throws(TodoError) in
-                rows.append(TodoRow(statement))
-                return true
-            }
+            rows += try part.rows(connection, limit: left)
         }
         if seek.reversed { rows.reverse() }
         var offset: Int?
-        if let counts = seek.before, let anchor = seek.anchorListed {
+        if seek.offsetFromEnd {
+            offset = total - rows.count
+        } else if let counts = seek.before, let anchor = seek.anchorListed {
             var ahead = 0
             for count in counts { ahead += Int(try connection.scalar(count.sql, count.values)) }
             // After the anchor: past it too when it is listed; before it: the page ends there.
@@ -224,7 +426,17 @@ extension StoreTransaction {
     func seekQueryPlans(_ query: TodoQuery) throws(TodoError) -> [[String]] {
         guard let seek = try plan(query).seek else { return [] }
         var plans: [[String]] = []
-        for part in seek.parts { plans.append(try queryPlan(part.sql, part.values + [.integer(50)])) }
+        for part in seek.parts {
+            for arm in part.arms {
+                guard let steps = arm.steps else {
+                    plans.append(try queryPlan(arm.sql, arm.values + [.integer(50)]))
+                    continue
+                }
+                plans.append(try queryPlan(steps.first.sql, steps.first.values))
+                plans.append(try queryPlan(steps.next.sql, steps.next.values + [.integer(1)]))
+                plans.append(try queryPlan(steps.group.sql, steps.group.values + [.integer(1), .integer(50)]))
+            }
+        }
         return plans
     }
 }

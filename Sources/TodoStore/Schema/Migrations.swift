@@ -247,6 +247,22 @@ let migrations: [Migration] = [
             ALTER TABLE change_rows ADD COLUMN a_alarms;
             INSERT INTO store_info (key, value) VALUES ('alarms_logged_from',
                 coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_rows'), 0) + 1);
+            """),
+    Migration(
+        id: 20, name: "orders by title, creation, change and start ending with the position",
+        sql: """
+            -- Each status's todos in the whole order of a listing by title, created, updated and start,
+            -- the manual position breaking ties as it does in the listing, so a keyset window walks one
+            -- index from its anchor (docs/STORE.md): the indexes by title, created and updated ended
+            -- with the id, so the todos tied with an anchor were sorted, and no index kept the order
+            -- by start.
+            DROP INDEX todos_done_title;
+            DROP INDEX todos_done_created;
+            DROP INDEX todos_done_updated;
+            CREATE INDEX todos_done_title ON todos(done, title_key, rank);
+            CREATE INDEX todos_done_created ON todos(done, created, rank);
+            CREATE INDEX todos_done_updated ON todos(done, updated, rank);
+            CREATE INDEX todos_done_start ON todos(done, start IS NULL, start, rank);
             """)
 ]
 
