@@ -3,23 +3,29 @@ import TodoProtocol
 import TodoRPC
 import TodoTime
 
-/// `done|reopen|rm|edit|move|snooze|annotate` on many todos: a filter as `list` takes it, several
+/// `done|reopen|rm|edit|move|snooze|annotate|dismiss` on many todos: a filter as `list` takes it, several
 /// ids, or `--all`. The todos are read first (those `list --flat` shows with the filter), a
 /// filter's set is confirmed at the terminal (or by `--yes`), then the act is one request:
 /// `todo.complete`, `todo.reopen` or `todo.delete` with the ids, or one `todo.batch`, so it
 /// happens whole or not at all and `undo` reverts all of it.
 extension Runner {
     func act(_ o: ActOptions) throws(CLIFailure) {
-        let todos: [Todo]
+        var todos: [Todo]
         switch o.targets {
         case .ids(let ids):
             todos = try ids.map { (id) throws(CLIFailure) in try call(TodoGetParams(id: id)) }
         case .filter(let options):
             let page = try call(options.query)
             todos = page.todos
+            // `dismiss` takes those of them with an alarm to dismiss.
+            var with = ""
+            if case .dismiss(let choice) = o.verb {
+                todos = todos.filter { Runner.hasDismissible($0, choice, now: human.now) }
+                with = " with an alarm to dismiss"
+            }
             if todos.isEmpty {
                 let what = options.query.status == .all ? "todos" : "\(options.query.status.rawValue) todos"
-                if json { emit(.array([])) } else { print("No \(what) match; nothing changed.") }
+                if json { emit(.array([])) } else { print("No \(what)\(with) match; nothing changed.") }
                 return
             }
             guard todos.count <= TodoBatchParams.maxOps else {
@@ -58,6 +64,7 @@ extension Runner {
                     TodoUpdateParams(id: todo.id, patch: TodoPatch(notes: .set(notes)), ifRevision: todo.revision))
             }
             try runBatch(ops, todos, said: "Annotated")
+        case .dismiss(let choice): try dismiss(todos, choice)
         }
     }
 

@@ -313,13 +313,7 @@ struct Runner {
     }
 
     func add(_ o: AddOptions) throws(CLIFailure) {
-        var params = TodoAddParams(
-            title: o.title, notes: o.notes, category: o.category, due: o.due, remind: o.remind, top: o.top,
-            zone: o.zone, allDay: o.allDay)
-        params.after = o.after
-        params.alarms = o.alarms
-        o.fields.apply(to: &params, zone: human.zoneName)
-        let (raw, todo) = try answer(params)
+        let (raw, todo) = try answer(o.newTodo(localZone: human.zoneName))
         if json { emit(raw) } else { print("Added " + human.summary(todo)) }
     }
 
@@ -547,15 +541,11 @@ struct Runner {
             read = todo
             return todo
         }
-        var patch = TodoPatch(
-            title: o.title.map(FieldChange.set) ?? .keep, notes: o.notes, category: o.category, due: o.due)
-        if case .set = o.due, o.dueAllDay { patch.allDay = true }
-        if let zone = o.zone { patch.zone = .set(zone) }
-        if let alarms = o.alarms { patch.alarms = alarms.isEmpty ? .clear : .set(alarms) }
+        let remind: FieldChange<Instant>
         switch o.remind {
-        case .keep: break
-        case .clear: patch.remind = .clear
-        case .at(let instant): patch.remind = .set(instant)
+        case .keep: remind = .keep
+        case .clear: remind = .clear
+        case .at(let instant): remind = .set(instant)
         case .beforeCurrentDue(let usec):
             let current = try current()
             guard let due = current.due else {
@@ -563,17 +553,20 @@ struct Runner {
                     "todo \(id) has no due time to count the reminder back from; give --due, or --remind with a time")
             }
             guard let anchor = reminderAnchor(due, allDay: current.allDay, zone: human.zone(named: current.zone), o),
-                let remind = TimeExpression.checkedAdd(anchor.usec, -usec)
+                let instant = TimeExpression.checkedAdd(anchor.usec, -usec)
             else {
                 throw .input("the reminder would fall before the year 0001")
             }
-            patch.remind = .set(remind)
+            remind = .set(instant)
         case .followDue:
             if case .set(let newDue) = o.due {
-                patch.remind = try followingReminder(o, newDue: newDue, current: try current())
+                remind = try followingReminder(o, newDue: newDue, current: try current())
+            } else {
+                remind = .keep
             }
         }
-        try o.fields.apply(to: &patch, zone: human.zoneName, currentDue: { () throws(CLIFailure) in try current().due })
+        let patch = try o.patch(
+            remind: remind, localZone: human.zoneName, currentDue: { () throws(CLIFailure) in try current().due })
         return (patch, read)
     }
 

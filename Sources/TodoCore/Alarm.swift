@@ -91,11 +91,26 @@ package struct Alarm: Sendable, Equatable {
         return best
     }
 
-    /// Whether `instant` is one of its firings (the trigger instant, a repeat or the snooze).
+    /// Whether it has fired by `now` and was not acknowledged since: its trigger instant or its
+    /// snooze is at or before `now`, with no acknowledgement at or after the later of them that
+    /// is. What `todo.alarm.ack` without an alarm acknowledges (`todoctl dismiss`).
+    package func firedUnacknowledged(by now: Instant, due: Instant?, start: Instant?) -> Bool {
+        guard acts else { return false }
+        var last: Instant? = nil
+        if let base = triggerInstant(due: due, start: start), base <= now { last = base }
+        if let snoozedUntil, snoozedUntil <= now, last.map({ snoozedUntil > $0 }) ?? true { last = snoozedUntil }
+        guard let last else { return false }
+        return acknowledged.map { $0 < last } ?? true
+    }
+
+    /// Whether `instant` is one of its pending firings (the trigger instant, a repeat or the
+    /// snooze), not one its acknowledgement dismissed: another alarm firing at a dismissed
+    /// repeat's instant is that other alarm's.
     package func fires(at instant: Instant, due: Instant?, start: Instant?) -> Bool {
         guard acts else { return false }
-        if snoozedUntil == instant { return true }
+        if snoozedUntil == instant { return acknowledged.map { $0 < instant } ?? true }
         guard let base = triggerInstant(due: due, start: start), instant >= base else { return false }
+        if let acknowledged, acknowledged >= base { return false }
         if instant == base { return true }
         guard repeatCount > 0, intervalUsec > 0 else { return false }
         let d = instant.usec - base.usec
@@ -109,6 +124,18 @@ package struct Alarm: Sendable, Equatable {
             if let t = alarm.nextFiring(after: after, due: due, start: start), best.map({ t < $0 }) ?? true { best = t }
         }
         return best
+    }
+
+    /// The `remind` and `reminded` a todo with `alarms` has as an iCalendar reader places them:
+    /// the next pending firing, not fired; when every one was acknowledged, the last trigger,
+    /// fired when it was acknowledged. Both nil without an alarm todod fires.
+    package static func reminder(_ alarms: [Alarm], due: Instant?, start: Instant?) -> (
+        remind: Instant?, reminded: Instant?
+    ) {
+        if let next = nextFiring(alarms, after: nil, due: due, start: start) { return (next, nil) }
+        let last = alarms.filter(\.acts).compactMap { a in a.triggerInstant(due: due, start: start).map { (a, $0) } }
+            .max { $0.1 < $1.1 }
+        return (last?.1, last?.0.acknowledged)
     }
 
     /// Moves an absolute trigger by `usec` (a relative one follows its due or start by itself);
@@ -133,7 +160,8 @@ package struct Alarm: Sendable, Equatable {
         return alarms.map(\.storedLine).joined(separator: "\n")
     }
 
-    var storedLine: String {
+    /// The alarm as one line of `storedText` (also what compares two alarms as text).
+    package var storedLine: String {
         var words = [uid]
         switch trigger {
         case .due(let o): words += ["due", String(o)]

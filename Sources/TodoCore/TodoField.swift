@@ -94,6 +94,10 @@ package enum TodoField: Int, CaseIterable, Sendable {
         case whole
         /// Merged as a set: what either side added is added, what either side removed is removed.
         case set
+        /// Merged element by element, by uid (the alarms): one added on either side is kept, one
+        /// removed on either side is removed, one changed on both goes to the later side, and of
+        /// two acknowledgements (or snoozes) the later one is kept.
+        case byUID
         /// Compared and taken together with another field (`zone` and `allDay` with `due`).
         case with(TodoField)
         /// Not merged: the store's own (`id`, `revision`), kept by the merge itself (`created`,
@@ -103,12 +107,13 @@ package enum TodoField: Int, CaseIterable, Sendable {
 
     package var mergeRule: MergeRule {
         switch self {
-        case .title, .notes, .category, .due, .remind, .reminded, .done, .priority, .recurrence, .position, .parent,
-            .start:
+        case .title, .notes, .category, .due, .reminded, .done, .priority, .recurrence, .position, .parent, .start:
             .whole
-        // The VTODO mapping gives the alarms through `remind` (the first VALARM) until it maps
-        // each VALARM: they travel with it.
-        case .alarms: .with(.remind)
+        // Each VALARM maps to one alarm, by its UID.
+        case .alarms: .byUID
+        // The next pending firing of the alarms: derived from the merged list, not merged on its
+        // own (a todo without alarms, a default reminder, takes it with them whole).
+        case .remind: .with(.alarms)
         case .tags: .set
         case .zone, .allDay: .with(.due)
         case .completed: .with(.done)

@@ -293,7 +293,8 @@ struct Generator {
             p.append(("until", instant()))
         case .todoAlarmAck:
             p.append(("id", id()))
-            p.append(("alarm", .str("00000000-0000-4000-8000-000000000000")))
+            // Without an alarm: every alarm of it that fired.
+            if rng.below(2) == 0 { p.append(("alarm", .str("00000000-0000-4000-8000-000000000000"))) }
         case .todoBatch:
             let ops: [V] = (0..<rng.int(1...4)).compactMap { _ in
                 let name = rng.pick([Method.todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze]

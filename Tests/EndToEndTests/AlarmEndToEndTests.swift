@@ -74,7 +74,6 @@ import TodoTestSupport
             (["id": 9_999, "alarm": "day-before"], -32001, "9999"),
             (["id": id, "alarm": "no-such-alarm"], -32001, "no-such-alarm"),
             (["id": id, "alarm": ""], -32602, "alarm"),
-            (["id": id], -32602, "alarm"),
             (["id": id, "alarm": 3], -32602, "alarm"),
             (["id": id, "alarm": "at-time", "extra": 1], -32602, "extra")
         ] {
@@ -84,6 +83,156 @@ import TodoTestSupport
             #expect(message.contains(text) && !message.contains("\n"), "\(message)")
         }
         #expect(try client.result("todo.get", ["id": id]) == before)
+        // Without an alarm: those that fired, here none (both are in 2099): nothing changes.
+        #expect(try client.result("todo.alarm.ack", ["id": id]) == before)
+        #expect(try client.result("todo.get", ["id": id]) == before)
+    }
+
+    /// `todoctl dismiss` stops a nagging alarm while it nags: no further repeat reaches the
+    /// journal, and the todo's other alarm still fires at its time.
+    @Test(
+        .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald"))
+    func dismissStopsTheNaggingAlarmAndLeavesTheOther() throws {
+        let dir = TemporaryDirectory("alarm-dismiss")
+        let daemon = try DaemonProcess(directory: dir)
+        let title = unique("薬を飲む")
+        let todo = try daemon.client().result(
+            "todo.add",
+            [
+                "title": .string(title), "due": .string(rfc3339(in: 1)),
+                "alarms": [
+                    ["uid": "nag", "related": "due", "offset": 0, "repeat": 60, "interval": 1],
+                    ["uid": "later", "at": .string(rfc3339(in: 7))]
+                ]
+            ])
+        let id = todo["id"]?.intValue ?? 0
+        // It nags: the alarm and a repeat.
+        #expect(try Journalctl.reminders(title: title, atLeast: 2).count >= 2)
+        let dismissed = try daemon.todoctl(["dismiss", "\(id)"], environment: Self.berlin)
+        #expect(dismissed.status == 0, "\(dismissed.stderr)")
+        #expect(dismissed.stdout == "Dismissed alarm 1 of \(id): \(title)\n", "\(dismissed.stdout)")
+        func uids() throws -> [String] {
+            try Journalctl.reminders(title: title, atLeast: 0).map { $0["TODO_ALARM_UID"]?.stringValue ?? "-" }
+        }
+        let atDismiss = try uids().filter { $0 == "nag" }.count
+        // The other alarm fires at its time; by then the nag would have repeated 4 times or more.
+        let entries = try Journalctl.reminders(title: title, atLeast: atDismiss + 1, timeout: 20)
+        _ = try eventually(timeout: 20, every: 0.1) { try uids().contains("later") }
+        let nags = try uids().filter { $0 == "nag" }.count
+        // A repeat already handed to the journal when the dismissal committed may still land.
+        #expect(nags <= atDismiss + 1, "\(entries.count) entries, \(nags) nags, \(atDismiss) at the dismissal")
+        let all = try uids()
+        #expect(all.filter { $0 == "later" }.count == 1, "\(all)")
+        let shown = try json(daemon, ["show", "\(id)"])
+        #expect(shown["alarms"]?[0]?["acknowledged"]?.stringValue != nil)
+        #expect(shown["alarms"]?[1]?["acknowledged"] == .null)
+        // Nothing nags afterwards either.
+        let after = try Journalctl.reminders(title: title, atLeast: nags + 2, timeout: 1.5)
+        #expect(after.count == nags + 1, "\(after.map { $0["TODO_ALARM_UID"]?.stringValue ?? "-" })")
+    }
+
+    /// `todoctl snooze` delays the alarm that fired only: the todo's next alarm, due before the
+    /// snooze ends, still fires at its time, then the snoozed one fires again, named by its uid.
+    @Test(
+        .enabled(if: UnixDatagram.hasReceiver(path: "/run/systemd/journal/socket"), "needs a running systemd-journald"))
+    func aSnoozePastTheNextAlarmDoesNotSkipIt() throws {
+        let dir = TemporaryDirectory("alarm-snooze")
+        let daemon = try DaemonProcess(directory: dir)
+        let title = unique("会議の準備")
+        let todo = try daemon.client().result(
+            "todo.add",
+            [
+                "title": .string(title),
+                "alarms": [
+                    ["uid": "first", "at": .string(rfc3339(in: 1))], ["uid": "second", "at": .string(rfc3339(in: 5))]
+                ]
+            ])
+        let id = todo["id"]?.intValue ?? 0
+        #expect(try Journalctl.reminders(title: title, atLeast: 1).count == 1)
+        let snoozed = try daemon.todoctl(["snooze", "\(id)", "9s"], environment: Self.berlin)
+        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        let entries = try Journalctl.reminders(title: title, atLeast: 3, timeout: 20)
+        #expect(entries.map { $0["TODO_ALARM_UID"]?.stringValue ?? "-" } == ["first", "second", "first"], "\(entries)")
+        #expect(try json(daemon, ["show", "\(id)"])["reminded"] != .null)
+    }
+
+    /// `todoctl dismiss`: ids, `--alarm N|UID`, a filter (the todos with an alarm to dismiss),
+    /// one undo step, and one-line errors that change nothing; Japanese titles as they are.
+    @Test func todoctlDismissAcknowledgesWhatFiredAndSaysSo() throws {
+        let d = try DaemonProcess()
+        let client = try d.client()
+        func add(_ title: String, _ alarms: [JSON]) throws -> JSON {
+            try client.result(
+                "todo.add", ["title": .string(title), "due": "2099-03-23T08:00:00Z", "alarms": .array(alarms)])
+        }
+        // Alarms in 2020 have fired (as far as the store knows: todod fires them at once).
+        let medicine = try add(
+            "薬を飲む", [["uid": "past", "at": "2020-01-01T00:00:00Z"], ["uid": "future", "at": "2099-01-01T00:00:00Z"]])
+        let dentist = try add("歯医者", [["uid": "old", "at": "2020-02-01T00:00:00Z", "repeat": 3, "interval": 60]])
+        let meeting = try add("会議", [["uid": "soon", "at": "2099-02-01T00:00:00Z"]])
+        let (a, b, c) = (medicine["id"]?.intValue ?? 0, dentist["id"]?.intValue ?? 0, meeting["id"]?.intValue ?? 0)
+        // The alarms of 2020 fire at once; wait for that to be recorded before reading "before".
+        _ = try eventually(timeout: 15, every: 0.05) {
+            try client.result("todo.get", ["id": .int(a)])["remind"] == "2099-01-01T00:00:00Z"
+                && client.result("todo.get", ["id": .int(b)])["reminded"] != .null
+        }
+        func run(_ arguments: [String]) throws -> ChildProcess.Result {
+            try d.todoctl(arguments, environment: Self.berlin)
+        }
+        // Bad input: one line, exit 1, nothing changes.
+        func alarms() throws -> [JSON] {
+            try client.result("todo.list", ["status": "all"]).arrayValue?.map { $0["alarms"] ?? .null } ?? []
+        }
+        let before = try alarms()
+        let initial = try client.result("todo.get", ["id": .int(a)])
+        for (arguments, text) in [
+            (["dismiss", "\(a)", "--alarm", "3"], "todo \(a) has no alarm 3 (it has 2 alarms)"),
+            (["dismiss", "\(a)", "--alarm", "nope"], "todo \(a) has no alarm nope"),
+            (["dismiss", "\(a)", "\(b)", "--alarm", "2"], "todo \(b) has no alarm 2"),
+            (["dismiss", "9999"], "9999")
+        ] {
+            let r = try run(arguments)
+            #expect(r.status == 1 && r.stdout.isEmpty, "\(arguments): \(r.stdout)")
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains(text), "\(arguments): \(r.stderr)")
+        }
+        let usage = try run(["dismiss", "\(a)", "--alarm", "0"])
+        #expect(usage.status == 2 && usage.stderr.contains("invalid --alarm \"0\""), "\(usage.stderr)")
+        let unconfirmed = try run(["dismiss", "--all"])
+        #expect(unconfirmed.status == 2 && unconfirmed.stderr.contains("--yes"), "\(unconfirmed.stderr)")
+        #expect(try alarms() == before)
+        // One todo: what fired; then nothing left to dismiss; an alarm not fired yet is left.
+        let one = try run(["dismiss", "\(a)"])
+        #expect(one.status == 0 && one.stdout == "Dismissed alarm 1 of \(a): 薬を飲む\n", "\(one.stdout)\(one.stderr)")
+        let read = try client.result("todo.get", ["id": .int(a)])
+        #expect(read["alarms"]?[0]?["acknowledged"]?.stringValue != nil && read["alarms"]?[1]?["acknowledged"] == .null)
+        let again = try run(["dismiss", "\(a)"])
+        #expect(
+            again.status == 0
+                && again.stdout
+                    == "Nothing to dismiss: todo \(a) (no alarm of it has fired since it was dismissed): 薬を飲む\n",
+            "\(again.stdout)")
+        let notYet = try run(["dismiss", "\(c)", "--alarm", "soon"])
+        #expect(notYet.stdout == "Nothing to dismiss: todo \(c) (alarm 1 has not fired yet): 会議\n", "\(notYet.stdout)")
+        #expect(try client.result("todo.get", ["id": .int(a)]) == read)
+        // Undo gives the alarm back as it was.
+        #expect(try run(["undo"]).status == 0)
+        #expect(try client.result("todo.get", ["id": .int(a)])["alarms"] == initial["alarms"])
+        // Several ids: one request, one undo step; the one with nothing is reported.
+        let several = try run(["dismiss", "\(a)", "\(b)", "\(c)"])
+        #expect(several.stdout == "Dismissed the alarms of 2 todos; 1 had nothing to dismiss.\n", "\(several.stdout)")
+        let history = try client.result("store.history", ["limit": 1])
+        #expect(history[0]?["description"]?.stringValue?.hasPrefix("dismiss \(a), \(b)") == true, "\(history)")
+        #expect(try run(["undo"]).status == 0)
+        #expect(try alarms() == before)
+        // A filter takes the todos with an alarm to dismiss (not 会議); --alarm by number.
+        let filtered = try run(["--json", "dismiss", "--all", "--yes", "--alarm", "1"])
+        let changed = try JSON.parse(filtered.stdout).arrayValue?.map { $0["id"]?.intValue ?? 0 }
+        #expect(filtered.status == 0 && changed == [a, b], "\(filtered.stdout)\(filtered.stderr)")
+        let dentistRead = try client.result("todo.get", ["id": .int(b)])
+        #expect(dentistRead["alarms"]?[0]?["acknowledged"]?.stringValue != nil)
+        let none = try run(["dismiss", "--all", "--yes"])
+        #expect(none.stdout == "No open todos with an alarm to dismiss match; nothing changed.\n", "\(none.stdout)")
     }
 
     /// `--remind` repeatable, durations before the due time, a WHEN (in Japanese too), `--nag`,

@@ -56,7 +56,7 @@ import TodoTime
             Issue.record("\(options)")
             return
         }
-        #expect(edit.fields.priority == .set(.low) && list.query.tags == ["home"] && options.yes)
+        #expect(edit.priority == .set(.low) && list.query.tags == ["home"] && options.yes)
         let ids = try act(["edit", "5", "6", "9", "-p", "low"])
         #expect(ids.targets == .ids([5, 6, 9]))
         #expect(try act(["-c", "仕事", "edit"]).verb == .editLines)

@@ -29,6 +29,24 @@ import TodoCore
         }
     }
 
+    /// Every field option (`FieldOption`, one per `TodoField` with a `cliOption`) is taken by
+    /// `add` (but `--title`: the title is its words) and `edit`, named in their synopsis (written
+    /// by hand) and on an option line of their help (made from the table).
+    @Test func everyFieldOptionIsTakenAndDocumented() throws {
+        for (name, command) in [("add", FieldOption.Command.add), ("edit", .edit)] {
+            let entry = try #require(Help.entries.first { $0.name == name })
+            let synopsis = entry.synopsis.joined(separator: " ")
+            for option in FieldOption.all(command) {
+                for given in [option.name] + (command == .edit ? [option.clearName].compactMap(\.self) : []) {
+                    #expect(Parser.commandSpecs[name]?[given] != nil, "\(name) \(given)")
+                    #expect(synopsis.contains("[\(given) ") || synopsis.contains("| \(given)"), "\(name) \(given)")
+                    #expect(entry.options.contains { $0.0.contains(given) }, "\(name) \(given)")
+                }
+            }
+        }
+        #expect(FieldOption.all(.add).map(\.name) == FieldOption.all.map(\.name).filter { $0 != "--title" })
+    }
+
     /// Only the whole argument list prints it: it is not a command.
     @Test func itIsNotACommand() {
         let result = Fixtures.run(["--json", CommandTable.argument])

@@ -89,15 +89,17 @@ import TodoTime
     /// Thunderbird keeps dismissal and snooze on the todo (tasks/tasks,
     /// app/src/androidTest/java/org/tasks/opentasks/OpenTasksPropertiesTests.kt, `SNOOZED`), here
     /// with the alarm Thunderbird writes for "at the start".
+    static let thunderbirdSnoozed = [
+        "BEGIN:VTODO", "CREATED:20210210T151826Z", "LAST-MODIFIED:20210210T152235Z", "DTSTAMP:20210210T152235Z",
+        "UID:4CBBC669-70E3-474D-A0A3-0FC42A14A5A5", "SUMMARY:Test snooze", "STATUS:NEEDS-ACTION",
+        "X-MOZ-LASTACK:20210210T152235Z", "DTSTART:20210210T151900Z", "DUE:20210210T151900Z",
+        "X-MOZ-SNOOZE-TIME:20210210T155235Z", "X-MOZ-GENERATION:1",
+        "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;VALUE=DURATION:PT0S", "DESCRIPTION:Default Mozilla Description",
+        "END:VALARM", "END:VTODO"
+    ]
+
     @Test func thunderbirdLastAckAndSnooze() throws {
-        let e = try Self.entry([
-            "BEGIN:VTODO", "CREATED:20210210T151826Z", "LAST-MODIFIED:20210210T152235Z", "DTSTAMP:20210210T152235Z",
-            "UID:4CBBC669-70E3-474D-A0A3-0FC42A14A5A5", "SUMMARY:Test snooze", "STATUS:NEEDS-ACTION",
-            "X-MOZ-LASTACK:20210210T152235Z", "DTSTART:20210210T151900Z", "DUE:20210210T151900Z",
-            "X-MOZ-SNOOZE-TIME:20210210T155235Z", "X-MOZ-GENERATION:1",
-            "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;VALUE=DURATION:PT0S", "DESCRIPTION:Default Mozilla Description",
-            "END:VALARM", "END:VTODO"
-        ])
+        let e = try Self.entry(Self.thunderbirdSnoozed)
         let alarm = try #require(e.alarms?.first)
         #expect(alarm.acknowledged == Instant(rfc3339: "2021-02-10T15:22:35Z"))
         #expect(alarm.snoozedUntil == Instant(rfc3339: "2021-02-10T15:52:35Z"))
@@ -148,5 +150,167 @@ import TodoTime
         let (again, text) = try Self.roundTrip(e)
         #expect(again.alarms == e.alarms)
         #expect(text.replacingOccurrences(of: "\r\n ", with: "").contains(alarm.joined(separator: "\r\n")))
+    }
+
+    /// The entry of a VTODO written by todod.
+    static func read(_ text: String) throws -> ExportDocument.Entry {
+        try #require(try reader.items(Array(text.utf8)).first).entry
+    }
+
+    /// Dismissed here as `store.acknowledgeAlarm` does: acknowledged now, its snooze gone.
+    static func dismissed(_ e: ExportDocument.Entry, at now: Instant) -> ExportDocument.Entry {
+        var e = e
+        e.alarms?[0].acknowledged = now
+        e.alarms?[0].snoozedUntil = nil
+        e.reminded = now
+        return e
+    }
+
+    /// The unfolded lines of `text` whose name starts with `prefix`.
+    static func lines(_ text: String, _ prefix: String) -> [String] {
+        text.replacingOccurrences(of: "\r\n ", with: "").split(separator: "\r\n").map(String.init).filter {
+            $0.hasPrefix(prefix)
+        }
+    }
+
+    /// Thunderbird snoozed the todo (tasks.org's `SNOOZED` VTODO); dismissed here, the VTODO says
+    /// so in Thunderbird's terms too: `X-MOZ-LASTACK` is the dismissal and the snooze is gone (as
+    /// Thunderbird's own dismissal does, calAlarmService.js), so Thunderbird, where a snooze wins
+    /// over an earlier acknowledgement, does not show it again. Snoozed here: the snooze.
+    @Test func dismissedOrSnoozedHereReadsSoInThunderbird() throws {
+        let now = try #require(Instant(rfc3339: "2021-02-10T15:40:00Z"))
+        let e = Self.dismissed(try Self.entry(Self.thunderbirdSnoozed), at: now)
+        let text = ICalWriter().calendar([e])
+        #expect(Self.lines(text, "X-MOZ-") == ["X-MOZ-LASTACK:20210210T154000Z", "X-MOZ-GENERATION:1"])
+        #expect(!text.contains("RELTYPE=SNOOZE"))
+        let again = try Self.read(text)
+        #expect(again.alarms?[0].acknowledged == now && again.alarms?[0].snoozedUntil == nil)
+        #expect(again.reminded == now)
+        #expect(ICalWriter().calendar([again]) == text)
+
+        // Then snoozed here (`todoctl snooze`: the reminder moved to an instant no alarm fires at).
+        var snoozed = again
+        let until = try #require(Instant(rfc3339: "2021-02-10T16:00:00Z"))
+        snoozed.remind = until
+        snoozed.reminded = nil
+        snoozed.updated = try #require(Instant(rfc3339: "2021-02-10T15:45:00Z"))
+        let snoozedText = ICalWriter().calendar([snoozed])
+        // Acknowledged when snoozed, as Thunderbird's snooze does.
+        #expect(
+            Self.lines(snoozedText, "X-MOZ-") == [
+                "X-MOZ-LASTACK:20210210T154500Z", "X-MOZ-GENERATION:1", "X-MOZ-SNOOZE-TIME:20210210T160000Z"
+            ])
+        let read = try Self.read(snoozedText)
+        #expect(read.remind == until && read.reminded == nil)
+        #expect(read.alarms?[0].snoozedUntil == until)
+    }
+
+    /// A VTODO Thunderbird wrote (an `X-MOZ-` property) gains `X-MOZ-LASTACK` when an alarm is
+    /// dismissed here; one from another client gains no `X-MOZ-` property.
+    @Test func lastAckIsAddedOnlyToThunderbirdTodos() throws {
+        // tasks/tasks app/src/test/resources/thunderbird/reminder_before_end.txt, with a DUE.
+        let thunderbird = [
+            "BEGIN:VTODO", "CREATED:20220121T054934Z", "LAST-MODIFIED:20220121T055751Z", "DTSTAMP:20220121T055751Z",
+            "UID:5b3a42d5-e99c-2f47-87d5-8ba0e2b753ab", "SUMMARY:Test", "PERCENT-COMPLETE:0", "X-MOZ-GENERATION:2",
+            "SEQUENCE:1", "DUE:20220122T090000Z", "BEGIN:VALARM", "ACTION:DISPLAY",
+            "TRIGGER;VALUE=DURATION;RELATED=END:-PT15M", "DESCRIPTION:Default Mozilla Description", "END:VALARM",
+            "END:VTODO"
+        ]
+        let now = try #require(Instant(rfc3339: "2022-01-22T08:46:00Z"))
+        let text = ICalWriter().calendar([Self.dismissed(try Self.entry(thunderbird), at: now)])
+        #expect(Self.lines(text, "X-MOZ-") == ["X-MOZ-GENERATION:2", "X-MOZ-LASTACK:20220122T084600Z"])
+        #expect(ICalWriter().calendar([try Self.read(text)]) == text)
+        let other = ICalWriter().calendar([Self.dismissed(try Self.entry(Self.tasksOrg), at: now)])
+        #expect(Self.lines(other, "X-MOZ-").isEmpty)
+        #expect(other.contains("ACKNOWLEDGED:20220122T084600Z"))
+    }
+
+    /// A recurring todo of Thunderbird (tasks/tasks app/src/test/resources/thunderbird/
+    /// completed_repeating_task.txt: daily at 17:00 in Chicago, the first occurrence completed),
+    /// given an alarm 15 minutes before and snoozed at its current occurrence as Thunderbird
+    /// writes it: `X-MOZ-SNOOZE-TIME-<RECURRENCE-ID in microseconds>` (calAlarmService.js,
+    /// `recurrenceId.nativeTime`), beside a stale one of the completed occurrence.
+    static func thunderbirdRecurring(snoozeKey: String) -> [String] {
+        [
+            "BEGIN:VTODO", "CREATED:20201220T220126Z", "LAST-MODIFIED:20201220T220139Z", "DTSTAMP:20201220T220139Z",
+            "UID:e0600bbe-b9d0-ba48-80b0-998409625d03", "SUMMARY:Recurring", "RRULE:FREQ=DAILY",
+            "DTSTART;TZID=America/Chicago:20201220T170000", "DUE;TZID=America/Chicago:20201220T170000",
+            "X-MOZ-GENERATION:1", "X-MOZ-LASTACK:20201221T225000Z",
+            "X-MOZ-SNOOZE-TIME-\(snoozeKey):20201221T231000Z", "X-MOZ-SNOOZE-TIME-1608505200000000:20201220T231000Z",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER;VALUE=DURATION:-PT15M",
+            "DESCRIPTION:Default Mozilla Description", "END:VALARM", "END:VTODO",
+            "BEGIN:VTODO", "CREATED:20201220T220135Z", "LAST-MODIFIED:20201220T220139Z", "DTSTAMP:20201220T220139Z",
+            "UID:e0600bbe-b9d0-ba48-80b0-998409625d03", "SUMMARY:Recurring", "STATUS:COMPLETED",
+            "RECURRENCE-ID;TZID=America/Chicago:20201220T170000", "DTSTART;TZID=America/Chicago:20201220T170000",
+            "DUE;TZID=America/Chicago:20201220T170000", "COMPLETED:20201220T220139Z", "PERCENT-COMPLETE:100",
+            "SEQUENCE:1", "END:VTODO"
+        ]
+    }
+
+    @Test(arguments: ["1608591600000000", "20201221T230000Z"])
+    func thunderbirdSnoozeOfTheCurrentOccurrence(key: String) throws {
+        let e = try Self.entry(Self.thunderbirdRecurring(snoozeKey: key))
+        // At the second occurrence (the first was completed in Thunderbird): 23:00 UTC.
+        #expect(e.due == Instant(rfc3339: "2020-12-21T23:00:00Z"))
+        let alarm = try #require(e.alarms?.first)
+        #expect(alarm.acknowledged == Instant(rfc3339: "2020-12-21T22:50:00Z")) // its 22:45 dismissed
+        #expect(alarm.snoozedUntil == Instant(rfc3339: "2020-12-21T23:10:00Z"))
+        #expect(e.remind == Instant(rfc3339: "2020-12-21T23:10:00Z"))
+        // Written back in the form it came, the stale one as it was; read again the same.
+        let text = ICalWriter().calendar([e])
+        #expect(
+            Self.lines(text, "X-MOZ-SNOOZE-TIME") == [
+                "X-MOZ-SNOOZE-TIME-\(key):20201221T231000Z", "X-MOZ-SNOOZE-TIME-1608505200000000:20201220T231000Z"
+            ])
+        // (Its VALARM has no UID: the one made for it follows the trigger, now written RELATED=END.)
+        let reread = try #require(try Self.read(text).alarms?.first)
+        #expect(reread.acknowledged == alarm.acknowledged && reread.snoozedUntil == alarm.snoozedUntil)
+        // Dismissed here: that occurrence's snooze is gone, the acknowledgement is the dismissal.
+        let now = try #require(Instant(rfc3339: "2020-12-21T23:12:00Z"))
+        let dismissedText = ICalWriter().calendar([Self.dismissed(e, at: now)])
+        #expect(
+            Self.lines(dismissedText, "X-MOZ-SNOOZE-TIME") == ["X-MOZ-SNOOZE-TIME-1608505200000000:20201220T231000Z"])
+        #expect(Self.lines(dismissedText, "X-MOZ-LASTACK") == ["X-MOZ-LASTACK:20201221T231200Z"])
+        let read = try Self.read(dismissedText)
+        #expect(read.alarms?[0].snoozedUntil == nil && read.reminded == now)
+    }
+
+    /// Snoozed here, a recurring todo's snooze is written under its occurrence's name, a date's at
+    /// its UTC midnight, as Thunderbird names it.
+    @Test func snoozedHereOnARecurringAllDayTodo() throws {
+        var e = try Self.entry([
+            "BEGIN:VTODO", "UID:allday", "SUMMARY:毎日", "DTSTART;VALUE=DATE:20261207", "DUE;VALUE=DATE:20261207",
+            "RRULE:FREQ=DAILY", "X-MOZ-GENERATION:1", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:PT9H",
+            "END:VALARM", "END:VTODO"
+        ])
+        // Its alarm (09:00 in Tokyo) fired, then it was snoozed at 09:05 for 25 minutes.
+        let until = try #require(Instant(rfc3339: "2026-12-07T00:30:00Z"))
+        e.remind = until
+        e.updated = try #require(Instant(rfc3339: "2026-12-07T00:05:00Z"))
+        let text = ICalWriter().calendar([e])
+        #expect(
+            Self.lines(text, "X-MOZ-") == [
+                "X-MOZ-GENERATION:1", "X-MOZ-LASTACK:20261207T000500Z",
+                "X-MOZ-SNOOZE-TIME-1796601600000000:20261207T003000Z"
+            ])
+        let read = try Self.read(text)
+        #expect(read.remind == until && read.alarms?[0].snoozedUntil == until)
+    }
+
+    /// An alarm set here as an instant (`--remind "tomorrow 9am"`) on a timed todo is written as
+    /// an instant: when another client moves the due, it stays where it is.
+    @Test func anInstantStaysAnInstant() throws {
+        let at = try #require(Instant(rfc3339: "2026-12-10T00:00:00Z"))
+        var e = try Self.entry(["BEGIN:VTODO", "UID:i", "SUMMARY:書類", "DUE:20261210T090000Z", "END:VTODO"])
+        e.alarms = [Alarm(uid: "a1", trigger: .at(at))]
+        e.remind = at
+        let text = ICalWriter().calendar([e])
+        #expect(Self.lines(text, "TRIGGER") == ["TRIGGER;VALUE=DATE-TIME:20261210T000000Z"])
+        let again = try Self.read(text)
+        #expect(again.alarms == e.alarms && again.remind == at)
+        #expect(ICalWriter().calendar([again]) == text)
+        // The due moved a day on another client: the alarm stays at its instant.
+        let moved = try Self.read(text.replacingOccurrences(of: "DUE:20261210T090000Z", with: "DUE:20261211T090000Z"))
+        #expect(moved.alarms?[0].trigger == .at(at) && moved.remind == at)
     }
 }

@@ -105,6 +105,60 @@ import TodoTestSupport
         #expect(try store.read { try $0.todo(other.id) }.reminded != nil)
     }
 
+    /// A snooze delays the alarm that fired, not the todo's later ones: snoozed past the next
+    /// alarm, that alarm still fires at its time, then the snoozed one at the snooze, named by
+    /// its uid; snoozed before anything fired, the pending alarm is the one delayed. Undo gives
+    /// the alarms back.
+    @Test func aSnoozeDelaysOnlyTheAlarmThatFired() throws {
+        let dir = TemporaryDirectory("snooze-alarm")
+        let clock = ManualClock()
+        let store = try makeStore(dir, clock: clock)
+        let due = clock.now.adding(usec: 60 * minute)
+        let todo = try store.write {
+            try $0.add(
+                NewTodo(
+                    title: "会議の準備", due: due,
+                    alarms: [Alarm(uid: "early", trigger: .due(-30 * minute)), Alarm(uid: "at-due", trigger: .due(0))]
+                ))
+        }
+        let early = due.adding(usec: -30 * minute)
+        clock.set(early)
+        #expect(try store.write { try $0.markReminded(todo.id, scheduled: early, at: early) }?.uid == "early")
+        // Snoozed 45 minutes, past the alarm at the due time.
+        clock.set(early.adding(usec: minute))
+        let until = due.adding(usec: 15 * minute)
+        let snoozed = try store.write { try $0.snooze(todo.id, until: until) }
+        #expect(snoozed.remind == due && snoozed.reminded == nil)
+        #expect(snoozed.alarms[0].snoozedUntil == until && snoozed.alarms[0].acknowledged == clock.now)
+        #expect(snoozed.alarms[1].snoozedUntil == nil && snoozed.alarms[1].acknowledged == nil)
+        clock.set(due)
+        #expect(try store.write { try $0.markReminded(todo.id, scheduled: due, at: due) }?.uid == "at-due")
+        #expect(try store.read { try $0.todo(todo.id) }.remind == until)
+        clock.set(until)
+        let again = try store.write { try $0.markReminded(todo.id, scheduled: until, at: until) }
+        #expect(again?.uid == "early" && again?.index == 0)
+        #expect(try store.read { try $0.todo(todo.id) }.reminded != nil)
+        #expect(try store.read { try $0.nextPendingReminder() } == nil)
+
+        // Before anything fired: the pending alarm is delayed, the later one keeps its time.
+        clock.set(due.adding(usec: 2 * 60 * minute))
+        let t = clock.now
+        let other = try store.write {
+            try $0.add(
+                NewTodo(
+                    title: "二つ目", due: t.adding(usec: 20 * minute),
+                    alarms: [Alarm(uid: "a", trigger: .due(-10 * minute)), Alarm(uid: "b", trigger: .due(0))]))
+        }
+        let moved = try store.write { try $0.snooze(other.id, until: t.adding(usec: 30 * minute)) }
+        #expect(moved.remind == t.adding(usec: 20 * minute))
+        #expect(moved.alarms[0].snoozedUntil == t.adding(usec: 30 * minute) && moved.alarms[1].snoozedUntil == nil)
+        // A snooze to a time before the pending reminder changes nothing.
+        let kept = try store.write { try $0.snooze(other.id, until: t.adding(usec: 5 * minute)) }
+        #expect(kept.alarms == moved.alarms && kept.revision == moved.revision && kept.remind == moved.remind)
+        _ = try store.write { try $0.undo() }
+        #expect(try store.read { try $0.todo(other.id) }.alarms == other.alarms)
+    }
+
     @Test func editsMoveTheAlarmsAndUndoGivesThemBackExactly() throws {
         let dir = TemporaryDirectory("alarm-undo")
         let clock = ManualClock()

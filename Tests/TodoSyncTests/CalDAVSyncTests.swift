@@ -239,6 +239,50 @@ struct CalDAVSyncTests {
         #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
     }
 
+    /// Through Radicale with todod-sync: the phone adds an alarm to a todo while here another of
+    /// its alarms is acknowledged; the round merges the alarms by uid, so both changes reach both
+    /// sides, with no conflict, and the next round is quiet.
+    @Test func anAlarmAddedOnThePhoneAndOneAcknowledgedHereBothSurvive() throws {
+        let server = try Self.server(.radicale)
+        let calendar = try Self.calendar(server)
+        let host = try Self.host(server, calendar)
+        let added = try host.machine.add(
+            "歯医者",
+            [
+                "due": "2099-04-01T01:00:00Z",
+                "alarms": [
+                    ["uid": "day-before", "related": "due", "offset": -86_400],
+                    ["uid": "hour-before", "related": "due", "offset": -3_600]
+                ]
+            ])
+        let uid = try #require(added["uid"]?.stringValue)
+        #expect(try host.once().status == 0)
+        let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
+        let r = try #require(try collection.fetch(try collection.versions().map(\.href)).first)
+        // The phone: one more alarm (RFC 9074, with its UID).
+        let phone = String(decoding: r.data, as: UTF8.self)
+            .replacingOccurrences(
+                of: "END:VTODO",
+                with: "BEGIN:VALARM\r\nUID:phone-alarm\r\nACTION:DISPLAY\r\nDESCRIPTION:歯医者\r\n"
+                    + "TRIGGER;VALUE=DATE-TIME:20990331T090000Z\r\nEND:VALARM\r\nEND:VTODO")
+        _ = try collection.update(href: r.href, data: Array(phone.utf8), ifMatch: r.etag)
+        // Here: the hour before is dismissed.
+        _ = try host.machine.client.result("todo.alarm.ack", ["id": added["id"] ?? 0, "alarm": "hour-before"])
+        let round = try host.once()
+        #expect(
+            round.status == 0 && round.stdout.contains(": 1 sent, 1 received, 0 conflicts"),
+            "\(round.stdout)\(round.stderr)")
+        let here = try #require(try host.machine.todo(uid: uid))
+        let alarms = here["alarms"]?.arrayValue ?? []
+        #expect(alarms.map { $0["uid"]?.stringValue ?? "-" } == ["day-before", "hour-before", "phone-alarm"], "\(here)")
+        #expect(alarms.count == 3 && alarms[1]["acknowledged"] != .null && alarms[0]["acknowledged"] == .null)
+        #expect(here["remind"] == "2099-03-31T01:00:00Z")
+        let there = String(decoding: try #require(try collection.fetch([r.href]).first).data, as: UTF8.self)
+        #expect(there.components(separatedBy: "BEGIN:VALARM").count - 1 == 3, "\(there)")
+        #expect(there.contains("UID:phone-alarm") && there.contains("ACKNOWLEDGED:"), "\(there)")
+        #expect(try host.once().stdout.contains(": 0 sent, 0 received"))
+    }
+
     /// Through Radicale with todod-sync: a phone's todo with a due date and no alarm is reminded
     /// at its due and nothing goes back for it (quiet rounds, no VALARM on the server); a phone's
     /// AUDIO alarm stays AUDIO after an edit here; with `remind-default = none` a new such todo

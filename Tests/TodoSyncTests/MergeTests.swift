@@ -188,3 +188,78 @@ extension MergeTests {
         #expect(utcReader.bytes(back) == utcReader.bytes(utcReader.canonical(item)))
     }
 }
+
+/// The alarms merge by uid (issue 35): each side's additions, removals and acknowledgements
+/// survive the other's, and `remind` follows the merged list.
+extension MergeTests {
+    static let due = Instant(seconds: t0.seconds + 86_400)
+
+    static func withAlarms(updated: Int64 = 0, _ alarms: [Alarm]) -> SyncItem {
+        item(updated: updated) {
+            $0.due = Self.due
+            $0.alarms = alarms
+            ($0.remind, $0.reminded) = Alarm.reminder(alarms, due: Self.due, start: nil)
+        }
+    }
+
+    static let hourBefore = Alarm(uid: "hour-before", trigger: .due(-3_600_000_000))
+    static let atDue = Alarm(uid: "at-due", trigger: .due(0), repeatCount: 6, intervalUsec: 600_000_000)
+
+    /// The phone adds an alarm while here another is acknowledged: both changes survive, in one
+    /// VTODO, with no conflict.
+    @Test func anAlarmAddedThereAndOneAcknowledgedHereBothSurvive() throws {
+        let base = Self.withAlarms([Self.hourBefore, Self.atDue])
+        var acknowledged = Self.atDue
+        acknowledged.acknowledged = Instant(seconds: Self.due.seconds + 60)
+        let local = Self.withAlarms(updated: 10, [Self.hourBefore, acknowledged])
+        let added = Alarm(uid: "phone", trigger: .at(Instant(seconds: Self.due.seconds - 86_400)))
+        let remote = Self.withAlarms(updated: 20, [Self.hourBefore, Self.atDue, added])
+        let out = ThreeWayMerge.merge(base: base, local: local, remote: remote)
+        #expect(out.conflicts.isEmpty)
+        #expect(out.merged.entry.alarms == [Self.hourBefore, acknowledged, added])
+        // The next firing over the merged list: the phone's, a day before.
+        #expect(out.merged.entry.remind == added.triggerInstant(due: Self.due, start: nil))
+        #expect(out.merged.entry.reminded == nil)
+        // Written and read back as a VTODO: three VALARMs, the acknowledgement kept.
+        let codec = VTodoCodec()
+        let written = String(decoding: codec.bytes(out.merged), as: UTF8.self)
+        #expect(written.split(separator: "\r\n").filter { $0 == "BEGIN:VALARM" }.count == 3, "\(written)")
+        let read = try codec.item(Array(written.utf8)).get()
+        #expect(read.entry.alarms?.map(\.uid) == ["hour-before", "at-due", "phone"])
+        #expect(read.entry.alarms?[1].acknowledged == acknowledged.acknowledged)
+        // The same round the other way round (the phone's change the later one): the same list.
+        let swapped = ThreeWayMerge.merge(
+            base: base, local: Self.withAlarms(updated: 30, [Self.hourBefore, acknowledged]), remote: remote)
+        #expect(Set(swapped.merged.entry.alarms?.map(\.uid) ?? []) == ["hour-before", "at-due", "phone"])
+        #expect(swapped.merged.entry.alarms?.first { $0.uid == "at-due" }?.acknowledged == acknowledged.acknowledged)
+    }
+
+    /// One removed on either side is removed; one changed on both goes to the later side (a
+    /// conflict, reported); of two acknowledgements the later is kept, whichever side is later.
+    @Test func alarmsRemovedChangedAndAcknowledgedOnBothSides() {
+        let third = Alarm(uid: "third", trigger: .due(-86_400_000_000))
+        let base = Self.withAlarms([Self.hourBefore, Self.atDue, third])
+        var localAtDue = Self.atDue
+        localAtDue.acknowledged = Instant(seconds: Self.due.seconds + 1_200)
+        var localHour = Self.hourBefore
+        localHour.trigger = .due(-1_800_000_000)
+        var remoteAtDue = Self.atDue
+        remoteAtDue.acknowledged = Instant(seconds: Self.due.seconds + 60)
+        remoteAtDue.snoozedUntil = Instant(seconds: Self.due.seconds + 900)
+        var remoteHour = Self.hourBefore
+        remoteHour.trigger = .due(-7_200_000_000)
+        // Here: the hour before made 30 minutes, at-due acknowledged at 20 past; there: third
+        // removed, the hour before made two hours, at-due acknowledged at 1 past and snoozed.
+        let local = Self.withAlarms(updated: 10, [localHour, localAtDue, third])
+        let remote = Self.withAlarms(updated: 20, [remoteHour, remoteAtDue])
+        let out = ThreeWayMerge.merge(base: base, local: local, remote: remote)
+        #expect(out.conflicts == [.alarms])
+        #expect(out.kept == "remote")
+        let merged = out.merged.entry.alarms ?? []
+        #expect(merged.map(\.uid) == ["hour-before", "at-due"])
+        #expect(merged[0].trigger == .due(-7_200_000_000))
+        // The later acknowledgement (here's) wins, though the remote side is the later one.
+        #expect(merged[1].acknowledged == localAtDue.acknowledged && merged[1].snoozedUntil == nil)
+        #expect(out.merged.entry.remind == Instant(seconds: Self.due.seconds - 7_200))
+    }
+}

@@ -86,10 +86,10 @@ _todoctl() {
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
 
-    local commands="add list show edit done reopen rm move snooze annotate category agenda reminders watch status ui export import undo redo sync help"
+    local commands="add list show edit done reopen rm move snooze annotate dismiss category agenda reminders watch status ui export import undo redo sync help"
     local global_flags="--socket --system --json --help --version -j -h"
     # Options that take a value (the next word, or after =; a short one also joined: -n5).
-    local valued=" --socket --category --due --remind --nag --nag-count --notes --due-before --due-after --search --search-exact --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision --parent --start --url --user --password-file --credential --calendar --default-list --initial --from -c -d -s -n -p -t "
+    local valued=" --socket --category --due --remind --nag --nag-count --alarm --notes --due-before --due-after --search --search-exact --sort --limit --title --to --before --after --since --format --output --priority --tag --untag --every --days --if-revision --parent --start --url --user --password-file --credential --calendar --default-list --initial --from -c -d -s -n -p -t "
     local when_words="now today tomorrow yesterday tonight noon eod eow eom eoy monday tuesday wednesday thursday friday saturday sunday +15m +1h +2h +1d +1w +1mo"
 
     # Find the command, the category or sync subcommand and the positionals before the cursor.
@@ -160,10 +160,11 @@ _todoctl() {
             add) flags+=" --category --due --remind --nag --nag-count --notes --top --after --priority --tag --every --parent --start -c -d -p -t" ;;
             list) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --search-exact --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t" ;;
             edit) flags+=" --title --notes --no-notes --category --no-category --due --no-due --remind --no-remind --remind-clear --nag --nag-count --priority --no-priority --tag --untag --every --no-every --if-revision --parent --no-parent --start --no-start --all --yes -a -c -d -p -t" ;;
-            done|reopen|rm|move|snooze|annotate) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --search-exact --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t --yes" ;;&
+            done|reopen|rm|move|snooze|annotate|dismiss) flags+=" --open --done --all --category --no-category --overdue --due-before --due-after --search --search-exact --sort --limit --by-category --tag --priority --recurring --flat --ready --all-starts --parent -a -c -s -n -p -t --yes" ;;&
             done) flags+=" --stop" ;;
             rm) flags+=" --recursive" ;;
             move) flags+=" --to --before --after --top --bottom" ;;
+            dismiss) flags+=" --alarm" ;;
             category)
                 case $sub in
                     rm) flags+=" --force" ;;
@@ -191,6 +192,7 @@ _todoctl() {
         done) _todoctl_add_words < <(_todoctl_ids open) ;;
         reopen) _todoctl_add_words < <(_todoctl_ids done) ;;
         rm) _todoctl_add_words < <(_todoctl_ids) ;;
+        dismiss) _todoctl_add_words < <(_todoctl_ids open) ;;
         snooze)
             if ((npos == 0)); then _todoctl_add_words < <(_todoctl_ids open)
             elif ((npos == 1)); then _todoctl_add_words < <(printf '%s\n' 15m 30m 1h 2h 1d 1w tomorrow)

@@ -5,7 +5,7 @@
 # (`todoctl __complete ids|tags PREFIX`, which reads every todo, and `todoctl --json category
 # list`), within 2 seconds, silently: an unreachable daemon just means no suggestions.
 
-set -l __todoctl_commands add list show edit done reopen rm move snooze annotate category agenda reminders watch status ui export import undo redo sync help
+set -l __todoctl_commands add list show edit done reopen rm move snooze annotate dismiss category agenda reminders watch status ui export import undo redo sync help
 # Options that take a value in the next word.
 set -g __todoctl_valued --socket --category --due --remind --notes --due-before --due-after --search --search-exact --sort --limit --title --to --before --after --since --format --priority --tag --untag --every --days --parent --start --url --user --password-file --credential --calendar --default-list --initial -c -d -s -n -p -t
 
@@ -164,6 +164,7 @@ complete -c todoctl -n '__todoctl_command_is' -a rm -d 'Delete todos'
 complete -c todoctl -n '__todoctl_command_is' -a move -d 'Move a todo in the manual order'
 complete -c todoctl -n '__todoctl_command_is' -a snooze -d 'Postpone a reminder'
 complete -c todoctl -n '__todoctl_command_is' -a annotate -d 'Append a dated line to the notes'
+complete -c todoctl -n '__todoctl_command_is' -a dismiss -d 'Dismiss alarms that fired'
 complete -c todoctl -n '__todoctl_command_is' -a category -d 'List and manage categories'
 complete -c todoctl -n '__todoctl_command_is' -a agenda -d 'The coming days: due todos and recurring occurrences'
 complete -c todoctl -n '__todoctl_command_is' -a reminders -d 'List reminders that fired'
@@ -223,6 +224,8 @@ complete -c todoctl -n '__todoctl_command_is snooze; and __todoctl_npos 0' -x -a
 complete -c todoctl -n '__todoctl_command_is done' -x -a '(__todoctl_ids open)'
 complete -c todoctl -n '__todoctl_command_is reopen' -x -a '(__todoctl_ids done)'
 complete -c todoctl -n '__todoctl_command_is rm' -x -a '(__todoctl_ids)'
+complete -c todoctl -n '__todoctl_command_is dismiss' -x -a '(__todoctl_ids open)'
+complete -c todoctl -n '__todoctl_command_is dismiss' -l alarm -x -d 'Only that alarm: its uid or its number as show lists them'
 complete -c todoctl -n '__todoctl_command_is snooze; and __todoctl_npos 1' -x -a "15m 30m 1h 2h 1d 1w $when"
 
 # edit
@@ -247,28 +250,28 @@ complete -c todoctl -n '__todoctl_command_is edit' -l no-parent -d 'Make it a to
 complete -c todoctl -n '__todoctl_command_is edit' -l start -x -a "$when" -d 'When it can be started'
 complete -c todoctl -n '__todoctl_command_is edit' -l no-start -d 'Clear the start'
 
-# done, reopen, rm, move, snooze, annotate: a filter as list takes it (edit: before the command)
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l open -d 'Open todos (default)'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l done -d 'Done todos'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s a -l all -d 'Every todo list shows without a filter'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s c -l category -x -a '(__todoctl_categories)' -d 'Only todos in category NAME'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l no-category -d 'Only todos without a category'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l overdue -d 'Only open todos past their due time'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l due-before -x -a "$when" -d 'Only todos due before WHEN'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l due-after -x -a "$when" -d 'Only todos due at or after WHEN'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l search -x -d 'Only todos whose title or notes contain TEXT'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l search-exact -x -d 'Only todos whose title or notes contain TEXT as written'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s s -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s n -l limit -x -d 'Show at most N todos'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l by-category -d 'Group by category'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s t -l tag -x -a '(__todoctl_tags)' -d 'Only todos tagged T (all must match)'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -s p -l priority -x -a "$priorities" -d 'Only todos of priority P'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l recurring -d 'Only recurring todos, with their rule'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l flat -d 'A plain list, subtasks not under their parents'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l ready -d 'Only todos whose start has come'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l all-starts -d 'Todos whose start is to come too'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate' -l parent -x -a '(__todoctl_ids)' -d 'Only the subtasks of todo ID'
-complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate edit' -l yes -d 'Go on without asking'
+# done, reopen, rm, move, snooze, annotate, dismiss: a filter as list takes it (edit: before the command)
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l open -d 'Open todos (default)'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l done -d 'Done todos'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -s a -l all -d 'Every todo list shows without a filter'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -s c -l category -x -a '(__todoctl_categories)' -d 'Only todos in category NAME'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l no-category -d 'Only todos without a category'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l overdue -d 'Only open todos past their due time'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l due-before -x -a "$when" -d 'Only todos due before WHEN'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l due-after -x -a "$when" -d 'Only todos due at or after WHEN'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l search -x -d 'Only todos whose title or notes contain TEXT'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l search-exact -x -d 'Only todos whose title or notes contain TEXT as written'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -s s -l sort -x -a '(__todoctl_sort_keys)' -d 'Sort keys, comma-separated; - for descending'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -s n -l limit -x -d 'Show at most N todos'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l by-category -d 'Group by category'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -s t -l tag -x -a '(__todoctl_tags)' -d 'Only todos tagged T (all must match)'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -s p -l priority -x -a "$priorities" -d 'Only todos of priority P'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l recurring -d 'Only recurring todos, with their rule'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l flat -d 'A plain list, subtasks not under their parents'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l ready -d 'Only todos whose start has come'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l all-starts -d 'Todos whose start is to come too'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss' -l parent -x -a '(__todoctl_ids)' -d 'Only the subtasks of todo ID'
+complete -c todoctl -n '__todoctl_command_is done reopen rm move snooze annotate dismiss edit' -l yes -d 'Go on without asking'
 complete -c todoctl -n '__todoctl_command_is edit' -s a -l all -d 'Every todo list shows without a filter'
 
 # done

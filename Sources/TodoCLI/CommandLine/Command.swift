@@ -18,28 +18,37 @@ package struct GlobalOptions: Equatable, Sendable {
     }
 }
 
-/// `add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] [--notes TEXT] [--top]`.
+/// `add TITLE [--category NAME] [--due WHEN] [--remind DURATION|WHEN] ...`: the todo's fields
+/// (`AddOptions.newTodo` maps them to `todo.add`'s params) and where it goes in the order.
 package struct AddOptions: Equatable, Sendable {
     /// The title, as given.
     package var title: String
-    /// `--priority`, `--tag`, `--every`.
-    package var fields = AddFields()
     /// `--notes TEXT`.
     package var notes: String?
     /// `--category NAME`.
     package var category: String?
-    /// `--due WHEN`, resolved.
+    /// `--due WHEN`, resolved; without it, the first occurrence of `--every`'s rule from today.
     package var due: Instant?
     /// `--remind`, resolved against `due`; for an all-day `due` without `--remind`, that day at
     /// the morning time.
     package var remind: Instant?
     /// The alarms of several `--remind`s or `--nag` (then `remind` is nil); nil for one reminder.
     package var alarms: [Alarm]?
+    /// `--priority P`.
+    package var priority: TodoPriority?
+    /// `--tag T`..., validated, in the order given.
+    package var tags: [String] = []
+    /// `--every RULE`.
+    package var recurrence: TodoRecurrence?
+    /// `--parent ID`.
+    package var parent: Int64?
+    /// `--start WHEN`.
+    package var start: Instant?
     /// `--top`.
     package var top = false
     /// `--after ID`: directly after that todo in the manual order.
     package var after: Int64?
-    /// True when `--due` was a date without a time.
+    /// True when the due date is a date without a time (`--due` or the rule's first date).
     package var allDay = false
     /// The IANA name of the local zone the dates were given in, when known and there are dates.
     package var zone: String?
@@ -89,15 +98,13 @@ package enum RemindChange: Equatable, Sendable {
     case followDue
 }
 
-/// The changes of `edit ID`.
+/// The changes of `edit ID` (`EditOptions.patch` maps them to `todo.update`'s patch).
 package struct EditOptions: Equatable, Sendable {
     /// The todo.
     package var id: Int64
-    /// `--priority`/`--no-priority`, `--tag`, `--untag`, `--every`/`--no-every`.
-    package var fields = EditFields()
     /// `--title T`.
     package var title: String?
-    /// `--notes T` / `--no-notes`.
+    /// `--notes TEXT` / `--no-notes`.
     package var notes: FieldChange<String> = .keep
     /// `--category NAME` / `--no-category`.
     package var category: FieldChange<String> = .keep
@@ -108,6 +115,21 @@ package struct EditOptions: Equatable, Sendable {
     /// The alarms that replace the todo's, from several `--remind`s or `--nag` (with them
     /// `remind` stays `.keep`); nil when not given.
     package var alarms: [Alarm]?
+    /// `--priority P` / `--no-priority`.
+    package var priority: FieldChange<TodoPriority> = .keep
+    /// `--tag T`...: added to the todo's tags.
+    package var addTags: [String] = []
+    /// `--untag T`...: removed from them.
+    package var removeTags: [String] = []
+    /// `--every RULE` / `--no-every`.
+    package var recurrence: FieldChange<TodoRecurrence> = .keep
+    /// With `--every` and no `--due`: the rule's first occurrence from today, the due date of a
+    /// todo that has none yet.
+    package var firstDue: Instant?
+    /// `--parent ID` / `--no-parent`.
+    package var parent: FieldChange<Int64> = .keep
+    /// `--start WHEN` / `--no-start`.
+    package var start: FieldChange<Instant> = .keep
     /// True when `--due` was a date without a time.
     package var dueAllDay = false
     /// The IANA name of the local zone, sent with a new due or reminder, when known.
@@ -122,8 +144,9 @@ package struct EditOptions: Equatable, Sendable {
 
     /// True when nothing would change.
     var isEmpty: Bool {
-        title == nil && notes == .keep && category == .keep && due == .keep && (remind == .keep || remind == .followDue)
-            && alarms == nil
+        var none = EditOptions(id: id)
+        (none.remind, none.remindTime, none.ifRevision, none.zone) = (remind, remindTime, ifRevision, zone)
+        return self == none && (remind == .keep || remind == .followDue)
     }
 }
 
@@ -157,6 +180,8 @@ package enum ActVerb: Equatable, Sendable {
     case snooze(Instant)
     /// `annotate TEXT`: a dated line appended to the notes.
     case annotate(String)
+    /// `dismiss [--alarm UID|N]`: acknowledges the alarms that fired (or the one named).
+    case dismiss(AlarmChoice?)
 
     /// The command's name.
     package var name: String {
@@ -168,8 +193,17 @@ package enum ActVerb: Equatable, Sendable {
         case .move: "move"
         case .snooze: "snooze"
         case .annotate: "annotate"
+        case .dismiss: "dismiss"
         }
     }
+}
+
+/// The alarm `dismiss --alarm` names.
+package enum AlarmChoice: Equatable, Sendable {
+    /// The N-th, 1-based, as `show` lists them (a plain number up to `Alarm.maxPerTodo`).
+    case index(Int)
+    /// By its uid.
+    case uid(String)
 }
 
 /// Which todos an act takes.
@@ -180,7 +214,7 @@ package enum ActTargets: Equatable, Sendable {
     case filter(ListOptions)
 }
 
-/// `done|reopen|rm|edit|move|snooze|annotate` on a filter, on several ids or on `--all`.
+/// `done|reopen|rm|edit|move|snooze|annotate|dismiss` on a filter, on several ids or on `--all`.
 package struct ActOptions: Equatable, Sendable {
     package var verb: ActVerb
     package var targets: ActTargets

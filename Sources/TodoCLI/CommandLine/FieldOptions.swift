@@ -4,64 +4,6 @@ import TodoTime
 import TodoUserFiles
 import TodoWhen
 
-/// The v2 fields `add` sets: `--priority`, `--tag`, `--every`.
-package struct AddFields: Equatable, Sendable {
-    /// `--priority P`.
-    package var priority: TodoPriority?
-    /// `--tag T`..., validated, in the order given.
-    package var tags: [String] = []
-    /// `--every RULE`.
-    package var recurrence: TodoRecurrence?
-    /// True when the due date is the rule's first occurrence from today (no `--due`): a date,
-    /// so the todo is all-day.
-    package var allDay = false
-    /// `--parent ID`.
-    package var parent: Int64?
-    /// `--start WHEN`.
-    package var start: Instant?
-
-    package init(
-        priority: TodoPriority? = nil, tags: [String] = [], recurrence: TodoRecurrence? = nil, allDay: Bool = false
-    ) {
-        self.priority = priority
-        self.tags = tags
-        self.recurrence = recurrence
-        self.allDay = allDay
-    }
-}
-
-/// The v2 fields `edit` changes: sent in the same one `todo.update` as the rest.
-package struct EditFields: Equatable, Sendable {
-    /// `--priority P` / `--no-priority`.
-    package var priority: FieldChange<TodoPriority> = .keep
-    /// `--tag T`...: added to the todo's tags.
-    package var addTags: [String] = []
-    /// `--untag T`...: removed from them.
-    package var removeTags: [String] = []
-    /// `--every RULE` / `--no-every`.
-    package var recurrence: FieldChange<TodoRecurrence> = .keep
-    /// With `--every` and no `--due`: the rule's first occurrence from today, the due date of a
-    /// todo that has none yet.
-    package var firstDue: Instant?
-    /// `--parent ID` / `--no-parent`.
-    package var parent: FieldChange<Int64> = .keep
-    /// `--start WHEN` / `--no-start`.
-    package var start: FieldChange<Instant> = .keep
-
-    package init(
-        priority: FieldChange<TodoPriority> = .keep, addTags: [String] = [], removeTags: [String] = [],
-        recurrence: FieldChange<TodoRecurrence> = .keep
-    ) {
-        self.priority = priority
-        self.addTags = addTags
-        self.removeTags = removeTags
-        self.recurrence = recurrence
-    }
-
-    /// True when none of these fields changes.
-    var isEmpty: Bool { self == EditFields() }
-}
-
 extension Parser.Arguments {
     /// Every value given for a repeatable option, in order (`--tag a --tag b`).
     func values(_ name: String) -> [String] { options.filter { $0.name == name }.compactMap(\.value) }
@@ -106,75 +48,6 @@ extension Parser {
             throw UsageError("too many tags: at most \(Validation.maxTags) per todo", command: command)
         }
         return result
-    }
-
-    /// The fields of `add`. `due` is `--due`, already resolved; without it a rule's first
-    /// occurrence from today becomes the due date (returned).
-    func addFields(_ args: Arguments, due: Instant?) throws(UsageError) -> (fields: AddFields, due: Instant?) {
-        var fields = AddFields()
-        fields.priority = try args.value("--priority").map { v throws(UsageError) in
-            try priority(v, "--priority", "add")
-        }
-        fields.tags = try tags(args, "--tag", "add")
-        fields.parent = try args.value("--parent").map { v throws(UsageError) in
-            try id(v, "todo id for --parent", "add")
-        }
-        fields.start = try args.value("--start").map { v throws(UsageError) in try when(v, "--start", "add") }
-        var due = due
-        if let text = args.value("--every") {
-            let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "add")
-            fields.recurrence = every.recurrence
-            if due == nil {
-                due = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "add")
-                fields.allDay = true
-            }
-        }
-        return (fields, due)
-    }
-
-    /// The fields of `edit`.
-    func editFields(_ args: Arguments) throws(UsageError) -> EditFields {
-        for (set, clear) in [
-            ("--priority", "--no-priority"), ("--every", "--no-every"), ("--parent", "--no-parent"),
-            ("--start", "--no-start")
-        ]
-        where args.has(set) && args.has(clear) {
-            throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
-        }
-        var fields = EditFields()
-        if let text = args.value("--priority") {
-            fields.priority = .set(try priority(text, "--priority", "edit"))
-        } else if args.has("--no-priority") {
-            fields.priority = .clear
-        }
-        if let text = args.value("--parent") {
-            fields.parent = .set(try id(text, "todo id for --parent", "edit"))
-        } else if args.has("--no-parent") {
-            fields.parent = .clear
-        }
-        if let text = args.value("--start") {
-            fields.start = .set(try when(text, "--start", "edit"))
-        } else if args.has("--no-start") {
-            fields.start = .clear
-        }
-        fields.addTags = try tags(args, "--tag", "edit")
-        fields.removeTags = try tags(args, "--untag", "edit")
-        if let both = fields.addTags.first(where: { tag in
-            fields.removeTags.contains { Validation.tagKey($0) == Validation.tagKey(tag) }
-        }) {
-            throw UsageError("tag \(quote(both)) is both added (--tag) and removed (--untag)", command: "edit")
-        }
-        if let text = args.value("--every") {
-            let due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "edit") }
-            let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "edit")
-            fields.recurrence = .set(every.recurrence)
-            if !args.has("--due") {
-                fields.firstDue = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "edit")
-            }
-        } else if args.has("--no-every") {
-            fields.recurrence = .clear
-        }
-        return fields
     }
 
     /// The filters of `list`: `--tag T`... (all must match), `--priority P`, `--recurring`.
@@ -291,38 +164,77 @@ func sendableZone(_ name: String?) -> String? {
     return name
 }
 
-extension AddFields {
-    /// Puts the fields in `todo.add`'s params; `zone` (the local zone's IANA name) goes with a
-    /// due date or a rule, the dates it was entered in.
-    func apply(to params: inout NewTodo, zone: String?) {
-        params.priority = priority
-        params.tags = tags
-        params.recurrence = recurrence
-        params.parent = parent
-        params.start = start
-        if allDay { params.allDay = true }
-        if params.due != nil || recurrence != nil { params.zone = sendableZone(zone) }
+extension AddOptions {
+    /// `todo.add`'s params: every field of the todo, mapped by a switch over them all (a new
+    /// field is asked for here). `localZone` (the local zone's IANA name) goes with a due date or
+    /// a rule, the dates it was entered in.
+    func newTodo(localZone: String?) -> NewTodo {
+        var params = NewTodo(title: title)
+        for field in TodoField.allCases {
+            switch field {
+            case .title: params.title = title
+            case .notes: params.notes = notes
+            case .category: params.category = category
+            case .due: params.due = due
+            case .remind: params.remind = remind
+            case .alarms: params.alarms = alarms
+            case .priority: params.priority = priority
+            case .tags: params.tags = tags
+            case .recurrence: params.recurrence = recurrence
+            case .parent: params.parent = parent
+            case .start: params.start = start
+            case .allDay: params.allDay = allDay
+            case .zone: params.zone = due != nil || recurrence != nil ? sendableZone(localZone) : zone
+            // The store's, or set by other commands (done, move, snooze).
+            case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .revision, .subtasks,
+                .parentUid:
+                break
+            }
+        }
+        params.top = top
+        params.after = after
+        return params
     }
 }
 
-extension EditFields {
-    /// Puts the fields in the one `todo.update`'s patch. A rule given without `--due` to a todo
-    /// without a due date (read with `currentDue`, only then) starts on its first occurrence.
-    func apply(to patch: inout TodoPatch, zone: String?, currentDue: () throws(CLIFailure) -> Instant?)
-        throws(CLIFailure)
-    {
-        patch.priority = priority
-        patch.addTags = addTags
-        patch.removeTags = removeTags
-        patch.recurrence = recurrence
-        patch.parent = parent
-        patch.start = start
+extension EditOptions {
+    /// `todo.update`'s patch: every field of the todo, mapped by a switch over them all (a new
+    /// field is asked for here). `remind` is the reminder, resolved by the caller (it may need
+    /// the todo's current due time). A rule given without `--due` to a todo without a due date
+    /// (read with `currentDue`, only then) starts on its first occurrence; `localZone` goes with
+    /// a new due date or rule.
+    func patch(
+        remind: FieldChange<Instant>, localZone: String?, currentDue: () throws(CLIFailure) -> Instant?
+    ) throws(CLIFailure) -> TodoPatch {
+        var patch = TodoPatch()
+        for field in TodoField.allCases {
+            switch field {
+            case .title: patch.title = title.map(FieldChange.set) ?? .keep
+            case .notes: patch.notes = notes
+            case .category: patch.category = category
+            case .due: patch.due = due
+            case .remind: patch.remind = remind
+            case .alarms: if let alarms { patch.alarms = alarms.isEmpty ? .clear : .set(alarms) }
+            case .priority: patch.priority = priority
+            case .tags: (patch.addTags, patch.removeTags) = (addTags, removeTags)
+            case .recurrence: patch.recurrence = recurrence
+            case .parent: patch.parent = parent
+            case .start: patch.start = start
+            case .allDay: if case .set = due, dueAllDay { patch.allDay = true }
+            case .zone: if let zone { patch.zone = .set(zone) }
+            // The store's, or set by other commands (done, move, snooze).
+            case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .revision, .subtasks,
+                .parentUid:
+                break
+            }
+        }
         if let firstDue, patch.due == .keep, try currentDue() == nil {
             patch.due = .set(firstDue)
             patch.allDay = true
         }
         let setsDue = if case .set = patch.due { true } else { false }
         let setsRule = if case .set = recurrence { true } else { false }
-        if let zone = sendableZone(zone), patch.zone == .keep, setsDue || setsRule { patch.zone = .set(zone) }
+        if let zone = sendableZone(localZone), patch.zone == .keep, setsDue || setsRule { patch.zone = .set(zone) }
+        return patch
     }
 }

@@ -41,6 +41,28 @@ enum Help {
         P: high, medium, low (or H, M, L, in any case).
         """
 
+    /// One line of `add`'s or `edit`'s options: a field's (`FieldOption`) or one of the command's own.
+    enum OptionLine {
+        case field(TodoField)
+        case own(String, String)
+    }
+
+    /// The option lines of `add` or `edit`: those listed, a field's from its `FieldOption`, and
+    /// after the last field listed every field option not listed (a new field is in the help).
+    static func fieldLines(_ command: FieldOption.Command, _ lines: [OptionLine]) -> [(String, String)] {
+        let listed = Set(lines.compactMap { if case .field(let f) = $0 { f } else { nil } })
+        let unlisted = FieldOption.all(command).filter { !listed.contains($0.field) }.map { $0.help(command) }
+        let last = lines.lastIndex { if case .field = $0 { true } else { false } } ?? lines.count - 1
+        return lines.enumerated().flatMap { i, line -> [(String, String)] in
+            let own: [(String, String)]
+            switch line {
+            case .field(let field): own = FieldOption(field).map { [$0.help(command)] } ?? []
+            case .own(let option, let help): own = [(option, help)]
+            }
+            return i == last ? own + unlisted : own
+        }
+    }
+
     static let entries: [Entry] = [
         Entry(
             name: "add",
@@ -50,29 +72,16 @@ enum Help {
             ],
             summary:
                 "Add a todo. Several words form one title; after -- a title may start with a dash.\nIt goes to the bottom of the manual order unless --top or --after is given.",
-            options: [
-                ("--category NAME", "put it in category NAME (created if missing)"),
-                ("--due WHEN", "when it is due"),
-                (
-                    "--remind DURATION|WHEN",
-                    "when to remind: a DURATION before --due (15m) or a WHEN; default: at the due time;\n"
-                        + "repeatable, one alarm each (--remind 1d --remind 15m)"
-                ),
-                ("--nag DURATION", "repeat each reminder every DURATION (1m or more) until done or dismissed"),
-                ("--nag-count N", "how many times --nag repeats (default 6)"),
-                ("--notes TEXT", "free-form notes"),
-                ("--top", "put it first in the manual order"),
-                ("--after ID", "put it directly after todo ID in the manual order"),
-                ("--priority P", "its priority: high, medium or low"),
-                ("--tag T", "tag it T (repeatable); a tag is a word without spaces or commas"),
-                (
-                    "--every RULE",
-                    "make it recurring: done moves it to the next occurrence;\n"
-                        + "the first due is --due, else the rule's first day from today"
-                ),
-                ("--parent ID", "make it a subtask of todo ID"),
-                ("--start WHEN", "when it can be started (list --ready leaves it out until then)")
-            ]),
+            options: fieldLines(
+                .add,
+                [
+                    .field(.category), .field(.due), .field(.alarms),
+                    .own("--nag DURATION", "repeat each reminder every DURATION (1m or more) until done or dismissed"),
+                    .own("--nag-count N", "how many times --nag repeats (default 6)"), .field(.notes),
+                    .own("--top", "put it first in the manual order"),
+                    .own("--after ID", "put it directly after todo ID in the manual order"), .field(.priority),
+                    .field(.tags), .field(.recurrence), .field(.parent), .field(.start)
+                ])),
         Entry(
             name: "list",
             synopsis: [
@@ -118,7 +127,7 @@ enum Help {
         Entry(
             name: "edit",
             synopsis: [
-                "edit ID... [--title T] [--notes T | --no-notes] [--category NAME | --no-category]",
+                "edit ID... [--title T] [--notes TEXT | --no-notes] [--category NAME | --no-category]",
                 "        [--due WHEN | --no-due] [--remind DURATION|WHEN... | --no-remind | --remind-clear]",
                 "        [--nag DURATION [--nag-count N]]",
                 "        [--priority P | --no-priority] [--tag T]... [--untag T]... [--every RULE | --no-every]",
@@ -133,33 +142,19 @@ enum Help {
                 + "same fields on each todo. Without options they open one line per todo in the editor (id, title,\n"
                 + "due:WHEN category:NAME priority:P +tag ...): edit a line to edit its todo, move lines to reorder the\n"
                 + "todos in the manual order; a deleted line leaves its todo as it is. \(actHelp)",
-            options: [
-                ("--title T", "new title"),
-                ("--notes T, --no-notes", "set or clear the notes"),
-                ("--category NAME, --no-category", "set or clear the category"),
-                ("--due WHEN, --no-due", "set or clear the due time (clearing it also clears the reminder)"),
-                (
-                    "--remind DURATION|WHEN, --no-remind",
-                    "set or clear the reminder; repeated, the alarms replace the todo's"
-                ),
-                ("--remind-clear", "remove every alarm (as --no-remind)"),
-                (
-                    "--nag DURATION, --nag-count N",
-                    "the alarms given (or one at the due time) repeat every DURATION, N times (default 6)"
-                ),
-                ("--priority P, --no-priority", "set or clear the priority"),
-                ("--tag T, --untag T", "add or remove a tag (each repeatable; one change)"),
-                (
-                    "--every RULE, --no-every",
-                    "make it recurring or one-off; a todo without a due date\n"
-                        + "starts on the rule's first day from today"
-                ),
-                ("--if-revision N", "change it only if its revision is still N (as `show` printed it)"),
-                ("--parent ID, --no-parent", "make it a subtask of todo ID, or a top-level todo (no cycles)"),
-                ("--start WHEN, --no-start", "set or clear when it can be started"),
-                ("--all", "every todo list shows without a filter"),
-                ("--yes", "go on without asking")
-            ]),
+            options: fieldLines(
+                .edit,
+                [
+                    .field(.title), .field(.notes), .field(.category), .field(.due), .field(.alarms),
+                    .own("--remind-clear", "remove every alarm (as --no-remind)"),
+                    .own(
+                        "--nag DURATION, --nag-count N",
+                        "the alarms given (or one at the due time) repeat every DURATION, N times (default 6)"),
+                    .field(.priority), .field(.tags), .field(.recurrence),
+                    .own("--if-revision N", "change it only if its revision is still N (as `show` printed it)"),
+                    .field(.parent), .field(.start), .own("--all", "every todo list shows without a filter"),
+                    .own("--yes", "go on without asking")
+                ])),
         Entry(
             name: "done", synopsis: ["done ID... [--stop]", "done FILTER... | --all [--stop] [--yes]"],
             summary:
@@ -206,6 +201,21 @@ enum Help {
             summary: "Append a dated line (YYYY-MM-DD HH:MM TEXT, local time) to the notes of todos, as Taskwarrior's\n"
                 + "annotate does. Several words form one TEXT.\n\(actHelp)",
             options: actOptions),
+        Entry(
+            name: "dismiss",
+            synopsis: ["dismiss ID... [--alarm UID|N]", "dismiss FILTER... | --all [--alarm UID|N] [--yes]"],
+            summary:
+                "Dismiss (acknowledge) the alarms of todos that have fired and were not dismissed since: a nagging\n"
+                + "alarm stops repeating, a snoozed one will not come back; alarms still to come fire as set.\n"
+                + "A todo with nothing to dismiss is left as it is and reported so. A filter takes the todos with\n"
+                + "an alarm to dismiss. \(idRanges)\n\(actHelp)",
+            options: [
+                (
+                    "--alarm UID|N",
+                    "only that alarm: its uid, or N for the N-th as show lists them (1 is first);\n"
+                        + "one that has not fired yet is left as it is"
+                )
+            ] + actOptions),
         Entry(
             name: "category",
             synopsis: [

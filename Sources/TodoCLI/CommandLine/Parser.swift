@@ -46,7 +46,9 @@ package struct Parser {
     ]
 
     /// The commands that act on many todos: ids, a filter as `list` takes it, or `--all`.
-    static let actCommands: Set<String> = ["done", "reopen", "rm", "edit", "move", "snooze", "annotate"]
+    static let actCommands: Set<String> = [
+        "done", "reopen", "rm", "edit", "move", "snooze", "annotate", "dismiss"
+    ]
 
     /// The options of a filter (those of `list`) and `--yes`: after an act's command word (but
     /// `edit`'s, where options are the fields to set), and before it.
@@ -60,11 +62,9 @@ package struct Parser {
     ]
 
     static let commandSpecs: [String: [String: Arity]] = [
-        "add": [
-            "--category": .value, "--due": .value, "--remind": .value, "--nag": .value, "--nag-count": .value,
-            "--notes": .value, "--top": .flag, "--after": .value,
-            "--priority": .value, "--tag": .value, "--every": .value, "--parent": .value, "--start": .value
-        ],
+        "add": FieldOption.specs(.add).merging([
+            "--nag": .value, "--nag-count": .value, "--top": .flag, "--after": .value
+        ]) { a, _ in a },
         "list": [
             "--open": .flag, "--done": .flag, "--all": .flag, "--category": .value, "--no-category": .flag,
             "--overdue": .flag, "--due-before": .value, "--due-after": .value, "--search": .value,
@@ -74,15 +74,10 @@ package struct Parser {
             "--all-starts": .flag,
             "--parent": .value
         ],
-        "edit": [
-            "--title": .value, "--notes": .value, "--no-notes": .flag, "--category": .value,
-            "--no-category": .flag, "--due": .value, "--no-due": .flag, "--remind": .value, "--no-remind": .flag,
-            "--remind-clear": .flag, "--nag": .value, "--nag-count": .value,
-            "--priority": .value, "--no-priority": .flag, "--tag": .value, "--untag": .value, "--every": .value,
-            "--no-every": .flag,
-            "--if-revision": .value, "--parent": .value, "--no-parent": .flag, "--start": .value, "--no-start": .flag,
-            "--all": .flag, "--yes": .flag
-        ],
+        "edit": FieldOption.specs(.edit).merging([
+            "--remind-clear": .flag, "--nag": .value, "--nag-count": .value, "--if-revision": .value, "--all": .flag,
+            "--yes": .flag
+        ]) { a, _ in a },
         "done": filterSpecs.merging(["--stop": .flag]) { a, _ in a },
         "reopen": filterSpecs,
         "rm": filterSpecs.merging(["--recursive": .flag]) { a, _ in a },
@@ -91,6 +86,7 @@ package struct Parser {
         ]) { a, _ in a },
         "snooze": filterSpecs,
         "annotate": filterSpecs,
+        "dismiss": filterSpecs.merging(["--alarm": .value]) { a, _ in a },
         "category": ["--force": .flag, "--to": .value],
         "reminders": ["--since": .value, "--limit": .value],
         "agenda": ["--days": .value],
@@ -391,7 +387,7 @@ package struct Parser {
         var p = Positionals(args.positionals, command: name)
         let result: Command
         switch name {
-        case _ where Parser.actCommands.contains(name) && (isAct(name, args) || name == "annotate"):
+        case _ where Parser.actCommands.contains(name) && (isAct(name, args) || ["annotate", "dismiss"].contains(name)):
             result = try act(name, args, &p)
         case "add": result = .add(try add(args, &p))
         case "list": result = .list(try list(args))
@@ -502,34 +498,64 @@ package struct Parser {
             throw UsageError("missing TITLE", command: "add")
         }
         var options = AddOptions(title: words.joined(separator: " "))
-        options.notes = args.value("--notes")
-        options.category = args.value("--category")
-        var given = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
-        if let due = given, let every = args.value("--every") {
-            given = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "add")
-        }
         options.top = args.has("--top")
         if let after = args.value("--after") {
             guard !options.top else { throw UsageError("--top and --after cannot be used together", command: "add") }
             options.after = try id(after, "todo id for --after", "add")
         }
-        // Without --due, a rule's first occurrence from today is the (all-day) due date.
-        let first: Instant?
-        (options.fields, first) = try addFields(args, due: given?.instant)
-        let due = given ?? first.map { When(instant: $0, allDay: true) }
-        options.due = due?.instant
-        options.allDay = due?.allDay ?? false
-        let reminds = args.values("--remind")
-        if args.has("--nag-count"), !args.has("--nag") {
-            throw UsageError("--nag-count goes with --nag", command: "add")
-        }
-        if reminds.count > 1 || args.has("--nag") {
-            options.alarms = try alarms(args, reminds, due: due, start: options.fields.start, command: "add")
-        } else if let text = args.value("--remind") {
-            options.remind = try remind(
-                text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
-        } else if let due, due.allDay {
-            options.remind = try anchor(due, "add")
+        // Each field its option sets, in the order of the fields: `--every` after `--due` (the
+        // rule's first day is the due date when there is none), `--remind` last (it counts from both).
+        var due: When?
+        for field in TodoField.allCases {
+            switch field {
+            case .title: break // the words
+            case .notes: options.notes = args.value("--notes")
+            case .category: options.category = args.value("--category")
+            case .due:
+                due = try args.value("--due").map { v throws(UsageError) in try whenValue(v, "--due", "add") }
+                if let given = due, let every = args.value("--every") {
+                    due = try Every.snap(given, to: every, now: now, timeZone: timeZone, command: "add")
+                }
+            case .priority:
+                options.priority = try args.value("--priority").map { v throws(UsageError) in
+                    try priority(v, "--priority", "add")
+                }
+            case .tags: options.tags = try tags(args, "--tag", "add")
+            case .recurrence:
+                guard let text = args.value("--every") else { break }
+                let every = try Every.parse(text, due: due?.instant, now: now, timeZone: timeZone, command: "add")
+                options.recurrence = every.recurrence
+                // Without --due, a rule's first occurrence from today is the (all-day) due date.
+                if due == nil {
+                    let first = try Every.firstDue(every, text: text, now: now, timeZone: timeZone, command: "add")
+                    due = When(instant: first, allDay: true)
+                }
+            case .parent:
+                options.parent = try args.value("--parent").map { v throws(UsageError) in
+                    try id(v, "todo id for --parent", "add")
+                }
+            case .start:
+                options.start = try args.value("--start").map { v throws(UsageError) in try when(v, "--start", "add") }
+            case .alarms:
+                options.due = due?.instant
+                options.allDay = due?.allDay ?? false
+                let reminds = args.values("--remind")
+                if args.has("--nag-count"), !args.has("--nag") {
+                    throw UsageError("--nag-count goes with --nag", command: "add")
+                }
+                if reminds.count > 1 || args.has("--nag") {
+                    options.alarms = try alarms(args, reminds, due: due, start: options.start, command: "add")
+                } else if let text = args.value("--remind") {
+                    options.remind = try remind(
+                        text, due: try due.map { d throws(UsageError) in try anchor(d, "add") }, command: "add")
+                } else if let due, due.allDay {
+                    options.remind = try anchor(due, "add")
+                }
+            // Given with the due date (`zone`, `allDay`: below), or not by add.
+            case .id, .uid, .remind, .reminded, .done, .completed, .position, .created, .updated, .zone, .allDay,
+                .revision, .subtasks, .parentUid:
+                break
+            }
         }
         // The zone the dates were given in; a todo without dates has none to tell.
         if options.due != nil || options.remind != nil || options.alarms != nil { options.zone = zoneName }
@@ -588,38 +614,92 @@ package struct Parser {
     }
 
     func edit(_ args: Arguments, id: Int64) throws(UsageError) -> EditOptions {
+        for option in FieldOption.all where option.clear == .flag {
+            if let clear = option.clearName, args.has(option.name) && args.has(clear) {
+                throw UsageError("\(option.name) and \(clear) cannot be used together", command: "edit")
+            }
+        }
         var options = EditOptions(id: id)
-        for (set, clear) in [
-            ("--notes", "--no-notes"), ("--category", "--no-category"), ("--due", "--no-due"),
-            ("--remind", "--no-remind")
-        ]
-        where args.has(set) && args.has(clear) {
-            throw UsageError("\(set) and \(clear) cannot be used together", command: "edit")
-        }
-        options.title = args.value("--title")
-        if let notes = args.value("--notes") {
-            options.notes = .set(notes)
-        } else if args.has("--no-notes") {
-            options.notes = .clear
-        }
-        if let name = args.value("--category") {
-            options.category = .set(name)
-        } else if args.has("--no-category") {
-            options.category = .clear
-        }
         options.remindTime = remindTime
         var newDue: When?
-        if let text = args.value("--due") {
-            var due = try whenValue(text, "--due", "edit")
-            if let every = args.value("--every") {
-                due = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "edit")
+        // Each field its options change, in the order of the fields (`--remind` last: it counts from `--due`).
+        for field in TodoField.allCases {
+            switch field {
+            case .title: options.title = args.value("--title")
+            case .notes: options.notes = try change(args, "--notes") { $0 }
+            case .category: options.category = try change(args, "--category") { $0 }
+            case .due:
+                if let text = args.value("--due") {
+                    var due = try whenValue(text, "--due", "edit")
+                    if let every = args.value("--every") {
+                        due = try Every.snap(due, to: every, now: now, timeZone: timeZone, command: "edit")
+                    }
+                    newDue = due
+                    options.due = .set(due.instant)
+                    options.dueAllDay = due.allDay
+                } else if args.has("--no-due") {
+                    options.due = .clear
+                }
+            case .priority:
+                options.priority = try change(args, "--priority") { v throws(UsageError) in
+                    try priority(v, "--priority", "edit")
+                }
+            case .tags:
+                options.addTags = try tags(args, "--tag", "edit")
+                options.removeTags = try tags(args, "--untag", "edit")
+                if let both = options.addTags.first(where: { tag in
+                    options.removeTags.contains { Validation.tagKey($0) == Validation.tagKey(tag) }
+                }) {
+                    throw UsageError("tag \(quote(both)) is both added (--tag) and removed (--untag)", command: "edit")
+                }
+            case .recurrence:
+                if let text = args.value("--every") {
+                    let due = try args.value("--due").map { v throws(UsageError) in try when(v, "--due", "edit") }
+                    let every = try Every.parse(text, due: due, now: now, timeZone: timeZone, command: "edit")
+                    options.recurrence = .set(every.recurrence)
+                    if !args.has("--due") {
+                        options.firstDue = try Every.firstDue(
+                            every, text: text, now: now, timeZone: timeZone, command: "edit")
+                    }
+                } else if args.has("--no-every") {
+                    options.recurrence = .clear
+                }
+            case .parent:
+                options.parent = try change(args, "--parent") { v throws(UsageError) in
+                    try self.id(v, "todo id for --parent", "edit")
+                }
+            case .start:
+                options.start = try change(args, "--start") { v throws(UsageError) in try when(v, "--start", "edit") }
+            case .alarms: try editReminder(args, newDue: newDue, into: &options)
+            // Given with the due date (`zone`: below), or not by edit.
+            case .id, .uid, .remind, .reminded, .done, .completed, .position, .created, .updated, .zone, .allDay,
+                .revision, .subtasks, .parentUid:
+                break
             }
-            newDue = due
-            options.due = .set(due.instant)
-            options.dueAllDay = due.allDay
-        } else if args.has("--no-due") {
-            options.due = .clear
         }
+        options.ifRevision = try args.value("--if-revision").map { v throws(UsageError) in
+            try limit(v, "--if-revision", "edit")
+        }
+        if options.due != .keep || options.remind != .keep || options.alarms != nil { options.zone = zoneName }
+        if options.isEmpty {
+            let names = FieldOption.all.flatMap { [$0.name] + ($0.clearName.map { [$0] } ?? []) }
+            throw UsageError(
+                "nothing to change: give at least one of \(names.joined(separator: ", "))", command: "edit")
+        }
+        return options
+    }
+
+    /// A field option's change on `edit`: its value read by `read`, or `.clear` for its `--no-X`.
+    func change<Value>(_ args: Arguments, _ option: String, read: (String) throws(UsageError) -> Value)
+        throws(UsageError) -> FieldChange<Value>
+    {
+        if let text = args.value(option) { return .set(try read(text)) }
+        return args.has("--no-" + option.dropFirst(2)) ? .clear : .keep
+    }
+
+    /// `edit`'s `--remind`s, `--nag`, `--no-remind`: the alarms or the one reminder, `newDue` the
+    /// `--due` given.
+    func editReminder(_ args: Arguments, newDue: When?, into options: inout EditOptions) throws(UsageError) {
         if args.has("--remind-clear"), args.has("--no-remind") {
             throw UsageError("--remind-clear and --no-remind say the same: give one", command: "edit")
         }
@@ -660,18 +740,6 @@ package struct Parser {
         } else if newDue != nil {
             options.remind = .followDue
         }
-        options.fields = try editFields(args)
-        options.ifRevision = try args.value("--if-revision").map { v throws(UsageError) in
-            try limit(v, "--if-revision", "edit")
-        }
-        if options.due != .keep || options.remind != .keep || options.alarms != nil { options.zone = zoneName }
-        if options.isEmpty && options.fields.isEmpty {
-            throw UsageError(
-                "nothing to change: give at least one of --title, --notes, --no-notes, --category, --no-category, --due, --no-due, --remind, --no-remind, "
-                    + "--priority, --no-priority, --tag, --untag, --every, --no-every, --parent, --no-parent, --start, --no-start",
-                command: "edit")
-        }
-        return options
     }
 
     func move(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> Command {
@@ -779,11 +847,25 @@ package struct Parser {
                 verb = .snooze(instant)
             }
         case "annotate": verb = .annotate(text)
+        case "dismiss": verb = .dismiss(try alarmChoice(args.value("--alarm")))
         default:
             let fields = args.options.contains { $0.name != "--all" && $0.name != "--yes" }
             verb = fields ? .edit(try edit(args, id: 1)) : .editLines
         }
         return .act(ActOptions(verb: verb, targets: targets, yes: args.has("--yes")))
+    }
+
+    /// `dismiss --alarm UID|N`: a plain number up to `Alarm.maxPerTodo` is the N-th alarm as
+    /// `show` lists them, anything else a uid.
+    func alarmChoice(_ text: String?) throws(UsageError) -> AlarmChoice? {
+        guard let text else { return nil }
+        if let n = Parser.positiveInteger(text), n <= Alarm.maxPerTodo { return .index(Int(n)) }
+        guard !text.isEmpty, text != "0", !text.contains(where: { $0 == " " || $0.isNewline }) else {
+            throw UsageError(
+                "invalid --alarm \(quote(text)): give the alarm's number as show lists it (1 is the first) or its uid",
+                command: "dismiss")
+        }
+        return .uid(text)
     }
 
     func category(_ args: Arguments, _ p: inout Positionals) throws(UsageError) -> CategoryCommand {

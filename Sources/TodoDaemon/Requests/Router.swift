@@ -219,8 +219,10 @@ final class Router: Sendable {
     }
 
     private func todoAlarmAck(_ p: TodoAlarmAckParams, _ tx: StoreTransaction) throws(TodoError) -> Reply<Todo> {
+        let before = try tx.todo(p.id)
         let todo = try tx.acknowledgeAlarm(p.id, uid: p.alarm, at: tx.now)
-        return Reply(result: todo, events: [.todos(.todoUpdated, [todo])])
+        // Nothing to acknowledge: no change, no event.
+        return Reply(result: todo, events: todo.revision == before.revision ? [] : [.todos(.todoUpdated, [todo])])
     }
 
     /// `todo.batch`: each op as its own method does it, all in this request's savepoint (one
@@ -265,6 +267,10 @@ final class Router: Sendable {
                         let reply = try todoSnooze(s, tx)
                         keep([reply.result])
                         events += reply.events
+                    case .alarmAck(let a):
+                        let reply = try todoAlarmAck(a, tx)
+                        keep([reply.result])
+                        events += reply.events
                     }
                 }
             }, description: { Self.batchDescription(p.ops) })
@@ -284,6 +290,7 @@ final class Router: Sendable {
             case .delete: "delete"
             case .move: "move"
             case .snooze: "snooze"
+            case .alarmAck: "dismiss"
             }
         }
         func ids(_ op: TodoBatchParams.Op) -> [Int64] {
@@ -294,6 +301,7 @@ final class Router: Sendable {
             case .delete(let d): d.ids
             case .move(let m): [m.id]
             case .snooze(let s): [s.id]
+            case .alarmAck(let a): [a.id]
             }
         }
         var seen = Set<Int64>()

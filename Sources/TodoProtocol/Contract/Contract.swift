@@ -307,14 +307,16 @@ package struct TodoSnoozeParams: MethodParams, Equatable {
     package var encoded: JSONObject { ["id": .int(id), "until": .instant(until)] }
 }
 
-/// `todo.alarm.ack`: acknowledges (dismisses) one alarm of a todo, named by its uid.
+/// `todo.alarm.ack`: acknowledges (dismisses) one alarm of a todo, named by its uid, or
+/// without one every alarm of it that has fired and was not acknowledged since.
 package struct TodoAlarmAckParams: MethodParams, Equatable {
     package static let method = Method.todoAlarmAck
     package typealias Result = Todo
     package var id: Int64
-    package var alarm: String
+    /// The alarm's uid; nil: every alarm that has fired and was not acknowledged.
+    package var alarm: String?
 
-    package init(id: Int64, alarm: String) {
+    package init(id: Int64, alarm: String?) {
         self.id = id
         self.alarm = alarm
     }
@@ -322,18 +324,22 @@ package struct TodoAlarmAckParams: MethodParams, Equatable {
     package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         id = try p.int("id", in: 1...Int64.max)
-        alarm = try p.string("alarm")
-        guard !alarm.isEmpty else { throw RPCError.invalidParams("alarm", "must not be empty") }
+        alarm = try p.optionalString("alarm")
+        guard alarm?.isEmpty != true else { throw RPCError.invalidParams("alarm", "must not be empty") }
         try p.finish()
     }
 
-    package var encoded: JSONObject { ["id": .int(id), "alarm": .string(alarm)] }
+    package var encoded: JSONObject {
+        var p: JSONObject = ["id": .int(id)]
+        if let alarm { p["alarm"] = .string(alarm) }
+        return p
+    }
 }
 
 /// `todo.batch`: several changes of todos made as one request: all of them or none, in one
 /// transaction, logged as one change (one `store.undo` reverts all of it). Each op is the
 /// method and params of a `todo.update`, `todo.complete`, `todo.reopen`, `todo.delete`,
-/// `todo.move` or `todo.snooze`, applied in order.
+/// `todo.move`, `todo.snooze` or `todo.alarm.ack`, applied in order.
 package struct TodoBatchParams: MethodParams, Equatable {
     package static let method = Method.todoBatch
     package typealias Result = [Todo]
@@ -346,6 +352,7 @@ package struct TodoBatchParams: MethodParams, Equatable {
         case delete(TodoDeleteParams)
         case move(TodoMoveParams)
         case snooze(TodoSnoozeParams)
+        case alarmAck(TodoAlarmAckParams)
 
         /// The op's method.
         package var method: Method {
@@ -356,6 +363,7 @@ package struct TodoBatchParams: MethodParams, Equatable {
             case .delete: TodoDeleteParams.method
             case .move: TodoMoveParams.method
             case .snooze: TodoSnoozeParams.method
+            case .alarmAck: TodoAlarmAckParams.method
             }
         }
 
@@ -368,12 +376,13 @@ package struct TodoBatchParams: MethodParams, Equatable {
             case .delete(let p): p.encoded
             case .move(let p): p.encoded
             case .snooze(let p): p.encoded
+            case .alarmAck(let p): p.encoded
             }
         }
 
         /// The methods an op may be.
         package static let methods: [Method] = [
-            .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze
+            .todoUpdate, .todoComplete, .todoReopen, .todoDelete, .todoMove, .todoSnooze, .todoAlarmAck
         ]
     }
 
@@ -415,6 +424,7 @@ package struct TodoBatchParams: MethodParams, Equatable {
                 case .todoDelete?: ops.append(.delete(try TodoDeleteParams(decoding: params)))
                 case .todoMove?: ops.append(.move(try TodoMoveParams(decoding: params)))
                 case .todoSnooze?: ops.append(.snooze(try TodoSnoozeParams(decoding: params)))
+                case .todoAlarmAck?: ops.append(.alarmAck(try TodoAlarmAckParams(decoding: params)))
                 default:
                     throw RPCError.invalidParams(
                         "ops[\(i)].method", "must be one of \(Op.methods.map(\.name).joined(separator: ", "))")

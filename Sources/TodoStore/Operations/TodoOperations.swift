@@ -589,17 +589,34 @@ extension StoreTransaction {
     }
 
     /// Acknowledges (dismisses) alarm `uid` of todo `id` at `instant` (RFC 9074 `ACKNOWLEDGED`):
-    /// its firings up to now and its repeats are no longer pending; the others' are. A change
-    /// like a snooze (logged, undone by undo).
+    /// its firings up to now and its repeats are no longer pending; the others' are. Without a
+    /// uid, every alarm that has fired by `instant` and was not acknowledged since
+    /// (`Alarm.firedUnacknowledged`); when there is none (or the todo is done) nothing changes
+    /// and the todo is returned as it is. A change like a snooze (logged as one, undone by undo).
     /// - Throws: `.notFound` for an unknown todo or alarm.
-    package func acknowledgeAlarm(_ id: Int64, uid: String, at instant: Instant) throws(TodoError) -> Todo {
+    package func acknowledgeAlarm(_ id: Int64, uid: String?, at instant: Instant) throws(TodoError) -> Todo {
         let old = try row(id).todo
-        guard let index = old.alarms.firstIndex(where: { $0.uid == uid }) else {
-            throw TodoError.notFound("todo \(id) has no alarm \(uid)")
+        let indices: [Int]
+        if let uid {
+            guard let index = old.alarms.firstIndex(where: { $0.uid == uid }) else {
+                throw TodoError.notFound("todo \(id) has no alarm \(uid)")
+            }
+            indices = [index]
+        } else {
+            indices =
+                old.done
+                ? []
+                : old.alarms.indices.filter {
+                    old.alarms[$0].firedUnacknowledged(by: instant, due: old.due, start: old.start)
+                }
+            // Nothing to acknowledge: the todo as it is (with its position).
+            guard !indices.isEmpty else { return try todo(id) }
         }
         var alarms = old.alarms
-        alarms[index].acknowledged = instant
-        alarms[index].snoozedUntil = nil
+        for index in indices {
+            alarms[index].acknowledged = instant
+            alarms[index].snoozedUntil = nil
+        }
         let next = old.done ? nil : Alarm.nextFiring(alarms, after: instant, due: old.due, start: old.start)
         try connection.run(
             """
@@ -611,7 +628,10 @@ extension StoreTransaction {
                 .integer(instant.usec),
                 .integer(now.usec), .integer(id)
             ])
-        try recordChange(.update, "dismiss alarm \(index + 1) of \(id) \(ChangeLog.quoted(old.title))")
+        let which = indices.map { String($0 + 1) }.joined(separator: ", ")
+        try recordChange(
+            .update,
+            "dismiss alarm\(indices.count == 1 ? "" : "s") \(which) of \(id) \(ChangeLog.quoted(old.title))")
         return try todo(id)
     }
 
@@ -672,16 +692,44 @@ extension StoreTransaction {
         return checked
     }
 
-    /// Sets a new reminder instant for todo `id` and re-arms it. A snooze never moves a reminder
-    /// earlier: one still to fire after `instant` stays where it is, and nothing changes.
+    /// Snoozes todo `id`'s reminder until `instant`, alarm by alarm (RFC 9074): the alarms that
+    /// fired and were not dismissed (by now, or by the firing last recorded), else the one the
+    /// pending reminder is of, are acknowledged up to then and fire again at `instant` (their
+    /// `snoozedUntil`); the other alarms keep their times, so a later one still fires at its own
+    /// even before `instant`. A todo without an alarm to snooze has its reminder moved to
+    /// `instant`. A snooze never moves a reminder earlier: one still to fire at or after
+    /// `instant` stays where it is, and nothing changes.
     /// - Throws: `.notFound`; `.conflict` when the todo is done.
     package func snooze(_ id: Int64, until instant: Instant) throws(TodoError) -> Todo {
         let old = try row(id).todo
         guard !old.done else { throw TodoError.conflict("todo \(id) is done; reopen it before snoozing") }
         if let pending = old.remind, old.reminded == nil, pending >= instant { return old }
+        var alarms = old.alarms
+        let firedBy = old.reminded == nil ? now : max(now, old.remind ?? now)
+        var snoozed = alarms.indices.filter {
+            alarms[$0].firedUnacknowledged(by: firedBy, due: old.due, start: old.start)
+        }
+        var acknowledged = firedBy
+        if snoozed.isEmpty, let pending = old.remind, old.reminded == nil,
+            let i = alarms.firstIndex(where: { $0.fires(at: pending, due: old.due, start: old.start) })
+        {
+            // Snoozed before it fired: its firing at `pending` is the one acknowledged.
+            snoozed = [i]
+            acknowledged = max(firedBy, pending)
+        }
+        for i in snoozed {
+            alarms[i].acknowledged = acknowledged
+            alarms[i].snoozedUntil = instant
+        }
+        let remind =
+            snoozed.isEmpty
+            ? instant : Alarm.nextFiring(alarms, after: firedBy, due: old.due, start: old.start) ?? instant
         try connection.run(
-            "UPDATE todos SET remind = ?, reminded = NULL, updated = ?, revision = revision + 1 WHERE id = ?",
-            [.integer(instant.usec), .integer(now.usec), .integer(id)])
+            """
+            UPDATE todos SET alarms = ?, remind = ?, reminded = NULL, updated = ?, revision = revision + 1
+            WHERE id = ?
+            """,
+            [.optional(Alarm.storedText(alarms)), .integer(remind.usec), .integer(now.usec), .integer(id)])
         try recordChange(.snooze, "snooze \(id)")
         return try todo(id)
     }

@@ -7,7 +7,11 @@ import TodoRPC
 package class LocalStore {
     let transport: any RPCTransport
 
-    package init(transport: any RPCTransport) { self.transport = transport }
+    /// Over `transport` (tests wrap todod's socket). Internal, as `ListView`, which does not
+    /// inherit it: a `package` designated initializer an internal subclass does not inherit gets
+    /// a vtable thunk for the subclass's stub that Swift 6.3 emits calling itself ("function call
+    /// causes an infinite recursion" at the subclass).
+    init(transport: any RPCTransport) { self.transport = transport }
 
     /// Connects to todod at `socket` (`SocketPaths.socket`, as todoctl resolves it).
     package convenience init(socket: String) throws(SyncError) {

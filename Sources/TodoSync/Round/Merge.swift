@@ -1,9 +1,10 @@
 import TodoCore
 
-/// The fields the merge works on, each compared and taken whole. `due` carries `allDay` and
-/// `zone`, `done` carries `completed`: they only make sense together.
+/// The fields the merge works on, each compared and taken whole (tags as a set, alarms by
+/// uid). `due` carries `allDay` and `zone`, `done` carries `completed`, `alarms` carries `remind`
+/// (their next firing): they only make sense together.
 package enum SyncField: String, CaseIterable, Sendable {
-    case title, notes, category, tags, due, remind, reminded, done, priority, recurrence, order
+    case title, notes, category, tags, due, alarms, reminded, done, priority, recurrence, order
     /// The parent's uid (`RELATED-TO`) and the start (`DTSTART`).
     case parent, start
     /// What iCalendar kept of the VTODO (unknown properties): an import here or an edit elsewhere changes it.
@@ -21,8 +22,7 @@ extension SyncField {
         case .category: self = .category
         case .tags: self = .tags
         case .due, .zone, .allDay: self = .due
-        // Until each VALARM maps to an alarm, the VTODO gives them through `remind`.
-        case .remind, .alarms: self = .remind
+        case .remind, .alarms: self = .alarms
         case .reminded: self = .reminded
         case .done, .completed: self = .done
         case .priority: self = .priority
@@ -40,7 +40,8 @@ extension SyncField {
 /// changed the same way are kept, and a field both changed differently is a conflict: the side
 /// with the later `updated` (LAST-MODIFIED) wins it, the remote on a tie. The store's side keeps
 /// its microseconds, so within the second a VTODO's LAST-MODIFIED names, the store's change counts as later. Tags merge as sets: what
-/// either side added is added, what either side removed is removed. Pure: no I/O.
+/// either side added is added, what either side removed is removed. Alarms merge by uid
+/// (`AlarmMerge`), and `remind` follows the merged list. Pure: no I/O.
 package enum ThreeWayMerge {
     package struct Outcome: Sendable, Equatable {
         package var merged: SyncItem
@@ -57,6 +58,7 @@ package enum ThreeWayMerge {
         let localWins = local.entry.updated > remote.entry.updated
         var merged = localWins ? local : remote
         var conflicts: [SyncField] = []
+        var derivedAlarms = false
         guard let base else {
             merged.entry.tags = union(local.entry.tags, remote.entry.tags)
             merged.entry.updated = max(local.entry.updated, remote.entry.updated)
@@ -76,11 +78,27 @@ package enum ThreeWayMerge {
                 merged.entry.tags = mergedTags(
                     base: base.entry.tags, local: local.entry.tags, remote: remote.entry.tags)
                 continue
+            } else if field == .alarms, !AlarmMerge.noAlarms(base, local, remote) {
+                let m = AlarmMerge.merge(
+                    base: base.entry.alarms ?? [], local: local.entry.alarms ?? [], remote: remote.entry.alarms ?? [],
+                    localWins: localWins)
+                merged.entry.alarms = m.alarms
+                derivedAlarms = true
+                if m.conflict { conflicts.append(.alarms) }
+                continue
             } else {
                 conflicts.append(field)
                 chosen = localWins ? local : remote
             }
             set(field, from: chosen, into: &merged)
+        }
+        if derivedAlarms, let alarms = merged.entry.alarms, !alarms.isEmpty {
+            // The next firing of the merged list, after `due` and `start` were merged.
+            (merged.entry.remind, merged.entry.reminded) = Alarm.reminder(
+                alarms, due: merged.entry.due, start: merged.entry.start)
+        } else if derivedAlarms {
+            merged.entry.remind = nil
+            merged.entry.reminded = nil
         }
         merged.entry.uid = remote.entry.uid ?? local.entry.uid
         merged.entry.created = min(local.entry.created, remote.entry.created)
@@ -108,7 +126,10 @@ package enum ThreeWayMerge {
         case .category: return [e.category?.lowercased()]
         case .tags: return e.tags.map { $0.lowercased() }.sorted()
         case .due: return [e.due.map { String($0.usec) }, String(e.allDay), e.due == nil ? nil : e.zone]
-        case .remind: return [e.remind.map { String($0.usec) }]
+        case .alarms:
+            // The alarms by uid; without any, the reminder the todo has anyway (a default one).
+            guard let alarms = e.alarms, !alarms.isEmpty else { return [e.remind.map { String($0.usec) }] }
+            return alarms.map(\.storedLine).sorted()
         case .reminded: return [e.reminded.map { String($0.usec) }]
         case .done: return [String(e.done), e.done ? e.completed.map { String($0.seconds) } : nil]
         case .priority: return [e.priority?.rawValue]
@@ -135,7 +156,7 @@ package enum ThreeWayMerge {
             target.entry.due = s.due
             target.entry.allDay = s.allDay
             target.entry.zone = s.zone
-        case .remind:
+        case .alarms:
             target.entry.remind = s.remind
             target.entry.alarms = s.alarms
         case .reminded: target.entry.reminded = s.reminded

@@ -409,7 +409,11 @@ package enum SyncPlanner {
         case .category: return quoted(e.category)
         case .tags: return e.tags.isEmpty ? "none" : e.tags.joined(separator: ",")
         case .due: return e.due.map { e.allDay ? String($0.rfc3339().prefix(10)) : $0.rfc3339() } ?? "none"
-        case .remind: return e.remind?.rfc3339() ?? "none"
+        case .alarms:
+            let alarms = e.alarms ?? []
+            guard !alarms.isEmpty else { return e.remind.map { "reminder " + $0.rfc3339() } ?? "none" }
+            return "\(alarms.count) alarm\(alarms.count == 1 ? "" : "s")"
+                + (e.remind.map { ", next " + $0.rfc3339() } ?? "")
         case .reminded: return e.reminded?.rfc3339() ?? "none"
         case .done: return e.done ? "done" : "open"
         case .priority: return e.priority?.rawValue ?? "none"
