@@ -3,8 +3,8 @@
 /// todo lives (its wire key, `todoctl` option, iCalendar property, how the sync merge takes it)
 /// is said here by exhaustive switches, and every layer that maps a todo maps it by switching
 /// over these cases: adding a case makes the compiler name each place that must say what the new
-/// field is there (the store's columns, the JSON writer and reader, the sync merge's field, the
-/// VTODO property). docs/ARCHITECTURE.md, "Adding a field", lists those places.
+/// field is there (the store's columns and writes, the JSON writer and reader, `todo.add`'s and
+/// `todo.update`'s params, `todoctl`'s option, the sync merge's field, the VTODO properties). docs/ARCHITECTURE.md, "Adding a field", lists those places.
 package enum TodoField: Int, CaseIterable, Sendable {
     case id, uid, title, notes, category, due, remind, reminded, done, completed, position, created, updated
     case priority, tags, zone, allDay, recurrence, revision, parent, subtasks, parentUid, start, alarms
