@@ -49,6 +49,31 @@ struct VTodoProperties {
         }
     }
 
+    /// Done: `STATUS` COMPLETED or CANCELLED, or without STATUS a COMPLETED or PERCENT-COMPLETE 100.
+    var isDone: Bool {
+        status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
+    }
+
+    /// The category and the tags of the CATEGORIES values: with `X-TODOD-CATEGORY` exactly that
+    /// category (the other values are tags), with `X-TODOD-NO-CATEGORY` (or when every value is a
+    /// tag, `categoriesAreTags`) none, else the first value.
+    func categoryAndTags(categoriesAreTags: Bool) -> (category: String?, tags: [String]) {
+        var tags = categories
+        switch todoCategory {
+        case .some(let named):
+            if let named, let i = tags.firstIndex(where: { $0.lowercased() == named.lowercased() }) {
+                tags.remove(at: i)
+            }
+            return (named, tags)
+        case .none where categoriesAreTags:
+            return (nil, tags)
+        case .none:
+            let category = tags.first
+            if !tags.isEmpty { tags.removeFirst() }
+            return (category, tags)
+        }
+    }
+
     /// Whether `l` has parameters the mapping does not decide (it is then kept, and lends them to
     /// the line written back).
     static func hasOwnParameters(_ l: ContentLine) -> Bool {

@@ -14,11 +14,7 @@ extension ICalReader {
         var title = properties.title
         let notes = properties.notes
         var due = properties.due
-        let status = properties.status
         let completed = properties.completed
-        let percent = properties.percent
-        let categories = properties.categories
-        let todoCategory = properties.todoCategory
         let priority = properties.priority
         let rule = properties.rule
         let ruleLine = properties.ruleLine
@@ -96,22 +92,8 @@ extension ICalReader {
             }
         }
         placeReminder(due: due?.0, start: dtstart)
-        let done =
-            status == "COMPLETED" || status == "CANCELLED" || (status == nil && (completed != nil || percent == 100))
-        var category: String?
-        var tags = categories
-        switch todoCategory {
-        case .some(let named):
-            category = named
-            if let named, let i = tags.firstIndex(where: { $0.lowercased() == named.lowercased() }) {
-                tags.remove(at: i)
-            }
-        case .none where categoriesAreTags:
-            category = nil
-        case .none:
-            category = tags.first
-            if !tags.isEmpty { tags.removeFirst() }
-        }
+        let done = properties.isDone
+        let (category, tags) = properties.categoryAndTags(categoriesAreTags: categoriesAreTags)
         // Tag values that a tag cannot hold as they are (`Home Office`, `a,b`): the values as they
         // came, so that they are written back so.
         if tags.contains(where: { ICalReader.tags([$0]) != [$0] }) {
@@ -156,18 +138,8 @@ extension ICalReader {
         func alarmsMoved(by usec: Int64) {
             alarmsMovedBy = (alarmsMovedBy ?? 0) + usec
         }
-        var completedInstances: Set<Int64> = []
-        for instance in instances {
-            kept += instance.rawLines.map { "+" + $0 }
-            guard let rid = instance.property("RECURRENCE-ID"), let at = try? instant(rid, zones).0 else { continue }
-            let state = instance.property("STATUS")?.value.trimmingSpaces.uppercased()
-            let percentDone = instance.property("PERCENT-COMPLETE").flatMap { Int($0.value.trimmingSpaces) } == 100
-            if state == "COMPLETED" || state == "CANCELLED"
-                || (state == nil && (instance.property("COMPLETED") != nil || percentDone))
-            {
-                completedInstances.insert(at.seconds)
-            }
-        }
+        for instance in instances { kept += instance.rawLines.map { "+" + $0 } }
+        let completedInstances = completedInstances(instances, zones)
         if let start = dueAt, let rec = recurrence, rec.from == .due, !completedInstances.isEmpty,
             let parsed = try? RecurrenceRule(parsing: rec.rule)
         {
@@ -253,8 +225,7 @@ extension ICalReader {
             !c.components.contains(where: { $0.name == "VALARM" }),
             let seconds = defaultRemindTime,
             let current = dueAt,
-            !(status == "COMPLETED" || status == "CANCELLED"
-                || (status == nil && (completed != nil || percent == 100))),
+            !done,
             let at = due?.allDay == true
                 ? LocalTime.instant(days: LocalTime(current, in: zone).days, secondOfDay: seconds, in: zone) : current
         {
@@ -263,18 +234,7 @@ extension ICalReader {
             kept.append("!REMIND-DEFAULT \(at.usec - current.usec)")
         }
         // The VTIMEZONEs of TZIDs in kept lines that name no zone known here, so those lines stay valid.
-        var keptZones: Set<String> = []
-        for raw in kept where raw.contains(";") {
-            let body =
-                raw.hasPrefix(">") || raw.hasPrefix("+")
-                ? String(raw.dropFirst())
-                : raw.hasPrefix("^") ? String(raw.drop { $0 != " " }.dropFirst()) : raw
-            guard let tzid = (try? ContentLine(parsing: body, number: 0))?.parameter("TZID"),
-                keptZones.insert(tzid).inserted,
-                let definition = zones.keptDefinition(tzid)
-            else { continue }
-            kept += definition.map { "~" + $0 }
-        }
+        kept += Self.keptZoneLines(kept, zones)
         let createdAt = created ?? modified ?? stamp ?? now
         var zone =
             zoneName.flatMap { ZoneInfo(identifier: $0, tzdir: tzdir) != nil ? $0 : nil } ?? due?.tzid
@@ -298,4 +258,39 @@ extension ICalReader {
         return item
     }
 
+    /// The RECURRENCE-IDs (in seconds) of the instances completed elsewhere (`STATUS` COMPLETED
+    /// or CANCELLED, or without STATUS a COMPLETED or PERCENT-COMPLETE 100).
+    func completedInstances(_ instances: [Component], _ zones: TimeZones) -> Set<Int64> {
+        var completed: Set<Int64> = []
+        for instance in instances {
+            guard let rid = instance.property("RECURRENCE-ID"), let at = try? instant(rid, zones).0 else { continue }
+            let state = instance.property("STATUS")?.value.trimmingSpaces.uppercased()
+            let percentDone = instance.property("PERCENT-COMPLETE").flatMap { Int($0.value.trimmingSpaces) } == 100
+            if state == "COMPLETED" || state == "CANCELLED"
+                || (state == nil && (instance.property("COMPLETED") != nil || percentDone))
+            {
+                completed.insert(at.seconds)
+            }
+        }
+        return completed
+    }
+
+    /// The VTIMEZONEs (`~` lines) of TZIDs in kept lines that name no zone known here, so those
+    /// lines stay valid.
+    static func keptZoneLines(_ kept: [String], _ zones: TimeZones) -> [String] {
+        var seen: Set<String> = []
+        var out: [String] = []
+        for raw in kept where raw.contains(";") {
+            let body =
+                raw.hasPrefix(">") || raw.hasPrefix("+")
+                ? String(raw.dropFirst())
+                : raw.hasPrefix("^") ? String(raw.drop { $0 != " " }.dropFirst()) : raw
+            guard let tzid = (try? ContentLine(parsing: body, number: 0))?.parameter("TZID"),
+                seen.insert(tzid).inserted,
+                let definition = zones.keptDefinition(tzid)
+            else { continue }
+            out += definition.map { "~" + $0 }
+        }
+        return out
+    }
 }

@@ -412,4 +412,23 @@ import TodoTime
         }
         #expect(throws: ICalError(line: 1, "no BEGIN:VCALENDAR: not an iCalendar file")) { try Self.reader.items([]) }
     }
+
+    /// The fields say their VTODO properties once (`TodoField.vtodoProperties`): each property is
+    /// one field's, the property `icalProperty` names is among its field's, and the properties
+    /// the writer writes itself are those of docs/ICALENDAR.md's table.
+    @Test func fieldsDeclareTheirProperties() {
+        let all = TodoField.allCases.flatMap(\.vtodoProperties)
+        #expect(Set(all).count == all.count && TodoField.byVTodoProperty.count == all.count)
+        for field in TodoField.allCases where !field.vtodoProperties.isEmpty {
+            // A parameter (`TZID`) or a component (`VALARM`) is not a property of the VTODO.
+            guard let p = field.icalProperty, !p.contains(" "), !p.contains("="), p != "TZID" else { continue }
+            #expect(field.vtodoProperties.contains(p), "\(field)")
+        }
+        #expect(
+            mappedNames == [
+                "UID", "SUMMARY", "DESCRIPTION", "DUE", "STATUS", "COMPLETED", "PERCENT-COMPLETE", "CATEGORIES",
+                "X-TODOD-CATEGORY", "PRIORITY", "RRULE", "X-TODOD-RECUR-FROM", "X-APPLE-SORT-ORDER", "CREATED",
+                "LAST-MODIFIED", "DTSTAMP", "X-TODOD-ZONE", "X-TODOD-NO-CATEGORY", "DTSTART", "X-TODOD-NO-REMIND"
+            ])
+    }
 }
