@@ -89,14 +89,17 @@ package struct TodoQuery: Sendable, Equatable {
             before = true
         }
 
-        private init() {
+        private init(fromEnd: Bool) {
             id = nil
-            before = true
+            before = fromEnd
         }
 
         /// The last todos of the listing (`todo.list` `fromEnd`): its order walked backwards from
         /// the end, as cheap as its first page.
-        package static let end = Seek()
+        package static let end = Seek(fromEnd: true)
+        /// The first todos of the listing, read as a window: the store's own choice for a first
+        /// page whose order a single sorted statement would sort (not on the wire).
+        package static let start = Seek(fromEnd: false)
     }
 
     package init() {}

@@ -127,6 +127,20 @@ struct InteractiveListTests {
         return daemon
     }
 
+    /// Imports `todos` (entries of a todod export) with `todoctl import`: a store of a thousand
+    /// todos in one request.
+    static func load(_ todos: [JSON], into daemon: DaemonProcess) throws {
+        let seed = daemon.directory.file("seed.json")
+        let document: JSON = .object([
+            "format": "todod-export", "version": 1, "exported": "2026-12-01T00:00:00Z", "categories": .array([]),
+            "todos": .array(todos)
+        ])
+        var bytes: [UInt8] = []
+        document.write(to: &bytes)
+        try String(decoding: bytes, as: UTF8.self).write(toFile: seed, atomically: true, encoding: .utf8)
+        #expect(try daemon.todoctl(["import", seed]).status == 0)
+    }
+
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
         .path
 
@@ -483,15 +497,7 @@ struct InteractiveListTests {
                 "position": .int(Int64(i)), "created": "2026-12-01T00:00:00Z", "updated": "2026-12-01T00:00:00Z"
             ])
         }
-        let seed = daemon.directory.file("seed.json")
-        let document: JSON = .object([
-            "format": "todod-export", "version": 1, "exported": "2026-12-01T00:00:00Z", "categories": .array([]),
-            "todos": .array(todos)
-        ])
-        var bytes: [UInt8] = []
-        document.write(to: &bytes)
-        try String(decoding: bytes, as: UTF8.self).write(toFile: seed, atomically: true, encoding: .utf8)
-        #expect(try daemon.todoctl(["import", seed]).status == 0)
+        try Self.load(todos, into: daemon)
         let trace = daemon.directory.file("trace")
         let pane = try Pane(daemon: daemon, environment: ["TODOCTL_UI_TRACE": trace])
         try pane.press("s", "s", "s") // by title
@@ -527,15 +533,7 @@ struct InteractiveListTests {
             if i % 5 == 0 { todo["completed"] = "2026-12-02T00:00:00Z" }
             return .object(todo)
         }
-        let seed = daemon.directory.file("seed.json")
-        let document: JSON = .object([
-            "format": "todod-export", "version": 1, "exported": "2026-12-01T00:00:00Z", "categories": .array([]),
-            "todos": .array(todos)
-        ])
-        var bytes: [UInt8] = []
-        document.write(to: &bytes)
-        try String(decoding: bytes, as: UTF8.self).write(toFile: seed, atomically: true, encoding: .utf8)
-        #expect(try daemon.todoctl(["import", seed]).status == 0)
+        try Self.load(todos, into: daemon)
         let client = try daemon.client()
         /// The last title of the whole listing in this order, read without a window.
         func lastTitle(_ key: String, descending: Bool = false, status: String = "open") throws -> String {

@@ -120,7 +120,11 @@ extension TodoQuery {
         if let limit { p["limit"] = .int(Int64(limit)) }
         if offset != 0 { p["offset"] = .int(Int64(offset)) }
         if let seek {
-            if let id = seek.id { p[seek.before ? "before" : "after"] = .int(id) } else { p["fromEnd"] = .bool(true) }
+            if let id = seek.id {
+                p[seek.before ? "before" : "after"] = .int(id)
+            } else if seek.before {
+                p["fromEnd"] = .bool(true)
+            }
         }
         if withOffset { p["withOffset"] = .bool(true) }
         return p

@@ -21,15 +21,10 @@ extension StoreTransaction {
     /// positions) as the rows are read, so the listing is never held whole. Stops early when
     /// `each` returns false.
     package func list(_ query: TodoQuery, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
-        if query.seek != nil {
-            let page = try list(query)
-            total(page.total)
-            for start in stride(from: 0, to: page.todos.count, by: max(1, chunk)) {
-                guard each(Array(page.todos[start..<min(start + chunk, page.todos.count)])) else { return }
-            }
-            return
+        // A keyset window (its plan refuses `tree`) is one page, handed out in chunks.
+        guard query.tree && query.seek == nil else {
+            return try run(try plan(query), chunk: chunk, total: total, each: each)
         }
-        guard query.tree else { return try run(try plan(query), chunk: chunk, total: total, each: each) }
         // The order first (ids only), then the todos read a chunk at a time as they go out, as a
         // flat listing reads them: a long tree is never held whole nor written faster than read.
         let (ids, count) = try treeOrder(query)
@@ -53,6 +48,14 @@ extension StoreTransaction {
 
     /// Runs a plan in chunks (see `list(_:chunk:total:each:)`).
     func run(_ plan: ListPlan, chunk: Int, total: (Int) -> Void, each: ([Todo]) -> Bool) throws(TodoError) {
+        if let seek = plan.seek { // a keyset window: one page, read before it goes out
+            let page = try run(seek, plan)
+            total(page.total)
+            for start in stride(from: 0, to: page.todos.count, by: max(1, chunk)) {
+                guard each(Array(page.todos[start..<min(start + chunk, page.todos.count)])) else { return }
+            }
+            return
+        }
         let count = try self.total(plan)
         total(count)
         var rows: [TodoRow] = []

@@ -163,7 +163,20 @@ extension StoreTransaction {
                 "SELECT \(todoFields) FROM \(table) \(categoryJoin) \(filter) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
         }
         let statusOnly = if case .all? = keptCounts { query.status != .all } else { false }
-        let seek = try query.seek.map { (seek) throws(TodoError) in
+        // A first page that one statement would sort — over every status (the indexes start with
+        // it), or by title, created, updated, start or priority descending (ties by position
+        // ascending, against the index; "none last" descending against it too) — with no filter
+        // but the status: read as a window from the start, each part a walk. (With a category,
+        // sorting its todos may read fewer than walking the order for them.)
+        let sortsFirstPage =
+            query.sort.count == 1 && ![.id, .position].contains(query.sort[0].field)
+            && (query.status == .all
+                || (query.sort[0].descending
+                    && [.title, .created, .updated, .start, .priority].contains(query.sort[0].field)))
+        let unfiltered = if case .all? = keptCounts { true } else { false }
+        let firstWindow =
+            query.seek == nil && query.offset == 0 && query.limit != nil && !query.tree && unfiltered && sortsFirstPage
+        let seek = try (query.seek ?? (firstWindow ? .start : nil)).map { (seek) throws(TodoError) in
             var plan = try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
             // With the search index driving: past `narrowLimit` matches, walking the order from
             // the anchor meets a match often enough (as the walking page does).

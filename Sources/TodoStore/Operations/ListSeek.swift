@@ -221,17 +221,21 @@ extension StoreTransaction {
         let window = WindowStatements(
             terms: terms, table: table, conditions: conditions, values: values, everyStatus: query.status == .all)
         guard let id = seek.id else {
+            // From the end backwards (or from the start): the null group last (first).
+            let backwards = seek.before
             var statements: [WindowPart] = []
             if let first = terms.first, first.nullGroup {
                 // In the group the next term is null: said as an equality (`t.due IS ?`) unless
                 // the group's own spelling holds it, so the group is sought in the index.
                 let inGroup = [first.same(.integer(1))] + (first.inGroup == nil ? [terms[1].same(.null)] : [])
-                statements.append(window.statement(inGroup, rest: 2, backwards: true))
-                statements.append(window.statement([first.same(.integer(0))], rest: 1, backwards: true))
+                statements.append(window.statement(inGroup, rest: 2, backwards: backwards))
+                statements.insert(
+                    window.statement([first.same(.integer(0))], rest: 1, backwards: backwards),
+                    at: backwards ? 1 : 0)
             } else {
-                statements.append(window.statement([], rest: 0, backwards: true))
+                statements.append(window.statement([], rest: 0, backwards: backwards))
             }
-            return SeekPlan(parts: statements, reversed: true, offsetFromEnd: query.withOffset)
+            return SeekPlan(parts: statements, reversed: backwards, offsetFromEnd: query.withOffset && backwards)
         }
         let field = seek.before ? "before" : "after"
         let columns = terms.flatMap { [$0.order, $0.equal] }.joined(separator: ", ")
