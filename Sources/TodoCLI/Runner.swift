@@ -124,6 +124,11 @@ struct Runner {
                 print(
                     "Reminder of \(t.id) stays at \(human.when(remind)): later than \(LocalTime(until, in: human.timeZone).text), "
                         + "and a snooze never moves it earlier: " + Table.oneLine(t.title))
+            } else if let remind = t.remind, remind < until, t.reminded == nil {
+                // Only the alarm that fired is snoozed: a later one still fires at its time.
+                print(
+                    "Snoozed \(t.id) until \(human.when(until)); its next alarm still fires at "
+                        + "\(LocalTime(remind, in: human.timeZone).text): \(Table.oneLine(t.title))")
             } else {
                 print("Snoozed \(t.id) until \(human.when(until)): \(Table.oneLine(t.title))")
             }

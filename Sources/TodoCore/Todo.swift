@@ -264,6 +264,17 @@ package enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
     case clear
 }
 
+extension FieldChange {
+    /// The value after the change: `old` kept, the new value, or none.
+    package func applied(to old: Value?) -> Value? {
+        switch self {
+        case .keep: old
+        case .set(let value): value
+        case .clear: nil
+        }
+    }
+}
+
 /// A change to an existing todo. Fields left at `.keep` are untouched.
 ///
 /// Changing `due` without touching `remind` moves the reminder with it (same lead time);

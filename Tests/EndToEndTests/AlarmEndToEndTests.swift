@@ -150,7 +150,9 @@ import TodoTestSupport
         let id = todo["id"]?.intValue ?? 0
         #expect(try Journalctl.reminders(title: title, atLeast: 1).count == 1)
         let snoozed = try daemon.todoctl(["snooze", "\(id)", "9s"], environment: Self.berlin)
-        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        #expect(
+            snoozed.status == 0 && snoozed.stdout.contains("; its next alarm still fires at ")
+                && snoozed.stdout.hasSuffix(": \(title)\n"), "\(snoozed.stdout)\(snoozed.stderr)")
         let entries = try Journalctl.reminders(title: title, atLeast: 3, timeout: 20)
         #expect(entries.map { $0["TODO_ALARM_UID"]?.stringValue ?? "-" } == ["first", "second", "first"], "\(entries)")
         #expect(try json(daemon, ["show", "\(id)"])["reminded"] != .null)

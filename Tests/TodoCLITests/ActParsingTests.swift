@@ -91,4 +91,23 @@ import TodoTime
         #expect(refusal(["done", "1", "-c", "x"])?.contains("not both") == true)
         #expect(refusal(["-c", "x", "move"])?.hasPrefix("missing target") == true)
     }
+
+    /// `dismiss`: always an act (one id too), `--alarm` a number up to 20 or a uid, a filter
+    /// before or after the command word.
+    @Test func dismissTakesIdsOrAFilterAndOneAlarm() throws {
+        #expect(try act(["dismiss", "5"]) == ActOptions(verb: .dismiss(nil), targets: .ids([5])))
+        #expect(try act(["dismiss", "5-7", "--alarm", "2"]).verb == .dismiss(.index(2)))
+        #expect(try act(["dismiss", "5", "--alarm=019af0c2-7d1e"]).verb == .dismiss(.uid("019af0c2-7d1e")))
+        #expect(try act(["dismiss", "5", "--alarm", "21"]).verb == .dismiss(.uid("21")))
+        let filtered = try act(["-c", "薬", "dismiss", "--yes"])
+        #expect(filtered.verb == .dismiss(nil) && filtered.yes)
+        guard case .filter(let list) = filtered.targets else {
+            Issue.record("\(filtered)")
+            return
+        }
+        #expect(list.query.category == "薬")
+        #expect(refusal(["dismiss"])?.contains("missing ID") == true)
+        #expect(refusal(["dismiss", "5", "--alarm", "0"])?.contains("invalid --alarm") == true)
+        #expect(refusal(["dismiss", "5", "-c", "薬"])?.contains("not both") == true)
+    }
 }

@@ -667,7 +667,7 @@ struct CalDAVSyncTests {
 
         let service = try host.service(interval: 3600)
         let collection = CalDAVCollection(url: calendar, user: server.user, password: server.password)
-        let done = NotifyTestSupport.eventually(timeout: 120) {
+        let done = NotifyTestSupport.eventually(timeout: 300) {
             host.status.map { !$0.unfinished && $0.pending == 0 } ?? false
         }
         #expect(done, "\(service.log)")

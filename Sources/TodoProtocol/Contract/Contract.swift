@@ -45,37 +45,62 @@ extension NewTodo: MethodParams {
 
     package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
-        self.init(
-            title: try p.string("title"), notes: try p.optionalString("notes"),
-            category: try p.optionalString("category"), due: try p.optionalInstant("due"),
-            remind: try p.optionalInstant("remind"), top: try p.flag("top"),
-            priority: try p.optionalPriority("priority"), tags: try p.strings("tags"),
-            zone: try p.optionalString("zone"), allDay: try p.flag("allDay"),
-            recurrence: try p.optionalRecurrence("recurrence"))
-        parent = try p.optionalInt("parent", in: 1...Int64.max)
-        start = try p.optionalInstant("start")
+        self.init(title: try p.string(TodoField.title.wireKey))
+        // Every field a new todo is given by its key: a new field must say here how it is read.
+        for field in TodoField.allCases {
+            let key = field.wireKey
+            switch field {
+            case .title: continue
+            case .notes: notes = try p.optionalString(key)
+            case .category: category = try p.optionalString(key)
+            case .due: due = try p.optionalInstant(key)
+            case .remind: remind = try p.optionalInstant(key)
+            case .priority: priority = try p.optionalPriority(key)
+            case .tags: tags = try p.strings(key)
+            case .zone: zone = try p.optionalString(key)
+            case .allDay: allDay = try p.flag(key)
+            case .recurrence: recurrence = try p.optionalRecurrence(key)
+            case .parent: parent = try p.optionalInt(key, in: 1...Int64.max)
+            case .start: start = try p.optionalInstant(key)
+            case .alarms: alarms = try p.optionalAlarms(key)
+            // The store's: a new todo is not given them.
+            case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .revision, .subtasks,
+                .parentUid:
+                continue
+            }
+        }
+        top = try p.flag("top")
         after = try p.optionalInt("after", in: 1...Int64.max)
-        alarms = try p.optionalAlarms("alarms")
         try p.finish()
         if top && after != nil { throw RPCError.invalidParams("after", "cannot be combined with top") }
     }
 
     package var encoded: JSONObject {
-        var p: JSONObject = ["title": .string(title)]
-        if let after { p["after"] = .int(after) }
-        if let parent { p["parent"] = .int(parent) }
-        if let start { p["start"] = .instant(start) }
-        if let notes { p["notes"] = .string(notes) }
-        if let category { p["category"] = .string(category) }
-        if let due { p["due"] = .instant(due) }
-        if let remind { p["remind"] = .instant(remind) }
+        var p = JSONObject()
+        // Every field a new todo is given, by its key (absent when it has none).
+        for field in TodoField.allCases {
+            let key = field.wireKey
+            switch field {
+            case .title: p[key] = .string(title)
+            case .notes: p[key] = notes.map(JSON.string)
+            case .category: p[key] = category.map(JSON.string)
+            case .due: p[key] = due.map(JSON.instant)
+            case .remind: p[key] = remind.map(JSON.instant)
+            case .priority: p[key] = priority.map { JSON($0) }
+            case .tags: if !tags.isEmpty { p[key] = JSON(tags) }
+            case .zone: p[key] = zone.map(JSON.string)
+            case .allDay: if allDay { p[key] = .bool(true) }
+            case .recurrence: p[key] = recurrence.map { JSON($0) }
+            case .parent: p[key] = parent.map(JSON.int)
+            case .start: p[key] = start.map(JSON.instant)
+            case .alarms: p[key] = alarms.map { JSON(alarms: $0) }
+            case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .revision, .subtasks,
+                .parentUid:
+                continue
+            }
+        }
         if top { p["top"] = .bool(true) }
-        if let priority { p["priority"] = JSON(priority) }
-        if !tags.isEmpty { p["tags"] = JSON(tags) }
-        if let zone { p["zone"] = .string(zone) }
-        if allDay { p["allDay"] = .bool(true) }
-        if let recurrence { p["recurrence"] = JSON(recurrence) }
-        if let alarms { p["alarms"] = JSON(alarms: alarms) }
+        if let after { p["after"] = .int(after) }
         return p
     }
 }
@@ -115,18 +140,34 @@ package struct TodoUpdateParams: MethodParams, Equatable {
     package init(decoding object: JSONObject) throws(RPCError) {
         var p = Params(object)
         id = try p.int("id", in: 1...Int64.max)
-        patch = TodoPatch(
-            title: try p.change("title") { $0 }, notes: try p.change("notes") { $0 },
-            category: try p.change("category") { $0 },
-            due: try p.change("due") { (s) throws(RPCError) in try Params.instantValue(s, "due") },
-            remind: try p.change("remind") { (s) throws(RPCError) in try Params.instantValue(s, "remind") },
-            priority: try p.priorityChange("priority"), tags: try p.stringsChange("tags"),
-            addTags: try p.strings("addTags"), removeTags: try p.strings("removeTags"),
-            zone: try p.change("zone") { $0 }, allDay: try p.optionalFlag("allDay"),
-            recurrence: try p.recurrenceChange("recurrence"))
-        patch.parent = try p.idChange("parent")
-        patch.start = try p.change("start") { (s) throws(RPCError) in try Params.instantValue(s, "start") }
-        patch.alarms = try p.alarmsChange("alarms")
+        patch = TodoPatch()
+        // Every field an update may change, by its key: a new field must say here how it is read.
+        for field in TodoField.allCases {
+            let key = field.wireKey
+            func instant(_ text: String) throws(RPCError) -> Instant { try Params.instantValue(text, key) }
+            switch field {
+            case .title: patch.title = try p.change(key) { $0 }
+            case .notes: patch.notes = try p.change(key) { $0 }
+            case .category: patch.category = try p.change(key) { $0 }
+            case .due: patch.due = try p.change(key, instant)
+            case .remind: patch.remind = try p.change(key, instant)
+            case .priority: patch.priority = try p.priorityChange(key)
+            case .tags:
+                patch.tags = try p.stringsChange(key)
+                patch.addTags = try p.strings("addTags")
+                patch.removeTags = try p.strings("removeTags")
+            case .zone: patch.zone = try p.change(key) { $0 }
+            case .allDay: patch.allDay = try p.optionalFlag(key)
+            case .recurrence: patch.recurrence = try p.recurrenceChange(key)
+            case .parent: patch.parent = try p.idChange(key)
+            case .start: patch.start = try p.change(key, instant)
+            case .alarms: patch.alarms = try p.alarmsChange(key)
+            // The store's: an update does not change them.
+            case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .revision, .subtasks,
+                .parentUid:
+                continue
+            }
+        }
         ifRevision = try p.optionalInt("ifRevision", in: 1...Int64.max)
         try p.finish()
     }
@@ -134,22 +175,31 @@ package struct TodoUpdateParams: MethodParams, Equatable {
     package var encoded: JSONObject {
         var p: JSONObject = ["id": .int(id)]
         if let ifRevision { p["ifRevision"] = .int(ifRevision) }
-        p["title"] = Self.encode(patch.title) { .string($0) }
-        p["notes"] = Self.encode(patch.notes) { .string($0) }
-        p["category"] = Self.encode(patch.category) { .string($0) }
-        p["due"] = Self.encode(patch.due) { .instant($0) }
-        p["remind"] = Self.encode(patch.remind) { .instant($0) }
-        p["priority"] = Self.encode(patch.priority) { JSON($0) }
-        p["tags"] = Self.encode(patch.tags) { JSON($0) }
-        if !patch.addTags.isEmpty { p["addTags"] = JSON(patch.addTags) }
-        if !patch.removeTags.isEmpty { p["removeTags"] = JSON(patch.removeTags) }
-        p["zone"] = Self.encode(patch.zone) { .string($0) }
-        if let allDay = patch.allDay { p["allDay"] = .bool(allDay) }
-        p["recurrence"] = Self.encode(patch.recurrence) { JSON($0) }
-        p["alarms"] = Self.encode(patch.alarms) { JSON(alarms: $0) }
-        p["parent"] = Self.encode(patch.parent) { .int($0) }
-        p["start"] = Self.encode(patch.start) { .instant($0) }
-        if let ifRevision { p["ifRevision"] = .int(ifRevision) }
+        // Every field an update may change, by its key: absent to keep, null to clear.
+        for field in TodoField.allCases {
+            let key = field.wireKey
+            switch field {
+            case .title: p[key] = Self.encode(patch.title) { .string($0) }
+            case .notes: p[key] = Self.encode(patch.notes) { .string($0) }
+            case .category: p[key] = Self.encode(patch.category) { .string($0) }
+            case .due: p[key] = Self.encode(patch.due) { .instant($0) }
+            case .remind: p[key] = Self.encode(patch.remind) { .instant($0) }
+            case .priority: p[key] = Self.encode(patch.priority) { JSON($0) }
+            case .tags:
+                p[key] = Self.encode(patch.tags) { JSON($0) }
+                if !patch.addTags.isEmpty { p["addTags"] = JSON(patch.addTags) }
+                if !patch.removeTags.isEmpty { p["removeTags"] = JSON(patch.removeTags) }
+            case .zone: p[key] = Self.encode(patch.zone) { .string($0) }
+            case .allDay: p[key] = patch.allDay.map(JSON.bool)
+            case .recurrence: p[key] = Self.encode(patch.recurrence) { JSON($0) }
+            case .parent: p[key] = Self.encode(patch.parent) { .int($0) }
+            case .start: p[key] = Self.encode(patch.start) { .instant($0) }
+            case .alarms: p[key] = Self.encode(patch.alarms) { JSON(alarms: $0) }
+            case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .revision, .subtasks,
+                .parentUid:
+                continue
+            }
+        }
         return p
     }
 

@@ -112,15 +112,35 @@ extension StoreTransaction {
                     alarms = [Alarm(uid: RandomUUID.make(at: now), trigger: .at(r))]
                 }
             }
+            var todo = Todo(
+                id: known?.0 ?? 0, uid: uid, title: title, position: nil, created: entry.created,
+                updated: entry.updated)
+            // Each field the entry gives, checked above (exhaustive: a new field must say here how
+            // an import takes it).
+            for field in TodoField.allCases {
+                switch field {
+                case .notes: todo.notes = notes
+                case .due: todo.due = entry.due
+                case .remind: todo.remind = remind
+                case .reminded: todo.reminded = entry.reminded
+                case .done: todo.done = entry.done
+                case .completed: todo.completed = completed
+                case .priority: todo.priority = entry.priority
+                case .tags: todo.tags = fields.tags
+                case .zone: todo.zone = fields.zone
+                case .allDay: todo.allDay = entry.allDay
+                case .recurrence: todo.recurrence = fields.recurrence
+                case .start: todo.start = entry.start
+                case .alarms: todo.alarms = alarms
+                // Given above; the category by its id (below), the parent linked once every entry is in.
+                case .id, .uid, .title, .created, .updated, .category, .parent, .parentUid, .position, .revision,
+                    .subtasks:
+                    continue
+                }
+            }
             // The row the entry makes, every column from `TodoImage` as an add and an edit write it.
             var image = TodoImage(
-                todo: Todo(
-                    id: known?.0 ?? 0, uid: uid, title: title, notes: notes, due: entry.due, remind: remind,
-                    reminded: entry.reminded, done: entry.done, completed: completed, position: nil,
-                    created: entry.created, updated: entry.updated, priority: entry.priority, tags: fields.tags,
-                    zone: fields.zone, allDay: entry.allDay, recurrence: fields.recurrence, start: entry.start,
-                    alarms: alarms),
-                categoryID: categoryID, rank: 0, icalExtra: entry.ical,
+                todo: todo, categoryID: categoryID, rank: 0, icalExtra: entry.ical,
                 dueEnd: dueEnd(due: entry.due, allDay: entry.allDay, zone: fields.zone))
             if let known {
                 // Later at the precision both sides have: an iCalendar file says whole seconds, so

@@ -194,14 +194,28 @@ extension StoreTransaction {
         let rank = new.top ? try todoOrder.keyAtStart() : try todoOrder.keyAtEnd()
         let uid = RandomUUID.make(at: now)
         // The todo as `todo(id)` would read it back (its id and position once the row has them).
-        var todo = Todo(
-            id: 0, uid: uid, title: title, notes: notes, category: category?.name, due: new.due,
-            remind: remind, position: nil, created: now, updated: now,
-            priority: new.priority, tags: fields.tags, zone: fields.zone, allDay: new.allDay,
-            recurrence: fields.recurrence)
-        todo.parent = new.parent
-        todo.start = new.start
-        todo.alarms = alarms
+        var todo = Todo(id: 0, uid: uid, title: title, position: nil, created: now, updated: now)
+        // Each field a new todo is given, checked above (exhaustive: a new field must say here what it starts as).
+        for field in TodoField.allCases {
+            switch field {
+            case .notes: todo.notes = notes
+            case .category: todo.category = category?.name
+            case .due: todo.due = new.due
+            case .remind: todo.remind = remind
+            case .alarms: todo.alarms = alarms
+            case .priority: todo.priority = new.priority
+            case .tags: todo.tags = fields.tags
+            case .zone: todo.zone = fields.zone
+            case .allDay: todo.allDay = new.allDay
+            case .recurrence: todo.recurrence = fields.recurrence
+            case .parent: todo.parent = new.parent
+            case .start: todo.start = new.start
+            // Given above, or the store's (a new todo is open, at revision 1, without subtasks).
+            case .id, .uid, .title, .created, .updated, .reminded, .done, .completed, .position, .revision,
+                .subtasks, .parentUid:
+                continue
+            }
+        }
         let image = TodoImage(
             todo: todo, categoryID: category?.id, rank: rank, icalExtra: nil,
             dueEnd: dueEnd(due: new.due, allDay: new.allDay, zone: fields.zone))
@@ -257,76 +271,83 @@ extension StoreTransaction {
             throw TodoError.conflict("todo \(id) changed since revision \(ifRevision) (now \(old.revision))")
         }
         var new = old
-        switch patch.title {
-        case .keep: break
-        case .set(let t): new.title = try Validation.title(t)
-        case .clear: throw TodoError.invalid("title", "cannot be cleared")
-        }
-        switch patch.notes {
-        case .keep: break
-        case .set(let n): new.notes = try Validation.notes(n)
-        case .clear: new.notes = nil
-        }
         var categoryID: Int64? = nil
         var categoryChanged = false
-        switch patch.category {
-        case .keep: break
-        case .set(let name):
-            categoryID = try self.categoryID(creating: name)
-            new.category = try connection.firstRow("SELECT name FROM categories WHERE id = ?", [.optional(categoryID)])
-            { $0.text(0) }
-            categoryChanged = true
-        case .clear:
-            new.category = nil
-            categoryChanged = true
-        }
-        switch patch.due {
-        case .keep: break
-        case .set(let d): new.due = d
-        case .clear: new.due = nil
-        }
-        switch patch.priority {
-        case .keep: break
-        case .set(let p): new.priority = p
-        case .clear: new.priority = nil
-        }
-        new.tags = try patchedTags(old.tags, patch)
-        switch patch.zone {
-        case .keep: break
-        case .set(let z): new.zone = try checkedZone(z, field: "zone")
-        case .clear: new.zone = nil
-        }
-        switch patch.recurrence {
-        case .keep: break
-        case .set(let r):
-            new.recurrence = try checkedRecurrence(r, field: "recurrence")
-            // The EXDATEs and RDATEs came with the todo's iCalendar and stay while it recurs.
-            if let old = old.recurrence, r.exdates.isEmpty, r.rdates.isEmpty {
-                new.recurrence?.exdates = old.exdates
-                new.recurrence?.rdates = old.rdates
+        // Each field the patch may change (exhaustive: a new field must say here how it changes).
+        for field in TodoField.allCases {
+            switch field {
+            case .title:
+                switch patch.title {
+                case .keep: break
+                case .set(let t): new.title = try Validation.title(t)
+                case .clear: throw TodoError.invalid("title", "cannot be cleared")
+                }
+            case .notes:
+                switch patch.notes {
+                case .keep: break
+                case .set(let n): new.notes = try Validation.notes(n)
+                case .clear: new.notes = nil
+                }
+            case .category:
+                switch patch.category {
+                case .keep: break
+                case .set(let name):
+                    categoryID = try self.categoryID(creating: name)
+                    new.category = try connection.firstRow(
+                        "SELECT name FROM categories WHERE id = ?", [.optional(categoryID)]
+                    ) { $0.text(0) }
+                    categoryChanged = true
+                case .clear:
+                    new.category = nil
+                    categoryChanged = true
+                }
+            case .due: new.due = patch.due.applied(to: old.due)
+            case .priority: new.priority = patch.priority.applied(to: old.priority)
+            case .tags: new.tags = try patchedTags(old.tags, patch)
+            case .zone:
+                switch patch.zone {
+                case .keep: break
+                case .set(let z): new.zone = try checkedZone(z, field: "zone")
+                case .clear: new.zone = nil
+                }
+            // Setting `due` without `allDay` makes it a time of day; clearing it clears `allDay` (below).
+            case .allDay:
+                if let allDay = patch.allDay {
+                    new.allDay = allDay
+                } else if case .set = patch.due {
+                    new.allDay = false
+                }
+            case .recurrence:
+                switch patch.recurrence {
+                case .keep: break
+                case .set(let r):
+                    new.recurrence = try checkedRecurrence(r, field: "recurrence")
+                    // The EXDATEs and RDATEs came with the todo's iCalendar and stay while it recurs.
+                    if let old = old.recurrence, r.exdates.isEmpty, r.rdates.isEmpty {
+                        new.recurrence?.exdates = old.exdates
+                        new.recurrence?.rdates = old.rdates
+                    }
+                case .clear: new.recurrence = nil
+                }
+            case .parent:
+                switch patch.parent {
+                case .keep: break
+                case .set(let p):
+                    try checkParent(p, of: id)
+                    new.parent = p
+                    new.parentUid = nil
+                case .clear:
+                    new.parent = nil
+                    new.parentUid = nil
+                }
+            case .start: new.start = patch.start.applied(to: old.start)
+            // Below: the alarms and the next reminder follow the new due date and start.
+            case .remind, .alarms: continue
+            // The store's: kept, or changed by their own operations (complete, move).
+            case .id, .uid, .reminded, .done, .completed, .position, .created, .updated, .revision, .subtasks,
+                .parentUid:
+                continue
             }
-        case .clear: new.recurrence = nil
-        }
-        switch patch.parent {
-        case .keep: break
-        case .set(let p):
-            try checkParent(p, of: id)
-            new.parent = p
-            new.parentUid = nil
-        case .clear:
-            new.parent = nil
-            new.parentUid = nil
-        }
-        switch patch.start {
-        case .keep: break
-        case .set(let s): new.start = s
-        case .clear: new.start = nil
-        }
-        // Setting `due` without `allDay` makes it a time of day; clearing it clears `allDay`.
-        if let allDay = patch.allDay {
-            new.allDay = allDay
-        } else if case .set = patch.due {
-            new.allDay = false
         }
         if new.due == nil {
             if case .clear = patch.due, patch.allDay != true { new.allDay = false }
