@@ -203,6 +203,20 @@ import TodoTime
         let read = try Self.read(snoozedText)
         #expect(read.remind == until && read.reminded == nil)
         #expect(read.alarms?[0].snoozedUntil == until)
+
+        // Snoozed as the store snoozes the alarm that fired: acknowledged then, snoozed until.
+        var alarmSnoozed = again
+        let at = try #require(Instant(rfc3339: "2021-02-10T15:50:00Z"))
+        alarmSnoozed.alarms?[0].acknowledged = at
+        alarmSnoozed.alarms?[0].snoozedUntil = until
+        alarmSnoozed.remind = until
+        alarmSnoozed.reminded = nil
+        let alarmSnoozedText = ICalWriter().calendar([alarmSnoozed])
+        #expect(
+            Self.lines(alarmSnoozedText, "X-MOZ-") == [
+                "X-MOZ-LASTACK:20210210T155000Z", "X-MOZ-GENERATION:1", "X-MOZ-SNOOZE-TIME:20210210T160000Z"
+            ])
+        #expect(try Self.read(alarmSnoozedText).alarms == alarmSnoozed.alarms)
     }
 
     /// A VTODO Thunderbird wrote (an `X-MOZ-` property) gains `X-MOZ-LASTACK` when an alarm is
