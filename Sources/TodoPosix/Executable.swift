@@ -18,11 +18,18 @@ package enum Executable {
     }
 
     /// Replaces this process with `program` (`arguments` without argv[0]), keeping the
-    /// environment; returns only when that failed, with the error.
+    /// environment; returns only when that failed, with the error. A file still open for writing
+    /// somewhere ("Text file busy": an installer closing it, a child that inherited its writer's
+    /// descriptor) is tried again for up to a second.
     package static func replace(with program: String, arguments: [String]) -> PosixError {
         var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-        execv(program, &argv)
-        let error = PosixError("exec \(program)", errno: errno)
+        var failure = ETXTBSY
+        for _ in 0..<20 where failure == ETXTBSY {
+            execv(program, &argv)
+            failure = errno
+            if failure == ETXTBSY { usleep(50_000) }
+        }
+        let error = PosixError("exec \(program)", errno: failure)
         for pointer in argv { free(pointer) }
         return error
     }

@@ -14,20 +14,27 @@ import TodoTestSupport
 /// docs/PACKAGING.md, "Upgrading".
 @Suite(.serialized) struct ProgramReplacedTests {
     /// A copy of the built todod in `dir/bin`, which the test may replace.
+    /// A copy of the built todod at `dir/bin/name`, written by cp(1): no descriptor of this
+    /// process is ever open on a program file for writing, so a child another test starts
+    /// meanwhile cannot inherit one and make running it fail with "Text file busy".
     private func installedCopy(_ dir: TemporaryDirectory, name: String = "todod") throws -> String {
         try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
         let path = dir.file("bin/\(name)")
-        try FileManager.default.copyItem(atPath: BuiltProducts.path("todod"), toPath: path)
-        try Files.chmod(path, 0o755)
+        try shell("cp \"$1\" \"$2\" && chmod 755 \"$2\"", BuiltProducts.path("todod"), path)
         return path
     }
 
-    /// Replaces `path` as dpkg does: the new file written beside it, then renamed over it.
-    private func replace(_ path: String, with contents: Data) throws {
-        let new = path + ".dpkg-new"
-        #expect(FileManager.default.createFile(atPath: new, contents: contents))
-        try Files.chmod(new, 0o755)
-        #expect(rename(new, path) == 0)
+    /// Replaces `path` as dpkg does: the new file written beside it, then renamed over it; with
+    /// a copy of `source`, or with `script` (through a shell, as `installedCopy`).
+    private func replace(_ path: String, copying source: String? = nil, script: String? = nil) throws {
+        let write = source == nil ? "cat > \"$1.dpkg-new\"" : "cp \"$2\" \"$1.dpkg-new\""
+        try shell(
+            "\(write) && chmod 755 \"$1.dpkg-new\" && mv \"$1.dpkg-new\" \"$1\"", path, source ?? "", input: script)
+    }
+
+    private func shell(_ command: String, _ arguments: String..., input: String? = nil) throws {
+        let r = try ChildProcess.run("/bin/sh", ["-c", command, "sh"] + arguments, input: input)
+        #expect(r.status == 0, "\(command): \(r.stderr)")
     }
 
     /// The file process `pid` runs (`/proc/PID/exe`): " (deleted)" at the end when replaced.
@@ -63,7 +70,7 @@ import TodoTestSupport
         _ = try before.result("todo.add", ["title": "前から"])
 
         // 1. A new build renamed over the program; a request sent at once is answered.
-        try replace(program, with: try Data(contentsOf: URL(fileURLWithPath: BuiltProducts.path("todod"))))
+        try replace(program, copying: BuiltProducts.path("todod"))
         let started = Date()
         #expect(try daemon.client().result("todo.add", ["title": "直後"])["id"] == 2)
         #expect(eventually(timeout: 20) { runningFile(of: pid) == program })
@@ -98,7 +105,7 @@ import TodoTestSupport
             let due = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: first + Double(i)))
             _ = try after.result("todo.add", ["title": .string("\(title) \(i)"), "due": .string(due)])
         }
-        try replace(program, with: Data("#!/bin/sh\nsleep 3\nexec '\(real)' \"$@\"\n".utf8))
+        try replace(program, script: "#!/bin/sh\nsleep 3\nexec '\(real)' \"$@\"\n")
         #expect(eventually(timeout: 20) { runningFile(of: pid) == real })
         #expect(try RawClient(path: socket).result("daemon.status")["pid"]?.intValue == Int64(pid))
         var fired: [JSON] = []
@@ -136,7 +143,7 @@ import TodoTestSupport
         let socket = dir.file("run/todod.sock")
         let daemon = try LaunchedDaemon(program, ["--socket", socket, "--db", dir.file("todos.db")], socket: socket)
         _ = try daemon.client().result("todo.add", ["title": "残る"])
-        try replace(program, with: try Data(contentsOf: URL(fileURLWithPath: BuiltProducts.path("todod"))))
+        try replace(program, copying: BuiltProducts.path("todod"))
         #expect(eventually(timeout: 20) { daemon.stderr.contains("the program replaced in place") }, "\(daemon.stderr)")
         #expect(runningFile(of: daemon.pid) == program)
         #expect(try daemon.client().result("todo.list")["total"] == 1)

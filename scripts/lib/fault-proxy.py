@@ -172,6 +172,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if response.getheader("Connection", "").lower() == "close" or response.version == 10:
             connection.close()
             self.upstream = None
+        if kind != "cut":  # logged before answering: a client that has its answer finds its line
+            faults.log(f"pass {self.command} {path} {response.status}")
         self.send_response(response.status, response.reason)
         for name, value in response.getheaders():
             if name.lower() not in HOP_BY_HOP and name.lower() != "content-length":
@@ -185,7 +187,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return
         self.wfile.write(data)
-        faults.log(f"pass {self.command} {path} {response.status}")
 
     def answer(self, status, body):
         self.send_response(status)
