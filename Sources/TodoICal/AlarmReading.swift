@@ -106,6 +106,8 @@ extension ICalReader {
             var extra: [String] = []
             if action == "AUDIO" { extra.append(">!AUDIO") }
             if noRelated { extra.append(">!NO-RELATED") }
+            // An absolute trigger on a timed todo stays one (Apple, Thunderbird write them).
+            if case .at = alarm.trigger, due?.allDay == false { extra.append(">!ABSOLUTE") }
             // Its DESCRIPTION is kept unless it is the title (what todod writes there).
             extra += a.properties.filter {
                 !own.contains($0.name) && !$0.value.trimmingSpaces.isEmpty

@@ -79,11 +79,16 @@ struct AlarmWriter {
             && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
         if !made { lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text) }
         var trigger = a.trigger
-        // An instant stays one (`--remind "tomorrow 9am"`, or a trigger that came absolute): it
-        // stays at its instant when another client moves the due. An all-day todo's alarm is an
-        // instant too (a client that later gives the todo a time of day still reminds at the same
-        // instant), as is one relative to a due or start it lacks.
-        if case .at = trigger {
+        // An all-day todo's alarm is an instant (a client that later gives the todo a time of day
+        // still reminds at the same instant), as is one relative to a due or start it lacks.
+        // One set here as an instant on a timed todo is written relative to its due: the store
+        // keeps an instant's lead time when the due moves (TodoStore.update), so another client
+        // moving the due moves it too. One that came absolute stays absolute.
+        if case .at(let t) = trigger, let due = e.due, !e.allDay, !extra.contains("!ABSOLUTE"),
+            let o = t.usec.subtractingReportingOverflow(due.usec) as (partialValue: Int64, overflow: Bool)?, !o.overflow
+        {
+            trigger = .due(o.partialValue)
+        } else if case .at = trigger {
         } else if e.allDay || a.triggerInstant(due: e.due, start: e.start) == nil
             || { if case .start = trigger { e.start == nil } else { e.due == nil } }()
         {

@@ -311,20 +311,40 @@ import TodoTime
         #expect(read.remind == until && read.alarms?[0].snoozedUntil == until)
     }
 
-    /// An alarm set here as an instant (`--remind "tomorrow 9am"`) on a timed todo is written as
-    /// an instant: when another client moves the due, it stays where it is.
-    @Test func anInstantStaysAnInstant() throws {
+    /// An alarm set here as an instant (`--remind "tomorrow 9am"`) on a timed todo is written
+    /// relative to the due: the store keeps an instant's lead time when the due moves, so another
+    /// client moving the due moves the alarm as well. An absolute trigger that came so (Apple's,
+    /// Thunderbird's) stays absolute, written back as it came, and stays put when the due moves.
+    @Test func anInstantSetHereFollowsTheDueOneThatCameAbsoluteStays() throws {
         let at = try #require(Instant(rfc3339: "2026-12-10T00:00:00Z"))
         var e = try Self.entry(["BEGIN:VTODO", "UID:i", "SUMMARY:書類", "DUE:20261210T090000Z", "END:VTODO"])
         e.alarms = [Alarm(uid: "a1", trigger: .at(at))]
         e.remind = at
         let text = ICalWriter().calendar([e])
-        #expect(Self.lines(text, "TRIGGER") == ["TRIGGER;VALUE=DATE-TIME:20261210T000000Z"])
+        #expect(Self.lines(text, "TRIGGER") == ["TRIGGER;RELATED=END:-PT9H"])
         let again = try Self.read(text)
-        #expect(again.alarms == e.alarms && again.remind == at)
-        #expect(ICalWriter().calendar([again]) == text)
-        // The due moved a day on another client: the alarm stays at its instant.
-        let moved = try Self.read(text.replacingOccurrences(of: "DUE:20261210T090000Z", with: "DUE:20261211T090000Z"))
-        #expect(moved.alarms?[0].trigger == .at(at) && moved.remind == at)
+        #expect(again.alarms?.map(\.trigger) == [.due(-9 * 3_600_000_000)] && again.remind == at)
+        let moved = try Self.read(Self.dueMovedADay(text))
+        #expect(moved.remind == at.adding(usec: 86_400_000_000))
+
+        let absolute = [
+            "BEGIN:VTODO", "UID:j", "SUMMARY:書類", "DUE:20261210T090000Z", "BEGIN:VALARM", "UID:a2",
+            "ACTION:DISPLAY", "TRIGGER;VALUE=DATE-TIME:20261210T000000Z", "END:VALARM", "END:VTODO"
+        ]
+        let came = try Self.entry(absolute)
+        #expect(came.alarms?.map(\.trigger) == [.at(at)])
+        let written = ICalWriter().calendar([came])
+        #expect(Self.lines(written, "TRIGGER") == ["TRIGGER;VALUE=DATE-TIME:20261210T000000Z"])
+        let movedThere = try Self.read(Self.dueMovedADay(written))
+        #expect(movedThere.alarms?[0].trigger == .at(at) && movedThere.remind == at)
+    }
+
+    /// `text` with its DUE a day later (another client moved it), in whatever form it is written.
+    static func dueMovedADay(_ text: String) -> String {
+        let lines = text.components(separatedBy: "\r\n").map { line in
+            line.hasPrefix("DUE") ? line.replacingOccurrences(of: "20261210T", with: "20261211T") : line
+        }
+        #expect(lines.contains { $0.hasPrefix("DUE") && $0.contains("20261211T") })
+        return lines.joined(separator: "\r\n")
     }
 }
