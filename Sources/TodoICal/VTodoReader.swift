@@ -81,15 +81,7 @@ extension ICalReader {
         _ = snoozeFirstAlarm(mozSnooze)
         // `remind`: the next pending firing; when every one was dismissed, the last trigger, fired.
         func placeReminder(due: Instant?, start: Instant?) {
-            remind = Alarm.nextFiring(alarms, after: nil, due: due, start: start)
-            reminded = nil
-            if remind == nil {
-                let fired = alarms.filter(\.acts).compactMap { a in
-                    a.triggerInstant(due: due, start: start).map { (a, $0) }
-                }.max { $0.1 < $1.1 }
-                remind = fired?.1
-                reminded = fired?.0.acknowledged
-            }
+            (remind, reminded) = Alarm.reminder(alarms, due: due, start: start)
         }
         placeReminder(due: due?.0, start: dtstart)
         let done = properties.isDone
