@@ -35,6 +35,23 @@ final class Database: @unchecked Sendable {
     private let identity: Files.Identity?
     /// Why the file at `path` is no longer the open one, once that was noticed (it stays so).
     private var lostFile: String?
+    /// Whether `afterWrite`'s work is queued and not run yet.
+    private var afterWriteQueued = false
+
+    /// Queues `work` to run on the queue once the write now ending has answered (once, however
+    /// many writes end before it runs), with the connection outside any transaction; skipped
+    /// while a long write holds the file, after the store closed or once its file was replaced.
+    func afterWrite(_ work: @escaping @Sendable (Connection) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !afterWriteQueued else { return }
+        afterWriteQueued = true
+        queue.async { [self] in
+            afterWriteQueued = false
+            guard let connection, snapshot == nil, !closed, fileProblemOnQueue() == nil else { return }
+            endHeldRead(connection)
+            work(connection)
+        }
+    }
 
     /// Opens the database at `path`, refusing a file this build cannot safely use, and applies
     /// pending migrations. A refused file is left byte-for-byte untouched.

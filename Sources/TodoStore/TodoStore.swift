@@ -76,7 +76,10 @@ package final class TodoStore: Sendable {
     package func writeOnQueue<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.onQueue { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            defer { DiskRoom.trimAfterWrite(connection, path: database.path) }
+            defer {
+                DiskRoom.trimAfterWrite(connection, path: database.path)
+                database.afterWrite { try? SearchIndex.mergeStep($0) }
+            }
             return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
     }
@@ -153,7 +156,10 @@ package final class TodoStore: Sendable {
     package func write<T, E: TodoErrorConvertible>(_ body: (StoreTransaction) throws(E) -> T) throws(E) -> T {
         try database.sync { (connection) throws(E) in
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
-            defer { DiskRoom.trimAfterWrite(connection, path: database.path) }
+            defer {
+                DiskRoom.trimAfterWrite(connection, path: database.path)
+                database.afterWrite { try? SearchIndex.mergeStep($0) }
+            }
             return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
     }

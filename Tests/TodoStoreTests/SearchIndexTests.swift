@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 import TodoCore
 import TodoSQLite
@@ -183,6 +184,38 @@ import TodoTestSupport
         _ = try store.write { try $0.redo() }
         try Self.expectIndexRight(store, "redo import")
         #expect(try Self.ids(store, "牛乳").count == 1)
+    }
+
+    /// FTS5 merges nothing inside a commit any more (migration 21: `automerge` 0, the crisis merge
+    /// at 32): the store merges a step after each write, and a write indexing `optimizeAfter`
+    /// todos or more leaves one segment. Through one write of that many adds and 300 single edits the index stays
+    /// exactly the todos' trigrams and its segments stay few (`search_fts_idx` has a row per
+    /// segment and leaf range; FTS5's crisis merge would only begin at 32 on one level).
+    @Test func theIndexIsMergedAfterWritesNotInThem() throws {
+        let dir = TemporaryDirectory("search-merge")
+        let store = try makeStore(dir)
+        let config = try store.read { tx in
+            try tx.connection.rows("SELECT k, v FROM search_fts_config WHERE k IN ('automerge', 'crisismerge')") {
+                "\($0.text(0))=\($0.int64(1))"
+            }
+        }
+        #expect(Set(config) == ["automerge=0", "crisismerge=32"])
+        try store.write { tx in
+            for i in 0..<SearchIndex.optimizeAfter { _ = try tx.add(NewTodo(title: "買い物 \(i) レポート")) }
+        }
+        let segments = {
+            try store.read { try $0.connection.scalar("SELECT count(DISTINCT segid) FROM search_fts_idx") }
+        }
+        #expect(try segments() == 1)
+        let first = try #require(try store.read { try $0.list(TodoQuery()).todos.first })
+        for i in 0..<300 {
+            _ = try store.write { try $0.update(first.id, TodoPatch(title: .set("更新 \(i) クリーニング"))) }
+        }
+        store.queue.sync {} // the merge step queued after the last write
+        try Self.expectIndexRight(store, "300 edits after a large write")
+        #expect(try Self.ids(store, "299 くりーにんぐ") == [first.id])
+        let left = try segments()
+        #expect(left < 16, "segments: \(left)")
     }
 
     /// Text of three characters or more is read through the index, whatever it is; one or two
