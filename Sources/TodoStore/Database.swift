@@ -35,18 +35,18 @@ final class Database: @unchecked Sendable {
     private let identity: Files.Identity?
     /// Why the file at `path` is no longer the open one, once that was noticed (it stays so).
     private var lostFile: String?
-    /// Whether `afterWrite`'s work is queued and not run yet.
-    private var afterWriteQueued = false
+    /// Writes ended since `afterWrite`'s work was last queued.
+    private var writesSinceAfterWork = 0
 
-    /// Queues `work` to run on the queue once the write now ending has answered (once, however
-    /// many writes end before it runs), with the connection outside any transaction; skipped
+    /// Counts a write transaction just ended; at every `every`th, queues `work` to run on the
+    /// queue once that write has answered, with the connection outside any transaction; skipped
     /// while a long write holds the file, after the store closed or once its file was replaced.
-    func afterWrite(_ work: @escaping @Sendable (Connection) -> Void) {
+    func afterWrite(every: Int, _ work: @escaping @Sendable (Connection) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard !afterWriteQueued else { return }
-        afterWriteQueued = true
+        writesSinceAfterWork += 1
+        guard writesSinceAfterWork >= every else { return }
+        writesSinceAfterWork = 0
         queue.async { [self] in
-            afterWriteQueued = false
             guard let connection, snapshot == nil, !closed, fileProblemOnQueue() == nil else { return }
             endHeldRead(connection)
             work(connection)

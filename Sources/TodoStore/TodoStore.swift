@@ -78,7 +78,7 @@ package final class TodoStore: Sendable {
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
             defer {
                 DiskRoom.trimAfterWrite(connection, path: database.path)
-                database.afterWrite { try? SearchIndex.mergeStep($0) }
+                database.afterWrite(every: SearchIndex.writesPerMergeStep) { try? SearchIndex.mergeStep($0) }
             }
             return try connection.transaction { () throws(E) in try committing(connection, body) }
         }
@@ -158,7 +158,7 @@ package final class TodoStore: Sendable {
             do throws(TodoError) { try database.checkFileBeforeWrite() } catch { throw E(error) }
             defer {
                 DiskRoom.trimAfterWrite(connection, path: database.path)
-                database.afterWrite { try? SearchIndex.mergeStep($0) }
+                database.afterWrite(every: SearchIndex.writesPerMergeStep) { try? SearchIndex.mergeStep($0) }
             }
             return try connection.transaction { () throws(E) in try committing(connection, body) }
         }

@@ -44,10 +44,14 @@ extension SearchIndex {
 
     /// Index pages one merge step writes at most (`mergeStep`).
     static let mergePages = 16
+    /// The writes between two merge steps: each adds a segment at most, and a level is merged
+    /// once it holds 4.
+    static let writesPerMergeStep = 4
 
     /// One step of merging the index's segments (migration 21 turned FTS5's own merge in the
     /// commit off): up to `mergePages` pages of a level holding 4 segments or more, nothing when
-    /// none does. Its own transaction, run on the store queue after a write has answered. Not
+    /// none does. Its own transaction, run on the store queue after every `writesPerMergeStep`th
+    /// write has answered. Not
     /// synced to disk on its own (`synchronous = NORMAL`): it changes no todo, and the next
     /// durable commit syncs the log with it.
     static func mergeStep(_ connection: Connection) throws(TodoError) {
