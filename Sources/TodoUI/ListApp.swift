@@ -226,12 +226,20 @@ final class ListApp {
         // from their end): after a change, read around the selected todo by two keyset windows,
         // which cost the daemon the same wherever it is, keeping it on the same screen line.
         let field = Self.sorts[sortIndex]
-        if !scrolling, start > Self.deepRow, sections || !(field == nil || field == .id), selectedUID != nil,
-            follow(line: cursor - top)
-        {
-            trace("read around the selection")
-            settle()
-            return
+        if !scrolling, start > Self.deepRow, sections || !(field == nil || field == .id), selectedUID != nil {
+            if follow(line: cursor - top) {
+                trace("read around the selection")
+                settle()
+                return
+            }
+            // The selected todo left the list (done, deleted or filtered out elsewhere): around
+            // the todo after it (else before it), which takes its place.
+            for neighbour in [todo(at: cursor + 1), todo(at: cursor - 1)].compactMap({ $0 })
+            where follow(id: neighbour.id, uid: neighbour.uid, line: cursor - top) {
+                trace("read around the selection's neighbour")
+                settle()
+                return
+            }
         }
         do {
             let result = try readWindow(start: start, count: page * 3, transport: transport)
@@ -325,7 +333,13 @@ final class ListApp {
     /// on (`after` the last of those). Two keyset windows, each a seek in an index. False when it
     /// is no longer in the list (completed, deleted, filtered out).
     private func follow(line: Int? = nil) -> Bool {
-        guard let id = selectedID, let uid = selectedUID, let transport else { return false }
+        guard let id = selectedID, let uid = selectedUID else { return false }
+        return follow(id: id, uid: uid, line: line)
+    }
+
+    /// `follow` for the todo `id` (whose uid is `uid`), which the cursor goes to.
+    private func follow(id: Int64, uid: String, line: Int?) -> Bool {
+        guard let transport else { return false }
         let page = listHeight
         do {
             var before = query

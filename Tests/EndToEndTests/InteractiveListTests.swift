@@ -514,6 +514,13 @@ struct InteractiveListTests {
         #expect(((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains("read around the selection"))
         try pane.press("j")
         #expect(pane.contains("Title:    深い 1199"), "\(pane.screen())")
+        // The selected todo deleted by another client: the selection goes to the todo that takes
+        // its place, read around that one, not by an offset walk.
+        #expect(try daemon.todoctl(["rm", "1199"]).status == 0)
+        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    深い 1200") } }, "\(pane.screen())")
+        #expect(
+            ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains(
+                "read around the selection's neighbour"))
         try pane.press("q")
         #expect(try pane.exitLine().contains("EXITED 0"))
     }
