@@ -51,9 +51,8 @@ extension SearchIndex {
     /// One step of merging the index's segments (migration 21 turned FTS5's own merge in the
     /// commit off): up to `mergePages` pages of a level holding 4 segments or more, nothing when
     /// none does. Its own transaction, run on the store queue after every `writesPerMergeStep`th
-    /// write has answered. Not
-    /// synced to disk on its own (`synchronous = NORMAL`): it changes no todo, and the next
-    /// durable commit syncs the log with it.
+    /// write has answered. Not synced to disk on its own (`synchronous = NORMAL`): it changes no
+    /// todo, and the next durable commit syncs the log with it.
     static func mergeStep(_ connection: Connection) throws(TodoError) {
         try connection.execute("PRAGMA synchronous = NORMAL")
         defer { try? connection.execute("PRAGMA synchronous = FULL") }

@@ -274,6 +274,7 @@ let migrations: [Migration] = [
             -- index starts as one segment (a large write makes it one again: SearchIndex.flush).
             INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 0);
             INSERT INTO search_fts (search_fts, rank) VALUES ('crisismerge', 32);
+            INSERT INTO search_fts (search_fts) VALUES ('optimize');
             """)
 ]
 
