@@ -57,6 +57,8 @@ package final class Connection {
     /// client asking `todo.get` in a loop runs one statement per request). The texts are
     /// constants, so the comparison is usually of two identical strings, which is immediate.
     private var recent: (sql: String, statement: Statement)?
+    /// Set by `startCountingWALPages`.
+    private var walPages: WALPageCounter?
 
     /// Set once, before the first connection opens.
     private static let configured: Void = {
@@ -233,6 +235,34 @@ package final class Connection {
         return (value, counter.rows)
     }
 
+    /// Counts the pages each commit of this connection writes to the write-ahead log from now on
+    /// (`sqlite3_wal_hook`, which takes the place of automatic checkpoints meanwhile), whatever
+    /// empties the log in between, until `stopCountingWALPages`: for the benchmark.
+    /// ([sqlite3_wal_hook](https://sqlite.org/c3ref/wal_hook.html))
+    package func startCountingWALPages() {
+        let counter = WALPageCounter()
+        walPages = counter
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, pages in
+                // `pages`: the log's length after the commit; shorter than before, it started again.
+                if let context {
+                    let counter = Unmanaged<WALPageCounter>.fromOpaque(context).takeUnretainedValue()
+                    counter.pages += Int(pages) >= counter.last ? Int(pages) - counter.last : Int(pages)
+                    counter.last = Int(pages)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(counter).toOpaque())
+    }
+
+    /// The pages counted since `startCountingWALPages`; automatic checkpoints are back on
+    /// (every 1,000 pages, SQLite's default).
+    package func stopCountingWALPages() -> Int {
+        sqlite3_wal_autocheckpoint(handle, 1000)
+        defer { walPages = nil }
+        return walPages?.pages ?? 0
+    }
+
     /// Runs `body` and counts the virtual machine steps every prepared statement of this
     /// connection takes meanwhile (`SQLITE_STMTSTATUS_VM_STEP`): how much work a request does,
     /// rows it reads and skips included, for tests.
@@ -381,6 +411,13 @@ package final class Statement {
         let p = sqlite3_column_text(handle, column)
         return body(UnsafeBufferPointer(start: p, count: p == nil ? 0 : Int(sqlite3_column_bytes(handle, column))))
     }
+}
+
+/// The count `Connection.startCountingWALPages` keeps: pages written, and the log's length after
+/// the last commit.
+private final class WALPageCounter {
+    var pages = 0
+    var last = 0
 }
 
 /// The count `Connection.countingRows` keeps.

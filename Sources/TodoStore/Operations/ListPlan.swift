@@ -168,16 +168,19 @@ extension StoreTransaction {
         // ascending, against the index; "none last" descending against it too) — with no filter
         // but the status: read as a window from the start, each part a walk. (With a category,
         // sorting its todos may read fewer than walking the order for them.)
+        // With sections (the category, then another key), every first page: one category at a time.
         let sortsFirstPage =
             query.sort.count == 1 && ![.id, .position].contains(query.sort[0].field)
             && (query.status == .all
                 || (query.sort[0].descending
                     && [.title, .created, .updated, .start, .priority].contains(query.sort[0].field)))
+            || (query.sort.count == 2 && query.sort[0].field == .category && query.sort[1].field != .category)
         let unfiltered = if case .all? = keptCounts { true } else { false }
         let firstWindow =
             query.seek == nil && query.offset == 0 && query.limit != nil && !query.tree && unfiltered && sortsFirstPage
         let seek = try (query.seek ?? (firstWindow ? .start : nil)).map { (seek) throws(TodoError) in
-            var plan = try seekPlan(seek, query, from: todos, conditions: conditions, values: values)
+            var plan = try seekPlan(
+                seek, query, from: todos, conditions: conditions, values: values, sectioned: unfiltered)
             // With the search index driving: past `narrowLimit` matches, walking the order from
             // the anchor meets a match often enough (as the walking page does).
             if let searchDriver {

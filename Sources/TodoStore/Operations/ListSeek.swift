@@ -92,7 +92,8 @@ extension StoreTransaction {
             var first: (sql: String, values: [SQLValue])
             var next: (sql: String, values: [SQLValue])
             var text: Bool
-            /// The todos of one value (never null: `=` seeks an index's expression, `IS` does not):
+            /// The todos of one value (never null: `=` seeks an index's expression, `IS` does not; a column
+            /// after a null group is sought with `IS`, see `statement`):
             /// takes it, then the rest of the page.
             var group: (sql: String, values: [SQLValue])
         }
@@ -205,13 +206,44 @@ extension StoreTransaction {
         return terms
     }
 
+    /// The terms saying a todo equals the anchor in `terms` (its values `equal`, its null groups'
+    /// `groups`). A null group spelled as a range (`coalesce(t.priority, 4) < 4`) whose next term
+    /// has a value is left out — that value says it — and the value is sought with `=` (with the
+    /// range there SQLite would seek it instead, then sort; `IS` on an expression seeks nothing).
+    static func same(_ terms: ArraySlice<SeekTerm>, _ equal: [SQLValue], groups: [SQLValue])
+        -> [(term: String, values: [SQLValue])]
+    {
+        var same: [(term: String, values: [SQLValue])] = []
+        var implied = false
+        for i in terms.indices {
+            if implied {
+                same.append(("(\(terms[i].equal)) = ?", [equal[i]]))
+                implied = false
+                continue
+            }
+            if terms[i].nullGroup, terms[i].outOfGroup != nil, i + 1 < terms.endIndex, case .integer(0) = groups[i] {
+                if case .null = equal[i + 1] {
+                } else {
+                    implied = true
+                    continue
+                }
+            }
+            same.append(terms[i].same(equal[i]))
+        }
+        return same
+    }
+
     /// Plans the window of `query` around `seek`: reads the anchor's sort values, then makes one
     /// statement per term, nearest first — the todos equal to the anchor in every term before it
     /// and beyond it in this one — each a seek in an index and a walk in its order. The end of the
     /// listing (`Seek.end`) has no anchor: its order walked backwards, in two statements when the
     /// order starts with a null group (the group, then the rest).
+    ///
+    /// `sectioned`: the listing has no filter but the status, so with sections (the category
+    /// first) each category is read on its own (`Sections`).
     func seekPlan(
-        _ seek: TodoQuery.Seek, _ query: TodoQuery, from table: String, conditions: [String], values: [SQLValue]
+        _ seek: TodoQuery.Seek, _ query: TodoQuery, from table: String, conditions: [String], values: [SQLValue],
+        sectioned: Bool = false
     ) throws(TodoError) -> SeekPlan {
         guard !query.tree else { throw TodoError.invalid("tree", "cannot be combined with after, before or fromEnd") }
         guard query.offset == 0 else {
@@ -219,7 +251,9 @@ extension StoreTransaction {
         }
         let terms = Self.seekTerms(query.sort)
         let window = WindowStatements(
-            terms: terms, table: table, conditions: conditions, values: values, everyStatus: query.status == .all)
+            terms: terms, table: table, conditions: conditions, values: values, status: query.status,
+            sections: sectioned && table == "todos t" ? try Sections(query.sort, connection) : nil,
+            limit: query.limit ?? -1)
         guard let id = seek.id else {
             // From the end backwards (or from the start): the null group last (first).
             let backwards = seek.before
@@ -228,12 +262,11 @@ extension StoreTransaction {
                 // In the group the next term is null: said as an equality (`t.due IS ?`) unless
                 // the group's own spelling holds it, so the group is sought in the index.
                 let inGroup = [first.same(.integer(1))] + (first.inGroup == nil ? [terms[1].same(.null)] : [])
-                statements.append(window.statement(inGroup, rest: 2, backwards: backwards))
-                statements.insert(
-                    window.statement([first.same(.integer(0))], rest: 1, backwards: backwards),
-                    at: backwards ? 1 : 0)
+                let group = window.statements(inGroup, rest: 2, backwards: backwards, scope: .uncategorized)
+                let rest = window.statements([first.same(.integer(0))], rest: 1, backwards: backwards)
+                statements = backwards ? group + rest : rest + group
             } else {
-                statements.append(window.statement([], rest: 0, backwards: backwards))
+                statements = window.statements([], rest: 0, backwards: backwards)
             }
             return SeekPlan(parts: statements, reversed: backwards, offsetFromEnd: query.withOffset && backwards)
         }
@@ -260,22 +293,35 @@ extension StoreTransaction {
                 // Nothing is beyond a null, nor beyond the anchor's value within the null group.
                 if case .null = anchor[j].order { continue }
                 if j > 0 && terms[j - 1].nullGroup, case .integer(1) = anchor[j - 1].order { continue }
-                var same = terms[..<j].indices.map { terms[$0].same(anchor[$0].equal) }
+                var same = Self.same(terms[..<j], anchor.map(\.equal), groups: anchor.map(\.order))
                 var rest = j
                 var beyond: SQLValue?
+                // With sections, a statement past the category's terms reads one category: the
+                // anchor's, or (into the null group) the todos without one.
+                var scope: Sections.Scope?
+                if case .integer(let category) = anchor[min(1, terms.count - 1)].equal {
+                    scope = .category(category)
+                } else {
+                    scope = .uncategorized
+                }
                 if terms[j].nullGroup {
                     // Into the null group (after) or out of it (backwards), spelled as an index
                     // has it; in the group the next term is null throughout.
                     guard case .integer(let inGroup) = anchor[j].order, inGroup == (backwards ? 1 : 0) else { continue }
                     same.append(terms[j].same(.integer(backwards ? 0 : 1)))
+                    // In the group the next term is null: said, so the index is sought through it.
+                    if !backwards && terms[j].inGroup == nil && j + 1 < terms.count {
+                        same.append(terms[j + 1].same(.null))
+                    }
                     rest = backwards ? j + 1 : j + 2
                 } else {
                     beyond = anchor[j].order
                 }
-                statements.append(
+                if j == 0 && !backwards { scope = .uncategorized }
+                statements +=
                     ordered
-                        ? window.statement(same, rest: rest, backwards: backwards, beyond: beyond)
-                        : window.count(same, rest: rest, backwards: backwards, beyond: beyond))
+                    ? window.statements(same, rest: rest, backwards: backwards, beyond: beyond, scope: scope)
+                    : [window.count(same, rest: rest, backwards: backwards, beyond: beyond, scope: scope)]
             }
             return statements
         }
@@ -298,9 +344,66 @@ extension StoreTransaction {
         var table: String
         var conditions: [String]
         var values: [SQLValue]
-        var everyStatus: Bool
+        var status: TodoQuery.Status
+        /// With sections and no filter but the status: the categories, each read on its own.
+        var sections: Sections?
+        /// The page's size (-1: all): the categories read stop where their todos fill it.
+        var limit: Int
 
-        private var statuses: [[String]] { everyStatus ? [["t.done = 0"], ["t.done = 1"]] : [[]] }
+        private var everyStatus: Bool { status == .all }
+
+        /// A statement per status over every status, else one; with the status each reads
+        /// (`done`; nil: the listing's own, in `conditions`).
+        private var statuses: [(terms: [String], done: Bool?)] {
+            everyStatus ? [(["t.done = 0"], false), (["t.done = 1"], true)] : [([], status == .done)]
+        }
+
+        /// The table a statement reads the todos of `scope` with status `done` from: with
+        /// sections, sorted or walked by how many they are (`Sections.sortedLimit`).
+        private func source(_ scope: Sections.Scope?, done: Bool?) -> (table: String, sorted: Bool) {
+            guard let sections, let scope else { return (table, false) }
+            let count = sections.count(scope, done: done)
+            return (sections.table(forCount: count), count <= Sections.sortedLimit)
+        }
+
+        /// `statement`, or with sections, when the order goes on by the category: one per
+        /// category beyond `beyond` (the anchor's rank), in order, as many as fill the page; and
+        /// when it goes on by a null group (`t.due IS NULL`), the group and the rest apart, each
+        /// walked in its index (no index keeps the group ascending and the values descending).
+        func statements(
+            _ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool, beyond: SQLValue? = nil,
+            scope: Sections.Scope? = nil
+        ) -> [WindowPart] {
+            guard let sections, rest < terms.count else {
+                return [statement(same, rest: rest, backwards: backwards, beyond: beyond, scope: scope)]
+            }
+            if terms[rest].nullGroup && beyond == nil && rest + 1 < terms.count {
+                let first = terms[rest]
+                let inGroup = [first.same(.integer(1))] + (first.inGroup == nil ? [terms[rest + 1].same(.null)] : [])
+                let group = statements(same + inGroup, rest: rest + 2, backwards: backwards, scope: scope)
+                let others = statements(
+                    same + [first.same(.integer(0))], rest: rest + 1, backwards: backwards, scope: scope)
+                return backwards ? group + others : others + group
+            }
+            guard terms[rest].order == "c.rank" else {
+                return [statement(same, rest: rest, backwards: backwards, beyond: beyond, scope: scope)]
+            }
+            var rank: Int64?
+            if case .integer(let r) = beyond { rank = r }
+            var parts: [WindowPart] = []
+            var reached = 0
+            let done = everyStatus ? nil : status == .done
+            for category in sections.categories(
+                beyond: rank, descending: terms[rest].descending != backwards, done: done)
+            {
+                if limit >= 0 && reached >= limit { break }
+                reached += category.count
+                parts += statements(
+                    same + [("t.category_id = ?", [.integer(category.id)])], rest: rest + 1, backwards: backwards,
+                    scope: .category(category.id))
+            }
+            return parts
+        }
 
         private func whereClause(_ same: [(term: String, values: [SQLValue])], _ status: [String]) -> String {
             let terms = conditions + status + same.map(\.term)
@@ -330,29 +433,39 @@ extension StoreTransaction {
         /// category reads them) when the order goes on by the category's rank; takes the rest of
         /// the page as its last value. An order of one value and the position running the other
         /// way is read a value at a time (`WindowPart.Steps`).
+        /// With sections, `scope` is the one section the statement reads (`same` holds it).
         func statement(
-            _ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool, beyond: SQLValue? = nil
+            _ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool, beyond: SQLValue? = nil,
+            scope: Sections.Scope? = nil
         ) -> WindowPart {
             let keys = keys(rest, backwards: backwards)
             let order = keys.map { $0.order + ($0.descending ? " DESC" : "") }.joined(separator: ", ")
             // Merged arms carry their sort values after the todo's columns.
             let carried = everyStatus ? ", " + keys.map(\.order).joined(separator: ", ") : ""
-            let select = "SELECT \(todoFields)\(carried) FROM \(from(rest))"
-            let stepped = keys.count == 2 && keys[1].order == "t.rank" && keys[0].descending != keys[1].descending
             let bounded = same + range(rest, backwards: backwards, beyond: beyond)
             return WindowPart(
-                arms: statuses.map { status in
+                arms: statuses.map { (status, done) in
+                    let (table, sorted) = source(scope, done: done)
+                    let select = "SELECT \(todoFields)\(carried) FROM \(from(rest, table))"
+                    let stepped =
+                        !sorted && keys.count == 2 && keys[1].order == "t.rank"
+                        && keys[0].descending != keys[1].descending
                     var arm = WindowPart.Arm(
                         sql: "\(select) \(whereClause(bounded, status)) ORDER BY \(order) LIMIT ?",
                         values: values + bounded.flatMap(\.values))
                     if stepped {
                         let value = keys[0]
-                        let seek = "SELECT \(value.order) FROM \(from(rest))"
+                        let seek = "SELECT \(value.order) FROM \(from(rest, table))"
                         let direction = value.descending ? " DESC" : ""
                         let next = same + [("(\(value.order)) \(value.descending ? "<" : ">") ?", [])]
-                        // A value found is out of the null group before it: that term (`coalesce(t.priority,
-                        // 4) < 4`, a range SQLite would seek instead) is left out of the value's todos.
-                        let group = rest > 0 && terms[rest - 1].nullGroup ? Array(same.dropLast()) : same
+                        // A value found is out of the null group before it: that term, when it is a range
+                        // (`coalesce(t.priority, 4) < 4`, which SQLite would seek instead), is left out of
+                        // the value's todos; an equality (`(t.due IS NULL) IS ?`) is the index's own column
+                        // and stays, the value then said with `IS`: with `=` SQLite would put the value into
+                        // `t.due IS NULL` (constant propagation), and the index would no longer match it.
+                        let nullGroup = rest > 0 && terms[rest - 1].nullGroup
+                        let group = nullGroup && terms[rest - 1].outOfGroup != nil ? Array(same.dropLast()) : same
+                        let equal = nullGroup && terms[rest - 1].outOfGroup == nil ? "IS" : "="
                         arm.steps = WindowPart.Steps(
                             first: (
                                 "\(seek) \(whereClause(bounded, status)) ORDER BY \(value.order)\(direction) LIMIT 1",
@@ -364,7 +477,7 @@ extension StoreTransaction {
                             ),
                             text: value.text,
                             group: (
-                                "\(select) \(whereClause(group + [("(\(value.order)) = ?", [])], status)) "
+                                "\(select) \(whereClause(group + [("(\(value.order)) \(equal) ?", [])], status)) "
                                     + "ORDER BY t.rank\(keys[1].descending ? " DESC" : "") LIMIT ?",
                                 values + group.flatMap(\.values)
                             ))
@@ -376,16 +489,28 @@ extension StoreTransaction {
 
         /// How many todos `statement` would read without a limit: a statement per status. A
         /// count needs the category only for its rank, else it reads the index alone.
+        /// With sections, the categories' todos are counted from the kept counts.
         func count(
-            _ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool, beyond: SQLValue? = nil
+            _ same: [(term: String, values: [SQLValue])], rest: Int, backwards: Bool, beyond: SQLValue? = nil,
+            scope: Sections.Scope? = nil
         ) -> WindowPart {
             let bounded = same + range(rest, backwards: backwards, beyond: beyond)
             return WindowPart(
-                arms: statuses.map { status in
+                arms: statuses.map { (status, done) in
+                    if let sections, byCategory(rest) {
+                        var rank: Int64?
+                        if case .integer(let r) = beyond { rank = r }
+                        let descending = terms[rest].descending != backwards
+                        let count = sections.categories(beyond: rank, descending: descending, done: done).reduce(0) {
+                            $0 + $1.count
+                        }
+                        return WindowPart.Arm(sql: "SELECT ?", values: [.integer(Int64(count))])
+                    }
                     let where_ = whereClause(bounded, status)
+                    let table = source(scope, done: done).table
                     return WindowPart.Arm(
                         sql:
-                            "SELECT COUNT(*) FROM \(byCategory(rest) || where_.contains("c.rank") ? from(rest) : table) \(where_)",
+                            "SELECT COUNT(*) FROM \(byCategory(rest) || where_.contains("c.rank") ? from(rest, table) : table) \(where_)",
                         values: values + bounded.flatMap(\.values))
                 }, descending: [], text: [])
         }
@@ -394,7 +519,7 @@ extension StoreTransaction {
             rest < terms.count && terms[rest].order == "c.rank" && table == "todos t"
         }
 
-        private func from(_ rest: Int) -> String {
+        private func from(_ rest: Int, _ table: String) -> String {
             byCategory(rest) ? "categories c CROSS JOIN todos t ON t.category_id = c.id" : "\(table) \(categoryJoin)"
         }
     }
