@@ -55,7 +55,7 @@ import TodoTestSupport
     @Test func windowsAreTheListingsRowsInEveryOrder() throws {
         let dir = TemporaryDirectory("keyset")
         let store = try Self.store(dir)
-        try store.read { tx in try Self.checkWindows(tx, orders: Self.orders, filters: 0..<5) }
+        try store.read { tx in try Self.checkWindows(tx, orders: Self.orders, filters: Array(0..<5)) }
         try store.read { tx in
             var q = TodoQuery()
             q.seek = .init(after: 99_999)
@@ -88,7 +88,7 @@ import TodoTestSupport
             for i in 1...(large + 260) {
                 // The large category's todos first in the manual order, then the others mixed:
                 // its values and the others' interleave in every order.
-                var new = NewTodo(title: ["牛乳", "Write", "write", "todo \(i % 37)"][i % 4])
+                var new = NewTodo(title: ["牛乳", "Write", "write", "todo \(i % 37)", "ｗｒｉｔｅ"][i % 5])
                 if i % 3 != 0 { new.due = base.adding(usec: Int64(i % 41) * 3_600_000_000) }
                 new.category = i <= large ? "大きい" : i % 5 == 0 ? nil : "小さい"
                 new.priority = [nil, .high, .medium, .low, nil][i % 5]
@@ -99,16 +99,24 @@ import TodoTestSupport
             }
         }
         try store.read { tx in
-            try Self.checkWindows(tx, orders: Self.sectionOrders, filters: 0..<2)
-            for order in Self.sectionOrders where ![.position, .id].contains(order[1].field) {
+            try Self.checkWindows(tx, orders: Self.orders, filters: [0, 1, 4], category: "大きい")
+            try Self.checkWindows(tx, orders: Self.sectionOrders, filters: [4], category: "小さい")
+            // With sections, and by one key in the large category alone (the UI's category pane).
+            let orders =
+                Self.sectionOrders.filter { ![.position, .id].contains($0[1].field) }.map { ($0, false) }
+                + Self.orders.filter { $0.count == 1 && ![.position, .id, .category].contains($0[0].field) }.map {
+                    ($0, true)
+                }
+            for (order, inCategory) in orders {
                 for status in [TodoQuery.Status.open, .all] {
                     var q = TodoQuery()
                     q.sort = order
                     q.status = status
+                    if inCategory { q.category = "大きい" }
                     q.limit = 50
                     q.seek = .init(after: 3) // in the large category
                     let plans = try tx.seekQueryPlans(q)
-                    let name = "\(order.map { "\($0.field)\($0.descending ? "↓" : "↑")" }) \(status)"
+                    let name = "\(order.map { "\($0.field)\($0.descending ? "↓" : "↑")" }) \(status) \(inCategory)"
                     let walks = plans.filter { $0.contains { $0.contains("todos_done_") } }
                     #expect(!walks.isEmpty, "\(name): \(plans)")
                     for walk in walks { #expect(!walk.contains { $0.contains("TEMP B-TREE") }, "\(name): \(walk)") }
@@ -118,9 +126,9 @@ import TodoTestSupport
     }
 
     /// The windows of `orders` against the listing cut by offset, with filters `filters` (0: open,
-    /// 1: every status, 2 and 3: a search, 4: one category).
+    /// 1: every status, 2 and 3: a search, 4: `category`).
     private static func checkWindows(
-        _ tx: StoreTransaction, orders: [[TodoQuery.SortKey]], filters: Range<Int>
+        _ tx: StoreTransaction, orders: [[TodoQuery.SortKey]], filters: [Int], category: String = "Home"
     ) throws {
         for order in orders {
             for filter in filters {
@@ -135,7 +143,7 @@ import TodoTestSupport
                     q.search = "write"
                 default:
                     q.status = .all
-                    q.category = "Home"
+                    q.category = category
                 }
                 let all = try tx.list(q).todos.map(\.id)
                 let name = "\(order.map { "\($0.field)\($0.descending ? "↓" : "↑")" }) filter \(filter)"
@@ -200,7 +208,8 @@ import TodoTestSupport
                     let page = try tx.list(after)
                     #expect(page.todos.map(\.id) == Array(next), "\(name) after a done todo")
                     #expect(
-                        page.offset == all.firstIndex(of: next.first ?? -1), "\(name) after a done todo: offset")
+                        page.offset == next.first.map { all.firstIndex(of: $0) } ?? all.count,
+                        "\(name) after a done todo: offset")
                 }
             }
         }

@@ -176,11 +176,18 @@ extension StoreTransaction {
                     && [.title, .created, .updated, .start, .priority].contains(query.sort[0].field)))
             || (query.sort.count == 2 && query.sort[0].field == .category && query.sort[1].field != .category)
         let unfiltered = if case .all? = keptCounts { true } else { false }
+        // One category (and the status): by any key but the position, read as its one section
+        // (`Sections`), walked when it is large.
+        let oneCategory = if case .category? = keptCounts { true } else { false }
+        let sortsCategory =
+            query.sort.count == 1 && query.sort[0].field != .position
+            || (query.sort.count == 2 && query.sort[0].field == .category && query.sort[1].field != .category)
         let firstWindow =
-            query.seek == nil && query.offset == 0 && query.limit != nil && !query.tree && unfiltered && sortsFirstPage
+            query.seek == nil && query.offset == 0 && query.limit != nil && !query.tree
+            && (unfiltered && sortsFirstPage || oneCategory && sortsCategory)
         let seek = try (query.seek ?? (firstWindow ? .start : nil)).map { (seek) throws(TodoError) in
             var plan = try seekPlan(
-                seek, query, from: todos, conditions: conditions, values: values, sectioned: unfiltered)
+                seek, query, from: todos, conditions: conditions, values: values, sectioned: keptCounts)
             // With the search index driving: past `narrowLimit` matches, walking the order from
             // the anchor meets a match often enough (as the walking page does).
             if let searchDriver {

@@ -5,11 +5,12 @@ import TodoSQLite
 // on — read one category at a time, so no window sorts a category of 90,000 todos: a large
 // category's todos are walked in the order's index (which ends with the category: another
 // category's todo is passed over in the index, its row never read), a small one's are sorted.
+// A listing of one category (`--category`, the UI's category pane) is read as its one section.
 
 extension StoreTransaction {
-    /// The categories of a listing with sections and no filter but the status, in order, with the
-    /// kept counts that say how many todos each holds, so a window knows which categories it
-    /// reaches and how to read each (`ListSeek.swift` reads them).
+    /// The categories of a listing with sections and no filter but the status (or of one
+    /// category), in order, with the kept counts that say how many todos each holds, so a window
+    /// knows which categories it reaches and how to read each (`ListSeek.swift` reads them).
     struct Sections {
         /// Every category, by rank (then id), with its open and done todos.
         var categories: [(id: Int64, rank: Int64, open: Int, done: Int)]
@@ -30,10 +31,12 @@ extension StoreTransaction {
         }
 
         /// The sections of a listing sorted by `sort` (the category first, then at most one
-        /// key), or nil when another order follows, which no index keeps.
-        init?(_ sort: [TodoQuery.SortKey], _ connection: Connection) throws(TodoError) {
-            guard sort.first?.field == .category, sort.count <= 2 else { return nil }
-            switch sort.dropFirst().first?.field {
+        /// key; or, for one category, `only`, one key), or nil when another order follows, which no
+        /// index keeps.
+        init?(_ sort: [TodoQuery.SortKey], only: Int64? = nil, _ connection: Connection) throws(TodoError) {
+            let byCategory = sort.first?.field == .category
+            guard byCategory ? sort.count <= 2 : only != nil && sort.count == 1 else { return nil }
+            switch (byCategory ? sort.dropFirst().first : sort.first)?.field {
             case nil, .position?: walk = "INDEXED BY todos_category"
             case .id?: walk = "NOT INDEXED"
             case .title?: walk = "INDEXED BY todos_done_title"
@@ -45,9 +48,12 @@ extension StoreTransaction {
             case .category?: return nil
             }
             categories = try connection.rows(
-                "SELECT id, rank, open_count, done_count FROM categories ORDER BY rank, id"
-            ) {
-                ($0.int64(0), $0.int64(1), $0.int(2), $0.int(3))
+                "SELECT id, rank, open_count, done_count FROM categories \(only == nil ? "" : "WHERE id = ? ")ORDER BY rank, id",
+                only.map { [.integer($0)] } ?? []
+            ) { ($0.int64(0), $0.int64(1), $0.int(2), $0.int(3)) }
+            guard only == nil else {
+                uncategorized = (0, 0)
+                return
             }
             let all = try connection.rows("SELECT n FROM todo_counts ORDER BY done") { $0.int(0) }
             uncategorized = (
@@ -69,8 +75,11 @@ extension StoreTransaction {
         }
 
         /// The table of a statement reading `count` todos of one section in order: sorted, or walked.
-        func table(forCount count: Int) -> String {
-            "todos t " + (count <= Self.sortedLimit ? "INDEXED BY todos_category" : walk)
+        /// `counting`: only counted, which by id reads `todos_category` alone (its entries end with
+        /// the id) rather than the table's rows.
+        func table(forCount count: Int, counting: Bool = false) -> String {
+            let sorted = count <= Self.sortedLimit || counting && walk == "NOT INDEXED"
+            return "todos t " + (sorted ? "INDEXED BY todos_category" : walk)
         }
 
         /// The categories beyond rank `beyond` (all without it) in the direction read

@@ -239,11 +239,12 @@ extension StoreTransaction {
     /// listing (`Seek.end`) has no anchor: its order walked backwards, in two statements when the
     /// order starts with a null group (the group, then the rest).
     ///
-    /// `sectioned`: the listing has no filter but the status, so with sections (the category
-    /// first) each category is read on its own (`Sections`).
+    /// `sectioned`: the listing has no filter but the status (`.all`) or one category besides
+    /// (`.category`), so with sections (the category first), or by one key in one category, each
+    /// category is read on its own (`Sections`).
     func seekPlan(
         _ seek: TodoQuery.Seek, _ query: TodoQuery, from table: String, conditions: [String], values: [SQLValue],
-        sectioned: Bool = false
+        sectioned: KeptCounts? = nil
     ) throws(TodoError) -> SeekPlan {
         guard !query.tree else { throw TodoError.invalid("tree", "cannot be combined with after, before or fromEnd") }
         guard query.offset == 0 else {
@@ -252,7 +253,12 @@ extension StoreTransaction {
         let terms = Self.seekTerms(query.sort)
         let window = WindowStatements(
             terms: terms, table: table, conditions: conditions, values: values, status: query.status,
-            sections: sectioned && table == "todos t" ? try Sections(query.sort, connection) : nil,
+            sections: try sectioned.flatMap { (kept) throws(TodoError) in
+                guard table == "todos t" else { return nil }
+                if case .category(let id) = kept { return try Sections(query.sort, only: id, connection) }
+                return try Sections(query.sort, connection)
+            },
+            only: sectioned.flatMap { if case .category(let id) = $0 { .category(id) } else { nil } },
             limit: query.limit ?? -1)
         guard let id = seek.id else {
             // From the end backwards (or from the start): the null group last (first).
@@ -262,7 +268,9 @@ extension StoreTransaction {
                 // In the group the next term is null: said as an equality (`t.due IS ?`) unless
                 // the group's own spelling holds it, so the group is sought in the index.
                 let inGroup = [first.same(.integer(1))] + (first.inGroup == nil ? [terms[1].same(.null)] : [])
-                let group = window.statements(inGroup, rest: 2, backwards: backwards, scope: .uncategorized)
+                let group = window.statements(
+                    inGroup, rest: 2, backwards: backwards,
+                    scope: query.sort.first?.field == .category ? .uncategorized : nil)
                 let rest = window.statements([first.same(.integer(0))], rest: 1, backwards: backwards)
                 statements = backwards ? group + rest : rest + group
             } else {
@@ -299,10 +307,12 @@ extension StoreTransaction {
                 // With sections, a statement past the category's terms reads one category: the
                 // anchor's, or (into the null group) the todos without one.
                 var scope: Sections.Scope?
-                if case .integer(let category) = anchor[min(1, terms.count - 1)].equal {
-                    scope = .category(category)
-                } else {
-                    scope = .uncategorized
+                if query.sort.first?.field == .category {
+                    if case .integer(let category) = anchor[1].equal {
+                        scope = .category(category)
+                    } else {
+                        scope = .uncategorized
+                    }
                 }
                 if terms[j].nullGroup {
                     // Into the null group (after) or out of it (backwards), spelled as an index
@@ -317,7 +327,7 @@ extension StoreTransaction {
                 } else {
                     beyond = anchor[j].order
                 }
-                if j == 0 && !backwards { scope = .uncategorized }
+                if j == 0 && !backwards && scope != nil { scope = .uncategorized }
                 statements +=
                     ordered
                     ? window.statements(same, rest: rest, backwards: backwards, beyond: beyond, scope: scope)
@@ -347,6 +357,8 @@ extension StoreTransaction {
         var status: TodoQuery.Status
         /// With sections and no filter but the status: the categories, each read on its own.
         var sections: Sections?
+        /// A listing of one category: the section every statement reads.
+        var only: Sections.Scope?
         /// The page's size (-1: all): the categories read stop where their todos fill it.
         var limit: Int
 
@@ -359,11 +371,14 @@ extension StoreTransaction {
         }
 
         /// The table a statement reads the todos of `scope` with status `done` from: with
-        /// sections, sorted or walked by how many they are (`Sections.sortedLimit`).
-        private func source(_ scope: Sections.Scope?, done: Bool?) -> (table: String, sorted: Bool) {
-            guard let sections, let scope else { return (table, false) }
+        /// sections, sorted or walked by how many they are (`Sections.sortedLimit`); `counting`: for
+        /// a count (`Sections.table`).
+        private func source(_ scope: Sections.Scope?, done: Bool?, counting: Bool = false) -> (
+            table: String, sorted: Bool
+        ) {
+            guard let sections, let scope = scope ?? only else { return (table, false) }
             let count = sections.count(scope, done: done)
-            return (sections.table(forCount: count), count <= Sections.sortedLimit)
+            return (sections.table(forCount: count, counting: counting), count <= Sections.sortedLimit)
         }
 
         /// `statement`, or with sections, when the order goes on by the category: one per
@@ -507,7 +522,7 @@ extension StoreTransaction {
                         return WindowPart.Arm(sql: "SELECT ?", values: [.integer(Int64(count))])
                     }
                     let where_ = whereClause(bounded, status)
-                    let table = source(scope, done: done).table
+                    let table = source(scope, done: done, counting: true).table
                     return WindowPart.Arm(
                         sql:
                             "SELECT COUNT(*) FROM \(byCategory(rest) || where_.contains("c.rank") ? from(rest, table) : table) \(where_)",
