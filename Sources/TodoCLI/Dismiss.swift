@@ -21,7 +21,7 @@ extension Runner {
     static func dismissal(_ todo: Todo, _ choice: AlarmChoice?, now: Instant) throws(CLIFailure) -> Dismissal {
         func fired(_ a: Alarm) -> Bool { a.firedUnacknowledged(by: now, due: todo.due, start: todo.start) }
         guard let choice else {
-            let numbers = todo.alarms.indices.filter { fired(todo.alarms[$0]) }.map { $0 + 1 }
+            let numbers = todo.alarms.enumerated().filter { fired($0.element) }.map { $0.offset + 1 }
             let nothing =
                 todo.alarms.isEmpty
                 ? "it has no alarms"
@@ -87,23 +87,29 @@ extension Runner {
         print(Runner.dismissed(all))
     }
 
-    /// "Dismissed alarm 2 of 3: 歯医者", "Nothing to dismiss: todo 3 …", "Dismissed the alarms
-    /// of 2 todos; 1 had nothing to dismiss."
+    /// "Dismissed alarm 2 of 3: 歯医者", "Nothing to dismiss: todo 3 …"; for several todos a line
+    /// each of those that had something to dismiss, then "Dismissed the alarms of 2 todos; 1 had
+    /// nothing to dismiss."
     static func dismissed(_ all: [Dismissal]) -> String {
         let acting = all.filter { $0.nothing == nil }
-        if all.count == 1, let one = all.first {
-            let title = Table.oneLine(one.todo.title)
-            if let nothing = one.nothing { return "Nothing to dismiss: todo \(one.todo.id) (\(nothing)): \(title)" }
+        func line(_ one: Dismissal) -> String {
             let alarms =
                 one.numbers.count == 1
                 ? "alarm \(one.numbers[0])" : "alarms \(one.numbers.map(String.init).joined(separator: ", "))"
-            return "Dismissed \(alarms) of \(one.todo.id): \(title)"
+            return "Dismissed \(alarms) of \(one.todo.id): \(Table.oneLine(one.todo.title))"
+        }
+        if all.count == 1, let one = all.first {
+            guard let nothing = one.nothing else { return line(one) }
+            return "Nothing to dismiss: todo \(one.todo.id) (\(nothing)): \(Table.oneLine(one.todo.title))"
         }
         if acting.isEmpty {
             return "Nothing to dismiss: no alarm of the \(all.count) todos has fired since it was dismissed."
         }
         let rest = all.count - acting.count
-        return "Dismissed the alarms of \(Runner.count(acting.count, "todo"))"
-            + (rest > 0 ? "; \(rest) had nothing to dismiss." : ".")
+        return
+            (acting.map(line) + [
+                "Dismissed the alarms of \(Runner.count(acting.count, "todo"))"
+                    + (rest > 0 ? "; \(rest) had nothing to dismiss." : ".")
+            ]).joined(separator: "\n")
     }
 }

@@ -430,29 +430,39 @@ struct Runner {
     }
 
     /// The adjustment of a listing by due date, where it needs one and the listing is short enough
-    /// to be read whole (`LocalDayListing.maxRows`; the daemon counts it first); longer ones keep
-    /// the daemon's order of instants.
+    /// to be read whole (`LocalDayListing.maxRows`; the daemon counts it first) or is a page read
+    /// in parts (`LocalDayListing.readsInParts`); longer ones keep the daemon's order of instants.
     private func localDays(_ query: TodoQuery) throws(CLIFailure) -> LocalDayListing? {
         let zones = human.zones
         guard let local = LocalDayListing(query: query, zone: human.timeZone, zones: { zones.zone($0) }) else {
             return nil
         }
+        if local.readsInParts { return local }
         var count = local.serverQuery
         count.limit = 0
         guard try call(count).total <= LocalDayListing.maxRows else { return nil }
         return local
     }
 
-    /// The todos of `local` read whole, filtered and ordered here.
+    /// The todos of `local` read whole (or, a page by due date, as many of the first as it takes:
+    /// `LocalDayListing.readsInParts`), filtered and ordered here.
     private func localDayListing(_ local: LocalDayListing) throws(CLIFailure) -> (
         items: [(json: JSON, todo: Todo)], total: Int
     ) {
-        let (raw, page) = try answer(local.serverQuery)
-        // The page was read whole: its todos' JSON, for `--json`, pairs with them one to one.
-        let items = raw["todos"]?.arrayValue ?? []
-        var pairs: [(json: JSON, todo: Todo)] = []
-        for (item, todo) in zip(items, page.todos) { pairs.append((item, todo)) }
-        return local.apply(pairs, todo: \.todo)
+        var read = local.firstPart
+        while true {
+            let (raw, page) = try answer(local.serverQuery(reading: read))
+            // The page was read whole: its todos' JSON, for `--json`, pairs with them one to one.
+            let items = raw["todos"]?.arrayValue ?? []
+            var pairs: [(json: JSON, todo: Todo)] = []
+            for (item, todo) in zip(items, page.todos) { pairs.append((item, todo)) }
+            guard let part = read else { return local.apply(pairs, todo: \.todo) }
+            if page.total <= part || local.settles(pairs, todo: \.todo) {
+                return (local.apply(pairs, todo: \.todo).items, page.total)
+            }
+            if part >= LocalDayListing.maxRows { return (local.daemonOrder(pairs), page.total) }
+            read = min(part * 4, LocalDayListing.maxRows)
+        }
     }
 
     /// `list` with due-date filters or sort (`LocalDayListing`).

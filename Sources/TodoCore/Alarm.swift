@@ -206,6 +206,31 @@ package struct Alarm: Sendable, Equatable {
     }
 
     init?(storedLine line: UnsafeBufferPointer<UInt8>) {
+        guard let (alarm, uid) = Alarm.read(storedLine: line) else { return nil }
+        self = alarm
+        self.uid = String(decoding: UnsafeBufferPointer(rebasing: line[uid]), as: UTF8.self)
+    }
+
+    /// Calls `body` with each alarm of `text` (what `storedText` wrote) in order, its `uid` left
+    /// empty and given as its bytes instead, valid only inside `body`: for writing the alarms out
+    /// (a todo's JSON) without making a String of each uid or an array of them.
+    package static func forEachStored(_ text: String?, _ body: (Alarm, UnsafeBufferPointer<UInt8>) -> Void) {
+        guard var text else { return }
+        text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var from = 0
+            while from < bytes.count {
+                let newline = memchr(base + from, 0x0A, bytes.count - from)
+                let to = newline.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
+                let line = UnsafeBufferPointer(rebasing: bytes[from..<to])
+                if let (alarm, uid) = read(storedLine: line) { body(alarm, UnsafeBufferPointer(rebasing: line[uid])) }
+                from = to + 1
+            }
+        }
+    }
+
+    /// One line of `storedText`: the alarm with an empty `uid`, and where the uid is in the line.
+    private static func read(storedLine line: UnsafeBufferPointer<UInt8>) -> (Alarm, Range<Int>)? {
         var at = 0
         func word() -> UnsafeBufferPointer<UInt8>? {
             guard at < line.count else { return nil }
@@ -250,16 +275,17 @@ package struct Alarm: Sendable, Equatable {
         } else {
             return nil
         }
-        self.init(uid: String(decoding: uidBytes, as: UTF8.self), trigger: trigger)
+        var alarm = Alarm(uid: "", trigger: trigger)
+        let uid = 0..<uidBytes.count
         while let key = word() {
             if equals(key, "repeat") {
                 guard let n = number(), let i = number() else { return nil }
-                repeatCount = Int(n)
-                intervalUsec = i
+                alarm.repeatCount = Int(n)
+                alarm.intervalUsec = i
             } else if equals(key, "ack") {
-                acknowledged = number().map(Instant.init(usec:))
+                alarm.acknowledged = number().map(Instant.init(usec:))
             } else if equals(key, "snooze") {
-                snoozedUntil = number().map(Instant.init(usec:))
+                alarm.snoozedUntil = number().map(Instant.init(usec:))
             } else if equals(key, "ical") {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(line.count - at)
@@ -276,10 +302,11 @@ package struct Alarm: Sendable, Equatable {
                         bytes.append(b)
                     }
                 }
-                ical = String(decoding: bytes, as: UTF8.self)
+                alarm.ical = String(decoding: bytes, as: UTF8.self)
             } else {
                 return nil
             }
         }
+        return (alarm, uid)
     }
 }

@@ -43,12 +43,23 @@ package struct Todo: Sendable, Equatable {
     package var parentUid: String?
     /// When the todo can be started (iCalendar `DTSTART`); before it, `list --ready` leaves it out.
     package var start: Instant?
-    /// The todo's alarms (`VALARM`s), in the order they were given; `remind` is the next
-    /// pending firing over them and `reminded` when the last one fired.
-    package var alarms: [Alarm]
+    /// The todo's alarms as the store keeps them (`Alarm.storedText`), read and written as a
+    /// list through `alarms`: a todo read from the store is written out (`todo.get`, a listing)
+    /// from this text, without making the list.
+    package var storedAlarms: String?
 }
 
 extension Todo {
+    /// The todo's alarms (`VALARM`s), in the order they were given; `remind` is the next
+    /// pending firing over them and `reminded` when the last one fired.
+    package var alarms: [Alarm] {
+        get { Alarm.alarms(storedText: storedAlarms) }
+        set { storedAlarms = Alarm.storedText(newValue) }
+    }
+}
+
+extension Todo {
+    /// `storedAlarms`, when given, stands for `alarms` (as the store keeps them).
     /// (In an extension, through the memberwise initializer: an initializer of the struct's own
     /// that assigns the fields one by one built the value on the stack and then copied it, a
     /// retain and release of every field, for every row read.)
@@ -59,7 +70,7 @@ extension Todo {
         created: Instant, updated: Instant, priority: TodoPriority? = nil, tags: [String] = [],
         zone: String? = nil, allDay: Bool = false, recurrence: TodoRecurrence? = nil, revision: Int64 = 1,
         parent: Int64? = nil, parentUid: String? = nil, start: Instant? = nil, subtasks: [Int64] = [],
-        alarms: [Alarm] = []
+        alarms: [Alarm] = [], storedAlarms: String? = nil
     ) {
         self.init(
             id: id, uid: uid, title: title, notes: notes, category: category, due: due, remind: remind,
@@ -67,7 +78,8 @@ extension Todo {
             done: done, completed: completed, position: position, created: created, updated: updated,
             priority: priority,
             tags: tags, zone: zone, allDay: allDay, recurrence: recurrence, revision: revision, parent: parent,
-            subtasks: subtasks, parentUid: parentUid, start: start, alarms: alarms)
+            subtasks: subtasks, parentUid: parentUid, start: start,
+            storedAlarms: storedAlarms ?? Alarm.storedText(alarms))
     }
 }
 

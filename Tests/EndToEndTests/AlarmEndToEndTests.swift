@@ -222,7 +222,12 @@ import TodoTestSupport
         #expect(try client.result("todo.get", ["id": .int(a)])["alarms"] == initial["alarms"])
         // Several ids: one request, one undo step; the one with nothing is reported.
         let several = try run(["dismiss", "\(a)", "\(b)", "\(c)"])
-        #expect(several.stdout == "Dismissed the alarms of 2 todos; 1 had nothing to dismiss.\n", "\(several.stdout)")
+        // A line for each todo dismissed (which alarms), then the count.
+        let lines = several.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.count == 3 && lines[0] == "Dismissed alarm 1 of \(a): 薬を飲む"
+                && lines[1].hasPrefix("Dismissed alarm") && lines[1].contains(" of \(b): ")
+                && lines[2] == "Dismissed the alarms of 2 todos; 1 had nothing to dismiss.", "\(several.stdout)")
         let history = try client.result("store.history", ["limit": 1])
         #expect(history[0]?["description"]?.stringValue?.hasPrefix("dismiss \(a), \(b)") == true, "\(history)")
         #expect(try run(["undo"]).status == 0)

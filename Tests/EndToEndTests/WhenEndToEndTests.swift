@@ -114,8 +114,10 @@ import TodoTestSupport
         let row = list.stdout.split(separator: "\n").first { $0.hasSuffix("due today") }.map(String.init) ?? ""
         #expect(row.contains("today") && !row.contains("overdue"), "\(list.stdout)")
         #expect(!row.contains(":"), "no time of day: \(row)")
+        // The due line (the reminder, at 09:00, is past from then on, and says so on its own line).
         let shown = try d.todoctl(["show", id], environment: Self.environment)
-        #expect(shown.stdout.contains("(today)") && !shown.stdout.contains("overdue"), "\(shown.stdout)")
+        let dueLine = shown.stdout.split(separator: "\n").first { $0.hasPrefix("Due:") }.map(String.init) ?? ""
+        #expect(dueLine.contains("(today)") && !dueLine.contains("overdue"), "\(shown.stdout)")
     }
 
     /// Japanese WHEN through the built binaries: `add` stores what Foundation's calendar computes,
@@ -216,6 +218,43 @@ import TodoTestSupport
         #expect(try ids(["list", "--sort", "due", "--limit", "2"]) == [today, eod])
         let table = try d.todoctl(["list", "--due-before", "eod", "--limit", "1", "--sort", "due"], environment: berlin)
         #expect(table.stdout.contains("Showing 1 of 2 todos."), "\(table.stdout)")
+    }
+
+    /// A page by due date is read in parts, only as far as an all-day todo could move by its
+    /// local day: one made in Berlin for a day sorts before the 300 timed todos of that day's Tokyo
+    /// morning (its Tokyo day starts eight hours before its instant), though the daemon lists it
+    /// after them; the first part (256 rows) does not settle, the second reads on.
+    @Test func aPageByDueDateReadsOnWhileAnAllDayTodoCouldMoveIntoIt() throws {
+        let d = try DaemonProcess()
+        // 2027-03-10 in Berlin starts at 2027-03-09T23:00Z; in Tokyo at 2027-03-09T15:00Z.
+        var todos: [JSON] = (1...300).map { i in
+            let minute = 15 * 60 + i
+            return [
+                "title": .string("timed \(i)"),
+                "due": .string(String(format: "2027-03-09T%02d:%02d:00Z", minute / 60, minute % 60))
+            ]
+        }
+        todos.append(["title": "ベルリンの終日", "due": "2027-03-09T23:00:00Z", "allDay": true, "zone": "Europe/Berlin"])
+        let file = d.directory.file("day.json")
+        try JSON.object(["format": "todod-export", "version": 1, "categories": [], "todos": .array(todos)]).serialized()
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try d.todoctl(["import", file]).status == 0)
+        let tokyo = ["TZ": "Asia/Tokyo"]
+        func titles(_ arguments: [String]) throws -> [String] {
+            let result = try d.todoctl(["--json", "list"] + arguments, environment: tokyo)
+            #expect(result.status == 0, "\(result.stderr)")
+            return (try JSON.parse(result.stdout).arrayValue ?? []).compactMap { $0["title"]?.stringValue }
+        }
+        #expect(try titles(["--sort", "due", "--limit", "2"]) == ["ベルリンの終日", "timed 1"])
+        #expect(try titles(["--sort", "-due", "--limit", "2"]) == ["timed 300", "timed 299"])
+        // In Berlin its day starts at its instant: after every timed todo.
+        let berlin = try d.todoctl(
+            ["--json", "list", "--sort", "-due", "--limit", "1"], environment: ["TZ": "Europe/Berlin"])
+        #expect(
+            (try JSON.parse(berlin.stdout).arrayValue ?? []).first?["title"]?.stringValue == "ベルリンの終日",
+            "\(berlin.stdout)")
+        let table = try d.todoctl(["list", "--sort", "due", "--limit", "3"], environment: tokyo)
+        #expect(table.stdout.contains("Showing 3 of 301 todos."), "\(table.stdout)")
     }
 
     /// Dates and rules as people write them, through the real todoctl: slashes, `tmrw`, the end of

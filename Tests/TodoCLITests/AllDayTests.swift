@@ -257,3 +257,55 @@ import TodoTime
         #expect(shown.stdoutLines.contains("Due:      2026-06-02 (tomorrow)"), "\(shown.stdout)")
     }
 }
+
+/// A page by due date is read from the daemon a part at a time: `LocalDayListing.settles` says
+/// when the rows read hold the page by local day (rows not read can move no more than a day
+/// earlier than the last one read).
+@Suite struct LocalDayPartsTests {
+    static let tokyo = ZoneInfo(identifier: "Asia/Tokyo") ?? .utc
+
+    static func listing(limit: Int, descending: Bool = false) -> LocalDayListing? {
+        var query = TodoQuery()
+        query.sort = [TodoQuery.SortKey(.due, descending: descending)]
+        query.limit = limit
+        return LocalDayListing(query: query, zone: tokyo, zones: { ZoneInfo(identifier: $0) })
+    }
+
+    /// Todos due an hour apart from `base`, in the daemon's order (the hours given).
+    static func hourly(_ hours: some Sequence<Int>, undated: Int = 0) -> [Todo] {
+        let base = Instant(rfc3339: "2026-06-01T00:00:00Z") ?? Fixtures.now
+        return hours.map {
+            Todo(
+                id: Int64($0), title: "t", due: base.adding(usec: Int64($0) * 3_600_000_000), position: $0,
+                created: Fixtures.now, updated: Fixtures.now)
+        }
+            + (0..<undated).map {
+                Todo(id: 10_000 + Int64($0), title: "u", position: 1, created: Fixtures.now, updated: Fixtures.now)
+            }
+    }
+
+    @Test func aPageSettlesOnceTheRowsReadReachADayPastIt() throws {
+        let page = try #require(Self.listing(limit: 50))
+        #expect(page.readsInParts && page.firstPart == 256)
+        // The 50th is due at hour 49; a row not read could be due by its local day 27 hours
+        // before the last one read.
+        #expect(!page.settles(Self.hourly(0..<60), todo: { $0 }))
+        #expect(!page.settles(Self.hourly(0..<77), todo: { $0 }))
+        #expect(page.settles(Self.hourly(0..<78), todo: { $0 }))
+        #expect(!page.settles(Self.hourly(0..<40), todo: { $0 }))
+        // Undated rows come after every dated one: once one is read, nothing dated is left.
+        #expect(page.settles(Self.hourly(0..<40, undated: 1), todo: { $0 }))
+        // Descending: the mirror image.
+        let latest = try #require(Self.listing(limit: 50, descending: true))
+        #expect(!latest.settles(Self.hourly((123..<200).reversed()), todo: { $0 }))
+        #expect(latest.settles(Self.hourly((122..<200).reversed()), todo: { $0 }))
+        // A due-date filter reads the whole range (its count is the listing's).
+        var filtered = TodoQuery()
+        filtered.sort = [TodoQuery.SortKey(.due)]
+        filtered.limit = 5
+        filtered.dueBefore = Fixtures.now
+        let whole = try #require(
+            LocalDayListing(query: filtered, zone: Self.tokyo, zones: { ZoneInfo(identifier: $0) }))
+        #expect(!whole.readsInParts && whole.firstPart == nil)
+    }
+}

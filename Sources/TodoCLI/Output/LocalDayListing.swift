@@ -7,7 +7,9 @@ import TodoWhen
 /// made in (a Tokyo all-day todo for tomorrow is not due "today" in Berlin, and sorts after today's
 /// rows). The daemon compares instants, so the client asks for a range wider by the largest
 /// difference of two zones, then filters, sorts and limits itself: for listings of up to
-/// `maxRows` todos (the caller counts first); a longer one keeps the daemon's order.
+/// `maxRows` todos (the caller counts first); a longer one keeps the daemon's order. A page sorted
+/// by due date without a due-date filter is read in parts instead, only as far as its rows can
+/// move (`settles`), flat: the rows of a tree cannot keep its order when they move by local day.
 struct LocalDayListing {
     /// The most todos a listing is read whole for.
     static let maxRows = 5_000
@@ -31,13 +33,47 @@ struct LocalDayListing {
     }
 
     /// What the daemon is asked: the range widened, every match (no limit or offset).
-    var serverQuery: TodoQuery {
+    var serverQuery: TodoQuery { serverQuery(reading: nil) }
+
+    /// `serverQuery`, or its first `rows` todos, flat (`readsInParts`).
+    func serverQuery(reading rows: Int?) -> TodoQuery {
         var q = query
         q.dueBefore = query.dueBefore.map { TimeExpression.checkedAdd($0.usec, Self.widest) ?? Instant.latest }
         q.dueAfter = query.dueAfter.map { TimeExpression.checkedAdd($0.usec, -Self.widest) ?? Instant.earliest }
-        q.limit = nil
+        q.limit = rows
         q.offset = 0
+        if rows != nil { q.tree = false }
         return q
+    }
+
+    /// A page sorted by due date with no due-date filter: the daemon's first rows are read, a part
+    /// at a time, until the page by local day is among them (`settles`), not the whole listing.
+    var readsInParts: Bool { query.dueBefore == nil && query.dueAfter == nil && query.limit != nil }
+
+    /// How many rows the first part reads (nil: the whole listing at once).
+    var firstPart: Int? { readsInParts ? max(256, 2 * (query.offset + (query.limit ?? 0))) : nil }
+
+    /// Whether `items`, the first rows of the daemon's order by due instant (flat), hold the page
+    /// by local day: the rows not read are due at or after the last one read (before it, sorted
+    /// descending), so by their local day no more than `widest` earlier (later), or are undated,
+    /// after every dated one in both directions. True when the page's last local due date is
+    /// beyond that bound, or when the last row read is undated.
+    func settles<Item>(_ items: [Item], todo: (Item) -> Todo) -> Bool {
+        guard let first = query.sort.first, first.field == .due, let limit = query.limit else { return true }
+        guard let last = items.last, let lastDue = todo(last).due else { return true }
+        let wanted = query.offset + limit
+        let dated = items.compactMap { due(todo($0)) }.sorted(by: first.descending ? (>) : (<))
+        guard wanted > 0 else { return true }
+        guard dated.count >= wanted else { return false }
+        let edge = dated[wanted - 1]
+        return first.descending ? edge.usec > lastDue.usec + Self.widest : edge.usec < lastDue.usec - Self.widest
+    }
+
+    /// The page cut from the daemon's order as it is (a listing whose page did not settle in
+    /// `maxRows` rows: its todos crowd within a day of each other).
+    func daemonOrder<Item>(_ items: [Item]) -> [Item] {
+        let start = min(query.offset, items.count)
+        return Array(items[start..<min(start + (query.limit ?? items.count), items.count)])
     }
 
     /// When `todo` is due as seen here: its due instant, or for an all-day todo the start of its

@@ -172,17 +172,17 @@ final class ClientConnection: @unchecked Sendable {
         while takingRequests, !closed, inFlight < ClientConnection.maxInFlight,
             unsent <= ClientConnection.outputHighMark
         {
-            // Decoded where the line lies in the input buffer; handed over once the framer is done with it.
-            var request: Result<RPCRequest, RPCFailure>?
-            let frame = framer.next { line in
-                // blank lines are ignored
-                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { request = RPCRequest.decode(line) }
+            // Decoded where the line lies in the input buffer, then moved on (a request holds JSON
+            // values, whose copies are released through the runtime's generic code).
+            let frame = framer.nextDecoded { line -> Result<RPCRequest, RPCFailure>? in
+                line.allSatisfy { $0 == 0x20 || $0 == 0x09 } ? nil : RPCRequest.decode(line) // blank lines are ignored
             }
-            switch frame {
-            case nil:
+            switch consume frame {
+            case .none:
                 return
-            case .line:
-                guard let request else { continue }
+            case .line(nil):
+                continue
+            case .line(let request?):
                 inFlight += 1
                 requests.handle(request, from: self)
             case .tooLong:

@@ -50,10 +50,11 @@ struct FiredReminder: Sendable, Equatable {
         self.lateUsec = lateUsec
         self.scheduled = scheduled ?? todo.remind ?? fired
         // The stored instant names the firing (an all-day todo's `scheduled` may follow the local zone).
+        let alarms = todo.alarms
         if let at = todo.remind,
-            let index = todo.alarms.firstIndex(where: { $0.fires(at: at, due: todo.due, start: todo.start) })
+            let index = alarms.firstIndex(where: { $0.fires(at: at, due: todo.due, start: todo.start) })
         {
-            let alarm = todo.alarms[index]
+            let alarm = alarms[index]
             alarmIndex = index
             alarmUid = alarm.uid
             if alarm.snoozedUntil != at, let base = alarm.triggerInstant(due: todo.due, start: todo.start) {

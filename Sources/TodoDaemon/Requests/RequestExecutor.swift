@@ -245,7 +245,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
                 reply = Reply(connection: job.connection, response: nil, events: [], subscription: nil)
             }
         }
-        return reply
+        return reply.take() // moved out of the closure's box, not copied (its release is the runtime's generic code)
     }
 
     /// Runs `body` on the store queue after every job submitted so far (journal reads, and the

@@ -264,7 +264,9 @@ extension Todo {
                 case .parentUid: Todo.put(parentUid, &w)
                 case .start: Todo.put(start, &w)
                 case .alarms:
-                    w.put(alarms: alarms, due: due, start: start, after: remind.map { $0.adding(usec: -1) } ?? reminded)
+                    w.put(
+                        storedAlarms: storedAlarms, due: due, start: start,
+                        after: remind.map { $0.adding(usec: -1) } ?? reminded)
                 }
             }
         }
@@ -307,7 +309,12 @@ extension Todo {
         if let recurrence {
             n += recurrence.rule.utf8.count + (recurrence.exdates.count + recurrence.rdates.count) * 33
         }
-        for alarm in alarms { n += 260 + alarm.uid.utf8.count + (alarm.ical?.utf8.count ?? 0) }
+        // An alarm's object takes some 260 bytes beside its uid; its line (`uid due -900000000`)
+        // at least 40. (Kept small: a todo with one alarm stays in malloc's per-thread cache.)
+        if let storedAlarms {
+            let count = storedAlarms.utf8.count
+            n += 260 * (1 + count / 64) + count
+        }
         return n
     }
 

@@ -254,40 +254,61 @@ extension ByteWriter {
         put(UInt8(ascii: "["))
         for (i, a) in alarms.enumerated() {
             if i > 0 { put(UInt8(ascii: ",")) }
-            put(#"{"uid":"#)
-            put(string: a.uid)
-            switch a.trigger {
-            case .due(let o):
-                put(#","related":"due","offset":"#)
-                put(decimal: o / 1_000_000)
-                put(#","at":null"#)
-            case .start(let o):
-                put(#","related":"start","offset":"#)
-                put(decimal: o / 1_000_000)
-                put(#","at":null"#)
-            case .at(let t):
-                put(#","related":null,"offset":null,"at":"#)
-                put(instant: t)
-            }
-            put(#","repeat":"#)
-            put(decimal: Int64(a.repeatCount))
-            put(#","interval":"#)
-            put(decimal: a.intervalUsec / 1_000_000)
-            put(#","acknowledged":"#)
-            if let t = a.acknowledged { put(instant: t) } else { put("null") }
-            put(#","snoozedUntil":"#)
-            if let t = a.snoozedUntil { put(instant: t) } else { put("null") }
-            if let ical = a.ical {
-                put(#","ical":"#)
-                put(string: ical)
-            }
-            if next {
-                put(#","next":"#)
-                if let t = a.nextFiring(after: after, due: due, start: start) { put(instant: t) } else { put("null") }
-            }
-            put(UInt8(ascii: "}"))
+            var uid = a.uid
+            uid.withUTF8 { put(alarm: a, uid: $0, due: due, start: start, after: after, next: next) }
         }
         put(UInt8(ascii: "]"))
+    }
+
+    /// `put(alarms:…)` for the alarms as the store keeps them (`Todo.storedAlarms`), written as
+    /// they are read: no list, no String per uid.
+    mutating func put(storedAlarms: String?, due: Instant?, start: Instant?, after: Instant?) {
+        put(UInt8(ascii: "["))
+        var first = true
+        Alarm.forEachStored(storedAlarms) { alarm, uid in
+            if !first { put(UInt8(ascii: ",")) }
+            first = false
+            put(alarm: alarm, uid: uid, due: due, start: start, after: after, next: true)
+        }
+        put(UInt8(ascii: "]"))
+    }
+
+    /// One alarm object, its uid given as bytes (`a.uid` is not read).
+    private mutating func put(
+        alarm a: Alarm, uid: UnsafeBufferPointer<UInt8>, due: Instant?, start: Instant?, after: Instant?, next: Bool
+    ) {
+        put(#"{"uid":"#)
+        put(string: uid)
+        switch a.trigger {
+        case .due(let o):
+            put(#","related":"due","offset":"#)
+            put(decimal: o / 1_000_000)
+            put(#","at":null"#)
+        case .start(let o):
+            put(#","related":"start","offset":"#)
+            put(decimal: o / 1_000_000)
+            put(#","at":null"#)
+        case .at(let t):
+            put(#","related":null,"offset":null,"at":"#)
+            put(instant: t)
+        }
+        put(#","repeat":"#)
+        put(decimal: Int64(a.repeatCount))
+        put(#","interval":"#)
+        put(decimal: a.intervalUsec / 1_000_000)
+        put(#","acknowledged":"#)
+        if let t = a.acknowledged { put(instant: t) } else { put("null") }
+        put(#","snoozedUntil":"#)
+        if let t = a.snoozedUntil { put(instant: t) } else { put("null") }
+        if let ical = a.ical {
+            put(#","ical":"#)
+            put(string: ical)
+        }
+        if next {
+            put(#","next":"#)
+            if let t = a.nextFiring(after: after, due: due, start: start) { put(instant: t) } else { put("null") }
+        }
+        put(UInt8(ascii: "}"))
     }
 }
 

@@ -80,7 +80,12 @@ struct ByteWriter {
     /// `s` as a JSON string, escaped as `JSON.writeString` escapes it.
     mutating func put(string s: String) {
         var s = s // `withUTF8` reads a native string in place
-        s.withUTF8 { bytes in
+        s.withUTF8 { put(string: $0) }
+    }
+
+    /// UTF-8 `bytes` as a JSON string, escaped as `JSON.writeString` escapes it.
+    mutating func put(string bytes: UnsafeBufferPointer<UInt8>) {
+        do {
             guard JSON.needsEscape(bytes) else {
                 guard fits(bytes.count + 2) else { return }
                 put(UInt8(ascii: "\""))

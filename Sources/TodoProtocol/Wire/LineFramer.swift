@@ -53,30 +53,39 @@ package struct LineFramer: Sendable {
     /// The next complete line (without its newline), `.tooLong`, or nil when more bytes are needed.
     package mutating func next() -> Frame? {
         var line: [UInt8] = []
-        return next { line = Array($0) }.map { $0 == .line ? .line(line) : .tooLong }
+        switch nextDecoded({ line = Array($0) }) {
+        case .line: return .line(line)
+        case .tooLong: return .tooLong
+        case .none: return nil
+        }
     }
 
-    /// What `next(_:)` found.
-    package enum Kind: Sendable { case line, tooLong }
+    /// What `nextDecoded(_:)` found: a line made into a value, a line too long, or nothing yet.
+    package enum Decoded<Value> {
+        case line(Value)
+        case tooLong
+        case none
+    }
 
-    /// As `next()`, but the line's bytes are handed to `body` where they lie, not copied out;
-    /// they are valid only during the call.
-    package mutating func next(_ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Kind? {
+    /// As `next()`, but the line's bytes are handed to `decode` where they lie (valid only during
+    /// the call), and what it makes of them is returned by value: a caller can move it on, where
+    /// one captured in the closure would be copied and its copy released.
+    package mutating func nextDecoded<Value>(_ decode: (UnsafeBufferPointer<UInt8>) -> Value) -> Decoded<Value> {
         if overflowed { return .tooLong }
         let from = max(start, scanned)
-        if let i = LineFramer.newline(in: buffer, from: from) {
-            var end = i
-            if end > start, buffer[end - 1] == 0x0D { end -= 1 }
-            if end - start > maxLineLength { return overflow() }
-            buffer.withUnsafeBufferPointer { [start] in body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
-            start = i + 1
-            scanned = start
-            compact()
-            return .line
+        guard let i = LineFramer.newline(in: buffer, from: from) else {
+            scanned = buffer.count
+            if buffer.count - start > maxLineLength + 1 { return overflow() }
+            return .none
         }
-        scanned = buffer.count
-        if buffer.count - start > maxLineLength + 1 { return overflow() }
-        return nil
+        var end = i
+        if end > start, buffer[end - 1] == 0x0D { end -= 1 }
+        if end - start > maxLineLength { return overflow() }
+        let value = buffer.withUnsafeBufferPointer { [start] in decode(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        start = i + 1
+        scanned = start
+        compact()
+        return .line(value)
     }
 
     /// The index of the first newline in `bytes` at or after `from` (`memchr`, not a loop in Swift).
@@ -88,7 +97,7 @@ package struct LineFramer: Sendable {
         }
     }
 
-    private mutating func overflow() -> Kind {
+    private mutating func overflow<Value>() -> Decoded<Value> {
         overflowed = true
         buffer = []
         start = 0

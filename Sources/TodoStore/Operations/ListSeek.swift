@@ -92,9 +92,9 @@ extension StoreTransaction {
             var first: (sql: String, values: [SQLValue])
             var next: (sql: String, values: [SQLValue])
             var text: Bool
-            /// The todos of one value (never null: `=` seeks an index's expression, `IS` does not; a column
-            /// after a null group is sought with `IS`, see `statement`):
-            /// takes it, then the rest of the page.
+            /// The todos of one value (never null: `=` seeks an index's expression, `IS` does not; a
+            /// column after a null group is sought with `IS`, see `statement`): takes it, then the rest
+            /// of the page.
             var group: (sql: String, values: [SQLValue])
         }
 
@@ -221,12 +221,10 @@ extension StoreTransaction {
                 implied = false
                 continue
             }
-            if terms[i].nullGroup, terms[i].outOfGroup != nil, i + 1 < terms.endIndex, case .integer(0) = groups[i] {
-                if case .null = equal[i + 1] {
-                } else {
-                    implied = true
-                    continue
-                }
+            let valued = i + 1 < terms.endIndex && !equal[i + 1].isNull
+            if terms[i].nullGroup, terms[i].outOfGroup != nil, valued, case .integer(0) = groups[i] {
+                implied = true
+                continue
             }
             same.append(terms[i].same(equal[i]))
         }
@@ -582,5 +580,11 @@ extension StoreTransaction {
             }
         }
         return plans
+    }
+}
+
+extension SQLValue {
+    fileprivate var isNull: Bool {
+        if case .null = self { true } else { false }
     }
 }

@@ -184,7 +184,7 @@ struct TodoImage {
         case .parent_uid: .optional(todo.parentUid)
         case .start: .optional(todo.start)
         case .recur_set: .optional(todo.recurrence?.setText)
-        case .alarms: .optional(Alarm.storedText(todo.alarms))
+        case .alarms: .optional(todo.storedAlarms)
         }
     }
 

@@ -79,7 +79,7 @@ struct TodoRow {
             revision: s.int64(C.revision.rawValue),
             parent: s.optionalInt64(C.parentID.rawValue), parentUid: parentUid ?? s.optionalText(C.parentUid.rawValue),
             start: s.optionalInstant(C.start.rawValue),
-            subtasks: subtasks, alarms: Alarm.alarms(storedText: s.optionalText(C.alarms.rawValue)))
+            subtasks: subtasks, storedAlarms: s.optionalText(C.alarms.rawValue))
     }
 
     /// The priority a stored rank (`TodoPriority.rank`) stands for.
@@ -617,9 +617,10 @@ extension StoreTransaction {
     /// - Throws: `.notFound` for an unknown todo or alarm.
     package func acknowledgeAlarm(_ id: Int64, uid: String?, at instant: Instant) throws(TodoError) -> Todo {
         let old = try row(id).todo
+        var alarms = old.alarms // read once: `Todo.alarms` reads its stored text each time
         let indices: [Int]
         if let uid {
-            guard let index = old.alarms.firstIndex(where: { $0.uid == uid }) else {
+            guard let index = alarms.firstIndex(where: { $0.uid == uid }) else {
                 throw TodoError.notFound("todo \(id) has no alarm \(uid)")
             }
             indices = [index]
@@ -627,13 +628,12 @@ extension StoreTransaction {
             indices =
                 old.done
                 ? []
-                : old.alarms.indices.filter {
-                    old.alarms[$0].firedUnacknowledged(by: instant, due: old.due, start: old.start)
+                : alarms.indices.filter {
+                    alarms[$0].firedUnacknowledged(by: instant, due: old.due, start: old.start)
                 }
             // Nothing to acknowledge: the todo as it is (with its position).
             guard !indices.isEmpty else { return try todo(id) }
         }
-        var alarms = old.alarms
         for index in indices {
             alarms[index].acknowledged = instant
             alarms[index].snoozedUntil = nil
