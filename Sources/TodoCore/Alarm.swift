@@ -206,7 +206,8 @@ package struct Alarm: Sendable, Equatable {
     }
 
     init?(storedLine line: UnsafeBufferPointer<UInt8>) {
-        guard let (alarm, uid) = Alarm.read(storedLine: line) else { return nil }
+        var uid = 0..<0
+        guard let alarm = Alarm.read(storedLine: line, uid: &uid) else { return nil }
         self = alarm
         self.uid = String(decoding: UnsafeBufferPointer(rebasing: line[uid]), as: UTF8.self)
     }
@@ -223,14 +224,18 @@ package struct Alarm: Sendable, Equatable {
                 let newline = memchr(base + from, 0x0A, bytes.count - from)
                 let to = newline.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
                 let line = UnsafeBufferPointer(rebasing: bytes[from..<to])
-                if let (alarm, uid) = read(storedLine: line) { body(alarm, UnsafeBufferPointer(rebasing: line[uid])) }
+                var uid = 0..<0
+                if let alarm = read(storedLine: line, uid: &uid) {
+                    body(alarm, UnsafeBufferPointer(rebasing: line[uid]))
+                }
                 from = to + 1
             }
         }
     }
 
-    /// One line of `storedText`: the alarm with an empty `uid`, and where the uid is in the line.
-    private static func read(storedLine line: UnsafeBufferPointer<UInt8>) -> (Alarm, Range<Int>)? {
+    /// One line of `storedText`: the alarm with an empty `uid`; `uid` is set to where the uid is
+    /// in the line. (Not a tuple: releasing one that holds an `Alarm` goes through the runtime.)
+    private static func read(storedLine line: UnsafeBufferPointer<UInt8>, uid: inout Range<Int>) -> Alarm? {
         var at = 0
         func word() -> UnsafeBufferPointer<UInt8>? {
             guard at < line.count else { return nil }
@@ -276,7 +281,7 @@ package struct Alarm: Sendable, Equatable {
             return nil
         }
         var alarm = Alarm(uid: "", trigger: trigger)
-        let uid = 0..<uidBytes.count
+        uid = 0..<uidBytes.count
         while let key = word() {
             if equals(key, "repeat") {
                 guard let n = number(), let i = number() else { return nil }
@@ -307,6 +312,6 @@ package struct Alarm: Sendable, Equatable {
                 return nil
             }
         }
-        return (alarm, uid)
+        return alarm
     }
 }

@@ -12,6 +12,9 @@ struct ByteWriter {
     private var next: UnsafeMutablePointer<UInt8>
     /// A piece did not fit: what was written is incomplete, and nothing more is written.
     private(set) var overflowed = false
+    /// The instant `put(instant:)` wrote last, and where its text is: a todo repeats some (its
+    /// `created` and `updated`, its `remind` and its alarm's `next`), copied rather than formatted again.
+    private var lastInstant: (instant: Instant, text: UnsafeMutablePointer<UInt8>, count: Int)?
 
     init(_ room: UnsafeMutableBufferPointer<UInt8>) {
         start = room.baseAddress!
@@ -129,7 +132,14 @@ struct ByteWriter {
     mutating func put(instant: Instant) {
         guard fits(Self.instantBound) else { return }
         put(UInt8(ascii: "\""))
-        next += instant.writeRFC3339(fractional: true, into: next)
+        if let last = lastInstant, last.instant == instant {
+            next.update(from: last.text, count: last.count)
+            next += last.count
+        } else {
+            let count = instant.writeRFC3339(fractional: true, into: next)
+            lastInstant = (instant, next, count)
+            next += count
+        }
         put(UInt8(ascii: "\""))
     }
 }
