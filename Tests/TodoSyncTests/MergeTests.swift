@@ -234,6 +234,27 @@ extension MergeTests {
         #expect(swapped.merged.entry.alarms?.first { $0.uid == "at-due" }?.acknowledged == acknowledged.acknowledged)
     }
 
+    /// Without a base (a resync after lost state) the alarms of both sides are joined, as tags
+    /// are: each side's own kept, one both hold merged (the later acknowledgement), one that
+    /// fires as another under a different uid once; `remind` follows the joined list.
+    @Test func withoutABaseTheAlarmsOfBothSidesAreJoined() {
+        var acknowledged = Self.atDue
+        acknowledged.acknowledged = Instant(seconds: Self.due.seconds + 60)
+        let phone = Alarm(uid: "phone", trigger: .at(Instant(seconds: Self.due.seconds - 86_400)))
+        let twin = Alarm(uid: "made-elsewhere", trigger: .due(-3_600_000_000))
+        let local = Self.withAlarms(updated: 10, [Self.hourBefore, acknowledged])
+        let remote = Self.withAlarms(updated: 20, [Self.atDue, phone, twin])
+        let out = ThreeWayMerge.merge(base: nil, local: local, remote: remote)
+        #expect(out.conflicts.isEmpty && out.kept == "remote")
+        let alarms = out.merged.entry.alarms ?? []
+        #expect(alarms.map(\.uid) == ["at-due", "phone", "made-elsewhere"], "\(alarms.map(\.uid))")
+        #expect(alarms[0].acknowledged == acknowledged.acknowledged)
+        #expect(out.merged.entry.remind == phone.triggerInstant(due: Self.due, start: nil))
+        // Neither side with an alarm: nothing to join, the later side's reminder as it is.
+        let plain = ThreeWayMerge.merge(base: nil, local: Self.item(updated: 5), remote: Self.item(updated: 6))
+        #expect(plain.merged.entry.alarms == nil || plain.merged.entry.alarms == [])
+    }
+
     /// One removed on either side is removed; one changed on both goes to the later side (a
     /// conflict, reported); of two acknowledgements the later is kept, whichever side is later.
     @Test func alarmsRemovedChangedAndAcknowledgedOnBothSides() {

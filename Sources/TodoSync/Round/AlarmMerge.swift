@@ -41,6 +41,22 @@ package enum AlarmMerge {
         return (out, conflict)
     }
 
+    /// The alarms of two sides with no base (a todo both hold that was never synced): every alarm
+    /// of either, those both hold merged as `merge` merges them, and one of the other side that
+    /// fires as one already kept does (the same trigger and repeats under another uid: a `VALARM`
+    /// without a `UID` read on each side) left out, so no reminder comes twice.
+    package static func joined(local: [Alarm], remote: [Alarm], localWins: Bool) -> [Alarm] {
+        var out: [Alarm] = []
+        for alarm in merge(base: [], local: local, remote: remote, localWins: localWins).alarms {
+            let fires = { (a: Alarm) in
+                a.trigger == alarm.trigger && a.repeatCount == alarm.repeatCount && a.intervalUsec == alarm.intervalUsec
+                    && a.ical == alarm.ical
+            }
+            if !out.contains(where: fires) { out.append(alarm) }
+        }
+        return out
+    }
+
     /// One alarm both sides hold: its definition three-way (the later side on a clash), its
     /// acknowledgement and snooze from the side acknowledged later.
     static func merged(base: Alarm?, local: Alarm, remote: Alarm, localWins: Bool) -> (Alarm, conflict: Bool) {

@@ -52,8 +52,8 @@ package enum ThreeWayMerge {
     }
 
     /// Merges `local` and `remote` against `base`. Without a base (a todo both sides hold that
-    /// was never synced: a resync after lost state), the later side wins whole and tags are
-    /// joined; that is not reported as a conflict.
+    /// was never synced: a resync after lost state), the later side wins whole, and tags and
+    /// alarms are joined (`AlarmMerge.joined`); that is not reported as a conflict.
     package static func merge(base: SyncItem?, local: SyncItem, remote: SyncItem) -> Outcome {
         let localWins = local.entry.updated > remote.entry.updated
         var merged = localWins ? local : remote
@@ -61,6 +61,14 @@ package enum ThreeWayMerge {
         var derivedAlarms = false
         guard let base else {
             merged.entry.tags = union(local.entry.tags, remote.entry.tags)
+            if !AlarmMerge.noAlarms(local, remote) {
+                let alarms = AlarmMerge.joined(
+                    local: local.entry.alarms ?? [], remote: remote.entry.alarms ?? [], localWins: localWins)
+                merged.entry.alarms = alarms
+                (merged.entry.remind, merged.entry.reminded) =
+                    alarms.isEmpty
+                    ? (nil, nil) : Alarm.reminder(alarms, due: merged.entry.due, start: merged.entry.start)
+            }
             merged.entry.updated = max(local.entry.updated, remote.entry.updated)
             if merged.entry.ical == nil { merged.entry.ical = remote.entry.ical }
             return Outcome(merged: merged, conflicts: [], kept: localWins ? "local" : "remote")
