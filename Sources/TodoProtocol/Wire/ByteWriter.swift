@@ -88,41 +88,39 @@ struct ByteWriter {
 
     /// UTF-8 `bytes` as a JSON string, escaped as `JSON.writeString` escapes it.
     mutating func put(string bytes: UnsafeBufferPointer<UInt8>) {
-        do {
-            guard JSON.needsEscape(bytes) else {
-                guard fits(bytes.count + 2) else { return }
-                put(UInt8(ascii: "\""))
-                put(bytes: bytes)
-                return put(UInt8(ascii: "\""))
-            }
-            guard fits(Self.stringBound(utf8Count: bytes.count)) else { return }
+        guard JSON.needsEscape(bytes) else {
+            guard fits(bytes.count + 2) else { return }
             put(UInt8(ascii: "\""))
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""):
-                    put(0x5C)
-                    put(0x22)
-                case UInt8(ascii: "\\"):
-                    put(0x5C)
-                    put(0x5C)
-                case 0x0A:
-                    put(0x5C)
-                    put(UInt8(ascii: "n"))
-                case 0x0D:
-                    put(0x5C)
-                    put(UInt8(ascii: "r"))
-                case 0x09:
-                    put(0x5C)
-                    put(UInt8(ascii: "t"))
-                case 0..<0x20, 0x7F:
-                    put(#"\u00"#)
-                    put(JSON.hexDigit(byte >> 4))
-                    put(JSON.hexDigit(byte & 0xF))
-                default: put(byte)
-                }
-            }
-            put(UInt8(ascii: "\""))
+            put(bytes: bytes)
+            return put(UInt8(ascii: "\""))
         }
+        guard fits(Self.stringBound(utf8Count: bytes.count)) else { return }
+        put(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""):
+                put(0x5C)
+                put(0x22)
+            case UInt8(ascii: "\\"):
+                put(0x5C)
+                put(0x5C)
+            case 0x0A:
+                put(0x5C)
+                put(UInt8(ascii: "n"))
+            case 0x0D:
+                put(0x5C)
+                put(UInt8(ascii: "r"))
+            case 0x09:
+                put(0x5C)
+                put(UInt8(ascii: "t"))
+            case 0..<0x20, 0x7F:
+                put(#"\u00"#)
+                put(JSON.hexDigit(byte >> 4))
+                put(JSON.hexDigit(byte & 0xF))
+            default: put(byte)
+            }
+        }
+        put(UInt8(ascii: "\""))
     }
 
     /// The most `put(instant:)` writes.
