@@ -233,8 +233,10 @@ final class ListApp {
                 return
             }
             // The selected todo left the list (done, deleted or filtered out elsewhere): around
-            // the todo after it (else before it), which takes its place.
-            for neighbour in [todo(at: cursor + 1), todo(at: cursor - 1)].compactMap({ $0 })
+            // the nearest todo after it (else before it) still listed, which takes its place;
+            // several left at once (a batch elsewhere) are passed over, up to `neighbours` each way.
+            let nearest = (1...Self.neighbours).flatMap { [todo(at: cursor + $0), todo(at: cursor - $0)] }
+            for neighbour in nearest.compactMap({ $0 })
             where follow(id: neighbour.id, uid: neighbour.uid, line: cursor - top) {
                 trace("read around the selection's neighbour")
                 settle()
@@ -269,6 +271,10 @@ final class ListApp {
 
     /// Past this row an offset walk costs the daemon more than two keyset windows.
     private static let deepRow = 1000
+
+    /// How far on each side of a selected todo that left the list its successor is looked for
+    /// (each look two keyset windows, about a millisecond) before the rows are read by offset.
+    private static let neighbours = 8
 
     /// Puts the cursor back in the list and on screen after a reading.
     private func settle() {

@@ -521,6 +521,19 @@ struct InteractiveListTests {
         #expect(
             ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").contains(
                 "read around the selection's neighbour"))
+        // The selected todo and both its neighbours deleted at once: the nearest todo still
+        // listed takes its place, read around it.
+        try pane.press("k", "k", "k")
+        #expect(pane.contains("Title:    深い 1196"), "\(pane.screen())")
+        func neighbourReads() -> Int {
+            ((try? String(contentsOfFile: trace, encoding: .utf8)) ?? "").components(
+                separatedBy: "read around the selection's neighbour"
+            ).count - 1
+        }
+        let before = neighbourReads()
+        #expect(try daemon.todoctl(["rm", "1195", "1196", "1197"]).status == 0)
+        #expect(pane.waitFor { s in s.contains { $0.contains("Title:    深い 1198 変更") } }, "\(pane.screen())")
+        #expect(neighbourReads() == before + 1, "\(before)")
         try pane.press("q")
         #expect(try pane.exitLine().contains("EXITED 0"))
     }
