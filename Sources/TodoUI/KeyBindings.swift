@@ -8,6 +8,7 @@ enum Action: String, CaseIterable {
     case first, last
     case toggleDone = "done"
     case delete, add, edit, category, snooze
+    case snoozeUntil = "snooze-until"
     case moveDown = "move-down"
     case moveUp = "move-up"
     case indent, outdent, undo, redo, mark, filter, command, sort, reverse
@@ -29,6 +30,7 @@ enum Action: String, CaseIterable {
         case .edit: return "edit title or --options"
         case .category: return "move to a category"
         case .snooze: return "snooze its reminder"
+        case .snoozeUntil: return "snooze until a time you type"
         case .moveDown: return "move down (manual order)"
         case .moveUp: return "move up (manual order)"
         case .indent: return "subtask of the todo above"
@@ -65,6 +67,7 @@ struct KeyBindings {
         (.character("g"), .first), (.home, .first), (.character("G"), .last), (.end, .last),
         (.character(" "), .toggleDone), (.character("d"), .delete), (.character("a"), .add),
         (.character("e"), .edit), (.character("m"), .category), (.character("z"), .snooze),
+        (.character("Z"), .snoozeUntil),
         (.character("J"), .moveDown), (.character("K"), .moveUp), (.character(">"), .indent),
         (.character("<"), .outdent),
         (.character("u"), .undo), (.control("r"), .redo), (.character("v"), .mark), (.character("/"), .filter),

@@ -32,6 +32,7 @@ final class ListApp {
         case add
         case edit(Int64)
         case category(Int64)
+        case snooze(Int64)
         case filter, command
     }
 
@@ -535,6 +536,9 @@ final class ListApp {
         case .snooze:
             guard let todo = selected else { return }
             run(["snooze", String(todo.id)])
+        case .snoozeUntil:
+            guard let todo = selected else { return }
+            prompt = (.snooze(todo.id), LineEditor())
         case .moveDown, .moveUp:
             guard let todo = selected else { return }
             guard Self.sorts[sortIndex] == nil && !descending else {
@@ -706,6 +710,9 @@ final class ListApp {
             }
         case .category(let id):
             run(["edit", String(id)] + (text.isEmpty ? ["--no-category"] : ["--category", text]))
+        case .snooze(let id):
+            // A duration (`2h`) or any WHEN (`tomorrow 9am`, `明日の朝`); empty: the configured one.
+            run(["snooze", String(id)] + (text.isEmpty ? [] : [text]))
         case .command:
             guard !text.isEmpty else { return }
             guard case .success(var words) = ShellWords.split(text) else {
@@ -914,6 +921,7 @@ final class ListApp {
             case .add: label = "Add: "
             case .edit: label = "Edit: "
             case .category: label = "Category: "
+            case .snooze: label = "Snooze until: "
             case .filter: label = "/"
             case .command: label = ":"
             }

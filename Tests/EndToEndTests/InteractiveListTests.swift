@@ -199,6 +199,20 @@ struct InteractiveListTests {
         try pane.type("病院")
         try pane.press("Enter")
         #expect(NotifyTestSupport.eventually(timeout: 5) { (try? Self.todo(daemon, 6))??["category"] == .string("病院") })
+        // Z: snooze until a time typed into the prompt (a duration or any WHEN); its reminder,
+        // tomorrow morning, moves to three days from now.
+        try pane.press("Z")
+        try pane.type("72h")
+        #expect(pane.contains("Snooze until: 72h"), "\(pane.screen())")
+        try pane.press("Enter")
+        let inThreeDays = Date().addingTimeInterval(72 * 3600)
+        #expect(
+            NotifyTestSupport.eventually(timeout: 5) {
+                guard let remind = (try? Self.todo(daemon, 6))??["remind"]?.stringValue,
+                    let at = ISO8601DateFormatter().date(from: remind)
+                else { return false }
+                return abs(at.timeIntervalSince(inThreeDays)) < 300
+            }, "\(pane.screen())")
         // : any todoctl command; a bad one is one line in the status bar and the list stays.
         try pane.press(":")
         try pane.type("add 外から来た --priority low")
