@@ -15,6 +15,12 @@ struct ReadAlarms {
 }
 
 extension ICalReader {
+    /// The uid made for a VALARM without one (`todod-` and 16 hex digits): from its place among
+    /// the VTODO's components, its action and its trigger, the same on every read while those stay.
+    static func madeAlarmUID(place: Int, action: String, trigger: String, related: String) -> String {
+        "todod-" + StableHash.hex("\(place)\n\(action)\n\(trigger)\n\(related)")
+    }
+
     /// The alarms of VTODO `c` whose due and start (DTSTART) are `due` and `dtstart` and whose
     /// title is `title`; `mozAck` is Thunderbird's acknowledgement (`X-MOZ-LASTACK`), an alarm's
     /// when it says none and its trigger is not after it.
@@ -47,14 +53,14 @@ extension ICalReader {
             {
                 // Made from its place, action and trigger (what todod writes back as it came), and
                 // not written: the VALARM goes back with the lines it came with.
-                let action = a.property("ACTION")?.value.trimmingSpaces.uppercased() ?? ""
                 let t = a.property("TRIGGER")
-                let trigger = (t?.value.trimmingSpaces ?? "") + "\n" + (t?.parameter("RELATED")?.uppercased() ?? "")
                 alarmUID =
-                    "todod-"
-                    + StableHash.hex(
-                        a.property("ACTION").map { _ in "\(n)\n\(action)\n\(trigger)" }
-                            ?? "\(n)\n" + a.rawLines.joined(separator: "\n"))
+                    a.property("ACTION").map {
+                        ICalReader.madeAlarmUID(
+                            place: n, action: $0.value.trimmingSpaces.uppercased(),
+                            trigger: t?.value.trimmingSpaces ?? "", related: t?.parameter("RELATED")?.uppercased() ?? ""
+                        )
+                    } ?? "todod-" + StableHash.hex("\(n)\n" + a.rawLines.joined(separator: "\n"))
             }
             alarmUIDs.insert(alarmUID)
             let action = a.property("ACTION")?.value.trimmingSpaces.uppercased()

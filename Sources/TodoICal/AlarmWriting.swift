@@ -17,7 +17,13 @@ struct AlarmWriter {
                 == kept.defaultLead
         guard !isDefault else { return [] }
         let first = alarms.first(where: \.acts)?.uid
-        return alarms.flatMap { a in valarm(a, extra: kept.alarms[a.uid] ?? (a.uid == first ? kept.firstAlarm : [])) }
+        var lines: [String] = []
+        for a in alarms {
+            // Its place among the VALARMs written (a snooze is one more).
+            let place = lines.lazy.filter { $0 == "BEGIN:VALARM" }.count
+            lines += valarm(a, extra: kept.alarms[a.uid] ?? (a.uid == first ? kept.firstAlarm : []), place: place)
+        }
+        return lines
     }
 
     /// The one VALARM of an entry of an older export, which has `remind` and no `alarms`, in the
@@ -63,7 +69,8 @@ struct AlarmWriter {
     /// (an instant, `RELATED=END` from the due, `RELATED=START` or no RELATED from the start),
     /// REPEAT and DURATION, ACKNOWLEDGED, its kept lines, then its snooze as an RFC 9074 snooze
     /// alarm.
-    func valarm(_ a: Alarm, extra: [String]) -> [String] {
+    /// `place`: its place among the VTODO's VALARMs, for a uid the reader made (below).
+    func valarm(_ a: Alarm, extra: [String], place: Int = 0) -> [String] {
         if let kept = a.ical {
             return ICalWriter.wellFormed(kept.split(separator: "\n", omittingEmptySubsequences: true).map(String.init))
         }
@@ -73,11 +80,6 @@ struct AlarmWriter {
         if !audio, !own.contains(where: { $0.uppercased().hasPrefix("DESCRIPTION") }) {
             lines.append("DESCRIPTION:" + ContentLines.escape(e.title))
         }
-        // A uid the reader made (`todod-` and 16 hex digits, for a VALARM without UID) is not written.
-        let made =
-            a.uid.hasPrefix("todod-") && a.uid.utf8.count == 22
-            && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-        if !made { lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text) }
         var trigger = a.trigger
         // An all-day todo's alarm is an instant (a client that later gives the todo a time of day
         // still reminds at the same instant), as is one relative to a due or start it lacks.
@@ -94,13 +96,29 @@ struct AlarmWriter {
         {
             if let t = a.triggerInstant(due: e.due, start: e.start) { trigger = .at(t) }
         }
+        let (value, related): (String, String)
         switch trigger {
-        case .at(let t): lines.append("TRIGGER;VALUE=DATE-TIME:" + ICalDate.utcText(t))
-        case .due(let o): lines.append("TRIGGER;RELATED=END:" + ICalDuration.text(o / 1_000_000))
+        case .at(let t): (value, related) = (ICalDate.utcText(t), "")
+        case .due(let o): (value, related) = (ICalDuration.text(o / 1_000_000), "END")
         case .start(let o):
-            lines.append(
-                (extra.contains("!NO-RELATED") ? "TRIGGER:" : "TRIGGER;RELATED=START:")
-                    + ICalDuration.text(o / 1_000_000))
+            (value, related) = (ICalDuration.text(o / 1_000_000), extra.contains("!NO-RELATED") ? "" : "START")
+        }
+        // A uid the reader made (`todod-` and 16 hex digits, for a VALARM without UID) is not
+        // written while the VALARM would make it again (the same place, action and trigger); one
+        // changed here carries it, so the alarm keeps its identity on the next read.
+        let made =
+            a.uid.hasPrefix("todod-") && a.uid.utf8.count == 22
+            && a.uid.utf8.dropFirst(6).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        if !made
+            || ICalReader.madeAlarmUID(
+                place: place, action: audio ? "AUDIO" : "DISPLAY", trigger: value, related: related) != a.uid
+        {
+            lines.append(ContentLine(name: "UID", parameters: [], value: ContentLines.escape(a.uid)).text)
+        }
+        switch trigger {
+        case .at: lines.append("TRIGGER;VALUE=DATE-TIME:" + value)
+        case .due: lines.append("TRIGGER;RELATED=END:" + value)
+        case .start: lines.append((related.isEmpty ? "TRIGGER:" : "TRIGGER;RELATED=START:") + value)
         }
         if a.repeatCount > 0, a.intervalUsec > 0 {
             lines.append("REPEAT:\(a.repeatCount)")

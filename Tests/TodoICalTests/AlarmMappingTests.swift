@@ -339,6 +339,27 @@ import TodoTime
         #expect(movedThere.alarms?[0].trigger == .at(at) && movedThere.remind == at)
     }
 
+    /// A VALARM without UID (Thunderbird writes none) gets a uid made from its place, action and
+    /// trigger: written back unchanged it still has none; its trigger changed here, it is written
+    /// with that uid, so the next read finds the same alarm (it had been given another).
+    @Test func anAlarmWithoutUIDKeepsItsMadeUIDWhenChangedHere() throws {
+        let came = try Self.entry([
+            "BEGIN:VTODO", "UID:t", "SUMMARY:会議の準備", "DUE:20261210T090000Z", "BEGIN:VALARM", "ACTION:DISPLAY",
+            "TRIGGER;RELATED=END:-PT15M", "DESCRIPTION:会議の準備", "END:VALARM", "END:VTODO"
+        ])
+        let uid = try #require(came.alarms?.first?.uid)
+        #expect(uid.hasPrefix("todod-"))
+        let unchanged = ICalWriter().calendar([came])
+        #expect(Self.lines(unchanged, "UID:") == ["UID:t"], "\(unchanged)")
+        #expect(try Self.read(unchanged).alarms?.first?.uid == uid)
+        var changed = came
+        changed.alarms?[0].trigger = .due(-1_800_000_000)
+        let written = ICalWriter().calendar([changed])
+        #expect(Self.lines(written, "UID:") == ["UID:t", "UID:" + uid], "\(written)")
+        let again = try Self.read(written)
+        #expect(again.alarms?.map(\.uid) == [uid] && again.alarms?.first?.trigger == .due(-1_800_000_000))
+    }
+
     /// `text` with its DUE a day later (another client moved it), in whatever form it is written.
     static func dueMovedADay(_ text: String) -> String {
         let lines = text.components(separatedBy: "\r\n").map { line in
