@@ -18,30 +18,57 @@ package struct Alarm: Sendable, Equatable {
 
     /// Stable and unique within its todo (the `VALARM`'s `UID`).
     package var uid: String
-    package var trigger: Trigger
-    /// How many more times it fires after the first (RFC 5545 `REPEAT`), `interval` apart.
-    package var repeatCount: Int
-    /// Microseconds between repeats (RFC 5545 `DURATION`); 0 when it does not repeat.
-    package var intervalUsec: Int64
-    /// When it was acknowledged (dismissed): no firing of it at or before the trigger instant
-    /// is pending any more, nor its repeats (RFC 9074 `ACKNOWLEDGED`).
-    package var acknowledged: Instant?
-    /// Snoozed: it fires again at this instant (RFC 9074's snooze alarm).
-    package var snoozedUntil: Instant?
+    /// When it fires: everything but its uid and kept text.
+    package var timing: Timing
     /// The alarm's `VALARM` as iCalendar text, for an alarm todod cannot act on (an e-mail, a
     /// location): kept byte for byte and never fired. Nil for the alarms todod acts on.
     package var ical: String?
+
+    /// What decides when an alarm fires, apart from whether it acts. Plain values only: reading
+    /// it from the stored text, and handing it on, copies no String and goes through no runtime
+    /// value functions (a todo's answer writes its alarms from these).
+    package struct Timing: Sendable, Equatable {
+        package var trigger: Trigger
+        /// How many more times it fires after the first (RFC 5545 `REPEAT`), `interval` apart.
+        package var repeatCount = 0
+        /// Microseconds between repeats (RFC 5545 `DURATION`); 0 when it does not repeat.
+        package var intervalUsec: Int64 = 0
+        /// When it was acknowledged (dismissed): no firing of it at or before the trigger
+        /// instant is pending any more, nor its repeats (RFC 9074 `ACKNOWLEDGED`).
+        package var acknowledged: Instant? = nil
+        /// Snoozed: it fires again at this instant (RFC 9074's snooze alarm).
+        package var snoozedUntil: Instant? = nil
+    }
+
+    package var trigger: Trigger {
+        get { timing.trigger }
+        set { timing.trigger = newValue }
+    }
+    package var repeatCount: Int {
+        get { timing.repeatCount }
+        set { timing.repeatCount = newValue }
+    }
+    package var intervalUsec: Int64 {
+        get { timing.intervalUsec }
+        set { timing.intervalUsec = newValue }
+    }
+    package var acknowledged: Instant? {
+        get { timing.acknowledged }
+        set { timing.acknowledged = newValue }
+    }
+    package var snoozedUntil: Instant? {
+        get { timing.snoozedUntil }
+        set { timing.snoozedUntil = newValue }
+    }
 
     package init(
         uid: String, trigger: Trigger, repeatCount: Int = 0, intervalUsec: Int64 = 0,
         acknowledged: Instant? = nil, snoozedUntil: Instant? = nil, ical: String? = nil
     ) {
         self.uid = uid
-        self.trigger = trigger
-        self.repeatCount = repeatCount
-        self.intervalUsec = intervalUsec
-        self.acknowledged = acknowledged
-        self.snoozedUntil = snoozedUntil
+        self.timing = Timing(
+            trigger: trigger, repeatCount: repeatCount, intervalUsec: intervalUsec, acknowledged: acknowledged,
+            snoozedUntil: snoozedUntil)
         self.ical = ical
     }
 
@@ -54,41 +81,16 @@ package struct Alarm: Sendable, Equatable {
     /// The instant its trigger names for a todo with `due` and `start`; nil when it is relative
     /// to one the todo does not have (or leaves the years 0001 to 9999).
     package func triggerInstant(due: Instant?, start: Instant?) -> Instant? {
-        switch trigger {
-        case .due(let offset): return due.flatMap { $0.checkedAdding(usec: offset) }
-        case .start(let offset): return start.flatMap { $0.checkedAdding(usec: offset) }
-        case .at(let t): return t
-        }
+        timing.triggerInstant(due: due, start: start)
     }
 
     /// Whether todod fires it (not a kept alarm of another kind).
     package var acts: Bool { ical == nil }
 
-    /// The first of its firings strictly after `after` (every firing when nil): the trigger
-    /// instant and its repeats, unless acknowledged at or after the trigger instant, then the
-    /// snooze. Nil when none is left.
+    /// The first of its firings strictly after `after` (every firing when nil); nil when none
+    /// is left or it does not act.
     package func nextFiring(after: Instant?, due: Instant?, start: Instant?) -> Instant? {
-        guard acts else { return nil }
-        var best: Instant? = nil
-        func consider(_ t: Instant) {
-            if let after, t <= after { return }
-            if let b = best, b <= t { return }
-            best = t
-        }
-        if let base = triggerInstant(due: due, start: start) {
-            let dismissed = acknowledged.map { $0 >= base } ?? false
-            if !dismissed {
-                if let after, repeatCount > 0, intervalUsec > 0, after >= base {
-                    // The first repeat after `after`, counted rather than walked.
-                    let k = (after.usec - base.usec) / intervalUsec + 1
-                    if k <= Int64(repeatCount), let t = base.checkedAdding(usec: k &* intervalUsec) { consider(t) }
-                } else {
-                    consider(base)
-                }
-            }
-        }
-        if let snoozedUntil, acknowledged.map({ $0 < snoozedUntil }) ?? true { consider(snoozedUntil) }
-        return best
+        acts ? timing.nextFiring(after: after, due: due, start: start) : nil
     }
 
     /// Whether it has fired by `now` and was not acknowledged since: its trigger instant or its
@@ -207,15 +209,22 @@ package struct Alarm: Sendable, Equatable {
 
     init?(storedLine line: UnsafeBufferPointer<UInt8>) {
         var uid = 0..<0
-        guard let alarm = Alarm.read(storedLine: line, uid: &uid) else { return nil }
-        self = alarm
+        var ical: Range<Int>? = nil
+        guard let timing = Alarm.read(storedLine: line, uid: &uid, ical: &ical) else { return nil }
         self.uid = String(decoding: UnsafeBufferPointer(rebasing: line[uid]), as: UTF8.self)
+        self.timing = timing
+        self.ical = ical.map {
+            String(decoding: Alarm.unescaped(UnsafeBufferPointer(rebasing: line[$0])), as: UTF8.self)
+        }
     }
 
-    /// Calls `body` with each alarm of `text` (what `storedText` wrote) in order, its `uid` left
-    /// empty and given as its bytes instead, valid only inside `body`: for writing the alarms out
-    /// (a todo's JSON) without making a String of each uid or an array of them.
-    package static func forEachStored(_ text: String?, _ body: (Alarm, UnsafeBufferPointer<UInt8>) -> Void) {
+    /// Calls `body` with each alarm of `text` (what `storedText` wrote) in order, as its timing,
+    /// its uid's bytes and, for an alarm kept as iCalendar text, that text as stored (escaped:
+    /// `unescaped` reads it), the bytes valid only inside `body`: for writing the alarms out (a
+    /// todo's JSON) without making an `Alarm`, a String of each uid or an array of them.
+    package static func forEachStored(
+        _ text: String?, _ body: (Timing, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?) -> Void
+    ) {
         guard var text else { return }
         text.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return }
@@ -225,17 +234,40 @@ package struct Alarm: Sendable, Equatable {
                 let to = newline.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
                 let line = UnsafeBufferPointer(rebasing: bytes[from..<to])
                 var uid = 0..<0
-                if let alarm = read(storedLine: line, uid: &uid) {
-                    body(alarm, UnsafeBufferPointer(rebasing: line[uid]))
+                var ical: Range<Int>? = nil
+                if let timing = read(storedLine: line, uid: &uid, ical: &ical) {
+                    body(
+                        timing, UnsafeBufferPointer(rebasing: line[uid]),
+                        ical.map { UnsafeBufferPointer(rebasing: line[$0]) })
                 }
                 from = to + 1
             }
         }
     }
 
-    /// One line of `storedText`: the alarm with an empty `uid`; `uid` is set to where the uid is
-    /// in the line. (Not a tuple: releasing one that holds an `Alarm` goes through the runtime.)
-    private static func read(storedLine line: UnsafeBufferPointer<UInt8>, uid: inout Range<Int>) -> Alarm? {
+    /// The iCalendar text of a stored line's `ical` word as it was before `storedLine` escaped it.
+    package static func unescaped(_ stored: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(stored.count)
+        var escaping = false
+        for b in stored {
+            if escaping {
+                bytes.append(b == 0x6E ? 0x0A : b == 0x72 ? 0x0D : b)
+                escaping = false
+            } else if b == 0x5C {
+                escaping = true
+            } else {
+                bytes.append(b)
+            }
+        }
+        return bytes
+    }
+
+    /// One line of `storedText`: the alarm's timing; `uid` is set to where the uid is in the
+    /// line, `ical` to where the kept iCalendar text is (escaped), if there is one.
+    private static func read(
+        storedLine line: UnsafeBufferPointer<UInt8>, uid: inout Range<Int>, ical: inout Range<Int>?
+    ) -> Timing? {
         var at = 0
         func word() -> UnsafeBufferPointer<UInt8>? {
             guard at < line.count else { return nil }
@@ -270,48 +302,71 @@ package struct Alarm: Sendable, Equatable {
             w.count == s.utf8CodeUnitCount && memcmp(w.baseAddress!, s.utf8Start, w.count) == 0
         }
         guard let uidBytes = word(), !uidBytes.isEmpty, let kind = word(), let value = number() else { return nil }
-        let trigger: Trigger
+        var timing: Timing
         if equals(kind, "due") {
-            trigger = .due(value)
+            timing = Timing(trigger: .due(value))
         } else if equals(kind, "start") {
-            trigger = .start(value)
+            timing = Timing(trigger: .start(value))
         } else if equals(kind, "at") {
-            trigger = .at(Instant(usec: value))
+            timing = Timing(trigger: .at(Instant(usec: value)))
         } else {
             return nil
         }
-        var alarm = Alarm(uid: "", trigger: trigger)
         uid = 0..<uidBytes.count
         while let key = word() {
             if equals(key, "repeat") {
                 guard let n = number(), let i = number() else { return nil }
-                alarm.repeatCount = Int(n)
-                alarm.intervalUsec = i
+                timing.repeatCount = Int(n)
+                timing.intervalUsec = i
             } else if equals(key, "ack") {
-                alarm.acknowledged = number().map(Instant.init(usec:))
+                timing.acknowledged = number().map(Instant.init(usec:))
             } else if equals(key, "snooze") {
-                alarm.snoozedUntil = number().map(Instant.init(usec:))
+                timing.snoozedUntil = number().map(Instant.init(usec:))
             } else if equals(key, "ical") {
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(line.count - at)
-                var escaping = false
-                while at < line.count {
-                    let b = line[at]
-                    at += 1
-                    if escaping {
-                        bytes.append(b == 0x6E ? 0x0A : b == 0x72 ? 0x0D : b)
-                        escaping = false
-                    } else if b == 0x5C {
-                        escaping = true
-                    } else {
-                        bytes.append(b)
-                    }
-                }
-                alarm.ical = String(decoding: bytes, as: UTF8.self)
+                ical = min(at, line.count)..<line.count // the rest of the line
+                break
             } else {
                 return nil
             }
         }
-        return alarm
+        return timing
+    }
+}
+
+extension Alarm.Timing {
+    /// The instant its trigger names for a todo with `due` and `start`; nil when it is relative
+    /// to one the todo does not have (or leaves the years 0001 to 9999).
+    package func triggerInstant(due: Instant?, start: Instant?) -> Instant? {
+        switch trigger {
+        case .due(let offset): return due.flatMap { $0.checkedAdding(usec: offset) }
+        case .start(let offset): return start.flatMap { $0.checkedAdding(usec: offset) }
+        case .at(let t): return t
+        }
+    }
+
+    /// The first of its firings strictly after `after` (every firing when nil): the trigger
+    /// instant and its repeats, unless acknowledged at or after the trigger instant, then the
+    /// snooze. Nil when none is left.
+    package func nextFiring(after: Instant?, due: Instant?, start: Instant?) -> Instant? {
+        var best: Instant? = nil
+        func consider(_ t: Instant) {
+            if let after, t <= after { return }
+            if let b = best, b <= t { return }
+            best = t
+        }
+        if let base = triggerInstant(due: due, start: start) {
+            let dismissed = acknowledged.map { $0 >= base } ?? false
+            if !dismissed {
+                if let after, repeatCount > 0, intervalUsec > 0, after >= base {
+                    // The first repeat after `after`, counted rather than walked.
+                    let k = (after.usec - base.usec) / intervalUsec + 1
+                    if k <= Int64(repeatCount), let t = base.checkedAdding(usec: k &* intervalUsec) { consider(t) }
+                } else {
+                    consider(base)
+                }
+            }
+        }
+        if let snoozedUntil, acknowledged.map({ $0 < snoozedUntil }) ?? true { consider(snoozedUntil) }
+        return best
     }
 }

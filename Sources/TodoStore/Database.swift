@@ -130,7 +130,7 @@ final class Database: @unchecked Sendable {
     /// state); a write meanwhile fails with a storage error.
     func onQueue<T, E: TodoErrorConvertible>(reading: Bool = false, _ body: (Connection) throws(E) -> T) throws(E) -> T
     {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         guard let snapshot else {
             let connection = try open(as: E.self)
             guard reading else {

@@ -41,6 +41,8 @@ final class ClientConnection: @unchecked Sendable {
     @exclusivity(unchecked) private var framer = LineFramer()
     @exclusivity(unchecked) private var output: [UInt8] = []
     @exclusivity(unchecked) private var outputOffset = 0
+    /// `output` is an answer's line taken as it was (`send(line:)`).
+    @exclusivity(unchecked) private var outputIsALine = false
     /// What waits behind `output` on disk: the rest of a long streamed answer and anything
     /// queued after it, until it is all written.
     @exclusivity(unchecked) private var spool: OutputSpool?
@@ -133,7 +135,7 @@ final class ClientConnection: @unchecked Sendable {
     @exclusivity(unchecked) nonisolated(unsafe) private static var scratch = [UInt8](repeating: 0, count: 64 * 1024)
 
     private func readAvailable() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         while reading != nil {
             let n: Int?
             do {
@@ -211,7 +213,7 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Delivers the answer to one request: its line, newline included (nil for a notification).
     func answered(_ line: [UInt8]?) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         inFlight -= 1
         if let line { send(line: line) }
         resume()
@@ -221,7 +223,7 @@ final class ClientConnection: @unchecked Sendable {
     /// unsent, the pieces wait in the spool; a peer that falls further behind than the spool
     /// budget allows is cut off (the stream then stops).
     func sendPart(_ bytes: [UInt8]) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         guard !closed else { return }
         var spoolProblem: String?
         if spool == nil, unsentInMemory + bytes.count > ClientConnection.streamLimit, let spoolBudget {
@@ -243,7 +245,7 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Queues an already serialized line; behind a spooled stream, it waits in the spool too.
     func send(line: [UInt8]) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         guard !closed else { return }
         if let spool {
             linesInSpool += line.count
@@ -260,7 +262,12 @@ final class ClientConnection: @unchecked Sendable {
             cutOff()
             return
         }
-        output.append(contentsOf: line)
+        if output.isEmpty { // nothing waits: written from the answer's own buffer, not copied into ours
+            output = line
+            outputIsALine = true
+        } else {
+            output.append(contentsOf: line)
+        }
         flush()
     }
 
@@ -279,7 +286,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func flush() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         while true {
             while outputOffset < output.count {
                 let n: Int?
@@ -308,7 +315,12 @@ final class ClientConnection: @unchecked Sendable {
         }
         spool = nil
         linesInSpool = 0
-        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        if outputIsALine { // shared with the reply until it goes: let it go rather than empty it in place
+            output = []
+            outputIsALine = false
+        } else {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        }
         outputOffset = 0
         if writing { // only output that waited: an answer written at once costs nothing more
             writing = false

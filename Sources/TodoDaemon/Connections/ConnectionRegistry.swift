@@ -1,4 +1,5 @@
 import Dispatch
+import TodoPosix
 
 /// The open connections, on the I/O queue: hands each reply to its connection, fans `watch`
 /// events out to the subscribers, and answers for all of them at shutdown.
@@ -62,7 +63,7 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
     }
 
     func deliver(_ reply: RequestExecutor.Reply) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         if let subscription = reply.subscription { reply.connection.subscription = subscription }
         reply.connection.answered(reply.response)
         for line in reply.replay { reply.connection.sendReplay(line: line) }
@@ -83,7 +84,7 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
 
     /// Sends an event to every subscriber that asked for its type; `seq` is the change's.
     func publish(_ event: Event, seq: Int64?) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        queue.assertCurrent()
         let type = event.type
         var line: [UInt8]?
         for connection in connections.values {

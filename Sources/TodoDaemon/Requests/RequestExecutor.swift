@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TodoCore
+import TodoPosix
 import TodoProtocol
 import TodoStore
 
@@ -35,14 +36,46 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         let connection: ClientConnection
         /// The response line to send (newline included), or nil for a notification.
         let response: [UInt8]?
-        let events: [Event]
-        let subscription: Subscription?
-        /// The seq of the change `events` belong to (nil for none).
-        var seq: Int64? = nil
-        /// For a `watch` with `since`: the replayed event lines, sent after the response.
-        var replay: [[UInt8]] = []
         /// The request failed (its response is an error).
-        var failed = false
+        let failed: Bool
+        /// What else a write or a `watch` hands over; nil for a plain answer (a read's), so the
+        /// reply every read makes holds two references and is released by plain code (with four
+        /// more fields, releasing one went through the runtime's generic value functions, some
+        /// 400 instructions a request).
+        private let effects: Effects?
+
+        private final class Effects: Sendable {
+            let events: [Event]
+            let subscription: Subscription?
+            let seq: Int64?
+            let replay: [[UInt8]]
+
+            init(events: [Event], subscription: Subscription?, seq: Int64?, replay: [[UInt8]]) {
+                self.events = events
+                self.subscription = subscription
+                self.seq = seq
+                self.replay = replay
+            }
+        }
+
+        init(
+            connection: ClientConnection, response: [UInt8]?, events: [Event], subscription: Subscription?,
+            seq: Int64? = nil, replay: [[UInt8]] = [], failed: Bool = false
+        ) {
+            self.connection = connection
+            self.response = response
+            self.failed = failed
+            effects =
+                events.isEmpty && subscription == nil && seq == nil && replay.isEmpty
+                ? nil : Effects(events: events, subscription: subscription, seq: seq, replay: replay)
+        }
+
+        var events: [Event] { effects?.events ?? [] }
+        var subscription: Subscription? { effects?.subscription }
+        /// The seq of the change `events` belong to (nil for none).
+        var seq: Int64? { effects?.seq }
+        /// For a `watch` with `since`: the replayed event lines, sent after the response.
+        var replay: [[UInt8]] { effects?.replay ?? [] }
     }
 
     /// Why a pass's transaction did not commit.
@@ -94,7 +127,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// Takes one request of `connection`, on the I/O queue: answers it inline when it can
     /// (`answerInline`), else queues it for the store queue (`submit`).
     func handle(_ request: consuming Result<RPCRequest, RPCFailure>, from connection: ClientConnection) {
-        dispatchPrecondition(condition: .onQueue(ioQueue))
+        ioQueue.assertCurrent()
         let job = Job(connection: connection, request: request)
         if let reply = answerInline(job, connectionIdle: connection.waitingAnswers == 1) {
             delivery.deliver(reply)
@@ -225,7 +258,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
     /// A `todo.list` answered here is streamed (`ResponseStream`): its first todos leave while the
     /// rest are read.
     func answerInline(_ job: Job, connectionIdle: Bool) -> Reply? {
-        dispatchPrecondition(condition: .onQueue(ioQueue))
+        ioQueue.assertCurrent()
         guard connectionIdle, case .success(let request) = job.request, request.known != .watch,
             request.known?.kind == .read, request.known?.readsJournal != true,
             lock.withLock({ _ in !scheduled })

@@ -202,11 +202,38 @@ extension Todo {
     /// with microseconds only when they have them). The one encoder of a todo, written field by
     /// field: answers, listings and events never build a tree of JSON values for it.
     package func writeJSON(to out: inout [UInt8]) {
-        out.append(roomFor: jsonSizeHint) { write(into: &$0) }
+        append(to: &out)
     }
 
-    /// The todo's JSON text.
-    package var encodedJSON: [UInt8] { [UInt8](roomFor: jsonSizeHint) { write(into: &$0) } }
+    /// The todo's JSON text, in an array with room left for an answer's envelope
+    /// (`RPCMessage.resultLine`).
+    package var encodedJSON: [UInt8] {
+        var out: [UInt8] = []
+        append(to: &out, reservingFor: 64)
+        return out
+    }
+
+    /// Appends the text, written on the stack first (or, when large, into an array of its own).
+    /// `reservingFor`: `out` is empty and gets room for the text and that many bytes more, no
+    /// more: an array of up to about 1,000 bytes comes from malloc's per-thread cache, a larger
+    /// one (what the size hint would ask for) from its slower path. (Not `Array.append(roomFor:)`:
+    /// the closure it takes copied the whole todo; nor `init(unsafeUninitializedCapacity:)`:
+    /// that allocates through the standard library's generic code, which looks the storage type
+    /// up in the runtime's metadata cache on every call, some 300 instructions.)
+    private func append(to out: inout [UInt8], reservingFor envelope: Int? = nil) {
+        let room = Swift.max(jsonSizeHint, 64)
+        let written =
+            room <= 4096
+            && withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
+                var w = ByteWriter(buffer)
+                write(into: &w)
+                guard !w.overflowed else { return false }
+                if let envelope { out.reserveCapacity(w.count + envelope) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
+                return true
+            }
+        if !written { out.append(contentsOf: [UInt8](roomFor: room * 2) { write(into: &$0) }) }
+    }
 
     /// Each field's key with what comes before it (`{"id":`, `,"uid":`, …), one after the other
     /// in `bytes`, by `TodoField.rawValue`.

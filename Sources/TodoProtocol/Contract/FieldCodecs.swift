@@ -255,27 +255,41 @@ extension ByteWriter {
         for (i, a) in alarms.enumerated() {
             if i > 0 { put(UInt8(ascii: ",")) }
             var uid = a.uid
-            uid.withUTF8 { put(alarm: a, uid: $0, due: due, start: start, after: after, next: next) }
+            uid.withUTF8 { uid in
+                guard var ical = a.ical else {
+                    return put(alarm: a.timing, uid: uid, ical: nil, due: due, start: start, after: after, next: next)
+                }
+                ical.withUTF8 {
+                    put(alarm: a.timing, uid: uid, ical: $0, due: due, start: start, after: after, next: next)
+                }
+            }
         }
         put(UInt8(ascii: "]"))
     }
 
     /// `put(alarms:…)` for the alarms as the store keeps them (`Todo.storedAlarms`), written as
-    /// they are read: no list, no String per uid.
+    /// they are read: no list, no `Alarm`, no String per uid.
     mutating func put(storedAlarms: String?, due: Instant?, start: Instant?, after: Instant?) {
         put(UInt8(ascii: "["))
         var first = true
-        Alarm.forEachStored(storedAlarms) { alarm, uid in
+        Alarm.forEachStored(storedAlarms) { timing, uid, storedICal in
             if !first { put(UInt8(ascii: ",")) }
             first = false
-            put(alarm: alarm, uid: uid, due: due, start: start, after: after, next: true)
+            guard let storedICal else {
+                return put(alarm: timing, uid: uid, ical: nil, due: due, start: start, after: after, next: true)
+            }
+            Alarm.unescaped(storedICal).withUnsafeBufferPointer {
+                put(alarm: timing, uid: uid, ical: $0, due: due, start: start, after: after, next: true)
+            }
         }
         put(UInt8(ascii: "]"))
     }
 
-    /// One alarm object, its uid given as bytes (`a.uid` is not read).
+    /// One alarm object from its parts: `ical` is the kept iCalendar text of an alarm todod does
+    /// not act on (it has no next firing).
     private mutating func put(
-        alarm a: Alarm, uid: UnsafeBufferPointer<UInt8>, due: Instant?, start: Instant?, after: Instant?, next: Bool
+        alarm a: Alarm.Timing, uid: UnsafeBufferPointer<UInt8>, ical: UnsafeBufferPointer<UInt8>?, due: Instant?,
+        start: Instant?, after: Instant?, next: Bool
     ) {
         put(#"{"uid":"#)
         put(string: uid)
@@ -300,13 +314,17 @@ extension ByteWriter {
         if let t = a.acknowledged { put(instant: t) } else { put("null") }
         put(#","snoozedUntil":"#)
         if let t = a.snoozedUntil { put(instant: t) } else { put("null") }
-        if let ical = a.ical {
+        if let ical {
             put(#","ical":"#)
             put(string: ical)
         }
         if next {
             put(#","next":"#)
-            if let t = a.nextFiring(after: after, due: due, start: start) { put(instant: t) } else { put("null") }
+            if ical == nil, let t = a.nextFiring(after: after, due: due, start: start) {
+                put(instant: t)
+            } else {
+                put("null")
+            }
         }
         put(UInt8(ascii: "}"))
     }

@@ -47,8 +47,18 @@ struct ByteWriter {
 
     @inline(__always) mutating func put(bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, fits(bytes.count) else { return }
-        next.update(from: base, count: bytes.count)
-        next += bytes.count
+        let n = bytes.count
+        if n >= 8 && n <= 16 { // a key or a short value: two overlapping words, no call to memcpy
+            let from = UnsafeRawPointer(base)
+            let to = UnsafeMutableRawPointer(next)
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+        } else {
+            next.update(from: base, count: n)
+        }
+        next += n
     }
 
     /// The most `put(decimal:)` writes.

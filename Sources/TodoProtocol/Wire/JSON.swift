@@ -150,18 +150,19 @@ extension JSON {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func hasZeroByte(_ w: UInt64) -> Bool { (w &- ones) & ~w & highs != 0 }
+        @inline(__always) func matches(_ w: UInt64) -> Bool {
+            (w &- ones &* 0x20) & ~w & highs != 0 // a byte below 0x20
+                || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C))
+                || hasZeroByte(w ^ (ones &* 0x7F))
+        }
         var i = 0
-        if let base = UnsafeRawPointer(bytes.baseAddress) {
+        if let base = UnsafeRawPointer(bytes.baseAddress), bytes.count >= 8 {
             while i + 8 <= bytes.count {
-                let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if (w &- ones &* 0x20) & ~w & highs != 0 // a byte below 0x20
-                    || hasZeroByte(w ^ (ones &* 0x22)) || hasZeroByte(w ^ (ones &* 0x5C))
-                    || hasZeroByte(w ^ (ones &* 0x7F))
-                {
-                    return true
-                }
+                if matches(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
                 i += 8
             }
+            // The last few bytes: the last eight, read again in part.
+            return i < bytes.count && matches(base.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
         }
         while i < bytes.count {
             let byte = bytes[i]

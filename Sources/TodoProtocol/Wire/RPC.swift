@@ -206,9 +206,17 @@ package enum RPCMessage {
     /// text moved up for the head, in place when it has the room), not copied into a new one.
     package static func resultLine(id: JSON, encodedResult: consuming [UInt8]) -> [UInt8] {
         resultHead.withUTF8Buffer { encodedResult.insert(contentsOf: $0, at: 0) }
-        encodedResult.append(literal: #","id":"#)
-        id.write(to: &encodedResult)
-        encodedResult.append(literal: "}\n")
+        if case .int(let n) = id { // the usual id: the tail in one append
+            encodedResult.append(roomFor: 32) {
+                $0.put(#","id":"#)
+                $0.put(decimal: n)
+                $0.put("}\n")
+            }
+        } else {
+            encodedResult.append(literal: #","id":"#)
+            id.write(to: &encodedResult)
+            encodedResult.append(literal: "}\n")
+        }
         return encodedResult
     }
 
