@@ -9,11 +9,15 @@ import TodoSQLite
 /// Only reads outside a write transaction use them (`Database.hints(for:)`): a rollback puts
 /// rows back without counting, so a fact worked out inside a write could outlive it.
 final class ReadHints {
+    // Unchecked: touched only on the store queue, by one read at a time (every `todo.get` reads
+    // them; the checks cost some 60 instructions each).
     /// The change count the facts below were worked out at; all are forgotten when it moves.
-    private var changeCount: Int64 = -1
-    private var blockSums: BlockSums?
-    private var anySubtasks: Bool?
-    private var categories: [Int64: String] = [:]
+    @exclusivity(unchecked) private var changeCount: Int64 = -1
+    @exclusivity(unchecked) private var blockSums: BlockSums?
+    @exclusivity(unchecked) private var anySubtasks: Bool?
+    @exclusivity(unchecked) private var categories: [Int64: String] = [:]
+    /// The category named last: a run of reads in one category hashes no id.
+    @exclusivity(unchecked) private var lastCategory: (id: Int64, name: String)?
 
     /// Forgets every fact when a row changed since they were worked out.
     private func forgetIfChanged(_ connection: Connection) {
@@ -23,6 +27,7 @@ final class ReadHints {
         blockSums = nil
         anySubtasks = nil
         categories.removeAll(keepingCapacity: true)
+        lastCategory = nil
     }
 
     /// The running sums of the todos' order blocks (`ManualOrder.blockSums`).
@@ -49,9 +54,16 @@ final class ReadHints {
         throws(TodoError) -> String?
     {
         forgetIfChanged(connection)
-        if let name = categories[id] { return name }
-        let name = try look(id)
-        if let name { categories[id] = name }
+        if let lastCategory, lastCategory.id == id { return lastCategory.name }
+        let name: String
+        if let known = categories[id] {
+            name = known
+        } else {
+            guard let read = try look(id) else { return nil }
+            name = read
+            categories[id] = name
+        }
+        lastCategory = (id, name)
         return name
     }
 }

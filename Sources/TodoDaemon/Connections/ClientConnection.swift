@@ -174,11 +174,7 @@ final class ClientConnection: @unchecked Sendable {
         while takingRequests, !closed, inFlight < ClientConnection.maxInFlight,
             unsent <= ClientConnection.outputHighMark
         {
-            // Decoded where the line lies in the input buffer, then moved on (a request holds JSON
-            // values, whose copies are released through the runtime's generic code).
-            let frame = framer.nextDecoded { line -> Result<RPCRequest, RPCFailure>? in
-                line.allSatisfy { $0 == 0x20 || $0 == 0x09 } ? nil : RPCRequest.decode(line) // blank lines are ignored
-            }
+            let frame = framer.nextRequest() // blank lines are ignored
             switch consume frame {
             case .none:
                 return

@@ -67,10 +67,18 @@ package struct LineFramer: Sendable {
         case none
     }
 
+    /// The next request, decoded where its line lies in the buffer (`RPCRequest.decode`); a blank
+    /// line is `.line(nil)`. Returned by value: the caller moves it on (a request holds JSON
+    /// values, whose copies are released through the runtime's generic code).
+    package mutating func nextRequest() -> Decoded<Result<RPCRequest, RPCFailure>?> {
+        nextDecoded { line in line.allSatisfy { $0 == 0x20 || $0 == 0x09 } ? nil : RPCRequest.decode(line) }
+    }
+
     /// As `next()`, but the line's bytes are handed to `decode` where they lie (valid only during
-    /// the call), and what it makes of them is returned by value: a caller can move it on, where
-    /// one captured in the closure would be copied and its copy released.
-    package mutating func nextDecoded<Value>(_ decode: (UnsafeBufferPointer<UInt8>) -> Value) -> Decoded<Value> {
+    /// the call), and what it makes of them is returned by value. (Used within this module only,
+    /// where it is specialized: called from another, the generic code stored and read the
+    /// result's enum through the runtime.)
+    private mutating func nextDecoded<Value>(_ decode: (UnsafeBufferPointer<UInt8>) -> Value) -> Decoded<Value> {
         if overflowed { return .tooLong }
         let from = max(start, scanned)
         guard let i = LineFramer.newline(in: buffer, from: from) else {

@@ -26,11 +26,12 @@ extension StoreTransaction {
     /// changes: `ReadHints`). A store without subtasks (every store before them) then reads its
     /// todos without a lookup per todo.
     func anySubtasks() throws(TodoError) -> Bool {
+        let connection = connection // captured alone: capturing `self` copied the transaction
         let look = { () throws(TodoError) -> Bool in
             try connection.firstRow("SELECT 1 FROM todos WHERE parent_id IS NOT NULL LIMIT 1", [], { _ in true }) != nil
         }
-        guard let hints else { return try look() }
-        return try hints.anySubtasks(connection, look)
+        if let known = try hints?.anySubtasks(connection, look) { return known }
+        return try look()
     }
 
     /// Checks that `parent` may become the parent of todo `child` (nil for a todo not made yet):

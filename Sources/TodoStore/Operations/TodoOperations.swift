@@ -61,11 +61,12 @@ struct TodoRow {
         subtasks: [Int64] = []
     ) -> Todo {
         typealias C = TodoSelect
-        var recurrence = s.optionalText(C.recurRule.rawValue).map {
-            TodoRecurrence(
+        let recurrence = s.optionalText(C.recurRule.rawValue).map {
+            var recurrence = TodoRecurrence(
                 rule: $0, from: s.optionalText(C.recurFrom.rawValue).flatMap(RecurrenceBase.init(rawValue:)) ?? .due)
+            recurrence.readSet(s.optionalText(C.recurSet.rawValue))
+            return recurrence
         }
-        recurrence?.readSet(s.optionalText(C.recurSet.rawValue))
         return Todo(
             id: s.int64(C.id.rawValue), uid: s.text(C.uid.rawValue), title: s.text(C.title.rawValue),
             notes: s.optionalText(C.notes.rawValue), category: category ?? s.optionalText(C.categoryName.rawValue),
@@ -99,6 +100,7 @@ extension StoreTransaction {
     package func todo(_ id: Int64) throws(TodoError) -> Todo {
         // In a read with hints, the sums of the order's blocks, whether the store has any subtask
         // and the category's name are known without a statement until a row changes.
+        let hints = self.hints // one reference for the whole read
         let sums = try hints?.todoBlockSums(todoOrder)
         let s =
             try sums == nil
