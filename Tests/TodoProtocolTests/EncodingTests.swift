@@ -136,6 +136,23 @@ struct EncodingTests {
         #expect(!todo.encodedJSON.contains { $0 < 0x20 || $0 == 0x7F })
     }
 
+    /// A todo whose text outgrows its size hint (each byte escaped to six) is written again into
+    /// more room, both as an answer (`encodedJSON`) and appended to a listing (`writeJSON`).
+    @Test func aTodoLargerThanItsHintIsWrittenWhole() throws {
+        for count in [100, 600, 3000] {
+            let title = String(repeating: "\u{1}", count: count) + "牛乳"
+            let todo = Todo(
+                id: 1, uid: "u", title: title, notes: nil, category: nil, due: nil, remind: nil, done: false,
+                completed: nil, position: 1, created: Instant(usec: 0), updated: Instant(usec: 0))
+            var listing: [UInt8] = Array("[".utf8)
+            todo.writeJSON(to: &listing)
+            for encoded in [todo.encodedJSON, Array(listing.dropFirst())] {
+                #expect(encoded.count > count * 6)
+                #expect(try Todo(json: JSON.parse(encoded)) == todo)
+            }
+        }
+    }
+
     @Test func anEventLineIsTheNotificationLine() {
         let params: JSON = ["type": "todo.added", "todos": .array(Self.page(2).todos.map(tree))]
         var encoded: [UInt8] = []

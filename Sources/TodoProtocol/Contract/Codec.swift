@@ -232,7 +232,9 @@ extension Todo {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<w.count]))
                 return true
             }
-        if !written { out.append(contentsOf: [UInt8](roomFor: room * 2) { write(into: &$0) }) }
+        guard !written else { return }
+        let text = [UInt8](roomFor: room <= 4096 ? room * 2 : room) { write(into: &$0) }
+        if out.isEmpty { out = text } else { out.append(contentsOf: text) }
     }
 
     /// Each field's key with what comes before it (`{"id":`, `,"uid":`, …), one after the other
