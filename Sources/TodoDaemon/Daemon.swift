@@ -176,12 +176,13 @@ package final class Daemon: @unchecked Sendable {
             deliveryQueue: deliveryQueue,
             onFired: { _ in status.update() })
         let started = Posix.monotonicSeconds()
+        let spoolBudget = SpoolBudget(directory: Files.directory(of: openPath))
         let router = Router(
             status: StatusSource(
                 storeID: storeID, pid: getpid(), database: database, started: started,
                 monotonic: { Posix.monotonicSeconds() }, databaseProblem: { store.fileProblemOnQueue() }),
             reminders: ReminderHistory(uid: getuid(), storeID: storeID, command: Daemon.commandName()),
-            progress: { [watchdog] in watchdog.progress() })
+            progress: { [watchdog] in watchdog.progress() }, spoolBudget: spoolBudget)
         let executor = RequestExecutor(
             store: store, router: router, ioQueue: ioQueue, replies: connections,
             afterCommit: {
@@ -191,7 +192,7 @@ package final class Daemon: @unchecked Sendable {
         let server = Server(
             listener: listener, queue: ioQueue, readLoop: readLoop, allowedUIDs: [getuid(), 0], log: log,
             requests: executor, connections: connections,
-            spoolBudget: SpoolBudget(directory: Files.directory(of: openPath)))
+            spoolBudget: spoolBudget)
         // The zone changing under the daemon (a flight, `timedatectl set-timezone`, a tz database
         // update): every reminder looked at again (docs/REMINDERS.md, "Time that changes").
         // Watched before clients are served: a change from then on is seen.

@@ -325,6 +325,62 @@ private final class ConnectionHarness: @unchecked Sendable {
         #expect(h.ioQueue.sync { h.connection.isFlushed && !h.connection.closed })
     }
 
+    /// A `watch` replay longer than the bound in memory is spooled as the store queue writes it
+    /// (`ReplayOutput`: never whole in memory), and reaches the peer whole, in order, after the
+    /// answer and before what is sent after it; nothing is left in the spool's directory.
+    @Test func aLongReplayIsSpooledAsItIsWrittenAndArrivesInOrder() throws {
+        let dir = TemporaryDirectory("spool")
+        let budget = SpoolBudget(directory: dir.path)
+        let h = try ConnectionHarness(spoolBudget: budget)
+        let line = { (i: Int) in Array(#"{"n":\#(i),"pad":"\#(String(repeating: "x", count: 4000))"}"#.utf8) + [0x0A] }
+        let count = ClientConnection.streamLimit / 4000 * 3
+        var replay: ReplayOutput? = ReplayOutput(budget: budget) // let go once sent, as a reply is
+        for i in 0..<count { replay?.append(line(i)) }
+        #expect(replay?.spool != nil)
+        #expect(
+            (replay?.lines ?? []).reduce(0) { $0 + $1.count } <= ReplayOutput.memoryLimit, "the rest is on disk")
+        #expect(replay?.problem == nil)
+        h.ioQueue.sync { [replay] in
+            h.connection.send(line: Array("answer\n".utf8))
+            if let replay { h.connection.sendReplay(replay) }
+            h.connection.send(line: Array("after\n".utf8))
+        }
+        replay = nil
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        let expected = Array("answer\n".utf8) + (0..<count).flatMap(line) + Array("after\n".utf8)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while received.count < expected.count {
+            let n = Glibc.read(h.peer, &buffer, buffer.count)
+            guard n > 0 else { break }
+            received += buffer[0..<n]
+        }
+        #expect(received.count == expected.count)
+        #expect(received == expected, "every line, in order")
+        #expect(h.ioQueue.sync { h.connection.isFlushed && !h.connection.closed })
+        #expect(h.ioQueue.sync { budget.reserve(budget.limit) }, "the replay's room is free again")
+    }
+
+    /// A replay that would take more than the spool budget stops being kept where the room ends,
+    /// and its reader is cut off after the answer and what was kept.
+    @Test func aReplayBeyondTheSpoolBudgetCutsItsReaderOff() throws {
+        let dir = TemporaryDirectory("spool")
+        let budget = SpoolBudget(directory: dir.path, limit: 2 << 20)
+        let h = try ConnectionHarness(spoolBudget: budget)
+        var replay: ReplayOutput? = ReplayOutput(budget: budget)
+        let line = [UInt8](repeating: 0x20, count: 1 << 16) + [0x0A]
+        for _ in 0..<(ClientConnection.streamLimit / (1 << 16) + 64) { replay?.append(line) }
+        #expect(replay?.problem != nil)
+        h.ioQueue.sync { [replay] in
+            h.connection.send(line: Array("answer\n".utf8))
+            if let replay { h.connection.sendReplay(replay) }
+        }
+        replay = nil
+        #expect(h.ioQueue.sync { h.connection.closed })
+        #expect(h.reports.cutOffWith != nil)
+        #expect(h.ioQueue.sync { budget.reserve(2 << 20) }, "the cut-off replay's room is free again")
+    }
+
     /// A stream that would take more than the spool budget is cut off, and gives its room back.
     @Test func aStreamBeyondTheSpoolBudgetIsCutOff() throws {
         let dir = TemporaryDirectory("spool")

@@ -267,10 +267,28 @@ final class ClientConnection: @unchecked Sendable {
         flush()
     }
 
-    /// Queues one event of a `watch` replay: bounded by `streamLimit`, as a streamed answer is
-    /// (a replay may be long, and is sent at once).
-    func sendReplay(line: [UInt8]) {
-        sendPart(line)
+    /// Queues a `watch` replay after the answer: its lines in memory as the parts of a stream,
+    /// then the lines the store queue spooled (taken over as this connection's spool, or copied
+    /// behind one it already has). A replay that could not be kept whole cuts the reader off
+    /// after what was.
+    func sendReplay(_ replay: ReplayOutput) {
+        queue.assertCurrent()
+        for line in replay.lines { sendPart(line) }
+        if let rest = replay.spool, rest.pending > 0, !closed {
+            if let spool {
+                while rest.pending > 0, !closed {
+                    let chunk = rest.take(upTo: ClientConnection.spoolChunk)
+                    guard !chunk.isEmpty, spool.append(chunk) else {
+                        cutOff(chunk.isEmpty ? "cannot read back its replay" : spool.problem)
+                        return
+                    }
+                }
+            } else {
+                spool = rest
+                if !writing { flush() }
+            }
+        }
+        if let problem = replay.problem, !closed { cutOff(problem) }
     }
 
     /// The peer stopped reading, or (`problem`) what it has not read could not be kept on disk:

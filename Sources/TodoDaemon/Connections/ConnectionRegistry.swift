@@ -66,7 +66,7 @@ final class ConnectionRegistry: ReplyDelivering, @unchecked Sendable {
         queue.assertCurrent()
         if let subscription = reply.subscription { reply.connection.subscription = subscription }
         reply.connection.answered(reply.response)
-        for line in reply.replay { reply.connection.sendReplay(line: line) }
+        if let replay = reply.replay { reply.connection.sendReplay(replay) }
         for event in reply.events { publish(event, seq: reply.seq) }
         if let seq = reply.seq { latestSeq = max(latestSeq, seq) }
     }

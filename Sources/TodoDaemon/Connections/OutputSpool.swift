@@ -1,3 +1,4 @@
+import Synchronization
 import TodoPosix
 
 /// Where the rest of a long streamed answer waits while its reader is behind: an unnamed file
@@ -5,8 +6,9 @@ import TodoPosix
 /// start as the peer drains the connection. A `todo.list` is read in one go (a state of the
 /// store, not pieces of several), so a reader slower than the store can only be kept up with
 /// by holding what it has not read yet; past `ClientConnection.streamLimit` in memory, that
-/// goes here. The file is gone once it is all sent, or with the connection.
-/// Used only on the I/O queue.
+/// goes here. The file is gone once it is all sent, or with the connection. A `watch` replay
+/// is written into one on the store queue (`ReplayOutput`) and handed over with its reply:
+/// used on one queue at a time.
 final class OutputSpool {
     private let fd: Int32
     private let budget: SpoolBudget
@@ -60,13 +62,12 @@ final class OutputSpool {
 
 /// The room every connection's `OutputSpool` shares, in bytes of disk: a reader that falls
 /// further behind than this, all spools together, is cut off as one that stops reading is.
-/// Used only on the I/O queue.
-final class SpoolBudget: @unchecked Sendable {
-    // @unchecked: `used` is touched only on the I/O queue.
+/// Taken from the I/O queue (streams) and the store queue (replays): behind a lock.
+final class SpoolBudget: Sendable {
     /// The directory the spools are made in (the store's).
     let directory: String
     let limit: Int
-    private var used = 0
+    private let used = Mutex(0)
 
     init(directory: String, limit: Int = SpoolBudget.defaultLimit) {
         self.directory = directory
@@ -78,10 +79,12 @@ final class SpoolBudget: @unchecked Sendable {
 
     /// Takes `bytes` of the room; false (taking nothing) when that would pass the limit.
     func reserve(_ bytes: Int) -> Bool {
-        guard used + bytes <= limit else { return false }
-        used += bytes
-        return true
+        used.withLock { used in
+            guard used + bytes <= limit else { return false }
+            used += bytes
+            return true
+        }
     }
 
-    func release(_ bytes: Int) { used -= bytes }
+    func release(_ bytes: Int) { used.withLock { $0 -= bytes } }
 }

@@ -48,9 +48,9 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
             let events: [Event]
             let subscription: Subscription?
             let seq: Int64?
-            let replay: [[UInt8]]
+            let replay: ReplayOutput?
 
-            init(events: [Event], subscription: Subscription?, seq: Int64?, replay: [[UInt8]]) {
+            init(events: [Event], subscription: Subscription?, seq: Int64?, replay: ReplayOutput?) {
                 self.events = events
                 self.subscription = subscription
                 self.seq = seq
@@ -60,13 +60,13 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
 
         init(
             connection: ClientConnection, response: [UInt8]?, events: [Event], subscription: Subscription?,
-            seq: Int64? = nil, replay: [[UInt8]] = [], failed: Bool = false
+            seq: Int64? = nil, replay: ReplayOutput? = nil, failed: Bool = false
         ) {
             self.connection = connection
             self.response = response
             self.failed = failed
             effects =
-                events.isEmpty && subscription == nil && seq == nil && replay.isEmpty
+                events.isEmpty && subscription == nil && seq == nil && replay == nil
                 ? nil : Effects(events: events, subscription: subscription, seq: seq, replay: replay)
         }
 
@@ -75,7 +75,7 @@ final class RequestExecutor: RequestHandling, @unchecked Sendable {
         /// The seq of the change `events` belong to (nil for none).
         var seq: Int64? { effects?.seq }
         /// For a `watch` with `since`: the replayed event lines, sent after the response.
-        var replay: [[UInt8]] { effects?.replay ?? [] }
+        var replay: ReplayOutput? { effects?.replay }
     }
 
     /// Why a pass's transaction did not commit.

@@ -19,7 +19,7 @@ final class Router: Sendable {
         /// The seq of the change `events` belong to; set by `perform` for a write that has events.
         var seq: Int64? = nil
         /// For `watch` with `since`: the replayed events, each a whole notification line.
-        var replay: [[UInt8]] = []
+        var replay: ReplayOutput? = nil
 
         /// A method's reply, its result written by the result type's one encoder.
         init<R: WireCodable>(_ reply: Reply<R>) {
@@ -40,18 +40,24 @@ final class Router: Sendable {
         var result: R
         var events: [Event] = []
         var subscription: Subscription? = nil
-        var replay: [[UInt8]] = []
+        var replay: ReplayOutput? = nil
     }
 
     let status: StatusSource
     let reminders: any ReminderHistoryReading
     /// Called on the store queue between the slices of long work (a large import, undo or redo).
     let progress: @Sendable () -> Void
+    /// Where a `watch` replay's lines past the bound in memory wait (nil: all in memory).
+    let spoolBudget: SpoolBudget?
 
-    init(status: StatusSource, reminders: any ReminderHistoryReading, progress: @escaping @Sendable () -> Void = {}) {
+    init(
+        status: StatusSource, reminders: any ReminderHistoryReading, progress: @escaping @Sendable () -> Void = {},
+        spoolBudget: SpoolBudget? = nil
+    ) {
         self.status = status
         self.reminders = reminders
         self.progress = progress
+        self.spoolBudget = spoolBudget
     }
 
     /// Performs `request` in `tx`. Errors are the domain's mapped to wire codes.
@@ -383,11 +389,19 @@ final class Router: Sendable {
         let subscription = Subscription(p)
         var outcome = Reply(result: WatchAnswer(), subscription: subscription)
         guard let since = p.since else { return outcome }
-        for change in try tx.loggedChanges(after: since, through: try tx.currentSeq()) {
-            for event in Event.replayed(change) where subscription.includes(event.type) {
-                outcome.replay.append(event.line(seq: change.seq))
+        let replay = ReplayOutput(budget: spoolBudget)
+        let through = try tx.currentSeq()
+        var from = since
+        repeat { // read 256 changes at a time: the log's todos are never all in memory either
+            let to = min(through, from + 256)
+            for change in try tx.loggedChanges(after: from, through: to) {
+                for event in Event.replayed(change) where subscription.includes(event.type) {
+                    replay.append(event.line(seq: change.seq))
+                }
             }
-        }
+            from = to
+        } while from < through
+        outcome.replay = replay
         return outcome
     }
 
