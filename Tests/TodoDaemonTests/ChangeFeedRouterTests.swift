@@ -78,6 +78,7 @@ import TodoTestSupport
         // Kept: the last 5 changes (5...9) once each is older than the kept age.
         #expect(code("store.changes", ["since": 3]) == RPCError.historyGoneCode)
         #expect(code("watch", ["since": 0]) == RPCError.historyGoneCode)
+        #expect(code("watch", ["since": .int(Int64.max)]) == RPCError.invalidParamsCode) // read in pages: no overflow
         #expect(code("store.changes", ["since": 5]) == nil)
         #expect(code("store.changes", ["since": 10]) == RPCError.invalidParamsCode)
         let replay = try perform("watch", ["since": 6])

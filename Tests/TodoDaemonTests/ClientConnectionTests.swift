@@ -362,7 +362,7 @@ private final class ConnectionHarness: @unchecked Sendable {
     }
 
     /// A replay that would take more than the spool budget stops being kept where the room ends,
-    /// and its reader is cut off after the answer and what was kept.
+    /// and its reader is cut off.
     @Test func aReplayBeyondTheSpoolBudgetCutsItsReaderOff() throws {
         let dir = TemporaryDirectory("spool")
         let budget = SpoolBudget(directory: dir.path, limit: 2 << 20)

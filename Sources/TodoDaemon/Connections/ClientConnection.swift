@@ -269,8 +269,7 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Queues a `watch` replay after the answer: its lines in memory as the parts of a stream,
     /// then the lines the store queue spooled (taken over as this connection's spool, or copied
-    /// behind one it already has). A replay that could not be kept whole cuts the reader off
-    /// after what was.
+    /// behind one it already has). A replay that could not be kept whole cuts the reader off.
     func sendReplay(_ replay: ReplayOutput) {
         queue.assertCurrent()
         for line in replay.lines { sendPart(line) }

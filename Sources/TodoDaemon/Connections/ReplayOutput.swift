@@ -12,7 +12,7 @@ final class ReplayOutput: @unchecked Sendable {
     /// The lines after them, in order; nil while they all fit in memory.
     private(set) var spool: OutputSpool?
     /// Why the lines could not all be kept (the spool budget has no room left, the disk is
-    /// full): the reader is cut off after what was kept, as a stream's is.
+    /// full): the reader is cut off, as a stream's is.
     private(set) var problem: String?
     private var bytesInMemory = 0
     private let budget: SpoolBudget?

@@ -393,7 +393,8 @@ final class Router: Sendable {
         let through = try tx.currentSeq()
         var from = since
         repeat { // read 256 changes at a time: the log's todos are never all in memory either
-            let to = min(through, from + 256)
+            let (next, past) = from.addingReportingOverflow(256) // `since` may be any seq sent
+            let to = past ? through : min(through, next)
             for change in try tx.loggedChanges(after: from, through: to) {
                 for event in Event.replayed(change) where subscription.includes(event.type) {
                     replay.append(event.line(seq: change.seq))
