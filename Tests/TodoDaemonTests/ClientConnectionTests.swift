@@ -129,6 +129,18 @@ private final class ConnectionHarness: @unchecked Sendable {
     }
 
     /// Reads from the peer until the input ends (0) or fails; returns the bytes read.
+    /// Reads from the peer until `count` bytes came, or it ends (blocking).
+    func read(count: Int) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while received.count < count {
+            let n = Glibc.read(peer, &buffer, buffer.count)
+            guard n > 0 else { break }
+            received += buffer[0..<n]
+        }
+        return received
+    }
+
     func readToEnd() -> Int {
         var total = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -312,14 +324,8 @@ private final class ConnectionHarness: @unchecked Sendable {
         }
         #expect(!h.ioQueue.sync { h.connection.closed })
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
         let expected = (0..<parts).flatMap(piece) + Array("after\n".utf8)
-        while received.count < expected.count {
-            let n = Glibc.read(h.peer, &buffer, buffer.count)
-            guard n > 0 else { break }
-            received += buffer[0..<n]
-        }
+        let received = h.read(count: expected.count)
         #expect(received.count == expected.count)
         #expect(received == expected, "every byte, in order")
         #expect(h.ioQueue.sync { h.connection.isFlushed && !h.connection.closed })
@@ -348,13 +354,7 @@ private final class ConnectionHarness: @unchecked Sendable {
         replay = nil
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
         let expected = Array("answer\n".utf8) + (0..<count).flatMap(line) + Array("after\n".utf8)
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while received.count < expected.count {
-            let n = Glibc.read(h.peer, &buffer, buffer.count)
-            guard n > 0 else { break }
-            received += buffer[0..<n]
-        }
+        let received = h.read(count: expected.count)
         #expect(received.count == expected.count)
         #expect(received == expected, "every line, in order")
         #expect(h.ioQueue.sync { h.connection.isFlushed && !h.connection.closed })
