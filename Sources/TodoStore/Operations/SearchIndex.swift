@@ -84,16 +84,22 @@ extension SearchIndex {
             ? "" : " UNION SELECT todo_id FROM search_pending"
     }
 
+    /// The most characters of a needle the index's phrase holds. FTS5 reads each trigram of a
+    /// phrase with an iterator of its own: a needle of 20,000 characters held the store queue
+    /// 45 s and 1.1 GB (docs/FUZZING.md, finding 3). The todos holding the needle's first
+    /// `phraseLimit` characters are candidates enough; the needle's own term then decides.
+    static let phraseLimit = 16
+
     /// The candidates for a folded search for `needle` (a `TextKey.search` key): for three
-    /// characters or more, the todos whose key holds its trigrams in a row (an FTS5 phrase); for
-    /// one or two, the todos with a trigram starting with them; nil when those are more than
-    /// `prefixLimit`.
+    /// characters or more, the todos whose key holds its trigrams in a row (an FTS5 phrase, of its
+    /// first `phraseLimit` characters); for one or two, the todos with a trigram starting with
+    /// them; nil when those are more than `prefixLimit`.
     static func driver(folded needle: String, _ connection: Connection) throws(TodoError) -> Driver? {
         let count = needle.unicodeScalars.count
         guard count > 0 else { return nil }
         if count >= 3 {
             var phrase = "\""
-            for scalar in needle.unicodeScalars {
+            for scalar in needle.unicodeScalars.prefix(phraseLimit) {
                 if scalar == "\"" { phrase.unicodeScalars.append(scalar) }
                 phrase.unicodeScalars.append(scalar)
             }
@@ -102,7 +108,7 @@ extension SearchIndex {
             return Driver(
                 table: "(SELECT rowid AS todo_id FROM search_fts WHERE search_fts MATCH ?\(pending))",
                 values: [.text(phrase)],
-                exact: pending.isEmpty)
+                exact: pending.isEmpty && count <= phraseLimit)
         }
         // Every trigram starting with the text: the text itself up to it followed by the largest
         // scalar as often as it lacks characters.
