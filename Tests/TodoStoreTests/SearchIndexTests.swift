@@ -133,9 +133,9 @@ import TodoTestSupport
     }
 
     /// A needle longer than `SearchIndex.phraseLimit` asks the index for its first characters
-    /// only (a phrase of 100,000 trigrams held the store queue 6 s and 750 MB; 20,000 against
-    /// two todos of 20,000 equal characters, 45 s): the todos holding just that prefix are
-    /// candidates, and the needle itself decides which match and how many.
+    /// only (a phrase of 20,000 trigrams against twenty todos of 20,000 equal characters held
+    /// the store queue 45 s and 1.1 GB): the todos holding just that prefix are candidates, and
+    /// the needle itself decides which match and how many.
     @Test func aLongNeedleFindsExactlyItsMatches() throws {
         let dir = TemporaryDirectory("search-long-needle")
         let store = try makeStore(dir)
